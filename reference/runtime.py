@@ -1,0 +1,247 @@
+"""The runtime seam: every primitive that blocks, synchronises or starts a thread.
+
+Reference code never touches ``threading`` directly. It asks a ``Runtime`` for
+its locks, conditions and threads, so a checker can hand it a runtime whose
+primitives are scheduling points under a controlled scheduler (see
+``model_checks.harness``) while production code gets plain ``threading``
+(``ThreadingRuntime``, the default) at no extra cost.
+
+The interface is deliberately the subset of ``threading`` that the reference
+designs need, with the same method names and semantics, plus atomics, which
+``threading`` lacks but lock-free designs (the Schedule Gate's one-word CAS,
+Chase-Lev deques) cannot do without.
+
+Every factory takes an optional ``name``: it costs nothing with real threads
+and makes a checker's report say "lane[0].mutex" instead of "<Lock 0x7f...>".
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Hashable
+from typing import Any, Generic, Protocol, TypeVar, runtime_checkable
+
+T = TypeVar("T")
+
+
+@runtime_checkable
+class LockLike(Protocol):
+    """A mutual-exclusion lock with ``threading.Lock``'s interface."""
+
+    def acquire(self, blocking: bool = True, timeout: float = -1) -> bool: ...
+
+    def release(self) -> None: ...
+
+    def locked(self) -> bool: ...
+
+    def __enter__(self) -> bool: ...
+
+    def __exit__(self, *exc: object) -> None: ...
+
+
+@runtime_checkable
+class ConditionLike(Protocol):
+    """A condition variable with ``threading.Condition``'s interface.
+
+    ``wait`` may return spuriously under a checking runtime (as it may in other
+    languages' condition variables), so callers must wait in a ``while`` loop.
+    """
+
+    def acquire(self, blocking: bool = True, timeout: float = -1) -> bool: ...
+
+    def release(self) -> None: ...
+
+    def __enter__(self) -> bool: ...
+
+    def __exit__(self, *exc: object) -> None: ...
+
+    def wait(self, timeout: float | None = None) -> bool: ...
+
+    def wait_for(self, predicate: Callable[[], Any], timeout: float | None = None) -> Any: ...
+
+    def notify(self, n: int = 1) -> None: ...
+
+    def notify_all(self) -> None: ...
+
+
+@runtime_checkable
+class EventLike(Protocol):
+    """A one-way flag with ``threading.Event``'s interface."""
+
+    def set(self) -> None: ...
+
+    def clear(self) -> None: ...
+
+    def is_set(self) -> bool: ...
+
+    def wait(self, timeout: float | None = None) -> bool: ...
+
+
+@runtime_checkable
+class SemaphoreLike(Protocol):
+    """A counting semaphore with ``threading.Semaphore``'s interface."""
+
+    def acquire(self, blocking: bool = True, timeout: float | None = None) -> bool: ...
+
+    def release(self, n: int = 1) -> None: ...
+
+    def __enter__(self) -> bool: ...
+
+    def __exit__(self, *exc: object) -> None: ...
+
+
+@runtime_checkable
+class ThreadHandle(Protocol):
+    """A started thread: something to join and to name in reports."""
+
+    @property
+    def name(self) -> str: ...
+
+    def join(self, timeout: float | None = None) -> None: ...
+
+    def is_alive(self) -> bool: ...
+
+
+class AtomicInt(Protocol):
+    """A sequentially consistent integer cell (C++ ``std::atomic<int>``)."""
+
+    def load(self) -> int: ...
+
+    def store(self, value: int) -> None: ...
+
+    def compare_and_swap(self, expected: int, new: int) -> bool:
+        """Set to ``new`` iff the value is ``expected``; say whether it did."""
+        ...
+
+    def fetch_add(self, delta: int) -> int:
+        """Add ``delta``; return the value before the addition."""
+        ...
+
+
+class AtomicRef(Protocol[T]):
+    """A sequentially consistent reference cell; CAS compares by identity."""
+
+    def load(self) -> T: ...
+
+    def store(self, value: T) -> None: ...
+
+    def compare_and_swap(self, expected: T, new: T) -> bool: ...
+
+
+class Runtime(Protocol):
+    """Factory of the primitives reference code may use. Nothing else may block."""
+
+    def lock(self, name: str = "") -> LockLike: ...
+
+    def rlock(self, name: str = "") -> LockLike: ...
+
+    def condition(self, lock: LockLike | None = None, name: str = "") -> ConditionLike: ...
+
+    def event(self, name: str = "") -> EventLike: ...
+
+    def semaphore(self, value: int = 1, name: str = "") -> SemaphoreLike: ...
+
+    def atomic_int(self, value: int = 0, name: str = "") -> AtomicInt: ...
+
+    def atomic_ref(self, value: Any = None, name: str = "") -> AtomicRef[Any]: ...
+
+    def start_thread(self, target: Callable[[], None], name: str) -> ThreadHandle:
+        """Start ``target`` on a new thread called ``name`` and return its handle."""
+        ...
+
+    def current_thread(self) -> Hashable:
+        """An identity of the calling thread, stable for its lifetime."""
+        ...
+
+    def yield_point(self, label: str = "") -> None:
+        """A place where another thread may run; free with real threads."""
+        ...
+
+
+class _ThreadingAtomicInt:
+    # CPython offers no atomic read-modify-write, so each cell carries its own
+    # lock; loads and stores of an int are already atomic under the GIL.
+    __slots__ = ("_lock", "_value")
+
+    def __init__(self, value: int) -> None:
+        self._value = value
+        self._lock = threading.Lock()
+
+    def load(self) -> int:
+        return self._value
+
+    def store(self, value: int) -> None:
+        self._value = value
+
+    def compare_and_swap(self, expected: int, new: int) -> bool:
+        with self._lock:
+            if self._value != expected:
+                return False
+            self._value = new
+            return True
+
+    def fetch_add(self, delta: int) -> int:
+        with self._lock:
+            old = self._value
+            self._value = old + delta
+            return old
+
+
+class _ThreadingAtomicRef(Generic[T]):
+    __slots__ = ("_lock", "_value")
+
+    def __init__(self, value: T) -> None:
+        self._value = value
+        self._lock = threading.Lock()
+
+    def load(self) -> T:
+        return self._value
+
+    def store(self, value: T) -> None:
+        self._value = value
+
+    def compare_and_swap(self, expected: T, new: T) -> bool:
+        with self._lock:
+            if self._value is not expected:
+                return False
+            self._value = new
+            return True
+
+
+class ThreadingRuntime:
+    """The production runtime: plain ``threading``, names ignored."""
+
+    def lock(self, name: str = "") -> LockLike:
+        return threading.Lock()
+
+    def rlock(self, name: str = "") -> LockLike:
+        return threading.RLock()
+
+    def condition(self, lock: LockLike | None = None, name: str = "") -> ConditionLike:
+        return threading.Condition(lock)  # type: ignore[arg-type]
+
+    def event(self, name: str = "") -> EventLike:
+        return threading.Event()
+
+    def semaphore(self, value: int = 1, name: str = "") -> SemaphoreLike:
+        return threading.Semaphore(value)
+
+    def atomic_int(self, value: int = 0, name: str = "") -> AtomicInt:
+        return _ThreadingAtomicInt(value)
+
+    def atomic_ref(self, value: Any = None, name: str = "") -> AtomicRef[Any]:
+        return _ThreadingAtomicRef(value)
+
+    def start_thread(self, target: Callable[[], None], name: str) -> ThreadHandle:
+        thread = threading.Thread(target=target, name=name, daemon=True)
+        thread.start()
+        return thread
+
+    def current_thread(self) -> Hashable:
+        return threading.get_ident()
+
+    def yield_point(self, label: str = "") -> None:
+        return None
+
+
+DEFAULT_RUNTIME: Runtime = ThreadingRuntime()
