@@ -1,0 +1,61 @@
+"""The reference Work Lane scheduler: what a Python user deploys, and what ports are compared against.
+
+Standard library only. Everything that blocks or synchronises comes from a
+``Runtime`` (``reference.runtime``), plain ``threading`` by default.
+
+Mutant seams (each a small method a checker's mutant may override alone; see
+docs/reference.md):
+
+- ``WorkLane._publish``      publish + Idle -> Scheduled decision, under the lane mutex
+- ``WorkLane._reserve``      the Idle -> Scheduled decision itself
+- ``WorkLane._begin_drain``  Scheduled -> Draining, or give the work item up in Stop(discard)
+- ``WorkLane._invoke_items`` pop and invoke up to the budget, outside the lane mutex
+- ``WorkLane._end_drain``    the end-of-drain decision, under the lane mutex
+- ``WorkerPool._enqueue`` / ``_notify_worker``   the ready-queue append and the worker wake-up
+- ``WorkerPool._wait_for_work`` / ``_wait_quiescent``   the condition-wait loops
+- ``WorkerScheduler._submit``              submitting a lane's work item
+- ``WorkerScheduler._leave_post``          a post leaving flight (and notifying Stop)
+- ``WorkerScheduler._wait_posts_settled``  Stop waiting for the posts in flight
+"""
+
+from .results import Result
+from .runtime import DEFAULT_RUNTIME, Runtime, ThreadingRuntime
+from .scheduler import (
+    LaneHandle,
+    LaneSpec,
+    SchedulerConfig,
+    StopMode,
+    WorkerScheduler,
+    config_error,
+    create,
+)
+from .tracing import JsonlTracer, NullTracer, RecordingTracer, Tracer
+from .work_lane import BoundedQueue, LaneEnv, LaneState, PostOutcome, WorkLane, default_label, log_error
+from .worker_pool import WorkerPool, WorkItem
+
+__all__ = [
+    "DEFAULT_RUNTIME",
+    "BoundedQueue",
+    "JsonlTracer",
+    "LaneEnv",
+    "LaneHandle",
+    "LaneSpec",
+    "LaneState",
+    "NullTracer",
+    "PostOutcome",
+    "RecordingTracer",
+    "Result",
+    "Runtime",
+    "SchedulerConfig",
+    "StopMode",
+    "ThreadingRuntime",
+    "Tracer",
+    "WorkItem",
+    "WorkLane",
+    "WorkerPool",
+    "WorkerScheduler",
+    "config_error",
+    "create",
+    "default_label",
+    "log_error",
+]

@@ -153,6 +153,10 @@ class Runtime(Protocol):
         """An identity of the calling thread, stable for its lifetime."""
         ...
 
+    def thread_name(self) -> str:
+        """The calling thread's name, as trace events record it (``"p0"``, ``"w1"``)."""
+        ...
+
     def yield_point(self, label: str = "") -> None:
         """A place where another thread may run; free with real threads."""
         ...
@@ -239,6 +243,9 @@ class ThreadingRuntime:
 
     def current_thread(self) -> Hashable:
         return threading.get_ident()
+
+    def thread_name(self) -> str:
+        return threading.current_thread().name
 
     def yield_point(self, label: str = "") -> None:
         return None

@@ -1,0 +1,199 @@
+"""Benchmark of the reference Work Lane scheduler (``python -m model_checks.bench.scheduler``).
+
+One run measures:
+
+- throughput: N no-op items over 64 lanes, 4 workers, budget 16, 4 producer
+  threads, lane capacity 1024 (producers back off and retry on
+  CAPACITY_EXCEEDED);
+- the same work on ``concurrent.futures.ThreadPoolExecutor``, one task per item
+  and a per-lane lock so each lane stays serial;
+- the ceiling: one thread calling ``invoke`` directly in a loop;
+- post-to-invoke latency (p50/p99) at a moderate fixed rate;
+- peak traced memory (``tracemalloc``) of a smaller run;
+- the cost of the tracing hooks: tracer off against a no-op tracer.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import threading
+import time
+import tracemalloc
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+from reference import LaneSpec, NullTracer, Result, StopMode, Tracer, WorkerScheduler
+
+LANES = 64
+WORKERS = 4
+BUDGET = 16
+PRODUCERS = 4
+LANE_CAPACITY = 1024
+
+
+def _noop(context: Any, item: Any) -> None:
+    return None
+
+
+def _run_scheduler(total: int, tracer: Tracer | None = None, invoke: Callable[[Any, Any], object] = _noop) -> float:
+    """Seconds to post and run ``total`` items (from the first post to Stop's return)."""
+    scheduler: WorkerScheduler[int] = WorkerScheduler(
+        [LaneSpec(invoke) for _ in range(LANES)],
+        workers=WORKERS,
+        lane_capacity=LANE_CAPACITY,
+        max_per_drain=BUDGET,
+        ready_capacity=LANES,
+        tracer=tracer,
+    )
+    handles = [scheduler.get_lane(i)[1] for i in range(LANES)]
+    per_producer = total // PRODUCERS
+    start_gate = threading.Barrier(PRODUCERS + 1)
+
+    def produce(p: int) -> None:
+        try_post = scheduler.try_post
+        full = Result.CAPACITY_EXCEEDED
+        sleep = time.sleep
+        start_gate.wait()
+        for i in range(per_producer):
+            handle = handles[(i + p) % LANES]
+            while try_post(handle, i) is full:
+                sleep(0.0002)
+
+    producers = [threading.Thread(target=produce, args=(p,), name=f"p{p}") for p in range(PRODUCERS)]
+    for t in producers:
+        t.start()
+    start_gate.wait()
+    began = time.perf_counter()
+    for t in producers:
+        t.join()
+    scheduler.stop(StopMode.DRAIN)
+    return time.perf_counter() - began
+
+
+def _run_executor(total: int) -> float:
+    """The same work on ThreadPoolExecutor, one task per item, a lock per lane for serial order."""
+    locks = [threading.Lock() for _ in range(LANES)]
+    per_producer = total // PRODUCERS
+
+    def task(lane: int, item: int) -> None:
+        with locks[lane]:
+            _noop(None, item)
+
+    with ThreadPoolExecutor(max_workers=WORKERS) as executor:
+        start_gate = threading.Barrier(PRODUCERS + 1)
+
+        def produce(p: int) -> None:
+            submit = executor.submit
+            start_gate.wait()
+            for i in range(per_producer):
+                submit(task, (i + p) % LANES, i)
+
+        producers = [threading.Thread(target=produce, args=(p,)) for p in range(PRODUCERS)]
+        for t in producers:
+            t.start()
+        start_gate.wait()
+        began = time.perf_counter()
+        for t in producers:
+            t.join()
+        executor.shutdown(wait=True)
+        return time.perf_counter() - began
+
+
+def _run_direct(total: int) -> float:
+    invoke = _noop
+    began = time.perf_counter()
+    for i in range(total):
+        invoke(None, i)
+    return time.perf_counter() - began
+
+
+def _latency(rate: int, seconds: float) -> tuple[float, float]:
+    """p50 and p99 post-to-invoke latency in microseconds, one producer at ``rate`` items/s."""
+    samples: list[int] = []
+    clock = time.perf_counter_ns
+
+    def record(context: Any, posted: int) -> None:
+        samples.append(clock() - posted)
+
+    scheduler: WorkerScheduler[int] = WorkerScheduler(
+        [LaneSpec(record) for _ in range(LANES)],
+        workers=WORKERS,
+        lane_capacity=LANE_CAPACITY,
+        max_per_drain=BUDGET,
+    )
+    handles = [scheduler.get_lane(i)[1] for i in range(LANES)]
+    count = int(rate * seconds)
+    interval = 1e9 / rate
+    began = clock()
+    for i in range(count):
+        due = began + int(i * interval)
+        while clock() < due:
+            time.sleep(0) if due - clock() < 200_000 else time.sleep(0.0001)
+        scheduler.try_post(handles[i % LANES], clock())
+    scheduler.stop(StopMode.DRAIN)
+    samples.sort()
+    return samples[len(samples) // 2] / 1e3, samples[min(len(samples) - 1, len(samples) * 99 // 100)] / 1e3
+
+
+def _peak_memory(total: int) -> int:
+    tracemalloc.start()
+    try:
+        _run_scheduler(total)
+        return tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+def bench(quick: bool = False) -> dict[str, object]:
+    """Run every measurement once and return the figures (also printed as JSON by ``main``)."""
+    total = 100_000 if quick else 1_000_000
+    executor_total = total // 10 if not quick else total // 5
+    _run_scheduler(min(total, 20_000))  # warm up imports and caches
+
+    scheduler_s = _run_scheduler(total)
+    noop_tracer_s = _run_scheduler(total, tracer=NullTracer())
+    executor_s = _run_executor(executor_total)
+    direct_s = _run_direct(total)
+
+    scheduler_rate = total / scheduler_s
+    executor_rate = executor_total / executor_s
+    direct_rate = total / direct_s
+    p50, p99 = _latency(rate=2_000 if quick else 10_000, seconds=0.5 if quick else 1.0)
+    return {
+        "items": total,
+        "config": {
+            "lanes": LANES,
+            "workers": WORKERS,
+            "max_per_drain": BUDGET,
+            "producers": PRODUCERS,
+            "lane_capacity": LANE_CAPACITY,
+        },
+        "scheduler_items_per_s": round(scheduler_rate),
+        "executor_items": executor_total,
+        "executor_items_per_s": round(executor_rate),
+        "direct_items_per_s": round(direct_rate),
+        "ratio_vs_executor": round(scheduler_rate / executor_rate, 2),
+        "ratio_vs_direct": round(scheduler_rate / direct_rate, 4),
+        "target_vs_executor": 15.0,
+        "target_vs_direct": 0.40,
+        "latency_p50_us": round(p50, 1),
+        "latency_p99_us": round(p99, 1),
+        "latency_rate_per_s": 2_000 if quick else 10_000,
+        "peak_memory_bytes": _peak_memory(total // 10),
+        "peak_memory_items": total // 10,
+        "noop_tracer_items_per_s": round(total / noop_tracer_s),
+        "tracing_hook_overhead": round(noop_tracer_s / scheduler_s - 1.0, 4),
+        "python": sys.version.split()[0],
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = sys.argv[1:] if argv is None else argv
+    print(json.dumps(bench(quick="--quick" in args), indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

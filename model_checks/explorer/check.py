@@ -1,0 +1,81 @@
+"""One call that checks a spec under one configuration: safety, deadlock, then liveness."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from spec.language import Instance, Spec, SpecError
+from model_checks.explorer import counterexample as cx
+from model_checks.explorer.liveness import check_property
+from model_checks.explorer.search import HOLDS, INCOMPLETE, VIOLATED, Options, Outcome, Stats, Violation, search
+
+EXIT_CODES = {HOLDS: 0, VIOLATED: 1, INCOMPLETE: 3}
+EXIT_SPEC_ERROR = 2
+
+
+@dataclass
+class CheckResult:
+    spec: str
+    variant: str | None
+    config: str
+    constants: Any
+    verdict: str  # holds | violated | incomplete
+    stats: Stats
+    violation: Violation | None = None
+    counterexample: cx.Counterexample | None = None
+    incomplete_reason: str | None = None
+    notes: list[str] = field(default_factory=list)
+    properties_checked: list[str] = field(default_factory=list)
+
+    @property
+    def exit_code(self) -> int:
+        return EXIT_CODES[self.verdict]
+
+
+def check(spec: Spec, constants: Any, options: Options | None = None, config: str = "custom") -> CheckResult:
+    """Explore ``spec`` under ``constants``; raise ``SpecError`` for a broken spec or configuration."""
+    options = options or Options()
+    inst = Instance(spec, constants)
+    if not inst.initial_states():
+        raise SpecError(f"{spec.name}: Init gives no state")
+    notes: list[str] = []
+    if options.symmetry and spec.symmetry_fn is None:
+        raise SpecError(f"{spec.name} declares no symmetry; run without --symmetry")
+    if options.symmetry and spec.properties and options.liveness:
+        notes.append(
+            "liveness NOT checked: symmetry reduction can hide or invent fair cycles; rerun without --symmetry"
+        )
+    outcome: Outcome = search(inst, options)
+    result = CheckResult(
+        spec=spec.name,
+        variant=spec.variant,
+        config=config,
+        constants=constants,
+        verdict=outcome.verdict,
+        stats=outcome.stats,
+        incomplete_reason=outcome.incomplete_reason,
+        notes=notes,
+        properties_checked=[inv.name for inv in spec.invariants] + (["Deadlock"] if options.deadlock else []),
+    )
+    canon = spec.symmetry_fn if options.symmetry else None
+    if outcome.violation is not None:
+        result.violation = outcome.violation
+        result.counterexample = cx.build(inst, cx.replay_path(inst, outcome.violation.path, outcome.graph.states, canon))
+        return result
+    unfired = outcome.stats.unfired()
+    if unfired and outcome.verdict == HOLDS:
+        notes.append("actions that never fired (vacuous spec or configuration?): " + ", ".join(unfired))
+    if outcome.verdict == HOLDS and options.liveness and not options.symmetry:
+        for prop in spec.properties:
+            violation = check_property(inst, outcome.graph, prop)
+            result.properties_checked.append(prop.name)
+            if violation is not None:
+                assert violation.cycle is not None
+                path = violation.path + violation.cycle[1:]
+                steps = cx.replay_path(inst, path, outcome.graph.states, None)
+                result.verdict = VIOLATED
+                result.violation = violation
+                result.counterexample = cx.build(inst, steps, loop_start=len(violation.path) - 1, stutter=violation.stutter)
+                return result
+    return result

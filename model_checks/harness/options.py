@@ -1,0 +1,134 @@
+"""The one options object (like loom's ``model::Builder``) and the result of a check."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Literal
+
+Strategy = Literal["dpor", "dfs", "random", "pct"]
+Backend = Literal["greenlet", "threads"]
+Verdict = Literal["exhaustive", "bounded", "failed"]
+
+
+@dataclass(frozen=True)
+class Options:
+    """Every knob of an exploration. Defaults give a sound, exhaustive DPOR search.
+
+    ``strategy``            "dpor" (default, exhaustive with partial-order reduction), "dfs" (plain
+                            exhaustive depth-first), "random" (uniform), "pct" (Burckhardt et al. 2010).
+    ``preemption_bound``    at most this many preemptive context switches per execution; when it cuts
+                            anything the verdict is "bounded". With a bound, "dpor" runs plain bounded DFS
+                            (DPOR + sleep sets is unsound under a preemption bound).
+    ``max_executions``      stop after this many executions (verdict "bounded" if the space was not covered).
+    ``max_steps``           steps per execution; exceeding it is a "livelock" failure.
+    ``time_limit``          seconds for the whole search (verdict "bounded" when it cuts the search).
+    ``seed``                seed of "random"/"pct"; the same seed gives the same executions.
+    ``pct_depth``           PCT bug depth d (d-1 priority change points).
+    ``backend``             "greenlet" (fast) or "threads" (real OS threads passed a baton).
+    ``spurious_wakeups``    ``Condition.wait`` may return without a notify, as an explored choice.
+    ``virtual_timeouts``    True: a blocked wait with a timeout may time out at any point, as an explored
+                            choice. False: timeouts expire only when no thread can run otherwise.
+    ``minimize``            after a failure, look for a schedule with fewer preemptions (bounded DFS).
+    ``minimize_executions`` budget of that search.
+    ``replay``              a schedule string: run exactly that one execution.
+    """
+
+    strategy: Strategy = "dpor"
+    preemption_bound: int | None = None
+    max_executions: int | None = None
+    max_steps: int = 2_000
+    time_limit: float | None = None
+    seed: int = 0
+    pct_depth: int = 3
+    backend: Backend = "greenlet"
+    spurious_wakeups: bool = False
+    virtual_timeouts: bool = True
+    minimize: bool = True
+    minimize_executions: int = 2_000
+    replay: str | None = None
+
+    def with_(self, **changes: object) -> Options:
+        """A copy with some fields changed."""
+        return replace(self, **changes)  # type: ignore[arg-type]
+
+
+@dataclass(frozen=True)
+class StepRecord:
+    """One row of a failure table: one scheduling step."""
+
+    index: int
+    thread: str
+    tid: int
+    operation: str
+    obj: str
+    source: str
+    preemption: bool
+
+
+@dataclass
+class Failure:
+    """What went wrong in the failing execution, and how to get it back."""
+
+    kind: str  # "exception" | "assertion" | "invariant" | "deadlock" | "lost_wakeup" | "livelock"
+    message: str
+    schedule: str
+    steps: list[StepRecord] = field(default_factory=list)
+    preemptions: int = 0
+    details: str = ""  # traceback, blocked threads with stacks
+    trace_events: list[object] = field(default_factory=list)
+    table: str = ""
+
+    def report(self, replay_hint: str = "") -> str:
+        lines = [f"{self.kind}: {self.message}", "", self.table]
+        if self.details:
+            lines += ["", self.details]
+        if self.trace_events:
+            lines += ["", "trace events emitted during the failing execution:"]
+            lines += [f"  {event}" for event in self.trace_events]
+        lines += ["", f"schedule ({len(self.steps)} steps, {self.preemptions} preemptions): {self.schedule}"]
+        if replay_hint:
+            lines.append(f"replay: {replay_hint}")
+        return "\n".join(lines)
+
+
+@dataclass
+class Result:
+    """Outcome of ``check``: a verdict, the figures, and the failure if any."""
+
+    verdict: Verdict
+    strategy: str
+    executions: int = 0
+    steps: int = 0
+    max_preemptions: int = 0
+    elapsed: float = 0.0
+    pruned: int = 0  # actions DPOR / sleep sets proved redundant (not executed)
+    failure: Failure | None = None
+    bounded_by: list[str] = field(default_factory=list)  # why the verdict is "bounded"
+    notes: list[str] = field(default_factory=list)
+    outcomes: set[object] = field(default_factory=set)  # values returned by the test's final check
+    replay_hint: str = ""
+
+    @property
+    def ok(self) -> bool:
+        """No failure found (the verdict may still be "bounded")."""
+        return self.failure is None
+
+    def figures(self) -> str:
+        return (
+            f"{self.executions} executions, {self.steps} steps, max {self.max_preemptions} preemptions, "
+            f"{self.pruned} pruned, {self.elapsed:.2f}s"
+        )
+
+    def summary(self) -> str:
+        head = f"{self.verdict} ({self.strategy}): {self.figures()}"
+        if self.bounded_by:
+            head += f"; bounded by {', '.join(self.bounded_by)}"
+        return head
+
+    def report(self) -> str:
+        text = self.summary()
+        if self.notes:
+            text += "\n" + "\n".join(f"note: {n}" for n in self.notes)
+        if self.failure is not None:
+            text += "\n\n" + self.failure.report(self.replay_hint)
+        return text

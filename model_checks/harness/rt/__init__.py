@@ -1,0 +1,1 @@
+"""The runtime: execution state, the scheduler, back ends and the model of every primitive."""

@@ -1,0 +1,401 @@
+"""The model of every controlled primitive: when an operation is enabled and what it does.
+
+An ``Op`` is what a controlled thread announces before touching a controlled object. The
+scheduler decides *when* it runs (``enabled``) and then runs it atomically (``apply``), so each
+scheduling step is "one operation + the thread's local code up to its next operation".
+
+Alternatives of one thread's pending operation (explored choices, never both enabled with
+``NORMAL``): ``TIMEOUT`` (a blocked timed wait gives up) and ``SPURIOUS`` (a condition wait
+returns without a notify).
+"""
+
+from __future__ import annotations
+
+import queue as _queue
+from collections import deque
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from model_checks.harness.rt.scheduler import Execution
+
+NORMAL, TIMEOUT, SPURIOUS = 0, 1, 2
+ALT_MARK = {NORMAL: "", TIMEOUT: "!", SPURIOUS: "~"}
+Action = tuple[int, int]  # (thread id, alternative)
+
+GLOBAL: frozenset[int] = frozenset({-1})  # dependent with every operation
+
+
+@dataclass(eq=False, slots=True)
+class Op:
+    """One announced operation. ``objs`` are the object ids it touches (for DPOR)."""
+
+    kind: str
+    obj: ObjState
+    args: tuple[Any, ...] = ()
+    timeout: float | None = None  # a timed blocking operation may time out
+    read: bool = False  # a pure read: independent of other reads of the same object
+    objs: frozenset[int] = field(default_factory=frozenset)
+    source: tuple[str, int] = ("", 0)
+    deadline: float = 0.0
+    result: object = None
+
+    def __post_init__(self) -> None:
+        if not self.objs:
+            self.objs = self.obj.footprint(self)
+
+    def describe(self) -> str:
+        if self.kind in ("begin", "exit", "yield"):
+            label = self.args[0] if self.kind == "yield" and self.args and self.args[0] else ""
+            return f"{self.kind}({label})" if label else self.kind
+        shown = [repr(a) for a in self.args]
+        if self.timeout is not None:
+            shown.append(f"timeout={self.timeout:g}")
+        return f"{self.kind}({', '.join(shown)})"
+
+
+def dependent(a: Op, b: Op) -> bool:
+    if a.objs is GLOBAL or b.objs is GLOBAL:
+        return True
+    if a.read and b.read:
+        return False
+    return not a.objs.isdisjoint(b.objs)
+
+
+class Resume:
+    """Give ``value`` back to the thread (the operation returns it)."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: object) -> None:
+        self.value = value
+
+
+class Raise:
+    """Raise ``error`` in the thread."""
+
+    __slots__ = ("error",)
+
+    def __init__(self, error: BaseException) -> None:
+        self.error = error
+
+
+class Park:
+    """Keep the thread suspended; its pending operation becomes ``op``."""
+
+    __slots__ = ("op",)
+
+    def __init__(self, op: Op) -> None:
+        self.op = op
+
+
+Outcome = Resume | Raise | Park
+
+
+class ObjState:
+    """Model state of one controlled object."""
+
+    kind = "object"
+
+    def __init__(self, oid: int, name: str) -> None:
+        self.oid = oid
+        self.name = name or f"{self.kind}#{oid}"
+
+    def footprint(self, op: Op) -> frozenset[int]:
+        return frozenset({self.oid})
+
+    def enabled(self, ex: Execution, op: Op, tid: int) -> bool:
+        return True
+
+    def apply(self, ex: Execution, op: Op, tid: int, alt: int) -> Outcome:
+        raise NotImplementedError(op.kind)
+
+    def waiting(self, op: Op) -> bool:
+        """Is a thread blocked on ``op`` waiting for a signal (rather than for a lock)?"""
+        return False
+
+    def blocked_detail(self, ex: Execution, op: Op) -> str:
+        return ""
+
+
+class LockState(ObjState):
+    kind = "lock"
+
+    def __init__(self, oid: int, name: str, reentrant: bool = False) -> None:
+        self.reentrant = reentrant
+        if reentrant:
+            self.kind = "rlock"
+        super().__init__(oid, name)
+        self.owner: int | None = None
+        self.count = 0
+
+    def free_for(self, tid: int) -> bool:
+        return self.owner is None or (self.reentrant and self.owner == tid)
+
+    def enabled(self, ex: Execution, op: Op, tid: int) -> bool:
+        if op.kind == "acquire" and op.args[0]:  # blocking
+            return self.free_for(tid)
+        return True
+
+    def take(self, tid: int, count: int = 1) -> None:
+        self.owner = tid
+        self.count += count
+
+    def apply(self, ex: Execution, op: Op, tid: int, alt: int) -> Outcome:
+        if op.kind == "acquire":
+            if alt == TIMEOUT or not self.free_for(tid):
+                return Resume(False)
+            self.take(tid)
+            return Resume(True)
+        if op.kind == "release":
+            if self.owner is None or (self.reentrant and self.owner != tid):
+                return Raise(RuntimeError(f"release of un-acquired {self.kind} {self.name}"))
+            self.count -= 1
+            if self.count == 0:
+                self.owner = None
+            return Resume(None)
+        if op.kind == "locked":
+            return Resume(self.owner is not None)
+        raise NotImplementedError(op.kind)
+
+    def blocked_detail(self, ex: Execution, op: Op) -> str:
+        return f"held by {ex.thread_label(self.owner)}" if self.owner is not None else ""
+
+
+class ConditionState(ObjState):
+    """A condition variable over ``lock``. Notify wakes waiters in FIFO order (as CPython does)."""
+
+    kind = "condition"
+
+    def __init__(self, oid: int, name: str, lock: LockState) -> None:
+        super().__init__(oid, name)
+        self.lock = lock
+        self.waiters: deque[int] = deque()
+
+    def footprint(self, op: Op) -> frozenset[int]:
+        if op.kind in ("wait", "reacquire", "acquire", "release", "locked"):
+            return frozenset({self.oid, self.lock.oid})
+        return frozenset({self.oid})
+
+    def enabled(self, ex: Execution, op: Op, tid: int) -> bool:
+        if op.kind == "wake":
+            return False  # only a notify (or a timeout / spurious alternative) moves it on
+        if op.kind == "reacquire":
+            return self.lock.free_for(tid) if not self.lock.reentrant else self.lock.owner is None
+        return True
+
+    def waiting(self, op: Op) -> bool:
+        return op.kind == "wake"
+
+    def apply(self, ex: Execution, op: Op, tid: int, alt: int) -> Outcome:
+        lock = self.lock
+        if op.kind == "wait":
+            if lock.owner != tid:
+                return Raise(RuntimeError(f"cannot wait on un-acquired condition {self.name}"))
+            saved = lock.count
+            lock.owner, lock.count = None, 0
+            self.waiters.append(tid)
+            wake = Op("wake", self, (), timeout=op.timeout)
+            wake.source, wake.deadline, wake.result = op.source, op.deadline, saved
+            return Park(wake)
+        if op.kind == "wake":  # only reached through TIMEOUT or SPURIOUS
+            self.waiters.remove(tid)
+            return Park(self._reacquire(op, alt != TIMEOUT))
+        if op.kind == "reacquire":
+            saved = op.args[0]
+            lock.take(tid, saved if isinstance(saved, int) and saved > 0 else 1)
+            return Resume(op.args[1])
+        if op.kind in ("notify", "notify_all"):
+            if lock.owner != tid:
+                return Raise(RuntimeError(f"cannot notify on un-acquired condition {self.name}"))
+            n = len(self.waiters) if op.kind == "notify_all" else int(op.args[0])
+            for _ in range(min(n, len(self.waiters))):
+                woken = self.waiters.popleft()
+                ex.threads[woken].pending = self._reacquire(ex.threads[woken].pending, True)
+            return Resume(None)
+        return lock.apply(ex, op, tid, alt)
+
+    def _reacquire(self, wake: Op | None, result: bool) -> Op:
+        saved = wake.result if wake is not None else 1
+        op = Op("reacquire", self, (saved, result))
+        if wake is not None:
+            op.source = wake.source
+        return op
+
+    def blocked_detail(self, ex: Execution, op: Op) -> str:
+        if op.kind == "wake":
+            return "waiting for a notify"
+        return self.lock.blocked_detail(ex, op)
+
+
+class EventState(ObjState):
+    kind = "event"
+
+    def __init__(self, oid: int, name: str) -> None:
+        super().__init__(oid, name)
+        self.flag = False
+
+    def enabled(self, ex: Execution, op: Op, tid: int) -> bool:
+        return op.kind != "wait" or self.flag
+
+    def waiting(self, op: Op) -> bool:
+        return op.kind == "wait"
+
+    def apply(self, ex: Execution, op: Op, tid: int, alt: int) -> Outcome:
+        if op.kind == "set":
+            self.flag = True
+        elif op.kind == "clear":
+            self.flag = False
+        elif op.kind in ("is_set", "wait"):
+            return Resume(self.flag)
+        return Resume(None)
+
+
+class SemaphoreState(ObjState):
+    kind = "semaphore"
+
+    def __init__(self, oid: int, name: str, value: int, bound: int | None = None) -> None:
+        super().__init__(oid, name)
+        self.value = value
+        self.bound = bound
+
+    def enabled(self, ex: Execution, op: Op, tid: int) -> bool:
+        return op.kind != "acquire" or not op.args[0] or self.value > 0
+
+    def waiting(self, op: Op) -> bool:
+        return op.kind == "acquire"
+
+    def apply(self, ex: Execution, op: Op, tid: int, alt: int) -> Outcome:
+        if op.kind == "acquire":
+            if alt == TIMEOUT or self.value <= 0:
+                return Resume(False)
+            self.value -= 1
+            return Resume(True)
+        if op.kind == "release":
+            n = int(op.args[0])
+            if self.bound is not None and self.value + n > self.bound:
+                return Raise(ValueError(f"{self.name} released too many times"))
+            self.value += n
+            return Resume(None)
+        raise NotImplementedError(op.kind)
+
+
+class QueueState(ObjState):
+    kind = "queue"
+
+    def __init__(self, oid: int, name: str, maxsize: int, lifo: bool = False) -> None:
+        super().__init__(oid, name)
+        self.maxsize = maxsize
+        self.lifo = lifo
+        self.items: deque[object] = deque()
+
+    def full(self) -> bool:
+        return 0 < self.maxsize <= len(self.items)
+
+    def enabled(self, ex: Execution, op: Op, tid: int) -> bool:
+        if op.kind == "put" and op.args[1]:
+            return not self.full()
+        if op.kind == "get" and op.args[0]:
+            return bool(self.items)
+        return True
+
+    def waiting(self, op: Op) -> bool:
+        return op.kind in ("put", "get")
+
+    def apply(self, ex: Execution, op: Op, tid: int, alt: int) -> Outcome:
+        if op.kind == "put":
+            if alt == TIMEOUT or self.full():
+                return Raise(_queue.Full())
+            self.items.append(op.args[0])
+            return Resume(None)
+        if op.kind == "get":
+            if alt == TIMEOUT or not self.items:
+                return Raise(_queue.Empty())
+            return Resume(self.items.pop() if self.lifo else self.items.popleft())
+        if op.kind == "qsize":
+            return Resume(len(self.items))
+        if op.kind == "empty":
+            return Resume(not self.items)
+        if op.kind == "full":
+            return Resume(self.full())
+        raise NotImplementedError(op.kind)
+
+
+class AtomicState(ObjState):
+    kind = "atomic"
+
+    def __init__(self, oid: int, name: str, value: object, by_identity: bool) -> None:
+        super().__init__(oid, name)
+        self.value = value
+        self.by_identity = by_identity
+
+    def apply(self, ex: Execution, op: Op, tid: int, alt: int) -> Outcome:
+        if op.kind == "load":
+            return Resume(self.value)
+        if op.kind == "store":
+            self.value = op.args[0]
+            return Resume(None)
+        if op.kind == "cas":
+            expected, new = op.args
+            same = self.value is expected if self.by_identity else self.value == expected
+            if same:
+                self.value = new
+            return Resume(same)
+        if op.kind == "fetch_add":
+            old = self.value
+            self.value = old + op.args[0]  # type: ignore[operator]
+            return Resume(old)
+        if op.kind == "swap":
+            old, self.value = self.value, op.args[0]
+            return Resume(old)
+        raise NotImplementedError(op.kind)
+
+
+class ThreadState(ObjState):
+    """The thread object itself: spawned, begun, exited, joined."""
+
+    kind = "thread"
+
+    def __init__(self, oid: int, name: str, tid: int) -> None:
+        super().__init__(oid, name)
+        self.tid = tid
+        self.finished = False
+
+    def enabled(self, ex: Execution, op: Op, tid: int) -> bool:
+        return op.kind != "join" or self.finished
+
+    def waiting(self, op: Op) -> bool:
+        return op.kind == "join"
+
+    def apply(self, ex: Execution, op: Op, tid: int, alt: int) -> Outcome:
+        if op.kind == "spawn":
+            ex.add_thread(self)
+            return Resume(None)
+        if op.kind == "begin":
+            return Resume(None)
+        if op.kind == "exit":
+            self.finished = True
+            return Resume(None)
+        if op.kind == "join":
+            return Resume(None)
+        if op.kind == "is_alive":
+            return Resume(not self.finished)
+        raise NotImplementedError(op.kind)
+
+    def blocked_detail(self, ex: Execution, op: Op) -> str:
+        return f"waiting for {self.name} to finish"
+
+
+class YieldState(ObjState):
+    """Explicit yield points (and ``time.sleep`` in patch mode): dependent with everything,
+    because they stand for shared accesses the harness does not see."""
+
+    kind = "yield"
+
+    def footprint(self, op: Op) -> frozenset[int]:
+        return GLOBAL
+
+    def apply(self, ex: Execution, op: Op, tid: int, alt: int) -> Outcome:
+        if op.kind == "sleep" and op.args:
+            ex.clock += float(op.args[0])
+        return Resume(None)

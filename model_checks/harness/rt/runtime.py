@@ -1,0 +1,104 @@
+"""``ControlledRuntime``: the ``reference.runtime.Runtime`` seam, implemented on the scheduler.
+
+Besides the seam it offers what a test needs to state what must hold: ``invariant`` (checked
+after every step), ``pending_work`` (turns a deadlock with a waiting thread into a lost wakeup),
+``final`` (checked when every thread has finished) and ``trace`` (events shown in a failure).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable
+from typing import Any
+
+from model_checks.harness.rt.objects import Op, YieldState
+from model_checks.harness.rt.scheduler import Execution, UsageError
+from model_checks.harness.sync.primitives import (
+    Atomic,
+    AtomicReference,
+    Condition,
+    Event,
+    Lock,
+    Queue,
+    Semaphore,
+    ThreadHandle,
+)
+
+
+class ControlledRuntime:
+    """A ``Runtime`` whose every primitive is a scheduling point of one controlled execution."""
+
+    def __init__(self, ex: Execution) -> None:
+        self._ex = ex
+        self._yield = ex.new_object(lambda oid: YieldState(oid, "yield"))
+        self._handles: dict[int, ThreadHandle] = {}
+
+    # --- the seam -------------------------------------------------------------------------
+    def lock(self, name: str = "") -> Lock:
+        return Lock(self._ex, name)
+
+    def rlock(self, name: str = "") -> Lock:
+        return Lock(self._ex, name, reentrant=True)
+
+    def condition(self, lock: Any = None, name: str = "") -> Condition:
+        return Condition(self._ex, lock, name)
+
+    def event(self, name: str = "") -> Event:
+        return Event(self._ex, name)
+
+    def semaphore(self, value: int = 1, name: str = "") -> Semaphore:
+        return Semaphore(self._ex, value, name)
+
+    def atomic_int(self, value: int = 0, name: str = "") -> Atomic:
+        return Atomic(self._ex, value, name)
+
+    def atomic_ref(self, value: Any = None, name: str = "") -> AtomicReference[Any]:
+        return AtomicReference(self._ex, value, name)
+
+    def queue(self, maxsize: int = 0, name: str = "") -> Queue:
+        return Queue(self._ex, maxsize, name)
+
+    def start_thread(self, target: Callable[[], None], name: str) -> ThreadHandle:
+        st = self._ex.new_thread_state(name, target)
+        handle = ThreadHandle(self._ex, st)
+        self._handles[st.tid] = handle
+        self._ex.perform(Op("spawn", st, (st.name,)))
+        return handle
+
+    def current_thread(self) -> Hashable:
+        tid = self._ex.backend.current()
+        if tid is None:
+            raise UsageError("rt.current_thread() called outside a controlled thread")
+        return self._handles.get(tid, tid)
+
+    def thread_name(self) -> str:
+        tid = self._ex.backend.current()
+        return "<scheduler>" if tid is None else self._ex.threads[tid].name
+
+    def yield_point(self, label: str = "") -> None:
+        self._ex.perform(Op("yield", self._yield, (label,)))
+
+    # --- virtual time ---------------------------------------------------------------------
+    def sleep(self, seconds: float) -> None:
+        """A yield point that advances the virtual clock."""
+        self._ex.perform(Op("sleep", self._yield, (seconds,)))
+
+    def monotonic(self) -> float:
+        """The virtual clock: it moves only when a timeout expires or a thread sleeps."""
+        return self._ex.clock
+
+    # --- what must hold -------------------------------------------------------------------
+    def invariant(self, check: Callable[[], object], name: str = "") -> None:
+        """Check ``check()`` after every step; raising or returning False is a failure."""
+        self._ex.hooks.invariants.append((name or getattr(check, "__name__", "invariant"), check))
+
+    def pending_work(self, predicate: Callable[[], bool]) -> None:
+        """At a deadlock where some thread waits for a signal, ``predicate()`` true = lost wakeup."""
+        self._ex.hooks.pending_work.append(predicate)
+
+    def final(self, check: Callable[[], object]) -> None:
+        """Run ``check()`` once every thread has finished; its return value is the outcome."""
+        self._ex.hooks.final.append(check)
+
+    def trace(self, events: Callable[[], list[object]]) -> None:
+        """Where to read the trace events the code emitted, for the failure report."""
+        self._ex.hooks.trace.append(events)

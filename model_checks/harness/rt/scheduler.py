@@ -1,0 +1,384 @@
+"""One controlled execution: threads, their pending operations, the step log, failure detection.
+
+The scheduler is the only clever part: at every state it computes the exact set of enabled
+actions (a thread whose pending operation would block is parked here, never in the OS), asks a
+``Chooser`` (DFS/DPOR, random, PCT, Hypothesis, replay) which one to run, runs it, and checks
+the user's invariants. Exploration strategies never touch threads; primitives never decide.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import traceback
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from model_checks.harness.rt.backends import ABORT, Abort, Backend, Done, format_frame
+from model_checks.harness.rt.objects import (
+    NORMAL,
+    SPURIOUS,
+    TIMEOUT,
+    Action,
+    ObjState,
+    Op,
+    Park,
+    Raise,
+    Resume,
+    ThreadState,
+)
+
+_HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+# Frames inside these files are the harness's own; the "source" of an operation is the first frame
+# outside them (the user's code, or the reference code under test).
+SKIP_PREFIXES = (
+    os.path.join(_HERE, "rt") + os.sep,
+    os.path.join(_HERE, "sync") + os.sep,
+    os.path.join(_HERE, "patch.py"),
+)
+
+
+class UsageError(Exception):
+    """The test used the harness wrongly; the message says how to fix it."""
+
+
+class Chooser(Protocol):
+    def choose(self, ex: Execution, enabled: list[Action]) -> Action | None:
+        """Pick the next action among ``enabled`` (ordered: running thread first); None abandons."""
+        ...
+
+    def after_step(self, ex: Execution) -> None:
+        """Called after every step (DPOR's race analysis hooks in here)."""
+        ...
+
+
+class RaiseIn:
+    """Resume value asking the thread to raise ``error``."""
+
+    __slots__ = ("error",)
+
+    def __init__(self, error: BaseException) -> None:
+        self.error = error
+
+
+@dataclass
+class ThreadInfo:
+    tid: int
+    name: str
+    state: ThreadState
+    body: Callable[[], object]
+    pending: Op | None = None
+    finished: bool = False
+
+
+@dataclass
+class Step:
+    tid: int
+    alt: int
+    op: Op
+    preemption: bool
+    result: object = None
+
+
+@dataclass
+class ExecFailure:
+    kind: str
+    message: str
+    details: str = ""
+
+
+@dataclass
+class Hooks:
+    """What the test registered on its runtime for this execution."""
+
+    invariants: list[tuple[str, Callable[[], object]]] = field(default_factory=list)
+    pending_work: list[Callable[[], bool]] = field(default_factory=list)
+    final: list[Callable[[], object]] = field(default_factory=list)
+    trace: list[Callable[[], list[object]]] = field(default_factory=list)
+
+
+class Execution:
+    """Runs the test once from the start under ``chooser``."""
+
+    def __init__(
+        self,
+        backend: Backend,
+        chooser: Chooser,
+        *,
+        max_steps: int,
+        spurious_wakeups: bool,
+        virtual_timeouts: bool,
+    ) -> None:
+        self.backend = backend
+        self.chooser = chooser
+        self.max_steps = max_steps
+        self.spurious_wakeups = spurious_wakeups
+        self.virtual_timeouts = virtual_timeouts
+        self.threads: list[ThreadInfo] = []
+        self.objects: list[ObjState] = []
+        self.steps: list[Step] = []
+        self.hooks = Hooks()
+        self.failure: ExecFailure | None = None
+        self.abandoned = False
+        self.aborting = False
+        self.clock = 0.0  # virtual time: advances only when a timeout expires or a thread sleeps
+        self.current: int | None = None  # the thread whose step is running
+        self.preemptions = 0
+        self.outcome: object = None
+
+    # ----------------------------------------------------------------- objects and threads
+    def new_object(self, factory: Callable[[int], ObjState]) -> ObjState:
+        obj = factory(len(self.objects))
+        self.objects.append(obj)
+        return obj
+
+    def new_thread_state(self, name: str, body: Callable[[], object]) -> ThreadState:
+        tid = len(self.threads) + len(self._unborn)
+        st = self.new_object(lambda oid: ThreadState(oid, name or f"t{tid}", tid))
+        assert isinstance(st, ThreadState)
+        self._unborn[st.oid] = ThreadInfo(tid, st.name, st, body)
+        return st
+
+    _unborn: dict[int, ThreadInfo]
+
+    def add_thread(self, st: ThreadState) -> None:
+        info = self._unborn.pop(st.oid)
+        info.pending = Op("begin", st)
+        self.threads.append(info)
+        self.backend.spawn(info.tid, info.body)
+
+    def thread_label(self, tid: int | None) -> str:
+        if tid is None or tid >= len(self.threads):
+            return "?"
+        return self.threads[tid].name
+
+    # ----------------------------------------------------------------- called by controlled threads
+    def perform(self, op: Op) -> object:
+        """Announce ``op`` from the running controlled thread; return its result."""
+        if self.aborting:
+            raise Abort()
+        if self.backend.current() is None:
+            if op.read:  # invariants and final checks may read controlled objects directly
+                out = op.obj.apply(self, op, -1, NORMAL)
+                assert isinstance(out, Resume)
+                return out.value
+            raise UsageError(
+                f"{op.kind} on {op.obj.name} outside a controlled thread: start threads with "
+                "rt.start_thread and only read controlled objects from invariants"
+            )
+        f = sys._getframe(1)
+        while f.f_back is not None and f.f_code.co_filename.startswith(SKIP_PREFIXES):
+            f = f.f_back
+        op.source = (f.f_code.co_filename, f.f_lineno)
+        if op.timeout is not None:
+            op.deadline = self.clock + max(op.timeout, 0.0)
+        answer = self.backend.suspend(op)
+        if answer is ABORT:
+            raise Abort()
+        if isinstance(answer, RaiseIn):
+            raise answer.error
+        return answer
+
+    # ----------------------------------------------------------------- the loop
+    def actions(self, tid: int) -> list[int]:
+        t = self.threads[tid]
+        op = t.pending
+        if t.finished or op is None:
+            return []
+        if op.obj.enabled(self, op, tid):
+            return [NORMAL]
+        alts = []
+        if op.timeout is not None and op.timeout >= 0:
+            alts.append(TIMEOUT)
+        if self.spurious_wakeups and op.kind == "wake":
+            alts.append(SPURIOUS)
+        return alts
+
+    def enabled_actions(self) -> list[Action]:
+        prev = self.steps[-1].tid if self.steps else 0
+        normal: list[Action] = []
+        timeouts: list[Action] = []
+        order = sorted(range(len(self.threads)), key=lambda t: (t != prev, t))
+        for tid in order:
+            for alt in self.actions(tid):
+                (timeouts if alt == TIMEOUT else normal).append((tid, alt))
+        if self.virtual_timeouts:
+            return sorted(normal + timeouts, key=lambda a: (a[0] != prev, a[0], a[1]))
+        if normal:
+            return normal
+        if timeouts:  # virtual clock jumps to the earliest deadline
+            first = min(
+                timeouts, key=lambda a: (self.threads[a[0]].pending.deadline, a[0])  # type: ignore[union-attr]
+            )
+            return [first]
+        return []
+
+    def run(self, main: Callable[[], object]) -> None:
+        self._unborn = {}
+        st = self.new_thread_state("main", main)
+        self.add_thread(st)
+        try:
+            self._loop()
+        finally:
+            self._teardown()
+
+    def _loop(self) -> None:
+        while self.failure is None:
+            enabled = self.enabled_actions()
+            if not enabled:
+                if all(t.finished for t in self.threads):
+                    self._finish()
+                else:
+                    self._deadlock()
+                return
+            if len(self.steps) >= self.max_steps:
+                self.failure = ExecFailure(
+                    "livelock",
+                    f"execution exceeded max_steps={self.max_steps} (a livelock, or raise max_steps)",
+                )
+                return
+            action = self.chooser.choose(self, enabled)
+            if action is None:
+                self.abandoned = True
+                return
+            if action not in enabled:
+                raise UsageError(f"strategy chose {action} which is not enabled")
+            self._execute(action, enabled)
+            if self.failure is None:
+                self._check_invariants()
+            self.chooser.after_step(self)
+
+    def _execute(self, action: Action, enabled: list[Action]) -> None:
+        tid, alt = action
+        t = self.threads[tid]
+        op = t.pending
+        assert op is not None
+        prev = self.steps[-1].tid if self.steps else None
+        preempt = prev is not None and prev != tid and any(a[0] == prev for a in enabled)
+        if preempt:
+            self.preemptions += 1
+        step = Step(tid, alt, op, preempt)
+        self.steps.append(step)
+        if alt == TIMEOUT:
+            self.clock = max(self.clock, op.deadline)
+        out = op.obj.apply(self, op, tid, alt)
+        if isinstance(out, Park):
+            t.pending = out.op
+            return
+        if op.kind == "exit":
+            t.finished = True
+            t.pending = None
+            return
+        if isinstance(out, Resume):
+            step.result = out.value
+            value: object = out.value
+        else:
+            assert isinstance(out, Raise)
+            step.result = out.error
+            value = RaiseIn(out.error)
+        self.current = tid
+        message = self.backend.resume(tid, value)
+        self.current = None
+        if isinstance(message, Op):
+            t.pending = message
+        else:
+            assert isinstance(message, Done)
+            if message.error is not None and not isinstance(message.error, Abort):
+                self._thread_failed(t, message.error)
+            if tid == 0 and message.error is None:
+                self._register_final(message.value)
+            t.pending = Op("exit", t.state)
+
+    def _register_final(self, value: object) -> None:
+        if value is None:
+            return
+        if callable(value):
+            self.hooks.final.append(value)
+        elif isinstance(value, (list, tuple)):
+            for v in value:
+                self._register_final(v)
+        else:
+            raise UsageError("a test may return None, a final check (callable) or a list of them")
+
+    def _thread_failed(self, t: ThreadInfo, error: BaseException) -> None:
+        if isinstance(error, UsageError):
+            raise error
+        kind = "assertion" if isinstance(error, AssertionError) else "exception"
+        tb = "".join(traceback.format_exception(error))
+        msg = f"{type(error).__name__}: {error}" if str(error) else type(error).__name__
+        self.failure = ExecFailure(kind, f"thread {t.name} raised {msg}", tb)
+
+    def _check_invariants(self) -> None:
+        for name, check in self.hooks.invariants:
+            try:
+                ok = check()
+            except Abort:
+                raise
+            except BaseException as exc:  # an invariant that raises is a violated invariant
+                self.failure = ExecFailure(
+                    "invariant", f"invariant {name} raised {type(exc).__name__}: {exc}", traceback.format_exc()
+                )
+                return
+            if ok is False:
+                self.failure = ExecFailure("invariant", f"invariant {name} violated after step {len(self.steps)}")
+                return
+
+    def _finish(self) -> None:
+        outcomes = []
+        for final in self.hooks.final:
+            try:
+                outcomes.append(final())
+            except BaseException as exc:  # a failed final check is the test's assertion
+                kind = "assertion" if isinstance(exc, AssertionError) else "exception"
+                msg = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+                self.failure = ExecFailure(kind, f"final check failed: {msg}", traceback.format_exc())
+                return
+        vals = [o for o in outcomes if o is not None]
+        self.outcome = vals[0] if len(vals) == 1 else (tuple(vals) if vals else None)
+
+    def _deadlock(self) -> None:
+        lines = []
+        waiting = False
+        for t in self.threads:
+            if t.finished or t.pending is None:
+                continue
+            op = t.pending
+            waiting = waiting or op.obj.waiting(op)
+            detail = op.obj.blocked_detail(self, op)
+            file, line = op.source
+            where = f" at {os.path.basename(file)}:{line}" if file else ""
+            lines.append(
+                f"thread {t.name} blocked in {op.describe()} on {op.obj.name}"
+                + (f" ({detail})" if detail else "")
+                + where
+            )
+            lines += format_frame(self.backend.frame(t.tid), SKIP_PREFIXES)
+        blocked = [t.name for t in self.threads if not t.finished]
+        pending = False
+        for pred in self.hooks.pending_work:
+            try:
+                pending = pending or bool(pred())
+            except Exception:  # a predicate that cannot decide says nothing
+                pass
+        if waiting and pending:
+            kind, msg = "lost_wakeup", (
+                f"threads {', '.join(blocked)} wait forever while work is pending (lost wakeup)"
+            )
+        else:
+            kind, msg = "deadlock", f"no thread can run; blocked: {', '.join(blocked)}"
+        self.failure = ExecFailure(kind, msg, "\n".join(lines))
+
+    def _teardown(self) -> None:
+        self.aborting = True
+        for t in self.threads:
+            if t.finished or t.pending is None or t.pending.kind == "exit":
+                continue
+            if t.pending.kind == "begin":
+                self.backend.resume(t.tid, ABORT)
+                continue
+            for _ in range(5):  # a thread that swallows Abort gets a few more
+                message = self.backend.resume(t.tid, ABORT)
+                if isinstance(message, Done):
+                    break
+        self.backend.close()

@@ -1,0 +1,260 @@
+"""The controlled primitives handed to code under test. Each call is one scheduling point."""
+
+from __future__ import annotations
+
+import queue as _queue
+from collections.abc import Callable
+from typing import Any, Generic, TypeVar
+
+from model_checks.harness.rt.objects import (
+    AtomicState,
+    ConditionState,
+    EventState,
+    LockState,
+    Op,
+    QueueState,
+    SemaphoreState,
+    ThreadState,
+)
+from model_checks.harness.rt.scheduler import Execution
+
+T = TypeVar("T")
+
+
+def _timeout(blocking: bool, timeout: float | None) -> float | None:
+    if not blocking or timeout is None or timeout < 0:
+        return None
+    return timeout
+
+
+class Lock:
+    """``threading.Lock`` (or ``RLock`` when ``reentrant``) under the scheduler."""
+
+    def __init__(self, ex: Execution, name: str = "", reentrant: bool = False) -> None:
+        self._ex = ex
+        st = ex.new_object(lambda oid: LockState(oid, name, reentrant))
+        assert isinstance(st, LockState)
+        self._st = st
+
+    @property
+    def name(self) -> str:
+        return self._st.name
+
+    def acquire(self, blocking: bool = True, timeout: float = -1) -> bool:
+        t = _timeout(blocking, timeout)
+        return bool(self._ex.perform(Op("acquire", self._st, (blocking,), timeout=t)))
+
+    def release(self) -> None:
+        self._ex.perform(Op("release", self._st))
+
+    def locked(self) -> bool:
+        return bool(self._ex.perform(Op("locked", self._st, read=True)))
+
+    def _is_owned(self) -> bool:
+        return self._st.owner is not None and self._st.owner == self._ex.backend.current()
+
+    def __enter__(self) -> bool:
+        return self.acquire()
+
+    def __exit__(self, *exc: object) -> None:
+        self.release()
+
+    def __repr__(self) -> str:
+        return f"<controlled {self._st.kind} {self._st.name}>"
+
+
+class Condition:
+    """``threading.Condition``: wait releases the lock, parks until notified, then reacquires."""
+
+    def __init__(self, ex: Execution, lock: Any = None, name: str = "") -> None:
+        self._ex = ex
+        if lock is None:
+            lock = Lock(ex, f"{name}.lock" if name else "", reentrant=True)
+        if not isinstance(lock, Lock):
+            raise TypeError("a controlled Condition needs a lock from the same controlled runtime")
+        self._lock = lock
+        st = ex.new_object(lambda oid: ConditionState(oid, name, lock._st))
+        assert isinstance(st, ConditionState)
+        self._st = st
+
+    def acquire(self, blocking: bool = True, timeout: float = -1) -> bool:
+        return self._lock.acquire(blocking, timeout)
+
+    def release(self) -> None:
+        self._lock.release()
+
+    def __enter__(self) -> bool:
+        return self._lock.acquire()
+
+    def __exit__(self, *exc: object) -> None:
+        self._lock.release()
+
+    def wait(self, timeout: float | None = None) -> bool:
+        t = None if timeout is None else max(timeout, 0.0)
+        return bool(self._ex.perform(Op("wait", self._st, timeout=t)))
+
+    def wait_for(self, predicate: Callable[[], T], timeout: float | None = None) -> T:
+        deadline = None if timeout is None else self._ex.clock + timeout
+        result = predicate()
+        while not result:
+            wait = None
+            if deadline is not None:
+                wait = deadline - self._ex.clock
+                if wait <= 0:
+                    break
+            self.wait(wait)
+            result = predicate()
+        return result
+
+    def notify(self, n: int = 1) -> None:
+        self._ex.perform(Op("notify", self._st, (n,)))
+
+    def notify_all(self) -> None:
+        self._ex.perform(Op("notify_all", self._st))
+
+    notifyAll = notify_all  # noqa: N815 - threading's legacy alias
+
+
+class Event:
+    def __init__(self, ex: Execution, name: str = "") -> None:
+        self._ex = ex
+        self._st = ex.new_object(lambda oid: EventState(oid, name))
+
+    def set(self) -> None:
+        self._ex.perform(Op("set", self._st))
+
+    def clear(self) -> None:
+        self._ex.perform(Op("clear", self._st))
+
+    def is_set(self) -> bool:
+        return bool(self._ex.perform(Op("is_set", self._st, read=True)))
+
+    isSet = is_set  # noqa: N815
+
+    def wait(self, timeout: float | None = None) -> bool:
+        t = None if timeout is None else max(timeout, 0.0)
+        return bool(self._ex.perform(Op("wait", self._st, timeout=t)))
+
+
+class Semaphore:
+    def __init__(self, ex: Execution, value: int = 1, name: str = "", bounded: bool = False) -> None:
+        if value < 0:
+            raise ValueError("semaphore initial value must be >= 0")
+        self._ex = ex
+        self._st = ex.new_object(lambda oid: SemaphoreState(oid, name, value, value if bounded else None))
+
+    def acquire(self, blocking: bool = True, timeout: float | None = None) -> bool:
+        t = _timeout(blocking, timeout)
+        return bool(self._ex.perform(Op("acquire", self._st, (blocking,), timeout=t)))
+
+    def release(self, n: int = 1) -> None:
+        self._ex.perform(Op("release", self._st, (n,)))
+
+    def __enter__(self) -> bool:
+        return self.acquire()
+
+    def __exit__(self, *exc: object) -> None:
+        self.release()
+
+
+class Queue:
+    """``queue.Queue`` (FIFO; LIFO when ``lifo``); ``maxsize <= 0`` means unbounded."""
+
+    def __init__(self, ex: Execution, maxsize: int = 0, name: str = "", lifo: bool = False) -> None:
+        self._ex = ex
+        self.maxsize = maxsize
+        self._st = ex.new_object(lambda oid: QueueState(oid, name, maxsize, lifo))
+
+    def put(self, item: object, block: bool = True, timeout: float | None = None) -> None:
+        self._ex.perform(Op("put", self._st, (item, block), timeout=_timeout(block, timeout)))
+
+    def get(self, block: bool = True, timeout: float | None = None) -> Any:
+        return self._ex.perform(Op("get", self._st, (block,), timeout=_timeout(block, timeout)))
+
+    def put_nowait(self, item: object) -> None:
+        self.put(item, block=False)
+
+    def get_nowait(self) -> Any:
+        return self.get(block=False)
+
+    def qsize(self) -> int:
+        return int(self._ex.perform(Op("qsize", self._st, read=True)))  # type: ignore[call-overload]
+
+    def empty(self) -> bool:
+        return bool(self._ex.perform(Op("empty", self._st, read=True)))
+
+    def full(self) -> bool:
+        return bool(self._ex.perform(Op("full", self._st, read=True)))
+
+    def task_done(self) -> None:  # accepted for compatibility; join() on a queue is not modelled
+        return None
+
+
+Full = _queue.Full
+Empty = _queue.Empty
+
+
+class Atomic:
+    """A sequentially consistent integer cell: load, store, compare_and_swap, fetch_add, swap."""
+
+    def __init__(self, ex: Execution, value: int = 0, name: str = "") -> None:
+        self._ex = ex
+        self._st = ex.new_object(lambda oid: AtomicState(oid, name, value, by_identity=False))
+
+    def load(self) -> int:
+        return self._ex.perform(Op("load", self._st, read=True))  # type: ignore[return-value]
+
+    def store(self, value: int) -> None:
+        self._ex.perform(Op("store", self._st, (value,)))
+
+    def compare_and_swap(self, expected: int, new: int) -> bool:
+        return bool(self._ex.perform(Op("cas", self._st, (expected, new))))
+
+    def fetch_add(self, delta: int) -> int:
+        return self._ex.perform(Op("fetch_add", self._st, (delta,)))  # type: ignore[return-value]
+
+    def swap(self, value: int) -> int:
+        return self._ex.perform(Op("swap", self._st, (value,)))  # type: ignore[return-value]
+
+
+class AtomicReference(Generic[T]):
+    """A sequentially consistent reference cell; compare_and_swap compares by identity."""
+
+    def __init__(self, ex: Execution, value: T, name: str = "") -> None:
+        self._ex = ex
+        self._st = ex.new_object(lambda oid: AtomicState(oid, name, value, by_identity=True))
+
+    def load(self) -> T:
+        return self._ex.perform(Op("load", self._st, read=True))  # type: ignore[return-value]
+
+    def store(self, value: T) -> None:
+        self._ex.perform(Op("store", self._st, (value,)))
+
+    def compare_and_swap(self, expected: T, new: T) -> bool:
+        return bool(self._ex.perform(Op("cas", self._st, (expected, new))))
+
+
+class ThreadHandle:
+    """A controlled thread, as ``rt.start_thread`` returns it."""
+
+    def __init__(self, ex: Execution, st: ThreadState) -> None:
+        self._ex = ex
+        self._st = st
+
+    @property
+    def name(self) -> str:
+        return self._st.name
+
+    @property
+    def ident(self) -> int:
+        return self._st.tid
+
+    def join(self, timeout: float | None = None) -> None:
+        t = None if timeout is None else max(timeout, 0.0)
+        self._ex.perform(Op("join", self._st, timeout=t))
+
+    def is_alive(self) -> bool:
+        return bool(self._ex.perform(Op("is_alive", self._st, read=True)))
+
+    def __repr__(self) -> str:
+        return f"<controlled thread {self.name}>"

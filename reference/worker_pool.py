@@ -1,0 +1,174 @@
+"""The Worker Pool: a bounded FIFO ready queue of work items and the threads that run them.
+
+The pool knows nothing of lanes or items: a ``WorkItem`` is a callback plus the
+lane number the trace names it by. The queue is guarded by one mutex; workers
+wait on one condition of it, ``Stop`` on another, and a work item always runs
+outside the mutex.
+
+A ``submit`` never fails in a correct scheduler: each lane holds at most one
+reservation and the queue has room for one work item per lane. A full queue
+therefore means a broken invariant and raises ``RuntimeError``.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import deque
+from collections.abc import Callable, Hashable
+
+from .runtime import Runtime, ThreadHandle
+from .tracing import Tracer
+
+
+class WorkItem:
+    """One chance to run ``callback``; ``lane`` names it in trace events."""
+
+    __slots__ = ("callback", "lane")
+
+    def __init__(self, callback: Callable[[], None], lane: int) -> None:
+        self.callback = callback
+        self.lane = lane
+
+    def __repr__(self) -> str:
+        return f"WorkItem(lane={self.lane})"
+
+
+class WorkerPool:
+    """Worker threads named ``w0``, ``w1``, ... taking work items in FIFO order."""
+
+    def __init__(
+        self,
+        workers: int,
+        capacity: int,
+        runtime: Runtime,
+        tracer: Tracer | None = None,
+    ) -> None:
+        if workers < 1:
+            raise ValueError(f"workers must be at least 1, got {workers}")
+        if capacity < 1:
+            raise ValueError(f"ready_capacity must be at least 1, got {capacity}")
+        self.workers = workers
+        self.capacity = capacity
+        self._runtime = runtime
+        self._tracer = tracer
+        self._mutex = runtime.lock(name="pool.ready")
+        self._work_ready = runtime.condition(self._mutex, name="pool.ready.work")
+        self._quiescent = runtime.condition(self._mutex, name="pool.ready.quiescent")
+        # Everything below is guarded by _mutex.
+        self._ready: deque[WorkItem] = deque()
+        self._active = 0  # workers holding a taken work item (running it or about to)
+        self._idle_workers = 0  # workers waiting on _work_ready
+        self._quiescence_waiters = 0
+        self._shutdown = False
+        self._worker_ids: set[Hashable] = set()
+        self._threads: list[ThreadHandle] = []
+
+    # -- life cycle ------------------------------------------------------
+
+    def start(self) -> None:
+        for i in range(self.workers):
+            self._threads.append(self._runtime.start_thread(self._worker, name=f"w{i}"))
+
+    def shutdown(self) -> None:
+        """Tell every worker to exit once the queue is empty, and join them."""
+        with self._mutex:
+            self._shutdown = True
+            self._work_ready.notify_all()
+        for thread in self._threads:
+            thread.join()
+
+    def is_worker(self, thread_id: Hashable) -> bool:
+        """Whether ``thread_id`` (``runtime.current_thread()``) is one of our workers."""
+        with self._mutex:
+            return thread_id in self._worker_ids
+
+    # -- producers' side -------------------------------------------------
+
+    def submit(self, item: WorkItem) -> None:
+        """Append ``item`` to the back of the ready queue and wake one idle worker."""
+        with self._mutex:
+            self._enqueue(item)
+            self._notify_worker()
+
+    def _enqueue(self, item: WorkItem) -> None:
+        if len(self._ready) >= self.capacity:
+            raise RuntimeError(
+                f"ready queue overflow at {self.capacity} work items (lane {item.lane}): "
+                "a lane was submitted twice"
+            )
+        self._ready.append(item)
+        tracer = self._tracer
+        if tracer is not None:
+            tracer.emit(self._runtime.thread_name(), "submit", {"lane": item.lane})
+
+    def _notify_worker(self) -> None:
+        # Waking nobody is cheaper than notify() on a condition without waiters.
+        if self._idle_workers:
+            self._work_ready.notify()
+
+    # -- workers' side ---------------------------------------------------
+
+    def _worker(self) -> None:
+        with self._mutex:
+            self._worker_ids.add(self._runtime.current_thread())
+        finished = False
+        while True:
+            item = self._take(finished)
+            if item is None:
+                return
+            try:
+                item.callback()
+            except BaseException:
+                # The scheduler's callbacks report user errors themselves; this
+                # is a last resort so that a bug cannot silently lose a worker.
+                logging.getLogger(__name__).exception("work item %r raised", item)
+            finished = True
+
+    def _take(self, finished: bool) -> WorkItem | None:
+        """Finish the previous work item (if any) and take the next, or None at shutdown."""
+        with self._mutex:
+            if finished:
+                self._active -= 1
+                self._notify_if_quiescent()
+            self._wait_for_work()
+            if not self._ready:
+                return None
+            item = self._ready.popleft()
+            self._active += 1
+            tracer = self._tracer
+            if tracer is not None:
+                tracer.emit(self._runtime.thread_name(), "take", {"lane": item.lane})
+            return item
+
+    def _wait_for_work(self) -> None:
+        # Called with _mutex held. Work queued at shutdown is still taken, so a
+        # worker exits only once the queue is empty.
+        self._idle_workers += 1
+        while not self._ready and not self._shutdown:
+            self._work_ready.wait()
+        self._idle_workers -= 1
+
+    # -- Stop's side -----------------------------------------------------
+
+    def wait_quiescent(self) -> None:
+        """Block until the ready queue is empty and no worker holds a work item."""
+        with self._mutex:
+            self._wait_quiescent()
+
+    def _wait_quiescent(self) -> None:
+        self._quiescence_waiters += 1
+        while self._ready or self._active:
+            self._quiescent.wait()
+        self._quiescence_waiters -= 1
+
+    def _notify_if_quiescent(self) -> None:
+        if self._quiescence_waiters and not self._ready and not self._active:
+            self._quiescent.notify_all()
+
+    def clear(self) -> list[WorkItem]:
+        """Remove and return every queued work item."""
+        with self._mutex:
+            items = list(self._ready)
+            self._ready.clear()
+            self._notify_if_quiescent()
+            return items

@@ -1,0 +1,412 @@
+"""The vocabulary of lanecheck specifications: a small TLA+ in Python.
+
+A specification is a ``Spec`` object that a design module fills in, in the
+order of a TLA+ module:
+
+* **constants** — a frozen dataclass of the model's parameters (``CONSTANTS``),
+  with ``ASSUME``-style checks registered by ``@spec.assume``;
+* **variables** — an immutable, hashable ``NamedTuple`` (``VARIABLES``); TLA
+  functions such as ``status[lane]`` are ``Function`` values, and
+  ``f.except_(k, v)`` is ``[f EXCEPT ![k] = v]``;
+* ``@spec.init`` — the initial states (``Init``);
+* ``@spec.action(Workers, event="take")`` — one guarded action per verb of the
+  domain: ``\\E w \\in Workers : Take(w)``. The action returns ``None`` when its
+  guard is false, the next state for an internal step, or ``emit(next, ...)``
+  for a step that an implementation logs as an observable event;
+* ``@spec.invariant`` — state predicates that return ``None`` when they hold
+  and a sentence saying what is wrong when they do not;
+* ``spec.fairness(WF(Workers), ...)`` — weak fairness per process;
+* ``spec.property(LeadsTo(...))`` / ``EventuallyAlways(...)`` — liveness;
+* ``@spec.symmetry`` — a canonical representative under interchangeable
+  processes; ``@spec.terminal`` — the states where the system is done (not
+  deadlocked); ``@spec.constraint`` — a bound on the states explored.
+
+Everything here is pure: no threads, no I/O, no randomness.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any, Generic, TypeVar
+
+K = TypeVar("K", bound=Hashable)
+V = TypeVar("V")
+C = TypeVar("C")  # the constants of a spec
+S = TypeVar("S")  # the state (variables) of a spec
+
+# --------------------------------------------------------------------------- values
+
+
+class Function(Generic[K, V]):
+    """An immutable TLA+ function ``[k \\in Domain |-> v]``: hashable, ordered by domain.
+
+    Two functions over the same domain are equal when their values are; the
+    domain's order is fixed at creation, so ``values()`` is canonical.
+    """
+
+    __slots__ = ("_hash", "_index", "_keys", "_values")
+
+    _keys: tuple[K, ...]
+    _index: dict[K, int]
+    _values: tuple[V, ...]
+    _hash: int
+
+    def __init__(self, keys: Sequence[K], values: Iterable[V], _index: dict[K, int] | None = None) -> None:
+        self._keys = tuple(keys)
+        self._values = tuple(values)
+        if len(self._keys) != len(self._values):
+            raise ValueError(f"Function: {len(self._keys)} keys but {len(self._values)} values")
+        self._index = _index if _index is not None else {k: i for i, k in enumerate(self._keys)}
+        self._hash = hash(self._values)
+
+    @classmethod
+    def const(cls, keys: Sequence[K], value: V) -> Function[K, V]:
+        """``[k \\in keys |-> value]``."""
+        return cls(keys, [value] * len(keys))
+
+    @classmethod
+    def of(cls, keys: Sequence[K], f: Callable[[K], V]) -> Function[K, V]:
+        """``[k \\in keys |-> f(k)]``."""
+        return cls(keys, [f(k) for k in keys])
+
+    def __getitem__(self, key: K) -> V:
+        return self._values[self._index[key]]
+
+    def except_(self, key: K, value: V) -> Function[K, V]:
+        """``[self EXCEPT ![key] = value]``."""
+        i = self._index[key]
+        values = self._values
+        return Function(self._keys, (*values[:i], value, *values[i + 1 :]), self._index)
+
+    def with_values(self, values: Iterable[V]) -> Function[K, V]:
+        """The same domain with new values (used by symmetry reductions)."""
+        return Function(self._keys, values, self._index)
+
+    def domain(self) -> tuple[K, ...]:
+        return self._keys
+
+    def values(self) -> tuple[V, ...]:
+        return self._values
+
+    def items(self) -> Iterator[tuple[K, V]]:
+        return zip(self._keys, self._values, strict=True)
+
+    def __iter__(self) -> Iterator[K]:
+        return iter(self._keys)
+
+    def __len__(self) -> int:
+        return len(self._keys)
+
+    def __hash__(self) -> int:
+        return self._hash
+
+    def __eq__(self, other: object) -> bool:
+        if self is other:
+            return True
+        if not isinstance(other, Function):
+            return NotImplemented
+        return self._hash == other._hash and self._values == other._values and self._keys == other._keys
+
+    def __repr__(self) -> str:
+        inner = ", ".join(f"{k!r}: {v!r}" for k, v in self.items())
+        return f"[{inner}]"
+
+    def as_dict(self) -> dict[K, V]:
+        return dict(self.items())
+
+
+@dataclass(frozen=True, slots=True)
+class Emitted(Generic[S]):
+    """The result of an action that an implementation logs: the next state and the event's fields."""
+
+    state: S
+    fields: Mapping[str, Any]
+
+
+def emit(state: S, **fields: Any) -> Emitted[S]:
+    """Label a step with the fields of its observable event (the event's name is the action's)."""
+    return Emitted(state, fields)
+
+
+# --------------------------------------------------------------------------- declarations
+
+Domain = Callable[[Any], Iterable[Hashable]]
+"""A parameter domain: a function of the constants, e.g. ``Workers(c) -> ("w0", "w1")``."""
+
+ActionResult = Any  # None | state | Emitted[state]
+
+
+@dataclass(frozen=True)
+class Action:
+    """``\\E p \\in D1, x \\in D2 : Name(p, x)`` — a guarded, labelled step.
+
+    The first parameter is the *process* that takes the step: fairness,
+    context switches and counterexample tables are per process.
+    """
+
+    name: str
+    fn: Callable[..., ActionResult]
+    domains: tuple[Domain, ...]
+    event: str | None  # the trace event it produces, or None for an internal step
+    doc: str = ""
+
+    def instances(self, constants: Any) -> list[tuple[Hashable, ...]]:
+        """Every parameter tuple of this action under ``constants`` (the cross product of its domains)."""
+        combos: list[tuple[Hashable, ...]] = [()]
+        for domain in self.domains:
+            combos = [(*prefix, v) for prefix in combos for v in domain(constants)]
+        return combos
+
+
+@dataclass(frozen=True)
+class Invariant:
+    name: str
+    fn: Callable[[Any, Any], str | None]
+    doc: str = ""
+
+
+@dataclass(frozen=True)
+class WF:
+    """Weak fairness of every process of a domain: ``\\A p \\in D : WF_vars(Next(p))``.
+
+    A process that stays able to take some step eventually takes one.
+    """
+
+    domain: Domain
+
+
+@dataclass(frozen=True)
+class LeadsTo:
+    """``P ~> Q``: whenever ``P`` holds, ``Q`` holds then or later."""
+
+    name: str
+    p: Callable[[Any, Any], bool]
+    q: Callable[[Any, Any], bool]
+    doc: str = ""
+
+
+@dataclass(frozen=True)
+class EventuallyAlways:
+    """``<>[]Q``: every behaviour ends up in states where ``Q`` holds, for good."""
+
+    name: str
+    q: Callable[[Any, Any], bool]
+    doc: str = ""
+
+
+Property = LeadsTo | EventuallyAlways
+
+
+class SpecError(Exception):
+    """The specification or its configuration is wrong (exit code 2), not the design."""
+
+
+@dataclass(frozen=True)
+class Spec:
+    """A specification: what the explorer explores and the validator replays traces against."""
+
+    name: str
+    doc: str = ""
+    init_fn: Callable[[Any], Iterable[Any]] | None = None
+    actions: tuple[Action, ...] = ()
+    invariants: tuple[Invariant, ...] = ()
+    assumptions: tuple[Invariant, ...] = ()
+    fair: tuple[WF, ...] = ()
+    properties: tuple[Property, ...] = ()
+    symmetry_fn: Callable[[Any, Any], Any] | None = None
+    terminal_fn: Callable[[Any, Any], bool] | None = None
+    constraint_fn: Callable[[Any, Any], bool] | None = None
+    describe_fn: Callable[[Any, Any], Mapping[str, Any]] | None = None
+    variant: str | None = None  # the name of a mutant, None for the design itself
+
+    # -- the declarations a spec module makes, in TLA+ order -------------------------------
+    # Spec is frozen so variants can share actions safely; declarations build a new value
+    # and store it back on the module-level holder (see ``SpecBuilder``).
+
+
+class SpecBuilder:
+    """The mutable holder a spec module declares into; ``.spec`` is the finished ``Spec``."""
+
+    def __init__(self, name: str, doc: str = "") -> None:
+        self.spec = Spec(name=name, doc=doc)
+
+    def _set(self, **changes: Any) -> None:
+        self.spec = replace(self.spec, **changes)
+
+    def assume(self, fn: Callable[[Any], str | None]) -> Callable[[Any], str | None]:
+        """``ASSUME``: a condition on the constants; a violated one is a configuration error."""
+        self._set(assumptions=(*self.spec.assumptions, Invariant(fn.__name__, lambda c, _s: fn(c), _doc(fn))))
+        return fn
+
+    def init(self, fn: Callable[[Any], Iterable[Any]]) -> Callable[[Any], Iterable[Any]]:
+        self._set(init_fn=fn)
+        return fn
+
+    def action(
+        self, *domains: Domain, event: str | None = None
+    ) -> Callable[[Callable[..., ActionResult]], Callable[..., ActionResult]]:
+        """Declare ``\\E p \\in domains[0], ... : fn(c, s, p, ...)``; ``event=None`` is internal."""
+        if not domains:
+            raise SpecError("an action needs at least the domain of the process that takes it")
+
+        def decorate(fn: Callable[..., ActionResult]) -> Callable[..., ActionResult]:
+            if any(a.name == fn.__name__ for a in self.spec.actions):
+                raise SpecError(f"action {fn.__name__} declared twice")
+            self._set(actions=(*self.spec.actions, Action(fn.__name__, fn, tuple(domains), event, _doc(fn))))
+            return fn
+
+        return decorate
+
+    def invariant(self, fn: Callable[[Any, Any], str | None]) -> Callable[[Any, Any], str | None]:
+        self._set(invariants=(*self.spec.invariants, Invariant(fn.__name__, fn, _doc(fn))))
+        return fn
+
+    def fairness(self, *conditions: WF) -> None:
+        self._set(fair=(*self.spec.fair, *conditions))
+
+    def property(self, prop: Property) -> None:
+        self._set(properties=(*self.spec.properties, prop))
+
+    def symmetry(self, fn: Callable[[Any, Any], Any]) -> Callable[[Any, Any], Any]:
+        """A canonical representative of the state's orbit under interchangeable processes."""
+        self._set(symmetry_fn=fn)
+        return fn
+
+    def terminal(self, fn: Callable[[Any, Any], bool]) -> Callable[[Any, Any], bool]:
+        """States where the system is legitimately done: having no successor there is not a deadlock."""
+        self._set(terminal_fn=fn)
+        return fn
+
+    def constraint(self, fn: Callable[[Any, Any], bool]) -> Callable[[Any, Any], bool]:
+        """A state constraint: states outside it are not expanded (and the verdict says so)."""
+        self._set(constraint_fn=fn)
+        return fn
+
+    def describe(self, fn: Callable[[Any, Any], Mapping[str, Any]]) -> Callable[[Any, Any], Mapping[str, Any]]:
+        """How to show a state to a person: variable name -> readable value."""
+        self._set(describe_fn=fn)
+        return fn
+
+
+def _doc(fn: Callable[..., Any]) -> str:
+    return (fn.__doc__ or "").strip().split("\n")[0]
+
+
+# --------------------------------------------------------------------------- variants
+
+
+def variant(
+    base: Spec,
+    name: str,
+    *,
+    replace_actions: Mapping[str, Callable[..., ActionResult]] | None = None,
+    add_actions: Sequence[Action] = (),
+    drop_actions: Sequence[str] = (),
+    drop_assumptions: Sequence[str] = (),
+) -> Spec:
+    """A named buggy variant (mutant) of ``base``: some actions swapped, added or removed."""
+    known = {a.name for a in base.actions}
+    replacing = dict(replace_actions or {})
+    for missing in (set(replacing) | set(drop_actions)) - known:
+        raise SpecError(f"variant {name}: {base.name} has no action {missing}")
+    actions = [
+        replace(a, fn=replacing[a.name]) if a.name in replacing else a
+        for a in base.actions
+        if a.name not in drop_actions
+    ]
+    actions.extend(add_actions)
+    assumptions = tuple(a for a in base.assumptions if a.name not in drop_assumptions)
+    return replace(base, actions=tuple(actions), assumptions=assumptions, variant=name)
+
+
+# --------------------------------------------------------------------------- stepping
+
+
+@dataclass(frozen=True, slots=True)
+class Transition:
+    """One step of a behaviour: who did what, and what the trace would show."""
+
+    action: Action
+    args: tuple[Hashable, ...]
+    state: Any  # the state after the step
+    fields: Mapping[str, Any] | None  # the event's fields, or None when internal
+
+    @property
+    def process(self) -> Hashable:
+        return self.args[0]
+
+    @property
+    def event(self) -> str | None:
+        return self.action.event
+
+
+@dataclass
+class Instance:
+    """A spec bound to its constants: the parameter tuples are computed once."""
+
+    spec: Spec
+    constants: Any
+    bound: list[tuple[Action, list[tuple[Hashable, ...]]]] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        for assumption in self.spec.assumptions:
+            problem = assumption.fn(self.constants, None)
+            if problem is not None:
+                raise SpecError(f"ASSUME {assumption.name} fails for these constants: {problem}")
+        if self.spec.init_fn is None:
+            raise SpecError(f"spec {self.spec.name} declares no initial states")
+        self.bound = [(a, a.instances(self.constants)) for a in self.spec.actions]
+
+    def initial_states(self) -> list[Any]:
+        assert self.spec.init_fn is not None
+        return list(self.spec.init_fn(self.constants))
+
+    def successors(self, state: Any) -> Iterator[Transition]:
+        """Every enabled step from ``state``, in declaration order."""
+        c = self.constants
+        for action, instances in self.bound:
+            fn = action.fn
+            for args in instances:
+                result = fn(c, state, *args)
+                if result is None:
+                    continue
+                if type(result) is Emitted:
+                    yield Transition(action, args, result.state, result.fields)
+                else:
+                    yield Transition(action, args, result, None)
+
+    def violated_invariants(self, state: Any) -> Iterator[tuple[Invariant, str]]:
+        c = self.constants
+        for inv in self.spec.invariants:
+            reason = inv.fn(c, state)
+            if reason is not None:
+                yield inv, reason
+
+    def is_terminal(self, state: Any) -> bool:
+        fn = self.spec.terminal_fn
+        return fn is not None and fn(self.constants, state)
+
+    def describe(self, state: Any) -> dict[str, Any]:
+        if self.spec.describe_fn is not None:
+            return dict(self.spec.describe_fn(self.constants, state))
+        if hasattr(state, "_asdict"):
+            return {k: _plain(v) for k, v in state._asdict().items()}
+        return {"state": repr(state)}
+
+    def fair_processes(self) -> set[Hashable]:
+        return {p for wf in self.spec.fair for p in wf.domain(self.constants)}
+
+
+def _plain(value: Any) -> Any:
+    """A JSON-friendly rendering of a state value."""
+    if isinstance(value, Function):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, tuple):
+        return [_plain(v) for v in value]
+    return value
+
+
+def plain(value: Any) -> Any:
+    """Public face of ``_plain`` for renderers."""
+    return _plain(value)
