@@ -300,21 +300,27 @@ def variant(
     base: Spec,
     name: str,
     *,
-    replace_actions: Mapping[str, Callable[..., ActionResult]] | None = None,
+    replace_actions: Mapping[str, Callable[..., ActionResult] | Action] | None = None,
     add_actions: Sequence[Action] = (),
     drop_actions: Sequence[str] = (),
     drop_assumptions: Sequence[str] = (),
 ) -> Spec:
-    """A named buggy variant (mutant) of ``base``: some actions swapped, added or removed."""
+    """A named buggy variant (mutant) of ``base``: some actions swapped, added or removed.
+
+    A replacement given as a function keeps the action's domains and event; give
+    an ``Action`` to change them (a step that was logged and no longer is).
+    """
     known = {a.name for a in base.actions}
     replacing = dict(replace_actions or {})
     for missing in (set(replacing) | set(drop_actions)) - known:
         raise SpecError(f"variant {name}: {base.name} has no action {missing}")
-    actions = [
-        replace(a, fn=replacing[a.name]) if a.name in replacing else a
-        for a in base.actions
-        if a.name not in drop_actions
-    ]
+    def swapped(a: Action) -> Action:
+        new = replacing[a.name]
+        if isinstance(new, Action):
+            return new
+        return replace(a, fn=new, name=new.__name__, doc=_doc(new))
+
+    actions = [swapped(a) if a.name in replacing else a for a in base.actions if a.name not in drop_actions]
     actions.extend(add_actions)
     assumptions = tuple(a for a in base.assumptions if a.name not in drop_assumptions)
     return replace(base, actions=tuple(actions), assumptions=assumptions, variant=name)

@@ -44,6 +44,17 @@ class Constants:
     # Whether a callback tries to Stop its own scheduler (it must be refused).
     callback_stop: bool = False
 
+    # The process sets and what each process does. A trace validator overrides these
+    # to bind the spec's processes to a trace's threads and posts.
+    def producer_names(self) -> tuple[str, ...]:
+        return tuple(f"p{i}" for i in range(len(self.script)))
+
+    def worker_names(self) -> tuple[str, ...]:
+        return tuple(f"w{i}" for i in range(self.workers))
+
+    def stopper_names(self) -> tuple[str, ...]:
+        return tuple(f"s{i}" for i in range(len(self.stops)))
+
     def post_of(self, producer: str, k: int) -> tuple[int | None, Item] | None:
         """The k-th post of ``producer``: (lane, item), or None when its script is done."""
         lanes = self.script[int(producer[1:])]
@@ -70,15 +81,15 @@ def Lanes(c: Constants) -> tuple[int, ...]:
 
 
 def Producers(c: Constants) -> tuple[str, ...]:
-    return tuple(f"p{i}" for i in range(len(c.script)))
+    return c.producer_names()
 
 
 def Workers(c: Constants) -> tuple[str, ...]:
-    return tuple(f"w{i}" for i in range(c.workers))
+    return c.worker_names()
 
 
 def Stoppers(c: Constants) -> tuple[str, ...]:
-    return tuple(f"s{i}" for i in range(len(c.stops)))
+    return c.stopper_names()
 
 
 def Modes(c: Constants) -> tuple[str, ...]:
@@ -520,7 +531,7 @@ def OneReservationPerLane(c: Constants, s: Vars) -> str | None:
 def OneDrainerPerLane(c: Constants, s: Vars) -> str | None:
     """Callbacks of one lane never overlap: at most one worker drains it, and only while it is Draining."""
     for lane in Lanes(c):
-        drainers = [w for w, (pc, l, _, _) in s.worker.items() if l == lane and pc in (W_DRAIN, W_DECIDE)]
+        drainers = [w for w, (pc, l, _, _) in s.worker.items() if l == lane and pc not in (W_IDLE, W_TOOK, W_OWES)]
         if len(drainers) > 1:
             return f"lane {lane} is drained by {' and '.join(drainers)} at once"
         if drainers and s.status[lane] != DRAINING:

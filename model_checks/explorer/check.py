@@ -27,6 +27,7 @@ class CheckResult:
     incomplete_reason: str | None = None
     notes: list[str] = field(default_factory=list)
     properties_checked: list[str] = field(default_factory=list)
+    symmetry: bool = False
 
     @property
     def exit_code(self) -> int:
@@ -57,6 +58,7 @@ def check(spec: Spec, constants: Any, options: Options | None = None, config: st
         incomplete_reason=outcome.incomplete_reason,
         notes=notes,
         properties_checked=[inv.name for inv in spec.invariants] + (["Deadlock"] if options.deadlock else []),
+        symmetry=options.symmetry,
     )
     canon = spec.symmetry_fn if options.symmetry else None
     if outcome.violation is not None:

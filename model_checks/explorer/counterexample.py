@@ -73,13 +73,29 @@ def replay_path(inst: Instance, canonical_path: list[int], states: list[Any], ca
     return out
 
 
+def diff(before: Mapping[str, Any], after: Mapping[str, Any]) -> dict[str, tuple[Any, Any]]:
+    """What changed, variable by variable; a function's change is shown key by key (``status[0]``)."""
+    changes: dict[str, tuple[Any, Any]] = {}
+    for name, new in after.items():
+        old = before.get(name)
+        if old == new:
+            continue
+        if isinstance(old, dict) and isinstance(new, dict):
+            for k in new:
+                if old.get(k) != new[k]:
+                    changes[f"{name}[{k}]"] = (old.get(k), new[k])
+        else:
+            changes[name] = (old, new)
+    return changes
+
+
 def build(inst: Instance, path: list[tuple[Any, Transition | None]], loop_start: int | None = None, stutter: bool = False) -> Counterexample:
     steps: list[Step] = []
     before = inst.describe(path[0][0])
     for number, (state, transition) in enumerate(path[1:], start=1):
         assert transition is not None
         after = inst.describe(state)
-        changes = {k: (before.get(k), v) for k, v in after.items() if before.get(k) != v}
+        changes = diff(before, after)
         steps.append(
             Step(
                 number=number,

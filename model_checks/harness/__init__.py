@@ -1,0 +1,39 @@
+"""The deterministic interleaving harness: run real code under a controlled scheduler.
+
+Public surface (everything else is internal)::
+
+    from model_checks.harness import Options, Result, check, explore, patched, replay, schedules
+
+    def racy(rt):
+        n = [0]
+        def inc():
+            v = n[0]; rt.yield_point(); n[0] = v + 1
+        ts = [rt.start_thread(inc, f"t{i}") for i in range(2)]
+        for t in ts:
+            t.join()
+        def final():
+            assert n[0] == 2, n[0]
+        return final
+
+    result = check(racy, Options(strategy="dpor"))   # result.verdict == "failed"
+"""
+
+from model_checks.harness.check import ExplorationFailed, ReplayDivergence, check, explore, replay
+from model_checks.harness.options import Failure, Options, Result
+from model_checks.harness.patch import patched
+from model_checks.harness.rt.runtime import ControlledRuntime
+from model_checks.harness.strategies.hypothesis import schedules
+
+__all__ = [
+    "ControlledRuntime",
+    "ExplorationFailed",
+    "Failure",
+    "Options",
+    "ReplayDivergence",
+    "Result",
+    "check",
+    "explore",
+    "patched",
+    "replay",
+    "schedules",
+]

@@ -45,6 +45,8 @@ class Op:
             self.objs = self.obj.footprint(self)
 
     def describe(self) -> str:
+        if self.kind == "spawn":
+            return "spawn"
         if self.kind in ("begin", "exit", "yield"):
             label = self.args[0] if self.kind == "yield" and self.args and self.args[0] else ""
             return f"{self.kind}({label})" if label else self.kind

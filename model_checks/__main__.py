@@ -1,0 +1,3 @@
+from model_checks.cli import main
+
+main()

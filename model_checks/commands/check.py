@@ -1,0 +1,75 @@
+"""`lanecheck check DESIGN`: explore a spec (or one of its mutants) at a configuration."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+
+from spec.language import SpecError
+from model_checks.explorer import render
+from model_checks.explorer.check import EXIT_SPEC_ERROR, CheckResult, check
+from model_checks.explorer.search import Options
+from model_checks.progress import spinner
+from model_checks.registry import DESIGNS, design
+
+
+def run_check(
+    design_name: str,
+    config: str,
+    variant: str | None,
+    options: Options,
+) -> CheckResult:
+    """Resolve names and run the explorer; ``KeyError`` for an unknown name, ``SpecError`` for a bad spec."""
+    d = design(design_name)
+    if variant is None:
+        return check(d.spec, d.config(config), options, config=config)
+    mutant = d.mutant(variant)
+    return check(mutant.spec, mutant.constants(d.config(config)), options, config=config)
+
+
+def register(app: typer.Typer) -> None:
+    @app.command("check")
+    def check_command(
+        design_name: Annotated[str, typer.Argument(metavar="DESIGN", help=f"one of: {', '.join(DESIGNS)}")],
+        config: Annotated[str, typer.Option("--config", "-c", help="small | standard | large")] = "small",
+        variant: Annotated[str | None, typer.Option(help="check a named mutant instead of the design")] = None,
+        symmetry: Annotated[bool, typer.Option(help="reduce by the spec's symmetry (skips liveness)")] = False,
+        liveness: Annotated[bool, typer.Option(help="check liveness properties under fairness")] = True,
+        deadlock: Annotated[bool, typer.Option(help="report states with no enabled action")] = True,
+        max_states: Annotated[int | None, typer.Option(help="stop after this many states (verdict: incomplete)")] = None,
+        max_depth: Annotated[int | None, typer.Option(help="stop at this depth (verdict: incomplete)")] = None,
+        time_limit: Annotated[float | None, typer.Option(help="stop after this many seconds (verdict: incomplete)")] = None,
+        json_out: Annotated[bool, typer.Option("--json", help="print the result as JSON")] = False,
+        mermaid: Annotated[Path | None, typer.Option(help="write the counterexample as a Mermaid diagram")] = None,
+        counterexample: Annotated[Path | None, typer.Option(help="write the result with its counterexample as JSON")] = None,
+    ) -> None:
+        """Explore every reachable state; exit 0 holds, 1 violated, 2 usage/spec error, 3 incomplete."""
+        err = Console(stderr=True)
+        options = Options(
+            symmetry=symmetry,
+            liveness=liveness,
+            deadlock=deadlock,
+            max_states=max_states,
+            max_depth=max_depth,
+            time_limit=time_limit,
+        )
+        try:
+            with spinner(err, f"exploring {design_name} [{config}]", enabled=not json_out) as progress:
+                options.progress = progress
+                result = run_check(design_name, config, variant, options)
+        except (KeyError, SpecError) as problem:
+            err.print(f"[red]error:[/red] {problem.args[0] if problem.args else problem}")
+            raise typer.Exit(EXIT_SPEC_ERROR) from None
+        if mermaid is not None:
+            mermaid.write_text(render.mermaid(result))
+        if counterexample is not None:
+            counterexample.write_text(render.dumps(result))
+        if json_out:
+            sys.stdout.write(render.dumps(result) + "\n")
+        else:
+            render.print_result(result, Console())
+        raise typer.Exit(result.exit_code)

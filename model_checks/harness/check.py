@@ -1,0 +1,287 @@
+"""``check`` (one call runs a whole exploration), ``replay`` and the ``@explore`` decorator."""
+
+from __future__ import annotations
+
+import functools
+import os
+import time
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from model_checks.harness.options import Failure, Options, Result
+from model_checks.harness.patch import set_current
+from model_checks.harness.report import build_failure
+from model_checks.harness.rt.backends import make_backend
+from model_checks.harness.rt.runtime import ControlledRuntime
+from model_checks.harness.rt.scheduler import Chooser, Execution, UsageError
+from model_checks.harness.schedule import Schedule, choice_hash, test_tag
+from model_checks.harness.strategies.randomized import PctChooser, RandomChooser
+from model_checks.harness.strategies.search import SearchChooser
+from model_checks.harness.strategies.simple import IndexChooser, ReplayChooser
+
+TestFn = Callable[[ControlledRuntime], object]
+DEFAULT_RANDOM_EXECUTIONS = 1_000
+
+
+class ReplayDivergence(Exception):
+    """The schedule string does not describe an execution of this program."""
+
+
+def run_once(test_fn: TestFn, options: Options, chooser: Chooser) -> Execution:
+    """One execution of ``test_fn`` from the start under ``chooser``."""
+    ex = Execution(
+        make_backend(options.backend),
+        chooser,
+        max_steps=options.max_steps,
+        spurious_wakeups=options.spurious_wakeups,
+        virtual_timeouts=options.virtual_timeouts,
+    )
+    rt = ControlledRuntime(ex)
+    set_current(rt)
+    try:
+        ex.run(lambda: test_fn(rt))
+    finally:
+        set_current(None)
+    return ex
+
+
+class _Search:
+    """Accumulates figures over the executions of one ``check``."""
+
+    def __init__(self, test_fn: TestFn, options: Options, strategy: str) -> None:
+        self.test_fn = test_fn
+        self.options = options
+        self.tag = test_tag(test_fn)
+        self.result = Result(verdict="exhaustive", strategy=strategy)
+        self.start = time.perf_counter()
+        self.failed_ex: Execution | None = None
+
+    def out_of_budget(self) -> str | None:
+        o = self.options
+        if o.max_executions is not None and self.result.executions >= o.max_executions:
+            return f"max_executions={o.max_executions}"
+        if o.time_limit is not None and time.perf_counter() - self.start >= o.time_limit:
+            return f"time_limit={o.time_limit:g}s"
+        return None
+
+    def run(self, chooser: Chooser) -> Execution:
+        ex = run_once(self.test_fn, self.options, chooser)
+        r = self.result
+        r.executions += 1
+        r.steps += len(ex.steps)
+        r.max_preemptions = max(r.max_preemptions, ex.preemptions)
+        if ex.failure is None and not ex.abandoned:
+            r.outcomes.add(ex.outcome)
+        if ex.failure is not None and self.failed_ex is None:
+            self.failed_ex = ex
+        return ex
+
+    def finish(self) -> Result:
+        r = self.result
+        if self.failed_ex is not None and self.failed_ex.failure is not None:
+            r.verdict = "failed"
+            r.failure = build_failure(self.failed_ex, self.failed_ex.failure, self.tag)
+        elif r.bounded_by:
+            r.verdict = "bounded"
+        r.elapsed = time.perf_counter() - self.start
+        return r
+
+
+def _exhaustive(test_fn: TestFn, options: Options) -> Result:
+    dpor = options.strategy == "dpor"
+    s = _Search(test_fn, options, options.strategy)
+    if dpor and options.preemption_bound is not None:
+        s.result.strategy = "dfs"
+        s.result.notes.append(
+            "DPOR with sleep sets is unsound under a preemption bound: ran plain bounded DFS instead"
+        )
+    chooser = SearchChooser(dpor, options.preemption_bound)
+    while True:
+        chooser.start_execution()
+        ex = s.run(chooser)
+        if ex.failure is not None:
+            break
+        if not chooser.advance():
+            break
+        reason = s.out_of_budget()
+        if reason:
+            s.result.bounded_by.append(reason)
+            break
+    if chooser.cut:
+        s.result.bounded_by.insert(0, f"preemption_bound={options.preemption_bound}")
+    s.result.pruned = chooser.pruned
+    return s.finish()
+
+
+def _randomized(test_fn: TestFn, options: Options) -> Result:
+    s = _Search(test_fn, options, options.strategy)
+    limit = options.max_executions
+    if limit is None and options.time_limit is None:
+        limit = DEFAULT_RANDOM_EXECUTIONS
+    s.options = options.with_(max_executions=limit)
+    expected = 50
+    while s.out_of_budget() is None:
+        index = s.result.executions
+        chooser: Chooser
+        if options.strategy == "pct":
+            chooser = PctChooser(options.seed, index, options.pct_depth, expected)
+        else:
+            chooser = RandomChooser(options.seed, index)
+        ex = s.run(chooser)
+        expected = max(expected, len(ex.steps))
+        if ex.failure is not None:
+            break
+    s.result.bounded_by.append(f"{options.strategy} sampling (seed={options.seed})")
+    s.result.notes.append("random and PCT sample the schedule space: never a proof of absence")
+    if s.failed_ex is None:
+        s.result.bounded_by[-1] += f", {s.result.executions} executions"
+    return s.finish()
+
+
+def _minimize(test_fn: TestFn, options: Options, result: Result) -> None:
+    """Look for a failing schedule with fewer preemptions (iterative preemption bounding)."""
+    failure = result.failure
+    if failure is None or failure.preemptions == 0:
+        return
+    budget = options.minimize_executions
+    for bound in range(failure.preemptions):
+        if budget <= 0:
+            return
+        opts = options.with_(
+            strategy="dfs", preemption_bound=bound, max_executions=budget, minimize=False, time_limit=None
+        )
+        found = _exhaustive(test_fn, opts)
+        budget -= found.executions
+        result.executions += found.executions
+        result.steps += found.steps
+        if found.failure is not None and found.failure.kind == failure.kind:
+            result.failure = found.failure
+            result.notes.append(f"shortest failing schedule found with preemption bound {bound}")
+            return
+
+
+def _replay_hint(test_fn: TestFn, schedule: str) -> str:
+    current = os.environ.get("PYTEST_CURRENT_TEST", "")
+    if current:
+        node = current.rsplit(" ", 1)[0]
+        return f"pytest '{node}' --lanecheck-replay={schedule}"
+    name = getattr(test_fn, "__qualname__", "test_fn")
+    return f"replay({name}, {schedule!r})   # or Options(replay={schedule!r})"
+
+
+def check(
+    test_fn: TestFn,
+    options: Options | None = None,
+    *,
+    choices: Sequence[int] | None = None,
+    **overrides: Any,
+) -> Result:
+    """Explore the executions of ``test_fn(rt)`` and return the verdict.
+
+    ``test_fn`` builds the program with ``rt`` only (``rt.lock()``, ``rt.start_thread(...)``),
+    may register ``rt.invariant``, ``rt.pending_work``, ``rt.final`` and may return a final check
+    (a callable run when every thread has finished; its return value is the execution's outcome).
+    ``choices`` (from the ``schedules()`` Hypothesis strategy) runs exactly one execution.
+    """
+    opts = (options or Options()).with_(**overrides) if overrides else (options or Options())
+    if opts.replay:
+        return replay(test_fn, opts.replay, opts)
+    started = time.perf_counter()
+    if choices is not None:
+        s = _Search(test_fn, opts, "choices")
+        s.run(IndexChooser(choices))
+        s.result.bounded_by.append("one execution drawn by Hypothesis")
+        result = s.finish()
+    elif opts.strategy in ("dpor", "dfs"):
+        result = _exhaustive(test_fn, opts)
+    elif opts.strategy in ("random", "pct"):
+        result = _randomized(test_fn, opts)
+    else:
+        raise UsageError(f"unknown strategy {opts.strategy!r}: use 'dpor', 'dfs', 'random' or 'pct'")
+    if result.failure is not None:
+        if opts.minimize and choices is None:
+            _minimize(test_fn, opts, result)
+        result.replay_hint = _replay_hint(test_fn, result.failure.schedule)
+    result.elapsed = time.perf_counter() - started
+    return result
+
+
+def replay(test_fn: TestFn, schedule: str, options: Options | None = None) -> Result:
+    """Run exactly the execution ``schedule`` names; raise ``ReplayDivergence`` if it cannot."""
+    opts = (options or Options()).with_(replay=None)
+    sched = Schedule.decode(schedule)
+    tag = test_tag(test_fn)
+    if sched.tag != tag:
+        raise ReplayDivergence(
+            f"schedule {schedule} was recorded for another test (tag {sched.tag}, this test is {tag})"
+        )
+    chooser = ReplayChooser(sched.actions)
+    s = _Search(test_fn, opts, "replay")
+    ex = s.run(chooser)
+    if chooser.divergence is not None:
+        raise ReplayDivergence(f"replay of {schedule} diverged: {chooser.divergence}")
+    got = choice_hash([(st.tid, st.alt, st.op) for st in ex.steps])
+    if got != sched.hash:
+        raise ReplayDivergence(
+            f"replay of {schedule} diverged: same thread choices, but the program's operations differ "
+            f"(hash {got} != {sched.hash}): the code changed since the schedule was recorded"
+        )
+    s.result.bounded_by.append("one replayed execution")
+    result = s.finish()
+    if result.failure is None:
+        result.notes.append("the replayed execution did not fail (fixed?)")
+    else:
+        result.replay_hint = _replay_hint(test_fn, result.failure.schedule)
+    return result
+
+
+class ExplorationFailed(AssertionError):
+    """Raised by ``@explore`` tests: the message is the full failure report."""
+
+
+_REPLAY_OVERRIDE: list[str | None] = [None]  # set by the pytest plugin (--lanecheck-replay)
+
+
+def set_replay_override(schedule: str | None) -> None:
+    _REPLAY_OVERRIDE[0] = schedule
+
+
+def explore(
+    options: Options | None = None, *, allow_bounded: bool = True, **overrides: Any
+) -> Callable[[TestFn], Callable[[], Result]]:
+    """Decorator: turn ``def test_x(rt): ...`` into a pytest test that explores it.
+
+    ``@explore(preemption_bound=2)`` or ``@explore(Options(...))``. The test fails with the full
+    report when a failure is found, or when the verdict is "bounded" and ``allow_bounded`` is False.
+    """
+    opts = (options or Options()).with_(**overrides) if overrides else (options or Options())
+
+    def decorate(fn: TestFn) -> Callable[[], Result]:
+        @functools.wraps(fn)
+        def test() -> Result:
+            forced = _REPLAY_OVERRIDE[0]
+            if forced is not None:
+                sched = Schedule.decode(forced)
+                if sched.tag != test_tag(fn):
+                    import pytest
+
+                    pytest.skip(f"--lanecheck-replay schedule belongs to another test (tag {sched.tag})")
+                result = replay(fn, forced, opts)
+            else:
+                result = check(fn, opts)
+            if result.failure is not None:
+                raise ExplorationFailed(result.report())
+            if result.verdict == "bounded" and not allow_bounded:
+                raise ExplorationFailed(f"search incomplete: {result.summary()}")
+            return result
+
+        test.__wrapped__ = fn  # type: ignore[attr-defined]
+        test.lanecheck_options = opts  # type: ignore[attr-defined]
+        # pytest must not try to inject a fixture called ``rt``
+        test.__signature__ = __import__("inspect").Signature()  # type: ignore[attr-defined]
+        return test
+
+    return decorate
+
+
+__all__ = ["ExplorationFailed", "Failure", "ReplayDivergence", "check", "explore", "replay", "run_once"]

@@ -1,0 +1,238 @@
+"""Patch mode: run unmodified code written against plain ``threading`` / ``queue``.
+
+``with patched(module, ...):`` temporarily replaces ``Thread``, ``Lock``, ``RLock``, ``Condition``,
+``Event``, ``Semaphore``, ``BoundedSemaphore``, ``current_thread``, ``get_ident`` in ``threading``,
+``Queue``, ``SimpleQueue``, ``LifoQueue`` in ``queue`` and ``time.sleep`` -- and the same
+objects wherever the given modules imported them by name (``from threading import Lock``).
+Inside a controlled thread the replacements create controlled objects; anywhere else (pytest,
+Hypothesis, the harness itself) they hand out the real ones, so nothing else is disturbed.
+"""
+
+from __future__ import annotations
+
+import queue
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from types import ModuleType
+from typing import Any
+
+from model_checks.harness.rt.runtime import ControlledRuntime
+from model_checks.harness.rt.scheduler import UsageError
+from model_checks.harness.sync.primitives import Lock, Queue, Semaphore, ThreadHandle
+
+_CURRENT: list[ControlledRuntime | None] = [None]
+
+_REAL: dict[str, tuple[Any, str, Any]] = {}  # name -> (module, attribute, original)
+
+
+def set_current(rt: ControlledRuntime | None) -> None:
+    _CURRENT[0] = rt
+
+
+def _controlled() -> ControlledRuntime | None:
+    rt = _CURRENT[0]
+    if rt is None or rt._ex.backend.current() is None:
+        return None
+    return rt
+
+
+_real_thread = threading.Thread
+_real_lock = threading.Lock
+_real_rlock = threading.RLock
+_real_condition = threading.Condition
+_real_event = threading.Event
+_real_semaphore = threading.Semaphore
+_real_bounded = threading.BoundedSemaphore
+_real_current_thread = threading.current_thread
+_real_get_ident = threading.get_ident
+_real_queue = queue.Queue
+_real_simple_queue = queue.SimpleQueue
+_real_lifo_queue = queue.LifoQueue
+_real_sleep = time.sleep
+
+
+class _MainThread:
+    name = "main"
+    daemon = False
+
+    def is_alive(self) -> bool:
+        return True
+
+
+class Thread:
+    """``threading.Thread`` as a controlled thread (subclassing and ``run()`` overrides work)."""
+
+    def __new__(cls, *args: Any, **kwargs: Any) -> Any:
+        if _controlled() is None:
+            if cls is Thread:
+                return _real_thread(*args, **kwargs)
+            raise UsageError("a patched Thread subclass can only be created inside a controlled thread")
+        return super().__new__(cls)
+
+    def __init__(
+        self,
+        group: None = None,
+        target: Callable[..., object] | None = None,
+        name: str | None = None,
+        args: tuple[Any, ...] = (),
+        kwargs: dict[str, Any] | None = None,
+        *,
+        daemon: bool | None = None,
+    ) -> None:
+        rt = _controlled()
+        assert rt is not None
+        self._rt = rt
+        self._target = target
+        self._args = args
+        self._kwargs = kwargs or {}
+        self._name = name or f"Thread-{len(rt._ex.objects)}"
+        self.daemon = bool(daemon)
+        self._handle: ThreadHandle | None = None
+
+    @property
+    def name(self) -> str:
+        return self._name
+
+    @name.setter
+    def name(self, value: str) -> None:
+        self._name = value
+
+    def getName(self) -> str:  # noqa: N802 - threading's legacy API
+        return self._name
+
+    @property
+    def ident(self) -> int | None:
+        return None if self._handle is None else self._handle.ident
+
+    def run(self) -> None:
+        if self._target is not None:
+            self._target(*self._args, **self._kwargs)
+
+    def start(self) -> None:
+        if self._handle is not None:
+            raise RuntimeError("threads can only be started once")
+        self._handle = self._rt.start_thread(self.run, self._name)
+        _THREAD_OBJECTS[id(self._rt), self._handle.ident] = self
+
+    def join(self, timeout: float | None = None) -> None:
+        if self._handle is None:
+            raise RuntimeError("cannot join thread before it is started")
+        self._handle.join(timeout)
+
+    def is_alive(self) -> bool:
+        return self._handle is not None and self._handle.is_alive()
+
+
+_THREAD_OBJECTS: dict[tuple[int, int], Thread] = {}
+
+
+def _lock() -> Any:
+    rt = _controlled()
+    return _real_lock() if rt is None else rt.lock()
+
+
+def _rlock(*args: Any, **kwargs: Any) -> Any:
+    rt = _controlled()
+    return _real_rlock(*args, **kwargs) if rt is None else rt.rlock()
+
+
+def _condition(lock: Any = None) -> Any:
+    rt = _controlled()
+    return _real_condition(lock) if rt is None else rt.condition(lock)
+
+
+def _event() -> Any:
+    rt = _controlled()
+    return _real_event() if rt is None else rt.event()
+
+
+def _semaphore(value: int = 1) -> Any:
+    rt = _controlled()
+    return _real_semaphore(value) if rt is None else rt.semaphore(value)
+
+
+def _bounded_semaphore(value: int = 1) -> Any:
+    rt = _controlled()
+    return _real_bounded(value) if rt is None else Semaphore(rt._ex, value, bounded=True)
+
+
+def _current_thread() -> Any:
+    rt = _controlled()
+    if rt is None:
+        return _real_current_thread()
+    tid = rt._ex.backend.current()
+    assert tid is not None
+    return _THREAD_OBJECTS.get((id(rt), tid)) or (_MainThread() if tid == 0 else rt.current_thread())
+
+
+def _get_ident() -> int:
+    rt = _controlled()
+    if rt is None:
+        return _real_get_ident()
+    tid = rt._ex.backend.current()
+    return 1_000_000 + (tid or 0)
+
+
+def _queue(maxsize: int = 0) -> Any:
+    rt = _controlled()
+    return _real_queue(maxsize) if rt is None else rt.queue(maxsize)
+
+
+def _simple_queue() -> Any:
+    rt = _controlled()
+    return _real_simple_queue() if rt is None else rt.queue(0)
+
+
+def _lifo_queue(maxsize: int = 0) -> Any:
+    rt = _controlled()
+    return _real_lifo_queue(maxsize) if rt is None else Queue(rt._ex, maxsize, lifo=True)
+
+
+def _sleep(seconds: float) -> None:
+    rt = _controlled()
+    if rt is None:
+        _real_sleep(seconds)
+    else:
+        rt.sleep(seconds)
+
+
+_REPLACEMENTS: list[tuple[ModuleType, str, Any, Any]] = [
+    (threading, "Thread", _real_thread, Thread),
+    (threading, "Lock", _real_lock, _lock),
+    (threading, "RLock", _real_rlock, _rlock),
+    (threading, "Condition", _real_condition, _condition),
+    (threading, "Event", _real_event, _event),
+    (threading, "Semaphore", _real_semaphore, _semaphore),
+    (threading, "BoundedSemaphore", _real_bounded, _bounded_semaphore),
+    (threading, "current_thread", _real_current_thread, _current_thread),
+    (threading, "get_ident", _real_get_ident, _get_ident),
+    (queue, "Queue", _real_queue, _queue),
+    (queue, "SimpleQueue", _real_simple_queue, _simple_queue),
+    (queue, "LifoQueue", _real_lifo_queue, _lifo_queue),
+    (time, "sleep", _real_sleep, _sleep),
+]
+
+
+@contextmanager
+def patched(*modules: ModuleType) -> Iterator[None]:
+    """Replace the ``threading``/``queue``/``time.sleep`` names (and their by-name imports in
+    ``modules``) with controlled versions for the duration of the block."""
+    undo: list[tuple[Any, str, Any]] = []
+    try:
+        for mod, attr, real, fake in _REPLACEMENTS:
+            undo.append((mod, attr, getattr(mod, attr)))
+            setattr(mod, attr, fake)
+        by_identity = {id(real): fake for _, _, real, fake in _REPLACEMENTS}
+        for module in modules:
+            for name, value in list(vars(module).items()):
+                fake = by_identity.get(id(value))
+                if fake is not None:
+                    undo.append((module, name, value))
+                    setattr(module, name, fake)
+        yield
+    finally:
+        for target, name, value in reversed(undo):
+            setattr(target, name, value)
+        _THREAD_OBJECTS.clear()

@@ -1,0 +1,1 @@
+"""Exploration strategies: each is a ``Chooser`` the scheduler asks at every step."""

@@ -1,0 +1,217 @@
+"""Stateless exhaustive search: depth-first over scheduling choices, with DPOR and sleep sets.
+
+Each execution re-runs the test from the start, following the choices on ``stack`` (one frame
+per step of the current path) and then taking new ones. After it ends, the deepest frame with an
+unexplored action in its backtrack set becomes the branch point of the next execution.
+
+* ``dfs``: the backtrack set of a frame is every enabled action (within the preemption bound).
+* ``dpor``: Flanagan & Godefroid's dynamic partial-order reduction (POPL 2005) with sleep sets
+  (Godefroid 1996). After every step, for every thread p with next operation o: find the last
+  step i (of another thread) that is dependent with o, may be co-enabled with it and does not
+  happen-before p (vector clocks); at the state before i, schedule p if p was enabled there, else
+  a thread that was enabled there and whose later step happens-before p, else every enabled
+  thread. Operations are dependent when they touch a common object (two pure reads are not);
+  yield points are dependent with everything. A thread's timeout/spurious alternatives are
+  explored whenever the thread is. Sound for deadlocks, assertion failures and final states of
+  terminating programs, with no preemption bound (see docs/harness.md).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from model_checks.harness.rt.objects import GLOBAL, Action, Op, dependent
+from model_checks.harness.rt.scheduler import Execution, UsageError
+
+Clock = list[int]
+
+
+def _join(a: Clock, b: Clock) -> Clock:
+    if len(a) < len(b):
+        a = a + [0] * (len(b) - len(a))
+    return [max(x, b[i]) if i < len(b) else x for i, x in enumerate(a)]
+
+
+def _coenabled(earlier: Op, later: Op) -> bool:
+    """False only for pairs that can never be enabled together."""
+    if earlier.kind == "exit" and later.kind == "join":
+        return False
+    return not (earlier.kind == "release" and later.kind == "acquire" and earlier.obj is later.obj)
+
+
+@dataclass(eq=False)
+class Frame:
+    enabled: list[Action]
+    ops: dict[int, Op]  # pending operation of every live thread at this state
+    allowed: list[Action]  # enabled, within the preemption bound
+    sleep: set[Action]  # sleep set on entry
+    backtrack: set[Action] = field(default_factory=set)
+    done: set[Action] = field(default_factory=set)
+    chosen: Action = (0, 0)
+    tid: int = 0
+    op: Op | None = None
+
+
+class SearchChooser:
+    """One instance drives a whole exhaustive search (many executions)."""
+
+    def __init__(self, dpor: bool, preemption_bound: int | None) -> None:
+        self.dpor = dpor and preemption_bound is None
+        self.bound = preemption_bound
+        self.stack: list[Frame] = []
+        self.replay_len = 0
+        self.cut = False  # the preemption bound excluded some action
+        self.pruned = 0
+        self.sleep_blocked = 0
+
+    # ---------------------------------------------------------------- per execution
+    def start_execution(self) -> None:
+        self.thread_clock: dict[int, Clock] = {0: []}
+        self.obj_write: dict[int, Clock] = {}
+        self.obj_reads: dict[int, Clock] = {}
+        self.global_clock: Clock = []
+        self.all_clock: Clock = []
+        self.step_clocks: list[Clock] = []
+        self.next_sleep: set[Action] = set()
+
+    def choose(self, ex: Execution, enabled: list[Action]) -> Action | None:
+        d = len(ex.steps)
+        if d < self.replay_len:
+            f = self.stack[d]
+            if set(f.enabled) != set(enabled):
+                raise UsageError(
+                    f"the test is not deterministic: at step {d} the same schedule enabled "
+                    f"{sorted(f.enabled)} before and {sorted(enabled)} now (does it use time, "
+                    "randomness, or real threads / locks the harness does not control?)"
+                )
+            return f.chosen
+        prev = ex.steps[-1].tid if ex.steps else None
+        prev_enabled = prev is not None and any(a[0] == prev for a in enabled)
+
+        def within(a: Action) -> bool:
+            if self.bound is None or not prev_enabled or a[0] == prev:
+                return True
+            return ex.preemptions < self.bound
+
+        allowed = [a for a in enabled if within(a)]
+        if len(allowed) < len(enabled):
+            self.cut = True
+        ops = {t.tid: t.pending for t in ex.threads if t.pending is not None and not t.finished}
+        f = Frame(enabled, ops, allowed, self.next_sleep if self.dpor else set())
+        awake = [a for a in allowed if a not in f.sleep]
+        if not awake:
+            self.sleep_blocked += 1
+            self.pruned += len(allowed)
+            return None
+        f.chosen = awake[0]
+        if self.dpor:
+            f.backtrack = {a for a in awake if a[0] == f.chosen[0]}
+        else:
+            f.backtrack = set(allowed)
+        self.stack.append(f)
+        self.replay_len = len(self.stack)
+        return f.chosen
+
+    def after_step(self, ex: Execution) -> None:
+        d = len(ex.steps) - 1
+        step = ex.steps[d]
+        f = self.stack[d]
+        f.tid, f.op = step.tid, step.op
+        if not self.dpor:
+            return
+        clock = self._clock(step.tid, step.op, d)
+        if d < len(self.stack) - 1:
+            return  # a replayed prefix: its races were analysed when it was first run
+        # sleep set of the next state: what slept here (or was explored here) and is independent
+        asleep = f.sleep | f.done
+        self.next_sleep = {
+            b for b in asleep if b[0] != step.tid and b[0] in f.ops and not dependent(f.ops[b[0]], step.op)
+        }
+        del clock
+        self._races(ex, d)
+
+    def _clock(self, tid: int, op: Op, d: int) -> Clock:
+        c = list(self.thread_clock.get(tid, []))
+        if op.objs is GLOBAL:
+            c = _join(c, self.all_clock)
+        else:
+            c = _join(c, self.global_clock)
+            for o in op.objs:
+                c = _join(c, self.obj_write.get(o, []))
+                if not op.read:
+                    c = _join(c, self.obj_reads.get(o, []))
+        while len(c) <= tid:
+            c.append(0)
+        c[tid] = d + 1
+        self.thread_clock[tid] = c
+        self.step_clocks.append(c)
+        self.all_clock = _join(self.all_clock, c)
+        if op.objs is GLOBAL:
+            self.global_clock = c
+        else:
+            for o in op.objs:
+                if op.read:
+                    self.obj_reads[o] = _join(self.obj_reads.get(o, []), c)
+                else:
+                    self.obj_write[o] = c
+                    self.obj_reads[o] = c
+        if op.kind == "spawn":
+            child = getattr(op.obj, "tid", None)
+            if isinstance(child, int):
+                self.thread_clock[child] = list(c)
+        return c
+
+    def _hb(self, i: int, tid_i: int, p: int) -> bool:
+        """Does step ``i`` (run by ``tid_i``) happen before the current state of thread ``p``?"""
+        c = self.thread_clock.get(p, [])
+        return tid_i < len(c) and c[tid_i] >= i + 1
+
+    def _races(self, ex: Execution, d: int) -> None:
+        last = ex.steps[d]
+        for t in ex.threads:
+            if t.finished or t.pending is None:
+                continue
+            p, nxt = t.tid, t.pending
+            if p != last.tid and not dependent(last.op, nxt):
+                continue  # nothing new to race with since the last analysis of p
+            for i in range(d, -1, -1):
+                fi = self.stack[i]
+                if fi.tid == p or fi.op is None:
+                    continue
+                if not dependent(fi.op, nxt) or not _coenabled(fi.op, nxt):
+                    continue
+                if self._hb(i, fi.tid, p):
+                    continue
+                self._add_backtrack(fi, i, p, d)
+                break
+
+    def _add_backtrack(self, fi: Frame, i: int, p: int, d: int) -> None:
+        enabled_tids = {a[0] for a in fi.enabled}
+        if p in enabled_tids:
+            fi.backtrack.update(a for a in fi.enabled if a[0] == p)
+            return
+        for j in range(i + 1, d + 1):
+            q = self.stack[j].tid
+            if q in enabled_tids and self._hb(j, q, p):
+                fi.backtrack.update(a for a in fi.enabled if a[0] == q)
+                return
+        fi.backtrack.update(fi.enabled)
+
+    # ---------------------------------------------------------------- between executions
+    def advance(self) -> bool:
+        """Move to the next unexplored branch; False when the search is complete."""
+        while self.stack:
+            f = self.stack[-1]
+            f.done.add(f.chosen)
+            allowed = set(f.allowed)
+            todo = sorted(
+                (a for a in f.backtrack if a not in f.done and a not in f.sleep and a in allowed),
+                key=lambda a: (a[0] != f.chosen[0], a),
+            )
+            if todo:
+                f.chosen = todo[0]
+                self.replay_len = len(self.stack)
+                return True
+            self.pruned += len([a for a in f.allowed if a not in f.done])
+            self.stack.pop()
+        return False

@@ -1,0 +1,53 @@
+"""Choosers that follow a given script: a replayed schedule, or a list of choice indices."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from model_checks.harness.rt.objects import ALT_MARK, Action
+from model_checks.harness.rt.scheduler import Execution
+
+
+class ReplayChooser:
+    """Follow a recorded schedule exactly; note where the program departs from it."""
+
+    def __init__(self, actions: Sequence[Action]) -> None:
+        self.actions = list(actions)
+        self.divergence: str | None = None
+
+    def choose(self, ex: Execution, enabled: list[Action]) -> Action | None:
+        i = len(ex.steps)
+        if i >= len(self.actions):
+            self.divergence = (
+                f"the execution continues after the {len(self.actions)} recorded steps "
+                "(the program or its failure changed)"
+            )
+            return None
+        want = self.actions[i]
+        if want not in enabled:
+            shown = ", ".join(f"{ex.thread_label(t)}{ALT_MARK[a]}" for t, a in enabled)
+            self.divergence = (
+                f"at step {i} the schedule runs thread #{want[0]}{ALT_MARK[want[1]]}, which is not "
+                f"enabled (enabled: {shown or 'none'}): the program is not the one recorded"
+            )
+            return None
+        return want
+
+    def after_step(self, ex: Execution) -> None:
+        return None
+
+
+class IndexChooser:
+    """Choice ``k`` picks ``enabled[k % len(enabled)]``; 0 (and running out) means "keep the
+    running thread", so shrinking the list towards zeros shrinks towards fewer preemptions."""
+
+    def __init__(self, choices: Sequence[int]) -> None:
+        self.choices = list(choices)
+
+    def choose(self, ex: Execution, enabled: list[Action]) -> Action | None:
+        i = len(ex.steps)
+        k = self.choices[i] if i < len(self.choices) else 0
+        return enabled[k % len(enabled)]
+
+    def after_step(self, ex: Execution) -> None:
+        return None

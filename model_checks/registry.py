@@ -1,0 +1,45 @@
+"""The designs lanecheck knows: each spec with its configurations and its mutants."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from spec.language import Spec
+from spec.work_lane import SPEC as WORK_LANE
+from model_checks.configs.work_lane import CONFIGS as WORK_LANE_CONFIGS
+from model_checks.mutants.work_lane_spec import MUTANTS as WORK_LANE_MUTANTS
+from model_checks.mutants.work_lane_spec import SpecMutant
+
+
+@dataclass(frozen=True)
+class Design:
+    name: str
+    spec: Spec
+    configs: dict[str, Any]
+    mutants: dict[str, SpecMutant]
+    standard: str = "standard"
+
+    def config(self, name: str) -> Any:
+        try:
+            return self.configs[name]
+        except KeyError:
+            raise KeyError(f"{self.name} has no configuration {name!r}; known: {', '.join(self.configs)}") from None
+
+    def mutant(self, name: str) -> SpecMutant:
+        try:
+            return self.mutants[name]
+        except KeyError:
+            raise KeyError(f"{self.name} has no variant {name!r}; known: {', '.join(self.mutants)}") from None
+
+
+DESIGNS: dict[str, Design] = {
+    "work-lane": Design("work-lane", WORK_LANE, WORK_LANE_CONFIGS, WORK_LANE_MUTANTS),
+}
+
+
+def design(name: str) -> Design:
+    try:
+        return DESIGNS[name]
+    except KeyError:
+        raise KeyError(f"no design {name!r}; known: {', '.join(DESIGNS)}") from None
