@@ -13,7 +13,9 @@ app = typer.Typer(
     no_args_is_help=True,
     pretty_exceptions_enable=False,
 )
-bench_app = typer.Typer(help="Benchmarks: ratios against baselines measured in the same run.", no_args_is_help=True)
+bench_app = typer.Typer(
+    help="Benchmarks: ratios against baselines measured in the same run.", no_args_is_help=True
+)
 app.add_typer(bench_app, name="bench")
 
 # Each module defines ``register(app)``; bench modules ``register_bench(bench_app)``.

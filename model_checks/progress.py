@@ -19,7 +19,13 @@ def spinner(console: Console, label: str, enabled: bool = True) -> Iterator[Repo
         yield None
         return
     started = time.perf_counter()
-    progress = Progress(SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(), console=console, transient=True)
+    progress = Progress(
+        SpinnerColumn(),
+        TextColumn("{task.description}"),
+        TimeElapsedColumn(),
+        console=console,
+        transient=True,
+    )
     task = progress.add_task(label)
     shown = False
 
@@ -29,7 +35,9 @@ def spinner(console: Console, label: str, enabled: bool = True) -> Iterator[Repo
             progress.start()
             shown = True
         if shown:
-            progress.update(task, description=f"{label}: {states:,} states, {transitions:,} transitions, depth {depth}")
+            progress.update(
+                task, description=f"{label}: {states:,} states, {transitions:,} transitions, depth {depth}"
+            )
 
     try:
         yield report

@@ -5,11 +5,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from spec.language import Spec
-from spec.work_lane import SPEC as WORK_LANE
 from model_checks.configs.work_lane import CONFIGS as WORK_LANE_CONFIGS
 from model_checks.mutants.work_lane_spec import MUTANTS as WORK_LANE_MUTANTS
 from model_checks.mutants.work_lane_spec import SpecMutant
+from spec.language import Spec
+from spec.work_lane import SPEC as WORK_LANE
 
 
 @dataclass(frozen=True)
@@ -24,7 +24,9 @@ class Design:
         try:
             return self.configs[name]
         except KeyError:
-            raise KeyError(f"{self.name} has no configuration {name!r}; known: {', '.join(self.configs)}") from None
+            raise KeyError(
+                f"{self.name} has no configuration {name!r}; known: {', '.join(self.configs)}"
+            ) from None
 
     def mutant(self, name: str) -> SpecMutant:
         try:

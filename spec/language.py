@@ -283,7 +283,9 @@ class SpecBuilder:
         self._set(constraint_fn=fn)
         return fn
 
-    def describe(self, fn: Callable[[Any, Any], Mapping[str, Any]]) -> Callable[[Any, Any], Mapping[str, Any]]:
+    def describe(
+        self, fn: Callable[[Any, Any], Mapping[str, Any]]
+    ) -> Callable[[Any, Any], Mapping[str, Any]]:
         """How to show a state to a person: variable name -> readable value."""
         self._set(describe_fn=fn)
         return fn
@@ -314,6 +316,7 @@ def variant(
     replacing = dict(replace_actions or {})
     for missing in (set(replacing) | set(drop_actions)) - known:
         raise SpecError(f"variant {name}: {base.name} has no action {missing}")
+
     def swapped(a: Action) -> Action:
         new = replacing[a.name]
         if isinstance(new, Action):

@@ -19,7 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from spec.language import EventuallyAlways, Function, LeadsTo, SpecBuilder, WF, emit
+from spec.language import WF, EventuallyAlways, Function, LeadsTo, SpecBuilder, emit
 
 # ============================================================================ CONSTANTS
 
@@ -182,8 +182,8 @@ def WorkersIdle(s: Vars) -> bool:
 def Reservations(s: Vars, lane: int) -> int:
     """How many reservations the lane has: work items queued, taken, being drained or owed."""
     held = s.ready.count(lane)
-    held += sum(1 for pc, l, _, _ in s.worker.values() if l == lane and pc != W_IDLE)
-    held += sum(1 for pc, _, l in s.producer.values() if pc == P_OWES and l == lane)
+    held += sum(1 for pc, at, _, _ in s.worker.values() if at == lane and pc != W_IDLE)
+    held += sum(1 for pc, _, at in s.producer.values() if pc == P_OWES and at == lane)
     return held
 
 
@@ -286,7 +286,9 @@ def ProducerSubmit(c: Constants, s: Vars, p: str) -> object:
     if pc != P_OWES:
         return None
     assert lane is not None
-    return emit(s._replace(ready=(*s.ready, lane), producer=s.producer.except_(p, (P_IDLE, k, None))), lane=lane)
+    return emit(
+        s._replace(ready=(*s.ready, lane), producer=s.producer.except_(p, (P_IDLE, k, None))), lane=lane
+    )
 
 
 # ============================================================================ ACTIONS: workers
@@ -309,7 +311,9 @@ def DrainBegin(c: Constants, s: Vars, w: str) -> object:
         return None
     assert lane is not None
     return emit(
-        s._replace(status=s.status.except_(lane, DRAINING), worker=s.worker.except_(w, (W_DRAIN, lane, 0, None))),
+        s._replace(
+            status=s.status.except_(lane, DRAINING), worker=s.worker.except_(w, (W_DRAIN, lane, 0, None))
+        ),
         lane=lane,
     )
 
@@ -333,7 +337,9 @@ def Pop(c: Constants, s: Vars, w: str) -> object:
     queue = s.queue[lane]
     if not queue:
         return None
-    return s._replace(queue=s.queue.except_(lane, queue[1:]), worker=s.worker.except_(w, (W_DRAIN, lane, n, queue[0])))
+    return s._replace(
+        queue=s.queue.except_(lane, queue[1:]), worker=s.worker.except_(w, (W_DRAIN, lane, n, queue[0]))
+    )
 
 
 @WorkLane.action(Workers)
@@ -357,7 +363,10 @@ def Invoke(c: Constants, s: Vars, w: str) -> object:
     assert lane is not None
     position, item = hand
     return emit(
-        s._replace(invoked=s.invoked.except_(lane, position), worker=s.worker.except_(w, (W_DRAIN, lane, n + 1, None))),
+        s._replace(
+            invoked=s.invoked.except_(lane, position),
+            worker=s.worker.except_(w, (W_DRAIN, lane, n + 1, None)),
+        ),
         lane=lane,
         item=item,
     )
@@ -396,7 +405,9 @@ def DrainEndResubmit(c: Constants, s: Vars, w: str) -> object:
     if not s.queue[lane]:
         return None
     return emit(
-        s._replace(status=s.status.except_(lane, SCHEDULED), worker=s.worker.except_(w, (W_OWES, lane, 0, None))),
+        s._replace(
+            status=s.status.except_(lane, SCHEDULED), worker=s.worker.except_(w, (W_OWES, lane, 0, None))
+        ),
         lane=lane,
         outcome="resubmit",
         invoked=n,
@@ -410,7 +421,9 @@ def WorkerSubmit(c: Constants, s: Vars, w: str) -> object:
     if pc != W_OWES:
         return None
     assert lane is not None
-    return emit(s._replace(ready=(*s.ready, lane), worker=s.worker.except_(w, (W_IDLE, None, 0, None))), lane=lane)
+    return emit(
+        s._replace(ready=(*s.ready, lane), worker=s.worker.except_(w, (W_IDLE, None, 0, None))), lane=lane
+    )
 
 
 @WorkLane.action(Workers, Modes, event="stop_rejected")
@@ -438,7 +451,9 @@ def StopWhileStopping(c: Constants, s: Vars, t: str) -> object:
     """A second Stop while one is in progress: refused."""
     if s.stopper[t] != "idle" or s.phase not in (CLOSING, STOPPING):
         return None
-    return emit(s._replace(stopper=s.stopper.except_(t, "done")), mode=c.mode_of(t), reason="stop_in_progress")
+    return emit(
+        s._replace(stopper=s.stopper.except_(t, "done")), mode=c.mode_of(t), reason="stop_in_progress"
+    )
 
 
 @WorkLane.action(Stoppers)
@@ -478,7 +493,10 @@ def DiscardLane(c: Constants, s: Vars, t: str, lane: int) -> object:
     if not queue:
         return None
     return emit(
-        s._replace(queue=s.queue.except_(lane, ()), discarded=s.discarded.except_(lane, s.discarded[lane] + len(queue))),
+        s._replace(
+            queue=s.queue.except_(lane, ()),
+            discarded=s.discarded.except_(lane, s.discarded[lane] + len(queue)),
+        ),
         lane=lane,
         items=[item for _, item in queue],
     )
@@ -514,7 +532,9 @@ def NoLostWakeup(c: Constants, s: Vars) -> str | None:
     for lane in Lanes(c):
         if s.queue[lane] and Reservations(s, lane) == 0:
             items = ", ".join(item for _, item in s.queue[lane])
-            return f"lane {lane} holds {items} but is {s.status[lane]} with no reservation: nobody will run it"
+            return (
+                f"lane {lane} holds {items} but is {s.status[lane]} with no reservation: nobody will run it"
+            )
     return None
 
 
@@ -531,7 +551,9 @@ def OneReservationPerLane(c: Constants, s: Vars) -> str | None:
 def OneDrainerPerLane(c: Constants, s: Vars) -> str | None:
     """Callbacks of one lane never overlap: at most one worker drains it, and only while it is Draining."""
     for lane in Lanes(c):
-        drainers = [w for w, (pc, l, _, _) in s.worker.items() if l == lane and pc not in (W_IDLE, W_TOOK, W_OWES)]
+        drainers = [
+            w for w, (pc, at, _, _) in s.worker.items() if at == lane and pc not in (W_IDLE, W_TOOK, W_OWES)
+        ]
         if len(drainers) > 1:
             return f"lane {lane} is drained by {' and '.join(drainers)} at once"
         if drainers and s.status[lane] != DRAINING:
@@ -545,7 +567,8 @@ def OneDrainerPerLane(c: Constants, s: Vars) -> str | None:
 def ReadyQueueBounded(c: Constants, s: Vars) -> str | None:
     """A submission never finds the ready queue full."""
     if len(s.ready) > c.ready_capacity:
-        return f"the ready queue holds {len(s.ready)} work items, capacity {c.ready_capacity}: a submission failed"
+        held = len(s.ready)
+        return f"the ready queue holds {held} work items, capacity {c.ready_capacity}: a submission failed"
     return None
 
 
@@ -553,18 +576,20 @@ def ReadyQueueBounded(c: Constants, s: Vars) -> str | None:
 def Conservation(c: Constants, s: Vars) -> str | None:
     """Accepted = invoked + queued + popped-not-yet-invoked + discarded, per lane."""
     for lane in Lanes(c):
-        in_hand = sum(1 for _, l, _, hand in s.worker.values() if l == lane and hand is not None)
+        in_hand = sum(1 for _, at, _, hand in s.worker.values() if at == lane and hand is not None)
         done = s.invoked[lane] + len(s.queue[lane]) + in_hand + s.discarded[lane]
         if s.accepted[lane] != done:
-            return f"lane {lane}: {s.accepted[lane]} accepted but {done} invoked, queued, in hand or discarded"
+            return (
+                f"lane {lane}: {s.accepted[lane]} accepted but {done} invoked, queued, in hand or discarded"
+            )
     return None
 
 
 @WorkLane.invariant
 def PerLaneFifo(c: Constants, s: Vars) -> str | None:
-    """A lane's items are invoked in acceptance order, each once: what is left is the next run of positions."""
+    """A lane's items run in acceptance order, each once: what is left is the next run of positions."""
     for lane in Lanes(c):
-        hands = [hand for _, l, _, hand in s.worker.values() if l == lane and hand is not None]
+        hands = [hand for _, at, _, hand in s.worker.values() if at == lane and hand is not None]
         pending = [position for position, _ in (*hands, *s.queue[lane])]
         expected = list(range(s.invoked[lane] + 1, s.invoked[lane] + 1 + len(pending)))
         if s.discarded[lane] == 0 and pending != expected:
@@ -583,7 +608,7 @@ def BudgetRespected(c: Constants, s: Vars) -> str | None:
 
 @WorkLane.invariant
 def StoppedMeansQuiet(c: Constants, s: Vars) -> str | None:
-    """After Stop returns, nothing is queued, reserved or running: every accepted item ran or was discarded."""
+    """After Stop returns nothing is queued, reserved or running: every accepted item ran or was dropped."""
     if s.phase != STOPPED:
         return None
     for lane in Lanes(c):
@@ -655,7 +680,10 @@ def Show(c: Constants, s: Vars) -> dict[str, object]:
         "queue": {lane: [item for _, item in s.queue[lane]] for lane in Lanes(c)},
         "status": s.status.as_dict(),
         "ready": list(s.ready),
-        "producer": {p: f"{pc}#{k}" + (f"->lane {lane}" if lane is not None else "") for p, (pc, k, lane) in s.producer.items()},
+        "producer": {
+            p: f"{pc}#{k}" + (f"->lane {lane}" if lane is not None else "")
+            for p, (pc, k, lane) in s.producer.items()
+        },
         "worker": {
             w: pc if lane is None else f"{pc} lane {lane} n={n}" + (f" holding {hand[1]}" if hand else "")
             for w, (pc, lane, n, hand) in s.worker.items()

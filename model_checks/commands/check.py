@@ -9,12 +9,12 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
-from spec.language import SpecError
 from model_checks.explorer import render
 from model_checks.explorer.check import EXIT_SPEC_ERROR, CheckResult, check
 from model_checks.explorer.search import Options
 from model_checks.progress import spinner
 from model_checks.registry import DESIGNS, design
+from spec.language import SpecError
 
 
 def run_check(
@@ -36,16 +36,30 @@ def register(app: typer.Typer) -> None:
     def check_command(
         design_name: Annotated[str, typer.Argument(metavar="DESIGN", help=f"one of: {', '.join(DESIGNS)}")],
         config: Annotated[str, typer.Option("--config", "-c", help="small | standard | large")] = "small",
-        variant: Annotated[str | None, typer.Option(help="check a named mutant instead of the design")] = None,
-        symmetry: Annotated[bool, typer.Option(help="reduce by the spec's symmetry (skips liveness)")] = False,
+        variant: Annotated[
+            str | None, typer.Option(help="check a named mutant instead of the design")
+        ] = None,
+        symmetry: Annotated[
+            bool, typer.Option(help="reduce by the spec's symmetry (skips liveness)")
+        ] = False,
         liveness: Annotated[bool, typer.Option(help="check liveness properties under fairness")] = True,
         deadlock: Annotated[bool, typer.Option(help="report states with no enabled action")] = True,
-        max_states: Annotated[int | None, typer.Option(help="stop after this many states (verdict: incomplete)")] = None,
-        max_depth: Annotated[int | None, typer.Option(help="stop at this depth (verdict: incomplete)")] = None,
-        time_limit: Annotated[float | None, typer.Option(help="stop after this many seconds (verdict: incomplete)")] = None,
+        max_states: Annotated[
+            int | None, typer.Option(help="stop after this many states (verdict: incomplete)")
+        ] = None,
+        max_depth: Annotated[
+            int | None, typer.Option(help="stop at this depth (verdict: incomplete)")
+        ] = None,
+        time_limit: Annotated[
+            float | None, typer.Option(help="stop after this many seconds (verdict: incomplete)")
+        ] = None,
         json_out: Annotated[bool, typer.Option("--json", help="print the result as JSON")] = False,
-        mermaid: Annotated[Path | None, typer.Option(help="write the counterexample as a Mermaid diagram")] = None,
-        counterexample: Annotated[Path | None, typer.Option(help="write the result with its counterexample as JSON")] = None,
+        mermaid: Annotated[
+            Path | None, typer.Option(help="write the counterexample as a Mermaid diagram")
+        ] = None,
+        counterexample: Annotated[
+            Path | None, typer.Option(help="write the result with its counterexample as JSON")
+        ] = None,
     ) -> None:
         """Explore every reachable state; exit 0 holds, 1 violated, 2 usage/spec error, 3 incomplete."""
         err = Console(stderr=True)

@@ -59,11 +59,14 @@ def register(app: typer.Typer) -> None:
         rows = collect(quick, area, None if json_out else err)
         failed = [r for r in rows if not r.ok]
         if json_out:
-            sys.stdout.write(json.dumps({"ok": not failed, "rows": [r.as_json() for r in rows]}, indent=2) + "\n")
+            sys.stdout.write(
+                json.dumps({"ok": not failed, "rows": [r.as_json() for r in rows]}, indent=2) + "\n"
+            )
         else:
             Console().print(table(rows))
             if failed:
-                Console().print(f"[bold red]{len(failed)} of {len(rows)} checks did not get their expected verdict[/bold red]")
+                missed = f"{len(failed)} of {len(rows)} checks did not get their expected verdict"
+                Console().print(f"[bold red]{missed}[/bold red]")
             else:
                 Console().print(f"[bold green]all {len(rows)} checks got their expected verdict[/bold green]")
         if not rows:

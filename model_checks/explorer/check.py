@@ -5,10 +5,19 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from spec.language import Instance, Spec, SpecError
 from model_checks.explorer import counterexample as cx
 from model_checks.explorer.liveness import check_property
-from model_checks.explorer.search import HOLDS, INCOMPLETE, VIOLATED, Options, Outcome, Stats, Violation, search
+from model_checks.explorer.search import (
+    HOLDS,
+    INCOMPLETE,
+    VIOLATED,
+    Options,
+    Outcome,
+    Stats,
+    Violation,
+    search,
+)
+from spec.language import Instance, Spec, SpecError
 
 EXIT_CODES = {HOLDS: 0, VIOLATED: 1, INCOMPLETE: 3}
 EXIT_SPEC_ERROR = 2
@@ -45,7 +54,8 @@ def check(spec: Spec, constants: Any, options: Options | None = None, config: st
         raise SpecError(f"{spec.name} declares no symmetry; run without --symmetry")
     if options.symmetry and spec.properties and options.liveness:
         notes.append(
-            "liveness NOT checked: symmetry reduction can hide or invent fair cycles; rerun without --symmetry"
+            "liveness NOT checked: symmetry reduction can hide or invent fair cycles;"
+            " rerun without --symmetry"
         )
     outcome: Outcome = search(inst, options)
     result = CheckResult(
@@ -63,7 +73,9 @@ def check(spec: Spec, constants: Any, options: Options | None = None, config: st
     canon = spec.symmetry_fn if options.symmetry else None
     if outcome.violation is not None:
         result.violation = outcome.violation
-        result.counterexample = cx.build(inst, cx.replay_path(inst, outcome.violation.path, outcome.graph.states, canon))
+        result.counterexample = cx.build(
+            inst, cx.replay_path(inst, outcome.violation.path, outcome.graph.states, canon)
+        )
         return result
     unfired = outcome.stats.unfired()
     if unfired and outcome.verdict == HOLDS:
@@ -78,6 +90,8 @@ def check(spec: Spec, constants: Any, options: Options | None = None, config: st
                 steps = cx.replay_path(inst, path, outcome.graph.states, None)
                 result.verdict = VIOLATED
                 result.violation = violation
-                result.counterexample = cx.build(inst, steps, loop_start=len(violation.path) - 1, stutter=violation.stutter)
+                result.counterexample = cx.build(
+                    inst, steps, loop_start=len(violation.path) - 1, stutter=violation.stutter
+                )
                 return result
     return result

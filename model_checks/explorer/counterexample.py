@@ -48,7 +48,9 @@ class Counterexample:
         return sum(1 for a, b in zip(self.steps, self.steps[1:], strict=False) if a.process != b.process)
 
 
-def replay_path(inst: Instance, canonical_path: list[int], states: list[Any], canon: Any) -> list[tuple[Any, Transition | None]]:
+def replay_path(
+    inst: Instance, canonical_path: list[int], states: list[Any], canon: Any
+) -> list[tuple[Any, Transition | None]]:
     """Re-execute a path of (possibly symmetry-reduced) states from real initial states.
 
     Each step picks, from the actual current state, a successor whose canonical
@@ -89,7 +91,12 @@ def diff(before: Mapping[str, Any], after: Mapping[str, Any]) -> dict[str, tuple
     return changes
 
 
-def build(inst: Instance, path: list[tuple[Any, Transition | None]], loop_start: int | None = None, stutter: bool = False) -> Counterexample:
+def build(
+    inst: Instance,
+    path: list[tuple[Any, Transition | None]],
+    loop_start: int | None = None,
+    stutter: bool = False,
+) -> Counterexample:
     steps: list[Step] = []
     before = inst.describe(path[0][0])
     for number, (state, transition) in enumerate(path[1:], start=1):

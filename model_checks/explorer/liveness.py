@@ -19,11 +19,13 @@ from collections import deque
 from collections.abc import Callable, Hashable, Iterable
 from typing import Any
 
-from spec.language import EventuallyAlways, Instance, LeadsTo, Property
 from model_checks.explorer.search import Graph, Violation
+from spec.language import EventuallyAlways, Instance, LeadsTo, Property
 
 
-def strongly_connected_components(n: int, succ: Callable[[int], Iterable[int]], members: Iterable[int]) -> list[list[int]]:
+def strongly_connected_components(
+    n: int, succ: Callable[[int], Iterable[int]], members: Iterable[int]
+) -> list[list[int]]:
     """Tarjan's algorithm, iterative, over the sub-graph induced by ``members``."""
     allowed = set(members)
     index = {}
@@ -128,11 +130,9 @@ class FairnessOracle:
             targets.append(("edge", bit, edge))
         cycle = [entry]
         for kind, _, target in targets:
-            if kind == "state":
-                cycle.extend(self._path(cycle[-1], lambda v, t=target: v == t, members)[1:])
-            else:
-                source = self._edge_source(target)
-                cycle.extend(self._path(cycle[-1], lambda v, t=source: v == t, members)[1:])
+            goal = target if kind == "state" else self._edge_source(target)
+            cycle.extend(self._path(cycle[-1], goal.__eq__, members)[1:])
+            if kind == "edge":
                 cycle.append(g.dst[target])
         back = self._path(cycle[-1], lambda v: v == entry, members, allow_empty=False)
         cycle.extend(back[1:])
@@ -152,7 +152,9 @@ class FairnessOracle:
             lo += 1
         return lo
 
-    def _path(self, start: int, goal: Callable[[int], bool], members: set[int], allow_empty: bool = True) -> list[int]:
+    def _path(
+        self, start: int, goal: Callable[[int], bool], members: set[int], allow_empty: bool = True
+    ) -> list[int]:
         if allow_empty and goal(start):
             return [start]
         parent: dict[int, int] = {start: -1}
@@ -186,12 +188,25 @@ def check_property(inst: Instance, graph: Graph, prop: Property) -> Violation | 
         bad_set = set(bad)
         for v in bad:
             if oracle.can_stutter(v):
-                return Violation("liveness", prop.name, f"stays forever where {prop.doc or prop.name} fails", graph.path_to(v), [v], stutter=True)
+                return Violation(
+                    "liveness",
+                    prop.name,
+                    f"stays forever where {prop.doc or prop.name} fails",
+                    graph.path_to(v),
+                    [v],
+                    stutter=True,
+                )
         for component in strongly_connected_components(n, oracle.successors, range(n)):
             entry = next((v for v in component if v in bad_set), None)
             if entry is not None and oracle.fair_component(component):
                 cycle = oracle.lasso_cycle(component, entry)
-                return Violation("liveness", prop.name, f"a fair loop keeps returning to a state where {prop.doc or prop.name} fails", graph.path_to(entry), cycle)
+                return Violation(
+                    "liveness",
+                    prop.name,
+                    f"a fair loop keeps returning to a state where {prop.doc or prop.name} fails",
+                    graph.path_to(entry),
+                    cycle,
+                )
         return None
     assert isinstance(prop, LeadsTo)
     not_q = {v for v in range(n) if not prop.q(c, graph.states[v])}
@@ -200,7 +215,7 @@ def check_property(inst: Instance, graph: Graph, prop: Property) -> Violation | 
         return None
     # Every ~Q state reachable from a P /\ ~Q state without passing through Q.
     region: dict[int, int] = {}
-    queue = deque()
+    queue: deque[int] = deque()
     for v in sorted(starts, key=lambda v: graph.depth[v]):
         if v not in region:
             region[v] = -1
@@ -222,10 +237,19 @@ def check_property(inst: Instance, graph: Graph, prop: Property) -> Violation | 
     reason = prop.doc or f"{prop.name}: P holds but Q never follows"
     for v in sorted(region, key=lambda v: graph.depth[v]):
         if oracle.can_stutter(v):
-            return Violation("liveness", prop.name, f"{reason} — the system stops with it unmet", prefix(v), [v], stutter=True)
+            return Violation(
+                "liveness",
+                prop.name,
+                f"{reason} — the system stops with it unmet",
+                prefix(v),
+                [v],
+                stutter=True,
+            )
     for component in strongly_connected_components(n, oracle.successors, region):
         if oracle.fair_component(component):
             entry = min(component, key=lambda v: len(prefix(v)))
             cycle = oracle.lasso_cycle(component, entry)
-            return Violation("liveness", prop.name, f"{reason} — a fair loop avoids it forever", prefix(entry), cycle)
+            return Violation(
+                "liveness", prop.name, f"{reason} — a fair loop avoids it forever", prefix(entry), cycle
+            )
     return None

@@ -11,9 +11,9 @@ from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
-from spec.language import plain
 from model_checks.explorer.check import CheckResult
 from model_checks.explorer.counterexample import Counterexample
+from spec.language import plain
 
 VERDICT_STYLE = {"holds": "bold green", "violated": "bold red", "incomplete": "bold yellow"}
 
@@ -54,7 +54,12 @@ def summary(result: CheckResult) -> Group:
     for note in result.notes:
         parts.append(Text("note: " + note, style="yellow"))
     if result.verdict == "holds" and not result.counterexample:
-        parts.append(Text(f"all {len(result.properties_checked)} properties hold in every reachable state", style="green"))
+        parts.append(
+            Text(
+                f"all {len(result.properties_checked)} properties hold in every reachable state",
+                style="green",
+            )
+        )
     if result.counterexample is not None:
         parts.append(step_table(result.counterexample))
     return Group(*parts)
@@ -74,7 +79,13 @@ def step_table(cx: Counterexample) -> Table:
             event = step.event + " " + " ".join(f"{k}={_fmt(v)}" for k, v in (step.fields or {}).items())
         args = f"({', '.join(map(str, step.args))})" if step.args else ""
         changed = "; ".join(f"{k}: {_fmt(b)} → {_fmt(a)}" for k, (b, a) in step.changes.items())
-        table.add_row(f"{marker}{step.number}", str(step.process), escape(step.action + args), escape(event), escape(changed))
+        table.add_row(
+            f"{marker}{step.number}",
+            str(step.process),
+            escape(step.action + args),
+            escape(event),
+            escape(changed),
+        )
     if cx.stutter:
         table.add_row("", "", "(stutters forever)", "", "no fair process can move")
     elif cx.loop_start is not None:
@@ -102,7 +113,9 @@ def mermaid(result: CheckResult) -> str:
     if cx.loop_start is not None:
         lines.append("    end")
     if result.violation is not None:
-        lines.append(f"    Note over S: {result.violation.name} violated: {_mermaid_escape(result.violation.reason)}")
+        lines.append(
+            f"    Note over S: {result.violation.name} violated: {_mermaid_escape(result.violation.reason)}"
+        )
     return "\n".join(lines) + "\n"
 
 

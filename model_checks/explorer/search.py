@@ -112,10 +112,11 @@ def search(inst: Instance, options: Options) -> Outcome:
     processes: list[Hashable] = []
     proc_index: dict[Hashable, int] = {}
     bound: list[tuple[int, Callable[..., Any], list[tuple[tuple[Hashable, ...], int]]]] = []
+    with_procs: list[tuple[tuple[Hashable, ...], int]]
     coverage: dict[str, int] = {}
     for a_index, (action, instances) in enumerate(inst.bound):
         coverage[action.name] = 0
-        with_procs = []
+        with_procs: list[tuple[tuple[Hashable, ...], int]] = []
         for args in instances:
             if args[0] not in proc_index:
                 proc_index[args[0]] = len(processes)
@@ -170,7 +171,8 @@ def search(inst: Instance, options: Options) -> Outcome:
     check_every = 2048
     while frontier_start < frontier_end:
         if options.max_depth is not None and current_depth >= options.max_depth:
-            incomplete = f"depth bound {options.max_depth} reached with {frontier_end - frontier_start} states unexpanded"
+            left = frontier_end - frontier_start
+            incomplete = f"depth bound {options.max_depth} reached with {left} states unexpanded"
             break
         layer_violations: list[tuple[int, Violation]] = []
         for i in range(frontier_start, frontier_end):
@@ -186,8 +188,8 @@ def search(inst: Instance, options: Options) -> Outcome:
             lp_i = last_proc[i]
             mask = 0
             n_succ = 0
-            for a_index, fn, instances in bound:
-                for args, p in instances:
+            for a_index, fn, calls in bound:
+                for args, pid in calls:
                     result = fn(c, state, *args)
                     if result is None:
                         continue
@@ -197,7 +199,7 @@ def search(inst: Instance, options: Options) -> Outcome:
                     coverage[names[a_index]] += 1
                     key = canon(c, result) if canon else result
                     j = seen.get(key)
-                    sw = sw_i + (1 if lp_i >= 0 and lp_i != p else 0)
+                    sw = sw_i + (1 if lp_i >= 0 and lp_i != pid else 0)
                     if j is None:
                         j = len(states)
                         seen[key] = j
@@ -205,28 +207,33 @@ def search(inst: Instance, options: Options) -> Outcome:
                         parent.append(i)
                         depth.append(d1)
                         switches.append(sw)
-                        last_proc.append(p)
+                        last_proc.append(pid)
                         bad = check(key)
                         if bad:
                             layer_violations.append((j, Violation("invariant", bad[0], bad[1], [])))
                     elif depth[j] == d1 and sw < switches[j]:
                         parent[j] = i
                         switches[j] = sw
-                        last_proc[j] = p
+                        last_proc[j] = pid
                     if j != i:
                         # A step that changes nothing is stuttering: it neither enables nor
                         # discharges weak fairness (WF_vars needs a vars-changing step).
-                        mask |= 1 << p
+                        mask |= 1 << pid
                         if dst is not None:
                             dst.append(j)
-                            proc.append(p)  # type: ignore[union-attr]
+                            proc.append(pid)  # type: ignore[union-attr]
             transitions += n_succ
             if offsets is not None:
                 offsets.append(len(dst))  # type: ignore[arg-type]
                 enabled.append(mask)  # type: ignore[union-attr]
             if n_succ == 0 and options.deadlock and not (terminal is not None and terminal(c, state)):
                 layer_violations.append(
-                    (i, Violation("deadlock", "Deadlock", "no action is enabled and the system is not done", []))
+                    (
+                        i,
+                        Violation(
+                            "deadlock", "Deadlock", "no action is enabled and the system is not done", []
+                        ),
+                    )
                 )
             if i % check_every == 0:
                 if options.progress is not None:

@@ -1,4 +1,4 @@
-"""The explorer's rows of `lanecheck verify`: every spec at its standard configuration, every mutant caught."""
+"""The explorer's rows of `lanecheck verify`: each spec at its standard configuration, each mutant caught."""
 
 from __future__ import annotations
 
@@ -15,7 +15,10 @@ def rows(quick: bool) -> Iterator[VerifyRow]:
         config = "small" if quick else d.standard
         result = check(d.spec, d.config(config), Options(), config=config)
         s = result.stats
-        figures = f"{s.states:,} states, {s.transitions:,} transitions, depth {s.depth}, {s.states_per_second:,.0f} states/s"
+        figures = (
+            f"{s.states:,} states, {s.transitions:,} transitions, depth {s.depth},"
+            f" {s.states_per_second:,.0f} states/s"
+        )
         if result.incomplete_reason:
             figures += f"; {result.incomplete_reason}"
         if result.violation is not None:
@@ -25,7 +28,11 @@ def rows(quick: bool) -> Iterator[VerifyRow]:
             r = check(m.spec, m.constants(d.config(m.config)), Options(), config=m.config)
             caught = r.verdict == "violated" and r.violation is not None and r.violation.name == m.expect
             length = r.counterexample.length if r.counterexample else None
-            actual = "caught" if caught and length == m.length else ("missed" if r.verdict != "violated" else "caught-differently")
+            actual = (
+                "caught"
+                if caught and length == m.length
+                else ("missed" if r.verdict != "violated" else "caught-differently")
+            )
             got = f"{r.violation.name} in {length} steps" if r.violation else r.verdict
             yield VerifyRow(
                 "spec-mutant",

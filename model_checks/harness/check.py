@@ -36,6 +36,8 @@ def run_once(test_fn: TestFn, options: Options, chooser: Chooser) -> Execution:
         spurious_wakeups=options.spurious_wakeups,
         virtual_timeouts=options.virtual_timeouts,
     )
+    ex.spurious_limit = options.spurious_limit
+    ex.timeout_limit = options.timeout_limit
     rt = ControlledRuntime(ex)
     set_current(rt)
     try:
@@ -72,6 +74,9 @@ class _Search:
         r.max_preemptions = max(r.max_preemptions, ex.preemptions)
         if ex.failure is None and not ex.abandoned:
             r.outcomes.add(ex.outcome)
+        for cut in sorted(ex.limit_cut):
+            if cut not in r.bounded_by:
+                r.bounded_by.append(cut)
         if ex.failure is not None and self.failed_ex is None:
             self.failed_ex = ex
         return ex

@@ -28,6 +28,10 @@ class Options:
     ``spurious_wakeups``    ``Condition.wait`` may return without a notify, as an explored choice.
     ``virtual_timeouts``    True: a blocked wait with a timeout may time out at any point, as an explored
                             choice. False: timeouts expire only when no thread can run otherwise.
+    ``spurious_limit``      at most this many spurious wakeups per thread per execution (keeps the space
+                            finite; a cut makes the verdict "bounded").
+    ``timeout_limit``       at most this many explored timeouts per thread per execution; beyond it a
+                            thread times out only when nothing else can run.
     ``minimize``            after a failure, look for a schedule with fewer preemptions (bounded DFS).
     ``minimize_executions`` budget of that search.
     ``replay``              a schedule string: run exactly that one execution.
@@ -43,6 +47,8 @@ class Options:
     backend: Backend = "greenlet"
     spurious_wakeups: bool = False
     virtual_timeouts: bool = True
+    spurious_limit: int = 1
+    timeout_limit: int = 2
     minimize: bool = True
     minimize_executions: int = 2_000
     replay: str | None = None

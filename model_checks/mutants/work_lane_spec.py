@@ -25,9 +25,9 @@ from spec.work_lane import (
     W_IDLE,
     Constants,
     DrainOver,
+    Producers,
     Vars,
     Workers,
-    Producers,
 )
 
 
@@ -178,7 +178,9 @@ def StopBeginWithoutWaiting(c: Constants, s: Vars, t: str) -> object:
     return emit(s._replace(phase=wl.STOPPING), mode=s.mode)
 
 
-STOP_SKIPS_INFLIGHT = variant(SPEC, "stop-skips-inflight", replace_actions={"StopBegin": StopBeginWithoutWaiting})
+STOP_SKIPS_INFLIGHT = variant(
+    SPEC, "stop-skips-inflight", replace_actions={"StopBegin": StopBeginWithoutWaiting}
+)
 
 # --- ignore-budget: a drain pops until the lane is empty -----------------------------------
 
@@ -192,7 +194,9 @@ def PopIgnoringBudget(c: Constants, s: Vars, w: str) -> object:
     queue = s.queue[lane]
     if not queue:
         return None
-    return s._replace(queue=s.queue.except_(lane, queue[1:]), worker=s.worker.except_(w, (W_DRAIN, lane, n, queue[0])))
+    return s._replace(
+        queue=s.queue.except_(lane, queue[1:]), worker=s.worker.except_(w, (W_DRAIN, lane, n, queue[0]))
+    )
 
 
 def PopEmptyIgnoringBudget(c: Constants, s: Vars, w: str) -> object:

@@ -126,6 +126,11 @@ class Execution:
         self.current: int | None = None  # the thread whose step is running
         self.preemptions = 0
         self.outcome: object = None
+        self.spurious_limit = 1
+        self.timeout_limit = 2
+        self.spurious_used: dict[int, int] = {}
+        self.timeouts_used: dict[int, int] = {}
+        self.limit_cut: set[str] = set()  # modelling limits that excluded some choice
 
     # ----------------------------------------------------------------- objects and threads
     def new_object(self, factory: Callable[[int], ObjState]) -> ObjState:
@@ -181,38 +186,45 @@ class Execution:
         return answer
 
     # ----------------------------------------------------------------- the loop
-    def actions(self, tid: int) -> list[int]:
+    def actions(self, tid: int) -> tuple[list[int], bool]:
+        """The enabled alternatives of ``tid``, and whether it may time out "when idle"."""
         t = self.threads[tid]
         op = t.pending
         if t.finished or op is None:
-            return []
+            return [], False
         if op.obj.enabled(self, op, tid):
-            return [NORMAL]
+            return [NORMAL], False
         alts = []
+        idle = False
         if op.timeout is not None and op.timeout >= 0:
-            alts.append(TIMEOUT)
+            if self.virtual_timeouts and self.timeouts_used.get(tid, 0) < self.timeout_limit:
+                alts.append(TIMEOUT)
+            else:
+                idle = True
+                if self.virtual_timeouts:
+                    self.limit_cut.add(f"timeout_limit={self.timeout_limit}")
         if self.spurious_wakeups and op.kind == "wake":
-            alts.append(SPURIOUS)
-        return alts
+            if self.spurious_used.get(tid, 0) < self.spurious_limit:
+                alts.append(SPURIOUS)
+            else:
+                self.limit_cut.add(f"spurious_limit={self.spurious_limit}")
+        return alts, idle
 
     def enabled_actions(self) -> list[Action]:
+        """Enabled actions, the running thread's first (so "index 0" means "no preemption")."""
         prev = self.steps[-1].tid if self.steps else 0
-        normal: list[Action] = []
-        timeouts: list[Action] = []
-        order = sorted(range(len(self.threads)), key=lambda t: (t != prev, t))
-        for tid in order:
-            for alt in self.actions(tid):
-                (timeouts if alt == TIMEOUT else normal).append((tid, alt))
-        if self.virtual_timeouts:
-            return sorted(normal + timeouts, key=lambda a: (a[0] != prev, a[0], a[1]))
-        if normal:
-            return normal
-        if timeouts:  # virtual clock jumps to the earliest deadline
-            first = min(
-                timeouts, key=lambda a: (self.threads[a[0]].pending.deadline, a[0])  # type: ignore[union-attr]
-            )
-            return [first]
-        return []
+        out: list[Action] = []
+        idle: list[int] = []
+        for tid in sorted(range(len(self.threads)), key=lambda t: (t != prev, t)):
+            alts, may_idle = self.actions(tid)
+            out += [(tid, alt) for alt in alts]
+            if may_idle:
+                idle.append(tid)
+        if out or not idle:
+            return out
+        # nothing else can run: the virtual clock jumps to the earliest deadline
+        first = min(idle, key=lambda t: (self.threads[t].pending.deadline, t))  # type: ignore[union-attr]
+        return [(first, TIMEOUT)]
 
     def run(self, main: Callable[[], object]) -> None:
         self._unborn = {}
@@ -262,6 +274,9 @@ class Execution:
         self.steps.append(step)
         if alt == TIMEOUT:
             self.clock = max(self.clock, op.deadline)
+            self.timeouts_used[tid] = self.timeouts_used.get(tid, 0) + 1
+        elif alt == SPURIOUS:
+            self.spurious_used[tid] = self.spurious_used.get(tid, 0) + 1
         out = op.obj.apply(self, op, tid, alt)
         if isinstance(out, Park):
             t.pending = out.op

@@ -1,0 +1,47 @@
+"""pytest-benchmark twin of ``model_checks.bench.scheduler``: small sizes, no timing assertions."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from model_checks.bench import scheduler as bench_scheduler
+from reference import NullTracer
+
+
+@pytest.mark.timeout(60)
+def test_bench_scheduler_throughput(benchmark: Any) -> None:
+    seconds = benchmark.pedantic(bench_scheduler._run_scheduler, args=(20_000,), rounds=1, iterations=1)
+    assert seconds > 0
+
+
+@pytest.mark.timeout(60)
+def test_bench_scheduler_with_noop_tracer(benchmark: Any) -> None:
+    seconds = benchmark.pedantic(
+        bench_scheduler._run_scheduler, args=(20_000,), kwargs={"tracer": NullTracer()}, rounds=1, iterations=1
+    )
+    assert seconds > 0
+
+
+@pytest.mark.timeout(60)
+def test_bench_executor_baseline(benchmark: Any) -> None:
+    seconds = benchmark.pedantic(bench_scheduler._run_executor, args=(4_000,), rounds=1, iterations=1)
+    assert seconds > 0
+
+
+@pytest.mark.timeout(120)
+def test_bench_quick_reports_every_figure() -> None:
+    figures = bench_scheduler.bench(quick=True)
+    for key in (
+        "scheduler_items_per_s",
+        "executor_items_per_s",
+        "direct_items_per_s",
+        "ratio_vs_executor",
+        "ratio_vs_direct",
+        "latency_p50_us",
+        "latency_p99_us",
+        "peak_memory_bytes",
+        "tracing_hook_overhead",
+    ):
+        assert key in figures

@@ -1,0 +1,110 @@
+"""The Work Lane spec holds at its configurations, and every mutant is caught as expected."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+
+import pytest
+
+from model_checks.configs.work_lane import CONFIGS
+from model_checks.explorer import render
+from model_checks.explorer.check import check
+from model_checks.explorer.search import Options
+from model_checks.mutants.work_lane_spec import MUTANTS
+from spec.language import SpecError, variant
+from spec.work_lane import SPEC, Constants
+
+pytestmark = pytest.mark.timeout(300)
+
+
+def test_small_holds_with_every_action_fired() -> None:
+    result = check(SPEC, CONFIGS["small"], Options(), config="small")
+    assert result.verdict == "holds", result.violation
+    assert result.stats.unfired() == []
+    assert "EveryAcceptedItemSettles" in result.properties_checked
+    assert "EveryStopReturns" in result.properties_checked
+    assert result.stats.states == 12_508
+
+
+def test_symmetry_reduces_but_skips_liveness_and_says_so() -> None:
+    full = check(SPEC, CONFIGS["small"], Options(liveness=False))
+    reduced = check(SPEC, CONFIGS["small"], Options(symmetry=True))
+    assert reduced.verdict == full.verdict == "holds"
+    assert reduced.stats.states < full.stats.states
+    assert any("liveness NOT checked" in note for note in reduced.notes)
+    assert "EveryStopReturns" not in reduced.properties_checked
+
+
+@pytest.mark.parametrize("name", sorted(MUTANTS))
+def test_every_mutant_is_caught_with_its_shortest_counterexample(name: str) -> None:
+    mutant = MUTANTS[name]
+    result = check(mutant.spec, mutant.constants(CONFIGS[mutant.config]), Options())
+    assert result.verdict == "violated"
+    assert result.violation is not None and result.counterexample is not None
+    assert result.violation.name == mutant.expect
+    assert result.counterexample.length == mutant.length
+
+
+@pytest.mark.parametrize("name", sorted(MUTANTS))
+def test_mutant_counterexamples_are_shortest(name: str) -> None:
+    """No behaviour one step shorter violates the property: a depth bound of length-1 finds nothing."""
+    mutant = MUTANTS[name]
+    result = check(
+        mutant.spec, mutant.constants(CONFIGS[mutant.config]), Options(max_depth=mutant.length - 1)
+    )
+    assert result.verdict == "incomplete"
+    assert result.incomplete_reason is not None and "depth bound" in result.incomplete_reason
+
+
+def test_bounds_give_incomplete_never_holds() -> None:
+    for options in (Options(max_states=100), Options(max_depth=3), Options(time_limit=0.0)):
+        result = check(SPEC, CONFIGS["small"], options)
+        assert result.verdict == "incomplete", options
+        assert result.exit_code == 3
+
+
+def test_liveness_violation_is_a_lasso() -> None:
+    """Workers that never take work: with deadlock reporting off, liveness must still catch it."""
+    lazy = variant(SPEC, "lazy-workers", drop_actions=["Take"])
+    consts = replace(CONFIGS["small"], stops=(), callback_stop=False)
+    result = check(lazy, consts, Options(deadlock=False))
+    assert result.verdict == "violated"
+    assert result.violation is not None and result.violation.kind == "liveness"
+    assert result.violation.name == "EveryAcceptedItemSettles"
+    cx = result.counterexample
+    assert cx is not None and cx.loop_start is not None
+
+
+def test_deadlock_is_reported() -> None:
+    lazy = variant(SPEC, "lazy-workers", drop_actions=["Take"])
+    result = check(lazy, replace(CONFIGS["small"], stops=("drain",)), Options())
+    assert result.verdict == "violated"
+    assert result.violation is not None and result.violation.kind == "deadlock"
+
+
+def test_violated_assumption_is_a_spec_error() -> None:
+    with pytest.raises(SpecError, match="ReadyQueueHoldsEveryLane"):
+        check(SPEC, replace(CONFIGS["small"], ready_capacity=1), Options())
+
+
+def test_counterexample_renders_as_table_mermaid_and_json() -> None:
+    mutant = MUTANTS["split-idle"]
+    result = check(mutant.spec, CONFIGS["small"], Options())
+    diagram = render.mermaid(result)
+    assert diagram.startswith("sequenceDiagram")
+    assert "DrainEndIdleLate" in diagram and "NoLostWakeup violated" in diagram
+    data = json.loads(render.dumps(result))
+    assert data["verdict"] == "violated"
+    assert data["violation"]["property"] == "NoLostWakeup"
+    assert len(data["violation"]["steps"]) == mutant.length
+    last = data["violation"]["steps"][-1]
+    assert last["event"] == "drain_end" and last["changes"]["status[0]"] == {
+        "before": "Draining",
+        "after": "Idle",
+    }
+
+
+def test_constants_header_matches_trace_format() -> None:
+    c: Constants = CONFIGS["small"]
+    assert set(c.header()) == {"lanes", "workers", "lane_capacity", "max_per_drain", "ready_capacity"}
