@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Hashable
+from types import TracebackType
 from typing import Any, Generic, Protocol, TypeVar, runtime_checkable
 
 T = TypeVar("T")
@@ -32,11 +33,11 @@ class LockLike(Protocol):
 
     def release(self) -> None: ...
 
-    def locked(self) -> bool: ...
-
     def __enter__(self) -> bool: ...
 
-    def __exit__(self, *exc: object) -> None: ...
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None, /
+    ) -> None: ...
 
 
 @runtime_checkable
@@ -53,7 +54,9 @@ class ConditionLike(Protocol):
 
     def __enter__(self) -> bool: ...
 
-    def __exit__(self, *exc: object) -> None: ...
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None, /
+    ) -> None: ...
 
     def wait(self, timeout: float | None = None) -> bool: ...
 
@@ -87,7 +90,9 @@ class SemaphoreLike(Protocol):
 
     def __enter__(self) -> bool: ...
 
-    def __exit__(self, *exc: object) -> None: ...
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None, /
+    ) -> None: ...
 
 
 @runtime_checkable

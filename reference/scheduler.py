@@ -85,8 +85,11 @@ class _State(Enum):
 _RUNNING = _State.RUNNING
 _STOPPING = _State.STOPPING
 _STOPPED = _State.STOPPED
+# Enum attribute lookups are slow in CPython 3.11; the hot path uses these names.
 _FULL = PostOutcome.FULL
 _ACCEPTED_SUBMIT = PostOutcome.ACCEPTED_SUBMIT
+_SUCCESS = Result.SUCCESS
+_CAPACITY_EXCEEDED = Result.CAPACITY_EXCEEDED
 
 
 def config_error(
@@ -266,7 +269,7 @@ class WorkerScheduler(Generic[T]):
                 self._submit(lane)
         finally:
             self._leave_post()
-        return Result.CAPACITY_EXCEEDED if outcome is _FULL else Result.SUCCESS
+        return _CAPACITY_EXCEEDED if outcome is _FULL else _SUCCESS
 
     def _leave_post(self) -> None:
         with self._state_lock:

@@ -15,13 +15,13 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator, Mapping
 from pathlib import Path
-from typing import IO, Protocol, runtime_checkable
+from typing import IO, Any, Protocol, runtime_checkable
 
 TRACE_NAME = "lanecheck"
 TRACE_VERSION = 1
 DESIGN = "work-lane"
 
-Fields = dict[str, object]
+Fields = dict[str, Any]
 
 
 @runtime_checkable

@@ -58,6 +58,12 @@ class PostOutcome(Enum):
     ACCEPTED_SUBMIT = "accepted_submit"  # published and Idle -> Scheduled: the caller owes a submit
 
 
+# Enum attribute lookups are slow in CPython 3.11; the hot path uses these names.
+_FULL = PostOutcome.FULL
+_ACCEPTED = PostOutcome.ACCEPTED
+_ACCEPTED_SUBMIT = PostOutcome.ACCEPTED_SUBMIT
+
+
 def default_label(item: object) -> object:
     """An item's name in trace events: ints and strings as they are, anything else by ``repr``."""
     kind = type(item)
@@ -162,11 +168,11 @@ class WorkLane(Generic[T]):
             if not self.queue.push(item):
                 if self._tracer is not None:
                     self._trace_post(item, "capacity_exceeded", False)
-                return PostOutcome.FULL
+                return _FULL
             owes_submit = self._reserve()
             if self._tracer is not None:
                 self._trace_post(item, "ok", owes_submit)
-            return PostOutcome.ACCEPTED_SUBMIT if owes_submit else PostOutcome.ACCEPTED
+            return _ACCEPTED_SUBMIT if owes_submit else _ACCEPTED
 
     def _reserve(self) -> bool:
         # Called with the mutex held. A lane has at most one reservation: only a

@@ -75,9 +75,7 @@ class Function(Generic[K, V]):
 
     def except_(self, key: K, value: V) -> Function[K, V]:
         """``[self EXCEPT ![key] = value]``."""
-        i = self._index[key]
-        values = self._values
-        return Function(self._keys, (*values[:i], value, *values[i + 1 :]), self._index)
+        return Function(self._keys, replace_at(self._values, self._index[key], value), self._index)
 
     def with_values(self, values: Iterable[V]) -> Function[K, V]:
         """The same domain with new values (used by symmetry reductions)."""
@@ -114,6 +112,17 @@ class Function(Generic[K, V]):
 
     def as_dict(self) -> dict[K, V]:
         return dict(self.items())
+
+
+def replace_at(values: tuple[V, ...], i: int, value: V) -> tuple[V, ...]:
+    """The tuple ``values`` with position ``i`` set to ``value`` (the heart of EXCEPT).
+
+    pre: 0 <= i < len(values)
+    post: len(__return__) == len(values)
+    post: __return__[i] == value
+    post: all(__return__[j] == values[j] for j in range(len(values)) if j != i)
+    """
+    return (*values[:i], value, *values[i + 1 :])
 
 
 @dataclass(frozen=True, slots=True)
@@ -153,10 +162,27 @@ class Action:
 
     def instances(self, constants: Any) -> list[tuple[Hashable, ...]]:
         """Every parameter tuple of this action under ``constants`` (the cross product of its domains)."""
-        combos: list[tuple[Hashable, ...]] = [()]
-        for domain in self.domains:
-            combos = [(*prefix, v) for prefix in combos for v in domain(constants)]
-        return combos
+        return cross_product([list(domain(constants)) for domain in self.domains])
+
+
+def cross_product(domains: Sequence[Sequence[Hashable]]) -> list[tuple[Hashable, ...]]:
+    """``D1 \X D2 \X ...`` in lexicographic order: the parameter tuples of an action.
+
+    post: len(__return__) == _product(len(d) for d in domains)
+    post: all(len(t) == len(domains) for t in __return__)
+    post: all(t[i] in domains[i] for t in __return__ for i in range(len(domains)))
+    """
+    combos: list[tuple[Hashable, ...]] = [()]
+    for domain in domains:
+        combos = [(*prefix, v) for prefix in combos for v in domain]
+    return combos
+
+
+def _product(sizes: Iterable[int]) -> int:
+    total = 1
+    for n in sizes:
+        total *= n
+    return total
 
 
 @dataclass(frozen=True)

@@ -116,7 +116,7 @@ def search(inst: Instance, options: Options) -> Outcome:
     coverage: dict[str, int] = {}
     for a_index, (action, instances) in enumerate(inst.bound):
         coverage[action.name] = 0
-        with_procs: list[tuple[tuple[Hashable, ...], int]] = []
+        with_procs = []
         for args in instances:
             if args[0] not in proc_index:
                 proc_index[args[0]] = len(processes)

@@ -1,16 +1,14 @@
-"""Helpers shared by the reference scheduler's tests (a module, not a conftest: test dirs have no __init__)."""
+"""Helpers shared by the reference scheduler's tests."""
 
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
-
-import pytest
 
 from reference import LaneSpec, RecordingTracer, WorkerScheduler
 
-from refsched_trace_check import check_trace
+from .refsched_trace_check import check_trace
 
 
 class Recorder:
@@ -54,18 +52,3 @@ def make(
 def assert_valid(tracer: RecordingTracer) -> None:
     problems = check_trace(tracer.header(), tracer.events())
     assert not problems, "\n".join(problems[:20])
-
-
-def live_workers() -> list[str]:
-    return [t.name for t in threading.enumerate() if t.name.startswith("w") and t.name[1:].isdigit()]
-
-
-@pytest.fixture
-def schedulers() -> Iterator[list[WorkerScheduler[Any]]]:
-    """Schedulers appended here are stopped (discarding) at teardown, so a failing test leaks no threads."""
-    made: list[WorkerScheduler[Any]] = []
-    yield made
-    from reference import StopMode
-
-    for scheduler in made:
-        scheduler.stop(StopMode.DISCARD)

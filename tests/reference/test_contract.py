@@ -18,7 +18,7 @@ from reference import (
     create,
 )
 
-from refsched_helpers import Recorder, make
+from .refsched_helpers import Recorder, make
 
 
 def test_result_codes_keep_the_toolkit_values() -> None:

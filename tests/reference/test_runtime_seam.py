@@ -9,7 +9,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from refsched_helpers import Recorder, make
 
 import reference
 from reference import LaneEnv, Result, Runtime, StopMode, ThreadingRuntime, Tracer, WorkerPool, WorkLane
@@ -22,6 +21,8 @@ from reference.runtime import (
     SemaphoreLike,
     ThreadHandle,
 )
+
+from .refsched_helpers import Recorder, make
 
 REFERENCE_DIR = Path(reference.__file__).parent
 
@@ -128,7 +129,9 @@ class CountingPool(WorkerPool):
 
 @pytest.mark.timeout(10)
 def test_lane_and_pool_variants_plug_in() -> None:
-    def lane_factory(index: int, invoke: Callable[[Any, Any], object], context: Any, env: LaneEnv) -> WorkLane[Any]:
+    def lane_factory(
+        index: int, invoke: Callable[[Any, Any], object], context: Any, env: LaneEnv
+    ) -> WorkLane[Any]:
         return CountingLane(index, invoke, context, env)
 
     def pool_factory(workers: int, capacity: int, runtime: Runtime, tracer: Tracer | None) -> WorkerPool:

@@ -7,9 +7,10 @@ import time
 from typing import Any
 
 import pytest
-from refsched_helpers import Recorder, assert_valid, make
 
 from reference import RecordingTracer, Result, StopMode
+
+from .refsched_helpers import Recorder, assert_valid, make
 
 
 class Gate:
@@ -94,8 +95,20 @@ def test_stop_discard_drops_queued_items_and_lets_the_running_drain_finish() -> 
     events = tracer.events()
     discards = [e for e in events if e["event"] == "discard"]
     assert discards == [
-        {"seq": discards[0]["seq"], "thread": "stopper", "event": "discard", "lane": 0, "items": ["a2", "a3"]},
-        {"seq": discards[1]["seq"], "thread": "stopper", "event": "discard", "lane": 1, "items": ["b0", "b1"]},
+        {
+            "seq": discards[0]["seq"],
+            "thread": "stopper",
+            "event": "discard",
+            "lane": 0,
+            "items": ["a2", "a3"],
+        },
+        {
+            "seq": discards[1]["seq"],
+            "thread": "stopper",
+            "event": "discard",
+            "lane": 1,
+            "items": ["b0", "b1"],
+        },
     ]
     begin = next(e["seq"] for e in events if e["event"] == "stop_begin")
     assert not [e for e in events if e["event"] == "drain_begin" and e["seq"] > begin]

@@ -10,12 +10,12 @@ from __future__ import annotations
 import random
 import threading
 import time
-from typing import Any
 
 import pytest
-from refsched_helpers import assert_valid
 
 from reference import LaneSpec, RecordingTracer, Result, StopMode, WorkerScheduler
+
+from .refsched_helpers import assert_valid
 
 
 class Lane:
@@ -163,9 +163,7 @@ def test_many_producers_one_lane_keeps_global_fifo() -> None:
     for t in threads:
         t.join()
     assert scheduler.stop(StopMode.DRAIN) is Result.SUCCESS
-    accepted_order = [
-        e["item"] for e in tracer.events() if e["event"] == "post" and e["result"] == "ok"
-    ]
+    accepted_order = [e["item"] for e in tracer.events() if e["event"] == "post" and e["result"] == "ok"]
     assert [repr(item) for item in ctx.invoked] == accepted_order
     assert len(ctx.invoked) == 1200
     assert_valid(tracer)

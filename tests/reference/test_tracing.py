@@ -9,9 +9,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from refsched_helpers import Recorder, assert_valid, make
 
 from reference import JsonlTracer, LaneHandle, RecordingTracer, Result, StopMode, Tracer
+
+from .refsched_helpers import Recorder, assert_valid, make
 
 EVENT_FIELDS = {
     "post": {"lane", "item", "result", "submit"},
@@ -50,11 +51,15 @@ def test_header_and_event_shapes() -> None:
     events = tracer.events()
     assert [e["seq"] for e in events] == list(range(1, len(events) + 1))
     for e in events:
-        assert set(e) == {"seq", "thread", "event"} | EVENT_FIELDS[e["event"]], e
+        assert set(e) == {"seq", "thread", "event"} | EVENT_FIELDS[str(e["event"])], e
         assert isinstance(e["thread"], str)
     posts = [e for e in events if e["event"] == "post"]
-    assert {"lane": None, "result": "invalid_argument", "item": "bad", "submit": False}.items() <= posts[-2].items()
-    assert {"lane": 0, "result": "invalid_state", "item": "late", "submit": False}.items() <= posts[-1].items()
+    assert {"lane": None, "result": "invalid_argument", "item": "bad", "submit": False}.items() <= posts[
+        -2
+    ].items()
+    assert {"lane": 0, "result": "invalid_state", "item": "late", "submit": False}.items() <= posts[
+        -1
+    ].items()
     workers = {e["thread"] for e in events if e["event"] in ("take", "drain_begin", "invoke", "drain_end")}
     assert workers <= {"w0", "w1"}
     assert_valid(tracer)
@@ -119,7 +124,7 @@ def test_jsonl_writer_header_then_one_event_per_line(tmp_path: Path) -> None:
     events = [json.loads(line) for line in lines[1:]]
     assert [e["seq"] for e in events] == list(range(1, len(events) + 1))
     assert all(line for line in lines)
-    assert list(json.loads(lines[1])) [:3] == ["seq", "thread", "event"]
+    assert list(json.loads(lines[1]))[:3] == ["seq", "thread", "event"]
 
     recording = RecordingTracer()
     _run_small(recording)

@@ -1,0 +1,209 @@
+"""Benchmark: our explorer against TLC on the same configuration (``python -m model_checks.bench.explorer``).
+
+Both checkers run as child processes of this one, so each is measured the same
+way: wall time from launch to verdict (interpreter or JVM start-up included),
+the checker's own search time, CPU time (user + system) and peak RSS, both read
+from ``os.wait4``'s resource usage of that very child. Three modes:
+
+- ``safety``: invariants and deadlock, no symmetry, no liveness — the raw
+  distinct-states-per-second comparison;
+- ``symmetry``: the same under worker symmetry;
+- ``full``: invariants, deadlock and both liveness properties under fairness
+  (``lanecheck check``'s default), the time to a complete verdict.
+
+TLC runs with ``-workers 1`` and ``-workers 2``. Our explorer is one process:
+its row for 2 workers is the same single-process run, marked ``parallel: false``.
+On a shared machine, CPU seconds are steadier than wall seconds; both are given.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from typing import Any
+
+from model_checks.tlc import jar
+from model_checks.tlc.run import TlcError, run
+
+MODES: dict[str, tuple[bool, bool]] = {  # mode -> (symmetry, liveness)
+    "safety": (False, False),
+    "symmetry": (True, False),
+    "full": (False, True),
+}
+
+
+def _child(config: str, mode: str) -> dict[str, Any]:
+    """In the child: one explorer run; what it reports about itself."""
+    from model_checks.configs.work_lane import CONFIGS
+    from model_checks.explorer.check import check
+    from model_checks.explorer.search import Options
+    from spec.work_lane import SPEC
+
+    symmetry, liveness = MODES[mode]
+    result = check(SPEC, CONFIGS[config], Options(symmetry=symmetry, liveness=liveness), config=config)
+    return {
+        "verdict": result.verdict,
+        "distinct_states": result.stats.states,
+        "transitions": result.stats.transitions,
+        "depth": result.stats.depth,
+        "search_seconds": result.stats.seconds,
+    }
+
+
+def _ours(config: str, mode: str) -> dict[str, Any]:
+    command = [sys.executable, "-m", "model_checks.bench.explorer", "--child", config, mode]
+    started = time.perf_counter()
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, text=True)
+    assert process.stdout is not None
+    output = process.stdout.read()
+    process.stdout.close()
+    _, status, usage = os.wait4(process.pid, 0)
+    seconds = time.perf_counter() - started
+    if os.waitstatus_to_exitcode(status) != 0:
+        raise RuntimeError(f"explorer child failed on {config}/{mode}")
+    facts = json.loads(output.strip().splitlines()[-1])
+    return {
+        "checker": "explorer",
+        "workers": 1,
+        "parallel": False,
+        "verdict": facts["verdict"],
+        "distinct_states": facts["distinct_states"],
+        "states": facts["transitions"],
+        "wall_seconds": round(seconds, 3),
+        "search_seconds": round(facts["search_seconds"], 3),
+        "cpu_seconds": round(usage.ru_utime + usage.ru_stime, 3),
+        "peak_rss_mb": round(usage.ru_maxrss / 1024, 1),
+    }
+
+
+def _tlc(config: str, mode: str, workers: int) -> dict[str, Any]:
+    symmetry, liveness = MODES[mode]
+    result = run(config, symmetry=symmetry, liveness=liveness, workers=workers, timeout=3600)
+    return {
+        "checker": "tlc",
+        "workers": workers,
+        "parallel": workers > 1,
+        "verdict": result.verdict,
+        "distinct_states": result.distinct_states,
+        "states": result.states_generated,
+        "wall_seconds": round(result.seconds, 3),
+        "search_seconds": round(result.tlc_seconds, 3),
+        "cpu_seconds": round(result.cpu_seconds, 3),
+        "peak_rss_mb": round(result.max_rss_bytes / 2**20, 1),
+    }
+
+
+def _rates(row: dict[str, Any]) -> dict[str, Any]:
+    n = row["distinct_states"]
+    row["distinct_per_wall_second"] = round(n / row["wall_seconds"]) if row["wall_seconds"] else None
+    row["distinct_per_cpu_second"] = round(n / row["cpu_seconds"]) if row["cpu_seconds"] else None
+    return row
+
+
+def bench(quick: bool = False, config: str = "standard") -> dict[str, object]:
+    """Run both checkers on ``config`` (and on ``small`` too, for time to verdict) and compare.
+
+    ``quick``: the ``safety`` mode only, one TLC worker. Returns
+    ``{"rows": [...], "summary": {...}, "tlc": None | reason}``; each row has the
+    checker, its worker count, the mode, the verdict, distinct states, wall / search /
+    CPU seconds, peak RSS (MB) and distinct states per wall and per CPU second.
+    """
+    configs = [config] if quick or config == "small" else ["small", config]
+    modes = ["safety"] if quick else list(MODES)
+    tlc_workers = [1] if quick else [1, 2]
+    skipped = jar.unavailable()
+    rows: list[dict[str, Any]] = []
+    for cfg in configs:
+        for mode in modes:
+            ours = _rates({**_ours(cfg, mode), "config": cfg, "mode": mode})
+            rows.append(ours)
+            if skipped is not None:
+                continue
+            for workers in tlc_workers:
+                try:
+                    rows.append(_rates({**_tlc(cfg, mode, workers), "config": cfg, "mode": mode}))
+                except TlcError as problem:
+                    skipped = str(problem)
+                    break
+    return {"rows": rows, "summary": _summary(rows), "tlc": skipped, "cpus": os.cpu_count()}
+
+
+def _summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """Per (config, mode): how our explorer compares with TLC at one worker (ratios > 1: ours better)."""
+    out: dict[str, Any] = {}
+    for row in rows:
+        if row["checker"] != "explorer":
+            continue
+        key = f"{row['config']}/{row['mode']}"
+        tlc = [
+            r
+            for r in rows
+            if r["checker"] == "tlc" and r["config"] == row["config"] and r["mode"] == row["mode"]
+        ]
+        entry: dict[str, Any] = {
+            "same_distinct_states": all(r["distinct_states"] == row["distinct_states"] for r in tlc)
+        }
+        for r in tlc:
+            w = r["workers"]
+            entry[f"wall_speedup_vs_tlc_{w}w"] = round(r["wall_seconds"] / row["wall_seconds"], 2)
+            entry[f"cpu_speedup_vs_tlc_{w}w"] = round(r["cpu_seconds"] / row["cpu_seconds"], 2)
+        out[key] = entry
+    return out
+
+
+def _print(report: dict[str, object]) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(title=f"explorer vs TLC ({report['cpus']} CPUs)")
+    columns = [
+        ("config", "config"),
+        ("mode", "mode"),
+        ("checker", "checker"),
+        ("workers", "workers"),
+        ("verdict", "verdict"),
+        ("distinct", "distinct_states"),
+        ("wall s", "wall_seconds"),
+        ("search s", "search_seconds"),
+        ("cpu s", "cpu_seconds"),
+        ("distinct/wall s", "distinct_per_wall_second"),
+        ("distinct/cpu s", "distinct_per_cpu_second"),
+        ("peak RSS MB", "peak_rss_mb"),
+    ]
+    for title, _ in columns:
+        table.add_column(title, justify="right")
+    rows = report["rows"]
+    assert isinstance(rows, list)
+    for row in rows:
+        label = {
+            **row,
+            "workers": f"{row['workers']}" + ("" if row["parallel"] or row["workers"] == 1 else "*"),
+        }
+        table.add_row(
+            *(f"{label[key]:,}" if isinstance(label[key], int) else str(label[key]) for _, key in columns)
+        )
+    console = Console()
+    console.print(table)
+    if report["tlc"]:
+        console.print(f"[yellow]TLC not run:[/yellow] {report['tlc']}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = sys.argv[1:] if argv is None else argv
+    if args[:1] == ["--child"]:
+        print(json.dumps(_child(args[1], args[2])))
+        return 0
+    config = args[args.index("--config") + 1] if "--config" in args else "standard"
+    report = bench(quick="--quick" in args, config=config)
+    if "--json" in args:
+        print(json.dumps(report, indent=2))
+    else:
+        _print(report)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

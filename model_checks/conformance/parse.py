@@ -1,0 +1,178 @@
+"""Reading a trace: one line at a time, checking well-formedness (exit code 2) as it goes.
+
+The header is checked with the JSON Schema; event lines are checked by hand
+(``check_event``), which is several times faster and agrees with the schema
+(tests/conformance/test_schema.py); the schema words the error when a line fails.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from model_checks.conformance.schema import event_problem, header_problem
+from model_checks.conformance.verdict import Malformed
+
+Event = dict[str, Any]
+
+POST_RESULTS = frozenset({"ok", "capacity_exceeded", "invalid_state", "invalid_argument"})
+MODES = frozenset({"drain", "discard"})
+OUTCOMES = frozenset({"idle", "resubmit"})
+REASONS = frozenset({"in_callback", "stop_in_progress"})
+
+
+@dataclass(frozen=True)
+class Config:
+    lanes: int
+    workers: int
+    lane_capacity: int
+    max_per_drain: int
+    ready_capacity: int
+
+    def as_dict(self) -> dict[str, int]:
+        return {
+            "lanes": self.lanes,
+            "workers": self.workers,
+            "lane_capacity": self.lane_capacity,
+            "max_per_drain": self.max_per_drain,
+            "ready_capacity": self.ready_capacity,
+        }
+
+
+def parse_header(line: str) -> Config:
+    """The header's config; ``Malformed`` (line 1) when it is not a header."""
+    if not line.strip():
+        raise Malformed(1, "line 1: the header is missing (blank line)")
+    try:
+        obj = json.loads(line)
+    except ValueError as problem:
+        raise Malformed(1, f"line 1: bad JSON in the header: {problem}") from None
+    reason = header_problem(obj)
+    if reason is not None:
+        raise Malformed(1, f"line 1: {reason}")
+    return Config(**{k: obj["config"][k] for k in Config.__dataclass_fields__})
+
+
+Check = Callable[[Any], bool]
+
+
+def _is_int(v: Any) -> bool:
+    return type(v) is int
+
+
+def _checks(lanes: int) -> dict[str, tuple[tuple[str, Check], ...]]:
+    def lane(v: Any) -> bool:
+        return type(v) is int and 0 <= v < lanes
+
+    def lane_or_null(v: Any) -> bool:
+        return v is None or lane(v)
+
+    def item(v: Any) -> bool:
+        t = type(v)
+        return t is str or t is int
+
+    def items(v: Any) -> bool:
+        return type(v) is list and all(item(x) for x in v)
+
+    return {
+        "post": (
+            ("lane", lane_or_null),
+            ("item", item),
+            ("result", lambda v: type(v) is str and v in POST_RESULTS),
+            ("submit", lambda v: type(v) is bool),
+        ),
+        "submit": (("lane", lane),),
+        "take": (("lane", lane),),
+        "drain_begin": (("lane", lane),),
+        "invoke": (("lane", lane), ("item", item)),
+        "drain_end": (
+            ("lane", lane),
+            ("outcome", lambda v: type(v) is str and v in OUTCOMES),
+            ("invoked", lambda v: type(v) is int and v >= 0),
+        ),
+        "stop_begin": (("mode", lambda v: type(v) is str and v in MODES),),
+        "stop_rejected": (
+            ("mode", lambda v: type(v) is str and v in MODES),
+            ("reason", lambda v: type(v) is str and v in REASONS),
+        ),
+        "discard": (("lane", lane), ("items", items)),
+        "stop_end": (("mode", lambda v: type(v) is str and v in MODES), ("result", lambda v: v == "ok" and type(v) is str)),
+    }
+
+
+class EventChecker:
+    """The hand-written well-formedness check of one event line (everything but seq continuity)."""
+
+    def __init__(self, config: Config) -> None:
+        self.lanes = config.lanes
+        self.fields = _checks(config.lanes)
+
+    def ok(self, obj: Any) -> bool:
+        if type(obj) is not dict:
+            return False
+        seq = obj.get("seq")
+        if type(seq) is not int or seq < 1 or type(obj.get("thread")) is not str:
+            return False
+        checks = self.fields.get(obj.get("event"))  # type: ignore[arg-type]
+        if checks is None:
+            return False
+        for name, check in checks:
+            if name not in obj or not check(obj[name]):
+                return False
+        if obj["event"] == "post":
+            result = obj["result"]
+            if (obj["lane"] is None) != (result == "invalid_argument"):
+                return False
+            if obj["submit"] and result != "ok":
+                return False
+        return True
+
+    def problem(self, obj: Any) -> str:
+        """Words for a line that ``ok`` refused, taken from the schema."""
+        return event_problem(obj, self.lanes) or "not a well-formed event"
+
+
+@dataclass
+class Trace:
+    """A trace being read: the header's config and an iterator of checked events."""
+
+    config: Config
+    events: Iterator[Event]
+
+
+def read(lines: Iterable[str]) -> Trace:
+    """Check the header now and the events lazily; ``Malformed`` names the line."""
+    it = iter(lines)
+    try:
+        first = next(it)
+    except StopIteration:
+        raise Malformed(1, "line 1: empty file: the header is missing") from None
+    config = parse_header(first.rstrip("\r\n"))
+    return Trace(config, _events(it, EventChecker(config)))
+
+
+def _events(it: Iterator[str], checker: EventChecker) -> Iterator[Event]:
+    loads = json.loads
+    ok = checker.ok
+    expected = 1
+    line_no = 1
+    for raw in it:
+        line_no += 1
+        try:
+            obj = loads(raw)
+        except ValueError as problem:
+            if not raw.strip():
+                raise Malformed(line_no, f"line {line_no}: blank line (not allowed)") from None
+            raise Malformed(line_no, f"line {line_no}: bad JSON: {problem}") from None
+        if not ok(obj):
+            if type(obj) is dict and obj.get("event") is not None and not isinstance(obj.get("event"), str):
+                raise Malformed(line_no, f"line {line_no}: `event` must be a string")
+            if type(obj) is dict and isinstance(obj.get("event"), str) and obj["event"] not in checker.fields:
+                raise Malformed(line_no, f"line {line_no}: unknown event {obj['event']!r}")
+            raise Malformed(line_no, f"line {line_no}: {checker.problem(obj)}")
+        if obj["seq"] != expected:
+            raise Malformed(line_no, f"line {line_no}: seq {obj['seq']} where {expected} was expected (a gap or reorder in seq)")
+        expected += 1
+        yield obj

@@ -1,0 +1,156 @@
+"""The generic engine: a search of the spec's own actions, constrained by the trace.
+
+After each event it keeps the *set* of spec states some behaviour could be in
+(deduplicated), closed under the spec's internal actions. Each event is matched
+against the labelled actions of the process its thread is bound to
+(``binding``); fields must be equal. It reads the trace ahead to learn each
+producer thread's posts (``post_of``), so its memory grows with the number of
+posts; it is the reference the fast path is tested against.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable
+from typing import Any
+
+from spec import work_lane as wl
+from spec.language import Action, Emitted, Spec
+from model_checks.conformance.binding import ANON, ROLE_OF, TraceConstants, normalize, with_entry
+from model_checks.conformance.explain import explain
+from model_checks.conformance.parse import Config, Event
+from model_checks.conformance.verdict import Rejected
+
+Bound = tuple[Action, str, list[tuple[Hashable, ...]]]
+
+
+class SpecEngine:
+    name = "spec"
+
+    def __init__(self, config: Config, events: list[Event], spec: Spec = wl.SPEC) -> None:
+        posts: dict[str, list[tuple[int | None, Any]]] = {}
+        for ev in events:
+            if ev["event"] == "post":
+                posts.setdefault(ev["thread"], []).append((ev["lane"], ev["item"]))
+        self.c = TraceConstants(**config.as_dict(), callback_stop=True, posts=posts)
+        assert spec.init_fn is not None
+        self.spec = spec
+        self.internal: list[Bound] = []
+        self.labelled: dict[str, list[Bound]] = {}
+        for action in spec.actions:
+            role = ROLE_OF[action.domains[0]]
+            extras: list[tuple[Hashable, ...]] = [()]
+            for domain in action.domains[1:]:
+                extras = [(*e, v) for e in extras for v in domain(self.c)]
+            if action.event is None:
+                self.internal.append((action, role, extras))
+            else:
+                self.labelled.setdefault(action.event, []).append((action, role, extras))
+        self.invariants = [inv.fn for inv in spec.invariants]
+        self.current_stop: dict[str, str] = {}
+        self.states: set[wl.Vars] = self.closure({normalize(s) for s in spec.init_fn(self.c)})
+
+    @staticmethod
+    def _domain(s: wl.Vars, role: str) -> tuple[Hashable, ...]:
+        f = s.producer if role == "producer" else s.worker if role == "worker" else s.stopper
+        return f.domain()
+
+    def closure(self, states: set[wl.Vars]) -> set[wl.Vars]:
+        seen = set(states)
+        frontier = list(states)
+        c = self.c
+        while frontier:
+            s = frontier.pop()
+            for action, role, extras in self.internal:
+                fn = action.fn
+                for p in self._domain(s, role):
+                    for extra in extras:
+                        nxt = fn(c, s, p, *extra)
+                        if nxt is None:
+                            continue
+                        nxt = normalize(nxt)
+                        if nxt not in seen:
+                            seen.add(nxt)
+                            frontier.append(nxt)
+        return seen
+
+    def _fire(self, s: wl.Vars, ev: Event, role: str, proc: str, out: set[wl.Vars]) -> None:
+        c = self.c
+        for action, a_role, extras in self.labelled.get(ev["event"], ()):
+            if a_role != role or proc not in self._domain(s, role):
+                continue
+            fn: Callable[..., Any] = action.fn
+            for extra in extras:
+                r = fn(c, s, proc, *extra)
+                if type(r) is not Emitted:
+                    continue
+                if any(ev.get(k, _MISSING) != v for k, v in r.fields.items()):
+                    continue
+                nxt = normalize(r.state)
+                if any(inv(c, nxt) is not None for inv in self.invariants):
+                    continue  # e.g. a submit that overflows the ready queue: the spec rules it out
+                out.add(nxt)
+
+    def step(self, ev: Event) -> None:
+        kind, thread = ev["event"], ev["thread"]
+        out: set[wl.Vars] = set()
+        for s in self.states:
+            if kind == "post":
+                self._fire(s, ev, "producer", thread, out)
+            elif kind == "submit":
+                self._fire(s, ev, "producer", thread, out)
+                self._fire(s, ev, "worker", thread, out)
+            elif kind == "take":
+                if thread not in s.worker.domain() and len(s.worker) < self.c.workers:
+                    s = s._replace(worker=with_entry(s.worker, thread, (wl.W_IDLE, None, 0, None)))
+                self._fire(s, ev, "worker", thread, out)
+            elif kind in ("drain_begin", "invoke", "drain_end"):
+                self._fire(s, ev, "worker", thread, out)
+            elif kind == "stop_rejected" and ev["reason"] == "in_callback":
+                self._fire(s, ev, "worker", thread, out)
+            elif kind == "stop_rejected":
+                name = f"{thread}@{ev['seq']}"
+                self.c.modes[name] = ev["mode"]
+                self._fire(s._replace(stopper=with_entry(s.stopper, name, "idle")), ev, "stopper", name, out)
+            elif kind == "stop_begin":
+                name = f"{thread}@{ev['seq']}"
+                self.c.modes[name] = ev["mode"]
+                anon = ANON[ev["mode"]]
+                if s.stopper.as_dict().get(anon) == "active":
+                    taken = with_entry(with_entry(s.stopper, anon, "done"), name, "active")
+                    self._fire(s._replace(stopper=taken), ev, "stopper", name, out)
+            else:  # discard, stop_end
+                name = self.current_stop.get(thread, "")
+                self._fire(s, ev, "stopper", name, out)
+        if not out:
+            rule, message = explain(ev, sorted(self.states, key=repr), self.c)
+            raise Rejected(rule, message)
+        if kind == "stop_begin":
+            self.current_stop[thread] = f"{thread}@{ev['seq']}"
+        elif kind == "stop_end":
+            self.current_stop.pop(thread, None)
+        self.states = self.closure(out)
+
+    def describe(self) -> list[dict[str, Any]]:
+        shown = []
+        for s in sorted(self.states, key=repr)[:8]:
+            d = wl.Show(self.c, s)
+            shown.append({k: v for k, v in d.items()})
+        return [_plain(d) for d in shown]
+
+    def pending(self) -> dict[str, Any]:
+        s = min(self.states, key=lambda s: (sum(len(q) for q in s.queue.values()), repr(s)))
+        items = {str(lane): [i for _, i in s.queue[lane]] for lane in wl.Lanes(self.c) if s.queue[lane]}
+        owed = {p: lane for p, (pc, _, lane) in s.producer.items() if pc == wl.P_OWES}
+        owed.update({w: lane for w, (pc, lane, _, _) in s.worker.items() if pc == wl.W_OWES})
+        return {"items": items, "submissions": dict(sorted(owed.items()))}
+
+
+_MISSING = object()
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_plain(v) for v in value]
+    return value

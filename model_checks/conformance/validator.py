@@ -1,0 +1,142 @@
+"""`validate_lines`: read a trace, run an engine over it, and word the verdict."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import Any, Protocol
+
+from model_checks.conformance.fast import FastEngine
+from model_checks.conformance.parse import Event, read
+from model_checks.conformance.spec_engine import SpecEngine
+from model_checks.conformance.verdict import ALLOWED, MALFORMED, NOT_ALLOWED, Malformed, Rejected, Verdict
+
+ENGINES = ("fast", "spec")
+
+
+class Engine(Protocol):
+    name: str
+
+    def step(self, ev: Event) -> None: ...
+
+    def describe(self) -> list[dict[str, Any]]: ...
+
+    def pending(self) -> dict[str, Any]: ...
+
+
+def _owes_problem(ev: Event, owed: int) -> str:
+    what = ev["event"] + (f" of lane {ev['lane']}" if ev.get("lane") is not None else "")
+    return (
+        f"{ev['thread']} owes a submission of lane {owed} and must submit it before any other event of its "
+        f"own, but logs {what}"
+    )
+
+
+def validate_lines(lines: Iterable[str], engine: str = "fast") -> Verdict:
+    """Validate a trace given as lines of text (with or without their newlines)."""
+    if engine not in ENGINES:
+        raise ValueError(f"unknown engine {engine!r}; known: {', '.join(ENGINES)}")
+    try:
+        trace = read(lines)
+    except Malformed as problem:
+        return Verdict(False, MALFORMED, problem.message, line=problem.line, engine=engine)
+    events: Iterator[Event] = trace.events
+    late: Malformed | None = None
+    eng: Engine
+    if engine == "spec":
+        buffered: list[Event] = []
+        try:
+            for ev in events:
+                buffered.append(ev)
+        except Malformed as problem:
+            late = problem
+        eng = SpecEngine(trace.config, buffered)
+        events = iter(buffered)
+    else:
+        eng = FastEngine(trace.config)
+    owes: dict[str, int] = {}
+    count = 0
+    stopped = False
+    ev: Event | None = None
+    step = eng.step
+    try:
+        for ev in events:
+            thread = ev["thread"]
+            kind = ev["event"]
+            if owes:
+                owed = owes.get(thread)
+                if owed is not None:
+                    if kind != "submit" or ev["lane"] != owed:
+                        raise Rejected(2, _owes_problem(ev, owed))
+                    del owes[thread]
+            step(ev)
+            count += 1
+            if kind == "post":
+                if ev["submit"]:
+                    owes[thread] = ev["lane"]
+            elif kind == "drain_end":
+                if ev["outcome"] == "resubmit":
+                    owes[thread] = ev["lane"]
+            elif kind == "stop_end":
+                stopped = True
+    except Rejected as problem:
+        assert ev is not None
+        return Verdict(
+            False,
+            NOT_ALLOWED,
+            f"seq {ev['seq']}: {problem.message}",
+            seq=ev["seq"],
+            rule=problem.rule,
+            events=count,
+            last_states=eng.describe(),
+            engine=engine,
+        )
+    except Malformed as problem:
+        late = problem
+    if late is not None:
+        return Verdict(False, MALFORMED, late.message, line=late.line, events=count, engine=engine)
+    if stopped:
+        return Verdict(
+            True, ALLOWED, f"allowed: {count} events, a complete behaviour (ends after stop_end)", events=count, engine=engine
+        )
+    pending = eng.pending()
+    what = []
+    if pending.get("items"):
+        what.append(
+            "items accepted and not yet invoked: "
+            + "; ".join(f"lane {lane}: {', '.join(map(repr, items))}" for lane, items in pending["items"].items())
+        )
+    if pending.get("submissions"):
+        what.append("owed submissions: " + ", ".join(f"{t} -> lane {lane}" for t, lane in pending["submissions"].items()))
+    if pending.get("stop"):
+        what.append(pending["stop"])
+    tail = ("; pending — " + "; ".join(what)) if what else "; nothing pending"
+    return Verdict(
+        True,
+        ALLOWED,
+        f"allowed as a prefix: {count} events, the trace ends before stop_end (rule 8){tail}",
+        prefix=True,
+        rule=8,
+        events=count,
+        pending=pending,
+        last_states=eng.describe(),
+        engine=engine,
+    )
+
+
+def validate_file(path: str | Path, engine: str = "fast") -> Verdict:
+    """Validate the JSON Lines trace at ``path`` (streamed: memory does not grow with its length)."""
+    try:
+        with open(path, encoding="utf-8", newline="") as stream:
+            return validate_lines(_lines(stream), engine=engine)
+    except UnicodeDecodeError as problem:
+        return Verdict(False, MALFORMED, f"not UTF-8 text: {problem}", line=None, engine=engine)
+
+
+def _lines(stream: Iterable[str]) -> Iterator[str]:
+    for line in stream:
+        if line.endswith("\n"):
+            line = line[:-1]
+            if line.endswith("\r"):
+                line = line[:-1]
+        yield line

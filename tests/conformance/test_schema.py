@@ -1,0 +1,67 @@
+"""The JSON Schema and the hand-written hot-path check agree on every event line."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from model_checks.conformance.parse import Config, EventChecker
+from model_checks.conformance.schema import event_validator, header_problem
+
+CONFIG = Config(lanes=2, workers=2, lane_capacity=2, max_per_drain=2, ready_capacity=2)
+VALUES = st.one_of(
+    st.none(), st.booleans(), st.integers(-2, 3), st.sampled_from(["ok", "capacity_exceeded", "invalid_state",
+    "invalid_argument", "drain", "discard", "idle", "resubmit", "in_callback", "stop_in_progress", "a", "0"]),
+    st.lists(st.one_of(st.integers(0, 2), st.text(max_size=2), st.booleans()), max_size=2),
+)  # fmt: skip
+EVENTS = st.sampled_from(
+    ["post", "submit", "take", "drain_begin", "invoke", "drain_end", "stop_begin", "stop_rejected", "discard",
+     "stop_end", "bogus"]
+)  # fmt: skip
+FIELDS = ["lane", "item", "result", "submit", "outcome", "invoked", "mode", "reason", "items"]
+
+
+@st.composite
+def events(draw: st.DrawFn) -> Any:
+    obj: dict[str, Any] = {"seq": draw(st.sampled_from([1, 0, "1"])), "thread": draw(st.sampled_from(["t", 3]))}
+    obj["event"] = draw(EVENTS)
+    for name in FIELDS:
+        if draw(st.booleans()):
+            obj[name] = draw(VALUES)
+    if draw(st.integers(0, 20)) == 0:
+        return draw(st.sampled_from([[], "x", 1, None]))
+    return obj
+
+
+@settings(max_examples=3000, deadline=None)
+@given(events())
+def test_schema_and_hand_check_agree(obj: Any) -> None:
+    hand = EventChecker(CONFIG).ok(obj)
+    schema = event_validator(CONFIG.lanes).is_valid(obj)
+    assert hand == schema, obj
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.sampled_from(["post", "submit", "invoke", "drain_end", "discard", "stop_end", "stop_rejected"]), st.data())
+def test_well_formed_events_pass_both(kind: str, data: st.DataObject) -> None:
+    fields = {
+        "post": {"lane": data.draw(st.sampled_from([0, 1])), "item": "a", "result": "ok", "submit": True},
+        "submit": {"lane": 1},
+        "invoke": {"lane": 0, "item": data.draw(st.one_of(st.text(), st.integers()))},
+        "drain_end": {"lane": 0, "outcome": "idle", "invoked": data.draw(st.integers(0, 9))},
+        "discard": {"lane": 1, "items": data.draw(st.lists(st.one_of(st.text(), st.integers())))},
+        "stop_end": {"mode": "drain", "result": "ok"},
+        "stop_rejected": {"mode": "discard", "reason": "in_callback"},
+    }[kind]
+    obj = {"seq": 1, "thread": "w", "event": kind, "extra": {"ts": 1.5}, **fields}
+    assert EventChecker(CONFIG).ok(obj)
+    assert event_validator(CONFIG.lanes).is_valid(obj)
+
+
+def test_header_schema() -> None:
+    good = {"trace": "lanecheck", "version": 1, "design": "work-lane", "config": CONFIG.as_dict()}
+    assert header_problem(good) is None
+    assert header_problem({**good, "version": 2}) is not None
+    assert header_problem({**good, "config": {**CONFIG.as_dict(), "lanes": 0}}) is not None

@@ -1,0 +1,107 @@
+"""The TLA+ twin (spec/tla/) and our explorer must agree exactly: TLC is the referee.
+
+For each configuration, with and without worker symmetry: the same number of
+distinct states, the same depth and the same verdict (invariants, deadlock and,
+without symmetry, both liveness properties under weak fairness); and TLC's
+"states generated" is our transitions plus the initial state plus one stuttering
+step per reachable Done state (the ``Terminating`` disjunct). For each mutant:
+the same violated property with a shortest counterexample of the same length.
+
+Any difference is a bug in the Python spec, the TLA+ twin, the explorer or TLC
+and must be explained, not tolerated.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pytest
+
+from model_checks.configs.work_lane import CONFIGS
+from model_checks.explorer.check import CheckResult, check
+from model_checks.explorer.search import Options, search
+from model_checks.mutants.work_lane_spec import MUTANTS
+from model_checks.tlc import jar, model
+from model_checks.tlc.run import TlcResult, run
+from spec.language import Instance
+from spec.work_lane import SPEC
+
+NO_TLC = jar.unavailable()
+needs_tlc = pytest.mark.skipif(NO_TLC is not None, reason=NO_TLC or "")
+
+# TLC's figures for the design, to catch a change in either checker even without Java.
+EXPECTED: dict[tuple[str, bool], tuple[int, int, int]] = {
+    # (config, symmetry): (distinct states, TLC states generated, depth)
+    ("small", False): (12_508, 49_593, 30),
+    ("small", True): (7_060, 27_402, 30),
+    ("standard", False): (241_348, 1_046_043, 42),
+    ("standard", True): (127_441, 548_337, 42),
+}
+
+
+@dataclass(frozen=True)
+class Ours:
+    result: CheckResult
+    done_states: int | None  # reachable Done states (each is one stuttering step for TLC)
+
+
+def ours(config: str, symmetry: bool, count_done: bool) -> Ours:
+    constants = CONFIGS[config]
+    result = check(SPEC, constants, Options(symmetry=symmetry), config=config)
+    done: int | None = None
+    if count_done:
+        inst = Instance(SPEC, constants)
+        graph = search(inst, Options(symmetry=symmetry, liveness=False)).graph
+        done = sum(1 for state in graph.states if inst.is_terminal(state))
+    return Ours(result, done)
+
+
+def assert_agree(config: str, symmetry: bool, mine: Ours, tlc: TlcResult) -> None:
+    result = mine.result
+    assert (result.verdict, tlc.verdict) == ("holds", "holds"), (result.violation, tlc.violated)
+    assert result.stats.states == tlc.distinct_states
+    assert result.stats.depth == tlc.depth
+    if mine.done_states is not None:
+        assert tlc.states_generated == 1 + result.stats.transitions + mine.done_states
+    else:
+        assert 0 <= tlc.states_generated - 1 - result.stats.transitions <= tlc.distinct_states
+    if not symmetry:
+        assert set(result.properties_checked) >= {p.name for p in SPEC.properties}
+    assert (tlc.distinct_states, tlc.states_generated, tlc.depth) == EXPECTED[(config, symmetry)]
+
+
+def test_committed_models_are_generated_from_the_python() -> None:
+    assert model.stale_files() == [], "run: python -m model_checks.tlc.model"
+
+
+def test_every_mutant_has_a_tla_twin() -> None:
+    assert set(model.MUTANT_SPECS) == set(MUTANTS)
+
+
+@needs_tlc
+@pytest.mark.java
+@pytest.mark.parametrize("symmetry", [False, True], ids=["plain", "symmetry"])
+def test_small_same_state_space_and_verdict(symmetry: bool) -> None:
+    tlc = run("small", symmetry=symmetry, liveness=not symmetry, timeout=240)
+    assert_agree("small", symmetry, ours("small", symmetry, count_done=True), tlc)
+
+
+@needs_tlc
+@pytest.mark.java
+@pytest.mark.parametrize("name", list(MUTANTS))
+def test_mutant_same_violation_same_length(name: str) -> None:
+    mutant = MUTANTS[name]
+    result = check(mutant.spec, mutant.constants(CONFIGS[mutant.config]), Options(), config=mutant.config)
+    tlc = run(mutant.config, name, timeout=240)
+    assert result.violation is not None and result.counterexample is not None
+    assert (result.violation.name, result.counterexample.length) == (mutant.expect, mutant.length)
+    assert (tlc.verdict, tlc.violated, tlc.trace_length) == ("violated", mutant.expect, mutant.length)
+
+
+@needs_tlc
+@pytest.mark.java
+@pytest.mark.slow
+@pytest.mark.parametrize("symmetry", [False, True], ids=["plain", "symmetry"])
+def test_standard_same_state_space_and_verdict(symmetry: bool) -> None:
+    tlc = run("standard", symmetry=symmetry, liveness=not symmetry, timeout=1200)
+    assert_agree("standard", symmetry, ours("standard", symmetry, count_done=symmetry), tlc)
