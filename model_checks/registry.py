@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Callable, Hashable
+from dataclasses import dataclass, field
 from typing import Any
 
 from model_checks.configs.work_lane import CONFIGS as WORK_LANE_CONFIGS
@@ -19,6 +20,8 @@ class Design:
     configs: dict[str, Any]
     mutants: dict[str, SpecMutant]
     standard: str = "standard"
+    # Named projections of a state onto one component, for generated state diagrams.
+    projections: dict[str, Callable[[Any, Any], Hashable]] = field(default_factory=dict)
 
     def config(self, name: str) -> Any:
         try:
@@ -36,7 +39,18 @@ class Design:
 
 
 DESIGNS: dict[str, Design] = {
-    "work-lane": Design("work-lane", WORK_LANE, WORK_LANE_CONFIGS, WORK_LANE_MUTANTS),
+    "work-lane": Design(
+        "work-lane",
+        WORK_LANE,
+        WORK_LANE_CONFIGS,
+        WORK_LANE_MUTANTS,
+        projections={
+            "lane": lambda c, s: s.status[0],
+            "worker": lambda c, s: s.worker[c.worker_names()[0]][0],
+            "producer": lambda c, s: s.producer[c.producer_names()[0]][0],
+            "scheduler": lambda c, s: s.phase,
+        },
+    ),
 }
 
 

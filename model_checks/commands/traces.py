@@ -23,7 +23,8 @@ def register(app: typer.Typer) -> None:
         config: Annotated[str, typer.Option("--config", "-c", help="small | standard | large")] = "small",
         design_name: Annotated[str, typer.Option("--design")] = "work-lane",
     ) -> None:
-        """Write complete behaviours that together fire every labelled action with every event-field combination."""
+        """Write complete behaviours that together fire every labelled action with "
+        "every event-field combination."""
         err = Console(stderr=True)
         try:
             d = design(design_name)

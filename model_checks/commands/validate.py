@@ -34,13 +34,19 @@ def render(verdict: Verdict, console: Console) -> None:
 def register(app: typer.Typer) -> None:
     @app.command("validate")
     def validate_command(
-        trace: Annotated[Path, typer.Argument(metavar="TRACE", help="a JSON Lines trace (docs/trace-format.md)")],
+        trace: Annotated[
+            Path, typer.Argument(metavar="TRACE", help="a JSON Lines trace (docs/trace-format.md)")
+        ],
         json_out: Annotated[bool, typer.Option("--json", help="print the verdict as JSON")] = False,
-        engine: Annotated[str, typer.Option(help=f"one of: {', '.join(ENGINES)} (spec: the generic search)")] = "fast",
+        engine: Annotated[
+            str, typer.Option(help=f"one of: {', '.join(ENGINES)} (spec: the generic search)")
+        ] = "fast",
     ) -> None:
         """Exit 0 allowed (or an allowed prefix), 1 not allowed, 2 not a well-formed trace."""
         if engine not in ENGINES:
-            Console(stderr=True).print(f"[red]error:[/red] unknown engine {engine!r}; known: {', '.join(ENGINES)}")
+            Console(stderr=True).print(
+                f"[red]error:[/red] unknown engine {engine!r}; known: {', '.join(ENGINES)}"
+            )
             raise typer.Exit(2)
         if not trace.is_file():
             Console(stderr=True).print(f"[red]error:[/red] no such file: {trace}")

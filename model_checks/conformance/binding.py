@@ -23,7 +23,11 @@ from spec import work_lane as wl
 from spec.language import Function
 
 ANON = {"drain": "?drain", "discard": "?discard"}
-ROLE_OF: dict[Callable[..., Any], str] = {wl.Producers: "producer", wl.Workers: "worker", wl.Stoppers: "stopper"}
+ROLE_OF: dict[Callable[..., Any], str] = {
+    wl.Producers: "producer",
+    wl.Workers: "worker",
+    wl.Stoppers: "stopper",
+}
 
 
 @dataclass(frozen=True, eq=False)
@@ -71,7 +75,9 @@ def normalize(s: wl.Vars) -> wl.Vars:
     stopper = s.stopper
     running = s.phase == wl.RUNNING
     if any(v == "done" or (not running and k in ANON.values() and v == "idle") for k, v in stopper.items()):
-        stopper = _filtered(stopper, lambda k, v: v != "done" and (running or k not in ANON.values() or v != "idle"))
+        stopper = _filtered(
+            stopper, lambda k, v: v != "done" and (running or k not in ANON.values() or v != "idle")
+        )
     if worker is s.worker and stopper is s.stopper:
         return s
     return s._replace(worker=worker, stopper=stopper)

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from spec import work_lane as wl
 from model_checks.conformance.fast import show, show_items
 from model_checks.conformance.parse import Event
+from spec import work_lane as wl
 
 
 def _all(states: list[wl.Vars], pred: Any) -> bool:
@@ -20,27 +20,64 @@ def _all(states: list[wl.Vars], pred: Any) -> bool:
 
 def explain(ev: Event, states: list[wl.Vars], c: wl.Constants) -> tuple[int, str]:
     kind, thread = ev["event"], ev["thread"]
-    lane = ev.get("lane")
+    lane: Any = ev.get("lane")
     item = ev.get("item")
     s0 = states[0] if states else None
     if kind == "post":
         result = ev["result"]
         if _all(states, lambda s: s.phase in (wl.STOPPING, wl.STOPPED)):
-            return 7, f"post {show(item)} to lane {lane} is {result} after stop_begin: once Stop has begun every post is invalid_state"
+            return (
+                7,
+                (
+                    f"post {show(item)} to lane {lane} is {result} after stop_begin: once "
+                    "Stop has begun every post is invalid_state"
+                ),
+            )
         if result in ("ok", "capacity_exceeded") and _all(
             states, lambda s: s.phase != wl.RUNNING and s.producer[thread][0] != wl.P_ADMITTED
         ):
-            return 7, f"post {show(item)} to lane {lane} is {result}, but Stop had already taken effect and {thread} was not in the middle of a post then: this post must be invalid_state"
+            return (
+                7,
+                (
+                    f"post {show(item)} to lane {lane} is {result}, but Stop had already "
+                    f"taken effect and {thread} was not in the middle of a post then: "
+                    "this post must be invalid_state"
+                ),
+            )
         if result == "capacity_exceeded":
             n = min(len(s.queue[lane]) for s in states) if states else 0
-            return 6, f"post {show(item)} to lane {lane} is capacity_exceeded but the lane holds only {n} of {c.lane_capacity} items"
+            return (
+                6,
+                (
+                    f"post {show(item)} to lane {lane} is capacity_exceeded but the lane "
+                    f"holds only {n} of {c.lane_capacity} items"
+                ),
+            )
         if result == "ok":
             if _all(states, lambda s: len(s.queue[lane]) >= c.lane_capacity):
-                return 6, f"post {show(item)} to lane {lane} is ok but the lane is full (lane_capacity {c.lane_capacity})"
+                return (
+                    6,
+                    (
+                        f"post {show(item)} to lane {lane} is ok but the lane is full "
+                        f"(lane_capacity {c.lane_capacity})"
+                    ),
+                )
             if ev["submit"] and _all(states, lambda s: s.status[lane] != wl.IDLE):
-                return 2, f"post {show(item)} to lane {lane} reports submit: true but the lane already has its one reservation"
+                return (
+                    2,
+                    (
+                        f"post {show(item)} to lane {lane} reports submit: true but the "
+                        "lane already has its one reservation"
+                    ),
+                )
             if not ev["submit"] and _all(states, lambda s: s.status[lane] == wl.IDLE):
-                return 5, f"post {show(item)} to lane {lane} found the lane Idle but did not take its reservation (lost wakeup)"
+                return (
+                    5,
+                    (
+                        f"post {show(item)} to lane {lane} found the lane Idle but did not "
+                        "take its reservation (lost wakeup)"
+                    ),
+                )
     elif kind == "submit":
         if _all(states, lambda s: len(s.ready) >= c.ready_capacity):
             return 1, f"submit of lane {lane} finds the ready queue full: a submission must never fail"
@@ -58,6 +95,7 @@ def explain(ev: Event, states: list[wl.Vars], c: wl.Constants) -> tuple[int, str
             return 7, f"drain_begin of lane {lane} after Stop(discard) took effect: no drain may begin"
         return 3, f"drain_begin of lane {lane} by {thread}, which did not take it"
     elif kind in ("invoke", "drain_end"):
+
         def draining(s: wl.Vars) -> bool:
             w = s.worker.as_dict().get(thread)
             return w is not None and w[1] == lane and w[0] in (wl.W_DRAIN, wl.W_DECIDE)
@@ -67,10 +105,22 @@ def explain(ev: Event, states: list[wl.Vars], c: wl.Constants) -> tuple[int, str
         ws = [s.worker[thread] for s in states if draining(s)]
         if kind == "invoke":
             if all(w[2] >= c.max_per_drain for w in ws):
-                return 3, f"invoke of {show(item)} on lane {lane}: more than max_per_drain {c.max_per_drain} in one drain"
-            return 4, f"invoke of {show(item)} on lane {lane} is not the lane's next item (FIFO, each accepted item once)"
+                return (
+                    3,
+                    (
+                        f"invoke of {show(item)} on lane {lane}: more than max_per_drain "
+                        f"{c.max_per_drain} in one drain"
+                    ),
+                )
+            return (
+                4,
+                (
+                    f"invoke of {show(item)} on lane {lane} is not the lane's next item "
+                    "(FIFO, each accepted item once)"
+                ),
+            )
         held = [
-            ([s.worker[thread][3][1]] if s.worker[thread][3] is not None else []) + [i for _, i in s.queue[lane]]
+            [hand[1] for hand in [s.worker[thread][3]] if hand is not None] + [i for _, i in s.queue[lane]]
             for s in states
             if draining(s)
         ]
@@ -83,7 +133,10 @@ def explain(ev: Event, states: list[wl.Vars], c: wl.Constants) -> tuple[int, str
                 f"{'those items' if many else 'that item'} would never run (lost wakeup)"
             )
         if all(w[2] != ev["invoked"] for w in ws):
-            return 3, f"drain_end on lane {lane} says invoked {ev['invoked']} but this drain invoked {ws[0][2]}"
+            return (
+                3,
+                f"drain_end on lane {lane} says invoked {ev['invoked']} but this drain invoked {ws[0][2]}",
+            )
         if ev["outcome"] == "resubmit" and not any(held):
             return 5, f"drain_end resubmit on lane {lane}, which holds no item: it must go Idle"
         if all(w[3] is not None for w in ws):
@@ -103,9 +156,25 @@ def explain(ev: Event, states: list[wl.Vars], c: wl.Constants) -> tuple[int, str
             return 7, "stop_begin while a post is still in flight"
         return 7, f"stop_begin {ev['mode']}, but a Stop of the other mode had already taken effect"
     elif kind == "discard":
-        if s0 is not None and all(s.mode == "drain" for s in states) and all(s.phase == wl.STOPPING for s in states):
+        if (
+            s0 is not None
+            and all(s.mode == "drain" for s in states)
+            and all(s.phase == wl.STOPPING for s in states)
+        ):
             return 7, f"discard on lane {lane} during Stop(drain): drain mode drops nothing"
-        return 7, f"discard of {show_items(ev['items'])} on lane {lane} does not match what is queued, or no Stop(discard) of {thread} is in progress"
+        return (
+            7,
+            (
+                f"discard of {show_items(ev['items'])} on lane {lane} does not match what "
+                f"is queued, or no Stop(discard) of {thread} is in progress"
+            ),
+        )
     elif kind == "stop_end":
-        return 7, f"stop_end {ev['mode']} before every accepted item ran or was discarded and every worker is idle, or with no Stop of {thread} in progress"
+        return (
+            7,
+            (
+                f"stop_end {ev['mode']} before every accepted item ran or was discarded "
+                f"and every worker is idle, or with no Stop of {thread} in progress"
+            ),
+        )
     return 8, f"no behaviour of the spec continues with this {kind}"

@@ -50,7 +50,9 @@ def signature(t: Transition) -> tuple[Hashable, ...]:
     return (t.action.name, fields)
 
 
-def random_walk(spec: Spec, constants: wl.Constants, rng: random.Random, max_steps: int = 10_000) -> list[Transition]:
+def random_walk(
+    spec: Spec, constants: wl.Constants, rng: random.Random, max_steps: int = 10_000
+) -> list[Transition]:
     inst = Instance(spec, constants)
     state = rng.choice(inst.initial_states())
     path: list[Transition] = []
@@ -106,7 +108,7 @@ def covering_behaviours(spec: Spec, constants: wl.Constants) -> list[list[Transi
         frontier = deque([state])
         while frontier:
             s = frontier.popleft()
-            if inst.is_terminal(s) and not any(True for _ in inst.successors(s)) or (
+            if (inst.is_terminal(s) and not any(True for _ in inst.successors(s))) or (
                 inst.is_terminal(s) and s.phase == wl.STOPPED
             ):
                 out: list[Transition] = []

@@ -202,7 +202,8 @@ class Sim:
         if len(queue) >= self.cap and not self._pop_for_room(lane):
             raise Rejected(
                 6,
-                f"post {show(ev['item'])} to lane {lane} is ok but the lane is full: it holds {show_items(queue)} "
+                f"post {show(ev['item'])} to lane {lane} is ok but the lane is full: "
+                f"it holds {show_items(queue)} "
                 f"(lane_capacity {self.cap}) and no drainer could have popped one yet",
             )
         reserve = self.status[lane] == IDLE
@@ -210,7 +211,8 @@ class Sim:
             if reserve:
                 raise Rejected(
                     5,
-                    f"post {show(ev['item'])} to lane {lane} found the lane Idle but did not take its reservation "
+                    f"post {show(ev['item'])} to lane {lane} found the lane Idle but "
+                    "did not take its reservation "
                     "(submit: false): nobody would ever drain it (lost wakeup)",
                 )
             raise Rejected(
@@ -245,7 +247,8 @@ class Sim:
             if w is None or w[0] != OWES or w[1] != lane:
                 raise Rejected(
                     2,
-                    f"submit of lane {lane} by {thread}, which owes no submission of it (a submit follows only "
+                    f"submit of lane {lane} by {thread}, which owes no submission of "
+                    "it (a submit follows only "
                     "a post with submit: true or a drain_end resubmit, on the same thread)",
                 )
             del self.workers[thread]
@@ -272,18 +275,22 @@ class Sim:
             if mine is not None:
                 raise Rejected(
                     3,
-                    f"take of lane {lane} by {thread}, which still holds lane {mine[1]} ({PC_NAMES[mine[0]]}): "
+                    f"take of lane {lane} by {thread}, which still holds lane "
+                    f"{mine[1]} ({PC_NAMES[mine[0]]}): "
                     "a worker runs one work item at a time",
                 )
             raise Rejected(
                 3,
                 f"take of lane {lane} by {thread} while {len(self.workers)} other threads "
-                f"({', '.join(sorted(self.workers))}) hold work items: there are only {self.n_workers} workers",
+                f"({', '.join(sorted(self.workers))}) hold work items: there are only "
+                f"{self.n_workers} workers",
             )
         ready = self.ready
         if not ready or ready[0] != lane:
             head = f"its head is lane {ready[0]}" if ready else "it is empty"
-            raise Rejected(1, f"take of lane {lane} but the ready queue is {list(ready)}: {head} (takes are FIFO)")
+            raise Rejected(
+                1, f"take of lane {lane} but the ready queue is {list(ready)}: {head} (takes are FIFO)"
+            )
         ready.popleft()
         if not self.discarding():
             self.workers[thread] = [TOOK, lane, 0, None, False]
@@ -293,10 +300,7 @@ class Sim:
         thread, lane = ev["thread"], ev["lane"]
         w = self.workers.get(thread)
         if w is None or w[1] != lane or w[0] != DRAIN:
-            if w is None:
-                held = "holds no work item"
-            else:
-                held = f"is at {PC_NAMES[w[0]]} on lane {w[1]}"
+            held = "holds no work item" if w is None else f"is at {PC_NAMES[w[0]]} on lane {w[1]}"
             raise Rejected(
                 3,
                 f"{what} on lane {lane} by {thread}, which {held}: a lane's invokes and drain_end come only "
@@ -307,7 +311,9 @@ class Sim:
     def drain_begin(self, ev: Event) -> list[Sim] | None:
         thread, lane = ev["thread"], ev["lane"]
         if self.discarding():
-            raise Rejected(7, f"drain_begin of lane {lane} after Stop(discard) took effect: no drain may begin")
+            raise Rejected(
+                7, f"drain_begin of lane {lane} after Stop(discard) took effect: no drain may begin"
+            )
         w = self.workers.get(thread)
         if w is None or w[0] != TOOK or w[1] != lane:
             held = "holds no work item" if w is None else f"is at {PC_NAMES[w[0]]} on lane {w[1]}"
@@ -348,7 +354,11 @@ class Sim:
                     "or was already invoked or discarded",
                 )
             if queue[0] != item:
-                where = "later in the lane" if item in queue else "not in the lane (never accepted, or already gone)"
+                where = (
+                    "later in the lane"
+                    if item in queue
+                    else "not in the lane (never accepted, or already gone)"
+                )
                 raise Rejected(
                     4,
                     f"invoke of {show(item)} on lane {lane} but the lane's next item is {show(queue[0])} "
@@ -372,7 +382,9 @@ class Sim:
                 f"{held} — {'that item' if len(items) == 1 else 'those items'} would never run (lost wakeup)",
             )
         if ev["invoked"] != w[2]:
-            raise Rejected(3, f"drain_end on lane {lane} says invoked {ev['invoked']} but this drain invoked {w[2]}")
+            raise Rejected(
+                3, f"drain_end on lane {lane} says invoked {ev['invoked']} but this drain invoked {w[2]}"
+            )
         if outcome == "idle":
             del self.workers[ev["thread"]]
             self.status[lane] = IDLE
@@ -388,7 +400,8 @@ class Sim:
         if w[2] < self.budget and not w[4]:
             raise Rejected(
                 3,
-                f"drain_end resubmit on lane {lane} after {w[2]} of {self.budget} invokes, but the lane was never "
+                f"drain_end resubmit on lane {lane} after {w[2]} of {self.budget} "
+                "invokes, but the lane was never "
                 f"empty since the last one: the drain must go on to {show(queue[0])}",
             )
         w[0], w[2], w[4] = OWES, 0, False
@@ -430,7 +443,8 @@ class Sim:
             owing = ", ".join(f"{t} (lane {lane})" for t, lane in sorted(self.p_owes.items()))
             raise Rejected(
                 7,
-                f"stop_begin while a post is still in flight: {owing} has not submitted yet; Stop begins only "
+                f"stop_begin while a post is still in flight: {owing} has not "
+                "submitted yet; Stop begins only "
                 "after every post in flight settled",
             )
         self.phase = STOPPING
@@ -460,7 +474,8 @@ class Sim:
         if not queue or list(queue) != ev["items"]:
             raise Rejected(
                 7,
-                f"discard of {show_items(ev['items'])} on lane {lane}, which holds {show_items(queue)}: a discard "
+                f"discard of {show_items(ev['items'])} on lane {lane}, which holds "
+                f"{show_items(queue)}: a discard "
                 "lists exactly the items still queued, each once",
             )
         queue.clear()
@@ -484,10 +499,14 @@ class Sim:
                 )
         if mode == "drain":
             if self.ready:
-                raise Rejected(7, f"stop_end drain with work items {list(self.ready)} still in the ready queue")
+                raise Rejected(
+                    7, f"stop_end drain with work items {list(self.ready)} still in the ready queue"
+                )
             for lane, st in enumerate(self.status):
                 if st != IDLE:
-                    raise Rejected(7, f"stop_end drain while lane {lane} is {STATUS_NAMES[st]}: every lane must be Idle")
+                    raise Rejected(
+                        7, f"stop_end drain while lane {lane} is {STATUS_NAMES[st]}: every lane must be Idle"
+                    )
         else:
             self.ready.clear()
             self.status = [IDLE] * self.lanes
@@ -505,7 +524,8 @@ class Sim:
             "status": {str(lane): STATUS_NAMES[st] for lane, st in enumerate(self.status)},
             "ready": list(self.ready),
             "workers": {
-                t: f"{PC_NAMES[w[0]]} lane {w[1]} invoked={w[2]}" + (f" holding {show(w[3])}" if w[3] is not None else "")
+                t: f"{PC_NAMES[w[0]]} lane {w[1]} invoked={w[2]}"
+                + (f" holding {show(w[3])}" if w[3] is not None else "")
                 for t, w in sorted(self.workers.items())
             },
             "owed_submissions": {t: lane for t, lane in sorted(self.p_owes.items())},

@@ -98,7 +98,10 @@ def _checks(lanes: int) -> dict[str, tuple[tuple[str, Check], ...]]:
             ("reason", lambda v: type(v) is str and v in REASONS),
         ),
         "discard": (("lane", lane), ("items", items)),
-        "stop_end": (("mode", lambda v: type(v) is str and v in MODES), ("result", lambda v: v == "ok" and type(v) is str)),
+        "stop_end": (
+            ("mode", lambda v: type(v) is str and v in MODES),
+            ("result", lambda v: v == "ok" and type(v) is str),
+        ),
     }
 
 
@@ -173,6 +176,9 @@ def _events(it: Iterator[str], checker: EventChecker) -> Iterator[Event]:
                 raise Malformed(line_no, f"line {line_no}: unknown event {obj['event']!r}")
             raise Malformed(line_no, f"line {line_no}: {checker.problem(obj)}")
         if obj["seq"] != expected:
-            raise Malformed(line_no, f"line {line_no}: seq {obj['seq']} where {expected} was expected (a gap or reorder in seq)")
+            raise Malformed(
+                line_no,
+                f"line {line_no}: seq {obj['seq']} where {expected} was expected (a gap or reorder in seq)",
+            )
         expected += 1
         yield obj

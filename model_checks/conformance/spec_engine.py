@@ -13,12 +13,12 @@ from __future__ import annotations
 from collections.abc import Callable, Hashable
 from typing import Any
 
-from spec import work_lane as wl
-from spec.language import Action, Emitted, Spec
 from model_checks.conformance.binding import ANON, ROLE_OF, TraceConstants, normalize, with_entry
 from model_checks.conformance.explain import explain
 from model_checks.conformance.parse import Config, Event
 from model_checks.conformance.verdict import Rejected
+from spec import work_lane as wl
+from spec.language import Action, Emitted, Spec
 
 Bound = tuple[Action, str, list[tuple[Hashable, ...]]]
 
@@ -31,7 +31,15 @@ class SpecEngine:
         for ev in events:
             if ev["event"] == "post":
                 posts.setdefault(ev["thread"], []).append((ev["lane"], ev["item"]))
-        self.c = TraceConstants(**config.as_dict(), callback_stop=True, posts=posts)
+        self.c = TraceConstants(
+            lanes=config.lanes,
+            workers=config.workers,
+            lane_capacity=config.lane_capacity,
+            max_per_drain=config.max_per_drain,
+            ready_capacity=config.ready_capacity,
+            callback_stop=True,
+            posts=posts,
+        )
         assert spec.init_fn is not None
         self.spec = spec
         self.internal: list[Bound] = []
@@ -103,9 +111,9 @@ class SpecEngine:
                 if thread not in s.worker.domain() and len(s.worker) < self.c.workers:
                     s = s._replace(worker=with_entry(s.worker, thread, (wl.W_IDLE, None, 0, None)))
                 self._fire(s, ev, "worker", thread, out)
-            elif kind in ("drain_begin", "invoke", "drain_end"):
-                self._fire(s, ev, "worker", thread, out)
-            elif kind == "stop_rejected" and ev["reason"] == "in_callback":
+            elif kind in ("drain_begin", "invoke", "drain_end") or (
+                kind == "stop_rejected" and ev["reason"] == "in_callback"
+            ):
                 self._fire(s, ev, "worker", thread, out)
             elif kind == "stop_rejected":
                 name = f"{thread}@{ev['seq']}"

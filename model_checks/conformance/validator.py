@@ -46,8 +46,7 @@ def validate_lines(lines: Iterable[str], engine: str = "fast") -> Verdict:
     if engine == "spec":
         buffered: list[Event] = []
         try:
-            for ev in events:
-                buffered.append(ev)
+            buffered.extend(events)
         except Malformed as problem:
             late = problem
         eng = SpecEngine(trace.config, buffered)
@@ -57,10 +56,11 @@ def validate_lines(lines: Iterable[str], engine: str = "fast") -> Verdict:
     owes: dict[str, int] = {}
     count = 0
     stopped = False
-    ev: Event | None = None
+    current: Event | None = None
     step = eng.step
     try:
-        for ev in events:
+        for current in events:
+            ev = current
             thread = ev["thread"]
             kind = ev["event"]
             if owes:
@@ -80,7 +80,8 @@ def validate_lines(lines: Iterable[str], engine: str = "fast") -> Verdict:
             elif kind == "stop_end":
                 stopped = True
     except Rejected as problem:
-        assert ev is not None
+        assert current is not None
+        ev = current
         return Verdict(
             False,
             NOT_ALLOWED,
@@ -97,17 +98,26 @@ def validate_lines(lines: Iterable[str], engine: str = "fast") -> Verdict:
         return Verdict(False, MALFORMED, late.message, line=late.line, events=count, engine=engine)
     if stopped:
         return Verdict(
-            True, ALLOWED, f"allowed: {count} events, a complete behaviour (ends after stop_end)", events=count, engine=engine
+            True,
+            ALLOWED,
+            f"allowed: {count} events, a complete behaviour (ends after stop_end)",
+            events=count,
+            engine=engine,
         )
     pending = eng.pending()
     what = []
     if pending.get("items"):
         what.append(
             "items accepted and not yet invoked: "
-            + "; ".join(f"lane {lane}: {', '.join(map(repr, items))}" for lane, items in pending["items"].items())
+            + "; ".join(
+                f"lane {lane}: {', '.join(map(repr, items))}" for lane, items in pending["items"].items()
+            )
         )
     if pending.get("submissions"):
-        what.append("owed submissions: " + ", ".join(f"{t} -> lane {lane}" for t, lane in pending["submissions"].items()))
+        what.append(
+            "owed submissions: "
+            + ", ".join(f"{t} -> lane {lane}" for t, lane in pending["submissions"].items())
+        )
     if pending.get("stop"):
         what.append(pending["stop"])
     tail = ("; pending — " + "; ".join(what)) if what else "; nothing pending"

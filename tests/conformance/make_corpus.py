@@ -50,58 +50,130 @@ def disc(t: str, lane: int, items: list[Any]) -> Step:
 def one_item(lane: int = 0, item: str = "a", p: str = "p0", w: str = "w0") -> list[Step]:
     """Post one item and run it to the end of its drain."""
     return [
-        post(p, lane, item, submit=True), ln(p, "submit", lane), ln(w, "take", lane), ln(w, "drain_begin", lane),
-        inv(w, lane, item), end(w, lane, "idle", 1),
-    ]  # fmt: skip
+        post(p, lane, item, submit=True),
+        ln(p, "submit", lane),
+        ln(w, "take", lane),
+        ln(w, "drain_begin", lane),
+        inv(w, lane, item),
+        end(w, lane, "idle", 1),
+    ]
 
 
 VALID: dict[str, list[Step]] = {
     "basic_drain": [
-        post("p0", 0, "a", submit=True), ln("p0", "submit", 0), post("p0", 0, "b"), ln("w0", "take", 0),
-        ln("w0", "drain_begin", 0), inv("w0", 0, "a"), inv("w0", 0, "b"), end("w0", 0, "idle", 2),
-        sb("main", "drain"), se("main", "drain"),
+        post("p0", 0, "a", submit=True),
+        ln("p0", "submit", 0),
+        post("p0", 0, "b"),
+        ln("w0", "take", 0),
+        ln("w0", "drain_begin", 0),
+        inv("w0", 0, "a"),
+        inv("w0", 0, "b"),
+        end("w0", 0, "idle", 2),
+        sb("main", "drain"),
+        se("main", "drain"),
     ],
     "early_pop_makes_room": [
-        post("p0", 0, "a", submit=True), ln("p0", "submit", 0), post("p0", 0, "b"), ln("w0", "take", 0),
-        ln("w0", "drain_begin", 0), post("p1", 0, "c"), inv("w0", 0, "a"), inv("w0", 0, "b"),
-        end("w0", 0, "resubmit", 2), ln("w0", "submit", 0), ln("w1", "take", 0), ln("w1", "drain_begin", 0),
-        inv("w1", 0, "c"), end("w1", 0, "idle", 1), sb("main", "drain"), se("main", "drain"),
+        post("p0", 0, "a", submit=True),
+        ln("p0", "submit", 0),
+        post("p0", 0, "b"),
+        ln("w0", "take", 0),
+        ln("w0", "drain_begin", 0),
+        post("p1", 0, "c"),
+        inv("w0", 0, "a"),
+        inv("w0", 0, "b"),
+        end("w0", 0, "resubmit", 2),
+        ln("w0", "submit", 0),
+        ln("w1", "take", 0),
+        ln("w1", "drain_begin", 0),
+        inv("w1", 0, "c"),
+        end("w1", 0, "idle", 1),
+        sb("main", "drain"),
+        se("main", "drain"),
     ],
     "post_between_stop_rejected_and_stop_begin": [
-        rej("s1", "drain", "stop_in_progress"), post("p0", 0, "a", submit=True), ln("p0", "submit", 0),
-        sb("main", "drain"), ln("w0", "take", 0), ln("w0", "drain_begin", 0), inv("w0", 0, "a"),
-        end("w0", 0, "idle", 1), post("p0", 0, "b", "invalid_state"), se("main", "drain"),
+        rej("s1", "drain", "stop_in_progress"),
+        post("p0", 0, "a", submit=True),
+        ln("p0", "submit", 0),
+        sb("main", "drain"),
+        ln("w0", "take", 0),
+        ln("w0", "drain_begin", 0),
+        inv("w0", 0, "a"),
+        end("w0", 0, "idle", 1),
+        post("p0", 0, "b", "invalid_state"),
+        se("main", "drain"),
     ],
     "resubmit_below_budget": [
-        post("p0", 0, "a", submit=True), ln("p0", "submit", 0), ln("w0", "take", 0), ln("w0", "drain_begin", 0),
-        inv("w0", 0, "a"), post("p0", 0, "b"), end("w0", 0, "resubmit", 1), ln("w0", "submit", 0),
-        ln("w1", "take", 0), ln("w1", "drain_begin", 0), inv("w1", 0, "b"), end("w1", 0, "idle", 1),
-        sb("main", "drain"), se("main", "drain"),
+        post("p0", 0, "a", submit=True),
+        ln("p0", "submit", 0),
+        ln("w0", "take", 0),
+        ln("w0", "drain_begin", 0),
+        inv("w0", 0, "a"),
+        post("p0", 0, "b"),
+        end("w0", 0, "resubmit", 1),
+        ln("w0", "submit", 0),
+        ln("w1", "take", 0),
+        ln("w1", "drain_begin", 0),
+        inv("w1", 0, "b"),
+        end("w1", 0, "idle", 1),
+        sb("main", "drain"),
+        se("main", "drain"),
     ],
     "discard_while_drain_finishes_budget": [
-        post("p0", 0, "a", submit=True), ln("p0", "submit", 0), post("p0", 0, "b"),
-        post("p1", 1, "c", submit=True), ln("p1", "submit", 1), ln("w0", "take", 0), ln("w0", "drain_begin", 0),
-        inv("w0", 0, "a"), sb("main", "discard"), ln("w1", "take", 1), inv("w0", 0, "b"), end("w0", 0, "idle", 2),
-        disc("main", 1, ["c"]), se("main", "discard"),
+        post("p0", 0, "a", submit=True),
+        ln("p0", "submit", 0),
+        post("p0", 0, "b"),
+        post("p1", 1, "c", submit=True),
+        ln("p1", "submit", 1),
+        ln("w0", "take", 0),
+        ln("w0", "drain_begin", 0),
+        inv("w0", 0, "a"),
+        sb("main", "discard"),
+        ln("w1", "take", 1),
+        inv("w0", 0, "b"),
+        end("w0", 0, "idle", 2),
+        disc("main", 1, ["c"]),
+        se("main", "discard"),
     ],
     "callback_stop_rejected": [
-        *one_item()[:5], rej("w0", "drain", "in_callback"), end("w0", 0, "idle", 1),
-        sb("main", "drain"), se("main", "drain"),
+        *one_item()[:5],
+        rej("w0", "drain", "in_callback"),
+        end("w0", 0, "idle", 1),
+        sb("main", "drain"),
+        se("main", "drain"),
     ],
     "callback_posts_to_other_lane": [
-        *one_item()[:5], post("w0", 1, "x", submit=True), ln("w0", "submit", 1), end("w0", 0, "idle", 1),
-        ln("w1", "take", 1), ln("w1", "drain_begin", 1), inv("w1", 1, "x"), end("w1", 1, "idle", 1),
-        sb("main", "drain"), se("main", "drain"),
+        *one_item()[:5],
+        post("w0", 1, "x", submit=True),
+        ln("w0", "submit", 1),
+        end("w0", 0, "idle", 1),
+        ln("w1", "take", 1),
+        ln("w1", "drain_begin", 1),
+        inv("w1", 1, "x"),
+        end("w1", 1, "idle", 1),
+        sb("main", "drain"),
+        se("main", "drain"),
     ],
     "refusals_and_second_stop": [
-        post("main", None, "h", "invalid_argument"), post("p0", 0, "a", submit=True), post("p1", 0, "b"),
-        post("p1", 0, "c", "capacity_exceeded"), ln("p0", "submit", 0), ln("w0", "take", 0),
-        ln("w0", "drain_begin", 0), inv("w0", 0, "a"), inv("w0", 0, "b"), end("w0", 0, "idle", 2),
-        sb("main", "drain"), se("main", "drain"), post("p1", 0, "c", "invalid_state"),
+        post("main", None, "h", "invalid_argument"),
+        post("p0", 0, "a", submit=True),
+        post("p1", 0, "b"),
+        post("p1", 0, "c", "capacity_exceeded"),
+        ln("p0", "submit", 0),
+        ln("w0", "take", 0),
+        ln("w0", "drain_begin", 0),
+        inv("w0", 0, "a"),
+        inv("w0", 0, "b"),
+        end("w0", 0, "idle", 2),
+        sb("main", "drain"),
+        se("main", "drain"),
+        post("p1", 0, "c", "invalid_state"),
         post("main", None, "h2", "invalid_argument"),
     ],
     "main_posts_then_stops": [
-        post("main", 1, 7, submit=True), ln("main", "submit", 1), sb("main", "discard"), disc("main", 1, [7]),
+        post("main", 1, 7, submit=True),
+        ln("main", "submit", 1),
+        sb("main", "discard"),
+        disc("main", 1, [7]),
         se("main", "discard"),
     ],
     "prefix_item_pending": [post("p0", 0, "a", submit=True), ln("p0", "submit", 0), ln("w0", "take", 0)],
@@ -112,69 +184,195 @@ VALID: dict[str, list[Step]] = {
 # name -> (steps, seq, rule)
 INVALID: dict[str, tuple[list[Step], int, int]] = {
     "r1_take_out_of_order": (
-        [post("p0", 0, "a", submit=True), ln("p0", "submit", 0), post("p1", 1, "b", submit=True),
-         ln("p1", "submit", 1), ln("w0", "take", 1)], 5, 1),  # fmt: skip
+        [
+            post("p0", 0, "a", submit=True),
+            ln("p0", "submit", 0),
+            post("p1", 1, "b", submit=True),
+            ln("p1", "submit", 1),
+            ln("w0", "take", 1),
+        ],
+        5,
+        1,
+    ),
     "r1_take_from_empty_ready_queue": ([post("p0", 0, "a", submit=True), ln("w0", "take", 0)], 2, 1),
     "r2_second_reservation": ([post("p0", 0, "a", submit=True), post("p1", 0, "b", submit=True)], 2, 2),
     "r2_owed_submit_skipped": ([post("p0", 0, "a", submit=True), post("p0", 1, "b", submit=True)], 2, 2),
-    "r2_submit_not_owed": ([post("p0", 0, "a", submit=True), ln("p0", "submit", 0), ln("p1", "submit", 0)], 3, 2),
+    "r2_submit_not_owed": (
+        [post("p0", 0, "a", submit=True), ln("p0", "submit", 0), ln("p1", "submit", 0)],
+        3,
+        2,
+    ),
     "r2_worker_resubmit_owed": (
-        [post("p0", 0, "a", submit=True), ln("p0", "submit", 0), post("p0", 0, "b"), post("p0", 0, "c",
-         "capacity_exceeded"), ln("w0", "take", 0), ln("w0", "drain_begin", 0), inv("w0", 0, "a"),
-         post("p0", 0, "c"), inv("w0", 0, "b"), end("w0", 0, "resubmit", 2), ln("w0", "take", 0)], 11, 2),  # fmt: skip
-    "r3_invoke_without_drain": ([post("p0", 0, "a", submit=True), ln("p0", "submit", 0), inv("w0", 0, "a")], 3, 3),
+        [
+            post("p0", 0, "a", submit=True),
+            ln("p0", "submit", 0),
+            post("p0", 0, "b"),
+            post("p0", 0, "c", "capacity_exceeded"),
+            ln("w0", "take", 0),
+            ln("w0", "drain_begin", 0),
+            inv("w0", 0, "a"),
+            post("p0", 0, "c"),
+            inv("w0", 0, "b"),
+            end("w0", 0, "resubmit", 2),
+            ln("w0", "take", 0),
+        ],
+        11,
+        2,
+    ),
+    "r3_invoke_without_drain": (
+        [post("p0", 0, "a", submit=True), ln("p0", "submit", 0), inv("w0", 0, "a")],
+        3,
+        3,
+    ),
     "r3_invoke_by_other_thread": ([*one_item()[:4], inv("w1", 0, "a")], 5, 3),
     "r3_over_budget": (
-        [post("p0", 0, "a", submit=True), ln("p0", "submit", 0), post("p0", 0, "b"), ln("w0", "take", 0),
-         ln("w0", "drain_begin", 0), inv("w0", 0, "a"), inv("w0", 0, "b"), post("p0", 0, "c"),
-         inv("w0", 0, "c")], 9, 3),  # fmt: skip
+        [
+            post("p0", 0, "a", submit=True),
+            ln("p0", "submit", 0),
+            post("p0", 0, "b"),
+            ln("w0", "take", 0),
+            ln("w0", "drain_begin", 0),
+            inv("w0", 0, "a"),
+            inv("w0", 0, "b"),
+            post("p0", 0, "c"),
+            inv("w0", 0, "c"),
+        ],
+        9,
+        3,
+    ),
     "r3_invoked_count_wrong": ([*one_item()[:5], end("w0", 0, "idle", 2)], 6, 3),
-    "r3_drain_begin_without_take": ([post("p0", 0, "a", submit=True), ln("p0", "submit", 0),
-                                     ln("w0", "drain_begin", 0)], 3, 3),  # fmt: skip
+    "r3_drain_begin_without_take": (
+        [post("p0", 0, "a", submit=True), ln("p0", "submit", 0), ln("w0", "drain_begin", 0)],
+        3,
+        3,
+    ),
     "r3_resubmit_before_budget": (
-        [post("p0", 0, "a", submit=True), ln("p0", "submit", 0), post("p0", 0, "b"), ln("w0", "take", 0),
-         ln("w0", "drain_begin", 0), inv("w0", 0, "a"), end("w0", 0, "resubmit", 1)], 7, 3),  # fmt: skip
+        [
+            post("p0", 0, "a", submit=True),
+            ln("p0", "submit", 0),
+            post("p0", 0, "b"),
+            ln("w0", "take", 0),
+            ln("w0", "drain_begin", 0),
+            inv("w0", 0, "a"),
+            end("w0", 0, "resubmit", 1),
+        ],
+        7,
+        3,
+    ),
     "r4_invoke_out_of_order": (
-        [post("p0", 0, "a", submit=True), ln("p0", "submit", 0), post("p0", 0, "b"), ln("w0", "take", 0),
-         ln("w0", "drain_begin", 0), inv("w0", 0, "b")], 6, 4),  # fmt: skip
+        [
+            post("p0", 0, "a", submit=True),
+            ln("p0", "submit", 0),
+            post("p0", 0, "b"),
+            ln("w0", "take", 0),
+            ln("w0", "drain_begin", 0),
+            inv("w0", 0, "b"),
+        ],
+        6,
+        4,
+    ),
     "r4_invoke_never_posted": ([*one_item()[:4], inv("w0", 0, "zz")], 5, 4),
     "r4_invoke_twice": ([*one_item()[:5], inv("w0", 0, "a")], 6, 4),
     "r4_invoke_refused_item": (
-        [post("p0", 0, "a", submit=True), ln("p0", "submit", 0), post("p0", 0, "b"),
-         post("p0", 0, "c", "capacity_exceeded"), ln("w0", "take", 0), ln("w0", "drain_begin", 0),
-         inv("w0", 0, "a"), inv("w0", 0, "c")], 8, 4),  # fmt: skip
+        [
+            post("p0", 0, "a", submit=True),
+            ln("p0", "submit", 0),
+            post("p0", 0, "b"),
+            post("p0", 0, "c", "capacity_exceeded"),
+            ln("w0", "take", 0),
+            ln("w0", "drain_begin", 0),
+            inv("w0", 0, "a"),
+            inv("w0", 0, "c"),
+        ],
+        8,
+        4,
+    ),
     "r5_lost_wakeup": (
-        [post("p0", 0, "a", submit=True), ln("p0", "submit", 0), post("p0", 0, "b"), ln("w0", "take", 0),
-         ln("w0", "drain_begin", 0), inv("w0", 0, "a"), end("w0", 0, "idle", 1)], 7, 5),  # fmt: skip
+        [
+            post("p0", 0, "a", submit=True),
+            ln("p0", "submit", 0),
+            post("p0", 0, "b"),
+            ln("w0", "take", 0),
+            ln("w0", "drain_begin", 0),
+            inv("w0", 0, "a"),
+            end("w0", 0, "idle", 1),
+        ],
+        7,
+        5,
+    ),
     "r5_resubmit_empty_lane": ([*one_item()[:5], end("w0", 0, "resubmit", 1)], 6, 5),
     "r5_post_to_idle_lane_without_reservation": ([post("p0", 0, "a")], 1, 5),
     "r6_ok_on_full_lane": (
-        [post("p0", 0, "a", submit=True), ln("p0", "submit", 0), post("p0", 0, "b"), post("p0", 0, "c")], 4, 6),
+        [post("p0", 0, "a", submit=True), ln("p0", "submit", 0), post("p0", 0, "b"), post("p0", 0, "c")],
+        4,
+        6,
+    ),
     "r6_capacity_exceeded_with_room": ([post("p0", 0, "a", "capacity_exceeded")], 1, 6),
     "r7_post_ok_after_stop_begin": ([sb("main", "drain"), post("p0", 0, "a", submit=True)], 2, 7),
     "r7_stop_end_with_item_pending": (
-        [post("p0", 0, "a", submit=True), ln("p0", "submit", 0), sb("main", "drain"), se("main", "drain")], 4, 7),
+        [post("p0", 0, "a", submit=True), ln("p0", "submit", 0), sb("main", "drain"), se("main", "drain")],
+        4,
+        7,
+    ),
     "r7_drain_begin_after_discard": (
-        [post("p0", 0, "a", submit=True), ln("p0", "submit", 0), ln("w0", "take", 0), sb("main", "discard"),
-         ln("w0", "drain_begin", 0)], 5, 7),  # fmt: skip
+        [
+            post("p0", 0, "a", submit=True),
+            ln("p0", "submit", 0),
+            ln("w0", "take", 0),
+            sb("main", "discard"),
+            ln("w0", "drain_begin", 0),
+        ],
+        5,
+        7,
+    ),
     "r7_discard_wrong_items": (
-        [post("p0", 0, "a", submit=True), ln("p0", "submit", 0), post("p0", 0, "b"), sb("main", "discard"),
-         disc("main", 0, ["b"])], 5, 7),  # fmt: skip
+        [
+            post("p0", 0, "a", submit=True),
+            ln("p0", "submit", 0),
+            post("p0", 0, "b"),
+            sb("main", "discard"),
+            disc("main", 0, ["b"]),
+        ],
+        5,
+        7,
+    ),
     "r7_stop_begin_with_post_in_flight": ([post("p0", 0, "a", submit=True), sb("main", "drain")], 2, 7),
     "r7_discard_in_drain_mode": (
-        [post("p0", 0, "a", submit=True), ln("p0", "submit", 0), sb("main", "drain"), disc("main", 0, ["a"])], 4, 7),
+        [post("p0", 0, "a", submit=True), ln("p0", "submit", 0), sb("main", "drain"), disc("main", 0, ["a"])],
+        4,
+        7,
+    ),
     "r7_callback_stop_outside_callback": ([*one_item()[:4], rej("w0", "drain", "in_callback")], 5, 7),
     "r7_second_stop_begin": ([sb("main", "drain"), se("main", "drain"), sb("s1", "drain")], 3, 7),
     "r7_take_after_stop_end": (
-        [post("p0", 0, "a", submit=True), ln("p0", "submit", 0), sb("main", "discard"), disc("main", 0, ["a"]),
-         se("main", "discard"), ln("w0", "take", 0)], 6, 7),  # fmt: skip
+        [
+            post("p0", 0, "a", submit=True),
+            ln("p0", "submit", 0),
+            sb("main", "discard"),
+            disc("main", 0, ["a"]),
+            se("main", "discard"),
+            ln("w0", "take", 0),
+        ],
+        6,
+        7,
+    ),
     "r7_post_after_stop_rejected_not_in_flight": (
-        [post("p0", 0, "a", submit=True), ln("p0", "submit", 0), rej("s1", "drain", "stop_in_progress"),
-         post("p0", 1, "b", submit=True), post("p0", 1, "c")], 5, 2),  # fmt: skip
+        [
+            post("p0", 0, "a", submit=True),
+            ln("p0", "submit", 0),
+            rej("s1", "drain", "stop_in_progress"),
+            post("p0", 1, "b", submit=True),
+            post("p0", 1, "c"),
+        ],
+        5,
+        2,
+    ),
 }
 
 HEADER = json.dumps({"trace": "lanecheck", "version": 1, "design": "work-lane", "config": CONFIG})
-E1 = json.dumps({"seq": 1, "thread": "p0", "event": "post", "lane": 0, "item": "a", "result": "ok", "submit": True})
+E1 = json.dumps(
+    {"seq": 1, "thread": "p0", "event": "post", "lane": 0, "item": "a", "result": "ok", "submit": True}
+)
 E2 = json.dumps({"seq": 2, "thread": "p0", "event": "submit", "lane": 0})
 
 # name -> (lines, line)
@@ -183,17 +381,52 @@ MALFORMED: dict[str, tuple[list[str], int]] = {
     "wf_missing_header": ([E1, E2], 1),
     "wf_wrong_version": ([HEADER.replace('"version": 1', '"version": 2'), E1], 1),
     "wf_config_missing_field": ([HEADER.replace('"workers": 2, ', ""), E1], 1),
-    "wf_unknown_event": ([HEADER, E1, json.dumps({"seq": 2, "thread": "p0", "event": "enqueue", "lane": 0})], 3),
-    "wf_missing_field": ([HEADER, json.dumps({"seq": 1, "thread": "p0", "event": "post", "lane": 0, "item": "a",
-                                              "result": "ok"})], 2),  # fmt: skip
-    "wf_ill_typed_lane": ([HEADER, E1, json.dumps({"seq": 2, "thread": "p0", "event": "submit", "lane": "0"})], 3),
-    "wf_bool_lane": ([HEADER, E1, json.dumps({"seq": 2, "thread": "p0", "event": "submit", "lane": True})], 3),
-    "wf_lane_out_of_range": ([HEADER, E1, json.dumps({"seq": 2, "thread": "p0", "event": "submit", "lane": 5})], 3),
+    "wf_unknown_event": (
+        [HEADER, E1, json.dumps({"seq": 2, "thread": "p0", "event": "enqueue", "lane": 0})],
+        3,
+    ),
+    "wf_missing_field": (
+        [
+            HEADER,
+            json.dumps({"seq": 1, "thread": "p0", "event": "post", "lane": 0, "item": "a", "result": "ok"}),
+        ],
+        2,
+    ),
+    "wf_ill_typed_lane": (
+        [HEADER, E1, json.dumps({"seq": 2, "thread": "p0", "event": "submit", "lane": "0"})],
+        3,
+    ),
+    "wf_bool_lane": (
+        [HEADER, E1, json.dumps({"seq": 2, "thread": "p0", "event": "submit", "lane": True})],
+        3,
+    ),
+    "wf_lane_out_of_range": (
+        [HEADER, E1, json.dumps({"seq": 2, "thread": "p0", "event": "submit", "lane": 5})],
+        3,
+    ),
     "wf_seq_gap": ([HEADER, E1, E2.replace('"seq": 2', '"seq": 3')], 3),
     "wf_blank_line": ([HEADER, E1, "", E2], 3),
-    "wf_submit_on_refused_post": ([HEADER, json.dumps({"seq": 1, "thread": "p0", "event": "post", "lane": 0,
-                                   "item": "a", "result": "capacity_exceeded", "submit": True})], 2),  # fmt: skip
-    "wf_thread_not_string": ([HEADER, E1, json.dumps({"seq": 2, "thread": 3, "event": "submit", "lane": 0})], 3),
+    "wf_submit_on_refused_post": (
+        [
+            HEADER,
+            json.dumps(
+                {
+                    "seq": 1,
+                    "thread": "p0",
+                    "event": "post",
+                    "lane": 0,
+                    "item": "a",
+                    "result": "capacity_exceeded",
+                    "submit": True,
+                }
+            ),
+        ],
+        2,
+    ),
+    "wf_thread_not_string": (
+        [HEADER, E1, json.dumps({"seq": 2, "thread": 3, "event": "submit", "lane": 0})],
+        3,
+    ),
 }
 
 
@@ -215,14 +448,30 @@ def main() -> None:
         (HERE / f"invalid_{name}.jsonl").write_text("\n".join(lines_of(steps)) + "\n")
         manifest[f"invalid_{name}.jsonl"] = {"code": 1, "seq": seq, "rule": rule}
     small_ready = dict(CONFIG, ready_capacity=1)
-    overflow = [post("p0", 0, "a", submit=True), ln("p0", "submit", 0), post("p1", 1, "b", submit=True),
-                ln("p1", "submit", 1)]  # fmt: skip
-    (HERE / "invalid_r1_ready_queue_overflow.jsonl").write_text("\n".join(lines_of(overflow, small_ready)) + "\n")
+    overflow = [
+        post("p0", 0, "a", submit=True),
+        ln("p0", "submit", 0),
+        post("p1", 1, "b", submit=True),
+        ln("p1", "submit", 1),
+    ]
+    (HERE / "invalid_r1_ready_queue_overflow.jsonl").write_text(
+        "\n".join(lines_of(overflow, small_ready)) + "\n"
+    )
     manifest["invalid_r1_ready_queue_overflow.jsonl"] = {"code": 1, "seq": 4, "rule": 1}
     three = dict(CONFIG, lanes=3, ready_capacity=3)
-    busy = [post("p0", 0, "a", submit=True), ln("p0", "submit", 0), post("p0", 1, "b", submit=True),
-            ln("p0", "submit", 1), post("p0", 2, "c", submit=True), ln("p0", "submit", 2), ln("w0", "take", 0),
-            ln("w0", "drain_begin", 0), ln("w1", "take", 1), ln("w1", "drain_begin", 1), ln("w2", "take", 2)]  # fmt: skip
+    busy = [
+        post("p0", 0, "a", submit=True),
+        ln("p0", "submit", 0),
+        post("p0", 1, "b", submit=True),
+        ln("p0", "submit", 1),
+        post("p0", 2, "c", submit=True),
+        ln("p0", "submit", 2),
+        ln("w0", "take", 0),
+        ln("w0", "drain_begin", 0),
+        ln("w1", "take", 1),
+        ln("w1", "drain_begin", 1),
+        ln("w2", "take", 2),
+    ]
     (HERE / "invalid_r3_too_many_workers.jsonl").write_text("\n".join(lines_of(busy, three)) + "\n")
     manifest["invalid_r3_too_many_workers.jsonl"] = {"code": 1, "seq": 11, "rule": 3}
     for name, (raw, line) in MALFORMED.items():

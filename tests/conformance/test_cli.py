@@ -27,15 +27,21 @@ def test_validate_exit_codes_and_text() -> None:
     ok = runner.invoke(_app(), ["validate", str(CORPUS / "valid_basic_drain.jsonl")])
     assert ok.exit_code == 0 and "ALLOWED" in ok.output
     bad = runner.invoke(_app(), ["validate", str(CORPUS / "invalid_r5_lost_wakeup.jsonl")])
-    assert bad.exit_code == 1 and "seq 7" in bad.output and "rule 5" in bad.output and "Draining" in bad.output
+    assert (
+        bad.exit_code == 1 and "seq 7" in bad.output and "rule 5" in bad.output and "Draining" in bad.output
+    )
     wf = runner.invoke(_app(), ["validate", str(CORPUS / "malformed_wf_seq_gap.jsonl")])
     assert wf.exit_code == 2 and "line 3" in wf.output
-    spec = runner.invoke(_app(), ["validate", "--engine", "spec", str(CORPUS / "invalid_r5_lost_wakeup.jsonl")])
+    spec = runner.invoke(
+        _app(), ["validate", "--engine", "spec", str(CORPUS / "invalid_r5_lost_wakeup.jsonl")]
+    )
     assert spec.exit_code == 1
 
 
 def test_validate_json() -> None:
-    result = CliRunner().invoke(_app(), ["validate", "--json", str(CORPUS / "valid_prefix_item_pending.jsonl")])
+    result = CliRunner().invoke(
+        _app(), ["validate", "--json", str(CORPUS / "valid_prefix_item_pending.jsonl")]
+    )
     assert result.exit_code == 0
     out = json.loads(result.output)
     assert out["allowed"] and out["prefix"] and out["pending"]["items"] == {"0": ["a"]}

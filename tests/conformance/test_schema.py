@@ -12,20 +12,51 @@ from model_checks.conformance.schema import event_validator, header_problem
 
 CONFIG = Config(lanes=2, workers=2, lane_capacity=2, max_per_drain=2, ready_capacity=2)
 VALUES = st.one_of(
-    st.none(), st.booleans(), st.integers(-2, 3), st.sampled_from(["ok", "capacity_exceeded", "invalid_state",
-    "invalid_argument", "drain", "discard", "idle", "resubmit", "in_callback", "stop_in_progress", "a", "0"]),
+    st.none(),
+    st.booleans(),
+    st.integers(-2, 3),
+    st.sampled_from(
+        [
+            "ok",
+            "capacity_exceeded",
+            "invalid_state",
+            "invalid_argument",
+            "drain",
+            "discard",
+            "idle",
+            "resubmit",
+            "in_callback",
+            "stop_in_progress",
+            "a",
+            "0",
+        ]
+    ),
     st.lists(st.one_of(st.integers(0, 2), st.text(max_size=2), st.booleans()), max_size=2),
-)  # fmt: skip
+)
 EVENTS = st.sampled_from(
-    ["post", "submit", "take", "drain_begin", "invoke", "drain_end", "stop_begin", "stop_rejected", "discard",
-     "stop_end", "bogus"]
-)  # fmt: skip
+    [
+        "post",
+        "submit",
+        "take",
+        "drain_begin",
+        "invoke",
+        "drain_end",
+        "stop_begin",
+        "stop_rejected",
+        "discard",
+        "stop_end",
+        "bogus",
+    ]
+)
 FIELDS = ["lane", "item", "result", "submit", "outcome", "invoked", "mode", "reason", "items"]
 
 
 @st.composite
 def events(draw: st.DrawFn) -> Any:
-    obj: dict[str, Any] = {"seq": draw(st.sampled_from([1, 0, "1"])), "thread": draw(st.sampled_from(["t", 3]))}
+    obj: dict[str, Any] = {
+        "seq": draw(st.sampled_from([1, 0, "1"])),
+        "thread": draw(st.sampled_from(["t", 3])),
+    }
     obj["event"] = draw(EVENTS)
     for name in FIELDS:
         if draw(st.booleans()):
@@ -44,9 +75,12 @@ def test_schema_and_hand_check_agree(obj: Any) -> None:
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.sampled_from(["post", "submit", "invoke", "drain_end", "discard", "stop_end", "stop_rejected"]), st.data())
+@given(
+    st.sampled_from(["post", "submit", "invoke", "drain_end", "discard", "stop_end", "stop_rejected"]),
+    st.data(),
+)
 def test_well_formed_events_pass_both(kind: str, data: st.DataObject) -> None:
-    fields = {
+    table: dict[str, dict[str, Any]] = {
         "post": {"lane": data.draw(st.sampled_from([0, 1])), "item": "a", "result": "ok", "submit": True},
         "submit": {"lane": 1},
         "invoke": {"lane": 0, "item": data.draw(st.one_of(st.text(), st.integers()))},
@@ -54,7 +88,8 @@ def test_well_formed_events_pass_both(kind: str, data: st.DataObject) -> None:
         "discard": {"lane": 1, "items": data.draw(st.lists(st.one_of(st.text(), st.integers())))},
         "stop_end": {"mode": "drain", "result": "ok"},
         "stop_rejected": {"mode": "discard", "reason": "in_callback"},
-    }[kind]
+    }
+    fields = table[kind]
     obj = {"seq": 1, "thread": "w", "event": kind, "extra": {"ts": 1.5}, **fields}
     assert EventChecker(CONFIG).ok(obj)
     assert event_validator(CONFIG.lanes).is_valid(obj)

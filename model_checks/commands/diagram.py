@@ -1,0 +1,33 @@
+"""`lanecheck diagram DESIGN`: Mermaid state diagrams derived from the spec's reachable states."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from model_checks.explorer.diagram import mermaid_state_diagram, projected_edges
+from model_checks.registry import design
+
+
+def diagram_text(design_name: str, component: str, config: str = "small") -> str:
+    d = design(design_name)
+    if component not in d.projections:
+        raise KeyError(f"{design_name} has no component {component!r}; known: {', '.join(d.projections)}")
+    initial, edges = projected_edges(d.spec, d.config(config), d.projections[component])
+    return mermaid_state_diagram(initial, edges, f"{design_name}: {component} ({config})")
+
+
+def register(app: typer.Typer) -> None:
+    @app.command("diagram")
+    def diagram_command(
+        design_name: Annotated[str, typer.Argument(metavar="DESIGN")],
+        component: Annotated[str, typer.Option(help="which part: lane, worker, producer, scheduler ...")] = "lane",
+        config: Annotated[str, typer.Option("--config", "-c")] = "small",
+    ) -> None:
+        """Print the state machine of one component, as the spec allows it (Mermaid)."""
+        try:
+            typer.echo(diagram_text(design_name, component, config), nl=False)
+        except KeyError as problem:
+            typer.echo(f"error: {problem.args[0]}", err=True)
+            raise typer.Exit(2) from None
