@@ -166,7 +166,7 @@ class Action:
 
 
 def cross_product(domains: Sequence[Sequence[Hashable]]) -> list[tuple[Hashable, ...]]:
-    """``D1 \X D2 \X ...`` in lexicographic order: the parameter tuples of an action.
+    """``D1 \\X D2 \\X ...`` in lexicographic order: the parameter tuples of an action.
 
     post: len(__return__) == _product(len(d) for d in domains)
     post: all(len(t) == len(domains) for t in __return__)
