@@ -100,3 +100,12 @@ def test_header_schema() -> None:
     assert header_problem(good) is None
     assert header_problem({**good, "version": 2}) is not None
     assert header_problem({**good, "config": {**CONFIG.as_dict(), "lanes": 0}}) is not None
+
+
+def test_docs_copy_of_the_schema_is_current() -> None:
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    assert (root / "docs/trace-schema.json").read_text() == (
+        root / "model_checks/conformance/trace-schema.json"
+    ).read_text()

@@ -1,0 +1,175 @@
+"""Seeded bugs in the *real* reference code, as named subclasses that override one seam each.
+
+Production code carries no bugs on purpose; these variants live with the checks.
+Each is plugged into an otherwise unchanged ``WorkerScheduler`` through its
+``lane_factory`` / ``pool_factory`` seams (or is a ``WorkerScheduler``
+subclass), so the harness runs exactly the production algorithm but for one
+step. ``REFERENCE_MUTANTS`` names them for the harness scenarios and tests,
+with the property a checker must report and the spec mutant that is the same
+bug one level up (for "one counterexample, three places").
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+from reference.scheduler import WorkerScheduler
+from reference.work_lane import DRAINING, IDLE, SCHEDULED, WorkLane
+from reference.worker_pool import WorkerPool, WorkItem
+
+T = TypeVar("T")
+
+
+class CheckOutsideLockLane(WorkLane[T]):
+    """BUG: the end-of-drain emptiness check is made before taking the lane mutex."""
+
+    def _end_drain(self, invoked: int) -> bool:
+        resubmit = not self.queue.is_empty()  # a post may land right after this look ...
+        with self.mutex:  # ... and see Draining, so it does not submit; we then write Idle.
+            self.state = SCHEDULED if resubmit else IDLE
+            tracer = self._tracer
+            if tracer is not None:
+                outcome = "resubmit" if resubmit else "idle"
+                tracer.emit(
+                    self._runtime.thread_name(),
+                    "drain_end",
+                    {"lane": self.index, "outcome": outcome, "invoked": invoked},
+                )
+        return resubmit
+
+
+class IdleBeforeRecheckLane(WorkLane[T]):
+    """BUG: the lane is written Idle first, then re-checked and re-reserved unconditionally."""
+
+    def _end_drain(self, invoked: int) -> bool:
+        with self.mutex:
+            self.state = IDLE  # a post arriving now reserves the lane and submits it ...
+            tracer = self._tracer
+            if tracer is not None:
+                tracer.emit(
+                    self._runtime.thread_name(),
+                    "drain_end",
+                    {"lane": self.index, "outcome": "idle", "invoked": invoked},
+                )
+        with self.mutex:
+            if self.queue.is_empty():
+                return False
+            self.state = SCHEDULED  # ... and we reserve it a second time.
+            return True
+
+
+class DoubleSubmitLane(WorkLane[T]):
+    """BUG: a post to a Scheduled lane takes a second reservation (and submits again)."""
+
+    def _reserve(self) -> bool:
+        if self.state is not DRAINING:
+            self.state = SCHEDULED
+            return True
+        return False
+
+
+class MissingNotifyPool(WorkerPool):
+    """BUG: a submission never wakes an idle worker."""
+
+    def _notify_worker(self) -> None:
+        return None
+
+
+class NotifyBeforePublishPool(WorkerPool):
+    """BUG: the wake-up is sent in one critical section and the work item queued in another."""
+
+    def submit(self, item: WorkItem) -> None:
+        with self._mutex:
+            self._notify_worker()  # the woken worker finds nothing and waits again ...
+        with self._mutex:
+            self._enqueue(item)  # ... and nobody tells it about this one.
+
+
+class IfNotWhilePool(WorkerPool):
+    """BUG: ``if`` instead of ``while`` around the condition wait (a spurious wakeup slips through)."""
+
+    def _wait_for_work(self) -> None:
+        self._idle_workers += 1
+        if not self._ready and not self._shutdown:
+            self._work_ready.wait()
+        self._idle_workers -= 1
+
+
+class StopSkipsInflightScheduler(WorkerScheduler[T]):
+    """BUG: Stop(drain) does not wait for posts that passed the stop-state check."""
+
+    def _wait_posts_settled(self) -> None:
+        return None
+
+
+@dataclass(frozen=True)
+class ReferenceMutant:
+    name: str
+    doc: str
+    # Builds a scheduler of this variant: same signature as ``WorkerScheduler``.
+    build: Callable[..., WorkerScheduler[Any]]
+    expect: str  # the kind of failure a harness run must report
+    spec_variant: str | None = None  # the same bug in the spec, when there is one
+    spurious_wakeups: bool = False  # needs Condition.wait to return spuriously to show
+
+
+def _with(**factories: Any) -> Callable[..., WorkerScheduler[Any]]:
+    def build(*args: Any, **kwargs: Any) -> WorkerScheduler[Any]:
+        return WorkerScheduler(*args, **{**kwargs, **factories})
+
+    return build
+
+
+REFERENCE_MUTANTS: dict[str, ReferenceMutant] = {
+    m.name: m
+    for m in [
+        ReferenceMutant(
+            "check-outside-lock",
+            "the end-of-drain emptiness check outside the lane lock",
+            _with(lane_factory=CheckOutsideLockLane),
+            expect="lost_wakeup",
+            spec_variant="split-idle",
+        ),
+        ReferenceMutant(
+            "idle-before-recheck",
+            "the Idle write before the re-check",
+            _with(lane_factory=IdleBeforeRecheckLane),
+            expect="one_drainer",
+        ),
+        ReferenceMutant(
+            "missing-notify",
+            "a missing notify on the ready queue",
+            _with(pool_factory=MissingNotifyPool),
+            expect="lost_wakeup",
+        ),
+        ReferenceMutant(
+            "notify-before-publish",
+            "the notify outside the critical section that queues the work item",
+            _with(pool_factory=NotifyBeforePublishPool),
+            expect="lost_wakeup",
+        ),
+        ReferenceMutant(
+            "if-not-while",
+            "`if` instead of `while` around the ready-queue condition wait",
+            _with(pool_factory=IfNotWhilePool),
+            expect="lost_wakeup",
+            spurious_wakeups=True,
+        ),
+        ReferenceMutant(
+            "double-submit",
+            "a post to a Scheduled lane submitting again",
+            _with(lane_factory=DoubleSubmitLane),
+            expect="exception",
+            spec_variant="double-reserve",
+        ),
+        ReferenceMutant(
+            "stop-skips-inflight",
+            "Stop(drain) not waiting for posts in flight",
+            StopSkipsInflightScheduler,
+            expect="conservation",
+            spec_variant="stop-skips-inflight",
+        ),
+    ]
+}
