@@ -7,8 +7,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from model_checks.configs.work_lane import CONFIGS as WORK_LANE_CONFIGS
+from model_checks.mutants.base import SpecMutant
 from model_checks.mutants.work_lane_spec import MUTANTS as WORK_LANE_MUTANTS
-from model_checks.mutants.work_lane_spec import SpecMutant
 from spec.language import Spec
 from spec.work_lane import SPEC as WORK_LANE
 

@@ -8,11 +8,11 @@ tests assert both, so a weaker checker (or a vacuous spec) shows up at once.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
 from typing import Any
 
+from model_checks.mutants.base import SpecMutant
 from spec import work_lane as wl
-from spec.language import Action, Spec, emit, variant
+from spec.language import Action, emit, variant
 from spec.work_lane import (
     DRAINING,
     IDLE,
@@ -29,21 +29,6 @@ from spec.work_lane import (
     Vars,
     Workers,
 )
-
-
-@dataclass(frozen=True)
-class SpecMutant:
-    name: str
-    doc: str
-    spec: Spec
-    expect: str  # the invariant or property that must be violated
-    length: int  # the length of the shortest counterexample
-    config: str = "small"
-    overrides: dict[str, Any] = field(default_factory=dict)
-
-    def constants(self, base: Constants) -> Constants:
-        return replace(base, **self.overrides)
-
 
 # --- split-idle: the emptiness check and the Idle write in separate critical sections -------
 
