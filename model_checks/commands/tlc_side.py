@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from model_checks.explorer.check import CheckResult
@@ -114,7 +115,7 @@ def _print(out: dict[str, Any], console: Console) -> None:
         console.print(f"[yellow]TLC not run[/yellow] for {title}: {out['skipped']}")
         return
     mine, theirs, agree = out["explorer"], out["tlc"], out["agree"]
-    table = Table(title=f"explorer vs TLC — {title}")
+    table = Table(title=escape(f"explorer vs TLC — {title}"))
     table.add_column("")
     table.add_column("lanecheck explorer", justify="right")
     plural = "s" if theirs["workers"] > 1 else ""
@@ -127,7 +128,7 @@ def _print(out: dict[str, Any], console: Console) -> None:
         ("verdict", "verdict"),
         ("violated property", "violated"),
         ("counterexample length", "counterexample_length"),
-        ("time (s)", "seconds"),
+        ("time (s; TLC's includes the JVM)", "seconds"),
     ]
     for label, key in rows:
         mark = ""
@@ -135,7 +136,10 @@ def _print(out: dict[str, Any], console: Console) -> None:
             mark = "[green]=[/green]" if agree[key] else "[red]≠[/red]"
         table.add_row(label, _show(mine[key]), _show(theirs[key]), mark)
     console.print(table)
-    console.print(f"TLC model: spec/tla/{theirs['model']} with {theirs['cfg']} (time includes JVM start-up)")
+    console.print(
+        escape(f"TLC model {theirs['model']} with {theirs['cfg']}, generated from the Python configuration")
+        + " (the small and standard ones are committed in spec/tla/)"
+    )
     if not all(agree.values()):
         console.print("[red]the checkers disagree: a bug in the spec, its twin, or a checker[/red]")
 

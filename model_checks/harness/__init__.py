@@ -18,7 +18,7 @@ Public surface (everything else is internal)::
     result = check(racy, Options(strategy="dpor"))   # result.verdict == "failed"
 """
 
-from model_checks.harness.check import ExplorationFailed, ReplayDivergence, check, explore, replay
+from model_checks.harness.api import ExplorationFailed, ReplayDivergence, check, explore, replay
 from model_checks.harness.options import Failure, Options, Result
 from model_checks.harness.patch import patched
 from model_checks.harness.rt.runtime import ControlledRuntime

@@ -35,6 +35,8 @@ class Options:
     ``minimize``            after a failure, look for a schedule with fewer preemptions (bounded DFS).
     ``minimize_executions`` budget of that search.
     ``replay``              a schedule string: run exactly that one execution.
+    ``keep_going``          exhaustive strategies: do not stop at the first failure; collect every
+                            failure kind in ``Result.failure_kinds`` (the first failure is reported).
     """
 
     strategy: Strategy = "dpor"
@@ -52,6 +54,7 @@ class Options:
     minimize: bool = True
     minimize_executions: int = 2_000
     replay: str | None = None
+    keep_going: bool = False
 
     def with_(self, **changes: object) -> Options:
         """A copy with some fields changed."""
@@ -112,6 +115,7 @@ class Result:
     bounded_by: list[str] = field(default_factory=list)  # why the verdict is "bounded"
     notes: list[str] = field(default_factory=list)
     outcomes: set[object] = field(default_factory=set)  # values returned by the test's final check
+    failure_kinds: set[str] = field(default_factory=set)
     replay_hint: str = ""
 
     @property

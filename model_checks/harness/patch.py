@@ -20,7 +20,7 @@ from typing import Any
 
 from model_checks.harness.rt.runtime import ControlledRuntime
 from model_checks.harness.rt.scheduler import UsageError
-from model_checks.harness.sync.primitives import Lock, Queue, Semaphore, ThreadHandle
+from model_checks.harness.sync.primitives import Queue, Semaphore, ThreadHandle
 
 _CURRENT: list[ControlledRuntime | None] = [None]
 
@@ -99,7 +99,7 @@ class Thread:
     def name(self, value: str) -> None:
         self._name = value
 
-    def getName(self) -> str:  # noqa: N802 - threading's legacy API
+    def getName(self) -> str:
         return self._name
 
     @property
@@ -221,7 +221,7 @@ def patched(*modules: ModuleType) -> Iterator[None]:
     ``modules``) with controlled versions for the duration of the block."""
     undo: list[tuple[Any, str, Any]] = []
     try:
-        for mod, attr, real, fake in _REPLACEMENTS:
+        for mod, attr, _real, fake in _REPLACEMENTS:
             undo.append((mod, attr, getattr(mod, attr)))
             setattr(mod, attr, fake)
         by_identity = {id(real): fake for _, _, real, fake in _REPLACEMENTS}

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from model_checks.harness.check import set_replay_override
+from model_checks.harness.api import set_replay_override
 from model_checks.harness.schedule import Schedule, ScheduleFormatError
 
 

@@ -6,7 +6,7 @@ import os
 
 from model_checks.harness.options import Failure, StepRecord
 from model_checks.harness.rt.objects import ALT_MARK, TIMEOUT, Op
-from model_checks.harness.rt.scheduler import Execution, ExecFailure
+from model_checks.harness.rt.scheduler import ExecFailure, Execution
 from model_checks.harness.schedule import Schedule, choice_hash
 
 
@@ -15,15 +15,17 @@ def _short(value: object, limit: int = 24) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
+_QUIET = frozenset({"begin", "exit", "spawn", "yield", "release", "notify", "notify_all", "set", "store"})
+
+
 def _operation(op: Op, alt: int, result: object) -> str:
     text = op.describe()
     if alt == TIMEOUT:
         text += " -> timed out"
     elif alt:
         text += " -> spurious wakeup"
-    elif op.kind not in ("begin", "exit", "spawn", "yield", "release", "notify", "notify_all", "set", "store"):
-        if result is not None:
-            text += f" -> {_short(result)}"
+    elif op.kind not in _QUIET and result is not None:
+        text += f" -> {_short(result)}"
     return text
 
 

@@ -3,7 +3,9 @@
 (* Seeded bugs in the Work Lane specification: each is the design with one *)
 (* critical section split, moved or dropped, the way a port could get it   *)
 (* wrong.  Each mutant X has its own next-state relation NextX and         *)
-(* specification SpecX, with the same per-thread weak fairness as Spec.    *)
+(* specification SpecX, with the same per-thread weak fairness as Spec     *)
+(* (written out in full, so that TLC names each step of a trace after its  *)
+(* action).                                                                *)
 (* Twin of model_checks/mutants/work_lane_spec.py; the property each must  *)
 (* violate, and the length of the shortest counterexample, are listed in   *)
 (* spec/tla/README.md.                                                     *)
@@ -12,15 +14,6 @@
 (* ReadyCapacity < NLanes, i.e. without ASSUME ReadyQueueHoldsEveryLane.   *)
 (***************************************************************************)
 EXTENDS WorkLane
-
-(* The next-state relation of a mutant, given the steps of each kind of   *)
-(* thread.  (Each SpecX below is written out in full: TLC finds Init, Next *)
-(* and the fairness conditions only in a formula it can read directly.)    *)
-MutantNext(P(_), W(_), S(_)) ==
-    \/ \E p \in Producers : P(p)
-    \/ \E w \in Workers : W(w)
-    \/ \E t \in Stoppers : S(t)
-    \/ Terminating
 
 -----------------------------------------------------------------------------
 (* split-idle: the end-of-drain emptiness check and the Idle write are in  *)
@@ -57,7 +50,12 @@ WorkerSplitIdle(w) ==
     \/ \E m \in Modes : StopFromCallback(w, m)
     \/ DrainEndIdleLate(w)
 
-NextSplitIdle == MutantNext(Producer, WorkerSplitIdle, Stopper)
+NextSplitIdle ==
+    \/ \E p \in Producers : Producer(p)
+    \/ \E w \in Workers : WorkerSplitIdle(w)
+    \/ \E t \in Stoppers : Stopper(t)
+    \/ Terminating
+
 SpecSplitIdle ==
     /\ Init
     /\ [][NextSplitIdle]_vars
@@ -106,7 +104,12 @@ ProducerPublishOutsideMutex(p) ==
     \/ ProducerSubmit(p)
     \/ PublishLate(p)
 
-NextPublishOutsideMutex == MutantNext(ProducerPublishOutsideMutex, Worker, Stopper)
+NextPublishOutsideMutex ==
+    \/ \E p \in Producers : ProducerPublishOutsideMutex(p)
+    \/ \E w \in Workers : Worker(w)
+    \/ \E t \in Stoppers : Stopper(t)
+    \/ Terminating
+
 SpecPublishOutsideMutex ==
     /\ Init
     /\ [][NextPublishOutsideMutex]_vars
@@ -141,7 +144,12 @@ ProducerDoubleReserve(p) ==
     \/ PostReservesScheduledLane(p)
     \/ ProducerSubmit(p)
 
-NextDoubleReserve == MutantNext(ProducerDoubleReserve, Worker, Stopper)
+NextDoubleReserve ==
+    \/ \E p \in Producers : ProducerDoubleReserve(p)
+    \/ \E w \in Workers : Worker(w)
+    \/ \E t \in Stoppers : Stopper(t)
+    \/ Terminating
+
 SpecDoubleReserve ==
     /\ Init
     /\ [][NextDoubleReserve]_vars
@@ -178,7 +186,12 @@ StopperSkipsInflight(t) ==
     \/ \E l \in Lanes : DiscardLane(t, l)
     \/ StopEndDiscard(t)
 
-NextStopSkipsInflight == MutantNext(Producer, Worker, StopperSkipsInflight)
+NextStopSkipsInflight ==
+    \/ \E p \in Producers : Producer(p)
+    \/ \E w \in Workers : Worker(w)
+    \/ \E t \in Stoppers : StopperSkipsInflight(t)
+    \/ Terminating
+
 SpecStopSkipsInflight ==
     /\ Init
     /\ [][NextStopSkipsInflight]_vars
@@ -210,6 +223,11 @@ PopEmptyIgnoringBudget(w) ==
     /\ UNCHANGED <<queue, status, ready, producer, stopper, phase, mode,
                    accepted, invoked, discarded>>
 
+(* ... so the end-of-drain decision is taken only after a pop found the    *)
+(* lane empty.                                                             *)
+DrainEndIdleWhenEmpty(w) == worker[w].pc = "decide" /\ DrainEndIdle(w)
+DrainEndResubmitWhenEmpty(w) == worker[w].pc = "decide" /\ DrainEndResubmit(w)
+
 WorkerIgnoreBudget(w) ==
     \/ Take(w)
     \/ DrainBegin(w)
@@ -217,12 +235,17 @@ WorkerIgnoreBudget(w) ==
     \/ PopIgnoringBudget(w)
     \/ PopEmptyIgnoringBudget(w)
     \/ Invoke(w)
-    \/ worker[w].pc = "decide" /\ DrainEndIdle(w)
-    \/ worker[w].pc = "decide" /\ DrainEndResubmit(w)
+    \/ DrainEndIdleWhenEmpty(w)
+    \/ DrainEndResubmitWhenEmpty(w)
     \/ WorkerSubmit(w)
     \/ \E m \in Modes : StopFromCallback(w, m)
 
-NextIgnoreBudget == MutantNext(Producer, WorkerIgnoreBudget, Stopper)
+NextIgnoreBudget ==
+    \/ \E p \in Producers : Producer(p)
+    \/ \E w \in Workers : WorkerIgnoreBudget(w)
+    \/ \E t \in Stoppers : Stopper(t)
+    \/ Terminating
+
 SpecIgnoreBudget ==
     /\ Init
     /\ [][NextIgnoreBudget]_vars

@@ -61,7 +61,12 @@ def run_mailbox(buggy: bool) -> list[int]:
     box = Mailbox(buggy)
     got: list[int] = []
     consumers = [threading.Thread(target=lambda: got.append(box.take()), name=f"c{i}") for i in range(2)]
-    producer = threading.Thread(target=lambda: [box.put(i) for i in range(2)], name="p")
+
+    def produce() -> None:
+        for i in range(2):
+            box.put(i)
+
+    producer = threading.Thread(target=produce, name="p")
     for t in [*consumers, producer]:
         t.start()
     for t in [*consumers, producer]:

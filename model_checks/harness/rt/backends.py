@@ -19,7 +19,7 @@ from typing import Any, Protocol
 import greenlet
 
 
-class Abort(BaseException):  # noqa: N818 - not an error: unwinds a thread of an abandoned execution
+class Abort(BaseException):
     """Raised inside a controlled thread when its execution is abandoned."""
 
 

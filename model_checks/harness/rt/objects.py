@@ -328,7 +328,7 @@ class AtomicState(ObjState):
 
     def __init__(self, oid: int, name: str, value: object, by_identity: bool) -> None:
         super().__init__(oid, name)
-        self.value = value
+        self.value: Any = value
         self.by_identity = by_identity
 
     def apply(self, ex: Execution, op: Op, tid: int, alt: int) -> Outcome:
@@ -345,7 +345,7 @@ class AtomicState(ObjState):
             return Resume(same)
         if op.kind == "fetch_add":
             old = self.value
-            self.value = old + op.args[0]  # type: ignore[operator]
+            self.value = old + op.args[0]
             return Resume(old)
         if op.kind == "swap":
             old, self.value = self.value, op.args[0]

@@ -8,6 +8,8 @@ the user's invariants. Exploration strategies never touch threads; primitives ne
 
 from __future__ import annotations
 
+import contextlib
+import logging
 import os
 import sys
 import traceback
@@ -131,6 +133,8 @@ class Execution:
         self.spurious_used: dict[int, int] = {}
         self.timeouts_used: dict[int, int] = {}
         self.limit_cut: set[str] = set()  # modelling limits that excluded some choice
+        # after a failure, run on to the end (DPOR needs maximal executions to see every race)
+        self.keep_going = False
 
     # ----------------------------------------------------------------- objects and threads
     def new_object(self, factory: Callable[[int], ObjState]) -> ObjState:
@@ -236,7 +240,7 @@ class Execution:
             self._teardown()
 
     def _loop(self) -> None:
-        while self.failure is None:
+        while self.failure is None or self.keep_going:
             enabled = self.enabled_actions()
             if not enabled:
                 if all(t.finished for t in self.threads):
@@ -245,7 +249,7 @@ class Execution:
                     self._deadlock()
                 return
             if len(self.steps) >= self.max_steps:
-                self.failure = ExecFailure(
+                self.failure = self.failure or ExecFailure(
                     "livelock",
                     f"execution exceeded max_steps={self.max_steps} (a livelock, or raise max_steps)",
                 )
@@ -317,12 +321,12 @@ class Execution:
             raise UsageError("a test may return None, a final check (callable) or a list of them")
 
     def _thread_failed(self, t: ThreadInfo, error: BaseException) -> None:
-        if isinstance(error, UsageError):
-            raise error
+        if isinstance(error, UsageError) or not isinstance(error, Exception):
+            raise error  # misuse, Ctrl-C, a test-runner timeout: not a finding about the program
         kind = "assertion" if isinstance(error, AssertionError) else "exception"
         tb = "".join(traceback.format_exception(error))
         msg = f"{type(error).__name__}: {error}" if str(error) else type(error).__name__
-        self.failure = ExecFailure(kind, f"thread {t.name} raised {msg}", tb)
+        self.failure = self.failure or ExecFailure(kind, f"thread {t.name} raised {msg}", tb)
 
     def _check_invariants(self) -> None:
         for name, check in self.hooks.invariants:
@@ -332,14 +336,20 @@ class Execution:
                 raise
             except BaseException as exc:  # an invariant that raises is a violated invariant
                 self.failure = ExecFailure(
-                    "invariant", f"invariant {name} raised {type(exc).__name__}: {exc}", traceback.format_exc()
+                    "invariant",
+                    f"invariant {name} raised {type(exc).__name__}: {exc}",
+                    traceback.format_exc(),
                 )
                 return
             if ok is False:
-                self.failure = ExecFailure("invariant", f"invariant {name} violated after step {len(self.steps)}")
+                self.failure = ExecFailure(
+                    "invariant", f"invariant {name} violated after step {len(self.steps)}"
+                )
                 return
 
     def _finish(self) -> None:
+        if self.failure is not None:
+            return
         outcomes = []
         for final in self.hooks.final:
             try:
@@ -372,20 +382,28 @@ class Execution:
         blocked = [t.name for t in self.threads if not t.finished]
         pending = False
         for pred in self.hooks.pending_work:
-            try:
+            with contextlib.suppress(Exception):  # a predicate that cannot decide says nothing
                 pending = pending or bool(pred())
-            except Exception:  # a predicate that cannot decide says nothing
-                pass
         if waiting and pending:
-            kind, msg = "lost_wakeup", (
-                f"threads {', '.join(blocked)} wait forever while work is pending (lost wakeup)"
+            kind, msg = (
+                "lost_wakeup",
+                (f"threads {', '.join(blocked)} wait forever while work is pending (lost wakeup)"),
             )
         else:
             kind, msg = "deadlock", f"no thread can run; blocked: {', '.join(blocked)}"
-        self.failure = ExecFailure(kind, msg, "\n".join(lines))
+        self.failure = self.failure or ExecFailure(kind, msg, "\n".join(lines))
 
     def _teardown(self) -> None:
         self.aborting = True
+        # code under test may log what it catches while unwinding (a pool's "worker raised"): mute it
+        previous = logging.root.manager.disable
+        logging.disable(logging.CRITICAL)
+        try:
+            self._unwind()
+        finally:
+            logging.disable(previous)
+
+    def _unwind(self) -> None:
         for t in self.threads:
             if t.finished or t.pending is None or t.pending.kind == "exit":
                 continue

@@ -112,7 +112,7 @@ class Condition:
     def notify_all(self) -> None:
         self._ex.perform(Op("notify_all", self._st))
 
-    notifyAll = notify_all  # noqa: N815 - threading's legacy alias
+    notifyAll = notify_all
 
 
 class Event:
@@ -129,7 +129,7 @@ class Event:
     def is_set(self) -> bool:
         return bool(self._ex.perform(Op("is_set", self._st, read=True)))
 
-    isSet = is_set  # noqa: N815
+    isSet = is_set
 
     def wait(self, timeout: float | None = None) -> bool:
         t = None if timeout is None else max(timeout, 0.0)
@@ -178,7 +178,9 @@ class Queue:
         return self.get(block=False)
 
     def qsize(self) -> int:
-        return int(self._ex.perform(Op("qsize", self._st, read=True)))  # type: ignore[call-overload]
+        size = self._ex.perform(Op("qsize", self._st, read=True))
+        assert isinstance(size, int)
+        return size
 
     def empty(self) -> bool:
         return bool(self._ex.perform(Op("empty", self._st, read=True)))

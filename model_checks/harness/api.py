@@ -20,6 +20,7 @@ from model_checks.harness.strategies.search import SearchChooser
 from model_checks.harness.strategies.simple import IndexChooser, ReplayChooser
 
 TestFn = Callable[[ControlledRuntime], object]
+_PROGRESS: list[Callable[[Result], None] | None] = [None]
 DEFAULT_RANDOM_EXECUTIONS = 1_000
 
 
@@ -38,6 +39,7 @@ def run_once(test_fn: TestFn, options: Options, chooser: Chooser) -> Execution:
     )
     ex.spurious_limit = options.spurious_limit
     ex.timeout_limit = options.timeout_limit
+    ex.keep_going = options.keep_going
     rt = ControlledRuntime(ex)
     set_current(rt)
     try:
@@ -57,6 +59,7 @@ class _Search:
         self.result = Result(verdict="exhaustive", strategy=strategy)
         self.start = time.perf_counter()
         self.failed_ex: Execution | None = None
+        self.on_execution: Callable[[Result], None] | None = _PROGRESS[0]
 
     def out_of_budget(self) -> str | None:
         o = self.options
@@ -77,8 +80,12 @@ class _Search:
         for cut in sorted(ex.limit_cut):
             if cut not in r.bounded_by:
                 r.bounded_by.append(cut)
-        if ex.failure is not None and self.failed_ex is None:
-            self.failed_ex = ex
+        if ex.failure is not None:
+            r.failure_kinds.add(ex.failure.kind)
+            if self.failed_ex is None:
+                self.failed_ex = ex
+        if self.on_execution is not None:
+            self.on_execution(r)
         return ex
 
     def finish(self) -> Result:
@@ -104,7 +111,7 @@ def _exhaustive(test_fn: TestFn, options: Options) -> Result:
     while True:
         chooser.start_execution()
         ex = s.run(chooser)
-        if ex.failure is not None:
+        if ex.failure is not None and not options.keep_going:
             break
         if not chooser.advance():
             break
@@ -179,6 +186,7 @@ def check(
     options: Options | None = None,
     *,
     choices: Sequence[int] | None = None,
+    on_execution: Callable[[Result], None] | None = None,
     **overrides: Any,
 ) -> Result:
     """Explore the executions of ``test_fn(rt)`` and return the verdict.
@@ -187,7 +195,18 @@ def check(
     may register ``rt.invariant``, ``rt.pending_work``, ``rt.final`` and may return a final check
     (a callable run when every thread has finished; its return value is the execution's outcome).
     ``choices`` (from the ``schedules()`` Hypothesis strategy) runs exactly one execution.
+    ``on_execution(result_so_far)`` is called after every execution (progress bars).
     """
+    _PROGRESS[0] = on_execution
+    try:
+        return _check(test_fn, options, choices, overrides)
+    finally:
+        _PROGRESS[0] = None
+
+
+def _check(
+    test_fn: TestFn, options: Options | None, choices: Sequence[int] | None, overrides: dict[str, Any]
+) -> Result:
     opts = (options or Options()).with_(**overrides) if overrides else (options or Options())
     if opts.replay:
         return replay(test_fn, opts.replay, opts)
@@ -253,7 +272,7 @@ def set_replay_override(schedule: str | None) -> None:
 
 def explore(
     options: Options | None = None, *, allow_bounded: bool = True, **overrides: Any
-) -> Callable[[TestFn], Callable[[], Result]]:
+) -> Callable[[TestFn], Callable[[], None]]:
     """Decorator: turn ``def test_x(rt): ...`` into a pytest test that explores it.
 
     ``@explore(preemption_bound=2)`` or ``@explore(Options(...))``. The test fails with the full
@@ -261,9 +280,9 @@ def explore(
     """
     opts = (options or Options()).with_(**overrides) if overrides else (options or Options())
 
-    def decorate(fn: TestFn) -> Callable[[], Result]:
+    def decorate(fn: TestFn) -> Callable[[], None]:
         @functools.wraps(fn)
-        def test() -> Result:
+        def test() -> None:
             forced = _REPLAY_OVERRIDE[0]
             if forced is not None:
                 sched = Schedule.decode(forced)
@@ -278,9 +297,9 @@ def explore(
                 raise ExplorationFailed(result.report())
             if result.verdict == "bounded" and not allow_bounded:
                 raise ExplorationFailed(f"search incomplete: {result.summary()}")
-            return result
+            test.last_result = result  # type: ignore[attr-defined]
 
-        test.__wrapped__ = fn  # type: ignore[attr-defined]
+        test.__wrapped__ = fn
         test.lanecheck_options = opts  # type: ignore[attr-defined]
         # pytest must not try to inject a fixture called ``rt``
         test.__signature__ = __import__("inspect").Signature()  # type: ignore[attr-defined]

@@ -1,0 +1,584 @@
+"""The older design: runnable permits + a lock-free Schedule Gate per actor (PrivateServer).
+
+    sched = GateScheduler([handler0, handler1, ...], permits=4, workers=2)
+    sched.post(actor, event)     # SUCCESS, REJECTED (no permit), CAPACITY_EXCEEDED (mailbox full), ...
+    sched.stop()                 # waits until every accepted event ran, then joins the workers
+
+Each actor has a bounded mailbox and a Schedule Gate: **one atomic word**
+(``runtime.atomic_int``) changed only by compare-and-swap loops. Its bits::
+
+    bits 0-2  phase      Idle=0 Admitting=1 Scheduled=2 Draining=3 DrainCompleting=4
+    bit  3    pending    a publish succeeded in this admission window (Admitting)
+    bit  4    resched    a publish succeeded while Draining / DrainCompleting
+    bits 5..  inside     producers between admit_begin and admit_end
+
+A producer of an Idle actor takes a runnable permit (an atomic counter) and
+CASes Idle -> Admitting; a producer of a runnable actor adds one to ``inside``.
+It publishes, then CASes ``inside - 1`` and follows the directive the CAS gave
+it: NoAction, EnqueueReadyToken (the last one out of a window that published)
+or ReleasePermit (the last one out of a window that published nothing). A
+worker takes an actor token from the ready queue (a lock + condition FIFO),
+CASes Scheduled -> Draining, processes up to ``max_per_drain`` events and
+decides with one CAS: EnqueueReadyToken (budget spent, or a publish landed
+during the drain), FinalizationDeferred (producers are still inside: the last
+one decides) or ReleasePermit (Idle).
+
+The transition functions below are the table of docs/schedule-gate.md and the
+spec's ``*Word`` operators, bit for bit. Trace events are those of the
+"schedule-gate" design; with no tracer each emit is skipped behind one
+``is not None`` test. With a tracer, every CAS on a gate or the permit counter
+is made under one trace lock together with its emit, so the trace's order is
+the order in which the CASes took effect (a lock-free step has no critical
+section of its own to log from).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import deque
+from collections.abc import Callable, Mapping, Sequence
+from enum import Enum
+from typing import Any, Generic, NamedTuple, TypeVar
+
+from .results import Result
+from .runtime import DEFAULT_RUNTIME, LockLike, Runtime, ThreadHandle
+from .tracing import TRACE_NAME, TRACE_VERSION, Fields, Tracer
+
+T = TypeVar("T")
+_log = logging.getLogger(__name__)
+
+DESIGN = "schedule-gate"
+
+# --------------------------------------------------------------------------- the gate word
+
+IDLE, ADMITTING, SCHEDULED, DRAINING, COMPLETING = 0, 1, 2, 3, 4
+PHASE_NAMES = ("Idle", "Admitting", "Scheduled", "Draining", "DrainCompleting")
+PHASE_MASK = 0b111
+PENDING = 1 << 3
+RESCHED = 1 << 4
+ONE = 1 << 5  # one producer inside
+IDLE_WORD = IDLE
+
+
+class Directive(Enum):
+    """What a gate CAS tells the thread that made it to do next."""
+
+    NO_ACTION = "no_action"
+    FINALIZATION_DEFERRED = "finalization_deferred"
+    ENQUEUE_READY_TOKEN = "enqueue_ready_token"
+    RELEASE_PERMIT = "release_permit"
+
+
+NO_ACTION = Directive.NO_ACTION
+DEFERRED = Directive.FINALIZATION_DEFERRED
+ENQUEUE = Directive.ENQUEUE_READY_TOKEN
+RELEASE = Directive.RELEASE_PERMIT
+
+
+class GateView(NamedTuple):
+    """A gate word decoded, for tests and reports."""
+
+    phase: str
+    pending: bool
+    resched: bool
+    inside: int
+
+    def show(self) -> str:
+        flags = ("+P" if self.pending else "") + ("+R" if self.resched else "")
+        return f"{self.phase}{flags} n={self.inside}"
+
+
+def decode(word: int) -> GateView:
+    return GateView(PHASE_NAMES[word & PHASE_MASK], bool(word & PENDING), bool(word & RESCHED), word // ONE)
+
+
+def admit_first_word(old: int) -> int | None:
+    """Idle(n=0) -> Admitting(n=1) for a producer holding a permit; None: the CAS would fail."""
+    return ADMITTING | ONE if old == IDLE_WORD else None
+
+
+def admit_join_word(old: int) -> int | None:
+    """n -> n + 1 on a runnable actor (any phase but Idle); None: the actor is Idle, take a permit."""
+    return None if old & PHASE_MASK == IDLE else old + ONE
+
+
+def admit_end_word(old: int, ok: bool) -> tuple[int, Directive]:
+    """n -> n - 1 with the publish result ``ok``; the last producer out decides (spec: AdmitEndWord)."""
+    phase = old & PHASE_MASK
+    n = old // ONE - 1
+    if phase == ADMITTING:
+        pending = bool(old & PENDING) or ok
+        if n > 0:
+            return ADMITTING | (PENDING if pending else 0) | n * ONE, NO_ACTION
+        return (SCHEDULED, ENQUEUE) if pending else (IDLE_WORD, RELEASE)
+    if phase == COMPLETING:
+        resched = bool(old & RESCHED) or ok
+        if n > 0:
+            return COMPLETING | (RESCHED if resched else 0) | n * ONE, NO_ACTION
+        return (SCHEDULED, ENQUEUE) if resched else (IDLE_WORD, RELEASE)
+    if phase == DRAINING:
+        return (old - ONE) | (RESCHED if ok else 0), NO_ACTION
+    return old - ONE, NO_ACTION  # Scheduled: the token's drain begins after this publish
+
+
+def drain_begin_word(old: int) -> int | None:
+    """Scheduled -> Draining, needs-reschedule cleared; None: the gate is not Scheduled."""
+    if old & PHASE_MASK != SCHEDULED:
+        return None
+    return DRAINING | (old & ~(PHASE_MASK | PENDING | RESCHED))
+
+
+def drain_end_word(old: int, budget_spent: bool) -> tuple[int, Directive]:
+    """The end-of-drain decision (spec: DrainEndWord)."""
+    inside = old & ~(PHASE_MASK | PENDING | RESCHED)
+    if budget_spent:
+        return SCHEDULED | inside, ENQUEUE
+    if inside:
+        return COMPLETING | (old & RESCHED) | inside, DEFERRED
+    if old & RESCHED:
+        return SCHEDULED, ENQUEUE
+    return IDLE_WORD, RELEASE
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+def default_label(item: object) -> object:
+    """An event's name in trace events: ints and strings as they are, anything else by ``repr``."""
+    kind = type(item)
+    if kind is int or kind is str:
+        return item
+    return repr(item)
+
+
+def log_error(actor: int, event: object, exc: BaseException) -> None:
+    """The default ``on_error``: log the exception with its traceback."""
+    _log.error("actor %d raised on event %r", actor, event, exc_info=exc)
+
+
+def header(config: Mapping[str, int]) -> Fields:
+    """The header object of a schedule-gate trace."""
+    return {"trace": TRACE_NAME, "version": TRACE_VERSION, "design": DESIGN, "config": dict(config)}
+
+
+class _Mailbox(Generic[T]):
+    """A bounded MPSC queue: many producers push, the actor's one drainer pops.
+
+    The C++ original is lock-free; here a short lock makes each push and pop one
+    atomic step (as in the spec), and gives their trace events a critical section.
+    """
+
+    __slots__ = ("_items", "_lock", "capacity")
+
+    def __init__(self, capacity: int, lock: LockLike) -> None:
+        self.capacity = capacity
+        self._items: deque[T] = deque()
+        self._lock = lock
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+
+class GateScheduler(Generic[T]):
+    """Runs each actor's events in order, one at a time, on a shared pool of workers.
+
+    ``actors[i](event)`` processes one event of actor ``i``; what it raises goes
+    to ``on_error(actor, event, exc)`` (default: log it) and the actor goes on.
+    ``permits`` bounds how many actors may be runnable at once (and so the ready
+    queue's length); a post to an Idle actor when none is free is REJECTED and
+    the event stays with the caller. ``mailbox_capacity`` bounds each mailbox
+    (CAPACITY_EXCEEDED when full); ``max_per_drain`` is the drain budget.
+    """
+
+    def __init__(
+        self,
+        actors: Sequence[Callable[[T], object]],
+        *,
+        permits: int,
+        workers: int,
+        mailbox_capacity: int = 64,
+        max_per_drain: int = 8,
+        runtime: Runtime | None = None,
+        tracer: Tracer | None = None,
+        on_error: Callable[[int, T, BaseException], None] | None = None,
+        item_label: Callable[[T], object] | None = None,
+    ) -> None:
+        error = config_error(actors, permits, workers, mailbox_capacity, max_per_drain)
+        if error is not None:
+            raise ValueError(error)
+        self._rt = rt = DEFAULT_RUNTIME if runtime is None else runtime
+        self._tracer = tracer
+        self._handlers = list(actors)
+        self._actor_count = len(self._handlers)
+        self.permits = permits
+        self.workers = workers
+        self.mailbox_capacity = mailbox_capacity
+        self.max_per_drain = max_per_drain
+        self._on_error = log_error if on_error is None else on_error
+        self._label: Callable[[Any], object] = default_label if item_label is None else item_label
+        n = self._actor_count
+        self._gates = [rt.atomic_int(IDLE_WORD, name=f"gate[{i}]") for i in range(n)]
+        self._mailboxes: list[_Mailbox[T]] = [
+            _Mailbox(mailbox_capacity, rt.lock(name=f"mailbox[{i}]")) for i in range(n)
+        ]
+        self._free = rt.atomic_int(permits, name="permits.free")
+        self._trace_lock: LockLike | None = rt.lock(name="trace") if tracer is not None else None
+        self._ready_lock = rt.lock(name="ready.mutex")
+        self._ready_cv = rt.condition(self._ready_lock, name="ready.not_empty")
+        self._ready: deque[int] = deque()  # guarded by _ready_lock
+        self._shutdown = False  # guarded by _ready_lock
+        self._state_lock = rt.lock(name="scheduler.state")
+        self._posts_settled = rt.condition(self._state_lock, name="scheduler.posts_settled")
+        self._stopping = False  # written under _state_lock
+        self._stopped = False
+        self._in_flight = 0  # guarded by _state_lock
+        self._worker_idents: set[object] = set()
+        if tracer is not None:
+            tracer.begin(self.trace_config())
+        self._threads: list[ThreadHandle] = [
+            rt.start_thread(self._worker_main, f"w{i}") for i in range(workers)
+        ]
+
+    def trace_config(self) -> dict[str, int]:
+        return {
+            "actors": self._actor_count,
+            "workers": self.workers,
+            "permits": self.permits,
+            "mailbox_capacity": self.mailbox_capacity,
+            "max_per_drain": self.max_per_drain,
+        }
+
+    def __repr__(self) -> str:
+        return f"GateScheduler({self.trace_config()}, free={self._free.load()})"
+
+    # -- introspection (tests, invariants) ----------------------------------------------------
+
+    @property
+    def actor_count(self) -> int:
+        return self._actor_count
+
+    def free_permits(self) -> int:
+        return self._free.load()
+
+    def gate(self, actor: int) -> GateView:
+        return decode(self._gates[actor].load())
+
+    def queued(self, actor: int) -> int:
+        """Events in the actor's mailbox."""
+        return len(self._mailboxes[actor])
+
+    def ready_tokens(self) -> list[int]:
+        return list(self._ready)
+
+    # -- post ---------------------------------------------------------------------------------
+
+    def post(self, actor: int, event: T) -> Result:
+        """Publish ``event`` to ``actor`` without waiting for it to run.
+
+        SUCCESS: accepted (the handler may even have run already). REJECTED: the
+        actor is idle and no runnable permit is free. CAPACITY_EXCEEDED: the
+        mailbox is full. INVALID_ARGUMENT: no such actor. INVALID_STATE: stop has
+        begun. Every refusal leaves the event with the caller.
+        """
+        if type(actor) is not int or not 0 <= actor < self._actor_count:
+            return Result.INVALID_ARGUMENT
+        with self._state_lock:
+            if self._stopping:
+                return Result.INVALID_STATE
+            self._in_flight += 1
+        try:
+            return self._post(actor, event)
+        finally:
+            with self._state_lock:
+                self._in_flight -= 1
+                if not self._in_flight and self._stopping:
+                    self._posts_settled.notify_all()
+
+    def _post(self, actor: int, event: T) -> Result:
+        gate = self._gates[actor]
+        while True:
+            old = gate.load()
+            if old & PHASE_MASK == IDLE:
+                result = self._post_first(actor, event)
+            else:
+                result = self._post_joining(actor, event, old)
+            if result is not None:
+                return result
+
+    def _post_first(self, actor: int, event: T) -> Result | None:
+        """The actor looked Idle: take a permit, then CAS Idle -> Admitting. None: retry."""
+        granted = self._acquire_permit(actor, event)
+        if granted is None:
+            return None  # the actor became runnable meanwhile: join it instead
+        if not granted:
+            return Result.REJECTED
+        if self._cas(actor, IDLE_WORD, ADMITTING | ONE, "admit_begin", event, permit=True):
+            return self._publish_and_leave(actor, event)
+        self._release_permit(actor, "surplus")  # another producer made it runnable first
+        return None
+
+    def _post_joining(self, actor: int, event: T, old: int) -> Result | None:
+        """The actor looked runnable: register as one more producer inside. None: retry."""
+        new = admit_join_word(old)
+        if new is None or not self._cas(actor, old, new, "admit_begin", event, permit=False):
+            return None
+        return self._publish_and_leave(actor, event)
+
+    def _publish_and_leave(self, actor: int, event: T) -> Result:
+        ok = self._publish(actor, event)
+        directive = self._admit_end(actor, event, ok)
+        if directive is ENQUEUE:
+            self._enqueue(actor)
+        elif directive is RELEASE:
+            self._release_permit(actor, "idle")
+        return Result.SUCCESS if ok else Result.CAPACITY_EXCEEDED
+
+    def _publish(self, actor: int, event: T) -> bool:
+        box = self._mailboxes[actor]
+        with box._lock:
+            ok = len(box._items) < box.capacity
+            if ok:
+                box._items.append(event)
+            tracer = self._tracer
+            if tracer is not None:
+                tracer.emit(
+                    self._rt.thread_name(),
+                    "publish",
+                    {"actor": actor, "item": self._label(event), "result": "ok" if ok else "full"},
+                )
+        return ok
+
+    def _admit_end(self, actor: int, event: T, ok: bool) -> Directive:
+        gate = self._gates[actor]
+        while True:
+            old = gate.load()
+            new, directive = self._admit_end_word(old, ok)
+            deferred = old & PHASE_MASK == COMPLETING and directive is not NO_ACTION
+            if self._cas(actor, old, new, "admit_end", event, directive=directive.value, deferred=deferred):
+                return directive
+
+    @staticmethod
+    def _admit_end_word(old: int, ok: bool) -> tuple[int, Directive]:
+        return admit_end_word(old, ok)
+
+    # -- permits ------------------------------------------------------------------------------
+
+    def _acquire_permit(self, actor: int, event: T) -> bool | None:
+        """Take a permit: True; none free while the actor is Idle: False; the actor is runnable now: None."""
+        tracer = self._tracer
+        if tracer is None:
+            return self._take_permit(actor)
+        assert self._trace_lock is not None
+        with self._trace_lock:
+            granted = self._take_permit(actor)
+            if granted is not None:
+                tracer.emit(
+                    self._rt.thread_name(),
+                    "permit_acquire",
+                    {"actor": actor, "item": self._label(event), "granted": granted},
+                )
+            return granted
+
+    def _take_permit(self, actor: int) -> bool | None:
+        free = self._free
+        while True:
+            v = free.load()
+            if v == 0:
+                # Refuse only if the actor still needs a permit; else the caller joins it.
+                return False if self._gates[actor].load() & PHASE_MASK == IDLE else None
+            if free.compare_and_swap(v, v - 1):
+                return True
+
+    def _release_permit(self, actor: int, reason: str) -> None:
+        tracer = self._tracer
+        if tracer is None:
+            self._free.fetch_add(1)
+        else:
+            assert self._trace_lock is not None
+            with self._trace_lock:
+                self._free.fetch_add(1)
+                tracer.emit(self._rt.thread_name(), "permit_release", {"actor": actor, "reason": reason})
+        if self._stopping:  # stop waits for every permit to come home
+            with self._ready_lock:
+                self._ready_cv.notify_all()
+
+    # -- the gate CAS -------------------------------------------------------------------------
+
+    def _cas(self, actor: int, old: int, new: int, event: str, item: T | None = None, **fields: Any) -> bool:
+        tracer = self._tracer
+        if tracer is None:
+            return self._gates[actor].compare_and_swap(old, new)
+        assert self._trace_lock is not None
+        with self._trace_lock:
+            if not self._gates[actor].compare_and_swap(old, new):
+                return False
+            record: Fields = {"actor": actor}
+            if event in ("admit_begin", "admit_end"):
+                record["item"] = self._label(item)
+            record.update(fields)
+            tracer.emit(self._rt.thread_name(), event, record)
+            return True
+
+    # -- the ready queue ----------------------------------------------------------------------
+
+    def _enqueue(self, actor: int) -> None:
+        with self._ready_lock:
+            self._ready.append(actor)
+            if len(self._ready) > self.permits:
+                raise RuntimeError(
+                    f"schedule gate: {len(self._ready)} ready tokens for {self.permits} permits"
+                )
+            tracer = self._tracer
+            if tracer is not None:
+                tracer.emit(self._rt.thread_name(), "token_enqueue", {"actor": actor})
+            self._ready_cv.notify()
+
+    def _take(self) -> int | None:
+        with self._ready_lock:
+            while not self._ready and not self._shutdown:
+                self._ready_cv.wait()
+            if not self._ready:
+                return None
+            actor = self._ready.popleft()
+            tracer = self._tracer
+            if tracer is not None:
+                tracer.emit(self._rt.thread_name(), "take", {"actor": actor})
+            return actor
+
+    # -- the workers' side --------------------------------------------------------------------
+
+    def _worker_main(self) -> None:
+        self._worker_idents.add(self._rt.current_thread())
+        while True:
+            actor = self._take()
+            if actor is None:
+                return
+            self._drain(actor)
+
+    def _drain(self, actor: int) -> None:
+        gate = self._gates[actor]
+        while True:
+            old = gate.load()
+            new = drain_begin_word(old)
+            if new is None:
+                raise RuntimeError(
+                    f"schedule gate: a ready token of actor {actor} found its gate {decode(old).show()}"
+                    " (two tokens for one actor?)"
+                )
+            if self._cas(actor, old, new, "drain_begin"):
+                break
+        box = self._mailboxes[actor]
+        handler = self._handlers[actor]
+        budget = self.max_per_drain
+        processed = 0
+        while processed < budget:
+            with box._lock:
+                if not box._items:
+                    break
+                event = box._items.popleft()
+                tracer = self._tracer
+                if tracer is not None:
+                    tracer.emit(
+                        self._rt.thread_name(), "process", {"actor": actor, "item": self._label(event)}
+                    )
+            processed += 1
+            try:
+                handler(event)
+            except Exception as exc:
+                self._on_error(actor, event, exc)
+        directive = self._drain_end(actor, processed >= budget, processed)
+        self._finish_drain(actor, directive)
+
+    def _drain_end(self, actor: int, budget_spent: bool, processed: int) -> Directive:
+        gate = self._gates[actor]
+        while True:
+            old = gate.load()
+            new, directive = self._drain_end_word(old, budget_spent)
+            if self._cas(actor, old, new, "drain_end", directive=directive.value, processed=processed):
+                return directive
+
+    @staticmethod
+    def _drain_end_word(old: int, budget_spent: bool) -> tuple[int, Directive]:
+        return drain_end_word(old, budget_spent)
+
+    def _finish_drain(self, actor: int, directive: Directive) -> None:
+        """Carry out the end-of-drain directive; FinalizationDeferred leaves it to the last producer."""
+        if directive is ENQUEUE:
+            self._enqueue(actor)
+        elif directive is RELEASE:
+            self._release_permit(actor, "idle")
+
+    # -- stop ---------------------------------------------------------------------------------
+
+    def _quiescent(self) -> bool:
+        return self._free.load() == self.permits and not any(len(box) for box in self._mailboxes)
+
+    def stop(self) -> Result:
+        """Refuse new posts, wait until every accepted event ran and every permit is back, join workers.
+
+        SUCCESS (also when already stopped). INVALID_STATE from inside a handler (it would
+        wait for itself) or while another stop is in progress.
+        """
+        if self._rt.current_thread() in self._worker_idents:
+            return Result.INVALID_STATE
+        with self._state_lock:
+            if self._stopped:
+                return Result.SUCCESS
+            if self._stopping:
+                return Result.INVALID_STATE
+            self._stopping = True
+            while self._in_flight:
+                self._posts_settled.wait()
+        with self._ready_lock:
+            while not self._quiescent():
+                self._ready_cv.wait()
+            self._shutdown = True
+            self._ready_cv.notify_all()
+        for thread in self._threads:
+            thread.join()
+        with self._state_lock:
+            self._stopped = True
+        return Result.SUCCESS
+
+    def __enter__(self) -> GateScheduler[T]:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+
+def config_error(
+    actors: Sequence[Callable[[Any], object]],
+    permits: int,
+    workers: int,
+    mailbox_capacity: int,
+    max_per_drain: int,
+) -> str | None:
+    """Why this configuration is refused, naming the field; None when it is valid."""
+    if len(actors) < 1:
+        return "actors must register at least one actor"
+    for i, handler in enumerate(actors):
+        if not callable(handler):
+            return f"actors[{i}] must be callable, got {handler!r}"
+    for name, value in (
+        ("permits", permits),
+        ("workers", workers),
+        ("mailbox_capacity", mailbox_capacity),
+        ("max_per_drain", max_per_drain),
+    ):
+        if value < 1:
+            return f"{name} must be at least 1, got {value}"
+    return None
+
+
+__all__ = [
+    "DESIGN",
+    "Directive",
+    "GateScheduler",
+    "GateView",
+    "admit_end_word",
+    "config_error",
+    "decode",
+    "drain_end_word",
+    "header",
+]

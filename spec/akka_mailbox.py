@@ -1,0 +1,714 @@
+"""MODULE AkkaMailbox — Akka/Pekko's Mailbox + Dispatcher, the design Work Lane borrows from.
+
+Every mailbox has one status word, updated only by compare-and-swap: bit 1 is
+Closed, bit 2 is Scheduled, and the rest counts suspensions in units of 4
+(Pekko ``Mailbox.scala``: ``Closed = 1``, ``Scheduled = 2``, ``suspendUnit = 4``).
+A send enqueues its message and then *registers* the mailbox for execution:
+``canBeScheduledForExecution`` (not closed, not suspended, and a message is
+there or hinted), ``setAsScheduled`` (a CAS that sets Scheduled only when the
+word is open and not yet scheduled), then ``executor.execute(mailbox)``.
+A worker of the executor runs the mailbox: unless closed, it processes up to
+``max(throughput, 1)`` messages (stopping early when the queue is empty or the
+mailbox is suspended or closed), clears Scheduled (``setAsIdle``) and registers
+the mailbox again with no hint — the re-check that looks at the queue itself and
+so catches a message whose sender found the mailbox still Scheduled.
+A supervisor suspends and resumes (the count moves by CAS; resume registers
+again) and closes: ``becomeClosed`` then ``cleanUp`` moves what is queued to the
+dead letters; a send to a closed mailbox goes to the dead letters at once.
+
+Each action is one atomic step of the real code: one CAS (a CAS loop that
+retries is a series of failed attempts that change nothing, i.e. stuttering,
+then one atomic success), one read of the status word, or one critical section
+of the message queue's lock. Actions that an implementation logs carry the
+event names of ``docs/akka-mailbox.md``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import NamedTuple
+
+from spec.language import WF, EventuallyAlways, Function, SpecBuilder, emit
+
+# ============================================================================ CONSTANTS
+
+OPEN, CLOSED, SCHEDULED, SUSPEND_UNIT = 0, 1, 2, 4
+SHOULD_SCHEDULE_MASK = CLOSED | SCHEDULED  # setAsScheduled needs these bits clear
+
+Item = str
+Queued = tuple[int, Item]  # (position in the mailbox's send order, item)
+Op = tuple[str, int]  # a supervisor operation: ("suspend" | "resume" | "close", mailbox)
+
+
+@dataclass(frozen=True)
+class Constants:
+    mailboxes: int
+    workers: int
+    throughput: int  # Akka's dispatcher throughput; a run processes at most max(throughput, 1)
+    # script[i] lists the mailboxes producer p<i> sends one message to, in order.
+    script: tuple[tuple[int, ...], ...] = ()
+    # supervise[i] lists the operations of supervisor s<i>, in order.
+    supervise: tuple[tuple[Op, ...], ...] = ()
+
+    def producer_names(self) -> tuple[str, ...]:
+        return tuple(f"p{i}" for i in range(len(self.script)))
+
+    def worker_names(self) -> tuple[str, ...]:
+        return tuple(f"w{i}" for i in range(self.workers))
+
+    def supervisor_names(self) -> tuple[str, ...]:
+        return tuple(f"s{i}" for i in range(len(self.supervise)))
+
+    def send_of(self, producer: str, k: int) -> tuple[int, Item] | None:
+        """The k-th send of ``producer``: (mailbox, item), or None when its script is done."""
+        targets = self.script[int(producer[1:])]
+        if k >= len(targets):
+            return None
+        return targets[k], f"{producer}.{k}"
+
+    def op_of(self, supervisor: str, k: int) -> Op | None:
+        ops = self.supervise[int(supervisor[1:])]
+        return ops[k] if k < len(ops) else None
+
+    def budget(self) -> int:
+        """Messages one run may process: Pekko's ``processMailbox(left = max(throughput, 1))``."""
+        return max(self.throughput, 1)
+
+    def header(self) -> dict[str, int]:
+        """The ``config`` object of a trace header for this model."""
+        return {"mailboxes": self.mailboxes, "workers": self.workers, "throughput": self.throughput}
+
+
+def Mailboxes(c: Constants) -> tuple[int, ...]:
+    return tuple(range(c.mailboxes))
+
+
+def Producers(c: Constants) -> tuple[str, ...]:
+    return c.producer_names()
+
+
+def Workers(c: Constants) -> tuple[str, ...]:
+    return c.worker_names()
+
+
+def Supervisors(c: Constants) -> tuple[str, ...]:
+    return c.supervisor_names()
+
+
+def Registrars(c: Constants) -> tuple[str, ...]:
+    """Every thread that may call ``registerForExecution``: senders, runners, resumers."""
+    return (*Producers(c), *Workers(c), *Supervisors(c))
+
+
+AkkaMailbox = SpecBuilder("akka-mailbox", __doc__ or "")
+
+
+@AkkaMailbox.assume
+def PositiveSizes(c: Constants) -> str | None:
+    """A dispatcher has at least one mailbox and one worker (throughput may be anything)."""
+    if c.mailboxes < 1 or c.workers < 1:
+        return "mailboxes and workers must be at least 1"
+    return None
+
+
+@AkkaMailbox.assume
+def ScriptsNameMailboxes(c: Constants) -> str | None:
+    """Every send and supervisor operation names a mailbox of the dispatcher."""
+    targets = [m for script in c.script for m in script] + [m for ops in c.supervise for _, m in ops]
+    if any(not 0 <= m < c.mailboxes for m in targets):
+        return f"a script names a mailbox outside 0..{c.mailboxes - 1}"
+    if any(op not in ("suspend", "resume", "close") for ops in c.supervise for op, _ in ops):
+        return "supervisor operations are suspend, resume and close"
+    return None
+
+
+# ============================================================================ VARIABLES
+
+
+class Vars(NamedTuple):
+    status: Function[int, int]  # the status word: Closed bit 1, Scheduled bit 2, suspend count * 4
+    queue: Function[int, tuple[Queued, ...]]  # the message queue (under its own lock)
+    executor: tuple[int, ...]  # the executor's FIFO of mailboxes to run
+    # Per process: the program counter and what it holds.
+    producer: Function[str, tuple[str, int, int | None]]  # (pc, sends done, mailbox being registered)
+    worker: Function[str, tuple[str, int | None, int]]  # (pc, mailbox, processed in this run)
+    supervisor: Function[str, tuple[str, int, int | None]]  # (pc, ops done, mailbox)
+    # History, per mailbox, kept as counters so that states stay small.
+    sent: Function[int, int]
+    processed: Function[int, int]
+    last: Function[int, int]  # the send position of the last message processed
+    dead: Function[int, int]  # dead-lettered (sent to a closed mailbox, or cleaned up)
+    closed: Function[int, bool]  # becomeClosed has happened (a history variable)
+
+
+IDLE = "idle"
+# registerForExecution, shared by every registrar: status read -> queue read -> CAS -> execute
+R_STATUS, R_QUEUE, R_CAS, R_EXECUTE = "reg-status", "reg-queue", "reg-cas", "owes-execute"
+# Mailbox.run on a worker: isClosed? -> (shouldProcessMessage? -> dequeue)* -> setAsIdle -> register
+W_CLOSED_CHECK, W_SHOULD, W_DEQUEUE, W_SET_IDLE = "closed?", "should-process?", "dequeue", "set-idle"
+RUNNING = (W_CLOSED_CHECK, W_SHOULD, W_DEQUEUE, W_SET_IDLE)
+# Supervisor: close -> cleanUp
+S_CLEANUP = "clean-up"
+
+# ============================================================================ INIT
+
+
+@AkkaMailbox.init
+def Init(c: Constants) -> list[Vars]:
+    boxes = Mailboxes(c)
+    return [
+        Vars(
+            status=Function.const(boxes, OPEN),
+            queue=Function.const(boxes, ()),
+            executor=(),
+            producer=Function.const(Producers(c), (IDLE, 0, None)),
+            worker=Function.const(Workers(c), (IDLE, None, 0)),
+            supervisor=Function.const(Supervisors(c), (IDLE, 0, None)),
+            sent=Function.const(boxes, 0),
+            processed=Function.const(boxes, 0),
+            last=Function.const(boxes, 0),
+            dead=Function.const(boxes, 0),
+            closed=Function.const(boxes, False),
+        )
+    ]
+
+
+# ============================================================================ helpers (TLA+ operators)
+
+
+def IsClosed(word: int) -> bool:
+    """Pekko's ``isClosed``: the word is exactly Closed (becomeClosed clears every other bit)."""
+    return word == CLOSED
+
+
+def IsSuspended(word: int) -> bool:
+    return word >= SUSPEND_UNIT
+
+
+def ShouldProcess(word: int) -> bool:
+    """Pekko's ``shouldProcessMessage``: neither closed nor suspended (Scheduled is ignored)."""
+    return (word & ~SCHEDULED) == 0
+
+
+def Local(s: Vars, p: str) -> tuple[str, int | None]:
+    """The program counter and mailbox of any process."""
+    if p[0] == "p":
+        pc, _, mb = s.producer[p]
+        return pc, mb
+    if p[0] == "w":
+        wpc, wmb, _ = s.worker[p]
+        return wpc, wmb
+    spc, _, smb = s.supervisor[p]
+    return spc, smb
+
+
+def SetLocal(s: Vars, p: str, pc: str, mb: int | None) -> Vars:
+    """Move a process to ``pc`` about ``mb``; back to idle forgets the mailbox."""
+    if pc == IDLE:
+        mb = None
+    if p[0] == "p":
+        _, k, _ = s.producer[p]
+        return s._replace(producer=s.producer.except_(p, (pc, k, mb)))
+    if p[0] == "w":
+        return s._replace(worker=s.worker.except_(p, (pc, mb, 0)))
+    _, k, _ = s.supervisor[p]
+    return s._replace(supervisor=s.supervisor.except_(p, (pc, k, mb)))
+
+
+def HasHint(p: str) -> bool:
+    """``dispatch`` registers with hasMessageHint = true; a run's end and resume with false."""
+    return p[0] == "p"
+
+
+def Registering(pc: str) -> bool:
+    """Inside registerForExecution, before its CAS has succeeded (every such pc starts with ``reg-``)."""
+    return pc.startswith("reg-")
+
+
+def Runners(s: Vars, mb: int) -> list[str]:
+    """The workers inside ``run`` of ``mb``: from run_begin until their setAsIdle."""
+    return [
+        w
+        for w, (pc, at, _) in s.worker.items()
+        if at == mb and not (pc in (IDLE, R_EXECUTE) or Registering(pc))
+    ]
+
+
+def Reservations(s: Vars, mb: int) -> int:
+    """How many times the mailbox is reserved: owed to, queued in, or run by the executor."""
+    owed = sum(1 for p in s.producer.domain() if Local(s, p) == (R_EXECUTE, mb))
+    owed += sum(1 for w in s.worker.domain() if Local(s, w) == (R_EXECUTE, mb))
+    owed += sum(1 for t in s.supervisor.domain() if Local(s, t) == (R_EXECUTE, mb))
+    return owed + s.executor.count(mb) + len(Runners(s, mb))
+
+
+def AboutToRegister(s: Vars, mb: int) -> list[str]:
+    """The threads inside registerForExecution for ``mb``, before its CAS."""
+    procs = (*s.producer.domain(), *s.worker.domain(), *s.supervisor.domain())
+    return [p for p in procs if Local(s, p)[1] == mb and Registering(Local(s, p)[0])]
+
+
+def ShowWord(word: int) -> str:
+    if word == CLOSED:
+        return "Closed"
+    parts = ["Scheduled" if word & SCHEDULED else "Open"]
+    if word & CLOSED:
+        parts.append("Closed")  # never in the design: a broken word shows as such
+    if IsSuspended(word):
+        parts.append(f"Suspended({word // SUSPEND_UNIT})")
+    return "+".join(parts)
+
+
+# ============================================================================ ACTIONS: producers (dispatch)
+
+
+@AkkaMailbox.action(Producers, event="send")
+def Send(c: Constants, s: Vars, p: str) -> object:
+    """Under the queue lock, the mailbox not closed: enqueue; then register it (with the hint)."""
+    pc, k, _ = s.producer[p]
+    send = c.send_of(p, k)
+    if pc != IDLE or send is None:
+        return None
+    mb, item = send
+    if s.status[mb] & CLOSED:
+        return None
+    position = s.sent[mb] + 1
+    return emit(
+        s._replace(
+            queue=s.queue.except_(mb, (*s.queue[mb], (position, item))),
+            sent=s.sent.except_(mb, position),
+            producer=s.producer.except_(p, (R_STATUS, k + 1, mb)),
+        ),
+        mailbox=mb,
+        item=item,
+        result="ok",
+    )
+
+
+@AkkaMailbox.action(Producers, event="send")
+def SendToClosed(c: Constants, s: Vars, p: str) -> object:
+    """Under the queue lock, the mailbox closed: the message goes to the dead letters at once."""
+    pc, k, _ = s.producer[p]
+    send = c.send_of(p, k)
+    if pc != IDLE or send is None:
+        return None
+    mb, item = send
+    if not s.status[mb] & CLOSED:
+        return None
+    return emit(
+        s._replace(
+            sent=s.sent.except_(mb, s.sent[mb] + 1),
+            dead=s.dead.except_(mb, s.dead[mb] + 1),
+            producer=s.producer.except_(p, (IDLE, k + 1, None)),
+        ),
+        mailbox=mb,
+        item=item,
+        result="dead_letter",
+    )
+
+
+# ============================================================================ ACTIONS: registerForExecution
+
+
+@AkkaMailbox.action(Registrars)
+def RegisterSeesOpen(c: Constants, s: Vars, p: str) -> object:
+    """canBeScheduledForExecution reads the word: Open or Scheduled, so it goes on."""
+    pc, mb = Local(s, p)
+    if pc != R_STATUS or mb is None or s.status[mb] not in (OPEN, SCHEDULED):
+        return None
+    return SetLocal(s, p, R_CAS if HasHint(p) else R_QUEUE, mb)
+
+
+@AkkaMailbox.action(Registrars)
+def RegisterSeesBlocked(c: Constants, s: Vars, p: str) -> object:
+    """canBeScheduledForExecution reads the word: closed or suspended, so no registration."""
+    pc, mb = Local(s, p)
+    if pc != R_STATUS or mb is None or s.status[mb] in (OPEN, SCHEDULED):
+        return None
+    return SetLocal(s, p, IDLE, None)
+
+
+@AkkaMailbox.action(Registrars)
+def RegisterSeesMessages(c: Constants, s: Vars, p: str) -> object:
+    """With no hint, hasMessages looks at the queue itself: a message is there."""
+    pc, mb = Local(s, p)
+    if pc != R_QUEUE or mb is None or not s.queue[mb]:
+        return None
+    return SetLocal(s, p, R_CAS, mb)
+
+
+@AkkaMailbox.action(Registrars)
+def RegisterSeesEmpty(c: Constants, s: Vars, p: str) -> object:
+    """With no hint, hasMessages finds the queue empty: nothing to run."""
+    pc, mb = Local(s, p)
+    if pc != R_QUEUE or mb is None or s.queue[mb]:
+        return None
+    return SetLocal(s, p, IDLE, None)
+
+
+@AkkaMailbox.action(Registrars, event="schedule")
+def SetAsScheduled(c: Constants, s: Vars, p: str) -> object:
+    """setAsScheduled: the CAS that sets Scheduled succeeds (the word is open and not scheduled)."""
+    pc, mb = Local(s, p)
+    if pc != R_CAS or mb is None:
+        return None
+    word = s.status[mb]
+    if word & SHOULD_SCHEDULE_MASK != OPEN:
+        return None
+    return emit(
+        SetLocal(s._replace(status=s.status.except_(mb, word | SCHEDULED)), p, R_EXECUTE, mb), mailbox=mb
+    )
+
+
+@AkkaMailbox.action(Registrars)
+def AlreadyScheduled(c: Constants, s: Vars, p: str) -> object:
+    """setAsScheduled returns false: someone else holds the reservation, or the mailbox closed."""
+    pc, mb = Local(s, p)
+    if pc != R_CAS or mb is None or s.status[mb] & SHOULD_SCHEDULE_MASK == OPEN:
+        return None
+    return SetLocal(s, p, IDLE, None)
+
+
+@AkkaMailbox.action(Registrars, event="execute")
+def Execute(c: Constants, s: Vars, p: str) -> object:
+    """executor.execute(mailbox): the reservation enters the executor's FIFO queue."""
+    pc, mb = Local(s, p)
+    if pc != R_EXECUTE or mb is None:
+        return None
+    return emit(SetLocal(s._replace(executor=(*s.executor, mb)), p, IDLE, None), mailbox=mb)
+
+
+# ============================================================================ ACTIONS: workers (Mailbox.run)
+
+
+@AkkaMailbox.action(Workers, event="run_begin")
+def RunBegin(c: Constants, s: Vars, w: str) -> object:
+    """An idle worker takes the oldest mailbox from the executor queue and starts ``run``."""
+    if s.worker[w][0] != IDLE or not s.executor:
+        return None
+    mb = s.executor[0]
+    return emit(
+        s._replace(executor=s.executor[1:], worker=s.worker.except_(w, (W_CLOSED_CHECK, mb, 0))), mailbox=mb
+    )
+
+
+@AkkaMailbox.action(Workers)
+def RunSeesOpen(c: Constants, s: Vars, w: str) -> object:
+    """run: ``if (!isClosed)`` — not closed, so it processes messages."""
+    pc, mb, _ = s.worker[w]
+    if pc != W_CLOSED_CHECK or mb is None or IsClosed(s.status[mb]):
+        return None
+    return s._replace(worker=s.worker.except_(w, (W_SHOULD, mb, 0)))
+
+
+@AkkaMailbox.action(Workers)
+def RunSeesClosed(c: Constants, s: Vars, w: str) -> object:
+    """run: the mailbox is closed, so it processes nothing and goes straight to setAsIdle."""
+    pc, mb, _ = s.worker[w]
+    if pc != W_CLOSED_CHECK or mb is None or not IsClosed(s.status[mb]):
+        return None
+    return s._replace(worker=s.worker.except_(w, (W_SET_IDLE, mb, 0)))
+
+
+@AkkaMailbox.action(Workers)
+def ShouldProcessYes(c: Constants, s: Vars, w: str) -> object:
+    """processMailbox: shouldProcessMessage reads the word: neither closed nor suspended."""
+    pc, mb, n = s.worker[w]
+    if pc != W_SHOULD or mb is None or not ShouldProcess(s.status[mb]):
+        return None
+    return s._replace(worker=s.worker.except_(w, (W_DEQUEUE, mb, n)))
+
+
+@AkkaMailbox.action(Workers)
+def ShouldProcessNo(c: Constants, s: Vars, w: str) -> object:
+    """processMailbox: suspended or closed, so the run stops early."""
+    pc, mb, n = s.worker[w]
+    if pc != W_SHOULD or mb is None or ShouldProcess(s.status[mb]):
+        return None
+    return s._replace(worker=s.worker.except_(w, (W_SET_IDLE, mb, n)))
+
+
+@AkkaMailbox.action(Workers, event="process")
+def Process(c: Constants, s: Vars, w: str) -> object:
+    """Under the queue lock, dequeue the oldest message; the actor handles it; loop while budget is left."""
+    pc, mb, n = s.worker[w]
+    if pc != W_DEQUEUE or mb is None or not s.queue[mb]:
+        return None
+    (position, item), rest = s.queue[mb][0], s.queue[mb][1:]
+    done = n + 1
+    return emit(
+        s._replace(
+            queue=s.queue.except_(mb, rest),
+            processed=s.processed.except_(mb, s.processed[mb] + 1),
+            last=s.last.except_(mb, position),
+            worker=s.worker.except_(w, (W_SHOULD if done < c.budget() else W_SET_IDLE, mb, done)),
+        ),
+        mailbox=mb,
+        item=item,
+    )
+
+
+@AkkaMailbox.action(Workers)
+def DequeueEmpty(c: Constants, s: Vars, w: str) -> object:
+    """Under the queue lock, dequeue finds nothing: the run stops early."""
+    pc, mb, n = s.worker[w]
+    if pc != W_DEQUEUE or mb is None or s.queue[mb]:
+        return None
+    return s._replace(worker=s.worker.except_(w, (W_SET_IDLE, mb, n)))
+
+
+@AkkaMailbox.action(Workers, event="run_end")
+def SetAsIdle(c: Constants, s: Vars, w: str) -> object:
+    """setAsIdle: the CAS clears Scheduled; then registerForExecution(hints false) re-checks the queue."""
+    pc, mb, n = s.worker[w]
+    if pc != W_SET_IDLE or mb is None:
+        return None
+    return emit(
+        s._replace(
+            status=s.status.except_(mb, s.status[mb] & ~SCHEDULED),
+            worker=s.worker.except_(w, (R_STATUS, mb, 0)),
+        ),
+        mailbox=mb,
+        processed=n,
+    )
+
+
+# ============================================================================ ACTIONS: supervisor
+
+
+@AkkaMailbox.action(Supervisors, event="suspend")
+def Suspend(c: Constants, s: Vars, t: str) -> object:
+    """suspend: a CAS adds one suspend unit (a closed word stays Closed)."""
+    pc, k, _ = s.supervisor[t]
+    op = c.op_of(t, k)
+    if pc != IDLE or op is None or op[0] != "suspend":
+        return None
+    mb = op[1]
+    word = s.status[mb]
+    return emit(
+        s._replace(
+            status=s.status if IsClosed(word) else s.status.except_(mb, word + SUSPEND_UNIT),
+            supervisor=s.supervisor.except_(t, (IDLE, k + 1, None)),
+        ),
+        mailbox=mb,
+    )
+
+
+@AkkaMailbox.action(Supervisors, event="resume")
+def Resume(c: Constants, s: Vars, t: str) -> object:
+    """resume of a suspended mailbox: a CAS removes one suspend unit, then registerForExecution."""
+    pc, k, _ = s.supervisor[t]
+    op = c.op_of(t, k)
+    if pc != IDLE or op is None or op[0] != "resume":
+        return None
+    mb = op[1]
+    word = s.status[mb]
+    if IsClosed(word) or not IsSuspended(word):  # Dispatcher.resume acts only on a suspended mailbox
+        return emit(s._replace(supervisor=s.supervisor.except_(t, (IDLE, k + 1, None))), mailbox=mb)
+    return emit(
+        s._replace(
+            status=s.status.except_(mb, word - SUSPEND_UNIT),
+            supervisor=s.supervisor.except_(t, (R_STATUS, k + 1, mb)),
+        ),
+        mailbox=mb,
+    )
+
+
+@AkkaMailbox.action(Supervisors, event="close")
+def Close(c: Constants, s: Vars, t: str) -> object:
+    """becomeClosed: a CAS sets the word to Closed, whatever it was (Scheduled and suspensions go)."""
+    pc, k, _ = s.supervisor[t]
+    op = c.op_of(t, k)
+    if pc != IDLE or op is None or op[0] != "close":
+        return None
+    mb = op[1]
+    return emit(
+        s._replace(
+            status=s.status.except_(mb, CLOSED),
+            closed=s.closed.except_(mb, True),
+            supervisor=s.supervisor.except_(t, (S_CLEANUP, k, mb)),
+        ),
+        mailbox=mb,
+    )
+
+
+@AkkaMailbox.action(Supervisors, event="dead_letter")
+def CleanUp(c: Constants, s: Vars, t: str) -> object:
+    """cleanUp, under the queue lock: every queued message moves to the dead letters."""
+    pc, k, mb = s.supervisor[t]
+    if pc != S_CLEANUP or mb is None or not s.queue[mb]:
+        return None
+    items = [item for _, item in s.queue[mb]]
+    return emit(
+        s._replace(
+            queue=s.queue.except_(mb, ()),
+            dead=s.dead.except_(mb, s.dead[mb] + len(items)),
+            supervisor=s.supervisor.except_(t, (IDLE, k + 1, None)),
+        ),
+        mailbox=mb,
+        items=items,
+    )
+
+
+@AkkaMailbox.action(Supervisors)
+def CleanUpEmpty(c: Constants, s: Vars, t: str) -> object:
+    """cleanUp finds the queue empty: nothing to dead-letter."""
+    pc, k, mb = s.supervisor[t]
+    if pc != S_CLEANUP or mb is None or s.queue[mb]:
+        return None
+    return s._replace(supervisor=s.supervisor.except_(t, (IDLE, k + 1, None)))
+
+
+# ============================================================================ INVARIANTS
+
+
+@AkkaMailbox.invariant
+def NoLostWakeup(c: Constants, s: Vars) -> str | None:
+    """An open, unsuspended mailbox holding messages is Scheduled or about to be registered."""
+    for mb in Mailboxes(c):
+        if s.status[mb] == OPEN and s.queue[mb] and not AboutToRegister(s, mb):
+            items = ", ".join(item for _, item in s.queue[mb])
+            return f"mailbox {mb} holds {items}, is open and not Scheduled, and nobody will register it"
+    return None
+
+
+@AkkaMailbox.invariant
+def OneRunnerPerMailbox(c: Constants, s: Vars) -> str | None:
+    """The actor is single-threaded: at most one worker runs a mailbox at a time."""
+    for mb in Mailboxes(c):
+        runners = Runners(s, mb)
+        if len(runners) > 1:
+            return f"mailbox {mb} is run by {' and '.join(runners)} at once"
+    return None
+
+
+@AkkaMailbox.invariant
+def ExecutorQueueOnce(c: Constants, s: Vars) -> str | None:
+    """A mailbox waits in the executor queue at most once (one reservation)."""
+    for mb in Mailboxes(c):
+        if s.executor.count(mb) > 1:
+            return f"mailbox {mb} is in the executor queue {s.executor.count(mb)} times: {list(s.executor)}"
+    return None
+
+
+@AkkaMailbox.invariant
+def ScheduledMeansOneReservation(c: Constants, s: Vars) -> str | None:
+    """Scheduled is set iff exactly one reservation exists (owed, queued or running); never two."""
+    for mb in Mailboxes(c):
+        held = Reservations(s, mb)
+        if held > 1:
+            return f"mailbox {mb} holds {held} reservations (status {ShowWord(s.status[mb])})"
+        if s.status[mb] & CLOSED:
+            continue  # becomeClosed clears Scheduled; a reservation made before it runs out harmlessly
+        if bool(s.status[mb] & SCHEDULED) != (held == 1):
+            return f"mailbox {mb} is {ShowWord(s.status[mb])} but holds {held} reservations"
+    return None
+
+
+@AkkaMailbox.invariant
+def Conservation(c: Constants, s: Vars) -> str | None:
+    """Sent = processed + queued + dead-lettered, per mailbox: nothing lost, nothing invented."""
+    for mb in Mailboxes(c):
+        accounted = s.processed[mb] + len(s.queue[mb]) + s.dead[mb]
+        if s.sent[mb] != accounted:
+            return f"mailbox {mb}: {s.sent[mb]} sent but {accounted} processed, queued or dead-lettered"
+    return None
+
+
+@AkkaMailbox.invariant
+def FifoOnce(c: Constants, s: Vars) -> str | None:
+    """A mailbox's messages are processed in send order, each once."""
+    for mb in Mailboxes(c):
+        positions = [position for position, _ in s.queue[mb]]
+        if positions != sorted(positions) or (positions and positions[0] <= s.last[mb]):
+            return f"mailbox {mb}: after message #{s.last[mb]} the queue holds #{positions}"
+        if s.dead[mb] == 0 and s.processed[mb] != s.last[mb]:
+            return f"mailbox {mb}: {s.processed[mb]} processed but the last one was message #{s.last[mb]}"
+    return None
+
+
+@AkkaMailbox.invariant
+def ThroughputRespected(c: Constants, s: Vars) -> str | None:
+    """A run processes at most max(throughput, 1) messages, so other mailboxes get a turn."""
+    for w, (_, mb, n) in s.worker.items():
+        if n > c.budget():
+            return f"{w} processed {n} messages of mailbox {mb} in one run, throughput {c.throughput}"
+    return None
+
+
+@AkkaMailbox.invariant
+def ClosedIsAbsorbing(c: Constants, s: Vars) -> str | None:
+    """Once closed, the word is exactly Closed for good: never scheduled, suspended or reopened."""
+    for mb in Mailboxes(c):
+        word = s.status[mb]
+        if (s.closed[mb] or word & CLOSED) and word != CLOSED:
+            return f"mailbox {mb} was closed but its status word is {ShowWord(word)} ({word})"
+    return None
+
+
+# ============================================================================ FAIRNESS & LIVENESS
+
+# Every thread that can take a step eventually does: a worker is not starved by
+# the OS, a sender finishes its dispatch, a supervisor finishes its operation.
+AkkaMailbox.fairness(WF(Producers), WF(Workers), WF(Supervisors))
+
+
+def AllSettled(c: Constants, s: Vars) -> bool:
+    return all(s.sent[mb] == s.processed[mb] + s.dead[mb] for mb in Mailboxes(c))
+
+
+AkkaMailbox.property(
+    EventuallyAlways(
+        "EveryMessageSettles",
+        AllSettled,
+        "every sent message is eventually processed or dead-lettered (no message waits forever)",
+    )
+)
+
+
+# ============================================================================ SYMMETRY & DONE
+
+
+@AkkaMailbox.symmetry
+def WorkersAreInterchangeable(c: Constants, s: Vars) -> Vars:
+    """No state refers to a worker by name, so worker local states can be sorted."""
+    return s._replace(worker=s.worker.with_values(sorted(s.worker.values(), key=_worker_key)))
+
+
+def _worker_key(w: tuple[str, int | None, int]) -> tuple[str, int, int]:
+    pc, mb, n = w
+    return (pc, -1 if mb is None else mb, n)
+
+
+@AkkaMailbox.terminal
+def Done(c: Constants, s: Vars) -> bool:
+    """Every script has run out, every thread is idle and the executor queue is empty."""
+    producers_done = all(pc == IDLE and c.send_of(p, k) is None for p, (pc, k, _) in s.producer.items())
+    supervisors_done = all(pc == IDLE and c.op_of(t, k) is None for t, (pc, k, _) in s.supervisor.items())
+    workers_idle = all(pc == IDLE for pc, _, _ in s.worker.values())
+    return producers_done and supervisors_done and workers_idle and not s.executor
+
+
+@AkkaMailbox.describe
+def Show(c: Constants, s: Vars) -> dict[str, object]:
+    return {
+        "status": {mb: ShowWord(s.status[mb]) for mb in Mailboxes(c)},
+        "queue": {mb: [item for _, item in s.queue[mb]] for mb in Mailboxes(c)},
+        "executor": list(s.executor),
+        "producer": {
+            p: f"{pc}#{k}" + (f" mailbox {mb}" if mb is not None else "")
+            for p, (pc, k, mb) in s.producer.items()
+        },
+        "worker": {
+            w: pc if mb is None else f"{pc} mailbox {mb} n={n}" for w, (pc, mb, n) in s.worker.items()
+        },
+        "supervisor": {
+            t: f"{pc}#{k}" + (f" mailbox {mb}" if mb is not None else "")
+            for t, (pc, k, mb) in s.supervisor.items()
+        },
+        "processed": s.processed.as_dict(),
+        "dead": s.dead.as_dict(),
+    }
+
+
+SPEC = AkkaMailbox.spec
