@@ -6,10 +6,13 @@ from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
 from typing import Any
 
+from model_checks.configs.schedule_gate import CONFIGS as SCHEDULE_GATE_CONFIGS
 from model_checks.configs.work_lane import CONFIGS as WORK_LANE_CONFIGS
 from model_checks.mutants.base import SpecMutant
+from model_checks.mutants.schedule_gate_spec import MUTANTS as SCHEDULE_GATE_MUTANTS
 from model_checks.mutants.work_lane_spec import MUTANTS as WORK_LANE_MUTANTS
 from spec.language import Spec
+from spec.schedule_gate import SPEC as SCHEDULE_GATE
 from spec.work_lane import SPEC as WORK_LANE
 
 
@@ -49,6 +52,19 @@ DESIGNS: dict[str, Design] = {
             "worker": lambda c, s: s.worker[c.worker_names()[0]][0],
             "producer": lambda c, s: s.producer[c.producer_names()[0]][0],
             "scheduler": lambda c, s: s.phase,
+        },
+    ),
+    "schedule-gate": Design(
+        "schedule-gate",
+        SCHEDULE_GATE,
+        SCHEDULE_GATE_CONFIGS,
+        SCHEDULE_GATE_MUTANTS,
+        projections={
+            "gate": lambda c, s: s.gate[0].phase,
+            "gate-word": lambda c, s: s.gate[0].show(),
+            "worker": lambda c, s: s.worker[c.worker_names()[0]][0],
+            "producer": lambda c, s: s.producer[c.producer_names()[0]][0],
+            "permits": lambda c, s: s.free,
         },
     ),
 }
