@@ -6,11 +6,15 @@ from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
 from typing import Any
 
+from model_checks.configs.akka_mailbox import CONFIGS as AKKA_MAILBOX_CONFIGS
 from model_checks.configs.schedule_gate import CONFIGS as SCHEDULE_GATE_CONFIGS
 from model_checks.configs.work_lane import CONFIGS as WORK_LANE_CONFIGS
+from model_checks.mutants.akka_mailbox_spec import MUTANTS as AKKA_MAILBOX_MUTANTS
 from model_checks.mutants.base import SpecMutant
 from model_checks.mutants.schedule_gate_spec import MUTANTS as SCHEDULE_GATE_MUTANTS
 from model_checks.mutants.work_lane_spec import MUTANTS as WORK_LANE_MUTANTS
+from spec.akka_mailbox import SPEC as AKKA_MAILBOX
+from spec.akka_mailbox import ShowWord
 from spec.language import Spec
 from spec.schedule_gate import SPEC as SCHEDULE_GATE
 from spec.work_lane import SPEC as WORK_LANE
@@ -65,6 +69,18 @@ DESIGNS: dict[str, Design] = {
             "worker": lambda c, s: s.worker[c.worker_names()[0]][0],
             "producer": lambda c, s: s.producer[c.producer_names()[0]][0],
             "permits": lambda c, s: s.free,
+        },
+    ),
+    "akka-mailbox": Design(
+        "akka-mailbox",
+        AKKA_MAILBOX,
+        AKKA_MAILBOX_CONFIGS,
+        AKKA_MAILBOX_MUTANTS,
+        projections={
+            "mailbox": lambda c, s: ShowWord(s.status[0]),
+            "worker": lambda c, s: s.worker[c.worker_names()[0]][0],
+            "producer": lambda c, s: s.producer[c.producer_names()[0]][0],
+            "supervisor": lambda c, s: s.supervisor[c.supervisor_names()[0]][0],
         },
     ),
 }

@@ -90,6 +90,8 @@ class Mailbox(Generic[T]):
         self.lock = rt.lock(name=f"{name}.queue")
         self.queue: deque[T] = deque()  # guarded by self.lock
         self.processed = 0  # messages processed; written only by the (single) runner
+        # With a tracer: orders each status change with its event (see ``_cas``).
+        self.trace_lock = rt.lock(name=f"{name}.trace") if dispatcher.tracer is not None else None
 
     # -- the status word (Pekko's Mailbox: every change is a CAS loop) ----------------------
 
@@ -104,59 +106,73 @@ class Mailbox(Generic[T]):
 
     def set_as_scheduled(self) -> bool:
         """Set Scheduled iff the word is open and unscheduled; True when this call took the reservation."""
-        status = self.status
         while True:
-            s = status.load()
+            s = self.status.load()
             if s & SHOULD_SCHEDULE_MASK != OPEN:
                 return False
-            if status.compare_and_swap(s, s | SCHEDULED):
-                self._emit("schedule", {"mailbox": self.index})
+            if self._cas(s, s | SCHEDULED, "schedule", {"mailbox": self.index}):
                 return True
 
     def set_as_idle(self, processed: int) -> None:
         """Clear Scheduled, keeping the rest (a close or suspension in between is kept)."""
-        status = self.status
         while True:
-            s = status.load()
-            if status.compare_and_swap(s, s & ~SCHEDULED):
-                self._emit("run_end", {"mailbox": self.index, "processed": processed})
+            s = self.status.load()
+            if self._cas(s, s & ~SCHEDULED, "run_end", {"mailbox": self.index, "processed": processed}):
                 return
 
     def suspend(self) -> bool:
         """Add one suspension; True if the mailbox was not suspended before. Closed stays Closed."""
-        status = self.status
         while True:
-            s = status.load()
+            s = self.status.load()
             if s == CLOSED:
-                self._emit("suspend", {"mailbox": self.index})
+                self._emit_status("suspend", {"mailbox": self.index})
                 return False
-            if status.compare_and_swap(s, s + SUSPEND_UNIT):
-                self._emit("suspend", {"mailbox": self.index})
+            if self._cas(s, s + SUSPEND_UNIT, "suspend", {"mailbox": self.index}):
                 return s < SUSPEND_UNIT
 
     def resume(self) -> bool:
         """Remove one suspension; True if the count reached zero. Closed stays Closed."""
-        status = self.status
         while True:
-            s = status.load()
+            s = self.status.load()
             if s == CLOSED:
-                self._emit("resume", {"mailbox": self.index})
+                self._emit_status("resume", {"mailbox": self.index})
                 return False
             nxt = s if s < SUSPEND_UNIT else s - SUSPEND_UNIT
-            if status.compare_and_swap(s, nxt):
-                self._emit("resume", {"mailbox": self.index})
+            if self._cas(s, nxt, "resume", {"mailbox": self.index}):
                 return nxt < SUSPEND_UNIT
 
     def become_closed(self) -> bool:
         """Make the word exactly Closed (Scheduled and suspensions go); True if this call closed it."""
-        status = self.status
         while True:
-            s = status.load()
+            s = self.status.load()
             if s == CLOSED:
                 return False
-            if status.compare_and_swap(s, CLOSED):
-                self._emit("close", {"mailbox": self.index})
+            if self._cas(s, CLOSED, "close", {"mailbox": self.index}):
                 return True
+
+    def _cas(self, expected: int, new: int, event: str, fields: dict[str, Any]) -> bool:
+        """One CAS of the status word; with a tracer, the CAS and its event are made one step.
+
+        A CAS and a later ``tracer.emit`` are two steps: another thread could act on the new word
+        and log its own event first, and the trace would show them out of order. So when tracing,
+        every status event is logged under ``trace_lock`` together with the change it reports.
+        Without a tracer this is the bare CAS.
+        """
+        lock = self.trace_lock
+        if lock is None:
+            return self.status.compare_and_swap(expected, new)
+        with lock:
+            if not self.status.compare_and_swap(expected, new):
+                return False
+            self._emit(event, fields)
+            return True
+
+    def _emit_status(self, event: str, fields: dict[str, Any]) -> None:
+        """Log a status event that changed nothing (on a closed word), ordered after the close."""
+        lock = self.trace_lock
+        if lock is not None:
+            with lock:
+                self._emit(event, fields)
 
     def can_be_scheduled(self, has_message_hint: bool) -> bool:
         """Pekko's canBeScheduledForExecution (no system messages here)."""
@@ -170,11 +186,20 @@ class Mailbox(Generic[T]):
     def enqueue(self, msg: T) -> bool:
         """Append ``msg`` unless the mailbox is closed; False means it went to the dead letters."""
         with self.lock:
-            if not self.status.load() & CLOSED:
-                self.queue.append(msg)
-                self._emit("send", {"mailbox": self.index, "item": self._label(msg), "result": "ok"})
-                return True
-            self._emit("send", {"mailbox": self.index, "item": self._label(msg), "result": "dead_letter"})
+            trace_lock = self.trace_lock
+            if trace_lock is None:
+                if not self.status.load() & CLOSED:
+                    self.queue.append(msg)
+                    return True
+            else:
+                with trace_lock:  # the Closed bit read and the send event are one step
+                    if not self.status.load() & CLOSED:
+                        self.queue.append(msg)
+                        self._emit("send", {"mailbox": self.index, "item": self._label(msg), "result": "ok"})
+                        return True
+                    self._emit(
+                        "send", {"mailbox": self.index, "item": self._label(msg), "result": "dead_letter"}
+                    )
         self.dispatcher.dead_letter(self, [msg])
         return False
 
@@ -369,7 +394,7 @@ class Dispatcher:
     def resume(self, mailbox: Mailbox[Any]) -> None:
         """Remove one suspension and register again (messages may have arrived meanwhile)."""
         if not mailbox.is_suspended():
-            mailbox._emit("resume", {"mailbox": mailbox.index})  # nothing to do, logged as the spec does
+            mailbox._emit_status("resume", {"mailbox": mailbox.index})  # a no-op, logged as the spec does
             return
         mailbox.resume()
         self.register_for_execution(mailbox, has_message_hint=False)

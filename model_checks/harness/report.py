@@ -24,7 +24,7 @@ def _operation(op: Op, alt: int, result: object) -> str:
         text += " -> timed out"
     elif alt:
         text += " -> spurious wakeup"
-    elif op.kind not in _QUIET and result is not None:
+    elif op.kind not in _QUIET and result is not None and text not in ("acquire", "wait woke, reacquired"):
         text += f" -> {_short(result)}"
     return text
 

@@ -66,7 +66,7 @@ def _check_drains(tracer: RecordingTracer, obs: _Observed) -> bool:
     events = tracer.events(obs.seen_events)
     obs.seen_events += len(events)
     for e in events:
-        lane, kind, who = e.get("lane"), e["event"], e["thread"]
+        lane, kind, who = int(e.get("lane") or 0), e["event"], e["thread"]
         if kind == "drain_begin":
             if lane in obs.draining:
                 raise DrainOverlap(f"lane {lane}: {who} began a drain while {obs.draining[lane]} drains it")
@@ -79,7 +79,10 @@ def _check_drains(tracer: RecordingTracer, obs: _Observed) -> bool:
     return True
 
 
-def lane_program(sc: LaneScenario) -> Program:
+def lane_program(sc: LaneScenario, **scheduler_options: Any) -> Program:
+    """The scenario as a harness program; ``scheduler_options`` go to ``WorkerScheduler`` (e.g. a
+    ``lane_factory`` that builds a mutant lane)."""
+
     def program(rt: ControlledRuntime) -> object:
         obs = _Observed()
         tracer = RecordingTracer()
@@ -104,6 +107,7 @@ def lane_program(sc: LaneScenario) -> Program:
             tracer=tracer,
             on_error=on_error,
             on_discard=lambda lane, item: obs.discarded.append((lane, item)),
+            **scheduler_options,
         )
         holder.append(sched)
         handles = [sched.get_lane(i)[1] for i in range(sc.lanes)]
@@ -122,7 +126,9 @@ def lane_program(sc: LaneScenario) -> Program:
 
         rt.invariant(lambda: _check_drains(tracer, obs), "one drainer per lane")
         rt.pending_work(lambda: any(len(lane.queue._items) for lane in sched._lanes))
-        rt.trace(lambda: [f"{e['seq']:>3} {e['thread']:>5} {e['event']} {_fields(e)}" for e in tracer.events()])
+        rt.trace(
+            lambda: [f"{e['seq']:>3} {e['thread']:>5} {e['event']} {_fields(e)}" for e in tracer.events()]
+        )
 
         threads = [rt.start_thread(producer(p), f"p{p}") for p in range(sc.producers)]
         if not sc.stop_races_posts:
@@ -181,8 +187,13 @@ SCENARIO_SPECS: dict[str, LaneScenario] = {
     "invoke-raises": LaneScenario(producers=1, items=2, lanes=1, workers=2, raising_item=(0, 0)),
 }
 
+
+def _factory(spec: LaneScenario) -> Callable[[], Program]:
+    return lambda: lane_program(spec)
+
+
 SCENARIOS: dict[str, Callable[[], Program]] = {
-    f"work-lane/{name}": (lambda spec=spec: lane_program(spec)) for name, spec in SCENARIO_SPECS.items()
+    f"work-lane/{name}": _factory(spec) for name, spec in SCENARIO_SPECS.items()
 }
 
 # What the harness's own tests and `lanecheck verify` run: bounded, and quick.

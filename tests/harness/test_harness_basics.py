@@ -37,8 +37,8 @@ def test_lock_order_inversion_reports_both_blocked_threads() -> None:
     result = check(lock_order(inverted=True))
     assert result.failure is not None and result.failure.kind == "deadlock"
     details = result.failure.details
-    assert "thread t0 blocked in acquire(True) on B (held by t1)" in details
-    assert "thread t1 blocked in acquire(True) on A (held by t0)" in details
+    assert "thread t0 blocked in acquire on B (held by t1)" in details
+    assert "thread t1 blocked in acquire on A (held by t0)" in details
     assert "examples.py" in details  # each thread's stack
     assert check(lock_order(inverted=False)).verdict == "exhaustive"
 

@@ -47,6 +47,12 @@ class Op:
     def describe(self) -> str:
         if self.kind == "spawn":
             return "spawn"
+        if self.kind == "reacquire":
+            return "wait woke, reacquired"
+        if self.kind == "wake":
+            return "wait (parked)"
+        if self.kind == "acquire" and self.args == (True,) and self.timeout is None:
+            return "acquire"
         if self.kind in ("begin", "exit", "yield"):
             label = self.args[0] if self.kind == "yield" and self.args and self.args[0] else ""
             return f"{self.kind}({label})" if label else self.kind

@@ -38,6 +38,7 @@ SKIP_PREFIXES = (
     os.path.join(_HERE, "rt") + os.sep,
     os.path.join(_HERE, "sync") + os.sep,
     os.path.join(_HERE, "patch.py"),
+    os.path.join(_HERE, "api.py"),
 )
 
 

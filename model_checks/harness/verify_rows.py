@@ -1,0 +1,62 @@
+"""The harness's rows of `lanecheck verify` (wire in ``PROVIDERS`` as
+``("harness", "model_checks.harness.verify_rows:rows")``).
+
+Classic programs: correct ones must be proved ("exhaustive"), buggy ones "caught" with the
+expected failure kind. Work Lane scenarios: sampled with PCT, expected "bounded" (sampling is
+never a proof; the figures say how much was sampled).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from model_checks.harness.api import check
+from model_checks.harness.examples import PROGRAMS
+from model_checks.harness.options import Options, Result
+from model_checks.verify import VerifyRow
+
+# program -> failure kind it must be caught with (None: it must be proved correct)
+EXPECTED: dict[str, str | None] = {
+    "counter-racy": "assertion",
+    "counter-locked": None,
+    "cas-counter": None,
+    "lock-order-inversion": "deadlock",
+    "lock-order-consistent": None,
+    "handoff-while": None,
+    "handoff-missing-notify": "lost_wakeup",
+    "timed-wait": None,
+    "independent": None,
+}
+
+
+def _actual(result: Result, kind: str | None) -> str:
+    if kind is None:
+        return result.verdict
+    if result.failure is None:
+        return "missed"
+    return "caught" if result.failure.kind == kind else "caught-differently"
+
+
+def rows(quick: bool) -> Iterator[VerifyRow]:
+    for name, kind in EXPECTED.items():
+        result = check(PROGRAMS[name](), Options(strategy="dpor"))
+        yield VerifyRow(
+            "harness",
+            f"program {name}",
+            "exhaustive" if kind is None else "caught",
+            _actual(result, kind),
+            result.figures() + (f"; {result.failure.kind}" if result.failure else ""),
+            result.elapsed,
+        )
+    try:
+        from model_checks.harness.scenarios import SCENARIOS
+    except ImportError:
+        return
+    for name, factory in SCENARIOS.items():
+        opts = Options(strategy="pct", seed=1, max_executions=50 if quick else 500)
+        result = check(factory(), opts)
+        actual = "failed" if result.failure is not None else result.verdict
+        figures = result.figures()
+        if result.failure is not None:
+            figures += f"; {result.failure.kind}: {result.failure.message} ({result.failure.schedule})"
+        yield VerifyRow("harness", f"scenario {name} [pct]", "bounded", actual, figures, result.elapsed)
