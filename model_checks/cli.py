@@ -20,7 +20,7 @@ app.add_typer(bench_app, name="bench")
 
 # Each module defines ``register(app)``; bench modules ``register_bench(bench_app)``.
 COMMANDS = ["check", "verify", "diagram", "validate", "traces"]
-BENCHES: list[str] = []
+BENCHES = ["bench"]
 
 for _name in COMMANDS:
     importlib.import_module(f"model_checks.commands.{_name}").register(app)

@@ -35,4 +35,12 @@ CONFIGS: dict[str, Constants] = {
         script=((0, 0, 1), (0, 1)),
         supervise=((("suspend", 0), ("resume", 0), ("close", 1)),),
     ),
+    # The workload shared by every design for docs/designs.md.
+    "compare": Constants(
+        mailboxes=2,
+        workers=2,
+        throughput=2,
+        script=((0, 1), (1, 0)),
+        supervise=(),
+    ),
 }

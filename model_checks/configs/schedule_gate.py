@@ -39,4 +39,13 @@ CONFIGS: dict[str, Constants] = {
         max_per_drain=2,
         script=((0, 1, 0), (0, 1, 1)),
     ),
+    # The workload shared by every design for docs/designs.md.
+    "compare": Constants(
+        actors=2,
+        workers=2,
+        permits=2,
+        mailbox_capacity=2,
+        max_per_drain=2,
+        script=((0, 1), (1, 0)),
+    ),
 }

@@ -6,6 +6,8 @@
   a lane can be re-reserved after going Idle, resubmitted after its budget,
   and refused when full.
 * ``large`` — for benchmarks (``lanecheck bench explorer``).
+* ``compare`` — the workload shared by every design for docs/designs.md: two
+  producers posting to two lanes in opposite orders, two workers, budget 2.
 """
 
 from __future__ import annotations
@@ -42,5 +44,13 @@ CONFIGS: dict[str, Constants] = {
         script=((0, 1, 0), (1, 0, 0)),
         stops=("discard", "drain"),
         callback_stop=True,
+    ),
+    "compare": Constants(
+        lanes=2,
+        workers=2,
+        lane_capacity=2,
+        max_per_drain=2,
+        ready_capacity=2,
+        script=((0, 1), (1, 0)),
     ),
 }

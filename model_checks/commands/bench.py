@@ -1,0 +1,58 @@
+"""`lanecheck bench NAME`: benchmarks that report ratios against baselines measured in the same run."""
+
+from __future__ import annotations
+
+import importlib
+import json
+import sys
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+# name -> (module, one line of what it measures)
+BENCHES: dict[str, tuple[str, str]] = {
+    "scheduler": (
+        "model_checks.bench.scheduler",
+        "reference Work Lane scheduler vs ThreadPoolExecutor and a direct loop",
+    ),
+    "validate": ("model_checks.bench.validate", "trace validator events/s and memory on long traces"),
+    "designs": (
+        "model_checks.bench.designs",
+        "Work Lane vs Schedule Gate vs Akka mailbox references, same workload",
+    ),
+}
+
+
+def run_bench(name: str, quick: bool) -> dict[str, Any]:
+    module = importlib.import_module(BENCHES[name][0])
+    result: dict[str, Any] = module.bench(quick=quick)
+    return result
+
+
+def _show(name: str, figures: dict[str, Any]) -> None:
+    table = Table(title=f"lanecheck bench {name}")
+    table.add_column("figure")
+    table.add_column("value", justify="right")
+    for key, value in figures.items():
+        table.add_row(key, json.dumps(value) if isinstance(value, dict | list) else str(value))
+    Console().print(table)
+
+
+def register_bench(bench_app: typer.Typer) -> None:
+    for bench_name, (_, help_text) in BENCHES.items():
+
+        def command(
+            quick: Annotated[bool, typer.Option(help="a smaller run, for a quick look")] = False,
+            json_out: Annotated[bool, typer.Option("--json", help="print the figures as JSON")] = False,
+            _name: str = typer.Option(bench_name, hidden=True),
+        ) -> None:
+            with Console(stderr=True).status(f"bench {_name} ..."):
+                figures = run_bench(_name, quick)
+            if json_out:
+                sys.stdout.write(json.dumps(figures, indent=2) + "\n")
+            else:
+                _show(_name, figures)
+
+        bench_app.command(bench_name, help=help_text)(command)
