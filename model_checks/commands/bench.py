@@ -17,6 +17,10 @@ BENCHES: dict[str, tuple[str, str]] = {
         "model_checks.bench.scheduler",
         "reference Work Lane scheduler vs ThreadPoolExecutor and a direct loop",
     ),
+    "explorer": (
+        "model_checks.bench.explorer",
+        "our explorer vs TLC on the same configuration: distinct states/s, time to verdict, memory",
+    ),
     "validate": ("model_checks.bench.validate", "trace validator events/s and memory on long traces"),
     "designs": (
         "model_checks.bench.designs",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 from typing import Annotated
@@ -60,6 +61,7 @@ def register(app: typer.Typer) -> None:
         counterexample: Annotated[
             Path | None, typer.Option(help="write the result with its counterexample as JSON")
         ] = None,
+        tlc: Annotated[bool, typer.Option(help="also run TLC on the TLA+ twin, side by side")] = False,
     ) -> None:
         """Explore every reachable state; exit 0 holds, 1 violated, 2 usage/spec error, 3 incomplete."""
         err = Console(stderr=True)
@@ -82,8 +84,18 @@ def register(app: typer.Typer) -> None:
             mermaid.write_text(render.mermaid(result))
         if counterexample is not None:
             counterexample.write_text(render.dumps(result))
+        side: dict[str, object] | None = None
+        if tlc:
+            from model_checks.commands.tlc_side import print_tlc_side_by_side
+
+            if not json_out:
+                render.print_result(result, Console())
+            side = print_tlc_side_by_side(design_name, config, variant, result, json_out)
         if json_out:
-            sys.stdout.write(render.dumps(result) + "\n")
-        else:
+            data = render.as_json(result)
+            if side is not None:
+                data["tlc_side_by_side"] = side
+            sys.stdout.write(json.dumps(data, indent=2, default=str) + "\n")
+        elif side is None:
             render.print_result(result, Console())
         raise typer.Exit(result.exit_code)

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from model_checks.configs.work_lane import CONFIGS
 from model_checks.mutants.work_lane_spec import MUTANTS
-from spec.language import EventuallyAlways, LeadsTo, Spec
+from spec.language import Spec
 from spec.work_lane import SPEC, Constants
 
 TLA_DIR = Path(__file__).resolve().parent.parent.parent / "spec" / "tla"
@@ -160,15 +160,6 @@ def render_cfg(
     if symmetry:
         lines.append("SYMMETRY WorkerSymmetry")
     return "\n".join(lines) + "\n"
-
-
-def property_kinds() -> dict[str, str]:
-    """The Python properties by name: ``<>[]`` or ``~>`` (documentation and sanity checks)."""
-    kinds: dict[str, str] = {}
-    for prop in SPEC.properties:
-        kinds[prop.name] = "<>[]" if isinstance(prop, EventuallyAlways) else "~>"
-        assert isinstance(prop, EventuallyAlways | LeadsTo)
-    return kinds
 
 
 def constants_for(config: str, variant: str | None) -> Constants:

@@ -69,4 +69,5 @@ def test_verify_quick_spec_rows() -> None:
     assert data["ok"] is True
     subjects = {row["subject"] for row in data["rows"]}
     assert "work-lane [small]" in subjects
-    assert sum(1 for s in subjects if "--variant" in s) == 6
+    assert sum(1 for s in subjects if s.startswith("work-lane --variant")) == 6
+    assert {"schedule-gate [small]", "akka-mailbox [small]"} <= subjects
