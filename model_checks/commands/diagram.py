@@ -22,7 +22,9 @@ def register(app: typer.Typer) -> None:
     @app.command("diagram")
     def diagram_command(
         design_name: Annotated[str, typer.Argument(metavar="DESIGN")],
-        component: Annotated[str, typer.Option(help="which part: lane, worker, producer, scheduler ...")] = "lane",
+        component: Annotated[
+            str, typer.Option(help="which part: lane, worker, producer, scheduler ...")
+        ] = "lane",
         config: Annotated[str, typer.Option("--config", "-c")] = "small",
     ) -> None:
         """Print the state machine of one component, as the spec allows it (Mermaid)."""

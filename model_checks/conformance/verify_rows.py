@@ -47,7 +47,8 @@ def rows(quick: bool) -> Iterator[VerifyRow]:
         constants = m.constants(d.config(m.config))
         result = check(m.spec, constants, Options(liveness=False))
         if result.counterexample is None:
-            yield VerifyRow("conformance", f"trace of --variant {m.name}", "rejected", "no counterexample", "", 0.0)
+            subject = f"trace of --variant {m.name}"
+            yield VerifyRow("conformance", subject, "rejected", "no counterexample", "", 0.0)
             continue
         events = counterexample_events(result.counterexample)
         verdict = validate_lines(list(lines(constants, events)))

@@ -16,13 +16,16 @@ from spec.language import Instance, Spec
 Projection = Callable[[Any, Any], Hashable]
 
 
-def projected_edges(spec: Spec, constants: Any, project: Projection) -> tuple[Hashable, set[tuple[Hashable, str, Hashable]]]:
+Edge = tuple[Hashable, str, Hashable]
+
+
+def projected_edges(spec: Spec, constants: Any, project: Projection) -> tuple[Hashable, set[Edge]]:
     """(initial projected state, {(from, action, to)}) over every reachable transition that changes it."""
     inst = Instance(spec, constants)
     starts = inst.initial_states()
     seen = set(starts)
     queue = deque(starts)
-    edges: set[tuple[Hashable, str, Hashable]] = set()
+    edges: set[Edge] = set()
     while queue:
         state = queue.popleft()
         before = project(constants, state)
@@ -36,7 +39,7 @@ def projected_edges(spec: Spec, constants: Any, project: Projection) -> tuple[Ha
     return project(constants, starts[0]), edges
 
 
-def mermaid_state_diagram(initial: Hashable, edges: set[tuple[Hashable, str, Hashable]], title: str) -> str:
+def mermaid_state_diagram(initial: Hashable, edges: set[Edge], title: str) -> str:
     labels: dict[tuple[Hashable, Hashable], list[str]] = {}
     for a, action, b in sorted(edges, key=str):
         labels.setdefault((a, b), []).append(action)

@@ -12,6 +12,7 @@ per-state offsets instead of a list of lists.
 
 from __future__ import annotations
 
+import gc
 import time
 from array import array
 from collections.abc import Callable, Hashable
@@ -100,6 +101,18 @@ class Outcome:
 
 def search(inst: Instance, options: Options) -> Outcome:
     """Explore every reachable state of ``inst``; check invariants and deadlock; keep the graph."""
+    # States are acyclic immutable values: the cyclic garbage collector only burns time
+    # rescanning the ever-growing seen-set, so it is paused for the search.
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return _search(inst, options)
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
+def _search(inst: Instance, options: Options) -> Outcome:
     started = time.perf_counter()
     c = inst.constants
     spec = inst.spec
