@@ -38,6 +38,7 @@ Provider = Callable[[bool], Iterator[VerifyRow]]
 PROVIDERS: list[tuple[str, str]] = [
     ("spec", "model_checks.explorer.verify_rows:rows"),
     ("conformance", "model_checks.conformance.verify_rows:rows"),
+    ("conformance", "model_checks.conformance.link.verify_rows:rows"),
 ]
 
 

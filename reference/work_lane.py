@@ -90,10 +90,19 @@ class BoundedQueue(Generic[T]):
     def push(self, item: T) -> bool:
         """Append ``item`` unless the queue is full; say whether it did."""
         with self._lock:
-            if len(self._items) >= self.capacity:
-                return False
-            self._items.append(item)
-            return True
+            return self.push_locked(item)
+
+    @property
+    def lock(self) -> LockLike:
+        """The queue's own lock, for a caller that must act inside the push's critical section."""
+        return self._lock
+
+    def push_locked(self, item: T) -> bool:
+        """``push`` for a caller already holding ``lock``."""
+        if len(self._items) >= self.capacity:
+            return False
+        self._items.append(item)
+        return True
 
     def pop(self) -> T | Literal[_Empty.EMPTY]:
         """Remove and return the oldest item, or ``EMPTY``."""
@@ -165,14 +174,21 @@ class WorkLane(Generic[T]):
     def _publish(self, item: T) -> PostOutcome:
         """Publish ``item`` and take the Idle -> Scheduled decision, atomically."""
         with self.mutex:
-            if not self.queue.push(item):
-                if self._tracer is not None:
+            queue = self.queue
+            if self._tracer is None:
+                if not queue.push(item):
+                    return _FULL
+                return _ACCEPTED_SUBMIT if self._reserve() else _ACCEPTED
+            # Traced: the post is logged inside the queue's critical section, because the
+            # drainer pops under the queue lock alone. Logged after it, a pop (and its invoke)
+            # could appear before the post that it made room for, or that it consumed.
+            with queue.lock:
+                if not queue.push_locked(item):
                     self._trace_post(item, "capacity_exceeded", False)
-                return _FULL
-            owes_submit = self._reserve()
-            if self._tracer is not None:
+                    return _FULL
+                owes_submit = self._reserve()
                 self._trace_post(item, "ok", owes_submit)
-            return _ACCEPTED_SUBMIT if owes_submit else _ACCEPTED
+                return _ACCEPTED_SUBMIT if owes_submit else _ACCEPTED
 
     def _reserve(self) -> bool:
         # Called with the mutex held. A lane has at most one reservation: only a

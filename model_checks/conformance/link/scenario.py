@@ -111,14 +111,16 @@ def link_program(
     build: Builder = WorkerScheduler,
     sequenced: bool = True,
     checks: Sequence[Callable[[Run], object]] = (),
+    on_start: Callable[[Run], None] | None = None,
 ) -> Program:
-    """The scenario as a harness program. ``sink(run)`` receives each execution's ``Run`` when the
-    program starts; ``checks`` become the program's final checks (raise to fail the execution)."""
+    """The scenario as a harness program. ``sink(run)`` receives the ``Run`` of each execution that
+    completes (from a final check); ``checks`` are more final checks (raise to fail the execution)."""
 
     def program(rt: ControlledRuntime) -> object:
         tracer = SequencedTracer(rt if sequenced else None)
         run = Run(tracer)
-        sink(run)
+        if on_start is not None:
+            on_start(run)
         sched = build(
             [LaneSpec(_ignore, context=i) for i in range(sc.lanes)],
             workers=sc.workers,
@@ -153,7 +155,7 @@ def link_program(
             sched._pool.wait_quiescent()
             run.cut = len(tracer)
             sched.stop(StopMode.DRAIN)
-        return [lambda check=check: check(run) for check in checks]
+        return [lambda: sink(run), *(lambda check=check: check(run) for check in checks)]
 
     return program
 
@@ -189,7 +191,9 @@ def canonical(trace: Iterable[EventKey]) -> TraceKey:
 
 def key_lines(constants: wl.Constants, trace: TraceKey) -> Iterator[str]:
     """A trace value back as JSON Lines (for the validator)."""
-    yield json.dumps({"trace": "lanecheck", "version": 1, "design": "work-lane", "config": constants.header()})
+    yield json.dumps(
+        {"trace": "lanecheck", "version": 1, "design": "work-lane", "config": constants.header()}
+    )
     for seq, (thread, event, fields) in enumerate(trace, start=1):
         ev: dict[str, Any] = {"seq": seq, "thread": thread, "event": event}
         ev.update({k: list(v) if isinstance(v, tuple) else v for k, v in fields})
@@ -199,7 +203,9 @@ def key_lines(constants: wl.Constants, trace: TraceKey) -> Iterator[str]:
 def show(trace: TraceKey) -> str:
     parts = []
     for thread, event, fields in trace:
-        body = ",".join(f"{k}={v}" for k, v in fields if k != "item") 
+        body = ",".join(f"{k}={v}" for k, v in fields if k != "item")
         item = dict(fields).get("item")
-        parts.append(f"{thread}:{event}" + (f"({item})" if item is not None else "") + (f"[{body}]" if body else ""))
+        parts.append(
+            f"{thread}:{event}" + (f"({item})" if item is not None else "") + (f"[{body}]" if body else "")
+        )
     return " ".join(parts)

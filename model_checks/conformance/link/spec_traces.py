@@ -40,9 +40,7 @@ def kind_of(t: Transition) -> tuple[str, tuple[tuple[str, Any], ...]]:
     assert t.fields is not None
     return (
         t.action.name,
-        tuple(
-            sorted((k, len(v) if isinstance(v, list) else v) for k, v in t.fields.items() if k != "item")
-        ),
+        tuple(sorted((k, len(v) if isinstance(v, list) else v) for k, v in t.fields.items() if k != "item")),
     )
 
 

@@ -1,0 +1,73 @@
+"""Rows of `lanecheck verify` for the checks that join spec, harness and reference (issue 5)."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+
+from model_checks.conformance.link.impl_to_spec import check_harness_scenario, check_link_scenario
+from model_checks.conformance.link.real_threads import stress
+from model_checks.conformance.link.scenario import LINK_SCENARIOS
+from model_checks.conformance.link.spec_to_impl import compare
+from model_checks.conformance.link.three_places import three_places
+from model_checks.harness import Options
+from model_checks.harness.scenarios import SCENARIO_OPTIONS
+from model_checks.verify import VerifyRow
+
+AREA = "conformance"
+
+
+def rows(quick: bool) -> Iterator[VerifyRow]:
+    cap = 300 if quick else 3_000
+    for name in ["1x2-full-invalid", "2x1-cap1-full"] + ([] if quick else ["1x2-budget2", "2x1-same-lane"]):
+        r = check_link_scenario(
+            LINK_SCENARIOS[name], Options(strategy="dpor", max_steps=5_000, max_executions=cap)
+        )
+        yield VerifyRow(
+            AREA,
+            f"impl->spec {r.subject}",
+            "allowed",
+            r.verdict,
+            f"{r.traces_validated} traces / {r.executions} executions ({r.harness}), {r.events} events",
+            r.seconds,
+        )
+    for name in ["lanes-2x2-budget1", "stop-discard-races-posts"]:
+        r = check_harness_scenario(name, SCENARIO_OPTIONS.with_(max_executions=cap))
+        yield VerifyRow(
+            AREA,
+            f"impl->spec {r.subject}",
+            "allowed",
+            r.verdict,
+            f"{r.traces_validated} traces / {r.executions} executions ({r.harness})",
+            r.seconds,
+        )
+    for name in ["1x2-full-invalid", "2x1-cap1-full"]:
+        c = compare(LINK_SCENARIOS[name])
+        yield VerifyRow(
+            AREA,
+            f"spec->impl {c.subject}",
+            "no-impl-only-traces" if c.spec_only else "covered",
+            c.verdict,
+            c.figures(),
+            c.seconds,
+        )
+    started = time.perf_counter()
+    s = stress(runs=4 if quick else 20, items=5_000)
+    yield VerifyRow(
+        AREA,
+        "real threads: reference traces",
+        "allowed",
+        s.verdict,
+        f"{s.runs} runs, {s.items} posts, {s.events} events" + (f"; {s.rejected[0]}" if s.rejected else ""),
+        time.perf_counter() - started,
+    )
+    for mutant in ["double-submit"] + ([] if quick else ["stop-skips-inflight", "check-outside-lock"]):
+        t = three_places(mutant)
+        yield VerifyRow(
+            AREA,
+            f"three places {t.reference_mutant} <-> {t.spec_mutant}",
+            "same-step",
+            t.verdict,
+            t.figures(),
+            t.seconds,
+        )
