@@ -79,9 +79,15 @@ def _check_drains(tracer: RecordingTracer, obs: _Observed) -> bool:
     return True
 
 
-def lane_program(sc: LaneScenario, **scheduler_options: Any) -> Program:
-    """The scenario as a harness program; ``scheduler_options`` go to ``WorkerScheduler`` (e.g. a
-    ``lane_factory`` that builds a mutant lane)."""
+def lane_program(
+    sc: LaneScenario,
+    *,
+    build: Callable[..., WorkerScheduler[Any]] = WorkerScheduler,
+    **scheduler_options: Any,
+) -> Program:
+    """The scenario as a harness program. ``build`` makes the scheduler (same signature as
+    ``WorkerScheduler``: a subclass, or a factory plugging mutant lanes/pools in);
+    ``scheduler_options`` are extra keyword arguments for it (e.g. ``lane_factory``)."""
 
     def program(rt: ControlledRuntime) -> object:
         obs = _Observed()
@@ -98,7 +104,7 @@ def lane_program(sc: LaneScenario, **scheduler_options: Any) -> Program:
         def on_error(lane: int, item: tuple[int, int], exc: BaseException) -> None:
             obs.errors.append((lane, item, type(exc).__name__))
 
-        sched: WorkerScheduler[tuple[int, int]] = WorkerScheduler(
+        sched: WorkerScheduler[tuple[int, int]] = build(
             [LaneSpec(invoke, context=i) for i in range(sc.lanes)],
             workers=sc.workers,
             lane_capacity=sc.capacity,

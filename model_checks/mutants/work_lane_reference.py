@@ -12,7 +12,7 @@ bug one level up (for "one counterexample, three places").
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from reference.scheduler import WorkerScheduler
@@ -110,9 +110,11 @@ class ReferenceMutant:
     doc: str
     # Builds a scheduler of this variant: same signature as ``WorkerScheduler``.
     build: Callable[..., WorkerScheduler[Any]]
-    expect: str  # the kind of failure a harness run must report
+    expect: str  # the kind of failure a harness run must report (harness ``Failure.kind``)
     spec_variant: str | None = None  # the same bug in the spec, when there is one
     spurious_wakeups: bool = False  # needs Condition.wait to return spuriously to show
+    # The smallest harness scenario that shows it, as ``LaneScenario`` fields.
+    scenario: dict[str, Any] = field(default_factory=dict)
 
 
 def _with(**factories: Any) -> Callable[..., WorkerScheduler[Any]]:
@@ -122,6 +124,10 @@ def _with(**factories: Any) -> Callable[..., WorkerScheduler[Any]]:
     return build
 
 
+ONE_LANE_TWO_ITEMS = {"producers": 1, "items": 2, "lanes": 1, "workers": 1, "budget": 1, "capacity": 2}
+ONE_ITEM = {"producers": 1, "items": 1, "lanes": 1, "workers": 1}
+
+
 REFERENCE_MUTANTS: dict[str, ReferenceMutant] = {
     m.name: m
     for m in [
@@ -129,26 +135,30 @@ REFERENCE_MUTANTS: dict[str, ReferenceMutant] = {
             "check-outside-lock",
             "the end-of-drain emptiness check outside the lane lock",
             _with(lane_factory=CheckOutsideLockLane),
-            expect="lost_wakeup",
+            expect="assertion",  # Stop(drain) returns with an accepted item never invoked
             spec_variant="split-idle",
+            scenario=ONE_LANE_TWO_ITEMS,
         ),
         ReferenceMutant(
             "idle-before-recheck",
             "the Idle write before the re-check",
             _with(lane_factory=IdleBeforeRecheckLane),
-            expect="one_drainer",
+            expect="invariant",  # two workers drain the lane at once
+            scenario={**ONE_LANE_TWO_ITEMS, "workers": 2},
         ),
         ReferenceMutant(
             "missing-notify",
             "a missing notify on the ready queue",
             _with(pool_factory=MissingNotifyPool),
             expect="lost_wakeup",
+            scenario=ONE_ITEM,
         ),
         ReferenceMutant(
             "notify-before-publish",
             "the notify outside the critical section that queues the work item",
             _with(pool_factory=NotifyBeforePublishPool),
             expect="lost_wakeup",
+            scenario=ONE_ITEM,
         ),
         ReferenceMutant(
             "if-not-while",
@@ -156,20 +166,23 @@ REFERENCE_MUTANTS: dict[str, ReferenceMutant] = {
             _with(pool_factory=IfNotWhilePool),
             expect="lost_wakeup",
             spurious_wakeups=True,
+            scenario=ONE_ITEM,
         ),
         ReferenceMutant(
             "double-submit",
             "a post to a Scheduled lane submitting again",
             _with(lane_factory=DoubleSubmitLane),
-            expect="exception",
+            expect="exception",  # the ready queue overflows: the pool refuses a second work item
             spec_variant="double-reserve",
+            scenario=ONE_LANE_TWO_ITEMS,
         ),
         ReferenceMutant(
             "stop-skips-inflight",
             "Stop(drain) not waiting for posts in flight",
             StopSkipsInflightScheduler,
-            expect="conservation",
+            expect="assertion",  # an item accepted after Stop(drain) returned is never invoked
             spec_variant="stop-skips-inflight",
+            scenario={**ONE_ITEM, "stop_races_posts": True},
         ),
     ]
 }

@@ -3,10 +3,12 @@
 1. ``lanecheck check work-lane --variant V`` finds a shortest counterexample of the spec mutant;
    its labelled steps are the events a correct logger would write.
 2. The matching reference mutant runs under the harness in the same scenario (the mutant's
-   constants: producers, posts, Stop calls; threads and items named as in the spec). The harness
-   cannot be steered by a thread order directly, so an invariant watches the trace and fails the
-   execution as soon as its events (workers renamed by first appearance) equal the counterexample's:
-   the DPOR search then stops on that execution and hands back its schedule string.
+   constants: producers, posts, Stop calls; threads and items named as in the spec). An invariant
+   watches the trace and fails the execution as soon as its events (workers renamed by first
+   appearance) equal the counterexample's, so the execution stops there with its schedule string.
+   ``strategy="guided"`` (default) steers ``run_once`` with a ``guided.GuidedChooser`` that follows
+   the counterexample's thread order, enumerating how many scheduling steps stand for the spec's
+   silent steps at the end of a segment (``guided.plans``); ``strategy="dpor"`` searches instead.
 3. The schedule is replayed, and the reference's trace from it is validated: it must be rejected
    with the same rule and at the same seq as the spec counterexample's own trace.
 """
@@ -17,13 +19,17 @@ import json
 import time
 from dataclasses import dataclass
 
+from model_checks.conformance.link.guided import GuidedChooser, plans, segments_of
 from model_checks.conformance.link.scenario import LinkScenario, Run, canonical, event_key, link_program
 from model_checks.conformance.validator import validate_lines
 from model_checks.conformance.verify_rows import counterexample_events
 from model_checks.explorer.check import check as check_spec
 from model_checks.explorer.search import Options as SpecOptions
 from model_checks.harness import Options, check, replay
+from model_checks.harness.api import run_once
+from model_checks.harness.report import schedule_of
 from model_checks.harness.rt.runtime import ControlledRuntime
+from model_checks.harness.schedule import test_tag
 from model_checks.mutants.work_lane_reference import REFERENCE_MUTANTS
 from model_checks.mutants.work_lane_spec import MUTANTS
 from model_checks.registry import design
@@ -55,6 +61,8 @@ class ThreePlaces:
     impl_rule: int | None
     message: str
     seconds: float
+    strategy: str = "dpor"
+    plan: str = ""  # guided: the segments run, "process:events+extra"
 
     @property
     def verdict(self) -> str:
@@ -68,7 +76,8 @@ class ThreePlaces:
         return (
             f"spec cx {self.spec_length} steps ({self.spec_property}), validator seq {self.spec_seq} rule "
             f"{self.spec_rule}; reference seq {self.impl_seq} rule {self.impl_rule} after "
-            f"{self.executions} executions; schedule {self.schedule}"
+            f"{self.executions} executions ({self.strategy}{' ' + self.plan if self.plan else ''}); "
+            f"schedule {self.schedule}"
         )
 
 
@@ -83,7 +92,14 @@ def scenario_of(c: wl.Constants) -> LinkScenario:
     )
 
 
-def three_places(reference_mutant: str, options: Options | None = None) -> ThreePlaces:
+def three_places(
+    reference_mutant: str,
+    options: Options | None = None,
+    *,
+    strategy: str = "guided",
+    max_extra: int = 12,
+    max_runs: int = 2_000,
+) -> ThreePlaces:
     started = time.perf_counter()
     ref = REFERENCE_MUTANTS[reference_mutant]
     spec_name = ref.spec_variant or PAIRS[reference_mutant]
@@ -97,9 +113,12 @@ def three_places(reference_mutant: str, options: Options | None = None) -> Three
     target = canonical(event_key(e) for e in events)
     sc = scenario_of(constants)
     last: list[Run] = []
+    guide: list[GuidedChooser] = []
 
     def watch(run: Run) -> None:
         last[:] = [run]
+        for g in guide:
+            g.tracer = run.tracer
         seen = [0]
 
         def matches() -> bool:
@@ -127,13 +146,30 @@ def three_places(reference_mutant: str, options: Options | None = None) -> Three
         return finals
 
     opts = options or Options(strategy="dpor", max_steps=5_000, time_limit=60, minimize=False)
-    found = check(program, opts)
-    schedule = (
-        found.failure.schedule if found.failure is not None and "Matched" in found.failure.message else ""
-    )
+    schedule = ""
+    plan_text = ""
+    if strategy == "guided":
+        executions = 0
+        message = "no guided execution matched"
+        for executions, plan in enumerate(plans(segments_of(cx), max_extra), start=1):
+            if executions > max_runs:
+                executions -= 1
+                break
+            guide[:] = [GuidedChooser(plan)]
+            ex = run_once(program, opts, guide[0])
+            if ex.failure is not None and "Matched" in ex.failure.message:
+                schedule = schedule_of(ex, test_tag(program))
+                plan_text = " ".join(f"{s.process}:{s.events}+{s.extra}" for s in plan)
+                break
+        guide.clear()
+    else:
+        found = check(program, opts)
+        executions = found.executions
+        if found.failure is not None and "Matched" in found.failure.message:
+            schedule = found.failure.schedule
+        message = found.failure.message if found.failure is not None else "no execution matched"
     impl_seq: int | None = None
     impl_rule: int | None = None
-    message = found.failure.message if found.failure is not None else "no execution matched"
     if schedule:
         again = replay(program, schedule, opts)
         assert again.failure is not None and "Matched" in again.failure.message
@@ -149,11 +185,13 @@ def three_places(reference_mutant: str, options: Options | None = None) -> Three
         spec_seq=spec_verdict.seq,
         spec_rule=spec_verdict.rule,
         schedule=schedule,
-        executions=found.executions,
+        executions=executions,
         impl_seq=impl_seq,
         impl_rule=impl_rule,
         message=message,
         seconds=time.perf_counter() - started,
+        strategy=strategy,
+        plan=plan_text,
     )
 
 

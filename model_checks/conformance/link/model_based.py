@@ -1,0 +1,262 @@
+"""Check 4: model-based testing of the reference ``WorkerScheduler`` with Hypothesis.
+
+A ``RuleBasedStateMachine`` drives the reference under the controlled runtime, one rule at a time:
+
+- ``post(p, lane)``: producer ``p`` gets one more post in its script (lane 0.., or ``None`` = a
+  handle of no scheduler); it happens when ``p`` is stepped;
+- ``step(thread)``: run that controlled thread (``p0``, ``p1``, ``w0``, ``w1`` or the stopper
+  ``s0``) until it logs a trace event, blocks, runs out of script or takes ``STEP_CAP`` steps;
+- ``stop(mode)`` (once): ``s0`` calls ``Stop(drain|discard)``, then is stepped as above.
+
+The harness cannot pause an execution between rules, so every rule re-runs the program from the
+start with a ``PrefixChooser``: it replays the thread order chosen by the earlier rules (by thread
+name, step for step), then runs the rule's thread and abandons the execution (``None``). This is
+sound because adding a post only extends a producer's script past the point where it stopped (a
+producer with nothing left is never stepped), and the stopper's mode is fixed before its first step.
+
+After every rule the machine checks the reference's observable results against the spec: the
+events so far are a prefix of the previous rule's (determinism), the validator allows them (a
+prefix verdict), every result code ``try_post`` returned equals its ``post`` event's ``result``, and
+``stop``'s result agrees with ``stop_end``/``stop_rejected``. Hypothesis shrinks a failure to a
+minimal rule sequence. ``machine_for(build)`` builds the machine for a reference mutant.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from hypothesis import strategies as st
+from hypothesis.stateful import RuleBasedStateMachine, initialize, precondition, rule
+
+from model_checks.conformance.link.scenario import Builder, Event, LinkScenario, Program, Run
+from model_checks.conformance.validator import validate_lines
+from model_checks.harness import Options
+from model_checks.harness.api import run_once
+from model_checks.harness.rt.objects import NORMAL, Action
+from model_checks.harness.rt.runtime import ControlledRuntime
+from model_checks.harness.rt.scheduler import Execution
+from reference.results import Result as TkResult
+from reference.scheduler import LaneHandle, LaneSpec, StopMode, WorkerScheduler
+from reference.tracing import RecordingTracer
+
+STEP_CAP = 40  # harness steps one ``step`` rule may take
+INIT_CAP = 2_000  # steps of ``main`` to start the scheduler and every thread
+MAX_POSTS = 3  # per producer
+RESULT_NAMES = {
+    TkResult.SUCCESS: "ok",
+    TkResult.CAPACITY_EXCEEDED: "capacity_exceeded",
+    TkResult.INVALID_ARGUMENT: "invalid_argument",
+    TkResult.INVALID_STATE: "invalid_state",
+}
+
+
+class Divergence(AssertionError):
+    """Re-running the program did not follow the recorded thread order (non-determinism)."""
+
+
+@dataclass
+class PrefixChooser:
+    """Replay ``prefix`` (thread names), then run ``goal`` until it logs, blocks or hits ``cap``."""
+
+    prefix: list[str]
+    goal: str | None
+    cap: int
+    run: list[Run] = field(default_factory=list)  # the execution's Run (``link_program`` on_start)
+    taken: int = 0
+    base: int | None = None  # trace length when the goal thread started
+    logged: bool = False
+    divergence: str | None = None
+
+    def choose(self, ex: Execution, enabled: list[Action]) -> Action | None:
+        i = len(ex.steps)
+        past = i >= len(self.prefix)
+        want = self.goal if past else self.prefix[i]
+        if want is None or (past and (self.logged or self.taken >= self.cap)):
+            return None
+        for tid, alt in enabled:
+            if alt == NORMAL and ex.threads[tid].name == want:
+                if past:
+                    if self.base is None:
+                        self.base = len(self.run[0].tracer) if self.run else 0
+                    self.taken += 1
+                return (tid, alt)
+        if not past:
+            self.divergence = f"step {i}: thread {want} is not enabled on re-execution"
+        return None  # the goal thread is blocked or finished
+
+    def after_step(self, ex: Execution) -> None:
+        if self.base is not None and self.run:
+            new = self.run[0].tracer.events()[self.base :]
+            self.logged = any(e["thread"] == self.goal for e in new)
+
+
+@dataclass
+class Observed:
+    events: list[Event]
+    posts: list[tuple[str, str, TkResult]]
+    stops: list[tuple[str, TkResult]]
+    steps: list[str]  # thread names of the execution's steps
+
+
+def execute(
+    scenario: LinkScenario, build: Builder, prefix: list[str], goal: str | None, cap: int
+) -> Observed:
+    """One execution from the start: replay ``prefix``, then step ``goal``."""
+    chooser = PrefixChooser(list(prefix), goal, cap)
+    program = mbt_program(scenario, build, chooser.run.append)
+    ex = run_once(program, Options(max_steps=100_000, virtual_timeouts=False), chooser)
+    if chooser.divergence is not None:
+        raise Divergence(chooser.divergence)
+    if ex.failure is not None:
+        raise AssertionError(f"harness failure: {ex.failure.kind}: {ex.failure.message}")
+    run = chooser.run[0]
+    return Observed(
+        events=run.tracer.events(),
+        posts=list(run.post_results),
+        stops=list(run.stop_results),
+        steps=[ex.threads[s.tid].name for s in ex.steps],
+    )
+
+
+def mbt_program(sc: LinkScenario, build: Builder, on_start: Callable[[Run], None]) -> Program:
+    """``scenario.link_program`` with a scheduling point before every post (so a post added by a
+    later rule happens at a step of its own, even one that needs no lock: an invalid handle), one
+    stopper ``s0`` of mode ``sc.stops[0]``, and no clean-up (executions are always abandoned)."""
+
+    def program(rt: ControlledRuntime) -> object:
+        tracer = RecordingTracer()
+        run = Run(tracer)
+        on_start(run)
+        sched = build(
+            [LaneSpec(_ignore, context=i) for i in range(sc.lanes)],
+            workers=sc.workers,
+            lane_capacity=sc.capacity,
+            max_per_drain=sc.budget,
+            ready_capacity=sc.lanes,
+            runtime=rt,
+            tracer=tracer,
+        )
+        handles = [sched.get_lane(i)[1] for i in range(sc.lanes)]
+
+        def producer(p: int) -> Callable[[], None]:
+            def body() -> None:
+                for k, lane in enumerate(sc.script[p]):
+                    rt.yield_point("post")
+                    handle = LaneHandle() if lane is None else handles[lane]
+                    item = f"p{p}.{k}"
+                    run.post_results.append((f"p{p}", item, sched.try_post(handle, item)))
+
+            return body
+
+        def stopper() -> None:
+            run.stop_results.append(("s0", sched.stop(StopMode(sc.stops[0]))))
+
+        threads = [rt.start_thread(producer(p), f"p{p}") for p in range(len(sc.script))]
+        threads.append(rt.start_thread(stopper, "s0"))
+        for t in threads:
+            t.join()
+        return None
+
+    return program
+
+
+def _ignore(context: object, item: object) -> None:
+    return None
+
+
+def machine_for(
+    build: Builder = WorkerScheduler,
+    *,
+    lanes: int = 2,
+    workers: int = 2,
+    capacity: int = 2,
+    budget: int = 1,
+    producers: int = 2,
+) -> type[RuleBasedStateMachine]:
+    """The state machine over ``build`` (``WorkerScheduler`` or a reference mutant's builder)."""
+    threads = [f"p{i}" for i in range(producers)] + [f"w{i}" for i in range(workers)] + ["s0"]
+    lane_choices: list[int | None] = [*range(lanes), None]
+
+    class WorkerSchedulerMachine(RuleBasedStateMachine):
+        def __init__(self) -> None:
+            super().__init__()
+            self.script: list[list[int | None]] = [[] for _ in range(producers)]
+            self.stop_mode: str | None = None
+            self.prefix: list[str] = []
+            self.seen: Observed | None = None
+
+        def scenario(self) -> LinkScenario:
+            return LinkScenario(
+                lanes=lanes,
+                workers=workers,
+                capacity=capacity,
+                budget=budget,
+                script=tuple(tuple(s) for s in self.script),
+                stops=(self.stop_mode or "drain",),  # s0 is never stepped before ``stop``
+            )
+
+        def advance(self, goal: str, cap: int) -> None:
+            obs = execute(self.scenario(), build, self.prefix, goal, cap)
+            self.prefix = obs.steps
+            self.check(obs)
+            self.seen = obs
+
+        def check(self, obs: Observed) -> None:
+            if self.seen is not None:
+                old = self.seen.events
+                assert obs.events[: len(old)] == old, "re-execution changed the events already seen"
+            header = {
+                "trace": "lanecheck",
+                "version": 1,
+                "design": "work-lane",
+                "config": self.scenario().constants().header(),
+            }
+            verdict = validate_lines([json.dumps(header), *(json.dumps(e) for e in obs.events)])
+            assert verdict.allowed, f"validator: rule {verdict.rule}: {verdict.message}"
+            for p in range(producers):
+                name = f"p{p}"
+                results = [r for thread, _, r in obs.posts if thread == name]
+                posted = [e for e in obs.events if e["thread"] == name and e["event"] == "post"]
+                assert len(posted) >= len(results), f"{name}: try_post returned without a post event"
+                for k, result in enumerate(results):
+                    assert RESULT_NAMES.get(result) == posted[k]["result"], (
+                        f"{name} post {k}: try_post returned {result.name}, "
+                        f"the trace says {posted[k]['result']}"
+                    )
+            for thread, result in obs.stops:
+                ends = [e for e in obs.events if e["thread"] == thread and e["event"] == "stop_end"]
+                rejected = [e for e in obs.events if e["thread"] == thread and e["event"] == "stop_rejected"]
+                if result is TkResult.SUCCESS:
+                    assert ends and ends[-1]["result"] == "ok", f"{thread}: stop ok without stop_end ok"
+                else:
+                    assert rejected, f"{thread}: stop returned {result.name} without stop_rejected"
+
+        @initialize()
+        def start(self) -> None:
+            self.advance("main", INIT_CAP)
+
+        @precondition(lambda self: any(len(s) < MAX_POSTS for s in self.script))
+        @rule(p=st.integers(0, producers - 1), lane=st.sampled_from(lane_choices))
+        def post(self, p: int, lane: int | None) -> None:
+            if len(self.script[p]) < MAX_POSTS:
+                self.script[p].append(lane)
+
+        @rule(thread=st.sampled_from(threads))
+        def step(self, thread: str) -> None:
+            if thread == "s0" and self.stop_mode is None:
+                return
+            if thread.startswith("p") and self.seen is not None:
+                done = sum(1 for t, _, _ in self.seen.posts if t == thread)
+                if done >= len(self.script[int(thread[1:])]):
+                    return  # nothing left to post: stepping it would let it exit
+            self.advance(thread, STEP_CAP)
+
+        @precondition(lambda self: self.stop_mode is None)
+        @rule(mode=st.sampled_from(["drain", "discard"]))
+        def stop(self, mode: str) -> None:
+            self.stop_mode = mode
+            self.advance("s0", STEP_CAP)
+
+    return WorkerSchedulerMachine
