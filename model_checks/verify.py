@@ -37,6 +37,8 @@ Provider = Callable[[bool], Iterator[VerifyRow]]
 # (area, "module:function"), in the order the table shows them.
 PROVIDERS: list[tuple[str, str]] = [
     ("spec", "model_checks.explorer.verify_rows:rows"),
+    ("harness", "model_checks.harness.verify_rows:rows"),
+    ("harness", "model_checks.harness.mutant_rows:rows"),
     ("conformance", "model_checks.conformance.verify_rows:rows"),
     ("conformance", "model_checks.conformance.link.verify_rows:rows"),
 ]
