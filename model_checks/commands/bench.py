@@ -21,6 +21,10 @@ BENCHES: dict[str, tuple[str, str]] = {
         "model_checks.bench.explorer",
         "our explorer vs TLC on the same configuration: distinct states/s, time to verdict, memory",
     ),
+    "harness": (
+        "model_checks.bench.harness",
+        "harness executions/s per back end, DPOR vs plain DFS, and frontrun on a plain-threading program",
+    ),
     "validate": ("model_checks.bench.validate", "trace validator events/s and memory on long traces"),
     "designs": (
         "model_checks.bench.designs",
