@@ -41,6 +41,7 @@ PROVIDERS: list[tuple[str, str]] = [
     ("harness", "model_checks.harness.mutant_rows:rows"),
     ("conformance", "model_checks.conformance.verify_rows:rows"),
     ("conformance", "model_checks.conformance.link.verify_rows:rows"),
+    ("akka-mailbox", "model_checks.conformance.akka_mailbox:rows"),
 ]
 
 
