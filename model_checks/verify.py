@@ -39,6 +39,7 @@ PROVIDERS: list[tuple[str, str]] = [
     ("spec", "model_checks.explorer.verify_rows:rows"),
     ("harness", "model_checks.harness.verify_rows:rows"),
     ("harness", "model_checks.harness.mutant_rows:rows"),
+    ("harness", "model_checks.harness.gate_rows:rows"),
     ("conformance", "model_checks.conformance.verify_rows:rows"),
     ("conformance", "model_checks.conformance.link.verify_rows:rows"),
     ("akka-mailbox", "model_checks.conformance.akka_mailbox:rows"),

@@ -5,19 +5,11 @@ from __future__ import annotations
 import pytest
 
 from model_checks.harness import Options, check
+from model_checks.harness.gate_scenarios import MUTANT_SCENARIOS as SCENARIOS
+from model_checks.harness.gate_scenarios import gate_program
 from model_checks.mutants.schedule_gate_reference import REFERENCE_MUTANTS
 from model_checks.mutants.schedule_gate_spec import MUTANTS as SPEC_MUTANTS
 from reference.schedule_gate import GateScheduler
-from tests.gate.scenarios import gate_program
-
-# The scenario each mutant shows its bug in, and the search that finds it fast.
-SCENARIOS: dict[str, tuple[dict[str, object], Options]] = {
-    "check-then-act": ({}, Options(time_limit=30)),
-    "release-before-decision": ({}, Options(time_limit=30)),
-    "idle-ignoring-producers": ({}, Options(time_limit=30)),
-    "second-token": ({"mailbox_capacity": 2}, Options(time_limit=30)),
-    "last-outcome-only": ({}, Options(strategy="pct", max_executions=3_000)),
-}
 
 
 @pytest.mark.timeout(120)
@@ -49,6 +41,6 @@ def test_every_reference_mutant_fails_with_its_kind(name: str) -> None:
     mutant = REFERENCE_MUTANTS[name]
     assert mutant.spec_variant in SPEC_MUTANTS
     kwargs, options = SCENARIOS[name]
-    result = check(gate_program(mutant.build, **kwargs), options)  # type: ignore[arg-type]
+    result = check(gate_program(mutant.build, **kwargs), options)
     assert result.verdict == "failed", result.summary()
     assert result.failure is not None and result.failure.kind == mutant.expect, result.report()

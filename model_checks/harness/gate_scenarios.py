@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from model_checks.harness.options import Options
 from model_checks.harness.rt.runtime import ControlledRuntime
 from reference.results import Result
 from reference.schedule_gate import GateScheduler
@@ -92,3 +93,13 @@ def gate_program(
         return final
 
     return program
+
+
+# The scenario each reference mutant shows its bug in, and the search that finds it fast.
+MUTANT_SCENARIOS: dict[str, tuple[dict[str, Any], Options]] = {
+    "check-then-act": ({}, Options(time_limit=30)),
+    "release-before-decision": ({}, Options(time_limit=30)),
+    "idle-ignoring-producers": ({}, Options(time_limit=30)),
+    "second-token": ({"mailbox_capacity": 2}, Options(time_limit=30)),
+    "last-outcome-only": ({}, Options(strategy="pct", max_executions=3_000)),
+}
