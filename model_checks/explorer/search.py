@@ -41,12 +41,18 @@ class Stats:
     transitions: int = 0
     depth: int = 0
     seconds: float = 0.0
-    coverage: dict[str, int] = field(default_factory=dict)
+    action_names: list[str] = field(default_factory=list)
+    fired: list[int] = field(default_factory=list)  # firings per action, in declaration order
     constrained: int = 0  # states the state constraint kept from being expanded
 
     @property
     def states_per_second(self) -> float:
         return self.states / self.seconds if self.seconds > 0 else float(self.states)
+
+    @property
+    def coverage(self) -> dict[str, int]:
+        """Action name -> how many transitions it produced."""
+        return dict(zip(self.action_names, self.fired, strict=True))
 
     def unfired(self) -> list[str]:
         return [name for name, n in self.coverage.items() if n == 0]
@@ -126,9 +132,7 @@ def _search(inst: Instance, options: Options) -> Outcome:
     proc_index: dict[Hashable, int] = {}
     bound: list[tuple[int, Callable[..., Any], list[tuple[tuple[Hashable, ...], int]]]] = []
     with_procs: list[tuple[tuple[Hashable, ...], int]]
-    coverage: dict[str, int] = {}
     for a_index, (action, instances) in enumerate(inst.bound):
-        coverage[action.name] = 0
         with_procs = []
         for args in instances:
             if args[0] not in proc_index:
@@ -137,6 +141,7 @@ def _search(inst: Instance, options: Options) -> Outcome:
             with_procs.append((args, proc_index[args[0]]))
         bound.append((a_index, action.fn, with_procs))
     names = [action.name for action, _ in inst.bound]
+    fired = [0] * len(names)  # per action index: cheaper in the hot loop than a dict by name
 
     states: list[Any] = []
     seen: dict[Any, int] = {}
@@ -148,7 +153,7 @@ def _search(inst: Instance, options: Options) -> Outcome:
     dst = array("q") if keep_graph else None
     proc = array("i") if keep_graph else None
     enabled: list[int] | None = [] if keep_graph else None
-    stats = Stats(coverage=coverage)
+    stats = Stats(action_names=names, fired=fired)
     graph = Graph(states, parent, depth, switches, last_proc, offsets, dst, proc, enabled, processes)
 
     def check(state: Any) -> tuple[str, str] | None:
@@ -209,7 +214,7 @@ def _search(inst: Instance, options: Options) -> Outcome:
                     if type(result) is Emitted:
                         result = result.state
                     n_succ += 1
-                    coverage[names[a_index]] += 1
+                    fired[a_index] += 1
                     key = canon(c, result) if canon else result
                     j = seen.get(key)
                     sw = sw_i + (1 if lp_i >= 0 and lp_i != pid else 0)

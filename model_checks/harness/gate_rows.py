@@ -6,6 +6,7 @@ from collections.abc import Iterator
 
 from model_checks.harness.api import check
 from model_checks.harness.gate_scenarios import MUTANT_SCENARIOS, gate_program
+from model_checks.harness.mutant_rows import mutant_row
 from model_checks.harness.options import Options
 from model_checks.mutants.schedule_gate_reference import REFERENCE_MUTANTS
 from model_checks.verify import VerifyRow
@@ -34,11 +35,4 @@ def rows(quick: bool) -> Iterator[VerifyRow]:
     for name, mutant in REFERENCE_MUTANTS.items():
         kwargs, options = MUTANT_SCENARIOS[name]
         result = check(gate_program(mutant.build, **kwargs), options)
-        failure = result.failure
-        if failure is None:
-            actual = f"missed ({result.verdict})"
-        else:
-            actual = "caught" if failure.kind == mutant.expect else f"caught as {failure.kind}"
-        figures = f"expects {mutant.expect}; {result.figures()}"
-        subject = f"schedule-gate reference --mutant {name}"
-        yield VerifyRow("harness-mutant", subject, "caught", actual, figures, result.elapsed)
+        yield mutant_row(f"schedule-gate reference --mutant {name}", mutant.expect, result)

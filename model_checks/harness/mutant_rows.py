@@ -6,7 +6,7 @@ import logging
 from collections.abc import Iterator
 
 from model_checks.harness.api import check
-from model_checks.harness.options import Options
+from model_checks.harness.options import Options, Result
 from model_checks.harness.scenarios import LaneScenario, lane_program
 from model_checks.mutants.work_lane_reference import REFERENCE_MUTANTS
 from model_checks.verify import VerifyRow
@@ -28,19 +28,17 @@ def _rows() -> Iterator[VerifyRow]:
     for name, mutant in REFERENCE_MUTANTS.items():
         options = Options(strategy="dpor", spurious_wakeups=mutant.spurious_wakeups, time_limit=60)
         result = check(lane_program(LaneScenario(**mutant.scenario), build=mutant.build), options)
-        failure = result.failure
-        if failure is None:
-            actual = f"missed ({result.verdict})"
-        else:
-            actual = "caught" if failure.kind == mutant.expect else f"caught as {failure.kind}"
-        figures = f"expects {mutant.expect}; {result.figures()}"
-        if failure is not None:
-            figures += f"; {failure.preemptions} preemptions; schedule {failure.schedule}"
-        yield VerifyRow(
-            "harness-mutant",
-            f"work-lane reference --mutant {name}",
-            "caught",
-            actual,
-            figures,
-            result.elapsed,
-        )
+        yield mutant_row(f"work-lane reference --mutant {name}", mutant.expect, result)
+
+
+def mutant_row(subject: str, expect: str, result: Result) -> VerifyRow:
+    """A reference mutant's row: "caught" only with the failure kind it must produce."""
+    failure = result.failure
+    if failure is None:
+        actual = f"missed ({result.verdict})"
+    else:
+        actual = "caught" if failure.kind == expect else f"caught as {failure.kind}"
+    figures = f"expects {expect}; {result.figures()}"
+    if failure is not None:
+        figures += f"; {failure.preemptions} preemptions; schedule {failure.schedule}"
+    return VerifyRow("harness-mutant", subject, "caught", actual, figures, result.elapsed)

@@ -16,6 +16,7 @@ from model_checks.bench.validate import CONFIG, synthetic_events
 from model_checks.configs.work_lane import CONFIGS
 from model_checks.conformance import validate_file, validate_lines
 from model_checks.conformance.export import export, lines, project, random_walk
+from model_checks.conformance.verify_rows import counterexample_events
 from model_checks.explorer.check import check
 from model_checks.explorer.search import Options
 from model_checks.registry import design
@@ -162,13 +163,7 @@ def test_mutant_counterexamples_are_rejected_where_the_bug_shows(name: str) -> N
     constants = mutant.constants(d.config(mutant.config))
     result = check(mutant.spec, constants, Options(liveness=False))
     assert result.counterexample is not None
-    events = [
-        {"seq": 0, "thread": str(s.process), "event": s.event, **dict(s.fields or {})}
-        for s in result.counterexample.steps
-        if s.event is not None
-    ]
-    for n, e in enumerate(events, start=1):
-        e["seq"] = n
+    events = counterexample_events(result.counterexample)
     for engine in ("fast", "spec"):
         v = validate_lines(list(lines(constants, events)), engine=engine)
         assert (v.code, v.seq, v.rule) == (1, *EXPECTED_SEQ[name]), v.message
