@@ -19,7 +19,7 @@ bench_app = typer.Typer(
 app.add_typer(bench_app, name="bench")
 
 # Each module defines ``register(app)``; bench modules ``register_bench(bench_app)``.
-COMMANDS = ["check", "verify", "diagram", "explore", "validate", "traces"]
+COMMANDS = ["check", "verify", "diagram", "explore", "validate", "traces", "link"]
 BENCHES = ["bench"]
 
 for _name in COMMANDS:

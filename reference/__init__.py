@@ -6,20 +6,19 @@ Standard library only. Everything that blocks or synchronises comes from a
 Mutant seams (each a small method a checker's mutant may override alone; see
 docs/reference.md):
 
-- ``WorkLane._publish``      publish + Idle -> Scheduled decision, under the lane mutex
-- ``WorkLane._reserve``      the Idle -> Scheduled decision itself
+- ``WorkLane._publish``      admission + publish + Idle -> Scheduled decision, under the lane mutex
 - ``WorkLane._begin_drain``  Scheduled -> Draining, or give the work item up in Stop(discard)
 - ``WorkLane._invoke_items`` pop and invoke up to the budget, outside the lane mutex
 - ``WorkLane._end_drain``    the end-of-drain decision, under the lane mutex
 - ``WorkerPool._enqueue`` / ``_notify_worker``   the ready-queue append and the worker wake-up
 - ``WorkerPool._wait_for_work`` / ``_wait_quiescent``   the condition-wait loops
-- ``WorkerScheduler._submit``              submitting a lane's work item
-- ``WorkerScheduler._leave_post``          a post leaving flight (and notifying Stop)
-- ``WorkerScheduler._wait_posts_settled``  Stop waiting for the posts in flight
+- ``WorkerScheduler._submit``              a post submitting the lane's work item it owes
+- ``WorkerScheduler._close_admission``     Stop closing admission on every lane at once
+- ``WorkerScheduler._wait_posts_settled``  Stop waiting for the submissions accepted posts owe
 """
 
 from .results import Result
-from .runtime import DEFAULT_RUNTIME, Runtime, ThreadingRuntime
+from .runtime import DEFAULT_RUNTIME, FifoLike, Runtime, ThreadingRuntime
 from .scheduler import (
     LaneHandle,
     LaneSpec,
@@ -30,12 +29,12 @@ from .scheduler import (
     create,
 )
 from .tracing import JsonlTracer, NullTracer, RecordingTracer, Tracer
-from .work_lane import BoundedQueue, LaneEnv, LaneState, PostOutcome, WorkLane, default_label, log_error
+from .work_lane import LaneEnv, LaneState, PostOutcome, WorkLane, default_label, log_error
 from .worker_pool import WorkerPool, WorkItem
 
 __all__ = [
     "DEFAULT_RUNTIME",
-    "BoundedQueue",
+    "FifoLike",
     "JsonlTracer",
     "LaneEnv",
     "LaneHandle",

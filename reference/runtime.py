@@ -9,7 +9,10 @@ primitives are scheduling points under a controlled scheduler (see
 The interface is deliberately the subset of ``threading`` that the reference
 designs need, with the same method names and semantics, plus atomics, which
 ``threading`` lacks but lock-free designs (the Schedule Gate's one-word CAS,
-Chase-Lev deques) cannot do without.
+Chase-Lev deques) cannot do without, and a shared FIFO (``deque``): with real
+threads a plain ``collections.deque``, whose ``append``, ``popleft`` and
+``len`` are each one atomic step under the GIL, so a queue needs no lock of its
+own; under a checker each of them is a scheduling point.
 
 Every factory takes an optional ``name``: it costs nothing with real threads
 and makes a checker's report say "lane[0].mutex" instead of "<Lock 0x7f...>".
@@ -18,6 +21,7 @@ and makes a checker's report say "lane[0].mutex" instead of "<Lock 0x7f...>".
 from __future__ import annotations
 
 import threading
+from collections import deque
 from collections.abc import Callable, Hashable
 from types import TracebackType
 from typing import Any, Generic, Protocol, TypeVar, runtime_checkable
@@ -107,6 +111,18 @@ class ThreadHandle(Protocol):
     def is_alive(self) -> bool: ...
 
 
+class FifoLike(Protocol[T]):
+    """A FIFO shared by threads: each operation is atomic (``collections.deque``'s interface)."""
+
+    def append(self, item: T, /) -> None: ...
+
+    def popleft(self) -> T:
+        """Remove and return the oldest item; ``IndexError`` when there is none."""
+        ...
+
+    def __len__(self) -> int: ...
+
+
 class AtomicInt(Protocol):
     """A sequentially consistent integer cell (C++ ``std::atomic<int>``)."""
 
@@ -149,6 +165,10 @@ class Runtime(Protocol):
     def atomic_int(self, value: int = 0, name: str = "") -> AtomicInt: ...
 
     def atomic_ref(self, value: Any = None, name: str = "") -> AtomicRef[Any]: ...
+
+    def deque(self, name: str = "") -> FifoLike[Any]:
+        """An empty shared FIFO. Each operation is atomic; a sequence of them is not."""
+        ...
 
     def start_thread(self, target: Callable[[], None], name: str) -> ThreadHandle:
         """Start ``target`` on a new thread called ``name`` and return its handle."""
@@ -240,6 +260,11 @@ class ThreadingRuntime:
 
     def atomic_ref(self, value: Any = None, name: str = "") -> AtomicRef[Any]:
         return _ThreadingAtomicRef(value)
+
+    def deque(self, name: str = "") -> FifoLike[Any]:
+        # No wrapper: append, popleft and len are single C calls, atomic under the GIL
+        # (and guarded per object on free-threaded builds), so the hot path pays nothing.
+        return deque()
 
     def start_thread(self, target: Callable[[], None], name: str) -> ThreadHandle:
         thread = threading.Thread(target=target, name=name, daemon=True)

@@ -6,15 +6,16 @@
     sched.try_post(handle, item)        # Result.SUCCESS, CAPACITY_EXCEEDED, ...
     sched.stop(StopMode.DRAIN)
 
-A post publishes under the lane mutex and, when it moved the lane Idle ->
-Scheduled, submits the lane's work item to the ready queue *after* leaving the
-mutex. A worker drains a lane (see ``work_lane``) and resubmits it to the back
-of the ready queue when items are left after its budget, so other lanes get a
-turn in between.
+A post checks admission and publishes under the lane mutex and, when it moved
+the lane Idle -> Scheduled, submits the lane's work item to the ready queue
+*after* leaving the mutex: one lock round trip per item on the producer's side,
+none of the scheduler's own. A worker drains a lane (see ``work_lane``) and
+resubmits it to the back of the ready queue when items are left after its
+budget, so other lanes get a turn in between.
 
-Stop closes admission under the state lock, waits for the posts already
-admitted to finish (including the submission they owe), then either lets the
-workers finish everything (drain) or stops new drains and drops what is queued
+Stop closes admission on every lane at once (holding all their mutexes), waits
+for the submissions that accepted posts still owe, then either lets the workers
+finish everything (drain) or stops new drains and drops what is queued
 (discard), and finally joins the workers.
 """
 
@@ -87,9 +88,11 @@ _STOPPING = _State.STOPPING
 _STOPPED = _State.STOPPED
 # Enum attribute lookups are slow in CPython 3.11; the hot path uses these names.
 _FULL = PostOutcome.FULL
+_ACCEPTED = PostOutcome.ACCEPTED
 _ACCEPTED_SUBMIT = PostOutcome.ACCEPTED_SUBMIT
 _SUCCESS = Result.SUCCESS
 _CAPACITY_EXCEEDED = Result.CAPACITY_EXCEEDED
+_INVALID_STATE = Result.INVALID_STATE
 
 
 def config_error(
@@ -178,13 +181,14 @@ class WorkerScheduler(Generic[T]):
             lane_factory(i, spec.invoke, spec.context, self._env) for i, spec in enumerate(lanes)
         ]
         self._lane_count = len(self._lanes)
+        # Bound once: the post path indexes these instead of looking methods up per item.
+        self._publishers = [lane._publish for lane in self._lanes]
         self._work_items = [WorkItem(partial(self._drain_lane, lane), lane.index) for lane in self._lanes]
         self._pool = pool_factory(workers, self.config.ready_capacity, rt, tracer)
         self._state_lock = rt.lock(name="scheduler.state")
-        self._posts_settled = rt.condition(self._state_lock, name="scheduler.posts_settled")
         # Guarded by _state_lock.
         self._state = _RUNNING
-        self._posts_in_flight = 0
+        self._posts_owed = 0  # submissions owed by accepted posts when admission closed
         if tracer is not None:
             tracer.begin(self.config.as_trace_config())
         self._pool.start()
@@ -229,63 +233,36 @@ class WorkerScheduler(Generic[T]):
         CAPACITY_EXCEEDED (the lane is full) and INVALID_STATE (Stop has begun)
         leave the item with the caller.
         """
-        tracer = self._tracer
         # Only a handle this scheduler gave out names one of its lanes.
-        valid = handle.__class__ is LaneHandle and handle.scheduler is self
-        index = handle.lane if valid else -1
-        if not 0 <= index < self._lane_count:
-            if tracer is not None:
-                tracer.emit(
-                    self._runtime.thread_name(),
-                    "post",
-                    {
-                        "lane": None,
-                        "item": self._env.label(item),
-                        "result": "invalid_argument",
-                        "submit": False,
-                    },
-                )
-            return Result.INVALID_ARGUMENT
-        with self._state_lock:
-            if self._state is not _RUNNING:
-                if tracer is not None:
-                    tracer.emit(
-                        self._runtime.thread_name(),
-                        "post",
-                        {
-                            "lane": index,
-                            "item": self._env.label(item),
-                            "result": "invalid_state",
-                            "submit": False,
-                        },
-                    )
-                return Result.INVALID_STATE
-            # From here until we return this post is "in flight": Stop waits for it.
-            self._posts_in_flight += 1
-        try:
-            lane = self._lanes[index]
-            outcome = lane._publish(item)
-            if outcome is _ACCEPTED_SUBMIT:
-                self._submit(lane)
-        finally:
-            self._leave_post()
-        return _CAPACITY_EXCEEDED if outcome is _FULL else _SUCCESS
-
-    def _leave_post(self) -> None:
-        with self._state_lock:
-            self._posts_in_flight -= 1
-            if not self._posts_in_flight and self._state is not _RUNNING:
-                self._posts_settled.notify_all()
+        if handle.__class__ is LaneHandle and handle.scheduler is self:
+            index = handle.lane
+            if 0 <= index < self._lane_count:
+                outcome = self._publishers[index](item)
+                if outcome is _ACCEPTED:
+                    return _SUCCESS
+                if outcome is _ACCEPTED_SUBMIT:
+                    self._submit(self._lanes[index])
+                    return _SUCCESS
+                return _CAPACITY_EXCEEDED if outcome is _FULL else _INVALID_STATE
+        tracer = self._tracer
+        if tracer is not None:
+            tracer.emit(
+                self._runtime.thread_name(),
+                "post",
+                {"lane": None, "item": self._env.label(item), "result": "invalid_argument", "submit": False},
+            )
+        return Result.INVALID_ARGUMENT
 
     def _submit(self, lane: WorkLane[T]) -> None:
-        # Never under the lane mutex: the pool's mutex is never taken inside a lane's.
-        self._pool.submit(self._work_items[lane.index])
+        # A post's owed submission. Never under the lane mutex: the pool's mutex is
+        # never taken inside a lane's.
+        self._pool.submit(self._work_items[lane.index], True)
 
     # -- the workers' side -----------------------------------------------
 
     def _drain_lane(self, lane: WorkLane[T]) -> None:
         if lane.drain():
-            self._submit(lane)
+            self._pool.submit(self._work_items[lane.index])
 
     # -- Stop ------------------------------------------------------------
 
@@ -301,13 +278,13 @@ class WorkerScheduler(Generic[T]):
         self._wait_posts_settled()
         tracer = self._tracer
         if tracer is not None:
-            # After the admitted posts finished, so every accepted post is
-            # linearised before stop_begin.
+            # After every submission that accepted posts owed, so every accepted
+            # post is linearised, submission included, before stop_begin.
             tracer.emit(self._runtime.thread_name(), "stop_begin", {"mode": mode.value})
         # Lanes are Scheduled only while their work item is queued or a worker
-        # holds it (admitted posts no longer owe submissions), so a quiet pool
-        # means: in drain mode every accepted item was invoked and every lane is
-        # Idle; in discard mode no drain runs any more and none will begin.
+        # holds it (posts no longer owe submissions), so a quiet pool means: in
+        # drain mode every accepted item was invoked and every lane is Idle; in
+        # discard mode no drain runs any more and none will begin.
         self._pool.wait_quiescent()
         if mode is StopMode.DISCARD:
             self._discard_queued()
@@ -335,13 +312,31 @@ class WorkerScheduler(Generic[T]):
                     )
                 return Result.INVALID_STATE
             self._state = _STOPPING
-            self._env.discarding = mode is StopMode.DISCARD
+            # Still under the state lock, so a Stop refused as "in progress" is
+            # ordered after admission closed on every lane.
+            self._posts_owed = self._close_lanes(mode is StopMode.DISCARD)
             return None
 
+    def _close_lanes(self, discard: bool) -> int:
+        # Every lane mutex at once (in index order; posts and drains hold one at a
+        # time), so each post is wholly before the close or sees it: no post is
+        # accepted after one was refused.
+        lanes = self._lanes
+        held: list[WorkLane[T]] = []
+        try:
+            for lane in lanes:
+                lane.mutex.acquire()
+                held.append(lane)
+            self._env.discarding = discard
+            return sum(lane._close() for lane in lanes)
+        finally:
+            for lane in reversed(held):
+                lane.mutex.release()
+
     def _wait_posts_settled(self) -> None:
-        with self._state_lock:
-            while self._posts_in_flight:
-                self._posts_settled.wait()
+        # Posts are settled once they have made every submission they owe: each
+        # post that moved its lane Idle -> Scheduled owes one, counted by its lane.
+        self._pool.wait_submissions(self._posts_owed)
 
     def _discard_queued(self) -> None:
         on_discard = self._on_discard

@@ -9,20 +9,34 @@ second sees the other's result, so an item is never left in an Idle lane (no
 lost wakeup). Items are popped and invoked *outside* the lane mutex: Draining
 alone keeps a second consumer out, so user code never runs under a lock.
 
-The queue guards its deque with a lock of its own, so that a pop is a step of
-its own for a checker (deque operations are not scheduling points).
+The queue is the runtime's shared FIFO (``Runtime.deque``), with no lock of its
+own: only producers holding the lane mutex append, and only the lane's one
+drainer pops. A producer's capacity decision therefore stays true until it
+appends (a racing pop can only make room), and the end-of-drain emptiness check,
+made under the mutex, sees every append.
+
+What the mutex cannot order is a producer's trace event against a drainer's
+lock-free pop: a producer that saw the lane full (or appended) could be
+overtaken by a pop *and its logged invoke* before logging its own ``post``, and
+the trace would then show ``capacity_exceeded`` on a lane with room, or an
+``invoke`` before the ``post`` of its item. So a publishing producer raises the
+lane's ``probing`` flag for its whole decision, and a drainer reads it after
+each pop: seeing it up, it waits for the mutex before logging (Dekker's
+protocol; CPython's attribute stores and loads are sequentially consistent).
+Whichever is second sees the other: the producer's length check sees the pop,
+or the drainer waits until the ``post`` is logged. It costs two stores per post
+and one load per pop, traced or not: there is one code path.
 """
 
 from __future__ import annotations
 
 import logging
-from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
 from enum import Enum
-from typing import Any, Generic, Literal, TypeVar
+from typing import Any, Generic, TypeVar
 
-from .runtime import LockLike, Runtime
+from .runtime import FifoLike, Runtime
 from .tracing import Tracer
 from .worker_pool import WorkItem
 
@@ -42,23 +56,17 @@ SCHEDULED = LaneState.SCHEDULED
 DRAINING = LaneState.DRAINING
 
 
-class _Empty(Enum):
-    EMPTY = "empty"
-
-
-EMPTY = _Empty.EMPTY
-"""What ``BoundedQueue.pop`` returns when there is nothing to pop (items may be None)."""
-
-
 class PostOutcome(Enum):
     """The publish decision, as ``WorkLane._publish`` reports it."""
 
+    CLOSED = "closed"  # Stop closed admission; the item stays with the caller
     FULL = "full"  # not published; the item stays with the caller
     ACCEPTED = "accepted"  # published into a lane that already had a reservation
     ACCEPTED_SUBMIT = "accepted_submit"  # published and Idle -> Scheduled: the caller owes a submit
 
 
 # Enum attribute lookups are slow in CPython 3.11; the hot path uses these names.
+_CLOSED = PostOutcome.CLOSED
 _FULL = PostOutcome.FULL
 _ACCEPTED = PostOutcome.ACCEPTED
 _ACCEPTED_SUBMIT = PostOutcome.ACCEPTED_SUBMIT
@@ -77,56 +85,6 @@ def log_error(lane: int, item: object, exc: BaseException) -> None:
     _log.error("invoke raised on lane %d for item %r", lane, item, exc_info=exc)
 
 
-class BoundedQueue(Generic[T]):
-    """A FIFO of at most ``capacity`` items, safe for many pushers and poppers."""
-
-    __slots__ = ("_items", "_lock", "capacity")
-
-    def __init__(self, capacity: int, lock: LockLike) -> None:
-        self.capacity = capacity
-        self._lock = lock
-        self._items: deque[T] = deque()
-
-    def push(self, item: T) -> bool:
-        """Append ``item`` unless the queue is full; say whether it did."""
-        with self._lock:
-            return self.push_locked(item)
-
-    @property
-    def lock(self) -> LockLike:
-        """The queue's own lock, for a caller that must act inside the push's critical section."""
-        return self._lock
-
-    def push_locked(self, item: T) -> bool:
-        """``push`` for a caller already holding ``lock``."""
-        if len(self._items) >= self.capacity:
-            return False
-        self._items.append(item)
-        return True
-
-    def pop(self) -> T | Literal[_Empty.EMPTY]:
-        """Remove and return the oldest item, or ``EMPTY``."""
-        with self._lock:
-            if self._items:
-                return self._items.popleft()
-            return EMPTY
-
-    def is_empty(self) -> bool:
-        with self._lock:
-            return not self._items
-
-    def take_all(self) -> list[T]:
-        """Remove and return every item, oldest first."""
-        with self._lock:
-            items = list(self._items)
-            self._items.clear()
-            return items
-
-    def __len__(self) -> int:
-        with self._lock:
-            return len(self._items)
-
-
 @dataclass(eq=False)
 class LaneEnv:
     """What every lane of one scheduler shares."""
@@ -137,8 +95,8 @@ class LaneEnv:
     tracer: Tracer | None = None
     label: Callable[[Any], object] = default_label
     on_error: Callable[[int, Any, BaseException], None] = log_error
-    # Written under the scheduler's state lock when Stop(discard) closes
-    # admission, read under each lane's mutex before a drain begins.
+    # Written by Stop(discard) while it holds every lane's mutex (closing
+    # admission), read under one lane's mutex before a drain begins.
     discarding: bool = False
 
 
@@ -155,14 +113,18 @@ class WorkLane(Generic[T]):
         self.context = context
         self.env = env
         self.budget = env.budget
+        self.capacity = env.capacity
         self._runtime = env.runtime
         self._tracer = env.tracer
         self._label = env.label
         self.mutex = env.runtime.lock(name=f"lane[{index}].mutex")
-        self.queue: BoundedQueue[T] = BoundedQueue(
-            env.capacity, env.runtime.lock(name=f"lane[{index}].queue")
-        )
-        self.state = IDLE  # guarded by mutex
+        self.queue: FifoLike[T] = env.runtime.deque(name=f"lane[{index}].queue")
+        # Guarded by mutex.
+        self.state = IDLE
+        self.open = True  # admission: Stop closes it on every lane at once
+        self.posts_reserved = 0  # posts that took the reservation, each owing one submission
+        # Up while a producer decides and logs a post (see the module docstring).
+        self.probing = False
         # The lane's one drain work item; the scheduler sets it before any post.
         self.work_item: WorkItem | None = None
 
@@ -172,31 +134,39 @@ class WorkLane(Generic[T]):
     # -- producers' side -------------------------------------------------
 
     def _publish(self, item: T) -> PostOutcome:
-        """Publish ``item`` and take the Idle -> Scheduled decision, atomically."""
-        with self.mutex:
+        """Check admission, publish ``item`` and take the Idle -> Scheduled decision, atomically."""
+        mutex = self.mutex
+        mutex.acquire()  # not ``with``: its __enter__/__exit__ calls double the cost in 3.11
+        try:
+            tracer = self._tracer
+            if not self.open:
+                if tracer is not None:
+                    self._trace_post(item, "invalid_state", False)
+                return _CLOSED
             queue = self.queue
-            if self._tracer is None:
-                if not queue.push(item):
+            self.probing = True
+            try:
+                if len(queue) >= self.capacity:
+                    if tracer is not None:
+                        self._trace_post(item, "capacity_exceeded", False)
                     return _FULL
-                return _ACCEPTED_SUBMIT if self._reserve() else _ACCEPTED
-            # Traced: the post is logged inside the queue's critical section, because the
-            # drainer pops under the queue lock alone. Logged after it, a pop (and its invoke)
-            # could appear before the post that it made room for, or that it consumed.
-            with queue.lock:
-                if not queue.push_locked(item):
-                    self._trace_post(item, "capacity_exceeded", False)
-                    return _FULL
-                owes_submit = self._reserve()
-                self._trace_post(item, "ok", owes_submit)
-                return _ACCEPTED_SUBMIT if owes_submit else _ACCEPTED
-
-    def _reserve(self) -> bool:
-        # Called with the mutex held. A lane has at most one reservation: only a
-        # post that finds it Idle takes one (and owes the submission).
-        if self.state is IDLE:
-            self.state = SCHEDULED
-            return True
-        return False
+                queue.append(item)
+                # The Idle -> Scheduled decision, inline (a method call here costs ~8% of a
+                # post). A lane has at most one reservation: only a post that finds it Idle
+                # takes one, and owes the submission.
+                if self.state is IDLE:
+                    self.state = SCHEDULED
+                    self.posts_reserved += 1
+                    if tracer is not None:
+                        self._trace_post(item, "ok", True)
+                    return _ACCEPTED_SUBMIT
+                if tracer is not None:
+                    self._trace_post(item, "ok", False)
+                return _ACCEPTED
+            finally:
+                self.probing = False
+        finally:
+            mutex.release()
 
     def _trace_post(self, item: T, result: str, submit: bool) -> None:
         assert self._tracer is not None
@@ -205,6 +175,11 @@ class WorkLane(Generic[T]):
             "post",
             {"lane": self.index, "item": self._label(item), "result": result, "submit": submit},
         )
+
+    def _close(self) -> int:
+        """Close admission (mutex held); return how many submissions posts have ever owed."""
+        self.open = False
+        return self.posts_reserved
 
     # -- the draining worker's side --------------------------------------
 
@@ -216,7 +191,9 @@ class WorkLane(Generic[T]):
         return self._end_drain(invoked)
 
     def _begin_drain(self) -> bool:
-        with self.mutex:
+        mutex = self.mutex
+        mutex.acquire()
+        try:
             # Once Stop(discard) has closed admission no new drain begins; the
             # taken work item is simply given up and Stop resets the lane.
             if self.env.discarding:
@@ -226,29 +203,40 @@ class WorkLane(Generic[T]):
             if tracer is not None:
                 tracer.emit(self._runtime.thread_name(), "drain_begin", {"lane": self.index})
             return True
+        finally:
+            mutex.release()
 
     def _invoke_items(self) -> int:
-        # The hot loop: one pop (under the queue lock only) and one invoke per item.
-        pop = self.queue.pop
+        # The hot loop: one lock-free pop and one invoke per item.
+        popleft = self.queue.popleft
         invoke = self.invoke
         context = self.context
         tracer = self._tracer
-        budget = self.budget
-        invoked = 0
-        while invoked < budget:
-            item = pop()
-            if item is EMPTY:
-                break
+        # A ``for`` over the budget (at least 1) rather than a counter: n is the number of
+        # items invoked so far whenever a pop finds the lane empty.
+        n = 0
+        for n in range(self.budget):
+            try:
+                item = popleft()
+            except IndexError:
+                return n
+            if self.probing:
+                # A producer is deciding or logging a post: let it finish before we log.
+                self._wait_for_producer()
             if tracer is not None:
                 tracer.emit(
                     self._runtime.thread_name(), "invoke", {"lane": self.index, "item": self._label(item)}
                 )
-            invoked += 1
             try:
                 invoke(context, item)
             except BaseException as exc:
                 self._report(item, exc)
-        return invoked
+        return n + 1
+
+    def _wait_for_producer(self) -> None:
+        mutex = self.mutex
+        mutex.acquire()
+        mutex.release()
 
     def _report(self, item: T, exc: BaseException) -> None:
         try:
@@ -257,11 +245,13 @@ class WorkLane(Generic[T]):
             _log.exception("on_error raised on lane %d", self.index)
 
     def _end_drain(self, invoked: int) -> bool:
-        with self.mutex:
+        mutex = self.mutex
+        mutex.acquire()
+        try:
             # Decided under the mutex, so a concurrent post either is seen here
             # or sees Idle and submits the lane itself. An item that arrived
             # after our last failed pop also means "resubmit".
-            resubmit = not self.queue.is_empty()
+            resubmit = len(self.queue) > 0
             self.state = SCHEDULED if resubmit else IDLE
             tracer = self._tracer
             if tracer is not None:
@@ -271,13 +261,18 @@ class WorkLane(Generic[T]):
                     {"lane": self.index, "outcome": "resubmit" if resubmit else "idle", "invoked": invoked},
                 )
             return resubmit
+        finally:
+            mutex.release()
 
     # -- Stop(discard)'s side --------------------------------------------
 
     def _discard_all(self) -> list[T]:
         """Remove every queued item and reset the lane to Idle (Stop, workers quiet)."""
         with self.mutex:
-            items = self.queue.take_all()
+            queue = self.queue
+            items: list[T] = []
+            while len(queue):
+                items.append(queue.popleft())
             self.state = IDLE
             tracer = self._tracer
             if tracer is not None and items:

@@ -8,6 +8,11 @@ outside the mutex.
 A ``submit`` never fails in a correct scheduler: each lane holds at most one
 reservation and the queue has room for one work item per lane. A full queue
 therefore means a broken invariant and raises ``RuntimeError``.
+
+The pool also counts the submissions that posts owed (``submit(item,
+owed=True)``), so that Stop can wait for the ones still outstanding when it
+closed admission (``wait_submissions``) without posts touching any lock of the
+scheduler's.
 """
 
 from __future__ import annotations
@@ -58,7 +63,8 @@ class WorkerPool:
         self._ready: deque[WorkItem] = deque()
         self._active = 0  # workers holding a taken work item (running it or about to)
         self._idle_workers = 0  # workers waiting on _work_ready
-        self._quiescence_waiters = 0
+        self._quiescence_waiters = 0  # Stop, waiting on _quiescent
+        self._owed_submitted = 0  # submissions that posts owed, received so far
         self._shutdown = False
         self._worker_ids: set[Hashable] = set()
         self._threads: list[ThreadHandle] = []
@@ -84,22 +90,38 @@ class WorkerPool:
 
     # -- producers' side -------------------------------------------------
 
-    def submit(self, item: WorkItem) -> None:
-        """Append ``item`` to the back of the ready queue and wake one idle worker."""
-        with self._mutex:
-            self._enqueue(item)
-            self._notify_worker()
+    def submit(self, item: WorkItem, owed: bool = False) -> None:
+        """Append ``item`` to the back of the ready queue and wake one idle worker.
 
-    def _enqueue(self, item: WorkItem) -> None:
-        if len(self._ready) >= self.capacity:
-            raise RuntimeError(
-                f"ready queue overflow at {self.capacity} work items (lane {item.lane}): "
-                "a lane was submitted twice"
-            )
-        self._ready.append(item)
-        tracer = self._tracer
-        if tracer is not None:
-            tracer.emit(self._runtime.thread_name(), "submit", {"lane": item.lane})
+        ``owed``: a post's submission (it moved the lane Idle -> Scheduled), which
+        ``wait_submissions`` counts.
+        """
+        mutex = self._mutex
+        mutex.acquire()
+        try:
+            self._enqueue(item, owed)
+            self._notify_worker()
+        finally:
+            mutex.release()
+
+    def _enqueue(self, item: WorkItem, owed: bool = False) -> None:
+        try:
+            if len(self._ready) >= self.capacity:
+                raise RuntimeError(
+                    f"ready queue overflow at {self.capacity} work items (lane {item.lane}): "
+                    "a lane was submitted twice"
+                )
+            self._ready.append(item)
+            tracer = self._tracer
+            if tracer is not None:
+                tracer.emit(self._runtime.thread_name(), "submit", {"lane": item.lane})
+        finally:
+            if owed:
+                # Counted even when the append failed: the post is over either way, and
+                # a Stop waiting for it must not wait forever.
+                self._owed_submitted += 1
+                if self._quiescence_waiters:
+                    self._quiescent.notify_all()
 
     def _notify_worker(self) -> None:
         # Waking nobody is cheaper than notify() on a condition without waiters.
@@ -126,19 +148,24 @@ class WorkerPool:
 
     def _take(self, finished: bool) -> WorkItem | None:
         """Finish the previous work item (if any) and take the next, or None at shutdown."""
-        with self._mutex:
+        mutex = self._mutex
+        mutex.acquire()
+        try:
             if finished:
                 self._active -= 1
                 self._notify_if_quiescent()
-            self._wait_for_work()
             if not self._ready:
-                return None
+                self._wait_for_work()
+                if not self._ready:
+                    return None
             item = self._ready.popleft()
             self._active += 1
             tracer = self._tracer
             if tracer is not None:
                 tracer.emit(self._runtime.thread_name(), "take", {"lane": item.lane})
             return item
+        finally:
+            mutex.release()
 
     def _wait_for_work(self) -> None:
         # Called with _mutex held. Work queued at shutdown is still taken, so a
@@ -149,6 +176,14 @@ class WorkerPool:
         self._idle_workers -= 1
 
     # -- Stop's side -----------------------------------------------------
+
+    def wait_submissions(self, count: int) -> None:
+        """Block until ``count`` owed submissions (``submit(..., owed=True)``) have arrived in all."""
+        with self._mutex:
+            self._quiescence_waiters += 1
+            while self._owed_submitted < count:
+                self._quiescent.wait()
+            self._quiescence_waiters -= 1
 
     def wait_quiescent(self) -> None:
         """Block until the ready queue is empty and no worker holds a work item."""

@@ -14,6 +14,7 @@ import json
 import shutil
 import subprocess
 import sys
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -38,12 +39,20 @@ def _rate(result: Any) -> float:
 
 
 def backends(executions: int) -> dict[str, Any]:
+    """Executions/s of each back end on the standard scenario. Also per CPU-second (what the
+    process itself spent: the figure to compare across runs on a shared machine) and per step."""
     out: dict[str, Any] = {"scenario": STANDARD, "executions": executions}
     for backend in ("greenlet", "threads"):
         options = Options(strategy="pct", seed=7, max_executions=executions, backend=backend)
+        cpu = time.process_time()
         result = check(SCENARIOS[STANDARD](), options)
+        cpu = time.process_time() - cpu
         assert result.failure is None, result.report()
         out[f"{backend}_executions_per_s"] = round(_rate(result), 1)
+        out[f"{backend}_executions_per_cpu_s"] = round(result.executions / cpu, 1) if cpu > 0 else 0.0
+        if backend == "greenlet":
+            out["steps_per_execution"] = round(result.steps / result.executions, 1)
+            out["greenlet_us_per_step"] = round(1e6 * result.elapsed / result.steps, 2)
     out["greenlet_vs_threads"] = round(out["greenlet_executions_per_s"] / out["threads_executions_per_s"], 2)
     return out
 

@@ -12,7 +12,15 @@ One run measures:
 - peak traced memory (``tracemalloc``) of a smaller run;
 - the cost of tracing: tracer off against a no-op tracer (the cost of the
   hooks when on), and the guards an item meets when off, timed alone and
-  expressed as a fraction of the time per item.
+  expressed as a fraction of the time per item;
+- the floor of the algorithm: the CPU time per item of each half alone, in one
+  thread at a time (posting to a lane that stays Draining, so no submission;
+  then one worker draining the backlog), beside the direct loop and the
+  primitives the path is built of (a call, a lock round trip, a deque append +
+  popleft), all in CPU time (``time.thread_time``/``process_time``), so other
+  load on the machine does not inflate them. Under the GIL the threads' costs
+  add up, so direct / (post + drain) bounds what the scheduler can reach
+  against the direct loop, whatever the interleaving.
 
 The executor baseline runs a tenth of the items (one future per item is heavy);
 the figures compared are rates, items per second.
@@ -25,6 +33,7 @@ import sys
 import threading
 import time
 import tracemalloc
+from collections import deque
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
@@ -166,6 +175,87 @@ def _guard_cost_ns(rounds: int = 2_000_000) -> float:
     return max(0.0, (guarded - bare) / rounds * 1e9)
 
 
+def _ns_per(loop: Callable[[int], object], rounds: int, repeat: int = 3) -> float:
+    """Best of ``repeat`` runs of ``loop(rounds)``, in CPU ns of this thread per round."""
+    best = float("inf")
+    for _ in range(repeat):
+        began = time.thread_time()
+        loop(rounds)
+        best = min(best, time.thread_time() - began)
+    return best / rounds * 1e9
+
+
+def _primitive_costs(rounds: int) -> dict[str, float]:
+    """ns per operation of the primitives an item's path is made of (loop overhead subtracted)."""
+    lock = threading.Lock()
+    fifo: deque[int] = deque()
+
+    def empty(n: int) -> None:
+        for _ in range(n):
+            pass
+
+    def call(n: int) -> None:
+        invoke = _noop
+        for i in range(n):
+            invoke(None, i)
+
+    def lock_round_trip(n: int) -> None:
+        acquire, release = lock.acquire, lock.release
+        for _ in range(n):
+            acquire()
+            release()
+
+    def with_lock(n: int) -> None:
+        for _ in range(n):
+            with lock:
+                pass
+
+    def deque_ops(n: int) -> None:
+        append, popleft = fifo.append, fifo.popleft
+        for i in range(n):
+            append(i)
+            popleft()
+
+    loop = _ns_per(empty, rounds)
+    return {
+        "direct_cpu_ns": round(_ns_per(call, rounds), 1),
+        "loop_ns": round(loop, 1),
+        "call_ns": round(_ns_per(call, rounds) - loop, 1),
+        "lock_round_trip_ns": round(_ns_per(lock_round_trip, rounds) - loop, 1),
+        "with_lock_ns": round(_ns_per(with_lock, rounds) - loop, 1),
+        "deque_append_popleft_ns": round(_ns_per(deque_ops, rounds) - loop, 1),
+    }
+
+
+def _floor_ns(total: int) -> tuple[float, float]:
+    """CPU ns per item of posting alone and of draining alone (loop included, as in the direct loop)."""
+    entered = threading.Event()
+    release = threading.Event()
+
+    def invoke(context: Any, item: int) -> None:
+        if item < 0:  # the first item holds the worker, so the lane stays Draining meanwhile
+            entered.set()
+            release.wait()
+
+    scheduler: WorkerScheduler[int] = WorkerScheduler(
+        [LaneSpec(invoke)], workers=1, lane_capacity=total + 1, max_per_drain=BUDGET
+    )
+    handle = scheduler.get_lane(0)[1]
+    scheduler.try_post(handle, -1)
+    entered.wait()
+    try_post = scheduler.try_post
+    began = time.thread_time()
+    for i in range(total):
+        try_post(handle, i)
+    post_s = time.thread_time() - began
+    # The worker drains while this thread sleeps in stop(): the process's CPU time is the worker's.
+    began = time.process_time()
+    release.set()
+    scheduler.stop(StopMode.DRAIN)
+    drain_s = time.process_time() - began
+    return post_s / total * 1e9, drain_s / total * 1e9
+
+
 def _peak_memory(total: int) -> int:
     tracemalloc.start()
     try:
@@ -190,6 +280,8 @@ def bench(quick: bool = False) -> dict[str, object]:
     executor_rate = executor_total / executor_s
     direct_rate = total / direct_s
     guard_ns = _guard_cost_ns()
+    primitives = _primitive_costs(total // 2)
+    post_ns, drain_ns = _floor_ns(total // 2)
     p50, p99 = _latency(rate=2_000 if quick else 10_000, seconds=0.5 if quick else 1.0)
     return {
         "items": total,
@@ -217,6 +309,14 @@ def bench(quick: bool = False) -> dict[str, object]:
         "noop_tracer_overhead": round(noop_tracer_s / scheduler_s - 1.0, 4),
         "tracing_off_guard_ns_per_item": round(guard_ns, 1),
         "tracing_off_overhead": round(guard_ns * 1e-9 * scheduler_rate, 5),
+        "per_item_ns": {
+            "scheduler_wall": round(1e9 / scheduler_rate, 1),
+            "direct_wall": round(1e9 / direct_rate, 1),
+            "post_alone_cpu": round(post_ns, 1),
+            "drain_alone_cpu": round(drain_ns, 1),
+            **primitives,
+        },
+        "ceiling_vs_direct": round(primitives["direct_cpu_ns"] / (post_ns + drain_ns), 4),
         "python": sys.version.split()[0],
     }
 

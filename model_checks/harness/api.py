@@ -28,8 +28,9 @@ class ReplayDivergence(Exception):
     """The schedule string does not describe an execution of this program."""
 
 
-def run_once(test_fn: TestFn, options: Options, chooser: Chooser) -> Execution:
-    """One execution of ``test_fn`` from the start under ``chooser``."""
+def run_once(test_fn: TestFn, options: Options, chooser: Chooser, *, sources: bool = True) -> Execution:
+    """One execution of ``test_fn`` from the start under ``chooser``. ``sources=False`` skips
+    recording each operation's source line (only a failure report shows them)."""
     ex = Execution(
         make_backend(options.backend),
         chooser,
@@ -40,6 +41,7 @@ def run_once(test_fn: TestFn, options: Options, chooser: Chooser) -> Execution:
     ex.spurious_limit = options.spurious_limit
     ex.timeout_limit = options.timeout_limit
     ex.keep_going = options.keep_going
+    ex.sources = sources
     rt = ControlledRuntime(ex)
     set_current(rt)
     try:
@@ -70,7 +72,9 @@ class _Search:
         return None
 
     def run(self, chooser: Chooser) -> Execution:
-        ex = run_once(self.test_fn, self.options, chooser)
+        # Exploring records no source lines; the failing execution is replayed with them for its
+        # report (``_with_sources``).
+        ex = run_once(self.test_fn, self.options, chooser, sources=False)
         r = self.result
         r.executions += 1
         r.steps += len(ex.steps)
@@ -88,11 +92,29 @@ class _Search:
             self.on_execution(r)
         return ex
 
+    def _with_sources(self, ex: Execution) -> Execution:
+        """The failing execution again, this time recording source lines for the report; ``ex``
+        itself if the program does not repeat it (it is then reported without source lines)."""
+        if ex.sources:
+            return ex
+        again = run_once(self.test_fn, self.options, ReplayChooser([(s.tid, s.alt) for s in ex.steps]))
+        same = (
+            again.failure is not None
+            and ex.failure is not None
+            and again.failure.kind == ex.failure.kind
+            and len(again.steps) == len(ex.steps)
+            and choice_hash([(s.tid, s.alt, s.op) for s in again.steps])
+            == choice_hash([(s.tid, s.alt, s.op) for s in ex.steps])
+        )
+        return again if same else ex
+
     def finish(self) -> Result:
         r = self.result
         if self.failed_ex is not None and self.failed_ex.failure is not None:
             r.verdict = "failed"
-            r.failure = build_failure(self.failed_ex, self.failed_ex.failure, self.tag)
+            shown = self._with_sources(self.failed_ex)
+            assert shown.failure is not None
+            r.failure = build_failure(shown, shown.failure, self.tag)
         elif r.bounded_by:
             r.verdict = "bounded"
         r.elapsed = time.perf_counter() - self.start

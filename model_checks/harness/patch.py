@@ -33,7 +33,7 @@ def set_current(rt: ControlledRuntime | None) -> None:
 
 def _controlled() -> ControlledRuntime | None:
     rt = _CURRENT[0]
-    if rt is None or rt._ex.backend.current() is None:
+    if rt is None or rt._ex.running_thread() is None:
         return None
     return rt
 
@@ -162,7 +162,7 @@ def _current_thread() -> Any:
     rt = _controlled()
     if rt is None:
         return _real_current_thread()
-    tid = rt._ex.backend.current()
+    tid = rt._ex.running_thread()
     assert tid is not None
     return _THREAD_OBJECTS.get((id(rt), tid)) or (_MainThread() if tid == 0 else rt.current_thread())
 
@@ -171,7 +171,7 @@ def _get_ident() -> int:
     rt = _controlled()
     if rt is None:
         return _real_get_ident()
-    tid = rt._ex.backend.current()
+    tid = rt._ex.running_thread()
     return 1_000_000 + (tid or 0)
 
 

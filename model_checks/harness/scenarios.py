@@ -54,7 +54,6 @@ class _Observed:
     errors: list[tuple[int, tuple[int, int], str]] = field(default_factory=list)
     stop_results: list[TkResult] = field(default_factory=list)
     callback_stop: list[TkResult] = field(default_factory=list)
-    seen_events: int = 0
     draining: dict[int, str] = field(default_factory=dict)  # lane -> worker draining it
 
 
@@ -62,21 +61,43 @@ class DrainOverlap(AssertionError):
     """Two workers drained one lane at once, or an invoke ran outside its lane's drain."""
 
 
-def _check_drains(tracer: RecordingTracer, obs: _Observed) -> bool:
-    events = tracer.events(obs.seen_events)
-    obs.seen_events += len(events)
-    for e in events:
-        lane, kind, who = int(e.get("lane") or 0), e["event"], e["thread"]
-        if kind == "drain_begin":
-            if lane in obs.draining:
-                raise DrainOverlap(f"lane {lane}: {who} began a drain while {obs.draining[lane]} drains it")
-            obs.draining[lane] = str(who)
-        elif kind == "drain_end":
-            if obs.draining.pop(lane, None) != who:
-                raise DrainOverlap(f"lane {lane}: {who} ended a drain it did not begin")
-        elif kind == "invoke" and obs.draining.get(lane) != who:
-            raise DrainOverlap(f"lane {lane}: {who} invoked outside its own drain")
-    return True
+_DRAIN_EVENTS = frozenset({"drain_begin", "drain_end", "invoke"})
+
+
+class _DrainWatch(RecordingTracer):
+    """A ``RecordingTracer`` that checks "one drainer per lane" as each event is emitted.
+
+    The scenario's invariant (run after every step) reports the first violation, so a failure
+    shows up after the same step, with the same message, as re-reading the step's new events
+    after every step would; it just costs nothing at the many steps that emit no event."""
+
+    def __init__(self, obs: _Observed) -> None:
+        super().__init__()
+        self._obs = obs
+        self.violation: str | None = None
+
+    def emit(self, thread: str, event: str, fields: dict[str, Any]) -> None:
+        super().emit(thread, event, fields)
+        if event in _DRAIN_EVENTS and self.violation is None:
+            self.violation = _drain_violation(self._obs, int(fields.get("lane") or 0), event, thread)
+
+    def check(self) -> bool:
+        if self.violation is not None:
+            raise DrainOverlap(self.violation)
+        return True
+
+
+def _drain_violation(obs: _Observed, lane: int, kind: str, who: str) -> str | None:
+    if kind == "drain_begin":
+        if lane in obs.draining:
+            return f"lane {lane}: {who} began a drain while {obs.draining[lane]} drains it"
+        obs.draining[lane] = str(who)
+    elif kind == "drain_end":
+        if obs.draining.pop(lane, None) != who:
+            return f"lane {lane}: {who} ended a drain it did not begin"
+    elif kind == "invoke" and obs.draining.get(lane) != who:
+        return f"lane {lane}: {who} invoked outside its own drain"
+    return None
 
 
 def lane_program(
@@ -91,7 +112,7 @@ def lane_program(
 
     def program(rt: ControlledRuntime) -> object:
         obs = _Observed()
-        tracer = RecordingTracer()
+        tracer = _DrainWatch(obs)
         holder: list[WorkerScheduler[tuple[int, int]]] = []
 
         def invoke(lane: int, item: tuple[int, int]) -> None:
@@ -130,8 +151,8 @@ def lane_program(
 
             return run
 
-        rt.invariant(lambda: _check_drains(tracer, obs), "one drainer per lane")
-        rt.pending_work(lambda: any(len(lane.queue._items) for lane in sched._lanes))
+        rt.invariant(tracer.check, "one drainer per lane")
+        rt.pending_work(lambda: any(_queued(lane.queue) for lane in sched._lanes))
         rt.trace(
             lambda: [f"{e['seq']:>3} {e['thread']:>5} {e['event']} {_fields(e)}" for e in tracer.events()]
         )
@@ -150,6 +171,12 @@ def lane_program(
         return final
 
     return program
+
+
+def _queued(queue: Any) -> bool:
+    """Does a lane queue hold items? Read from the model (``_items``), not through a scheduling
+    point: this runs at a deadlock, between steps."""
+    return bool(queue._items)
 
 
 def _fields(e: dict[str, Any]) -> str:

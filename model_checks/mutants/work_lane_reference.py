@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from reference.scheduler import WorkerScheduler
-from reference.work_lane import DRAINING, IDLE, SCHEDULED, WorkLane
+from reference.work_lane import DRAINING, IDLE, SCHEDULED, PostOutcome, WorkLane
 from reference.worker_pool import WorkerPool, WorkItem
 
 T = TypeVar("T")
@@ -26,7 +26,7 @@ class CheckOutsideLockLane(WorkLane[T]):
     """BUG: the end-of-drain emptiness check is made before taking the lane mutex."""
 
     def _end_drain(self, invoked: int) -> bool:
-        resubmit = not self.queue.is_empty()  # a post may land right after this look ...
+        resubmit = len(self.queue) > 0  # a post may land right after this look ...
         with self.mutex:  # ... and see Draining, so it does not submit; we then write Idle.
             self.state = SCHEDULED if resubmit else IDLE
             tracer = self._tracer
@@ -54,7 +54,7 @@ class IdleBeforeRecheckLane(WorkLane[T]):
                     {"lane": self.index, "outcome": "idle", "invoked": invoked},
                 )
         with self.mutex:
-            if self.queue.is_empty():
+            if not len(self.queue):
                 return False
             self.state = SCHEDULED  # ... and we reserve it a second time.
             return True
@@ -63,11 +63,31 @@ class IdleBeforeRecheckLane(WorkLane[T]):
 class DoubleSubmitLane(WorkLane[T]):
     """BUG: a post to a Scheduled lane takes a second reservation (and submits again)."""
 
-    def _reserve(self) -> bool:
-        if self.state is not DRAINING:
-            self.state = SCHEDULED
-            return True
-        return False
+    def _publish(self, item: T) -> PostOutcome:
+        with self.mutex:
+            tracer = self._tracer
+            if not self.open:
+                if tracer is not None:
+                    self._trace_post(item, "invalid_state", False)
+                return PostOutcome.CLOSED
+            self.probing = True
+            try:
+                if len(self.queue) >= self.capacity:
+                    if tracer is not None:
+                        self._trace_post(item, "capacity_exceeded", False)
+                    return PostOutcome.FULL
+                self.queue.append(item)
+                if self.state is not DRAINING:  # should be: is IDLE
+                    self.state = SCHEDULED
+                    self.posts_reserved += 1
+                    if tracer is not None:
+                        self._trace_post(item, "ok", True)
+                    return PostOutcome.ACCEPTED_SUBMIT
+                if tracer is not None:
+                    self._trace_post(item, "ok", False)
+                return PostOutcome.ACCEPTED
+            finally:
+                self.probing = False
 
 
 class MissingNotifyPool(WorkerPool):
@@ -80,11 +100,11 @@ class MissingNotifyPool(WorkerPool):
 class NotifyBeforePublishPool(WorkerPool):
     """BUG: the wake-up is sent in one critical section and the work item queued in another."""
 
-    def submit(self, item: WorkItem) -> None:
+    def submit(self, item: WorkItem, owed: bool = False) -> None:
         with self._mutex:
             self._notify_worker()  # the woken worker finds nothing and waits again ...
         with self._mutex:
-            self._enqueue(item)  # ... and nobody tells it about this one.
+            self._enqueue(item, owed)  # ... and nobody tells it about this one.
 
 
 class IfNotWhilePool(WorkerPool):
@@ -98,10 +118,22 @@ class IfNotWhilePool(WorkerPool):
 
 
 class StopSkipsInflightScheduler(WorkerScheduler[T]):
-    """BUG: Stop(drain) does not wait for posts that passed the stop-state check."""
+    """BUG: Stop closes admission without taking the lane mutexes, so it does not wait for a post
+    that already passed the admission check: that post publishes after Stop(drain) returned."""
+
+    def _close_lanes(self, discard: bool) -> int:
+        # The flags are written racily; the yield point declares that shared access to a checker
+        # (it sees only runtime primitives), so it may run a post on either side of it.
+        self._runtime.yield_point("close admission without the lane mutexes")
+        self._env.discarding = discard
+        return sum(lane._close() for lane in self._lanes)
+
+
+class StopSkipsOwedSubmitScheduler(WorkerScheduler[T]):
+    """BUG: Stop(drain) does not wait for the submissions that accepted posts still owe."""
 
     def _wait_posts_settled(self) -> None:
-        return None
+        return None  # the pool looks quiet while a lane is Scheduled with its work item unsubmitted
 
 
 @dataclass(frozen=True)
@@ -182,6 +214,13 @@ REFERENCE_MUTANTS: dict[str, ReferenceMutant] = {
             StopSkipsInflightScheduler,
             expect="assertion",  # an item accepted after Stop(drain) returned is never invoked
             spec_variant="stop-skips-inflight",
+            scenario={**ONE_ITEM, "stop_races_posts": True},
+        ),
+        ReferenceMutant(
+            "stop-skips-owed-submit",
+            "Stop(drain) not waiting for the submissions accepted posts owe",
+            StopSkipsOwedSubmitScheduler,
+            expect="assertion",  # Stop returns before the submission; the accepted item never runs
             scenario={**ONE_ITEM, "stop_races_posts": True},
         ),
     ]

@@ -48,5 +48,9 @@ def test_bench_quick_reports_every_figure() -> None:
         "peak_memory_bytes",
         "noop_tracer_overhead",
         "tracing_off_overhead",
+        "ceiling_vs_direct",
     ):
         assert key in figures
+    per_item = figures["per_item_ns"]
+    assert isinstance(per_item, dict)
+    assert {"post_alone_cpu", "drain_alone_cpu", "direct_cpu_ns", "lock_round_trip_ns"} <= set(per_item)

@@ -11,12 +11,14 @@ from typing import Any
 import pytest
 
 import reference
+from model_checks.mutants.work_lane_reference import DoubleSubmitLane
 from reference import LaneEnv, Result, Runtime, StopMode, ThreadingRuntime, Tracer, WorkerPool, WorkLane
 from reference.runtime import (
     AtomicInt,
     AtomicRef,
     ConditionLike,
     EventLike,
+    FifoLike,
     LockLike,
     SemaphoreLike,
     ThreadHandle,
@@ -78,6 +80,10 @@ class CountingRuntime:
         self.names.append(name)
         return self.inner.atomic_ref(value, name)
 
+    def deque(self, name: str = "") -> FifoLike[Any]:
+        self.names.append(name)
+        return self.inner.deque(name)
+
     def start_thread(self, target: Callable[[], None], name: str) -> ThreadHandle:
         self.threads.append(name)
         return self.inner.start_thread(target, name)
@@ -122,9 +128,9 @@ class CountingLane(WorkLane[Any]):
 class CountingPool(WorkerPool):
     submits = 0
 
-    def _enqueue(self, item: Any) -> None:
+    def _enqueue(self, item: Any, owed: bool = False) -> None:
         type(self).submits += 1
-        super()._enqueue(item)
+        super()._enqueue(item, owed)
 
 
 @pytest.mark.timeout(10)
@@ -151,11 +157,6 @@ def test_lane_and_pool_variants_plug_in() -> None:
 
 @pytest.mark.timeout(10)
 def test_a_double_submission_overflows_the_ready_queue_loudly() -> None:
-    class ResubmittingLane(WorkLane[Any]):
-        def _reserve(self) -> bool:  # the "post to a Scheduled lane submits again" bug
-            super()._reserve()
-            return True
-
     gate = threading.Event()
     entered = threading.Event()
 
@@ -163,12 +164,13 @@ def test_a_double_submission_overflows_the_ready_queue_loudly() -> None:
         entered.set()
         gate.wait(5)
 
-    scheduler = make(invoke, lanes=1, workers=1, ready_capacity=1, lane_factory=ResubmittingLane)
-    handle = scheduler.get_lane(0)[1]
-    scheduler.try_post(handle, 1)  # taken by the worker, which blocks in invoke
+    scheduler = make(invoke, lanes=2, workers=1, ready_capacity=2, lane_factory=DoubleSubmitLane)
+    busy, scheduled = scheduler.get_lane(0)[1], scheduler.get_lane(1)[1]
+    scheduler.try_post(busy, 0)  # taken by the only worker, which blocks in invoke
     assert entered.wait(5)
     with pytest.raises(RuntimeError, match="ready queue overflow"):
-        for item in range(2, 6):  # 2 queues a second reservation, 3 finds no room
-            scheduler.try_post(handle, item)
+        # lane 1 stays Scheduled: each post reserves it again; the third finds no room
+        for item in range(1, 6):
+            scheduler.try_post(scheduled, item)
     gate.set()
     assert scheduler.stop(StopMode.DISCARD) is Result.SUCCESS

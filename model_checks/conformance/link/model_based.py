@@ -5,19 +5,26 @@ A ``RuleBasedStateMachine`` drives the reference under the controlled runtime, o
 - ``post(p, lane)``: producer ``p`` gets one more post in its script (lane 0.., or ``None`` = a
   handle of no scheduler); it happens when ``p`` is stepped;
 - ``step(thread)``: run that controlled thread (``p0``, ``p1``, ``w0``, ``w1`` or the stopper
-  ``s0``) until it logs a trace event, blocks, runs out of script or takes ``STEP_CAP`` steps;
+  ``s0``) until it logs a trace event and leaves the critical section it logged in, blocks, runs
+  out of script or takes ``STEP_CAP`` steps;
+- ``step_n(thread, n)``: run that thread exactly ``n`` scheduling points (1..``MAX_FINE_STEPS``),
+  or until it blocks or runs out of script: this stops a thread *between* two of its steps that
+  log nothing, e.g. a worker between its emptiness check and the lane mutex;
 - ``stop(mode)`` (once): ``s0`` calls ``Stop(drain|discard)``, then is stepped as above.
 
 The harness cannot pause an execution between rules, so every rule re-runs the program from the
 start with a ``PrefixChooser``: it replays the thread order chosen by the earlier rules (by thread
 name, step for step), then runs the rule's thread and abandons the execution (``None``). This is
 sound because adding a post only extends a producer's script past the point where it stopped (a
-producer with nothing left is never stepped), and the stopper's mode is fixed before its first step.
+producer that ran out of script waits at a yield point with no side effect, and its exit is never
+run), and the stopper's mode is fixed before its first step.
 
 After every rule the machine checks the reference's observable results against the spec: the
 events so far are a prefix of the previous rule's (determinism), the validator allows them (a
 prefix verdict), every result code ``try_post`` returned equals its ``post`` event's ``result``, and
-``stop``'s result agrees with ``stop_end``/``stop_rejected``. Hypothesis shrinks a failure to a
+``stop``'s result agrees with ``stop_end``/``stop_rejected``, and when no thread but the parked ones
+can run, every accepted item was invoked or discarded and a Stop that began has returned (the
+spec's weak fairness: a lost wakeup otherwise). Hypothesis shrinks a failure to a
 minimal rule sequence. ``machine_for(build)`` builds the machine for a reference mutant.
 """
 
@@ -44,6 +51,7 @@ from reference.tracing import RecordingTracer
 STEP_CAP = 40  # harness steps one ``step`` rule may take
 INIT_CAP = 2_000  # steps of ``main`` to start the scheduler and every thread
 MAX_POSTS = 3  # per producer
+MAX_FINE_STEPS = 4  # scheduling points one ``step_n`` rule may take
 RESULT_NAMES = {
     TkResult.SUCCESS: "ok",
     TkResult.CAPACITY_EXCEEDED: "capacity_exceeded",
@@ -63,20 +71,27 @@ class PrefixChooser:
     prefix: list[str]
     goal: str | None
     cap: int
+    until_event: bool = True  # False: take exactly ``cap`` steps of ``goal`` (unless it blocks)
     run: list[Run] = field(default_factory=list)  # the execution's Run (``link_program`` on_start)
     taken: int = 0
     base: int | None = None  # trace length when the goal thread started
     logged: bool = False
     divergence: str | None = None
+    runnable: list[str] = field(default_factory=list)  # threads that could run when it stopped
 
     def choose(self, ex: Execution, enabled: list[Action]) -> Action | None:
         i = len(ex.steps)
+        self.runnable = [ex.threads[tid].name for tid, alt in enabled if alt == NORMAL]
         past = i >= len(self.prefix)
         want = self.goal if past else self.prefix[i]
-        if want is None or (past and (self.logged or self.taken >= self.cap)):
+        if want is None or (past and self.taken >= self.cap):
             return None
         for tid, alt in enabled:
             if alt == NORMAL and ex.threads[tid].name == want:
+                if past and want.startswith("p") and _exits(ex, tid):
+                    return None  # a later ``post`` rule may still extend its script
+                if past and self.until_event and self.logged and not _releases(ex, tid):
+                    return None
                 if past:
                     if self.base is None:
                         self.base = len(self.run[0].tracer) if self.run else 0
@@ -84,12 +99,25 @@ class PrefixChooser:
                 return (tid, alt)
         if not past:
             self.divergence = f"step {i}: thread {want} is not enabled on re-execution"
-        return None  # the goal thread is blocked or finished
+        return None  # the goal thread is blocked or finished (or logged and left its lock)
 
     def after_step(self, ex: Execution) -> None:
         if self.base is not None and self.run:
             new = self.run[0].tracer.events()[self.base :]
             self.logged = any(e["thread"] == self.goal for e in new)
+
+
+def _releases(ex: Execution, tid: int) -> bool:
+    # Events are logged inside critical sections; pausing a thread there only blocks the others,
+    # while pausing it right after the release opens the windows between two critical sections
+    # (e.g. a producer that published under the lane mutex and still owes the submission).
+    pending = ex.threads[tid].pending
+    return pending is not None and pending.kind == "release"
+
+
+def _exits(ex: Execution, tid: int) -> bool:
+    pending = ex.threads[tid].pending
+    return pending is not None and pending.kind == "exit"
 
 
 @dataclass
@@ -98,13 +126,20 @@ class Observed:
     posts: list[tuple[str, str, TkResult]]
     stops: list[tuple[str, TkResult]]
     steps: list[str]  # thread names of the execution's steps
+    runnable: list[str]  # threads that could have taken another step
 
 
 def execute(
-    scenario: LinkScenario, build: Builder, prefix: list[str], goal: str | None, cap: int
+    scenario: LinkScenario,
+    build: Builder,
+    prefix: list[str],
+    goal: str | None,
+    cap: int,
+    *,
+    until_event: bool = True,
 ) -> Observed:
     """One execution from the start: replay ``prefix``, then step ``goal``."""
-    chooser = PrefixChooser(list(prefix), goal, cap)
+    chooser = PrefixChooser(list(prefix), goal, cap, until_event)
     program = mbt_program(scenario, build, chooser.run.append)
     ex = run_once(program, Options(max_steps=100_000, virtual_timeouts=False), chooser)
     if chooser.divergence is not None:
@@ -117,6 +152,7 @@ def execute(
         posts=list(run.post_results),
         stops=list(run.stop_results),
         steps=[ex.threads[s.tid].name for s in ex.steps],
+        runnable=list(chooser.runnable),
     )
 
 
@@ -142,11 +178,17 @@ def mbt_program(sc: LinkScenario, build: Builder, on_start: Callable[[Run], None
 
         def producer(p: int) -> Callable[[], None]:
             def body() -> None:
+                # Two yield points before every post and one after the last: a producer that ran
+                # out of script waits at "next", where a longer script (a later ``post`` rule)
+                # goes on to "post" and this one to its exit, which the chooser never runs. Both
+                # steps are free of side effects, so the longer script replays this one exactly.
                 for k, lane in enumerate(sc.script[p]):
+                    rt.yield_point("next")
                     rt.yield_point("post")
                     handle = LaneHandle() if lane is None else handles[lane]
                     item = f"p{p}.{k}"
                     run.post_results.append((f"p{p}", item, sched.try_post(handle, item)))
+                rt.yield_point("next")
 
             return body
 
@@ -197,8 +239,8 @@ def machine_for(
                 stops=(self.stop_mode or "drain",),  # s0 is never stepped before ``stop``
             )
 
-        def advance(self, goal: str, cap: int) -> None:
-            obs = execute(self.scenario(), build, self.prefix, goal, cap)
+        def advance(self, goal: str, cap: int, *, until_event: bool = True) -> None:
+            obs = execute(self.scenario(), build, self.prefix, goal, cap, until_event=until_event)
             self.prefix = obs.steps
             self.check(obs)
             self.seen = obs
@@ -225,6 +267,7 @@ def machine_for(
                         f"{name} post {k}: try_post returned {result.name}, "
                         f"the trace says {posted[k]['result']}"
                     )
+            self.check_progress(obs)
             for thread, result in obs.stops:
                 ends = [e for e in obs.events if e["thread"] == thread and e["event"] == "stop_end"]
                 rejected = [e for e in obs.events if e["thread"] == thread and e["event"] == "stop_rejected"]
@@ -232,6 +275,27 @@ def machine_for(
                     assert ends and ends[-1]["result"] == "ok", f"{thread}: stop ok without stop_end ok"
                 else:
                     assert rejected, f"{thread}: stop returned {result.name} without stop_rejected"
+
+        def check_progress(self, obs: Observed) -> None:
+            # The threads the machine parks on purpose (a producer with its script done, the
+            # stopper before ``stop``) are not stuck; if nothing else can run, the spec's weak
+            # fairness still demands progress for every accepted item and every Stop that began.
+            parked = {f"p{p}" for p in range(producers) if self.posts_done(obs, p) >= len(self.script[p])}
+            if self.stop_mode is None:
+                parked.add("s0")
+            if not all(name in parked for name in obs.runnable):
+                return
+            accepted = sum(1 for e in obs.events if e["event"] == "post" and e["result"] == "ok")
+            done = sum(1 for e in obs.events if e["event"] == "invoke")
+            done += sum(len(e["items"]) for e in obs.events if e["event"] == "discard")
+            assert accepted == done, (
+                f"lost wakeup: no thread can run while {accepted - done} accepted item(s) wait"
+            )
+            if self.stop_mode is not None:
+                assert obs.stops, f"Stop({self.stop_mode}) began but can never return: no thread can run"
+
+        def posts_done(self, obs: Observed, p: int) -> int:
+            return sum(1 for t, _, _ in obs.posts if t == f"p{p}")
 
         @initialize()
         def start(self) -> None:
@@ -243,15 +307,26 @@ def machine_for(
             if len(self.script[p]) < MAX_POSTS:
                 self.script[p].append(lane)
 
+        def steppable(self, thread: str) -> bool:
+            if thread == "s0" and self.stop_mode is None:
+                return False
+            if thread.startswith("p") and self.seen is not None:
+                p = int(thread[1:])
+                if self.posts_done(self.seen, p) >= len(self.script[p]):
+                    return False  # nothing left to post: stepping it would let it exit
+            return True
+
         @rule(thread=st.sampled_from(threads))
         def step(self, thread: str) -> None:
-            if thread == "s0" and self.stop_mode is None:
-                return
-            if thread.startswith("p") and self.seen is not None:
-                done = sum(1 for t, _, _ in self.seen.posts if t == thread)
-                if done >= len(self.script[int(thread[1:])]):
-                    return  # nothing left to post: stepping it would let it exit
-            self.advance(thread, STEP_CAP)
+            if self.steppable(thread):
+                self.advance(thread, STEP_CAP)
+
+        @rule(thread=st.sampled_from(threads), n=st.integers(1, MAX_FINE_STEPS))
+        def step_n(self, thread: str, n: int) -> None:
+            # A window between two scheduling points of one call (a check and the lock that
+            # should cover it) is where the sub-event bugs live; ``step`` always jumps over it.
+            if self.steppable(thread):
+                self.advance(thread, n, until_event=False)
 
         @precondition(lambda self: self.stop_mode is None)
         @rule(mode=st.sampled_from(["drain", "discard"]))

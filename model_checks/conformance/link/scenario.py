@@ -14,7 +14,7 @@ DPOR treats any two trace events as dependent and explores every order in which 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -71,18 +71,29 @@ LINK_SCENARIOS: dict[str, LinkScenario] = {
     "2x1-stop-discard": LinkScenario(script=((0,), (0,)), stops=("discard",)),
     "1x2-full-invalid": LinkScenario(script=((0, None),), capacity=1, lanes=1, workers=1),
     "2x1-cap1-full": LinkScenario(script=((0,), (0,)), capacity=1, lanes=1, workers=1, budget=1),
+    "1x1-2w": LinkScenario(script=((0,),), capacity=1, lanes=1, workers=2),
+    "1x2-2w-cap1": LinkScenario(script=((0, 0),), capacity=1, lanes=1, workers=2),
+    "1x1-stop-drain": LinkScenario(script=((0,),), capacity=1, lanes=1, workers=1, stops=("drain",)),
+    "1x1-stop-discard": LinkScenario(script=((0,),), capacity=1, lanes=1, workers=1, stops=("discard",)),
+    "1x1-2w-stop-drain": LinkScenario(script=((0,),), capacity=1, lanes=1, workers=2, stops=("drain",)),
+    "1x1-2w-stop-discard": LinkScenario(script=((0,),), capacity=1, lanes=1, workers=2, stops=("discard",)),
 }
 
 
 class SequencedTracer(RecordingTracer):
-    """A ``RecordingTracer`` whose ``emit`` is a scheduling point on one shared counter."""
+    """A ``RecordingTracer`` whose ``emit`` is a scheduling point on one shared counter.
 
-    def __init__(self, rt: ControlledRuntime | None = None) -> None:
+    ``observed`` limits the scheduling points to those events (the projection of a comparison):
+    the order in which unobserved events are logged is never looked at, so exploring it is waste.
+    """
+
+    def __init__(self, rt: ControlledRuntime | None = None, observed: Collection[str] | None = None) -> None:
         super().__init__()
         self._counter = rt.atomic_int(0, name="trace.seq") if rt is not None else None
+        self._observed = None if observed is None else frozenset(observed)
 
     def emit(self, thread: str, event: str, fields: Fields) -> None:
-        if self._counter is not None:
+        if self._counter is not None and (self._observed is None or event in self._observed):
             self._counter.fetch_add(1)
         super().emit(thread, event, fields)
 
@@ -112,12 +123,13 @@ def link_program(
     sequenced: bool = True,
     checks: Sequence[Callable[[Run], object]] = (),
     on_start: Callable[[Run], None] | None = None,
+    observed: Collection[str] | None = None,
 ) -> Program:
     """The scenario as a harness program. ``sink(run)`` receives the ``Run`` of each execution that
     completes (from a final check); ``checks`` are more final checks (raise to fail the execution)."""
 
     def program(rt: ControlledRuntime) -> object:
-        tracer = SequencedTracer(rt if sequenced else None)
+        tracer = SequencedTracer(rt if sequenced else None, observed)
         run = Run(tracer)
         if on_start is not None:
             on_start(run)

@@ -2,18 +2,22 @@
 
 For one ``LinkScenario`` the spec side is ``spec_traces`` (every complete behaviour, projected);
 the implementation side is every trace the harness produces exploring the same scenario
-exhaustively (DPOR) with a ``SequencedTracer`` (every emit a scheduling point on one counter, so
-every order of logging is explored). Traces are compared up to renaming of the interchangeable
-workers. Implementation-only traces are failures; spec-only traces are reported (docs/conformance.md
-explains each class).
+exhaustively (DPOR up to the observation horizon, ``horizon.py``) with a ``SequencedTracer``
+(every observed emit a scheduling point on one counter, so every order of logging is explored).
+Both sides are projected onto the same events (``observed``) and compared up to renaming of the
+interchangeable workers. Implementation-only traces are failures; spec-only traces are reported
+and classified (``classify.py``; docs/conformance.md shows the generated table).
 """
 
 from __future__ import annotations
 
 import time
+from collections.abc import Collection
 from dataclasses import dataclass, field
 
+from model_checks.conformance.link.horizon import explore_to_horizon
 from model_checks.conformance.link.scenario import (
+    Builder,
     LinkScenario,
     Run,
     TraceKey,
@@ -22,7 +26,7 @@ from model_checks.conformance.link.scenario import (
     link_program,
 )
 from model_checks.conformance.link.spec_traces import TransitionKey, realised, spec_traces
-from model_checks.harness import Options, check
+from reference.scheduler import WorkerScheduler
 
 
 @dataclass
@@ -38,6 +42,9 @@ class Comparison:
     seconds: float
     impl_only: list[TraceKey] = field(default_factory=list)
     spec_only: list[TraceKey] = field(default_factory=list)
+    bounded_by: list[str] = field(default_factory=list)
+    failure: str = ""  # the harness failure that ended the exploration, if any
+    raw_impl: set[TraceKey] = field(default_factory=set)  # every event, workers canonical
 
     @property
     def trace_coverage(self) -> float:
@@ -49,6 +56,8 @@ class Comparison:
 
     @property
     def verdict(self) -> str:
+        if self.failure:
+            return "harness-failure"
         if self.impl_only:
             return "impl-only-traces"
         if self.harness != "exhaustive":
@@ -60,27 +69,53 @@ class Comparison:
             f"{self.common}/{self.spec_traces} spec traces ({self.trace_coverage:.0%}), "
             f"{self.realised_transitions}/{self.spec_transitions} spec transitions "
             f"({self.transition_coverage:.0%}), {len(self.impl_only)} impl-only, "
-            f"{self.executions} executions ({self.harness})"
+            f"{self.executions} executions ({self.harness}"
+            + (f", {', '.join(self.bounded_by)}" if self.bounded_by else "")
+            + ")"
+            + (f"; {self.failure}" if self.failure else "")
         )
 
 
-def compare(sc: LinkScenario, options: Options | None = None, *, sequenced: bool = True) -> Comparison:
+def project(trace: TraceKey, observed: Collection[str] | None) -> TraceKey:
+    """The trace restricted to ``observed`` events, workers renamed again by first appearance."""
+    if observed is None:
+        return canonical(trace)
+    return canonical(e for e in trace if e[1] in observed)
+
+
+def compare(
+    sc: LinkScenario,
+    *,
+    observed: Collection[str] | None = None,
+    sequenced: bool = True,
+    time_limit: float | None = None,
+    max_executions: int | None = None,
+    build: Builder = WorkerScheduler,
+) -> Comparison:
+    """``observed``: compare the projections onto these events (None: every event)."""
     started = time.perf_counter()
-    runs: list[Run] = []
-    opts = options or Options(strategy="dpor", max_steps=5_000)
-    result = check(link_program(sc, runs.append, sequenced=sequenced), opts)
-    raw = {tuple(event_key(e) for e in run.events()) for run in runs}
-    impl = {canonical(t) for t in raw}
-    spec = spec_traces(sc.constants())
+    found = explore_to_horizon(
+        lambda on_start: link_program(
+            sc, _discard, build=build, sequenced=sequenced, on_start=on_start, observed=observed
+        ),
+        time_limit=time_limit,
+        max_executions=max_executions,
+    )
+    # as logged (harness workers are named w0.. like the spec's, so every realised transition of
+    # either worker counts), then canonical for the comparison of traces
+    logged = {tuple(event_key(e) for e in run.events()) for run in found.runs}
+    raw = {canonical(t) for t in logged}
+    impl = {project(t, observed) for t in raw}
     constants = sc.constants()
+    spec = spec_traces(constants, observed=observed)
     used: set[TransitionKey] = set()
-    for t in raw:
-        got, _ = realised(constants, t)
+    for t in logged:
+        got, _ = realised(constants, tuple(e for e in t if observed is None or e[1] in observed), observed)
         used |= got
     return Comparison(
-        subject=f"link {sc.label()}",
-        harness=result.verdict,
-        executions=result.executions,
+        subject=f"link {sc.label()}" + ("" if observed is None else f" on {'/'.join(sorted(observed))}"),
+        harness=found.verdict,
+        executions=found.executions,
         spec_traces=len(spec.traces),
         impl_traces=len(impl),
         common=len(impl & spec.traces),
@@ -89,4 +124,11 @@ def compare(sc: LinkScenario, options: Options | None = None, *, sequenced: bool
         seconds=time.perf_counter() - started,
         impl_only=sorted(impl - spec.traces),
         spec_only=sorted(spec.traces - impl),
+        bounded_by=found.bounded_by,
+        failure=found.failure,
+        raw_impl=raw,
     )
+
+
+def _discard(run: Run) -> None:
+    return None

@@ -8,7 +8,7 @@ actions (``Admit``, ``StopCall``, ``Pop``, ``PopEmpty``, ``GiveUpDrain``) add no
 from __future__ import annotations
 
 import sys
-from collections.abc import Hashable
+from collections.abc import Collection, Hashable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -44,7 +44,10 @@ def kind_of(t: Transition) -> tuple[str, tuple[tuple[str, Any], ...]]:
     )
 
 
-def spec_traces(constants: wl.Constants, max_traces: int = 2_000_000) -> SpecTraces:
+def spec_traces(
+    constants: wl.Constants, max_traces: int = 2_000_000, observed: Collection[str] | None = None
+) -> SpecTraces:
+    """``observed``: project onto these events (the others count as internal); None = every event."""
     inst = Instance(wl.SPEC, constants)
     memo: dict[Any, frozenset[tuple[EventKey, ...]]] = {}
     labelled: set[TransitionKey] = set()
@@ -64,7 +67,7 @@ def spec_traces(constants: wl.Constants, max_traces: int = 2_000_000) -> SpecTra
             out.add(())
         for t in successors:
             rest = suffixes(t.state)
-            if t.event is None:
+            if t.event is None or (observed is not None and t.event not in observed):
                 out |= rest
             else:
                 labelled.add((state, t.action.name, tuple(t.args)))
@@ -86,10 +89,16 @@ def spec_traces(constants: wl.Constants, max_traces: int = 2_000_000) -> SpecTra
     return SpecTraces({canonical(t) for t in raw}, len(raw), len(memo), labelled, kinds)
 
 
-def realised(constants: wl.Constants, trace: TraceKey) -> tuple[set[TransitionKey], bool]:
+def realised(
+    constants: wl.Constants, trace: TraceKey, observed: Collection[str] | None = None
+) -> tuple[set[TransitionKey], bool]:
     """Run one trace over the spec's state graph; the labelled transitions it can have used, and
-    whether the spec allows it. Worker names are tried as given (the spec's are ``w0``..)."""
+    whether the spec allows it. Worker names are tried as given (the spec's are ``w0``..).
+    ``observed`` as in ``spec_traces``: the trace holds only those events."""
     inst = Instance(wl.SPEC, constants)
+
+    def silent(t: Transition) -> bool:
+        return t.event is None or (observed is not None and t.event not in observed)
 
     def close(states: set[Any]) -> set[Any]:
         todo = list(states)
@@ -97,7 +106,7 @@ def realised(constants: wl.Constants, trace: TraceKey) -> tuple[set[TransitionKe
         while todo:
             s = todo.pop()
             for t in inst.successors(s):
-                if t.event is None and t.state not in seen:
+                if silent(t) and t.state not in seen:
                     seen.add(t.state)
                     todo.append(t.state)
         return seen
@@ -108,7 +117,7 @@ def realised(constants: wl.Constants, trace: TraceKey) -> tuple[set[TransitionKe
         nxt: set[Any] = set()
         for s in current:
             for t in inst.successors(s):
-                if t.event is not None and transition_event(t) == ev:
+                if not silent(t) and transition_event(t) == ev:
                     used.add((s, t.action.name, tuple(t.args)))
                     nxt.add(t.state)
         if not nxt:

@@ -1,9 +1,13 @@
 """Back ends: how a controlled thread is suspended and resumed.
 
-Exactly one controlled thread runs at a time. The scheduler calls ``resume(tid, value)``; the
-thread runs until it announces its next operation with ``suspend(message)`` (or finishes), and
-that message is what ``resume`` returns. Both back ends use only the raw ``_thread`` module, so
-patch mode (which replaces names in ``threading``) never affects them.
+Exactly one controlled thread runs at a time. The *driver* (the caller of ``check``) starts a
+thread with ``resume(tid, value)``, which returns when a controlled thread hands control back
+with ``suspend(message)`` or a thread's body ends (``resume`` then returns what the body
+returned). Between those, controlled threads pass control among themselves with
+``switch(tid, value)``: the scheduler's decisions are made on the stack of the thread that
+announced an operation, so a thread that is chosen again goes on without any switch, and one
+that is not hands over straight to the chosen one. Both back ends use only the raw ``_thread``
+module, so patch mode (which replaces names in ``threading``) never affects them.
 """
 
 from __future__ import annotations
@@ -32,27 +36,32 @@ class Done:
 
 
 ABORT = object()  # resume value: unwind with Abort
+_getcurrent = greenlet.getcurrent
+
+
+Body = Callable[[object], object]  # called with the first value the thread is resumed with
 
 
 class Backend(Protocol):
-    def spawn(self, tid: int, body: Callable[[], object]) -> None: ...
+    def spawn(self, tid: int, body: Body) -> None: ...
 
-    def resume(self, tid: int, value: object) -> object: ...
+    def resume(self, tid: int, value: object) -> object:
+        """Driver: run ``tid`` with ``value`` until control comes back to the driver."""
+        ...
 
-    def suspend(self, message: object) -> object: ...
+    def switch(self, tid: int, value: object) -> object:
+        """Controlled thread: run ``tid`` with ``value``; return what this thread is resumed with."""
+        ...
+
+    def suspend(self, message: object) -> object:
+        """Controlled thread: give ``message`` to the driver; return what this thread is resumed with."""
+        ...
 
     def current(self) -> int | None: ...
 
     def frame(self, tid: int) -> FrameType | None: ...
 
     def close(self) -> None: ...
-
-
-def _run(body: Callable[[], object]) -> Done:
-    try:
-        return Done(None, body())
-    except BaseException as exc:  # every failure of a controlled thread is reported, never lost
-        return Done(exc)
 
 
 class GreenletBackend:
@@ -63,24 +72,23 @@ class GreenletBackend:
         self._greenlets: dict[int, Any] = {}
         self._ids: dict[Any, int] = {}
 
-    def spawn(self, tid: int, body: Callable[[], object]) -> None:
-        def start(value: object) -> Done:
-            if value is ABORT:
-                return Done(Abort())
-            return _run(body)
-
-        g = greenlet.greenlet(start, parent=self._parent)
+    def spawn(self, tid: int, body: Body) -> None:
+        g = greenlet.greenlet(body, parent=self._parent)
         self._greenlets[tid] = g
         self._ids[g] = tid
 
     def resume(self, tid: int, value: object) -> object:
+        # a finished greenlet returns to its parent, the driver: the body's result arrives here
+        return self._greenlets[tid].switch(value)
+
+    def switch(self, tid: int, value: object) -> object:
         return self._greenlets[tid].switch(value)
 
     def suspend(self, message: object) -> object:
         return self._parent.switch(message)
 
     def current(self) -> int | None:
-        return self._ids.get(greenlet.getcurrent())
+        return self._ids.get(_getcurrent())
 
     def frame(self, tid: int) -> FrameType | None:
         g = self._greenlets.get(tid)
@@ -101,7 +109,7 @@ class ThreadBackend:
         self._back.acquire()
         self._slot: object = None
 
-    def spawn(self, tid: int, body: Callable[[], object]) -> None:
+    def spawn(self, tid: int, body: Body) -> None:
         baton = _thread.allocate_lock()
         baton.acquire()
         self._batons[tid] = baton
@@ -109,10 +117,12 @@ class ThreadBackend:
         def main() -> None:
             baton.acquire()
             self._ids[_thread.get_ident()] = tid
-            value = self._slot
-            done = Done(Abort()) if value is ABORT else _run(body)
+            try:
+                message = body(self._slot)
+            except BaseException as exc:  # never leave the driver waiting for the baton
+                message = Done(exc)
             self._ids.pop(_thread.get_ident(), None)
-            self._slot = done
+            self._slot = message
             self._back.release()
 
         _thread.start_new_thread(main, ())
@@ -121,6 +131,13 @@ class ThreadBackend:
         self._slot = value
         self._batons[tid].release()
         self._back.acquire()
+        return self._slot
+
+    def switch(self, tid: int, value: object) -> object:
+        me = self._ids[_thread.get_ident()]
+        self._slot = value
+        self._batons[tid].release()
+        self._batons[me].acquire()
         return self._slot
 
     def suspend(self, message: object) -> object:

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import queue as _queue
 from collections import deque
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -26,23 +25,39 @@ Action = tuple[int, int]  # (thread id, alternative)
 GLOBAL: frozenset[int] = frozenset({-1})  # dependent with every operation
 
 
-@dataclass(eq=False, slots=True)
 class Op:
-    """One announced operation. ``objs`` are the object ids it touches (for DPOR)."""
+    """One announced operation. ``objs`` are the object ids it touches (for DPOR).
 
-    kind: str
-    obj: ObjState
-    args: tuple[Any, ...] = ()
-    timeout: float | None = None  # a timed blocking operation may time out
-    read: bool = False  # a pure read: independent of other reads of the same object
-    objs: frozenset[int] = field(default_factory=frozenset)
-    source: tuple[str, int] = ("", 0)
-    deadline: float = 0.0
-    result: object = None
+    A hand-written slotted class rather than a dataclass: one is built per scheduling step, and
+    the generated ``__init__`` with its defaults and ``__post_init__`` was a visible share of it.
+    """
 
-    def __post_init__(self) -> None:
-        if not self.objs:
-            self.objs = self.obj.footprint(self)
+    __slots__ = ("args", "deadline", "kind", "obj", "objs", "read", "result", "source", "timeout")
+
+    def __init__(
+        self,
+        kind: str,
+        obj: ObjState,
+        args: tuple[Any, ...] = (),
+        timeout: float | None = None,
+        read: bool = False,
+        objs: frozenset[int] | None = None,
+        source: tuple[str, int] = ("", 0),
+        deadline: float = 0.0,
+        result: object = None,
+    ) -> None:
+        self.kind = kind
+        self.obj = obj
+        self.args = args
+        self.timeout = timeout  # a timed blocking operation may time out
+        self.read = read  # a pure read: independent of other reads of the same object
+        self.objs: frozenset[int] = objs if objs else obj.footprint(self)
+        self.source = source
+        self.deadline = deadline
+        self.result = result
+
+    def __repr__(self) -> str:
+        return f"Op({self.kind!r}, {self.obj.name!r}, {self.args!r})"
 
     def describe(self) -> str:
         if self.kind == "spawn":
@@ -79,6 +94,13 @@ class Resume:
         self.value = value
 
 
+# Shared outcomes for the constant results (a Resume is never changed after it is made): most
+# steps return one of these, so they need no allocation.
+RESUME_NONE = Resume(None)
+RESUME_TRUE = Resume(True)
+RESUME_FALSE = Resume(False)
+
+
 class Raise:
     """Raise ``error`` in the thread."""
 
@@ -108,9 +130,10 @@ class ObjState:
     def __init__(self, oid: int, name: str) -> None:
         self.oid = oid
         self.name = name or f"{self.kind}#{oid}"
+        self.own: frozenset[int] = frozenset({oid})  # built once: every op on it shares it
 
     def footprint(self, op: Op) -> frozenset[int]:
-        return frozenset({self.oid})
+        return self.own
 
     def enabled(self, ex: Execution, op: Op, tid: int) -> bool:
         return True
@@ -141,8 +164,8 @@ class LockState(ObjState):
         return self.owner is None or (self.reentrant and self.owner == tid)
 
     def enabled(self, ex: Execution, op: Op, tid: int) -> bool:
-        if op.kind == "acquire" and op.args[0]:  # blocking
-            return self.free_for(tid)
+        if op.kind == "acquire" and op.args[0]:  # blocking (``free_for``, inline: runs every step)
+            return self.owner is None or (self.reentrant and self.owner == tid)
         return True
 
     def take(self, tid: int, count: int = 1) -> None:
@@ -152,22 +175,25 @@ class LockState(ObjState):
     def apply(self, ex: Execution, op: Op, tid: int, alt: int) -> Outcome:
         if op.kind == "acquire":
             if alt == TIMEOUT or not self.free_for(tid):
-                return Resume(False)
+                return RESUME_FALSE
             self.take(tid)
-            return Resume(True)
+            return RESUME_TRUE
         if op.kind == "release":
             if self.owner is None or (self.reentrant and self.owner != tid):
                 return Raise(RuntimeError(f"release of un-acquired {self.kind} {self.name}"))
             self.count -= 1
             if self.count == 0:
                 self.owner = None
-            return Resume(None)
+            return RESUME_NONE
         if op.kind == "locked":
             return Resume(self.owner is not None)
         raise NotImplementedError(op.kind)
 
     def blocked_detail(self, ex: Execution, op: Op) -> str:
         return f"held by {ex.thread_label(self.owner)}" if self.owner is not None else ""
+
+
+_TOUCH_LOCK = frozenset({"wait", "reacquire", "acquire", "release", "locked"})
 
 
 class ConditionState(ObjState):
@@ -179,11 +205,12 @@ class ConditionState(ObjState):
         super().__init__(oid, name)
         self.lock = lock
         self.waiters: deque[int] = deque()
+        self.with_lock: frozenset[int] = frozenset({oid, lock.oid})
 
     def footprint(self, op: Op) -> frozenset[int]:
-        if op.kind in ("wait", "reacquire", "acquire", "release", "locked"):
-            return frozenset({self.oid, self.lock.oid})
-        return frozenset({self.oid})
+        if op.kind in _TOUCH_LOCK:
+            return self.with_lock
+        return self.own
 
     def enabled(self, ex: Execution, op: Op, tid: int) -> bool:
         if op.kind == "wake":
@@ -220,7 +247,7 @@ class ConditionState(ObjState):
             for _ in range(min(n, len(self.waiters))):
                 woken = self.waiters.popleft()
                 ex.threads[woken].pending = self._reacquire(ex.threads[woken].pending, True)
-            return Resume(None)
+            return RESUME_NONE
         return lock.apply(ex, op, tid, alt)
 
     def _reacquire(self, wake: Op | None, result: bool) -> Op:
@@ -256,7 +283,7 @@ class EventState(ObjState):
             self.flag = False
         elif op.kind in ("is_set", "wait"):
             return Resume(self.flag)
-        return Resume(None)
+        return RESUME_NONE
 
 
 class SemaphoreState(ObjState):
@@ -276,15 +303,15 @@ class SemaphoreState(ObjState):
     def apply(self, ex: Execution, op: Op, tid: int, alt: int) -> Outcome:
         if op.kind == "acquire":
             if alt == TIMEOUT or self.value <= 0:
-                return Resume(False)
+                return RESUME_FALSE
             self.value -= 1
-            return Resume(True)
+            return RESUME_TRUE
         if op.kind == "release":
             n = int(op.args[0])
             if self.bound is not None and self.value + n > self.bound:
                 return Raise(ValueError(f"{self.name} released too many times"))
             self.value += n
-            return Resume(None)
+            return RESUME_NONE
         raise NotImplementedError(op.kind)
 
 
@@ -315,7 +342,7 @@ class QueueState(ObjState):
             if alt == TIMEOUT or self.full():
                 return Raise(_queue.Full())
             self.items.append(op.args[0])
-            return Resume(None)
+            return RESUME_NONE
         if op.kind == "get":
             if alt == TIMEOUT or not self.items:
                 return Raise(_queue.Empty())
@@ -342,7 +369,7 @@ class AtomicState(ObjState):
             return Resume(self.value)
         if op.kind == "store":
             self.value = op.args[0]
-            return Resume(None)
+            return RESUME_NONE
         if op.kind == "cas":
             expected, new = op.args
             same = self.value is expected if self.by_identity else self.value == expected
@@ -378,14 +405,14 @@ class ThreadState(ObjState):
     def apply(self, ex: Execution, op: Op, tid: int, alt: int) -> Outcome:
         if op.kind == "spawn":
             ex.add_thread(self)
-            return Resume(None)
+            return RESUME_NONE
         if op.kind == "begin":
-            return Resume(None)
+            return RESUME_NONE
         if op.kind == "exit":
             self.finished = True
-            return Resume(None)
+            return RESUME_NONE
         if op.kind == "join":
-            return Resume(None)
+            return RESUME_NONE
         if op.kind == "is_alive":
             return Resume(not self.finished)
         raise NotImplementedError(op.kind)
@@ -406,4 +433,4 @@ class YieldState(ObjState):
     def apply(self, ex: Execution, op: Op, tid: int, alt: int) -> Outcome:
         if op.kind == "sleep" and op.args:
             ex.clock += float(op.args[0])
-        return Resume(None)
+        return RESUME_NONE

@@ -12,6 +12,7 @@ from typing import Any
 
 from model_checks.harness.rt.objects import Op, YieldState
 from model_checks.harness.rt.scheduler import Execution, UsageError
+from model_checks.harness.sync.fifo import Fifo
 from model_checks.harness.sync.primitives import (
     Atomic,
     AtomicReference,
@@ -57,6 +58,9 @@ class ControlledRuntime:
     def queue(self, maxsize: int = 0, name: str = "") -> Queue:
         return Queue(self._ex, maxsize, name)
 
+    def deque(self, name: str = "") -> Fifo[Any]:
+        return Fifo(self._ex, name)
+
     def start_thread(self, target: Callable[[], None], name: str) -> ThreadHandle:
         st = self._ex.new_thread_state(name, target)
         handle = ThreadHandle(self._ex, st)
@@ -65,13 +69,13 @@ class ControlledRuntime:
         return handle
 
     def current_thread(self) -> Hashable:
-        tid = self._ex.backend.current()
+        tid = self._ex.running_thread()
         if tid is None:
             raise UsageError("rt.current_thread() called outside a controlled thread")
         return self._handles.get(tid, tid)
 
     def thread_name(self) -> str:
-        tid = self._ex.backend.current()
+        tid = self._ex.running_thread()
         return "<scheduler>" if tid is None else self._ex.threads[tid].name
 
     def yield_point(self, label: str = "") -> None:

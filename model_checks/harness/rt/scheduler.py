@@ -4,6 +4,11 @@ The scheduler is the only clever part: at every state it computes the exact set 
 actions (a thread whose pending operation would block is parked here, never in the OS), asks a
 ``Chooser`` (DFS/DPOR, random, PCT, Hypothesis, replay) which one to run, runs it, and checks
 the user's invariants. Exploration strategies never touch threads; primitives never decide.
+
+The decisions are made on the stack of the thread that announced an operation (``perform``), so
+a thread chosen again goes on without a context switch and a switch goes straight to the chosen
+thread; the driver (the caller of ``run``) only starts the execution, relays a finished thread's
+handoff and takes the execution back at its end (docs/harness.md, "How a step runs").
 """
 
 from __future__ import annotations
@@ -15,6 +20,7 @@ import sys
 import traceback
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from types import CodeType, FrameType
 from typing import Protocol
 
 from model_checks.harness.rt.backends import ABORT, Abort, Backend, Done, format_frame
@@ -42,11 +48,34 @@ SKIP_PREFIXES = (
 )
 
 
+_SKIP_CODE: dict[CodeType, bool] = {}  # code object -> is it the harness's own
+
+
+def _source(f: FrameType) -> tuple[str, int]:
+    """(file, line) of the first frame outside the harness: the operation's "source".
+
+    Deciding "harness or not" per code object once (instead of testing the file name of every
+    frame at every step) keeps this to a couple of dict look-ups per operation."""
+    skip = _SKIP_CODE
+    while True:
+        code = f.f_code
+        harness = skip.get(code)
+        if harness is None:
+            harness = skip[code] = code.co_filename.startswith(SKIP_PREFIXES)
+        back = f.f_back
+        if not harness or back is None:
+            return code.co_filename, f.f_lineno
+        f = back
+
+
 class UsageError(Exception):
     """The test used the harness wrongly; the message says how to fix it."""
 
 
 class Chooser(Protocol):
+    """Decides every step. A chooser whose ``after_step`` does nothing may say so with a class
+    attribute ``needs_after_step = False``: the execution then skips the call."""
+
     def choose(self, ex: Execution, enabled: list[Action]) -> Action | None:
         """Pick the next action among ``enabled`` (ordered: running thread first); None abandons."""
         ...
@@ -54,6 +83,15 @@ class Chooser(Protocol):
     def after_step(self, ex: Execution) -> None:
         """Called after every step (DPOR's race analysis hooks in here)."""
         ...
+
+
+class _Crash:
+    """Message to the driver: the scheduler failed on a controlled thread's stack; re-raise."""
+
+    __slots__ = ("error",)
+
+    def __init__(self, error: BaseException) -> None:
+        self.error = error
 
 
 class RaiseIn:
@@ -73,15 +111,23 @@ class ThreadInfo:
     body: Callable[[], object]
     pending: Op | None = None
     finished: bool = False
+    run: Action = (0, NORMAL)  # (tid, NORMAL), built once: the action offered at most steps
+
+    def __post_init__(self) -> None:
+        self.run = (self.tid, NORMAL)
 
 
-@dataclass
 class Step:
-    tid: int
-    alt: int
-    op: Op
-    preemption: bool
-    result: object = None
+    """One scheduling step of an execution (slotted: one is built per step)."""
+
+    __slots__ = ("alt", "op", "preemption", "result", "tid")
+
+    def __init__(self, tid: int, alt: int, op: Op, preemption: bool, result: object = None) -> None:
+        self.tid = tid
+        self.alt = alt
+        self.op = op
+        self.preemption = preemption
+        self.result = result
 
 
 @dataclass
@@ -126,7 +172,10 @@ class Execution:
         self.abandoned = False
         self.aborting = False
         self.clock = 0.0  # virtual time: advances only when a timeout expires or a thread sleeps
-        self.current: int | None = None  # the thread whose step is running
+        self.current: int | None = None  # the thread whose code runs; None in the scheduler
+        self.idle = False  # the execution ended because no thread could run
+        # record each operation's source line (off while exploring; on to replay for a report)
+        self.sources = True
         self.preemptions = 0
         self.outcome: object = None
         self.spurious_limit = 1
@@ -136,6 +185,11 @@ class Execution:
         self.limit_cut: set[str] = set()  # modelling limits that excluded some choice
         # after a failure, run on to the end (DPOR needs maximal executions to see every race)
         self.keep_going = False
+        self.last: int | None = None  # thread of the last step (None before the first)
+        self.prev_enabled = False  # is ``last`` in the latest enabled set
+        # choosers that ignore ``after_step`` say so (``needs_after_step = False``): one call
+        # less per step
+        self.after_step_hook = getattr(chooser, "needs_after_step", True)
 
     # ----------------------------------------------------------------- objects and threads
     def new_object(self, factory: Callable[[int], ObjState]) -> ObjState:
@@ -156,7 +210,9 @@ class Execution:
         info = self._unborn.pop(st.oid)
         info.pending = Op("begin", st)
         self.threads.append(info)
-        self.backend.spawn(info.tid, info.body)
+        body = info.body
+        tid = info.tid
+        self.backend.spawn(tid, lambda first: self._thread_main(tid, body, first))
 
     def thread_label(self, tid: int | None) -> str:
         if tid is None or tid >= len(self.threads):
@@ -165,10 +221,16 @@ class Execution:
 
     # ----------------------------------------------------------------- called by controlled threads
     def perform(self, op: Op) -> object:
-        """Announce ``op`` from the running controlled thread; return its result."""
+        """Announce ``op`` from the running controlled thread; return its result.
+
+        The announcing thread makes the next scheduling decisions itself (on its own stack), so
+        when it is chosen again, as it is at most steps, the operation returns without any
+        context switch; otherwise control goes straight to the chosen thread.
+        """
         if self.aborting:
             raise Abort()
-        if self.backend.current() is None:
+        tid = self.current
+        if tid is None or self.backend.current() != tid:
             if op.read:  # invariants and final checks may read controlled objects directly
                 out = op.obj.apply(self, op, -1, NORMAL)
                 assert isinstance(out, Resume)
@@ -177,18 +239,62 @@ class Execution:
                 f"{op.kind} on {op.obj.name} outside a controlled thread: start threads with "
                 "rt.start_thread and only read controlled objects from invariants"
             )
-        f = sys._getframe(1)
-        while f.f_back is not None and f.f_code.co_filename.startswith(SKIP_PREFIXES):
-            f = f.f_back
-        op.source = (f.f_code.co_filename, f.f_lineno)
+        if self.sources:
+            op.source = _source(sys._getframe(1))
         if op.timeout is not None:
             op.deadline = self.clock + max(op.timeout, 0.0)
-        answer = self.backend.suspend(op)
+        self.threads[tid].pending = op
+        self.current = None
+        try:
+            # the step that just ended: inline ``_after_step`` (this runs at every step)
+            if self.failure is None and self.hooks.invariants:
+                self._check_invariants()
+            if self.after_step_hook:
+                self.chooser.after_step(self)
+            nxt: tuple[int, object] | _Crash | None = self._advance()
+        except BaseException as exc:  # the scheduler's own error: the driver re-raises it
+            nxt = _Crash(exc)
+        if nxt is None or isinstance(nxt, _Crash):  # over (or broken): the driver takes it from here
+            answer = self.backend.suspend(nxt)
+        elif nxt[0] == tid:  # chosen again: go on without any switch
+            answer = nxt[1]
+        else:
+            answer = self.backend.switch(nxt[0], nxt[1])
+        self.current = tid
         if answer is ABORT:
             raise Abort()
-        if isinstance(answer, RaiseIn):
+        if type(answer) is RaiseIn:
             raise answer.error
         return answer
+
+    def running_thread(self) -> int | None:
+        """The controlled thread whose code runs here; None in the scheduler and its hooks
+        (invariants, final checks) and in threads the harness does not control."""
+        tid = self.current
+        if tid is None or self.backend.current() != tid:
+            return None
+        return tid
+
+    def _thread_main(self, tid: int, body: Callable[[], object], first: object) -> object:
+        """A controlled thread's whole life. Returns the message for the driver: a handoff to
+        the next thread (a finished thread cannot switch and stay behind), the end, or ``Done``
+        while the execution is being torn down."""
+        if first is ABORT:
+            return Done(Abort())
+        self.current = tid
+        try:
+            done = Done(None, body())
+        except BaseException as exc:  # every failure of a controlled thread is reported, never lost
+            done = Done(exc)
+        self.current = None
+        if self.aborting:
+            return done
+        try:
+            self._completed(self.threads[tid], done)
+            self._after_step()
+            return self._advance()
+        except BaseException as exc:  # the scheduler's own error: the driver re-raises it
+            return _Crash(exc)
 
     # ----------------------------------------------------------------- the loop
     def actions(self, tid: int) -> tuple[list[int], bool]:
@@ -217,18 +323,38 @@ class Execution:
 
     def enabled_actions(self) -> list[Action]:
         """Enabled actions, the running thread's first (so "index 0" means "no preemption")."""
-        prev = self.steps[-1].tid if self.steps else 0
+        prev = self.last or 0
         out: list[Action] = []
         idle: list[int] = []
-        for tid in sorted(range(len(self.threads)), key=lambda t: (t != prev, t)):
+        # Threads by id, the running thread's actions moved to the front. The common cases
+        # (enabled, or blocked with no alternative) are decided here, without building the
+        # alternatives list of ``actions``: this runs at every step, for every thread.
+        for t in self.threads:
+            op = t.pending
+            if op is None:  # finished
+                continue
+            tid = t.tid
+            if op.obj.enabled(self, op, tid):
+                if tid == prev:
+                    out.insert(0, t.run)
+                else:
+                    out.append(t.run)
+                continue
+            if op.timeout is None and not (self.spurious_wakeups and op.kind == "wake"):
+                continue
             alts, may_idle = self.actions(tid)
-            out += [(tid, alt) for alt in alts]
+            if tid == prev:
+                out[0:0] = [(tid, alt) for alt in alts]
+            else:
+                out += [(tid, alt) for alt in alts]
             if may_idle:
                 idle.append(tid)
         if out or not idle:
+            self.prev_enabled = bool(out) and out[0][0] == prev
             return out
         # nothing else can run: the virtual clock jumps to the earliest deadline
         first = min(idle, key=lambda t: (self.threads[t].pending.deadline, t))  # type: ignore[union-attr]
+        self.prev_enabled = first == prev
         return [(first, TIMEOUT)]
 
     def run(self, main: Callable[[], object]) -> None:
@@ -236,79 +362,103 @@ class Execution:
         st = self.new_thread_state("main", main)
         self.add_thread(st)
         try:
-            self._loop()
+            self._drive()
         finally:
             self._teardown()
 
-    def _loop(self) -> None:
+    def _drive(self) -> None:
+        """The driver (the caller of ``run``): starts the first step, takes control back when the
+        execution is over, and relays a finished thread's handoff."""
+        nxt: object = self._advance()
+        while nxt is not None:
+            if isinstance(nxt, _Crash):
+                raise nxt.error
+            if not isinstance(nxt, tuple):
+                raise AssertionError(f"unexpected message from a controlled thread: {nxt!r}")
+            nxt = self.backend.resume(nxt[0], nxt[1])
+            self.current = None
+        if self.idle:
+            if all(t.finished for t in self.threads):
+                self._finish()
+            else:
+                self._deadlock()
+
+    def _after_step(self) -> None:
+        """The running step ended (its thread finished, or its operation parked it)."""
+        if self.failure is None and self.hooks.invariants:
+            self._check_invariants()
+        if self.after_step_hook:
+            self.chooser.after_step(self)
+
+    def _advance(self) -> tuple[int, object] | None:
+        """Run scheduling steps until one hands a thread a value to continue with: return that
+        (thread, value); None when the execution is over (``idle`` says if no thread could run)."""
+        steps = self.steps
+        chooser = self.chooser
         while self.failure is None or self.keep_going:
             enabled = self.enabled_actions()
             if not enabled:
-                if all(t.finished for t in self.threads):
-                    self._finish()
-                else:
-                    self._deadlock()
-                return
-            if len(self.steps) >= self.max_steps:
+                self.idle = True
+                return None
+            if len(steps) >= self.max_steps:
                 self.failure = self.failure or ExecFailure(
                     "livelock",
                     f"execution exceeded max_steps={self.max_steps} (a livelock, or raise max_steps)",
                 )
-                return
-            action = self.chooser.choose(self, enabled)
+                return None
+            action = chooser.choose(self, enabled)
             if action is None:
                 self.abandoned = True
-                return
+                return None
             if action not in enabled:
                 raise UsageError(f"strategy chose {action} which is not enabled")
-            self._execute(action, enabled)
-            if self.failure is None:
-                self._check_invariants()
-            self.chooser.after_step(self)
+            resumed = self._execute(action, enabled)
+            if resumed is not None:
+                return resumed
+            self._after_step()
+        return None
 
-    def _execute(self, action: Action, enabled: list[Action]) -> None:
+    def _execute(self, action: Action, enabled: list[Action]) -> tuple[int, object] | None:
+        """Run ``action``'s operation; return (thread, value) if that thread now goes on."""
         tid, alt = action
         t = self.threads[tid]
         op = t.pending
         assert op is not None
-        prev = self.steps[-1].tid if self.steps else None
-        preempt = prev is not None and prev != tid and any(a[0] == prev for a in enabled)
+        prev = self.last
+        # could the previous thread have gone on? (worked out with the enabled set)
+        preempt = prev is not None and prev != tid and self.prev_enabled
         if preempt:
             self.preemptions += 1
         step = Step(tid, alt, op, preempt)
         self.steps.append(step)
-        if alt == TIMEOUT:
-            self.clock = max(self.clock, op.deadline)
-            self.timeouts_used[tid] = self.timeouts_used.get(tid, 0) + 1
-        elif alt == SPURIOUS:
-            self.spurious_used[tid] = self.spurious_used.get(tid, 0) + 1
+        self.last = tid
+        if alt:
+            if alt == TIMEOUT:
+                self.clock = max(self.clock, op.deadline)
+                self.timeouts_used[tid] = self.timeouts_used.get(tid, 0) + 1
+            elif alt == SPURIOUS:
+                self.spurious_used[tid] = self.spurious_used.get(tid, 0) + 1
         out = op.obj.apply(self, op, tid, alt)
         if isinstance(out, Park):
             t.pending = out.op
-            return
+            return None
         if op.kind == "exit":
             t.finished = True
             t.pending = None
-            return
+            return None
         if isinstance(out, Resume):
-            step.result = out.value
-            value: object = out.value
-        else:
-            assert isinstance(out, Raise)
-            step.result = out.error
-            value = RaiseIn(out.error)
-        self.current = tid
-        message = self.backend.resume(tid, value)
-        self.current = None
-        if isinstance(message, Op):
-            t.pending = message
-        else:
-            assert isinstance(message, Done)
-            if message.error is not None and not isinstance(message.error, Abort):
-                self._thread_failed(t, message.error)
-            if tid == 0 and message.error is None:
-                self._register_final(message.value)
-            t.pending = Op("exit", t.state)
+            step.result = value = out.value
+            return tid, value
+        assert isinstance(out, Raise)
+        step.result = out.error
+        return tid, RaiseIn(out.error)
+
+    def _completed(self, t: ThreadInfo, done: Done) -> None:
+        if done.error is not None and not isinstance(done.error, Abort):
+            self._thread_failed(t, done.error)
+        if t.tid == 0 and done.error is None:
+            self._register_final(done.value)
+        t.pending = Op("exit", t.state)
 
     def _register_final(self, value: object) -> None:
         if value is None:
@@ -396,6 +546,9 @@ class Execution:
 
     def _teardown(self) -> None:
         self.aborting = True
+        if all(t.finished or t.pending is None or t.pending.kind == "exit" for t in self.threads):
+            self.backend.close()  # nothing to unwind (the usual end): spare the logging switch
+            return
         # code under test may log what it catches while unwinding (a pool's "worker raised"): mute it
         previous = logging.root.manager.disable
         logging.disable(logging.CRITICAL)

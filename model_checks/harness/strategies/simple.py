@@ -11,6 +11,8 @@ from model_checks.harness.rt.scheduler import Execution
 class ReplayChooser:
     """Follow a recorded schedule exactly; note where the program departs from it."""
 
+    needs_after_step = False  # the execution may skip calling ``after_step``
+
     def __init__(self, actions: Sequence[Action]) -> None:
         self.actions = list(actions)
         self.divergence: str | None = None
@@ -40,6 +42,8 @@ class ReplayChooser:
 class IndexChooser:
     """Choice ``k`` picks ``enabled[k % len(enabled)]``; 0 (and running out) means "keep the
     running thread", so shrinking the list towards zeros shrinks towards fewer preemptions."""
+
+    needs_after_step = False  # the execution may skip calling ``after_step``
 
     def __init__(self, choices: Sequence[int]) -> None:
         self.choices = list(choices)

@@ -1,0 +1,215 @@
+"""`lanecheck link`: the spec <-> reference checks of issue 5 with bounds of your choosing.
+
+* ``lanecheck link compare NAME..`` (or ``--ci``, ``--all``, ``--custom``): check 2, the spec's
+  observable traces against the reference's under exhaustive DPOR, with the spec-only traces by
+  class. ``--docs`` prints the generated table of docs/conformance.md.
+* ``lanecheck link mbt``: check 4, the Hypothesis state machine, on the reference or a mutant,
+  with as many examples as you like.
+
+Exit codes: 0 all as required, 1 a failure (an implementation-only trace, an unexplained
+spec-only trace, a harness failure, an MBT failure), 2 usage error, 3 bounded (incomplete).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated, Any
+
+import typer
+
+EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_BOUNDED = 0, 1, 2, 3
+
+link_app = typer.Typer(help="Spec <-> reference on the same traces (issue 5).", no_args_is_help=True)
+
+
+def parse_custom(text: str) -> Any:
+    """``lanes=1,workers=2,capacity=1,budget=1,script=00+0x,stops=drain`` -> a ``LinkScenario``;
+    ``script``: one group per producer, separated by ``+``, each character a lane or ``x`` (an
+    invalid handle); ``stops``: modes separated by ``/``."""
+    from model_checks.conformance.link.scenario import LinkScenario
+
+    fields: dict[str, Any] = {}
+    for part in filter(None, text.split(",")):
+        key, sep, value = part.partition("=")
+        if not sep:
+            raise ValueError(f"{part!r} is not key=value")
+        key = key.strip()
+        value = value.strip()
+        if key in ("lanes", "workers", "capacity", "budget"):
+            if not value.isdigit() or int(value) < 1:
+                raise ValueError(f"{key} must be a positive integer, not {value!r}")
+            fields[key] = int(value)
+        elif key == "script":
+            script = []
+            for group in value.split("+"):
+                if not group or any(ch != "x" and not ch.isdigit() for ch in group):
+                    raise ValueError(f"script group {group!r}: use lane digits and x, e.g. 00+0x")
+                script.append(tuple(None if ch == "x" else int(ch) for ch in group))
+            fields["script"] = tuple(script)
+        elif key == "stops":
+            modes = tuple(filter(None, value.split("/")))
+            if any(m not in ("drain", "discard") for m in modes):
+                raise ValueError(f"stops must be drain/discard modes separated by '/', not {value!r}")
+            fields["stops"] = modes
+        else:
+            raise ValueError(f"unknown key {key!r}: use lanes, workers, capacity, budget, script, stops")
+    sc = LinkScenario(**fields)
+    for posts in sc.script:
+        for lane in posts:
+            if lane is not None and lane >= sc.lanes:
+                raise ValueError(f"the script posts to lane {lane} but there are only {sc.lanes} lanes")
+    return sc
+
+
+@link_app.command("compare")
+def compare_command(
+    names: Annotated[list[str] | None, typer.Argument(help="comparison cases (see --list)")] = None,
+    ci: Annotated[bool, typer.Option("--ci", help="every case CI runs exhaustively")] = False,
+    all_: Annotated[bool, typer.Option("--all", help="every case")] = False,
+    custom: Annotated[
+        str | None,
+        typer.Option(
+            help="a scenario of your own: lanes=1,workers=2,capacity=1,budget=1,script=00+0,stops=drain"
+        ),
+    ] = None,
+    observe: Annotated[
+        str | None, typer.Option(help="compare only these events, comma-separated (default: all)")
+    ] = None,
+    time_limit: Annotated[float | None, typer.Option(help="seconds per case (then: bounded)")] = None,
+    max_executions: Annotated[int | None, typer.Option(help="executions per case (then: bounded)")] = None,
+    show: Annotated[int, typer.Option(help="print up to this many traces of each differing kind")] = 3,
+    docs: Annotated[bool, typer.Option("--docs", help="print the table of docs/conformance.md")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="print the results as JSON")] = False,
+    list_: Annotated[bool, typer.Option("--list", help="list the cases and exit")] = False,
+) -> None:
+    """Check 2: every observable trace of the spec against those of the reference (exhaustive DPOR)."""
+    from dataclasses import replace
+
+    from model_checks.conformance.link.classify import UNEXPLAINED, class_counts, classify
+    from model_checks.conformance.link.comparisons import CASES, Case, docs_table, run_case
+    from model_checks.conformance.link.scenario import show as show_trace
+
+    if list_:
+        for case in CASES.values():
+            typer.echo(f"{case.name:22} {'ci ' if case.ci else 'cli'} {case.scenario.label()}: {case.why}")
+        raise typer.Exit(EXIT_OK)
+    chosen: list[Case] = []
+    try:
+        if custom is not None:
+            chosen.append(Case("custom", parse_custom(custom), "given on the command line", ci=False))
+    except (ValueError, TypeError) as exc:
+        typer.echo(f"error: --custom: {exc}", err=True)
+        raise typer.Exit(EXIT_USAGE) from None
+    unknown = [n for n in names or [] if n not in CASES]
+    if unknown:
+        typer.echo(f"unknown case(s) {', '.join(unknown)}; choose from: {', '.join(CASES)}", err=True)
+        raise typer.Exit(EXIT_USAGE)
+    chosen += [CASES[n] for n in names or []]
+    chosen += [c for c in CASES.values() if all_ or (ci and c.ci)]
+    if not chosen:
+        typer.echo("name a case, or give --ci, --all or --custom (see --list)", err=True)
+        raise typer.Exit(EXIT_USAGE)
+    observed = None if observe is None else frozenset(e.strip() for e in observe.split(",") if e.strip())
+    if observed is not None:
+        chosen = [replace(c, observed=observed) for c in chosen]
+    results = []
+    code = EXIT_OK
+    out: list[dict[str, Any]] = []
+    for case in chosen:
+        c = run_case(case, time_limit=time_limit, max_executions=max_executions)
+        results.append((case, c))
+        counts = class_counts(c.spec_only)
+        if c.failure or c.impl_only or (c.harness == "exhaustive" and UNEXPLAINED in counts):
+            code = EXIT_FAILED
+        elif c.harness != "exhaustive" and code == EXIT_OK:
+            code = EXIT_BOUNDED
+        if as_json:
+            out.append(
+                {
+                    "case": case.name,
+                    "scenario": case.scenario.label(),
+                    "verdict": c.verdict,
+                    "harness": c.harness,
+                    "bounded_by": c.bounded_by,
+                    "executions": c.executions,
+                    "seconds": round(c.seconds, 3),
+                    "spec_traces": c.spec_traces,
+                    "impl_traces": c.impl_traces,
+                    "common": c.common,
+                    "spec_transitions": c.spec_transitions,
+                    "realised_transitions": c.realised_transitions,
+                    "impl_only": [show_trace(t) for t in c.impl_only],
+                    "spec_only_by_class": counts,
+                    "failure": c.failure,
+                }
+            )
+            continue
+        typer.echo(f"{case.name}: {c.verdict}: {c.figures()}, {c.seconds:.1f}s")
+        if c.harness != "exhaustive":
+            typer.echo("  bounded: spec-only traces may be schedules the search did not reach")
+        for name, n in counts.items():
+            typer.echo(f"  spec-only {name}: {n}")
+        for t in c.impl_only[:show]:
+            typer.echo(f"  IMPL-ONLY {show_trace(t)}")
+        for t in c.spec_only[:show]:
+            typer.echo(f"  spec-only [{classify(t)}] {show_trace(t)}")
+    if as_json:
+        typer.echo(json.dumps(out, indent=2))
+    if docs:
+        typer.echo(docs_table(results))
+    raise typer.Exit(code)
+
+
+@link_app.command("mbt")
+def mbt_command(
+    mutant: Annotated[str | None, typer.Option(help="a reference mutant (default: the reference)")] = None,
+    examples: Annotated[int, typer.Option(help="Hypothesis max_examples")] = 300,
+    steps: Annotated[int, typer.Option(help="rules per example (stateful_step_count)")] = 25,
+    lanes: Annotated[int, typer.Option()] = 2,
+    workers: Annotated[int, typer.Option()] = 2,
+    producers: Annotated[int, typer.Option()] = 2,
+    capacity: Annotated[int, typer.Option()] = 2,
+    budget: Annotated[int, typer.Option()] = 1,
+) -> None:
+    """Check 4: the Hypothesis state machine against the reference or one of its mutants."""
+    from hypothesis import HealthCheck, settings
+    from hypothesis.stateful import run_state_machine_as_test
+
+    from model_checks.conformance.link.model_based import machine_for
+    from model_checks.mutants.work_lane_reference import REFERENCE_MUTANTS
+    from reference.scheduler import WorkerScheduler
+
+    if mutant is not None and mutant not in REFERENCE_MUTANTS:
+        typer.echo(f"unknown mutant {mutant!r}; choose from: {', '.join(REFERENCE_MUTANTS)}", err=True)
+        raise typer.Exit(EXIT_USAGE)
+    if min(examples, steps, lanes, workers, producers, capacity, budget) < 1:
+        typer.echo("every number must be at least 1", err=True)
+        raise typer.Exit(EXIT_USAGE)
+    build = WorkerScheduler if mutant is None else REFERENCE_MUTANTS[mutant].build
+    machine = machine_for(
+        build, lanes=lanes, workers=workers, capacity=capacity, budget=budget, producers=producers
+    )
+    chosen = settings(
+        max_examples=examples,
+        stateful_step_count=steps,
+        deadline=None,
+        database=None,
+        derandomize=True,
+        report_multiple_bugs=False,
+        suppress_health_check=list(HealthCheck),
+    )
+    try:
+        run_state_machine_as_test(machine, settings=chosen)
+    except AssertionError as exc:
+        typer.echo(f"failure (shrunk): {exc}")
+        raise typer.Exit(EXIT_FAILED) from None
+    typer.echo(
+        f"no failure in {examples} examples x {steps} rules "
+        "(a sample, not a proof: random testing is never exhaustive)"
+    )
+    raise typer.Exit(EXIT_BOUNDED)
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``lanecheck link`` to the CLI."""
+    app.add_typer(link_app, name="link")

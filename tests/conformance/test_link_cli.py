@@ -1,0 +1,97 @@
+"""`lanecheck link` (model_checks/commands/link.py): bigger spec <-> reference runs from the CLI."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+import typer
+from typer.testing import CliRunner
+
+from model_checks.commands.link import parse_custom, register
+from model_checks.conformance.link.scenario import LinkScenario
+
+runner = CliRunner()
+
+
+def _app() -> typer.Typer:
+    # the command module on its own, as `lanecheck` registers it
+    app = typer.Typer()
+    register(app)
+
+    @app.callback()
+    def _root() -> None:
+        return None
+
+    return app
+
+
+def test_parse_custom() -> None:
+    sc = parse_custom("lanes=2,workers=2,capacity=1,budget=2,script=01+x,stops=drain/discard")
+    assert sc == LinkScenario(
+        lanes=2, workers=2, capacity=1, budget=2, script=((0, 1), (None,)), stops=("drain", "discard")
+    )
+
+
+@pytest.mark.parametrize(
+    ("text", "says"),
+    [
+        ("lanes=0", "positive integer"),
+        ("script=0y", "lane digits and x"),
+        ("lanes=1,script=1", "only 1 lanes"),
+        ("stops=halt", "drain/discard"),
+        ("colour=red", "unknown key"),
+        ("lanes", "key=value"),
+    ],
+)
+def test_parse_custom_rejects_bad_input(text: str, says: str) -> None:
+    with pytest.raises(ValueError, match=says):
+        parse_custom(text)
+
+
+@pytest.mark.timeout(60)
+def test_compare_case_json_exit_ok() -> None:
+    result = runner.invoke(_app(), ["link", "compare", "1x2-full-invalid", "--json"])
+    assert result.exit_code == 0, result.output
+    [row] = json.loads(result.output)
+    assert (row["case"], row["harness"], row["verdict"]) == ("1x2-full-invalid", "exhaustive", "covered")
+    assert (row["common"], row["spec_traces"]) == (5, 5)
+
+
+@pytest.mark.timeout(60)
+def test_compare_custom_bounded_exits_3() -> None:
+    args = ["link", "compare", "--custom", "lanes=1,workers=1,capacity=1,script=0+0", "--max-executions", "3"]
+    result = runner.invoke(_app(), args)
+    assert result.exit_code == 3, result.output
+    assert "bounded" in result.output and "max_executions=3" in result.output
+
+
+@pytest.mark.timeout(60)
+def test_compare_projected_custom() -> None:
+    args = ["link", "compare", "--custom", "lanes=1,workers=1,capacity=1,script=0x", "--observe", "post"]
+    result = runner.invoke(_app(), args)
+    assert result.exit_code == 0, result.output
+    assert "exhaustive" in result.output
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["link", "compare", "no-such-case"],
+        ["link", "compare"],
+        ["link", "compare", "--custom", "lanes=x"],
+        ["link", "mbt", "--mutant", "no-such-mutant"],
+        ["link", "mbt", "--examples", "0"],
+    ],
+)
+def test_usage_errors_exit_2(args: list[str]) -> None:
+    result = runner.invoke(_app(), args)
+    assert result.exit_code == 2, result.output
+
+
+@pytest.mark.timeout(60)
+def test_mbt_reference_sample_is_bounded() -> None:
+    args = ["link", "mbt", "--lanes", "1", "--workers", "1", "--producers", "1", "--examples", "5"]
+    result = runner.invoke(_app(), [*args, "--steps", "5"])
+    assert result.exit_code == 3, result.output
+    assert "not a proof" in result.output

@@ -1,0 +1,221 @@
+"""The per-step shortcuts of the harness change how fast it runs, never what it explores.
+
+* PCT draws the same random numbers as the textbook rule written plainly (so a seed names the
+  same executions as before the shortcuts);
+* a thread chosen again goes on without any context switch, and the back ends agree;
+* source lines are recorded only for the failing execution's report (a replay), yet every
+  report still shows them;
+* a scheduler error raised on a controlled thread's stack reaches the caller of ``check``, even
+  when the code under test catches every exception;
+* hooks (invariants) run "in the scheduler", whichever thread's stack they happen to run on.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import pytest
+
+from model_checks.harness import Options, check
+from model_checks.harness.api import run_once
+from model_checks.harness.examples import bounded_buffer, counter
+from model_checks.harness.rt import backends
+from model_checks.harness.rt.objects import Action
+from model_checks.harness.rt.runtime import ControlledRuntime
+from model_checks.harness.rt.scheduler import Execution, UsageError
+from model_checks.harness.scenarios import SCENARIOS
+from model_checks.harness.strategies.randomized import PctChooser, draw_one
+
+
+class PlainPct:
+    """PCT as written before the shortcuts: priorities, change points, ``randrange`` per step."""
+
+    needs_after_step = False
+
+    def __init__(self, seed: int, index: int, depth: int, expected_steps: int) -> None:
+        self.rng = random.Random(seed * 1_000_003 + index)
+        self.depth = max(1, depth)
+        k = max(1, expected_steps)
+        self.change_points = {self.rng.randrange(1, k + 1): i for i in range(1, self.depth)}
+        self.priority: dict[int, float] = {}
+
+    def choose(self, ex: Execution, enabled: list[Action]) -> Action | None:
+        for tid, _ in enabled:
+            if tid not in self.priority:
+                self.priority[tid] = self.depth + self.rng.random() * 1000
+        best = max({t for t, _ in enabled}, key=lambda t: self.priority[t])
+        step = len(ex.steps) + 1
+        if step in self.change_points:
+            self.priority[best] = self.depth - self.change_points[step]
+            best = max({t for t, _ in enabled}, key=lambda t: self.priority[t])
+        alts = [a for a in enabled if a[0] == best]
+        return alts[self.rng.randrange(len(alts))]
+
+    def after_step(self, ex: Execution) -> None:
+        return None
+
+
+def _schedule(ex: Execution) -> list[tuple[int, int]]:
+    return [(s.tid, s.alt) for s in ex.steps]
+
+
+@pytest.mark.parametrize("seed", [0, 1, 7, 12345])
+def test_draw_one_consumes_what_randrange_one_consumes(seed: int) -> None:
+    fast, plain = random.Random(seed), random.Random(seed)
+    for _ in range(2_000):
+        draw_one(fast)
+        assert plain.randrange(1) == 0
+    assert fast.getstate() == plain.getstate()
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize(
+    ("program", "options"),
+    [
+        (lambda: SCENARIOS["work-lane/lanes-2x2-budget1"](), Options(max_steps=5_000)),
+        # timeouts and spurious wakeups give threads several alternatives (the non-"single" path)
+        (lambda: SCENARIOS["work-lane/stop-drain-races-posts"](), Options(spurious_wakeups=True)),
+        (lambda: bounded_buffer(1, 2, 1, 2), Options()),
+    ],
+)
+def test_pct_explores_what_the_plain_rule_explores(program: Any, options: Options) -> None:
+    prog = program()
+    for index in range(25):
+        fast = run_once(prog, options, PctChooser(7, index, 3, 150), sources=False)
+        plain = run_once(prog, options, PlainPct(7, index, 3, 150), sources=False)
+        assert _schedule(fast) == _schedule(plain), f"execution {index} differs"
+        assert fast.outcome == plain.outcome
+
+
+@pytest.mark.timeout(120)
+def test_back_ends_run_the_same_executions() -> None:
+    prog = SCENARIOS["work-lane/lanes-2x2-budget1"]()
+    for index in range(5):
+        options = Options(max_steps=5_000)
+        green = run_once(prog, options, PctChooser(3, index, 3, 150))
+        threads = run_once(prog, options.with_(backend="threads"), PctChooser(3, index, 3, 150))
+        assert _schedule(green) == _schedule(threads)
+        assert green.outcome == threads.outcome and green.failure is threads.failure is None
+
+
+class CountingBackend(backends.GreenletBackend):
+    def __init__(self) -> None:
+        super().__init__()
+        self.transfers = 0
+
+    def resume(self, tid: int, value: object) -> object:
+        self.transfers += 1
+        return super().resume(tid, value)
+
+    def switch(self, tid: int, value: object) -> object:
+        self.transfers += 1
+        return super().switch(tid, value)
+
+    def suspend(self, message: object) -> object:
+        self.transfers += 1
+        return super().suspend(message)
+
+
+class Always:
+    """The running thread first: never a preemption."""
+
+    def choose(self, ex: Execution, enabled: list[Action]) -> Action | None:
+        return enabled[0]
+
+    def after_step(self, ex: Execution) -> None:
+        return None
+
+
+@pytest.mark.timeout(60)
+def test_a_thread_chosen_again_goes_on_without_a_switch(monkeypatch: pytest.MonkeyPatch) -> None:
+    made: list[CountingBackend] = []
+
+    def make(name: str) -> backends.Backend:
+        made.append(CountingBackend())
+        return made[-1]
+
+    monkeypatch.setattr("model_checks.harness.api.make_backend", make)
+
+    def program(rt: ControlledRuntime) -> None:
+        lock = rt.lock()
+        for _ in range(100):
+            with lock:
+                pass
+
+    ex = run_once(program, Options(), Always())
+    assert ex.failure is None and len(ex.steps) == 202  # begin, 200 lock operations, exit
+    assert made[0].transfers <= 2  # the driver starts main; main's end comes back to it
+
+
+@pytest.mark.timeout(60)
+def test_reports_show_source_lines_recorded_by_a_replay() -> None:
+    result = check(counter(2, locked=False), Options(minimize=False))
+    assert result.failure is not None
+    sources = [row.source for row in result.failure.steps if row.source]
+    assert sources and all(s.startswith("examples.py:") for s in sources)
+    explored = run_once(counter(2, locked=False), Options(), Always(), sources=False)
+    assert all(s.op.source == ("", 0) for s in explored.steps)
+
+
+class Exploding:
+    def __init__(self, at: int) -> None:
+        self.at = at
+
+    def choose(self, ex: Execution, enabled: list[Action]) -> Action | None:
+        if len(ex.steps) == self.at:
+            raise UsageError("chooser refuses")
+        return enabled[-1]
+
+    def after_step(self, ex: Execution) -> None:
+        return None
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize("backend", ["greenlet", "threads"])
+def test_scheduler_errors_reach_the_caller_through_code_that_catches_everything(backend: str) -> None:
+    swallowed: list[BaseException] = []
+
+    def program(rt: ControlledRuntime) -> None:
+        lock = rt.lock()
+
+        def body() -> None:
+            for _ in range(5):
+                try:
+                    with lock:
+                        pass
+                except Exception as exc:  # the code under test must not see the harness's error
+                    swallowed.append(exc)
+
+        for t in [rt.start_thread(body, f"t{i}") for i in range(2)]:
+            t.join()
+
+    with pytest.raises(UsageError, match="chooser refuses"):
+        run_once(program, Options(backend=backend), Exploding(6))  # type: ignore[arg-type]
+    assert swallowed == []
+
+
+@pytest.mark.timeout(60)
+def test_hooks_run_as_the_scheduler() -> None:
+    seen: set[str] = set()
+
+    def program(rt: ControlledRuntime) -> None:
+        lock = rt.lock()
+        counter_ = rt.atomic_int()
+
+        def invariant() -> bool:
+            seen.add(rt.thread_name())
+            return counter_.load() >= 0  # a read from a hook is applied directly
+
+        rt.invariant(invariant, "reads")
+
+        def body() -> None:
+            with lock:
+                counter_.fetch_add(1)
+
+        for t in [rt.start_thread(body, f"t{i}") for i in range(2)]:
+            t.join()
+
+    result = check(program, Options(strategy="dfs"))
+    assert result.verdict == "exhaustive", result.report()
+    assert seen == {"<scheduler>"}
