@@ -117,7 +117,8 @@ class Mailbox(Generic[T]):
         """Clear Scheduled, keeping the rest (a close or suspension in between is kept)."""
         while True:
             s = self.status.load()
-            if self._cas(s, s & ~SCHEDULED, "run_end", {"mailbox": self.index, "processed": processed}):
+            new = s & ~SCHEDULED
+            if self._cas(s, new, "run_end", {"mailbox": self.index, "processed": processed, "status": new}):
                 return
 
     def suspend(self) -> bool:

@@ -533,6 +533,9 @@ class GateScheduler(Generic[T]):
             while not self._quiescent():
                 self._ready_cv.wait()
             self._shutdown = True
+            tracer = self._tracer
+            if tracer is not None:  # quiescent: a validator may now judge the trace complete
+                tracer.emit(self._rt.thread_name(), "stop_end", {})
             self._ready_cv.notify_all()
         for thread in self._threads:
             thread.join()

@@ -463,13 +463,12 @@ def SetAsIdle(c: Constants, s: Vars, w: str) -> object:
     pc, mb, n = s.worker[w]
     if pc != W_SET_IDLE or mb is None:
         return None
+    word = s.status[mb] & ~SCHEDULED
     return emit(
-        s._replace(
-            status=s.status.except_(mb, s.status[mb] & ~SCHEDULED),
-            worker=s.worker.except_(w, (R_STATUS, mb, 0)),
-        ),
+        s._replace(status=s.status.except_(mb, word), worker=s.worker.except_(w, (R_STATUS, mb, 0))),
         mailbox=mb,
         processed=n,
+        status=word,  # optional in a trace: the word written shows a setAsIdle that overwrote a close
     )
 
 

@@ -13,6 +13,11 @@ order of a TLA+ module:
   domain: ``\\E w \\in Workers : Take(w)``. The action returns ``None`` when its
   guard is false, the next state for an internal step, or ``emit(next, ...)``
   for a step that an implementation logs as an observable event;
+* ``@spec.program_counter(Workers)`` and ``@spec.action(Workers, at="idle")`` —
+  optional hints, the ``pc[w] = "idle"`` conjunct of a PlusCal label: the
+  action is only enabled where its process's program counter is one of ``at``,
+  so the explorer need not call it elsewhere. A hint never changes what a
+  spec means (the guard must say the same); it only saves calls;
 * ``@spec.invariant`` — state predicates that return ``None`` when they hold
   and a sentence saying what is wrong when they do not;
 * ``spec.fairness(WF(Workers), ...)`` — weak fairness per process;
@@ -159,6 +164,9 @@ class Action:
     domains: tuple[Domain, ...]
     event: str | None  # the trace event it produces, or None for an internal step
     doc: str = ""
+    # The program counters of the process from which the step can fire (``None``: any);
+    # a hint for the explorer, redundant with the action's own guard.
+    at: frozenset[Hashable] | None = None
 
     def instances(self, constants: Any) -> list[tuple[Hashable, ...]]:
         """Every parameter tuple of this action under ``constants`` (the cross product of its domains)."""
@@ -190,6 +198,14 @@ class Invariant:
     name: str
     fn: Callable[[Any, Any], str | None]
     doc: str = ""
+
+
+@dataclass(frozen=True)
+class ProgramCounter:
+    """``pc[p]`` for every process ``p`` of a domain: where that process is in its program."""
+
+    domain: Domain
+    fn: Callable[..., Hashable]  # (constants, state, process) -> pc
 
 
 @dataclass(frozen=True)
@@ -239,6 +255,7 @@ class Spec:
     invariants: tuple[Invariant, ...] = ()
     assumptions: tuple[Invariant, ...] = ()
     fair: tuple[WF, ...] = ()
+    program_counters: tuple[ProgramCounter, ...] = ()
     properties: tuple[Property, ...] = ()
     symmetry_fn: Callable[[Any, Any], Any] | None = None
     terminal_fn: Callable[[Any, Any], bool] | None = None
@@ -270,16 +287,35 @@ class SpecBuilder:
         return fn
 
     def action(
-        self, *domains: Domain, event: str | None = None
+        self, *domains: Domain, event: str | None = None, at: Hashable | Iterable[Hashable] | None = None
     ) -> Callable[[Callable[..., ActionResult]], Callable[..., ActionResult]]:
-        """Declare ``\\E p \\in domains[0], ... : fn(c, s, p, ...)``; ``event=None`` is internal."""
+        """Declare ``\\E p \\in domains[0], ... : fn(c, s, p, ...)``; ``event=None`` is internal.
+
+        ``at``: the program counter(s) of ``p`` the step can fire from (a string or a
+        collection of them); the domain must have a ``program_counter``.
+        """
         if not domains:
             raise SpecError("an action needs at least the domain of the process that takes it")
+        where = _pcs(at)
 
         def decorate(fn: Callable[..., ActionResult]) -> Callable[..., ActionResult]:
             if any(a.name == fn.__name__ for a in self.spec.actions):
                 raise SpecError(f"action {fn.__name__} declared twice")
-            self._set(actions=(*self.spec.actions, Action(fn.__name__, fn, tuple(domains), event, _doc(fn))))
+            if where is not None and not any(pc.domain is domains[0] for pc in self.spec.program_counters):
+                raise SpecError(f"action {fn.__name__} gives at= but its processes have no program_counter")
+            action = Action(fn.__name__, fn, tuple(domains), event, _doc(fn), where)
+            self._set(actions=(*self.spec.actions, action))
+            return fn
+
+        return decorate
+
+    def program_counter(self, domain: Domain) -> Callable[[Callable[..., Hashable]], Callable[..., Hashable]]:
+        """Declare ``pc[p]`` for the processes of ``domain``, the value actions' ``at=`` refers to."""
+
+        def decorate(fn: Callable[..., Hashable]) -> Callable[..., Hashable]:
+            if any(pc.domain is domain for pc in self.spec.program_counters):
+                raise SpecError(f"program counter of {getattr(domain, '__name__', domain)} declared twice")
+            self._set(program_counters=(*self.spec.program_counters, ProgramCounter(domain, fn)))
             return fn
 
         return decorate
@@ -321,6 +357,17 @@ def _doc(fn: Callable[..., Any]) -> str:
     return (fn.__doc__ or "").strip().split("\n")[0]
 
 
+def _pcs(at: Hashable | Iterable[Hashable] | None) -> frozenset[Hashable] | None:
+    if at is None:
+        return None
+    if isinstance(at, str) or not isinstance(at, Iterable):
+        return frozenset([at])
+    where = frozenset(at)
+    if not where:
+        raise SpecError("at= names no program counter: the action could never fire")
+    return where
+
+
 # --------------------------------------------------------------------------- variants
 
 
@@ -336,7 +383,8 @@ def variant(
     """A named buggy variant (mutant) of ``base``: some actions swapped, added or removed.
 
     A replacement given as a function keeps the action's domains and event; give
-    an ``Action`` to change them (a step that was logged and no longer is).
+    an ``Action`` to change them (a step that was logged and no longer is). It
+    drops the ``at=`` hint: the new guard may fire from other program counters.
     """
     known = {a.name for a in base.actions}
     replacing = dict(replace_actions or {})
@@ -347,7 +395,7 @@ def variant(
         new = replacing[a.name]
         if isinstance(new, Action):
             return new
-        return replace(a, fn=new, name=new.__name__, doc=_doc(new))
+        return replace(a, fn=new, name=new.__name__, doc=_doc(new), at=None)
 
     actions = [swapped(a) if a.name in replacing else a for a in base.actions if a.name not in drop_actions]
     actions.extend(add_actions)
@@ -391,6 +439,10 @@ class Instance:
                 raise SpecError(f"ASSUME {assumption.name} fails for these constants: {problem}")
         if self.spec.init_fn is None:
             raise SpecError(f"spec {self.spec.name} declares no initial states")
+        counted = {id(pc.domain) for pc in self.spec.program_counters}
+        for a in self.spec.actions:
+            if a.at is not None and id(a.domains[0]) not in counted:
+                raise SpecError(f"action {a.name} gives at= but its processes have no program_counter")
         self.bound = [(a, a.instances(self.constants)) for a in self.spec.actions]
 
     def initial_states(self) -> list[Any]:

@@ -163,11 +163,13 @@ class Vars(NamedTuple):
 
 
 # Producer program counters:
-#   idle -(permit_acquire)-> permit -(admit_begin)-> admitted -(publish)-> published -(admit_end)->
-#   idle | owes-token | owes-release -> idle
+#   idle -(sees Idle)-> saw-idle -(permit_acquire)-> permit -(admit_begin)-> admitted -(publish)->
+#   published -(admit_end)-> idle | owes-token | owes-release -> idle
+#   saw-idle -(pool empty, actor runnable now)-> idle (retry: it joins)
 #   permit -(CAS lost, permit_release surplus)-> idle (retry the same post)
-P_IDLE, P_PERMIT, P_ADMITTED, P_PUBLISHED, P_OWES_TOKEN, P_OWES_RELEASE = (
+P_IDLE, P_SAW_IDLE, P_PERMIT, P_ADMITTED, P_PUBLISHED, P_OWES_TOKEN, P_OWES_RELEASE = (
     "idle",
+    "saw-idle",
     "permit",
     "admitted",
     "published",
@@ -269,16 +271,25 @@ def _owes(directive: str, token: str, release: str, otherwise: str) -> str:
 # ============================================================================ ACTIONS: producers
 
 
-@ScheduleGate.action(Producers, event="permit_acquire")
-def PermitAcquire(c: Constants, s: Vars, p: str) -> object:
-    """The actor looks Idle, so the producer takes a runnable permit from the pool (atomic decrement)."""
+@ScheduleGate.action(Producers)
+def SeeIdle(c: Constants, s: Vars, p: str) -> object:
+    """The producer loads the gate and sees the actor Idle: it needs a permit (taken in a later step)."""
     pc, k, _ = s.producer[p]
     post = c.post_of(p, k)
-    if pc != P_IDLE or post is None:
+    if pc != P_IDLE or post is None or s.gate[post[0]].phase != IDLE:
         return None
+    return s._replace(producer=s.producer.except_(p, (P_SAW_IDLE, k, False)))
+
+
+@ScheduleGate.action(Producers, event="permit_acquire")
+def PermitAcquire(c: Constants, s: Vars, p: str) -> object:
+    """It takes a runnable permit (atomic decrement); the actor may have become runnable since the load."""
+    pc, k, _ = s.producer[p]
+    if pc != P_SAW_IDLE or s.free == 0:
+        return None
+    post = c.post_of(p, k)
+    assert post is not None
     actor, item = post
-    if s.gate[actor].phase != IDLE or s.free == 0:
-        return None
     return emit(
         s._replace(free=s.free - 1, producer=s.producer.except_(p, (P_PERMIT, k, False))),
         actor=actor,
@@ -289,13 +300,14 @@ def PermitAcquire(c: Constants, s: Vars, p: str) -> object:
 
 @ScheduleGate.action(Producers, event="permit_acquire")
 def PermitRefused(c: Constants, s: Vars, p: str) -> object:
-    """The actor looks Idle and the pool is empty: REJECTED, the event stays with its caller."""
+    """The pool is empty and a re-read finds the actor still Idle: REJECTED, the caller keeps the event."""
     pc, k, _ = s.producer[p]
-    post = c.post_of(p, k)
-    if pc != P_IDLE or post is None:
+    if pc != P_SAW_IDLE or s.free > 0:
         return None
+    post = c.post_of(p, k)
+    assert post is not None
     actor, item = post
-    if s.gate[actor].phase != IDLE or s.free > 0:
+    if s.gate[actor].phase != IDLE:
         return None
     return emit(
         s._replace(producer=s.producer.except_(p, (P_IDLE, k + 1, False)), returned=s.returned + 1),
@@ -303,6 +315,19 @@ def PermitRefused(c: Constants, s: Vars, p: str) -> object:
         item=item,
         granted=False,
     )
+
+
+@ScheduleGate.action(Producers)
+def RefusalSeesRunnable(c: Constants, s: Vars, p: str) -> object:
+    """The pool is empty but the re-read finds the actor runnable now: no refusal, the post starts over."""
+    pc, k, _ = s.producer[p]
+    if pc != P_SAW_IDLE or s.free > 0:
+        return None
+    post = c.post_of(p, k)
+    assert post is not None
+    if s.gate[post[0]].phase == IDLE:
+        return None
+    return s._replace(producer=s.producer.except_(p, (P_IDLE, k, False)))
 
 
 @ScheduleGate.action(Producers, event="admit_begin")

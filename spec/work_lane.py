@@ -139,6 +139,26 @@ class Vars(NamedTuple):
 W_IDLE, W_TOOK, W_DRAIN, W_DECIDE, W_OWES = "idle", "took", "drain", "decide", "owes"
 # Producer program counters: idle -> admitted -> idle | owes -> idle
 P_IDLE, P_ADMITTED, P_OWES = "idle", "admitted", "owes"
+# Stop call program counters: idle -> active -> done | idle -> done
+S_IDLE, S_ACTIVE = "idle", "active"
+
+
+# Where each process is in its program: each action below names the counters it can
+# fire from (``at=``), which its guard also checks; the explorer skips it elsewhere.
+@WorkLane.program_counter(Producers)
+def ProducerPc(c: Constants, s: Vars, p: str) -> str:
+    return s.producer[p][0]
+
+
+@WorkLane.program_counter(Workers)
+def WorkerPc(c: Constants, s: Vars, w: str) -> str:
+    return s.worker[w][0]
+
+
+@WorkLane.program_counter(Stoppers)
+def StopperPc(c: Constants, s: Vars, t: str) -> str:
+    return s.stopper[t]
+
 
 # ============================================================================ INIT
 
@@ -190,7 +210,7 @@ def Reservations(s: Vars, lane: int) -> int:
 # ============================================================================ ACTIONS: producers
 
 
-@WorkLane.action(Producers, event="post")
+@WorkLane.action(Producers, event="post", at=P_IDLE)
 def PostInvalidHandle(c: Constants, s: Vars, p: str) -> object:
     """TryPost with a handle that is not a lane of this scheduler: refused, nothing changes."""
     pc, k, _ = s.producer[p]
@@ -206,7 +226,7 @@ def PostInvalidHandle(c: Constants, s: Vars, p: str) -> object:
     )
 
 
-@WorkLane.action(Producers)
+@WorkLane.action(Producers, at=P_IDLE)
 def Admit(c: Constants, s: Vars, p: str) -> object:
     """The stop-state check passes: the post is now in flight and Stop must wait for it."""
     pc, k, _ = s.producer[p]
@@ -216,7 +236,7 @@ def Admit(c: Constants, s: Vars, p: str) -> object:
     return s._replace(producer=s.producer.except_(p, (P_ADMITTED, k, None)))
 
 
-@WorkLane.action(Producers, event="post")
+@WorkLane.action(Producers, event="post", at=P_IDLE)
 def PostRefused(c: Constants, s: Vars, p: str) -> object:
     """The stop-state check fails: Stop has begun, so the post is INVALID_STATE."""
     pc, k, _ = s.producer[p]
@@ -232,7 +252,7 @@ def PostRefused(c: Constants, s: Vars, p: str) -> object:
     )
 
 
-@WorkLane.action(Producers, event="post")
+@WorkLane.action(Producers, event="post", at=P_ADMITTED)
 def PostFull(c: Constants, s: Vars, p: str) -> object:
     """Under the lane mutex: the lane is full; the item stays with the caller."""
     pc, k, _ = s.producer[p]
@@ -252,7 +272,7 @@ def PostFull(c: Constants, s: Vars, p: str) -> object:
     )
 
 
-@WorkLane.action(Producers, event="post")
+@WorkLane.action(Producers, event="post", at=P_ADMITTED)
 def PostAccepted(c: Constants, s: Vars, p: str) -> object:
     """Under the lane mutex: publish the item and, if the lane was Idle, take its one reservation."""
     pc, k, _ = s.producer[p]
@@ -279,7 +299,7 @@ def PostAccepted(c: Constants, s: Vars, p: str) -> object:
     )
 
 
-@WorkLane.action(Producers, event="submit")
+@WorkLane.action(Producers, event="submit", at=P_OWES)
 def ProducerSubmit(c: Constants, s: Vars, p: str) -> object:
     """Outside the lane mutex: the producer that reserved the lane puts its work item in the ready queue."""
     pc, k, lane = s.producer[p]
@@ -294,7 +314,7 @@ def ProducerSubmit(c: Constants, s: Vars, p: str) -> object:
 # ============================================================================ ACTIONS: workers
 
 
-@WorkLane.action(Workers, event="take")
+@WorkLane.action(Workers, event="take", at=W_IDLE)
 def Take(c: Constants, s: Vars, w: str) -> object:
     """An idle worker removes the oldest work item from the ready queue (under the pool mutex)."""
     if s.worker[w][0] != W_IDLE or not s.ready or s.phase == STOPPED:
@@ -303,7 +323,7 @@ def Take(c: Constants, s: Vars, w: str) -> object:
     return emit(s._replace(ready=s.ready[1:], worker=s.worker.except_(w, (W_TOOK, lane, 0, None))), lane=lane)
 
 
-@WorkLane.action(Workers, event="drain_begin")
+@WorkLane.action(Workers, event="drain_begin", at=W_TOOK)
 def DrainBegin(c: Constants, s: Vars, w: str) -> object:
     """Under the lane mutex: Scheduled -> Draining; this worker is now the lane's only consumer."""
     pc, lane, _, _ = s.worker[w]
@@ -318,7 +338,7 @@ def DrainBegin(c: Constants, s: Vars, w: str) -> object:
     )
 
 
-@WorkLane.action(Workers)
+@WorkLane.action(Workers, at=W_TOOK)
 def GiveUpDrain(c: Constants, s: Vars, w: str) -> object:
     """Stop(discard) has begun: a worker that took a work item does not start draining it."""
     pc, _, _, _ = s.worker[w]
@@ -327,7 +347,7 @@ def GiveUpDrain(c: Constants, s: Vars, w: str) -> object:
     return s._replace(worker=s.worker.except_(w, (W_IDLE, None, 0, None)))
 
 
-@WorkLane.action(Workers)
+@WorkLane.action(Workers, at=W_DRAIN)
 def Pop(c: Constants, s: Vars, w: str) -> object:
     """Without the lane mutex: the drainer pops the lane's oldest item (budget permitting)."""
     pc, lane, n, hand = s.worker[w]
@@ -342,7 +362,7 @@ def Pop(c: Constants, s: Vars, w: str) -> object:
     )
 
 
-@WorkLane.action(Workers)
+@WorkLane.action(Workers, at=W_DRAIN)
 def PopEmpty(c: Constants, s: Vars, w: str) -> object:
     """The pop finds the lane empty: the drain stops popping and goes to its end-of-drain decision."""
     pc, lane, n, hand = s.worker[w]
@@ -354,7 +374,7 @@ def PopEmpty(c: Constants, s: Vars, w: str) -> object:
     return s._replace(worker=s.worker.except_(w, (W_DECIDE, lane, n, None)))
 
 
-@WorkLane.action(Workers, event="invoke")
+@WorkLane.action(Workers, event="invoke", at=W_DRAIN)
 def Invoke(c: Constants, s: Vars, w: str) -> object:
     """The drainer hands the popped item to the lane's invoke callback."""
     pc, lane, n, hand = s.worker[w]
@@ -378,7 +398,7 @@ def DrainOver(c: Constants, s: Vars, w: str) -> bool:
     return pc == W_DECIDE or (pc == W_DRAIN and hand is None and n >= c.max_per_drain)
 
 
-@WorkLane.action(Workers, event="drain_end")
+@WorkLane.action(Workers, event="drain_end", at=(W_DRAIN, W_DECIDE))
 def DrainEndIdle(c: Constants, s: Vars, w: str) -> object:
     """Under the lane mutex: the lane is empty, so it goes Idle (the next post will reserve it)."""
     if not DrainOver(c, s, w):
@@ -395,7 +415,7 @@ def DrainEndIdle(c: Constants, s: Vars, w: str) -> object:
     )
 
 
-@WorkLane.action(Workers, event="drain_end")
+@WorkLane.action(Workers, event="drain_end", at=(W_DRAIN, W_DECIDE))
 def DrainEndResubmit(c: Constants, s: Vars, w: str) -> object:
     """Under the lane mutex: items are left, so the lane keeps its reservation and goes to the back."""
     if not DrainOver(c, s, w):
@@ -414,7 +434,7 @@ def DrainEndResubmit(c: Constants, s: Vars, w: str) -> object:
     )
 
 
-@WorkLane.action(Workers, event="submit")
+@WorkLane.action(Workers, event="submit", at=W_OWES)
 def WorkerSubmit(c: Constants, s: Vars, w: str) -> object:
     """Outside the lane mutex: the worker puts the lane's work item at the back of the ready queue."""
     pc, lane, _, _ = s.worker[w]
@@ -426,7 +446,7 @@ def WorkerSubmit(c: Constants, s: Vars, w: str) -> object:
     )
 
 
-@WorkLane.action(Workers, Modes, event="stop_rejected")
+@WorkLane.action(Workers, Modes, event="stop_rejected", at=W_DRAIN)
 def StopFromCallback(c: Constants, s: Vars, w: str, mode: str) -> object:
     """A callback calls Stop on its own scheduler: refused, since Stop would wait for that callback."""
     pc, _, n, hand = s.worker[w]
@@ -438,7 +458,7 @@ def StopFromCallback(c: Constants, s: Vars, w: str, mode: str) -> object:
 # ============================================================================ ACTIONS: Stop
 
 
-@WorkLane.action(Stoppers)
+@WorkLane.action(Stoppers, at=S_IDLE)
 def StopCall(c: Constants, s: Vars, t: str) -> object:
     """Stop takes effect: admission closes, so every later TryPost is INVALID_STATE."""
     if s.stopper[t] != "idle" or s.phase != RUNNING:
@@ -446,7 +466,7 @@ def StopCall(c: Constants, s: Vars, t: str) -> object:
     return s._replace(stopper=s.stopper.except_(t, "active"), phase=CLOSING, mode=c.mode_of(t))
 
 
-@WorkLane.action(Stoppers, event="stop_rejected")
+@WorkLane.action(Stoppers, event="stop_rejected", at=S_IDLE)
 def StopWhileStopping(c: Constants, s: Vars, t: str) -> object:
     """A second Stop while one is in progress: refused."""
     if s.stopper[t] != "idle" or s.phase not in (CLOSING, STOPPING):
@@ -456,7 +476,7 @@ def StopWhileStopping(c: Constants, s: Vars, t: str) -> object:
     )
 
 
-@WorkLane.action(Stoppers)
+@WorkLane.action(Stoppers, at=S_IDLE)
 def StopWhenStopped(c: Constants, s: Vars, t: str) -> object:
     """Stop on a stopped scheduler: SUCCESS at once, and nothing to log."""
     if s.stopper[t] != "idle" or s.phase != STOPPED:
@@ -464,7 +484,7 @@ def StopWhenStopped(c: Constants, s: Vars, t: str) -> object:
     return s._replace(stopper=s.stopper.except_(t, "done"))
 
 
-@WorkLane.action(Stoppers, event="stop_begin")
+@WorkLane.action(Stoppers, event="stop_begin", at=S_ACTIVE)
 def StopBegin(c: Constants, s: Vars, t: str) -> object:
     """Every post in flight has settled: from here on, no post can be accepted."""
     if s.stopper[t] != "active" or s.phase != CLOSING or PostsInFlight(s):
@@ -472,7 +492,7 @@ def StopBegin(c: Constants, s: Vars, t: str) -> object:
     return emit(s._replace(phase=STOPPING), mode=s.mode)
 
 
-@WorkLane.action(Stoppers, event="stop_end")
+@WorkLane.action(Stoppers, event="stop_end", at=S_ACTIVE)
 def StopEndDrain(c: Constants, s: Vars, t: str) -> object:
     """Stop(drain) returns once every accepted item ran and every lane is Idle; workers are joined."""
     if s.stopper[t] != "active" or s.phase != STOPPING or s.mode != "drain":
@@ -484,7 +504,7 @@ def StopEndDrain(c: Constants, s: Vars, t: str) -> object:
     return emit(s._replace(phase=STOPPED, stopper=s.stopper.except_(t, "done")), mode="drain", result="ok")
 
 
-@WorkLane.action(Stoppers, Lanes, event="discard")
+@WorkLane.action(Stoppers, Lanes, event="discard", at=S_ACTIVE)
 def DiscardLane(c: Constants, s: Vars, t: str, lane: int) -> object:
     """Stop(discard), once no drain is in flight: the lane's queued items are dropped and reported."""
     if s.stopper[t] != "active" or s.phase != STOPPING or s.mode != "discard" or not WorkersIdle(s):
@@ -502,7 +522,7 @@ def DiscardLane(c: Constants, s: Vars, t: str, lane: int) -> object:
     )
 
 
-@WorkLane.action(Stoppers, event="stop_end")
+@WorkLane.action(Stoppers, event="stop_end", at=S_ACTIVE)
 def StopEndDiscard(c: Constants, s: Vars, t: str) -> object:
     """Stop(discard) returns once every queued item is dropped; reservations are cleared, workers joined."""
     if s.stopper[t] != "active" or s.phase != STOPPING or s.mode != "discard" or not WorkersIdle(s):

@@ -11,9 +11,13 @@ from ``os.wait4``'s resource usage of that very child. Three modes:
 - ``full``: invariants, deadlock and both liveness properties under fairness
   (``lanecheck check``'s default), the time to a complete verdict.
 
-TLC runs with ``-workers 1`` and ``-workers 2``. Our explorer is one process:
-its row for 2 workers is the same single-process run, marked ``parallel: false``.
-On a shared machine, CPU seconds are steadier than wall seconds; both are given.
+TLC runs with ``-workers 1`` and ``-workers 2``; our explorer with ``workers=1``
+and ``workers=2`` (two processes splitting the states, ``parallel.py``). With
+liveness (``full``) our search needs the whole graph in one process, so that
+mode has a single-process row only. CPU seconds include every process of a run
+(``os.wait4`` counts the children a child has waited for). On a shared machine,
+CPU seconds are steadier than wall seconds; both are given, with the load
+average before and after each run.
 """
 
 from __future__ import annotations
@@ -23,6 +27,8 @@ import os
 import subprocess
 import sys
 import time
+from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 from model_checks.tlc import jar
@@ -35,7 +41,7 @@ MODES: dict[str, tuple[bool, bool]] = {  # mode -> (symmetry, liveness)
 }
 
 
-def _child(config: str, mode: str) -> dict[str, Any]:
+def _child(config: str, mode: str, workers: int) -> dict[str, Any]:
     """In the child: one explorer run; what it reports about itself."""
     from model_checks.configs.work_lane import CONFIGS
     from model_checks.explorer.check import check
@@ -43,7 +49,8 @@ def _child(config: str, mode: str) -> dict[str, Any]:
     from spec.work_lane import SPEC
 
     symmetry, liveness = MODES[mode]
-    result = check(SPEC, CONFIGS[config], Options(symmetry=symmetry, liveness=liveness), config=config)
+    options = Options(symmetry=symmetry, liveness=liveness, workers=workers)
+    result = check(SPEC, CONFIGS[config], options, config=config)
     return {
         "verdict": result.verdict,
         "distinct_states": result.stats.states,
@@ -53,8 +60,8 @@ def _child(config: str, mode: str) -> dict[str, Any]:
     }
 
 
-def _ours(config: str, mode: str) -> dict[str, Any]:
-    command = [sys.executable, "-m", "model_checks.bench.explorer", "--child", config, mode]
+def _ours(config: str, mode: str, workers: int) -> dict[str, Any]:
+    command = [sys.executable, "-m", "model_checks.bench.explorer", "--child", config, mode, str(workers)]
     started = time.perf_counter()
     process = subprocess.Popen(command, stdout=subprocess.PIPE, text=True)
     assert process.stdout is not None
@@ -67,8 +74,8 @@ def _ours(config: str, mode: str) -> dict[str, Any]:
     facts = json.loads(output.strip().splitlines()[-1])
     return {
         "checker": "explorer",
-        "workers": 1,
-        "parallel": False,
+        "workers": workers,
+        "parallel": workers > 1,
         "verdict": facts["verdict"],
         "distinct_states": facts["distinct_states"],
         "states": facts["transitions"],
@@ -96,6 +103,13 @@ def _tlc(config: str, mode: str, workers: int) -> dict[str, Any]:
     }
 
 
+def _measured(run_one: Callable[[], dict[str, Any]], config: str, mode: str) -> dict[str, Any]:
+    before = os.getloadavg()[0]
+    row = run_one()
+    after = os.getloadavg()[0]
+    return _rates({**row, "config": config, "mode": mode, "load_before": before, "load_after": after})
+
+
 def _rates(row: dict[str, Any]) -> dict[str, Any]:
     n = row["distinct_states"]
     row["distinct_per_wall_second"] = round(n / row["wall_seconds"]) if row["wall_seconds"] else None
@@ -106,51 +120,58 @@ def _rates(row: dict[str, Any]) -> dict[str, Any]:
 def bench(quick: bool = False, config: str = "standard") -> dict[str, object]:
     """Run both checkers on ``config`` (and on ``small`` too, for time to verdict) and compare.
 
-    ``quick``: the ``safety`` mode only, one TLC worker. Returns
+    ``quick``: the ``safety`` mode only, one worker each. Returns
     ``{"rows": [...], "summary": {...}, "tlc": None | reason}``; each row has the
     checker, its worker count, the mode, the verdict, distinct states, wall / search /
     CPU seconds, peak RSS (MB) and distinct states per wall and per CPU second.
     """
     configs = [config] if quick or config == "small" else ["small", config]
     modes = ["safety"] if quick else list(MODES)
-    tlc_workers = [1] if quick else [1, 2]
+    worker_counts = [1] if quick else [1, 2]
     skipped = jar.unavailable()
     rows: list[dict[str, Any]] = []
     for cfg in configs:
         for mode in modes:
-            ours = _rates({**_ours(cfg, mode), "config": cfg, "mode": mode})
-            rows.append(ours)
-            if skipped is not None:
-                continue
-            for workers in tlc_workers:
-                try:
-                    rows.append(_rates({**_tlc(cfg, mode, workers), "config": cfg, "mode": mode}))
-                except TlcError as problem:
-                    skipped = str(problem)
-                    break
+            for workers in worker_counts:
+                _, liveness = MODES[mode]
+                if workers == 1 or not liveness:  # with liveness ours runs in one process
+                    rows.append(_measured(partial(_ours, cfg, mode, workers), cfg, mode))
+                if skipped is None:
+                    try:
+                        rows.append(_measured(partial(_tlc, cfg, mode, workers), cfg, mode))
+                    except TlcError as problem:
+                        skipped = str(problem)
     return {"rows": rows, "summary": _summary(rows), "tlc": skipped, "cpus": os.cpu_count()}
 
 
 def _summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
-    """Per (config, mode): how our explorer compares with TLC at one worker (ratios > 1: ours better)."""
+    """Per (config, mode): ours against TLC at the same worker count (ratios > 1: ours better).
+
+    ``wall_speedup`` is TLC's wall time over ours (time to a verdict, start-up included);
+    ``distinct_per_cpu_ratio`` our distinct states per CPU second over TLC's.
+    """
     out: dict[str, Any] = {}
     for row in rows:
         if row["checker"] != "explorer":
             continue
         key = f"{row['config']}/{row['mode']}"
-        tlc = [
+        same = [
             r
             for r in rows
             if r["checker"] == "tlc" and r["config"] == row["config"] and r["mode"] == row["mode"]
         ]
-        entry: dict[str, Any] = {
-            "same_distinct_states": all(r["distinct_states"] == row["distinct_states"] for r in tlc)
-        }
-        for r in tlc:
+        entry: dict[str, Any] = out.setdefault(key, {})
+        entry["same_distinct_states"] = entry.get("same_distinct_states", True) and all(
+            r["distinct_states"] == row["distinct_states"] for r in same
+        )
+        for r in same:
+            if r["workers"] != row["workers"]:
+                continue
             w = r["workers"]
             entry[f"wall_speedup_vs_tlc_{w}w"] = round(r["wall_seconds"] / row["wall_seconds"], 2)
-            entry[f"cpu_speedup_vs_tlc_{w}w"] = round(r["cpu_seconds"] / row["cpu_seconds"], 2)
-        out[key] = entry
+            entry[f"distinct_per_cpu_ratio_vs_tlc_{w}w"] = round(
+                row["distinct_per_cpu_second"] / r["distinct_per_cpu_second"], 2
+            )
     return out
 
 
@@ -172,6 +193,7 @@ def _print(report: dict[str, object]) -> None:
         ("distinct/wall s", "distinct_per_wall_second"),
         ("distinct/cpu s", "distinct_per_cpu_second"),
         ("peak RSS MB", "peak_rss_mb"),
+        ("load", "load_before"),
     ]
     for title, _ in columns:
         table.add_column(title, justify="right")
@@ -194,7 +216,7 @@ def _print(report: dict[str, object]) -> None:
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
     if args[:1] == ["--child"]:
-        print(json.dumps(_child(args[1], args[2])))
+        print(json.dumps(_child(args[1], args[2], int(args[3]))))
         return 0
     config = args[args.index("--config") + 1] if "--config" in args else "standard"
     report = bench(quick="--quick" in args, config=config)

@@ -5,6 +5,11 @@ simulation (its traces are checked by the validator itself, and short ones by
 the generic spec engine in tests/conformance), writes it to a temporary file,
 and measures events/s of ``validate_file`` and peak traced memory at two
 lengths, to show that memory does not grow with the trace.
+
+``generic_engine``: the streaming spec search (``conformance/search.py``) on
+traces of the real Schedule Gate and Akka references (real threads, so the
+interleavings vary run to run): events/s, and peak traced memory of a gate
+trace at two lengths.
 """
 
 from __future__ import annotations
@@ -14,6 +19,7 @@ import os
 import random
 import sys
 import tempfile
+import threading
 import time
 import tracemalloc
 from collections import deque
@@ -121,7 +127,12 @@ def _peak_memory(path: Path) -> int:
         tracemalloc.stop()
 
 
-def bench(quick: bool = False, *, sizes: tuple[int, int] | None = None) -> dict[str, object]:
+def bench(
+    quick: bool = False,
+    *,
+    sizes: tuple[int, int] | None = None,
+    generic_sizes: tuple[int, int] | None = None,
+) -> dict[str, object]:
     """Events/s on a long trace, and peak traced memory at two trace lengths (long, short)."""
     long_n, short_n = sizes or ((200_000, 20_000) if quick else (1_000_000, 100_000))
     with tempfile.TemporaryDirectory() as tmp:
@@ -136,12 +147,119 @@ def bench(quick: bool = False, *, sizes: tuple[int, int] | None = None) -> dict[
         memory_long = _peak_memory(long_path)
         size = os.path.getsize(long_path)
     return {
+        "generic_engine": bench_generic(quick, sizes=generic_sizes),
         "events": events,
         "trace_bytes": size,
         "seconds": round(seconds, 3),
         "events_per_second": round(events / seconds),
         "peak_memory_bytes": {f"{short_events}_events": memory_short, f"{events}_events": memory_long},
         "memory_ratio_long_over_short": round(memory_long / memory_short, 3),
+    }
+
+
+def write_gate_trace(path: Path, posts: int) -> int:
+    """A trace of the Schedule Gate reference: 4 producer threads, 16 actors, 4 workers."""
+    from reference.results import Result
+    from reference.schedule_gate import GateScheduler, header
+    from reference.tracing import RecordingTracer
+
+    tracer = RecordingTracer()
+    sched: GateScheduler[str] = GateScheduler(
+        [lambda e: None] * 16, permits=8, workers=4, mailbox_capacity=8, max_per_drain=4, tracer=tracer
+    )
+
+    def produce(p: int) -> None:
+        for k in range(posts):
+            while sched.post((k * 7 + p) % 16, f"p{p}.{k}") is not Result.SUCCESS:
+                time.sleep(0.0001)
+
+    threads = [threading.Thread(target=produce, args=(p,), name=f"p{p}") for p in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    sched.stop()
+    assert tracer.config is not None
+    return _dump(path, header(tracer.config), tracer.events())
+
+
+def write_akka_trace(path: Path, sends: int) -> int:
+    """A trace of the Akka-mailbox reference: 2 producer threads, 3 mailboxes, 2 workers, a suspend/close."""
+    from reference.akka_mailbox import ActorRef, Dispatcher, trace_header
+    from reference.tracing import RecordingTracer
+
+    tracer = RecordingTracer()
+    d = Dispatcher(throughput=2, workers=2, tracer=tracer)
+    refs: list[ActorRef[str]] = [d.spawn(lambda m: None) for _ in range(3)]
+
+    def produce(p: int) -> None:
+        for k in range(sends):
+            refs[(k + p) % 3].tell(f"p{p}.{k}")
+
+    threads = [threading.Thread(target=produce, args=(p,), name=f"p{p}") for p in range(2)]
+    for t in threads:
+        t.start()
+    refs[1].suspend()
+    refs[1].resume()
+    refs[2].close()
+    for t in threads:
+        t.join()
+    d.shutdown()
+    assert tracer.config is not None
+    return _dump(path, trace_header(tracer.config), tracer.events())
+
+
+def _dump(path: Path, header: dict[str, object], events: list[dict[str, object]]) -> int:
+    with open(path, "w", encoding="utf-8") as out:
+        out.write(json.dumps(header) + "\n")
+        for event in events:
+            out.write(json.dumps(event, separators=(",", ":")) + "\n")
+    return len(events)
+
+
+def _timed(path: Path, *, complete: bool = False) -> float:
+    started = time.perf_counter()
+    verdict = validate_file(path, complete=complete)
+    seconds = time.perf_counter() - started
+    assert verdict.code == 0, verdict.message
+    return seconds
+
+
+def bench_generic(quick: bool = False, *, sizes: tuple[int, int] | None = None) -> dict[str, object]:
+    """The generic (streaming spec search) engine on gate and Akka traces of the real references.
+
+    ``sizes``: posts per gate producer and sends per Akka producer.
+    """
+    gate_posts, akka_sends = sizes or ((500, 300) if quick else (2_500, 1_000))
+    with tempfile.TemporaryDirectory() as tmp:
+        gate_long, gate_short, akka = (
+            Path(tmp) / "gate.jsonl",
+            Path(tmp) / "gate-short.jsonl",
+            Path(tmp) / "a.jsonl",
+        )
+        gate_events = write_gate_trace(gate_long, gate_posts)
+        short_events = write_gate_trace(gate_short, gate_posts // 10)
+        akka_events = write_akka_trace(akka, akka_sends)
+        gate_seconds = _timed(gate_long)
+        akka_seconds = _timed(akka, complete=True)
+        memory_short = _peak_memory(gate_short)
+        memory_long = _peak_memory(gate_long)
+    return {
+        "schedule_gate": {
+            "events": gate_events,
+            "seconds": round(gate_seconds, 3),
+            "events_per_second": round(gate_events / gate_seconds),
+            "peak_memory_bytes": {
+                f"{short_events}_events": memory_short,
+                f"{gate_events}_events": memory_long,
+            },
+            "memory_ratio_long_over_short": round(memory_long / memory_short, 3),
+        },
+        "akka_mailbox": {
+            "events": akka_events,
+            "seconds": round(akka_seconds, 3),
+            "events_per_second": round(akka_events / akka_seconds),
+        },
     }
 
 

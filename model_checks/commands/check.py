@@ -62,6 +62,14 @@ def register(app: typer.Typer) -> None:
             Path | None, typer.Option(help="write the result with its counterexample as JSON")
         ] = None,
         tlc: Annotated[bool, typer.Option(help="also run TLC on the TLA+ twin, side by side")] = False,
+        workers: Annotated[
+            int,
+            typer.Option(
+                min=1,
+                help="processes sharing the search; liveness needs the whole graph in one process,"
+                " so with liveness on the search uses one (and says so)",
+            ),
+        ] = 1,
     ) -> None:
         """Explore every reachable state; exit 0 holds, 1 violated, 2 usage/spec error, 3 incomplete."""
         err = Console(stderr=True)
@@ -72,6 +80,7 @@ def register(app: typer.Typer) -> None:
             max_states=max_states,
             max_depth=max_depth,
             time_limit=time_limit,
+            workers=workers,
         )
         try:
             with spinner(err, f"exploring {design_name} [{config}]", enabled=not json_out) as progress:

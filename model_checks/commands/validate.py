@@ -10,7 +10,7 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
-from model_checks.conformance import ENGINES, RULES, Verdict, validate_file
+from model_checks.conformance import ENGINES, Verdict, validate_file
 
 
 def render(verdict: Verdict, console: Console) -> None:
@@ -19,7 +19,7 @@ def render(verdict: Verdict, console: Console) -> None:
     elif verdict.code == 1:
         console.print(f"[red]NOT ALLOWED[/red] {verdict.message}", highlight=False)
         if verdict.rule is not None:
-            console.print(f"  rule {verdict.rule}: {RULES[verdict.rule]}", highlight=False)
+            console.print(f"  rule {verdict.rule}: {verdict.rule_text()}", highlight=False)
     else:
         console.print(f"[red]MALFORMED[/red] {verdict.message}", highlight=False)
     if verdict.last_states:
@@ -41,6 +41,14 @@ def register(app: typer.Typer) -> None:
         engine: Annotated[
             str, typer.Option(help=f"one of: {', '.join(ENGINES)} (spec: the generic search)")
         ] = "fast",
+        complete: Annotated[
+            bool,
+            typer.Option(
+                "--complete",
+                help="the run that wrote the trace is over: judge it as a complete behaviour, not a prefix"
+                " (schedule-gate, akka-mailbox; work-lane traces show this with stop_end)",
+            ),
+        ] = False,
     ) -> None:
         """Exit 0 allowed (or an allowed prefix), 1 not allowed, 2 not a well-formed trace."""
         if engine not in ENGINES:
@@ -51,7 +59,11 @@ def register(app: typer.Typer) -> None:
         if not trace.is_file():
             Console(stderr=True).print(f"[red]error:[/red] no such file: {trace}")
             raise typer.Exit(2)
-        verdict = validate_file(trace, engine=engine)
+        try:
+            verdict = validate_file(trace, engine=engine, complete=complete)
+        except ValueError as problem:
+            Console(stderr=True).print(f"[red]error:[/red] {problem}")
+            raise typer.Exit(2) from None
         if json_out:
             sys.stdout.write(json.dumps(verdict.as_json(), ensure_ascii=False) + "\n")
         else:

@@ -1,7 +1,13 @@
 """Binding a trace's threads to the Work Lane spec's processes (the generic engine's view).
 
-* **Producers**: one spec producer per thread that posts, named by the thread;
-  ``post_of(thread, k)`` is that thread's k-th ``post`` event (read ahead).
+* **Producers**: one spec producer per thread that posts, named by the thread,
+  added at its first ``post``. Its script is learned as it goes: ``post_of(thread,
+  k)`` is the k-th ``post`` once the trace has shown it, and before that
+  ``UNKNOWN_POST`` — *some* post to a valid lane — so that the producer's
+  ``Admit`` (the stop-state check, unlogged) may happen any time after its
+  previous event, as with a script read ahead. When the post shows up with no
+  lane (``invalid_argument``), states that admitted it are dropped; a thread
+  first seen while Stop is closing admission may have been admitted before it.
 * **Workers**: the spec's ``workers`` interchangeable worker processes are
   named after the thread that currently holds each one: a thread gets a worker
   at its ``take`` (if fewer than ``workers`` threads hold one) and lets it go
@@ -15,7 +21,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Mapping, Sequence
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -23,6 +29,8 @@ from spec import work_lane as wl
 from spec.language import Function
 
 ANON = {"drain": "?drain", "discard": "?discard"}
+UNKNOWN_LANE = -1  # never a lane: only Admit reads a post before the trace shows it
+UNKNOWN_POST: tuple[int | None, Any] = (UNKNOWN_LANE, None)
 ROLE_OF: dict[Callable[..., Any], str] = {
     wl.Producers: "producer",
     wl.Workers: "worker",
@@ -34,7 +42,7 @@ ROLE_OF: dict[Callable[..., Any], str] = {
 class TraceConstants(wl.Constants):
     """The spec's constants bound to one trace's threads and posts."""
 
-    posts: Mapping[str, Sequence[tuple[int | None, Any]]] = field(default_factory=dict)
+    posts: dict[str, dict[int, tuple[int | None, Any]]] = field(default_factory=dict)
     modes: dict[str, str] = field(default_factory=lambda: {v: k for k, v in ANON.items()})
 
     def producer_names(self) -> tuple[str, ...]:
@@ -47,8 +55,8 @@ class TraceConstants(wl.Constants):
         return tuple(ANON.values())
 
     def post_of(self, producer: str, k: int) -> tuple[int | None, Any] | None:
-        posts = self.posts[producer]
-        return posts[k] if k < len(posts) else None
+        post: tuple[int | None, Any] = self.posts[producer].get(k, UNKNOWN_POST)
+        return post
 
     def mode_of(self, stopper: str) -> str:
         return self.modes[stopper]

@@ -3,9 +3,10 @@
 After each event it keeps the *set* of spec states some behaviour could be in
 (deduplicated), closed under the spec's internal actions. Each event is matched
 against the labelled actions of the process its thread is bound to
-(``binding``); fields must be equal. It reads the trace ahead to learn each
-producer thread's posts (``post_of``), so its memory grows with the number of
-posts; it is the reference the fast path is tested against.
+(``binding``); fields must be equal. It streams: producers join at their first
+post and their scripts are learned as the posts come (``binding.UNKNOWN_POST``
+stands for a post not yet seen), so memory is the live state set, not the
+trace. It is the reference the fast path is tested against.
 """
 
 from __future__ import annotations
@@ -26,11 +27,8 @@ Bound = tuple[Action, str, list[tuple[Hashable, ...]]]
 class SpecEngine:
     name = "spec"
 
-    def __init__(self, config: Config, events: list[Event], spec: Spec = wl.SPEC) -> None:
-        posts: dict[str, list[tuple[int | None, Any]]] = {}
-        for ev in events:
-            if ev["event"] == "post":
-                posts.setdefault(ev["thread"], []).append((ev["lane"], ev["item"]))
+    def __init__(self, config: Config, spec: Spec = wl.SPEC) -> None:
+        posts: dict[str, dict[int, tuple[int | None, Any]]] = {}
         self.c = TraceConstants(
             lanes=config.lanes,
             workers=config.workers,
@@ -98,8 +96,41 @@ class SpecEngine:
                     continue  # e.g. a submit that overflows the ready queue: the spec rules it out
                 out.add(nxt)
 
+    def _learn_post(self, ev: Event) -> None:
+        """Bind the posting thread (a producer from its first post) and learn this post of its script."""
+        p = ev["thread"]
+        posts = self.c.posts
+        lane = ev["lane"]
+        if p not in posts:
+            posts[p] = {}
+            fresh = (wl.P_IDLE, 0, None)
+            extended = set()
+            for s in self.states:
+                extended.add(s._replace(producer=with_entry(s.producer, p, fresh)))
+                if s.phase == wl.CLOSING and lane is not None:
+                    # Its Admit may have come before the (unlogged) Stop call that closed admission.
+                    admitted = with_entry(s.producer, p, (wl.P_ADMITTED, 0, None))
+                    extended.add(s._replace(producer=admitted))
+            self.states = self.closure(extended)
+        script = posts[p]
+        for s in self.states:
+            k = s.producer[p][1]
+            if k not in script:
+                script[k] = (lane, ev["item"])
+        if lane is None:  # Admit needs a lane: a state that admitted this post admitted another one
+            self.states = {s for s in self.states if s.producer[p][0] != wl.P_ADMITTED}
+
+    def _forget_posts(self, p: str) -> None:
+        script = self.c.posts[p]
+        if len(script) > 1:
+            low = min(s.producer[p][1] for s in self.states)
+            for k in [k for k in script if k < low]:
+                del script[k]
+
     def step(self, ev: Event) -> None:
         kind, thread = ev["event"], ev["thread"]
+        if kind == "post":
+            self._learn_post(ev)
         out: set[wl.Vars] = set()
         for s in self.states:
             if kind == "post":
@@ -137,6 +168,8 @@ class SpecEngine:
         elif kind == "stop_end":
             self.current_stop.pop(thread, None)
         self.states = self.closure(out)
+        if kind == "post":
+            self._forget_posts(thread)
 
     def describe(self) -> list[dict[str, Any]]:
         shown = []

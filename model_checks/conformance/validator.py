@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Iterator
+from itertools import chain
 from pathlib import Path
 from typing import Any, Protocol
 
+from model_checks.conformance.designs import DESIGN_FORMATS
 from model_checks.conformance.fast import FastEngine
 from model_checks.conformance.parse import Event, read
 from model_checks.conformance.spec_engine import SpecEngine
+from model_checks.conformance.streamed import validate_design
 from model_checks.conformance.verdict import ALLOWED, MALFORMED, NOT_ALLOWED, Malformed, Rejected, Verdict
 
 ENGINES = ("fast", "spec")
@@ -32,27 +36,46 @@ def _owes_problem(ev: Event, owed: int) -> str:
     )
 
 
-def validate_lines(lines: Iterable[str], engine: str = "fast") -> Verdict:
-    """Validate a trace given as lines of text (with or without their newlines)."""
+def _other_design(first: str) -> dict[str, Any] | None:
+    """The header, when line 1 names a design other than work-lane that has a validator."""
+    try:
+        obj = json.loads(first)
+    except ValueError:
+        return None
+    if type(obj) is dict and obj.get("design") in DESIGN_FORMATS:
+        return obj
+    return None
+
+
+def validate_lines(lines: Iterable[str], engine: str = "fast", *, complete: bool = False) -> Verdict:
+    """Validate a trace given as lines of text (with or without their newlines).
+
+    The header's ``design`` picks the validator. ``complete`` says the run that wrote the
+    trace is over (a design whose traces have no end event of their own, or a run that
+    deadlocked): it is then judged as a complete behaviour, not as a prefix. Work-lane
+    traces show their end with ``stop_end`` and take no ``complete``.
+    """
     if engine not in ENGINES:
         raise ValueError(f"unknown engine {engine!r}; known: {', '.join(ENGINES)}")
+    it = iter(lines)
+    first = next(it, None)
+    if first is not None:
+        header = _other_design(first.rstrip("\r\n"))
+        if header is not None:
+            return validate_design(DESIGN_FORMATS[header["design"]], header, it, complete=complete)
+        it = chain([first], it)
+    if complete:
+        raise ValueError(
+            "a work-lane trace shows that its run is over with stop_end; `complete` is for other designs"
+        )
     try:
-        trace = read(lines)
+        trace = read(it)
     except Malformed as problem:
         return Verdict(False, MALFORMED, problem.message, line=problem.line, engine=engine)
     events: Iterator[Event] = trace.events
     late: Malformed | None = None
     eng: Engine
-    if engine == "spec":
-        buffered: list[Event] = []
-        try:
-            buffered.extend(events)
-        except Malformed as problem:
-            late = problem
-        eng = SpecEngine(trace.config, buffered)
-        events = iter(buffered)
-    else:
-        eng = FastEngine(trace.config)
+    eng = SpecEngine(trace.config) if engine == "spec" else FastEngine(trace.config)
     owes: dict[str, int] = {}
     count = 0
     stopped = False
@@ -134,11 +157,11 @@ def validate_lines(lines: Iterable[str], engine: str = "fast") -> Verdict:
     )
 
 
-def validate_file(path: str | Path, engine: str = "fast") -> Verdict:
+def validate_file(path: str | Path, engine: str = "fast", *, complete: bool = False) -> Verdict:
     """Validate the JSON Lines trace at ``path`` (streamed: memory does not grow with its length)."""
     try:
         with open(path, encoding="utf-8", newline="") as stream:
-            return validate_lines(_lines(stream), engine=engine)
+            return validate_lines(_lines(stream), engine=engine, complete=complete)
     except UnicodeDecodeError as problem:
         return Verdict(False, MALFORMED, f"not UTF-8 text: {problem}", line=None, engine=engine)
 

@@ -18,6 +18,40 @@ RULES: dict[int, str] = {
     8: "a trace is judged as a prefix of some behaviour of the spec",
 }
 
+# The rules of the schedule-gate format (docs/schedule-gate.md, "What a validator enforces").
+GATE_RULES: dict[int, str] = {
+    1: "permits: granted only while one is free and the actor is Idle, refused only when none is; "
+    "released only when owed (a release_permit directive or a surplus after a lost CAS)",
+    2: "admission: admit_begin with a permit only on an Idle gate, a join only on a runnable one; "
+    "admit_end's directive is the gate table's for the replayed word",
+    3: "publish: only between the producer's admit_begin and admit_end; ok only below mailbox_capacity, "
+    "full only when full",
+    4: "ready tokens: enqueued only by the thread a directive told to, taken in FIFO order, one per actor",
+    5: "drains: drain_begin by the token's taker on a Scheduled gate; process in publish order within "
+    "max_per_drain; drain_end's directive is the gate table's and `processed` the count",
+    6: "a thread told to enqueue a token or release a permit does so before any other event of its own",
+    7: "stop_end only when quiescent: every published event processed, every permit back, nothing owed",
+    8: "a trace is judged as a prefix of some behaviour of the spec",
+}
+
+# The rules of the akka-mailbox format (docs/akka-mailbox.md, "Rules a validator enforces").
+AKKA_RULES: dict[int, str] = {
+    1: "one reservation: schedule only on an open, unscheduled word; each schedule followed by its execute",
+    2: "the executor is FIFO: run_begins in execute order",
+    3: "one runner: process/run_end on the thread of the run_begin; at most max(throughput, 1) "
+    "processes per run; `processed` is their count",
+    4: "FIFO per mailbox, nothing twice, nothing invented",
+    5: "closed is absorbing: no send ok after close, and a logged `status` word is the spec's",
+    6: "a complete trace ends with every ok message processed or dead-lettered (else a lost wakeup)",
+    7: "a trace is judged as a prefix of some behaviour of the spec",
+}
+
+DESIGN_RULES: dict[str, dict[int, str]] = {
+    "work-lane": RULES,
+    "schedule-gate": GATE_RULES,
+    "akka-mailbox": AKKA_RULES,
+}
+
 
 @dataclass(frozen=True)
 class Verdict:
@@ -40,6 +74,13 @@ class Verdict:
     pending: dict[str, Any] = field(default_factory=dict)
     last_states: list[dict[str, Any]] = field(default_factory=list)
     engine: str = "fast"
+    design: str = "work-lane"
+
+    def rule_text(self) -> str | None:
+        """The rule broken (or, for a prefix, the prefix rule), in words."""
+        if self.rule is None:
+            return None
+        return DESIGN_RULES.get(self.design, RULES).get(self.rule)
 
     def as_json(self) -> dict[str, Any]:
         return {
@@ -49,12 +90,13 @@ class Verdict:
             "seq": self.seq,
             "line": self.line,
             "rule": self.rule,
-            "rule_text": RULES.get(self.rule) if self.rule is not None else None,
+            "rule_text": self.rule_text(),
             "prefix": self.prefix,
             "events": self.events,
             "pending": self.pending,
             "last_states": self.last_states,
             "engine": self.engine,
+            "design": self.design,
         }
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from model_checks.explorer import counterexample as cx
@@ -37,6 +37,7 @@ class CheckResult:
     notes: list[str] = field(default_factory=list)
     properties_checked: list[str] = field(default_factory=list)
     symmetry: bool = False
+    workers: int = 1  # the processes that shared the search
 
     @property
     def exit_code(self) -> int:
@@ -57,6 +58,12 @@ def check(spec: Spec, constants: Any, options: Options | None = None, config: st
             "liveness NOT checked: symmetry reduction can hide or invent fair cycles;"
             " rerun without --symmetry"
         )
+    if options.workers > 1 and spec.properties and options.liveness and not options.symmetry:
+        notes.append(
+            f"searched with 1 process, not {options.workers}: liveness needs the whole state graph"
+            " in one process (run with --no-liveness to use several)"
+        )
+        options = replace(options, workers=1)
     outcome: Outcome = search(inst, options)
     result = CheckResult(
         spec=spec.name,
@@ -69,6 +76,7 @@ def check(spec: Spec, constants: Any, options: Options | None = None, config: st
         notes=notes,
         properties_checked=[inv.name for inv in spec.invariants] + (["Deadlock"] if options.deadlock else []),
         symmetry=options.symmetry,
+        workers=options.workers,
     )
     canon = spec.symmetry_fn if options.symmetry else None
     if outcome.violation is not None:

@@ -48,6 +48,8 @@ def summary(result: CheckResult) -> Group:
     table.add_row("time", f"{stats.seconds:.2f} s ({stats.states_per_second:,.0f} states/s)")
     table.add_row("checked", ", ".join(result.properties_checked))
     table.add_row("symmetry", "on (liveness not checked)" if result.symmetry else "off")
+    if result.workers > 1:
+        table.add_row("processes", str(result.workers))
     cov = ", ".join(f"{name} {n:,}" for name, n in stats.coverage.items())
     table.add_row("action coverage", cov)
     parts: list[Any] = [table]
@@ -137,6 +139,7 @@ def as_json(result: CheckResult) -> dict[str, Any]:
         "depth": stats.depth,
         "seconds": round(stats.seconds, 3),
         "states_per_second": round(stats.states_per_second, 1),
+        "processes": result.workers,
         "coverage": stats.coverage,
         "unfired_actions": stats.unfired(),
         "checked": result.properties_checked,

@@ -8,6 +8,10 @@ counterexample reported is the shortest one with (greedily) fewest switches.
 States are numbered in discovery order, which is also expansion order, so
 the state graph needed for liveness is stored as two flat arrays indexed by
 per-state offsets instead of a list of lists.
+
+The expansion itself (the hot loop, the seen-set) is ``partition.py``; which
+actions are worth calling in a state is ``dispatch.py``; a search shared by
+several processes is ``parallel.py``.
 """
 
 from __future__ import annotations
@@ -19,7 +23,8 @@ from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
 from typing import Any
 
-from spec.language import Emitted, Instance
+from model_checks.explorer.partition import Found, Partition
+from spec.language import Instance
 
 HOLDS, VIOLATED, INCOMPLETE = "holds", "violated", "incomplete"
 
@@ -33,6 +38,8 @@ class Options:
     max_depth: int | None = None
     time_limit: float | None = None
     progress: Callable[[int, int, int], None] | None = None  # (states, transitions, depth)
+    workers: int = 1  # processes sharing the search (more than one: no state graph, so no liveness)
+    pc_hints: bool = True  # call only the actions a state's program counters allow (off: all)
 
 
 @dataclass
@@ -106,12 +113,22 @@ class Outcome:
 
 
 def search(inst: Instance, options: Options) -> Outcome:
-    """Explore every reachable state of ``inst``; check invariants and deadlock; keep the graph."""
+    """Explore every reachable state of ``inst``; check invariants and deadlock; keep the graph.
+
+    With ``options.workers > 1`` the states are split between that many processes
+    (``model_checks.explorer.parallel``), which keep no graph: liveness needs one process.
+    """
+    if options.workers < 1:
+        raise ValueError(f"workers must be at least 1, not {options.workers}")
     # States are acyclic immutable values: the cyclic garbage collector only burns time
     # rescanning the ever-growing seen-set, so it is paused for the search.
     was_enabled = gc.isenabled()
     gc.disable()
     try:
+        if options.workers > 1:
+            from model_checks.explorer.parallel import search_parallel
+
+            return search_parallel(inst, options)
         return _search(inst, options)
     finally:
         if was_enabled:
@@ -119,166 +136,53 @@ def search(inst: Instance, options: Options) -> Outcome:
 
 
 def _search(inst: Instance, options: Options) -> Outcome:
-    started = time.perf_counter()
-    c = inst.constants
-    spec = inst.spec
-    canon = spec.symmetry_fn if options.symmetry else None
-    constraint = spec.constraint_fn
-    terminal = spec.terminal_fn
-    invariants = [(inv.name, inv.fn) for inv in spec.invariants]
-    keep_graph = options.liveness and not options.symmetry and bool(spec.properties)
+    part = Partition(inst, options)
+    names = part.dispatch.names
+    stats = Stats(action_names=names, fired=part.fired)
+    graph = Graph(
+        part.states,
+        part.parent,
+        part.depth,
+        part.switches,
+        part.last_proc,
+        part.offsets,
+        part.dst,
+        part.proc,
+        part.enabled,
+        part.dispatch.processes,
+    )
 
-    processes: list[Hashable] = []
-    proc_index: dict[Hashable, int] = {}
-    bound: list[tuple[int, Callable[..., Any], list[tuple[tuple[Hashable, ...], int]]]] = []
-    with_procs: list[tuple[tuple[Hashable, ...], int]]
-    for a_index, (action, instances) in enumerate(inst.bound):
-        with_procs = []
-        for args in instances:
-            if args[0] not in proc_index:
-                proc_index[args[0]] = len(processes)
-                processes.append(args[0])
-            with_procs.append((args, proc_index[args[0]]))
-        bound.append((a_index, action.fn, with_procs))
-    names = [action.name for action, _ in inst.bound]
-    fired = [0] * len(names)  # per action index: cheaper in the hot loop than a dict by name
+    def finish(verdict: str, found: Found | None = None, reason: str | None = None) -> Outcome:
+        stats.states, stats.transitions = len(part.states), part.transitions
+        stats.constrained = part.constrained
+        stats.seconds = time.perf_counter() - part.started
+        if found is None:
+            stats.depth = max(part.depth) if len(part.depth) else 0
+            return Outcome(verdict, stats, None, graph, incomplete_reason=reason)
+        j, kind, name, why = found
+        stats.depth = part.depth[j]
+        return Outcome(verdict, stats, Violation(kind, name, why, graph.path_to(j)), graph)
 
-    states: list[Any] = []
-    seen: dict[Any, int] = {}
-    parent = array("q")
-    depth = array("i")
-    switches = array("i")
-    last_proc = array("i")
-    offsets = array("q", [0]) if keep_graph else None
-    dst = array("q") if keep_graph else None
-    proc = array("i") if keep_graph else None
-    enabled: list[int] | None = [] if keep_graph else None
-    stats = Stats(action_names=names, fired=fired)
-    graph = Graph(states, parent, depth, switches, last_proc, offsets, dst, proc, enabled, processes)
-
-    def check(state: Any) -> tuple[str, str] | None:
-        for name, fn in invariants:
-            reason = fn(c, state)
-            if reason is not None:
-                return name, reason
-        return None
-
-    violations: list[Violation] = []
-    for s0 in inst.initial_states():
-        key = canon(c, s0) if canon else s0
-        if key in seen:
-            continue
-        seen[key] = len(states)
-        states.append(key)
-        parent.append(-1)
-        depth.append(0)
-        switches.append(0)
-        last_proc.append(-1)
-        bad = check(key)
-        if bad:
-            violations.append(Violation("invariant", bad[0], bad[1], [len(states) - 1]))
-    if violations:
-        stats.states = len(states)
-        stats.seconds = time.perf_counter() - started
-        return Outcome(VIOLATED, stats, violations[0], graph)
-
+    initial = part.seed()
+    if initial:
+        return finish(VIOLATED, min(initial, key=part.rank_of))
     incomplete: str | None = None
-    frontier_start, frontier_end = 0, len(states)
+    frontier_start, frontier_end = 0, len(part.states)
     current_depth = 0
-    transitions = 0
-    check_every = 2048
     while frontier_start < frontier_end:
         if options.max_depth is not None and current_depth >= options.max_depth:
             left = frontier_end - frontier_start
             incomplete = f"depth bound {options.max_depth} reached with {left} states unexpanded"
             break
-        layer_violations: list[tuple[int, Violation]] = []
-        for i in range(frontier_start, frontier_end):
-            state = states[i]
-            if constraint is not None and not constraint(c, state):
-                stats.constrained += 1
-                if offsets is not None:
-                    offsets.append(len(dst))  # type: ignore[arg-type]
-                    enabled.append(0)  # type: ignore[union-attr]
-                continue
-            d1 = depth[i] + 1
-            sw_i = switches[i]
-            lp_i = last_proc[i]
-            mask = 0
-            n_succ = 0
-            for a_index, fn, calls in bound:
-                for args, pid in calls:
-                    result = fn(c, state, *args)
-                    if result is None:
-                        continue
-                    if type(result) is Emitted:
-                        result = result.state
-                    n_succ += 1
-                    fired[a_index] += 1
-                    key = canon(c, result) if canon else result
-                    j = seen.get(key)
-                    sw = sw_i + (1 if lp_i >= 0 and lp_i != pid else 0)
-                    if j is None:
-                        j = len(states)
-                        seen[key] = j
-                        states.append(key)
-                        parent.append(i)
-                        depth.append(d1)
-                        switches.append(sw)
-                        last_proc.append(pid)
-                        bad = check(key)
-                        if bad:
-                            layer_violations.append((j, Violation("invariant", bad[0], bad[1], [])))
-                    elif depth[j] == d1 and sw < switches[j]:
-                        parent[j] = i
-                        switches[j] = sw
-                        last_proc[j] = pid
-                    if j != i:
-                        # A step that changes nothing is stuttering: it neither enables nor
-                        # discharges weak fairness (WF_vars needs a vars-changing step).
-                        mask |= 1 << pid
-                        if dst is not None:
-                            dst.append(j)
-                            proc.append(pid)  # type: ignore[union-attr]
-            transitions += n_succ
-            if offsets is not None:
-                offsets.append(len(dst))  # type: ignore[arg-type]
-                enabled.append(mask)  # type: ignore[union-attr]
-            if n_succ == 0 and options.deadlock and not (terminal is not None and terminal(c, state)):
-                layer_violations.append(
-                    (
-                        i,
-                        Violation(
-                            "deadlock", "Deadlock", "no action is enabled and the system is not done", []
-                        ),
-                    )
-                )
-            if i % check_every == 0:
-                if options.progress is not None:
-                    options.progress(len(states), transitions, current_depth)
-                if options.time_limit is not None and time.perf_counter() - started > options.time_limit:
-                    incomplete = f"time limit {options.time_limit:g}s reached"
-                if options.max_states is not None and len(states) > options.max_states:
-                    incomplete = f"state bound {options.max_states} reached"
-                if incomplete:
-                    break
-        if layer_violations:
-            # Shortest first, then the fewest context switches on the way there.
-            j, violation = min(layer_violations, key=lambda jv: (depth[jv[0]], switches[jv[0]], jv[0]))
-            violation.path = graph.path_to(j)
-            stats.states, stats.transitions, stats.depth = len(states), transitions, depth[j]
-            stats.seconds = time.perf_counter() - started
-            return Outcome(VIOLATED, stats, violation, graph)
+        found, incomplete = part.expand(frontier_start, frontier_end, current_depth)
+        if found:
+            return finish(VIOLATED, min(found, key=part.rank_of))
         if incomplete:
             break
-        frontier_start, frontier_end = frontier_end, len(states)
+        frontier_start, frontier_end = frontier_end, len(part.states)
         current_depth += 1
-
-    stats.states, stats.transitions = len(states), transitions
-    stats.depth = max(depth) if len(depth) else 0
-    stats.seconds = time.perf_counter() - started
-    if incomplete is None and stats.constrained:
-        incomplete = f"the state constraint kept {stats.constrained} states from being expanded"
+    if incomplete is None and part.constrained:
+        incomplete = f"the state constraint kept {part.constrained} states from being expanded"
     if incomplete is not None:
-        return Outcome(INCOMPLETE, stats, None, graph, incomplete_reason=incomplete)
-    return Outcome(HOLDS, stats, None, graph)
+        return finish(INCOMPLETE, reason=incomplete)
+    return finish(HOLDS)

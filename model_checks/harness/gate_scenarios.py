@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from model_checks.harness.options import Options
+from model_checks.conformance.validator import validate_lines
+from model_checks.harness.options import Failure, Options
 from model_checks.harness.rt.runtime import ControlledRuntime
 from reference.results import Result
-from reference.schedule_gate import GateScheduler
+from reference.schedule_gate import GateScheduler, header
 from reference.tracing import RecordingTracer
 
 Build = Callable[..., GateScheduler[Any]]
@@ -25,7 +27,8 @@ def gate_program(
     max_per_drain: int = 2,
     script: Sequence[Sequence[int]] = ((0,), (0,)),
     yield_in_handler: bool = False,
-    tracer: RecordingTracer | None = None,
+    traced: bool = False,
+    validate: bool = False,
 ) -> Program:
     """Producers p<i> post their scripted events, then main stops the scheduler.
 
@@ -33,9 +36,15 @@ def gate_program(
     released twice shows here); at most one handler of an actor runs at a time; at the
     end, every accepted event ran exactly once and every permit is back. A lost wakeup
     shows as stop() waiting forever while a mailbox holds events.
+
+    ``traced``: each execution records its trace (a fresh tracer; a failure carries the
+    events). ``validate`` (implies ``traced``): at the end of each execution its trace must
+    be a complete behaviour of the spec (``lanecheck validate``), so a search checks the
+    trace of every execution it explores.
     """
 
     def program(rt: ControlledRuntime) -> object:
+        tracer = RecordingTracer() if traced or validate else None
         ran: list[list[str]] = [[] for _ in range(actors)]
         running = [0] * actors
 
@@ -88,11 +97,34 @@ def gate_program(
             done = sorted(e for box in ran for e in box)
             assert done == accepted, f"accepted {accepted} but ran {done}"
             assert sched.free_permits() == permits, f"{sched.free_permits()} permits free of {permits}"
+            if validate:
+                assert tracer is not None
+                verdict = validate_lines(trace_lines(tracer))
+                assert verdict.code == 0 and not verdict.prefix, f"trace not allowed: {verdict.message}"
             return tuple(sorted((e, r.name) for e, r in results.items()))
 
         return final
 
     return program
+
+
+def trace_lines(tracer: RecordingTracer) -> list[str]:
+    """The JSON Lines of a schedule-gate trace recorded by ``tracer``."""
+    assert tracer.config is not None
+    return [json.dumps(header(tracer.config))] + [json.dumps(e) for e in tracer.events()]
+
+
+def failure_lines(failure: Failure, **scenario: Any) -> list[str]:
+    """The JSON Lines trace of a failing execution of ``gate_program(..., traced=True, **scenario)``."""
+    config = {
+        "actors": scenario.get("actors", 1),
+        "workers": scenario.get("workers", 1),
+        "permits": scenario.get("permits", 1),
+        "mailbox_capacity": scenario.get("mailbox_capacity", 1),
+        "max_per_drain": scenario.get("max_per_drain", 2),
+    }
+    events = [e for e in failure.trace_events if isinstance(e, dict)]
+    return [json.dumps(header(config))] + [json.dumps(e) for e in events]
 
 
 # The scenario each reference mutant shows its bug in, and the search that finds it fast.

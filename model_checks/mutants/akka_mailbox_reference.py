@@ -85,7 +85,8 @@ class IdleStoreMailbox(Mailbox[Any]):
     def set_as_idle(self, processed: int) -> None:
         s = self.status.load()
         self.status.store(s & ~SCHEDULED)
-        self._emit("run_end", {"mailbox": self.index, "processed": processed})
+        # It logs the word it wrote, as the reference does: that is what shows the lost close.
+        self._emit("run_end", {"mailbox": self.index, "processed": processed, "status": s & ~SCHEDULED})
 
 
 class ResumeWithoutRegisterDispatcher(Dispatcher):

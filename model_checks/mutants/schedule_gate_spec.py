@@ -206,14 +206,14 @@ MUTANTS: dict[str, SpecMutant] = {
             "admission by load-and-check, without adding the producer to the gate's count",
             CHECK_THEN_ACT,
             expect="NoLostWakeup",
-            length=6,
+            length=7,
         ),
         SpecMutant(
             "release-before-decision",
             "the worker returning the permit when it defers, before the last producer decides",
             RELEASE_BEFORE_DECISION,
             expect="PermitsConserved",
-            length=11,
+            length=12,
             overrides={"max_per_drain": 2},
         ),
         SpecMutant(
@@ -221,7 +221,7 @@ MUTANTS: dict[str, SpecMutant] = {
             "the worker going Idle without consulting the producers still inside the gate",
             IDLE_IGNORING_PRODUCERS,
             expect="NoLostWakeup",
-            length=12,
+            length=13,
             overrides={"max_per_drain": 2},
         ),
         SpecMutant(
@@ -229,7 +229,7 @@ MUTANTS: dict[str, SpecMutant] = {
             "a producer publishing to a Scheduled actor enqueuing a second ready token",
             SECOND_TOKEN,
             expect="OneReadyToken",
-            length=7,
+            length=8,
             overrides={"mailbox_capacity": 2},
         ),
         SpecMutant(
@@ -237,7 +237,7 @@ MUTANTS: dict[str, SpecMutant] = {
             "the last producer deciding from its own publish result, not the window's flag",
             LAST_OUTCOME_ONLY,
             expect="NoLostWakeup",
-            length=7,
+            length=8,
         ),
     ]
 }

@@ -63,6 +63,33 @@ def test_synthetic_bench_trace_validates_with_both_engines(tmp_path: Path) -> No
 
 
 def test_bench_shape() -> None:
-    result = bench(sizes=(3000, 300))
+    result = bench(sizes=(3000, 300), generic_sizes=(40, 30))
     assert isinstance(result["events_per_second"], int) and result["events_per_second"] > 0
     assert "peak_memory_bytes" in result
+    generic = result["generic_engine"]
+    assert isinstance(generic, dict) and set(generic) == {"schedule_gate", "akka_mailbox"}
+    assert generic["schedule_gate"]["events_per_second"] > 0 and generic["akka_mailbox"]["events"] > 0
+
+
+def test_validate_complete_flag(tmp_path: Path) -> None:
+    """--complete judges an akka trace as a finished run; a work-lane trace refuses it (it has stop_end)."""
+    header = {
+        "trace": "lanecheck",
+        "version": 1,
+        "design": "akka-mailbox",
+        "config": {"workers": 1, "throughput": 1},
+    }
+    events = [
+        {"seq": 1, "thread": "p0", "event": "send", "mailbox": 0, "item": "a", "result": "ok"},
+        {"seq": 2, "thread": "p0", "event": "schedule", "mailbox": 0},
+        {"seq": 3, "thread": "p0", "event": "execute", "mailbox": 0},
+    ]
+    path = tmp_path / "akka.jsonl"
+    path.write_text("\n".join(json.dumps(x) for x in [header, *events]) + "\n", encoding="utf-8")
+    runner = CliRunner()
+    prefix = runner.invoke(_app(), ["validate", str(path)])
+    assert prefix.exit_code == 0 and "prefix" in prefix.output and "'a'" in prefix.output, prefix.output
+    done = runner.invoke(_app(), ["validate", "--complete", str(path)])
+    assert done.exit_code == 1 and "lost wakeup" in done.output and "rule 6" in done.output, done.output
+    lane = runner.invoke(_app(), ["validate", "--complete", str(CORPUS / "valid_basic_drain.jsonl")])
+    assert lane.exit_code == 2 and "stop_end" in lane.output, lane.output

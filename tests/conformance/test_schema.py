@@ -109,3 +109,91 @@ def test_docs_copy_of_the_schema_is_current() -> None:
     assert (root / "docs/trace-schema.json").read_text() == (
         root / "model_checks/conformance/trace-schema.json"
     ).read_text()
+
+
+# ------------------------------------------------------------------ the other designs' formats
+
+DESIGN_VALUES = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(-1, 3),
+    st.sampled_from(
+        [
+            "ok",
+            "full",
+            "dead_letter",
+            "no_action",
+            "enqueue_ready_token",
+            "release_permit",
+            "finalization_deferred",
+            "idle",
+            "surplus",
+            "a",
+        ]
+    ),
+    st.lists(st.one_of(st.integers(0, 2), st.text(max_size=2), st.booleans()), max_size=2),
+)
+DESIGN_FIELDS = [
+    "actor",
+    "mailbox",
+    "item",
+    "items",
+    "granted",
+    "permit",
+    "result",
+    "directive",
+    "deferred",
+    "processed",
+    "reason",
+    "status",
+]
+
+
+@settings(max_examples=1000, deadline=None)
+@given(st.sampled_from(["schedule-gate", "akka-mailbox"]), st.data())
+def test_design_schemas_and_hand_checks_agree(design: str, data: st.DataObject) -> None:
+    from model_checks.conformance.designs import DESIGN_FORMATS
+    from model_checks.conformance.streamed import event_ok, schema_event_problem
+
+    fmt = DESIGN_FORMATS[design]
+    obj: dict[str, Any] = {
+        "seq": data.draw(st.sampled_from([1, 0, "1"])),
+        "thread": data.draw(st.sampled_from(["t", 3])),
+        "event": data.draw(st.sampled_from([*fmt.fields, "bogus"])),
+    }
+    for name in DESIGN_FIELDS:
+        if data.draw(st.booleans()):
+            obj[name] = data.draw(DESIGN_VALUES)
+    bound = data.draw(st.sampled_from([0, 2]))  # 0: the header gives no bound (akka's mailboxes)
+    assert event_ok(fmt, obj, bound) == (schema_event_problem(fmt, obj, bound) is None), obj
+
+
+def test_a_bad_optional_status_is_malformed_by_both() -> None:
+    from model_checks.conformance.designs import DESIGN_FORMATS
+    from model_checks.conformance.streamed import event_ok, schema_event_problem
+
+    fmt = DESIGN_FORMATS["akka-mailbox"]
+    obj = {"seq": 1, "thread": "w0", "event": "run_end", "mailbox": 0, "processed": 1, "status": "open"}
+    assert not event_ok(fmt, obj, 0) and schema_event_problem(fmt, obj, 0) is not None
+    obj["status"] = 1
+    assert event_ok(fmt, obj, 0) and schema_event_problem(fmt, obj, 0) is None
+
+
+def test_design_headers() -> None:
+    from model_checks.conformance.designs import DESIGN_FORMATS
+    from model_checks.conformance.streamed import header_problem as design_header_problem
+
+    gate = DESIGN_FORMATS["schedule-gate"]
+    config = {"actors": 2, "workers": 1, "permits": 1, "mailbox_capacity": 1, "max_per_drain": 1}
+    good = {"trace": "lanecheck", "version": 1, "design": "schedule-gate", "config": config}
+    assert design_header_problem(gate, good) is None
+    assert design_header_problem(gate, {**good, "config": {**config, "actors": 0}}) is not None
+    akka = DESIGN_FORMATS["akka-mailbox"]
+    good = {
+        "trace": "lanecheck",
+        "version": 1,
+        "design": "akka-mailbox",
+        "config": {"workers": 2, "throughput": 0},
+    }
+    assert design_header_problem(akka, good) is None
+    assert design_header_problem(akka, {**good, "config": {"workers": 2}}) is not None

@@ -71,3 +71,23 @@ def test_verify_quick_spec_rows() -> None:
     assert "work-lane [small]" in subjects
     assert sum(1 for s in subjects if s.startswith("work-lane --variant")) == 6
     assert {"schedule-gate [small]", "akka-mailbox [small]"} <= subjects
+
+
+def test_check_workers_2_safety_json() -> None:
+    result = runner.invoke(app, ["check", "work-lane", "--workers", "2", "--no-liveness", "--json"])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.output)
+    assert (data["verdict"], data["states"], data["processes"]) == ("holds", 12_508, 2)
+
+
+def test_check_workers_2_with_liveness_uses_one_process_and_says_so() -> None:
+    result = runner.invoke(app, ["check", "work-lane", "--workers", "2", "--json"])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.output)
+    assert data["processes"] == 1 and "EveryStopReturns" in data["checked"]
+    assert any("searched with 1 process, not 2" in note for note in data["notes"])
+
+
+def test_check_workers_0_is_a_usage_error() -> None:
+    result = runner.invoke(app, ["check", "work-lane", "--workers", "0"])
+    assert result.exit_code == 2

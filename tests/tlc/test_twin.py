@@ -107,11 +107,27 @@ def test_mutant_same_violation_same_length(name: str) -> None:
     assert result.violation is not None and result.counterexample is not None
     assert (result.violation.name, result.counterexample.length) == (mutant.expect, mutant.length)
     assert (tlc.verdict, tlc.violated, tlc.trace_length) == ("violated", mutant.expect, mutant.length)
+    # Two processes (safety only: that is all they check) find the same shortest violation.
+    two = check(mutant.spec, mutant.constants(CONFIGS[mutant.config]), Options(liveness=False, workers=2))
+    assert two.violation is not None and two.counterexample is not None
+    assert (two.violation.name, two.counterexample.length) == (tlc.violated, tlc.trace_length)
+
+
+@needs_tlc
+@pytest.mark.java
+@pytest.mark.parametrize("symmetry", [False, True], ids=["plain", "symmetry"])
+def test_small_two_processes_same_state_space_as_tlc(symmetry: bool) -> None:
+    tlc = run("small", symmetry=symmetry, liveness=False, timeout=240)
+    two = check(SPEC, CONFIGS["small"], Options(symmetry=symmetry, liveness=False, workers=2))
+    assert (two.verdict, tlc.verdict) == ("holds", "holds"), (two.violation, tlc.violated)
+    assert (two.stats.states, two.stats.depth) == (tlc.distinct_states, tlc.depth)
+    assert 0 <= tlc.states_generated - 1 - two.stats.transitions <= tlc.distinct_states
 
 
 @needs_tlc
 @pytest.mark.java
 @pytest.mark.slow
+@pytest.mark.timeout(900)  # TLC's liveness check at standard takes minutes on a loaded machine
 @pytest.mark.parametrize("symmetry", [False, True], ids=["plain", "symmetry"])
 def test_standard_same_state_space_and_verdict(symmetry: bool) -> None:
     tlc = run("standard", symmetry=symmetry, liveness=not symmetry, timeout=1200)

@@ -1,0 +1,242 @@
+"""Reading and judging a trace of a design other than work-lane, one line at a time.
+
+A design contributes a ``DesignFormat``: its JSON Schema file (the header and
+the wording of a bad event), a hand-written check of each event's fields (the
+hot path; tests keep it in agreement with the schema), and a ``Checker`` factory
+— the design's binding of the streaming search (``search.TraceSearch``). This
+module does the rest the same way for every design: well-formedness (exit 2
+naming the line), seq continuity, the verdict (exit 1 naming the first seq no
+behaviour allows, its rule and the states before it; exit 0 complete or an
+allowed prefix with what is pending).
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field
+from functools import cache
+from importlib import resources
+from typing import Any, Protocol
+
+from jsonschema import Draft202012Validator  # type: ignore[import-untyped]
+from jsonschema.exceptions import best_match  # type: ignore[import-untyped]
+
+from model_checks.conformance.verdict import ALLOWED, MALFORMED, NOT_ALLOWED, Malformed, Rejected, Verdict
+
+Event = dict[str, Any]
+FieldCheck = Callable[[Any], bool]
+
+
+class Checker(Protocol):
+    """One trace's judge: the design's binding of the streaming search."""
+
+    complete: bool  # the trace showed the end of its run (its design's completion event)
+
+    def step(self, ev: Event) -> None:
+        """Advance by one well-formed event; ``Rejected`` when no behaviour takes it."""
+        ...
+
+    def finish(self, complete: bool) -> None:
+        """The trace ended; with ``complete`` the run is over: ``Rejected`` unless the spec may stop here."""
+        ...
+
+    def pending(self) -> tuple[dict[str, Any], list[str]]:
+        """What a prefix leaves owed: as data and as phrases."""
+        ...
+
+    def describe(self) -> list[dict[str, Any]]:
+        """The states the spec could be in, for people (a few)."""
+        ...
+
+
+@dataclass(frozen=True)
+class DesignFormat:
+    design: str
+    schema_file: str
+    fields: Mapping[str, tuple[tuple[str, FieldCheck], ...]]  # per event: required field -> check
+    index: str  # the field naming an actor / mailbox, bounded by config[bound] when the header has it
+    bound: str
+    make: Callable[[dict[str, Any]], Checker]
+    rules: Mapping[int, str]
+    completion: str  # how a trace shows its run finished, for the prefix verdict's words
+    # per event: fields that may be absent, checked when present
+    optional: Mapping[str, tuple[tuple[str, FieldCheck], ...]] = field(default_factory=dict)
+
+
+def is_item(v: Any) -> bool:
+    t = type(v)
+    return t is str or t is int
+
+
+def is_items(v: Any) -> bool:
+    return type(v) is list and all(is_item(x) for x in v)
+
+
+def is_bool(v: Any) -> bool:
+    return type(v) is bool
+
+
+def is_count(v: Any) -> bool:
+    return type(v) is int and v >= 0
+
+
+def one_of(*values: str) -> FieldCheck:
+    allowed = frozenset(values)
+    return lambda v: type(v) is str and v in allowed
+
+
+# ------------------------------------------------------------------------------ the schema
+
+
+@cache
+def _schema(schema_file: str) -> dict[str, Any]:
+    text = resources.files("model_checks.conformance").joinpath(schema_file).read_text(encoding="utf-8")
+    loaded: dict[str, Any] = json.loads(text)
+    return loaded
+
+
+@cache
+def _validator(schema_file: str, definition: str, index: str = "", bound: int = 0) -> Draft202012Validator:
+    doc = copy.deepcopy(_schema(schema_file))
+    if index and bound:
+        doc["$defs"][index]["maximum"] = bound - 1
+    root = {"$schema": doc["$schema"], "$defs": doc["$defs"], "$ref": f"#/$defs/{definition}"}
+    Draft202012Validator.check_schema(root)
+    return Draft202012Validator(root)
+
+
+def _path(error: Any) -> str:
+    return "/".join(str(p) for p in error.absolute_path) or "(the object)"
+
+
+def header_problem(fmt: DesignFormat, obj: object) -> str | None:
+    error = best_match(_validator(fmt.schema_file, "header").iter_errors(obj))
+    if error is None:
+        return None
+    return f"not a lanecheck {fmt.design} header: {_path(error)}: {error.message}"
+
+
+def schema_event_problem(fmt: DesignFormat, obj: object, bound: int) -> str | None:
+    """Why ``obj`` is not a well-formed event of this design, in the schema's words; None if it is."""
+    error = best_match(_validator(fmt.schema_file, "event", fmt.index, bound).iter_errors(obj))
+    if error is None:
+        return None
+    return f"{_path(error)}: {error.message}"
+
+
+def event_ok(fmt: DesignFormat, obj: Any, bound: int) -> bool:
+    """The hot-path check of one event line (everything but seq continuity)."""
+    if type(obj) is not dict:
+        return False
+    seq = obj.get("seq")
+    if type(seq) is not int or seq < 1 or type(obj.get("thread")) is not str:
+        return False
+    checks = fmt.fields.get(obj.get("event"))  # type: ignore[arg-type]
+    if checks is None:
+        return False
+    for name, check in checks:
+        if name not in obj or not check(obj[name]):
+            return False
+    for name, check in fmt.optional.get(obj["event"], ()):
+        if name in obj and not check(obj[name]):
+            return False
+    # The index is bounded where the event names one (an unknown extra field is ignored).
+    return not (bound and any(name == fmt.index for name, _ in checks) and obj[fmt.index] >= bound)
+
+
+# ------------------------------------------------------------------------------ the driver
+
+
+def validate_design(
+    fmt: DesignFormat, header: dict[str, Any], rest: Iterator[str], *, complete: bool
+) -> Verdict:
+    """Judge the events after ``header`` (already parsed, line 1) with the design's checker."""
+    design = fmt.design
+    problem = header_problem(fmt, header)
+    if problem is not None:
+        return Verdict(False, MALFORMED, f"line 1: {problem}", line=1, engine="spec", design=design)
+    config = dict(header["config"])
+    bound = int(config.get(fmt.bound, 0))
+    checker = fmt.make(config)
+    count = 0
+    expected = 1
+    line_no = 1
+    loads = json.loads
+    ev: Event | None = None
+    try:
+        for raw in rest:
+            line_no += 1
+            try:
+                obj = loads(raw)
+            except ValueError as bad:
+                if not raw.strip():
+                    raise Malformed(line_no, f"line {line_no}: blank line (not allowed)") from None
+                raise Malformed(line_no, f"line {line_no}: bad JSON: {bad}") from None
+            if not event_ok(fmt, obj, bound):
+                raise Malformed(line_no, f"line {line_no}: {_event_words(fmt, obj, bound)}")
+            if obj["seq"] != expected:
+                raise Malformed(
+                    line_no,
+                    f"line {line_no}: seq {obj['seq']} where {expected} was expected"
+                    " (a gap or reorder in seq)",
+                )
+            expected += 1
+            ev = obj
+            checker.step(obj)
+            count += 1
+        ev = None
+        checker.finish(complete)
+    except Malformed as problem_:
+        return Verdict(
+            False, MALFORMED, problem_.message, line=problem_.line, events=count, engine="spec", design=design
+        )
+    except Rejected as rejected:
+        where = f"seq {ev['seq']}: " if ev is not None else "at the end of the trace: "
+        return Verdict(
+            False,
+            NOT_ALLOWED,
+            where + rejected.message,
+            seq=ev["seq"] if ev is not None else None,
+            rule=rejected.rule,
+            events=count,
+            last_states=checker.describe(),
+            engine="spec",
+            design=design,
+        )
+    if complete or checker.complete:
+        return Verdict(
+            True,
+            ALLOWED,
+            f"allowed: {count} events, a complete behaviour ({design})",
+            events=count,
+            engine="spec",
+            design=design,
+        )
+    pending, phrases = checker.pending()
+    tail = ("; pending — " + "; ".join(phrases)) if phrases else "; nothing pending"
+    prefix_rule = max(fmt.rules)
+    return Verdict(
+        True,
+        ALLOWED,
+        f"allowed as a prefix: {count} events, the trace ends before {fmt.completion}"
+        f" (rule {prefix_rule}){tail}",
+        prefix=True,
+        rule=prefix_rule,
+        events=count,
+        pending=pending,
+        last_states=checker.describe(),
+        engine="spec",
+        design=design,
+    )
+
+
+def _event_words(fmt: DesignFormat, obj: Any, bound: int) -> str:
+    if type(obj) is dict:
+        kind = obj.get("event")
+        if kind is not None and not isinstance(kind, str):
+            return "`event` must be a string"
+        if isinstance(kind, str) and kind not in fmt.fields:
+            return f"unknown event {kind!r} (design {fmt.design})"
+    return schema_event_problem(fmt, obj, bound) or "not a well-formed event"

@@ -1,0 +1,146 @@
+"""Several processes find what one finds: the same states, verdicts and shortest counterexamples."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+
+from model_checks.configs.work_lane import CONFIGS
+from model_checks.explorer import codec, ownership
+from model_checks.explorer.check import CheckResult, check
+from model_checks.explorer.parallel import WorkerFailed
+from model_checks.explorer.search import Options
+from model_checks.mutants.work_lane_spec import MUTANTS
+from model_checks.registry import DESIGNS
+from spec.language import Instance, SpecBuilder
+from spec.work_lane import SPEC
+from tests.explorer.graphs import Graph, as_spec, first_safety_violation, graphs, reachable
+
+pytestmark = pytest.mark.timeout(300)
+
+# TLC's distinct states and depth for the design (tests/tlc/test_twin.py holds the full figures).
+TLC_SMALL = {False: (12_508, 30), True: (7_060, 30)}
+
+
+def safety(workers: int, **kw: object) -> Options:
+    return Options(liveness=False, workers=workers, **kw)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("symmetry", [False, True], ids=["plain", "symmetry"])
+def test_two_processes_find_the_state_space_of_one_and_of_tlc(symmetry: bool) -> None:
+    one = check(SPEC, CONFIGS["small"], safety(1, symmetry=symmetry))
+    two = check(SPEC, CONFIGS["small"], safety(2, symmetry=symmetry))
+    assert one.verdict == two.verdict == "holds"
+    assert (two.stats.states, two.stats.depth) == TLC_SMALL[symmetry]
+    assert (two.stats.states, two.stats.transitions, two.stats.depth) == (
+        one.stats.states,
+        one.stats.transitions,
+        one.stats.depth,
+    )
+    assert two.stats.coverage == one.stats.coverage
+
+
+def test_three_processes_too() -> None:
+    three = check(SPEC, CONFIGS["small"], safety(3))
+    assert (three.verdict, three.stats.states, three.stats.transitions) == ("holds", 12_508, 49_550)
+
+
+@pytest.mark.parametrize("name", sorted(MUTANTS))
+def test_every_mutant_same_violation_and_length_with_two_processes(name: str) -> None:
+    mutant = MUTANTS[name]
+    constants = mutant.constants(CONFIGS[mutant.config])
+    result = check(mutant.spec, constants, safety(2))
+    assert result.violation is not None and result.counterexample is not None
+    assert (result.violation.name, result.counterexample.length) == (mutant.expect, mutant.length)
+    _replays_to_the_violation(result)
+    shorter = check(mutant.spec, constants, safety(2, max_depth=mutant.length - 1))
+    assert shorter.verdict == "incomplete"
+
+
+def _replays_to_the_violation(result: CheckResult) -> None:
+    """The steps are real ones and end in a state that breaks the property reported."""
+    assert result.counterexample is not None and result.violation is not None
+    last = result.counterexample.steps[-1].state
+    if result.violation.kind == "invariant":
+        inv = next(i for i in SPEC.invariants if i.name == result.violation.name)
+        assert inv.fn(result.constants, last) is not None
+
+
+@pytest.mark.parametrize(
+    "bound", [{"max_states": 100}, {"max_depth": 3}, {"time_limit": 0.0}], ids=["states", "depth", "time"]
+)
+def test_bounds_give_incomplete_never_holds(bound: dict[str, float]) -> None:
+    result = check(SPEC, CONFIGS["small"], safety(2, **bound))
+    assert result.verdict == "incomplete" and result.exit_code == 3
+    assert result.incomplete_reason
+
+
+def test_liveness_runs_in_one_process_and_says_so() -> None:
+    result = check(SPEC, CONFIGS["small"], Options(workers=2))
+    assert result.verdict == "holds"
+    assert "EveryStopReturns" in result.properties_checked
+    assert any("searched with 1 process, not 2" in note for note in result.notes)
+
+
+@pytest.mark.parametrize("design", sorted(DESIGNS))
+def test_other_designs_same_counts(design: str) -> None:
+    """Their states nest records, so batches go through the pickle fallback."""
+    d = DESIGNS[design]
+    one = check(d.spec, d.config("small"), safety(1))
+    two = check(d.spec, d.config("small"), safety(2))
+    assert (two.verdict, two.stats.states, two.stats.transitions) == (
+        one.verdict,
+        one.stats.states,
+        one.stats.transitions,
+    )
+
+
+def test_a_failing_process_is_an_error_not_a_verdict() -> None:
+    b = SpecBuilder("fails-in-process-1")
+    b.init(lambda c: [0])
+
+    def Step(c: None, s: int, p: str) -> int | None:
+        if s == 3:  # owned by process 1 of 2: ints hash to themselves
+            raise ValueError("the spec broke here")
+        return s + 1 if s < 5 else None
+
+    b.action(lambda c: ("p",))(Step)
+    b.terminal(lambda c, s: s == 5)
+    with pytest.raises(ValueError):
+        check(b.spec, None, safety(1))
+    with pytest.raises(WorkerFailed, match="the spec broke here"):
+        check(b.spec, None, safety(2))
+
+
+@pytest.mark.timeout(240)
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(graphs())
+def test_two_processes_match_brute_force(g: Graph) -> None:
+    result = check(as_spec(g), g, safety(2))
+    expected = first_safety_violation(g)
+    if expected is None:
+        assert result.verdict == "holds"
+        assert result.stats.states == len(reachable(g))
+    else:
+        kind, length = expected
+        assert result.violation is not None and result.counterexample is not None
+        assert (result.violation.kind, result.counterexample.length) == (kind, length)
+
+
+def test_codec_round_trip_keeps_equality_and_hash() -> None:
+    inst = Instance(SPEC, CONFIGS["small"])
+    pairs = ownership.sample(inst, None, limit=200)
+    states = [s for s, _ in pairs]
+    wire = codec.Codec(states[0])
+    data = codec.dumps([wire.encode(s) for s in states])
+    assert data[:1] == b"m"  # flat tuples: marshal, not pickle
+    back = [wire.decode(x) for x in codec.loads(data)]
+    assert back == states
+    assert [hash(s) for s in back] == [hash(s) for s in states]
+
+
+def test_ownership_splits_work_lane_by_rarely_changed_fields() -> None:
+    inst = Instance(SPEC, CONFIGS["small"])
+    fields = ownership.choose(ownership.sample(inst, None), 2)
+    assert fields is not None and len(fields) < len(inst.initial_states()[0])
+    assert ownership.choose(ownership.sample(inst, None), 1) is None
