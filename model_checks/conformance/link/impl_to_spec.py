@@ -103,10 +103,17 @@ def check_link_scenario(
     options: Options | None = None,
     *,
     build: Builder = WorkerScheduler,
-    sequenced: bool = False,
+    sequenced: bool = True,
     subject: str = "",
 ) -> ImplToSpec:
-    """Explore ``sc`` (default: exhaustive DPOR) with trace validation on."""
+    """Explore ``sc`` (default: exhaustive DPOR) with trace validation on.
+
+    ``sequenced`` makes every logged event a scheduling point on one shared counter. DPOR needs
+    it: the order of two events logged under *different* locks is a real outcome (it is the
+    trace), yet without a shared object between them DPOR deems the two steps independent and
+    explores one order only. Unsequenced, a Stop(discard) bug that logged ``drain_begin`` after
+    ``stop_begin`` went unseen; sequenced, it is found. It costs few executions (47 against 11,
+    194 against 126 on the exhaustive CI scenarios)."""
     counter = [0, 0]
     started = time.perf_counter()
 
