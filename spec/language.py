@@ -20,6 +20,8 @@ order of a TLA+ module:
   spec means (the guard must say the same); it only saves calls;
 * ``@spec.invariant`` — state predicates that return ``None`` when they hold
   and a sentence saying what is wrong when they do not;
+  ``@spec.invariant(reads=("queue", "ready"))`` also names the variables the
+  predicate reads, a hint that lets the explorer reuse its verdict;
 * ``spec.fairness(WF(Workers), ...)`` — weak fairness per process;
 * ``spec.property(LeadsTo(...))`` / ``EventuallyAlways(...)`` — liveness;
 * ``@spec.symmetry`` — a canonical representative under interchangeable
@@ -33,7 +35,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, TypeVar, overload
 
 K = TypeVar("K", bound=Hashable)
 V = TypeVar("V")
@@ -145,6 +147,9 @@ def emit(state: S, **fields: Any) -> Emitted[S]:
 
 # --------------------------------------------------------------------------- declarations
 
+InvariantFn = Callable[[Any, Any], str | None]
+"""A state predicate: ``(constants, state) -> None`` when it holds, else what is wrong."""
+
 Domain = Callable[[Any], Iterable[Hashable]]
 """A parameter domain: a function of the constants, e.g. ``Workers(c) -> ("w0", "w1")``."""
 
@@ -198,6 +203,9 @@ class Invariant:
     name: str
     fn: Callable[[Any, Any], str | None]
     doc: str = ""
+    # The state variables the predicate reads (``None``: unknown, so any). A hint for the
+    # explorer, which need not re-evaluate the predicate on values of them it has seen.
+    reads: tuple[str, ...] | None = None
 
 
 @dataclass(frozen=True)
@@ -320,9 +328,26 @@ class SpecBuilder:
 
         return decorate
 
-    def invariant(self, fn: Callable[[Any, Any], str | None]) -> Callable[[Any, Any], str | None]:
-        self._set(invariants=(*self.spec.invariants, Invariant(fn.__name__, fn, _doc(fn))))
-        return fn
+    @overload
+    def invariant(self, fn: InvariantFn, /) -> InvariantFn: ...
+
+    @overload
+    def invariant(self, *, reads: str | Iterable[str]) -> Callable[[InvariantFn], InvariantFn]: ...
+
+    def invariant(
+        self, fn: InvariantFn | None = None, /, *, reads: str | Iterable[str] | None = None
+    ) -> InvariantFn | Callable[[InvariantFn], InvariantFn]:
+        """``@spec.invariant``, or ``@spec.invariant(reads=("queue", ...))`` naming every state
+        variable the predicate reads (through the helpers it calls, too): then its verdict
+        is a function of those variables' values, which the explorer may remember.
+        """
+        names = _reads(reads)
+
+        def decorate(fn: InvariantFn) -> InvariantFn:
+            self._set(invariants=(*self.spec.invariants, Invariant(fn.__name__, fn, _doc(fn), names)))
+            return fn
+
+        return decorate if fn is None else decorate(fn)
 
     def fairness(self, *conditions: WF) -> None:
         self._set(fair=(*self.spec.fair, *conditions))
@@ -355,6 +380,16 @@ class SpecBuilder:
 
 def _doc(fn: Callable[..., Any]) -> str:
     return (fn.__doc__ or "").strip().split("\n")[0]
+
+
+def _reads(reads: str | Iterable[str] | None) -> tuple[str, ...] | None:
+    if reads is None:
+        return None
+    names = (reads,) if isinstance(reads, str) else tuple(reads)
+    for name in names:
+        if not isinstance(name, str) or not name.isidentifier():
+            raise SpecError(f"reads= names state variables, and {name!r} is not a variable name")
+    return names
 
 
 def _pcs(at: Hashable | Iterable[Hashable] | None) -> frozenset[Hashable] | None:

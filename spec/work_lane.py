@@ -544,7 +544,7 @@ def StopEndDiscard(c: Constants, s: Vars, t: str) -> object:
 # ============================================================================ INVARIANTS
 
 
-@WorkLane.invariant
+@WorkLane.invariant(reads=("mode", "phase", "queue", "ready", "worker", "producer", "status"))
 def NoLostWakeup(c: Constants, s: Vars) -> str | None:
     """A lane that holds items has a reservation: someone will drain it."""
     if Discarding(s):
@@ -558,7 +558,7 @@ def NoLostWakeup(c: Constants, s: Vars) -> str | None:
     return None
 
 
-@WorkLane.invariant
+@WorkLane.invariant(reads=("ready", "worker", "producer"))
 def OneReservationPerLane(c: Constants, s: Vars) -> str | None:
     """A post to a Scheduled lane never creates a second reservation."""
     for lane in Lanes(c):
@@ -567,7 +567,7 @@ def OneReservationPerLane(c: Constants, s: Vars) -> str | None:
     return None
 
 
-@WorkLane.invariant
+@WorkLane.invariant(reads=("worker", "status"))
 def OneDrainerPerLane(c: Constants, s: Vars) -> str | None:
     """Callbacks of one lane never overlap: at most one worker drains it, and only while it is Draining."""
     for lane in Lanes(c):
@@ -583,7 +583,7 @@ def OneDrainerPerLane(c: Constants, s: Vars) -> str | None:
     return None
 
 
-@WorkLane.invariant
+@WorkLane.invariant(reads=("ready",))
 def ReadyQueueBounded(c: Constants, s: Vars) -> str | None:
     """A submission never finds the ready queue full."""
     if len(s.ready) > c.ready_capacity:
@@ -592,7 +592,7 @@ def ReadyQueueBounded(c: Constants, s: Vars) -> str | None:
     return None
 
 
-@WorkLane.invariant
+@WorkLane.invariant(reads=("worker", "invoked", "queue", "discarded", "accepted"))
 def Conservation(c: Constants, s: Vars) -> str | None:
     """Accepted = invoked + queued + popped-not-yet-invoked + discarded, per lane."""
     for lane in Lanes(c):
@@ -605,7 +605,7 @@ def Conservation(c: Constants, s: Vars) -> str | None:
     return None
 
 
-@WorkLane.invariant
+@WorkLane.invariant(reads=("worker", "queue", "invoked", "discarded"))
 def PerLaneFifo(c: Constants, s: Vars) -> str | None:
     """A lane's items run in acceptance order, each once: what is left is the next run of positions."""
     for lane in Lanes(c):
@@ -617,7 +617,7 @@ def PerLaneFifo(c: Constants, s: Vars) -> str | None:
     return None
 
 
-@WorkLane.invariant
+@WorkLane.invariant(reads=("worker",))
 def BudgetRespected(c: Constants, s: Vars) -> str | None:
     """A drain invokes at most max_per_drain items."""
     for w, (_, lane, n, _) in s.worker.items():
@@ -626,7 +626,7 @@ def BudgetRespected(c: Constants, s: Vars) -> str | None:
     return None
 
 
-@WorkLane.invariant
+@WorkLane.invariant(reads=("phase", "queue", "ready"))
 def StoppedMeansQuiet(c: Constants, s: Vars) -> str | None:
     """After Stop returns nothing is queued, reserved or running: every accepted item ran or was dropped."""
     if s.phase != STOPPED:

@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 from model_checks.explorer import codec as wire
 from model_checks.explorer.dispatch import Dispatch
+from model_checks.explorer.invariants import InvariantChecker
 from spec.language import Emitted, Instance
 
 if TYPE_CHECKING:
@@ -55,7 +56,7 @@ class Partition:
         self.options = options
         self.rank, self.size = rank, size
         self.canon = spec.symmetry_fn if options.symmetry else None
-        self.invariants = [(inv.name, inv.fn) for inv in spec.invariants]
+        self.checker: InvariantChecker | None = None  # made from the first initial state
         self.dispatch = Dispatch(inst, options.pc_hints)
         self.keep_graph = size == 1 and options.liveness and not options.symmetry and bool(spec.properties)
         self.started = time.perf_counter()
@@ -108,12 +109,8 @@ class Partition:
         return j
 
     def violated(self, state: Any) -> tuple[str, str] | None:
-        c = self.inst.constants
-        for name, fn in self.invariants:
-            reason = fn(c, state)
-            if reason is not None:
-                return name, reason
-        return None
+        assert self.checker is not None
+        return self.checker.first_violated(state)
 
     def rank_of(self, found: Found) -> tuple[int, int, int]:
         """Shortest first, then the fewest context switches, then discovery order."""
@@ -131,6 +128,7 @@ class Partition:
             key = canon(c, s0) if canon else s0
             if self.codec is None:
                 self.codec = wire.Codec(key)
+                self.checker = InvariantChecker(self.inst.spec.invariants, c, key)
             h = hash(key)
             if self.owner(key, h) != self.rank or self.find(key, h) is not None:
                 continue
@@ -148,7 +146,8 @@ class Partition:
         canon = self.canon
         constraint = self.inst.spec.constraint_fn
         terminal = self.inst.spec.terminal_fn
-        invariants = self.invariants
+        assert self.checker is not None
+        violated = self.checker.first_violated
         states, seen, clash = self.states, self.seen, self.clash
         parent, depth, switches, last_proc = self.parent, self.depth, self.switches, self.last_proc
         offsets, dst, proc, enabled = self.offsets, self.dst, self.proc, self.enabled
@@ -225,11 +224,9 @@ class Partition:
                     depth.append(d1)
                     switches.append(sw)
                     last_proc.append(pid)
-                    for name, inv in invariants:
-                        reason = inv(c, key)
-                        if reason is not None:
-                            found.append((j, "invariant", name, reason))
-                            break
+                    bad = violated(key)
+                    if bad is not None:
+                        found.append((j, "invariant", bad[0], bad[1]))
                 elif depth[j] == d1 and sw < switches[j]:
                     parent[j] = gid_i
                     switches[j] = sw
@@ -284,7 +281,6 @@ class Partition:
         """Merge successors another process found for states this one owns (all at depth ``d1``)."""
         assert self.codec is not None
         decode = self.codec.decode
-        c = self.inst.constants
         depth, switches = self.depth, self.switches
         found: list[Found] = []
         for h, encoded, parent, sw, pid in wire.loads(data):
@@ -292,11 +288,9 @@ class Partition:
             j = self.find(key, h)
             if j is None:
                 j = self.add(key, h, parent, d1, sw, pid)
-                for name, inv in self.invariants:
-                    reason = inv(c, key)
-                    if reason is not None:
-                        found.append((j, "invariant", name, reason))
-                        break
+                bad = self.violated(key)
+                if bad is not None:
+                    found.append((j, "invariant", bad[0], bad[1]))
             elif depth[j] == d1 and sw < switches[j]:
                 self.parent[j] = parent
                 switches[j] = sw
