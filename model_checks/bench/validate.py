@@ -25,6 +25,7 @@ import tracemalloc
 from collections import deque
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 from model_checks.conformance import validate_file
 
@@ -185,7 +186,15 @@ def write_gate_trace(path: Path, posts: int) -> int:
 
 def write_akka_trace(path: Path, sends: int) -> int:
     """A trace of the Akka-mailbox reference: 2 producer threads, 3 mailboxes, 2 workers, a suspend/close."""
-    from reference.akka_mailbox import ActorRef, Dispatcher, trace_header
+    from reference.akka_mailbox import trace_header
+
+    config, events = akka_real_threads(sends)
+    return _dump(path, trace_header(config), events)
+
+
+def akka_real_threads(sends: int) -> tuple[Any, list[dict[str, Any]]]:
+    """Run the Akka-mailbox reference on real threads with tracing on: ``(config, events)``."""
+    from reference.akka_mailbox import ActorRef, Dispatcher
     from reference.tracing import RecordingTracer
 
     tracer = RecordingTracer()
@@ -206,7 +215,7 @@ def write_akka_trace(path: Path, sends: int) -> int:
         t.join()
     d.shutdown()
     assert tracer.config is not None
-    return _dump(path, trace_header(tracer.config), tracer.events())
+    return tracer.config, tracer.events()
 
 
 def _dump(path: Path, header: dict[str, object], events: list[dict[str, object]]) -> int:

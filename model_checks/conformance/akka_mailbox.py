@@ -31,7 +31,7 @@ from typing import Any
 from model_checks.conformance.binding import with_entry
 from model_checks.conformance.search import Miss, NoMatch, TraceSearch
 from model_checks.conformance.streamed import DesignFormat, Event, is_count, is_item, is_items, one_of
-from model_checks.conformance.verdict import AKKA_RULES, Rejected
+from model_checks.conformance.verdict import AKKA_RULES, Rejected, plain
 from spec import akka_mailbox as am
 from spec.language import Function
 
@@ -296,7 +296,7 @@ class AkkaChecker:
         return {"messages": queued, "threads": dict(sorted(busy.items()))}, phrases
 
     def describe(self) -> list[dict[str, Any]]:
-        return [_plain(am.Show(self.c, s)) for s in sorted(self.search.states, key=repr)[:8]]
+        return [plain(am.Show(self.c, s)) for s in sorted(self.search.states, key=repr)[:8]]
 
     # -- words for a rejection -------------------------------------------------------------------
 
@@ -332,14 +332,6 @@ def _differ(misses: list[Miss]) -> str:
 def _show(ev: Mapping[str, Any]) -> str:
     fields = {k: v for k, v in ev.items() if k not in ("seq", "thread", "event")}
     return f"{ev['thread']} {ev['event']} {fields}"
-
-
-def _plain(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {str(k): _plain(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [_plain(v) for v in value]
-    return value
 
 
 def validate(

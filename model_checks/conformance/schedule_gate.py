@@ -32,7 +32,7 @@ from model_checks.conformance.streamed import (
     is_item,
     one_of,
 )
-from model_checks.conformance.verdict import GATE_RULES, Rejected
+from model_checks.conformance.verdict import GATE_RULES, Rejected, plain
 from spec import schedule_gate as sg
 
 DESIGN = "schedule-gate"
@@ -276,7 +276,7 @@ class GateChecker:
         return {"events": events, "threads": dict(sorted(owed.items())), "free_permits": s.free}, phrases
 
     def describe(self) -> list[dict[str, Any]]:
-        return [_plain(sg.Show(self.c, s)) for s in sorted(self.search.states, key=repr)[:8]]
+        return [plain(sg.Show(self.c, s)) for s in sorted(self.search.states, key=repr)[:8]]
 
     # -- words for a rejection -------------------------------------------------------------------
 
@@ -346,14 +346,6 @@ def _weight(s: sg.Vars) -> tuple[int, str]:
 def _show(ev: Event) -> str:
     fields = {k: v for k, v in ev.items() if k not in ("seq", "thread", "event")}
     return f"{ev['thread']} {ev['event']} {fields}"
-
-
-def _plain(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {str(k): _plain(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [_plain(v) for v in value]
-    return value
 
 
 def _make(config: dict[str, Any]) -> GateChecker:

@@ -17,7 +17,7 @@ from typing import Any
 from model_checks.conformance.binding import ANON, ROLE_OF, TraceConstants, normalize, with_entry
 from model_checks.conformance.explain import explain
 from model_checks.conformance.parse import Config, Event
-from model_checks.conformance.verdict import Rejected
+from model_checks.conformance.verdict import Rejected, plain
 from spec import work_lane as wl
 from spec.language import Action, Emitted, Spec
 
@@ -176,7 +176,7 @@ class SpecEngine:
         for s in sorted(self.states, key=repr)[:8]:
             d = wl.Show(self.c, s)
             shown.append({k: v for k, v in d.items()})
-        return [_plain(d) for d in shown]
+        return [plain(d) for d in shown]
 
     def pending(self) -> dict[str, Any]:
         s = min(self.states, key=lambda s: (sum(len(q) for q in s.queue.values()), repr(s)))
@@ -187,11 +187,3 @@ class SpecEngine:
 
 
 _MISSING = object()
-
-
-def _plain(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {str(k): _plain(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [_plain(v) for v in value]
-    return value

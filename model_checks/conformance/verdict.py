@@ -116,3 +116,12 @@ class Malformed(Exception):
         super().__init__(message)
         self.line = line
         self.message = message
+
+
+def plain(value: Any) -> Any:
+    """``value`` with dict keys as strings and tuples as lists: a spec state as JSON can show it."""
+    if isinstance(value, dict):
+        return {str(k): plain(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [plain(v) for v in value]
+    return value

@@ -2,39 +2,19 @@
 
 from __future__ import annotations
 
-import threading
-
 import pytest
 
+from model_checks.bench.validate import akka_real_threads
 from model_checks.conformance.akka_mailbox import TraceRejected, validate
 from model_checks.harness import Options, check
 from model_checks.mutants.akka_mailbox_reference import REFERENCE_MUTANTS, program
-from reference.akka_mailbox import ActorRef, Dispatcher
-from reference.tracing import RecordingTracer
 
 pytestmark = pytest.mark.timeout(120)
 
 
 def test_real_threads_trace_is_accepted_as_complete() -> None:
-    tracer = RecordingTracer()
-    d = Dispatcher(throughput=2, workers=2, tracer=tracer)
-    refs: list[ActorRef[str]] = [d.spawn(lambda m: None) for _ in range(3)]
-
-    def produce(p: int) -> None:
-        for k in range(12):
-            refs[(k + p) % 3].tell(f"p{p}.{k}")
-
-    threads = [threading.Thread(target=produce, args=(p,), name=f"p{p}") for p in range(2)]
-    for t in threads:
-        t.start()
-    refs[1].suspend()
-    refs[1].resume()
-    refs[2].close()
-    for t in threads:
-        t.join()
-    d.shutdown()
-    assert tracer.config is not None
-    validate(tracer.config, tracer.events(), complete=True)
+    config, events = akka_real_threads(12)
+    validate(config, events, complete=True)
 
 
 def test_a_forged_double_schedule_is_rejected_with_its_seq() -> None:
