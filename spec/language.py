@@ -329,13 +329,13 @@ class SpecBuilder:
         return decorate
 
     @overload
-    def invariant(self, fn: InvariantFn, /) -> InvariantFn: ...
+    def invariant(self, fn: InvariantFn) -> InvariantFn: ...
 
     @overload
     def invariant(self, *, reads: str | Iterable[str]) -> Callable[[InvariantFn], InvariantFn]: ...
 
     def invariant(
-        self, fn: InvariantFn | None = None, /, *, reads: str | Iterable[str] | None = None
+        self, fn: InvariantFn | None = None, *, reads: str | Iterable[str] | None = None
     ) -> InvariantFn | Callable[[InvariantFn], InvariantFn]:
         """``@spec.invariant``, or ``@spec.invariant(reads=("queue", ...))`` naming every state
         variable the predicate reads (through the helpers it calls, too): then its verdict

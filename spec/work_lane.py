@@ -544,7 +544,9 @@ def StopEndDiscard(c: Constants, s: Vars, t: str) -> object:
 # ============================================================================ INVARIANTS
 
 
-@WorkLane.invariant(reads=("mode", "phase", "queue", "ready", "worker", "producer", "status"))
+# No reads= here: the verdict depends on most of the state, which rarely repeats, so
+# remembering it would cost the explorer more than evaluating it.
+@WorkLane.invariant
 def NoLostWakeup(c: Constants, s: Vars) -> str | None:
     """A lane that holds items has a reservation: someone will drain it."""
     if Discarding(s):

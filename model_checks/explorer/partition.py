@@ -224,7 +224,7 @@ class Partition:
                     depth.append(d1)
                     switches.append(sw)
                     last_proc.append(pid)
-                    bad = violated(key)
+                    bad = violated(key, state)  # ``state`` is expanded, so it violates nothing
                     if bad is not None:
                         found.append((j, "invariant", bad[0], bad[1]))
                 elif depth[j] == d1 and sw < switches[j]:
