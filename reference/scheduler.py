@@ -21,6 +21,7 @@ finish everything (drain) or stops new drains and drops what is queued
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from enum import Enum
@@ -37,6 +38,9 @@ T = TypeVar("T")
 
 LaneFactory = Callable[[int, Callable[[Any, Any], object], Any, LaneEnv], WorkLane[Any]]
 PoolFactory = Callable[[int, int, Runtime, "Tracer | None"], WorkerPool]
+
+
+_log = logging.getLogger("reference")
 
 
 class StopMode(Enum):
@@ -344,7 +348,12 @@ class WorkerScheduler(Generic[T]):
             items = lane._discard_all()
             if on_discard is not None:
                 for item in items:
-                    on_discard(lane.index, item)
+                    # A raising hook must not wedge Stop half-way (workers never joined,
+                    # later items never reported): log it and go on with the next item.
+                    try:
+                        on_discard(lane.index, item)
+                    except BaseException:
+                        _log.exception("on_discard raised on lane %d for item %r", lane.index, item)
 
     # -- context manager -------------------------------------------------
 

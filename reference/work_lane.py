@@ -169,12 +169,20 @@ class WorkLane(Generic[T]):
             mutex.release()
 
     def _trace_post(self, item: T, result: str, submit: bool) -> None:
-        assert self._tracer is not None
-        self._tracer.emit(
-            self._runtime.thread_name(),
-            "post",
-            {"lane": self.index, "item": self._label(item), "result": result, "submit": submit},
-        )
+        # The label and the tracer are user code, called after the decision took effect: if
+        # they raised out of here an accepted item would look refused and its reservation
+        # would be owed forever (Stop would wait for that submission). So a failure is logged
+        # (no user callback: we hold the lane mutex) and the post keeps its result; the trace
+        # lacks the event.
+        try:
+            assert self._tracer is not None
+            self._tracer.emit(
+                self._runtime.thread_name(),
+                "post",
+                {"lane": self.index, "item": self._label(item), "result": result, "submit": submit},
+            )
+        except BaseException:
+            _log.exception("tracing a post on lane %d failed; the post stands", self.index)
 
     def _close(self) -> int:
         """Close admission (mutex held); return how many submissions posts have ever owed."""
@@ -224,14 +232,24 @@ class WorkLane(Generic[T]):
                 # A producer is deciding or logging a post: let it finish before we log.
                 self._wait_for_producer()
             if tracer is not None:
-                tracer.emit(
-                    self._runtime.thread_name(), "invoke", {"lane": self.index, "item": self._label(item)}
-                )
+                self._trace_invoke(item)
             try:
                 invoke(context, item)
             except BaseException as exc:
                 self._report(item, exc)
         return n + 1
+
+    def _trace_invoke(self, item: T) -> None:
+        # The label and the tracer are user code. If they raise, the item was popped and
+        # must still run (and the drain must still end, or the lane would stay Draining):
+        # the failure is logged, as a post's is, and the trace lacks this event.
+        try:
+            assert self._tracer is not None
+            self._tracer.emit(
+                self._runtime.thread_name(), "invoke", {"lane": self.index, "item": self._label(item)}
+            )
+        except BaseException:
+            _log.exception("tracing an invoke on lane %d failed; the item still runs", self.index)
 
     def _wait_for_producer(self) -> None:
         mutex = self.mutex
