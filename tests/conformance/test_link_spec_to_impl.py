@@ -24,7 +24,7 @@ from model_checks.conformance.link.scenario import (
     show,
 )
 from model_checks.conformance.link.spec_to_impl import Comparison, compare
-from model_checks.conformance.link.spec_traces import spec_traces
+from model_checks.conformance.link.spec_traces import TooManyTraces, spec_traces
 from model_checks.harness import Options, check
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "conformance.md"
@@ -45,6 +45,17 @@ def test_spec_trace_counts() -> None:
 
 
 @pytest.mark.timeout(60)
+@pytest.mark.timeout(60)
+def test_a_trace_set_too_big_to_enumerate_is_refused_by_name() -> None:
+    # the spec's trace set can grow exponentially with the scenario: past the bound the
+    # enumeration stops and says so, instead of running on (or pretending to be complete)
+    constants = LINK_SCENARIOS["2x1-cap1-full"].constants()
+    with pytest.raises(TooManyTraces, match="not enumerated within 0 s"):
+        spec_traces(constants, time_limit=0.0)
+    with pytest.raises(TooManyTraces, match="more than 3 traces"):
+        spec_traces(constants, max_traces=3)
+
+
 def test_projection_merges_traces_that_differ_only_in_hidden_events() -> None:
     sc = LINK_SCENARIOS["2x1-cap1-full"]
     full = spec_traces(sc.constants())

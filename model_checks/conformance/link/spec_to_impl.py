@@ -107,7 +107,8 @@ def compare(
     raw = {canonical(t) for t in logged}
     impl = {project(t, observed) for t in raw}
     constants = sc.constants()
-    spec = spec_traces(constants, observed=observed)
+    # The spec side gets the same allowance as the harness side (``time_limit`` is per side).
+    spec = spec_traces(constants, observed=observed, time_limit=time_limit)
     used: set[TransitionKey] = set()
     for t in logged:
         got, _ = realised(constants, tuple(e for e in t if observed is None or e[1] in observed), observed)

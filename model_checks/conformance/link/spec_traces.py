@@ -8,6 +8,7 @@ actions (``Admit``, ``StopCall``, ``Pop``, ``PopEmpty``, ``GiveUpDrain``) add no
 from __future__ import annotations
 
 import sys
+import time
 from collections.abc import Collection, Hashable
 from dataclasses import dataclass, field
 from typing import Any
@@ -44,10 +45,21 @@ def kind_of(t: Transition) -> tuple[str, tuple[tuple[str, Any], ...]]:
     )
 
 
+class TooManyTraces(OverflowError):
+    """The spec's trace set could not be enumerated within the bound (traces or seconds)."""
+
+
 def spec_traces(
-    constants: wl.Constants, max_traces: int = 2_000_000, observed: Collection[str] | None = None
+    constants: wl.Constants,
+    max_traces: int = 2_000_000,
+    observed: Collection[str] | None = None,
+    time_limit: float | None = None,
 ) -> SpecTraces:
-    """``observed``: project onto these events (the others count as internal); None = every event."""
+    """``observed``: project onto these events (the others count as internal); None = every event.
+
+    The set can grow exponentially with the scenario: past ``max_traces`` traces in one state, or
+    ``time_limit`` seconds, ``TooManyTraces`` says so instead of running on."""
+    deadline = None if time_limit is None else time.perf_counter() + time_limit
     inst = Instance(wl.SPEC, constants)
     memo: dict[Any, frozenset[tuple[EventKey, ...]]] = {}
     labelled: set[TransitionKey] = set()
@@ -75,7 +87,12 @@ def spec_traces(
                 ev = transition_event(t)
                 out.update((ev, *r) for r in rest)
             if len(out) > max_traces:
-                raise OverflowError(f"more than {max_traces} traces: choose a smaller scenario")
+                raise TooManyTraces(f"more than {max_traces} traces: choose a smaller scenario")
+        if deadline is not None and time.perf_counter() > deadline:
+            raise TooManyTraces(
+                f"the spec's trace set was not enumerated within {time_limit:g} s ({len(memo):,} states"
+                " done): choose a smaller scenario, or compare fewer events (--observe)"
+            )
         frozen = frozenset(out)
         memo[state] = frozen
         return frozen
