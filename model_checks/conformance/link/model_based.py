@@ -37,7 +37,15 @@ from dataclasses import dataclass, field
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, precondition, rule
 
-from model_checks.conformance.link.scenario import Builder, Event, LinkScenario, Program, Run
+from model_checks.conformance.link.scenario import (
+    Builder,
+    Event,
+    LinkScenario,
+    Program,
+    Run,
+    post_scripted,
+    start_scheduler,
+)
 from model_checks.conformance.validator import validate_lines
 from model_checks.harness import Options
 from model_checks.harness.api import run_once
@@ -45,7 +53,7 @@ from model_checks.harness.rt.objects import NORMAL, Action
 from model_checks.harness.rt.runtime import ControlledRuntime
 from model_checks.harness.rt.scheduler import Execution
 from reference.results import Result as TkResult
-from reference.scheduler import LaneHandle, LaneSpec, StopMode, WorkerScheduler
+from reference.scheduler import StopMode, WorkerScheduler
 from reference.tracing import RecordingTracer
 
 STEP_CAP = 40  # harness steps one ``step`` rule may take
@@ -165,16 +173,7 @@ def mbt_program(sc: LinkScenario, build: Builder, on_start: Callable[[Run], None
         tracer = RecordingTracer()
         run = Run(tracer)
         on_start(run)
-        sched = build(
-            [LaneSpec(_ignore, context=i) for i in range(sc.lanes)],
-            workers=sc.workers,
-            lane_capacity=sc.capacity,
-            max_per_drain=sc.budget,
-            ready_capacity=sc.lanes,
-            runtime=rt,
-            tracer=tracer,
-        )
-        handles = [sched.get_lane(i)[1] for i in range(sc.lanes)]
+        sched, handles = start_scheduler(sc, build, rt, tracer)
 
         def producer(p: int) -> Callable[[], None]:
             def body() -> None:
@@ -185,9 +184,7 @@ def mbt_program(sc: LinkScenario, build: Builder, on_start: Callable[[Run], None
                 for k, lane in enumerate(sc.script[p]):
                     rt.yield_point("next")
                     rt.yield_point("post")
-                    handle = LaneHandle() if lane is None else handles[lane]
-                    item = f"p{p}.{k}"
-                    run.post_results.append((f"p{p}", item, sched.try_post(handle, item)))
+                    post_scripted(run, sched, handles, p, k, lane)
                 rt.yield_point("next")
 
             return body
@@ -202,10 +199,6 @@ def mbt_program(sc: LinkScenario, build: Builder, on_start: Callable[[Run], None
         return None
 
     return program
-
-
-def _ignore(context: object, item: object) -> None:
-    return None
 
 
 def machine_for(

@@ -133,23 +133,12 @@ def link_program(
         run = Run(tracer)
         if on_start is not None:
             on_start(run)
-        sched = build(
-            [LaneSpec(_ignore, context=i) for i in range(sc.lanes)],
-            workers=sc.workers,
-            lane_capacity=sc.capacity,
-            max_per_drain=sc.budget,
-            ready_capacity=sc.lanes,
-            runtime=rt,
-            tracer=tracer,
-        )
-        handles = [sched.get_lane(i)[1] for i in range(sc.lanes)]
+        sched, handles = start_scheduler(sc, build, rt, tracer)
 
         def producer(p: int) -> Callable[[], None]:
             def body() -> None:
                 for k, lane in enumerate(sc.script[p]):
-                    handle = LaneHandle() if lane is None else handles[lane]
-                    item = f"p{p}.{k}"
-                    run.post_results.append((f"p{p}", item, sched.try_post(handle, item)))
+                    post_scripted(run, sched, handles, p, k, lane)
 
             return body
 
@@ -170,6 +159,31 @@ def link_program(
         return [lambda: sink(run), *(lambda check=check: check(run) for check in checks)]
 
     return program
+
+
+def start_scheduler(
+    sc: LinkScenario, build: Builder, rt: ControlledRuntime, tracer: RecordingTracer
+) -> tuple[WorkerScheduler[Any], list[LaneHandle]]:
+    """The scenario's scheduler (no-op invokes, lane ``i`` has context ``i``) and its lane handles."""
+    sched = build(
+        [LaneSpec(_ignore, context=i) for i in range(sc.lanes)],
+        workers=sc.workers,
+        lane_capacity=sc.capacity,
+        max_per_drain=sc.budget,
+        ready_capacity=sc.lanes,
+        runtime=rt,
+        tracer=tracer,
+    )
+    return sched, [sched.get_lane(i)[1] for i in range(sc.lanes)]
+
+
+def post_scripted(
+    run: Run, sched: WorkerScheduler[Any], handles: list[LaneHandle], p: int, k: int, lane: int | None
+) -> None:
+    """Producer ``p``'s ``k``-th post, item ``p{p}.{k}`` (lane None: a handle of no scheduler)."""
+    handle = LaneHandle() if lane is None else handles[lane]
+    item = f"p{p}.{k}"
+    run.post_results.append((f"p{p}", item, sched.try_post(handle, item)))
 
 
 def _ignore(context: object, item: object) -> None:
