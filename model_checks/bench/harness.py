@@ -5,12 +5,15 @@
 * executions DPOR needs against plain DFS on programs small enough for DFS to finish, with the
   outcome sets compared (DPOR must find the same ones);
 * the same plain-``threading`` program (two locked deposits) under our patch mode and under
-  ``frontrun`` (if installed), executions/s of each and their ratio.
+  ``frontrun`` (if installed), executions/s of each and their ratio;
+* the compiled harness core against its pure-Python sources (``LANECHECK_PURE=1``, in a child
+  process: a process runs one core) on the standard scenario, in the same run.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -20,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from model_checks.bench import harness_plain
-from model_checks.harness import Options, check, patched
+from model_checks.harness import Options, check, core, patched
 from model_checks.harness.examples import bounded_buffer, cas_counter, counter
 from model_checks.harness.rt.runtime import ControlledRuntime
 from model_checks.harness.scenarios import SCENARIOS, Program
@@ -41,7 +44,7 @@ def _rate(result: Any) -> float:
 def backends(executions: int) -> dict[str, Any]:
     """Executions/s of each back end on the standard scenario. Also per CPU-second (what the
     process itself spent: the figure to compare across runs on a shared machine) and per step."""
-    out: dict[str, Any] = {"scenario": STANDARD, "executions": executions}
+    out: dict[str, Any] = {"scenario": STANDARD, "executions": executions, "core": core.describe()}
     for backend in ("greenlet", "threads"):
         options = Options(strategy="pct", seed=7, max_executions=executions, backend=backend)
         cpu = time.process_time()
@@ -55,6 +58,36 @@ def backends(executions: int) -> dict[str, Any]:
             out["greenlet_us_per_step"] = round(1e6 * result.elapsed / result.steps, 2)
     out["greenlet_vs_threads"] = round(out["greenlet_executions_per_s"] / out["threads_executions_per_s"], 2)
     return out
+
+
+def _greenlet_rate(executions: int) -> dict[str, float]:
+    options = Options(strategy="pct", seed=7, max_executions=executions)
+    cpu = time.process_time()
+    result = check(SCENARIOS[STANDARD](), options)
+    cpu = time.process_time() - cpu
+    assert result.failure is None, result.report()
+    return {"per_s": round(_rate(result), 1), "per_cpu_s": round(result.executions / cpu, 1)}
+
+
+def compiled_vs_pure(executions: int) -> dict[str, Any]:
+    """The greenlet back end's executions/s with this process's core and with the pure-Python
+    core in a child process, alternating (best of 3 each: the machine is shared)."""
+    mine: list[dict[str, float]] = []
+    pure: list[dict[str, float]] = []
+    env = dict(os.environ, LANECHECK_PURE="1")
+    command = [sys.executable, "-m", "model_checks.bench.harness", "--greenlet-rate", str(executions)]
+    for _ in range(3):
+        mine.append(_greenlet_rate(executions))
+        done = subprocess.run(command, capture_output=True, text=True, env=env, timeout=600, check=True)
+        pure.append(json.loads(done.stdout.strip().splitlines()[-1]))
+    best_mine = max(mine, key=lambda r: r["per_cpu_s"])
+    best_pure = max(pure, key=lambda r: r["per_cpu_s"])
+    return {
+        "this_core": core.describe(),
+        "this_core_executions_per_cpu_s": best_mine["per_cpu_s"],
+        "pure_core_executions_per_cpu_s": best_pure["per_cpu_s"],
+        "ratio": round(best_mine["per_cpu_s"] / best_pure["per_cpu_s"], 2) if best_pure["per_cpu_s"] else 0.0,
+    }
 
 
 def dpor_vs_dfs() -> dict[str, Any]:
@@ -127,11 +160,12 @@ def bench(quick: bool = False) -> dict[str, Any]:
         "backends": backends(100 if quick else 1_000),
         "dpor_vs_dfs": dpor_vs_dfs(),
         "plain_threading": against_frontrun(),
+        "compiled_vs_pure": compiled_vs_pure(100 if quick else 500),
     }
 
 
 if __name__ == "__main__":
-    import json
-    import sys
-
-    print(json.dumps(bench(quick="--quick" in sys.argv), indent=2, default=str))
+    if "--greenlet-rate" in sys.argv:  # the child of ``compiled_vs_pure``
+        print(json.dumps(_greenlet_rate(int(sys.argv[sys.argv.index("--greenlet-rate") + 1]))))
+    else:
+        print(json.dumps(bench(quick="--quick" in sys.argv), indent=2, default=str))

@@ -18,6 +18,8 @@ Public surface (everything else is internal)::
     result = check(racy, Options(strategy="dpor"))   # result.verdict == "failed"
 """
 
+# First: importing ``core`` decides between the compiled core and its Python sources (core.py)
+from model_checks.harness import core
 from model_checks.harness.api import ExplorationFailed, ReplayDivergence, check, explore, replay
 from model_checks.harness.options import Failure, Options, Result
 from model_checks.harness.patch import patched
@@ -32,6 +34,7 @@ __all__ = [
     "ReplayDivergence",
     "Result",
     "check",
+    "core",
     "explore",
     "patched",
     "replay",

@@ -59,6 +59,10 @@ class Backend(Protocol):
 
     def current(self) -> int | None: ...
 
+    # ``ids.get(whoami())`` is ``current()`` without the call (the scheduler asks at every step)
+    ids: dict[Any, int]
+    whoami: Callable[[], Any]
+
     def frame(self, tid: int) -> FrameType | None: ...
 
     def close(self) -> None: ...
@@ -70,12 +74,13 @@ class GreenletBackend:
     def __init__(self) -> None:
         self._parent = greenlet.getcurrent()
         self._greenlets: dict[int, Any] = {}
-        self._ids: dict[Any, int] = {}
+        self.ids: dict[Any, int] = {}
+        self.whoami = _getcurrent
 
     def spawn(self, tid: int, body: Body) -> None:
         g = greenlet.greenlet(body, parent=self._parent)
         self._greenlets[tid] = g
-        self._ids[g] = tid
+        self.ids[g] = tid
 
     def resume(self, tid: int, value: object) -> object:
         # a finished greenlet returns to its parent, the driver: the body's result arrives here
@@ -88,7 +93,7 @@ class GreenletBackend:
         return self._parent.switch(message)
 
     def current(self) -> int | None:
-        return self._ids.get(_getcurrent())
+        return self.ids.get(_getcurrent())
 
     def frame(self, tid: int) -> FrameType | None:
         g = self._greenlets.get(tid)
@@ -96,7 +101,7 @@ class GreenletBackend:
 
     def close(self) -> None:
         self._greenlets.clear()
-        self._ids.clear()
+        self.ids.clear()
 
 
 class ThreadBackend:
@@ -104,7 +109,8 @@ class ThreadBackend:
 
     def __init__(self) -> None:
         self._batons: dict[int, Any] = {}
-        self._ids: dict[int, int] = {}
+        self.ids: dict[Any, int] = {}
+        self.whoami = _thread.get_ident
         self._back = _thread.allocate_lock()
         self._back.acquire()
         self._slot: object = None
@@ -116,12 +122,12 @@ class ThreadBackend:
 
         def main() -> None:
             baton.acquire()
-            self._ids[_thread.get_ident()] = tid
+            self.ids[_thread.get_ident()] = tid
             try:
                 message = body(self._slot)
             except BaseException as exc:  # never leave the driver waiting for the baton
                 message = Done(exc)
-            self._ids.pop(_thread.get_ident(), None)
+            self.ids.pop(_thread.get_ident(), None)
             self._slot = message
             self._back.release()
 
@@ -134,24 +140,24 @@ class ThreadBackend:
         return self._slot
 
     def switch(self, tid: int, value: object) -> object:
-        me = self._ids[_thread.get_ident()]
+        me = self.ids[_thread.get_ident()]
         self._slot = value
         self._batons[tid].release()
         self._batons[me].acquire()
         return self._slot
 
     def suspend(self, message: object) -> object:
-        tid = self._ids[_thread.get_ident()]
+        tid = self.ids[_thread.get_ident()]
         self._slot = message
         self._back.release()
         self._batons[tid].acquire()
         return self._slot
 
     def current(self) -> int | None:
-        return self._ids.get(_thread.get_ident())
+        return self.ids.get(_thread.get_ident())
 
     def frame(self, tid: int) -> FrameType | None:
-        for ident, t in list(self._ids.items()):
+        for ident, t in list(self.ids.items()):
             if t == tid:
                 return sys._current_frames().get(ident)
         return None

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import queue as _queue
 from collections import deque
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 if TYPE_CHECKING:
     from model_checks.harness.rt.scheduler import Execution
@@ -24,6 +24,11 @@ Action = tuple[int, int]  # (thread id, alternative)
 
 GLOBAL: frozenset[int] = frozenset({-1})  # dependent with every operation
 
+# How an operation's enabledness is decided (``Op.gate``, from its object's ``gates``): most
+# operations can always run, and a parked condition wait never runs without a notify, so only the
+# remaining few ask their object at each step.
+ALWAYS, ASK, NEVER = 0, 1, 2
+
 
 class Op:
     """One announced operation. ``objs`` are the object ids it touches (for DPOR).
@@ -32,7 +37,7 @@ class Op:
     the generated ``__init__`` with its defaults and ``__post_init__`` was a visible share of it.
     """
 
-    __slots__ = ("args", "deadline", "kind", "obj", "objs", "read", "result", "source", "timeout")
+    __slots__ = ("args", "deadline", "gate", "kind", "obj", "objs", "read", "result", "source", "timeout")
 
     def __init__(
         self,
@@ -51,7 +56,11 @@ class Op:
         self.args = args
         self.timeout = timeout  # a timed blocking operation may time out
         self.read = read  # a pure read: independent of other reads of the same object
-        self.objs: frozenset[int] = objs if objs else obj.footprint(self)
+        if objs:
+            self.objs: frozenset[int] = objs
+        else:
+            self.objs = obj.own if obj.fixed_footprint else obj.footprint(self)
+        self.gate: int = obj.gates.get(kind, ALWAYS)
         self.source = source
         self.deadline = deadline
         self.result = result
@@ -126,6 +135,9 @@ class ObjState:
     """Model state of one controlled object."""
 
     kind = "object"
+    # operation kind -> ASK (``enabled`` decides) or NEVER; every other kind is always enabled
+    gates: ClassVar[dict[str, int]] = {}
+    fixed_footprint = True  # every operation touches just this object (``own``)
 
     def __init__(self, oid: int, name: str) -> None:
         self.oid = oid
@@ -151,6 +163,7 @@ class ObjState:
 
 class LockState(ObjState):
     kind = "lock"
+    gates: ClassVar[dict[str, int]] = {"acquire": ASK}
 
     def __init__(self, oid: int, name: str, reentrant: bool = False) -> None:
         self.reentrant = reentrant
@@ -200,6 +213,8 @@ class ConditionState(ObjState):
     """A condition variable over ``lock``. Notify wakes waiters in FIFO order (as CPython does)."""
 
     kind = "condition"
+    gates: ClassVar[dict[str, int]] = {"wake": NEVER, "reacquire": ASK}
+    fixed_footprint = False
 
     def __init__(self, oid: int, name: str, lock: LockState) -> None:
         super().__init__(oid, name)
@@ -246,7 +261,7 @@ class ConditionState(ObjState):
             n = len(self.waiters) if op.kind == "notify_all" else int(op.args[0])
             for _ in range(min(n, len(self.waiters))):
                 woken = self.waiters.popleft()
-                ex.threads[woken].pending = self._reacquire(ex.threads[woken].pending, True)
+                ex.set_pending(woken, self._reacquire(ex.threads[woken].pending, True))
             return RESUME_NONE
         return lock.apply(ex, op, tid, alt)
 
@@ -265,6 +280,7 @@ class ConditionState(ObjState):
 
 class EventState(ObjState):
     kind = "event"
+    gates: ClassVar[dict[str, int]] = {"wait": ASK}
 
     def __init__(self, oid: int, name: str) -> None:
         super().__init__(oid, name)
@@ -288,6 +304,7 @@ class EventState(ObjState):
 
 class SemaphoreState(ObjState):
     kind = "semaphore"
+    gates: ClassVar[dict[str, int]] = {"acquire": ASK}
 
     def __init__(self, oid: int, name: str, value: int, bound: int | None = None) -> None:
         super().__init__(oid, name)
@@ -317,6 +334,7 @@ class SemaphoreState(ObjState):
 
 class QueueState(ObjState):
     kind = "queue"
+    gates: ClassVar[dict[str, int]] = {"put": ASK, "get": ASK}
 
     def __init__(self, oid: int, name: str, maxsize: int, lifo: bool = False) -> None:
         super().__init__(oid, name)
@@ -390,6 +408,7 @@ class ThreadState(ObjState):
     """The thread object itself: spawned, begun, exited, joined."""
 
     kind = "thread"
+    gates: ClassVar[dict[str, int]] = {"join": ASK}
 
     def __init__(self, oid: int, name: str, tid: int) -> None:
         super().__init__(oid, name)
@@ -426,6 +445,7 @@ class YieldState(ObjState):
     because they stand for shared accesses the harness does not see."""
 
     kind = "yield"
+    fixed_footprint = False
 
     def footprint(self, op: Op) -> frozenset[int]:
         return GLOBAL

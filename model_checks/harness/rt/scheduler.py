@@ -25,6 +25,7 @@ from typing import Protocol
 
 from model_checks.harness.rt.backends import ABORT, Abort, Backend, Done, format_frame
 from model_checks.harness.rt.objects import (
+    ASK,
     NORMAL,
     SPURIOUS,
     TIMEOUT,
@@ -74,7 +75,9 @@ class UsageError(Exception):
 
 class Chooser(Protocol):
     """Decides every step. A chooser whose ``after_step`` does nothing may say so with a class
-    attribute ``needs_after_step = False``: the execution then skips the call."""
+    attribute ``needs_after_step = False``: the execution then skips the call. One that only
+    ever returns an element of ``enabled`` (or None) may say ``trusted = True``: its choice is
+    then not checked."""
 
     def choose(self, ex: Execution, enabled: list[Action]) -> Action | None:
         """Pick the next action among ``enabled`` (ordered: running thread first); None abandons."""
@@ -103,18 +106,24 @@ class RaiseIn:
         self.error = error
 
 
-@dataclass
 class ThreadInfo:
-    tid: int
-    name: str
-    state: ThreadState
-    body: Callable[[], object]
-    pending: Op | None = None
-    finished: bool = False
-    run: Action = (0, NORMAL)  # (tid, NORMAL), built once: the action offered at most steps
+    """One controlled thread and its pending operation."""
 
-    def __post_init__(self) -> None:
-        self.run = (self.tid, NORMAL)
+    __slots__ = ("body", "born", "finished", "name", "pending", "run", "state", "tid")
+
+    def __init__(self, tid: int, name: str, state: ThreadState, body: Callable[[], object]) -> None:
+        self.tid = tid
+        self.name = name
+        self.state = state
+        self.body = body
+        self.pending: Op | None = None
+        self.finished = False
+        self.born = False  # spawned (its ``spawn`` operation ran); until then it has no pending op
+        self.run: Action = (tid, NORMAL)  # built once: the action offered at most steps
+
+
+def _by_tid(t: ThreadInfo) -> int:
+    return t.tid
 
 
 class Step:
@@ -160,6 +169,8 @@ class Execution:
         virtual_timeouts: bool,
     ) -> None:
         self.backend = backend
+        self._ids = backend.ids
+        self._whoami = backend.whoami
         self.chooser = chooser
         self.max_steps = max_steps
         self.spurious_wakeups = spurious_wakeups
@@ -190,6 +201,10 @@ class Execution:
         # choosers that ignore ``after_step`` say so (``needs_after_step = False``): one call
         # less per step
         self.after_step_hook = getattr(chooser, "needs_after_step", True)
+        self._live: list[ThreadInfo] = []  # spawned and not finished, by thread id
+        # the built-in choosers only ever pick from ``enabled`` (``trusted = True``); anyone
+        # else's choice is checked
+        self.trusted = getattr(chooser, "trusted", False)
 
     # ----------------------------------------------------------------- objects and threads
     def new_object(self, factory: Callable[[int], ObjState]) -> ObjState:
@@ -198,21 +213,27 @@ class Execution:
         return obj
 
     def new_thread_state(self, name: str, body: Callable[[], object]) -> ThreadState:
-        tid = len(self.threads) + len(self._unborn)
+        # The thread takes its place in ``threads`` now, so that ``threads[tid]`` is it even when
+        # threads created later are spawned first; it has no pending operation until its spawn.
+        tid = len(self.threads)
         st = self.new_object(lambda oid: ThreadState(oid, name or f"t{tid}", tid))
         assert isinstance(st, ThreadState)
-        self._unborn[st.oid] = ThreadInfo(tid, st.name, st, body)
+        self.threads.append(ThreadInfo(tid, st.name, st, body))
         return st
 
-    _unborn: dict[int, ThreadInfo]
-
     def add_thread(self, st: ThreadState) -> None:
-        info = self._unborn.pop(st.oid)
+        info = self.threads[st.tid]
+        info.born = True
         info.pending = Op("begin", st)
-        self.threads.append(info)
+        self._live.append(info)
+        self._live.sort(key=_by_tid)
         body = info.body
         tid = info.tid
         self.backend.spawn(tid, lambda first: self._thread_main(tid, body, first))
+
+    def set_pending(self, tid: int, op: Op) -> None:
+        """Replace another thread's pending operation (a notify wakes a waiter)."""
+        self.threads[tid].pending = op
 
     def thread_label(self, tid: int | None) -> str:
         if tid is None or tid >= len(self.threads):
@@ -230,7 +251,7 @@ class Execution:
         if self.aborting:
             raise Abort()
         tid = self.current
-        if tid is None or self.backend.current() != tid:
+        if tid is None or self._ids.get(self._whoami()) != tid:
             if op.read:  # invariants and final checks may read controlled objects directly
                 out = op.obj.apply(self, op, -1, NORMAL)
                 assert isinstance(out, Resume)
@@ -240,7 +261,9 @@ class Execution:
                 "rt.start_thread and only read controlled objects from invariants"
             )
         if self.sources:
-            op.source = _source(sys._getframe(1))
+            # from this frame, not the caller's: under the compiled core the harness's own
+            # functions have no frames, and ``_source`` skips those that do
+            op.source = _source(sys._getframe(0))
         if op.timeout is not None:
             op.deadline = self.clock + max(op.timeout, 0.0)
         self.threads[tid].pending = op
@@ -271,7 +294,7 @@ class Execution:
         """The controlled thread whose code runs here; None in the scheduler and its hooks
         (invariants, final checks) and in threads the harness does not control."""
         tid = self.current
-        if tid is None or self.backend.current() != tid:
+        if tid is None or self._ids.get(self._whoami()) != tid:
             return None
         return tid
 
@@ -326,22 +349,23 @@ class Execution:
         prev = self.last or 0
         out: list[Action] = []
         idle: list[int] = []
-        # Threads by id, the running thread's actions moved to the front. The common cases
-        # (enabled, or blocked with no alternative) are decided here, without building the
-        # alternatives list of ``actions``: this runs at every step, for every thread.
-        for t in self.threads:
+        # Live threads by id, the running thread's actions moved to the front. This runs at every
+        # step, for every thread, so the common cases are decided here: an operation whose
+        # ``gate`` says it always runs (most do) or never runs without a notify needs no call, and
+        # the alternatives list of ``actions`` is built only for blocked timed or spurious waits.
+        for t in self._live:
             op = t.pending
-            if op is None:  # finished
-                continue
-            tid = t.tid
-            if op.obj.enabled(self, op, tid):
-                if tid == prev:
+            assert op is not None  # live threads always have one
+            gate = op.gate
+            if not gate or (gate == ASK and op.obj.enabled(self, op, t.tid)):
+                if t.tid == prev:
                     out.insert(0, t.run)
                 else:
                     out.append(t.run)
                 continue
             if op.timeout is None and not (self.spurious_wakeups and op.kind == "wake"):
                 continue
+            tid = t.tid
             alts, may_idle = self.actions(tid)
             if tid == prev:
                 out[0:0] = [(tid, alt) for alt in alts]
@@ -358,7 +382,6 @@ class Execution:
         return [(first, TIMEOUT)]
 
     def run(self, main: Callable[[], object]) -> None:
-        self._unborn = {}
         st = self.new_thread_state("main", main)
         self.add_thread(st)
         try:
@@ -378,7 +401,7 @@ class Execution:
             nxt = self.backend.resume(nxt[0], nxt[1])
             self.current = None
         if self.idle:
-            if all(t.finished for t in self.threads):
+            if all(t.finished or not t.born for t in self.threads):
                 self._finish()
             else:
                 self._deadlock()
@@ -410,7 +433,7 @@ class Execution:
             if action is None:
                 self.abandoned = True
                 return None
-            if action not in enabled:
+            if not self.trusted and action not in enabled:
                 raise UsageError(f"strategy chose {action} which is not enabled")
             resumed = self._execute(action, enabled)
             if resumed is not None:
@@ -439,14 +462,15 @@ class Execution:
             elif alt == SPURIOUS:
                 self.spurious_used[tid] = self.spurious_used.get(tid, 0) + 1
         out = op.obj.apply(self, op, tid, alt)
-        if isinstance(out, Park):
+        if type(out) is Park:
             t.pending = out.op
             return None
         if op.kind == "exit":
             t.finished = True
             t.pending = None
+            self._live.remove(t)
             return None
-        if isinstance(out, Resume):
+        if type(out) is Resume:
             step.result = value = out.value
             return tid, value
         assert isinstance(out, Raise)
@@ -530,7 +554,7 @@ class Execution:
                 + where
             )
             lines += format_frame(self.backend.frame(t.tid), SKIP_PREFIXES)
-        blocked = [t.name for t in self.threads if not t.finished]
+        blocked = [t.name for t in self.threads if t.born and not t.finished]
         pending = False
         for pred in self.hooks.pending_work:
             with contextlib.suppress(Exception):  # a predicate that cannot decide says nothing

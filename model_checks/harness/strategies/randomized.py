@@ -20,6 +20,7 @@ def _rng(seed: int, index: int) -> random.Random:
 
 
 class RandomChooser:
+    trusted = True  # picks only from ``enabled``
     needs_after_step = False  # the execution may skip calling ``after_step``
 
     def __init__(self, seed: int, index: int) -> None:
@@ -33,6 +34,7 @@ class RandomChooser:
 
 
 class PctChooser:
+    trusted = True  # picks only from ``enabled``
     needs_after_step = False  # the execution may skip calling ``after_step``
 
     def __init__(self, seed: int, index: int, depth: int, expected_steps: int) -> None:

@@ -55,6 +55,8 @@ class Frame:
 class SearchChooser:
     """One instance drives a whole exhaustive search (many executions)."""
 
+    trusted = True  # chooses only from ``enabled`` (a replayed prefix is checked against it)
+
     def __init__(self, dpor: bool, preemption_bound: int | None) -> None:
         self.dpor = dpor and preemption_bound is None
         self.bound = preemption_bound

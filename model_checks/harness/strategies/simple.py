@@ -11,6 +11,7 @@ from model_checks.harness.rt.scheduler import Execution
 class ReplayChooser:
     """Follow a recorded schedule exactly; note where the program departs from it."""
 
+    trusted = True  # picks only from ``enabled``
     needs_after_step = False  # the execution may skip calling ``after_step``
 
     def __init__(self, actions: Sequence[Action]) -> None:
@@ -43,6 +44,7 @@ class IndexChooser:
     """Choice ``k`` picks ``enabled[k % len(enabled)]``; 0 (and running out) means "keep the
     running thread", so shrinking the list towards zeros shrinks towards fewer preemptions."""
 
+    trusted = True  # picks only from ``enabled``
     needs_after_step = False  # the execution may skip calling ``after_step``
 
     def __init__(self, choices: Sequence[int]) -> None:

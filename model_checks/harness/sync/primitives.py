@@ -118,7 +118,8 @@ class Condition:
     def notify_all(self) -> None:
         self._ex.perform(Op("notify_all", self._st))
 
-    notifyAll = notify_all
+    def notifyAll(self) -> None:
+        self.notify_all()
 
 
 class Event:
@@ -135,7 +136,8 @@ class Event:
     def is_set(self) -> bool:
         return bool(self._ex.perform(Op("is_set", self._st, read=True)))
 
-    isSet = is_set
+    def isSet(self) -> bool:
+        return self.is_set()
 
     def wait(self, timeout: float | None = None) -> bool:
         t = None if timeout is None else max(timeout, 0.0)

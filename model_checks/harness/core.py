@@ -1,0 +1,111 @@
+"""Which harness core runs: the compiled one (mypyc, built at install) or its Python source.
+
+The scheduler, the primitives' model and the strategies (``CORE``) are plain, fully typed Python
+that ``pip install`` compiles with mypyc into extension modules beside the sources (about 2x
+faster per scheduling step; docs/performance.md). The compiled modules share native classes,
+so they are used all together or not at all: the Python sources run instead when
+
+* ``LANECHECK_PURE=1`` is set (to debug or profile the core as Python), or
+* any compiled module is older than its source (an edited checkout: the edit is what runs,
+  with a warning saying how to rebuild), or
+* nothing was compiled (``LANECHECK_PURE=1`` at install, or no compiler).
+
+Importing this module decides (``install()``); ``model_checks/harness/__init__.py`` imports it
+before anything else, so before any core module.
+"""
+
+from __future__ import annotations
+
+import importlib.machinery
+import importlib.util
+import os
+import sys
+import warnings
+from collections.abc import Sequence
+from importlib.machinery import ModuleSpec
+from types import ModuleType
+
+CORE = (
+    "model_checks.harness.rt.objects",
+    "model_checks.harness.rt.scheduler",
+    "model_checks.harness.rt.runtime",
+    "model_checks.harness.sync.fifo",
+    "model_checks.harness.sync.primitives",
+    "model_checks.harness.strategies.randomized",
+    "model_checks.harness.strategies.search",
+    "model_checks.harness.strategies.simple",
+)
+
+_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+class StaleCoreWarning(UserWarning):
+    """The compiled core is older than its sources; the sources run."""
+
+
+def _paths(name: str) -> tuple[str, list[str]]:
+    base = os.path.join(_ROOT, *name.split("."))
+    return base + ".py", [base + suffix for suffix in importlib.machinery.EXTENSION_SUFFIXES]
+
+
+def _decide() -> tuple[str, str]:
+    """("compiled" | "pure", why)."""
+    if os.environ.get("LANECHECK_PURE") == "1":
+        return "pure", "LANECHECK_PURE=1"
+    compiled_any = False
+    for name in CORE:
+        source, built = _paths(name)
+        found = [p for p in built if os.path.exists(p)]
+        if not found:
+            if compiled_any:
+                return "pure", f"{name} was not compiled"
+            continue
+        compiled_any = True
+        if os.path.exists(source) and os.path.getmtime(source) > os.path.getmtime(found[0]):
+            return "pure", f"{os.path.relpath(source, _ROOT)} is newer than its compiled module"
+    if not compiled_any:
+        return "pure", "the core was not compiled at install"
+    return "compiled", "built at install"
+
+
+_KIND, _WHY = _decide()
+
+
+def kind() -> str:
+    """ "compiled" or "pure": which core this process runs."""
+    return _KIND
+
+
+def describe() -> str:
+    return f"{_KIND} harness core ({_WHY})"
+
+
+class _SourceFirst:
+    """A meta-path finder that loads the core modules from their ``.py`` files."""
+
+    def find_spec(
+        self, name: str, path: Sequence[str] | None = None, target: ModuleType | None = None
+    ) -> ModuleSpec | None:
+        if name not in CORE:
+            return None
+        source, _ = _paths(name)
+        return importlib.util.spec_from_file_location(name, source)
+
+
+def install() -> None:
+    if _KIND == "compiled":
+        return
+    if any(name in sys.modules for name in CORE):
+        return  # already imported (a reload of this package): leave them as they are
+    if "newer" in _WHY:
+        warnings.warn(
+            f"lanecheck: {_WHY}; running the pure-Python harness core (about half the speed). "
+            "Rebuild it with `pip install -e .`.",
+            StaleCoreWarning,
+            stacklevel=3,
+        )
+    if not any(isinstance(f, _SourceFirst) for f in sys.meta_path):
+        sys.meta_path.insert(0, _SourceFirst())
+
+
+install()
