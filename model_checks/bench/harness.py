@@ -20,7 +20,7 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from model_checks.bench import harness_plain
 from model_checks.harness import Options, check, core, patched
@@ -41,18 +41,35 @@ def _rate(result: Any) -> float:
     return float(result.executions / result.elapsed) if result.elapsed > 0 else 0.0
 
 
-def backends(executions: int) -> dict[str, Any]:
-    """Executions/s of each back end on the standard scenario. Also per CPU-second (what the
-    process itself spent: the figure to compare across runs on a shared machine) and per step."""
-    out: dict[str, Any] = {"scenario": STANDARD, "executions": executions, "core": core.describe()}
+def _rate_of(backend: Literal["greenlet", "threads"], executions: int) -> tuple[dict[str, float], Any]:
+    options = Options(strategy="pct", seed=7, max_executions=executions, backend=backend)
+    cpu = time.process_time()
+    result = check(SCENARIOS[STANDARD](), options)
+    cpu = time.process_time() - cpu
+    assert result.failure is None, result.report()
+    rate = {
+        "per_s": round(_rate(result), 1),
+        "per_cpu_s": round(result.executions / cpu, 1) if cpu > 0 else 0.0,
+    }
+    return rate, result
+
+
+def backends(executions: int, repeats: int = 3) -> dict[str, Any]:
+    """Executions/s of each back end on the standard scenario, best of ``repeats`` runs (the same
+    executions each time: a shared machine only ever slows a run down). Also per CPU-second (what
+    the process itself spent: the figure to compare across runs on a shared machine) and per step."""
+    out: dict[str, Any] = {
+        "scenario": STANDARD,
+        "executions": executions,
+        "repeats": repeats,
+        "core": core.describe(),
+    }
+    backend: Literal["greenlet", "threads"]
     for backend in ("greenlet", "threads"):
-        options = Options(strategy="pct", seed=7, max_executions=executions, backend=backend)
-        cpu = time.process_time()
-        result = check(SCENARIOS[STANDARD](), options)
-        cpu = time.process_time() - cpu
-        assert result.failure is None, result.report()
-        out[f"{backend}_executions_per_s"] = round(_rate(result), 1)
-        out[f"{backend}_executions_per_cpu_s"] = round(result.executions / cpu, 1) if cpu > 0 else 0.0
+        runs = [_rate_of(backend, executions) for _ in range(repeats)]
+        (rate, result) = max(runs, key=lambda run: run[0]["per_cpu_s"])
+        out[f"{backend}_executions_per_s"] = rate["per_s"]
+        out[f"{backend}_executions_per_cpu_s"] = rate["per_cpu_s"]
         if backend == "greenlet":
             out["steps_per_execution"] = round(result.steps / result.executions, 1)
             out["greenlet_us_per_step"] = round(1e6 * result.elapsed / result.steps, 2)
@@ -61,12 +78,7 @@ def backends(executions: int) -> dict[str, Any]:
 
 
 def _greenlet_rate(executions: int) -> dict[str, float]:
-    options = Options(strategy="pct", seed=7, max_executions=executions)
-    cpu = time.process_time()
-    result = check(SCENARIOS[STANDARD](), options)
-    cpu = time.process_time() - cpu
-    assert result.failure is None, result.report()
-    return {"per_s": round(_rate(result), 1), "per_cpu_s": round(result.executions / cpu, 1)}
+    return _rate_of("greenlet", executions)[0]
 
 
 def compiled_vs_pure(executions: int) -> dict[str, Any]:
@@ -157,7 +169,7 @@ def against_frontrun(threads: int = 2) -> dict[str, Any]:
 
 def bench(quick: bool = False) -> dict[str, Any]:
     return {
-        "backends": backends(100 if quick else 1_000),
+        "backends": backends(100 if quick else 1_000, 1 if quick else 3),
         "dpor_vs_dfs": dpor_vs_dfs(),
         "plain_threading": against_frontrun(),
         "compiled_vs_pure": compiled_vs_pure(100 if quick else 500),

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
 import functools
+import gc
 import os
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from model_checks.harness.options import Failure, Options, Result
@@ -221,9 +223,28 @@ def check(
     """
     _PROGRESS[0] = on_execution
     try:
-        return _check(test_fn, options, choices, overrides)
+        with _heap_frozen():
+            return _check(test_fn, options, choices, overrides)
     finally:
         _PROGRESS[0] = None
+
+
+@contextlib.contextmanager
+def _heap_frozen() -> Iterator[None]:
+    """Exclude what existed before the search from the cyclic GC while it runs.
+
+    Every execution makes cyclic garbage (its threads, objects and the scheduler under test), so
+    the collector runs often; frozen, its full collections no longer walk the rest of the
+    process's heap (the test runner, Hypothesis, the modules): about +10% executions/s on the
+    standard scenario. Left alone when someone else froze the heap."""
+    if gc.get_freeze_count():
+        yield
+        return
+    gc.freeze()
+    try:
+        yield
+    finally:
+        gc.unfreeze()
 
 
 def _check(
