@@ -109,12 +109,12 @@ def build(prog: Prog) -> Callable[[ControlledRuntime], object]:
 
 
 @pytest.mark.timeout(150)
-@pytest.mark.parametrize("seed", range(16))
+@pytest.mark.parametrize("seed", range(48))
 def test_dpor_matches_dfs_on_generated_programs(seed: int) -> None:
     prog = generate(seed)
     opts = Options(keep_going=True, minimize=False, spurious_wakeups=seed % 2 == 0)
-    dfs = check(build(prog), opts.with_(strategy="dfs", max_executions=4_000))
-    if "max_executions=4000" in dfs.bounded_by:
+    dfs = check(build(prog), opts.with_(strategy="dfs", max_executions=20_000))
+    if "max_executions=20000" in dfs.bounded_by:
         pytest.skip("plain DFS space too large for a differential check")
     dpor = check(build(prog), opts.with_(strategy="dpor"))
     assert dpor.outcomes == dfs.outcomes, prog

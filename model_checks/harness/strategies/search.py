@@ -188,16 +188,55 @@ class SearchChooser:
                 break
 
     def _add_backtrack(self, fi: Frame, i: int, p: int, d: int) -> None:
+        """Step ``i`` races with ``p``'s next operation: make sure the state before ``i`` explores
+        some way of running that operation first.
+
+        Source sets (Abdulla, Aronis, Jonsson, Sagonas, POPL 2014): with ``v`` the steps after
+        ``i`` that do not happen after it, followed by ``p``'s next operation, any thread whose
+        first event in ``v`` has no predecessor in ``v`` (an *initial* of ``v``) starts an
+        execution that reverses the race. If the backtrack set (explored threads included)
+        already holds an initial, nothing is added; otherwise one initial, ``p`` by preference.
+        Adding ``p`` itself, or every enabled thread when ``p`` is not enabled there (the
+        persistent-set rule of Flanagan-Godefroid), would explore more."""
         enabled_tids = {a[0] for a in fi.enabled}
-        if p in enabled_tids:
-            fi.backtrack.update(a for a in fi.enabled if a[0] == p)
+        initials = self._initials(i, p, d)
+        if any(a[0] in initials for a in fi.backtrack):
             return
+        awake = [q for q in sorted(initials) if q in enabled_tids and all(a[0] != q for a in fi.sleep)]
+        chosen = [q for q in sorted(initials) if q in enabled_tids]
+        if p in awake or (not awake and p in chosen):
+            pick = p
+        elif awake or chosen:
+            pick = (awake or chosen)[0]
+        else:  # cannot happen for a sound dependency relation: stay safe, explore everything
+            fi.backtrack.update(fi.enabled)
+            return
+        fi.backtrack.update(a for a in fi.enabled if a[0] == pick)
+
+    def _initials(self, i: int, p: int, d: int) -> set[int]:
+        """The initials of ``notdep(step i) . next(p)`` (see ``_add_backtrack``)."""
+        ti = self.stack[i].tid
+        clocks = self.step_clocks
+        v: list[int] = []  # steps after i that do not happen after i
         for j in range(i + 1, d + 1):
+            cj = clocks[j]
+            if not (ti < len(cj) and cj[ti] >= i + 1):
+                v.append(j)
+        initials: set[int] = set()
+        seen: set[int] = set()
+        for n, j in enumerate(v):
             q = self.stack[j].tid
-            if q in enabled_tids and self._hb(j, q, p):
-                fi.backtrack.update(a for a in fi.enabled if a[0] == q)
-                return
-        fi.backtrack.update(fi.enabled)
+            if q in seen:
+                continue
+            seen.add(q)
+            cj = clocks[j]
+            if not any(self.stack[k].tid < len(cj) and cj[self.stack[k].tid] >= k + 1 for k in v[:n]):
+                initials.add(q)
+        if p not in seen:
+            cp = self.thread_clock.get(p, [])
+            if not any(self.stack[k].tid < len(cp) and cp[self.stack[k].tid] >= k + 1 for k in v):
+                initials.add(p)
+        return initials
 
     # ---------------------------------------------------------------- between executions
     def advance(self) -> bool:
