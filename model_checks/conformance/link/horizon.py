@@ -73,7 +73,7 @@ def explore_to_horizon(
     while True:
         holder.clear()
         search.start_execution()
-        ex = run_once(program, options, _HorizonChooser(search, holder))
+        ex = run_once(program, options, _HorizonChooser(search, holder), sources=False)
         out.executions += 1
         out.steps += len(ex.steps)
         if ex.failure is not None:

@@ -10,7 +10,10 @@ A ``RuleBasedStateMachine`` drives the reference under the controlled runtime, o
 - ``step_n(thread, n)``: run that thread exactly ``n`` scheduling points (1..``MAX_FINE_STEPS``),
   or until it blocks or runs out of script: this stops a thread *between* two of its steps that
   log nothing, e.g. a worker between its emptiness check and the lane mutex;
-- ``stop(mode)`` (once): ``s0`` calls ``Stop(drain|discard)``, then is stepped as above.
+- ``stop(mode)`` (once): ``s0`` calls ``Stop(drain|discard)``, then is stepped as above;
+- ``wake(thread)`` (with ``spurious_wakeups``): a thread parked in a condition wait wakes
+  without a notify (a spurious wakeup, which real condition variables allow), one step, then
+  is stepped by later rules.
 
 The harness cannot pause an execution between rules, so every rule re-runs the program from the
 start with a ``PrefixChooser``: it replays the thread order chosen by the earlier rules (by thread
@@ -49,7 +52,7 @@ from model_checks.conformance.link.scenario import (
 from model_checks.conformance.validator import validate_lines
 from model_checks.harness import Options
 from model_checks.harness.api import run_once
-from model_checks.harness.rt.objects import NORMAL, Action
+from model_checks.harness.rt.objects import NORMAL, SPURIOUS, Action
 from model_checks.harness.rt.runtime import ControlledRuntime
 from model_checks.harness.rt.scheduler import Execution
 from reference.results import Result as TkResult
@@ -72,30 +75,42 @@ class Divergence(AssertionError):
     """Re-running the program did not follow the recorded thread order (non-determinism)."""
 
 
+SPURIOUS_MARK = "~"  # a prefix entry "w0~": w0's spurious wakeup
+
+
 @dataclass
 class PrefixChooser:
-    """Replay ``prefix`` (thread names), then run ``goal`` until it logs, blocks or hits ``cap``."""
+    """Replay ``prefix`` (thread names; "name~" a spurious wakeup), then run ``goal`` until it
+    logs, blocks or hits ``cap`` (``spurious``: its first step is a spurious wakeup)."""
 
     prefix: list[str]
     goal: str | None
     cap: int
     until_event: bool = True  # False: take exactly ``cap`` steps of ``goal`` (unless it blocks)
+    spurious: bool = False
     run: list[Run] = field(default_factory=list)  # the execution's Run (``link_program`` on_start)
     taken: int = 0
     base: int | None = None  # trace length when the goal thread started
     logged: bool = False
     divergence: str | None = None
     runnable: list[str] = field(default_factory=list)  # threads that could run when it stopped
+    wakeable: list[str] = field(default_factory=list)  # threads that could wake spuriously then
 
     def choose(self, ex: Execution, enabled: list[Action]) -> Action | None:
         i = len(ex.steps)
         self.runnable = [ex.threads[tid].name for tid, alt in enabled if alt == NORMAL]
+        self.wakeable = [ex.threads[tid].name for tid, alt in enabled if alt == SPURIOUS]
         past = i >= len(self.prefix)
         want = self.goal if past else self.prefix[i]
         if want is None or (past and self.taken >= self.cap):
             return None
+        wanted_alt = NORMAL
+        if past and self.spurious and self.taken == 0:
+            wanted_alt = SPURIOUS
+        elif want.endswith(SPURIOUS_MARK):
+            want, wanted_alt = want[: -len(SPURIOUS_MARK)], SPURIOUS
         for tid, alt in enabled:
-            if alt == NORMAL and ex.threads[tid].name == want:
+            if alt == wanted_alt and ex.threads[tid].name == want:
                 if past and want.startswith("p") and _exits(ex, tid):
                     return None  # a later ``post`` rule may still extend its script
                 if past and self.until_event and self.logged and not _releases(ex, tid):
@@ -133,8 +148,9 @@ class Observed:
     events: list[Event]
     posts: list[tuple[str, str, TkResult]]
     stops: list[tuple[str, TkResult]]
-    steps: list[str]  # thread names of the execution's steps
+    steps: list[str]  # thread names of the execution's steps ("name~": a spurious wakeup)
     runnable: list[str]  # threads that could have taken another step
+    wakeable: list[str]  # threads parked in a condition wait (a spurious wakeup could move them)
 
 
 def execute(
@@ -145,11 +161,17 @@ def execute(
     cap: int,
     *,
     until_event: bool = True,
+    spurious: bool = False,
+    spurious_wakeups: bool = False,
 ) -> Observed:
-    """One execution from the start: replay ``prefix``, then step ``goal``."""
-    chooser = PrefixChooser(list(prefix), goal, cap, until_event)
+    """One execution from the start: replay ``prefix``, then step ``goal`` (``spurious``: its
+    first step a spurious wakeup, which needs ``spurious_wakeups``)."""
+    chooser = PrefixChooser(list(prefix), goal, cap, until_event, spurious)
     program = mbt_program(scenario, build, chooser.run.append)
-    ex = run_once(program, Options(max_steps=100_000, virtual_timeouts=False), chooser)
+    options = Options(
+        max_steps=100_000, virtual_timeouts=False, spurious_wakeups=spurious_wakeups, spurious_limit=100
+    )
+    ex = run_once(program, options, chooser, sources=False)
     if chooser.divergence is not None:
         raise Divergence(chooser.divergence)
     if ex.failure is not None:
@@ -159,8 +181,9 @@ def execute(
         events=run.tracer.events(),
         posts=list(run.post_results),
         stops=list(run.stop_results),
-        steps=[ex.threads[s.tid].name for s in ex.steps],
+        steps=[ex.threads[s.tid].name + (SPURIOUS_MARK if s.alt == SPURIOUS else "") for s in ex.steps],
         runnable=list(chooser.runnable),
+        wakeable=list(chooser.wakeable),
     )
 
 
@@ -209,8 +232,11 @@ def machine_for(
     capacity: int = 2,
     budget: int = 1,
     producers: int = 2,
+    spurious_wakeups: bool = False,
 ) -> type[RuleBasedStateMachine]:
-    """The state machine over ``build`` (``WorkerScheduler`` or a reference mutant's builder)."""
+    """The state machine over ``build`` (``WorkerScheduler`` or a reference mutant's builder).
+    ``spurious_wakeups`` adds the ``wake`` rule (off by default, as in the harness: every rule
+    more dilutes the search for the others)."""
     threads = [f"p{i}" for i in range(producers)] + [f"w{i}" for i in range(workers)] + ["s0"]
     lane_choices: list[int | None] = [*range(lanes), None]
 
@@ -232,8 +258,19 @@ def machine_for(
                 stops=(self.stop_mode or "drain",),  # s0 is never stepped before ``stop``
             )
 
-        def advance(self, goal: str, cap: int, *, until_event: bool = True) -> None:
-            obs = execute(self.scenario(), build, self.prefix, goal, cap, until_event=until_event)
+        spurious = False  # does the harness offer spurious wakeups (the ``wake`` rule)
+
+        def advance(self, goal: str, cap: int, *, until_event: bool = True, spurious: bool = False) -> None:
+            obs = execute(
+                self.scenario(),
+                build,
+                self.prefix,
+                goal,
+                cap,
+                until_event=until_event,
+                spurious=spurious,
+                spurious_wakeups=self.spurious,
+            )
             self.prefix = obs.steps
             self.check(obs)
             self.seen = obs
@@ -327,4 +364,20 @@ def machine_for(
             self.stop_mode = mode
             self.advance("s0", STEP_CAP)
 
-    return WorkerSchedulerMachine
+    if not spurious_wakeups:
+        return WorkerSchedulerMachine
+
+    class WithSpuriousWakeups(WorkerSchedulerMachine):
+        spurious = True
+
+        @precondition(lambda self: self.seen is not None and bool(self.seen.wakeable))
+        @rule(data=st.data())
+        def wake(self, data: st.DataObject) -> None:
+            # Real condition variables may return from wait without a notify; correct code
+            # re-checks its condition in a loop (the ``if-not-while`` mutant does not).
+            assert self.seen is not None
+            thread = data.draw(st.sampled_from(sorted(set(self.seen.wakeable))), label="thread")
+            if self.steppable(thread):
+                self.advance(thread, 1, until_event=False, spurious=True)
+
+    return WithSpuriousWakeups

@@ -156,7 +156,7 @@ def three_places(
                 executions -= 1
                 break
             guide[:] = [GuidedChooser(plan)]
-            ex = run_once(program, opts, guide[0])
+            ex = run_once(program, opts, guide[0], sources=False)
             if ex.failure is not None and "Matched" in ex.failure.message:
                 schedule = schedule_of(ex, test_tag(program))
                 plan_text = " ".join(f"{s.process}:{s.events}+{s.extra}" for s in plan)
