@@ -84,6 +84,18 @@ def compare_command(
     docs: Annotated[bool, typer.Option("--docs", help="print the table of docs/conformance.md")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="print the results as JSON")] = False,
     list_: Annotated[bool, typer.Option("--list", help="list the cases and exit")] = False,
+    automaton: Annotated[
+        bool,
+        typer.Option(
+            "--automaton",
+            help="count the spec's traces with its observable automaton instead of listing them "
+            "(for scenarios with too many to list, e.g. small)",
+        ),
+    ] = False,
+    strategy: Annotated[
+        str, typer.Option(help="with --automaton: how the harness explores: dpor, pct or random")
+    ] = "dpor",
+    seed: Annotated[int, typer.Option(help="with --automaton and pct/random: the seed")] = 0,
 ) -> None:
     """Check 2: every observable trace of the spec against those of the reference (exhaustive DPOR)."""
     from dataclasses import replace
@@ -116,10 +128,25 @@ def compare_command(
     observed = None if observe is None else frozenset(e.strip() for e in observe.split(",") if e.strip())
     if observed is not None:
         chosen = [replace(c, observed=observed) for c in chosen]
+    if strategy not in ("dpor", "pct", "random"):
+        typer.echo(f"error: --strategy {strategy!r}: use dpor, pct or random", err=True)
+        raise typer.Exit(EXIT_USAGE)
+    if automaton:
+        raise typer.Exit(
+            _compare_by_automaton(chosen, strategy, time_limit, max_executions, seed, show, as_json)
+        )
     results = []
     code = EXIT_OK
     out: list[dict[str, Any]] = []
     for case in chosen:
+        if not case.listable:
+            typer.echo(
+                f"{case.name}: not compared as lists: its spec traces are too many to list; "
+                f"use `lanecheck link compare {case.name} --automaton`",
+                err=True,
+            )
+            code = EXIT_FAILED if code == EXIT_FAILED else EXIT_BOUNDED
+            continue
         try:
             c = run_case(case, time_limit=time_limit, max_executions=max_executions)
         except TooManyTraces as exc:
@@ -168,6 +195,72 @@ def compare_command(
     if docs:
         typer.echo(docs_table(results))
     raise typer.Exit(code)
+
+
+def _compare_by_automaton(
+    chosen: list[Any],
+    strategy: str,
+    time_limit: float | None,
+    max_executions: int | None,
+    seed: int,
+    show: int,
+    as_json: bool,
+) -> int:
+    from model_checks.conformance.link.classify import UNEXPLAINED, class_counts, classify
+    from model_checks.conformance.link.scenario import show as show_trace
+    from model_checks.conformance.link.spec_to_impl import compare_by_automaton
+
+    code = EXIT_OK
+    out: list[dict[str, Any]] = []
+    for case in chosen:
+        c = compare_by_automaton(
+            case.scenario,
+            strategy=strategy,
+            observed=case.observed,
+            time_limit=time_limit,
+            max_executions=max_executions,
+            seed=seed,
+        )
+        counts = class_counts(c.spec_only)
+        if c.verdict in ("harness-failure", "impl-only-traces") or UNEXPLAINED in counts:
+            code = EXIT_FAILED
+        elif c.verdict == "incomplete" and code == EXIT_OK:
+            code = EXIT_BOUNDED
+        if as_json:
+            out.append(
+                {
+                    "case": case.name,
+                    "scenario": case.scenario.label(),
+                    "verdict": c.verdict,
+                    "strategy": c.strategy,
+                    "harness": c.harness,
+                    "bounded_by": c.bounded_by,
+                    "executions": c.executions,
+                    "seconds": round(c.seconds, 3),
+                    "spec_traces": c.spec_traces,
+                    "impl_traces": c.impl_traces,
+                    "common": c.common,
+                    "spec_steps": c.spec_steps,
+                    "realised_steps": c.realised_steps,
+                    "automaton_states": c.automaton_states,
+                    "impl_only": [show_trace(t) for t in c.impl_only],
+                    "spec_only_by_class": counts,
+                    "failure": c.failure,
+                }
+            )
+            continue
+        typer.echo(f"{case.name}: {c.verdict}: {c.figures()}, {c.seconds:.1f}s")
+        if c.harness != "exhaustive":
+            typer.echo("  bounded: the spec traces not realised may be schedules the search did not reach")
+        for name, n in counts.items():
+            typer.echo(f"  spec-only {name}: {n}")
+        for t in c.impl_only[:show]:
+            typer.echo(f"  IMPL-ONLY {show_trace(t)}")
+        for t in c.spec_only[:show]:
+            typer.echo(f"  spec-only [{classify(t)}] {show_trace(t)}")
+    if as_json:
+        typer.echo(json.dumps(out, indent=2))
+    return code
 
 
 @link_app.command("mbt")

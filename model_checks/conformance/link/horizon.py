@@ -20,7 +20,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from model_checks.conformance.link.scenario import Run
+from model_checks.conformance.link.scenario import Run, TraceKey, event_key
 from model_checks.harness.api import run_once
 from model_checks.harness.options import Options
 from model_checks.harness.rt.objects import Action
@@ -34,7 +34,9 @@ class Exploration:
     verdict: str  # exhaustive | bounded | failed
     executions: int = 0
     steps: int = 0
-    runs: list[Run] = field(default_factory=list)  # every execution that reached the horizon
+    # the distinct traces (as logged) of the executions that reached the horizon: kept as values,
+    # not as runs, so memory follows the traces found, not the executions (hundreds of thousands)
+    traces: set[TraceKey] = field(default_factory=set)
     bounded_by: list[str] = field(default_factory=list)
     failure: str = ""
     seconds: float = 0.0
@@ -84,7 +86,7 @@ def explore_to_horizon(
             if cut not in out.bounded_by:
                 out.bounded_by.append(cut)
         if holder and (holder[0].cut is not None or not ex.abandoned):
-            out.runs.append(holder[0])
+            out.traces.add(tuple(event_key(e) for e in holder[0].events()))
         if not search.advance():
             break
         if max_executions is not None and out.executions >= max_executions:

@@ -40,6 +40,8 @@ class LinkScenario:
     budget: int = 1
     script: tuple[tuple[int | None, ...], ...] = ((0,), (1,))
     stops: tuple[str, ...] = ()
+    # The first invoke callback to run calls Stop(callback_stop) on its own scheduler (refused)
+    callback_stop: str | None = None
 
     def constants(self) -> wl.Constants:
         return wl.Constants(
@@ -50,14 +52,16 @@ class LinkScenario:
             ready_capacity=self.lanes,
             script=self.script,
             stops=self.stops,
+            callback_stop=self.callback_stop is not None,
         )
 
     def label(self) -> str:
         posts = "+".join("".join("x" if lane is None else str(lane) for lane in s) for s in self.script)
         stop = ",".join(self.stops) or "none"
+        callback = "" if self.callback_stop is None else f" callback-stop {self.callback_stop}"
         return (
             f"{len(self.script)}p[{posts}] {self.lanes}l {self.workers}w "
-            f"budget {self.budget} cap {self.capacity} stop {stop}"
+            f"budget {self.budget} cap {self.capacity} stop {stop}{callback}"
         )
 
 
@@ -77,6 +81,17 @@ LINK_SCENARIOS: dict[str, LinkScenario] = {
     "1x1-stop-discard": LinkScenario(script=((0,),), capacity=1, lanes=1, workers=1, stops=("discard",)),
     "1x1-2w-stop-drain": LinkScenario(script=((0,),), capacity=1, lanes=1, workers=2, stops=("drain",)),
     "1x1-2w-stop-discard": LinkScenario(script=((0,),), capacity=1, lanes=1, workers=2, stops=("discard",)),
+    # The spec's ``small`` configuration (model_checks/configs/work_lane.py), all of it: two lanes
+    # and workers, a full lane, an invalid handle, two Stops racing the posts, a Stop from a callback
+    "small": LinkScenario(
+        lanes=2,
+        workers=2,
+        capacity=1,
+        budget=2,
+        script=((0, 0), (1, None)),
+        stops=("discard", "drain"),
+        callback_stop="drain",
+    ),
 }
 
 
@@ -133,7 +148,16 @@ def link_program(
         run = Run(tracer)
         if on_start is not None:
             on_start(run)
-        sched, handles = start_scheduler(sc, build, rt, tracer)
+        holder: list[WorkerScheduler[Any]] = []
+        invoked = [0]
+
+        def invoke(context: object, item: object) -> None:
+            invoked[0] += 1
+            if sc.callback_stop is not None and invoked[0] == 1:
+                run.stop_results.append(("callback", holder[0].stop(StopMode(sc.callback_stop))))
+
+        sched, handles = start_scheduler(sc, build, rt, tracer, invoke)
+        holder.append(sched)
 
         def producer(p: int) -> Callable[[], None]:
             def body() -> None:
@@ -162,11 +186,16 @@ def link_program(
 
 
 def start_scheduler(
-    sc: LinkScenario, build: Builder, rt: ControlledRuntime, tracer: RecordingTracer
+    sc: LinkScenario,
+    build: Builder,
+    rt: ControlledRuntime,
+    tracer: RecordingTracer,
+    invoke: Callable[[object, object], object] | None = None,
 ) -> tuple[WorkerScheduler[Any], list[LaneHandle]]:
-    """The scenario's scheduler (no-op invokes, lane ``i`` has context ``i``) and its lane handles."""
+    """The scenario's scheduler (no-op invokes unless ``invoke``; lane ``i`` has context ``i``)
+    and its lane handles."""
     sched = build(
-        [LaneSpec(_ignore, context=i) for i in range(sc.lanes)],
+        [LaneSpec(invoke or _ignore, context=i) for i in range(sc.lanes)],
         workers=sc.workers,
         lane_capacity=sc.capacity,
         max_per_drain=sc.budget,

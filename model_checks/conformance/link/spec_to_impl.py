@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from model_checks.conformance.link.horizon import explore_to_horizon
 from model_checks.conformance.link.scenario import (
     Builder,
+    EventKey,
     LinkScenario,
     Run,
     TraceKey,
@@ -26,6 +27,8 @@ from model_checks.conformance.link.scenario import (
     link_program,
 )
 from model_checks.conformance.link.spec_traces import TransitionKey, realised, spec_traces
+from model_checks.conformance.link.trace_automaton import TraceAutomaton
+from model_checks.harness import Options, check
 from reference.scheduler import WorkerScheduler
 
 
@@ -103,7 +106,7 @@ def compare(
     )
     # as logged (harness workers are named w0.. like the spec's, so every realised transition of
     # either worker counts), then canonical for the comparison of traces
-    logged = {tuple(event_key(e) for e in run.events()) for run in found.runs}
+    logged = found.traces
     raw = {canonical(t) for t in logged}
     impl = {project(t, observed) for t in raw}
     constants = sc.constants()
@@ -133,3 +136,131 @@ def compare(
 
 def _discard(run: Run) -> None:
     return None
+
+
+SPEC_ONLY_LISTED = 10_000  # an exhaustive comparison lists (and classifies) at most this many
+
+
+@dataclass
+class AutomatonComparison:
+    """``compare_by_automaton``'s result: the spec side counted, not listed."""
+
+    subject: str
+    strategy: str
+    harness: str  # exhaustive | bounded | failed
+    executions: int
+    seconds: float
+    spec_traces: int  # every complete canonical trace the spec allows (``TraceAutomaton.count``)
+    impl_traces: int
+    common: int
+    spec_steps: int  # edges of the spec's observable automaton that lie on a complete trace
+    realised_steps: int  # of those, the ones some implementation trace takes
+    automaton_states: int
+    impl_only: list[TraceKey] = field(default_factory=list)
+    # listed when the harness was exhaustive and they are few (``SPEC_ONLY_LISTED``)
+    spec_only: list[TraceKey] = field(default_factory=list)
+    bounded_by: list[str] = field(default_factory=list)
+    failure: str = ""
+
+    @property
+    def verdict(self) -> str:
+        if self.failure:
+            return "harness-failure"
+        if self.impl_only:
+            return "impl-only-traces"
+        if self.harness != "exhaustive":
+            return "incomplete"
+        return "covered" if self.common == self.spec_traces else "no-impl-only-traces"
+
+    def figures(self) -> str:
+        share = self.common / self.spec_traces if self.spec_traces else 1.0
+        steps = self.realised_steps / self.spec_steps if self.spec_steps else 1.0
+        return (
+            f"{self.common:,}/{self.spec_traces:,} spec traces ({share:.2g}), "
+            f"{self.realised_steps:,}/{self.spec_steps:,} observable spec steps ({steps:.0%}), "
+            f"{len(self.impl_only)} impl-only, {self.executions:,} executions "
+            f"({self.strategy}, {self.harness}"
+            + (f", {', '.join(self.bounded_by)}" if self.bounded_by else "")
+            + ")"
+            + (f"; {self.failure}" if self.failure else "")
+        )
+
+
+def compare_by_automaton(
+    sc: LinkScenario,
+    *,
+    strategy: str = "dpor",
+    observed: Collection[str] | None = None,
+    time_limit: float | None = None,
+    max_executions: int | None = None,
+    seed: int = 0,
+    build: Builder = WorkerScheduler,
+) -> AutomatonComparison:
+    """Check 2 where the spec's traces are too many to list (the whole ``small`` configuration
+    allows about a billion): the spec side is its observable automaton (``trace_automaton``),
+    which counts the traces and decides each implementation trace; the implementation side is
+    DPOR to the horizon (``strategy="dpor"``: exhaustive if it ends within the bounds) or
+    sampling (``"pct"``, ``"random"``: always bounded). Coverage is given as traces realised
+    and as *observable spec steps* realised: the automaton's edges, i.e. every event the spec
+    allows next after every trace prefix (up to what the prefix determines)."""
+    started = time.perf_counter()
+    automaton = TraceAutomaton(sc.constants(), observed=observed, callback_mode=sc.callback_stop)
+    spec_count = automaton.count()
+    if strategy == "dpor":
+        found = explore_to_horizon(
+            lambda on_start: link_program(sc, _discard, build=build, on_start=on_start, observed=observed),
+            time_limit=time_limit,
+            max_executions=max_executions,
+        )
+        logged, verdict, executions = found.traces, found.verdict, found.executions
+        bounded_by, failure = list(found.bounded_by), found.failure
+    elif strategy in ("pct", "random"):
+        logged = set()
+
+        def keep(run: Run) -> None:
+            logged.add(tuple(event_key(e) for e in run.events()))
+
+        result = check(
+            link_program(sc, keep, build=build, observed=observed),
+            Options(
+                strategy="pct" if strategy == "pct" else "random",
+                seed=seed,
+                max_executions=max_executions,
+                time_limit=time_limit,
+                max_steps=5_000,
+                minimize=False,
+            ),
+        )
+        verdict = "failed" if result.failure is not None else "bounded"
+        executions, bounded_by = result.executions, list(result.bounded_by)
+        failure = "" if result.failure is None else f"{result.failure.kind}: {result.failure.message}"
+    else:
+        raise ValueError(f"unknown strategy {strategy!r}: use 'dpor', 'pct' or 'random'")
+    impl = {project(t, observed) for t in logged}
+    accepted = {t for t in impl if automaton.accepts(t)}
+    realised: set[tuple[object, EventKey]] = set()
+    for t in accepted:
+        q = automaton.start
+        for ev in t:
+            realised.add((q, ev))
+            q = automaton.edges(q)[ev]
+    spec_only: list[TraceKey] = []
+    if verdict == "exhaustive" and spec_count - len(accepted) <= SPEC_ONLY_LISTED:
+        spec_only = list(automaton.words(skip=accepted))
+    return AutomatonComparison(
+        subject=f"link {sc.label()}" + ("" if observed is None else f" on {'/'.join(sorted(observed))}"),
+        strategy=strategy,
+        harness=verdict,
+        executions=executions,
+        seconds=time.perf_counter() - started,
+        spec_traces=spec_count,
+        impl_traces=len(impl),
+        common=len(accepted),
+        spec_steps=len(automaton.live_edges()),
+        realised_steps=len(realised),
+        automaton_states=automaton.size,
+        impl_only=sorted(impl - accepted),
+        spec_only=spec_only,
+        bounded_by=bounded_by,
+        failure=failure,
+    )
