@@ -261,7 +261,7 @@ class ConditionState(ObjState):
             n = len(self.waiters) if op.kind == "notify_all" else int(op.args[0])
             for _ in range(min(n, len(self.waiters))):
                 woken = self.waiters.popleft()
-                ex.set_pending(woken, self._reacquire(ex.threads[woken].pending, True))
+                ex.threads[woken].pending = self._reacquire(ex.threads[woken].pending, True)
             return RESUME_NONE
         return lock.apply(ex, op, tid, alt)
 

@@ -231,10 +231,6 @@ class Execution:
         tid = info.tid
         self.backend.spawn(tid, lambda first: self._thread_main(tid, body, first))
 
-    def set_pending(self, tid: int, op: Op) -> None:
-        """Replace another thread's pending operation (a notify wakes a waiter)."""
-        self.threads[tid].pending = op
-
     def thread_label(self, tid: int | None) -> str:
         if tid is None or tid >= len(self.threads):
             return "?"
