@@ -100,9 +100,8 @@ def compare_command(
     """Check 2: every observable trace of the spec against those of the reference (exhaustive DPOR)."""
     from dataclasses import replace
 
-    from model_checks.conformance.link.classify import UNEXPLAINED, class_counts, classify
+    from model_checks.conformance.link.classify import UNEXPLAINED, class_counts
     from model_checks.conformance.link.comparisons import CASES, Case, docs_table, run_case
-    from model_checks.conformance.link.scenario import show as show_trace
     from model_checks.conformance.link.spec_traces import TooManyTraces
 
     if list_:
@@ -162,34 +161,11 @@ def compare_command(
             code = EXIT_BOUNDED
         if as_json:
             out.append(
-                {
-                    "case": case.name,
-                    "scenario": case.scenario.label(),
-                    "verdict": c.verdict,
-                    "harness": c.harness,
-                    "bounded_by": c.bounded_by,
-                    "executions": c.executions,
-                    "seconds": round(c.seconds, 3),
-                    "spec_traces": c.spec_traces,
-                    "impl_traces": c.impl_traces,
-                    "common": c.common,
-                    "spec_transitions": c.spec_transitions,
-                    "realised_transitions": c.realised_transitions,
-                    "impl_only": [show_trace(t) for t in c.impl_only],
-                    "spec_only_by_class": counts,
-                    "failure": c.failure,
-                }
+                _json_row(case, c, counts)
+                | {"spec_transitions": c.spec_transitions, "realised_transitions": c.realised_transitions}
             )
             continue
-        typer.echo(f"{case.name}: {c.verdict}: {c.figures()}, {c.seconds:.1f}s")
-        if c.harness != "exhaustive":
-            typer.echo("  bounded: spec-only traces may be schedules the search did not reach")
-        for name, n in counts.items():
-            typer.echo(f"  spec-only {name}: {n}")
-        for t in c.impl_only[:show]:
-            typer.echo(f"  IMPL-ONLY {show_trace(t)}")
-        for t in c.spec_only[:show]:
-            typer.echo(f"  spec-only [{classify(t)}] {show_trace(t)}")
+        _echo_result(case, c, counts, show)
     if as_json:
         typer.echo(json.dumps(out, indent=2))
     if docs:
@@ -206,8 +182,7 @@ def _compare_by_automaton(
     show: int,
     as_json: bool,
 ) -> int:
-    from model_checks.conformance.link.classify import UNEXPLAINED, class_counts, classify
-    from model_checks.conformance.link.scenario import show as show_trace
+    from model_checks.conformance.link.classify import UNEXPLAINED, class_counts
     from model_checks.conformance.link.spec_to_impl import compare_by_automaton
 
     code = EXIT_OK
@@ -228,39 +203,55 @@ def _compare_by_automaton(
             code = EXIT_BOUNDED
         if as_json:
             out.append(
-                {
-                    "case": case.name,
-                    "scenario": case.scenario.label(),
-                    "verdict": c.verdict,
+                _json_row(case, c, counts)
+                | {
                     "strategy": c.strategy,
-                    "harness": c.harness,
-                    "bounded_by": c.bounded_by,
-                    "executions": c.executions,
-                    "seconds": round(c.seconds, 3),
-                    "spec_traces": c.spec_traces,
-                    "impl_traces": c.impl_traces,
-                    "common": c.common,
                     "spec_steps": c.spec_steps,
                     "realised_steps": c.realised_steps,
                     "automaton_states": c.automaton_states,
-                    "impl_only": [show_trace(t) for t in c.impl_only],
-                    "spec_only_by_class": counts,
-                    "failure": c.failure,
                 }
             )
             continue
-        typer.echo(f"{case.name}: {c.verdict}: {c.figures()}, {c.seconds:.1f}s")
-        if c.harness != "exhaustive":
-            typer.echo("  bounded: the spec traces not realised may be schedules the search did not reach")
-        for name, n in counts.items():
-            typer.echo(f"  spec-only {name}: {n}")
-        for t in c.impl_only[:show]:
-            typer.echo(f"  IMPL-ONLY {show_trace(t)}")
-        for t in c.spec_only[:show]:
-            typer.echo(f"  spec-only [{classify(t)}] {show_trace(t)}")
+        _echo_result(case, c, counts, show)
     if as_json:
         typer.echo(json.dumps(out, indent=2))
     return code
+
+
+def _json_row(case: Any, c: Any, counts: dict[str, int]) -> dict[str, Any]:
+    """What both kinds of comparison report, as JSON."""
+    from model_checks.conformance.link.scenario import show as show_trace
+
+    return {
+        "case": case.name,
+        "scenario": case.scenario.label(),
+        "verdict": c.verdict,
+        "harness": c.harness,
+        "bounded_by": c.bounded_by,
+        "executions": c.executions,
+        "seconds": round(c.seconds, 3),
+        "spec_traces": c.spec_traces,
+        "impl_traces": c.impl_traces,
+        "common": c.common,
+        "impl_only": [show_trace(t) for t in c.impl_only],
+        "spec_only_by_class": counts,
+        "failure": c.failure,
+    }
+
+
+def _echo_result(case: Any, c: Any, counts: dict[str, int], show: int) -> None:
+    from model_checks.conformance.link.classify import classify
+    from model_checks.conformance.link.scenario import show as show_trace
+
+    typer.echo(f"{case.name}: {c.verdict}: {c.figures()}, {c.seconds:.1f}s")
+    if c.harness != "exhaustive":
+        typer.echo("  bounded: spec-only traces may be schedules the search did not reach")
+    for name, n in counts.items():
+        typer.echo(f"  spec-only {name}: {n}")
+    for t in c.impl_only[:show]:
+        typer.echo(f"  IMPL-ONLY {show_trace(t)}")
+    for t in c.spec_only[:show]:
+        typer.echo(f"  spec-only [{classify(t)}] {show_trace(t)}")
 
 
 @link_app.command("mbt")

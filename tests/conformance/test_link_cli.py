@@ -95,3 +95,27 @@ def test_mbt_reference_sample_is_bounded() -> None:
     result = runner.invoke(_app(), [*args, "--steps", "5"])
     assert result.exit_code == 3, result.output
     assert "not a proof" in result.output
+
+
+@pytest.mark.timeout(120)
+def test_compare_by_automaton_reports_and_classifies() -> None:
+    done = runner.invoke(_app(), ["link", "compare", "1x1-stop-discard", "--automaton", "--json"])
+    assert done.exit_code == 0, done.output
+    (row,) = json.loads(done.output)
+    assert row["harness"] == "exhaustive" and row["strategy"] == "dpor"
+    assert (row["common"], row["spec_traces"]) == (8, 10)
+    assert row["spec_only_by_class"] == {"discard-before-take": 2}
+    assert 0 < row["realised_steps"] < row["spec_steps"]
+
+
+@pytest.mark.timeout(120)
+def test_small_is_compared_by_automaton_only_and_bounded() -> None:
+    listed = runner.invoke(_app(), ["link", "compare", "small"])
+    assert listed.exit_code == 3 and "--automaton" in listed.output
+    sampled = runner.invoke(
+        _app(), ["link", "compare", "small", "--automaton", "--strategy", "pct", "--max-executions", "50"]
+    )
+    assert sampled.exit_code == 3, sampled.output  # bounded: never a pass
+    assert "986,384,383 spec traces" in sampled.output and "0 impl-only" in sampled.output
+    wrong = runner.invoke(_app(), ["link", "compare", "small", "--automaton", "--strategy", "bfs"])
+    assert wrong.exit_code == 2 and "use dpor, pct or random" in wrong.output

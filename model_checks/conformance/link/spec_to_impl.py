@@ -59,24 +59,36 @@ class Comparison:
 
     @property
     def verdict(self) -> str:
-        if self.failure:
-            return "harness-failure"
-        if self.impl_only:
-            return "impl-only-traces"
-        if self.harness != "exhaustive":
-            return "incomplete"
-        return "covered" if not self.spec_only else "no-impl-only-traces"
+        return _verdict(self.failure, bool(self.impl_only), self.harness, not self.spec_only)
 
     def figures(self) -> str:
         return (
             f"{self.common}/{self.spec_traces} spec traces ({self.trace_coverage:.0%}), "
             f"{self.realised_transitions}/{self.spec_transitions} spec transitions "
             f"({self.transition_coverage:.0%}), {len(self.impl_only)} impl-only, "
-            f"{self.executions} executions ({self.harness}"
-            + (f", {', '.join(self.bounded_by)}" if self.bounded_by else "")
-            + ")"
-            + (f"; {self.failure}" if self.failure else "")
+            f"{self.executions} executions ({_how(self.harness, self.bounded_by, self.failure)}"
         )
+
+
+def _verdict(failure: str, impl_only: bool, harness: str, all_realised: bool) -> str:
+    """One comparison's verdict: what went wrong first, then how complete it is."""
+    if failure:
+        return "harness-failure"
+    if impl_only:
+        return "impl-only-traces"
+    if harness != "exhaustive":
+        return "incomplete"
+    return "covered" if all_realised else "no-impl-only-traces"
+
+
+def _how(harness: str, bounded_by: list[str], failure: str) -> str:
+    """The end of a comparison's figures: how the harness side ended, and why."""
+    return (
+        harness
+        + (f", {', '.join(bounded_by)}" if bounded_by else "")
+        + ")"
+        + (f"; {failure}" if failure else "")
+    )
 
 
 def project(trace: TraceKey, observed: Collection[str] | None) -> TraceKey:
@@ -164,13 +176,7 @@ class AutomatonComparison:
 
     @property
     def verdict(self) -> str:
-        if self.failure:
-            return "harness-failure"
-        if self.impl_only:
-            return "impl-only-traces"
-        if self.harness != "exhaustive":
-            return "incomplete"
-        return "covered" if self.common == self.spec_traces else "no-impl-only-traces"
+        return _verdict(self.failure, bool(self.impl_only), self.harness, self.common == self.spec_traces)
 
     def figures(self) -> str:
         share = self.common / self.spec_traces if self.spec_traces else 1.0
@@ -179,10 +185,7 @@ class AutomatonComparison:
             f"{self.common:,}/{self.spec_traces:,} spec traces ({share:.2g}), "
             f"{self.realised_steps:,}/{self.spec_steps:,} observable spec steps ({steps:.0%}), "
             f"{len(self.impl_only)} impl-only, {self.executions:,} executions "
-            f"({self.strategy}, {self.harness}"
-            + (f", {', '.join(self.bounded_by)}" if self.bounded_by else "")
-            + ")"
-            + (f"; {self.failure}" if self.failure else "")
+            f"({self.strategy}, {_how(self.harness, self.bounded_by, self.failure)}"
         )
 
 
