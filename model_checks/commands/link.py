@@ -18,6 +18,9 @@ from typing import Annotated, Any
 import typer
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_BOUNDED = 0, 1, 2, 3
+COVERAGE_PCT_DEPTH = (
+    12  # conformance.link.spec_to_impl.COVERAGE_PCT_DEPTH (not imported: the CLI loads lazily)
+)
 
 link_app = typer.Typer(help="Spec <-> reference on the same traces (issue 5).", no_args_is_help=True)
 
@@ -96,6 +99,10 @@ def compare_command(
         str, typer.Option(help="with --automaton: how the harness explores: dpor, pct or random")
     ] = "dpor",
     seed: Annotated[int, typer.Option(help="with --automaton and pct/random: the seed")] = 0,
+    pct_depth: Annotated[
+        int | None,
+        typer.Option(help="with --automaton and pct: PCT's bug depth (default: the comparison's, 12)"),
+    ] = None,
 ) -> None:
     """Check 2: every observable trace of the spec against those of the reference (exhaustive DPOR)."""
     from dataclasses import replace
@@ -131,9 +138,13 @@ def compare_command(
         typer.echo(f"error: --strategy {strategy!r}: use dpor, pct or random", err=True)
         raise typer.Exit(EXIT_USAGE)
     if automaton:
-        raise typer.Exit(
-            _compare_by_automaton(chosen, strategy, time_limit, max_executions, seed, show, as_json)
+        if pct_depth is not None and pct_depth < 1:
+            typer.echo("error: --pct-depth must be at least 1", err=True)
+            raise typer.Exit(EXIT_USAGE)
+        code = _compare_by_automaton(
+            chosen, strategy, time_limit, max_executions, seed, pct_depth, show, as_json
         )
+        raise typer.Exit(code)
     results = []
     code = EXIT_OK
     out: list[dict[str, Any]] = []
@@ -179,11 +190,12 @@ def _compare_by_automaton(
     time_limit: float | None,
     max_executions: int | None,
     seed: int,
+    pct_depth: int | None,
     show: int,
     as_json: bool,
 ) -> int:
     from model_checks.conformance.link.classify import UNEXPLAINED, class_counts
-    from model_checks.conformance.link.spec_to_impl import compare_by_automaton
+    from model_checks.conformance.link.spec_to_impl import COVERAGE_PCT_DEPTH, compare_by_automaton
 
     code = EXIT_OK
     out: list[dict[str, Any]] = []
@@ -195,6 +207,7 @@ def _compare_by_automaton(
             time_limit=time_limit,
             max_executions=max_executions,
             seed=seed,
+            pct_depth=COVERAGE_PCT_DEPTH if pct_depth is None else pct_depth,
         )
         counts = class_counts(c.spec_only)
         if c.verdict in ("harness-failure", "impl-only-traces") or UNEXPLAINED in counts:

@@ -151,6 +151,9 @@ def _discard(run: Run) -> None:
 
 
 SPEC_ONLY_LISTED = 10_000  # an exhaustive comparison lists (and classifies) at most this many
+# PCT with more priority change points reaches more of a trace language in the same time: on
+# ``small``, 25 s reach 24% of the observable spec steps at depth 3, 36% at 8, 39% at 12, 40% at 20
+COVERAGE_PCT_DEPTH = 12
 
 
 @dataclass
@@ -197,6 +200,7 @@ def compare_by_automaton(
     time_limit: float | None = None,
     max_executions: int | None = None,
     seed: int = 0,
+    pct_depth: int = COVERAGE_PCT_DEPTH,
     build: Builder = WorkerScheduler,
 ) -> AutomatonComparison:
     """Check 2 where the spec's traces are too many to list (the whole ``small`` configuration
@@ -205,7 +209,8 @@ def compare_by_automaton(
     DPOR to the horizon (``strategy="dpor"``: exhaustive if it ends within the bounds) or
     sampling (``"pct"``, ``"random"``: always bounded). Coverage is given as traces realised
     and as *observable spec steps* realised: the automaton's edges, i.e. every event the spec
-    allows next after every trace prefix (up to what the prefix determines)."""
+    allows next after every trace prefix (up to what the prefix determines). ``pct_depth``: PCT's
+    bug depth (``COVERAGE_PCT_DEPTH`` by default, deeper than the harness's 3)."""
     started = time.perf_counter()
     automaton = TraceAutomaton(sc.constants(), observed=observed, callback_mode=sc.callback_stop)
     spec_count = automaton.count()
@@ -228,6 +233,7 @@ def compare_by_automaton(
             Options(
                 strategy="pct" if strategy == "pct" else "random",
                 seed=seed,
+                pct_depth=pct_depth,
                 max_executions=max_executions,
                 time_limit=time_limit,
                 max_steps=5_000,
