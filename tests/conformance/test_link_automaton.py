@@ -20,6 +20,8 @@ from model_checks.conformance.link.spec_to_impl import compare, compare_by_autom
 from model_checks.conformance.link.spec_traces import spec_traces, transition_event
 from model_checks.conformance.link.trace_automaton import CyclicTraces, TraceAutomaton
 from model_checks.mutants.work_lane_reference import REFERENCE_MUTANTS
+from reference.results import Result
+from reference.scheduler import StopMode, WorkerScheduler
 from spec import work_lane as wl
 from spec.language import Instance
 
@@ -142,3 +144,24 @@ def test_small_reference_traces_are_all_allowed_and_a_mutant_s_are_not() -> None
 def test_small_without_the_callback_is_counted_too() -> None:
     plain = dataclasses.replace(CONFIGS["small"], callback_stop=False)
     assert TraceAutomaton(plain).count() == 159_558_819
+
+
+class _CallbackStopSucceeds(WorkerScheduler[Any]):
+    """A broken scheduler: Stop from its own callback claims SUCCESS (and does nothing)."""
+
+    def stop(self, mode: StopMode = StopMode.DRAIN) -> Result:
+        if self._pool.is_worker(self._runtime.current_thread()):
+            return Result.SUCCESS
+        return super().stop(mode)
+
+
+@pytest.mark.timeout(120)
+def test_a_stop_from_a_callback_that_is_not_refused_is_caught_both_ways() -> None:
+    sc = LinkScenario(script=((0,),), capacity=1, lanes=1, workers=1, callback_stop="drain")
+    # to the horizon (executions abandoned at quiescence): its trace lacks the stop_rejected
+    cut = compare_by_automaton(sc, build=_CallbackStopSucceeds)
+    assert cut.verdict == "impl-only-traces", cut.figures()
+    # run to the end: the scenario's own final check sees the result code
+    whole = compare_by_automaton(sc, strategy="pct", max_executions=5, build=_CallbackStopSucceeds)
+    assert whole.verdict == "harness-failure", whole.figures()
+    assert "Stop from a callback returned SUCCESS" in whole.failure

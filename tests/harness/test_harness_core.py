@@ -24,7 +24,7 @@ import pytest
 from model_checks.harness import Options, Result, check, core
 from model_checks.harness.api import run_once
 from model_checks.harness.examples import bounded_buffer, handoff, timed_wait
-from model_checks.harness.rt.objects import ALWAYS, NEVER, Action
+from model_checks.harness.rt.objects import ALWAYS, NEVER, TIMEOUT, Action
 from model_checks.harness.rt.runtime import ControlledRuntime
 from model_checks.harness.rt.scheduler import Execution
 from model_checks.harness.scenarios import SCENARIOS
@@ -187,8 +187,10 @@ class _EnabledOracle:
             alts, _ = ex.actions(t.tid)
             actions = [(t.tid, alt) for alt in alts]
             expected = actions + expected if t.tid == prev else expected + actions
-        if expected or len(enabled) != 1:  # (a lone TIMEOUT is the virtual clock's jump)
+        if expected:
             assert enabled == expected, f"step {len(ex.steps)}: {enabled} != {expected}"
+        else:  # nothing can run: the virtual clock jumps to one blocked thread's timeout
+            assert len(enabled) == 1 and enabled[0][1] == TIMEOUT, f"step {len(ex.steps)}: {enabled}"
         self.steps += 1
         return self.inner.choose(ex, enabled)
 

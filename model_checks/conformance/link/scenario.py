@@ -156,7 +156,7 @@ def link_program(
             if sc.callback_stop is not None and invoked[0] == 1:
                 run.stop_results.append(("callback", holder[0].stop(StopMode(sc.callback_stop))))
 
-        sched, handles = start_scheduler(sc, build, rt, tracer, invoke)
+        sched, handles = start_scheduler(sc, build, rt, tracer, None if sc.callback_stop is None else invoke)
         holder.append(sched)
 
         def producer(p: int) -> Callable[[], None]:
@@ -180,9 +180,20 @@ def link_program(
             sched._pool.wait_quiescent()
             run.cut = len(tracer)
             sched.stop(StopMode.DRAIN)
-        return [lambda: sink(run), *(lambda check=check: check(run) for check in checks)]
+        return [
+            lambda: sink(run),
+            lambda: _callback_stop_refused(run),
+            *(lambda check=check: check(run) for check in checks),
+        ]
 
     return program
+
+
+def _callback_stop_refused(run: Run) -> None:
+    """A Stop from a callback would wait for itself: the scheduler must refuse it."""
+    for who, result in run.stop_results:
+        if who == "callback":
+            assert result is TkResult.INVALID_STATE, f"Stop from a callback returned {result.name}"
 
 
 def start_scheduler(
