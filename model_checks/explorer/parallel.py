@@ -34,21 +34,15 @@ import traceback
 from array import array
 from dataclasses import dataclass
 from multiprocessing.connection import Connection
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from model_checks.explorer import ownership
+from model_checks.explorer.outcome import HOLDS, INCOMPLETE, VIOLATED, Graph, Outcome, Stats, Violation
 from model_checks.explorer.partition import Found, Partition
-from model_checks.explorer.search import (
-    HOLDS,
-    INCOMPLETE,
-    VIOLATED,
-    Graph,
-    Options,
-    Outcome,
-    Stats,
-    Violation,
-)
 from spec.language import Instance
+
+if TYPE_CHECKING:
+    from model_checks.explorer.search import Options
 
 
 class WorkerFailed(RuntimeError):

@@ -18,15 +18,12 @@ from __future__ import annotations
 
 import gc
 import time
-from array import array
-from collections.abc import Callable, Hashable
-from dataclasses import dataclass, field
-from typing import Any
+from collections.abc import Callable
+from dataclasses import dataclass
 
+from model_checks.explorer.outcome import HOLDS, INCOMPLETE, VIOLATED, Graph, Outcome, Stats, Violation
 from model_checks.explorer.partition import Found, Partition
 from spec.language import Instance
-
-HOLDS, VIOLATED, INCOMPLETE = "holds", "violated", "incomplete"
 
 
 @dataclass
@@ -40,76 +37,6 @@ class Options:
     progress: Callable[[int, int, int], None] | None = None  # (states, transitions, depth)
     workers: int = 1  # processes sharing the search (more than one: no state graph, so no liveness)
     pc_hints: bool = True  # call only the actions a state's program counters allow (off: all)
-
-
-@dataclass
-class Stats:
-    states: int = 0
-    transitions: int = 0
-    depth: int = 0
-    seconds: float = 0.0
-    action_names: list[str] = field(default_factory=list)
-    fired: list[int] = field(default_factory=list)  # firings per action, in declaration order
-    constrained: int = 0  # states the state constraint kept from being expanded
-
-    @property
-    def states_per_second(self) -> float:
-        return self.states / self.seconds if self.seconds > 0 else float(self.states)
-
-    @property
-    def coverage(self) -> dict[str, int]:
-        """Action name -> how many transitions it produced."""
-        return dict(zip(self.action_names, self.fired, strict=True))
-
-    def unfired(self) -> list[str]:
-        return [name for name, n in self.coverage.items() if n == 0]
-
-
-@dataclass
-class Violation:
-    kind: str  # "invariant" | "deadlock" | "liveness"
-    name: str  # the invariant or property, or "Deadlock"
-    reason: str
-    path: list[int]  # state ids from an initial state to the violating state
-    cycle: list[int] | None = None  # for liveness: state ids of the loop (starting where path ends)
-    stutter: bool = False  # for liveness: the behaviour ends stuttering at the last state
-
-
-@dataclass
-class Graph:
-    """What a search leaves behind: every distinct state and, if kept, every transition."""
-
-    states: list[Any]
-    parent: array  # type: ignore[type-arg]
-    depth: array  # type: ignore[type-arg]
-    switches: array  # type: ignore[type-arg]
-    last_proc: array  # type: ignore[type-arg]
-    offsets: array | None  # type: ignore[type-arg]  # edges of state i: offsets[i] .. offsets[i+1]
-    dst: array | None  # type: ignore[type-arg]
-    proc: array | None  # type: ignore[type-arg]
-    enabled: list[int] | None  # bit mask of processes enabled in each state
-    processes: list[Hashable]
-
-    def edges(self, i: int) -> range:
-        assert self.offsets is not None
-        return range(self.offsets[i], self.offsets[i + 1])
-
-    def path_to(self, i: int) -> list[int]:
-        path = [i]
-        while self.parent[path[-1]] >= 0:
-            path.append(self.parent[path[-1]])
-        path.reverse()
-        return path
-
-
-@dataclass
-class Outcome:
-    verdict: str
-    stats: Stats
-    violation: Violation | None
-    graph: Graph
-    incomplete_reason: str | None = None
-    notes: list[str] = field(default_factory=list)
 
 
 def search(inst: Instance, options: Options) -> Outcome:
@@ -186,3 +113,6 @@ def _search(inst: Instance, options: Options) -> Outcome:
     if incomplete is not None:
         return finish(INCOMPLETE, reason=incomplete)
     return finish(HOLDS)
+
+
+__all__ = ["HOLDS", "INCOMPLETE", "VIOLATED", "Graph", "Options", "Outcome", "Stats", "Violation", "search"]
