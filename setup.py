@@ -12,7 +12,7 @@ from setuptools import setup
 CORE_FILES = [
     "model_checks/harness/rt/objects.py",
     "model_checks/harness/rt/scheduler.py",
-    "model_checks/harness/rt/runtime.py",
+    "model_checks/harness/runtime.py",
     "model_checks/harness/sync/fifo.py",
     "model_checks/harness/sync/primitives.py",
     "model_checks/harness/strategies/randomized.py",

@@ -6,7 +6,7 @@ reference sources as they are now; a test checks the document still says so.
 
 from __future__ import annotations
 
-import importlib
+import importlib.util
 import io
 import tokenize
 from dataclasses import dataclass
@@ -16,19 +16,6 @@ from model_checks.explorer.check import check
 from model_checks.explorer.search import Options
 from model_checks.registry import DESIGNS
 from spec.language import EventuallyAlways, Instance
-
-ROOT = Path(__file__).resolve().parents[1]
-
-REFERENCE_FILES: dict[str, list[str]] = {
-    "work-lane": ["reference/scheduler.py", "reference/work_lane.py", "reference/worker_pool.py"],
-    "schedule-gate": ["reference/schedule_gate.py"],
-    "akka-mailbox": ["reference/akka_mailbox.py"],
-}
-REFERENCE_MUTANTS: dict[str, str] = {
-    "work-lane": "model_checks.mutants.work_lane_reference:REFERENCE_MUTANTS",
-    "schedule-gate": "model_checks.mutants.schedule_gate_reference:REFERENCE_MUTANTS",
-    "akka-mailbox": "model_checks.mutants.akka_mailbox_reference:REFERENCE_MUTANTS",
-}
 
 
 def code_lines(path: Path) -> int:
@@ -78,8 +65,7 @@ def row(name: str) -> Row:
     for m in d.mutants.values():
         r = check(m.spec, m.constants(d.config(m.config)), Options())
         caught += r.violation is not None and r.violation.name == m.expect
-    module, _, attr = REFERENCE_MUTANTS[name].partition(":")
-    ref_mutants = getattr(importlib.import_module(module), attr)
+    ref_mutants = [s for s in d.harness().values() if s.must_fail]
     return Row(
         design=name,
         variables=list(state._fields),
@@ -93,12 +79,20 @@ def row(name: str) -> Row:
         spec_mutants=len(d.mutants),
         spec_mutants_caught=caught,
         reference_mutants=len(ref_mutants),
-        reference_lines=sum(code_lines(ROOT / f) for f in REFERENCE_FILES[name]),
+        reference_lines=sum(code_lines(_source(module)) for module in d.reference_modules),
     )
 
 
+def _source(module: str) -> Path:
+    found = importlib.util.find_spec(module)
+    if found is None or found.origin is None:
+        raise ModuleNotFoundError(f"no source for the reference module {module}")
+    return Path(found.origin)
+
+
 def markdown() -> str:
-    rows = [row(name) for name in DESIGNS]
+    """The table over the designs that run the shared ``compare`` workload (the work-lane family)."""
+    rows = [row(name) for name, d in DESIGNS.items() if "compare" in d.configs]
     header = "| | " + " | ".join(r.design for r in rows) + " |"
     lines = [header, "|---" * (len(rows) + 1) + "|"]
 

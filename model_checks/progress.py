@@ -1,4 +1,10 @@
-"""A progress display that appears only for work that takes more than a second."""
+"""Progress displays that appear only for work that takes more than a second, only on a terminal.
+
+``spinner`` follows a spec exploration (states, transitions, depth); ``executions`` follows a
+harness search (executions, executions/s, preemptions, elapsed, and how much of each bound is
+used). Both are transient (gone when the work ends) and absent when ``enabled`` is false (the
+commands pass ``not --json``) or the console is not a terminal, so piped and JSON output stay clean.
+"""
 
 from __future__ import annotations
 
@@ -10,6 +16,11 @@ from rich.console import Console
 from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
 Report = Callable[[int, int, int], None]
+# (executions so far, most preemptions in one execution, or None where the caller cannot know)
+Tick = Callable[[int, int | None], None]
+
+SHOW_AFTER = 1.0  # seconds before a display appears: quick commands never flash one
+REFRESH = 0.1  # seconds between two updates of the text (a search reports thousands a second)
 
 
 @contextmanager
@@ -31,7 +42,7 @@ def spinner(console: Console, label: str, enabled: bool = True) -> Iterator[Repo
 
     def report(states: int, transitions: int, depth: int) -> None:
         nonlocal shown
-        if not shown and time.perf_counter() - started > 1.0:
+        if not shown and time.perf_counter() - started > SHOW_AFTER:
             progress.start()
             shown = True
         if shown:
@@ -41,6 +52,73 @@ def spinner(console: Console, label: str, enabled: bool = True) -> Iterator[Repo
 
     try:
         yield report
+    finally:
+        if shown:
+            progress.stop()
+
+
+def execution_figures(
+    executions: int,
+    elapsed: float,
+    preemptions: int | None = None,
+    max_executions: int | None = None,
+    time_limit: float | None = None,
+) -> str:
+    """One line: executions, executions/s, preemptions, and the share of each bound used."""
+    rate = executions / elapsed if elapsed > 0 else 0.0
+    text = f"{executions:,} executions ({rate:,.0f}/s)"
+    if preemptions is not None:
+        text += f", max {preemptions} preemptions"
+    bounds = []
+    if max_executions is not None:
+        bounds.append(f"{executions:,}/{max_executions:,} executions")
+    if time_limit is not None:
+        bounds.append(f"{min(elapsed, time_limit):.0f}/{time_limit:g} s")
+    return text + (f"; bound used: {', '.join(bounds)}" if bounds else "; no bound")
+
+
+@contextmanager
+def executions(
+    console: Console,
+    label: str,
+    *,
+    enabled: bool = True,
+    max_executions: int | None = None,
+    time_limit: float | None = None,
+) -> Iterator[Tick | None]:
+    """Yield a ``tick(executions, preemptions)`` callback for a harness search, or None when
+    nothing is to be shown (not a terminal, or ``enabled`` false)."""
+    if not enabled or not console.is_terminal:
+        yield None
+        return
+    started = time.perf_counter()
+    progress = Progress(
+        SpinnerColumn(),
+        TextColumn("{task.description}"),
+        TimeElapsedColumn(),
+        console=console,
+        transient=True,
+    )
+    task = progress.add_task(label)
+    shown = False
+    last = 0.0
+
+    def tick(done: int, preemptions: int | None) -> None:
+        nonlocal shown, last
+        now = time.perf_counter()
+        if now - last < REFRESH:
+            return
+        last = now
+        if not shown:
+            if now - started <= SHOW_AFTER:
+                return
+            progress.start()
+            shown = True
+        figures = execution_figures(done, now - started, preemptions, max_executions, time_limit)
+        progress.update(task, description=f"{label}: {figures}")
+
+    try:
+        yield tick
     finally:
         if shown:
             progress.stop()

@@ -1,93 +1,99 @@
-"""The designs lanecheck knows: each spec with its configurations and its mutants."""
+"""The designs lanecheck knows: the built-in folders and third-party plug-ins.
+
+Built-in designs are the folders of ``model_checks/designs/`` named in ``BUILT_IN``,
+imported by name: nothing generic imports a design statically (import-linter keeps it so).
+A third party (a port team checking its own design without forking) declares
+its design in its own package's metadata::
+
+    [project.entry-points."lanecheck.designs"]
+    handoff = "my_port.lanecheck_design:DESIGN"
+
+The entry point names a ``Design`` (or a function returning one). Designs are
+loaded on first use. A plug-in that fails to load is skipped with a warning
+naming it, so one broken plug-in never takes the built-in designs down; its
+error stays in ``load_errors()``.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable
-from dataclasses import dataclass, field
-from typing import Any
+import importlib
+import warnings
+from collections.abc import Iterator, Mapping
+from importlib.metadata import entry_points
 
-from model_checks.configs.akka_mailbox import CONFIGS as AKKA_MAILBOX_CONFIGS
-from model_checks.configs.schedule_gate import CONFIGS as SCHEDULE_GATE_CONFIGS
-from model_checks.configs.work_lane import CONFIGS as WORK_LANE_CONFIGS
-from model_checks.mutants.akka_mailbox_spec import MUTANTS as AKKA_MAILBOX_MUTANTS
-from model_checks.mutants.base import SpecMutant
-from model_checks.mutants.schedule_gate_spec import MUTANTS as SCHEDULE_GATE_MUTANTS
-from model_checks.mutants.work_lane_spec import MUTANTS as WORK_LANE_MUTANTS
-from spec.akka_mailbox import SPEC as AKKA_MAILBOX
-from spec.akka_mailbox import ShowWord
-from spec.language import Spec
-from spec.schedule_gate import SPEC as SCHEDULE_GATE
-from spec.work_lane import SPEC as WORK_LANE
+from model_checks.design import Design
+
+ENTRY_POINT_GROUP = "lanecheck.designs"
+# The built-in design folders, in the order listings and `lanecheck verify` show them.
+BUILT_IN: tuple[str, ...] = ("work_lane", "schedule_gate", "akka_mailbox", "work_stealing", "event_pool")
+
+_loaded: dict[str, Design] | None = None
+_errors: list[str] = []
 
 
-@dataclass(frozen=True)
-class Design:
-    name: str
-    spec: Spec
-    configs: dict[str, Any]
-    mutants: dict[str, SpecMutant]
-    standard: str = "standard"
-    # Named projections of a state onto one component, for generated state diagrams.
-    projections: dict[str, Callable[[Any, Any], Hashable]] = field(default_factory=dict)
+def _as_design(obj: object, origin: str) -> Design:
+    if callable(obj) and not isinstance(obj, Design):
+        obj = obj()
+    if not isinstance(obj, Design):
+        raise TypeError(f"{origin} is not a lanecheck Design (got {type(obj).__name__})")
+    return obj
 
-    def config(self, name: str) -> Any:
+
+def _add(found: dict[str, Design], design: Design, origin: str) -> None:
+    if design.name in found:
+        raise ValueError(f"two designs are named {design.name!r}; the second comes from {origin}")
+    found[design.name] = design
+
+
+def _load() -> dict[str, Design]:
+    found: dict[str, Design] = {}
+    for package in BUILT_IN:
+        module = importlib.import_module(f"model_checks.designs.{package}")
+        _add(found, _as_design(module.DESIGN, f"model_checks.designs.{package}"), package)
+    for ep in entry_points(group=ENTRY_POINT_GROUP):
+        origin = f"entry point {ep.name} = {ep.value} ({ENTRY_POINT_GROUP})"
         try:
-            return self.configs[name]
-        except KeyError:
-            raise KeyError(
-                f"{self.name} has no configuration {name!r}; known: {', '.join(self.configs)}"
-            ) from None
-
-    def mutant(self, name: str) -> SpecMutant:
-        try:
-            return self.mutants[name]
-        except KeyError:
-            raise KeyError(f"{self.name} has no variant {name!r}; known: {', '.join(self.mutants)}") from None
+            _add(found, _as_design(ep.load(), origin), origin)
+        except Exception as problem:  # a plug-in's bug must not hide the other designs
+            message = f"design plug-in not loaded: {origin}: {type(problem).__name__}: {problem}"
+            _errors.append(message)
+            warnings.warn(message, stacklevel=2)
+    return found
 
 
-DESIGNS: dict[str, Design] = {
-    "work-lane": Design(
-        "work-lane",
-        WORK_LANE,
-        WORK_LANE_CONFIGS,
-        WORK_LANE_MUTANTS,
-        projections={
-            "lane": lambda c, s: s.status[0],
-            "worker": lambda c, s: s.worker[c.worker_names()[0]][0],
-            "producer": lambda c, s: s.producer[c.producer_names()[0]][0],
-            "scheduler": lambda c, s: s.phase,
-        },
-    ),
-    "schedule-gate": Design(
-        "schedule-gate",
-        SCHEDULE_GATE,
-        SCHEDULE_GATE_CONFIGS,
-        SCHEDULE_GATE_MUTANTS,
-        projections={
-            "gate": lambda c, s: s.gate[0].phase,
-            "gate-word": lambda c, s: s.gate[0].show(),
-            "worker": lambda c, s: s.worker[c.worker_names()[0]][0],
-            "producer": lambda c, s: s.producer[c.producer_names()[0]][0],
-            "permits": lambda c, s: s.free,
-        },
-    ),
-    "akka-mailbox": Design(
-        "akka-mailbox",
-        AKKA_MAILBOX,
-        AKKA_MAILBOX_CONFIGS,
-        AKKA_MAILBOX_MUTANTS,
-        projections={
-            "mailbox": lambda c, s: ShowWord(s.status[0]),
-            "worker": lambda c, s: s.worker[c.worker_names()[0]][0],
-            "producer": lambda c, s: s.producer[c.producer_names()[0]][0],
-            "supervisor": lambda c, s: s.supervisor[c.supervisor_names()[0]][0],
-        },
-    ),
-}
+def designs() -> dict[str, Design]:
+    """Every registered design by name: the built-in ones first, then the plug-ins."""
+    global _loaded
+    if _loaded is None:
+        _loaded = _load()
+    return _loaded
+
+
+def load_errors() -> list[str]:
+    designs()
+    return list(_errors)
 
 
 def design(name: str) -> Design:
     try:
-        return DESIGNS[name]
+        return designs()[name]
     except KeyError:
-        raise KeyError(f"no design {name!r}; known: {', '.join(DESIGNS)}") from None
+        raise KeyError(f"no design {name!r}; known: {', '.join(designs())}") from None
+
+
+class _Designs(Mapping[str, Design]):
+    """``DESIGNS``: the registry as a read-only mapping, loaded on first access."""
+
+    def __getitem__(self, name: str) -> Design:
+        return designs()[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(designs())
+
+    def __len__(self) -> int:
+        return len(designs())
+
+
+DESIGNS: Mapping[str, Design] = _Designs()
+
+__all__ = ["BUILT_IN", "DESIGNS", "ENTRY_POINT_GROUP", "Design", "design", "designs", "load_errors"]

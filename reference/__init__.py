@@ -1,5 +1,10 @@
 """The reference Work Lane scheduler: what a Python user deploys, and what ports are compared against.
 
+Arguments are checked at this boundary (``reference.arguments``): a wrong type
+or value is a ``TypeError``/``ValueError`` naming the field (``create``:
+``Result.INVALID_ARGUMENT``). A fault of a scheduler's own code puts it in a
+failed state (``reference.failure``) instead of losing what it accepted.
+
 Standard library only. Everything that blocks or synchronises comes from a
 ``Runtime`` (``reference.runtime``), plain ``threading`` by default.
 
@@ -17,12 +22,15 @@ docs/reference.md):
 - ``WorkerScheduler._wait_posts_settled``  Stop waiting for the submissions accepted posts owe
 """
 
+from .arguments import MAX_LANES, MAX_SIZE, MAX_WORKERS
+from .failure import SchedulerFailed, SchedulerFailure
 from .results import Result
 from .runtime import DEFAULT_RUNTIME, FifoLike, Runtime, ThreadingRuntime
 from .scheduler import (
     LaneHandle,
     LaneSpec,
     SchedulerConfig,
+    Sizing,
     StopMode,
     WorkerScheduler,
     config_error,
@@ -34,6 +42,9 @@ from .worker_pool import WorkerPool, WorkItem
 
 __all__ = [
     "DEFAULT_RUNTIME",
+    "MAX_LANES",
+    "MAX_SIZE",
+    "MAX_WORKERS",
     "FifoLike",
     "JsonlTracer",
     "LaneEnv",
@@ -46,6 +57,9 @@ __all__ = [
     "Result",
     "Runtime",
     "SchedulerConfig",
+    "SchedulerFailed",
+    "SchedulerFailure",
+    "Sizing",
     "StopMode",
     "ThreadingRuntime",
     "Tracer",

@@ -40,6 +40,8 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any, Generic, TypeVar
 
+from . import arguments
+from .arguments import MAX_WORKERS
 from .runtime import DEFAULT_RUNTIME, Runtime, ThreadHandle
 from .tracing import Tracer
 
@@ -67,10 +69,20 @@ def trace_header(config: Mapping[str, int]) -> dict[str, Any]:
 
 @dataclass
 class ShutdownReport:
-    """What ``shutdown`` leaves behind: every message that was never processed, per mailbox name."""
+    """What ``shutdown`` leaves behind: every message that was never processed, per mailbox name.
+
+    ``failure`` is the first exception the dispatcher's own code raised (None if
+    it ran clean): a failed dispatcher stops running mailboxes, and every message
+    it accepted but did not process is in ``dead_letters``.
+    """
 
     dead_letters: dict[str, list[Any]] = field(default_factory=dict)
     processed: int = 0
+    failure: BaseException | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.failure is None
 
     @property
     def dead_letter_count(self) -> int:
@@ -210,7 +222,13 @@ class Mailbox(Generic[T]):
             if not self.queue:
                 return EMPTY  # type: ignore[no-any-return]
             msg = self.queue.popleft()
-            self._emit("process", {"mailbox": self.index, "item": self._label(msg)})
+            if self.dispatcher.tracer is not None:
+                # The label and the tracer are user code: the message is popped and must
+                # still be processed, so a failure is logged and the trace lacks the event.
+                try:
+                    self._emit("process", {"mailbox": self.index, "item": self._label(msg)})
+                except Exception:
+                    _log.exception("tracing a process on %s failed; the message still runs", self.name)
             return msg
 
     def has_messages(self) -> bool:
@@ -309,7 +327,19 @@ MailboxFactory = Callable[["Dispatcher", int, str, Callable[[Any], object]], Mai
 
 
 class Dispatcher:
-    """Runs mailboxes on ``workers`` threads (``w0``, ``w1``...) taking them from one FIFO queue."""
+    """Runs mailboxes on ``workers`` threads (``w0``, ``w1``...) taking them from one FIFO queue.
+
+    Arguments are checked strictly (``reference.arguments``): ``TypeError`` or
+    ``ValueError`` naming the field. ``throughput`` must be at least 1 (Pekko
+    treats 0 or less as 1; here it is refused as the mistake it almost always
+    is); at most ``MAX_WORKERS`` workers.
+
+    If the dispatcher's own code raises while a worker runs a mailbox (not the
+    actor's ``receive``, whose errors go to ``on_error``), the dispatcher
+    *fails*: ``failure`` is set, no mailbox runs any more, later ``tell``s are
+    dead-lettered, and ``shutdown`` dead-letters every message left and returns
+    a report whose ``failure`` says why.
+    """
 
     def __init__(
         self,
@@ -323,8 +353,14 @@ class Dispatcher:
         item_label: Callable[[Any], Any] = str,
         mailbox_factory: MailboxFactory | None = None,
     ) -> None:
-        if workers < 1:
-            raise ValueError(f"workers must be at least 1, got {workers}")
+        arguments.count("throughput", throughput)
+        arguments.count("workers", workers, maximum=MAX_WORKERS)
+        arguments.runtime(runtime)
+        arguments.tracer(tracer)
+        arguments.function("on_error", on_error, optional=True)
+        arguments.function("on_dead_letter", on_dead_letter, optional=True)
+        arguments.function("item_label", item_label)
+        arguments.function("mailbox_factory", mailbox_factory, optional=True)
         self.throughput = throughput
         self.workers = workers
         self.runtime = runtime or DEFAULT_RUNTIME
@@ -347,6 +383,7 @@ class Dispatcher:
         self._dead_lock = rt.lock(name="dead_letters")
         self._threads: list[ThreadHandle] = []
         self._shut_down = False
+        self._failure: BaseException | None = None  # the first fault of our own code
         if tracer is not None:
             tracer.begin(self.config())
         for i in range(workers):
@@ -359,6 +396,10 @@ class Dispatcher:
     # -- actors --------------------------------------------------------------------------------------
 
     def spawn(self, receive: Callable[[T], object], name: str | None = None) -> ActorRef[T]:
+        """A new actor running ``receive``; ``TypeError`` if ``receive`` is not callable or ``name``
+        not a string, ``RuntimeError`` once the dispatcher is shut down."""
+        arguments.function("receive", receive)
+        arguments.text("name", name, optional=True)
         with self._mutex:
             if self._stopping:
                 raise RuntimeError("the dispatcher is shut down")
@@ -374,12 +415,28 @@ class Dispatcher:
 
     # -- Pekko's MessageDispatcher -------------------------------------------------------------------
 
+    @property
+    def failure(self) -> BaseException | None:
+        """The first exception the dispatcher's own code raised, or None."""
+        return self._failure
+
     def dispatch(self, mailbox: Mailbox[T], msg: T) -> Send:
-        """Enqueue, then register the mailbox with the message hint."""
+        """Enqueue, then register the mailbox with the message hint (a failed dispatcher dead-letters)."""
+        self._check_own(mailbox)
+        if self._failure is not None:
+            self.dead_letter(mailbox, [msg])
+            return Send.DEAD_LETTER
         if not mailbox.enqueue(msg):
             return Send.DEAD_LETTER
         self.register_for_execution(mailbox, has_message_hint=True)
         return Send.OK
+
+    def _check_own(self, mailbox: object) -> None:
+        """A public method's ``mailbox`` must be one of this dispatcher's (``TypeError``/``ValueError``)."""
+        if not isinstance(mailbox, Mailbox):
+            raise TypeError(f"mailbox must be a Mailbox, got {type(mailbox).__name__}")
+        if mailbox.dispatcher is not self:
+            raise ValueError(f"mailbox {mailbox.name!r} belongs to another dispatcher")
 
     def register_for_execution(self, mailbox: Mailbox[Any], has_message_hint: bool) -> bool:
         """Schedule ``mailbox`` if it may run and has (or is hinted to have) messages."""
@@ -389,11 +446,13 @@ class Dispatcher:
         return False
 
     def suspend(self, mailbox: Mailbox[Any]) -> None:
+        self._check_own(mailbox)
         mailbox.suspend()
         self._poke_shutdown()  # its messages no longer hold a shutdown back
 
     def resume(self, mailbox: Mailbox[Any]) -> None:
         """Remove one suspension and register again (messages may have arrived meanwhile)."""
+        self._check_own(mailbox)
         if not mailbox.is_suspended():
             mailbox._emit_status("resume", {"mailbox": mailbox.index})  # a no-op, logged as the spec does
             return
@@ -402,6 +461,7 @@ class Dispatcher:
 
     def close(self, mailbox: Mailbox[T]) -> list[T]:
         """becomeClosed, then cleanUp: what is queued goes to the dead letters (and is returned)."""
+        self._check_own(mailbox)
         mailbox.become_closed()
         left = mailbox.clean_up()
         if left:
@@ -412,13 +472,22 @@ class Dispatcher:
     def dead_letter(self, mailbox: Mailbox[Any], msgs: list[Any]) -> None:
         with self._dead_lock:
             self._dead.setdefault(mailbox.name, []).extend(msgs)
-        if self._on_dead_letter is not None:
+        hook = self._on_dead_letter
+        if hook is not None:
             for msg in msgs:
-                self._on_dead_letter(mailbox.name, msg)
+                # The user's hook: a raise must not stop the others being offered (or,
+                # in shutdown, the workers being joined). The message is recorded anyway.
+                try:
+                    hook(mailbox.name, msg)
+                except Exception:
+                    _log.exception("on_dead_letter raised for %s", mailbox.name)
 
     def on_error(self, name: str, msg: Any, exc: BaseException) -> None:
         if self._on_error is not None:
-            self._on_error(name, msg, exc)
+            try:
+                self._on_error(name, msg, exc)
+            except Exception:  # the user's hook: logged, and the mailbox goes on
+                _log.exception("on_error raised for %s", name)
         else:
             _log.error("actor %s failed on %r", name, msg, exc_info=exc)
 
@@ -439,16 +508,33 @@ class Dispatcher:
                 self._work.notify()
 
     def _worker(self) -> None:
+        try:
+            self._work_loop()
+        except Exception as exc:  # the executor's own loop failed: this worker is gone, say so
+            _log.exception("worker %s died", self.runtime.thread_name())
+            self._fail(exc)
+
+    def _work_loop(self) -> None:
         finished = False
         while True:
             mailbox = self._take(finished)
             if mailbox is None:
                 return
-            try:
-                mailbox.run()
-            except BaseException:  # a last resort: a bug must not silently lose a worker
-                _log.exception("running %r raised", mailbox)
+            if self._failure is None:
+                try:
+                    mailbox.run()
+                except BaseException as exc:  # a last resort: a bug must not silently lose a worker
+                    _log.exception("running %r raised", mailbox)
+                    if isinstance(exc, Exception):
+                        self._fail(exc)
             finished = True
+
+    def _fail(self, error: BaseException) -> None:
+        """Our own code raised: keep the first fault; the rest runs nothing and dead-letters all."""
+        with self._mutex:
+            if self._failure is None:
+                self._failure = error
+            self._quiet.notify_all()
 
     def _take(self, finished: bool) -> Mailbox[Any] | None:
         with self._mutex:
@@ -492,7 +578,8 @@ class Dispatcher:
             if self._shut_down:
                 raise RuntimeError("shutdown called twice")
             self._shut_down = True
-            while self._runnable_work_left():
+            # A failed dispatcher runs nothing more: what is left goes to the dead letters.
+            while self._runnable_work_left() and self._failure is None:
                 self._quiet.wait()
             mailboxes = list(self._mailboxes)
         for mailbox in mailboxes:
@@ -503,4 +590,10 @@ class Dispatcher:
         for thread in self._threads:
             thread.join()
         processed = sum(mb.processed for mb in mailboxes)
-        return ShutdownReport(self.dead_letters, processed)
+        if self._failure is not None:
+            _log.error(
+                "the dispatcher failed (%s: %s); every message it did not process is a dead letter",
+                type(self._failure).__name__,
+                self._failure,
+            )
+        return ShutdownReport(self.dead_letters, processed, self._failure)

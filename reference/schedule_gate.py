@@ -40,6 +40,9 @@ from collections.abc import Callable, Mapping, Sequence
 from enum import Enum
 from typing import Any, Generic, NamedTuple, TypeVar
 
+from . import arguments
+from .arguments import MAX_LANES, MAX_WORKERS
+from .failure import SchedulerFailed, SchedulerFailure
 from .results import Result
 from .runtime import DEFAULT_RUNTIME, LockLike, Runtime, ThreadHandle
 from .tracing import TRACE_NAME, TRACE_VERSION, Fields, Tracer
@@ -188,6 +191,17 @@ class GateScheduler(Generic[T]):
     queue's length); a post to an Idle actor when none is free is REJECTED and
     the event stays with the caller. ``mailbox_capacity`` bounds each mailbox
     (CAPACITY_EXCEEDED when full); ``max_per_drain`` is the drain budget.
+
+    Arguments are checked strictly (``reference.arguments``): ``TypeError`` or
+    ``ValueError`` naming the field; at most ``MAX_LANES`` actors and
+    ``MAX_WORKERS`` workers.
+
+    If the scheduler's own code raises (not a handler), it *fails*: the
+    exception still ends the thread it was raised in (a worker, or the post's
+    caller), ``failed`` becomes True, later posts get INVALID_STATE, and
+    ``stop`` joins the workers, hands every accepted event that did not run to
+    ``on_discard(actor, event)`` (and ``failure.discarded``) and returns
+    UNKNOWN.
     """
 
     def __init__(
@@ -202,13 +216,19 @@ class GateScheduler(Generic[T]):
         tracer: Tracer | None = None,
         on_error: Callable[[int, T, BaseException], None] | None = None,
         item_label: Callable[[T], object] | None = None,
+        on_discard: Callable[[int, T], None] | None = None,
     ) -> None:
-        error = config_error(actors, permits, workers, mailbox_capacity, max_per_drain)
-        if error is not None:
-            raise ValueError(error)
+        handlers = checked_config(actors, permits, workers, mailbox_capacity, max_per_drain)
+        arguments.runtime(runtime)
+        arguments.tracer(tracer)
+        for name, value in (("on_error", on_error), ("item_label", item_label), ("on_discard", on_discard)):
+            arguments.function(name, value, optional=True)
         self._rt = rt = DEFAULT_RUNTIME if runtime is None else runtime
         self._tracer = tracer
-        self._handlers = list(actors)
+        self._on_discard = on_discard
+        # Set once, by the first fault of our own code.
+        self._failure: SchedulerFailure | None = None
+        self._handlers = handlers
         self._actor_count = len(self._handlers)
         self.permits = permits
         self.workers = workers
@@ -261,11 +281,20 @@ class GateScheduler(Generic[T]):
         return self._free.load()
 
     def gate(self, actor: int) -> GateView:
-        return decode(self._gates[actor].load())
+        return decode(self._gates[arguments.checked_index("actor", actor, self._actor_count)].load())
 
     def queued(self, actor: int) -> int:
         """Events in the actor's mailbox."""
-        return len(self._mailboxes[actor])
+        return len(self._mailboxes[arguments.checked_index("actor", actor, self._actor_count)])
+
+    @property
+    def failed(self) -> bool:
+        """True once the scheduler's own code raised (see ``failure``)."""
+        return self._failure is not None
+
+    @property
+    def failure(self) -> SchedulerFailure | None:
+        return self._failure
 
     def ready_tokens(self) -> list[int]:
         return list(self._ready)
@@ -277,17 +306,22 @@ class GateScheduler(Generic[T]):
 
         SUCCESS: accepted (the handler may even have run already). REJECTED: the
         actor is idle and no runnable permit is free. CAPACITY_EXCEEDED: the
-        mailbox is full. INVALID_ARGUMENT: no such actor. INVALID_STATE: stop has
-        begun. Every refusal leaves the event with the caller.
+        mailbox is full. INVALID_ARGUMENT: ``actor`` is not an ``int`` naming an
+        actor (``True`` is not). INVALID_STATE: stop has begun, or the scheduler
+        failed. Every refusal leaves the event with the caller. A fault of the
+        scheduler's own code here fails the scheduler and propagates.
         """
         if type(actor) is not int or not 0 <= actor < self._actor_count:
             return Result.INVALID_ARGUMENT
         with self._state_lock:
-            if self._stopping:
+            if self._stopping or self._failure is not None:
                 return Result.INVALID_STATE
             self._in_flight += 1
         try:
             return self._post(actor, event)
+        except Exception as exc:
+            self._fail(exc)
+            raise
         finally:
             with self._state_lock:
                 self._in_flight -= 1
@@ -449,11 +483,25 @@ class GateScheduler(Generic[T]):
 
     def _worker_main(self) -> None:
         self._worker_idents.add(self._rt.current_thread())
-        while True:
-            actor = self._take()
-            if actor is None:
-                return
-            self._drain(actor)
+        try:
+            while True:
+                actor = self._take()
+                if actor is None:
+                    return
+                self._drain(actor)
+        except Exception as exc:
+            # Our own code failed: the worker ends with the exception (loudly, as it
+            # always did), and the scheduler fails so that stop neither waits for this
+            # worker's work nor loses its events.
+            self._fail(exc)
+            raise
+
+    def _fail(self, error: BaseException) -> None:
+        """Enter the failed state (the first fault is kept) and wake a waiting stop."""
+        if self._failure is None:
+            self._failure = SchedulerFailure(error)
+        with self._ready_lock:
+            self._ready_cv.notify_all()
 
     def _drain(self, actor: int) -> None:
         gate = self._gates[actor]
@@ -476,18 +524,30 @@ class GateScheduler(Generic[T]):
                 if not box._items:
                     break
                 event = box._items.popleft()
-                tracer = self._tracer
-                if tracer is not None:
-                    tracer.emit(
-                        self._rt.thread_name(), "process", {"actor": actor, "item": self._label(event)}
-                    )
+                if self._tracer is not None:
+                    self._trace_process(actor, event)
             processed += 1
             try:
                 handler(event)
             except Exception as exc:
-                self._on_error(actor, event, exc)
+                self._report_error(actor, event, exc)
         directive = self._drain_end(actor, processed >= budget, processed)
         self._finish_drain(actor, directive)
+
+    def _trace_process(self, actor: int, event: T) -> None:
+        # The label and the tracer are user code; the event is already popped and must
+        # still run, so a failure is logged and the trace lacks this event.
+        try:
+            assert self._tracer is not None
+            self._tracer.emit(self._rt.thread_name(), "process", {"actor": actor, "item": self._label(event)})
+        except Exception:
+            _log.exception("tracing a process on actor %d failed; the event still runs", actor)
+
+    def _report_error(self, actor: int, event: T, exc: Exception) -> None:
+        try:
+            self._on_error(actor, event, exc)
+        except Exception:  # the user's hook: logged, and the actor goes on
+            _log.exception("on_error raised on actor %d", actor)
 
     def _drain_end(self, actor: int, budget_spent: bool, processed: int) -> Directive:
         gate = self._gates[actor]
@@ -517,37 +577,75 @@ class GateScheduler(Generic[T]):
         """Refuse new posts, wait until every accepted event ran and every permit is back, join workers.
 
         SUCCESS (also when already stopped). INVALID_STATE from inside a handler (it would
-        wait for itself) or while another stop is in progress.
+        wait for itself) or while another stop is in progress. UNKNOWN if the scheduler
+        failed: the workers are joined and every accepted event that did not run went to
+        ``on_discard`` (and ``failure.discarded``).
         """
         if self._rt.current_thread() in self._worker_idents:
             return Result.INVALID_STATE
         with self._state_lock:
             if self._stopped:
-                return Result.SUCCESS
+                return Result.SUCCESS if self._failure is None else Result.UNKNOWN
             if self._stopping:
                 return Result.INVALID_STATE
             self._stopping = True
             while self._in_flight:
                 self._posts_settled.wait()
         with self._ready_lock:
-            while not self._quiescent():
+            while not self._quiescent() and self._failure is None:
                 self._ready_cv.wait()
             self._shutdown = True
             tracer = self._tracer
-            if tracer is not None:  # quiescent: a validator may now judge the trace complete
+            if tracer is not None and self._failure is None:
+                # quiescent: a validator may now judge the trace complete
                 tracer.emit(self._rt.thread_name(), "stop_end", {})
             self._ready_cv.notify_all()
         for thread in self._threads:
             thread.join()
+        failure = self._failure
+        if failure is not None:
+            self._report_left(failure)
         with self._state_lock:
             self._stopped = True
-        return Result.SUCCESS
+        return Result.SUCCESS if failure is None else Result.UNKNOWN
+
+    def _report_left(self, failure: SchedulerFailure) -> None:
+        """After a fault, with the workers joined: every event still in a mailbox is reported."""
+        for actor, box in enumerate(self._mailboxes):
+            with box._lock:
+                left = list(box._items)
+                box._items.clear()
+            for event in left:
+                failure.discarded.append((actor, event))
+                if self._on_discard is not None:
+                    try:
+                        self._on_discard(actor, event)
+                    except Exception:
+                        _log.exception("on_discard raised on actor %d", actor)
+        _log.error("%s", failure.describe())
 
     def __enter__(self) -> GateScheduler[T]:
         return self
 
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
+    def __exit__(self, exc_type: type[BaseException] | None, *rest: object) -> None:
+        result = self.stop()
+        failure = self._failure
+        if result is Result.UNKNOWN and exc_type is None and failure is not None:
+            raise SchedulerFailed(failure.describe()) from failure.error
+
+
+def checked_config(
+    actors: object, permits: object, workers: object, mailbox_capacity: object, max_per_drain: object
+) -> list[Callable[[Any], object]]:
+    """The actors' handlers, with every size checked; ``TypeError``/``ValueError`` naming the field."""
+    handlers = arguments.sequence("actors", actors, maximum=MAX_LANES)
+    for i, handler in enumerate(handlers):
+        arguments.function(f"actors[{i}]", handler)
+    arguments.count("permits", permits)
+    arguments.count("workers", workers, maximum=MAX_WORKERS)
+    arguments.count("mailbox_capacity", mailbox_capacity)
+    arguments.count("max_per_drain", max_per_drain)
+    return handlers
 
 
 def config_error(
@@ -558,20 +656,9 @@ def config_error(
     max_per_drain: int,
 ) -> str | None:
     """Why this configuration is refused, naming the field; None when it is valid."""
-    if len(actors) < 1:
-        return "actors must register at least one actor"
-    for i, handler in enumerate(actors):
-        if not callable(handler):
-            return f"actors[{i}] must be callable, got {handler!r}"
-    for name, value in (
-        ("permits", permits),
-        ("workers", workers),
-        ("mailbox_capacity", mailbox_capacity),
-        ("max_per_drain", max_per_drain),
-    ):
-        if value < 1:
-            return f"{name} must be at least 1, got {value}"
-    return None
+    return arguments.refusal(
+        lambda: checked_config(actors, permits, workers, mailbox_capacity, max_per_drain)
+    )
 
 
 __all__ = [
@@ -580,6 +667,7 @@ __all__ = [
     "GateScheduler",
     "GateView",
     "admit_end_word",
+    "checked_config",
     "config_error",
     "decode",
     "drain_end_word",

@@ -28,6 +28,9 @@ from enum import Enum
 from functools import partial
 from typing import Any, Generic, NamedTuple, TypeVar
 
+from . import arguments
+from .arguments import MAX_LANES, MAX_SIZE, MAX_WORKERS
+from .failure import SchedulerFailed, SchedulerFailure
 from .results import Result
 from .runtime import DEFAULT_RUNTIME, Runtime
 from .tracing import Tracer
@@ -46,6 +49,24 @@ _log = logging.getLogger("reference")
 class StopMode(Enum):
     DRAIN = "drain"  # finish every accepted item
     DISCARD = "discard"  # drop what is queued; drains already running still finish
+
+
+class Sizing(Enum):
+    """Which sizes a scheduler accepts for its queues.
+
+    ``TOOLKIT`` (the default, what users get): the ToolKit factory's rule, lane
+    and ready capacities are powers of two, at least 2; the ready capacity
+    defaults to the next power of two at least ``max(2, lanes)``.
+
+    ``CHECKING`` (for model checks, scenarios, trace generators and mutants
+    only): any capacity of at least 1, and the ready capacity defaults to the
+    number of lanes, as in the spec. The small configurations that keep
+    exhaustive checks tractable (a lane of capacity 1, three lanes sharing a
+    ready queue of three) need it; the algorithm is the same for every size.
+    """
+
+    TOOLKIT = "toolkit"
+    CHECKING = "checking"
 
 
 @dataclass(frozen=True)
@@ -99,34 +120,69 @@ _CAPACITY_EXCEEDED = Result.CAPACITY_EXCEEDED
 _INVALID_STATE = Result.INVALID_STATE
 
 
+def checked_config(
+    lanes: object,
+    workers: object,
+    lane_capacity: object,
+    max_per_drain: object,
+    ready_capacity: object,
+    sizing: object = Sizing.TOOLKIT,
+) -> tuple[list[LaneSpec[Any]], SchedulerConfig]:
+    """The lanes and the configuration, checked; ``TypeError``/``ValueError`` naming the field if refused.
+
+    Limits: at most ``MAX_LANES`` lanes and ``MAX_WORKERS`` workers; capacities
+    and the budget at most ``MAX_SIZE``.
+    """
+    size_rule = arguments.member("sizing", sizing, Sizing)
+    specs = arguments.sequence("lanes", lanes, maximum=MAX_LANES)
+    for i, spec in enumerate(specs):
+        arguments.instance(f"lanes[{i}]", spec, LaneSpec)
+        arguments.function(f"lanes[{i}].invoke", spec.invoke)
+    worker_count = arguments.count("workers", workers, maximum=MAX_WORKERS)
+    toolkit = size_rule is Sizing.TOOLKIT
+    size = arguments.power_of_two if toolkit else arguments.count
+    capacity = size("lane_capacity", lane_capacity, maximum=MAX_SIZE)
+    budget = arguments.count("max_per_drain", max_per_drain)
+    if ready_capacity is None:
+        ready = arguments.next_power_of_two(len(specs)) if toolkit else len(specs)
+    else:
+        ready = size("ready_capacity", ready_capacity, maximum=MAX_SIZE)
+        if ready < len(specs):
+            raise ValueError(
+                f"ready_capacity must be at least the number of lanes ({len(specs)}), got {ready}: "
+                "every lane may be queued at once"
+            )
+    config = SchedulerConfig(
+        lanes=len(specs),
+        workers=worker_count,
+        lane_capacity=capacity,
+        max_per_drain=budget,
+        ready_capacity=ready,
+    )
+    return specs, config
+
+
 def config_error(
     lanes: Sequence[LaneSpec[Any]],
     workers: int,
     lane_capacity: int,
     max_per_drain: int,
     ready_capacity: int | None,
+    sizing: Sizing = Sizing.TOOLKIT,
 ) -> str | None:
     """Why this configuration is refused, naming the field; None when it is valid."""
-    if workers < 1:
-        return f"workers must be at least 1, got {workers}"
-    if lane_capacity < 1:
-        return f"lane_capacity must be at least 1, got {lane_capacity}"
-    if max_per_drain < 1:
-        return f"max_per_drain must be at least 1, got {max_per_drain}"
-    if len(lanes) < 1:
-        return "lanes must register at least one lane"
-    for i, spec in enumerate(lanes):
-        if not callable(getattr(spec, "invoke", None)):
-            return f"lanes[{i}].invoke must be callable, got {getattr(spec, 'invoke', spec)!r}"
-    if ready_capacity is not None:
-        if ready_capacity < 1:
-            return f"ready_capacity must be at least 1, got {ready_capacity}"
-        if ready_capacity < len(lanes):
-            return (
-                f"ready_capacity must be at least the number of lanes ({len(lanes)}), got {ready_capacity}: "
-                "every lane may be queued at once"
-            )
-    return None
+    return arguments.refusal(
+        lambda: checked_config(lanes, workers, lane_capacity, max_per_drain, ready_capacity, sizing)
+    )
+
+
+def _check_options(options: dict[str, object]) -> None:
+    arguments.runtime(options["runtime"])
+    arguments.tracer(options["tracer"])
+    for name in ("on_error", "on_discard", "item_label"):
+        arguments.function(name, options[name], optional=True)
+    for name in ("lane_factory", "pool_factory"):
+        arguments.function(name, options[name])
 
 
 class WorkerScheduler(Generic[T]):
@@ -135,13 +191,26 @@ class WorkerScheduler(Generic[T]):
     Used as a context manager, leaving the block stops the scheduler: with
     ``StopMode.DRAIN`` on a normal exit, and with ``StopMode.DISCARD`` when the
     block raised (the producer side failed, so queued items are handed to
-    ``on_discard`` instead of being run); the exception then propagates.
+    ``on_discard`` instead of being run); the exception then propagates. If the
+    scheduler failed, leaving a block that did not raise raises
+    ``SchedulerFailed``.
 
     ``on_error(lane, item, exc)`` receives what ``invoke`` raised (default: log
     it); the lane goes on with its next item. ``on_discard(lane, item)`` receives
-    each item dropped by ``stop(StopMode.DISCARD)``. ``item_label(item)`` names an
-    item in trace events. ``lane_factory`` and ``pool_factory`` let a checker
-    plug in variants of ``WorkLane`` and ``WorkerPool``.
+    each item dropped by ``stop(StopMode.DISCARD)``, or by the Stop of a failed
+    scheduler. ``item_label(item)`` names an item in trace events.
+    ``lane_factory`` and ``pool_factory`` let a checker plug in variants of
+    ``WorkLane`` and ``WorkerPool``; ``sizing=Sizing.CHECKING`` lets it use the
+    spec's small sizes.
+
+    Arguments are checked strictly (``reference.arguments``): a wrong type is a
+    ``TypeError``, a wrong value a ``ValueError``, each naming the field.
+
+    If the scheduler's own code raises (a bug, a broken runtime or plug-in; not
+    ``invoke`` or a callback), the scheduler *fails*: ``failed`` becomes True,
+    later posts get INVALID_STATE, no new drain begins, and ``stop`` returns
+    UNKNOWN after reporting every accepted item not yet invoked to
+    ``on_discard`` (and in ``failure.discarded``).
     """
 
     def __init__(
@@ -159,57 +228,73 @@ class WorkerScheduler(Generic[T]):
         item_label: Callable[[T], object] | None = None,
         lane_factory: LaneFactory = WorkLane,
         pool_factory: PoolFactory = WorkerPool,
+        sizing: Sizing = Sizing.TOOLKIT,
     ) -> None:
-        error = config_error(lanes, workers, lane_capacity, max_per_drain, ready_capacity)
-        if error is not None:
-            raise ValueError(error)
-        self.config = SchedulerConfig(
-            lanes=len(lanes),
-            workers=workers,
-            lane_capacity=lane_capacity,
-            max_per_drain=max_per_drain,
-            ready_capacity=len(lanes) if ready_capacity is None else ready_capacity,
+        specs, self.config = checked_config(
+            lanes, workers, lane_capacity, max_per_drain, ready_capacity, sizing
         )
+        _check_options(
+            {
+                "runtime": runtime,
+                "tracer": tracer,
+                "on_error": on_error,
+                "on_discard": on_discard,
+                "item_label": item_label,
+                "lane_factory": lane_factory,
+                "pool_factory": pool_factory,
+            }
+        )
+        self.sizing = sizing
         self._runtime = rt = DEFAULT_RUNTIME if runtime is None else runtime
         self._tracer = tracer
         self._on_discard = on_discard
         self._env = LaneEnv(
             runtime=rt,
-            capacity=lane_capacity,
-            budget=max_per_drain,
+            capacity=self.config.lane_capacity,
+            budget=self.config.max_per_drain,
             tracer=tracer,
             label=default_label if item_label is None else item_label,
             on_error=log_error if on_error is None else on_error,
         )
         self._lanes: list[WorkLane[T]] = [
-            lane_factory(i, spec.invoke, spec.context, self._env) for i, spec in enumerate(lanes)
+            lane_factory(i, spec.invoke, spec.context, self._env) for i, spec in enumerate(specs)
         ]
         self._lane_count = len(self._lanes)
         # Bound once: the post path indexes these instead of looking methods up per item.
         self._publishers = [lane._publish for lane in self._lanes]
         self._work_items = [WorkItem(partial(self._drain_lane, lane), lane.index) for lane in self._lanes]
-        self._pool = pool_factory(workers, self.config.ready_capacity, rt, tracer)
+        self._pool = pool_factory(self.config.workers, self.config.ready_capacity, rt, tracer)
+        self._pool.on_failure = self._fail
         self._state_lock = rt.lock(name="scheduler.state")
         # Guarded by _state_lock.
         self._state = _RUNNING
         self._posts_owed = 0  # submissions owed by accepted posts when admission closed
+        # Set once, by the first fault of our own code; read without the lock on the post path.
+        self._failure: SchedulerFailure | None = None
         if tracer is not None:
             tracer.begin(self.config.as_trace_config())
-        self._pool.start()
+        try:
+            self._pool.start()
+        except BaseException:
+            # Some workers may be running: do not leave them behind a constructor that failed.
+            self._pool.shutdown()
+            raise
 
     def __repr__(self) -> str:
-        return f"WorkerScheduler({self.config}, state={self._state.value})"
+        failed = ", failed" if self._failure is not None else ""
+        return f"WorkerScheduler({self.config}, state={self._state.value}{failed})"
 
     # -- handles ---------------------------------------------------------
 
     def get_lane(self, index: int) -> tuple[Result, LaneHandle]:
-        """The handle of lane ``index``: INVALID_ARGUMENT out of range, INVALID_STATE once Stop began."""
-        if not 0 <= index < self._lane_count:
+        """The handle of lane ``index``: INVALID_ARGUMENT if it is not an ``int`` in range (``True`` is
+        not), INVALID_STATE once Stop began or the scheduler failed."""
+        if not arguments.index(index, self._lane_count):
             return Result.INVALID_ARGUMENT, LaneHandle()
         with self._state_lock:
-            if self._state is not _RUNNING:
+            if self._state is not _RUNNING or self._failure is not None:
                 return Result.INVALID_STATE, LaneHandle()
-        return Result.SUCCESS, LaneHandle(self, index)
+        return Result.SUCCESS, LaneHandle(self, int(index))
 
     @property
     def lane_count(self) -> int:
@@ -217,15 +302,25 @@ class WorkerScheduler(Generic[T]):
 
     @property
     def running(self) -> bool:
-        """True until a Stop begins."""
+        """True until a Stop begins or the scheduler fails."""
         with self._state_lock:
-            return self._state is _RUNNING
+            return self._state is _RUNNING and self._failure is None
 
     @property
     def stopped(self) -> bool:
         """True once a Stop has finished."""
         with self._state_lock:
             return self._state is _STOPPED
+
+    @property
+    def failed(self) -> bool:
+        """True once the scheduler's own code raised (see ``failure``)."""
+        return self._failure is not None
+
+    @property
+    def failure(self) -> SchedulerFailure | None:
+        """The first fault of the scheduler's own code and, after Stop, the items it discarded."""
+        return self._failure
 
     # -- TryPost ---------------------------------------------------------
 
@@ -234,19 +329,27 @@ class WorkerScheduler(Generic[T]):
 
         SUCCESS means accepted (``invoke`` may even have started already).
         INVALID_ARGUMENT (a handle that is not a lane of this scheduler),
-        CAPACITY_EXCEEDED (the lane is full) and INVALID_STATE (Stop has begun)
-        leave the item with the caller.
+        CAPACITY_EXCEEDED (the lane is full) and INVALID_STATE (Stop has begun,
+        or the scheduler failed) leave the item with the caller. If the
+        scheduler's own code raises here, the scheduler fails and the exception
+        propagates; the item, if it was accepted, is reported by Stop.
         """
         # Only a handle this scheduler gave out names one of its lanes.
         if handle.__class__ is LaneHandle and handle.scheduler is self:
             index = handle.lane
-            if 0 <= index < self._lane_count:
-                outcome = self._publishers[index](item)
-                if outcome is _ACCEPTED:
-                    return _SUCCESS
-                if outcome is _ACCEPTED_SUBMIT:
-                    self._submit(self._lanes[index])
-                    return _SUCCESS
+            if index.__class__ is int and 0 <= index < self._lane_count:
+                if self._failure is not None:
+                    return _INVALID_STATE
+                try:
+                    outcome = self._publishers[index](item)
+                    if outcome is _ACCEPTED:
+                        return _SUCCESS
+                    if outcome is _ACCEPTED_SUBMIT:
+                        self._submit(self._lanes[index])
+                        return _SUCCESS
+                except Exception as exc:
+                    self._fail(exc)
+                    raise
                 return _CAPACITY_EXCEEDED if outcome is _FULL else _INVALID_STATE
         tracer = self._tracer
         if tracer is not None:
@@ -265,21 +368,61 @@ class WorkerScheduler(Generic[T]):
     # -- the workers' side -----------------------------------------------
 
     def _drain_lane(self, lane: WorkLane[T]) -> None:
+        # What this raises is our own fault (invoke's errors go to on_error): the pool
+        # logs it and reports it to ``_fail``.
         if lane.drain():
             self._pool.submit(self._work_items[lane.index])
+
+    # -- failure ---------------------------------------------------------
+
+    def _fail(self, error: BaseException) -> None:
+        """Our own code raised: enter the failed state (the first fault is kept).
+
+        No lane mutex is taken here (the fault may come from any step); posts see
+        the failure before their lane, and Stop takes everything out of the lanes.
+        The pool's waits are abandoned, so a Stop waiting on counts that the fault
+        may have left wrong returns instead of hanging.
+        """
+        with self._state_lock:
+            if self._failure is None:
+                self._failure = SchedulerFailure(error)
+        self._env.discarding = True  # no new drain begins; Stop reports what is queued
+        self._pool.abandon()
 
     # -- Stop ------------------------------------------------------------
 
     def stop(self, mode: StopMode = StopMode.DRAIN) -> Result:
         """Stop the scheduler and join its workers; SUCCESS if it is (already) stopped.
 
+        INVALID_ARGUMENT if ``mode`` is not a ``StopMode`` (nothing happens).
         INVALID_STATE when called from one of this scheduler's callbacks (it
-        would wait for itself) or while another Stop is in progress.
+        would wait for itself) or while another Stop is in progress. UNKNOWN if
+        the scheduler failed (``failure``): the workers are joined and every
+        accepted item not yet invoked went to ``on_discard``.
         """
+        if not isinstance(mode, StopMode):
+            return Result.INVALID_ARGUMENT
         refusal = self._close_admission(mode)
         if refusal is not None:
             return refusal
+        try:
+            self._stop_workers(mode)
+        except Exception as exc:  # our own fault: fail, and still join and report
+            _log.exception("Stop(%s) failed", mode.value)
+            self._fail(exc)
+        if self._failure is not None:
+            return self._stop_failed(mode)
+        with self._state_lock:
+            self._state = _STOPPED
+            tracer = self._tracer
+            if tracer is not None:
+                tracer.emit(self._runtime.thread_name(), "stop_end", {"mode": mode.value, "result": "ok"})
+        return Result.SUCCESS
+
+    def _stop_workers(self, mode: StopMode) -> None:
         self._wait_posts_settled()
+        if self._failure is not None:
+            return
         tracer = self._tracer
         if tracer is not None:
             # After every submission that accepted posts owed, so every accepted
@@ -290,22 +433,47 @@ class WorkerScheduler(Generic[T]):
         # drain mode every accepted item was invoked and every lane is Idle; in
         # discard mode no drain runs any more and none will begin.
         self._pool.wait_quiescent()
+        if self._failure is not None:
+            return
         if mode is StopMode.DISCARD:
             self._discard_queued()
         self._pool.clear()
         self._pool.shutdown()
+
+    def _stop_failed(self, mode: StopMode) -> Result:
+        """Stop of a failed scheduler: join the workers, then report every item left in a lane."""
+        failure = self._failure
+        assert failure is not None
+        self._env.discarding = True
+        for step in (self._pool.clear, self._pool.shutdown):
+            try:
+                step()
+            except Exception:
+                _log.exception("Stop of a failed scheduler: %s raised", step.__name__)
+        # The workers are joined: nothing pops any more, so each item is here or was invoked.
+        for lane in self._lanes:
+            try:
+                items = lane._discard_all()
+            except Exception:
+                _log.exception("Stop of a failed scheduler: emptying lane %d raised", lane.index)
+                continue
+            for item in items:
+                failure.discarded.append((lane.index, item))
+                self._offer_discarded(lane.index, item)
+        _log.error("%s", failure.describe())
         with self._state_lock:
             self._state = _STOPPED
+            tracer = self._tracer
             if tracer is not None:
-                tracer.emit(self._runtime.thread_name(), "stop_end", {"mode": mode.value, "result": "ok"})
-        return Result.SUCCESS
+                tracer.emit(self._runtime.thread_name(), "stop_end", {"mode": mode.value, "result": "failed"})
+        return Result.UNKNOWN
 
     def _close_admission(self, mode: StopMode) -> Result | None:
         in_callback = self._pool.is_worker(self._runtime.current_thread())
         tracer = self._tracer
         with self._state_lock:
             if self._state is _STOPPED:
-                return Result.SUCCESS
+                return Result.SUCCESS if self._failure is None else Result.UNKNOWN
             reason = (
                 "in_callback" if in_callback else "stop_in_progress" if self._state is _STOPPING else None
             )
@@ -331,7 +499,7 @@ class WorkerScheduler(Generic[T]):
             for lane in lanes:
                 lane.mutex.acquire()
                 held.append(lane)
-            self._env.discarding = discard
+            self._env.discarding = discard or self._env.discarding
             return sum(lane._close() for lane in lanes)
         finally:
             for lane in reversed(held):
@@ -343,17 +511,20 @@ class WorkerScheduler(Generic[T]):
         self._pool.wait_submissions(self._posts_owed)
 
     def _discard_queued(self) -> None:
-        on_discard = self._on_discard
         for lane in self._lanes:
-            items = lane._discard_all()
-            if on_discard is not None:
-                for item in items:
-                    # A raising hook must not wedge Stop half-way (workers never joined,
-                    # later items never reported): log it and go on with the next item.
-                    try:
-                        on_discard(lane.index, item)
-                    except BaseException:
-                        _log.exception("on_discard raised on lane %d for item %r", lane.index, item)
+            for item in lane._discard_all():
+                self._offer_discarded(lane.index, item)
+
+    def _offer_discarded(self, lane: int, item: T) -> None:
+        on_discard = self._on_discard
+        if on_discard is None:
+            return
+        # A raising hook must not wedge Stop half-way (workers never joined,
+        # later items never reported): log it and go on with the next item.
+        try:
+            on_discard(lane, item)
+        except BaseException:
+            _log.exception("on_discard raised on lane %d for item %r", lane, item)
 
     # -- context manager -------------------------------------------------
 
@@ -361,7 +532,10 @@ class WorkerScheduler(Generic[T]):
         return self
 
     def __exit__(self, exc_type: type[BaseException] | None, *rest: object) -> None:
-        self.stop(StopMode.DRAIN if exc_type is None else StopMode.DISCARD)
+        result = self.stop(StopMode.DRAIN if exc_type is None else StopMode.DISCARD)
+        failure = self._failure
+        if result is Result.UNKNOWN and exc_type is None and failure is not None:
+            raise SchedulerFailed(failure.describe()) from failure.error
 
 
 def create(
@@ -375,18 +549,23 @@ def create(
 ) -> tuple[Result, WorkerScheduler[T] | None]:
     """The ToolKit-style factory: ``(SUCCESS, scheduler)`` or ``(INVALID_ARGUMENT, None)``.
 
-    ``options`` are the keyword arguments of ``WorkerScheduler``.
+    ``options`` are the keyword arguments of ``WorkerScheduler``. Any bad
+    argument, of a wrong type or value (or an unknown option), is
+    INVALID_ARGUMENT; ``config_error`` says why.
     """
-    if config_error(lanes, workers, lane_capacity, max_per_drain, ready_capacity) is not None:
+    try:
+        scheduler: WorkerScheduler[T] = WorkerScheduler(
+            lanes,
+            workers=workers,
+            lane_capacity=lane_capacity,
+            max_per_drain=max_per_drain,
+            ready_capacity=ready_capacity,
+            **options,
+        )
+    except (TypeError, ValueError, AttributeError) as exc:
+        # A refused argument, or a plug-in (factory, tracer) that did not fit.
+        _log.debug("create refused its arguments: %s", exc)
         return Result.INVALID_ARGUMENT, None
-    scheduler: WorkerScheduler[T] = WorkerScheduler(
-        lanes,
-        workers=workers,
-        lane_capacity=lane_capacity,
-        max_per_drain=max_per_drain,
-        ready_capacity=ready_capacity,
-        **options,
-    )
     return Result.SUCCESS, scheduler
 
 
@@ -394,8 +573,12 @@ __all__ = [
     "LaneHandle",
     "LaneSpec",
     "SchedulerConfig",
+    "SchedulerFailed",
+    "SchedulerFailure",
+    "Sizing",
     "StopMode",
     "WorkerScheduler",
+    "checked_config",
     "config_error",
     "create",
 ]

@@ -13,6 +13,12 @@ The pool also counts the submissions that posts owed (``submit(item,
 owed=True)``), so that Stop can wait for the ones still outstanding when it
 closed admission (``wait_submissions``) without posts touching any lock of the
 scheduler's.
+
+If the pool's own code or a work item raises an ``Exception`` (a bug: the
+scheduler's callbacks report user errors themselves), the pool logs it and
+hands it to ``on_failure`` (the scheduler's failed state). ``abandon`` then lets
+every waiter of ``wait_submissions`` and ``wait_quiescent`` go, since a fault
+may have left the counts they wait on wrong.
 """
 
 from __future__ import annotations
@@ -23,6 +29,8 @@ from collections.abc import Callable, Hashable
 
 from .runtime import Runtime, ThreadHandle
 from .tracing import Tracer
+
+_log = logging.getLogger(__name__)
 
 
 class WorkItem:
@@ -66,8 +74,11 @@ class WorkerPool:
         self._quiescence_waiters = 0  # Stop, waiting on _quiescent
         self._owed_submitted = 0  # submissions that posts owed, received so far
         self._shutdown = False
+        self._abandoned = False  # a fault happened: waits for counts give up
         self._worker_ids: set[Hashable] = set()
         self._threads: list[ThreadHandle] = []
+        # Told about each fault of the pool's or a work item's code (the scheduler sets it).
+        self.on_failure: Callable[[BaseException], None] | None = None
 
     # -- life cycle ------------------------------------------------------
 
@@ -131,6 +142,15 @@ class WorkerPool:
     # -- workers' side ---------------------------------------------------
 
     def _worker(self) -> None:
+        try:
+            self._work()
+        except Exception as exc:
+            # The pool's own loop failed: this worker is gone. Say so loudly rather
+            # than leave work queued for a worker that will never take it.
+            _log.exception("worker %s died", self._runtime.thread_name())
+            self._report(exc)
+
+    def _work(self) -> None:
         with self._mutex:
             self._worker_ids.add(self._runtime.current_thread())
         finished = False
@@ -140,11 +160,22 @@ class WorkerPool:
                 return
             try:
                 item.callback()
-            except BaseException:
+            except BaseException as exc:
                 # The scheduler's callbacks report user errors themselves; this
                 # is a last resort so that a bug cannot silently lose a worker.
-                logging.getLogger(__name__).exception("work item %r raised", item)
+                _log.exception("work item %r raised", item)
+                if isinstance(exc, Exception):
+                    self._report(exc)
             finished = True
+
+    def _report(self, exc: Exception) -> None:
+        hook = self.on_failure
+        if hook is None:
+            return
+        try:
+            hook(exc)
+        except Exception:
+            _log.exception("reporting a failure of the pool raised")
 
     def _take(self, finished: bool) -> WorkItem | None:
         """Finish the previous work item (if any) and take the next, or None at shutdown."""
@@ -181,7 +212,7 @@ class WorkerPool:
         """Block until ``count`` owed submissions (``submit(..., owed=True)``) have arrived in all."""
         with self._mutex:
             self._quiescence_waiters += 1
-            while self._owed_submitted < count:
+            while self._owed_submitted < count and not self._abandoned:
                 self._quiescent.wait()
             self._quiescence_waiters -= 1
 
@@ -192,12 +223,18 @@ class WorkerPool:
 
     def _wait_quiescent(self) -> None:
         self._quiescence_waiters += 1
-        while self._ready or self._active:
+        while (self._ready or self._active) and not self._abandoned:
             self._quiescent.wait()
         self._quiescence_waiters -= 1
 
     def _notify_if_quiescent(self) -> None:
         if self._quiescence_waiters and not self._ready and not self._active:
+            self._quiescent.notify_all()
+
+    def abandon(self) -> None:
+        """After a fault: wake and release every ``wait_submissions`` / ``wait_quiescent``, now and later."""
+        with self._mutex:
+            self._abandoned = True
             self._quiescent.notify_all()
 
     def clear(self) -> list[WorkItem]:

@@ -34,77 +34,15 @@ before it decides nothing the action does not decide again (see
 docs/schedule-gate.md, "Atomicity").
 """
 
+# ruff: noqa: F405  (names from the state module this one EXTENDS)
 from __future__ import annotations
-
-from dataclasses import dataclass
-from typing import NamedTuple
 
 from spec.language import WF, EventuallyAlways, Function, LeadsTo, SpecBuilder, emit
 
+# EXTENDS schedule_gate_state: its constants, variables, operators and invariants are this module's too.
+from spec.schedule_gate_state import *  # noqa: F403
+
 # ============================================================================ CONSTANTS
-
-IDLE, ADMITTING, SCHEDULED, DRAINING, COMPLETING = (
-    "Idle",
-    "Admitting",
-    "Scheduled",
-    "Draining",
-    "DrainCompleting",
-)
-PHASES = (IDLE, ADMITTING, SCHEDULED, DRAINING, COMPLETING)
-
-# The directives a gate CAS hands to the thread that made it.
-NO_ACTION = "no_action"
-DEFERRED = "finalization_deferred"
-ENQUEUE = "enqueue_ready_token"
-RELEASE = "release_permit"
-
-Item = str
-
-
-@dataclass(frozen=True)
-class Constants:
-    actors: int
-    workers: int
-    permits: int  # the size of the runnable-permit pool
-    mailbox_capacity: int
-    max_per_drain: int  # the drain budget, counted in events
-    # script[i] lists the actors producer p<i> posts to, in order.
-    script: tuple[tuple[int, ...], ...] = ()
-
-    def producer_names(self) -> tuple[str, ...]:
-        return tuple(f"p{i}" for i in range(len(self.script)))
-
-    def worker_names(self) -> tuple[str, ...]:
-        return tuple(f"w{i}" for i in range(self.workers))
-
-    def post_of(self, producer: str, k: int) -> tuple[int, Item] | None:
-        """The k-th post of ``producer``: (actor, event), or None when its script is done."""
-        actors = self.script[int(producer[1:])]
-        if k >= len(actors):
-            return None
-        return actors[k], f"{producer}.{k}"
-
-    def header(self) -> dict[str, int]:
-        """The ``config`` object of a schedule-gate trace header for this model."""
-        return {
-            "actors": self.actors,
-            "workers": self.workers,
-            "permits": self.permits,
-            "mailbox_capacity": self.mailbox_capacity,
-            "max_per_drain": self.max_per_drain,
-        }
-
-
-def Actors(c: Constants) -> tuple[int, ...]:
-    return tuple(range(c.actors))
-
-
-def Producers(c: Constants) -> tuple[str, ...]:
-    return c.producer_names()
-
-
-def Workers(c: Constants) -> tuple[str, ...]:
-    return c.worker_names()
 
 
 ScheduleGate = SpecBuilder("schedule-gate", __doc__ or "")
@@ -129,63 +67,6 @@ def ScriptNamesActors(c: Constants) -> str | None:
     return None
 
 
-# ============================================================================ VARIABLES
-
-
-class Gate(NamedTuple):
-    """The Schedule Gate's one atomic word (encoded in the reference as bits, docs: "Gate word")."""
-
-    phase: str
-    pending: bool  # a publish succeeded in this admission window (Admitting)
-    resched: bool  # a publish succeeded while Draining / DrainCompleting
-    inside: int  # producers between admit_begin and admit_end
-
-    def show(self) -> str:
-        flags = ("+P" if self.pending else "") + ("+R" if self.resched else "")
-        return f"{self.phase}{flags} n={self.inside}"
-
-
-IDLE_GATE = Gate(IDLE, False, False, 0)
-
-
-class Vars(NamedTuple):
-    gate: Function[int, Gate]  # one CAS word per actor
-    mailbox: Function[int, tuple[Item, ...]]  # a bounded MPSC queue of events per actor
-    free: int  # runnable permits left in the pool (an atomic counter)
-    ready: tuple[int, ...]  # the FIFO ready queue of actor tokens
-    # Per process: program counter and what it holds.
-    producer: Function[str, tuple[str, int, bool]]  # (pc, posts settled, publish result)
-    worker: Function[str, tuple[str, int | None, int, bool]]  # (pc, actor, processed, budget spent)
-    # History, as counters so that states stay small.
-    published: Function[int, int]
-    processed: Function[int, int]
-    returned: int  # events handed back to their callers (REJECTED or mailbox full)
-
-
-# Producer program counters:
-#   idle -(sees Idle)-> saw-idle -(permit_acquire)-> permit -(admit_begin)-> admitted -(publish)->
-#   published -(admit_end)-> idle | owes-token | owes-release -> idle
-#   saw-idle -(pool empty, actor runnable now)-> idle (retry: it joins)
-#   permit -(CAS lost, permit_release surplus)-> idle (retry the same post)
-P_IDLE, P_SAW_IDLE, P_PERMIT, P_ADMITTED, P_PUBLISHED, P_OWES_TOKEN, P_OWES_RELEASE = (
-    "idle",
-    "saw-idle",
-    "permit",
-    "admitted",
-    "published",
-    "owes-token",
-    "owes-release",
-)
-# Worker program counters: idle -> took -> drain -> decide -> idle | owes-token | owes-release -> idle
-W_IDLE, W_TOOK, W_DRAIN, W_DECIDE, W_OWES_TOKEN, W_OWES_RELEASE = (
-    "idle",
-    "took",
-    "drain",
-    "decide",
-    "owes-token",
-    "owes-release",
-)
-
 # ============================================================================ INIT
 
 
@@ -207,89 +88,25 @@ def Init(c: Constants) -> list[Vars]:
     ]
 
 
-# ============================================================================ the gate's CAS transitions
-# Pure functions of the old word: the table of docs/schedule-gate.md, shared by the actions.
-
-
-def AdmitFirstWord(g: Gate) -> Gate | None:
-    """A producer holding a permit registers first: Idle(n=0) -> Admitting(n=1); None if the CAS fails."""
-    if g != IDLE_GATE:
-        return None
-    return Gate(ADMITTING, False, False, 1)
-
-
-def AdmitJoinWord(g: Gate) -> Gate | None:
-    """A producer of a runnable actor (any phase but Idle) registers: n + 1, nothing else changes."""
-    if g.phase == IDLE:
-        return None
-    return g._replace(inside=g.inside + 1)
-
-
-def AdmitEndWord(g: Gate, ok: bool) -> tuple[Gate, str]:
-    """A producer leaves admission with its publish result ``ok``: n - 1, and the last one decides."""
-    n = g.inside - 1
-    if g.phase == ADMITTING:
-        pending = g.pending or ok
-        if n > 0:
-            return Gate(ADMITTING, pending, False, n), NO_ACTION
-        return (Gate(SCHEDULED, False, False, 0), ENQUEUE) if pending else (IDLE_GATE, RELEASE)
-    if g.phase == COMPLETING:
-        resched = g.resched or ok
-        if n > 0:
-            return Gate(COMPLETING, False, resched, n), NO_ACTION
-        return (Gate(SCHEDULED, False, False, 0), ENQUEUE) if resched else (IDLE_GATE, RELEASE)
-    if g.phase == DRAINING:
-        return Gate(DRAINING, False, g.resched or ok, n), NO_ACTION
-    # Scheduled: a token is queued or held, and its drain begins after this publish: nothing to do.
-    # (Idle with producers inside is unreachable in the design; only mutants get there.)
-    return g._replace(inside=n), NO_ACTION
-
-
-def DrainBeginWord(g: Gate) -> Gate | None:
-    """The token's worker starts: Scheduled -> Draining, the needs-reschedule flag cleared."""
-    if g.phase != SCHEDULED:
-        return None
-    return Gate(DRAINING, False, False, g.inside)
-
-
-def DrainEndWord(g: Gate, budget_spent: bool) -> tuple[Gate, str]:
-    """The drainer's one end-of-drain CAS: reschedule, defer to the producers inside, or go Idle."""
-    assert g.phase == DRAINING, g
-    if budget_spent:
-        return Gate(SCHEDULED, False, False, g.inside), ENQUEUE
-    if g.inside > 0:
-        return Gate(COMPLETING, False, g.resched, g.inside), DEFERRED
-    if g.resched:
-        return Gate(SCHEDULED, False, False, 0), ENQUEUE
-    return IDLE_GATE, RELEASE
-
-
-def _owes(directive: str, token: str, release: str, otherwise: str) -> str:
-    return token if directive == ENQUEUE else release if directive == RELEASE else otherwise
-
-
 # ============================================================================ ACTIONS: producers
 
 
 @ScheduleGate.action(Producers)
 def SeeIdle(c: Constants, s: Vars, p: str) -> object:
     """The producer loads the gate and sees the actor Idle: it needs a permit (taken in a later step)."""
-    pc, k, _ = s.producer[p]
-    post = c.post_of(p, k)
-    if pc != P_IDLE or post is None or s.gate[post[0]].phase != IDLE:
+    post = PostAt(c, s, p, P_IDLE)
+    if post is None or s.gate[post[1]].phase != IDLE:
         return None
-    return s._replace(producer=s.producer.except_(p, (P_SAW_IDLE, k, False)))
+    return s._replace(producer=s.producer.except_(p, (P_SAW_IDLE, post[0], False)))
 
 
 @ScheduleGate.action(Producers, event="permit_acquire")
 def PermitAcquire(c: Constants, s: Vars, p: str) -> object:
     """It takes a runnable permit (atomic decrement); the actor may have become runnable since the load."""
-    pc, k, _ = s.producer[p]
-    if pc != P_SAW_IDLE or s.free == 0:
+    post = PostAt(c, s, p, P_SAW_IDLE)
+    if post is None or s.free == 0:
         return None
-    post = c.post_of(p, k)
-    assert post is not None
-    actor, item = post
+    k, actor, item = post
     return emit(
         s._replace(free=s.free - 1, producer=s.producer.except_(p, (P_PERMIT, k, False))),
         actor=actor,
@@ -301,12 +118,10 @@ def PermitAcquire(c: Constants, s: Vars, p: str) -> object:
 @ScheduleGate.action(Producers, event="permit_acquire")
 def PermitRefused(c: Constants, s: Vars, p: str) -> object:
     """The pool is empty and a re-read finds the actor still Idle: REJECTED, the caller keeps the event."""
-    pc, k, _ = s.producer[p]
-    if pc != P_SAW_IDLE or s.free > 0:
+    post = PostAt(c, s, p, P_SAW_IDLE)
+    if post is None or s.free > 0:
         return None
-    post = c.post_of(p, k)
-    assert post is not None
-    actor, item = post
+    k, actor, item = post
     if s.gate[actor].phase != IDLE:
         return None
     return emit(
@@ -320,25 +135,19 @@ def PermitRefused(c: Constants, s: Vars, p: str) -> object:
 @ScheduleGate.action(Producers)
 def RefusalSeesRunnable(c: Constants, s: Vars, p: str) -> object:
     """The pool is empty but the re-read finds the actor runnable now: no refusal, the post starts over."""
-    pc, k, _ = s.producer[p]
-    if pc != P_SAW_IDLE or s.free > 0:
+    post = PostAt(c, s, p, P_SAW_IDLE)
+    if post is None or s.free > 0 or s.gate[post[1]].phase == IDLE:
         return None
-    post = c.post_of(p, k)
-    assert post is not None
-    if s.gate[post[0]].phase == IDLE:
-        return None
-    return s._replace(producer=s.producer.except_(p, (P_IDLE, k, False)))
+    return s._replace(producer=s.producer.except_(p, (P_IDLE, post[0], False)))
 
 
 @ScheduleGate.action(Producers, event="admit_begin")
 def AdmitFirst(c: Constants, s: Vars, p: str) -> object:
     """CAS Idle(n=0) -> Admitting(n=1): the permit this producer holds is now the actor's."""
-    pc, k, _ = s.producer[p]
-    if pc != P_PERMIT:
+    post = PostAt(c, s, p, P_PERMIT)
+    if post is None:
         return None
-    post = c.post_of(p, k)
-    assert post is not None
-    actor, item = post
+    k, actor, item = post
     new = AdmitFirstWord(s.gate[actor])
     if new is None:
         return None
@@ -353,12 +162,10 @@ def AdmitFirst(c: Constants, s: Vars, p: str) -> object:
 @ScheduleGate.action(Producers, event="permit_release")
 def ReleaseSurplus(c: Constants, s: Vars, p: str) -> object:
     """The CAS from Idle failed (another producer made the actor runnable): give the permit back, retry."""
-    pc, k, _ = s.producer[p]
-    if pc != P_PERMIT:
+    post = PostAt(c, s, p, P_PERMIT)
+    if post is None:
         return None
-    post = c.post_of(p, k)
-    assert post is not None
-    actor, _ = post
+    k, actor, _ = post
     if s.gate[actor] == IDLE_GATE:
         return None
     return emit(
@@ -371,11 +178,10 @@ def ReleaseSurplus(c: Constants, s: Vars, p: str) -> object:
 @ScheduleGate.action(Producers, event="admit_begin")
 def AdmitJoin(c: Constants, s: Vars, p: str) -> object:
     """CAS n -> n + 1 on a runnable actor: it already holds a permit, so this producer needs none."""
-    pc, k, _ = s.producer[p]
-    post = c.post_of(p, k)
-    if pc != P_IDLE or post is None:
+    post = PostAt(c, s, p, P_IDLE)
+    if post is None:
         return None
-    actor, item = post
+    k, actor, item = post
     new = AdmitJoinWord(s.gate[actor])
     if new is None:
         return None
@@ -390,12 +196,10 @@ def AdmitJoin(c: Constants, s: Vars, p: str) -> object:
 @ScheduleGate.action(Producers, event="publish")
 def Publish(c: Constants, s: Vars, p: str) -> object:
     """Push the event into the mailbox (one atomic push): ok, or full — then it goes back to the caller."""
-    pc, k, _ = s.producer[p]
-    if pc != P_ADMITTED:
+    post = PostAt(c, s, p, P_ADMITTED)
+    if post is None:
         return None
-    post = c.post_of(p, k)
-    assert post is not None
-    actor, item = post
+    k, actor, item = post
     box = s.mailbox[actor]
     if len(box) >= c.mailbox_capacity:
         return emit(
@@ -419,15 +223,14 @@ def Publish(c: Constants, s: Vars, p: str) -> object:
 @ScheduleGate.action(Producers, event="admit_end")
 def AdmitEnd(c: Constants, s: Vars, p: str) -> object:
     """CAS n -> n - 1 with this publish's result; the last producer out gets the decision's directive."""
-    pc, k, ok = s.producer[p]
-    if pc != P_PUBLISHED:
+    post = PostAt(c, s, p, P_PUBLISHED)
+    if post is None:
         return None
-    post = c.post_of(p, k)
-    assert post is not None
-    actor, item = post
+    k, actor, item = post
+    ok = s.producer[p][2]
     old = s.gate[actor]
     new, directive = AdmitEndWord(old, ok)
-    next_pc = _owes(directive, P_OWES_TOKEN, P_OWES_RELEASE, P_IDLE)
+    next_pc = Owes(directive, P_OWES_TOKEN, P_OWES_RELEASE, P_IDLE)
     return emit(
         s._replace(
             gate=s.gate.except_(actor, new),
@@ -443,12 +246,10 @@ def AdmitEnd(c: Constants, s: Vars, p: str) -> object:
 @ScheduleGate.action(Producers, event="token_enqueue")
 def ProducerEnqueue(c: Constants, s: Vars, p: str) -> object:
     """EnqueueReadyToken: the last producer puts the actor's token in the ready queue (never full)."""
-    pc, k, _ = s.producer[p]
-    if pc != P_OWES_TOKEN:
+    post = PostAt(c, s, p, P_OWES_TOKEN)
+    if post is None:
         return None
-    post = c.post_of(p, k)
-    assert post is not None
-    actor, _ = post
+    k, actor, _ = post
     return emit(
         s._replace(ready=(*s.ready, actor), producer=s.producer.except_(p, (P_IDLE, k + 1, False))),
         actor=actor,
@@ -458,12 +259,10 @@ def ProducerEnqueue(c: Constants, s: Vars, p: str) -> object:
 @ScheduleGate.action(Producers, event="permit_release")
 def ProducerRelease(c: Constants, s: Vars, p: str) -> object:
     """ReleasePermit: the actor went Idle on this producer's CAS; its permit goes back to the pool."""
-    pc, k, _ = s.producer[p]
-    if pc != P_OWES_RELEASE:
+    post = PostAt(c, s, p, P_OWES_RELEASE)
+    if post is None:
         return None
-    post = c.post_of(p, k)
-    assert post is not None
-    actor, _ = post
+    k, actor, _ = post
     return emit(
         s._replace(free=s.free + 1, producer=s.producer.except_(p, (P_IDLE, k + 1, False))),
         actor=actor,
@@ -551,7 +350,7 @@ def DrainEnd(c: Constants, s: Vars, w: str) -> object:
         return None
     assert actor is not None
     new, directive = DrainEndWord(s.gate[actor], budget)
-    next_pc = _owes(directive, W_OWES_TOKEN, W_OWES_RELEASE, W_IDLE)
+    next_pc = Owes(directive, W_OWES_TOKEN, W_OWES_RELEASE, W_IDLE)
     return emit(
         s._replace(
             gate=s.gate.except_(actor, new),
@@ -589,149 +388,15 @@ def WorkerRelease(c: Constants, s: Vars, w: str) -> object:
     )
 
 
-# ============================================================================ helpers (TLA+ operators)
-
-
-def Reservations(c: Constants, s: Vars, actor: int) -> int:
-    """Tokens of the actor queued, taken (until its drain ends) or owed by a thread: at most one."""
-    held = s.ready.count(actor)
-    held += sum(
-        1
-        for pc, at, _, _ in s.worker.values()
-        if at == actor and pc in (W_TOOK, W_DRAIN, W_DECIDE, W_OWES_TOKEN)
-    )
-    held += sum(
-        1 for p, (pc, k, _) in s.producer.items() if pc == P_OWES_TOKEN and _post_actor(c, p, k) == actor
-    )
-    return held
-
-
-def _post_actor(c: Constants, p: str, k: int) -> int | None:
-    post = c.post_of(p, k)
-    return None if post is None else post[0]
-
-
-def LoosePermits(c: Constants, s: Vars) -> int:
-    """Permits held by threads rather than actors: taken but not yet attached, or owed back to the pool."""
-    loose = sum(1 for pc, _, _ in s.producer.values() if pc in (P_PERMIT, P_OWES_RELEASE))
-    loose += sum(1 for pc, _, _, _ in s.worker.values() if pc == W_OWES_RELEASE)
-    return loose
-
-
-def ActorsHoldingPermits(c: Constants, s: Vars) -> int:
-    return sum(1 for g in s.gate.values() if g.phase != IDLE)
-
-
-def InAdmission(c: Constants, s: Vars, actor: int) -> int:
-    """Producers between admit_begin and admit_end on the actor."""
-    return sum(
-        1
-        for p, (pc, k, _) in s.producer.items()
-        if pc in (P_ADMITTED, P_PUBLISHED) and _post_actor(c, p, k) == actor
-    )
-
-
 # ============================================================================ INVARIANTS
+# The state predicates of spec.schedule_gate_state, checked in every reachable state.
 
-
-@ScheduleGate.invariant
-def NoLostWakeup(c: Constants, s: Vars) -> str | None:
-    """An actor with events has a token, a drainer, or a producer inside that owes the decision."""
-    for actor in Actors(c):
-        box = s.mailbox[actor]
-        if not box or Reservations(c, s, actor) > 0:
-            continue
-        g = s.gate[actor]
-        if g.phase in (ADMITTING, COMPLETING) and g.inside > 0:
-            continue  # the last producer out will decide, seeing every publish of this window
-        return (
-            f"actor {actor} holds {', '.join(box)} but its gate is {g.show()} with no token, no drainer"
-            " and no producer owing the decision: nobody will run it"
-        )
-    return None
-
-
-@ScheduleGate.invariant
-def OneDrainerPerActor(c: Constants, s: Vars) -> str | None:
-    """Events of one actor never run in parallel: one drainer at most, and only while the gate is Draining."""
-    for actor in Actors(c):
-        drainers = [w for w, (pc, at, _, _) in s.worker.items() if at == actor and pc in (W_DRAIN, W_DECIDE)]
-        if len(drainers) > 1:
-            return f"actor {actor} is drained by {' and '.join(drainers)} at once"
-        if drainers and s.gate[actor].phase != DRAINING:
-            return f"{drainers[0]} drains actor {actor} while its gate is {s.gate[actor].show()}"
-        if not drainers and s.gate[actor].phase == DRAINING:
-            return f"actor {actor}'s gate is Draining but no worker drains it"
-    return None
-
-
-@ScheduleGate.invariant
-def PermitsConserved(c: Constants, s: Vars) -> str | None:
-    """Free + held by actors + held by threads = pool: never leaked, never released twice."""
-    held = ActorsHoldingPermits(c, s)
-    loose = LoosePermits(c, s)
-    total = s.free + held + loose
-    if total > c.permits:
-        return (
-            f"{s.free} free + {held} held by actors + {loose} held by threads = {total} > pool {c.permits}:"
-            " a permit is released (or owed back) while its actor still holds it: released twice"
-        )
-    if total < c.permits:
-        return (
-            f"{s.free} free + {held} held by actors + {loose} held by threads = {total} < pool {c.permits}:"
-            " a permit leaked"
-        )
-    if s.free < 0:
-        return f"the pool went negative ({s.free})"
-    if len(s.ready) > held:
-        return f"{len(s.ready)} ready tokens but only {held} actors hold permits"
-    return None
-
-
-@ScheduleGate.invariant
-def OneReadyToken(c: Constants, s: Vars) -> str | None:
-    """An actor has at most one token (queued, taken or owed), and only while it is Scheduled or Draining."""
-    for actor in Actors(c):
-        n = Reservations(c, s, actor)
-        if n > 1:
-            return f"actor {actor} has {n} ready tokens (ready queue {list(s.ready)})"
-        if actor in s.ready and s.gate[actor].phase != SCHEDULED:
-            return f"a token of actor {actor} is queued while its gate is {s.gate[actor].show()}"
-    return None
-
-
-@ScheduleGate.invariant
-def AdmissionCounted(c: Constants, s: Vars) -> str | None:
-    """The gate's count is exactly the producers between admit_begin and admit_end on that actor."""
-    for actor in Actors(c):
-        inside = InAdmission(c, s, actor)
-        if s.gate[actor].inside != inside:
-            return f"actor {actor}'s gate counts {s.gate[actor].inside} producers inside but {inside} are"
-    return None
-
-
-@ScheduleGate.invariant
-def EventConservation(c: Constants, s: Vars) -> str | None:
-    """Published = processed + queued per actor; every settled post was published or handed back."""
-    for actor in Actors(c):
-        if s.published[actor] != s.processed[actor] + len(s.mailbox[actor]):
-            return (
-                f"actor {actor}: {s.published[actor]} published but {s.processed[actor]} processed"
-                f" + {len(s.mailbox[actor])} queued"
-            )
-    # A post settles when its producer moves on to the next one; between its publish and
-    # that moment it is published (or handed back) but not yet settled.
-    unsettled = sum(
-        1 for pc, _, _ in s.producer.values() if pc in (P_PUBLISHED, P_OWES_TOKEN, P_OWES_RELEASE)
-    )
-    settled = sum(k for _, k, _ in s.producer.values())
-    published = sum(s.published.values())
-    if published + s.returned != settled + unsettled:
-        return (
-            f"{settled} posts settled and {unsettled} unsettled, but {published} published"
-            f" and {s.returned} handed back to their callers"
-        )
-    return None
+ScheduleGate.invariant(NoLostWakeup)
+ScheduleGate.invariant(OneDrainerPerActor)
+ScheduleGate.invariant(PermitsConserved)
+ScheduleGate.invariant(OneReadyToken)
+ScheduleGate.invariant(AdmissionCounted)
+ScheduleGate.invariant(EventConservation)
 
 
 # ============================================================================ FAIRNESS & LIVENESS
@@ -768,7 +433,6 @@ ScheduleGate.property(
     )
 )
 
-
 # ============================================================================ SYMMETRY & DONE
 
 
@@ -792,24 +456,8 @@ def Done(c: Constants, s: Vars) -> bool:
     return all(g == IDLE_GATE for g in s.gate.values()) and not any(s.mailbox.values())
 
 
-@ScheduleGate.describe
-def Show(c: Constants, s: Vars) -> dict[str, object]:
-    return {
-        "gate": {a: g.show() for a, g in s.gate.items()},
-        "mailbox": {a: list(box) for a, box in s.mailbox.items()},
-        "free permits": s.free,
-        "ready": list(s.ready),
-        "producer": {
-            p: f"{pc}#{k}" + ("" if pc == P_IDLE or not ok else " ok")
-            for p, (pc, k, ok) in s.producer.items()
-        },
-        "worker": {
-            w: pc if actor is None else f"{pc} actor {actor} n={n}" + (" budget spent" if budget else "")
-            for w, (pc, actor, n, budget) in s.worker.items()
-        },
-        "processed": s.processed.as_dict(),
-        "returned": s.returned,
-    }
+# How a person reads a state (counterexamples): spec.schedule_gate_state.Show.
+ScheduleGate.describe(Show)
 
 
 SPEC = ScheduleGate.spec

@@ -14,89 +14,17 @@ algorithm is reachable here. Actions that an implementation logs carry the
 event name of ``shared/design/trace-format.md``.
 """
 
+# ruff: noqa: F405  (names from the state module this one EXTENDS)
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import NamedTuple
+from spec.language import WF, Emitted, EventuallyAlways, Function, LeadsTo, SpecBuilder, emit
 
-from spec.language import WF, EventuallyAlways, Function, LeadsTo, SpecBuilder, emit
-
-# ============================================================================ CONSTANTS
-
-IDLE, SCHEDULED, DRAINING = "Idle", "Scheduled", "Draining"
-RUNNING, CLOSING, STOPPING, STOPPED = "Running", "Closing", "Stopping", "Stopped"
-
-Item = str
-Queued = tuple[int, Item]  # (position in the lane's acceptance order, item)
-
-
-@dataclass(frozen=True)
-class Constants:
-    lanes: int
-    workers: int
-    lane_capacity: int
-    max_per_drain: int  # the drain budget, counted in items
-    ready_capacity: int
-    # script[i] lists the lanes producer p<i> posts to, in order (None: an invalid handle).
-    script: tuple[tuple[int | None, ...], ...] = ()
-    # One Stop call per entry, made by its own thread s<i>, with that mode.
-    stops: tuple[str, ...] = ()
-    # Whether a callback tries to Stop its own scheduler (it must be refused).
-    callback_stop: bool = False
-
-    # The process sets and what each process does. A trace validator overrides these
-    # to bind the spec's processes to a trace's threads and posts.
-    def producer_names(self) -> tuple[str, ...]:
-        return tuple(f"p{i}" for i in range(len(self.script)))
-
-    def worker_names(self) -> tuple[str, ...]:
-        return tuple(f"w{i}" for i in range(self.workers))
-
-    def stopper_names(self) -> tuple[str, ...]:
-        return tuple(f"s{i}" for i in range(len(self.stops)))
-
-    def post_of(self, producer: str, k: int) -> tuple[int | None, Item] | None:
-        """The k-th post of ``producer``: (lane, item), or None when its script is done."""
-        lanes = self.script[int(producer[1:])]
-        if k >= len(lanes):
-            return None
-        return lanes[k], f"{producer}.{k}"
-
-    def mode_of(self, stopper: str) -> str:
-        return self.stops[int(stopper[1:])]
-
-    def header(self) -> dict[str, int]:
-        """The ``config`` object of a trace header for this model."""
-        return {
-            "lanes": self.lanes,
-            "workers": self.workers,
-            "lane_capacity": self.lane_capacity,
-            "max_per_drain": self.max_per_drain,
-            "ready_capacity": self.ready_capacity,
-        }
-
-
-def Lanes(c: Constants) -> tuple[int, ...]:
-    return tuple(range(c.lanes))
-
-
-def Producers(c: Constants) -> tuple[str, ...]:
-    return c.producer_names()
-
-
-def Workers(c: Constants) -> tuple[str, ...]:
-    return c.worker_names()
-
-
-def Stoppers(c: Constants) -> tuple[str, ...]:
-    return c.stopper_names()
-
-
-def Modes(c: Constants) -> tuple[str, ...]:
-    return ("drain", "discard")
-
+# EXTENDS work_lane_state: its constants, variables, operators and invariants are this module's too.
+from spec.work_lane_state import *  # noqa: F403
 
 WorkLane = SpecBuilder("work-lane", __doc__ or "")
+
+# ======================================================================= ASSUME (constants: work_lane_state)
 
 
 @WorkLane.assume
@@ -114,33 +42,6 @@ def PositiveSizes(c: Constants) -> str | None:
         if getattr(c, name) < 1:
             return f"{name} must be at least 1"
     return None
-
-
-# ============================================================================ VARIABLES
-
-
-class Vars(NamedTuple):
-    queue: Function[int, tuple[Queued, ...]]  # the lane's bounded MPMC queue
-    status: Function[int, str]  # Idle | Scheduled | Draining, under the lane mutex
-    ready: tuple[int, ...]  # the pool's FIFO of drain work items (one lane each)
-    # Per process: the program counter and what it holds.
-    producer: Function[str, tuple[str, int, int | None]]  # (pc, posts done, lane owed)
-    worker: Function[str, tuple[str, int | None, int, Queued | None]]  # (pc, lane, invoked, popped)
-    stopper: Function[str, str]  # idle | active | done
-    phase: str  # Running | Closing | Stopping | Stopped
-    mode: str | None  # the mode of the Stop in progress
-    # History, per lane, kept as counters so that states stay small.
-    accepted: Function[int, int]
-    invoked: Function[int, int]  # the acceptance position of the last item invoked
-    discarded: Function[int, int]
-
-
-# Worker program counters: idle -> took -> drain -> (decide) -> idle | owes -> idle
-W_IDLE, W_TOOK, W_DRAIN, W_DECIDE, W_OWES = "idle", "took", "drain", "decide", "owes"
-# Producer program counters: idle -> admitted -> idle | owes -> idle
-P_IDLE, P_ADMITTED, P_OWES = "idle", "admitted", "owes"
-# Stop call program counters: idle -> active -> done | idle -> done
-S_IDLE, S_ACTIVE = "idle", "active"
 
 
 # Where each process is in its program: each action below names the counters it can
@@ -183,103 +84,67 @@ def Init(c: Constants) -> list[Vars]:
     ]
 
 
-# ============================================================================ helpers (TLA+ operators)
-
-
-def Discarding(s: Vars) -> bool:
-    """Stop(discard) has closed admission: no drain may begin any more."""
-    return s.mode == "discard" and s.phase in (CLOSING, STOPPING)
-
-
-def PostsInFlight(s: Vars) -> bool:
-    return any(pc != P_IDLE for pc, _, _ in s.producer.values())
-
-
-def WorkersIdle(s: Vars) -> bool:
-    return all(w[0] == W_IDLE for w in s.worker.values())
-
-
-def Reservations(s: Vars, lane: int) -> int:
-    """How many reservations the lane has: work items queued, taken, being drained or owed."""
-    held = s.ready.count(lane)
-    held += sum(1 for pc, at, _, _ in s.worker.values() if at == lane and pc != W_IDLE)
-    held += sum(1 for pc, _, at in s.producer.values() if pc == P_OWES and at == lane)
-    return held
-
-
 # ============================================================================ ACTIONS: producers
+
+
+def PostReturns(s: Vars, p: str, k: int, lane: int | None, item: Item, result: str) -> Emitted[Vars]:
+    """TryPost returns ``result`` with no reservation taken: the producer goes on to its next post."""
+    return emit(
+        s._replace(producer=s.producer.except_(p, (P_IDLE, k + 1, None))),
+        lane=lane,
+        item=item,
+        result=result,
+        submit=False,
+    )
 
 
 @WorkLane.action(Producers, event="post", at=P_IDLE)
 def PostInvalidHandle(c: Constants, s: Vars, p: str) -> object:
     """TryPost with a handle that is not a lane of this scheduler: refused, nothing changes."""
-    pc, k, _ = s.producer[p]
-    post = c.post_of(p, k)
-    if pc != P_IDLE or post is None or post[0] is not None:
+    post = PostAt(c, s, p, P_IDLE)
+    if post is None or post[1] is not None:
         return None
-    return emit(
-        s._replace(producer=s.producer.except_(p, (P_IDLE, k + 1, None))),
-        lane=None,
-        item=post[1],
-        result="invalid_argument",
-        submit=False,
-    )
+    return PostReturns(s, p, post[0], None, post[2], "invalid_argument")
 
 
 @WorkLane.action(Producers, at=P_IDLE)
 def Admit(c: Constants, s: Vars, p: str) -> object:
     """The stop-state check passes: the post is now in flight and Stop must wait for it."""
-    pc, k, _ = s.producer[p]
-    post = c.post_of(p, k)
-    if pc != P_IDLE or post is None or post[0] is None or s.phase != RUNNING:
+    post = PostAt(c, s, p, P_IDLE)
+    if post is None or post[1] is None or s.phase != RUNNING:
         return None
-    return s._replace(producer=s.producer.except_(p, (P_ADMITTED, k, None)))
+    return s._replace(producer=s.producer.except_(p, (P_ADMITTED, post[0], None)))
 
 
 @WorkLane.action(Producers, event="post", at=P_IDLE)
 def PostRefused(c: Constants, s: Vars, p: str) -> object:
     """The stop-state check fails: Stop has begun, so the post is INVALID_STATE."""
-    pc, k, _ = s.producer[p]
-    post = c.post_of(p, k)
-    if pc != P_IDLE or post is None or post[0] is None or s.phase == RUNNING:
+    post = PostAt(c, s, p, P_IDLE)
+    if post is None or post[1] is None or s.phase == RUNNING:
         return None
-    return emit(
-        s._replace(producer=s.producer.except_(p, (P_IDLE, k + 1, None))),
-        lane=post[0],
-        item=post[1],
-        result="invalid_state",
-        submit=False,
-    )
+    return PostReturns(s, p, *post, "invalid_state")
 
 
 @WorkLane.action(Producers, event="post", at=P_ADMITTED)
 def PostFull(c: Constants, s: Vars, p: str) -> object:
     """Under the lane mutex: the lane is full; the item stays with the caller."""
-    pc, k, _ = s.producer[p]
-    post = c.post_of(p, k)
-    if pc != P_ADMITTED or post is None:
+    post = PostAt(c, s, p, P_ADMITTED)
+    if post is None:
         return None
-    lane, item = post
+    _, lane, _ = post
     assert lane is not None
     if len(s.queue[lane]) < c.lane_capacity:
         return None
-    return emit(
-        s._replace(producer=s.producer.except_(p, (P_IDLE, k + 1, None))),
-        lane=lane,
-        item=item,
-        result="capacity_exceeded",
-        submit=False,
-    )
+    return PostReturns(s, p, *post, "capacity_exceeded")
 
 
 @WorkLane.action(Producers, event="post", at=P_ADMITTED)
 def PostAccepted(c: Constants, s: Vars, p: str) -> object:
     """Under the lane mutex: publish the item and, if the lane was Idle, take its one reservation."""
-    pc, k, _ = s.producer[p]
-    post = c.post_of(p, k)
-    if pc != P_ADMITTED or post is None:
+    post = PostAt(c, s, p, P_ADMITTED)
+    if post is None:
         return None
-    lane, item = post
+    k, lane, item = post
     assert lane is not None
     if len(s.queue[lane]) >= c.lane_capacity:
         return None
@@ -347,16 +212,23 @@ def GiveUpDrain(c: Constants, s: Vars, w: str) -> object:
     return s._replace(worker=s.worker.except_(w, (W_IDLE, None, 0, None)))
 
 
-@WorkLane.action(Workers, at=W_DRAIN)
-def Pop(c: Constants, s: Vars, w: str) -> object:
-    """Without the lane mutex: the drainer pops the lane's oldest item (budget permitting)."""
+def Popping(c: Constants, s: Vars, w: str) -> tuple[int, int] | None:
+    """The drainer holds no popped item and has budget left: (its lane, items invoked so far)."""
     pc, lane, n, hand = s.worker[w]
     if pc != W_DRAIN or hand is not None or n >= c.max_per_drain:
         return None
     assert lane is not None
-    queue = s.queue[lane]
-    if not queue:
+    return lane, n
+
+
+@WorkLane.action(Workers, at=W_DRAIN)
+def Pop(c: Constants, s: Vars, w: str) -> object:
+    """Without the lane mutex: the drainer pops the lane's oldest item (budget permitting)."""
+    drain = Popping(c, s, w)
+    if drain is None or not s.queue[drain[0]]:
         return None
+    lane, n = drain
+    queue = s.queue[lane]
     return s._replace(
         queue=s.queue.except_(lane, queue[1:]), worker=s.worker.except_(w, (W_DRAIN, lane, n, queue[0]))
     )
@@ -365,13 +237,10 @@ def Pop(c: Constants, s: Vars, w: str) -> object:
 @WorkLane.action(Workers, at=W_DRAIN)
 def PopEmpty(c: Constants, s: Vars, w: str) -> object:
     """The pop finds the lane empty: the drain stops popping and goes to its end-of-drain decision."""
-    pc, lane, n, hand = s.worker[w]
-    if pc != W_DRAIN or hand is not None or n >= c.max_per_drain:
+    drain = Popping(c, s, w)
+    if drain is None or s.queue[drain[0]]:
         return None
-    assert lane is not None
-    if s.queue[lane]:
-        return None
-    return s._replace(worker=s.worker.except_(w, (W_DECIDE, lane, n, None)))
+    return s._replace(worker=s.worker.except_(w, (W_DECIDE, *drain, None)))
 
 
 @WorkLane.action(Workers, event="invoke", at=W_DRAIN)
@@ -392,46 +261,35 @@ def Invoke(c: Constants, s: Vars, w: str) -> object:
     )
 
 
-def DrainOver(c: Constants, s: Vars, w: str) -> bool:
-    """The drain has stopped popping: the budget is spent or a pop found the lane empty."""
-    pc, _, n, hand = s.worker[w]
-    return pc == W_DECIDE or (pc == W_DRAIN and hand is None and n >= c.max_per_drain)
+def DrainEnd(c: Constants, s: Vars, w: str, outcome: str) -> object:
+    """Under the lane mutex, once the drain is over: Idle if the lane is empty, else resubmitted."""
+    if not DrainOver(c, s, w):
+        return None
+    _, lane, n, _ = s.worker[w]
+    assert lane is not None
+    if bool(s.queue[lane]) != (outcome == "resubmit"):
+        return None
+    status, worker = (
+        (IDLE, (W_IDLE, None, 0, None)) if outcome == "idle" else (SCHEDULED, (W_OWES, lane, 0, None))
+    )
+    return emit(
+        s._replace(status=s.status.except_(lane, status), worker=s.worker.except_(w, worker)),
+        lane=lane,
+        outcome=outcome,
+        invoked=n,
+    )
 
 
 @WorkLane.action(Workers, event="drain_end", at=(W_DRAIN, W_DECIDE))
 def DrainEndIdle(c: Constants, s: Vars, w: str) -> object:
     """Under the lane mutex: the lane is empty, so it goes Idle (the next post will reserve it)."""
-    if not DrainOver(c, s, w):
-        return None
-    _, lane, n, _ = s.worker[w]
-    assert lane is not None
-    if s.queue[lane]:
-        return None
-    return emit(
-        s._replace(status=s.status.except_(lane, IDLE), worker=s.worker.except_(w, (W_IDLE, None, 0, None))),
-        lane=lane,
-        outcome="idle",
-        invoked=n,
-    )
+    return DrainEnd(c, s, w, "idle")
 
 
 @WorkLane.action(Workers, event="drain_end", at=(W_DRAIN, W_DECIDE))
 def DrainEndResubmit(c: Constants, s: Vars, w: str) -> object:
     """Under the lane mutex: items are left, so the lane keeps its reservation and goes to the back."""
-    if not DrainOver(c, s, w):
-        return None
-    _, lane, n, _ = s.worker[w]
-    assert lane is not None
-    if not s.queue[lane]:
-        return None
-    return emit(
-        s._replace(
-            status=s.status.except_(lane, SCHEDULED), worker=s.worker.except_(w, (W_OWES, lane, 0, None))
-        ),
-        lane=lane,
-        outcome="resubmit",
-        invoked=n,
-    )
+    return DrainEnd(c, s, w, "resubmit")
 
 
 @WorkLane.action(Workers, event="submit", at=W_OWES)
@@ -461,15 +319,15 @@ def StopFromCallback(c: Constants, s: Vars, w: str, mode: str) -> object:
 @WorkLane.action(Stoppers, at=S_IDLE)
 def StopCall(c: Constants, s: Vars, t: str) -> object:
     """Stop takes effect: admission closes, so every later TryPost is INVALID_STATE."""
-    if s.stopper[t] != "idle" or s.phase != RUNNING:
+    if s.stopper[t] != S_IDLE or s.phase != RUNNING:
         return None
-    return s._replace(stopper=s.stopper.except_(t, "active"), phase=CLOSING, mode=c.mode_of(t))
+    return s._replace(stopper=s.stopper.except_(t, S_ACTIVE), phase=CLOSING, mode=c.mode_of(t))
 
 
 @WorkLane.action(Stoppers, event="stop_rejected", at=S_IDLE)
 def StopWhileStopping(c: Constants, s: Vars, t: str) -> object:
     """A second Stop while one is in progress: refused."""
-    if s.stopper[t] != "idle" or s.phase not in (CLOSING, STOPPING):
+    if s.stopper[t] != S_IDLE or s.phase not in (CLOSING, STOPPING):
         return None
     return emit(
         s._replace(stopper=s.stopper.except_(t, "done")), mode=c.mode_of(t), reason="stop_in_progress"
@@ -479,7 +337,7 @@ def StopWhileStopping(c: Constants, s: Vars, t: str) -> object:
 @WorkLane.action(Stoppers, at=S_IDLE)
 def StopWhenStopped(c: Constants, s: Vars, t: str) -> object:
     """Stop on a stopped scheduler: SUCCESS at once, and nothing to log."""
-    if s.stopper[t] != "idle" or s.phase != STOPPED:
+    if s.stopper[t] != S_IDLE or s.phase != STOPPED:
         return None
     return s._replace(stopper=s.stopper.except_(t, "done"))
 
@@ -487,7 +345,7 @@ def StopWhenStopped(c: Constants, s: Vars, t: str) -> object:
 @WorkLane.action(Stoppers, event="stop_begin", at=S_ACTIVE)
 def StopBegin(c: Constants, s: Vars, t: str) -> object:
     """Every post in flight has settled: from here on, no post can be accepted."""
-    if s.stopper[t] != "active" or s.phase != CLOSING or PostsInFlight(s):
+    if s.stopper[t] != S_ACTIVE or s.phase != CLOSING or PostsInFlight(s):
         return None
     return emit(s._replace(phase=STOPPING), mode=s.mode)
 
@@ -495,7 +353,7 @@ def StopBegin(c: Constants, s: Vars, t: str) -> object:
 @WorkLane.action(Stoppers, event="stop_end", at=S_ACTIVE)
 def StopEndDrain(c: Constants, s: Vars, t: str) -> object:
     """Stop(drain) returns once every accepted item ran and every lane is Idle; workers are joined."""
-    if s.stopper[t] != "active" or s.phase != STOPPING or s.mode != "drain":
+    if not StopAt(s, t, "drain"):
         return None
     if s.ready or not WorkersIdle(s) or any(st != IDLE for st in s.status.values()):
         return None
@@ -507,7 +365,7 @@ def StopEndDrain(c: Constants, s: Vars, t: str) -> object:
 @WorkLane.action(Stoppers, Lanes, event="discard", at=S_ACTIVE)
 def DiscardLane(c: Constants, s: Vars, t: str, lane: int) -> object:
     """Stop(discard), once no drain is in flight: the lane's queued items are dropped and reported."""
-    if s.stopper[t] != "active" or s.phase != STOPPING or s.mode != "discard" or not WorkersIdle(s):
+    if not StopAt(s, t, "discard") or not WorkersIdle(s):
         return None
     queue = s.queue[lane]
     if not queue:
@@ -525,7 +383,7 @@ def DiscardLane(c: Constants, s: Vars, t: str, lane: int) -> object:
 @WorkLane.action(Stoppers, event="stop_end", at=S_ACTIVE)
 def StopEndDiscard(c: Constants, s: Vars, t: str) -> object:
     """Stop(discard) returns once every queued item is dropped; reservations are cleared, workers joined."""
-    if s.stopper[t] != "active" or s.phase != STOPPING or s.mode != "discard" or not WorkersIdle(s):
+    if not StopAt(s, t, "discard") or not WorkersIdle(s):
         return None
     if any(s.queue[lane] for lane in Lanes(c)):
         return None
@@ -542,104 +400,18 @@ def StopEndDiscard(c: Constants, s: Vars, t: str) -> object:
 
 
 # ============================================================================ INVARIANTS
-
+# The state predicates of spec.work_lane_state, checked in every reachable state.
 
 # No reads= here: the verdict depends on most of the state, which rarely repeats, so
 # remembering it would cost the explorer more than evaluating it.
-@WorkLane.invariant
-def NoLostWakeup(c: Constants, s: Vars) -> str | None:
-    """A lane that holds items has a reservation: someone will drain it."""
-    if Discarding(s):
-        return None  # Stop(discard) will drop what is left; nobody needs to drain it
-    for lane in Lanes(c):
-        if s.queue[lane] and Reservations(s, lane) == 0:
-            items = ", ".join(item for _, item in s.queue[lane])
-            return (
-                f"lane {lane} holds {items} but is {s.status[lane]} with no reservation: nobody will run it"
-            )
-    return None
-
-
-@WorkLane.invariant(reads=("ready", "worker", "producer"))
-def OneReservationPerLane(c: Constants, s: Vars) -> str | None:
-    """A post to a Scheduled lane never creates a second reservation."""
-    for lane in Lanes(c):
-        if Reservations(s, lane) > 1:
-            return f"lane {lane} has {Reservations(s, lane)} reservations (ready queue {list(s.ready)})"
-    return None
-
-
-@WorkLane.invariant(reads=("worker", "status"))
-def OneDrainerPerLane(c: Constants, s: Vars) -> str | None:
-    """Callbacks of one lane never overlap: at most one worker drains it, and only while it is Draining."""
-    for lane in Lanes(c):
-        drainers = [
-            w for w, (pc, at, _, _) in s.worker.items() if at == lane and pc not in (W_IDLE, W_TOOK, W_OWES)
-        ]
-        if len(drainers) > 1:
-            return f"lane {lane} is drained by {' and '.join(drainers)} at once"
-        if drainers and s.status[lane] != DRAINING:
-            return f"{drainers[0]} drains lane {lane} while it is {s.status[lane]}"
-        if not drainers and s.status[lane] == DRAINING:
-            return f"lane {lane} is Draining but no worker drains it"
-    return None
-
-
-@WorkLane.invariant(reads=("ready",))
-def ReadyQueueBounded(c: Constants, s: Vars) -> str | None:
-    """A submission never finds the ready queue full."""
-    if len(s.ready) > c.ready_capacity:
-        held = len(s.ready)
-        return f"the ready queue holds {held} work items, capacity {c.ready_capacity}: a submission failed"
-    return None
-
-
-@WorkLane.invariant(reads=("worker", "invoked", "queue", "discarded", "accepted"))
-def Conservation(c: Constants, s: Vars) -> str | None:
-    """Accepted = invoked + queued + popped-not-yet-invoked + discarded, per lane."""
-    for lane in Lanes(c):
-        in_hand = sum(1 for _, at, _, hand in s.worker.values() if at == lane and hand is not None)
-        done = s.invoked[lane] + len(s.queue[lane]) + in_hand + s.discarded[lane]
-        if s.accepted[lane] != done:
-            return (
-                f"lane {lane}: {s.accepted[lane]} accepted but {done} invoked, queued, in hand or discarded"
-            )
-    return None
-
-
-@WorkLane.invariant(reads=("worker", "queue", "invoked", "discarded"))
-def PerLaneFifo(c: Constants, s: Vars) -> str | None:
-    """A lane's items run in acceptance order, each once: what is left is the next run of positions."""
-    for lane in Lanes(c):
-        hands = [hand for _, at, _, hand in s.worker.values() if at == lane and hand is not None]
-        pending = [position for position, _ in (*hands, *s.queue[lane])]
-        expected = list(range(s.invoked[lane] + 1, s.invoked[lane] + 1 + len(pending)))
-        if s.discarded[lane] == 0 and pending != expected:
-            return f"lane {lane}: after item #{s.invoked[lane]} the next items are #{pending}, not {expected}"
-    return None
-
-
-@WorkLane.invariant(reads=("worker",))
-def BudgetRespected(c: Constants, s: Vars) -> str | None:
-    """A drain invokes at most max_per_drain items."""
-    for w, (_, lane, n, _) in s.worker.items():
-        if n > c.max_per_drain:
-            return f"{w} invoked {n} items of lane {lane} in one drain, budget {c.max_per_drain}"
-    return None
-
-
-@WorkLane.invariant(reads=("phase", "queue", "ready"))
-def StoppedMeansQuiet(c: Constants, s: Vars) -> str | None:
-    """After Stop returns nothing is queued, reserved or running: every accepted item ran or was dropped."""
-    if s.phase != STOPPED:
-        return None
-    for lane in Lanes(c):
-        if s.queue[lane]:
-            items = ", ".join(item for _, item in s.queue[lane])
-            return f"the scheduler stopped with {items} still queued on lane {lane}: it will never run"
-    if s.ready:
-        return f"the scheduler stopped with work items {list(s.ready)} in the ready queue"
-    return None
+WorkLane.invariant(NoLostWakeup)
+WorkLane.invariant(reads=("ready", "worker", "producer"))(OneReservationPerLane)
+WorkLane.invariant(reads=("worker", "status"))(OneDrainerPerLane)
+WorkLane.invariant(reads=("ready",))(ReadyQueueBounded)
+WorkLane.invariant(reads=("worker", "invoked", "queue", "discarded", "accepted"))(Conservation)
+WorkLane.invariant(reads=("worker", "queue", "invoked", "discarded"))(PerLaneFifo)
+WorkLane.invariant(reads=("worker",))(BudgetRespected)
+WorkLane.invariant(reads=("phase", "queue", "ready"))(StoppedMeansQuiet)
 
 
 # ============================================================================ FAIRNESS & LIVENESS
@@ -696,25 +468,8 @@ def Done(c: Constants, s: Vars) -> bool:
     return not s.ready and all(st == IDLE for st in s.status.values())
 
 
-@WorkLane.describe
-def Show(c: Constants, s: Vars) -> dict[str, object]:
-    return {
-        "queue": {lane: [item for _, item in s.queue[lane]] for lane in Lanes(c)},
-        "status": s.status.as_dict(),
-        "ready": list(s.ready),
-        "producer": {
-            p: f"{pc}#{k}" + (f"->lane {lane}" if lane is not None else "")
-            for p, (pc, k, lane) in s.producer.items()
-        },
-        "worker": {
-            w: pc if lane is None else f"{pc} lane {lane} n={n}" + (f" holding {hand[1]}" if hand else "")
-            for w, (pc, lane, n, hand) in s.worker.items()
-        },
-        "stopper": s.stopper.as_dict(),
-        "phase": s.phase if s.mode is None else f"{s.phase}({s.mode})",
-        "invoked": s.invoked.as_dict(),
-        "discarded": s.discarded.as_dict(),
-    }
+# How a person reads a state (counterexamples): see spec.work_lane_state.Show.
+WorkLane.describe(Show)
 
 
 SPEC = WorkLane.spec

@@ -31,6 +31,7 @@ from collections.abc import Callable
 from functools import partial
 from typing import Any
 
+from model_checks.commands.tlc_side import twin_of
 from model_checks.tlc import jar
 from model_checks.tlc.run import TlcError, run
 
@@ -43,14 +44,15 @@ MODES: dict[str, tuple[bool, bool]] = {  # mode -> (symmetry, liveness)
 
 def _child(config: str, mode: str, workers: int) -> dict[str, Any]:
     """In the child: one explorer run; what it reports about itself."""
-    from model_checks.configs.work_lane import CONFIGS
     from model_checks.explorer.check import check
     from model_checks.explorer.search import Options
-    from spec.work_lane import SPEC
+    from model_checks.registry import design
+
+    work_lane = design("work-lane")
 
     symmetry, liveness = MODES[mode]
     options = Options(symmetry=symmetry, liveness=liveness, workers=workers)
-    result = check(SPEC, CONFIGS[config], options, config=config)
+    result = check(work_lane.spec, work_lane.config(config), options, config=config)
     return {
         "verdict": result.verdict,
         "distinct_states": result.stats.states,
@@ -88,7 +90,8 @@ def _ours(config: str, mode: str, workers: int) -> dict[str, Any]:
 
 def _tlc(config: str, mode: str, workers: int) -> dict[str, Any]:
     symmetry, liveness = MODES[mode]
-    result = run(config, symmetry=symmetry, liveness=liveness, workers=workers, timeout=3600)
+    twin = twin_of("work-lane")
+    result = run(twin, config, symmetry=symmetry, liveness=liveness, workers=workers, timeout=3600)
     return {
         "checker": "tlc",
         "workers": workers,

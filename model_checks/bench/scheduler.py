@@ -39,6 +39,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from reference import LaneSpec, NullTracer, Result, StopMode, Tracer, WorkerScheduler
+from reference.arguments import next_power_of_two
 
 LANES = 64
 WORKERS = 4
@@ -238,7 +239,11 @@ def _floor_ns(total: int) -> tuple[float, float]:
             release.wait()
 
     scheduler: WorkerScheduler[int] = WorkerScheduler(
-        [LaneSpec(invoke)], workers=1, lane_capacity=total + 1, max_per_drain=BUDGET
+        # Room for every item at once (the ToolKit sizes lanes in powers of two).
+        [LaneSpec(invoke)],
+        workers=1,
+        lane_capacity=next_power_of_two(total + 1),
+        max_per_drain=BUDGET,
     )
     handle = scheduler.get_lane(0)[1]
     scheduler.try_post(handle, -1)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import importlib
 import json
 import sys
+from collections.abc import Callable
 from typing import Annotated, Any
 
 import typer
@@ -48,19 +49,23 @@ def _show(name: str, figures: dict[str, Any]) -> None:
     Console().print(table)
 
 
+def _command(name: str) -> Callable[..., None]:
+    """The command of one benchmark (its name bound here, not taken from the command line)."""
+
+    def command(
+        quick: Annotated[bool, typer.Option(help="a smaller run, for a quick look")] = False,
+        json_out: Annotated[bool, typer.Option("--json", help="print the figures as JSON")] = False,
+    ) -> None:
+        with Console(stderr=True).status(f"bench {name} ..."):
+            figures = run_bench(name, quick)
+        if json_out:
+            sys.stdout.write(json.dumps(figures, indent=2) + "\n")
+        else:
+            _show(name, figures)
+
+    return command
+
+
 def register_bench(bench_app: typer.Typer) -> None:
     for bench_name, (_, help_text) in BENCHES.items():
-
-        def command(
-            quick: Annotated[bool, typer.Option(help="a smaller run, for a quick look")] = False,
-            json_out: Annotated[bool, typer.Option("--json", help="print the figures as JSON")] = False,
-            _name: str = typer.Option(bench_name, hidden=True),
-        ) -> None:
-            with Console(stderr=True).status(f"bench {_name} ..."):
-                figures = run_bench(_name, quick)
-            if json_out:
-                sys.stdout.write(json.dumps(figures, indent=2) + "\n")
-            else:
-                _show(_name, figures)
-
-        bench_app.command(bench_name, help=help_text)(command)
+        bench_app.command(bench_name, help=help_text)(_command(bench_name))

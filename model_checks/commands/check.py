@@ -10,8 +10,17 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
+from model_checks.commands import (
+    MAX_WORKERS,
+    CommandError,
+    at_least_zero,
+    check_workers,
+    count,
+    output_file,
+    seconds,
+)
 from model_checks.explorer import render
-from model_checks.explorer.check import EXIT_SPEC_ERROR, CheckResult, check
+from model_checks.explorer.check import CheckResult, check
 from model_checks.explorer.search import Options
 from model_checks.progress import spinner
 from model_checks.registry import DESIGNS, design
@@ -45,14 +54,10 @@ def register(app: typer.Typer) -> None:
         ] = False,
         liveness: Annotated[bool, typer.Option(help="check liveness properties under fairness")] = True,
         deadlock: Annotated[bool, typer.Option(help="report states with no enabled action")] = True,
-        max_states: Annotated[
-            int | None, typer.Option(help="stop after this many states (verdict: incomplete)")
-        ] = None,
-        max_depth: Annotated[
-            int | None, typer.Option(help="stop at this depth (verdict: incomplete)")
-        ] = None,
+        max_states: Annotated[int | None, count("stop after this many states (verdict: incomplete)")] = None,
+        max_depth: Annotated[int | None, at_least_zero("stop at this depth (verdict: incomplete)")] = None,
         time_limit: Annotated[
-            float | None, typer.Option(help="stop after this many seconds (verdict: incomplete)")
+            float | None, seconds("stop after this many seconds (verdict: incomplete)")
         ] = None,
         json_out: Annotated[bool, typer.Option("--json", help="print the result as JSON")] = False,
         mermaid: Annotated[
@@ -66,13 +71,18 @@ def register(app: typer.Typer) -> None:
             int,
             typer.Option(
                 min=1,
+                max=MAX_WORKERS,
                 help="processes sharing the search; liveness needs the whole graph in one process,"
-                " so with liveness on the search uses one (and says so)",
+                " so with liveness on the search uses one (and says so) [1..64, fewer when the"
+                " open-file limit cannot hold a pipe between every pair of processes]",
             ),
         ] = 1,
     ) -> None:
         """Explore every reachable state; exit 0 holds, 1 violated, 2 usage/spec error, 3 incomplete."""
         err = Console(stderr=True)
+        check_workers(workers)
+        output_file(mermaid, "--mermaid")
+        output_file(counterexample, "--counterexample")
         options = Options(
             symmetry=symmetry,
             liveness=liveness,
@@ -87,8 +97,7 @@ def register(app: typer.Typer) -> None:
                 options.progress = progress
                 result = run_check(design_name, config, variant, options)
         except (KeyError, SpecError) as problem:
-            err.print(f"[red]error:[/red] {problem.args[0] if problem.args else problem}")
-            raise typer.Exit(EXIT_SPEC_ERROR) from None
+            raise CommandError(str(problem.args[0] if problem.args else problem)) from None
         if mermaid is not None:
             mermaid.write_text(render.mermaid(result))
         if counterexample is not None:

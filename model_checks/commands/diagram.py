@@ -6,6 +6,7 @@ from typing import Annotated
 
 import typer
 
+from model_checks.commands import CommandError
 from model_checks.explorer.diagram import mermaid_state_diagram, projected_edges
 from model_checks.registry import design
 
@@ -29,7 +30,7 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Print the state machine of one component, as the spec allows it (Mermaid)."""
         try:
-            typer.echo(diagram_text(design_name, component, config), nl=False)
+            text = diagram_text(design_name, component, config)
         except KeyError as problem:
-            typer.echo(f"error: {problem.args[0]}", err=True)
-            raise typer.Exit(2) from None
+            raise CommandError(str(problem.args[0])) from None
+        typer.echo(text, nl=False)

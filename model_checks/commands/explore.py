@@ -5,30 +5,54 @@ Exit codes: 0 exhaustive and no failure, 1 failure found, 2 usage error, 3 bound
 
 from __future__ import annotations
 
+import difflib
 import json
-import sys
 from collections.abc import Callable
 from typing import Annotated, Any
 
 import typer
+from rich.console import Console
 
+from model_checks import progress, registry
+from model_checks.commands import CommandError, at_least_zero, count, seconds, seed
 from model_checks.harness import Options, ReplayDivergence, Result, check
-from model_checks.harness.rt.runtime import ControlledRuntime
+from model_checks.harness.runtime import ControlledRuntime
+from model_checks.harness.schedule import MAX_REPLAY_STEPS
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_BOUNDED = 0, 1, 2, 3
+Factory = Callable[[], Callable[[ControlledRuntime], object]]
+STRATEGIES = ("dpor", "dfs", "random", "pct")
+BACKENDS = ("greenlet", "threads")
 
 
-def scenarios() -> dict[str, Callable[[], Callable[[ControlledRuntime], object]]]:
-    """Every runnable scenario by name: the classic programs, then the Work Lane ones."""
+def grouped_scenarios() -> dict[str, dict[str, Factory]]:
+    """Every runnable scenario, by group: the classic harness programs, then each registered
+    design's scenarios (``Design.harness()``: its reference, and each seeded reference bug), named
+    ``<design>/<scenario>``."""
     from model_checks.harness.examples import PROGRAMS
 
-    found: dict[str, Callable[[], Callable[[ControlledRuntime], object]]] = dict(PROGRAMS)
-    try:
-        from model_checks.harness.scenarios import SCENARIOS  # type: ignore[import-not-found, unused-ignore]
-    except ImportError:  # the Work Lane scenarios need reference/scheduler.py
-        return found
-    found.update(SCENARIOS)
-    return found
+    groups: dict[str, dict[str, Factory]] = {"harness examples": dict(PROGRAMS)}
+    for design in registry.designs().values():
+        try:
+            table = design.harness()
+        except ImportError:  # a design whose reference is not importable here: listed without it
+            continue
+        if table:
+            groups[design.name] = {f"{design.name}/{name}": s.build for name, s in table.items()}
+    return groups
+
+
+def scenarios() -> dict[str, Factory]:
+    """Every runnable scenario by name (names are unique across the groups)."""
+    return {name: factory for group in grouped_scenarios().values() for name, factory in group.items()}
+
+
+def listing(groups: dict[str, dict[str, Factory]]) -> str:
+    lines: list[str] = []
+    for group, table in groups.items():
+        lines.append(f"{group}:")
+        lines += [f"  {name}" for name in sorted(table)]
+    return "\n".join(lines)
 
 
 def _as_json(name: str, result: Result) -> dict[str, Any]:
@@ -36,6 +60,8 @@ def _as_json(name: str, result: Result) -> dict[str, Any]:
     return {
         "scenario": name,
         "verdict": result.verdict,
+        "verdict_text": result.verdict_text(),
+        "races": result.races,
         "strategy": result.strategy,
         "executions": result.executions,
         "steps": result.steps,
@@ -60,68 +86,90 @@ def _as_json(name: str, result: Result) -> dict[str, Any]:
 def explore_command(
     scenario: Annotated[str | None, typer.Argument(help="scenario name (see --list)")] = None,
     strategy: Annotated[str, typer.Option(help="dpor | dfs | random | pct")] = "dpor",
-    preemption_bound: Annotated[int | None, typer.Option(help="max preemptions per execution")] = None,
-    max_executions: Annotated[int | None, typer.Option(help="stop after this many executions")] = None,
-    max_steps: Annotated[int, typer.Option(help="steps per execution before calling it a livelock")] = 2000,
-    time_limit: Annotated[float | None, typer.Option(help="seconds for the whole search")] = None,
-    seed: Annotated[int, typer.Option(help="seed of random / pct")] = 0,
+    preemption_bound: Annotated[
+        int | None, at_least_zero("max preemptions per execution", high=10_000)
+    ] = None,
+    max_executions: Annotated[int | None, count("stop after this many executions")] = None,
+    max_steps: Annotated[
+        int, count("steps per execution before calling it a livelock", high=MAX_REPLAY_STEPS)
+    ] = 2000,
+    time_limit: Annotated[float | None, seconds("seconds for the whole search")] = None,
+    seed_value: Annotated[int, seed("seed of random / pct", "--seed")] = 0,
     backend: Annotated[str, typer.Option(help="greenlet | threads")] = "greenlet",
     spurious_wakeups: Annotated[bool, typer.Option(help="Condition.wait may wake spuriously")] = False,
     virtual_timeouts: Annotated[bool, typer.Option(help="timeouts may expire at any point")] = True,
-    replay: Annotated[str | None, typer.Option(help="replay exactly this schedule string")] = None,
+    races: Annotated[
+        bool | None,
+        typer.Option(
+            "--races/--no-races",
+            help="run the data-race detector in every execution (default: on in patch mode only); "
+            "without it an exhaustive verdict covers synchronisation points only",
+        ),
+    ] = None,
+    replay: Annotated[
+        str | None,
+        typer.Option(
+            help="replay exactly this schedule string (as a failure report prints it); at most "
+            f"{MAX_REPLAY_STEPS:,} steps once its *n runs are expanded, each n from 1 to that"
+        ),
+    ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="print the result as JSON")] = False,
-    list_: Annotated[bool, typer.Option("--list", help="list the scenarios and exit")] = False,
+    list_: Annotated[bool, typer.Option("--list", help="list the scenarios, by design, and exit")] = False,
 ) -> None:
     """Explore the interleavings of a built-in scenario under the controlled scheduler."""
-    table = scenarios()
+    groups = grouped_scenarios()
+    table = {name: factory for group in groups.values() for name, factory in group.items()}
     if list_:
-        for name in sorted(table):
-            typer.echo(name)
+        if as_json:
+            typer.echo(json.dumps({group: sorted(names) for group, names in groups.items()}, indent=2))
+        else:
+            typer.echo(listing(groups))
         raise typer.Exit(EXIT_OK)
-    if scenario is None or scenario not in table:
-        typer.echo(f"unknown scenario {scenario!r}; choose one of: {', '.join(sorted(table))}", err=True)
-        raise typer.Exit(EXIT_USAGE)
-    if strategy not in ("dpor", "dfs", "random", "pct") or backend not in ("greenlet", "threads"):
-        typer.echo("--strategy must be dpor|dfs|random|pct and --backend greenlet|threads", err=True)
-        raise typer.Exit(EXIT_USAGE)
+    if scenario is None:
+        if not as_json:
+            typer.echo(listing(groups), err=True)
+        raise CommandError(
+            "no scenario named: give one listed above, e.g. `lanecheck explore counter-locked`"
+        )
+    if scenario not in table:
+        near = difflib.get_close_matches(scenario, table, n=3)
+        hint = f"; did you mean {', '.join(near)}?" if near else ""
+        raise CommandError(f"unknown scenario {scenario!r}{hint} (see lanecheck explore --list)")
+    if strategy not in STRATEGIES:
+        raise CommandError(f"{strategy!r} is not one of {', '.join(STRATEGIES)}", "--strategy")
+    if backend not in BACKENDS:
+        raise CommandError(f"{backend!r} is not one of {', '.join(BACKENDS)}", "--backend")
     options = Options(
         strategy=strategy,  # type: ignore[arg-type]
         preemption_bound=preemption_bound,
         max_executions=max_executions,
         max_steps=max_steps,
         time_limit=time_limit,
-        seed=seed,
+        seed=seed_value,
         backend=backend,  # type: ignore[arg-type]
         spurious_wakeups=spurious_wakeups,
         virtual_timeouts=virtual_timeouts,
+        races=races,
         replay=replay,
     )
     program = table[scenario]()
     # name the program after the scenario so that its schedule strings are stable across runs
     program.__qualname__ = f"scenario:{scenario}"
     program.__module__ = "lanecheck"
+    err = Console(stderr=True)
     try:
-        if as_json or not sys.stderr.isatty():
-            result = check(program, options)
-        else:
-            from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
-
-            with Progress(
-                SpinnerColumn(),
-                TextColumn("{task.description}"),
-                BarColumn(),
-                TimeElapsedColumn(),
-                transient=True,
-            ) as progress:
-                task = progress.add_task(f"exploring {scenario}", total=max_executions)
-
-                def tick(r: Result) -> None:
-                    progress.update(task, completed=r.executions, description=f"{scenario}: {r.figures()}")
-
-                result = check(program, options, on_execution=tick)
+        with progress.executions(
+            err,
+            f"exploring {scenario}",
+            enabled=not as_json and replay is None,
+            max_executions=max_executions,
+            time_limit=time_limit,
+        ) as tick:
+            on_execution = None if tick is None else _on_execution(tick)
+            result = check(program, options, on_execution=on_execution)
     except (ReplayDivergence, ValueError) as exc:
-        typer.echo(f"error: {exc}", err=True)
-        raise typer.Exit(EXIT_USAGE) from None
+        option = "--replay" if replay is not None else None
+        raise CommandError(str(exc), option) from None
     if result.failure is not None:
         result.replay_hint = f"lanecheck explore {scenario} --replay {result.failure.schedule}"
     if as_json:
@@ -131,6 +179,13 @@ def explore_command(
     if result.failure is not None:
         raise typer.Exit(EXIT_FAILED)
     raise typer.Exit(EXIT_BOUNDED if result.verdict == "bounded" else EXIT_OK)
+
+
+def _on_execution(tick: progress.Tick) -> Callable[[Result], None]:
+    def on_execution(r: Result) -> None:
+        tick(r.executions, r.max_preemptions)
+
+    return on_execution
 
 
 def register(app: typer.Typer) -> None:

@@ -8,12 +8,22 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from model_checks.design import load
 from model_checks.explorer.check import CheckResult
+from model_checks.registry import designs
 from model_checks.tlc import jar
-from model_checks.tlc.model import spec_of
 from model_checks.tlc.run import TlcError, TlcResult, run
+from model_checks.tlc.twin import TlaTwin
 
-TWINS = {"work-lane": "spec/tla/WorkLane.tla"}
+
+def twin_of(design_name: str) -> TlaTwin:
+    """The design's TLA+ twin; ``KeyError`` naming the designs that have one."""
+    found = designs().get(design_name)
+    if found is None or found.tla is None:
+        having = [name for name, d in designs().items() if d.tla is not None]
+        raise KeyError(f"{design_name} has no TLA+ twin; designs with one: {', '.join(having)}")
+    twin: TlaTwin = load(found.tla)
+    return twin
 
 
 def _ours(result: CheckResult) -> dict[str, Any]:
@@ -46,7 +56,7 @@ def _theirs(tlc: TlcResult) -> dict[str, Any]:
     }
 
 
-def _liveness_checked(result: CheckResult) -> bool:
+def _liveness_checked(twin: TlaTwin, result: CheckResult) -> bool:
     """Whether TLC should check the properties: when the explorer did (never under symmetry).
 
     The explorer reports a safety violation before it looks at liveness, and TLC
@@ -54,7 +64,7 @@ def _liveness_checked(result: CheckResult) -> bool:
     """
     if result.symmetry:
         return False
-    properties = {p.name for p in spec_of(result.variant)[0].properties}
+    properties = {p.name for p in twin.spec_of(result.variant)[0].properties}
     return bool(properties & set(result.properties_checked)) or result.verdict == "violated"
 
 
@@ -76,8 +86,7 @@ def print_tlc_side_by_side(
     explorer's transitions and TLC's states generated, which counts one stuttering step
     per reachable Done state (so it is a little larger); the distinct states must be equal.
     """
-    if design_name not in TWINS:
-        raise KeyError(f"{design_name} has no TLA+ twin; known: {', '.join(TWINS)}")
+    twin = twin_of(design_name)
     mine = _ours(result)
     out: dict[str, Any] = {"design": design_name, "config": config, "variant": variant, "explorer": mine}
     reason = jar.unavailable()
@@ -85,10 +94,11 @@ def print_tlc_side_by_side(
     if reason is None:
         try:
             tlc = run(
+                twin,
                 config,
                 variant,
                 symmetry=result.symmetry,
-                liveness=_liveness_checked(result),
+                liveness=_liveness_checked(twin, result),
                 deadlock="Deadlock" in result.properties_checked,
                 workers=workers,
                 constants=result.constants,

@@ -2,15 +2,43 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Annotated
 
 import typer
 from rich.console import Console
 
-from model_checks.conformance import validate_file
-from model_checks.conformance.export import export
+from model_checks.commands import CommandError
+from model_checks.conformance.export import ExportError, export
 from model_checks.registry import design
+
+
+def target_directory(text: str, force: bool) -> Path:
+    """The directory to export into, refused (``CommandError``) before any work when it cannot be:
+    an empty name, a file, a path under a file, a place this user cannot write, or a directory
+    that already holds files (unless ``force``)."""
+    if text.strip() == "":
+        raise CommandError("an empty name is no directory (use . for the current one)", "DIR")
+    directory = Path(text)
+    if directory.exists() and not directory.is_dir():
+        raise CommandError(f"{directory} is a file, not a directory", "DIR")
+    existing = directory
+    while not existing.exists():  # the nearest ancestor that exists is where the export starts
+        if existing.parent == existing:
+            break
+        existing = existing.parent
+    if existing.exists() and not existing.is_dir():
+        raise CommandError(f"{existing} is a file: there can be no directory under it", "DIR")
+    if not os.access(existing, os.W_OK | os.X_OK):
+        raise CommandError(f"cannot write in {existing}: permission denied", "DIR")
+    if directory.is_dir() and any(directory.iterdir()) and not force:
+        raise CommandError(
+            f"{directory} is not empty: give an empty or new directory, or --force to replace "
+            "this export's earlier files there",
+            "DIR",
+        )
+    return directory
 
 
 def register(app: typer.Typer) -> None:
@@ -19,23 +47,38 @@ def register(app: typer.Typer) -> None:
 
     @traces_app.command("export")
     def export_command(
-        directory: Annotated[Path, typer.Argument(metavar="DIR", help="where to write the .jsonl files")],
+        directory: Annotated[
+            str, typer.Argument(metavar="DIR", help="a new or empty directory for the .jsonl files")
+        ],
         config: Annotated[str, typer.Option("--config", "-c", help="small | standard | large")] = "small",
-        design_name: Annotated[str, typer.Option("--design")] = "work-lane",
+        design_name: Annotated[
+            str, typer.Option("--design", help="work-lane | schedule-gate | akka-mailbox")
+        ] = "work-lane",
+        force: Annotated[
+            bool,
+            typer.Option(
+                "--force",
+                help="export into a directory that is not empty: files of the same export "
+                "(<design>-<config>-NNN.jsonl) are replaced, other files are left alone",
+            ),
+        ] = False,
     ) -> None:
-        """Write complete behaviours that together fire every labelled action with "
-        "every event-field combination."""
-        err = Console(stderr=True)
+        """Write complete behaviours that together fire every labelled action with every
+        event-field combination, each in the design's trace format and each validated first:
+        either every file is written or none is."""
         try:
             d = design(design_name)
             constants = d.config(config)
         except KeyError as problem:
-            err.print(f"[red]error:[/red] {problem.args[0]}")
-            raise typer.Exit(2) from None
-        written = export(directory, d.spec, constants, name=f"{design_name}-{config}")
-        for path in written:
-            verdict = validate_file(path)
-            if verdict.code != 0:  # never expected: the spec's own behaviours
-                err.print(f"[red]error:[/red] exported {path} does not validate: {verdict.message}")
-                raise typer.Exit(1)
-        Console().print(f"wrote {len(written)} traces to {directory} (each validates)")
+            raise CommandError(str(problem.args[0])) from None
+        target = target_directory(directory, force)
+        try:
+            written = export(
+                target, d.spec, constants, name=f"{design_name}-{config}", design=d.name, replace=force
+            )
+        except OSError as problem:  # a place that refuses files despite its permissions (/proc, a full disk)
+            raise CommandError(f"cannot write in {target}: {problem.strerror or problem}", "DIR") from None
+        except ExportError as problem:
+            Console(stderr=True).print(f"[red]error:[/red] {problem}", highlight=False)
+            raise typer.Exit(1) from None
+        Console().print(f"wrote {len(written)} {d.name} traces to {target} (each validates)", highlight=False)

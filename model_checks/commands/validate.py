@@ -5,37 +5,69 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 
-from model_checks.conformance import ENGINES, Verdict, validate_file
+from model_checks.conformance import ENGINES, Verdict, validate_file, validate_stream
+from model_checks.conformance.reader import clip, limits_text, printable
+
+# Text output is for people: a value longer than this is cut (``--json`` keeps it whole).
+SHOWN_CHARS = 400
+MESSAGE_CHARS = 2_000
+
+
+def _text(value: str, limit: int) -> str:
+    """Safe to print: cut to ``limit``, lone surrogates escaped, Rich markup taken literally."""
+    return escape(printable(clip(value, limit)))
 
 
 def render(verdict: Verdict, console: Console) -> None:
+    message = _text(verdict.message, MESSAGE_CHARS)
     if verdict.code == 0:
-        console.print(f"[green]ALLOWED[/green] {verdict.message}", highlight=False)
+        console.print(f"[green]ALLOWED[/green] {message}", highlight=False, soft_wrap=True)
     elif verdict.code == 1:
-        console.print(f"[red]NOT ALLOWED[/red] {verdict.message}", highlight=False)
+        console.print(f"[red]NOT ALLOWED[/red] {message}", highlight=False, soft_wrap=True)
         if verdict.rule is not None:
-            console.print(f"  rule {verdict.rule}: {verdict.rule_text()}", highlight=False)
+            console.print(
+                f"  rule {verdict.rule}: {_text(verdict.rule_text() or '', MESSAGE_CHARS)}",
+                highlight=False,
+                soft_wrap=True,
+            )
     else:
-        console.print(f"[red]MALFORMED[/red] {verdict.message}", highlight=False)
+        console.print(f"[red]MALFORMED[/red] {message}", highlight=False, soft_wrap=True)
     if verdict.last_states:
         title = "states the spec could be in" + (" before that event" if verdict.code == 1 else "")
-        console.print(f"  {title}:", highlight=False)
+        console.print(f"  {title}:", highlight=False, soft_wrap=True)
         for n, state in enumerate(verdict.last_states, start=1):
-            console.print(f"   #{n}", highlight=False)
+            console.print(f"   #{n}", highlight=False, soft_wrap=True)
             for k, v in state.items():
-                console.print(f"     {k}: {json.dumps(v, ensure_ascii=False)}", highlight=False)
+                shown = _text(json.dumps(v, ensure_ascii=False), SHOWN_CHARS)
+                console.print(f"     {_text(str(k), SHOWN_CHARS)}: {shown}", highlight=False, soft_wrap=True)
+
+
+def _json(verdict: Verdict) -> str:
+    doc: dict[str, Any] = verdict.as_json()
+    # ensure_ascii escapes every non-ASCII character, a lone surrogate included: any stdout takes it.
+    return json.dumps(doc, ensure_ascii=True)
+
+
+HELP = (
+    "Exit 0 allowed (or an allowed prefix), 1 not allowed, 2 not a well-formed trace (the line is named)."
+    f" Limits (docs/trace-format.md): {limits_text()}."
+)
 
 
 def register(app: typer.Typer) -> None:
-    @app.command("validate")
+    @app.command("validate", help=HELP)
     def validate_command(
         trace: Annotated[
-            Path, typer.Argument(metavar="TRACE", help="a JSON Lines trace (docs/trace-format.md)")
+            Path,
+            typer.Argument(
+                metavar="TRACE", help="a JSON Lines trace (docs/trace-format.md); - reads it from stdin"
+            ),
         ],
         json_out: Annotated[bool, typer.Option("--json", help="print the verdict as JSON")] = False,
         engine: Annotated[
@@ -50,22 +82,29 @@ def register(app: typer.Typer) -> None:
             ),
         ] = False,
     ) -> None:
-        """Exit 0 allowed (or an allowed prefix), 1 not allowed, 2 not a well-formed trace."""
+        errors = Console(stderr=True)
         if engine not in ENGINES:
-            Console(stderr=True).print(
-                f"[red]error:[/red] unknown engine {engine!r}; known: {', '.join(ENGINES)}"
-            )
+            errors.print(f"[red]error:[/red] unknown engine {_text(engine, 80)}; known: {', '.join(ENGINES)}")
             raise typer.Exit(2)
-        if not trace.is_file():
-            Console(stderr=True).print(f"[red]error:[/red] no such file: {trace}")
+        from_stdin = str(trace) == "-"
+        if not from_stdin and not trace.is_file():
+            what = "not a file" if trace.exists() else "no such file"
+            errors.print(f"[red]error:[/red] {what}: {_text(str(trace), 400)}")
             raise typer.Exit(2)
         try:
-            verdict = validate_file(trace, engine=engine, complete=complete)
+            if from_stdin:
+                verdict = validate_stream(sys.stdin.buffer, engine=engine, complete=complete)
+            else:
+                verdict = validate_file(trace, engine=engine, complete=complete)
         except ValueError as problem:
-            Console(stderr=True).print(f"[red]error:[/red] {problem}")
+            errors.print(f"[red]error:[/red] {_text(str(problem), MESSAGE_CHARS)}")
+            raise typer.Exit(2) from None
+        except OSError as problem:
+            why = _text(problem.strerror or str(problem), 200)
+            errors.print(f"[red]error:[/red] cannot read {_text(str(trace), 400)}: {why}")
             raise typer.Exit(2) from None
         if json_out:
-            sys.stdout.write(json.dumps(verdict.as_json(), ensure_ascii=False) + "\n")
+            sys.stdout.write(_json(verdict) + "\n")
         else:
             render(verdict, Console(width=200))
         raise typer.Exit(verdict.code)

@@ -11,22 +11,24 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from model_checks.verify import PROVIDERS, VerifyRow, load_provider
+from model_checks.commands import CommandError
+from model_checks.registry import designs as registered_designs
+from model_checks.verify import VerifyRow, plan
 
 
-def collect(quick: bool, areas: list[str] | None, console: Console | None) -> list[VerifyRow]:
+def collect(
+    quick: bool, areas: list[str] | None, console: Console | None, designs: list[str] | None = None
+) -> list[VerifyRow]:
     rows: list[VerifyRow] = []
-    for area, target in PROVIDERS:
-        if areas and area not in areas:
-            continue
+    for step in plan(areas, designs):
         started = time.perf_counter()
+        label = f"{step.area} ({step.covers})"
         if console is not None:
-            with console.status(f"verify: {area} ..."):
-                rows.extend(load_provider(target)(quick))
+            with console.status(f"verify: {label} ..."):
+                rows.extend(step.run(quick))
+            console.log(f"{label}: done in {time.perf_counter() - started:.1f} s")
         else:
-            rows.extend(load_provider(target)(quick))
-        if console is not None:
-            console.log(f"{area}: done in {time.perf_counter() - started:.1f} s")
+            rows.extend(step.run(quick))
     return rows
 
 
@@ -52,11 +54,28 @@ def register(app: typer.Typer) -> None:
     def verify_command(
         quick: Annotated[bool, typer.Option(help="small configurations only (seconds, not minutes)")] = False,
         area: Annotated[list[str] | None, typer.Option(help="only these areas (repeatable)")] = None,
+        design: Annotated[
+            list[str] | None,
+            typer.Option(
+                "--design",
+                help="only this design's rows (repeatable); the harness's own programs are left out",
+            ),
+        ] = None,
         json_out: Annotated[bool, typer.Option("--json", help="print the rows as JSON")] = False,
     ) -> None:
         """Check every spec at its standard configuration, every mutant, the harness and conformance."""
         err = Console(stderr=True)
-        rows = collect(quick, area, None if json_out else err)
+        names = list(registered_designs())
+        unknown = [d for d in design or [] if d not in names]
+        if unknown:
+            shown = ", ".join(repr(d[:40]) for d in unknown[:5])
+            raise CommandError(f"no design {shown}; the designs are: {', '.join(names)}", "--design")
+        known = list(dict.fromkeys(step.area for step in plan()))
+        unknown = [a for a in area or [] if a not in known]
+        if unknown:
+            shown = ", ".join(repr(a[:40]) for a in unknown[:5])
+            raise CommandError(f"no area {shown}; the areas are: {', '.join(known)}", "--area")
+        rows = collect(quick, area, None if json_out else err, design)
         failed = [r for r in rows if not r.ok]
         if json_out:
             sys.stdout.write(

@@ -1,10 +1,10 @@
 """Same-trace conformance: does some behaviour of the spec produce this trace?
 
-``validate_file(path)`` / ``validate_lines(lines)`` return a ``Verdict``;
+``validate_file(path)`` / ``validate_stream(binary)`` / ``validate_lines(lines)`` return a ``Verdict``;
 ``lanecheck validate TRACE`` is the command (docs/trace-format.md, docs/ports.md).
 """
 
-from model_checks.conformance.validator import ENGINES, validate_file, validate_lines
+from model_checks.conformance.validator import ENGINES, validate_file, validate_lines, validate_stream
 from model_checks.conformance.verdict import RULES, Verdict
 
-__all__ = ["ENGINES", "RULES", "Verdict", "validate_file", "validate_lines"]
+__all__ = ["ENGINES", "RULES", "Verdict", "validate_file", "validate_lines", "validate_stream"]

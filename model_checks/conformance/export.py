@@ -4,12 +4,20 @@
 ends in a terminal state, so after ``stop_end`` when the configuration stops)
 that together fire every labelled action with every combination of its event
 fields (items aside); ``random_walk`` gives one random behaviour.
+
+``export`` writes them as trace files of the design's own format (its header names the design
+and its configuration), and never leaves a bad or partial set behind: every trace is validated
+against the spec before the first file is written, the files are written into a temporary
+directory beside the target and moved into place only when all of them are written.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import random
+import shutil
+import tempfile
 from collections import deque
 from collections.abc import Hashable, Iterable, Iterator
 from pathlib import Path
@@ -31,12 +39,17 @@ def project(transitions: Iterable[Transition]) -> list[Event]:
     return events
 
 
-def header(constants: wl.Constants) -> Event:
-    return {"trace": "lanecheck", "version": 1, "design": "work-lane", "config": constants.header()}
+class ExportError(ValueError):
+    """The traces could not be exported; nothing was written."""
 
 
-def lines(constants: wl.Constants, events: Iterable[Event]) -> Iterator[str]:
-    yield json.dumps(header(constants))
+def header(constants: Any, design: str = "work-lane") -> Event:
+    """The header line of a ``design`` trace; ``constants.header()`` gives its ``config``."""
+    return {"trace": "lanecheck", "version": 1, "design": design, "config": constants.header()}
+
+
+def lines(constants: Any, events: Iterable[Event], design: str = "work-lane") -> Iterator[str]:
+    yield json.dumps(header(constants, design))
     for ev in events:
         yield json.dumps(ev)
 
@@ -109,7 +122,7 @@ def covering_behaviours(spec: Spec, constants: wl.Constants) -> list[list[Transi
         while frontier:
             s = frontier.popleft()
             if (inst.is_terminal(s) and not any(True for _ in inst.successors(s))) or (
-                inst.is_terminal(s) and s.phase == wl.STOPPED
+                inst.is_terminal(s) and getattr(s, "phase", None) == wl.STOPPED
             ):
                 out: list[Transition] = []
                 while s != state:
@@ -137,11 +150,58 @@ def covering_behaviours(spec: Spec, constants: wl.Constants) -> list[list[Transi
     return behaviours
 
 
-def export(directory: Path, spec: Spec, constants: wl.Constants, name: str = "trace") -> list[Path]:
-    directory.mkdir(parents=True, exist_ok=True)
-    written: list[Path] = []
+def export(
+    directory: Path,
+    spec: Spec,
+    constants: Any,
+    name: str = "trace",
+    design: str = "work-lane",
+    *,
+    replace: bool = False,
+) -> list[Path]:
+    """Write the covering behaviours of ``spec`` at ``constants`` as ``<name>-NNN.jsonl`` files.
+
+    Each trace is validated first (a ``design`` other than work-lane as a complete behaviour);
+    if one does not validate, ``ExportError`` and nothing is written. ``replace``: earlier
+    ``<name>-*.jsonl`` files in ``directory`` are removed once the new ones are in place (other
+    files are left alone)."""
+    from model_checks.conformance.validator import validate_lines
+
+    texts: dict[str, str] = {}
     for n, behaviour in enumerate(covering_behaviours(spec, constants), start=1):
-        path = directory / f"{name}-{n:03d}.jsonl"
-        path.write_text("\n".join(lines(constants, project(behaviour))) + "\n", encoding="utf-8")
-        written.append(path)
-    return written
+        trace = list(lines(constants, project(behaviour), design))
+        verdict = validate_lines(trace, complete=design != "work-lane")
+        if verdict.code != 0:  # never expected: the spec's own behaviours
+            raise ExportError(
+                f"{design}: generated trace {n} does not validate ({verdict.message}); nothing written"
+            )
+        texts[f"{name}-{n:03d}.jsonl"] = "\n".join(trace) + "\n"
+    return write_all(directory, texts, stale=f"{name}-*.jsonl" if replace else None)
+
+
+def write_all(directory: Path, texts: dict[str, str], stale: str | None = None) -> list[Path]:
+    """Put every file of ``texts`` in ``directory``, or none of them: written into a temporary
+    directory on the same file system first, then renamed into place. ``stale``: a glob of files
+    already there that the new set replaces (removed after the move)."""
+    directory.parent.mkdir(parents=True, exist_ok=True)
+    fresh = not directory.exists()
+    staging = Path(
+        tempfile.mkdtemp(prefix=".lanecheck-export-", dir=directory.parent if fresh else directory)
+    )
+    try:
+        for file_name, text in texts.items():
+            (staging / file_name).write_text(text, encoding="utf-8")
+        if fresh:
+            os.rename(staging, directory)  # atomic: the directory appears with every file in it
+            return [directory / file_name for file_name in texts]
+        old = set(directory.glob(stale)) if stale is not None else set()
+        written = []
+        for file_name in texts:
+            os.replace(staging / file_name, directory / file_name)
+            written.append(directory / file_name)
+        for path in old - set(written):
+            path.unlink()
+        return written
+    finally:
+        if staging.exists():
+            shutil.rmtree(staging, ignore_errors=True)

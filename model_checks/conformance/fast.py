@@ -25,10 +25,11 @@ against each other (tests/conformance/test_differential.py).
 from __future__ import annotations
 
 import json
-from collections import deque
+from collections import defaultdict, deque
 from typing import Any
 
 from model_checks.conformance.parse import Config, Event
+from model_checks.conformance.reader import clip
 from model_checks.conformance.verdict import Rejected
 
 IDLE, SCHEDULED, DRAINING = 0, 1, 2
@@ -37,14 +38,16 @@ RUNNING, CLOSING, STOPPING, STOPPED = 0, 1, 2, 3
 PHASE_NAMES = ("Running", "Closing", "Stopping", "Stopped")
 TOOK, DRAIN, OWES = 0, 1, 2
 PC_NAMES = ("took", "drain", "owes")
+SHOWN_CHARS = 200
 
 
 def show(item: Any) -> str:
-    return json.dumps(item, ensure_ascii=False)
+    """An item for a message: JSON, cut short when long (the verdict's states keep it whole)."""
+    return clip(json.dumps(item, ensure_ascii=False), SHOWN_CHARS)
 
 
 def show_items(items: Any) -> str:
-    return "[" + ", ".join(show(i) for i in items) + "]"
+    return clip("[" + ", ".join(show(i) for i in items) + "]", 4 * SHOWN_CHARS)
 
 
 class Sim:
@@ -73,8 +76,9 @@ class Sim:
         self.cap = config.lane_capacity
         self.budget = config.max_per_drain
         self.ready_cap = config.ready_capacity
-        self.queue: list[deque[Any]] = [deque() for _ in range(config.lanes)]
-        self.status = [IDLE] * config.lanes
+        # Per-lane state exists only for the lanes the trace names (a header may declare 65,536).
+        self.queue: defaultdict[int, deque[Any]] = defaultdict(deque)
+        self.status: defaultdict[int, int] = defaultdict(int)  # IDLE
         self.ready: deque[int] = deque()
         # thread -> [pc, lane, invoked, hand, may_stop]; only threads holding a work item
         self.workers: dict[str, list[Any]] = {}
@@ -88,8 +92,8 @@ class Sim:
         other = Sim.__new__(Sim)
         for name in Sim.__slots__:
             setattr(other, name, getattr(self, name))
-        other.queue = [deque(q) for q in self.queue]
-        other.status = list(self.status)
+        other.queue = defaultdict(deque, {lane: deque(q) for lane, q in self.queue.items()})
+        other.status = defaultdict(int, self.status)
         other.ready = deque(self.ready)
         other.workers = {t: list(w) for t, w in self.workers.items()}
         other.p_owes = dict(self.p_owes)
@@ -489,7 +493,7 @@ class Sim:
         busy = self._busy()
         if busy is not None:
             raise Rejected(7, f"stop_end {mode} while workers are still busy: {busy}")
-        for lane, queue in enumerate(self.queue):
+        for lane, queue in sorted(self.queue.items()):
             if queue:
                 fate = "run" if mode == "drain" else "been run or discarded"
                 raise Rejected(
@@ -502,14 +506,14 @@ class Sim:
                 raise Rejected(
                     7, f"stop_end drain with work items {list(self.ready)} still in the ready queue"
                 )
-            for lane, st in enumerate(self.status):
+            for lane, st in sorted(self.status.items()):
                 if st != IDLE:
                     raise Rejected(
                         7, f"stop_end drain while lane {lane} is {STATUS_NAMES[st]}: every lane must be Idle"
                     )
         else:
             self.ready.clear()
-            self.status = [IDLE] * self.lanes
+            self.status = defaultdict(int)
         self.phase = STOPPED
         self.stopper = None
         return None
@@ -520,8 +524,8 @@ class Sim:
         phase = PHASE_NAMES[self.phase] + (f"({self.mode})" if self.mode else "")
         return {
             "phase": phase,
-            "queue": {str(lane): list(q) for lane, q in enumerate(self.queue)},
-            "status": {str(lane): STATUS_NAMES[st] for lane, st in enumerate(self.status)},
+            "queue": {str(lane): list(self.queue[lane]) for lane in self._named()},
+            "status": {str(lane): STATUS_NAMES[self.status[lane]] for lane in self._named()},
             "ready": list(self.ready),
             "workers": {
                 t: f"{PC_NAMES[w[0]]} lane {w[1]} invoked={w[2]}"
@@ -531,9 +535,13 @@ class Sim:
             "owed_submissions": {t: lane for t, lane in sorted(self.p_owes.items())},
         }
 
+    def _named(self) -> list[int]:
+        """The lanes the trace has named so far (the others are Idle and empty)."""
+        return sorted(set(self.queue) | set(self.status))
+
     def pending(self) -> dict[str, Any]:
         items: dict[str, list[Any]] = {}
-        for lane, q in enumerate(self.queue):
+        for lane, q in sorted(self.queue.items()):
             held = [w[3] for w in self.workers.values() if w[1] == lane and w[3] is not None]
             if held or q:
                 items[str(lane)] = held + list(q)

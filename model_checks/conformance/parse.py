@@ -7,11 +7,12 @@ The header is checked with the JSON Schema; event lines are checked by hand
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from model_checks.conformance.reader import clip, parse_line
+from model_checks.conformance.reader import header_problem as limits_problem
 from model_checks.conformance.schema import event_problem, header_problem
 from model_checks.conformance.verdict import Malformed
 
@@ -41,15 +42,9 @@ class Config:
         }
 
 
-def parse_header(line: str) -> Config:
-    """The header's config; ``Malformed`` (line 1) when it is not a header."""
-    if not line.strip():
-        raise Malformed(1, "line 1: the header is missing (blank line)")
-    try:
-        obj = json.loads(line)
-    except ValueError as problem:
-        raise Malformed(1, f"line 1: bad JSON in the header: {problem}") from None
-    reason = header_problem(obj)
+def parse_header(obj: Any) -> Config:
+    """The header's config from line 1 (already parsed); ``Malformed`` (line 1) when it is not a header."""
+    reason = limits_problem(obj) or header_problem(obj)
     if reason is not None:
         raise Malformed(1, f"line 1: {reason}")
     return Config(**{k: obj["config"][k] for k in Config.__dataclass_fields__})
@@ -118,7 +113,8 @@ class EventChecker:
         seq = obj.get("seq")
         if type(seq) is not int or seq < 1 or type(obj.get("thread")) is not str:
             return False
-        checks = self.fields.get(obj.get("event"))  # type: ignore[arg-type]
+        event = obj.get("event")
+        checks = self.fields.get(event) if type(event) is str else None  # [] is not a key
         if checks is None:
             return False
         for name, check in checks:
@@ -145,35 +141,24 @@ class Trace:
     events: Iterator[Event]
 
 
-def read(lines: Iterable[str]) -> Trace:
-    """Check the header now and the events lazily; ``Malformed`` names the line."""
-    it = iter(lines)
-    try:
-        first = next(it)
-    except StopIteration:
-        raise Malformed(1, "line 1: empty file: the header is missing") from None
-    config = parse_header(first.rstrip("\r\n"))
-    return Trace(config, _events(it, EventChecker(config)))
+def read(header: Any, rest: Iterable[str]) -> Trace:
+    """Check the header (line 1, parsed) now and the event lines lazily; ``Malformed`` names the line."""
+    config = parse_header(header)
+    return Trace(config, _events(iter(rest), EventChecker(config)))
 
 
 def _events(it: Iterator[str], checker: EventChecker) -> Iterator[Event]:
-    loads = json.loads
     ok = checker.ok
     expected = 1
     line_no = 1
     for raw in it:
         line_no += 1
-        try:
-            obj = loads(raw)
-        except ValueError as problem:
-            if not raw.strip():
-                raise Malformed(line_no, f"line {line_no}: blank line (not allowed)") from None
-            raise Malformed(line_no, f"line {line_no}: bad JSON: {problem}") from None
+        obj = parse_line(raw, line_no)
         if not ok(obj):
             if type(obj) is dict and obj.get("event") is not None and not isinstance(obj.get("event"), str):
                 raise Malformed(line_no, f"line {line_no}: `event` must be a string")
             if type(obj) is dict and isinstance(obj.get("event"), str) and obj["event"] not in checker.fields:
-                raise Malformed(line_no, f"line {line_no}: unknown event {obj['event']!r}")
+                raise Malformed(line_no, f"line {line_no}: unknown event {clip(repr(obj['event']), 80)}")
             raise Malformed(line_no, f"line {line_no}: {checker.problem(obj)}")
         if obj["seq"] != expected:
             raise Malformed(

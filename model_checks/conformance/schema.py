@@ -17,6 +17,8 @@ from typing import Any
 from jsonschema import Draft202012Validator  # type: ignore[import-untyped]
 from jsonschema.exceptions import best_match  # type: ignore[import-untyped]
 
+from model_checks.conformance.reader import clip
+
 SCHEMA_FILE = "trace-schema.json"
 
 
@@ -49,7 +51,7 @@ def event_validator(lanes: int) -> Draft202012Validator:
 
 
 def _path(error: Any) -> str:
-    return "/".join(str(p) for p in error.absolute_path) or "(the object)"
+    return clip("/".join(str(p) for p in error.absolute_path), 200) or "(the object)"
 
 
 def header_problem(obj: object) -> str | None:
@@ -57,7 +59,7 @@ def header_problem(obj: object) -> str | None:
     error = best_match(header_validator().iter_errors(obj))
     if error is None:
         return None
-    return f"not a lanecheck work-lane header: {_path(error)}: {error.message}"
+    return f"not a lanecheck work-lane header: {_path(error)}: {clip(error.message)}"
 
 
 def event_problem(obj: object, lanes: int) -> str | None:
@@ -65,4 +67,4 @@ def event_problem(obj: object, lanes: int) -> str | None:
     error = best_match(event_validator(lanes).iter_errors(obj))
     if error is None:
         return None
-    return f"{_path(error)}: {error.message}"
+    return f"{_path(error)}: {clip(error.message)}"

@@ -11,6 +11,7 @@ trace. It is the reference the fast path is tested against.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Hashable
 from typing import Any
 
@@ -19,7 +20,7 @@ from model_checks.conformance.explain import explain
 from model_checks.conformance.parse import Config, Event
 from model_checks.conformance.verdict import Rejected, plain
 from spec import work_lane as wl
-from spec.language import Action, Emitted, Spec
+from spec.language import Action, Emitted, Function, Spec
 
 Bound = tuple[Action, str, list[tuple[Hashable, ...]]]
 
@@ -29,8 +30,11 @@ class SpecEngine:
 
     def __init__(self, config: Config, spec: Spec = wl.SPEC) -> None:
         posts: dict[str, dict[int, tuple[int | None, Any]]] = {}
+        # Lanes join as the trace names them (``_grow``): a lane never named stays Idle and empty
+        # in every behaviour, so leaving it out changes no verdict, and the header's count
+        # (up to 65,536) costs nothing.
         self.c = TraceConstants(
-            lanes=config.lanes,
+            lanes=0,
             workers=config.workers,
             lane_capacity=config.lane_capacity,
             max_per_drain=config.max_per_drain,
@@ -42,7 +46,16 @@ class SpecEngine:
         self.spec = spec
         self.internal: list[Bound] = []
         self.labelled: dict[str, list[Bound]] = {}
-        for action in spec.actions:
+        self._bind()
+        self.invariants = [inv.fn for inv in spec.invariants]
+        self.current_stop: dict[str, str] = {}
+        self.states: set[wl.Vars] = self.closure({normalize(s) for s in spec.init_fn(self.c)})
+
+    def _bind(self) -> None:
+        """Each action with the values of its extra domains (``Lanes`` for a discard), for ``self.c``."""
+        self.internal = []
+        self.labelled = {}
+        for action in self.spec.actions:
             role = ROLE_OF[action.domains[0]]
             extras: list[tuple[Hashable, ...]] = [()]
             for domain in action.domains[1:]:
@@ -51,9 +64,6 @@ class SpecEngine:
                 self.internal.append((action, role, extras))
             else:
                 self.labelled.setdefault(action.event, []).append((action, role, extras))
-        self.invariants = [inv.fn for inv in spec.invariants]
-        self.current_stop: dict[str, str] = {}
-        self.states: set[wl.Vars] = self.closure({normalize(s) for s in spec.init_fn(self.c)})
 
     @staticmethod
     def _domain(s: wl.Vars, role: str) -> tuple[Hashable, ...]:
@@ -127,8 +137,18 @@ class SpecEngine:
             for k in [k for k in script if k < low]:
                 del script[k]
 
+    def _grow(self, lane: int) -> None:
+        """Lanes up to ``lane`` join every state, Idle and empty."""
+        new = tuple(range(self.c.lanes, lane + 1))
+        self.c = dataclasses.replace(self.c, lanes=lane + 1)
+        self._bind()
+        self.states = {_with_lanes(s, new) for s in self.states}
+
     def step(self, ev: Event) -> None:
         kind, thread = ev["event"], ev["thread"]
+        lane = ev.get("lane")
+        if type(lane) is int and lane >= self.c.lanes:
+            self._grow(lane)
         if kind == "post":
             self._learn_post(ev)
         out: set[wl.Vars] = set()
@@ -187,3 +207,16 @@ class SpecEngine:
 
 
 _MISSING = object()
+
+
+def _with_lanes(s: wl.Vars, new: tuple[int, ...]) -> wl.Vars:
+    def grow(f: Function[int, Any], value: Any) -> Function[int, Any]:
+        return Function((*f.domain(), *new), (*f.values(), *([value] * len(new))))
+
+    return s._replace(
+        queue=grow(s.queue, ()),
+        status=grow(s.status, wl.IDLE),
+        accepted=grow(s.accepted, 0),
+        invoked=grow(s.invoked, 0),
+        discarded=grow(s.discarded, 0),
+    )

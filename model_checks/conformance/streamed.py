@@ -23,6 +23,8 @@ from typing import Any, Protocol
 from jsonschema import Draft202012Validator  # type: ignore[import-untyped]
 from jsonschema.exceptions import best_match  # type: ignore[import-untyped]
 
+from model_checks.conformance.reader import MAX_INDEXED, clip, parse_line
+from model_checks.conformance.reader import header_problem as limits_problem
 from model_checks.conformance.verdict import ALLOWED, MALFORMED, NOT_ALLOWED, Malformed, Rejected, Verdict
 
 Event = dict[str, Any]
@@ -63,6 +65,8 @@ class DesignFormat:
     completion: str  # how a trace shows its run finished, for the prefix verdict's words
     # per event: fields that may be absent, checked when present
     optional: Mapping[str, tuple[tuple[str, FieldCheck], ...]] = field(default_factory=dict)
+    # the package whose folder holds ``schema_file`` (the design's own folder)
+    schema_package: str = "model_checks.conformance"
 
 
 def is_item(v: Any) -> bool:
@@ -91,15 +95,17 @@ def one_of(*values: str) -> FieldCheck:
 
 
 @cache
-def _schema(schema_file: str) -> dict[str, Any]:
-    text = resources.files("model_checks.conformance").joinpath(schema_file).read_text(encoding="utf-8")
+def _schema(package: str, schema_file: str) -> dict[str, Any]:
+    text = resources.files(package).joinpath(schema_file).read_text(encoding="utf-8")
     loaded: dict[str, Any] = json.loads(text)
     return loaded
 
 
 @cache
-def _validator(schema_file: str, definition: str, index: str = "", bound: int = 0) -> Draft202012Validator:
-    doc = copy.deepcopy(_schema(schema_file))
+def _validator(
+    package: str, schema_file: str, definition: str, index: str = "", bound: int = 0
+) -> Draft202012Validator:
+    doc = copy.deepcopy(_schema(package, schema_file))
     if index and bound:
         doc["$defs"][index]["maximum"] = bound - 1
     root = {"$schema": doc["$schema"], "$defs": doc["$defs"], "$ref": f"#/$defs/{definition}"}
@@ -108,22 +114,24 @@ def _validator(schema_file: str, definition: str, index: str = "", bound: int = 
 
 
 def _path(error: Any) -> str:
-    return "/".join(str(p) for p in error.absolute_path) or "(the object)"
+    return clip("/".join(str(p) for p in error.absolute_path), 200) or "(the object)"
 
 
 def header_problem(fmt: DesignFormat, obj: object) -> str | None:
-    error = best_match(_validator(fmt.schema_file, "header").iter_errors(obj))
+    error = best_match(_validator(fmt.schema_package, fmt.schema_file, "header").iter_errors(obj))
     if error is None:
         return None
-    return f"not a lanecheck {fmt.design} header: {_path(error)}: {error.message}"
+    return f"not a lanecheck {fmt.design} header: {_path(error)}: {clip(error.message)}"
 
 
 def schema_event_problem(fmt: DesignFormat, obj: object, bound: int) -> str | None:
     """Why ``obj`` is not a well-formed event of this design, in the schema's words; None if it is."""
-    error = best_match(_validator(fmt.schema_file, "event", fmt.index, bound).iter_errors(obj))
+    error = best_match(
+        _validator(fmt.schema_package, fmt.schema_file, "event", fmt.index, bound).iter_errors(obj)
+    )
     if error is None:
         return None
-    return f"{_path(error)}: {error.message}"
+    return f"{_path(error)}: {clip(error.message)}"
 
 
 def event_ok(fmt: DesignFormat, obj: Any, bound: int) -> bool:
@@ -133,7 +141,8 @@ def event_ok(fmt: DesignFormat, obj: Any, bound: int) -> bool:
     seq = obj.get("seq")
     if type(seq) is not int or seq < 1 or type(obj.get("thread")) is not str:
         return False
-    checks = fmt.fields.get(obj.get("event"))  # type: ignore[arg-type]
+    event = obj.get("event")
+    checks = fmt.fields.get(event) if type(event) is str else None  # [] is not a key
     if checks is None:
         return False
     for name, check in checks:
@@ -154,26 +163,21 @@ def validate_design(
 ) -> Verdict:
     """Judge the events after ``header`` (already parsed, line 1) with the design's checker."""
     design = fmt.design
-    problem = header_problem(fmt, header)
+    problem = limits_problem(header) or header_problem(fmt, header)
     if problem is not None:
         return Verdict(False, MALFORMED, f"line 1: {problem}", line=1, engine="spec", design=design)
     config = dict(header["config"])
-    bound = int(config.get(fmt.bound, 0))
+    # Without the header's count, the index is still bounded: the engines grow state up to it.
+    bound: int = config.get(fmt.bound, MAX_INDEXED)
     checker = fmt.make(config)
     count = 0
     expected = 1
     line_no = 1
-    loads = json.loads
     ev: Event | None = None
     try:
         for raw in rest:
             line_no += 1
-            try:
-                obj = loads(raw)
-            except ValueError as bad:
-                if not raw.strip():
-                    raise Malformed(line_no, f"line {line_no}: blank line (not allowed)") from None
-                raise Malformed(line_no, f"line {line_no}: bad JSON: {bad}") from None
+            obj = parse_line(raw, line_no)
             if not event_ok(fmt, obj, bound):
                 raise Malformed(line_no, f"line {line_no}: {_event_words(fmt, obj, bound)}")
             if obj["seq"] != expected:
@@ -238,5 +242,5 @@ def _event_words(fmt: DesignFormat, obj: Any, bound: int) -> str:
         if kind is not None and not isinstance(kind, str):
             return "`event` must be a string"
         if isinstance(kind, str) and kind not in fmt.fields:
-            return f"unknown event {kind!r} (design {fmt.design})"
+            return f"unknown event {clip(repr(kind), 80)} (design {fmt.design})"
     return schema_event_problem(fmt, obj, bound) or "not a well-formed event"

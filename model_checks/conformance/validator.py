@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Iterator
-from itertools import chain
 from pathlib import Path
-from typing import Any, Protocol
+from typing import IO, Any, Protocol
 
-from model_checks.conformance.designs import DESIGN_FORMATS
+from model_checks.conformance.designs import design_format
 from model_checks.conformance.fast import FastEngine
 from model_checks.conformance.parse import Event, read
+from model_checks.conformance.reader import parse_line, stream_lines, text_lines
 from model_checks.conformance.spec_engine import SpecEngine
 from model_checks.conformance.streamed import validate_design
 from model_checks.conformance.verdict import ALLOWED, MALFORMED, NOT_ALLOWED, Malformed, Rejected, Verdict
@@ -36,17 +35,6 @@ def _owes_problem(ev: Event, owed: int) -> str:
     )
 
 
-def _other_design(first: str) -> dict[str, Any] | None:
-    """The header, when line 1 names a design other than work-lane that has a validator."""
-    try:
-        obj = json.loads(first)
-    except ValueError:
-        return None
-    if type(obj) is dict and obj.get("design") in DESIGN_FORMATS:
-        return obj
-    return None
-
-
 def validate_lines(lines: Iterable[str], engine: str = "fast", *, complete: bool = False) -> Verdict:
     """Validate a trace given as lines of text (with or without their newlines).
 
@@ -57,19 +45,36 @@ def validate_lines(lines: Iterable[str], engine: str = "fast", *, complete: bool
     """
     if engine not in ENGINES:
         raise ValueError(f"unknown engine {engine!r}; known: {', '.join(ENGINES)}")
-    it = iter(lines)
-    first = next(it, None)
-    if first is not None:
-        header = _other_design(first.rstrip("\r\n"))
-        if header is not None:
-            return validate_design(DESIGN_FORMATS[header["design"]], header, it, complete=complete)
-        it = chain([first], it)
-    if complete:
-        raise ValueError(
-            "a work-lane trace shows that its run is over with stop_end; `complete` is for other designs"
-        )
+    return _validate(text_lines(lines), engine, complete)
+
+
+def _validate(it: Iterator[str], engine: str, complete: bool) -> Verdict:
+    design = "work-lane"
     try:
-        trace = read(it)
+        first = next(it, None)
+        if first is None:
+            raise Malformed(1, "line 1: empty file: the header is missing")
+        if not first.strip():
+            raise Malformed(1, "line 1: the header is missing (blank line)")
+        header = parse_line(first, 1)
+        named = header.get("design") if type(header) is dict else None
+        fmt = design_format(named) if type(named) is str else None  # an unhashable `design` is no key
+        if fmt is not None:
+            design = fmt.design
+            return validate_design(fmt, header, it, complete=complete)
+        if complete:
+            raise ValueError(
+                "a work-lane trace shows that its run is over with stop_end; `complete` is for other designs"
+            )
+        return _work_lane(header, it, engine)
+    except Malformed as problem:  # line 1, or a line the design's reader did not reach
+        used = engine if design == "work-lane" else "spec"
+        return Verdict(False, MALFORMED, problem.message, line=problem.line, engine=used, design=design)
+
+
+def _work_lane(header: Any, it: Iterator[str], engine: str) -> Verdict:
+    try:
+        trace = read(header, it)
     except Malformed as problem:
         return Verdict(False, MALFORMED, problem.message, line=problem.line, engine=engine)
     events: Iterator[Event] = trace.events
@@ -159,17 +164,12 @@ def validate_lines(lines: Iterable[str], engine: str = "fast", *, complete: bool
 
 def validate_file(path: str | Path, engine: str = "fast", *, complete: bool = False) -> Verdict:
     """Validate the JSON Lines trace at ``path`` (streamed: memory does not grow with its length)."""
-    try:
-        with open(path, encoding="utf-8", newline="") as stream:
-            return validate_lines(_lines(stream), engine=engine, complete=complete)
-    except UnicodeDecodeError as problem:
-        return Verdict(False, MALFORMED, f"not UTF-8 text: {problem}", line=None, engine=engine)
+    with open(path, "rb") as stream:
+        return validate_stream(stream, engine=engine, complete=complete)
 
 
-def _lines(stream: Iterable[str]) -> Iterator[str]:
-    for line in stream:
-        if line.endswith("\n"):
-            line = line[:-1]
-            if line.endswith("\r"):
-                line = line[:-1]
-        yield line
+def validate_stream(stream: IO[bytes], engine: str = "fast", *, complete: bool = False) -> Verdict:
+    """Validate a JSON Lines trace read from a binary stream (a file, stdin), one line at a time."""
+    if engine not in ENGINES:
+        raise ValueError(f"unknown engine {engine!r}; known: {', '.join(ENGINES)}")
+    return _validate(stream_lines(stream), engine, complete)

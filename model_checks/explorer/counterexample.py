@@ -117,3 +117,12 @@ def build(
         )
         before = after
     return Counterexample(path[0][0], steps, loop_start, stutter)
+
+
+def counterexample_events(cx: Counterexample) -> list[dict[str, Any]]:
+    """The trace a correct logger would have written along a counterexample."""
+    labelled = [s for s in cx.steps if s.event is not None]
+    return [
+        {"seq": n, "thread": str(s.process), "event": s.event, **dict(s.fields or {})}
+        for n, s in enumerate(labelled, start=1)
+    ]

@@ -17,6 +17,7 @@ several processes is ``parallel.py``.
 from __future__ import annotations
 
 import gc
+import math
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -37,6 +38,19 @@ class Options:
     progress: Callable[[int, int, int], None] | None = None  # (states, transitions, depth)
     workers: int = 1  # processes sharing the search (more than one: no state graph, so no liveness)
     pc_hints: bool = True  # call only the actions a state's program counters allow (off: all)
+
+    def __post_init__(self) -> None:
+        """Refuse bounds that cannot mean anything (``ValueError`` naming the field)."""
+        for name, low in (("max_states", 1), ("max_depth", 0)):
+            value = getattr(self, name)
+            if value is not None and (not isinstance(value, int) or isinstance(value, bool) or value < low):
+                raise ValueError(f"{name} must be an integer of at least {low}, not {value!r}")
+        if self.time_limit is not None and not (
+            isinstance(self.time_limit, int | float) and 0 <= self.time_limit < math.inf
+        ):
+            raise ValueError(f"time_limit must be a finite number of seconds >= 0, not {self.time_limit!r}")
+        if not isinstance(self.workers, int) or isinstance(self.workers, bool) or self.workers < 1:
+            raise ValueError(f"workers must be an integer of at least 1, not {self.workers!r}")
 
 
 def search(inst: Instance, options: Options) -> Outcome:

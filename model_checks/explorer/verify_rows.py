@@ -2,17 +2,18 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 
+from model_checks.design import Design
 from model_checks.explorer.check import check
 from model_checks.explorer.search import Options
 from model_checks.registry import DESIGNS
 from model_checks.verify import VerifyRow
 
 
-def rows(quick: bool) -> Iterator[VerifyRow]:
-    for d in DESIGNS.values():
-        config = "small" if quick else d.standard
+def rows(quick: bool, designs: Sequence[Design] | None = None) -> Iterator[VerifyRow]:
+    for d in DESIGNS.values() if designs is None else designs:
+        config = d.quick if quick else d.standard
         result = check(d.spec, d.config(config), Options(), config=config)
         s = result.stats
         figures = (

@@ -19,11 +19,13 @@ Public surface (everything else is internal)::
 """
 
 # First: importing ``core`` decides between the compiled core and its Python sources (core.py)
-from model_checks.harness import core
+from model_checks.harness import core  # isort: skip
+from model_checks.harness import reference_fields  # noqa: F401  # isort: skip  (declares the reference's fields)
 from model_checks.harness.api import ExplorationFailed, ReplayDivergence, check, explore, replay
+from model_checks.harness.declared import declare_atomic, undeclare_atomic
 from model_checks.harness.options import Failure, Options, Result
 from model_checks.harness.patch import patched
-from model_checks.harness.rt.runtime import ControlledRuntime
+from model_checks.harness.runtime import ControlledRuntime
 from model_checks.harness.strategies.hypothesis import schedules
 
 __all__ = [
@@ -35,8 +37,10 @@ __all__ = [
     "Result",
     "check",
     "core",
+    "declare_atomic",
     "explore",
     "patched",
     "replay",
     "schedules",
+    "undeclare_atomic",
 ]

@@ -6,16 +6,20 @@ import contextlib
 import functools
 import gc
 import os
+import sys
 import time
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
+from model_checks.harness import races
+from model_checks.harness.declared import fields_as_points
 from model_checks.harness.options import Failure, Options, Result
+from model_checks.harness.patch import active as patch_mode
 from model_checks.harness.patch import set_current
 from model_checks.harness.report import build_failure
 from model_checks.harness.rt.backends import make_backend
-from model_checks.harness.rt.runtime import ControlledRuntime
 from model_checks.harness.rt.scheduler import Chooser, Execution, UsageError
+from model_checks.harness.runtime import ControlledRuntime
 from model_checks.harness.schedule import Schedule, choice_hash, test_tag
 from model_checks.harness.strategies.randomized import PctChooser, RandomChooser
 from model_checks.harness.strategies.search import SearchChooser
@@ -46,11 +50,39 @@ def run_once(test_fn: TestFn, options: Options, chooser: Chooser, *, sources: bo
     ex.sources = sources
     rt = ControlledRuntime(ex)
     set_current(rt)
+    if not options.races:
+        try:
+            ex.run(lambda: test_fn(rt))
+        finally:
+            set_current(None)
+        return ex
+    ex.race = races.RaceDetector(ex)
+    previous = sys.gettrace()
     try:
-        ex.run(lambda: test_fn(rt))
+        with fields_as_points():
+            ex.run(lambda: test_fn(rt))
     finally:
+        sys.settrace(previous)
         set_current(None)
     return ex
+
+
+def races_default(options: Options) -> bool:
+    """``Options.races=None``: on in patch mode (plain ``threading`` code, where nothing else marks
+    shared accesses); elsewhere off, and an exhaustive verdict then says "synchronisation points
+    only" (tracing costs the controlled-runtime suites and benches several times their time)."""
+    if options.races is not None:
+        return options.races
+    return patch_mode()
+
+
+def _resolved(options: Options) -> Options:
+    on = races_default(options)
+    if on and not races.SUPPORTED:
+        if options.races:
+            raise UsageError("the data-race detector needs CPython 3.11 (opcode tracing of its frames)")
+        on = False
+    return options if options.races is on else options.with_(races=on)
 
 
 class _Search:
@@ -60,7 +92,7 @@ class _Search:
         self.test_fn = test_fn
         self.options = options
         self.tag = test_tag(test_fn)
-        self.result = Result(verdict="exhaustive", strategy=strategy)
+        self.result = Result(verdict="exhaustive", strategy=strategy, races=bool(options.races))
         self.start = time.perf_counter()
         self.failed_ex: Execution | None = None
         self.on_execution: Callable[[Result], None] | None = _PROGRESS[0]
@@ -119,6 +151,11 @@ class _Search:
             r.failure = build_failure(shown, shown.failure, self.tag)
         elif r.bounded_by:
             r.verdict = "bounded"
+        elif not r.races:
+            r.notes.append(
+                "race detection off: plain shared accesses between synchronisation points were not "
+                "checked, so this is a proof only if the program is data-race free (Options(races=True))"
+            )
         r.elapsed = time.perf_counter() - self.start
         return r
 
@@ -251,6 +288,7 @@ def _check(
     test_fn: TestFn, options: Options | None, choices: Sequence[int] | None, overrides: dict[str, Any]
 ) -> Result:
     opts = (options or Options()).with_(**overrides) if overrides else (options or Options())
+    opts = _resolved(opts)
     if opts.replay:
         return replay(test_fn, opts.replay, opts)
     started = time.perf_counter()
@@ -275,7 +313,7 @@ def _check(
 
 def replay(test_fn: TestFn, schedule: str, options: Options | None = None) -> Result:
     """Run exactly the execution ``schedule`` names; raise ``ReplayDivergence`` if it cannot."""
-    opts = (options or Options()).with_(replay=None)
+    opts = _resolved((options or Options()).with_(replay=None))
     sched = Schedule.decode(schedule)
     tag = test_tag(test_fn)
     if sched.tag != tag:

@@ -28,7 +28,7 @@ from types import ModuleType
 CORE = (
     "model_checks.harness.rt.objects",
     "model_checks.harness.rt.scheduler",
-    "model_checks.harness.rt.runtime",
+    "model_checks.harness.runtime",
     "model_checks.harness.sync.fifo",
     "model_checks.harness.sync.primitives",
     "model_checks.harness.strategies.randomized",

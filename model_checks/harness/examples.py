@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from model_checks.harness.rt.runtime import ControlledRuntime
+from model_checks.harness.runtime import ControlledRuntime
 
 Program = Callable[[ControlledRuntime], object]
 

@@ -37,6 +37,10 @@ class Options:
     ``replay``              a schedule string: run exactly that one execution.
     ``keep_going``          exhaustive strategies: do not stop at the first failure; collect every
                             failure kind in ``Result.failure_kinds`` (the first failure is reported).
+    ``races``               run the data-race detector in every execution (a race is a ``data_race``
+                            failure; docs/harness.md, "Data races"). None (default): on in patch mode,
+                            off otherwise. Off, an exhaustive verdict says "synchronisation points only"
+                            (a proof only for a data-race-free program).
     """
 
     strategy: Strategy = "dpor"
@@ -55,6 +59,7 @@ class Options:
     minimize_executions: int = 2_000
     replay: str | None = None
     keep_going: bool = False
+    races: bool | None = None
 
     def with_(self, **changes: object) -> Options:
         """A copy with some fields changed."""
@@ -78,7 +83,9 @@ class StepRecord:
 class Failure:
     """What went wrong in the failing execution, and how to get it back."""
 
-    kind: str  # "exception" | "assertion" | "invariant" | "deadlock" | "lost_wakeup" | "livelock"
+    kind: (
+        str  # "exception" | "assertion" | "invariant" | "deadlock" | "lost_wakeup" | "livelock" | "data_race"
+    )
     message: str
     schedule: str
     steps: list[StepRecord] = field(default_factory=list)
@@ -117,6 +124,7 @@ class Result:
     outcomes: set[object] = field(default_factory=set)  # values returned by the test's final check
     failure_kinds: set[str] = field(default_factory=set)
     replay_hint: str = ""
+    races: bool = False  # the data-race detector ran in every execution
 
     @property
     def ok(self) -> bool:
@@ -129,8 +137,20 @@ class Result:
             f"{self.pruned} pruned, {self.elapsed:.2f}s"
         )
 
+    def verdict_text(self) -> str:
+        """The verdict with what it covers: "exhaustive" is a proof for a data-race-free program
+        when the race detector ran, and only at synchronisation points when it did not."""
+        if self.verdict != "exhaustive":
+            return self.verdict
+        if self.races:
+            return (
+                "exhaustive (for a data-race-free program: every execution explored at "
+                "synchronisation-point granularity, no data race)"
+            )
+        return "exhaustive (synchronisation points only)"
+
     def summary(self) -> str:
-        head = f"{self.verdict} ({self.strategy}): {self.figures()}"
+        head = f"{self.verdict_text()} ({self.strategy}): {self.figures()}"
         if self.bounded_by:
             head += f"; bounded by {', '.join(self.bounded_by)}"
         return head

@@ -18,8 +18,8 @@ from contextlib import contextmanager
 from types import ModuleType
 from typing import Any
 
-from model_checks.harness.rt.runtime import ControlledRuntime
 from model_checks.harness.rt.scheduler import UsageError
+from model_checks.harness.runtime import ControlledRuntime
 from model_checks.harness.sync.primitives import Queue, Semaphore, ThreadHandle
 
 _CURRENT: list[ControlledRuntime | None] = [None]
@@ -29,6 +29,19 @@ _REAL: dict[str, tuple[Any, str, Any]] = {}  # name -> (module, attribute, origi
 
 def set_current(rt: ControlledRuntime | None) -> None:
     _CURRENT[0] = rt
+
+
+_ACTIVE = [0]  # how many ``patched`` blocks are open (race detection defaults on inside one)
+
+
+def active() -> bool:
+    """Is patch mode on (inside a ``patched`` block)?"""
+    return _ACTIVE[0] > 0
+
+
+def current_runtime() -> ControlledRuntime | None:
+    """The runtime of the execution whose controlled thread is running here, if any."""
+    return _controlled()
 
 
 def _controlled() -> ControlledRuntime | None:
@@ -220,6 +233,7 @@ def patched(*modules: ModuleType) -> Iterator[None]:
     """Replace the ``threading``/``queue``/``time.sleep`` names (and their by-name imports in
     ``modules``) with controlled versions for the duration of the block."""
     undo: list[tuple[Any, str, Any]] = []
+    _ACTIVE[0] += 1
     try:
         for mod, attr, _real, fake in _REPLACEMENTS:
             undo.append((mod, attr, getattr(mod, attr)))
@@ -233,6 +247,7 @@ def patched(*modules: ModuleType) -> Iterator[None]:
                     setattr(module, name, fake)
         yield
     finally:
+        _ACTIVE[0] -= 1
         for target, name, value in reversed(undo):
             setattr(target, name, value)
         _THREAD_OBJECTS.clear()

@@ -4,6 +4,13 @@
 ``<hash>`` 6 hex digits hashing the program's choice points (thread, operation kind, object at
 every step) and ``<choices>`` the chosen thread of each step in base 36, ``!`` for a timeout,
 ``~`` for a spurious wakeup, ``*n`` for a run of n equal choices: ``lc1.3fa2.91c0de.0*4,1,2!,1*3``.
+
+Limits of ``Schedule.decode`` (checked before anything is expanded, so a hostile string costs
+no memory): a repeat count ``n`` is a decimal integer from 1 to ``MAX_REPLAY_STEPS``, a thread
+number at most ``MAX_THREAD_ID``, and the whole schedule expands to at most ``MAX_REPLAY_STEPS``
+(1,000,000) steps; the text itself is at most ``MAX_SCHEDULE_CHARS`` characters. Beyond a limit
+``decode`` raises ``ScheduleFormatError`` naming it. (No execution the harness runs is that long:
+``Options.max_steps`` is 2,000 by default.)
 """
 
 from __future__ import annotations
@@ -17,6 +24,9 @@ from model_checks.harness.rt.objects import ALT_MARK, Action, Op
 VERSION = "lc1"
 _DIGITS = "0123456789abcdefghijklmnopqrstuvwxyz"
 _MARK_ALT = {mark: alt for alt, mark in ALT_MARK.items() if mark}
+MAX_REPLAY_STEPS = 1_000_000
+MAX_SCHEDULE_CHARS = 10 * MAX_REPLAY_STEPS
+MAX_THREAD_ID = 36**4 - 1
 
 
 class ScheduleFormatError(ValueError):
@@ -66,23 +76,56 @@ class Schedule:
 
     @staticmethod
     def decode(text: str) -> Schedule:
+        if len(text) > MAX_SCHEDULE_CHARS:
+            raise ScheduleFormatError(
+                f"schedule string of {len(text):,} characters: the limit is {MAX_SCHEDULE_CHARS:,}"
+            )
         parts = text.strip().split(".")
         if len(parts) != 4 or parts[0] != VERSION:
             raise ScheduleFormatError(
-                f"not a schedule string: {text!r} (expected {VERSION}.<test>.<hash>.<choices>, "
+                f"not a schedule string: {_clip(text)!r} (expected {VERSION}.<test>.<hash>.<choices>, "
                 "as printed in a failure report)"
             )
-        actions: list[Action] = []
+        runs: list[tuple[Action, int]] = []
+        total = 0
         for tok in filter(None, parts[3].split(",")):
             head, _, count = tok.partition("*")
             alt = 0
             if head and head[-1] in _MARK_ALT:
                 alt = _MARK_ALT[head[-1]]
                 head = head[:-1]
-            try:
-                tid = int(head, 36)
-                n = int(count) if count else 1
-            except ValueError:
-                raise ScheduleFormatError(f"bad token {tok!r} in schedule {text!r}") from None
-            actions += [(tid, alt)] * n
+            # int() alone would take "+1", " 1", "1_0": only plain digits name a thread or a count
+            if not head or not head.isascii() or not head.isalnum() or (count and not _decimal(count)):
+                raise ScheduleFormatError(f"bad token {_clip(tok)!r} in schedule {_clip(text)!r}")
+            if len(head) > 4 or int(head, 36) > MAX_THREAD_ID:
+                raise ScheduleFormatError(
+                    f"thread {_clip(head)!r} in schedule token {_clip(tok)!r}: the limit is {MAX_THREAD_ID}"
+                )
+            if (
+                len(count) > len(str(MAX_REPLAY_STEPS))
+                or (n := int(count) if count else 1) > MAX_REPLAY_STEPS
+            ):
+                raise ScheduleFormatError(
+                    f"repeat count in {_clip(tok)!r} is beyond the limit of {MAX_REPLAY_STEPS:,} replay steps"
+                )
+            if n < 1:
+                raise ScheduleFormatError(f"repeat count in {_clip(tok)!r} must be at least 1")
+            total += n
+            if total > MAX_REPLAY_STEPS:
+                raise ScheduleFormatError(
+                    f"schedule expands to more than {MAX_REPLAY_STEPS:,} steps, the replay limit"
+                )
+            runs.append(((int(head, 36), alt), n))
+        actions: list[Action] = []
+        for action, n in runs:
+            actions += [action] * n
         return Schedule(parts[1], parts[2], tuple(actions))
+
+
+def _decimal(text: str) -> bool:
+    return text.isascii() and text.isdigit()
+
+
+def _clip(text: str, limit: int = 60) -> str:
+    """Long hostile input is named by its start, not echoed whole."""
+    return text if len(text) <= limit else text[:limit] + "..."

@@ -1,9 +1,7 @@
-"""The harness's rows of `lanecheck verify` (wire in ``PROVIDERS`` as
-``("harness", "model_checks.harness.verify_rows:rows")``).
+"""The harness's own rows of `lanecheck verify`: its classic programs, which belong to no design.
 
-Classic programs: correct ones must be proved ("exhaustive"), buggy ones "caught" with the
-expected failure kind. Work Lane scenarios: sampled with PCT, expected "bounded" (sampling is
-never a proof; the figures say how much was sampled).
+Correct ones must be proved ("exhaustive"), buggy ones "caught" with the expected failure
+kind. Each design's scenarios have rows of their own (``design_rows.py``).
 """
 
 from __future__ import annotations
@@ -48,15 +46,3 @@ def rows(quick: bool) -> Iterator[VerifyRow]:
             result.figures() + (f"; {result.failure.kind}" if result.failure else ""),
             result.elapsed,
         )
-    try:
-        from model_checks.harness.scenarios import SCENARIOS
-    except ImportError:
-        return
-    for name, factory in SCENARIOS.items():
-        opts = Options(strategy="pct", seed=1, max_executions=50 if quick else 500)
-        result = check(factory(), opts)
-        actual = "failed" if result.failure is not None else result.verdict
-        figures = result.figures()
-        if result.failure is not None:
-            figures += f"; {result.failure.kind}: {result.failure.message} ({result.failure.schedule})"
-        yield VerifyRow("harness", f"scenario {name} [pct]", "bounded", actual, figures, result.elapsed)

@@ -16,10 +16,10 @@ import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from model_checks.tlc import jar
-from model_checks.tlc.model import SPEC_MODULES, TLA_DIR, Model, build, spec_of
-from spec.work_lane import Constants
+from model_checks.tlc.twin import Model, TlaTwin
 
 HOLDS, VIOLATED = "holds", "violated"
 
@@ -141,6 +141,7 @@ def _java_command(workers: int, metadir: Path, cfg: str, module: str, heap: str 
 
 
 def run_model(
+    twin: TlaTwin,
     model: Model,
     cfg: str,
     *,
@@ -152,8 +153,8 @@ def run_model(
     """Run TLC on ``model`` with its configuration file ``cfg``, in a scratch directory."""
     with tempfile.TemporaryDirectory(prefix="lanecheck-tlc-") as scratch:
         directory = Path(scratch)
-        for module in SPEC_MODULES:
-            shutil.copy(TLA_DIR / module, directory / module)
+        for module in twin.modules:
+            shutil.copy(twin.directory / module, directory / module)
         model.write(directory)
         command = _java_command(workers, directory / "states", cfg, model.name, heap)
         if not deadlock:
@@ -203,6 +204,7 @@ def run_model(
 
 
 def run(
+    twin: TlaTwin,
     config: str,
     variant: str | None = None,
     *,
@@ -210,26 +212,28 @@ def run(
     liveness: bool = True,
     deadlock: bool = True,
     workers: int = 1,
-    constants: Constants | None = None,
+    constants: Any = None,
     name_property: bool = True,
     heap: str | None = None,
     timeout: float | None = None,
 ) -> TlcResult:
-    """Check the twin of ``config`` (and ``variant``) with TLC, as the explorer would.
+    """Check ``twin``'s model of ``config`` (and ``variant``) with TLC, as the explorer would.
 
     With symmetry TLC checks no liveness (it refuses to). When a liveness check
     fails and several properties were checked, TLC does not say which one: with
     ``name_property`` each is rechecked alone to name it.
     """
     properties: list[str] | None = None if liveness else []
-    model = build(config, variant, constants, properties=properties)
+    model = twin.build(config, variant, constants, properties=properties)
     cfg = f"{model.name}_symmetry.cfg" if symmetry else f"{model.name}.cfg"
-    result = run_model(model, cfg, workers=workers, deadlock=deadlock, heap=heap, timeout=timeout)
+    result = run_model(twin, model, cfg, workers=workers, deadlock=deadlock, heap=heap, timeout=timeout)
     if result.violated == "temporal properties" and name_property:
-        names = [p.name for p in spec_of(variant)[0].properties]
+        names = [p.name for p in twin.spec_of(variant)[0].properties]
         for name in names:
-            alone = build(config, variant, constants, properties=[name])
-            single = run_model(alone, f"{alone.name}.cfg", workers=workers, deadlock=deadlock, heap=heap)
+            alone = twin.build(config, variant, constants, properties=[name])
+            single = run_model(
+                twin, alone, f"{alone.name}.cfg", workers=workers, deadlock=deadlock, heap=heap
+            )
             if single.verdict == VIOLATED:
                 result.violated = name
                 break

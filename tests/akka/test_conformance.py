@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from model_checks.bench.validate import akka_real_threads
-from model_checks.conformance.akka_mailbox import TraceRejected, validate
+from model_checks.designs.akka_mailbox.reference_mutants import REFERENCE_MUTANTS, program
+from model_checks.designs.akka_mailbox.trace import TraceRejected, validate
 from model_checks.harness import Options, check
-from model_checks.mutants.akka_mailbox_reference import REFERENCE_MUTANTS, program
 
 pytestmark = pytest.mark.timeout(120)
 

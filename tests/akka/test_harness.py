@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import pytest
 
-from model_checks.configs.akka_mailbox import CONFIGS
+from model_checks.designs.akka_mailbox.configs import CONFIGS
+from model_checks.designs.akka_mailbox.reference_mutants import REFERENCE_MUTANTS, program
+from model_checks.designs.akka_mailbox.spec_mutants import MUTANTS as SPEC_MUTANTS
 from model_checks.harness import Options, check
-from model_checks.mutants.akka_mailbox_reference import REFERENCE_MUTANTS, program
-from model_checks.mutants.akka_mailbox_spec import MUTANTS as SPEC_MUTANTS
 from reference.akka_mailbox import Dispatcher
 from spec.akka_mailbox import Constants
 

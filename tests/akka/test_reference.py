@@ -114,9 +114,9 @@ def test_suspend_resume_and_close_under_load() -> None:
 
 
 @pytest.mark.timeout(30)
-def test_throughput_zero_means_one_message_per_run() -> None:
+def test_throughput_one_means_one_message_per_run() -> None:
     tracer = RecordingTracer()
-    d = Dispatcher(throughput=0, workers=1, tracer=tracer)
+    d = Dispatcher(throughput=1, workers=1, tracer=tracer)
     gate = threading.Event()
     ref: ActorRef[str] = d.spawn(lambda m: gate.wait(5))
     for k in range(3):
@@ -125,6 +125,13 @@ def test_throughput_zero_means_one_message_per_run() -> None:
     d.shutdown()
     ends = [e["processed"] for e in tracer.events() if e["event"] == "run_end"]
     assert sum(ends) == 3 and max(ends) == 1
+
+
+@pytest.mark.parametrize("throughput", [0, -5])
+def test_throughput_below_one_is_refused(throughput: int) -> None:
+    # Pekko reads 0 or less as 1; the reference refuses it as the mistake it almost always is.
+    with pytest.raises(ValueError, match=r"^throughput must be at least 1"):
+        Dispatcher(throughput=throughput, workers=1)
 
 
 @pytest.mark.timeout(30)

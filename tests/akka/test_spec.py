@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from model_checks.configs.akka_mailbox import CONFIGS
+from model_checks.designs.akka_mailbox.configs import CONFIGS
+from model_checks.designs.akka_mailbox.spec_mutants import MUTANTS
 from model_checks.explorer.check import check
 from model_checks.explorer.search import Options
-from model_checks.mutants.akka_mailbox_spec import MUTANTS
 from spec.akka_mailbox import (
     CLOSED,
     SCHEDULED,
@@ -43,24 +43,6 @@ def test_symmetry_reduces_small_safety() -> None:
     reduced = check(SPEC, CONFIGS["small"], Options(symmetry=True, liveness=False))
     assert reduced.verdict == full.verdict == "holds"
     assert reduced.stats.states <= full.stats.states
-
-
-@pytest.mark.parametrize("name", sorted(MUTANTS))
-def test_every_mutant_is_caught_with_its_shortest_counterexample(name: str) -> None:
-    mutant = MUTANTS[name]
-    result = check(mutant.spec, mutant.constants(CONFIGS[mutant.config]), Options(), config=mutant.config)
-    assert result.verdict == "violated"
-    assert result.violation is not None and result.violation.name == mutant.expect, result.violation
-    assert result.counterexample is not None and result.counterexample.length == mutant.length
-
-
-@pytest.mark.parametrize("name", sorted(MUTANTS))
-def test_mutant_counterexamples_are_shortest(name: str) -> None:
-    mutant = MUTANTS[name]
-    result = check(
-        mutant.spec, mutant.constants(CONFIGS[mutant.config]), Options(max_depth=mutant.length - 1)
-    )
-    assert result.verdict == "incomplete", result.violation
 
 
 def test_no_recheck_counterexample_ends_with_the_run_end_that_strands_a_message() -> None:

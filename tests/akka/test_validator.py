@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 from collections import deque
 
-from model_checks.configs.akka_mailbox import CONFIGS
-from model_checks.conformance.akka_mailbox import ENABLED_AT
 from model_checks.conformance.validator import validate_lines
+from model_checks.designs.akka_mailbox.configs import CONFIGS
+from model_checks.designs.akka_mailbox.trace import ENABLED_AT
 from reference.akka_mailbox import trace_header
 from spec import akka_mailbox as am
 from spec.language import Instance

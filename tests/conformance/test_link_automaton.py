@@ -13,13 +13,13 @@ from typing import Any
 
 import pytest
 
-from model_checks.configs.work_lane import CONFIGS
-from model_checks.conformance.link.comparisons import CASES
-from model_checks.conformance.link.scenario import LINK_SCENARIOS, LinkScenario, TraceKey, canonical
-from model_checks.conformance.link.spec_to_impl import compare, compare_by_automaton
-from model_checks.conformance.link.spec_traces import spec_traces, transition_event
-from model_checks.conformance.link.trace_automaton import CyclicTraces, TraceAutomaton
-from model_checks.mutants.work_lane_reference import REFERENCE_MUTANTS
+from model_checks.designs.work_lane.configs import CONFIGS
+from model_checks.designs.work_lane.link.comparisons import CASES
+from model_checks.designs.work_lane.link.scenario import LINK_SCENARIOS, LinkScenario, TraceKey, canonical
+from model_checks.designs.work_lane.link.spec_to_impl import compare, compare_by_automaton
+from model_checks.designs.work_lane.link.spec_traces import spec_traces, transition_event
+from model_checks.designs.work_lane.link.trace_automaton import CyclicTraces, TraceAutomaton
+from model_checks.designs.work_lane.reference_mutants import REFERENCE_MUTANTS
 from reference.results import Result
 from reference.scheduler import StopMode, WorkerScheduler
 from spec import work_lane as wl

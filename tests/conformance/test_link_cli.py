@@ -8,8 +8,8 @@ import pytest
 import typer
 from typer.testing import CliRunner
 
-from model_checks.commands.link import parse_custom, register
-from model_checks.conformance.link.scenario import LinkScenario
+from model_checks.designs.work_lane.link.scenario import LinkScenario
+from model_checks.designs.work_lane.link_command import parse_custom, register
 
 runner = CliRunner()
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from model_checks.conformance.link.impl_to_spec import check_harness_scenario, check_link_scenario
-from model_checks.conformance.link.scenario import LINK_SCENARIOS
-from model_checks.harness.scenarios import SCENARIO_OPTIONS
-from model_checks.mutants.work_lane_reference import REFERENCE_MUTANTS
+from model_checks.designs.work_lane.link.impl_to_spec import check_harness_scenario, check_link_scenario
+from model_checks.designs.work_lane.link.scenario import LINK_SCENARIOS
+from model_checks.designs.work_lane.reference_mutants import REFERENCE_MUTANTS
+from model_checks.designs.work_lane.scenarios import SCENARIO_OPTIONS
 
 
 @pytest.mark.timeout(60)

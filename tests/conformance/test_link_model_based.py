@@ -8,8 +8,8 @@ import pytest
 from hypothesis import HealthCheck, settings
 from hypothesis.stateful import run_state_machine_as_test
 
-from model_checks.conformance.link.model_based import machine_for
-from model_checks.mutants.work_lane_reference import REFERENCE_MUTANTS
+from model_checks.designs.work_lane.link.model_based import machine_for
+from model_checks.designs.work_lane.reference_mutants import REFERENCE_MUTANTS
 
 SETTINGS = settings(
     max_examples=150,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from model_checks.conformance.link.real_threads import stress
+from model_checks.designs.work_lane.link.real_threads import stress
 
 
 @pytest.mark.timeout(60)

@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from model_checks.conformance.link.classify import UNEXPLAINED, class_counts, classify
-from model_checks.conformance.link.comparisons import CASES, docs_block_of, docs_table, run_case
-from model_checks.conformance.link.horizon import explore_to_horizon
-from model_checks.conformance.link.scenario import (
+from model_checks.designs.work_lane.link.classify import UNEXPLAINED, class_counts, classify
+from model_checks.designs.work_lane.link.comparisons import CASES, docs_block_of, docs_table, run_case
+from model_checks.designs.work_lane.link.horizon import explore_to_horizon
+from model_checks.designs.work_lane.link.scenario import (
     LINK_SCENARIOS,
     EventKey,
     Run,
@@ -23,8 +23,8 @@ from model_checks.conformance.link.scenario import (
     link_program,
     show,
 )
-from model_checks.conformance.link.spec_to_impl import Comparison, compare
-from model_checks.conformance.link.spec_traces import TooManyTraces, spec_traces
+from model_checks.designs.work_lane.link.spec_to_impl import Comparison, compare
+from model_checks.designs.work_lane.link.spec_traces import TooManyTraces, spec_traces
 from model_checks.harness import Options, check
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "conformance.md"

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from model_checks.conformance.link.guided import Segment, plans, segments_of
-from model_checks.conformance.link.three_places import three_places
+from model_checks.designs.work_lane.link.guided import Segment, plans, segments_of
+from model_checks.designs.work_lane.link.three_places import three_places
+from model_checks.designs.work_lane.spec_mutants import MUTANTS
 from model_checks.explorer.check import check as check_spec
 from model_checks.explorer.search import Options as SpecOptions
-from model_checks.mutants.work_lane_spec import MUTANTS
 from model_checks.registry import design
 
 # reference mutant -> (spec mutant, spec cx length, property, validator (seq, rule))

@@ -152,10 +152,10 @@ DESIGN_FIELDS = [
 @settings(max_examples=1000, deadline=None)
 @given(st.sampled_from(["schedule-gate", "akka-mailbox"]), st.data())
 def test_design_schemas_and_hand_checks_agree(design: str, data: st.DataObject) -> None:
-    from model_checks.conformance.designs import DESIGN_FORMATS
+    from model_checks.conformance.designs import design_formats
     from model_checks.conformance.streamed import event_ok, schema_event_problem
 
-    fmt = DESIGN_FORMATS[design]
+    fmt = design_formats()[design]
     obj: dict[str, Any] = {
         "seq": data.draw(st.sampled_from([1, 0, "1"])),
         "thread": data.draw(st.sampled_from(["t", 3])),
@@ -169,10 +169,10 @@ def test_design_schemas_and_hand_checks_agree(design: str, data: st.DataObject) 
 
 
 def test_a_bad_optional_status_is_malformed_by_both() -> None:
-    from model_checks.conformance.designs import DESIGN_FORMATS
+    from model_checks.conformance.designs import design_formats
     from model_checks.conformance.streamed import event_ok, schema_event_problem
 
-    fmt = DESIGN_FORMATS["akka-mailbox"]
+    fmt = design_formats()["akka-mailbox"]
     obj = {"seq": 1, "thread": "w0", "event": "run_end", "mailbox": 0, "processed": 1, "status": "open"}
     assert not event_ok(fmt, obj, 0) and schema_event_problem(fmt, obj, 0) is not None
     obj["status"] = 1
@@ -180,20 +180,24 @@ def test_a_bad_optional_status_is_malformed_by_both() -> None:
 
 
 def test_design_headers() -> None:
-    from model_checks.conformance.designs import DESIGN_FORMATS
+    from model_checks.conformance.designs import design_formats
     from model_checks.conformance.streamed import header_problem as design_header_problem
 
-    gate = DESIGN_FORMATS["schedule-gate"]
+    gate = design_formats()["schedule-gate"]
     config = {"actors": 2, "workers": 1, "permits": 1, "mailbox_capacity": 1, "max_per_drain": 1}
     good = {"trace": "lanecheck", "version": 1, "design": "schedule-gate", "config": config}
     assert design_header_problem(gate, good) is None
     assert design_header_problem(gate, {**good, "config": {**config, "actors": 0}}) is not None
-    akka = DESIGN_FORMATS["akka-mailbox"]
+    akka = design_formats()["akka-mailbox"]
     good = {
         "trace": "lanecheck",
         "version": 1,
         "design": "akka-mailbox",
-        "config": {"workers": 2, "throughput": 0},
+        "config": {"workers": 2, "throughput": 1},
     }
     assert design_header_problem(akka, good) is None
     assert design_header_problem(akka, {**good, "config": {"workers": 2}}) is not None
+    # A port configured with throughput <= 0 runs max(throughput, 1): its header states the 1.
+    for throughput in (0, -5):
+        bad = {**good, "config": {"workers": 2, "throughput": throughput}}
+        assert "throughput" in (design_header_problem(akka, bad) or "")

@@ -9,11 +9,11 @@ from typing import Any, NamedTuple
 import pytest
 from hypothesis import HealthCheck, given, settings
 
-from model_checks.configs.work_lane import CONFIGS
+from model_checks.designs.work_lane.configs import CONFIGS
+from model_checks.designs.work_lane.spec_mutants import MUTANTS
 from model_checks.explorer.check import check
 from model_checks.explorer.invariants import InvariantChecker
 from model_checks.explorer.search import Options, search
-from model_checks.mutants.work_lane_spec import MUTANTS
 from spec.language import Instance, Spec, SpecBuilder, SpecError
 from spec.work_lane import SPEC
 from tests.explorer.graphs import Graph, as_spec, graphs

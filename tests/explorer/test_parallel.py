@@ -5,12 +5,12 @@ from __future__ import annotations
 import pytest
 from hypothesis import HealthCheck, given, settings
 
-from model_checks.configs.work_lane import CONFIGS
+from model_checks.designs.work_lane.configs import CONFIGS
+from model_checks.designs.work_lane.spec_mutants import MUTANTS
 from model_checks.explorer import codec, ownership
 from model_checks.explorer.check import CheckResult, check
 from model_checks.explorer.parallel import WorkerFailed
 from model_checks.explorer.search import Options
-from model_checks.mutants.work_lane_spec import MUTANTS
 from model_checks.registry import DESIGNS
 from spec.language import Instance, SpecBuilder
 from spec.work_lane import SPEC

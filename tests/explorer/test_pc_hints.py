@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from model_checks.configs.work_lane import CONFIGS
+from model_checks.designs.work_lane.configs import CONFIGS
+from model_checks.designs.work_lane.spec_mutants import MUTANTS
 from model_checks.explorer.dispatch import Dispatch
 from model_checks.explorer.search import Options, search
-from model_checks.mutants.work_lane_spec import MUTANTS
 from model_checks.registry import DESIGNS
 from spec.language import Instance, SpecBuilder, SpecError, variant
-from spec.work_lane import SPEC, W_DRAIN
+from spec.work_lane import SPEC
+from spec.work_lane_state import W_DRAIN
 
 pytestmark = pytest.mark.timeout(300)
 

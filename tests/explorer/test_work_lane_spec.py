@@ -7,13 +7,14 @@ from dataclasses import replace
 
 import pytest
 
-from model_checks.configs.work_lane import CONFIGS
+from model_checks.designs.work_lane.configs import CONFIGS
+from model_checks.designs.work_lane.spec_mutants import MUTANTS
 from model_checks.explorer import render
 from model_checks.explorer.check import check
 from model_checks.explorer.search import Options
-from model_checks.mutants.work_lane_spec import MUTANTS
 from spec.language import SpecError, variant
-from spec.work_lane import SPEC, Constants
+from spec.work_lane import SPEC
+from spec.work_lane_state import Constants
 
 pytestmark = pytest.mark.timeout(300)
 
@@ -34,27 +35,6 @@ def test_symmetry_reduces_but_skips_liveness_and_says_so() -> None:
     assert reduced.stats.states < full.stats.states
     assert any("liveness NOT checked" in note for note in reduced.notes)
     assert "EveryStopReturns" not in reduced.properties_checked
-
-
-@pytest.mark.parametrize("name", sorted(MUTANTS))
-def test_every_mutant_is_caught_with_its_shortest_counterexample(name: str) -> None:
-    mutant = MUTANTS[name]
-    result = check(mutant.spec, mutant.constants(CONFIGS[mutant.config]), Options())
-    assert result.verdict == "violated"
-    assert result.violation is not None and result.counterexample is not None
-    assert result.violation.name == mutant.expect
-    assert result.counterexample.length == mutant.length
-
-
-@pytest.mark.parametrize("name", sorted(MUTANTS))
-def test_mutant_counterexamples_are_shortest(name: str) -> None:
-    """No behaviour one step shorter violates the property: a depth bound of length-1 finds nothing."""
-    mutant = MUTANTS[name]
-    result = check(
-        mutant.spec, mutant.constants(CONFIGS[mutant.config]), Options(max_depth=mutant.length - 1)
-    )
-    assert result.verdict == "incomplete"
-    assert result.incomplete_reason is not None and "depth bound" in result.incomplete_reason
 
 
 def test_bounds_give_incomplete_never_holds() -> None:

@@ -13,12 +13,12 @@ import pytest
 from typer.testing import CliRunner
 
 from model_checks.cli import app
-from model_checks.configs.schedule_gate import CONFIGS
-from model_checks.conformance.schedule_gate import ENABLED_AT, GateChecker, local_pc
 from model_checks.conformance.validator import validate_lines
+from model_checks.designs.schedule_gate.configs import CONFIGS
+from model_checks.designs.schedule_gate.reference_mutants import REFERENCE_MUTANTS
+from model_checks.designs.schedule_gate.scenarios import MUTANT_SCENARIOS, failure_lines, gate_program
+from model_checks.designs.schedule_gate.trace import ENABLED_AT, GateChecker, local_pc
 from model_checks.harness import Options, check
-from model_checks.harness.gate_scenarios import MUTANT_SCENARIOS, failure_lines, gate_program
-from model_checks.mutants.schedule_gate_reference import REFERENCE_MUTANTS
 from reference.results import Result
 from reference.schedule_gate import GateScheduler, header
 from reference.tracing import RecordingTracer

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
+from model_checks.designs.schedule_gate.reference_mutants import REFERENCE_MUTANTS
+from model_checks.designs.schedule_gate.scenarios import MUTANT_SCENARIOS as SCENARIOS
+from model_checks.designs.schedule_gate.scenarios import gate_program
+from model_checks.designs.schedule_gate.spec_mutants import MUTANTS as SPEC_MUTANTS
 from model_checks.harness import Options, check
-from model_checks.harness.gate_scenarios import MUTANT_SCENARIOS as SCENARIOS
-from model_checks.harness.gate_scenarios import gate_program
-from model_checks.mutants.schedule_gate_reference import REFERENCE_MUTANTS
-from model_checks.mutants.schedule_gate_spec import MUTANTS as SPEC_MUTANTS
 from reference.schedule_gate import GateScheduler
 
 

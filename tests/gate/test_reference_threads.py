@@ -18,7 +18,7 @@ def _noop(event: object) -> None:
 
 @pytest.mark.timeout(30)
 def test_config_errors_name_the_field() -> None:
-    assert config_error([], 1, 1, 1, 1) == "actors must register at least one actor"
+    assert config_error([], 1, 1, 1, 1) == "actors must hold at least one element, got none"
     assert config_error([_noop], 0, 1, 1, 1) == "permits must be at least 1, got 0"
     with pytest.raises(ValueError, match="workers"):
         GateScheduler([_noop], permits=1, workers=0)

@@ -7,10 +7,10 @@ from itertools import product
 
 import pytest
 
-from model_checks.configs.schedule_gate import CONFIGS
+from model_checks.designs.schedule_gate.configs import CONFIGS
+from model_checks.designs.schedule_gate.spec_mutants import MUTANTS
 from model_checks.explorer.check import check
 from model_checks.explorer.search import Options
-from model_checks.mutants.schedule_gate_spec import MUTANTS
 from reference import schedule_gate as ref
 from spec import schedule_gate as sg
 from spec.language import Instance
@@ -70,25 +70,6 @@ def test_symmetry_reduces_and_says_liveness_is_skipped() -> None:
     assert reduced.verdict == full.verdict == "holds"
     assert reduced.stats.states <= full.stats.states
     assert any("liveness NOT checked" in note for note in reduced.notes)
-
-
-@pytest.mark.parametrize("name", sorted(MUTANTS))
-def test_every_mutant_is_caught_with_its_shortest_counterexample(name: str) -> None:
-    mutant = MUTANTS[name]
-    result = check(mutant.spec, mutant.constants(CONFIGS[mutant.config]), Options())
-    assert result.verdict == "violated"
-    assert result.violation is not None and result.counterexample is not None
-    assert result.violation.name == mutant.expect, result.violation.reason
-    assert result.counterexample.length == mutant.length
-
-
-@pytest.mark.parametrize("name", sorted(MUTANTS))
-def test_mutant_counterexamples_are_shortest(name: str) -> None:
-    mutant = MUTANTS[name]
-    consts = mutant.constants(CONFIGS[mutant.config])
-    result = check(mutant.spec, consts, Options(max_depth=mutant.length - 1))
-    assert result.verdict == "incomplete"
-    assert result.incomplete_reason is not None and "depth bound" in result.incomplete_reason
 
 
 def test_the_four_required_mutants_exist() -> None:

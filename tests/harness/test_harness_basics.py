@@ -14,7 +14,7 @@ from model_checks.harness.examples import (
     lock_order,
     timed_wait,
 )
-from model_checks.harness.rt.runtime import ControlledRuntime
+from model_checks.harness.runtime import ControlledRuntime
 
 
 @pytest.mark.timeout(60)

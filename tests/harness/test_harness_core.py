@@ -21,13 +21,13 @@ from typing import Literal
 
 import pytest
 
+from model_checks.designs.work_lane.scenarios import SCENARIOS
 from model_checks.harness import Options, Result, check, core
 from model_checks.harness.api import run_once
 from model_checks.harness.examples import bounded_buffer, handoff, timed_wait
 from model_checks.harness.rt.objects import ALWAYS, NEVER, TIMEOUT, Action
-from model_checks.harness.rt.runtime import ControlledRuntime
 from model_checks.harness.rt.scheduler import Execution
-from model_checks.harness.scenarios import SCENARIOS
+from model_checks.harness.runtime import ControlledRuntime
 from model_checks.harness.strategies.randomized import PctChooser, RandomChooser
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -214,7 +214,9 @@ def test_gated_enabled_set_equals_asking_every_object(name: str) -> None:
 @pytest.mark.timeout(120)
 @pytest.mark.parametrize("strategy", ["dfs", "dpor"])
 def test_threads_spawned_concurrently_keep_their_identities(strategy: Literal["dfs", "dpor"]) -> None:
-    result = check(_spawners, Options(strategy=strategy, minimize=False))
+    # the leaves append to one list with no lock (the outcome is sorted): a data race the
+    # detector reports, beside the point of this test, so it runs without it
+    result = check(_spawners, Options(strategy=strategy, minimize=False, races=False))
     assert result.failure is None, result.report()
     assert result.verdict == "exhaustive"
     assert result.outcomes == {((0, "leaf0"), (1, "leaf1"))}

@@ -10,7 +10,7 @@ from collections.abc import Callable
 import pytest
 
 from model_checks.harness import Options, check
-from model_checks.harness.rt.runtime import ControlledRuntime
+from model_checks.harness.runtime import ControlledRuntime
 
 KINDS = [
     "store",

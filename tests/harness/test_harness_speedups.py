@@ -17,14 +17,14 @@ from typing import Any
 
 import pytest
 
+from model_checks.designs.work_lane.scenarios import SCENARIOS
 from model_checks.harness import Options, check
 from model_checks.harness.api import run_once
 from model_checks.harness.examples import bounded_buffer, counter
 from model_checks.harness.rt import backends
 from model_checks.harness.rt.objects import Action
-from model_checks.harness.rt.runtime import ControlledRuntime
 from model_checks.harness.rt.scheduler import Execution, UsageError
-from model_checks.harness.scenarios import SCENARIOS
+from model_checks.harness.runtime import ControlledRuntime
 from model_checks.harness.strategies.randomized import PctChooser, draw_one
 
 

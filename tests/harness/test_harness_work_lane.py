@@ -6,8 +6,8 @@ from typing import Any
 
 import pytest
 
+from model_checks.designs.work_lane.scenarios import SCENARIO_SPECS, SCENARIOS, LaneScenario, lane_program
 from model_checks.harness import Options, check
-from model_checks.harness.scenarios import SCENARIO_SPECS, SCENARIOS, LaneScenario, lane_program
 from reference.work_lane import IDLE, WorkLane
 
 

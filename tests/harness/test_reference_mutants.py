@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from model_checks.designs.work_lane.reference_mutants import REFERENCE_MUTANTS
+from model_checks.designs.work_lane.scenarios import LaneScenario, lane_program
 from model_checks.harness import Options, check
-from model_checks.harness.scenarios import LaneScenario, lane_program
-from model_checks.mutants.work_lane_reference import REFERENCE_MUTANTS
 from reference.scheduler import WorkerScheduler
 
 

@@ -13,6 +13,7 @@ from reference import (
     LaneHandle,
     LaneSpec,
     Result,
+    Sizing,
     StopMode,
     WorkerScheduler,
     create,
@@ -56,7 +57,7 @@ BAD_CONFIGS = [
 @pytest.mark.parametrize(("field", "lanes", "config"), BAD_CONFIGS)
 def test_bad_configuration_is_refused(field: str, lanes: list[LaneSpec[Any]], config: dict[str, Any]) -> None:
     assert create(lanes, **config) == (Result.INVALID_ARGUMENT, None)
-    with pytest.raises(ValueError, match="^" + re.escape(field) + " "):
+    with pytest.raises((TypeError, ValueError), match="^" + re.escape(field) + " "):
         WorkerScheduler(lanes, **config)
 
 
@@ -69,10 +70,20 @@ def test_create_returns_a_running_scheduler() -> None:
 
 
 @pytest.mark.timeout(10)
-def test_ready_capacity_defaults_to_the_lane_count() -> None:
-    scheduler = WorkerScheduler([LaneSpec(_noop)] * 3, workers=1, lane_capacity=1, max_per_drain=1)
-    assert scheduler.config.ready_capacity == 3
-    scheduler.stop()
+def test_ready_capacity_defaults_to_a_power_of_two_holding_every_lane() -> None:
+    for lanes, ready in ((1, 2), (2, 2), (3, 4), (4, 4), (5, 8)):
+        scheduler = WorkerScheduler([LaneSpec(_noop)] * lanes, workers=1, lane_capacity=2, max_per_drain=1)
+        assert scheduler.config.ready_capacity == ready
+        assert scheduler.stop() is Result.SUCCESS
+
+
+@pytest.mark.timeout(10)
+def test_checking_sizes_default_the_ready_capacity_to_the_lane_count() -> None:
+    scheduler = WorkerScheduler(
+        [LaneSpec(_noop)] * 3, workers=1, lane_capacity=1, max_per_drain=1, sizing=Sizing.CHECKING
+    )
+    assert scheduler.config.ready_capacity == 3 and scheduler.config.lane_capacity == 1
+    assert scheduler.stop() is Result.SUCCESS
 
 
 @pytest.mark.timeout(10)

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 import reference
-from model_checks.mutants.work_lane_reference import DoubleSubmitLane
+from model_checks.designs.work_lane.reference_mutants import DoubleSubmitLane
 from reference import LaneEnv, Result, Runtime, StopMode, ThreadingRuntime, Tracer, WorkerPool, WorkLane
 from reference.runtime import (
     AtomicInt,
@@ -159,18 +159,37 @@ def test_lane_and_pool_variants_plug_in() -> None:
 def test_a_double_submission_overflows_the_ready_queue_loudly() -> None:
     gate = threading.Event()
     entered = threading.Event()
+    ran: list[Any] = []
+    discarded: list[tuple[int, Any]] = []
 
     def invoke(context: Any, item: Any) -> None:
+        ran.append(item)
         entered.set()
         gate.wait(5)
 
-    scheduler = make(invoke, lanes=2, workers=1, ready_capacity=2, lane_factory=DoubleSubmitLane)
+    scheduler = make(
+        invoke,
+        lanes=2,
+        workers=1,
+        ready_capacity=2,
+        lane_factory=DoubleSubmitLane,
+        on_discard=lambda lane, item: discarded.append((lane, item)),
+    )
     busy, scheduled = scheduler.get_lane(0)[1], scheduler.get_lane(1)[1]
     scheduler.try_post(busy, 0)  # taken by the only worker, which blocks in invoke
     assert entered.wait(5)
+    posted: list[int] = []
     with pytest.raises(RuntimeError, match="ready queue overflow"):
         # lane 1 stays Scheduled: each post reserves it again; the third finds no room
         for item in range(1, 6):
-            scheduler.try_post(scheduled, item)
+            posted.append(item)  # the post that raises had published its item first
+            assert scheduler.try_post(scheduled, item) is Result.SUCCESS
+    # The overflow is the scheduler's own fault: it failed, loudly, and loses nothing.
+    assert scheduler.failed and not scheduler.running
+    assert scheduler.try_post(scheduled, 99) is Result.INVALID_STATE
     gate.set()
-    assert scheduler.stop(StopMode.DISCARD) is Result.SUCCESS
+    assert scheduler.stop(StopMode.DISCARD) is Result.UNKNOWN
+    failure = scheduler.failure
+    assert failure is not None and isinstance(failure.error, RuntimeError)
+    assert failure.discarded == discarded
+    assert sorted(ran[1:] + [item for _, item in discarded]) == posted

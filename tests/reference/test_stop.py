@@ -45,7 +45,7 @@ def _wait_until(predicate: Any, timeout: float = 5.0) -> None:
 def test_stop_drain_runs_every_accepted_item() -> None:
     tracer = RecordingTracer()
     recorder = Recorder()
-    scheduler = make(recorder, lanes=2, workers=2, lane_capacity=100, max_per_drain=3, tracer=tracer)
+    scheduler = make(recorder, lanes=2, workers=2, lane_capacity=128, max_per_drain=3, tracer=tracer)
     handles = [scheduler.get_lane(i)[1] for i in range(2)]
     for i in range(150):
         assert scheduler.try_post(handles[i % 2], i) is Result.SUCCESS
@@ -71,7 +71,7 @@ def test_stop_discard_drops_queued_items_and_lets_the_running_drain_finish() -> 
         gate,
         lanes=2,
         workers=1,
-        lane_capacity=10,
+        lane_capacity=16,
         max_per_drain=2,
         tracer=tracer,
         on_discard=lambda lane, item: discarded.append((lane, item)),

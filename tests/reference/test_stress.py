@@ -13,7 +13,7 @@ import time
 
 import pytest
 
-from reference import LaneSpec, RecordingTracer, Result, StopMode, WorkerScheduler
+from reference import LaneSpec, RecordingTracer, Result, Sizing, StopMode, WorkerScheduler
 
 from .refsched_helpers import assert_valid
 
@@ -61,6 +61,7 @@ def run_once(seed: int, traced: bool) -> None:
         tracer=tracer,
         on_error=lambda lane, item, exc: errors.append(exc),
         on_discard=lambda lane, item: discarded.append((lane, item)),
+        sizing=Sizing.CHECKING,  # every size the trace rules allow, capacity 1 included
     )
     handles = [scheduler.get_lane(i)[1] for i in range(lanes)]
     accepted: list[list[tuple[int, tuple[int, int]]]] = [[] for _ in range(producers)]

@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 
-from model_checks.conformance.link.impl_to_spec import check_link_scenario
-from model_checks.conformance.link.scenario import LINK_SCENARIOS
+from model_checks.designs.work_lane.link.impl_to_spec import check_link_scenario
+from model_checks.designs.work_lane.link.scenario import LINK_SCENARIOS
 from model_checks.harness import Options
 from reference.scheduler import WorkerScheduler
 from reference.work_lane import WorkLane

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from reference import JsonlTracer, LaneHandle, RecordingTracer, Result, StopMode, Tracer
+from reference import JsonlTracer, LaneHandle, RecordingTracer, Result, Sizing, StopMode, Tracer
 
 from .refsched_helpers import Recorder, assert_valid, make
 
@@ -163,7 +163,14 @@ def test_traces_of_concurrent_runs_satisfy_the_rules() -> None:
     for mode in (StopMode.DRAIN, StopMode.DISCARD) * 3:
         tracer = RecordingTracer()
         scheduler = make(
-            Recorder(), lanes=3, workers=2, lane_capacity=3, max_per_drain=2, ready_capacity=3, tracer=tracer
+            Recorder(),
+            lanes=3,
+            workers=2,
+            lane_capacity=3,
+            max_per_drain=2,
+            ready_capacity=3,
+            tracer=tracer,
+            sizing=Sizing.CHECKING,  # odd sizes exercise the trace rules' capacity checks
         )
         handles = [scheduler.get_lane(i)[1] for i in range(3)]
 

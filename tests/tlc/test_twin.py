@@ -19,11 +19,12 @@ from dataclasses import dataclass
 
 import pytest
 
-from model_checks.configs.work_lane import CONFIGS
+from model_checks.designs.work_lane import tla as model
+from model_checks.designs.work_lane.configs import CONFIGS
+from model_checks.designs.work_lane.spec_mutants import MUTANTS
 from model_checks.explorer.check import CheckResult, check
 from model_checks.explorer.search import Options, search
-from model_checks.mutants.work_lane_spec import MUTANTS
-from model_checks.tlc import jar, model
+from model_checks.tlc import jar
 from model_checks.tlc.run import TlcResult, run
 from spec.language import Instance
 from spec.work_lane import IDLE, SPEC, STOPPED, Vars
@@ -80,7 +81,7 @@ def assert_agree(config: str, symmetry: bool, mine: Ours, tlc: TlcResult) -> Non
 
 
 def test_committed_models_are_generated_from_the_python() -> None:
-    assert model.stale_files() == [], "run: python -m model_checks.tlc.model"
+    assert model.stale_files() == [], "run: python -m model_checks.designs.work_lane.tla"
 
 
 def test_every_mutant_has_a_tla_twin() -> None:
@@ -91,7 +92,7 @@ def test_every_mutant_has_a_tla_twin() -> None:
 @pytest.mark.java
 @pytest.mark.parametrize("symmetry", [False, True], ids=["plain", "symmetry"])
 def test_small_same_state_space_and_verdict(symmetry: bool) -> None:
-    tlc = run("small", symmetry=symmetry, liveness=not symmetry, timeout=240)
+    tlc = run(model.TWIN, "small", symmetry=symmetry, liveness=not symmetry, timeout=240)
     assert_agree("small", symmetry, ours("small", symmetry, count_done=True), tlc)
 
 
@@ -103,7 +104,7 @@ def test_mutant_same_violation_same_length(name: str) -> None:
     result = check(mutant.spec, mutant.constants(CONFIGS[mutant.config]), Options(), config=mutant.config)
     # The explorer reports a safety violation before it looks at liveness; TLC checks
     # invariants during its search, so its liveness check would only add time here.
-    tlc = run(mutant.config, name, liveness=False, timeout=240)
+    tlc = run(model.TWIN, mutant.config, name, liveness=False, timeout=240)
     assert result.violation is not None and result.counterexample is not None
     assert (result.violation.name, result.counterexample.length) == (mutant.expect, mutant.length)
     assert (tlc.verdict, tlc.violated, tlc.trace_length) == ("violated", mutant.expect, mutant.length)
@@ -117,7 +118,7 @@ def test_mutant_same_violation_same_length(name: str) -> None:
 @pytest.mark.java
 @pytest.mark.parametrize("symmetry", [False, True], ids=["plain", "symmetry"])
 def test_small_two_processes_same_state_space_as_tlc(symmetry: bool) -> None:
-    tlc = run("small", symmetry=symmetry, liveness=False, timeout=240)
+    tlc = run(model.TWIN, "small", symmetry=symmetry, liveness=False, timeout=240)
     two = check(SPEC, CONFIGS["small"], Options(symmetry=symmetry, liveness=False, workers=2))
     assert (two.verdict, tlc.verdict) == ("holds", "holds"), (two.violation, tlc.violated)
     assert (two.stats.states, two.stats.depth) == (tlc.distinct_states, tlc.depth)
@@ -130,5 +131,5 @@ def test_small_two_processes_same_state_space_as_tlc(symmetry: bool) -> None:
 @pytest.mark.timeout(900)  # TLC's liveness check at standard takes minutes on a loaded machine
 @pytest.mark.parametrize("symmetry", [False, True], ids=["plain", "symmetry"])
 def test_standard_same_state_space_and_verdict(symmetry: bool) -> None:
-    tlc = run("standard", symmetry=symmetry, liveness=not symmetry, timeout=1200)
+    tlc = run(model.TWIN, "standard", symmetry=symmetry, liveness=not symmetry, timeout=1200)
     assert_agree("standard", symmetry, ours("standard", symmetry, count_done=symmetry), tlc)

@@ -88,6 +88,14 @@ class Chooser(Protocol):
         ...
 
 
+class SyncObserver(Protocol):
+    """Sees every operation the scheduler runs (the data-race detector, ``races.py``)."""
+
+    def sync(self, tid: int, op: Op) -> None: ...
+
+    def enter_thread(self) -> None: ...
+
+
 class _Crash:
     """Message to the driver: the scheduler failed on a controlled thread's stack; re-raise."""
 
@@ -205,6 +213,8 @@ class Execution:
         # the built-in choosers only ever pick from ``enabled`` (``trusted = True``); anyone
         # else's choice is checked
         self.trusted = getattr(chooser, "trusted", False)
+        # the data-race detector, when on: told of every operation run (one test per step when off)
+        self.race: SyncObserver | None = None
 
     # ----------------------------------------------------------------- objects and threads
     def new_object(self, factory: Callable[[int], ObjState]) -> ObjState:
@@ -301,6 +311,8 @@ class Execution:
         if first is ABORT:
             return Done(Abort())
         self.current = tid
+        if self.race is not None:
+            self.race.enter_thread()
         try:
             done = Done(None, body())
         except BaseException as exc:  # every failure of a controlled thread is reported, never lost
@@ -457,6 +469,8 @@ class Execution:
                 self.timeouts_used[tid] = self.timeouts_used.get(tid, 0) + 1
             elif alt == SPURIOUS:
                 self.spurious_used[tid] = self.spurious_used.get(tid, 0) + 1
+        if self.race is not None:
+            self.race.sync(tid, op)
         out = op.obj.apply(self, op, tid, alt)
         if type(out) is Park:
             t.pending = out.op

@@ -1,0 +1,231 @@
+"""The trace reader's boundary, shared by every design: strict JSON Lines within documented limits.
+
+Everything a trace can throw at a validator is refused here, before an engine sees it, with
+``Malformed`` naming the line and the problem (exit code 2):
+
+* lines are split on ``\\n`` only (``\\r\\n`` loses its ``\\r``); a bare ``\\r`` is JSON whitespace
+  inside a line, never a line break; a line is at most ``MAX_LINE_BYTES`` long and UTF-8;
+* JSON is strict: no duplicate keys in an object, no ``NaN`` / ``Infinity``, arrays and objects
+  nested at most ``MAX_DEPTH`` deep — measured *before* the decoder recurses;
+* a header's sizes are integers (not booleans, not ``2.0``), at most the limits in
+  ``HEADER_LIMITS``, so no header can make an engine allocate or loop beyond them.
+
+The limits are documented in docs/trace-format.md ("Limits") and in ``lanecheck validate --help``.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from array import array
+from collections.abc import Callable, Iterable, Iterator
+from itertools import accumulate
+from typing import IO, Any
+
+from model_checks.conformance.verdict import Malformed
+
+MAX_LINE_BYTES = 64 * 1024 * 1024  # one line; for lines given as text, characters
+MAX_DEPTH = 32  # nested arrays/objects in one line (an event needs 2; extra fields get the rest)
+MAX_INDEXED = 65_536  # lanes, actors, mailboxes, workers: what an engine may hold state for
+MAX_SIZE = 2**31 - 1  # capacities, budgets, permits, throughput: only compared, never allocated
+
+# Per design: the header's config fields that are sizes, and the largest value each may take.
+HEADER_LIMITS: dict[str, dict[str, int]] = {
+    "work-lane": {
+        "lanes": MAX_INDEXED,
+        "workers": MAX_INDEXED,
+        "lane_capacity": MAX_SIZE,
+        "max_per_drain": MAX_SIZE,
+        "ready_capacity": MAX_SIZE,
+    },
+    "schedule-gate": {
+        "actors": MAX_INDEXED,
+        "workers": MAX_INDEXED,
+        "permits": MAX_SIZE,
+        "mailbox_capacity": MAX_SIZE,
+        "max_per_drain": MAX_SIZE,
+    },
+    "akka-mailbox": {"mailboxes": MAX_INDEXED, "workers": MAX_INDEXED, "throughput": MAX_SIZE},
+}
+
+
+def limits_text() -> str:
+    """The limits in one sentence, for help texts and errors."""
+    return (
+        f"a line is at most {MAX_LINE_BYTES:,} bytes of UTF-8 and nests at most {MAX_DEPTH} deep; "
+        f"lanes, actors, mailboxes and workers are at most {MAX_INDEXED:,}; "
+        f"capacities, budgets, permits and throughput at most {MAX_SIZE:,}"
+    )
+
+
+# ------------------------------------------------------------------------------ strict JSON
+
+
+def _object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    obj = dict(pairs)
+    if len(obj) != len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise ValueError(f"duplicate key {_quoted(key)} in an object (a JSON key appears once)")
+            seen.add(key)
+    return obj
+
+
+def _constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON number")
+
+
+_DECODER = json.JSONDecoder(object_pairs_hook=_object, parse_constant=_constant)
+# The decoder's own scanner: what ``json.loads`` calls, minus its per-call checks and regex passes.
+_SCAN: Callable[[str, int], tuple[Any, int]] = _DECODER.scan_once  # type: ignore[attr-defined]
+_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"', re.S)
+_NOT_BRACKET = re.compile(r"[^\[\]{}]+")
+_STEP = bytes.maketrans(b"[]{}", b"\x01\xff\x01\xff")  # +1 / -1 as signed bytes
+
+
+def nesting_depth(text: str) -> int:
+    """How deep arrays and objects nest in ``text``, without recursing (brackets in strings skipped)."""
+    brackets = _NOT_BRACKET.sub("", _STRING.sub("", text))
+    steps = array("b", brackets.encode("ascii").translate(_STEP))
+    return max(accumulate(steps), default=0)
+
+
+def parse_line(text: str, line: int) -> Any:
+    """The JSON value of one line; ``Malformed`` naming the line when it is not strict JSON."""
+    # Cheap bound first: fewer opening brackets than the limit cannot nest deeper than it.
+    if text.count("[") + text.count("{") > MAX_DEPTH or len(text) > MAX_LINE_BYTES:
+        _check_shape(text, line)
+    try:
+        obj, end = _SCAN(text, 0)
+    except (StopIteration, ValueError, RecursionError):
+        end = -1
+    if end == len(text):
+        return obj
+    if not text.strip():
+        raise Malformed(line, f"line {line}: blank line (not allowed)")
+    if text.startswith("\ufeff"):
+        raise Malformed(
+            line, f"line {line}: starts with a byte order mark (BOM, U+FEFF): JSON Lines have none"
+        )
+    try:  # the slow path words the error (and takes surrounding whitespace)
+        return _DECODER.decode(text)
+    except ValueError as problem:
+        raise Malformed(line, f"line {line}: bad JSON: {problem}") from None
+
+
+def _check_shape(text: str, line: int) -> None:
+    if len(text) > MAX_LINE_BYTES:
+        raise Malformed(line, f"line {line}: longer than the limit of {MAX_LINE_BYTES:,} characters")
+    depth = nesting_depth(text)
+    if depth > MAX_DEPTH:
+        raise Malformed(
+            line,
+            f"line {line}: arrays/objects nested {depth} deep (or brackets unbalanced); "
+            f"the limit is {MAX_DEPTH}",
+        )
+
+
+# ------------------------------------------------------------------------------ lines of a file
+
+
+def stream_lines(stream: IO[bytes]) -> Iterator[str]:
+    """The lines of a binary stream as text: split on ``\\n`` only, each bounded and UTF-8.
+
+    ``Malformed`` names the first line that is too long or not UTF-8; memory is one line.
+    """
+    readline = stream.readline
+    limit = MAX_LINE_BYTES + 1  # room for the newline of a line exactly at the limit
+    line = 0
+    while True:
+        raw = readline(limit)
+        if not raw:
+            return
+        line += 1
+        if raw.endswith(b"\n"):
+            raw = raw[:-2] if raw.endswith(b"\r\n") else raw[:-1]
+        elif len(raw) >= limit:
+            raise Malformed(line, f"line {line}: longer than the limit of {MAX_LINE_BYTES:,} bytes")
+        try:
+            yield raw.decode("utf-8")
+        except UnicodeDecodeError as problem:
+            raise Malformed(
+                line, f"line {line}: not UTF-8 text (byte {problem.start + 1} of the line: {problem.reason})"
+            ) from None
+
+
+def text_lines(lines: Iterable[str]) -> Iterator[str]:
+    """Lines given as text, without a trailing ``\\n`` / ``\\r\\n`` (other whitespace is JSON's)."""
+    for line in lines:
+        if line.endswith("\n"):
+            line = line[:-2] if line.endswith("\r\n") else line[:-1]
+        yield line
+
+
+# ------------------------------------------------------------------------------ the header
+
+
+def header_problem(obj: Any) -> str | None:
+    """Why a parsed line 1 is not within the header's types and limits (before its schema), or None.
+
+    The schema says which fields a design's header needs; this says what JSON Schema cannot:
+    ``1.0`` is not the integer 1, a boolean is not a size, and a size has an upper bound.
+    """
+    if type(obj) is not dict:
+        return None  # the schema words it
+    version = obj.get("version")
+    if "version" in obj and type(version) is not int:
+        return f"version must be the integer 1, not {_shown(version)}"
+    design = obj.get("design")
+    limits = HEADER_LIMITS.get(design) if type(design) is str else None
+    config = obj.get("config")
+    if limits is None or type(config) is not dict:
+        return None
+    for name, largest in limits.items():
+        if name not in config:
+            continue
+        value = config[name]
+        if type(value) is not int:
+            return f"config.{name} must be an integer, not {_shown(value)}"
+        if value > largest:
+            return (
+                f"config.{name} = {_number(value)} is above the limit of {largest:,} "
+                "(docs/trace-format.md, Limits)"
+            )
+    return None
+
+
+def _shown(value: Any) -> str:
+    kind = {bool: "a boolean", float: "a number with a fraction or exponent", str: "a string"}.get(
+        type(value), type(value).__name__
+    )
+    return f"{clip(json.dumps(value, ensure_ascii=True), 40)} ({kind})"
+
+
+def _number(value: int) -> str:
+    text = str(value)
+    return text if len(text) <= 30 else f"a {len(text)}-digit number"
+
+
+def _quoted(key: str) -> str:
+    return clip(json.dumps(key, ensure_ascii=True), 80)
+
+
+# ------------------------------------------------------------------------------ words for people
+
+
+def clip(text: str, limit: int = 400) -> str:
+    """``text`` cut to about ``limit`` characters, saying how much was left out."""
+    if len(text) <= limit:
+        return text
+    half = max(limit // 2, 1)
+    return f"{text[:half]}…[{len(text) - 2 * half:,} characters truncated]…{text[-half:]}"
+
+
+def printable(text: str) -> str:
+    """``text`` safe for any UTF-8 output: lone surrogates become ``\\udXXX`` escapes."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "backslashreplace").decode("utf-8")
+    return text

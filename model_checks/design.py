@@ -1,0 +1,117 @@
+"""What a design hands lanecheck: one ``Design`` object, built by its folder's ``__init__``.
+
+The generic machinery (explorer, harness, conformance, commands, verify, bench)
+reaches a design only through this object, found by name in the registry
+(``model_checks.registry``). A design's folder, ``model_checks/designs/<name>/``
+for the built-in ones or any importable package for a third party's, holds
+everything lanecheck knows about it and fills in the fields below; every field
+past ``mutants`` is optional, and an empty one means "this design has none".
+
+Heavy parts (verify-row providers, bench workloads, trace engines) are named as
+``"module:attribute"`` strings and imported only when used, so that listing the
+designs (every CLI start) stays cheap.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable, Hashable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from model_checks.mutant import SpecMutant
+from spec.language import Spec
+
+# (constants, state) -> the value of one component, for generated state diagrams.
+Projection = Callable[[Any, Any], Hashable]
+# A harness program: called with the controlled runtime, runs the reference under it.
+Program = Callable[[Any], object]
+
+
+@dataclass(frozen=True)
+class Scenario:
+    """A program of the real reference under the harness, with the verdict `lanecheck verify` requires.
+
+    ``expect`` is a harness verdict ("exhaustive", "bounded") for a correct
+    program, or a failure kind ("lost_wakeup", "deadlock", "assertion", ...) for
+    a program that must be caught. ``options`` are ``model_checks.harness.Options``
+    fields for the verify row (``quick_options`` for ``verify --quick``, when
+    they differ). ``subject`` names the row (default "<design> scenario <name>");
+    ``verify=False`` leaves the row to the design's own provider (a scenario whose
+    check needs more than a verdict, e.g. its failing trace validated), and the
+    scenario is still listed and run by `lanecheck explore`.
+    """
+
+    name: str
+    build: Callable[[], Program]
+    expect: str = "exhaustive"
+    doc: str = ""
+    options: Mapping[str, Any] = field(default_factory=dict)
+    quick_options: Mapping[str, Any] | None = None
+    subject: str | None = None
+    verify: bool = True
+
+    @property
+    def must_fail(self) -> bool:
+        return self.expect not in ("exhaustive", "bounded")
+
+
+@dataclass(frozen=True)
+class Design:
+    """Everything lanecheck knows about one design."""
+
+    name: str  # as on the command line and in trace headers: "work-lane"
+    spec: Spec
+    configs: Mapping[str, Any]  # configuration name -> the spec's constants
+    mutants: Mapping[str, SpecMutant]  # seeded bugs of the spec, each caught by the explorer
+    standard: str = "standard"  # the configuration `lanecheck verify` checks
+    quick: str = "small"  # the configuration `lanecheck verify --quick` checks
+    summary: str = ""  # one line for listings
+    reference_modules: tuple[str, ...] = ()  # the reference's modules ("reference.scheduler", ...)
+    projections: Mapping[str, Projection] = field(default_factory=dict)
+    # Harness scenarios of the reference (correct ones and seeded reference bugs), by name; or
+    # "module:attribute" naming that mapping, imported when first asked for (``harness()``).
+    scenarios: Mapping[str, Scenario] | str = field(default_factory=dict)
+    # Extra `lanecheck verify` rows of this design: (area, "module:function"), each function
+    # ``rows(quick: bool) -> Iterator[VerifyRow]``.
+    verify_rows: tuple[tuple[str, str], ...] = ()
+    # Its trace format, when it has its own: "module:attribute" naming a
+    # ``model_checks.conformance.streamed.DesignFormat`` (`lanecheck validate` picks it by the
+    # header's ``design``).
+    trace_format: str | None = None
+    # Its TLA+ twin, when it has one: "module:attribute" naming a ``model_checks.tlc.twin.TlaTwin``
+    # (`lanecheck check --tlc` runs TLC on it beside the explorer).
+    tla: str | None = None
+    # Commands of its own on the `lanecheck` command line: "module:function", each function
+    # ``register(app: typer.Typer) -> None``.
+    commands: tuple[str, ...] = ()
+
+    def config(self, name: str) -> Any:
+        try:
+            return self.configs[name]
+        except KeyError:
+            raise KeyError(
+                f"{self.name} has no configuration {name!r}; known: {', '.join(self.configs)}"
+            ) from None
+
+    def harness(self) -> Mapping[str, Scenario]:
+        """The design's harness scenarios by name (imported on first use when named by a string)."""
+        if isinstance(self.scenarios, str):
+            table: Mapping[str, Scenario] = load(self.scenarios)
+            return table
+        return self.scenarios
+
+    def mutant(self, name: str) -> SpecMutant:
+        try:
+            return self.mutants[name]
+        except KeyError:
+            raise KeyError(f"{self.name} has no variant {name!r}; known: {', '.join(self.mutants)}") from None
+
+
+def load(target: str) -> Any:
+    """The attribute a ``"module:attribute"`` string names."""
+    module_name, _, attr = target.partition(":")
+    return getattr(importlib.import_module(module_name), attr)
+
+
+__all__ = ["Design", "Program", "Projection", "Scenario", "SpecMutant", "load"]

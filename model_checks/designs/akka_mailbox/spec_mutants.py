@@ -1,0 +1,244 @@
+"""Seeded bugs in the Akka/Pekko mailbox spec: each must be caught, with a shortest counterexample.
+
+Each mutant is the design with one step dropped, split or loosened, the way a
+port of ``Mailbox.scala`` could get it wrong. The expected property and
+counterexample length are what ``lanecheck check akka-mailbox --variant NAME``
+must report; the tests assert both, and that one step less finds nothing.
+"""
+
+from __future__ import annotations
+
+from model_checks.mutant import SpecMutant
+from spec.akka_mailbox import (
+    CLOSED,
+    IDLE,
+    R_CAS,
+    R_EXECUTE,
+    R_STATUS,
+    SCHEDULED,
+    SPEC,
+    SUSPEND_UNIT,
+    W_DEQUEUE,
+    W_SET_IDLE,
+    W_SHOULD,
+    Constants,
+    IsClosed,
+    IsSuspended,
+    Local,
+    Registrars,
+    SetLocal,
+    Vars,
+    Workers,
+)
+from spec.language import Action, emit, variant
+
+# --- no-recheck: the run ends with setAsIdle and never registers again ----------------------
+
+
+def SetAsIdleNoRecheck(c: Constants, s: Vars, w: str) -> object:
+    """BUG: setAsIdle clears Scheduled and the worker leaves, without registerForExecution."""
+    pc, mb, n = s.worker[w]
+    if pc != W_SET_IDLE or mb is None:
+        return None
+    return emit(
+        s._replace(
+            status=s.status.except_(mb, s.status[mb] & ~SCHEDULED),
+            worker=s.worker.except_(w, (IDLE, None, 0)),
+        ),
+        mailbox=mb,
+        processed=n,
+    )
+
+
+NO_RECHECK = variant(SPEC, "no-recheck", replace_actions={"SetAsIdle": SetAsIdleNoRecheck})
+
+# --- check-then-set: setAsScheduled as a load, a test and a plain store ----------------------
+
+R_STORE = "reg-store"
+
+
+def ScheduleCheck(c: Constants, s: Vars, p: str) -> object:
+    """BUG: setAsScheduled loads the word and sees it open and unscheduled ..."""
+    pc, mb = Local(s, p)
+    if pc != R_CAS or mb is None or s.status[mb] & (CLOSED | SCHEDULED):
+        return None
+    return SetLocal(s, p, R_STORE, mb)
+
+
+def ScheduleStore(c: Constants, s: Vars, p: str) -> object:
+    """BUG: ... and later stores Scheduled without comparing: two threads can both get here."""
+    pc, mb = Local(s, p)
+    if pc != R_STORE or mb is None:
+        return None
+    return emit(
+        SetLocal(s._replace(status=s.status.except_(mb, s.status[mb] | SCHEDULED)), p, R_EXECUTE, mb),
+        mailbox=mb,
+    )
+
+
+CHECK_THEN_SET = variant(
+    SPEC,
+    "check-then-set",
+    replace_actions={"SetAsScheduled": Action("ScheduleCheck", ScheduleCheck, (Registrars,), None)},
+    add_actions=[Action("ScheduleStore", ScheduleStore, (Registrars,), "schedule")],
+)
+
+# --- schedule-while-closed: setAsScheduled tests only the Scheduled bit -----------------------
+
+
+def SetAsScheduledIgnoringClosed(c: Constants, s: Vars, p: str) -> object:
+    """BUG: setAsScheduled masks with Scheduled only (2, not 3), so a closed word gets scheduled."""
+    pc, mb = Local(s, p)
+    if pc != R_CAS or mb is None or s.status[mb] & SCHEDULED:
+        return None
+    word = s.status[mb]
+    return emit(
+        SetLocal(s._replace(status=s.status.except_(mb, word | SCHEDULED)), p, R_EXECUTE, mb), mailbox=mb
+    )
+
+
+def AlreadyScheduledIgnoringClosed(c: Constants, s: Vars, p: str) -> object:
+    """The refusal that goes with it: only a set Scheduled bit refuses."""
+    pc, mb = Local(s, p)
+    if pc != R_CAS or mb is None or not s.status[mb] & SCHEDULED:
+        return None
+    return SetLocal(s, p, IDLE, None)
+
+
+SCHEDULE_WHILE_CLOSED = variant(
+    SPEC,
+    "schedule-while-closed",
+    replace_actions={
+        "SetAsScheduled": SetAsScheduledIgnoringClosed,
+        "AlreadyScheduled": AlreadyScheduledIgnoringClosed,
+    },
+)
+
+# --- past-throughput: the run loops until the queue is empty ------------------------------------
+
+
+def ProcessPastThroughput(c: Constants, s: Vars, w: str) -> object:
+    """BUG: the loop forgets ``left``: it processes while messages are there, ignoring throughput."""
+    pc, mb, n = s.worker[w]
+    if pc != W_DEQUEUE or mb is None or not s.queue[mb]:
+        return None
+    (position, item), rest = s.queue[mb][0], s.queue[mb][1:]
+    return emit(
+        s._replace(
+            queue=s.queue.except_(mb, rest),
+            processed=s.processed.except_(mb, s.processed[mb] + 1),
+            last=s.last.except_(mb, position),
+            worker=s.worker.except_(w, (W_SHOULD, mb, n + 1)),
+        ),
+        mailbox=mb,
+        item=item,
+    )
+
+
+PAST_THROUGHPUT = variant(SPEC, "past-throughput", replace_actions={"Process": ProcessPastThroughput})
+
+# --- resume-without-register: resume lowers the count and leaves ---------------------------------
+
+
+def ResumeNoRegister(c: Constants, s: Vars, t: str) -> object:
+    """BUG: resume removes the suspend unit but does not registerForExecution."""
+    pc, k, _ = s.supervisor[t]
+    op = c.op_of(t, k)
+    if pc != IDLE or op is None or op[0] != "resume":
+        return None
+    mb = op[1]
+    word = s.status[mb]
+    status = s.status
+    if not IsClosed(word) and IsSuspended(word):
+        status = s.status.except_(mb, word - SUSPEND_UNIT)
+    return emit(
+        s._replace(status=status, supervisor=s.supervisor.except_(t, (IDLE, k + 1, None))), mailbox=mb
+    )
+
+
+RESUME_WITHOUT_REGISTER = variant(
+    SPEC, "resume-without-register", replace_actions={"Resume": ResumeNoRegister}
+)
+
+# --- idle-store: setAsIdle as a load and a plain store ------------------------------------------
+
+W_IDLE_STORE = "idle-store"
+
+
+def SetAsIdleLoad(c: Constants, s: Vars, w: str) -> object:
+    """BUG: setAsIdle loads the word (the worker remembers it in its program counter) ..."""
+    pc, mb, n = s.worker[w]
+    if pc != W_SET_IDLE or mb is None:
+        return None
+    return s._replace(worker=s.worker.except_(w, (f"{W_IDLE_STORE}:{s.status[mb]}", mb, n)))
+
+
+def SetAsIdleStore(c: Constants, s: Vars, w: str) -> object:
+    """BUG: ... and stores it back without Scheduled: a close or suspend in between is overwritten."""
+    pc, mb, n = s.worker[w]
+    if not pc.startswith(W_IDLE_STORE) or mb is None:
+        return None
+    seen = int(pc.split(":")[1])
+    return emit(
+        s._replace(
+            status=s.status.except_(mb, seen & ~SCHEDULED), worker=s.worker.except_(w, (R_STATUS, mb, 0))
+        ),
+        mailbox=mb,
+        processed=n,
+    )
+
+
+IDLE_STORE = variant(
+    SPEC,
+    "idle-store",
+    replace_actions={"SetAsIdle": Action("SetAsIdleLoad", SetAsIdleLoad, (Workers,), None)},
+    add_actions=[Action("SetAsIdleStore", SetAsIdleStore, (Workers,), "run_end")],
+)
+
+MUTANTS: dict[str, SpecMutant] = {
+    m.name: m
+    for m in [
+        SpecMutant(
+            "no-recheck",
+            "the run ends with setAsIdle and does not registerForExecution again (the re-check dropped)",
+            NO_RECHECK,
+            expect="NoLostWakeup",
+            length=12,
+        ),
+        SpecMutant(
+            "check-then-set",
+            "setAsScheduled as a load, a test and a plain store instead of one CAS",
+            CHECK_THEN_SET,
+            expect="ScheduledMeansOneReservation",
+            length=10,
+        ),
+        SpecMutant(
+            "schedule-while-closed",
+            "setAsScheduled testing only the Scheduled bit, so a closed mailbox is scheduled",
+            SCHEDULE_WHILE_CLOSED,
+            expect="ClosedIsAbsorbing",
+            length=14,
+        ),
+        SpecMutant(
+            "past-throughput",
+            "the processing loop ignoring the throughput budget",
+            PAST_THROUGHPUT,
+            expect="ThroughputRespected",
+            length=11,
+        ),
+        SpecMutant(
+            "resume-without-register",
+            "resume lowering the suspend count without registering the mailbox",
+            RESUME_WITHOUT_REGISTER,
+            expect="NoLostWakeup",
+            length=4,
+        ),
+        SpecMutant(
+            "idle-store",
+            "setAsIdle as a load and a plain store instead of a CAS loop",
+            IDLE_STORE,
+            expect="ClosedIsAbsorbing",
+            length=21,
+        ),
+    ]
+}

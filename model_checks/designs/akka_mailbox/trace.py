@@ -1,0 +1,437 @@
+"""Trace conformance for the akka-mailbox design: the streaming search over ``spec/akka_mailbox.py``.
+
+Binding: a thread that logs ``send`` is a producer (``p:<thread>``) whose
+script is its sends, learned as they come; a thread that logs ``run_begin`` is
+a worker (``w:<thread>``; at most ``config.workers`` threads); a thread that
+logs ``suspend``/``resume``/``close`` is a supervisor (``s:<thread>``) whose
+script is those operations. A thread with two roles (``main`` sending, then
+closing at shutdown) gets one process per role, which lets the spec interleave
+that thread's own steps a little more freely than the thread did (lenient,
+never stricter). ``schedule`` and ``execute`` may come from any role of the
+thread. Mailboxes join as the events name them (a mailbox nobody has named is
+in its initial state in every behaviour).
+
+``run_end`` may carry ``status``, the status word its ``setAsIdle`` wrote; when
+present it must be the spec's (docs/akka-mailbox.md): this is what shows a
+``setAsIdle`` that overwrote a concurrent close.
+
+A trace has no end event of its own: ``complete=True`` (``lanecheck validate
+--complete``) says the run is over, and the trace must then end where the spec
+may stop — every script done, every thread idle, the executor queue empty and
+every message processed or dead-lettered. Otherwise it is judged as a prefix.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from model_checks.conformance.binding import with_entry
+from model_checks.conformance.search import Miss, NoMatch, TraceSearch
+from model_checks.conformance.streamed import DesignFormat, Event, is_count, is_item, is_items, one_of
+from model_checks.conformance.verdict import AKKA_RULES, Rejected, plain
+from spec import akka_mailbox as am
+from spec.language import Function
+
+DESIGN = "akka-mailbox"
+
+
+@dataclass(frozen=True, eq=False)
+class TraceConstants(am.Constants):
+    """The spec's constants bound to one trace: processes, scripts and mailboxes grow as it shows them."""
+
+    producers: list[str] = field(default_factory=list)
+    bound_workers: list[str] = field(default_factory=list)
+    supervisors: list[str] = field(default_factory=list)
+    sends: dict[str, dict[int, tuple[int, Any]]] = field(default_factory=dict)
+    ops: dict[str, dict[int, tuple[str, int]]] = field(default_factory=dict)
+
+    def producer_names(self) -> tuple[str, ...]:
+        return tuple(self.producers)
+
+    def worker_names(self) -> tuple[str, ...]:
+        return tuple(self.bound_workers)
+
+    def supervisor_names(self) -> tuple[str, ...]:
+        return tuple(self.supervisors)
+
+    def send_of(self, producer: str, k: int) -> tuple[int, Any] | None:
+        return self.sends[producer].get(k)
+
+    def op_of(self, supervisor: str, k: int) -> tuple[str, int] | None:
+        return self.ops[supervisor].get(k)
+
+
+class TraceRejected(Exception):
+    """No behaviour of the spec produces this trace: ``seq`` names the first event none allows."""
+
+    def __init__(self, seq: int | None, message: str, rule: int | None = None) -> None:
+        super().__init__(message)
+        self.seq = seq
+        self.message = message
+        self.rule = rule
+
+
+ROLE_OF_EVENT: dict[str, tuple[str, ...]] = {
+    "send": ("p",),
+    "schedule": ("p", "w", "s"),
+    "execute": ("p", "w", "s"),
+    "run_begin": ("w",),
+    "process": ("w",),
+    "run_end": ("w",),
+    "suspend": ("s",),
+    "resume": ("s",),
+    "close": ("s",),
+    "dead_letter": ("s",),
+}
+SUPERVISOR_OPS = frozenset({"suspend", "resume", "close"})
+RULE_OF_EVENT = {
+    "send": 5,
+    "schedule": 1,
+    "execute": 1,
+    "run_begin": 2,
+    "process": 4,
+    "run_end": 3,
+    "suspend": 5,
+    "resume": 5,
+    "close": 5,
+    "dead_letter": 6,
+}
+HINT = {
+    "schedule": "setAsScheduled succeeds only on an open, unscheduled word",
+    "execute": "execute follows the same thread's schedule",
+    "process": "a message is processed only inside a run, in send order, within max(throughput, 1)",
+    "send": "a send to a closed mailbox is a dead letter",
+    "run_begin": "a run begins only with the oldest mailbox the executor queue holds",
+    "run_end": "setAsIdle ends a run that began on this thread",
+    "dead_letter": "cleanUp follows the supervisor's close and moves what is queued",
+}
+OPTIONAL_FIELDS = ("status",)
+
+# The program counters at which each internal action of the spec can be enabled (its first
+# guard); the search calls an action only there. tests/akka checks this against the spec.
+ENABLED_AT: dict[str, frozenset[str]] = {
+    "RegisterSeesOpen": frozenset({am.R_STATUS}),
+    "RegisterSeesBlocked": frozenset({am.R_STATUS}),
+    "RegisterSeesMessages": frozenset({am.R_QUEUE}),
+    "RegisterSeesEmpty": frozenset({am.R_QUEUE}),
+    "AlreadyScheduled": frozenset({am.R_CAS}),
+    "RunSeesOpen": frozenset({am.W_CLOSED_CHECK}),
+    "RunSeesClosed": frozenset({am.W_CLOSED_CHECK}),
+    "ShouldProcessYes": frozenset({am.W_SHOULD}),
+    "ShouldProcessNo": frozenset({am.W_SHOULD}),
+    "DequeueEmpty": frozenset({am.W_DEQUEUE}),
+    "CleanUpEmpty": frozenset({am.S_CLEANUP}),
+}
+
+
+def _pc(s: am.Vars, process: Any) -> str:
+    return am.Local(s, process)[0]
+
+
+def _extend_mailboxes(s: am.Vars, boxes: tuple[int, ...]) -> am.Vars:
+    def grow(f: Function[int, Any], value: Any) -> Function[int, Any]:
+        old = f.domain()
+        new = boxes[len(old) :]
+        return Function((*old, *new), (*f.values(), *([value] * len(new))))
+
+    return s._replace(
+        status=grow(s.status, am.OPEN),
+        queue=grow(s.queue, ()),
+        sent=grow(s.sent, 0),
+        processed=grow(s.processed, 0),
+        last=grow(s.last, 0),
+        dead=grow(s.dead, 0),
+        closed=grow(s.closed, False),
+    )
+
+
+class AkkaChecker:
+    """The streaming judge of one akka-mailbox trace (a ``streamed.Checker``)."""
+
+    complete = False  # the format has no end event: the caller says so (``finish(complete=True)``)
+
+    def __init__(self, config: Mapping[str, Any]) -> None:
+        # No ``workers`` (a caller's own config, not a header): any number of worker threads.
+        self.workers = int(config.get("workers", 0))
+        self.c = TraceConstants(
+            mailboxes=0, workers=max(self.workers, 1), throughput=int(config["throughput"])
+        )
+        self.search = TraceSearch(
+            am.SPEC,
+            self.c,
+            am.Init(self.c),
+            optional=OPTIONAL_FIELDS,
+            check_invariants=False,
+            local=_pc,
+            enabled_at=ENABLED_AT,
+        )
+
+    # -- binding ---------------------------------------------------------------------------------
+
+    def _grow(self, mailbox: int) -> None:
+        if mailbox < self.c.mailboxes:
+            return
+        self.c = dataclasses.replace(self.c, mailboxes=mailbox + 1)
+        boxes = tuple(range(mailbox + 1))
+        self.search.rebind(self.c, lambda s: _extend_mailboxes(s, boxes))
+
+    def _add(self, role: str, name: str) -> None:
+        c = self.c
+        if role == "p":
+            c.producers.append(name)
+            c.sends[name] = {}
+            self.search.rebind(
+                c, lambda s: s._replace(producer=with_entry(s.producer, name, (am.IDLE, 0, None)))
+            )
+        elif role == "w":
+            c.bound_workers.append(name)
+            self.search.rebind(c, lambda s: s._replace(worker=with_entry(s.worker, name, (am.IDLE, None, 0))))
+        else:
+            c.supervisors.append(name)
+            c.ops[name] = {}
+            self.search.rebind(
+                c, lambda s: s._replace(supervisor=with_entry(s.supervisor, name, (am.IDLE, 0, None)))
+            )
+
+    def _processes(self, ev: Event) -> list[str]:
+        kind, thread = ev["event"], ev["thread"]
+        c = self.c
+        p, w, s = f"p:{thread}", f"w:{thread}", f"s:{thread}"
+        if kind == "send" and p not in c.sends:
+            self._add("p", p)
+        elif kind in SUPERVISOR_OPS and s not in c.ops:
+            self._add("s", s)
+        elif kind == "run_begin" and w not in c.bound_workers:
+            if self.workers and len(c.bound_workers) >= self.workers:
+                raise Rejected(
+                    2,
+                    f"{thread} run_begin: a worker thread beyond config.workers = {self.workers}"
+                    f" (workers so far: {', '.join(n[2:] for n in c.bound_workers)})",
+                )
+            self._add("w", w)
+        c = self.c
+        bound = {"p": p in c.sends, "w": w in c.bound_workers, "s": s in c.ops}
+        return [f"{role}:{thread}" for role in ROLE_OF_EVENT[kind] if bound[role]]
+
+    def _announce(self, ev: Event) -> None:
+        kind, thread = ev["event"], ev["thread"]
+        if kind == "send":
+            p = f"p:{thread}"
+            script: dict[int, Any] = self.c.sends[p]
+            entry: Any = (ev["mailbox"], ev["item"])
+            local = 0
+        elif kind in SUPERVISOR_OPS:
+            p = f"s:{thread}"
+            script = self.c.ops[p]
+            entry = (kind, ev["mailbox"])
+            local = 1
+        else:
+            return
+        for st in self.search.states:
+            pc, k, _ = (st.producer if local == 0 else st.supervisor)[p]
+            if pc == am.IDLE and k not in script:
+                script[k] = entry
+
+    def _forget(self, thread: str) -> None:
+        """Drop script entries no live state can read again (memory stays bounded)."""
+        states = self.search.states
+        for name, script, local in (
+            (f"p:{thread}", self.c.sends.get(f"p:{thread}"), "producer"),
+            (f"s:{thread}", self.c.ops.get(f"s:{thread}"), "supervisor"),
+        ):
+            if script is not None and len(script) > 1:
+                low = min(getattr(st, local)[name][1] for st in states)
+                for k in [k for k in script if k < low]:
+                    del script[k]
+
+    # -- the Checker protocol -------------------------------------------------------------------
+
+    def step(self, ev: Event) -> None:
+        self._grow(ev["mailbox"])
+        procs = self._processes(ev)
+        self._announce(ev)
+        try:
+            self.search.step(ev, procs)
+        except NoMatch as none:
+            raise Rejected(*self._why(ev, procs, none)) from None
+        self._forget(ev["thread"])
+
+    def finish(self, complete: bool) -> None:
+        if not complete:
+            return
+        c = self.c
+        if not any(am.Done(c, s) and am.AllSettled(c, s) for s in self.search.states):
+            left = min(self.search.states, key=lambda s: (sum(len(q) for q in s.queue.values()), repr(s)))
+            items = {mb: [i for _, i in left.queue[mb]] for mb in am.Mailboxes(c) if left.queue[mb]}
+            raise Rejected(
+                6,
+                "the trace ends where the spec cannot stop: "
+                + (
+                    f"messages {items} are never processed (lost wakeup)" if items else "a step is still owed"
+                ),
+            )
+
+    def pending(self) -> tuple[dict[str, Any], list[str]]:
+        s = min(self.search.states, key=lambda s: (sum(len(q) for q in s.queue.values()), repr(s)))
+        c = self.c
+        queued = {str(mb): [i for _, i in s.queue[mb]] for mb in am.Mailboxes(c) if s.queue[mb]}
+        busy: dict[str, str] = {}
+        for fn in (s.producer, s.worker, s.supervisor):
+            for name, local in fn.items():
+                if local[0] != am.IDLE:
+                    busy[name[2:]] = f"{local[0]} mailbox {am.Local(s, name)[1]}"
+        phrases = []
+        if queued:
+            phrases.append(
+                "messages not yet processed: "
+                + "; ".join(f"mailbox {mb}: {', '.join(map(repr, items))}" for mb, items in queued.items())
+            )
+        if busy:
+            phrases.append("threads mid-step: " + ", ".join(f"{t} ({w})" for t, w in sorted(busy.items())))
+        if s.executor:
+            phrases.append(f"executor queue {list(s.executor)}")
+        return {"messages": queued, "threads": dict(sorted(busy.items()))}, phrases
+
+    def describe(self) -> list[dict[str, Any]]:
+        return [plain(am.Show(self.c, s)) for s in sorted(self.search.states, key=repr)[:8]]
+
+    # -- words for a rejection -------------------------------------------------------------------
+
+    def _why(self, ev: Event, procs: list[str], none: NoMatch) -> tuple[int, str]:
+        kind = ev["event"]
+        head = _show(ev)
+        rule = RULE_OF_EVENT.get(kind, 1)
+        if not procs:
+            return rule, f"{head} — {ev['thread']} has not acted in a role that logs {kind}"
+        misses = [m for m in none.misses if m.differing]
+        if misses:
+            if kind == "run_end" and all(m.differing == ("status",) for m in misses):
+                rule = 5
+            return rule, f"{head} — {_differ(misses)}"
+        mb = ev["mailbox"]
+        words = sorted({am.ShowWord(s.status[mb]) for s in none.states})
+        hint = HINT.get(kind, "no behaviour of the spec takes this step here")
+        return rule, f"{head} — {hint} (status word could be: {', '.join(words) or '-'})"
+
+
+def _differ(misses: list[Miss]) -> str:
+    parts: dict[tuple[str, str], set[str]] = {}
+    for m in misses:
+        for k in m.differing:
+            word = am.ShowWord(m.state.status[m.fields["mailbox"]]) if "mailbox" in m.fields else ""
+            parts.setdefault((k, repr(m.fields[k])), set()).add(word)
+    return "; or ".join(
+        f"the spec's step here logs {k} = {v}" + (f" (status word {', '.join(sorted(w))})" if w else "")
+        for (k, v), w in sorted(parts.items())
+    )
+
+
+def _show(ev: Mapping[str, Any]) -> str:
+    fields = {k: v for k, v in ev.items() if k not in ("seq", "thread", "event")}
+    return f"{ev['thread']} {ev['event']} {fields}"
+
+
+def validate(
+    config: Mapping[str, Any], events: Sequence[Mapping[str, Any]], *, complete: bool = False
+) -> None:
+    """Raise ``TraceRejected`` unless some behaviour of the akka-mailbox spec produces ``events``."""
+    v = AkkaChecker(config)
+    seq: int | None = None
+    try:
+        for ev in events:
+            seq = ev.get("seq")
+            v.step(dict(ev))
+        seq = None
+        v.finish(complete)
+    except Rejected as rejected:
+        where = f"seq {seq}: " if seq is not None else "at the end of the trace: "
+        raise TraceRejected(seq, where + rejected.message, rejected.rule) from None
+
+
+FORMAT = DesignFormat(
+    design=DESIGN,
+    schema_file="trace-schema.json",
+    schema_package=__package__ or "",
+    fields={
+        "send": (("mailbox", is_count), ("item", is_item), ("result", one_of("ok", "dead_letter"))),
+        "schedule": (("mailbox", is_count),),
+        "execute": (("mailbox", is_count),),
+        "run_begin": (("mailbox", is_count),),
+        "process": (("mailbox", is_count), ("item", is_item)),
+        "run_end": (("mailbox", is_count), ("processed", is_count)),
+        "suspend": (("mailbox", is_count),),
+        "resume": (("mailbox", is_count),),
+        "close": (("mailbox", is_count),),
+        "dead_letter": (("mailbox", is_count), ("items", is_items)),
+    },
+    index="mailbox",
+    bound="mailboxes",
+    make=AkkaChecker,
+    rules=AKKA_RULES,
+    completion="the end of its run (pass --complete when the run is over)",
+    optional={"run_end": (("status", is_count),)},
+)
+
+
+def rows(quick: bool) -> Iterator[Any]:
+    """Rows of ``lanecheck verify`` for this design's reference: harness runs and trace conformance.
+
+    A provider in the sense of ``model_checks.verify`` (``rows(quick) -> Iterator[VerifyRow]``).
+    """
+    import time
+
+    from model_checks.designs.akka_mailbox.harness import SUPERVISED
+    from model_checks.designs.akka_mailbox.reference_mutants import REFERENCE_MUTANTS, program
+    from model_checks.harness import Options, check
+    from model_checks.verify import VerifyRow
+    from reference.akka_mailbox import Dispatcher
+
+    started = time.perf_counter()
+    result = check(
+        program(SUPERVISED, Dispatcher), Options(preemption_bound=1 if quick else 2, time_limit=120)
+    )
+    # A bounded search that found nothing is "no failure (bounded)", never a plain pass.
+    bound = "" if result.verdict == "exhaustive" else f" ({result.verdict})"
+    yield VerifyRow(
+        "harness",
+        "akka-mailbox reference",
+        "no failure" + bound,
+        ("no failure" if result.failure is None else result.failure.kind) + bound,
+        result.summary(),
+        time.perf_counter() - started,
+    )
+    for m in REFERENCE_MUTANTS.values():
+        started = time.perf_counter()
+        r = check(program(m.constants, m.build), Options(time_limit=60))
+        kind = r.failure.kind if r.failure is not None else "no failure"
+        yield VerifyRow(
+            "harness-mutant",
+            f"akka-mailbox reference {m.name}",
+            m.expect,
+            kind,
+            r.summary(),
+            time.perf_counter() - started,
+        )
+        if r.failure is None:
+            continue
+        events = [e for e in r.failure.trace_events if isinstance(e, dict)]
+        try:
+            validate(
+                {"workers": m.constants.workers, "throughput": m.constants.throughput},
+                events,
+                complete=r.failure.kind == "lost_wakeup",
+            )
+            actual, detail = "allowed", f"{len(events)} events"
+        except TraceRejected as exc:
+            actual, detail = "rejected", exc.message
+        yield VerifyRow(
+            "conformance",
+            f"akka-mailbox trace of reference {m.name}",
+            "rejected",
+            actual,
+            detail,
+            time.perf_counter() - started,
+        )

@@ -1,0 +1,67 @@
+"""`lanecheck verify` rows: the Schedule Gate reference under the harness, correct and mutated.
+
+Every execution of the clean scenarios is traced and its trace validated against
+the spec (``gate_program(validate=True)``); each mutant's failing trace must be
+rejected by ``lanecheck validate`` at a located seq.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+
+from model_checks.conformance.validator import validate_lines
+from model_checks.designs.schedule_gate.reference_mutants import REFERENCE_MUTANTS
+from model_checks.designs.schedule_gate.scenarios import MUTANT_SCENARIOS, failure_lines, gate_program
+from model_checks.harness.api import check
+from model_checks.harness.design_rows import mutant_row
+from model_checks.harness.options import Options
+from model_checks.verify import VerifyRow
+from reference.schedule_gate import GateScheduler
+
+
+def rows(quick: bool) -> Iterator[VerifyRow]:
+    result = check(gate_program(GateScheduler, script=((0,),), validate=True), Options(time_limit=60))
+    actual: str = "failed" if result.failure is not None else result.verdict
+    yield VerifyRow(
+        "harness",
+        "schedule-gate reference, one producer (every trace validated)",
+        "exhaustive",
+        actual,
+        result.figures(),
+        result.elapsed,
+    )
+    result = check(
+        gate_program(GateScheduler, yield_in_handler=True, validate=True),
+        Options(preemption_bound=1, time_limit=60),
+    )
+    actual = "failed" if result.failure is not None else result.verdict
+    figures = f"{result.figures()}; bounded by {', '.join(result.bounded_by)}"
+    yield VerifyRow(
+        "harness",
+        "schedule-gate reference, two producers (every trace validated)",
+        "bounded",
+        actual,
+        figures,
+        result.elapsed,
+    )
+    for name, mutant in REFERENCE_MUTANTS.items():
+        kwargs, options = MUTANT_SCENARIOS[name]
+        result = check(gate_program(mutant.build, traced=True, **kwargs), options)
+        yield mutant_row(f"schedule-gate reference --mutant {name}", mutant.expect, result)
+        started = time.perf_counter()
+        subject = f"schedule-gate trace of reference --mutant {name}"
+        if result.failure is None:
+            yield VerifyRow("conformance", subject, "rejected", "no failing trace", "", 0.0)
+            continue
+        lines = failure_lines(result.failure, **kwargs)
+        verdict = validate_lines(lines, complete=result.failure.kind == "lost_wakeup")
+        actual = "rejected" if verdict.code == 1 and verdict.seq is not None else f"exit {verdict.code}"
+        yield VerifyRow(
+            "conformance",
+            subject,
+            "rejected",
+            actual,
+            f"seq {verdict.seq} of {len(lines) - 1}, rule {verdict.rule}: {verdict.message}",
+            time.perf_counter() - started,
+        )

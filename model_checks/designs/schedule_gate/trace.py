@@ -1,0 +1,415 @@
+"""Trace conformance for the schedule-gate design: the streaming search over ``spec/schedule_gate.py``.
+
+Binding (docs/schedule-gate.md, "Validating a trace"):
+
+* a thread that logs ``permit_acquire`` or ``admit_begin`` is a producer
+  (process ``p:<thread>``); its script is learned as it goes: the k-th post is
+  announced by the first event of that post, and later events of the post must
+  agree with it (the spec's actions read it back);
+* a thread that logs ``take`` is a worker (``w:<thread>``); at most
+  ``config.workers`` threads may;
+* ``token_enqueue`` and ``permit_release`` may come from either role of the
+  thread (a handler that posts runs on a worker thread);
+* ``stop_end`` (the scheduler stopped: quiescent, every permit back) ends the
+  run: some behaviour must be able to stop right there (``Done``).
+
+Memory is the live state set plus, per thread, the posts that some live state
+has announced and not yet finished.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from typing import Any
+
+from model_checks.conformance.binding import with_entry
+from model_checks.conformance.search import Miss, NoMatch, TraceSearch
+from model_checks.conformance.streamed import (
+    DesignFormat,
+    Event,
+    is_bool,
+    is_count,
+    is_item,
+    one_of,
+)
+from model_checks.conformance.verdict import GATE_RULES, Rejected, plain
+from spec import schedule_gate as sg
+from spec.language import Function
+
+DESIGN = "schedule-gate"
+CONFIG_KEYS = ("actors", "workers", "permits", "mailbox_capacity", "max_per_drain")
+
+
+@dataclass(frozen=True, eq=False)
+class GateTraceConstants(sg.Constants):
+    """The spec's constants bound to one trace: processes and scripts grow as the trace shows them."""
+
+    producers: list[str] = field(default_factory=list)
+    bound_workers: list[str] = field(default_factory=list)
+    posts: dict[str, dict[int, tuple[int, Any]]] = field(default_factory=dict)
+
+    def producer_names(self) -> tuple[str, ...]:
+        return tuple(self.producers)
+
+    def worker_names(self) -> tuple[str, ...]:
+        return tuple(self.bound_workers)
+
+    def post_of(self, producer: str, k: int) -> tuple[int, Any] | None:
+        """The k-th post of ``producer`` if the trace has shown it; None: (so far) no more posts."""
+        return self.posts[producer].get(k)
+
+
+PRODUCER_EVENTS = frozenset({"permit_acquire", "admit_begin", "publish", "admit_end"})
+WORKER_EVENTS = frozenset({"take", "drain_begin", "process", "drain_end"})
+STARTS_POST = frozenset({"permit_acquire", "admit_begin"})
+RULE_OF_EVENT = {
+    "permit_acquire": 1,
+    "permit_release": 1,
+    "admit_begin": 2,
+    "admit_end": 2,
+    "publish": 3,
+    "token_enqueue": 4,
+    "take": 4,
+    "drain_begin": 5,
+    "process": 5,
+    "drain_end": 5,
+}
+HINT = {
+    "permit_acquire": "a permit is taken only while one is free and the actor looks Idle, "
+    "and refused only while none is free and the actor is Idle",
+    "permit_release": "a permit goes back only from a thread told release_permit, or as a surplus "
+    "after its CAS from Idle lost to another producer",
+    "admit_begin": "admit_begin with a permit needs the thread's own permit_acquire and an Idle gate; "
+    "a join (permit: false) needs a runnable actor",
+    "publish": "a producer publishes only between its admit_begin and admit_end",
+    "admit_end": "admit_end follows the producer's publish",
+    "token_enqueue": "a token is enqueued only by the thread an enqueue_ready_token directive told to",
+    "take": "a worker takes the oldest token of the ready queue, and only when it is not draining",
+    "drain_begin": "drain_begin follows the same thread's take, on a Scheduled gate",
+    "process": "events are processed inside a drain of that actor, in publish order, within max_per_drain",
+    "drain_end": "drain_end ends a drain of this thread once the mailbox was found empty or the budget spent",
+}
+
+
+# The program counters at which each internal action of the spec can be enabled (its first
+# guard); the search calls an action only there. tests/gate checks this against the spec.
+ENABLED_AT: dict[str, frozenset[str]] = {
+    "SeeIdle": frozenset({sg.P_IDLE}),
+    "RefusalSeesRunnable": frozenset({sg.P_SAW_IDLE}),
+    "FoundEmpty": frozenset({sg.W_DRAIN}),
+    "BudgetSpent": frozenset({sg.W_DRAIN}),
+}
+
+
+def local_pc(s: sg.Vars, process: Any) -> str:
+    local = s.producer[process] if process in s.producer.domain() else s.worker[process]
+    return str(local[0])
+
+
+class GateChecker:
+    """The streaming judge of one schedule-gate trace (a ``streamed.Checker``)."""
+
+    def __init__(self, config: dict[str, Any]) -> None:
+        # Actors join as the trace names them (``_grow``): an actor never named stays Idle with an
+        # empty mailbox in every behaviour, so the header's count (up to 65,536) costs nothing.
+        self.c = GateTraceConstants(
+            actors=0,
+            workers=int(config["workers"]),
+            permits=int(config["permits"]),
+            mailbox_capacity=int(config["mailbox_capacity"]),
+            max_per_drain=int(config["max_per_drain"]),
+        )
+        # A behaviour is Init and Next steps: invariants are what the explorer proves of them, not
+        # constraints on them (unlike work-lane's ready queue), so the search does not check them.
+        self.search = TraceSearch(
+            sg.SPEC, self.c, sg.Init(self.c), check_invariants=False, local=local_pc, enabled_at=ENABLED_AT
+        )
+        self.complete = False
+        # Per producer: the actors whose gate was Idle at some moment since its last event. Its
+        # load of the gate (``SeeIdle``) may have happened at any such moment, before the trace
+        # shows which actor the post is for (gate phases change only by logged CASes).
+        self.idle_since: dict[str, set[int]] = {}
+
+    # -- binding ---------------------------------------------------------------------------------
+
+    def _grow(self, actor: int) -> None:
+        """Actors up to ``actor`` join every state, Idle with empty mailboxes (and were always Idle)."""
+        new = tuple(range(self.c.actors, actor + 1))
+        self.c = dataclasses.replace(self.c, actors=actor + 1)
+        for seen in self.idle_since.values():
+            seen.update(new)
+        self.search.rebind(self.c, lambda s: _with_actors(s, new))
+
+    def _add(self, role: str, name: str) -> None:
+        c = self.c
+        if role == "p":
+            c.producers.append(name)
+            c.posts[name] = {}
+            self.idle_since[name] = set(range(c.actors))  # every gate starts Idle
+            self.search.rebind(
+                c, lambda s: s._replace(producer=with_entry(s.producer, name, (sg.P_IDLE, 0, False)))
+            )
+        else:
+            c.bound_workers.append(name)
+            self.search.rebind(
+                c, lambda s: s._replace(worker=with_entry(s.worker, name, (sg.W_IDLE, None, 0, False)))
+            )
+
+    def _processes(self, ev: Event) -> list[str]:
+        kind, thread = ev["event"], ev["thread"]
+        p, w = f"p:{thread}", f"w:{thread}"
+        c = self.c
+        if kind in STARTS_POST and p not in c.posts:
+            self._add("p", p)
+        if kind == "take" and w not in c.bound_workers:
+            if len(c.bound_workers) >= c.workers:
+                raise Rejected(
+                    5,
+                    f"{thread} take of actor {ev['actor']}: a worker thread beyond config.workers ="
+                    f" {c.workers} (workers so far: {', '.join(n[2:] for n in c.bound_workers)})",
+                )
+            self._add("w", w)
+        procs = []
+        if kind not in WORKER_EVENTS and p in c.posts:
+            procs.append(p)
+        if kind not in PRODUCER_EVENTS and w in c.bound_workers:
+            procs.append(w)
+        return procs
+
+    def _announce(self, ev: Event, p: str) -> None:
+        """The first event of a post tells the producer's next script entry.
+
+        For a ``permit_acquire`` the post's ``SeeIdle`` happened earlier, possibly when the
+        gate was Idle but is not now: states where the producer is still idle are given that
+        step now if the actor was Idle at some moment since the producer's last event.
+        """
+        posts = self.c.posts[p]
+        actor = ev["actor"]
+        for s in self.search.states:
+            pc, k, _ = s.producer[p]
+            if pc == sg.P_IDLE and k not in posts:
+                posts[k] = (actor, ev["item"])
+        if ev["event"] == "permit_acquire" and actor in self.idle_since[p]:
+            extra = set()
+            for s in self.search.states:
+                pc, k, _ = s.producer[p]
+                if pc == sg.P_IDLE and posts.get(k, (None,))[0] == actor:
+                    extra.add(s._replace(producer=s.producer.except_(p, (sg.P_SAW_IDLE, k, False))))
+            if extra:
+                self.search.states = self.search.closure(self.search.states | extra)
+
+    def _track_idle(self, ev: Event) -> None:
+        actor = ev.get("actor")
+        p = f"p:{ev['thread']}"
+        if p in self.idle_since:
+            self.idle_since[p] = {
+                a for s in self.search.states for a, g in s.gate.items() if g.phase == sg.IDLE
+            }
+        if actor is not None and any(s.gate[actor].phase == sg.IDLE for s in self.search.states):
+            for seen in self.idle_since.values():
+                seen.add(actor)
+
+    def _forget(self, p: str) -> None:
+        """Drop script entries no live state can read again (memory stays bounded)."""
+        posts = self.c.posts[p]
+        if len(posts) > 1:
+            low = min(s.producer[p][1] for s in self.search.states)
+            for k in [k for k in posts if k < low]:
+                del posts[k]
+
+    # -- the Checker protocol -------------------------------------------------------------------
+
+    def step(self, ev: Event) -> None:
+        kind, thread = ev["event"], ev["thread"]
+        if self.complete:
+            raise Rejected(7, f"{thread} logs {kind} after stop_end: the scheduler had stopped")
+        if kind == "stop_end":
+            self._stop(ev)
+            return
+        actor = ev["actor"]
+        if actor >= self.c.actors:
+            self._grow(actor)
+        procs = self._processes(ev)
+        if kind in STARTS_POST:
+            self._announce(ev, f"p:{thread}")
+        try:
+            self.search.step(ev, procs)
+        except NoMatch as none:
+            raise Rejected(*self._why(ev, procs, none)) from None
+        self._track_idle(ev)
+        if kind in PRODUCER_EVENTS or kind in ("token_enqueue", "permit_release"):
+            p = f"p:{thread}"
+            if p in self.c.posts:
+                self._forget(p)
+
+    def _stop(self, ev: Event) -> None:
+        done = {s for s in self.search.states if sg.Done(self.c, s)}
+        if not done:
+            _, phrases = self.pending()
+            raise Rejected(
+                7,
+                f"{ev['thread']} logs stop_end, but the scheduler cannot be quiescent here: "
+                + ("; ".join(phrases) or "a step is still owed"),
+            )
+        self.search.states = done
+        self.complete = True
+
+    def finish(self, complete: bool) -> None:
+        if complete and not self.complete and not any(sg.Done(self.c, s) for s in self.search.states):
+            _, phrases = self.pending()
+            raise Rejected(
+                7,
+                "the run is over but the spec cannot stop here: " + ("; ".join(phrases) or "a step is owed"),
+            )
+
+    def pending(self) -> tuple[dict[str, Any], list[str]]:
+        s = min(self.search.states, key=_weight)
+        c = self.c
+        events = {str(a): list(box) for a, box in s.mailbox.items() if box}
+        owed: dict[str, str] = {}
+        for p, (pc, _, _) in s.producer.items():
+            if pc != sg.P_IDLE:
+                owed[p[2:]] = pc
+        for w, (wpc, actor, _, _) in s.worker.items():
+            if wpc != sg.W_IDLE:
+                owed[w[2:]] = f"{wpc} actor {actor}"
+        phrases = []
+        if events:
+            phrases.append(
+                "events published and not yet processed: "
+                + "; ".join(f"actor {a}: {', '.join(map(repr, box))}" for a, box in events.items())
+            )
+        if owed:
+            phrases.append(
+                "threads mid-step: " + ", ".join(f"{t} ({what})" for t, what in sorted(owed.items()))
+            )
+        if s.free != c.permits:
+            phrases.append(f"{c.permits - s.free} of {c.permits} permits out of the pool")
+        if s.ready:
+            phrases.append(f"ready tokens {list(s.ready)}")
+        return {"events": events, "threads": dict(sorted(owed.items())), "free_permits": s.free}, phrases
+
+    def describe(self) -> list[dict[str, Any]]:
+        return [plain(sg.Show(self.c, s)) for s in sorted(self.search.states, key=repr)[:8]]
+
+    # -- words for a rejection -------------------------------------------------------------------
+
+    def _why(self, ev: Event, procs: list[str], none: NoMatch) -> tuple[int, str]:
+        kind, thread = ev["event"], ev["thread"]
+        head = _show(ev)
+        states = none.states
+        owing = self._owing(states, procs)
+        if owing is not None and kind not in ("token_enqueue", "permit_release"):
+            return 6, f"{head} — {thread} {owing} and must do that before any other event of its own"
+        if not procs:
+            role = "a take" if kind in WORKER_EVENTS else "a permit_acquire or admit_begin"
+            hint = HINT.get(kind, "no behaviour takes this step")
+            return RULE_OF_EVENT.get(kind, 2), f"{head} — {hint}, and {thread} has logged no {role} before"
+        misses = [m for m in none.misses if m.differing]
+        if misses:
+            return RULE_OF_EVENT.get(kind, 2), f"{head} — {_differ(misses, self.c)}"
+        words = sorted({s.gate[ev["actor"]].show() for s in states}) if "actor" in ev else []
+        gate = f" (gate of actor {ev['actor']} could be: {', '.join(words)})" if words else ""
+        return RULE_OF_EVENT.get(kind, 2), f"{head} — {HINT.get(kind, 'no behaviour takes this step')}{gate}"
+
+    def _owing(self, states: list[sg.Vars], procs: list[str]) -> str | None:
+        """What the thread owes in every possible state, if it owes something in all of them."""
+        said: set[str] = set()
+        for s in states:
+            what = None
+            for p in procs:
+                if p in s.producer.domain():
+                    pc, k, _ = s.producer[p]
+                    if pc in (sg.P_OWES_TOKEN, sg.P_OWES_RELEASE):
+                        post = self.c.post_of(p, k)
+                        what = f"owes {_owed(pc)} of actor {post[0] if post else '?'}"
+                if p in s.worker.domain():
+                    wpc, actor, _, _ = s.worker[p]
+                    if wpc in (sg.W_OWES_TOKEN, sg.W_OWES_RELEASE):
+                        what = f"owes {_owed(wpc)} of actor {actor}"
+            if what is None:
+                return None
+            said.add(what)
+        return " / ".join(sorted(said)) if said else None
+
+
+def _owed(pc: str) -> str:
+    return "a token_enqueue" if pc.endswith("token") else "a permit_release"
+
+
+def _differ(misses: list[Miss], c: sg.Constants) -> str:
+    """The spec's own values for the fields that differ, with the gate words they come from."""
+    parts: dict[tuple[str, str], set[str]] = {}
+    for m in misses:
+        for k in m.differing:
+            actor = m.fields.get("actor")
+            word = f"gate {m.state.gate[actor].show()}" if isinstance(actor, int) else ""
+            parts.setdefault((k, repr(m.fields[k])), set()).add(word)
+    said = [
+        f"the spec's step here logs {k} = {v}"
+        + (f" ({', '.join(sorted(w for w in words if w))})" if any(words) else "")
+        for (k, v), words in sorted(parts.items())
+    ]
+    return "; or ".join(said)
+
+
+def _with_actors(s: sg.Vars, new: tuple[int, ...]) -> sg.Vars:
+    def grow(f: Function[int, Any], value: Any) -> Function[int, Any]:
+        return Function((*f.domain(), *new), (*f.values(), *([value] * len(new))))
+
+    return s._replace(
+        gate=grow(s.gate, sg.IDLE_GATE),
+        mailbox=grow(s.mailbox, ()),
+        published=grow(s.published, 0),
+        processed=grow(s.processed, 0),
+    )
+
+
+def _weight(s: sg.Vars) -> tuple[int, str]:
+    return (sum(len(box) for box in s.mailbox.values()), repr(s))
+
+
+def _show(ev: Event) -> str:
+    fields = {k: v for k, v in ev.items() if k not in ("seq", "thread", "event")}
+    return f"{ev['thread']} {ev['event']} {fields}"
+
+
+def _make(config: dict[str, Any]) -> GateChecker:
+    return GateChecker(config)
+
+
+FORMAT = DesignFormat(
+    design=DESIGN,
+    schema_file="trace-schema.json",
+    schema_package=__package__ or "",
+    fields={
+        "permit_acquire": (("actor", is_count), ("item", is_item), ("granted", is_bool)),
+        "admit_begin": (("actor", is_count), ("item", is_item), ("permit", is_bool)),
+        "publish": (("actor", is_count), ("item", is_item), ("result", one_of("ok", "full"))),
+        "admit_end": (
+            ("actor", is_count),
+            ("item", is_item),
+            ("directive", one_of(sg.NO_ACTION, sg.ENQUEUE, sg.RELEASE)),
+            ("deferred", is_bool),
+        ),
+        "token_enqueue": (("actor", is_count),),
+        "take": (("actor", is_count),),
+        "drain_begin": (("actor", is_count),),
+        "process": (("actor", is_count), ("item", is_item)),
+        "drain_end": (
+            ("actor", is_count),
+            ("directive", one_of(sg.ENQUEUE, sg.DEFERRED, sg.RELEASE)),
+            ("processed", is_count),
+        ),
+        "permit_release": (("actor", is_count), ("reason", one_of("idle", "surplus"))),
+        "stop_end": (),
+    },
+    index="actor",
+    bound="actors",
+    make=_make,
+    rules=GATE_RULES,
+    completion="stop_end",
+)
+
+__all__ = ["DESIGN", "FORMAT", "GateChecker", "GateTraceConstants"]

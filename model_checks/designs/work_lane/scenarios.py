@@ -1,0 +1,234 @@
+"""Work Lane scenarios: the real ``reference.scheduler.WorkerScheduler`` under the harness.
+
+Every scenario builds a scheduler on the controlled runtime, races producers (and Stop) against
+the workers, and checks, in every explored execution:
+
+* conservation -- every accepted item is invoked exactly once (Stop(drain)), or invoked or
+  discarded exactly once (Stop(discard)); refused items are never invoked;
+* per-lane FIFO -- one producer's accepted items on one lane are invoked in posting order;
+* one drainer per lane -- drain_begin/drain_end of a lane never overlap, and every invoke of a
+  lane happens inside a drain of that lane by the same worker (checked after every step);
+* every Stop returns (a Stop that blocks forever is a deadlock / lost wakeup), with SUCCESS,
+  except a Stop from a callback, which must be refused with INVALID_STATE;
+* an invoke that raises is reported through ``on_error`` and the lane goes on.
+
+Schedule spaces here are large: use a preemption bound, an execution cap or PCT (see
+``SCENARIO_OPTIONS``) unless you have minutes to spare.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from model_checks.harness.options import Options
+from model_checks.harness.runtime import ControlledRuntime
+from reference.results import Result as TkResult
+from reference.scheduler import LaneSpec, Sizing, StopMode, WorkerScheduler
+from reference.tracing import RecordingTracer
+
+Program = Callable[[ControlledRuntime], object]
+
+
+@dataclass(frozen=True)
+class LaneScenario:
+    producers: int = 2
+    items: int = 2
+    lanes: int = 2
+    workers: int = 2
+    budget: int = 1
+    capacity: int = 4
+    stop: StopMode = StopMode.DRAIN
+    stop_races_posts: bool = False  # Stop starts before the producers are joined
+    stop_from_callback: bool = False  # the first invoke calls stop() and must be refused
+    raising_item: tuple[int, int] | None = None  # (producer, index) whose invoke raises
+
+
+@dataclass
+class _Observed:
+    accepted: list[tuple[int, int, int]] = field(default_factory=list)  # (producer, index, lane)
+    refused: list[tuple[int, int, int, TkResult]] = field(default_factory=list)
+    invoked: list[tuple[int, tuple[int, int], str]] = field(default_factory=list)  # lane, item, worker
+    discarded: list[tuple[int, tuple[int, int]]] = field(default_factory=list)
+    errors: list[tuple[int, tuple[int, int], str]] = field(default_factory=list)
+    stop_results: list[TkResult] = field(default_factory=list)
+    callback_stop: list[TkResult] = field(default_factory=list)
+    draining: dict[int, str] = field(default_factory=dict)  # lane -> worker draining it
+
+
+class DrainOverlap(AssertionError):
+    """Two workers drained one lane at once, or an invoke ran outside its lane's drain."""
+
+
+_DRAIN_EVENTS = frozenset({"drain_begin", "drain_end", "invoke"})
+
+
+class _DrainWatch(RecordingTracer):
+    """A ``RecordingTracer`` that checks "one drainer per lane" as each event is emitted.
+
+    The scenario's invariant (run after every step) reports the first violation, so a failure
+    shows up after the same step, with the same message, as re-reading the step's new events
+    after every step would; it just costs nothing at the many steps that emit no event."""
+
+    def __init__(self, obs: _Observed) -> None:
+        super().__init__()
+        self._obs = obs
+        self.violation: str | None = None
+
+    def emit(self, thread: str, event: str, fields: dict[str, Any]) -> None:
+        super().emit(thread, event, fields)
+        if event in _DRAIN_EVENTS and self.violation is None:
+            self.violation = _drain_violation(self._obs, int(fields.get("lane") or 0), event, thread)
+
+    def check(self) -> bool:
+        if self.violation is not None:
+            raise DrainOverlap(self.violation)
+        return True
+
+
+def _drain_violation(obs: _Observed, lane: int, kind: str, who: str) -> str | None:
+    if kind == "drain_begin":
+        if lane in obs.draining:
+            return f"lane {lane}: {who} began a drain while {obs.draining[lane]} drains it"
+        obs.draining[lane] = str(who)
+    elif kind == "drain_end":
+        if obs.draining.pop(lane, None) != who:
+            return f"lane {lane}: {who} ended a drain it did not begin"
+    elif kind == "invoke" and obs.draining.get(lane) != who:
+        return f"lane {lane}: {who} invoked outside its own drain"
+    return None
+
+
+def lane_program(
+    sc: LaneScenario,
+    *,
+    build: Callable[..., WorkerScheduler[Any]] = WorkerScheduler,
+    **scheduler_options: Any,
+) -> Program:
+    """The scenario as a harness program. ``build`` makes the scheduler (same signature as
+    ``WorkerScheduler``: a subclass, or a factory plugging mutant lanes/pools in);
+    ``scheduler_options`` are extra keyword arguments for it (e.g. ``lane_factory``)."""
+
+    def program(rt: ControlledRuntime) -> object:
+        obs = _Observed()
+        tracer = _DrainWatch(obs)
+        holder: list[WorkerScheduler[tuple[int, int]]] = []
+
+        def invoke(lane: int, item: tuple[int, int]) -> None:
+            obs.invoked.append((lane, item, rt.thread_name()))
+            if sc.stop_from_callback and len(obs.invoked) == 1:
+                obs.callback_stop.append(holder[0].stop(sc.stop))
+            if sc.raising_item == item:
+                raise ValueError(f"invoke of {item} fails on purpose")
+
+        def on_error(lane: int, item: tuple[int, int], exc: BaseException) -> None:
+            obs.errors.append((lane, item, type(exc).__name__))
+
+        sched: WorkerScheduler[tuple[int, int]] = build(
+            [LaneSpec(invoke, context=i) for i in range(sc.lanes)],
+            workers=sc.workers,
+            lane_capacity=sc.capacity,
+            max_per_drain=sc.budget,
+            runtime=rt,
+            tracer=tracer,
+            on_error=on_error,
+            on_discard=lambda lane, item: obs.discarded.append((lane, item)),
+            sizing=Sizing.CHECKING,  # the spec's small sizes (capacity 1, ready queue = lanes)
+            **scheduler_options,
+        )
+        holder.append(sched)
+        handles = [sched.get_lane(i)[1] for i in range(sc.lanes)]
+
+        def producer(p: int) -> Callable[[], None]:
+            def run() -> None:
+                for i in range(sc.items):
+                    lane = (p + i) % sc.lanes
+                    r = sched.try_post(handles[lane], (p, i))
+                    if r == TkResult.SUCCESS:
+                        obs.accepted.append((p, i, lane))
+                    else:
+                        obs.refused.append((p, i, lane, r))
+
+            return run
+
+        rt.invariant(tracer.check, "one drainer per lane")
+        rt.pending_work(lambda: any(_queued(lane.queue) for lane in sched._lanes))
+        rt.trace(
+            lambda: [f"{e['seq']:>3} {e['thread']:>5} {e['event']} {_fields(e)}" for e in tracer.events()]
+        )
+
+        threads = [rt.start_thread(producer(p), f"p{p}") for p in range(sc.producers)]
+        if not sc.stop_races_posts:
+            for t in threads:
+                t.join()
+        obs.stop_results.append(sched.stop(sc.stop))
+        for t in threads:
+            t.join()
+
+        def final() -> tuple[Any, ...]:
+            return _final_checks(sc, obs)
+
+        return final
+
+    return program
+
+
+def _queued(queue: Any) -> bool:
+    """Does a lane queue hold items? Read from the model (``_items``), not through a scheduling
+    point: this runs at a deadlock, between steps."""
+    return bool(queue._items)
+
+
+def _fields(e: dict[str, Any]) -> str:
+    return " ".join(f"{k}={v}" for k, v in e.items() if k not in ("seq", "thread", "event"))
+
+
+def _final_checks(sc: LaneScenario, obs: _Observed) -> tuple[Any, ...]:
+    accepted = sorted((p, i) for p, i, _ in obs.accepted)
+    invoked = sorted(item for _, item, _ in obs.invoked)
+    discarded = sorted(item for _, item in obs.discarded)
+    assert obs.stop_results == [TkResult.SUCCESS], f"Stop returned {obs.stop_results}"
+    if sc.stop_from_callback:
+        assert obs.callback_stop == [TkResult.INVALID_STATE], f"Stop in a callback gave {obs.callback_stop}"
+    if sc.stop is StopMode.DRAIN:
+        assert invoked == accepted, f"conservation: accepted {accepted}, invoked {invoked}"
+        assert not discarded, f"Stop(drain) discarded {discarded}"
+    else:
+        assert sorted(invoked + discarded) == accepted, (
+            f"conservation: accepted {accepted}, invoked {invoked} + discarded {discarded}"
+        )
+    lane_of = {(p, i): lane for p, i, lane in obs.accepted}
+    for lane, item, _ in obs.invoked:
+        assert lane_of.get(item) == lane, f"{item} invoked on lane {lane}, posted to {lane_of.get(item)}"
+    for lane in range(sc.lanes):
+        for p in range(sc.producers):
+            order = [item[1] for ln, item, _ in obs.invoked if ln == lane and item[0] == p]
+            assert order == sorted(order), f"lane {lane} FIFO broken for producer {p}: {order}"
+    if sc.raising_item is not None and sc.raising_item in invoked:
+        assert [e[1] for e in obs.errors] == [sc.raising_item], f"on_error saw {obs.errors}"
+    return (len(accepted), len(invoked), len(discarded))
+
+
+SCENARIO_SPECS: dict[str, LaneScenario] = {
+    "lanes-2x2-budget1": LaneScenario(budget=1),
+    "lanes-2x2-budget2": LaneScenario(budget=2),
+    "lane-at-capacity": LaneScenario(producers=2, items=2, lanes=1, workers=1, capacity=1),
+    "stop-drain-races-posts": LaneScenario(items=1, stop_races_posts=True),
+    "stop-discard-races-posts": LaneScenario(items=1, stop=StopMode.DISCARD, stop_races_posts=True),
+    "stop-discard-after-posts": LaneScenario(items=2, stop=StopMode.DISCARD, budget=1),
+    "stop-from-callback": LaneScenario(producers=1, items=2, lanes=1, workers=1, stop_from_callback=True),
+    "invoke-raises": LaneScenario(producers=1, items=2, lanes=1, workers=2, raising_item=(0, 0)),
+}
+
+
+def _factory(spec: LaneScenario) -> Callable[[], Program]:
+    return lambda: lane_program(spec)
+
+
+SCENARIOS: dict[str, Callable[[], Program]] = {
+    f"work-lane/{name}": _factory(spec) for name, spec in SCENARIO_SPECS.items()
+}
+
+# What the harness's own tests and `lanecheck verify` run: bounded, and quick.
+SCENARIO_OPTIONS = Options(strategy="dfs", preemption_bound=1, max_executions=3_000, max_steps=5_000)

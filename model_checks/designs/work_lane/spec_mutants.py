@@ -1,0 +1,269 @@
+"""Seeded bugs in the Work Lane spec: each must be caught, with a shortest counterexample.
+
+Each mutant is the design with one critical section split, moved or dropped,
+the way a port could get it wrong. The expected property and counterexample
+length are what ``lanecheck check work-lane --variant NAME`` must report; the
+tests assert both, so a weaker checker (or a vacuous spec) shows up at once.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from model_checks.mutant import SpecMutant
+from spec import work_lane as wl
+from spec.language import Action, emit, variant
+from spec.work_lane import SPEC
+from spec.work_lane_state import (
+    DRAINING,
+    IDLE,
+    P_IDLE,
+    P_OWES,
+    SCHEDULED,
+    W_DECIDE,
+    W_DRAIN,
+    W_IDLE,
+    Constants,
+    DrainOver,
+    Producers,
+    Vars,
+    Workers,
+)
+
+# --- split-idle: the emptiness check and the Idle write in separate critical sections -------
+
+W_GOING_IDLE = "going-idle"
+
+
+def DrainSawEmpty(c: Constants, s: Vars, w: str) -> object:
+    """BUG: under the lane mutex the drainer sees the lane empty ... and lets go of the mutex."""
+    if not DrainOver(c, s, w):
+        return None
+    _, lane, n, _ = s.worker[w]
+    assert lane is not None
+    if s.queue[lane]:
+        return None
+    return s._replace(worker=s.worker.except_(w, (W_GOING_IDLE, lane, n, None)))
+
+
+def DrainEndIdleLate(c: Constants, s: Vars, w: str) -> object:
+    """BUG: ... then, in a second critical section, writes Idle without looking again."""
+    pc, lane, n, _ = s.worker[w]
+    if pc != W_GOING_IDLE:
+        return None
+    assert lane is not None
+    return emit(
+        s._replace(status=s.status.except_(lane, IDLE), worker=s.worker.except_(w, (W_IDLE, None, 0, None))),
+        lane=lane,
+        outcome="idle",
+        invoked=n,
+    )
+
+
+SPLIT_IDLE = variant(
+    SPEC,
+    "split-idle",
+    replace_actions={"DrainEndIdle": Action("DrainSawEmpty", DrainSawEmpty, (Workers,), None)},
+    add_actions=[Action("DrainEndIdleLate", DrainEndIdleLate, (Workers,), "drain_end")],
+)
+
+# --- publish-outside-mutex: the decision under the mutex, the publish after it --------------
+
+P_PUBLISHING = "publishing"
+
+
+def PostDecideFirst(c: Constants, s: Vars, p: str) -> object:
+    """BUG: under the lane mutex the producer decides whether to reserve, but publishes later."""
+    pc, k, _ = s.producer[p]
+    post = c.post_of(p, k)
+    if pc != wl.P_ADMITTED or post is None:
+        return None
+    lane, item = post
+    assert lane is not None
+    if len(s.queue[lane]) >= c.lane_capacity:
+        return None
+    reserve = s.status[lane] == IDLE
+    return emit(
+        s._replace(
+            status=s.status.except_(lane, SCHEDULED) if reserve else s.status,
+            producer=s.producer.except_(p, (P_PUBLISHING + ("+owe" if reserve else ""), k, lane)),
+        ),
+        lane=lane,
+        item=item,
+        result="ok",
+        submit=reserve,
+    )
+
+
+def PublishLate(c: Constants, s: Vars, p: str) -> object:
+    """BUG: the item enters the queue outside the mutex, after the decision was taken."""
+    pc, k, lane = s.producer[p]
+    if not pc.startswith(P_PUBLISHING):
+        return None
+    post = c.post_of(p, k)
+    assert post is not None and lane is not None
+    position = s.accepted[lane] + 1
+    owes = pc.endswith("+owe")
+    return s._replace(
+        queue=s.queue.except_(lane, (*s.queue[lane], (position, post[1]))),
+        accepted=s.accepted.except_(lane, position),
+        producer=s.producer.except_(p, (P_OWES, k + 1, lane) if owes else (P_IDLE, k + 1, None)),
+    )
+
+
+PUBLISH_OUTSIDE_MUTEX = variant(
+    SPEC,
+    "publish-outside-mutex",
+    replace_actions={"PostAccepted": PostDecideFirst},
+    add_actions=[Action("PublishLate", PublishLate, (Producers,), None)],
+)
+
+# --- double-reserve: a post to a Scheduled lane reserves it again ---------------------------
+
+
+def PostReservesScheduledLane(c: Constants, s: Vars, p: str) -> object:
+    """BUG: a post to a lane that is Idle *or Scheduled* takes a reservation."""
+    pc, k, _ = s.producer[p]
+    post = c.post_of(p, k)
+    if pc != wl.P_ADMITTED or post is None:
+        return None
+    lane, item = post
+    assert lane is not None
+    if len(s.queue[lane]) >= c.lane_capacity:
+        return None
+    position = s.accepted[lane] + 1
+    reserve = s.status[lane] != DRAINING
+    return emit(
+        s._replace(
+            queue=s.queue.except_(lane, (*s.queue[lane], (position, item))),
+            accepted=s.accepted.except_(lane, position),
+            status=s.status.except_(lane, SCHEDULED) if reserve else s.status,
+            producer=s.producer.except_(p, (P_OWES, k + 1, lane) if reserve else (P_IDLE, k + 1, None)),
+        ),
+        lane=lane,
+        item=item,
+        result="ok",
+        submit=reserve,
+    )
+
+
+DOUBLE_RESERVE = variant(SPEC, "double-reserve", replace_actions={"PostAccepted": PostReservesScheduledLane})
+
+# --- small-ready-queue: ready capacity below the lane count --------------------------------
+
+SMALL_READY_QUEUE = variant(SPEC, "small-ready-queue", drop_assumptions=["ReadyQueueHoldsEveryLane"])
+
+# --- stop-skips-inflight: Stop(drain) does not wait for posts in flight --------------------
+
+
+def StopBeginWithoutWaiting(c: Constants, s: Vars, t: str) -> object:
+    """BUG: Stop goes on while a TryPost that passed the stop check has not published yet."""
+    if s.stopper[t] != "active" or s.phase != wl.CLOSING:
+        return None
+    return emit(s._replace(phase=wl.STOPPING), mode=s.mode)
+
+
+STOP_SKIPS_INFLIGHT = variant(
+    SPEC, "stop-skips-inflight", replace_actions={"StopBegin": StopBeginWithoutWaiting}
+)
+
+# --- ignore-budget: a drain pops until the lane is empty -----------------------------------
+
+
+def PopIgnoringBudget(c: Constants, s: Vars, w: str) -> object:
+    """BUG: the drainer keeps popping past max_per_drain."""
+    pc, lane, n, hand = s.worker[w]
+    if pc != W_DRAIN or hand is not None:
+        return None
+    assert lane is not None
+    queue = s.queue[lane]
+    if not queue:
+        return None
+    return s._replace(
+        queue=s.queue.except_(lane, queue[1:]), worker=s.worker.except_(w, (W_DRAIN, lane, n, queue[0]))
+    )
+
+
+def PopEmptyIgnoringBudget(c: Constants, s: Vars, w: str) -> object:
+    """BUG: ... and only an empty lane ends the drain."""
+    pc, lane, n, hand = s.worker[w]
+    if pc != W_DRAIN or hand is not None:
+        return None
+    assert lane is not None
+    if s.queue[lane]:
+        return None
+    return s._replace(worker=s.worker.except_(w, (W_DECIDE, lane, n, None)))
+
+
+def _only_when_empty(original: Any) -> Any:
+    def action(c: Constants, s: Vars, w: str) -> object:
+        if s.worker[w][0] != W_DECIDE:
+            return None
+        return original(c, s, w)
+
+    action.__name__ = original.__name__
+    return action
+
+
+IGNORE_BUDGET = variant(
+    SPEC,
+    "ignore-budget",
+    replace_actions={
+        "Pop": PopIgnoringBudget,
+        "PopEmpty": PopEmptyIgnoringBudget,
+        "DrainEndIdle": _only_when_empty(wl.DrainEndIdle),
+        "DrainEndResubmit": _only_when_empty(wl.DrainEndResubmit),
+    },
+)
+
+MUTANTS: dict[str, SpecMutant] = {
+    m.name: m
+    for m in [
+        SpecMutant(
+            "split-idle",
+            "the end-of-drain emptiness check and the Idle write in separate critical sections",
+            SPLIT_IDLE,
+            expect="NoLostWakeup",
+            length=12,
+        ),
+        SpecMutant(
+            "publish-outside-mutex",
+            "the publish done outside the lane mutex, after the Idle -> Scheduled decision",
+            PUBLISH_OUTSIDE_MUTEX,
+            expect="NoLostWakeup",
+            length=13,
+        ),
+        SpecMutant(
+            "double-reserve",
+            "a post to a Scheduled lane reserving it again",
+            DOUBLE_RESERVE,
+            expect="OneReservationPerLane",
+            length=5,
+            overrides={"lane_capacity": 2},
+        ),
+        SpecMutant(
+            "small-ready-queue",
+            "ready capacity below the lane count",
+            SMALL_READY_QUEUE,
+            expect="ReadyQueueBounded",
+            length=6,
+            overrides={"ready_capacity": 1},
+        ),
+        SpecMutant(
+            "stop-skips-inflight",
+            "Stop(drain) returning without waiting for posts in flight",
+            STOP_SKIPS_INFLIGHT,
+            expect="StoppedMeansQuiet",
+            length=5,
+            overrides={"stops": ("drain",)},
+        ),
+        SpecMutant(
+            "ignore-budget",
+            "a drain that ignores its budget",
+            IGNORE_BUDGET,
+            expect="BudgetRespected",
+            length=11,
+            overrides={"max_per_drain": 1},
+        ),
+    ]
+}

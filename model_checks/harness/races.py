@@ -1,0 +1,473 @@
+"""A happens-before data-race detector over plain shared accesses (docs/harness.md, "Data races").
+
+Exploring only the synchronisation points (controlled operations) is complete only for
+data-race-free programs (the DRF-SC argument behind CHESS and loom's ``UnsafeCell`` tracking):
+two plain accesses to one location, one a write, that no synchronisation orders could happen in
+either order, and the explorer, which interleaves only whole steps, would see just one. So every
+explored execution also runs this detector:
+
+* **Happens-before** is the dependency order the explorer itself uses (``rt.objects.dependent``):
+  a thread's operation on controlled objects joins their vector clocks (a pure read joins only
+  their writes) and publishes its clock to them; a yield point is ordered with every operation.
+  This gives release->acquire of a lock, notify->woken wait, put->get, set->wait, spawn->begin,
+  exit->join, atomics as sequentially consistent cells.
+* **Accesses** come from opcode tracing (``sys.settrace`` with ``f_trace_opcodes``) of the code
+  under test only (not the standard library, site-packages or the harness): attribute loads and
+  stores, subscripts, ``in``, iteration, ``len`` and the methods of dict/list/set/deque, and
+  module globals. The object and key of an access are read from the interpreter's value stack of
+  the traced frame (``_stack``), which CPython 3.11 keeps up to date while it calls the tracer.
+* **Shadow memory** per location (object, attribute or key): the last write's (thread, epoch,
+  site) and each thread's last read (FastTrack's representation). A location one thread touches
+  never reports; a read/read pair is never a race.
+
+A race is reported as an execution failure of kind ``data_race``: both sites, both threads.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import dis
+import linecache
+import os
+import sys
+import sysconfig
+import types
+from collections import deque
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from model_checks.harness.declared import is_declared
+from model_checks.harness.rt.objects import GLOBAL, Op
+
+if TYPE_CHECKING:
+    from model_checks.harness.rt.scheduler import Execution
+
+if sys.version_info[:2] != (3, 11):  # pragma: no cover - the stack layout below is 3.11's
+    SUPPORTED = False
+else:
+    SUPPORTED = True
+
+ALL = "<whole>"  # the key of an access to a whole container (len, iteration, clear, ...)
+Site = tuple[int, types.CodeType, int, str, bool]  # (thread, code, offset, what, is_write)
+
+# CPython 3.11 frame layout (Include/internal/pycore_frame.h): PyFrameObject.f_frame points to the
+# _PyInterpreterFrame, whose ``stacktop`` indexes ``localsplus``; the interpreter stores the stack
+# pointer there before it calls the tracer (``_PyFrame_SetStackPointer`` in ``DO_TRACING``).
+_F_FRAME = 24
+_STACKTOP = 64
+_LOCALSPLUS = 72
+_ptr = ctypes.c_void_p.from_address
+_int = ctypes.c_int.from_address
+_obj = ctypes.py_object.from_address
+
+
+def _stack(frame: types.FrameType, depth: int) -> object:
+    """The value ``depth`` entries below the top of ``frame``'s value stack (1 = top); None for
+    a NULL slot."""
+    base = _ptr(id(frame) + _F_FRAME).value
+    assert base is not None
+    addr = base + _LOCALSPLUS + 8 * (_int(base + _STACKTOP).value - depth)
+    if not _ptr(addr).value:
+        return None
+    return _obj(addr).value
+
+
+_HARNESS = os.path.dirname(os.path.abspath(__file__)) + os.sep
+_LIBRARIES = {sysconfig.get_path(name) for name in ("stdlib", "platstdlib", "purelib", "platlib")}
+_SKIP_FILES = (*(p + os.sep for p in _LIBRARIES if p), _HARNESS, "<frozen")
+
+# Reads of these are reads of code, not of shared state (module constants, classes, functions).
+_CODE_TYPES = (
+    types.ModuleType,
+    type,
+    types.FunctionType,
+    types.BuiltinFunctionType,
+    types.MethodType,
+    types.MethodDescriptorType,
+)
+_CONTAINERS = (dict, list, set, deque, bytearray)
+_KEYED = (dict, set)  # per-key locations; lists and deques are one location each
+# container methods: name -> (is_write, keyed by the first argument)
+_METHODS: dict[str, tuple[bool, bool]] = {
+    "get": (False, True),
+    "__getitem__": (False, True),
+    "__contains__": (False, True),
+    "keys": (False, False),
+    "values": (False, False),
+    "items": (False, False),
+    "copy": (False, False),
+    "count": (False, False),
+    "index": (False, False),
+    "issubset": (False, False),
+    "issuperset": (False, False),
+    "union": (False, False),
+    "intersection": (False, False),
+    "difference": (False, False),
+    "isdisjoint": (False, False),
+    "pop": (True, True),  # dict.pop(k); list/set/deque pop are whole (not keyed types, or no args)
+    "setdefault": (True, True),
+    "__setitem__": (True, True),
+    "__delitem__": (True, True),
+    "add": (True, True),
+    "discard": (True, True),
+    "remove": (True, True),
+    "append": (True, False),
+    "appendleft": (True, False),
+    "extend": (True, False),
+    "extendleft": (True, False),
+    "insert": (True, False),
+    "popleft": (True, False),
+    "popitem": (True, False),
+    "clear": (True, False),
+    "update": (True, False),
+    "sort": (True, False),
+    "reverse": (True, False),
+    "rotate": (True, False),
+    "difference_update": (True, False),
+    "intersection_update": (True, False),
+    "symmetric_difference_update": (True, False),
+}
+
+# opcode name -> handler kind
+_LOAD_ATTR, _STORE_ATTR, _SUBSCR, _STORE_SUBSCR, _GLOBAL, _STORE_GLOBAL, _CONTAINS, _ITER, _CALL = range(9)
+_OPCODES = {
+    "LOAD_ATTR": _LOAD_ATTR,
+    "STORE_ATTR": _STORE_ATTR,
+    "DELETE_ATTR": _STORE_ATTR,
+    "BINARY_SUBSCR": _SUBSCR,
+    "STORE_SUBSCR": _STORE_SUBSCR,
+    "DELETE_SUBSCR": _STORE_SUBSCR,
+    "LOAD_GLOBAL": _GLOBAL,
+    "STORE_GLOBAL": _STORE_GLOBAL,
+    "DELETE_GLOBAL": _STORE_GLOBAL,
+    "CONTAINS_OP": _CONTAINS,
+    "GET_ITER": _ITER,
+    "CALL": _CALL,
+}
+Table = dict[int, tuple[int, Any]]
+_TABLES: dict[types.CodeType, Table | None] = {}  # code -> offset -> (kind, argument); None: untraced
+
+
+def _table(code: types.CodeType) -> Table | None:
+    table = _TABLES.get(code, False)
+    if table is not False:
+        return table  # type: ignore[return-value]
+    found: Table | None = None
+    if not code.co_filename.startswith(_SKIP_FILES):
+        found = {}
+        for ins in dis.get_instructions(code):
+            kind = _OPCODES.get(ins.opname)
+            if kind is not None:
+                found[ins.offset] = (kind, ins.argval if kind != _CALL else ins.arg)
+        found = found or None
+    _TABLES[code] = found
+    return found
+
+
+def _harness_owned(obj: object) -> bool:
+    return type(obj).__module__.startswith("model_checks.harness")
+
+
+class _Loc:
+    """Shadow memory of one location: the last write and each thread's last read since."""
+
+    __slots__ = ("reads", "w_epoch", "w_site", "w_tid")
+
+    def __init__(self) -> None:
+        self.w_tid = -1
+        self.w_epoch = 0
+        self.w_site: Site | None = None
+        self.reads: dict[int, tuple[int, Site]] = {}
+
+
+def _join(into: list[int], other: list[int]) -> None:
+    if len(into) < len(other):
+        into.extend([0] * (len(other) - len(into)))
+    for i, v in enumerate(other):
+        if v > into[i]:
+            into[i] = v
+
+
+class RaceDetector:
+    """Vector clocks from the controlled operations, shadow memory from the traced accesses, for
+    one execution. ``sync`` is called by the scheduler for every operation it runs."""
+
+    def __init__(self, ex: Execution) -> None:
+        self.ex = ex
+        self.clocks: list[list[int]] = []
+        self.writes: dict[int, list[int]] = {}  # object id -> join of its non-read operations
+        self.reads: dict[int, list[int]] = {}  # object id -> join of its pure reads
+        self.everything: list[int] = []  # join of every step, tails included (what a yield acquires)
+        self.yielded: list[int] | None = None  # the last yield step's clock (every op acquires it)
+        self.shadow: dict[tuple[int, object], _Loc] = {}
+        self.keys: dict[int, list[object]] = {}  # container id -> keys with a location
+        self.alive: list[object] = []  # objects with a location: their ids are not reused
+        self.accesses = 0
+        self.found = False
+        self.exempt: set[int] = set()  # containers held in declared fields (``declared.py``)
+        self._trace = self._local
+
+    # ---------------------------------------------------------------- happens-before
+    def _clock(self, tid: int) -> list[int]:
+        clocks = self.clocks
+        while len(clocks) <= tid:
+            clocks.append([0] * (len(clocks) + 1))
+        vc = clocks[tid]
+        if len(vc) <= tid:
+            vc.extend([0] * (tid + 1 - len(vc)))
+        return vc
+
+    def sync(self, tid: int, op: Op) -> None:
+        """``tid`` runs ``op``: acquire from its objects, publish to them, start a new epoch (the
+        accesses after the operation belong to the new step, which nothing has seen yet)."""
+        vc = self._clock(tid)
+        objs = op.objs
+        if objs is GLOBAL:
+            # a yield point stands for the unseen access that follows it, in its own step: the
+            # explorer orders that whole step (operation and tail) with every other step, so it
+            # acquires every step so far, tails included, and publishes its own tail (below)
+            _join(vc, self.everything)
+            vc[tid] += 1
+            self.yielded = list(vc)
+            _join(self.everything, vc)
+            return
+        else:
+            writes, reads = self.writes, self.reads
+            for oid in objs:
+                w = writes.get(oid)
+                if w is not None:
+                    _join(vc, w)
+                if op.read:
+                    r = reads.get(oid)
+                    if r is None:
+                        reads[oid] = list(vc)
+                    else:
+                        _join(r, vc)
+                else:
+                    r = reads.get(oid)
+                    if r is not None:
+                        _join(vc, r)
+                    writes[oid] = list(vc)
+            if self.yielded is not None:
+                _join(vc, self.yielded)
+        vc[tid] += 1
+        _join(self.everything, vc)
+
+    def exempt_container(self, obj: object) -> None:
+        """``obj`` is the content of a declared field: its accesses follow the field's scheduling
+        point in the same step, so they are not checked (the object is kept alive)."""
+        if id(obj) not in self.exempt:
+            self.exempt.add(id(obj))
+            self.alive.append(obj)
+
+    # ---------------------------------------------------------------- tracing
+    def enter_thread(self) -> None:
+        """Called at the start of every controlled thread (tracing is per OS thread)."""
+        sys.settrace(self._global)
+
+    def _global(self, frame: types.FrameType, event: str, arg: object) -> Callable[..., Any] | None:
+        if event != "call" or _table(frame.f_code) is None:
+            return None
+        frame.f_trace_lines = False
+        frame.f_trace_opcodes = True
+        return self._trace
+
+    def _local(self, frame: types.FrameType, event: str, arg: object) -> Callable[..., Any] | None:
+        if event != "opcode" or self.found:
+            return self._trace
+        tid = self.ex.current
+        if tid is None:
+            return self._trace
+        table = _TABLES.get(frame.f_code)
+        entry = table.get(frame.f_lasti) if table else None
+        if entry is None:
+            return self._trace
+        kind, arg_ = entry
+        if kind == _LOAD_ATTR:
+            obj = _stack(frame, 1)
+            if not isinstance(obj, _CODE_TYPES) and not _harness_owned(obj):
+                self._attr(tid, obj, arg_, False, frame)
+        elif kind == _STORE_ATTR:
+            obj = _stack(frame, 1)
+            if not _harness_owned(obj):
+                self._attr(tid, obj, arg_, True, frame)
+        elif kind in (_SUBSCR, _STORE_SUBSCR):
+            container = _stack(frame, 2)
+            if isinstance(container, _CONTAINERS):
+                self._item(tid, container, _stack(frame, 1), kind == _STORE_SUBSCR, frame)
+        elif kind == _CONTAINS:
+            container = _stack(frame, 1)
+            if isinstance(container, _CONTAINERS):
+                self._item(tid, container, _stack(frame, 2), False, frame)
+        elif kind == _ITER:
+            container = _stack(frame, 1)
+            if isinstance(container, _CONTAINERS):
+                self._access(tid, container, ALL, False, frame, "")
+        elif kind == _GLOBAL:
+            g = frame.f_globals
+            if not isinstance(g.get(arg_), _CODE_TYPES) and arg_ in g:
+                self._access(tid, g, arg_, False, frame, f"global {arg_}")
+        elif kind == _STORE_GLOBAL:
+            self._access(tid, frame.f_globals, arg_, True, frame, f"global {arg_}")
+        else:
+            self._call(tid, frame, arg_)
+        return self._trace
+
+    def _call(self, tid: int, frame: types.FrameType, argc: int) -> None:
+        meth = _stack(frame, argc + 2)
+        target = _stack(frame, argc + 1)
+        if meth is not None:  # obj.method(args): the method's function, then obj
+            if not isinstance(target, _CONTAINERS) or not isinstance(meth, types.MethodDescriptorType):
+                return
+            name = meth.__name__
+            args = argc
+        elif target is len and argc == 1:
+            container = _stack(frame, 1)
+            if isinstance(container, _CONTAINERS):
+                self._access(tid, container, ALL, False, frame, "")
+            return
+        else:  # a bound builtin method called through a name: f = d.get; f(k)
+            owner = getattr(target, "__self__", None)
+            if not isinstance(owner, _CONTAINERS) or not isinstance(target, types.BuiltinMethodType):
+                return
+            name = target.__name__
+            target = owner
+            args = argc
+        spec = _METHODS.get(name)
+        if spec is None:
+            return
+        write, keyed = spec
+        if keyed and args >= 1 and isinstance(target, _KEYED):
+            self._item(tid, target, _stack(frame, args), write, frame)
+        else:
+            self._access(tid, target, ALL, write, frame, f"{type(target).__name__}.{name}()")
+
+    def _attr(self, tid: int, obj: object, name: str, write: bool, frame: types.FrameType) -> None:
+        if is_declared(type(obj), name):
+            return  # a declared GIL-atomic field: a scheduling point of its own (declared.py)
+        self._access(tid, obj, name, write, frame, "")
+
+    def _item(self, tid: int, container: object, key: object, write: bool, frame: types.FrameType) -> None:
+        if isinstance(container, _KEYED):
+            try:
+                hash(key)
+            except TypeError:
+                key = ALL
+        else:
+            key = ALL
+        self._access(tid, container, key, write, frame, "")
+
+    # ---------------------------------------------------------------- shadow memory
+    def _access(
+        self, tid: int, obj: object, key: object, write: bool, frame: types.FrameType, label: str
+    ) -> None:
+        oid = id(obj)
+        if oid in self.exempt:
+            return
+        self.accesses += 1
+        site: Site = (tid, frame.f_code, frame.f_lasti, label or _describe(obj, key), write)
+        vc = self._clock(tid)
+        shadow = self.shadow
+        loc = shadow.get((oid, key))
+        if loc is None:
+            loc = shadow[(oid, key)] = _Loc()
+            self.alive.append(obj)
+            if key is not ALL and isinstance(obj, _CONTAINERS):
+                self.keys.setdefault(oid, []).append(key)
+        others: list[_Loc] = []
+        if isinstance(obj, _CONTAINERS):
+            # a key conflicts with the whole container; the whole container with every key
+            if key is ALL:
+                others = [shadow[(oid, k)] for k in self.keys.get(oid, ())]
+            else:
+                whole = shadow.get((oid, ALL))
+                if whole is not None:
+                    others = [whole]
+        for other in [loc, *others]:
+            if self._conflict(other, tid, vc, write, site):
+                return
+        epoch = vc[tid]
+        if write:
+            loc.w_tid, loc.w_epoch, loc.w_site = tid, epoch, site
+            loc.reads.clear()
+        else:
+            loc.reads[tid] = (epoch, site)
+
+    def _conflict(self, loc: _Loc, tid: int, vc: list[int], write: bool, site: Site) -> bool:
+        u = loc.w_tid
+        if u >= 0 and u != tid and loc.w_site is not None and loc.w_epoch > _at(vc, u):
+            self._report(loc.w_site, site)
+            return True
+        if write:
+            for r, (epoch, rsite) in loc.reads.items():
+                if r != tid and epoch > _at(vc, r):
+                    self._report(rsite, site)
+                    return True
+        return False
+
+    def _report(self, first: Site, second: Site) -> None:
+        from model_checks.harness.rt.scheduler import ExecFailure
+
+        self.found = True
+        ex = self.ex
+        what = second[3]
+        a, b = ex.thread_label(first[0]), ex.thread_label(second[0])
+        if a == b:  # two threads of one name (patch mode numbers Thread-N lazily): say which
+            a, b = f"{a} (thread #{first[0]})", f"{b} (thread #{second[0]})"
+        msg = (
+            f"data race on {what}: {_verb(first)} by {a} at {_where(first, short=True)} and "
+            f"{_verb(second)} by {b} at {_where(second, short=True)} are not ordered by any synchronisation"
+        )
+        details = "\n".join(
+            [
+                f"{_verb(first)} of {first[3]} by thread {a}",
+                f"  {_where(first)}",
+                f"    {_line(first)}",
+                f"{_verb(second)} of {second[3]} by thread {b} (not after the first: no lock, "
+                "condition, queue, event, join or atomic orders them)",
+                f"  {_where(second)}",
+                f"    {_line(second)}",
+                "the exploration interleaves only synchronisation points, so it cannot show both orders:",
+                "protect the data with a lock, or, for a deliberate GIL-atomic access, declare it",
+                "(model_checks.harness.declare_atomic(cls, attribute): it then becomes a scheduling point)",
+            ]
+        )
+        if ex.failure is None:
+            ex.failure = ExecFailure("data_race", msg, details)
+
+
+def _at(vc: list[int], i: int) -> int:
+    return vc[i] if i < len(vc) else 0
+
+
+def _describe(obj: object, key: object) -> str:
+    if isinstance(obj, _CONTAINERS):
+        kind = type(obj).__name__
+        return f"{kind} (whole)" if key is ALL else f"{kind}[{key!r}]"
+    owner = obj.__name__ if isinstance(obj, type) else type(obj).__name__
+    return f"{owner}.{key}"
+
+
+def _verb(site: Site) -> str:
+    return "write" if site[4] else "read"
+
+
+def _lineno(site: Site) -> int:
+    code, offset = site[1], site[2]
+    line = code.co_firstlineno
+    for start, end, lineno in code.co_lines():
+        if start <= offset < end and lineno is not None:
+            return lineno
+    return line
+
+
+def _where(site: Site, short: bool = False) -> str:
+    file = site[1].co_filename
+    return f"{os.path.basename(file) if short else file}:{_lineno(site)}"
+
+
+def _line(site: Site) -> str:
+    return linecache.getline(site[1].co_filename, _lineno(site)).strip()
+
+
+__all__ = ["ALL", "SUPPORTED", "RaceDetector"]

@@ -1,0 +1,263 @@
+"""MODULE WorkStealingState — the constants, variables and state operators of ``spec.work_stealing``.
+
+``spec.work_stealing`` EXTENDS this module with the initial state, the actions and
+fairness, and checks the invariants defined here; everything here is a pure function
+of the constants and one state.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any, NamedTuple
+
+from spec.language import Function
+from spec.memory import Memory
+
+# ============================================================================ CONSTANTS
+
+
+Task = str
+
+
+@dataclass(frozen=True)
+class Constants:
+    workers: int
+    capacity: int  # slots of each worker's first array (a power of two; an array grows by doubling)
+    tasks: tuple[tuple[Task, tuple[Task, ...]], ...]  # every task and the subtasks it forks, in order
+    roots: tuple[Task, ...]  # submitted by the client to the injector, in order
+    join: bool = False  # a task with subtasks waits for them before it completes
+    memory: str = "tso"  # "sc" | "tso"
+
+    def worker_names(self) -> tuple[str, ...]:
+        return tuple(f"w{i}" for i in range(self.workers))
+
+    def task_names(self) -> tuple[Task, ...]:
+        return tuple(name for name, _ in self.tasks)
+
+    def children(self, task: Task | None) -> tuple[Task, ...]:
+        return dict(self.tasks).get(task or "", ())
+
+    def parent(self, task: Task) -> Task | None:
+        return next((p for p, kids in self.tasks if task in kids), None)
+
+    def size(self, gen: int) -> int:
+        return self.capacity << gen
+
+    def generations(self) -> int:
+        """Arrays per worker: enough to hold every task at once."""
+        gen = 0
+        while self.size(gen) < len(self.tasks):
+            gen += 1
+        return gen + 1
+
+
+def Workers(c: Constants) -> tuple[str, ...]:
+    return c.worker_names()
+
+
+def Clients(c: Constants) -> tuple[str, ...]:
+    return ("client",)
+
+
+# Shared locations of worker w's deque.
+def BOTTOM(w: str) -> tuple[str, str]:
+    return ("bottom", w)
+
+
+def TOP(w: str) -> tuple[str, str]:
+    return ("top", w)
+
+
+def BUFFER(w: str) -> tuple[str, str]:
+    return ("buffer", w)
+
+
+def SLOT(c: Constants, w: str, gen: int, index: int) -> tuple[str, str, int, int]:
+    """The slot of logical index ``index`` in array ``gen``: the index masked by that array's size."""
+    return ("slot", w, gen, index % c.size(gen))
+
+
+# ============================================================================ VARIABLES
+
+
+class Local(NamedTuple):
+    """A worker's program counter and registers (``None`` when unused, so states stay few)."""
+
+    pc: str
+    task: Task | None = None  # the task in hand, or the one forking
+    b: int | None = None  # bottom / the index being taken
+    t: int | None = None  # top as loaded
+    gen: int | None = None  # the array as loaded
+    victim: str | None = None
+    k: int = 0  # the subtask being pushed
+    stack: tuple[Task, ...] = ()  # tasks suspended in join, innermost last
+
+
+class Vars(NamedTuple):
+    mem: Memory  # bottom, top, buffer and slots of every deque
+    worker: Function[str, Local]
+    sleeping: Function[str, bool]  # the sleep word: registered to park
+    injector: tuple[Task, ...]  # a locked FIFO queue
+    client: tuple[str, int]  # (pc, roots submitted)
+    ran: Function[Task, int]  # ghost: times each task started
+    done: Function[Task, bool]  # ghost: completed (subtasks joined, in join mode)
+    deque: Function[str, tuple[Task, ...]]  # ghost: the sequential deque of each worker
+    # ghost: the first take/steal the sequential deque disagrees with: (deque, end, returned, deque then)
+    wrong: tuple[str, str, Task | None, tuple[Task, ...]] | None
+
+
+# Worker program counters.
+FIND, TAKE, TAKE_LAST, INJECTOR, STEAL = "find", "take", "take-last", "injector", "steal"
+
+
+STEAL_BOTTOM, STEAL_READ, STEAL_CAS = "steal-bottom", "steal-read", "steal-cas"
+
+
+RUN, FORK, GROW, WRITE, PUBLISH, NOTIFY = "run", "fork", "grow", "write", "publish", "notify"
+
+
+SLEEPY, RECHECK, ASLEEP, JOINING = "sleepy", "recheck", "asleep", "joining"
+
+
+# ============================================================================ helpers
+
+
+def at(s: Vars, w: str, pc: str) -> Local | None:
+    me = s.worker[w]
+    return me if me.pc == pc else None
+
+
+def goto(s: Vars, w: str, local: Local, **changes: Any) -> Vars:
+    return s._replace(worker=s.worker.except_(w, local), **changes)
+
+
+def Committed(s: Vars, owner: str, x: Any, end: str) -> Vars:
+    """The sequential deque of ``owner`` gives up its ``end`` element where a take/steal returns ``x``."""
+    seq = s.deque[owner]
+    expected = (seq[-1] if end == "bottom" else seq[0]) if seq else None
+    rest = (seq[:-1] if end == "bottom" else seq[1:]) if seq else seq
+    wrong = s.wrong
+    if wrong is None and x != expected:
+        wrong = (owner, end, "an unwritten slot" if x is None else x, seq)
+    return s._replace(deque=s.deque.except_(owner, rest), wrong=wrong)
+
+
+def FoundEmpty(s: Vars, owner: str) -> Vars:
+    """A take that returns empty: the sequential deque must be empty too."""
+    seq = s.deque[owner]
+    if s.wrong is None and seq:
+        return s._replace(wrong=(owner, "bottom", None, seq))
+    return s
+
+
+def Resumable(c: Constants, s: Vars, w: str) -> bool:
+    stack = s.worker[w].stack
+    return bool(stack) and all(s.done[kid] for kid in c.children(stack[-1]))
+
+
+def Complete(c: Constants, s: Vars, task: Task) -> Vars:
+    """``task`` is done; if it was the last subtask a suspended join waits for, wake that worker."""
+    s = s._replace(done=s.done.except_(task, True))
+    parent = c.parent(task)
+    if parent is None or not all(s.done[kid] for kid in c.children(parent)):
+        return s
+    for u, local in s.worker.items():
+        if local.stack and local.stack[-1] == parent and s.sleeping[u]:
+            return s._replace(sleeping=s.sleeping.except_(u, False))
+    return s
+
+
+def Forked(c: Constants, s: Vars, w: str, me: Local) -> Vars:
+    """After pushing subtask ``k``: the next one, or the task is over (or suspended, in join mode)."""
+    assert me.task is not None
+    if me.k + 1 < len(c.children(me.task)):
+        return goto(s, w, Local(FORK, me.task, k=me.k + 1, stack=me.stack))
+    if c.join:
+        return goto(s, w, Local(FIND, stack=(*me.stack, me.task)))
+    return Complete(c, goto(s, w, Local(FIND, stack=me.stack)), me.task)
+
+
+def Wake(s: Vars, sleeper: str | None) -> Vars:
+    return s if sleeper is None else s._replace(sleeping=s.sleeping.except_(sleeper, False))
+
+
+def Sleepers(c: Constants, s: Vars) -> Iterator[str | None]:
+    """Whom a waker's RMW on the sleep word wakes: any registered sleeper, or nobody if none."""
+    registered: list[str | None] = [w for w in Workers(c) if s.sleeping[w]]
+    yield from registered or [None]
+
+
+# ===================================================== INVARIANTS (registered by spec.work_stealing)
+
+
+def RunsAtMostOnce(c: Constants, s: Vars) -> str | None:
+    """No task runs twice (the last-element race, a resize that duplicates)."""
+    twice = [x for x, n in s.ran.items() if n > 1]
+    return f"task {twice[0]} ran {s.ran[twice[0]]} times" if twice else None
+
+
+def DequeLinearizable(c: Constants, s: Vars) -> str | None:
+    """Every take and steal returns what the sequential deque returns at its commit step."""
+    if s.wrong is None:
+        return None
+    owner, end, x, seq = s.wrong
+    expected = (seq[-1] if end == "bottom" else seq[0]) if seq else "nothing"
+    got = "empty" if x is None else x
+    return f"{owner}'s deque returned {got} from its {end}; the sequential deque {list(seq)} gives {expected}"
+
+
+def Holders(c: Constants, s: Vars) -> list[Task]:
+    """Where tasks wait to run: the injector, the (sequential) deques, workers' hands."""
+    held = list(s.injector) + [x for seq in s.deque.values() for x in seq]
+    tasks = s.ran.domain()
+    return held + [me.task for me in s.worker.values() if me.pc == RUN and me.task in tasks]
+
+
+def HeldOnce(c: Constants, s: Vars) -> str | None:
+    """A task waiting to run is in one place only (injector, a deque, a hand) and has not run yet."""
+    held = Holders(c, s)
+    for x in held:
+        if held.count(x) > 1:
+            return f"task {x} is held {held.count(x)} times ({held})"
+        if s.ran[x]:
+            return f"task {x} waits to run again after running"
+    return None
+
+
+def NoLostWakeup(c: Constants, s: Vars) -> str | None:
+    """Never every worker asleep while a task waits (or a join can resume) and no waker is on its way."""
+    if s.client[0] == "notify" or any(me.pc != ASLEEP or not s.sleeping[w] for w, me in s.worker.items()):
+        return None  # someone is awake, woken, or about to wake a worker
+    if Holders(c, s):
+        return f"every worker is parked and nobody will wake one, yet {Holders(c, s)} wait to run"
+    stuck = [w for w in Workers(c) if Resumable(c, s, w)]
+    if stuck:
+        return f"every worker is parked and nobody will wake {stuck[0]}, whose join can resume"
+    return None
+
+
+# ============================================================================ how a person reads a state
+
+
+def Show(c: Constants, s: Vars) -> dict[str, object]:
+    def deque(w: str) -> str:
+        b, t, gen = s.mem.cells[BOTTOM(w)], s.mem.cells[TOP(w)], s.mem.cells[BUFFER(w)]
+        slots = [s.mem.cells[("slot", w, gen, i)] for i in range(c.size(gen))]
+        return f"top={t} bottom={b} array#{gen}={slots}"
+
+    def local(me: Local) -> str:
+        regs = {k: v for k, v in me._asdict().items() if k != "pc" and v not in (None, 0, ())}
+        return me.pc + (f" {regs}" if regs else "")
+
+    return {
+        "deque": {w: deque(w) for w in Workers(c)},
+        "store buffers": {w: [f"{a}={v}" for a, v in s.mem.pending(w)] for w in Workers(c)},
+        "sequential deque": {w: list(x) for w, x in s.deque.items()},
+        "worker": {w: local(me) for w, me in s.worker.items()},
+        "sleeping": [w for w, z in s.sleeping.items() if z],
+        "injector": list(s.injector),
+        "client": f"{s.client[0]} #{s.client[1]}",
+        "ran": {x: n for x, n in s.ran.items() if n},
+        "done": [x for x, d in s.done.items() if d],
+    }

@@ -1,0 +1,1 @@
+"""Tests of the event-object pool design (design 003)."""

@@ -1,0 +1,1 @@
+"""Tests of the work-stealing design (design 001)."""

@@ -1,0 +1,182 @@
+"""The work-stealing spec holds at its configurations, and every mutant is caught as expected."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+import pytest
+
+from model_checks.designs.work_stealing import DESIGN
+from model_checks.designs.work_stealing.configs import CONFIGS
+from model_checks.designs.work_stealing.spec_mutants import MUTANTS, STEAL_FROM_SELF
+from model_checks.explorer.check import check
+from model_checks.explorer.search import Options, search
+from spec import work_stealing as ws
+from spec.language import Instance, SpecError
+from spec.work_stealing import SPEC
+
+pytestmark = pytest.mark.timeout(180)
+
+
+def test_small_holds_under_tso_with_every_action_fired() -> None:
+    result = check(SPEC, CONFIGS["small"], Options(), config="small")
+    assert result.verdict == "holds", result.violation
+    assert result.stats.unfired() == []
+    assert "AllTasksDone" in result.properties_checked
+    assert result.stats.states == 12_436
+
+
+def test_small_sc_holds_and_its_store_buffers_stay_empty() -> None:
+    result = check(SPEC, CONFIGS["small-sc"], Options(), config="small-sc")
+    assert result.verdict == "holds", result.violation
+    assert result.stats.unfired() == ["Flush"]  # under SC nothing is ever buffered
+    assert result.stats.states == 4_599
+
+
+def test_standard_holds() -> None:
+    result = check(SPEC, CONFIGS["standard"], Options(), config="standard")
+    assert result.verdict == "holds", result.violation
+    assert result.stats.unfired() == []
+    assert result.stats.states == 85_668
+
+
+def test_symmetry_reduces_and_says_liveness_is_skipped() -> None:
+    full = check(SPEC, CONFIGS["small"], Options(liveness=False))
+    reduced = check(SPEC, CONFIGS["small"], Options(symmetry=True))
+    assert reduced.verdict == full.verdict == "holds"
+    assert reduced.stats.states < full.stats.states
+    assert any("liveness NOT checked" in note for note in reduced.notes)
+
+
+def test_symmetry_still_catches_a_mutant() -> None:
+    mutant = MUTANTS["take-without-cas"]
+    result = check(mutant.spec, CONFIGS["small"], Options(symmetry=True))
+    assert result.verdict == "violated"
+    assert result.counterexample is not None and result.counterexample.length == mutant.length
+
+
+def test_missing_fence_is_caught_under_tso_only() -> None:
+    mutant = MUTANTS["missing-fence"]
+    assert CONFIGS[mutant.config].memory == "tso"
+    tso = check(mutant.spec, CONFIGS["small"], Options())
+    assert tso.verdict == "violated" and tso.counterexample is not None
+    # The counterexample needs the store buffer: the owner loads top with its bottom store still buffered.
+    assert any(
+        step.action == "TakeUnfenced" and step.state.mem.pending(step.process)
+        for step in tso.counterexample.steps
+    )
+    sc = check(mutant.spec, CONFIGS["small-sc"], Options())
+    assert sc.verdict == "holds", sc.violation
+    assert check(mutant.spec, CONFIGS["standard"], Options(liveness=False)).verdict == "violated"
+
+
+def test_the_required_mutants_exist() -> None:
+    required = {
+        "take-without-cas",
+        "steal-reads-after-cas",
+        "resize-drops-newest",
+        "stale-mask",
+        "missing-fence",
+        "park-without-recheck",
+        "join-never-helps",
+    }
+    assert required <= set(MUTANTS) and len(MUTANTS) >= 8
+
+
+def test_linearizability_check_catches_a_thief_taking_the_wrong_end() -> None:
+    """steal-newest: the sequential deque sees the wrong element at the steal, before anything runs twice."""
+    mutant = MUTANTS["steal-newest"]
+    result = check(mutant.spec, CONFIGS["small"], Options())
+    assert result.violation is not None and result.violation.name == "DequeLinearizable"
+    assert "returned c from its top" in result.violation.reason
+    ghostly = {"DequeLinearizable", "HeldOnce"}  # the two checks that read the sequential deque
+    blind = replace(mutant.spec, invariants=tuple(i for i in SPEC.invariants if i.name not in ghostly))
+    late = check(blind, CONFIGS["small"], Options())
+    assert late.violation is not None and late.violation.name == "RunsAtMostOnce"
+    assert late.counterexample is not None and late.counterexample.length > mutant.length
+
+
+def test_committed_compares_with_the_sequential_deque() -> None:
+    state = Instance(SPEC, CONFIGS["small"]).initial_states()[0]
+    state = state._replace(deque=state.deque.except_("w0", ("b", "c")))
+    assert ws.Committed(state, "w0", "c", "bottom").wrong is None
+    assert ws.Committed(state, "w0", "b", "top").wrong is None
+    wrong = ws.Committed(state, "w0", "b", "bottom").wrong
+    assert wrong is not None and wrong[2] == "b" and wrong[3] == ("b", "c")
+    assert ws.FoundEmpty(state, "w0").wrong is not None
+
+
+def test_join_never_helps_needs_join_mode_and_the_design_holds_there() -> None:
+    mutant = MUTANTS["join-never-helps"]
+    consts = mutant.constants(CONFIGS[mutant.config])
+    assert consts.join
+    assert check(SPEC, consts, Options()).verdict == "holds"
+
+
+def test_stealing_from_self_is_harmless_in_this_model() -> None:
+    result = check(STEAL_FROM_SELF, CONFIGS["small"], Options())
+    assert result.verdict == "holds", result.violation
+
+
+def test_bad_constants_are_refused() -> None:
+    for bad in (
+        replace(CONFIGS["small"], workers=1),
+        replace(CONFIGS["small"], capacity=3),
+        replace(CONFIGS["small"], memory="arm"),
+        replace(CONFIGS["small"], roots=("a", "b")),
+    ):
+        with pytest.raises(SpecError):
+            check(SPEC, bad, Options())
+
+
+def test_design_object() -> None:
+    assert DESIGN.name == "work-stealing"
+    assert {"small", "standard"} <= set(DESIGN.configs)
+    assert DESIGN.mutants is MUTANTS
+    state = Instance(SPEC, CONFIGS["small"]).initial_states()[0]
+    for project in DESIGN.projections.values():
+        project(CONFIGS["small"], state)
+
+
+class _Only:
+    """A state that lets an invariant read only the variables its ``reads=`` names."""
+
+    def __init__(self, state: Any, allowed: frozenset[str], name: str) -> None:
+        self._state, self._allowed, self._name = state, allowed, name
+
+    def __getattr__(self, field: str) -> Any:
+        if field not in self._allowed:
+            raise AssertionError(f"invariant {self._name} reads {field}, which its reads= does not name")
+        return getattr(self._state, field)
+
+
+@pytest.mark.parametrize("name", ["design", "take-without-cas", "park-without-recheck"])
+def test_invariant_reads_cover_every_reachable_state(name: str) -> None:
+    spec = SPEC if name == "design" else MUTANTS[name].spec
+    constants = CONFIGS["small"]
+    states = search(Instance(spec, constants), Options(liveness=False, deadlock=False)).graph.states
+    hinted = [inv for inv in spec.invariants if inv.reads is not None]
+    assert hinted
+    for state in states:
+        for inv in hinted:
+            assert inv.reads is not None
+            assert inv.fn(constants, _Only(state, frozenset(inv.reads), inv.name)) == inv.fn(constants, state)
+
+
+def test_pc_hints_change_nothing() -> None:
+    hinted = check(SPEC, CONFIGS["small-sc"], Options(liveness=False))
+    plain = check(SPEC, CONFIGS["small-sc"], Options(liveness=False, pc_hints=False))
+    assert hinted.stats.states == plain.stats.states
+    assert hinted.stats.transitions == plain.stats.transitions
+
+
+def test_two_processes_find_the_same_states() -> None:
+    """Memory values nest records: the parallel search's pickle fallback must carry them intact."""
+    one = check(SPEC, CONFIGS["small"], Options(liveness=False))
+    two = check(SPEC, CONFIGS["small"], Options(liveness=False, workers=2))
+    assert (two.verdict, two.stats.states, two.stats.transitions) == (
+        one.verdict,
+        one.stats.states,
+        one.stats.transitions,
+    )
