@@ -85,6 +85,9 @@ class Design:
     # Commands of its own on the `lanecheck` command line: "module:function", each function
     # ``register(app: typer.Typer) -> None``.
     commands: tuple[str, ...] = ()
+    # Benchmarks of its reference: `lanecheck bench NAME` -> ("module", "what it measures"); the
+    # module's ``bench(quick: bool) -> dict`` reports ratios against baselines of the same run.
+    benches: Mapping[str, tuple[str, str]] = field(default_factory=dict)
 
     def config(self, name: str) -> Any:
         try:

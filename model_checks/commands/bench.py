@@ -12,12 +12,10 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-# name -> (module, one line of what it measures)
-BENCHES: dict[str, tuple[str, str]] = {
-    "scheduler": (
-        "model_checks.bench.scheduler",
-        "reference Work Lane scheduler vs ThreadPoolExecutor and a direct loop",
-    ),
+from model_checks import registry
+
+# name -> (module, one line of what it measures); each design adds its own (``Design.benches``).
+GENERIC_BENCHES: dict[str, tuple[str, str]] = {
     "explorer": (
         "model_checks.bench.explorer",
         "our explorer vs TLC on the same configuration: distinct states/s, time to verdict, memory",
@@ -34,8 +32,16 @@ BENCHES: dict[str, tuple[str, str]] = {
 }
 
 
+def benches() -> dict[str, tuple[str, str]]:
+    """Every benchmark by name: each design's own, then the generic ones."""
+    found: dict[str, tuple[str, str]] = {}
+    for design in registry.designs().values():
+        found.update(design.benches)
+    return {**found, **GENERIC_BENCHES}
+
+
 def run_bench(name: str, quick: bool) -> dict[str, Any]:
-    module = importlib.import_module(BENCHES[name][0])
+    module = importlib.import_module(benches()[name][0])
     result: dict[str, Any] = module.bench(quick=quick)
     return result
 
@@ -67,5 +73,5 @@ def _command(name: str) -> Callable[..., None]:
 
 
 def register_bench(bench_app: typer.Typer) -> None:
-    for bench_name, (_, help_text) in BENCHES.items():
+    for bench_name, (_, help_text) in benches().items():
         bench_app.command(bench_name, help=help_text)(_command(bench_name))

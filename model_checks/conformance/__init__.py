@@ -5,6 +5,6 @@
 """
 
 from model_checks.conformance.validator import ENGINES, validate_file, validate_lines, validate_stream
-from model_checks.conformance.verdict import RULES, Verdict
+from model_checks.conformance.verdict import Verdict
 
-__all__ = ["ENGINES", "RULES", "Verdict", "validate_file", "validate_lines", "validate_stream"]
+__all__ = ["ENGINES", "Verdict", "validate_file", "validate_lines", "validate_stream"]

@@ -1,27 +1,44 @@
-"""The trace formats of the designs that bring their own (``Design.trace_format``), by name.
+"""Every design's trace format, by the design's name (``Design.trace_format``).
 
-A header's ``design`` picks the format; a design's format lives in its folder and
-is imported only when a trace names it. The Work Lane's format is this package's
-own (``validator._work_lane``), the default for a header without ``design``.
+A header's ``design`` picks the format; a format lives in its design's folder and is
+imported only when a trace names it. A format is any object with ``design`` (its
+name), ``rules`` (rule number -> words) and ``validate(header, lines, *, engine,
+complete) -> Verdict``: ``streamed.DesignFormat`` for the designs judged by the
+streaming search, or a design's own (the Work Lane's, with its fast engine).
 """
 
 from __future__ import annotations
 
-from model_checks.conformance.streamed import DesignFormat
+from collections.abc import Iterator, Mapping
+from typing import TYPE_CHECKING, Any, Protocol
+
 from model_checks.design import load
 from model_checks.registry import designs
 
+if TYPE_CHECKING:
+    from model_checks.conformance.verdict import Verdict
 
-def design_format(name: str) -> DesignFormat | None:
-    """The trace format of the design called ``name``, or None when it has none of its own."""
+
+class TraceFormat(Protocol):
+    @property
+    def design(self) -> str: ...
+
+    @property
+    def rules(self) -> Mapping[int, str]: ...
+
+    def validate(self, header: Any, it: Iterator[str], *, engine: str, complete: bool) -> Verdict: ...
+
+
+def design_format(name: str) -> TraceFormat | None:
+    """The trace format of the design called ``name``, or None when it has none."""
     found = designs().get(name)
     if found is None or found.trace_format is None:
         return None
-    fmt: DesignFormat = load(found.trace_format)
+    fmt: TraceFormat = load(found.trace_format)
     return fmt
 
 
-def design_formats() -> dict[str, DesignFormat]:
-    """Every registered design's own trace format, by design name."""
+def design_formats() -> dict[str, TraceFormat]:
+    """Every registered design's trace format, by design name."""
     formats = {name: design_format(name) for name in designs()}
     return {name: fmt for name, fmt in formats.items() if fmt is not None}

@@ -68,6 +68,10 @@ class DesignFormat:
     # the package whose folder holds ``schema_file`` (the design's own folder)
     schema_package: str = "model_checks.conformance"
 
+    def validate(self, header: Any, it: Iterator[str], *, engine: str, complete: bool) -> Verdict:
+        """Judge a trace of this design (the streaming search: ``engine`` has no choice here)."""
+        return validate_design(self, header, it, complete=complete)
+
 
 def is_item(v: Any) -> bool:
     t = type(v)

@@ -4,35 +4,15 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import IO, Any, Protocol
+from typing import IO
 
 from model_checks.conformance.designs import design_format
-from model_checks.conformance.fast import FastEngine
-from model_checks.conformance.parse import Event, read
 from model_checks.conformance.reader import parse_line, stream_lines, text_lines
-from model_checks.conformance.spec_engine import SpecEngine
-from model_checks.conformance.streamed import validate_design
-from model_checks.conformance.verdict import ALLOWED, MALFORMED, NOT_ALLOWED, Malformed, Rejected, Verdict
+from model_checks.conformance.verdict import MALFORMED, Malformed, Verdict
 
 ENGINES = ("fast", "spec")
-
-
-class Engine(Protocol):
-    name: str
-
-    def step(self, ev: Event) -> None: ...
-
-    def describe(self) -> list[dict[str, Any]]: ...
-
-    def pending(self) -> dict[str, Any]: ...
-
-
-def _owes_problem(ev: Event, owed: int) -> str:
-    what = ev["event"] + (f" of lane {ev['lane']}" if ev.get("lane") is not None else "")
-    return (
-        f"{ev['thread']} owes a submission of lane {owed} and must submit it before any other event of its "
-        f"own, but logs {what}"
-    )
+# The design of a header that names none: the trace contract's first design.
+DEFAULT_DESIGN = "work-lane"
 
 
 def validate_lines(lines: Iterable[str], engine: str = "fast", *, complete: bool = False) -> Verdict:
@@ -58,108 +38,16 @@ def _validate(it: Iterator[str], engine: str, complete: bool) -> Verdict:
             raise Malformed(1, "line 1: the header is missing (blank line)")
         header = parse_line(first, 1)
         named = header.get("design") if type(header) is dict else None
-        fmt = design_format(named) if type(named) is str else None  # an unhashable `design` is no key
-        if fmt is not None:
-            design = fmt.design
-            return validate_design(fmt, header, it, complete=complete)
-        if complete:
-            raise ValueError(
-                "a work-lane trace shows that its run is over with stop_end; `complete` is for other designs"
-            )
-        return _work_lane(header, it, engine)
+        # A header without `design` is a work-lane trace (version 1 of the contract).
+        name = named if type(named) is str else DEFAULT_DESIGN  # an unhashable `design` is no name
+        fmt = design_format(name) or design_format(DEFAULT_DESIGN)
+        if fmt is None:
+            raise Malformed(1, f"line 1: no design {name!r} with a trace format is registered")
+        design = fmt.design
+        return fmt.validate(header, it, engine=engine, complete=complete)
     except Malformed as problem:  # line 1, or a line the design's reader did not reach
         used = engine if design == "work-lane" else "spec"
         return Verdict(False, MALFORMED, problem.message, line=problem.line, engine=used, design=design)
-
-
-def _work_lane(header: Any, it: Iterator[str], engine: str) -> Verdict:
-    try:
-        trace = read(header, it)
-    except Malformed as problem:
-        return Verdict(False, MALFORMED, problem.message, line=problem.line, engine=engine)
-    events: Iterator[Event] = trace.events
-    late: Malformed | None = None
-    eng: Engine
-    eng = SpecEngine(trace.config) if engine == "spec" else FastEngine(trace.config)
-    owes: dict[str, int] = {}
-    count = 0
-    stopped = False
-    current: Event | None = None
-    step = eng.step
-    try:
-        for current in events:
-            ev = current
-            thread = ev["thread"]
-            kind = ev["event"]
-            if owes:
-                owed = owes.get(thread)
-                if owed is not None:
-                    if kind != "submit" or ev["lane"] != owed:
-                        raise Rejected(2, _owes_problem(ev, owed))
-                    del owes[thread]
-            step(ev)
-            count += 1
-            if kind == "post":
-                if ev["submit"]:
-                    owes[thread] = ev["lane"]
-            elif kind == "drain_end":
-                if ev["outcome"] == "resubmit":
-                    owes[thread] = ev["lane"]
-            elif kind == "stop_end":
-                stopped = True
-    except Rejected as problem:
-        assert current is not None
-        ev = current
-        return Verdict(
-            False,
-            NOT_ALLOWED,
-            f"seq {ev['seq']}: {problem.message}",
-            seq=ev["seq"],
-            rule=problem.rule,
-            events=count,
-            last_states=eng.describe(),
-            engine=engine,
-        )
-    except Malformed as problem:
-        late = problem
-    if late is not None:
-        return Verdict(False, MALFORMED, late.message, line=late.line, events=count, engine=engine)
-    if stopped:
-        return Verdict(
-            True,
-            ALLOWED,
-            f"allowed: {count} events, a complete behaviour (ends after stop_end)",
-            events=count,
-            engine=engine,
-        )
-    pending = eng.pending()
-    what = []
-    if pending.get("items"):
-        what.append(
-            "items accepted and not yet invoked: "
-            + "; ".join(
-                f"lane {lane}: {', '.join(map(repr, items))}" for lane, items in pending["items"].items()
-            )
-        )
-    if pending.get("submissions"):
-        what.append(
-            "owed submissions: "
-            + ", ".join(f"{t} -> lane {lane}" for t, lane in pending["submissions"].items())
-        )
-    if pending.get("stop"):
-        what.append(pending["stop"])
-    tail = ("; pending — " + "; ".join(what)) if what else "; nothing pending"
-    return Verdict(
-        True,
-        ALLOWED,
-        f"allowed as a prefix: {count} events, the trace ends before stop_end (rule 8){tail}",
-        prefix=True,
-        rule=8,
-        events=count,
-        pending=pending,
-        last_states=eng.describe(),
-        engine=engine,
-    )
 
 
 def validate_file(path: str | Path, engine: str = "fast", *, complete: bool = False) -> Verdict:

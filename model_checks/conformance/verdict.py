@@ -1,4 +1,4 @@
-"""What a validation says: the ``Verdict`` and the rules of the trace format."""
+"""What a validation says: the ``Verdict`` (each design's format brings the rules it words)."""
 
 from __future__ import annotations
 
@@ -6,51 +6,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 ALLOWED, NOT_ALLOWED, MALFORMED = 0, 1, 2
-
-RULES: dict[int, str] = {
-    1: "the ready queue is FIFO and bounded; a submit never fails",
-    2: "a lane has at most one reservation; a thread that owes a submission submits it first",
-    3: "one drainer per lane, at most max_per_drain invokes per drain, `invoked` is that count",
-    4: "FIFO per lane, nothing duplicated, nothing invoked that was not accepted",
-    5: "no lost wakeup: drain_end idle only on an empty lane, resubmit only on a non-empty one",
-    6: "capacity: ok only below lane_capacity, capacity_exceeded only when full",
-    7: "stop: no post accepted after stop_begin; drain waits for every item; discard drops the rest",
-    8: "a trace is judged as a prefix of some behaviour of the spec",
-}
-
-# The rules of the schedule-gate format (docs/schedule-gate.md, "What a validator enforces").
-GATE_RULES: dict[int, str] = {
-    1: "permits: granted only while one is free and the actor is Idle, refused only when none is; "
-    "released only when owed (a release_permit directive or a surplus after a lost CAS)",
-    2: "admission: admit_begin with a permit only on an Idle gate, a join only on a runnable one; "
-    "admit_end's directive is the gate table's for the replayed word",
-    3: "publish: only between the producer's admit_begin and admit_end; ok only below mailbox_capacity, "
-    "full only when full",
-    4: "ready tokens: enqueued only by the thread a directive told to, taken in FIFO order, one per actor",
-    5: "drains: drain_begin by the token's taker on a Scheduled gate; process in publish order within "
-    "max_per_drain; drain_end's directive is the gate table's and `processed` the count",
-    6: "a thread told to enqueue a token or release a permit does so before any other event of its own",
-    7: "stop_end only when quiescent: every published event processed, every permit back, nothing owed",
-    8: "a trace is judged as a prefix of some behaviour of the spec",
-}
-
-# The rules of the akka-mailbox format (docs/akka-mailbox.md, "Rules a validator enforces").
-AKKA_RULES: dict[int, str] = {
-    1: "one reservation: schedule only on an open, unscheduled word; each schedule followed by its execute",
-    2: "the executor is FIFO: run_begins in execute order",
-    3: "one runner: process/run_end on the thread of the run_begin; at most max(throughput, 1) "
-    "processes per run; `processed` is their count",
-    4: "FIFO per mailbox, nothing twice, nothing invented",
-    5: "closed is absorbing: no send ok after close, and a logged `status` word is the spec's",
-    6: "a complete trace ends with every ok message processed or dead-lettered (else a lost wakeup)",
-    7: "a trace is judged as a prefix of some behaviour of the spec",
-}
-
-DESIGN_RULES: dict[str, dict[int, str]] = {
-    "work-lane": RULES,
-    "schedule-gate": GATE_RULES,
-    "akka-mailbox": AKKA_RULES,
-}
 
 
 @dataclass(frozen=True)
@@ -80,7 +35,10 @@ class Verdict:
         """The rule broken (or, for a prefix, the prefix rule), in words."""
         if self.rule is None:
             return None
-        return DESIGN_RULES.get(self.design, RULES).get(self.rule)
+        from model_checks.conformance.designs import design_format  # the registry knows the formats
+
+        fmt = design_format(self.design)
+        return None if fmt is None else fmt.rules.get(self.rule)
 
     def as_json(self) -> dict[str, Any]:
         return {

@@ -1,4 +1,4 @@
-"""pytest-benchmark twin of ``model_checks.bench.scheduler``: small sizes, no timing assertions."""
+"""pytest-benchmark twin of ``model_checks.designs.work_lane.bench``: small sizes, no timing assertions."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from model_checks.bench import scheduler as bench_scheduler
+from model_checks.designs.work_lane import bench as bench_scheduler
 from reference import NullTracer
 
 

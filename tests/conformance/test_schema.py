@@ -7,8 +7,13 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from model_checks.conformance.parse import Config, EventChecker
-from model_checks.conformance.schema import event_validator, header_problem
+from model_checks.conformance.streamed import DesignFormat
+from model_checks.designs.akka_mailbox.trace import FORMAT as AKKA_FORMAT
+from model_checks.designs.schedule_gate.trace import FORMAT as GATE_FORMAT
+from model_checks.designs.work_lane.trace.parse import Config, EventChecker
+from model_checks.designs.work_lane.trace.schema import event_validator, header_problem
+
+STREAMED_FORMATS: dict[str, DesignFormat] = {"schedule-gate": GATE_FORMAT, "akka-mailbox": AKKA_FORMAT}
 
 CONFIG = Config(lanes=2, workers=2, lane_capacity=2, max_per_drain=2, ready_capacity=2)
 VALUES = st.one_of(
@@ -107,7 +112,7 @@ def test_docs_copy_of_the_schema_is_current() -> None:
 
     root = Path(__file__).resolve().parents[2]
     assert (root / "docs/trace-schema.json").read_text() == (
-        root / "model_checks/conformance/trace-schema.json"
+        root / "model_checks/designs/work_lane/trace/trace-schema.json"
     ).read_text()
 
 
@@ -152,10 +157,9 @@ DESIGN_FIELDS = [
 @settings(max_examples=1000, deadline=None)
 @given(st.sampled_from(["schedule-gate", "akka-mailbox"]), st.data())
 def test_design_schemas_and_hand_checks_agree(design: str, data: st.DataObject) -> None:
-    from model_checks.conformance.designs import design_formats
     from model_checks.conformance.streamed import event_ok, schema_event_problem
 
-    fmt = design_formats()[design]
+    fmt = STREAMED_FORMATS[design]
     obj: dict[str, Any] = {
         "seq": data.draw(st.sampled_from([1, 0, "1"])),
         "thread": data.draw(st.sampled_from(["t", 3])),
@@ -169,10 +173,9 @@ def test_design_schemas_and_hand_checks_agree(design: str, data: st.DataObject) 
 
 
 def test_a_bad_optional_status_is_malformed_by_both() -> None:
-    from model_checks.conformance.designs import design_formats
     from model_checks.conformance.streamed import event_ok, schema_event_problem
 
-    fmt = design_formats()["akka-mailbox"]
+    fmt = STREAMED_FORMATS["akka-mailbox"]
     obj = {"seq": 1, "thread": "w0", "event": "run_end", "mailbox": 0, "processed": 1, "status": "open"}
     assert not event_ok(fmt, obj, 0) and schema_event_problem(fmt, obj, 0) is not None
     obj["status"] = 1
@@ -180,15 +183,14 @@ def test_a_bad_optional_status_is_malformed_by_both() -> None:
 
 
 def test_design_headers() -> None:
-    from model_checks.conformance.designs import design_formats
     from model_checks.conformance.streamed import header_problem as design_header_problem
 
-    gate = design_formats()["schedule-gate"]
+    gate = STREAMED_FORMATS["schedule-gate"]
     config = {"actors": 2, "workers": 1, "permits": 1, "mailbox_capacity": 1, "max_per_drain": 1}
     good = {"trace": "lanecheck", "version": 1, "design": "schedule-gate", "config": config}
     assert design_header_problem(gate, good) is None
     assert design_header_problem(gate, {**good, "config": {**config, "actors": 0}}) is not None
-    akka = design_formats()["akka-mailbox"]
+    akka = STREAMED_FORMATS["akka-mailbox"]
     good = {
         "trace": "lanecheck",
         "version": 1,

@@ -31,7 +31,7 @@ from typing import Any
 from model_checks.conformance.binding import with_entry
 from model_checks.conformance.search import Miss, NoMatch, TraceSearch
 from model_checks.conformance.streamed import DesignFormat, Event, is_count, is_item, is_items, one_of
-from model_checks.conformance.verdict import AKKA_RULES, Rejected, plain
+from model_checks.conformance.verdict import Rejected, plain
 from spec import akka_mailbox as am
 from spec.language import Function
 
@@ -349,6 +349,19 @@ def validate(
     except Rejected as rejected:
         where = f"seq {seq}: " if seq is not None else "at the end of the trace: "
         raise TraceRejected(seq, where + rejected.message, rejected.rule) from None
+
+
+# The rules of the akka-mailbox format (docs/akka-mailbox.md, "Rules a validator enforces").
+AKKA_RULES: dict[int, str] = {
+    1: "one reservation: schedule only on an open, unscheduled word; each schedule followed by its execute",
+    2: "the executor is FIFO: run_begins in execute order",
+    3: "one runner: process/run_end on the thread of the run_begin; at most max(throughput, 1) "
+    "processes per run; `processed` is their count",
+    4: "FIFO per mailbox, nothing twice, nothing invented",
+    5: "closed is absorbing: no send ok after close, and a logged `status` word is the spec's",
+    6: "a complete trace ends with every ok message processed or dead-lettered (else a lost wakeup)",
+    7: "a trace is judged as a prefix of some behaviour of the spec",
+}
 
 
 FORMAT = DesignFormat(

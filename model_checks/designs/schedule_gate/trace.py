@@ -33,7 +33,7 @@ from model_checks.conformance.streamed import (
     is_item,
     one_of,
 )
-from model_checks.conformance.verdict import GATE_RULES, Rejected, plain
+from model_checks.conformance.verdict import Rejected, plain
 from spec import schedule_gate as sg
 from spec.language import Function
 
@@ -377,6 +377,23 @@ def _show(ev: Event) -> str:
 
 def _make(config: dict[str, Any]) -> GateChecker:
     return GateChecker(config)
+
+
+# The rules of the schedule-gate format (docs/schedule-gate.md, "What a validator enforces").
+GATE_RULES: dict[int, str] = {
+    1: "permits: granted only while one is free and the actor is Idle, refused only when none is; "
+    "released only when owed (a release_permit directive or a surplus after a lost CAS)",
+    2: "admission: admit_begin with a permit only on an Idle gate, a join only on a runnable one; "
+    "admit_end's directive is the gate table's for the replayed word",
+    3: "publish: only between the producer's admit_begin and admit_end; ok only below mailbox_capacity, "
+    "full only when full",
+    4: "ready tokens: enqueued only by the thread a directive told to, taken in FIFO order, one per actor",
+    5: "drains: drain_begin by the token's taker on a Scheduled gate; process in publish order within "
+    "max_per_drain; drain_end's directive is the gate table's and `processed` the count",
+    6: "a thread told to enqueue a token or release a permit does so before any other event of its own",
+    7: "stop_end only when quiescent: every published event processed, every permit back, nothing owed",
+    8: "a trace is judged as a prefix of some behaviour of the spec",
+}
 
 
 FORMAT = DesignFormat(

@@ -14,13 +14,20 @@ DESIGN = Design(
     mutants=MUTANTS,
     summary="the ToolKit's Work Lane: a lane mutex, one reservation per lane, a shared worker pool",
     verify_rows=(
-        ("conformance", "model_checks.designs.work_lane.trace_rows:rows"),
+        ("conformance", "model_checks.designs.work_lane.trace.rows:rows"),
         ("conformance", "model_checks.designs.work_lane.link.verify_rows:rows"),
     ),
     tla="model_checks.designs.work_lane.tla:TWIN",
     commands=("model_checks.designs.work_lane.link_command:register",),
     scenarios="model_checks.designs.work_lane.harness:SCENARIOS",
     reference_modules=("reference.scheduler", "reference.work_lane", "reference.worker_pool"),
+    trace_format="model_checks.designs.work_lane.trace.validate:FORMAT",
+    benches={
+        "scheduler": (
+            "model_checks.designs.work_lane.bench",
+            "reference Work Lane scheduler vs ThreadPoolExecutor and a direct loop",
+        )
+    },
     projections={
         "lane": lambda c, s: s.status[0],
         "worker": lambda c, s: s.worker[c.worker_names()[0]][0],

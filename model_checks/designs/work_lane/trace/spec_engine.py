@@ -15,10 +15,11 @@ import dataclasses
 from collections.abc import Callable, Hashable
 from typing import Any
 
-from model_checks.conformance.binding import ANON, ROLE_OF, TraceConstants, normalize, with_entry
-from model_checks.conformance.explain import explain
-from model_checks.conformance.parse import Config, Event
+from model_checks.conformance.binding import with_entry
 from model_checks.conformance.verdict import Rejected, plain
+from model_checks.designs.work_lane.trace.binding import ANON, ROLE_OF, TraceConstants, normalize
+from model_checks.designs.work_lane.trace.explain import explain
+from model_checks.designs.work_lane.trace.parse import Config, Event
 from spec import work_lane as wl
 from spec.language import Action, Emitted, Function, Spec
 

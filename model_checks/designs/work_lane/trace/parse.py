@@ -13,8 +13,8 @@ from typing import Any
 
 from model_checks.conformance.reader import clip, parse_line
 from model_checks.conformance.reader import header_problem as limits_problem
-from model_checks.conformance.schema import event_problem, header_problem
 from model_checks.conformance.verdict import Malformed
+from model_checks.designs.work_lane.trace.schema import event_problem, header_problem
 
 Event = dict[str, Any]
 

@@ -28,9 +28,9 @@ import json
 from collections import defaultdict, deque
 from typing import Any
 
-from model_checks.conformance.parse import Config, Event
 from model_checks.conformance.reader import clip
 from model_checks.conformance.verdict import Rejected
+from model_checks.designs.work_lane.trace.parse import Config, Event
 
 IDLE, SCHEDULED, DRAINING = 0, 1, 2
 STATUS_NAMES = ("Idle", "Scheduled", "Draining")

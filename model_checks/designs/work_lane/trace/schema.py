@@ -25,7 +25,7 @@ SCHEMA_FILE = "trace-schema.json"
 @cache
 def schema() -> dict[str, Any]:
     """The schema document as a dict (do not mutate)."""
-    text = resources.files("model_checks.conformance").joinpath(SCHEMA_FILE).read_text(encoding="utf-8")
+    text = resources.files(__package__ or "").joinpath(SCHEMA_FILE).read_text(encoding="utf-8")
     loaded: dict[str, Any] = json.loads(text)
     return loaded
 

@@ -1,4 +1,4 @@
-"""Benchmark of the reference Work Lane scheduler (``python -m model_checks.bench.scheduler``).
+"""Benchmark of the reference Work Lane scheduler (``python -m model_checks.designs.work_lane.bench``).
 
 One run measures:
 

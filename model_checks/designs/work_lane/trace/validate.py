@@ -1,0 +1,143 @@
+"""The Work Lane's trace format as `lanecheck validate` reaches it: ``FORMAT.validate``.
+
+A trace is read line by line (``parse.py``) and each event is stepped through one of two
+engines: ``fast`` (hand-written from the spec's rules, the default) or ``spec`` (the
+spec itself, searched; the cross-check). On top of either, a thread that owes a
+submission (a post that reserved its lane, a drain that resubmits) must log it next.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any, Protocol
+
+from model_checks.conformance.verdict import ALLOWED, MALFORMED, NOT_ALLOWED, Malformed, Rejected, Verdict
+from model_checks.designs.work_lane.trace.fast import FastEngine
+from model_checks.designs.work_lane.trace.parse import Event, read
+from model_checks.designs.work_lane.trace.rules import RULES
+from model_checks.designs.work_lane.trace.spec_engine import SpecEngine
+
+
+class Engine(Protocol):
+    name: str
+
+    def step(self, ev: Event) -> None: ...
+
+    def describe(self) -> list[dict[str, Any]]: ...
+
+    def pending(self) -> dict[str, Any]: ...
+
+
+def _owes_problem(ev: Event, owed: int) -> str:
+    what = ev["event"] + (f" of lane {ev['lane']}" if ev.get("lane") is not None else "")
+    return (
+        f"{ev['thread']} owes a submission of lane {owed} and must submit it before any other event of its "
+        f"own, but logs {what}"
+    )
+
+
+class WorkLaneFormat:
+    """The Work Lane's trace format (the contract's first design, docs/trace-format.md)."""
+
+    design = "work-lane"
+    rules = RULES
+
+    def validate(self, header: Any, it: Iterator[str], *, engine: str, complete: bool) -> Verdict:
+        if complete:
+            raise ValueError(
+                "a work-lane trace shows that its run is over with stop_end; `complete` is for other designs"
+            )
+        return _work_lane(header, it, engine)
+
+
+def _work_lane(header: Any, it: Iterator[str], engine: str) -> Verdict:
+    try:
+        trace = read(header, it)
+    except Malformed as problem:
+        return Verdict(False, MALFORMED, problem.message, line=problem.line, engine=engine)
+    events: Iterator[Event] = trace.events
+    late: Malformed | None = None
+    eng: Engine
+    eng = SpecEngine(trace.config) if engine == "spec" else FastEngine(trace.config)
+    owes: dict[str, int] = {}
+    count = 0
+    stopped = False
+    current: Event | None = None
+    step = eng.step
+    try:
+        for current in events:
+            ev = current
+            thread = ev["thread"]
+            kind = ev["event"]
+            if owes:
+                owed = owes.get(thread)
+                if owed is not None:
+                    if kind != "submit" or ev["lane"] != owed:
+                        raise Rejected(2, _owes_problem(ev, owed))
+                    del owes[thread]
+            step(ev)
+            count += 1
+            if kind == "post":
+                if ev["submit"]:
+                    owes[thread] = ev["lane"]
+            elif kind == "drain_end":
+                if ev["outcome"] == "resubmit":
+                    owes[thread] = ev["lane"]
+            elif kind == "stop_end":
+                stopped = True
+    except Rejected as problem:
+        assert current is not None
+        ev = current
+        return Verdict(
+            False,
+            NOT_ALLOWED,
+            f"seq {ev['seq']}: {problem.message}",
+            seq=ev["seq"],
+            rule=problem.rule,
+            events=count,
+            last_states=eng.describe(),
+            engine=engine,
+        )
+    except Malformed as problem:
+        late = problem
+    if late is not None:
+        return Verdict(False, MALFORMED, late.message, line=late.line, events=count, engine=engine)
+    if stopped:
+        return Verdict(
+            True,
+            ALLOWED,
+            f"allowed: {count} events, a complete behaviour (ends after stop_end)",
+            events=count,
+            engine=engine,
+        )
+    pending = eng.pending()
+    what = []
+    if pending.get("items"):
+        what.append(
+            "items accepted and not yet invoked: "
+            + "; ".join(
+                f"lane {lane}: {', '.join(map(repr, items))}" for lane, items in pending["items"].items()
+            )
+        )
+    if pending.get("submissions"):
+        what.append(
+            "owed submissions: "
+            + ", ".join(f"{t} -> lane {lane}" for t, lane in pending["submissions"].items())
+        )
+    if pending.get("stop"):
+        what.append(pending["stop"])
+    tail = ("; pending — " + "; ".join(what)) if what else "; nothing pending"
+    return Verdict(
+        True,
+        ALLOWED,
+        f"allowed as a prefix: {count} events, the trace ends before stop_end (rule 8){tail}",
+        prefix=True,
+        rule=8,
+        events=count,
+        pending=pending,
+        last_states=eng.describe(),
+        engine=engine,
+    )
+
+
+FORMAT = WorkLaneFormat()
