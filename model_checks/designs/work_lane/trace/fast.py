@@ -487,6 +487,12 @@ class Sim:
 
     def stop_end(self, ev: Event) -> list[Sim] | None:
         mode = ev["mode"]
+        if ev["result"] == "failed":
+            raise Rejected(
+                7,
+                f"stop_end {mode} reports that the scheduler failed (its own code raised, and what it had "
+                "accepted was reported discarded): no behaviour of the spec fails",
+            )
         self._stopping(ev, f"stop_end {mode}")
         if mode != self.mode:
             raise Rejected(7, f"stop_end {mode} for a Stop({self.mode})")
