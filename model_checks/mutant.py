@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, Protocol, TypeVar
 
 from spec.language import Spec
 
@@ -20,3 +20,21 @@ class SpecMutant:
 
     def constants(self, base: Any) -> Any:
         return replace(base, **self.overrides)
+
+
+class Named(Protocol):
+    @property
+    def name(self) -> str: ...
+
+
+N = TypeVar("N", bound=Named)
+
+
+def by_name(*mutants: N) -> dict[str, N]:
+    """The table of a design's mutants by name, in the order given; two with one name is an error."""
+    table: dict[str, N] = {}
+    for m in mutants:
+        if m.name in table:
+            raise ValueError(f"two mutants are named {m.name!r}")
+        table[m.name] = m
+    return table

@@ -205,14 +205,15 @@ class Mailbox(Generic[T]):
                     self.queue.append(msg)
                     return True
             else:
+                # The label is user code: computed first, so that if it raises nothing was
+                # enqueued and the message stays with the sender.
+                label = self._label(msg)
                 with trace_lock:  # the Closed bit read and the send event are one step
                     if not self.status.load() & CLOSED:
                         self.queue.append(msg)
-                        self._emit("send", {"mailbox": self.index, "item": self._label(msg), "result": "ok"})
+                        self._emit("send", {"mailbox": self.index, "item": label, "result": "ok"})
                         return True
-                    self._emit(
-                        "send", {"mailbox": self.index, "item": self._label(msg), "result": "dead_letter"}
-                    )
+                    self._emit("send", {"mailbox": self.index, "item": label, "result": "dead_letter"})
         self.dispatcher.dead_letter(self, [msg])
         return False
 
@@ -240,8 +241,17 @@ class Mailbox(Generic[T]):
         with self.lock:
             left = list(self.queue)
             self.queue.clear()
-            if left:
-                self._emit("dead_letter", {"mailbox": self.index, "items": [self._label(m) for m in left]})
+            if left and self.dispatcher.tracer is not None:
+                # User code (label, tracer): the messages are out of the queue and must still
+                # reach the dead letters, so a failure is logged and the trace lacks the event.
+                try:
+                    self._emit(
+                        "dead_letter", {"mailbox": self.index, "items": [self._label(m) for m in left]}
+                    )
+                except Exception:
+                    _log.exception(
+                        "tracing the dead letters of %s failed; they are still reported", self.name
+                    )
         return left
 
     # -- run, on an executor worker -------------------------------------------------------------
@@ -382,6 +392,7 @@ class Dispatcher:
         self._dead: dict[str, list[Any]] = {}
         self._dead_lock = rt.lock(name="dead_letters")
         self._threads: list[ThreadHandle] = []
+        self._worker_idents: set[object] = set()  # each worker adds itself (set.add is atomic)
         self._shut_down = False
         self._failure: BaseException | None = None  # the first fault of our own code
         if tracer is not None:
@@ -426,7 +437,14 @@ class Dispatcher:
         if self._failure is not None:
             self.dead_letter(mailbox, [msg])
             return Send.DEAD_LETTER
-        if not mailbox.enqueue(msg):
+        try:
+            enqueued = mailbox.enqueue(msg)
+        except BaseException:
+            # The tracer raised after the message was queued: it must still run (or be
+            # dead-lettered at shutdown), so the mailbox is registered before the error propagates.
+            self.register_for_execution(mailbox, has_message_hint=True)
+            raise
+        if not enqueued:
             return Send.DEAD_LETTER
         self.register_for_execution(mailbox, has_message_hint=True)
         return Send.OK
@@ -508,6 +526,7 @@ class Dispatcher:
                 self._work.notify()
 
     def _worker(self) -> None:
+        self._worker_idents.add(self.runtime.current_thread())
         try:
             self._work_loop()
         except Exception as exc:  # the executor's own loop failed: this worker is gone, say so
@@ -572,8 +591,12 @@ class Dispatcher:
 
         Call it once the senders have stopped: a ``tell`` racing with it is either processed or
         dead-lettered, never lost. Suspended mailboxes are not waited for; their messages are
-        reported as dead letters.
+        reported as dead letters. ``RuntimeError`` if called twice, or from an actor's
+        ``receive`` (it would wait for itself).
         """
+        if self.runtime.current_thread() in self._worker_idents:
+            # It would wait for the run it is called from to end: a deadlock, not a shutdown.
+            raise RuntimeError("shutdown called from an actor's receive (it would wait for itself)")
         with self._mutex:
             if self._shut_down:
                 raise RuntimeError("shutdown called twice")

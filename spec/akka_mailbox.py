@@ -81,14 +81,22 @@ def Init(c: Constants) -> list[Vars]:
 # ============================================================================ ACTIONS: producers (dispatch)
 
 
-@AkkaMailbox.action(Producers, event="send")
-def Send(c: Constants, s: Vars, p: str) -> object:
-    """Under the queue lock, the mailbox not closed: enqueue; then register it (with the hint)."""
+def SendAt(c: Constants, s: Vars, p: str) -> tuple[int, int, Item] | None:
+    """The send producer ``p`` makes next, when it is idle: (sends done, mailbox, message), or None."""
     pc, k, _ = s.producer[p]
     send = c.send_of(p, k)
     if pc != IDLE or send is None:
         return None
-    mb, item = send
+    return k, send[0], send[1]
+
+
+@AkkaMailbox.action(Producers, event="send")
+def Send(c: Constants, s: Vars, p: str) -> object:
+    """Under the queue lock, the mailbox not closed: enqueue; then register it (with the hint)."""
+    send = SendAt(c, s, p)
+    if send is None:
+        return None
+    k, mb, item = send
     if s.status[mb] & CLOSED:
         return None
     position = s.sent[mb] + 1
@@ -107,11 +115,10 @@ def Send(c: Constants, s: Vars, p: str) -> object:
 @AkkaMailbox.action(Producers, event="send")
 def SendToClosed(c: Constants, s: Vars, p: str) -> object:
     """Under the queue lock, the mailbox closed: the message goes to the dead letters at once."""
-    pc, k, _ = s.producer[p]
-    send = c.send_of(p, k)
-    if pc != IDLE or send is None:
+    send = SendAt(c, s, p)
+    if send is None:
         return None
-    mb, item = send
+    k, mb, item = send
     if not s.status[mb] & CLOSED:
         return None
     return emit(
@@ -294,14 +301,22 @@ def SetAsIdle(c: Constants, s: Vars, w: str) -> object:
 # ============================================================================ ACTIONS: supervisor
 
 
+def OpAt(c: Constants, s: Vars, t: str, kind: str) -> tuple[int, int] | None:
+    """Supervisor ``t``'s next operation, when it is idle and that is a ``kind``: (ops done, mailbox)."""
+    pc, k, _ = s.supervisor[t]
+    op = c.op_of(t, k)
+    if pc != IDLE or op is None or op[0] != kind:
+        return None
+    return k, op[1]
+
+
 @AkkaMailbox.action(Supervisors, event="suspend")
 def Suspend(c: Constants, s: Vars, t: str) -> object:
     """suspend: a CAS adds one suspend unit (a closed word stays Closed)."""
-    pc, k, _ = s.supervisor[t]
-    op = c.op_of(t, k)
-    if pc != IDLE or op is None or op[0] != "suspend":
+    op = OpAt(c, s, t, "suspend")
+    if op is None:
         return None
-    mb = op[1]
+    k, mb = op
     word = s.status[mb]
     return emit(
         s._replace(
@@ -315,11 +330,10 @@ def Suspend(c: Constants, s: Vars, t: str) -> object:
 @AkkaMailbox.action(Supervisors, event="resume")
 def Resume(c: Constants, s: Vars, t: str) -> object:
     """resume of a suspended mailbox: a CAS removes one suspend unit, then registerForExecution."""
-    pc, k, _ = s.supervisor[t]
-    op = c.op_of(t, k)
-    if pc != IDLE or op is None or op[0] != "resume":
+    op = OpAt(c, s, t, "resume")
+    if op is None:
         return None
-    mb = op[1]
+    k, mb = op
     word = s.status[mb]
     if IsClosed(word) or not IsSuspended(word):  # Dispatcher.resume acts only on a suspended mailbox
         return emit(s._replace(supervisor=s.supervisor.except_(t, (IDLE, k + 1, None))), mailbox=mb)
@@ -335,11 +349,10 @@ def Resume(c: Constants, s: Vars, t: str) -> object:
 @AkkaMailbox.action(Supervisors, event="close")
 def Close(c: Constants, s: Vars, t: str) -> object:
     """becomeClosed: a CAS sets the word to Closed, whatever it was (Scheduled and suspensions go)."""
-    pc, k, _ = s.supervisor[t]
-    op = c.op_of(t, k)
-    if pc != IDLE or op is None or op[0] != "close":
+    op = OpAt(c, s, t, "close")
+    if op is None:
         return None
-    mb = op[1]
+    k, mb = op
     return emit(
         s._replace(
             status=s.status.except_(mb, CLOSED),

@@ -37,6 +37,8 @@ docs/schedule-gate.md, "Atomicity").
 # ruff: noqa: F405  (names from the state module this one EXTENDS)
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from spec.language import WF, EventuallyAlways, Function, LeadsTo, SpecBuilder, emit
 
 # EXTENDS schedule_gate_state: its constants, variables, operators and invariants are this module's too.
@@ -89,6 +91,18 @@ def Init(c: Constants) -> list[Vars]:
 
 
 # ============================================================================ ACTIONS: producers
+# An action whose thread hands a token to the ready queue or a permit to the pool ends with one of
+# these, on the state where that thread has already moved on.
+
+
+def TokenEnqueued(s: Vars, actor: int) -> object:
+    """EnqueueReadyToken: the actor's token goes to the back of the ready queue (never full)."""
+    return emit(s._replace(ready=(*s.ready, actor)), actor=actor)
+
+
+def PermitReleased(s: Vars, actor: int | None, reason: str) -> object:
+    """ReleasePermit: one permit goes back to the pool."""
+    return emit(s._replace(free=s.free + 1), actor=actor, reason=reason)
 
 
 @ScheduleGate.action(Producers)
@@ -141,22 +155,29 @@ def RefusalSeesRunnable(c: Constants, s: Vars, p: str) -> object:
     return s._replace(producer=s.producer.except_(p, (P_IDLE, post[0], False)))
 
 
-@ScheduleGate.action(Producers, event="admit_begin")
-def AdmitFirst(c: Constants, s: Vars, p: str) -> object:
-    """CAS Idle(n=0) -> Admitting(n=1): the permit this producer holds is now the actor's."""
-    post = PostAt(c, s, p, P_PERMIT)
+def AdmitBy(
+    c: Constants, s: Vars, p: str, pc: str, word: Callable[[Gate], Gate | None], permit: bool
+) -> object:
+    """The admission CAS of the post at ``pc``: ``word`` gives the gate's new word, None if the CAS fails."""
+    post = PostAt(c, s, p, pc)
     if post is None:
         return None
     k, actor, item = post
-    new = AdmitFirstWord(s.gate[actor])
+    new = word(s.gate[actor])
     if new is None:
         return None
     return emit(
         s._replace(gate=s.gate.except_(actor, new), producer=s.producer.except_(p, (P_ADMITTED, k, False))),
         actor=actor,
         item=item,
-        permit=True,
+        permit=permit,
     )
+
+
+@ScheduleGate.action(Producers, event="admit_begin")
+def AdmitFirst(c: Constants, s: Vars, p: str) -> object:
+    """CAS Idle(n=0) -> Admitting(n=1): the permit this producer holds is now the actor's."""
+    return AdmitBy(c, s, p, P_PERMIT, AdmitFirstWord, permit=True)
 
 
 @ScheduleGate.action(Producers, event="permit_release")
@@ -168,28 +189,42 @@ def ReleaseSurplus(c: Constants, s: Vars, p: str) -> object:
     k, actor, _ = post
     if s.gate[actor] == IDLE_GATE:
         return None
-    return emit(
-        s._replace(free=s.free + 1, producer=s.producer.except_(p, (P_IDLE, k, False))),
-        actor=actor,
-        reason="surplus",
-    )
+    return PermitReleased(s._replace(producer=s.producer.except_(p, (P_IDLE, k, False))), actor, "surplus")
 
 
 @ScheduleGate.action(Producers, event="admit_begin")
 def AdmitJoin(c: Constants, s: Vars, p: str) -> object:
     """CAS n -> n + 1 on a runnable actor: it already holds a permit, so this producer needs none."""
-    post = PostAt(c, s, p, P_IDLE)
-    if post is None:
-        return None
-    k, actor, item = post
-    new = AdmitJoinWord(s.gate[actor])
-    if new is None:
-        return None
+    return AdmitBy(c, s, p, P_IDLE, AdmitJoinWord, permit=False)
+
+
+def Push(
+    c: Constants,
+    s: Vars,
+    p: str,
+    actor: int,
+    item: Item,
+    if_full: tuple[str, int, bool],
+    if_ok: tuple[str, int, bool],
+) -> object:
+    """The one atomic mailbox push: ok, or full — the event goes back to its caller; ``p`` moves on."""
+    box = s.mailbox[actor]
+    if len(box) >= c.mailbox_capacity:
+        return emit(
+            s._replace(producer=s.producer.except_(p, if_full), returned=s.returned + 1),
+            actor=actor,
+            item=item,
+            result="full",
+        )
     return emit(
-        s._replace(gate=s.gate.except_(actor, new), producer=s.producer.except_(p, (P_ADMITTED, k, False))),
+        s._replace(
+            mailbox=s.mailbox.except_(actor, (*box, item)),
+            published=s.published.except_(actor, s.published[actor] + 1),
+            producer=s.producer.except_(p, if_ok),
+        ),
         actor=actor,
         item=item,
-        permit=False,
+        result="ok",
     )
 
 
@@ -200,36 +235,24 @@ def Publish(c: Constants, s: Vars, p: str) -> object:
     if post is None:
         return None
     k, actor, item = post
-    box = s.mailbox[actor]
-    if len(box) >= c.mailbox_capacity:
-        return emit(
-            s._replace(producer=s.producer.except_(p, (P_PUBLISHED, k, False)), returned=s.returned + 1),
-            actor=actor,
-            item=item,
-            result="full",
-        )
-    return emit(
-        s._replace(
-            mailbox=s.mailbox.except_(actor, (*box, item)),
-            published=s.published.except_(actor, s.published[actor] + 1),
-            producer=s.producer.except_(p, (P_PUBLISHED, k, True)),
-        ),
-        actor=actor,
-        item=item,
-        result="ok",
-    )
+    return Push(c, s, p, actor, item, if_full=(P_PUBLISHED, k, False), if_ok=(P_PUBLISHED, k, True))
 
 
 @ScheduleGate.action(Producers, event="admit_end")
 def AdmitEnd(c: Constants, s: Vars, p: str) -> object:
     """CAS n -> n - 1 with this publish's result; the last producer out gets the decision's directive."""
+    return AdmitEndBy(c, s, p, AdmitEndWord)
+
+
+def AdmitEndBy(c: Constants, s: Vars, p: str, decide: Callable[[Gate, bool], tuple[Gate, str]]) -> object:
+    """AdmitEnd with the gate's new word and the directive given by ``decide(old word, publish ok)``."""
     post = PostAt(c, s, p, P_PUBLISHED)
     if post is None:
         return None
     k, actor, item = post
     ok = s.producer[p][2]
     old = s.gate[actor]
-    new, directive = AdmitEndWord(old, ok)
+    new, directive = decide(old, ok)
     next_pc = Owes(directive, P_OWES_TOKEN, P_OWES_RELEASE, P_IDLE)
     return emit(
         s._replace(
@@ -250,10 +273,7 @@ def ProducerEnqueue(c: Constants, s: Vars, p: str) -> object:
     if post is None:
         return None
     k, actor, _ = post
-    return emit(
-        s._replace(ready=(*s.ready, actor), producer=s.producer.except_(p, (P_IDLE, k + 1, False))),
-        actor=actor,
-    )
+    return TokenEnqueued(s._replace(producer=s.producer.except_(p, (P_IDLE, k + 1, False))), actor)
 
 
 @ScheduleGate.action(Producers, event="permit_release")
@@ -263,11 +283,7 @@ def ProducerRelease(c: Constants, s: Vars, p: str) -> object:
     if post is None:
         return None
     k, actor, _ = post
-    return emit(
-        s._replace(free=s.free + 1, producer=s.producer.except_(p, (P_IDLE, k + 1, False))),
-        actor=actor,
-        reason="idle",
-    )
+    return PermitReleased(s._replace(producer=s.producer.except_(p, (P_IDLE, k + 1, False))), actor, "idle")
 
 
 # ============================================================================ ACTIONS: workers
@@ -345,12 +361,19 @@ def BudgetSpent(c: Constants, s: Vars, w: str) -> object:
 @ScheduleGate.action(Workers, event="drain_end")
 def DrainEnd(c: Constants, s: Vars, w: str) -> object:
     """The end-of-drain CAS: EnqueueReadyToken, FinalizationDeferred (producers inside) or ReleasePermit."""
+    return DrainEndBy(c, s, w, DrainEndWord, deferred_pc=W_IDLE)
+
+
+def DrainEndBy(
+    c: Constants, s: Vars, w: str, decide: Callable[[Gate, bool], tuple[Gate, str]], deferred_pc: str
+) -> object:
+    """DrainEnd by the CAS ``decide(old word, budget spent)``; a deferring worker goes to ``deferred_pc``."""
     pc, actor, n, budget = s.worker[w]
     if pc != W_DECIDE:
         return None
     assert actor is not None
-    new, directive = DrainEndWord(s.gate[actor], budget)
-    next_pc = Owes(directive, W_OWES_TOKEN, W_OWES_RELEASE, W_IDLE)
+    new, directive = decide(s.gate[actor], budget)
+    next_pc = Owes(directive, W_OWES_TOKEN, W_OWES_RELEASE, deferred_pc)
     return emit(
         s._replace(
             gate=s.gate.except_(actor, new),
@@ -369,10 +392,7 @@ def WorkerEnqueue(c: Constants, s: Vars, w: str) -> object:
     if pc != W_OWES_TOKEN:
         return None
     assert actor is not None
-    return emit(
-        s._replace(ready=(*s.ready, actor), worker=s.worker.except_(w, (W_IDLE, None, 0, False))),
-        actor=actor,
-    )
+    return TokenEnqueued(s._replace(worker=s.worker.except_(w, (W_IDLE, None, 0, False))), actor)
 
 
 @ScheduleGate.action(Workers, event="permit_release")
@@ -381,11 +401,7 @@ def WorkerRelease(c: Constants, s: Vars, w: str) -> object:
     pc, actor, _, _ = s.worker[w]
     if pc != W_OWES_RELEASE:
         return None
-    return emit(
-        s._replace(free=s.free + 1, worker=s.worker.except_(w, (W_IDLE, None, 0, False))),
-        actor=actor,
-        reason="idle",
-    )
+    return PermitReleased(s._replace(worker=s.worker.except_(w, (W_IDLE, None, 0, False))), actor, "idle")
 
 
 # ============================================================================ INVARIANTS

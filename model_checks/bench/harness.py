@@ -7,11 +7,16 @@
 * the same plain-``threading`` program (two locked deposits) under our patch mode and under
   ``frontrun`` (if installed), executions/s of each and their ratio;
 * the compiled harness core against its pure-Python sources (``LANECHECK_PURE=1``, in a child
-  process: a process runs one core) on the standard scenario, in the same run.
+  process: a process runs one core) on the standard scenario, in the same run;
+* time to first bug (executions and seconds) of DPOR, PCT and the portfolio on every reference
+  mutant of every design and the buggy classic programs (``time_to_first_bug``; alone:
+  ``python -m model_checks.bench.harness --time-to-first-bug [SECONDS]``).
 """
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import os
 import shutil
@@ -25,7 +30,14 @@ from typing import Any, Literal
 from model_checks.bench import harness_plain
 from model_checks.design import Program
 from model_checks.harness import Options, check, core, patched
-from model_checks.harness.examples import bounded_buffer, cas_counter, counter
+from model_checks.harness.examples import (
+    bounded_buffer,
+    cas_counter,
+    counter,
+    handoff,
+    lock_order,
+    parking_pool,
+)
 from model_checks.harness.runtime import ControlledRuntime
 from model_checks.registry import design
 
@@ -176,17 +188,101 @@ def against_frontrun(threads: int = 2) -> dict[str, Any]:
     return out
 
 
+# The buggy classic programs, with the options their bug needs to be reachable at all.
+BUGGY_EXAMPLES: dict[str, tuple[Callable[[], Program], dict[str, Any]]] = {
+    "counter-racy": (lambda: counter(2, locked=False), {}),
+    "lock-order-inversion": (lambda: lock_order(True), {}),
+    "handoff-missing-notify": (lambda: handoff(use_while=True, notify=False), {}),
+    "handoff-if (spurious wakeups)": (lambda: handoff(use_while=False), {"spurious_wakeups": True}),
+    # The issue's case: a 2-worker pool whose idle worker parks without re-checking the queue.
+    "pool-park-without-recheck (2 tasks)": (lambda: parking_pool(2, 2, recheck=False), {}),
+    "pool-park-without-recheck (4 tasks)": (lambda: parking_pool(2, 4, recheck=False), {}),
+}
+FIRST_BUG_STRATEGIES = ("dpor", "pct", "portfolio")
+# Options of a design scenario that say which space is searched (the bench sets the rest).
+_SPACE_FIELDS = ("spurious_wakeups", "virtual_timeouts", "preemption_bound", "max_steps")
+
+
+def first_bug_cases() -> dict[str, tuple[Callable[[], Program], dict[str, Any]]]:
+    """Every case of ``time_to_first_bug``: name -> (program factory, options of its space)."""
+    from model_checks import registry
+
+    cases: dict[str, tuple[Callable[[], Program], dict[str, Any]]] = {}
+    for name, d in registry.designs().items():
+        for scenario_name, scenario in d.harness().items():
+            if scenario.must_fail:
+                space = {k: v for k, v in scenario.options.items() if k in _SPACE_FIELDS}
+                cases[f"{name}/{scenario_name}"] = (scenario.build, space)
+    cases.update({f"example/{k}": v for k, v in BUGGY_EXAMPLES.items()})
+    return cases
+
+
+def _first_bug(program: Program, options: Options) -> dict[str, Any]:
+    # The reference logs a failed work item's traceback; the bench prints only its table.
+    with contextlib.redirect_stderr(io.StringIO()):
+        result = check(program, options)
+    found = result.failure is not None
+    return {
+        "found": result.failure.kind if result.failure is not None else None,
+        "executions": result.executions,
+        "seconds": round(result.elapsed, 3),
+        "verdict": result.verdict if found else f"{result.verdict} ({', '.join(result.bounded_by)})",
+    }
+
+
+def time_to_first_bug(time_limit: float = 30.0, seed_value: int = 0) -> dict[str, Any]:
+    """Executions and seconds until the first failure, for each strategy of
+    ``FIRST_BUG_STRATEGIES`` on every case of ``first_bug_cases``, each run cut at ``time_limit``
+    seconds. No minimisation (its executions are not the search's); PCT and the portfolio with
+    seed ``seed_value``."""
+    rows: dict[str, Any] = {}
+    for name, (factory, space) in first_bug_cases().items():
+        row: dict[str, Any] = {}
+        for strategy in FIRST_BUG_STRATEGIES:
+            options = Options(
+                strategy=strategy,  # type: ignore[arg-type]
+                time_limit=time_limit,
+                minimize=False,
+                seed=seed_value,
+            ).with_(**space)
+            row[strategy] = _first_bug(factory(), options)
+        rows[name] = row
+    return {"time_limit_s": time_limit, "seed": seed_value, "core": core.describe(), "cases": rows}
+
+
+def first_bug_table(figures: dict[str, Any]) -> str:
+    """``time_to_first_bug``'s figures as a Markdown table (executions / seconds per strategy)."""
+
+    def cell(run: dict[str, Any]) -> str:
+        if run["found"] is None:
+            return f"not found ({run['executions']:,} in {run['seconds']:.1f}s)"
+        return f"{run['executions']:,} / {run['seconds']:.2f}s"
+
+    head = "| case | " + " | ".join(FIRST_BUG_STRATEGIES) + " |"
+    lines = [head, "|---" * (len(FIRST_BUG_STRATEGIES) + 1) + "|"]
+    for name, row in figures["cases"].items():
+        lines.append(f"| {name} | " + " | ".join(cell(row[s]) for s in FIRST_BUG_STRATEGIES) + " |")
+    return "\n".join(lines)
+
+
 def bench(quick: bool = False) -> dict[str, Any]:
     return {
         "backends": backends(100 if quick else 1_000, 1 if quick else 3),
         "dpor_vs_dfs": dpor_vs_dfs(),
         "plain_threading": against_frontrun(),
         "compiled_vs_pure": compiled_vs_pure(100 if quick else 500),
+        "time_to_first_bug": time_to_first_bug(5.0 if quick else 30.0),
     }
 
 
 if __name__ == "__main__":
     if "--greenlet-rate" in sys.argv:  # the child of ``compiled_vs_pure``
         print(json.dumps(_greenlet_rate(int(sys.argv[sys.argv.index("--greenlet-rate") + 1]))))
+    elif "--time-to-first-bug" in sys.argv:  # the table of docs/performance.md
+        at = sys.argv.index("--time-to-first-bug") + 1
+        limit = float(sys.argv[at]) if at < len(sys.argv) else 30.0
+        figures = time_to_first_bug(limit)
+        print(f"time to first bug (executions / seconds; each run cut at {limit:g}s; {figures['core']})")
+        print(first_bug_table(figures))
     else:
         print(json.dumps(bench(quick="--quick" in sys.argv), indent=2, default=str))

@@ -21,7 +21,7 @@ from model_checks.harness.schedule import MAX_REPLAY_STEPS
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_BOUNDED = 0, 1, 2, 3
 Factory = Callable[[], Callable[[ControlledRuntime], object]]
-STRATEGIES = ("dpor", "dfs", "random", "pct")
+STRATEGIES = ("dpor", "dfs", "random", "pct", "portfolio")
 BACKENDS = ("greenlet", "threads")
 
 
@@ -85,7 +85,10 @@ def _as_json(name: str, result: Result) -> dict[str, Any]:
 
 def explore_command(
     scenario: Annotated[str | None, typer.Argument(help="scenario name (see --list)")] = None,
-    strategy: Annotated[str, typer.Option(help="dpor | dfs | random | pct")] = "dpor",
+    strategy: Annotated[
+        str,
+        typer.Option(help="dpor | dfs | random | pct | portfolio (DPOR and PCT in turn: shallow bugs first)"),
+    ] = "dpor",
     preemption_bound: Annotated[
         int | None, at_least_zero("max preemptions per execution", high=10_000)
     ] = None,
@@ -139,6 +142,9 @@ def explore_command(
         raise CommandError(f"{strategy!r} is not one of {', '.join(STRATEGIES)}", "--strategy")
     if backend not in BACKENDS:
         raise CommandError(f"{backend!r} is not one of {', '.join(BACKENDS)}", "--backend")
+    if replay is not None and not replay.strip():
+        # Not "no replay": an empty string (an unset shell variable) would run a whole search instead.
+        raise CommandError("an empty schedule string replays nothing; give one a report printed", "--replay")
     options = Options(
         strategy=strategy,  # type: ignore[arg-type]
         preemption_bound=preemption_bound,

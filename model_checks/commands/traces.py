@@ -11,7 +11,7 @@ from rich.console import Console
 
 from model_checks.commands import CommandError
 from model_checks.conformance.export import ExportError, export
-from model_checks.registry import design
+from model_checks.registry import design, designs
 
 
 def target_directory(text: str, force: bool) -> Path:
@@ -71,6 +71,9 @@ def register(app: typer.Typer) -> None:
             constants = d.config(config)
         except KeyError as problem:
             raise CommandError(str(problem.args[0])) from None
+        if d.trace_format is None:  # its spec runs, but nothing could read what would be written
+            having = ", ".join(name for name, other in designs().items() if other.trace_format is not None)
+            raise CommandError(f"{d.name} has no trace format yet; designs with one: {having}", "--design")
         target = target_directory(directory, force)
         try:
             written = export(

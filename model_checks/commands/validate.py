@@ -11,6 +11,7 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
+from model_checks.commands import CommandError
 from model_checks.conformance import ENGINES, Verdict, validate_file, validate_stream
 from model_checks.conformance.reader import clip, limits_text, printable
 
@@ -22,6 +23,11 @@ MESSAGE_CHARS = 2_000
 def _text(value: str, limit: int) -> str:
     """Safe to print: cut to ``limit``, lone surrogates escaped, Rich markup taken literally."""
     return escape(printable(clip(value, limit)))
+
+
+def _plain(value: str, limit: int) -> str:
+    """Safe to print without Rich: cut to ``limit``, lone surrogates escaped."""
+    return printable(clip(value, limit))
 
 
 def render(verdict: Verdict, console: Console) -> None:
@@ -82,27 +88,25 @@ def register(app: typer.Typer) -> None:
             ),
         ] = False,
     ) -> None:
-        errors = Console(stderr=True)
+        # Usage errors are CommandError: one line on stderr, or a JSON object on stdout with --json.
         if engine not in ENGINES:
-            errors.print(f"[red]error:[/red] unknown engine {_text(engine, 80)}; known: {', '.join(ENGINES)}")
-            raise typer.Exit(2)
+            raise CommandError(
+                f"unknown engine {_plain(engine, 80)}; known: {', '.join(ENGINES)}", "--engine"
+            )
         from_stdin = str(trace) == "-"
         if not from_stdin and not trace.is_file():
             what = "not a file" if trace.exists() else "no such file"
-            errors.print(f"[red]error:[/red] {what}: {_text(str(trace), 400)}")
-            raise typer.Exit(2)
+            raise CommandError(f"{what}: {_plain(str(trace), 400)}")
         try:
             if from_stdin:
                 verdict = validate_stream(sys.stdin.buffer, engine=engine, complete=complete)
             else:
                 verdict = validate_file(trace, engine=engine, complete=complete)
         except ValueError as problem:
-            errors.print(f"[red]error:[/red] {_text(str(problem), MESSAGE_CHARS)}")
-            raise typer.Exit(2) from None
+            raise CommandError(_plain(str(problem), MESSAGE_CHARS)) from None
         except OSError as problem:
-            why = _text(problem.strerror or str(problem), 200)
-            errors.print(f"[red]error:[/red] cannot read {_text(str(trace), 400)}: {why}")
-            raise typer.Exit(2) from None
+            why = _plain(problem.strerror or str(problem), 200)
+            raise CommandError(f"cannot read {_plain(str(trace), 400)}: {why}") from None
         if json_out:
             sys.stdout.write(_json(verdict) + "\n")
         else:

@@ -18,6 +18,8 @@ Public surface (everything else is internal)::
     result = check(racy, Options(strategy="dpor"))   # result.verdict == "failed"
 """
 
+from typing import TYPE_CHECKING, Any
+
 # First: importing ``core`` decides between the compiled core and its Python sources (core.py)
 from model_checks.harness import core  # isort: skip
 from model_checks.harness import reference_fields  # noqa: F401  # isort: skip  (declares the reference's fields)
@@ -26,7 +28,18 @@ from model_checks.harness.declared import declare_atomic, undeclare_atomic
 from model_checks.harness.options import Failure, Options, Result
 from model_checks.harness.patch import patched
 from model_checks.harness.runtime import ControlledRuntime
-from model_checks.harness.strategies.hypothesis import schedules
+
+if TYPE_CHECKING:
+    from model_checks.harness.strategies.hypothesis import schedules
+
+
+def __getattr__(name: str) -> Any:
+    # ``schedules`` needs Hypothesis, which the CLI's start-up would otherwise import for nothing.
+    if name == "schedules":
+        from model_checks.harness.strategies.hypothesis import schedules
+
+        return schedules
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 __all__ = [
     "ControlledRuntime",

@@ -211,6 +211,62 @@ def _randomized(test_fn: TestFn, options: Options) -> Result:
     return s.finish()
 
 
+def _portfolio(test_fn: TestFn, options: Options) -> Result:
+    """DPOR and PCT, one execution each in turn, stopping at the first failure.
+
+    The DPOR search keeps its stack between its executions (each execution re-runs the test from
+    the start anyway), so a PCT execution in between changes nothing in it: its executions are
+    exactly those of ``strategy="dpor"``, and the PCT ones exactly those of ``strategy="pct"``
+    with the same seed. A bug either finds at its n-th execution is found by the portfolio within
+    2n executions: a shallow bug PCT hits early no longer waits behind DPOR's depth-first order,
+    and the verdict is still "exhaustive" when the DPOR part completes with nothing failing.
+    PCT executions are never part of that proof; they only end the search sooner, with a failure.
+    """
+    s = _Search(test_fn, options, "portfolio")
+    dpor = SearchChooser(True, options.preemption_bound)
+    if options.preemption_bound is not None:
+        s.result.notes.append(
+            "DPOR with sleep sets is unsound under a preemption bound: the systematic part ran plain "
+            "bounded DFS instead"
+        )
+    expected = 50  # PCT's estimate of the steps per execution, from its own executions only
+    sampled = 0
+    systematic_done = False
+    while True:
+        dpor.start_execution()
+        if s.run(dpor).failure is not None and not options.keep_going:
+            break
+        if not dpor.advance():
+            systematic_done = True
+            break
+        reason = s.out_of_budget()
+        if reason:
+            s.result.bounded_by.append(reason)
+            break
+        # A limit (spurious_limit, ...) cutting a sampled execution bounds nothing: only the DPOR
+        # part's executions make the proof, and their cuts are recorded.
+        cuts = list(s.result.bounded_by)
+        ex = s.run(PctChooser(options.seed, sampled, options.pct_depth, expected))
+        s.result.bounded_by[:] = cuts
+        sampled += 1
+        expected = max(expected, len(ex.steps))
+        if ex.failure is not None and not options.keep_going:
+            break
+        reason = s.out_of_budget()
+        if reason:
+            s.result.bounded_by.append(reason)
+            break
+    if dpor.cut:
+        s.result.bounded_by.insert(0, f"preemption_bound={options.preemption_bound}")
+    s.result.pruned = dpor.pruned
+    part = "completed" if systematic_done else "did not complete"
+    s.result.notes.append(
+        f"portfolio: {s.result.executions - sampled} DPOR and {sampled} PCT executions "
+        f"(seed={options.seed}); the DPOR part {part}"
+    )
+    return s.finish()
+
+
 def _minimize(test_fn: TestFn, options: Options, result: Result) -> None:
     """Look for a failing schedule with fewer preemptions (iterative preemption bounding)."""
     failure = result.failure
@@ -301,8 +357,12 @@ def _check(
         result = _exhaustive(test_fn, opts)
     elif opts.strategy in ("random", "pct"):
         result = _randomized(test_fn, opts)
+    elif opts.strategy == "portfolio":
+        result = _portfolio(test_fn, opts)
     else:
-        raise UsageError(f"unknown strategy {opts.strategy!r}: use 'dpor', 'dfs', 'random' or 'pct'")
+        raise UsageError(
+            f"unknown strategy {opts.strategy!r}: use 'dpor', 'dfs', 'random', 'pct' or 'portfolio'"
+        )
     if result.failure is not None:
         if opts.minimize and choices is None:
             _minimize(test_fn, opts, result)

@@ -222,6 +222,68 @@ def bounded_buffer(capacity: int = 1, items: int = 2, producers: int = 1, consum
     return program
 
 
+def parking_pool(workers: int = 2, tasks: int = 2, recheck: bool = False) -> Program:
+    """A worker pool on one mutex: the main thread submits ``tasks`` items (each with a notify),
+    waits until all ran, then stops the workers. A worker that finds the queue empty releases the
+    mutex, takes it again and parks; with ``recheck=False`` it parks without looking at the queue
+    again (BUG: a submission in that window notified nobody, so the item is stranded once every
+    worker parks: a lost wakeup needing few preemptions, which DPOR's depth-first order reaches
+    only after ~17,000 executions and PCT within a few hundred). ``recheck=True`` waits in a loop
+    on "queue empty and not stopped" (correct, but its space is large: 2 workers and 1 task take
+    DPOR ~40,000 executions)."""
+
+    def program(rt: ControlledRuntime) -> object:
+        mutex = rt.lock("pool.mutex")
+        work = rt.condition(mutex, "work")
+        finished = rt.condition(mutex, "finished")
+        queue: list[int] = []
+        ran: list[int] = []
+        stop = [False]
+
+        def worker() -> None:
+            while True:
+                with mutex:
+                    if queue:
+                        item: int | None = queue.pop(0)
+                    elif stop[0]:
+                        return
+                    else:
+                        item = None
+                if item is None:
+                    with mutex:
+                        if recheck:
+                            while not queue and not stop[0]:
+                                work.wait()
+                        elif not stop[0]:
+                            work.wait()  # BUG: parks without re-checking the queue
+                    continue
+                with mutex:
+                    ran.append(item)
+                    finished.notify_all()
+
+        rt.pending_work(lambda: bool(queue))
+        threads = [rt.start_thread(worker, f"w{i}") for i in range(workers)]
+        for i in range(tasks):
+            with mutex:
+                queue.append(i)
+                work.notify()
+        with mutex:
+            while len(ran) < tasks:
+                finished.wait()
+            stop[0] = True
+            work.notify_all()
+        for t in threads:
+            t.join()
+
+        def final() -> tuple[int, ...]:
+            assert sorted(ran) == list(range(tasks)), ran
+            return tuple(sorted(ran))
+
+        return final
+
+    return program
+
+
 PROGRAMS: dict[str, Callable[[], Program]] = {
     "counter-racy": lambda: counter(2, locked=False),
     "counter-locked": lambda: counter(2, locked=True),
@@ -234,4 +296,5 @@ PROGRAMS: dict[str, Callable[[], Program]] = {
     "timed-wait": lambda: timed_wait(),
     "independent": lambda: independent(3, 2),
     "bounded-buffer": lambda: bounded_buffer(1, 2, 2, 2),
+    "pool-park-without-recheck": lambda: parking_pool(2, 2, recheck=False),
 }

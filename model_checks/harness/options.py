@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Literal
 
-Strategy = Literal["dpor", "dfs", "random", "pct"]
+Strategy = Literal["dpor", "dfs", "random", "pct", "portfolio"]
 Backend = Literal["greenlet", "threads"]
 Verdict = Literal["exhaustive", "bounded", "failed"]
 
@@ -15,7 +15,9 @@ class Options:
     """Every knob of an exploration. Defaults give a sound, exhaustive DPOR search.
 
     ``strategy``            "dpor" (default, exhaustive with partial-order reduction), "dfs" (plain
-                            exhaustive depth-first), "random" (uniform), "pct" (Burckhardt et al. 2010).
+                            exhaustive depth-first), "random" (uniform), "pct" (Burckhardt et al. 2010),
+                            "portfolio" (DPOR and PCT executions in turn: shallow bugs early, still
+                            "exhaustive" when the DPOR part completes).
     ``preemption_bound``    at most this many preemptive context switches per execution; when it cuts
                             anything the verdict is "bounded". With a bound, "dpor" runs plain bounded DFS
                             (DPOR + sleep sets is unsound under a preemption bound).

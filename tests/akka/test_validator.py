@@ -3,34 +3,18 @@
 from __future__ import annotations
 
 import json
-from collections import deque
 
 from model_checks.conformance.validator import validate_lines
 from model_checks.designs.akka_mailbox.configs import CONFIGS
 from model_checks.designs.akka_mailbox.trace import ENABLED_AT
 from reference.akka_mailbox import trace_header
 from spec import akka_mailbox as am
-from spec.language import Instance
+from tests.spec_helpers import assert_enabled_only_at
 
 
 def test_enabled_at_is_the_first_guard_of_each_internal_action() -> None:
     """Every internal action, in every reachable state of `small`, is enabled only at its listed pcs."""
-    inst = Instance(am.SPEC, CONFIGS["small"])
-    internal = {a.name for a in am.SPEC.actions if a.event is None}
-    assert internal == set(ENABLED_AT)
-    seen = set(inst.initial_states())
-    todo = deque(seen)
-    fired: set[str] = set()
-    while todo:
-        s = todo.popleft()
-        for t in inst.successors(s):
-            if t.action.event is None:
-                assert am.Local(s, str(t.process))[0] in ENABLED_AT[t.action.name], (t.action.name, s)
-                fired.add(t.action.name)
-            if t.state not in seen:
-                seen.add(t.state)
-                todo.append(t.state)
-    assert fired == internal
+    assert_enabled_only_at(am.SPEC, CONFIGS["small"], ENABLED_AT, lambda s, p: am.Local(s, str(p))[0])
 
 
 def _send_and_run(n: int) -> list[str]:

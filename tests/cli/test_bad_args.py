@@ -397,3 +397,40 @@ def test_typer_is_the_one_doing_range_checks() -> None:
         return None
 
     assert runner.invoke(probe, ["--x", "nan"]).exit_code == 2
+
+
+# -- found by the rerun of the probe (tests/fuzz/probe_bad_input.py) --------------------------------
+
+
+@pytest.mark.parametrize("design", ["work-stealing", "event-pool"])
+def test_export_of_a_design_without_a_trace_format_is_refused(design: str, tmp_path: Path) -> None:
+    result = run("traces", "export", str(tmp_path / "out"), "--design", design)
+    refused(result, design, "no trace format")
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize(
+    ("args", "option"),
+    [
+        (["validate", "{missing}", "--json"], None),
+        (["validate", "{dir}", "--json"], None),
+        (["validate", "-", "--engine", "bogus", "--json"], "--engine"),
+    ],
+)
+def test_validate_usage_errors_honour_json(args: list[str], option: str | None, tmp_path: Path) -> None:
+    places = {"{missing}": str(tmp_path / "nope.jsonl"), "{dir}": str(tmp_path)}
+    result = run(*[places.get(a, a) for a in args])
+    assert result.exit_code == 2, result.output
+    doc = json.loads(result.stdout.strip().splitlines()[-1])
+    assert doc["code"] == 2 and doc["option"] == option and doc["error"]
+
+
+@pytest.mark.timeout(30)
+@pytest.mark.parametrize("custom", ["", " ", ",,"])
+def test_an_empty_custom_scenario_is_refused_not_run_as_the_default(custom: str) -> None:
+    refused(run("link", "compare", "--custom", custom), "--custom", "script")
+
+
+@pytest.mark.parametrize("replay", ["", "  "])
+def test_an_empty_replay_is_refused_not_taken_as_no_replay(replay: str) -> None:
+    refused(run("explore", "counter-locked", "--replay", replay), "--replay", "empty")

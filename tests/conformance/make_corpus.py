@@ -13,6 +13,19 @@ from typing import Any
 HERE = Path(__file__).parent / "corpus"
 CONFIG = {"lanes": 2, "workers": 2, "lane_capacity": 2, "max_per_drain": 2, "ready_capacity": 2}
 Step = tuple[str, str, dict[str, Any]]
+# Every event kind of the Work Lane trace format, written out here independently of the reader.
+EVENTS = (
+    "post",
+    "submit",
+    "take",
+    "drain_begin",
+    "invoke",
+    "drain_end",
+    "stop_begin",
+    "stop_rejected",
+    "discard",
+    "stop_end",
+)
 
 
 def post(t: str, lane: int | None, item: Any, result: str = "ok", submit: bool = False) -> Step:
@@ -47,85 +60,80 @@ def disc(t: str, lane: int, items: list[Any]) -> Step:
     return (t, "discard", {"lane": lane, "items": items})
 
 
+def submitted(p: str, lane: int, item: Any) -> list[Step]:
+    """A post that reserves the lane's submission, then the submission it owes."""
+    return [post(p, lane, item, submit=True), ln(p, "submit", lane)]
+
+
+def begin(w: str, lane: int) -> list[Step]:
+    """A worker takes the lane from the ready queue and starts draining it."""
+    return [ln(w, "take", lane), ln(w, "drain_begin", lane)]
+
+
+def stopped(mode: str) -> list[Step]:
+    """Main stops the scheduler and the stop completes."""
+    return [sb("main", mode), se("main", mode)]
+
+
+def handed_over(invoked: int, item: Any) -> list[Step]:
+    """w0 ends its drain of lane 0 by resubmitting it; w1 takes it and runs its one remaining item."""
+    return [
+        end("w0", 0, "resubmit", invoked),
+        ln("w0", "submit", 0),
+        *begin("w1", 0),
+        inv("w1", 0, item),
+        end("w1", 0, "idle", 1),
+    ]
+
+
 def one_item(lane: int = 0, item: str = "a", p: str = "p0", w: str = "w0") -> list[Step]:
     """Post one item and run it to the end of its drain."""
-    return [
-        post(p, lane, item, submit=True),
-        ln(p, "submit", lane),
-        ln(w, "take", lane),
-        ln(w, "drain_begin", lane),
-        inv(w, lane, item),
-        end(w, lane, "idle", 1),
-    ]
+    return [*submitted(p, lane, item), *begin(w, lane), inv(w, lane, item), end(w, lane, "idle", 1)]
 
 
 VALID: dict[str, list[Step]] = {
     "basic_drain": [
-        post("p0", 0, "a", submit=True),
-        ln("p0", "submit", 0),
+        *submitted("p0", 0, "a"),
         post("p0", 0, "b"),
-        ln("w0", "take", 0),
-        ln("w0", "drain_begin", 0),
+        *begin("w0", 0),
         inv("w0", 0, "a"),
         inv("w0", 0, "b"),
         end("w0", 0, "idle", 2),
-        sb("main", "drain"),
-        se("main", "drain"),
+        *stopped("drain"),
     ],
     "early_pop_makes_room": [
-        post("p0", 0, "a", submit=True),
-        ln("p0", "submit", 0),
+        *submitted("p0", 0, "a"),
         post("p0", 0, "b"),
-        ln("w0", "take", 0),
-        ln("w0", "drain_begin", 0),
+        *begin("w0", 0),
         post("p1", 0, "c"),
         inv("w0", 0, "a"),
         inv("w0", 0, "b"),
-        end("w0", 0, "resubmit", 2),
-        ln("w0", "submit", 0),
-        ln("w1", "take", 0),
-        ln("w1", "drain_begin", 0),
-        inv("w1", 0, "c"),
-        end("w1", 0, "idle", 1),
-        sb("main", "drain"),
-        se("main", "drain"),
+        *handed_over(2, "c"),
+        *stopped("drain"),
     ],
     "post_between_stop_rejected_and_stop_begin": [
         rej("s1", "drain", "stop_in_progress"),
-        post("p0", 0, "a", submit=True),
-        ln("p0", "submit", 0),
+        *submitted("p0", 0, "a"),
         sb("main", "drain"),
-        ln("w0", "take", 0),
-        ln("w0", "drain_begin", 0),
+        *begin("w0", 0),
         inv("w0", 0, "a"),
         end("w0", 0, "idle", 1),
         post("p0", 0, "b", "invalid_state"),
         se("main", "drain"),
     ],
     "resubmit_below_budget": [
-        post("p0", 0, "a", submit=True),
-        ln("p0", "submit", 0),
-        ln("w0", "take", 0),
-        ln("w0", "drain_begin", 0),
+        *submitted("p0", 0, "a"),
+        *begin("w0", 0),
         inv("w0", 0, "a"),
         post("p0", 0, "b"),
-        end("w0", 0, "resubmit", 1),
-        ln("w0", "submit", 0),
-        ln("w1", "take", 0),
-        ln("w1", "drain_begin", 0),
-        inv("w1", 0, "b"),
-        end("w1", 0, "idle", 1),
-        sb("main", "drain"),
-        se("main", "drain"),
+        *handed_over(1, "b"),
+        *stopped("drain"),
     ],
     "discard_while_drain_finishes_budget": [
-        post("p0", 0, "a", submit=True),
-        ln("p0", "submit", 0),
+        *submitted("p0", 0, "a"),
         post("p0", 0, "b"),
-        post("p1", 1, "c", submit=True),
-        ln("p1", "submit", 1),
-        ln("w0", "take", 0),
-        ln("w0", "drain_begin", 0),
+        *submitted("p1", 1, "c"),
+        *begin("w0", 0),
         inv("w0", 0, "a"),
         sb("main", "discard"),
         ln("w1", "take", 1),
@@ -138,20 +146,16 @@ VALID: dict[str, list[Step]] = {
         *one_item()[:5],
         rej("w0", "drain", "in_callback"),
         end("w0", 0, "idle", 1),
-        sb("main", "drain"),
-        se("main", "drain"),
+        *stopped("drain"),
     ],
     "callback_posts_to_other_lane": [
         *one_item()[:5],
-        post("w0", 1, "x", submit=True),
-        ln("w0", "submit", 1),
+        *submitted("w0", 1, "x"),
         end("w0", 0, "idle", 1),
-        ln("w1", "take", 1),
-        ln("w1", "drain_begin", 1),
+        *begin("w1", 1),
         inv("w1", 1, "x"),
         end("w1", 1, "idle", 1),
-        sb("main", "drain"),
-        se("main", "drain"),
+        *stopped("drain"),
     ],
     "refusals_and_second_stop": [
         post("main", None, "h", "invalid_argument"),
@@ -159,13 +163,11 @@ VALID: dict[str, list[Step]] = {
         post("p1", 0, "b"),
         post("p1", 0, "c", "capacity_exceeded"),
         ln("p0", "submit", 0),
-        ln("w0", "take", 0),
-        ln("w0", "drain_begin", 0),
+        *begin("w0", 0),
         inv("w0", 0, "a"),
         inv("w0", 0, "b"),
         end("w0", 0, "idle", 2),
-        sb("main", "drain"),
-        se("main", "drain"),
+        *stopped("drain"),
         post("p1", 0, "c", "invalid_state"),
         post("main", None, "h2", "invalid_argument"),
     ],
@@ -176,7 +178,7 @@ VALID: dict[str, list[Step]] = {
         disc("main", 1, [7]),
         se("main", "discard"),
     ],
-    "prefix_item_pending": [post("p0", 0, "a", submit=True), ln("p0", "submit", 0), ln("w0", "take", 0)],
+    "prefix_item_pending": [*submitted("p0", 0, "a"), ln("w0", "take", 0)],
     "prefix_submission_owed": [post("p0", 1, "a", submit=True)],
     "prefix_stop_in_progress": [*one_item(), rej("s9", "discard", "stop_in_progress")],
 }
@@ -185,10 +187,8 @@ VALID: dict[str, list[Step]] = {
 INVALID: dict[str, tuple[list[Step], int, int]] = {
     "r1_take_out_of_order": (
         [
-            post("p0", 0, "a", submit=True),
-            ln("p0", "submit", 0),
-            post("p1", 1, "b", submit=True),
-            ln("p1", "submit", 1),
+            *submitted("p0", 0, "a"),
+            *submitted("p1", 1, "b"),
             ln("w0", "take", 1),
         ],
         5,
@@ -198,18 +198,16 @@ INVALID: dict[str, tuple[list[Step], int, int]] = {
     "r2_second_reservation": ([post("p0", 0, "a", submit=True), post("p1", 0, "b", submit=True)], 2, 2),
     "r2_owed_submit_skipped": ([post("p0", 0, "a", submit=True), post("p0", 1, "b", submit=True)], 2, 2),
     "r2_submit_not_owed": (
-        [post("p0", 0, "a", submit=True), ln("p0", "submit", 0), ln("p1", "submit", 0)],
+        [*submitted("p0", 0, "a"), ln("p1", "submit", 0)],
         3,
         2,
     ),
     "r2_worker_resubmit_owed": (
         [
-            post("p0", 0, "a", submit=True),
-            ln("p0", "submit", 0),
+            *submitted("p0", 0, "a"),
             post("p0", 0, "b"),
             post("p0", 0, "c", "capacity_exceeded"),
-            ln("w0", "take", 0),
-            ln("w0", "drain_begin", 0),
+            *begin("w0", 0),
             inv("w0", 0, "a"),
             post("p0", 0, "c"),
             inv("w0", 0, "b"),
@@ -220,18 +218,16 @@ INVALID: dict[str, tuple[list[Step], int, int]] = {
         2,
     ),
     "r3_invoke_without_drain": (
-        [post("p0", 0, "a", submit=True), ln("p0", "submit", 0), inv("w0", 0, "a")],
+        [*submitted("p0", 0, "a"), inv("w0", 0, "a")],
         3,
         3,
     ),
     "r3_invoke_by_other_thread": ([*one_item()[:4], inv("w1", 0, "a")], 5, 3),
     "r3_over_budget": (
         [
-            post("p0", 0, "a", submit=True),
-            ln("p0", "submit", 0),
+            *submitted("p0", 0, "a"),
             post("p0", 0, "b"),
-            ln("w0", "take", 0),
-            ln("w0", "drain_begin", 0),
+            *begin("w0", 0),
             inv("w0", 0, "a"),
             inv("w0", 0, "b"),
             post("p0", 0, "c"),
@@ -242,17 +238,15 @@ INVALID: dict[str, tuple[list[Step], int, int]] = {
     ),
     "r3_invoked_count_wrong": ([*one_item()[:5], end("w0", 0, "idle", 2)], 6, 3),
     "r3_drain_begin_without_take": (
-        [post("p0", 0, "a", submit=True), ln("p0", "submit", 0), ln("w0", "drain_begin", 0)],
+        [*submitted("p0", 0, "a"), ln("w0", "drain_begin", 0)],
         3,
         3,
     ),
     "r3_resubmit_before_budget": (
         [
-            post("p0", 0, "a", submit=True),
-            ln("p0", "submit", 0),
+            *submitted("p0", 0, "a"),
             post("p0", 0, "b"),
-            ln("w0", "take", 0),
-            ln("w0", "drain_begin", 0),
+            *begin("w0", 0),
             inv("w0", 0, "a"),
             end("w0", 0, "resubmit", 1),
         ],
@@ -261,11 +255,9 @@ INVALID: dict[str, tuple[list[Step], int, int]] = {
     ),
     "r4_invoke_out_of_order": (
         [
-            post("p0", 0, "a", submit=True),
-            ln("p0", "submit", 0),
+            *submitted("p0", 0, "a"),
             post("p0", 0, "b"),
-            ln("w0", "take", 0),
-            ln("w0", "drain_begin", 0),
+            *begin("w0", 0),
             inv("w0", 0, "b"),
         ],
         6,
@@ -275,12 +267,10 @@ INVALID: dict[str, tuple[list[Step], int, int]] = {
     "r4_invoke_twice": ([*one_item()[:5], inv("w0", 0, "a")], 6, 4),
     "r4_invoke_refused_item": (
         [
-            post("p0", 0, "a", submit=True),
-            ln("p0", "submit", 0),
+            *submitted("p0", 0, "a"),
             post("p0", 0, "b"),
             post("p0", 0, "c", "capacity_exceeded"),
-            ln("w0", "take", 0),
-            ln("w0", "drain_begin", 0),
+            *begin("w0", 0),
             inv("w0", 0, "a"),
             inv("w0", 0, "c"),
         ],
@@ -289,11 +279,9 @@ INVALID: dict[str, tuple[list[Step], int, int]] = {
     ),
     "r5_lost_wakeup": (
         [
-            post("p0", 0, "a", submit=True),
-            ln("p0", "submit", 0),
+            *submitted("p0", 0, "a"),
             post("p0", 0, "b"),
-            ln("w0", "take", 0),
-            ln("w0", "drain_begin", 0),
+            *begin("w0", 0),
             inv("w0", 0, "a"),
             end("w0", 0, "idle", 1),
         ],
@@ -303,21 +291,20 @@ INVALID: dict[str, tuple[list[Step], int, int]] = {
     "r5_resubmit_empty_lane": ([*one_item()[:5], end("w0", 0, "resubmit", 1)], 6, 5),
     "r5_post_to_idle_lane_without_reservation": ([post("p0", 0, "a")], 1, 5),
     "r6_ok_on_full_lane": (
-        [post("p0", 0, "a", submit=True), ln("p0", "submit", 0), post("p0", 0, "b"), post("p0", 0, "c")],
+        [*submitted("p0", 0, "a"), post("p0", 0, "b"), post("p0", 0, "c")],
         4,
         6,
     ),
     "r6_capacity_exceeded_with_room": ([post("p0", 0, "a", "capacity_exceeded")], 1, 6),
     "r7_post_ok_after_stop_begin": ([sb("main", "drain"), post("p0", 0, "a", submit=True)], 2, 7),
     "r7_stop_end_with_item_pending": (
-        [post("p0", 0, "a", submit=True), ln("p0", "submit", 0), sb("main", "drain"), se("main", "drain")],
+        [*submitted("p0", 0, "a"), *stopped("drain")],
         4,
         7,
     ),
     "r7_drain_begin_after_discard": (
         [
-            post("p0", 0, "a", submit=True),
-            ln("p0", "submit", 0),
+            *submitted("p0", 0, "a"),
             ln("w0", "take", 0),
             sb("main", "discard"),
             ln("w0", "drain_begin", 0),
@@ -327,8 +314,7 @@ INVALID: dict[str, tuple[list[Step], int, int]] = {
     ),
     "r7_discard_wrong_items": (
         [
-            post("p0", 0, "a", submit=True),
-            ln("p0", "submit", 0),
+            *submitted("p0", 0, "a"),
             post("p0", 0, "b"),
             sb("main", "discard"),
             disc("main", 0, ["b"]),
@@ -338,16 +324,15 @@ INVALID: dict[str, tuple[list[Step], int, int]] = {
     ),
     "r7_stop_begin_with_post_in_flight": ([post("p0", 0, "a", submit=True), sb("main", "drain")], 2, 7),
     "r7_discard_in_drain_mode": (
-        [post("p0", 0, "a", submit=True), ln("p0", "submit", 0), sb("main", "drain"), disc("main", 0, ["a"])],
+        [*submitted("p0", 0, "a"), sb("main", "drain"), disc("main", 0, ["a"])],
         4,
         7,
     ),
     "r7_callback_stop_outside_callback": ([*one_item()[:4], rej("w0", "drain", "in_callback")], 5, 7),
-    "r7_second_stop_begin": ([sb("main", "drain"), se("main", "drain"), sb("s1", "drain")], 3, 7),
+    "r7_second_stop_begin": ([*stopped("drain"), sb("s1", "drain")], 3, 7),
     "r7_take_after_stop_end": (
         [
-            post("p0", 0, "a", submit=True),
-            ln("p0", "submit", 0),
+            *submitted("p0", 0, "a"),
             sb("main", "discard"),
             disc("main", 0, ["a"]),
             se("main", "discard"),
@@ -358,8 +343,7 @@ INVALID: dict[str, tuple[list[Step], int, int]] = {
     ),
     "r7_post_after_stop_rejected_not_in_flight": (
         [
-            post("p0", 0, "a", submit=True),
-            ln("p0", "submit", 0),
+            *submitted("p0", 0, "a"),
             rej("s1", "drain", "stop_in_progress"),
             post("p0", 1, "b", submit=True),
             post("p0", 1, "c"),
@@ -449,10 +433,8 @@ def main() -> None:
         manifest[f"invalid_{name}.jsonl"] = {"code": 1, "seq": seq, "rule": rule}
     small_ready = dict(CONFIG, ready_capacity=1)
     overflow = [
-        post("p0", 0, "a", submit=True),
-        ln("p0", "submit", 0),
-        post("p1", 1, "b", submit=True),
-        ln("p1", "submit", 1),
+        *submitted("p0", 0, "a"),
+        *submitted("p1", 1, "b"),
     ]
     (HERE / "invalid_r1_ready_queue_overflow.jsonl").write_text(
         "\n".join(lines_of(overflow, small_ready)) + "\n"
@@ -460,16 +442,11 @@ def main() -> None:
     manifest["invalid_r1_ready_queue_overflow.jsonl"] = {"code": 1, "seq": 4, "rule": 1}
     three = dict(CONFIG, lanes=3, ready_capacity=3)
     busy = [
-        post("p0", 0, "a", submit=True),
-        ln("p0", "submit", 0),
-        post("p0", 1, "b", submit=True),
-        ln("p0", "submit", 1),
-        post("p0", 2, "c", submit=True),
-        ln("p0", "submit", 2),
-        ln("w0", "take", 0),
-        ln("w0", "drain_begin", 0),
-        ln("w1", "take", 1),
-        ln("w1", "drain_begin", 1),
+        *submitted("p0", 0, "a"),
+        *submitted("p0", 1, "b"),
+        *submitted("p0", 2, "c"),
+        *begin("w0", 0),
+        *begin("w1", 1),
         ln("w2", "take", 2),
     ]
     (HERE / "invalid_r3_too_many_workers.jsonl").write_text("\n".join(lines_of(busy, three)) + "\n")

@@ -21,6 +21,7 @@ from model_checks.explorer.counterexample import counterexample_events
 from model_checks.explorer.search import Options
 from model_checks.registry import design
 from spec.work_lane import SPEC
+from tests.conformance.make_corpus import EVENTS
 
 SETS = [
     CONFIGS["small"],
@@ -132,18 +133,7 @@ def test_exported_traces_validate(tmp_path: Path) -> None:
             v = validate_file(path, engine=engine)
             assert v.code == 0 and not v.prefix, (path, v.message)
         names.update(line.split('"event": "')[1].split('"')[0] for line in path.read_text().splitlines()[1:])
-    assert names == {
-        "post",
-        "submit",
-        "take",
-        "drain_begin",
-        "invoke",
-        "drain_end",
-        "stop_begin",
-        "stop_rejected",
-        "discard",
-        "stop_end",
-    }
+    assert names == set(EVENTS)
 
 
 EXPECTED_SEQ = {

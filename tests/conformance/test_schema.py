@@ -12,6 +12,7 @@ from model_checks.designs.akka_mailbox.trace import FORMAT as AKKA_FORMAT
 from model_checks.designs.schedule_gate.trace import FORMAT as GATE_FORMAT
 from model_checks.designs.work_lane.trace.parse import Config, EventChecker
 from model_checks.designs.work_lane.trace.schema import event_validator, header_problem
+from tests.conformance.make_corpus import EVENTS as WORK_LANE_EVENTS
 
 STREAMED_FORMATS: dict[str, DesignFormat] = {"schedule-gate": GATE_FORMAT, "akka-mailbox": AKKA_FORMAT}
 
@@ -38,21 +39,7 @@ VALUES = st.one_of(
     ),
     st.lists(st.one_of(st.integers(0, 2), st.text(max_size=2), st.booleans()), max_size=2),
 )
-EVENTS = st.sampled_from(
-    [
-        "post",
-        "submit",
-        "take",
-        "drain_begin",
-        "invoke",
-        "drain_end",
-        "stop_begin",
-        "stop_rejected",
-        "discard",
-        "stop_end",
-        "bogus",
-    ]
-)
+EVENTS = st.sampled_from([*WORK_LANE_EVENTS, "bogus"])
 FIELDS = ["lane", "item", "result", "submit", "outcome", "invoked", "mode", "reason", "items"]
 
 

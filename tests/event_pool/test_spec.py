@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections import deque
 from dataclasses import replace
 from typing import Any
 
@@ -12,10 +11,17 @@ from model_checks.designs.event_pool import DESIGN
 from model_checks.designs.event_pool.configs import CONFIGS
 from model_checks.designs.event_pool.spec_mutants import MUTANTS
 from model_checks.explorer.check import check
-from model_checks.explorer.search import Options, search
+from model_checks.explorer.search import Options
 from spec import event_pool as ep
 from spec.event_pool import SPEC
 from spec.language import Instance, SpecError, emit, variant
+from tests.spec_helpers import (
+    assert_caught_with_symmetry,
+    assert_holds,
+    assert_reads_cover,
+    assert_symmetry_reduces,
+    reachable,
+)
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -23,61 +29,37 @@ PROPERTIES = ("WorkIsTaken", "ShutdownTerminates")
 
 
 def test_small_holds_with_every_action_but_the_timeout_fired() -> None:
-    result = check(SPEC, CONFIGS["small"], Options(), config="small")
-    assert result.verdict == "holds", result.violation
-    assert result.stats.unfired() == ["TimeOut"]  # small waits have no timeout
+    # small waits have no timeout
+    result = assert_holds(SPEC, CONFIGS["small"], "small", states=887, unfired=["TimeOut"])
     for prop in PROPERTIES:
         assert prop in result.properties_checked
-    assert result.stats.states == 887
 
 
 def test_standard_holds_with_every_action_fired() -> None:
-    result = check(SPEC, CONFIGS["standard"], Options(), config="standard")
-    assert result.verdict == "holds", result.violation
-    assert result.stats.unfired() == []
-    assert result.stats.states == 13_695
-
-
-def _reachable(constants: Any) -> list[Any]:
-    inst = Instance(SPEC, constants)
-    start = inst.initial_states()
-    seen, todo = set(start), deque(start)
-    while todo:
-        for t in inst.successors(todo.popleft()):
-            if t.state not in seen:
-                seen.add(t.state)
-                todo.append(t.state)
-    return list(seen)
+    assert_holds(SPEC, CONFIGS["standard"], "standard", states=13_695, unfired=[])
 
 
 def test_a_post_can_find_every_thread_busy_and_the_work_waits_in_the_list() -> None:
     """The all-busy case is reached, and there a finishing thread takes the work (WorkIsTaken holds)."""
-    states = _reachable(CONFIGS["small"])
+    states = reachable(SPEC, CONFIGS["small"])
     all_busy = [s for s in states if s.next < s.posted and all(me.pc in ep.BUSY for me in s.thread.values())]
     assert all_busy
     assert any(not any(s.idle.values()) and s.client.pc == ep.POST for s in all_busy)
 
 
 def test_a_cancel_reports_listed_works_and_a_raising_callback_counts_as_run() -> None:
-    states = _reachable(CONFIGS["small"])
+    states = reachable(SPEC, CONFIGS["small"])
     assert any("cancelled" in s.fate.values() for s in states)
     raised = [s for s in states if s.fate[2] == "raised"]
     assert raised and all(s.runs[2] == 1 for s in raised)
 
 
 def test_symmetry_reduces_and_says_liveness_is_skipped() -> None:
-    full = check(SPEC, CONFIGS["small"], Options(liveness=False))
-    reduced = check(SPEC, CONFIGS["small"], Options(symmetry=True))
-    assert reduced.verdict == full.verdict == "holds"
-    assert reduced.stats.states < full.stats.states
-    assert any("liveness NOT checked" in note for note in reduced.notes)
+    assert_symmetry_reduces(SPEC, CONFIGS["small"])
 
 
 def test_symmetry_still_catches_a_mutant() -> None:
-    mutant = MUTANTS["unlocked-next-index"]
-    result = check(mutant.spec, CONFIGS["small"], Options(symmetry=True))
-    assert result.verdict == "violated"
-    assert result.counterexample is not None and result.counterexample.length == mutant.length
+    assert_caught_with_symmetry(MUTANTS["unlocked-next-index"], CONFIGS["small"])
 
 
 def test_the_required_mutants_exist() -> None:
@@ -172,29 +154,11 @@ def test_design_object() -> None:
     ]
 
 
-class _Only:
-    """A state that lets an invariant read only the variables its ``reads=`` names."""
-
-    def __init__(self, state: Any, allowed: frozenset[str], name: str) -> None:
-        self._state, self._allowed, self._name = state, allowed, name
-
-    def __getattr__(self, field: str) -> Any:
-        if field not in self._allowed:
-            raise AssertionError(f"invariant {self._name} reads {field}, which its reads= does not name")
-        return getattr(self._state, field)
-
-
 @pytest.mark.parametrize("name", ["design", *sorted(MUTANTS)])
 def test_invariant_reads_cover_every_reachable_state(name: str) -> None:
     spec = SPEC if name == "design" else MUTANTS[name].spec
     constants = CONFIGS["small"] if name == "design" else MUTANTS[name].constants(CONFIGS["small"])
-    states = search(Instance(spec, constants), Options(liveness=False, deadlock=False)).graph.states
-    hinted = [inv for inv in spec.invariants if inv.reads is not None]
-    assert hinted
-    for state in states:
-        for inv in hinted:
-            assert inv.reads is not None
-            assert inv.fn(constants, _Only(state, frozenset(inv.reads), inv.name)) == inv.fn(constants, state)
+    assert_reads_cover(spec, constants, reachable(spec, constants))
 
 
 def test_pc_hints_change_nothing() -> None:

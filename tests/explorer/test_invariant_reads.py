@@ -13,43 +13,17 @@ from model_checks.designs.work_lane.configs import CONFIGS
 from model_checks.designs.work_lane.spec_mutants import MUTANTS
 from model_checks.explorer.check import check
 from model_checks.explorer.invariants import InvariantChecker
-from model_checks.explorer.search import Options, search
-from spec.language import Instance, Spec, SpecBuilder, SpecError
+from model_checks.explorer.search import Options
+from spec.language import Spec, SpecBuilder, SpecError
 from spec.work_lane import SPEC
 from tests.explorer.graphs import Graph, as_spec, graphs
-
-
-class _Only:
-    """A state that lets a predicate read only the variables it declared."""
-
-    def __init__(self, state: Any, allowed: frozenset[str], name: str) -> None:
-        self._state, self._allowed, self._name = state, allowed, name
-
-    def __getattr__(self, field: str) -> Any:
-        if field not in self._allowed:
-            raise AssertionError(f"invariant {self._name} reads {field}, which its reads= does not name")
-        return getattr(self._state, field)
-
-
-def _reachable(spec: Spec, constants: Any) -> list[Any]:
-    outcome = search(Instance(spec, constants), Options(liveness=False, deadlock=False))
-    return list(outcome.graph.states)
-
-
-def _assert_reads_cover(spec: Spec, constants: Any, states: list[Any]) -> None:
-    hinted = [inv for inv in spec.invariants if inv.reads is not None]
-    assert hinted, "the spec declares no reads= at all: nothing would be checked"
-    for state in states:
-        for inv in hinted:
-            assert inv.reads is not None
-            seen_by = _Only(state, frozenset(inv.reads), inv.name)
-            assert inv.fn(constants, seen_by) == inv.fn(constants, state)
+from tests.spec_helpers import assert_reads_cover, reachable
 
 
 @pytest.mark.timeout(120)
 def test_work_lane_reads_cover_every_reachable_state() -> None:
     constants = CONFIGS["small"]
-    _assert_reads_cover(SPEC, constants, _reachable(SPEC, constants))
+    assert_reads_cover(SPEC, constants, reachable(SPEC, constants))
 
 
 @pytest.mark.timeout(300)
@@ -58,7 +32,7 @@ def test_work_lane_reads_cover_mutant_states(name: str) -> None:
     # A mutant reaches states the design does not, where a predicate takes its failing branch.
     mutant = MUTANTS[name]
     constants = mutant.constants(CONFIGS[mutant.config])
-    _assert_reads_cover(mutant.spec, constants, _reachable(mutant.spec, constants))
+    assert_reads_cover(mutant.spec, constants, reachable(mutant.spec, constants))
 
 
 # ----------------------------------------------------------------------------- the checker

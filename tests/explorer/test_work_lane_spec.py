@@ -15,25 +15,19 @@ from model_checks.explorer.search import Options
 from spec.language import SpecError, variant
 from spec.work_lane import SPEC
 from spec.work_lane_state import Constants
+from tests.spec_helpers import assert_holds, assert_symmetry_reduces
 
 pytestmark = pytest.mark.timeout(300)
 
 
 def test_small_holds_with_every_action_fired() -> None:
-    result = check(SPEC, CONFIGS["small"], Options(), config="small")
-    assert result.verdict == "holds", result.violation
-    assert result.stats.unfired() == []
+    result = assert_holds(SPEC, CONFIGS["small"], "small", states=12_508, unfired=[])
     assert "EveryAcceptedItemSettles" in result.properties_checked
     assert "EveryStopReturns" in result.properties_checked
-    assert result.stats.states == 12_508
 
 
 def test_symmetry_reduces_but_skips_liveness_and_says_so() -> None:
-    full = check(SPEC, CONFIGS["small"], Options(liveness=False))
-    reduced = check(SPEC, CONFIGS["small"], Options(symmetry=True))
-    assert reduced.verdict == full.verdict == "holds"
-    assert reduced.stats.states < full.stats.states
-    assert any("liveness NOT checked" in note for note in reduced.notes)
+    reduced = assert_symmetry_reduces(SPEC, CONFIGS["small"])
     assert "EveryStopReturns" not in reduced.properties_checked
 
 

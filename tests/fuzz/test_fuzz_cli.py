@@ -17,6 +17,7 @@ on small files (it is fast, and its input handling is under test too).
 from __future__ import annotations
 
 import json
+import math
 import warnings
 from collections.abc import Iterator
 from pathlib import Path
@@ -95,6 +96,7 @@ def places(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
         "under-file": str(root / "file" / "sub"),
         "trace": str(corpus),
         "blank": "",
+        "new": str(root / "fresh" / "export"),
     }
 
 
@@ -179,8 +181,7 @@ FIRST = {
 
 @st.composite
 def argv(draw: st.DrawFn, places: dict[str, str]) -> tuple[tuple[str, ...], list[str]]:
-    # each command about equally often (the five benches share one share; compare, with most
-    # options, gets two)
+    """A loose vector: real options, junk tokens, in any order (the parser's own robustness)."""
     benches = sorted(p for p in COMMANDS if p[0] == "bench")
     others = sorted(p for p in COMMANDS if p[0] != "bench")
     path = draw(st.sampled_from([*others, ("link", "compare"), ("bench",)]))
@@ -191,15 +192,11 @@ def argv(draw: st.DrawFn, places: dict[str, str]) -> tuple[tuple[str, ...], list
     head = draw(
         st.one_of(
             st.sampled_from(FIRST.get(path, sorted(places.values()))).map(lambda n: [n]),
-            st.sampled_from(FIRST.get(path, sorted(places.values()))).map(lambda n: [n]),
             st.just([]),
             anything.map(lambda v: [v]),
         )
     )
 
-    # mostly well-formed pairs of a real option and a value, so that each option's check is
-    # reached; sometimes a junk token anywhere
-    # a value the option accepts, half the time: the checks after the first one get reached
     def value_for(option: str) -> st.SearchStrategy[str]:
         return st.one_of(st.sampled_from(VALID.get(option, ["1", "2", "0.5"])), anything)
 
@@ -212,7 +209,151 @@ def argv(draw: st.DrawFn, places: dict[str, str]) -> tuple[tuple[str, ...], list
     return path, [*path, *head, *(token for group in groups for token in group)]
 
 
-def check_one(path: tuple[str, ...], args: list[str]) -> None:
+# -------------------------------------------------------------- vectors built from the parameters
+
+
+def _leaves() -> dict[tuple[str, ...], Any]:
+    found: dict[tuple[str, ...], Any] = {}
+
+    def walk(command: Any, path: tuple[str, ...]) -> None:
+        subs = getattr(command, "commands", None)
+        if subs:
+            for name, sub in subs.items():
+                walk(sub, (*path, name))
+        else:
+            found[path] = command
+
+    walk(typer.main.get_command(app), ())
+    return found
+
+
+LEAVES = _leaves()
+# a valid positional for each command that takes one ({new}: a path that does not exist yet)
+POSITIONAL = {
+    ("check",): "work-lane",
+    ("diagram",): "work-lane",
+    ("explore",): "counter-locked",
+    ("validate",): "{trace}",
+    ("traces", "export"): "{new}",
+    ("link", "compare"): "1x1-2w",
+}
+VALID_MULTI = {"--area": ["spec", "harness"], "--design": ["work-lane", "schedule-gate"]}
+
+
+def _numeric(param: Any) -> type | None:
+    annotation = param.type_descriptor.annotation
+    return annotation if annotation in (int, float) else None
+
+
+def _bounded_values(param: Any) -> st.SearchStrategy[str]:
+    """Values around and beyond the declared range of a numeric option (and non-numbers)."""
+    low, high = param.min, param.max
+    kind = _numeric(param)
+    edges = [str(v) for v in (low, high) if v is not None]
+    beyond = [
+        str(v) for v in ((low - 1) if low is not None else None, (high + 1) if high is not None else None)
+    ]
+    ints = st.integers(
+        min_value=(low if low is not None else -(2**70)) - 5,
+        max_value=(high if high is not None else 2**70) + 5,
+    )
+    choices = [
+        st.sampled_from([*edges, *[b for b in beyond if b != "None"]]),
+        ints.map(str),
+        st.sampled_from(["-1", "-5", str(2**64), str(10**30), "nan", "inf", "-inf", "1e400", "x", "", "١"]),
+    ]
+    if kind is float:
+        choices.append(st.floats(allow_nan=True, allow_infinity=True).map(repr))
+    return st.one_of(*choices)
+
+
+def _out_of_range(param: Any, text: str) -> bool | None:
+    """True if ``text`` is a number the option must refuse, False if it must take it, None if not a
+    plain number. Beyond the declared range, every numeric option refuses what no count or time
+    can be: negatives, NaN, infinities and numbers past 2**63 (a rule of its own, so that a range
+    check removed from an option is still caught)."""
+    kind = _numeric(param)
+    try:
+        value: float = int(text, 10) if kind is int else float(text)
+    except ValueError:
+        return None
+    if kind is int and not text.strip().lstrip("-").isascii():
+        return None  # int() takes other digits; click may or may not: only the error class is checked
+    if math.isnan(value) or math.isinf(value) or value < 0 or abs(value) > 2**63:
+        return True
+    return (param.min is not None and value < param.min) or (param.max is not None and value > param.max)
+
+
+def _valid_value(option: str, param: Any) -> str:
+    if option in VALID:
+        return VALID[option][0]
+    if option in VALID_MULTI:
+        return VALID_MULTI[option][0]
+    if _numeric(param) is not None:
+        low = param.min if param.min is not None else 1
+        return str(max(low, 1) if param.max is None or param.max >= 1 else low)
+    return "x"
+
+
+@st.composite
+def targeted(draw: st.DrawFn, places: dict[str, str]) -> tuple[tuple[str, ...], list[str], Any, str]:
+    """A well-formed vector of one command aiming at one option: its positional (valid), a few
+    other options with valid values, and the target option with a hostile value."""
+    path = draw(st.sampled_from(sorted(LEAVES)))
+    command = LEAVES[path]
+    options = [
+        p for p in command.params if p.param_type_name == "option" and not getattr(p, "is_flag", False)
+    ]
+    flags = [p for p in command.params if getattr(p, "is_flag", False) and "--help" not in p.opts]
+    head = [POSITIONAL[path].format(**places)] if path in POSITIONAL else []
+    tokens: list[str] = []
+    for flag in draw(st.lists(st.sampled_from(flags), max_size=2, unique_by=id)) if flags else []:
+        if not {"--list", "--docs", "--tlc", "--ci", "--all"} & set(flag.opts):  # each changes the job
+            tokens.append(flag.opts[0])
+    if not options:
+        return path, [*path, *head, *tokens], None, ""
+    target = draw(st.sampled_from(options))
+    for other in draw(st.lists(st.sampled_from(options), max_size=3, unique_by=id)):
+        if other is not target:
+            tokens += [other.opts[0], _valid_value(other.opts[0], other)]
+    name = draw(st.sampled_from(target.opts))
+    if _numeric(target) is not None:
+        value = draw(_bounded_values(target))
+    else:
+        value = draw(
+            st.one_of(st.sampled_from(VALID.get(name, VALID_MULTI.get(name, ["x"]))), values(places))
+        )
+    tokens += [name, value]
+    return path, [*path, *head, *tokens], target, value
+
+
+def check_targeted(path: tuple[str, ...], args: list[str], target: Any, value: str) -> None:
+    result = check_one(path, args)
+    if target is None or _numeric(target) is None:
+        return
+    verdict = _out_of_range(target, value)
+    if verdict:
+        assert result.exit_code == 2, (args, "an out-of-range value was accepted", result.output)
+        assert any(opt in result.output for opt in target.opts), (args, result.output)
+    elif verdict is False and result.exit_code == 2:
+        # refused for another reason: never for the range of this option
+        assert "not in the range" not in result.output or not any(
+            opt in result.output for opt in target.opts
+        ), (args, result.output)
+
+
+def test_every_numeric_option_is_bounded() -> None:
+    """A range check removed from an option shows here before any fuzzing."""
+    loose = [
+        (path, param.opts[0])
+        for path, command in LEAVES.items()
+        for param in command.params
+        if _numeric(param) is not None and (param.min is None or param.max is None)
+    ]
+    assert not loose, loose
+
+
+def check_one(path: tuple[str, ...], args: list[str]) -> Any:
     result = CliRunner().invoke(app, args)
     assert result.exception is None or isinstance(result.exception, SystemExit), (args, result.exception)
     assert result.exit_code in CODES[path], (args, result.exit_code, result.output)
@@ -223,6 +364,7 @@ def check_one(path: tuple[str, ...], args: list[str]) -> None:
         last = result.stdout.strip().splitlines()[-1] if result.stdout.strip() else ""
         if "--help" not in args[:end]:
             assert json.loads(last)["code"] == 2, (args, result.output)
+    return result
 
 
 def test_every_command_is_fuzzed() -> None:
@@ -248,5 +390,28 @@ def test_fuzz_cli_arguments_soak(places: dict[str, str]) -> None:
     @given(argv(places))
     def prop(drawn: tuple[tuple[str, ...], list[str]]) -> None:
         check_one(*drawn)
+
+    prop()
+
+
+@pytest.mark.timeout(120)
+def test_fuzz_cli_options_one_at_a_time(places: dict[str, str]) -> None:
+    @settings(
+        parent=settings.get_profile(PROFILE), max_examples=settings.get_profile(PROFILE).max_examples * 3
+    )
+    @given(targeted(places))
+    def prop(drawn: tuple[tuple[str, ...], list[str], Any, str]) -> None:
+        check_targeted(*drawn)
+
+    prop()
+
+
+@pytest.mark.soak
+@pytest.mark.timeout(3600)
+def test_fuzz_cli_options_one_at_a_time_soak(places: dict[str, str]) -> None:
+    @settings(parent=settings.get_profile(PROFILE), max_examples=20_000)
+    @given(targeted(places))
+    def prop(drawn: tuple[tuple[str, ...], list[str], Any, str]) -> None:
+        check_targeted(*drawn)
 
     prop()

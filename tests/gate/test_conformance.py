@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import threading
 import time
-from collections import deque
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +22,7 @@ from reference.results import Result
 from reference.schedule_gate import GateScheduler, header
 from reference.tracing import RecordingTracer
 from spec import schedule_gate as sg
-from spec.language import Instance
+from tests.spec_helpers import assert_enabled_only_at
 
 CONFIG = {"actors": 1, "workers": 1, "permits": 1, "mailbox_capacity": 1, "max_per_drain": 2}
 
@@ -207,23 +206,7 @@ def test_every_reference_mutant_trace_is_rejected_at_its_bug(name: str, event: s
 
 def test_enabled_at_is_the_first_guard_of_each_internal_action() -> None:
     """Every internal action, in every reachable state of `small`, is enabled only at its listed pcs."""
-    c = CONFIGS["small"]
-    inst = Instance(sg.SPEC, c)
-    internal = {a.name for a in sg.SPEC.actions if a.event is None}
-    assert internal == set(ENABLED_AT)
-    seen = set(inst.initial_states())
-    todo = deque(seen)
-    fired: set[str] = set()
-    while todo:
-        s = todo.popleft()
-        for t in inst.successors(s):
-            if t.action.event is None:
-                assert local_pc(s, t.process) in ENABLED_AT[t.action.name], (t.action.name, s)
-                fired.add(t.action.name)
-            if t.state not in seen:
-                seen.add(t.state)
-                todo.append(t.state)
-    assert fired == internal
+    assert_enabled_only_at(sg.SPEC, CONFIGS["small"], ENABLED_AT, local_pc)
 
 
 def test_cli_exit_codes(tmp_path: Path) -> None:

@@ -26,7 +26,7 @@ from reference import (
     config_error,
     create,
 )
-from reference.akka_mailbox import Dispatcher, Send
+from reference.akka_mailbox import ActorRef, Dispatcher, Send
 from reference.schedule_gate import GateScheduler
 from reference.schedule_gate import config_error as gate_config_error
 
@@ -538,3 +538,90 @@ def _wait_failed_dispatcher(d: Dispatcher) -> None:
             return
         pause.wait(0.01)
     raise AssertionError("the dispatcher never failed")
+
+
+# -- found by the rerun of the probe (tests/fuzz/probe_bad_input.py) --------------------------------
+
+
+@pytest.mark.timeout(10)
+def test_shutdown_from_a_receive_is_refused_instead_of_waiting_for_itself() -> None:
+
+    seen: list[BaseException] = []
+    done = threading.Event()
+    dispatcher = Dispatcher(2, 1)
+
+    def receive(msg: object) -> None:
+        try:
+            dispatcher.shutdown()
+        except RuntimeError as exc:
+            seen.append(exc)
+        done.set()
+
+    dispatcher.spawn(receive).tell("m")
+    assert done.wait(5), "shutdown from receive never returned (it waited for itself)"
+    assert len(seen) == 1 and "receive" in str(seen[0])
+    report = dispatcher.shutdown()  # the real one, from outside, still works
+    assert report.ok and report.processed == 1
+
+
+@pytest.mark.timeout(10)
+def test_a_raising_item_label_leaves_the_message_with_the_sender_and_shutdown_returns() -> None:
+
+    from reference.tracing import RecordingTracer
+
+    def label(msg: object) -> object:
+        if msg == "bad":
+            raise KeyError("label")
+        return msg
+
+    got: list[object] = []
+    dispatcher = Dispatcher(2, 1, tracer=RecordingTracer(), item_label=label)
+    ref = dispatcher.spawn(got.append)
+    assert ref.tell("a") is Send.OK
+    with pytest.raises(KeyError):
+        ref.tell("bad")  # refused: not queued
+    assert ref.tell("b") is Send.OK
+    report = dispatcher.shutdown()  # before the fix: hung on a queued message never scheduled
+    assert got == ["a", "b"] and report.ok and not report.dead_letters
+
+
+@pytest.mark.timeout(10)
+def test_a_tracer_raising_after_a_send_was_queued_still_runs_it() -> None:
+
+    from reference.tracing import RecordingTracer
+
+    class Tracer(RecordingTracer):
+        def emit(self, thread: str, event: str, fields: Any) -> None:
+            if event == "send" and fields.get("item") == "boom":
+                raise RuntimeError("tracer")
+            super().emit(thread, event, fields)
+
+    got: list[object] = []
+    dispatcher = Dispatcher(2, 1, tracer=Tracer())
+    ref = dispatcher.spawn(got.append)
+    with pytest.raises(RuntimeError):
+        ref.tell("boom")  # queued before the tracer raised
+    report = dispatcher.shutdown()
+    assert got == ["boom"] and report.ok
+
+
+@pytest.mark.timeout(10)
+def test_dead_letters_are_reported_even_when_labelling_them_raises() -> None:
+
+    from reference.tracing import RecordingTracer
+
+    labelled = {"on": True}
+
+    def label(msg: object) -> object:
+        if not labelled["on"]:
+            raise KeyError("label")
+        return msg
+
+    dispatcher = Dispatcher(2, 1, tracer=RecordingTracer(), item_label=label)
+    ref: ActorRef[int] = dispatcher.spawn(lambda m: None)
+    ref.suspend()  # its messages stay queued until the close
+    for k in range(3):
+        ref.tell(k)
+    labelled["on"] = False
+    assert ref.close() == [0, 1, 2]  # before the fix: the label raised after the queue was cleared
+    assert dispatcher.shutdown().dead_letters == {ref.name: [0, 1, 2]}

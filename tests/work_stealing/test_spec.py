@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any
 
 import pytest
 
@@ -11,49 +10,41 @@ from model_checks.designs.work_stealing import DESIGN
 from model_checks.designs.work_stealing.configs import CONFIGS
 from model_checks.designs.work_stealing.spec_mutants import MUTANTS, STEAL_FROM_SELF
 from model_checks.explorer.check import check
-from model_checks.explorer.search import Options, search
+from model_checks.explorer.search import Options
 from spec import work_stealing as ws
 from spec.language import Instance, SpecError
 from spec.work_stealing import SPEC
+from tests.spec_helpers import (
+    assert_caught_with_symmetry,
+    assert_holds,
+    assert_reads_cover,
+    assert_symmetry_reduces,
+    reachable,
+)
 
 pytestmark = pytest.mark.timeout(180)
 
 
 def test_small_holds_under_tso_with_every_action_fired() -> None:
-    result = check(SPEC, CONFIGS["small"], Options(), config="small")
-    assert result.verdict == "holds", result.violation
-    assert result.stats.unfired() == []
+    result = assert_holds(SPEC, CONFIGS["small"], "small", states=12_436, unfired=[])
     assert "AllTasksDone" in result.properties_checked
-    assert result.stats.states == 12_436
 
 
 def test_small_sc_holds_and_its_store_buffers_stay_empty() -> None:
-    result = check(SPEC, CONFIGS["small-sc"], Options(), config="small-sc")
-    assert result.verdict == "holds", result.violation
-    assert result.stats.unfired() == ["Flush"]  # under SC nothing is ever buffered
-    assert result.stats.states == 4_599
+    # under SC nothing is ever buffered
+    assert_holds(SPEC, CONFIGS["small-sc"], "small-sc", states=4_599, unfired=["Flush"])
 
 
 def test_standard_holds() -> None:
-    result = check(SPEC, CONFIGS["standard"], Options(), config="standard")
-    assert result.verdict == "holds", result.violation
-    assert result.stats.unfired() == []
-    assert result.stats.states == 85_668
+    assert_holds(SPEC, CONFIGS["standard"], "standard", states=85_668, unfired=[])
 
 
 def test_symmetry_reduces_and_says_liveness_is_skipped() -> None:
-    full = check(SPEC, CONFIGS["small"], Options(liveness=False))
-    reduced = check(SPEC, CONFIGS["small"], Options(symmetry=True))
-    assert reduced.verdict == full.verdict == "holds"
-    assert reduced.stats.states < full.stats.states
-    assert any("liveness NOT checked" in note for note in reduced.notes)
+    assert_symmetry_reduces(SPEC, CONFIGS["small"])
 
 
 def test_symmetry_still_catches_a_mutant() -> None:
-    mutant = MUTANTS["take-without-cas"]
-    result = check(mutant.spec, CONFIGS["small"], Options(symmetry=True))
-    assert result.verdict == "violated"
-    assert result.counterexample is not None and result.counterexample.length == mutant.length
+    assert_caught_with_symmetry(MUTANTS["take-without-cas"], CONFIGS["small"])
 
 
 def test_missing_fence_is_caught_under_tso_only() -> None:
@@ -139,29 +130,11 @@ def test_design_object() -> None:
         project(CONFIGS["small"], state)
 
 
-class _Only:
-    """A state that lets an invariant read only the variables its ``reads=`` names."""
-
-    def __init__(self, state: Any, allowed: frozenset[str], name: str) -> None:
-        self._state, self._allowed, self._name = state, allowed, name
-
-    def __getattr__(self, field: str) -> Any:
-        if field not in self._allowed:
-            raise AssertionError(f"invariant {self._name} reads {field}, which its reads= does not name")
-        return getattr(self._state, field)
-
-
 @pytest.mark.parametrize("name", ["design", "take-without-cas", "park-without-recheck"])
 def test_invariant_reads_cover_every_reachable_state(name: str) -> None:
     spec = SPEC if name == "design" else MUTANTS[name].spec
     constants = CONFIGS["small"]
-    states = search(Instance(spec, constants), Options(liveness=False, deadlock=False)).graph.states
-    hinted = [inv for inv in spec.invariants if inv.reads is not None]
-    assert hinted
-    for state in states:
-        for inv in hinted:
-            assert inv.reads is not None
-            assert inv.fn(constants, _Only(state, frozenset(inv.reads), inv.name)) == inv.fn(constants, state)
+    assert_reads_cover(spec, constants, reachable(spec, constants))
 
 
 def test_pc_hints_change_nothing() -> None:

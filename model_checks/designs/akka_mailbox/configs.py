@@ -11,36 +11,23 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from spec.akka_mailbox import Constants
 
+# Suspend and resume mailbox 0, close mailbox 1: the supervisor of every configuration but ``compare``.
+SUPERVISED = Constants(
+    mailboxes=2,
+    workers=1,
+    throughput=1,
+    script=((0, 0, 1),),
+    supervise=((("suspend", 0), ("resume", 0), ("close", 1)),),
+)
+
 CONFIGS: dict[str, Constants] = {
-    "small": Constants(
-        mailboxes=2,
-        workers=1,
-        throughput=1,
-        script=((0, 0, 1),),
-        supervise=((("suspend", 0), ("resume", 0), ("close", 1)),),
-    ),
-    "standard": Constants(
-        mailboxes=2,
-        workers=2,
-        throughput=1,
-        script=((0, 0), (0, 1)),
-        supervise=((("suspend", 0), ("resume", 0), ("close", 1)),),
-    ),
-    "large": Constants(
-        mailboxes=2,
-        workers=3,
-        throughput=2,
-        script=((0, 0, 1), (0, 1)),
-        supervise=((("suspend", 0), ("resume", 0), ("close", 1)),),
-    ),
+    "small": SUPERVISED,
+    "standard": replace(SUPERVISED, workers=2, script=((0, 0), (0, 1))),
+    "large": replace(SUPERVISED, workers=3, throughput=2, script=((0, 0, 1), (0, 1))),
     # The workload shared by every design for docs/designs.md.
-    "compare": Constants(
-        mailboxes=2,
-        workers=2,
-        throughput=2,
-        script=((0, 1), (1, 0)),
-        supervise=(),
-    ),
+    "compare": replace(SUPERVISED, workers=2, throughput=2, script=((0, 1), (1, 0)), supervise=()),
 }

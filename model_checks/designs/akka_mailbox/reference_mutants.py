@@ -28,6 +28,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from model_checks.mutant import by_name
 from reference.akka_mailbox import CLOSED, EMPTY, OPEN, SCHEDULED, SHOULD_SCHEDULE_MASK, Dispatcher, Mailbox
 from reference.runtime import Runtime
 from reference.tracing import RecordingTracer
@@ -128,59 +129,56 @@ def _c(
     return Constants(mailboxes=1, workers=workers, throughput=throughput, script=script, supervise=supervise)
 
 
-REFERENCE_MUTANTS: dict[str, ReferenceMutant] = {
-    m.name: m
-    for m in [
-        ReferenceMutant(
-            "no-recheck",
-            "the re-check after setAsIdle dropped",
-            _with_mailbox(NoRecheckMailbox),
-            expect="lost_wakeup",
-            spec_variant="no-recheck",
-            constants=_c(((0, 0),)),
-        ),
-        ReferenceMutant(
-            "check-then-set",
-            "setAsScheduled as load, test and plain store",
-            _with_mailbox(CheckThenSetMailbox),
-            expect="invariant",
-            spec_variant="check-then-set",
-            constants=_c(((0, 0),)),  # the sender's CAS races the runner's re-check
-        ),
-        ReferenceMutant(
-            "schedule-while-closed",
-            "setAsScheduled testing only the Scheduled bit",
-            _with_mailbox(ScheduleWhileClosedMailbox),
-            expect="invariant",
-            spec_variant="schedule-while-closed",
-            constants=_c(((0,),), ((("close", 0),),)),
-        ),
-        ReferenceMutant(
-            "past-throughput",
-            "the processing loop ignoring the throughput budget",
-            _with_mailbox(PastThroughputMailbox),
-            expect="invariant",
-            spec_variant="past-throughput",
-            constants=_c(((0, 0),)),
-        ),
-        ReferenceMutant(
-            "resume-without-register",
-            "resume not registering the mailbox again",
-            ResumeWithoutRegisterDispatcher,
-            expect="lost_wakeup",
-            spec_variant="resume-without-register",
-            constants=_c(((0,),), ((("suspend", 0), ("resume", 0)),)),
-        ),
-        ReferenceMutant(
-            "idle-store",
-            "setAsIdle as a load and a plain store",
-            _with_mailbox(IdleStoreMailbox),
-            expect="invariant",
-            spec_variant="idle-store",
-            constants=_c(((0,),), ((("close", 0),),)),
-        ),
-    ]
-}
+REFERENCE_MUTANTS: dict[str, ReferenceMutant] = by_name(
+    ReferenceMutant(
+        "no-recheck",
+        "the re-check after setAsIdle dropped",
+        _with_mailbox(NoRecheckMailbox),
+        expect="lost_wakeup",
+        spec_variant="no-recheck",
+        constants=_c(((0, 0),)),
+    ),
+    ReferenceMutant(
+        "check-then-set",
+        "setAsScheduled as load, test and plain store",
+        _with_mailbox(CheckThenSetMailbox),
+        expect="invariant",
+        spec_variant="check-then-set",
+        constants=_c(((0, 0),)),  # the sender's CAS races the runner's re-check
+    ),
+    ReferenceMutant(
+        "schedule-while-closed",
+        "setAsScheduled testing only the Scheduled bit",
+        _with_mailbox(ScheduleWhileClosedMailbox),
+        expect="invariant",
+        spec_variant="schedule-while-closed",
+        constants=_c(((0,),), ((("close", 0),),)),
+    ),
+    ReferenceMutant(
+        "past-throughput",
+        "the processing loop ignoring the throughput budget",
+        _with_mailbox(PastThroughputMailbox),
+        expect="invariant",
+        spec_variant="past-throughput",
+        constants=_c(((0, 0),)),
+    ),
+    ReferenceMutant(
+        "resume-without-register",
+        "resume not registering the mailbox again",
+        ResumeWithoutRegisterDispatcher,
+        expect="lost_wakeup",
+        spec_variant="resume-without-register",
+        constants=_c(((0,),), ((("suspend", 0), ("resume", 0)),)),
+    ),
+    ReferenceMutant(
+        "idle-store",
+        "setAsIdle as a load and a plain store",
+        _with_mailbox(IdleStoreMailbox),
+        expect="invariant",
+        spec_variant="idle-store",
+        constants=_c(((0,),), ((("close", 0),),)),
+    ),
+)
 
 
 # --------------------------------------------------------------------------- the harness program

@@ -8,7 +8,7 @@ must report; the tests assert both, and that one step less finds nothing.
 
 from __future__ import annotations
 
-from model_checks.mutant import SpecMutant
+from model_checks.mutant import SpecMutant, by_name
 from spec.akka_mailbox import (
     CLOSED,
     IDLE,
@@ -25,6 +25,7 @@ from spec.akka_mailbox import (
     IsClosed,
     IsSuspended,
     Local,
+    OpAt,
     Registrars,
     SetLocal,
     Vars,
@@ -142,11 +143,10 @@ PAST_THROUGHPUT = variant(SPEC, "past-throughput", replace_actions={"Process": P
 
 def ResumeNoRegister(c: Constants, s: Vars, t: str) -> object:
     """BUG: resume removes the suspend unit but does not registerForExecution."""
-    pc, k, _ = s.supervisor[t]
-    op = c.op_of(t, k)
-    if pc != IDLE or op is None or op[0] != "resume":
+    op = OpAt(c, s, t, "resume")
+    if op is None:
         return None
-    mb = op[1]
+    k, mb = op
     word = s.status[mb]
     status = s.status
     if not IsClosed(word) and IsSuspended(word):
@@ -195,50 +195,47 @@ IDLE_STORE = variant(
     add_actions=[Action("SetAsIdleStore", SetAsIdleStore, (Workers,), "run_end")],
 )
 
-MUTANTS: dict[str, SpecMutant] = {
-    m.name: m
-    for m in [
-        SpecMutant(
-            "no-recheck",
-            "the run ends with setAsIdle and does not registerForExecution again (the re-check dropped)",
-            NO_RECHECK,
-            expect="NoLostWakeup",
-            length=12,
-        ),
-        SpecMutant(
-            "check-then-set",
-            "setAsScheduled as a load, a test and a plain store instead of one CAS",
-            CHECK_THEN_SET,
-            expect="ScheduledMeansOneReservation",
-            length=10,
-        ),
-        SpecMutant(
-            "schedule-while-closed",
-            "setAsScheduled testing only the Scheduled bit, so a closed mailbox is scheduled",
-            SCHEDULE_WHILE_CLOSED,
-            expect="ClosedIsAbsorbing",
-            length=14,
-        ),
-        SpecMutant(
-            "past-throughput",
-            "the processing loop ignoring the throughput budget",
-            PAST_THROUGHPUT,
-            expect="ThroughputRespected",
-            length=11,
-        ),
-        SpecMutant(
-            "resume-without-register",
-            "resume lowering the suspend count without registering the mailbox",
-            RESUME_WITHOUT_REGISTER,
-            expect="NoLostWakeup",
-            length=4,
-        ),
-        SpecMutant(
-            "idle-store",
-            "setAsIdle as a load and a plain store instead of a CAS loop",
-            IDLE_STORE,
-            expect="ClosedIsAbsorbing",
-            length=21,
-        ),
-    ]
-}
+MUTANTS: dict[str, SpecMutant] = by_name(
+    SpecMutant(
+        "no-recheck",
+        "the run ends with setAsIdle and does not registerForExecution again (the re-check dropped)",
+        NO_RECHECK,
+        expect="NoLostWakeup",
+        length=12,
+    ),
+    SpecMutant(
+        "check-then-set",
+        "setAsScheduled as a load, a test and a plain store instead of one CAS",
+        CHECK_THEN_SET,
+        expect="ScheduledMeansOneReservation",
+        length=10,
+    ),
+    SpecMutant(
+        "schedule-while-closed",
+        "setAsScheduled testing only the Scheduled bit, so a closed mailbox is scheduled",
+        SCHEDULE_WHILE_CLOSED,
+        expect="ClosedIsAbsorbing",
+        length=14,
+    ),
+    SpecMutant(
+        "past-throughput",
+        "the processing loop ignoring the throughput budget",
+        PAST_THROUGHPUT,
+        expect="ThroughputRespected",
+        length=11,
+    ),
+    SpecMutant(
+        "resume-without-register",
+        "resume lowering the suspend count without registering the mailbox",
+        RESUME_WITHOUT_REGISTER,
+        expect="NoLostWakeup",
+        length=4,
+    ),
+    SpecMutant(
+        "idle-store",
+        "setAsIdle as a load and a plain store instead of a CAS loop",
+        IDLE_STORE,
+        expect="ClosedIsAbsorbing",
+        length=21,
+    ),
+)

@@ -11,7 +11,7 @@ both, and that a depth bound of ``length - 1`` finds nothing.
 
 from __future__ import annotations
 
-from model_checks.mutant import SpecMutant
+from model_checks.mutant import SpecMutant, by_name
 from spec import event_pool as ep
 from spec.event_pool import CHECK, POST, RUN, SIGNAL, SPEC, WAIT, Client, Constants, Local, Threads, Vars
 from spec.language import Action, emit, variant
@@ -160,66 +160,63 @@ WAIT_IGNORES_RUNNING = variant(
     SPEC, "wait-ignores-running", replace_actions={"CallbacksDone": CallbacksDoneEarly}
 )
 
-MUTANTS: dict[str, SpecMutant] = {
-    m.name: m
-    for m in [
-        SpecMutant(
-            "pulse-instead-of-set",
-            "a post wakes its thread with PulseEvent, which a thread not yet blocked misses",
-            PULSE_INSTEAD_OF_SET,
-            expect="NoLostWakeup",
-            length=2,
-        ),
-        SpecMutant(
-            "unlocked-check-then-wait",
-            "the thread finds the list empty under the lock but marks itself idle after it",
-            UNLOCKED_CHECK_THEN_WAIT,
-            expect="NoLostWakeup",
-            length=10,
-            overrides={"threads": 1},
-        ),
-        SpecMutant(
-            "unlocked-next-index",
-            "GetWorkFromPool reads next and writes next + 1 without the list lock",
-            UNLOCKED_NEXT_INDEX,
-            expect="WorkIndexExact",
-            length=10,
-        ),
-        SpecMutant(
-            "manual-reset-never-reset",
-            "the threads' events are manual-reset and nobody resets them: every wait returns at once",
-            MANUAL_RESET_NEVER_RESET,
-            expect="OneWakePerSignal",
-            length=9,
-            overrides={"manual_reset": True},
-        ),
-        SpecMutant(
-            "if-instead-of-while",
-            "a woken thread takes a work without looking whether the list still holds one",
-            IF_INSTEAD_OF_WHILE,
-            expect="WorkIndexExact",
-            length=9,
-        ),
-        SpecMutant(
-            "signal-busy-thread",
-            "a post signals any thread, a busy one too, while idle threads sleep",
-            SIGNAL_BUSY_THREAD,
-            expect="IdleFirst",
-            length=3,
-        ),
-        SpecMutant(
-            "wait-after-done",
-            "a thread whose callback returned waits again without looking at the list",
-            WAIT_AFTER_DONE,
-            expect="IdleFirst",
-            length=10,
-        ),
-        SpecMutant(
-            "wait-ignores-running",
-            "the wait for callbacks returns once the list is empty, while callbacks still run",
-            WAIT_IGNORES_RUNNING,
-            expect="SettledWhenWaitReturns",
-            length=10,
-        ),
-    ]
-}
+MUTANTS: dict[str, SpecMutant] = by_name(
+    SpecMutant(
+        "pulse-instead-of-set",
+        "a post wakes its thread with PulseEvent, which a thread not yet blocked misses",
+        PULSE_INSTEAD_OF_SET,
+        expect="NoLostWakeup",
+        length=2,
+    ),
+    SpecMutant(
+        "unlocked-check-then-wait",
+        "the thread finds the list empty under the lock but marks itself idle after it",
+        UNLOCKED_CHECK_THEN_WAIT,
+        expect="NoLostWakeup",
+        length=10,
+        overrides={"threads": 1},
+    ),
+    SpecMutant(
+        "unlocked-next-index",
+        "GetWorkFromPool reads next and writes next + 1 without the list lock",
+        UNLOCKED_NEXT_INDEX,
+        expect="WorkIndexExact",
+        length=10,
+    ),
+    SpecMutant(
+        "manual-reset-never-reset",
+        "the threads' events are manual-reset and nobody resets them: every wait returns at once",
+        MANUAL_RESET_NEVER_RESET,
+        expect="OneWakePerSignal",
+        length=9,
+        overrides={"manual_reset": True},
+    ),
+    SpecMutant(
+        "if-instead-of-while",
+        "a woken thread takes a work without looking whether the list still holds one",
+        IF_INSTEAD_OF_WHILE,
+        expect="WorkIndexExact",
+        length=9,
+    ),
+    SpecMutant(
+        "signal-busy-thread",
+        "a post signals any thread, a busy one too, while idle threads sleep",
+        SIGNAL_BUSY_THREAD,
+        expect="IdleFirst",
+        length=3,
+    ),
+    SpecMutant(
+        "wait-after-done",
+        "a thread whose callback returned waits again without looking at the list",
+        WAIT_AFTER_DONE,
+        expect="IdleFirst",
+        length=10,
+    ),
+    SpecMutant(
+        "wait-ignores-running",
+        "the wait for callbacks returns once the list is empty, while callbacks still run",
+        WAIT_IGNORES_RUNNING,
+        expect="SettledWhenWaitReturns",
+        length=10,
+    ),
+)

@@ -12,6 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
+from model_checks.mutant import by_name
 from reference.results import Result
 from reference.schedule_gate import (
     ADMITTING,
@@ -94,43 +95,40 @@ class ReferenceMutant:
     spec_variant: str  # the same bug in the spec (schedule_gate_spec.MUTANTS)
 
 
-REFERENCE_MUTANTS: dict[str, ReferenceMutant] = {
-    m.name: m
-    for m in [
-        ReferenceMutant(
-            "check-then-act",
-            "admission by load-and-check, without the producer count",
-            CheckThenActScheduler,
-            expect="lost_wakeup",
-            spec_variant="check-then-act",
-        ),
-        ReferenceMutant(
-            "release-before-decision",
-            "the permit returned at FinalizationDeferred, before the last producer decides",
-            ReleaseBeforeDecisionScheduler,
-            expect="invariant",
-            spec_variant="release-before-decision",
-        ),
-        ReferenceMutant(
-            "idle-ignoring-producers",
-            "the worker going Idle without consulting producers inside the gate",
-            IdleIgnoringProducersScheduler,
-            expect="lost_wakeup",
-            spec_variant="idle-ignoring-producers",
-        ),
-        ReferenceMutant(
-            "second-token",
-            "a second ready token for a Scheduled actor",
-            SecondTokenScheduler,
-            expect="exception",
-            spec_variant="second-token",
-        ),
-        ReferenceMutant(
-            "last-outcome-only",
-            "the last producer deciding from its own publish result",
-            LastOutcomeOnlyScheduler,
-            expect="lost_wakeup",
-            spec_variant="last-outcome-only",
-        ),
-    ]
-}
+REFERENCE_MUTANTS: dict[str, ReferenceMutant] = by_name(
+    ReferenceMutant(
+        "check-then-act",
+        "admission by load-and-check, without the producer count",
+        CheckThenActScheduler,
+        expect="lost_wakeup",
+        spec_variant="check-then-act",
+    ),
+    ReferenceMutant(
+        "release-before-decision",
+        "the permit returned at FinalizationDeferred, before the last producer decides",
+        ReleaseBeforeDecisionScheduler,
+        expect="invariant",
+        spec_variant="release-before-decision",
+    ),
+    ReferenceMutant(
+        "idle-ignoring-producers",
+        "the worker going Idle without consulting producers inside the gate",
+        IdleIgnoringProducersScheduler,
+        expect="lost_wakeup",
+        spec_variant="idle-ignoring-producers",
+    ),
+    ReferenceMutant(
+        "second-token",
+        "a second ready token for a Scheduled actor",
+        SecondTokenScheduler,
+        expect="exception",
+        spec_variant="second-token",
+    ),
+    ReferenceMutant(
+        "last-outcome-only",
+        "the last producer deciding from its own publish result",
+        LastOutcomeOnlyScheduler,
+        expect="lost_wakeup",
+        spec_variant="last-outcome-only",
+    ),
+)

@@ -12,45 +12,33 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from spec.work_lane_state import Constants
 
+# Two lanes and two workers, room for two items everywhere, no Stop: the ``compare`` workload,
+# which every other configuration changes in a few constants.
+COMPARE = Constants(
+    lanes=2, workers=2, lane_capacity=2, max_per_drain=2, ready_capacity=2, script=((0, 1), (1, 0))
+)
+
 CONFIGS: dict[str, Constants] = {
-    "small": Constants(
-        lanes=2,
-        workers=2,
+    "small": replace(
+        COMPARE,
         lane_capacity=1,
-        max_per_drain=2,
-        ready_capacity=2,
         script=((0, 0), (1, None)),
         stops=("discard", "drain"),
         callback_stop=True,
     ),
-    "standard": Constants(
-        lanes=2,
-        workers=2,
-        lane_capacity=2,
-        max_per_drain=2,
-        ready_capacity=2,
-        script=((0, 1, 0), (1, 0, None)),
-        stops=("drain", "discard"),
-        callback_stop=True,
+    "standard": replace(
+        COMPARE, script=((0, 1, 0), (1, 0, None)), stops=("drain", "discard"), callback_stop=True
     ),
-    "large": Constants(
-        lanes=2,
-        workers=2,
-        lane_capacity=2,
+    "large": replace(
+        COMPARE,
         max_per_drain=1,
-        ready_capacity=2,
         script=((0, 1, 0), (1, 0, 0)),
         stops=("discard", "drain"),
         callback_stop=True,
     ),
-    "compare": Constants(
-        lanes=2,
-        workers=2,
-        lane_capacity=2,
-        max_per_drain=2,
-        ready_capacity=2,
-        script=((0, 1), (1, 0)),
-    ),
+    "compare": COMPARE,
 }

@@ -36,6 +36,20 @@ def _table() -> dict[str, Scenario]:
             options={"strategy": "dpor", "spurious_wakeups": m.spurious_wakeups, "time_limit": 60},
             subject=f"work-lane reference --mutant {name}",
         )
+    # Two mutants on the standard 2 lanes x 2 workers scenario, where plain DPOR spends its budget
+    # deep in one subtree (measured: idle-before-recheck not found in 20 s) and the portfolio's
+    # PCT part finds them in tens of executions (docs/performance.md, "Time to first bug").
+    # On two lanes the idle-before-recheck double drain is seen first ("one drainer per lane").
+    for name, expect in (("idle-before-recheck", "invariant"), ("notify-before-publish", "lost_wakeup")):
+        m = REFERENCE_MUTANTS[name]
+        table[f"mutant-2x2/{name}"] = Scenario(
+            f"mutant-2x2/{name}",
+            partial(lane_program, LaneScenario(), build=m.build),
+            expect=expect,
+            doc=f"{m.doc}, on 2 lanes x 2 workers",
+            options={"strategy": "portfolio", "seed": 1, "time_limit": 60},
+            subject=f"work-lane reference --mutant {name} [2x2, portfolio]",
+        )
     return table
 
 

@@ -51,6 +51,9 @@ def parse_custom(text: str) -> Any:
     from model_checks.designs.work_lane.link.scenario import LinkScenario
 
     fields: dict[str, Any] = {}
+    if not text.replace(",", "").strip():
+        # Not "the default scenario": an empty value is a slip, and the default is not small.
+        raise ValueError("name at least the script, e.g. lanes=1,workers=1,capacity=1,budget=1,script=0")
     for part in filter(None, text.split(",")):
         key, sep, value = part.partition("=")
         if not sep:

@@ -15,6 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
+from model_checks.mutant import by_name
 from reference.scheduler import WorkerScheduler
 from reference.work_lane import DRAINING, IDLE, SCHEDULED, PostOutcome, WorkLane
 from reference.worker_pool import WorkerPool, WorkItem
@@ -160,71 +161,68 @@ ONE_LANE_TWO_ITEMS = {"producers": 1, "items": 2, "lanes": 1, "workers": 1, "bud
 ONE_ITEM = {"producers": 1, "items": 1, "lanes": 1, "workers": 1}
 
 
-REFERENCE_MUTANTS: dict[str, ReferenceMutant] = {
-    m.name: m
-    for m in [
-        ReferenceMutant(
-            "check-outside-lock",
-            "the end-of-drain emptiness check outside the lane lock",
-            _with(lane_factory=CheckOutsideLockLane),
-            expect="assertion",  # Stop(drain) returns with an accepted item never invoked
-            spec_variant="split-idle",
-            scenario=ONE_LANE_TWO_ITEMS,
-        ),
-        ReferenceMutant(
-            "idle-before-recheck",
-            "the Idle write before the re-check",
-            _with(lane_factory=IdleBeforeRecheckLane),
-            # The lane is submitted twice: the ready queue overflows, the scheduler fails loudly
-            # (its own code raised) and Stop returns UNKNOWN, which the scenario's final check
-            # reports. Later in the search two workers would also drain the lane at once.
-            expect="assertion",
-            scenario={**ONE_LANE_TWO_ITEMS, "workers": 2},
-        ),
-        ReferenceMutant(
-            "missing-notify",
-            "a missing notify on the ready queue",
-            _with(pool_factory=MissingNotifyPool),
-            expect="lost_wakeup",
-            scenario=ONE_ITEM,
-        ),
-        ReferenceMutant(
-            "notify-before-publish",
-            "the notify outside the critical section that queues the work item",
-            _with(pool_factory=NotifyBeforePublishPool),
-            expect="lost_wakeup",
-            scenario=ONE_ITEM,
-        ),
-        ReferenceMutant(
-            "if-not-while",
-            "`if` instead of `while` around the ready-queue condition wait",
-            _with(pool_factory=IfNotWhilePool),
-            expect="lost_wakeup",
-            spurious_wakeups=True,
-            scenario=ONE_ITEM,
-        ),
-        ReferenceMutant(
-            "double-submit",
-            "a post to a Scheduled lane submitting again",
-            _with(lane_factory=DoubleSubmitLane),
-            expect="exception",  # the ready queue overflows: the pool refuses a second work item
-            spec_variant="double-reserve",
-            scenario=ONE_LANE_TWO_ITEMS,
-        ),
-        ReferenceMutant(
-            "stop-skips-inflight",
-            "Stop(drain) not waiting for posts in flight",
-            StopSkipsInflightScheduler,
-            expect="assertion",  # an item accepted after Stop(drain) returned is never invoked
-            spec_variant="stop-skips-inflight",
-            scenario={**ONE_ITEM, "stop_races_posts": True},
-        ),
-        ReferenceMutant(
-            "stop-skips-owed-submit",
-            "Stop(drain) not waiting for the submissions accepted posts owe",
-            StopSkipsOwedSubmitScheduler,
-            expect="assertion",  # Stop returns before the submission; the accepted item never runs
-            scenario={**ONE_ITEM, "stop_races_posts": True},
-        ),
-    ]
-}
+REFERENCE_MUTANTS: dict[str, ReferenceMutant] = by_name(
+    ReferenceMutant(
+        "check-outside-lock",
+        "the end-of-drain emptiness check outside the lane lock",
+        _with(lane_factory=CheckOutsideLockLane),
+        expect="assertion",  # Stop(drain) returns with an accepted item never invoked
+        spec_variant="split-idle",
+        scenario=ONE_LANE_TWO_ITEMS,
+    ),
+    ReferenceMutant(
+        "idle-before-recheck",
+        "the Idle write before the re-check",
+        _with(lane_factory=IdleBeforeRecheckLane),
+        # The lane is submitted twice: the ready queue overflows, the scheduler fails loudly
+        # (its own code raised) and Stop returns UNKNOWN, which the scenario's final check
+        # reports. Later in the search two workers would also drain the lane at once.
+        expect="assertion",
+        scenario={**ONE_LANE_TWO_ITEMS, "workers": 2},
+    ),
+    ReferenceMutant(
+        "missing-notify",
+        "a missing notify on the ready queue",
+        _with(pool_factory=MissingNotifyPool),
+        expect="lost_wakeup",
+        scenario=ONE_ITEM,
+    ),
+    ReferenceMutant(
+        "notify-before-publish",
+        "the notify outside the critical section that queues the work item",
+        _with(pool_factory=NotifyBeforePublishPool),
+        expect="lost_wakeup",
+        scenario=ONE_ITEM,
+    ),
+    ReferenceMutant(
+        "if-not-while",
+        "`if` instead of `while` around the ready-queue condition wait",
+        _with(pool_factory=IfNotWhilePool),
+        expect="lost_wakeup",
+        spurious_wakeups=True,
+        scenario=ONE_ITEM,
+    ),
+    ReferenceMutant(
+        "double-submit",
+        "a post to a Scheduled lane submitting again",
+        _with(lane_factory=DoubleSubmitLane),
+        expect="exception",  # the ready queue overflows: the pool refuses a second work item
+        spec_variant="double-reserve",
+        scenario=ONE_LANE_TWO_ITEMS,
+    ),
+    ReferenceMutant(
+        "stop-skips-inflight",
+        "Stop(drain) not waiting for posts in flight",
+        StopSkipsInflightScheduler,
+        expect="assertion",  # an item accepted after Stop(drain) returned is never invoked
+        spec_variant="stop-skips-inflight",
+        scenario={**ONE_ITEM, "stop_races_posts": True},
+    ),
+    ReferenceMutant(
+        "stop-skips-owed-submit",
+        "Stop(drain) not waiting for the submissions accepted posts owe",
+        StopSkipsOwedSubmitScheduler,
+        expect="assertion",  # Stop returns before the submission; the accepted item never runs
+        scenario={**ONE_ITEM, "stop_races_posts": True},
+    ),
+)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from model_checks.mutant import SpecMutant
+from model_checks.mutant import SpecMutant, by_name
 from spec import work_lane as wl
 from spec.language import Action, emit, variant
 from spec.work_lane import SPEC
@@ -216,54 +216,51 @@ IGNORE_BUDGET = variant(
     },
 )
 
-MUTANTS: dict[str, SpecMutant] = {
-    m.name: m
-    for m in [
-        SpecMutant(
-            "split-idle",
-            "the end-of-drain emptiness check and the Idle write in separate critical sections",
-            SPLIT_IDLE,
-            expect="NoLostWakeup",
-            length=12,
-        ),
-        SpecMutant(
-            "publish-outside-mutex",
-            "the publish done outside the lane mutex, after the Idle -> Scheduled decision",
-            PUBLISH_OUTSIDE_MUTEX,
-            expect="NoLostWakeup",
-            length=13,
-        ),
-        SpecMutant(
-            "double-reserve",
-            "a post to a Scheduled lane reserving it again",
-            DOUBLE_RESERVE,
-            expect="OneReservationPerLane",
-            length=5,
-            overrides={"lane_capacity": 2},
-        ),
-        SpecMutant(
-            "small-ready-queue",
-            "ready capacity below the lane count",
-            SMALL_READY_QUEUE,
-            expect="ReadyQueueBounded",
-            length=6,
-            overrides={"ready_capacity": 1},
-        ),
-        SpecMutant(
-            "stop-skips-inflight",
-            "Stop(drain) returning without waiting for posts in flight",
-            STOP_SKIPS_INFLIGHT,
-            expect="StoppedMeansQuiet",
-            length=5,
-            overrides={"stops": ("drain",)},
-        ),
-        SpecMutant(
-            "ignore-budget",
-            "a drain that ignores its budget",
-            IGNORE_BUDGET,
-            expect="BudgetRespected",
-            length=11,
-            overrides={"max_per_drain": 1},
-        ),
-    ]
-}
+MUTANTS: dict[str, SpecMutant] = by_name(
+    SpecMutant(
+        "split-idle",
+        "the end-of-drain emptiness check and the Idle write in separate critical sections",
+        SPLIT_IDLE,
+        expect="NoLostWakeup",
+        length=12,
+    ),
+    SpecMutant(
+        "publish-outside-mutex",
+        "the publish done outside the lane mutex, after the Idle -> Scheduled decision",
+        PUBLISH_OUTSIDE_MUTEX,
+        expect="NoLostWakeup",
+        length=13,
+    ),
+    SpecMutant(
+        "double-reserve",
+        "a post to a Scheduled lane reserving it again",
+        DOUBLE_RESERVE,
+        expect="OneReservationPerLane",
+        length=5,
+        overrides={"lane_capacity": 2},
+    ),
+    SpecMutant(
+        "small-ready-queue",
+        "ready capacity below the lane count",
+        SMALL_READY_QUEUE,
+        expect="ReadyQueueBounded",
+        length=6,
+        overrides={"ready_capacity": 1},
+    ),
+    SpecMutant(
+        "stop-skips-inflight",
+        "Stop(drain) returning without waiting for posts in flight",
+        STOP_SKIPS_INFLIGHT,
+        expect="StoppedMeansQuiet",
+        length=5,
+        overrides={"stops": ("drain",)},
+    ),
+    SpecMutant(
+        "ignore-budget",
+        "a drain that ignores its budget",
+        IGNORE_BUDGET,
+        expect="BudgetRespected",
+        length=11,
+        overrides={"max_per_drain": 1},
+    ),
+)

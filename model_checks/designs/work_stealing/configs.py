@@ -13,20 +13,19 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from spec.work_stealing import Constants
 
 FORK_TWO = (("a", ("b", "c")), ("b", ()), ("c", ()))
 
+SMALL = Constants(workers=2, capacity=1, tasks=FORK_TWO, roots=("a",), join=True, memory="tso")
+
 CONFIGS: dict[str, Constants] = {
-    "small": Constants(workers=2, capacity=1, tasks=FORK_TWO, roots=("a",), join=True, memory="tso"),
-    "small-sc": Constants(workers=2, capacity=1, tasks=FORK_TWO, roots=("a",), join=True, memory="sc"),
-    "standard": Constants(
-        workers=2,
-        capacity=1,
-        tasks=(("a", ("b", "c")), ("b", ("d",)), ("c", ()), ("d", ()), ("e", ())),
-        roots=("a", "e"),
-        join=True,
-        memory="tso",
+    "small": SMALL,
+    "small-sc": replace(SMALL, memory="sc"),
+    "standard": replace(
+        SMALL, tasks=(("a", ("b", "c")), ("b", ("d",)), ("c", ()), ("d", ()), ("e", ())), roots=("a", "e")
     ),
-    "large": Constants(workers=3, capacity=1, tasks=FORK_TWO, roots=("a",), join=True, memory="tso"),
+    "large": replace(SMALL, workers=3),
 }

@@ -15,7 +15,7 @@ the variant holds; the tests check that it does.
 
 from __future__ import annotations
 
-from model_checks.mutant import SpecMutant
+from model_checks.mutant import SpecMutant, by_name
 from spec import work_stealing as ws
 from spec.language import Action, emit, variant
 from spec.work_stealing import (
@@ -344,79 +344,76 @@ JOIN_DEADLOCK = {
     "roots": ("a", "d"),
 }
 
-MUTANTS: dict[str, SpecMutant] = {
-    m.name: m
-    for m in [
-        SpecMutant(
-            "take-without-cas",
-            "the owner takes the last element without the CAS on top",
-            TAKE_WITHOUT_CAS,
-            expect="DequeLinearizable",
-            length=26,
-        ),
-        SpecMutant(
-            "steal-reads-after-cas",
-            "a steal that reads its slot after the CAS that claims it",
-            STEAL_READS_AFTER_CAS,
-            expect="DequeLinearizable",
-            length=20,
-        ),
-        SpecMutant(
-            "resize-drops-newest",
-            "a resize that copies [top, bottom - 1): the newest element is lost",
-            RESIZE_DROPS,
-            expect="DequeLinearizable",
-            length=19,
-        ),
-        SpecMutant(
-            "stale-mask",
-            "a push that masks the index with the first array's capacity after a resize",
-            STALE_MASK,
-            expect="DequeLinearizable",
-            length=16,
-        ),
-        SpecMutant(
-            "missing-fence",
-            "take without the fence between its bottom store and its top load (TSO only)",
-            MISSING_FENCE,
-            expect="DequeLinearizable",
-            length=31,
-        ),
-        SpecMutant(
-            "park-without-recheck",
-            "a worker that registers and sleeps without re-checking the queues",
-            PARK_WITHOUT_RECHECK,
-            expect="NoLostWakeup",
-            length=14,
-        ),
-        SpecMutant(
-            "join-never-helps",
-            "a join that blocks its worker instead of running other tasks",
-            JOIN_NEVER_HELPS,
-            expect="Deadlock",
-            length=20,
-            overrides=JOIN_DEADLOCK,
-        ),
-        SpecMutant(
-            "bottom-before-slot",
-            "a push that publishes bottom before it writes the slot",
-            BOTTOM_BEFORE_SLOT,
-            expect="DequeLinearizable",
-            length=16,
-        ),
-        SpecMutant(
-            "steal-without-cas",
-            "a steal that claims its index with a plain store to top",
-            STEAL_WITHOUT_CAS,
-            expect="DequeLinearizable",
-            length=27,
-        ),
-        SpecMutant(
-            "steal-newest",
-            "a thief that takes the newest element instead of the oldest",
-            STEAL_NEWEST,
-            expect="DequeLinearizable",
-            length=21,
-        ),
-    ]
-}
+MUTANTS: dict[str, SpecMutant] = by_name(
+    SpecMutant(
+        "take-without-cas",
+        "the owner takes the last element without the CAS on top",
+        TAKE_WITHOUT_CAS,
+        expect="DequeLinearizable",
+        length=26,
+    ),
+    SpecMutant(
+        "steal-reads-after-cas",
+        "a steal that reads its slot after the CAS that claims it",
+        STEAL_READS_AFTER_CAS,
+        expect="DequeLinearizable",
+        length=20,
+    ),
+    SpecMutant(
+        "resize-drops-newest",
+        "a resize that copies [top, bottom - 1): the newest element is lost",
+        RESIZE_DROPS,
+        expect="DequeLinearizable",
+        length=19,
+    ),
+    SpecMutant(
+        "stale-mask",
+        "a push that masks the index with the first array's capacity after a resize",
+        STALE_MASK,
+        expect="DequeLinearizable",
+        length=16,
+    ),
+    SpecMutant(
+        "missing-fence",
+        "take without the fence between its bottom store and its top load (TSO only)",
+        MISSING_FENCE,
+        expect="DequeLinearizable",
+        length=31,
+    ),
+    SpecMutant(
+        "park-without-recheck",
+        "a worker that registers and sleeps without re-checking the queues",
+        PARK_WITHOUT_RECHECK,
+        expect="NoLostWakeup",
+        length=14,
+    ),
+    SpecMutant(
+        "join-never-helps",
+        "a join that blocks its worker instead of running other tasks",
+        JOIN_NEVER_HELPS,
+        expect="Deadlock",
+        length=20,
+        overrides=JOIN_DEADLOCK,
+    ),
+    SpecMutant(
+        "bottom-before-slot",
+        "a push that publishes bottom before it writes the slot",
+        BOTTOM_BEFORE_SLOT,
+        expect="DequeLinearizable",
+        length=16,
+    ),
+    SpecMutant(
+        "steal-without-cas",
+        "a steal that claims its index with a plain store to top",
+        STEAL_WITHOUT_CAS,
+        expect="DequeLinearizable",
+        length=27,
+    ),
+    SpecMutant(
+        "steal-newest",
+        "a thief that takes the newest element instead of the oldest",
+        STEAL_NEWEST,
+        expect="DequeLinearizable",
+        length=21,
+    ),
+)

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import json
 from collections import defaultdict, deque
+from collections.abc import Callable
 from typing import Any
 
 from model_checks.conformance.reader import clip
@@ -122,26 +123,7 @@ class Sim:
 
     def step(self, ev: Event) -> list[Sim] | None:
         """Apply ``ev``; None when this state was updated in place, else the states it became."""
-        kind = ev["event"]
-        if kind == "post":
-            return self.post(ev)
-        if kind == "submit":
-            return self.submit(ev)
-        if kind == "take":
-            return self.take(ev)
-        if kind == "drain_begin":
-            return self.drain_begin(ev)
-        if kind == "invoke":
-            return self.invoke(ev)
-        if kind == "drain_end":
-            return self.drain_end(ev)
-        if kind == "stop_rejected":
-            return self.stop_rejected(ev)
-        if kind == "stop_begin":
-            return self.stop_begin(ev)
-        if kind == "discard":
-            return self.discard(ev)
-        return self.stop_end(ev)
+        return STEPS[ev["event"]](self, ev)
 
     def _branch(self, ev: Event) -> list[Sim]:
         """StopCall must have happened before ``ev`` but its mode is not known yet: try both."""
@@ -557,6 +539,25 @@ class Sim:
         if self.phase in (CLOSING, STOPPING):
             out["stop"] = f"Stop({self.mode}) in progress" + (f" by {self.stopper}" if self.stopper else "")
         return out
+
+
+# The method of Sim that applies each event kind (the reader has checked the kind): one dict
+# lookup per event on the validator's hot path.
+STEPS: dict[str, Callable[[Sim, Event], list[Sim] | None]] = {
+    kind: getattr(Sim, kind)
+    for kind in (
+        "post",
+        "submit",
+        "take",
+        "drain_begin",
+        "invoke",
+        "drain_end",
+        "stop_rejected",
+        "stop_begin",
+        "discard",
+        "stop_end",
+    )
+}
 
 
 class FastEngine:
