@@ -41,6 +41,7 @@ def __getattr__(name: str) -> Any:
         return schedules
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
+
 __all__ = [
     "ControlledRuntime",
     "ExplorationFailed",
