@@ -597,8 +597,12 @@ class GateScheduler(Generic[T]):
             self._shutdown = True
             tracer = self._tracer
             if tracer is not None and self._failure is None:
-                # quiescent: a validator may now judge the trace complete
-                tracer.emit(self._rt.thread_name(), "stop_end", {})
+                # Quiescent: a validator may now judge the trace complete. Under the trace lock,
+                # because a permit's return and its permit_release event are one step under it:
+                # the release that made the pool quiescent is logged before stop_end, not after.
+                assert self._trace_lock is not None
+                with self._trace_lock:
+                    tracer.emit(self._rt.thread_name(), "stop_end", {})
             self._ready_cv.notify_all()
         for thread in self._threads:
             thread.join()

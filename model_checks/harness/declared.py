@@ -10,7 +10,7 @@ atomic cell of its own (``load`` is a pure read, ``store`` a write, as for ``rt.
 So exploration stays complete for the declared accesses instead of silently skipping them.
 
 ``declare_atomic(cls_or_"module:Qualname", "attribute", reason)``; a string names a class
-without importing it (the reference scenarios' declarations live in ``reference_fields.py``).
+without importing it (each design's declarations live in its folder's ``declared.py``).
 """
 
 from __future__ import annotations

@@ -7,6 +7,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from model_checks.conformance.validator import validate_lines
+from model_checks.designs.schedule_gate import declared  # noqa: F401  (the design's GIL-atomic field)
 from model_checks.harness.options import Failure, Options
 from model_checks.harness.runtime import ControlledRuntime
 from reference.results import Result

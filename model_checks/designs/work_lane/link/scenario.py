@@ -18,6 +18,7 @@ from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, S
 from dataclasses import dataclass, field
 from typing import Any
 
+from model_checks.designs.work_lane import declared  # noqa: F401  (the design's GIL-atomic field)
 from model_checks.harness.runtime import ControlledRuntime
 from reference.results import Result as TkResult
 from reference.scheduler import LaneHandle, LaneSpec, Sizing, StopMode, WorkerScheduler
