@@ -23,6 +23,12 @@ SHOW_AFTER = 1.0  # seconds before a display appears: quick commands never flash
 REFRESH = 0.1  # seconds between two updates of the text (a search reports thousands a second)
 
 
+def _display(console: Console) -> Progress:
+    """The one look of every progress display: a spinner, the live figures, the time elapsed."""
+    columns = (SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn())
+    return Progress(*columns, console=console, transient=True)
+
+
 @contextmanager
 def spinner(console: Console, label: str, enabled: bool = True) -> Iterator[Report | None]:
     """Yield a ``(states, transitions, depth)`` callback that shows live figures after one second."""
@@ -30,13 +36,7 @@ def spinner(console: Console, label: str, enabled: bool = True) -> Iterator[Repo
         yield None
         return
     started = time.perf_counter()
-    progress = Progress(
-        SpinnerColumn(),
-        TextColumn("{task.description}"),
-        TimeElapsedColumn(),
-        console=console,
-        transient=True,
-    )
+    progress = _display(console)
     task = progress.add_task(label)
     shown = False
 
@@ -92,13 +92,7 @@ def executions(
         yield None
         return
     started = time.perf_counter()
-    progress = Progress(
-        SpinnerColumn(),
-        TextColumn("{task.description}"),
-        TimeElapsedColumn(),
-        console=console,
-        transient=True,
-    )
+    progress = _display(console)
     task = progress.add_task(label)
     shown = False
     last = 0.0
