@@ -12,6 +12,10 @@ are rendered:
 With ``--json`` anywhere on the command line (before a ``--``) such an error is printed on
 **stdout** as one JSON object, ``{"error": "<message>", "code": 2, "option": "--name" | null}``,
 so that a script reading the JSON output always gets JSON; otherwise it goes to stderr.
+
+Start-up is kept short (``lanecheck --help`` and ``lanecheck validate`` are run often, by scripts
+too): a command's module is imported only when that command runs (``BUILT_IN``, ``LanecheckRoot``),
+and the designs' own commands only when the name asked for may be one of theirs.
 """
 
 from __future__ import annotations
@@ -20,15 +24,15 @@ import importlib
 import json
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import MutableMapping, Sequence
+from dataclasses import dataclass
 from typing import Any, NoReturn
 
 import typer
-from typer.core import TyperGroup
+import typer.main
+from typer.core import TyperCommand, TyperGroup
 
-from model_checks import registry
 from model_checks.commands import EXIT_USAGE, CommandError
-from model_checks.design import load
 
 # Errors a command may raise on bad input or a bad environment: a named error, exit 2.
 INPUT_ERRORS = (ValueError, OSError, MemoryError, RecursionError, UnicodeError)
@@ -123,33 +127,180 @@ def _show_usage_error(error: typer.TyperException) -> None:
             show()
 
 
+@dataclass(frozen=True)
+class BuiltIn:
+    """A command of ``model_checks.commands``, imported only when it runs (or its own help is asked)."""
+
+    module: str
+    # The line `lanecheck --help` shows for it (the first paragraph of the command's own help: a
+    # test keeps the two equal), so that listing the commands imports none of them.
+    summary: str
+    # Each module defines ``register(app)``; the bench module ``register_bench(bench_app)``.
+    hook: str = "register"
+    # Designs' commands may add to it (``lanecheck simulate DESIGN``): they are loaded first.
+    designs_extend: bool = False
+
+
+BENCH_HELP = "Benchmarks: ratios against baselines measured in the same run."
+# In the order `lanecheck --help` lists them; the designs' own commands come after.
+BUILT_IN: dict[str, BuiltIn] = {
+    "check": BuiltIn(
+        "model_checks.commands.check",
+        "Explore every reachable state; exit 0 holds, 1 violated, 2 usage/spec error, 3 incomplete.",
+    ),
+    "verify": BuiltIn(
+        "model_checks.commands.verify",
+        "Check every spec at its standard configuration, every mutant, the harness and conformance.",
+    ),
+    "diagram": BuiltIn(
+        "model_checks.commands.diagram",
+        "Print the state machine of one component, as the spec allows it (Mermaid).",
+    ),
+    "explore": BuiltIn(
+        "model_checks.commands.explore",
+        "Explore the interleavings of a built-in scenario under the controlled scheduler.",
+    ),
+    "validate": BuiltIn(
+        "model_checks.commands.validate",
+        "Does some behaviour of the spec produce each trace? Exit 0 every trace allowed (or an "
+        "allowed prefix), 1 some not allowed, 2 some not well-formed or unreadable.",
+    ),
+    "bench": BuiltIn("model_checks.commands.bench", BENCH_HELP, hook="register_bench"),
+    "traces": BuiltIn("model_checks.commands.traces", "Traces generated from the spec."),
+    "simulate": BuiltIn(
+        "model_checks.commands.simulate",
+        "Step simulators of the designs: `lanecheck simulate DESIGN --help` for one's options.",
+        designs_extend=True,
+    ),
+    "jobs": BuiltIn(
+        "model_checks.commands.jobs", "A job queue with resource-aware admission (docs/jobs.md)."
+    ),
+}
+
+
+def _sub_app() -> typer.Typer:
+    return typer.Typer(add_completion=False, pretty_exceptions_enable=False)
+
+
+def _built(sub: typer.Typer) -> dict[str, Any]:
+    """The click commands of everything registered on ``sub``, by name."""
+    if not (sub.registered_commands or sub.registered_groups):
+        return {}
+    return dict(typer.main.get_group(sub).commands)
+
+
+def build_builtin(name: str) -> dict[str, Any]:
+    """The click command(s) the built-in command ``name`` registers, its module imported now."""
+    entry = BUILT_IN[name]
+    module = importlib.import_module(entry.module)
+    sub = _sub_app()
+    if entry.hook == "register_bench":
+        bench_app = typer.Typer(help=BENCH_HELP, no_args_is_help=True)
+        module.register_bench(bench_app)
+        sub.add_typer(bench_app, name=name)
+    else:
+        getattr(module, entry.hook)(sub)
+    return _built(sub)
+
+
+def build_design_commands() -> dict[str, Any]:
+    """The commands the registered designs bring (``Design.commands``: "module:register" each)."""
+    from model_checks import registry
+    from model_checks.design import load
+
+    sub = _sub_app()
+    for design in registry.designs().values():
+        for target in design.commands:
+            load(target)(sub)
+    return _built(sub)
+
+
+class LanecheckRoot(LanecheckGroup):
+    """The root command, its sub-commands built on first use.
+
+    ``commands`` read from outside (a test walking the command tree, shell completion) is every
+    command, built; the group itself looks up only the one it runs. Listing them for ``--help``
+    builds none: it shows each built-in command's ``summary``.
+    """
+
+    _have: dict[str, Any]
+    _designs_loaded: bool = False
+    _listing: bool = False
+
+    @property
+    def commands(self) -> MutableMapping[str, Any]:
+        self._build_all()
+        return self._have
+
+    @commands.setter
+    def commands(self, value: MutableMapping[str, Any]) -> None:
+        self._have = dict(value)
+
+    def _load_designs(self) -> None:
+        if not self._designs_loaded:
+            self._designs_loaded = True
+            for name, command in build_design_commands().items():
+                # A built-in name stays the built-in command, unless designs add to it (simulate).
+                if name not in BUILT_IN or BUILT_IN[name].designs_extend:
+                    self._have.setdefault(name, command)
+
+    def _build(self, name: str) -> Any:
+        if name not in self._have and name in BUILT_IN:
+            if BUILT_IN[name].designs_extend:
+                self._load_designs()
+            for built_name, command in build_builtin(name).items():
+                self._have.setdefault(built_name, command)
+        return self._have.get(name)
+
+    def _build_all(self) -> None:
+        self._load_designs()
+        for name in BUILT_IN:
+            self._build(name)
+
+    def add_command(self, cmd: Any, name: str | None = None) -> None:
+        name = name or cmd.name
+        if name is None:
+            raise TypeError("Command has no name.")
+        self._have[name] = cmd
+
+    def list_commands(self, ctx: Any) -> list[str]:
+        self._load_designs()
+        return [*BUILT_IN, *(name for name in self._have if name not in BUILT_IN)]
+
+    def get_command(self, ctx: Any, cmd_name: str) -> Any:
+        if cmd_name in self._have:
+            return self._have[cmd_name]
+        if cmd_name in BUILT_IN:
+            if self._listing:  # a stand-in with the summary line: listing imports no command
+                return TyperCommand(name=cmd_name, help=BUILT_IN[cmd_name].summary)
+            return self._build(cmd_name)
+        self._load_designs()
+        return self._have.get(cmd_name)
+
+    def format_help(self, ctx: Any, formatter: Any) -> None:
+        self._listing = True
+        try:
+            super().format_help(ctx, formatter)
+        finally:
+            self._listing = False
+
+
 app = typer.Typer(
     name="lanecheck",
-    cls=LanecheckGroup,
+    cls=LanecheckRoot,
     help="Formally checked work-lane schedulers: explore specs, run the reference under a "
     "controlled scheduler, validate traces. Usage errors exit 2; with --json they are printed "
     'on stdout as {"error": ..., "code": 2, "option": ...}.',
     no_args_is_help=True,
     pretty_exceptions_enable=False,
 )
-bench_app = typer.Typer(
-    help="Benchmarks: ratios against baselines measured in the same run.", no_args_is_help=True
-)
-app.add_typer(bench_app, name="bench")
 
-# Each module defines ``register(app)``; bench modules ``register_bench(bench_app)``.
-COMMANDS = ["check", "verify", "diagram", "explore", "validate", "traces"]
-BENCHES = ["bench"]
 
-for _name in COMMANDS:
-    importlib.import_module(f"model_checks.commands.{_name}").register(app)
-for _name in BENCHES:
-    importlib.import_module(f"model_checks.commands.{_name}").register_bench(bench_app)
-# A design may bring commands of its own (`lanecheck link`: the Work Lane's spec<->implementation
-# comparisons); each is "module:register", called with the app.
-for _design in registry.designs().values():
-    for _target in _design.commands:
-        load(_target)(app)
+@app.callback()
+def _root() -> None:
+    # The sub-commands are built by ``LanecheckRoot`` on first use; a callback makes typer build
+    # the root as a group although no command is registered on ``app`` itself.
+    return None
 
 
 def main() -> None:

@@ -7,9 +7,11 @@ for the built-in ones or any importable package for a third party's, holds
 everything lanecheck knows about it and fills in the fields below; every field
 past ``mutants`` is optional, and an empty one means "this design has none".
 
-Heavy parts (verify-row providers, bench workloads, trace engines) are named as
-``"module:attribute"`` strings and imported only when used, so that listing the
-designs (every CLI start) stays cheap.
+Heavy parts are named as ``"module:attribute"`` strings and imported only when
+used, so that listing the designs (every CLI start) stays cheap: the verify-row
+providers, bench workloads, trace engines, and also ``spec``, ``configs`` and
+``mutants``, which a design may give as values (a plug-in does) or as strings
+(the built-in folders do), read as values either way (``Lazy``).
 """
 
 from __future__ import annotations
@@ -17,10 +19,13 @@ from __future__ import annotations
 import importlib
 from collections.abc import Callable, Hashable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any, Generic, TypeVar, overload
 
-from model_checks.mutant import SpecMutant
-from spec.language import Spec
+if TYPE_CHECKING:  # at run time both come with the spec, on first use (``Lazy``)
+    from model_checks.mutant import SpecMutant
+    from spec.language import Spec
+
+T = TypeVar("T")
 
 # (constants, state) -> the value of one component, for generated state diagrams.
 Projection = Callable[[Any, Any], Hashable]
@@ -36,7 +41,9 @@ class Scenario:
     program, or a failure kind ("lost_wakeup", "deadlock", "assertion", ...) for
     a program that must be caught. ``options`` are ``model_checks.harness.Options``
     fields for the verify row (``quick_options`` for ``verify --quick``, when
-    they differ). ``subject`` names the row (default "<design> scenario <name>");
+    they differ, and ``quick_expect`` the verdict they must give, when that differs:
+    a proof too slow for ``--quick`` is sampled there, and its row then says "bounded",
+    never "exhaustive"). ``subject`` names the row (default "<design> scenario <name>");
     ``verify=False`` leaves the row to the design's own provider (a scenario whose
     check needs more than a verdict, e.g. its failing trace validated), and the
     scenario is still listed and run by `lanecheck explore`.
@@ -48,6 +55,7 @@ class Scenario:
     doc: str = ""
     options: Mapping[str, Any] = field(default_factory=dict)
     quick_options: Mapping[str, Any] | None = None
+    quick_expect: str | None = None
     subject: str | None = None
     verify: bool = True
 
@@ -56,14 +64,46 @@ class Scenario:
         return self.expect not in ("exhaustive", "bounded")
 
 
+class Lazy(Generic[T]):
+    """A required ``Design`` field given either as its value or as ``"module:attribute"`` naming
+    it; read, it is always the value, imported on the first read and kept.
+
+    A data descriptor: the dataclass's ``__init__`` stores through ``__set__`` (``object.__setattr__``
+    honours it, so the frozen class works unchanged), and ``__get__`` on the class raises
+    ``AttributeError``, which tells ``dataclass`` the field has no default.
+    """
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name = name
+        self.key = f"_lazy_{name}"
+
+    @overload
+    def __get__(self, instance: None, owner: type | None = None) -> Lazy[T]: ...
+    @overload
+    def __get__(self, instance: object, owner: type | None = None) -> T: ...
+    def __get__(self, instance: object | None, owner: type | None = None) -> Lazy[T] | T:
+        if instance is None:
+            raise AttributeError(f"{self.name} has no default")
+        value = instance.__dict__[self.key]
+        if isinstance(value, str):
+            value = load(value)
+            instance.__dict__[self.key] = value  # resolved once; the instance stays frozen to users
+        result: T = value
+        return result
+
+    def __set__(self, instance: object, value: T | str) -> None:
+        instance.__dict__[self.key] = value
+
+
 @dataclass(frozen=True)
 class Design:
     """Everything lanecheck knows about one design."""
 
     name: str  # as on the command line and in trace headers: "work-lane"
-    spec: Spec
-    configs: Mapping[str, Any]  # configuration name -> the spec's constants
-    mutants: Mapping[str, SpecMutant]  # seeded bugs of the spec, each caught by the explorer
+    # These three, the heavy part of a design, may each be given as "module:attribute" (``Lazy``).
+    spec: Lazy[Spec] = Lazy()
+    configs: Lazy[Mapping[str, Any]] = Lazy()  # configuration name -> the spec's constants
+    mutants: Lazy[Mapping[str, SpecMutant]] = Lazy()  # seeded bugs of the spec, each caught by the explorer
     standard: str = "standard"  # the configuration `lanecheck verify` checks
     quick: str = "small"  # the configuration `lanecheck verify --quick` checks
     summary: str = ""  # one line for listings
@@ -79,6 +119,11 @@ class Design:
     # ``model_checks.conformance.streamed.DesignFormat`` (`lanecheck validate` picks it by the
     # header's ``design``).
     trace_format: str | None = None
+    # How `lanecheck traces export` writes its spec's covering behaviours, when the spec's steps
+    # are not its trace events one for one: "module:function", each function
+    # ``export(directory, constants, name, *, replace) -> list[Path]`` (default: the generic
+    # ``conformance.export.export``, which copies the spec's labelled events).
+    exporter: str | None = None
     # Its TLA+ twin, when it has one: "module:attribute" naming a ``model_checks.tlc.twin.TlaTwin``
     # (`lanecheck check --tlc` runs TLC on it beside the explorer).
     tla: str | None = None
@@ -117,4 +162,13 @@ def load(target: str) -> Any:
     return getattr(importlib.import_module(module_name), attr)
 
 
-__all__ = ["Design", "Program", "Projection", "Scenario", "SpecMutant", "load"]
+def __getattr__(name: str) -> Any:
+    # ``SpecMutant`` is re-exported for plug-ins; importing it imports the spec language, so only on use.
+    if name == "SpecMutant":
+        from model_checks.mutant import SpecMutant
+
+        return SpecMutant
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+__all__ = ["Design", "Lazy", "Program", "Projection", "Scenario", "SpecMutant", "load"]

@@ -25,7 +25,15 @@ from model_checks.design import Design
 
 ENTRY_POINT_GROUP = "lanecheck.designs"
 # The built-in design folders, in the order listings and `lanecheck verify` show them.
-BUILT_IN: tuple[str, ...] = ("work_lane", "schedule_gate", "akka_mailbox", "work_stealing", "event_pool")
+BUILT_IN: tuple[str, ...] = (
+    "work_lane",
+    "schedule_gate",
+    "akka_mailbox",
+    "work_stealing",
+    "event_pool",
+    "admission",
+    "work_lane_lockfree",
+)
 
 _loaded: dict[str, Design] | None = None
 _errors: list[str] = []

@@ -24,6 +24,7 @@ docs/reference.md):
 
 from .arguments import MAX_LANES, MAX_SIZE, MAX_WORKERS
 from .failure import SchedulerFailed, SchedulerFailure
+from .global_queue_pool import GlobalQueuePool
 from .results import Result
 from .runtime import DEFAULT_RUNTIME, FifoLike, Runtime, ThreadingRuntime
 from .scheduler import (
@@ -38,6 +39,10 @@ from .scheduler import (
 )
 from .tracing import JsonlTracer, NullTracer, RecordingTracer, Tracer
 from .work_lane import LaneEnv, LaneState, PostOutcome, WorkLane, default_label, log_error
+from .work_stealing import WorkStealingPool
+from .work_stealing_base import PoolBase
+from .work_stealing_deque import ChaseLevDeque
+from .work_stealing_task import TaskDiscarded, TaskFailed, TaskHandle
 from .worker_pool import WorkerPool, WorkItem
 
 __all__ = [
@@ -45,13 +50,16 @@ __all__ = [
     "MAX_LANES",
     "MAX_SIZE",
     "MAX_WORKERS",
+    "ChaseLevDeque",
     "FifoLike",
+    "GlobalQueuePool",
     "JsonlTracer",
     "LaneEnv",
     "LaneHandle",
     "LaneSpec",
     "LaneState",
     "NullTracer",
+    "PoolBase",
     "PostOutcome",
     "RecordingTracer",
     "Result",
@@ -61,10 +69,14 @@ __all__ = [
     "SchedulerFailure",
     "Sizing",
     "StopMode",
+    "TaskDiscarded",
+    "TaskFailed",
+    "TaskHandle",
     "ThreadingRuntime",
     "Tracer",
     "WorkItem",
     "WorkLane",
+    "WorkStealingPool",
     "WorkerPool",
     "WorkerScheduler",
     "config_error",

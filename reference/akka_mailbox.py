@@ -29,6 +29,9 @@ Trace events (``docs/akka-mailbox.md``) are emitted at each step's linearisation
 point: ``send``/``process``/``dead_letter`` under the queue lock, the status
 events right after their successful CAS, ``execute``/``run_begin`` under the
 executor lock. With no tracer each emit is skipped behind one ``is not None``.
+
+One mailbox and its ``ActorRef`` are in ``akka_actor`` (re-exported here); this
+module is the dispatcher that runs them.
 """
 
 from __future__ import annotations
@@ -37,10 +40,22 @@ import logging
 from collections import deque
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from enum import Enum
-from typing import Any, Generic, TypeVar
+from typing import Any, TypeVar
 
 from . import arguments
+from .akka_actor import (
+    CLOSED,
+    EMPTY,
+    OPEN,
+    SCHEDULED,
+    SHOULD_NOT_PROCESS_MASK,
+    SHOULD_SCHEDULE_MASK,
+    SUSPEND_MASK,
+    SUSPEND_UNIT,
+    ActorRef,
+    Mailbox,
+    Send,
+)
 from .arguments import MAX_WORKERS
 from .runtime import DEFAULT_RUNTIME, Runtime, ThreadHandle
 from .tracing import Tracer
@@ -48,18 +63,8 @@ from .tracing import Tracer
 T = TypeVar("T")
 
 DESIGN = "akka-mailbox"
-OPEN, CLOSED, SCHEDULED, SUSPEND_UNIT = 0, 1, 2, 4
-SHOULD_SCHEDULE_MASK = CLOSED | SCHEDULED
-SHOULD_NOT_PROCESS_MASK = ~SCHEDULED
-SUSPEND_MASK = ~(CLOSED | SCHEDULED)
 
-EMPTY: Any = object()  # what dequeue returns when the queue is empty (messages may be None)
 _log = logging.getLogger(__name__)
-
-
-class Send(Enum):
-    OK = "ok"  # enqueued: it will be processed, or dead-lettered if the mailbox closes first
-    DEAD_LETTER = "dead_letter"  # the mailbox was closed: the message went to the dead letters
 
 
 def trace_header(config: Mapping[str, int]) -> dict[str, Any]:
@@ -87,250 +92,6 @@ class ShutdownReport:
     @property
     def dead_letter_count(self) -> int:
         return sum(len(v) for v in self.dead_letters.values())
-
-
-class Mailbox(Generic[T]):
-    """One actor's mailbox: the status word, the message queue and ``run``."""
-
-    def __init__(self, dispatcher: Dispatcher, index: int, name: str, receive: Callable[[T], object]) -> None:
-        rt = dispatcher.runtime
-        self.dispatcher = dispatcher
-        self.index = index
-        self.name = name
-        self.receive = receive
-        self.status = rt.atomic_int(OPEN, name=f"{name}.status")
-        self.lock = rt.lock(name=f"{name}.queue")
-        self.queue: deque[T] = deque()  # guarded by self.lock
-        self.processed = 0  # messages processed; written only by the (single) runner
-        # With a tracer: orders each status change with its event (see ``_cas``).
-        self.trace_lock = rt.lock(name=f"{name}.trace") if dispatcher.tracer is not None else None
-
-    # -- the status word (Pekko's Mailbox: every change is a CAS loop) ----------------------
-
-    def is_closed(self) -> bool:
-        return self.status.load() == CLOSED
-
-    def is_suspended(self) -> bool:
-        return self.status.load() & SUSPEND_MASK != 0
-
-    def should_process_message(self) -> bool:
-        return self.status.load() & SHOULD_NOT_PROCESS_MASK == 0
-
-    def set_as_scheduled(self) -> bool:
-        """Set Scheduled iff the word is open and unscheduled; True when this call took the reservation."""
-        while True:
-            s = self.status.load()
-            if s & SHOULD_SCHEDULE_MASK != OPEN:
-                return False
-            if self._cas(s, s | SCHEDULED, "schedule", {"mailbox": self.index}):
-                return True
-
-    def set_as_idle(self, processed: int) -> None:
-        """Clear Scheduled, keeping the rest (a close or suspension in between is kept)."""
-        while True:
-            s = self.status.load()
-            new = s & ~SCHEDULED
-            if self._cas(s, new, "run_end", {"mailbox": self.index, "processed": processed, "status": new}):
-                return
-
-    def suspend(self) -> bool:
-        """Add one suspension; True if the mailbox was not suspended before. Closed stays Closed."""
-        while True:
-            s = self.status.load()
-            if s == CLOSED:
-                self._emit_status("suspend", {"mailbox": self.index})
-                return False
-            if self._cas(s, s + SUSPEND_UNIT, "suspend", {"mailbox": self.index}):
-                return s < SUSPEND_UNIT
-
-    def resume(self) -> bool:
-        """Remove one suspension; True if the count reached zero. Closed stays Closed."""
-        while True:
-            s = self.status.load()
-            if s == CLOSED:
-                self._emit_status("resume", {"mailbox": self.index})
-                return False
-            nxt = s if s < SUSPEND_UNIT else s - SUSPEND_UNIT
-            if self._cas(s, nxt, "resume", {"mailbox": self.index}):
-                return nxt < SUSPEND_UNIT
-
-    def become_closed(self) -> bool:
-        """Make the word exactly Closed (Scheduled and suspensions go); True if this call closed it."""
-        while True:
-            s = self.status.load()
-            if s == CLOSED:
-                return False
-            if self._cas(s, CLOSED, "close", {"mailbox": self.index}):
-                return True
-
-    def _cas(self, expected: int, new: int, event: str, fields: dict[str, Any]) -> bool:
-        """One CAS of the status word; with a tracer, the CAS and its event are made one step.
-
-        A CAS and a later ``tracer.emit`` are two steps: another thread could act on the new word
-        and log its own event first, and the trace would show them out of order. So when tracing,
-        every status event is logged under ``trace_lock`` together with the change it reports.
-        Without a tracer this is the bare CAS.
-        """
-        lock = self.trace_lock
-        if lock is None:
-            return self.status.compare_and_swap(expected, new)
-        with lock:
-            if not self.status.compare_and_swap(expected, new):
-                return False
-            self._emit(event, fields)
-            return True
-
-    def _emit_status(self, event: str, fields: dict[str, Any]) -> None:
-        """Log a status event that changed nothing (on a closed word), ordered after the close."""
-        lock = self.trace_lock
-        if lock is not None:
-            with lock:
-                self._emit(event, fields)
-
-    def can_be_scheduled(self, has_message_hint: bool) -> bool:
-        """Pekko's canBeScheduledForExecution (no system messages here)."""
-        s = self.status.load()
-        if s in (OPEN, SCHEDULED):
-            return has_message_hint or self.has_messages()
-        return False
-
-    # -- the message queue (one lock) ---------------------------------------------------------
-
-    def enqueue(self, msg: T) -> bool:
-        """Append ``msg`` unless the mailbox is closed; False means it went to the dead letters."""
-        with self.lock:
-            trace_lock = self.trace_lock
-            if trace_lock is None:
-                if not self.status.load() & CLOSED:
-                    self.queue.append(msg)
-                    return True
-            else:
-                # The label is user code: computed first, so that if it raises nothing was
-                # enqueued and the message stays with the sender.
-                label = self._label(msg)
-                with trace_lock:  # the Closed bit read and the send event are one step
-                    if not self.status.load() & CLOSED:
-                        self.queue.append(msg)
-                        self._emit("send", {"mailbox": self.index, "item": label, "result": "ok"})
-                        return True
-                    self._emit("send", {"mailbox": self.index, "item": label, "result": "dead_letter"})
-        self.dispatcher.dead_letter(self, [msg])
-        return False
-
-    def dequeue(self) -> T:
-        """The oldest message, or ``EMPTY``; emits ``process`` when it takes one."""
-        with self.lock:
-            if not self.queue:
-                return EMPTY  # type: ignore[no-any-return]
-            msg = self.queue.popleft()
-            if self.dispatcher.tracer is not None:
-                # The label and the tracer are user code: the message is popped and must
-                # still be processed, so a failure is logged and the trace lacks the event.
-                try:
-                    self._emit("process", {"mailbox": self.index, "item": self._label(msg)})
-                except Exception:
-                    _log.exception("tracing a process on %s failed; the message still runs", self.name)
-            return msg
-
-    def has_messages(self) -> bool:
-        with self.lock:
-            return bool(self.queue)
-
-    def clean_up(self) -> list[T]:
-        """Move every queued message out (to the dead letters, by the caller)."""
-        with self.lock:
-            left = list(self.queue)
-            self.queue.clear()
-            if left and self.dispatcher.tracer is not None:
-                # User code (label, tracer): the messages are out of the queue and must still
-                # reach the dead letters, so a failure is logged and the trace lacks the event.
-                try:
-                    self._emit(
-                        "dead_letter", {"mailbox": self.index, "items": [self._label(m) for m in left]}
-                    )
-                except Exception:
-                    _log.exception(
-                        "tracing the dead letters of %s failed; they are still reported", self.name
-                    )
-        return left
-
-    # -- run, on an executor worker -------------------------------------------------------------
-
-    def run(self) -> None:
-        processed = 0
-        try:
-            if not self.is_closed():
-                processed = self.process_mailbox()
-        finally:
-            self.after_run(processed)
-
-    def process_mailbox(self) -> int:
-        """Process up to ``max(throughput, 1)`` messages; stop early if empty, suspended or closed."""
-        left = max(self.dispatcher.throughput, 1)
-        done = 0
-        while left > 0 and self.should_process_message():
-            msg = self.dequeue()
-            if msg is EMPTY:
-                break
-            done += 1
-            left -= 1
-            self.invoke(msg)
-        return done
-
-    def invoke(self, msg: T) -> None:
-        self.processed += 1
-        try:
-            self.receive(msg)
-        except Exception as exc:  # the actor's failure is reported; the mailbox goes on
-            self.dispatcher.on_error(self.name, msg, exc)
-
-    def after_run(self, processed: int) -> None:
-        """setAsIdle, then the re-check: register again, looking at the queue itself."""
-        self.set_as_idle(processed)
-        self.dispatcher.register_for_execution(self, has_message_hint=False)
-
-    # -- helpers ------------------------------------------------------------------------------------
-
-    def _emit(self, event: str, fields: dict[str, Any]) -> None:
-        tracer = self.dispatcher.tracer
-        if tracer is not None:
-            tracer.emit(self.dispatcher.runtime.thread_name(), event, fields)
-
-    def _label(self, msg: T) -> Any:
-        return self.dispatcher.item_label(msg)
-
-    def __repr__(self) -> str:
-        return f"Mailbox({self.name!r}, status={self.status.load()})"
-
-
-class ActorRef(Generic[T]):
-    """What senders hold: ``tell`` a message; a supervisor may ``suspend``/``resume``/``close``."""
-
-    __slots__ = ("_dispatcher", "mailbox")
-
-    def __init__(self, dispatcher: Dispatcher, mailbox: Mailbox[T]) -> None:
-        self._dispatcher = dispatcher
-        self.mailbox = mailbox
-
-    @property
-    def name(self) -> str:
-        return self.mailbox.name
-
-    def tell(self, msg: T) -> Send:
-        return self._dispatcher.dispatch(self.mailbox, msg)
-
-    def suspend(self) -> None:
-        self._dispatcher.suspend(self.mailbox)
-
-    def resume(self) -> None:
-        self._dispatcher.resume(self.mailbox)
-
-    def close(self) -> list[T]:
-        """Close the mailbox; returns the messages that went to the dead letters."""
-        return self._dispatcher.close(self.mailbox)
-
-    def __repr__(self) -> str:
-        return f"ActorRef({self.mailbox.name!r})"
 
 
 MailboxFactory = Callable[["Dispatcher", int, str, Callable[[Any], object]], Mailbox[Any]]
@@ -620,3 +381,24 @@ class Dispatcher:
                 self._failure,
             )
         return ShutdownReport(self.dead_letters, processed, self._failure)
+
+
+# What the module offered before the mailbox had a module of its own (tests and mutants import these).
+__all__ = [
+    "CLOSED",
+    "DESIGN",
+    "EMPTY",
+    "OPEN",
+    "SCHEDULED",
+    "SHOULD_NOT_PROCESS_MASK",
+    "SHOULD_SCHEDULE_MASK",
+    "SUSPEND_MASK",
+    "SUSPEND_UNIT",
+    "ActorRef",
+    "Dispatcher",
+    "Mailbox",
+    "MailboxFactory",
+    "Send",
+    "ShutdownReport",
+    "trace_header",
+]

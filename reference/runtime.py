@@ -21,6 +21,7 @@ and makes a checker's report say "lane[0].mutex" instead of "<Lock 0x7f...>".
 from __future__ import annotations
 
 import threading
+import time
 from collections import deque
 from collections.abc import Callable, Hashable
 from types import TracebackType
@@ -182,6 +183,10 @@ class Runtime(Protocol):
         """The calling thread's name, as trace events record it (``"p0"``, ``"w1"``)."""
         ...
 
+    def monotonic(self) -> float:
+        """Seconds on a clock that never goes back: real time, or a checker's virtual time."""
+        ...
+
     def yield_point(self, label: str = "") -> None:
         """A place where another thread may run; free with real threads."""
         ...
@@ -276,6 +281,9 @@ class ThreadingRuntime:
 
     def thread_name(self) -> str:
         return threading.current_thread().name
+
+    def monotonic(self) -> float:
+        return time.monotonic()
 
     def yield_point(self, label: str = "") -> None:
         return None

@@ -5,12 +5,10 @@
     sched.stop()                 # waits until every accepted event ran, then joins the workers
 
 Each actor has a bounded mailbox and a Schedule Gate: **one atomic word**
-(``runtime.atomic_int``) changed only by compare-and-swap loops. Its bits::
-
-    bits 0-2  phase      Idle=0 Admitting=1 Scheduled=2 Draining=3 DrainCompleting=4
-    bit  3    pending    a publish succeeded in this admission window (Admitting)
-    bit  4    resched    a publish succeeded while Draining / DrainCompleting
-    bits 5..  inside     producers between admit_begin and admit_end
+(``runtime.atomic_int``) changed only by compare-and-swap loops: a phase (Idle,
+Admitting, Scheduled, Draining, DrainCompleting), two flags (pending, resched)
+and ``inside``, the count of producers between admit_begin and admit_end (the
+bits: ``gate_word``).
 
 A producer of an Idle actor takes a runnable permit (an atomic counter) and
 CASes Idle -> Admitting; a producer of a runnable actor adds one to ``inside``.
@@ -23,145 +21,57 @@ decides with one CAS: EnqueueReadyToken (budget spent, or a publish landed
 during the drain), FinalizationDeferred (producers are still inside: the last
 one decides) or ReleasePermit (Idle).
 
-The transition functions below are the table of docs/schedule-gate.md and the
-spec's ``*Word`` operators, bit for bit. Trace events are those of the
-"schedule-gate" design; with no tracer each emit is skipped behind one
-``is not None`` test. With a tracer, every CAS on a gate or the permit counter
-is made under one trace lock together with its emit, so the trace's order is
-the order in which the CASes took effect (a lock-free step has no critical
-section of its own to log from).
+The word's transition functions (``gate_word``) are the table of
+docs/schedule-gate.md and the spec's ``*Word`` operators, bit for bit; the
+arguments' checks, the defaults and the trace header are in ``gate_config``
+(both re-exported here). Trace events are those of the "schedule-gate" design;
+with no tracer each emit is skipped behind one ``is not None`` test. With a
+tracer, every CAS on a gate or the permit counter is made under one trace lock
+together with its emit, so the trace's order is the order in which the CASes
+took effect (a lock-free step has no critical section of its own to log from).
 """
 
 from __future__ import annotations
 
 import logging
 from collections import deque
-from collections.abc import Callable, Mapping, Sequence
-from enum import Enum
-from typing import Any, Generic, NamedTuple, TypeVar
+from collections.abc import Callable, Sequence
+from typing import Any, Generic, TypeVar
 
 from . import arguments
-from .arguments import MAX_LANES, MAX_WORKERS
 from .failure import SchedulerFailed, SchedulerFailure
+from .gate_config import DESIGN, checked_config, config_error, default_label, header, log_error
+from .gate_word import (
+    ADMITTING,
+    COMPLETING,
+    DEFERRED,
+    DRAINING,
+    ENQUEUE,
+    IDLE,
+    IDLE_WORD,
+    NO_ACTION,
+    ONE,
+    PENDING,
+    PHASE_MASK,
+    PHASE_NAMES,
+    RELEASE,
+    RESCHED,
+    SCHEDULED,
+    Directive,
+    GateView,
+    admit_end_word,
+    admit_first_word,
+    admit_join_word,
+    decode,
+    drain_begin_word,
+    drain_end_word,
+)
 from .results import Result
 from .runtime import DEFAULT_RUNTIME, LockLike, Runtime, ThreadHandle
-from .tracing import TRACE_NAME, TRACE_VERSION, Fields, Tracer
+from .tracing import Fields, Tracer
 
 T = TypeVar("T")
 _log = logging.getLogger(__name__)
-
-DESIGN = "schedule-gate"
-
-# --------------------------------------------------------------------------- the gate word
-
-IDLE, ADMITTING, SCHEDULED, DRAINING, COMPLETING = 0, 1, 2, 3, 4
-PHASE_NAMES = ("Idle", "Admitting", "Scheduled", "Draining", "DrainCompleting")
-PHASE_MASK = 0b111
-PENDING = 1 << 3
-RESCHED = 1 << 4
-ONE = 1 << 5  # one producer inside
-IDLE_WORD = IDLE
-
-
-class Directive(Enum):
-    """What a gate CAS tells the thread that made it to do next."""
-
-    NO_ACTION = "no_action"
-    FINALIZATION_DEFERRED = "finalization_deferred"
-    ENQUEUE_READY_TOKEN = "enqueue_ready_token"
-    RELEASE_PERMIT = "release_permit"
-
-
-NO_ACTION = Directive.NO_ACTION
-DEFERRED = Directive.FINALIZATION_DEFERRED
-ENQUEUE = Directive.ENQUEUE_READY_TOKEN
-RELEASE = Directive.RELEASE_PERMIT
-
-
-class GateView(NamedTuple):
-    """A gate word decoded, for tests and reports."""
-
-    phase: str
-    pending: bool
-    resched: bool
-    inside: int
-
-    def show(self) -> str:
-        flags = ("+P" if self.pending else "") + ("+R" if self.resched else "")
-        return f"{self.phase}{flags} n={self.inside}"
-
-
-def decode(word: int) -> GateView:
-    return GateView(PHASE_NAMES[word & PHASE_MASK], bool(word & PENDING), bool(word & RESCHED), word // ONE)
-
-
-def admit_first_word(old: int) -> int | None:
-    """Idle(n=0) -> Admitting(n=1) for a producer holding a permit; None: the CAS would fail."""
-    return ADMITTING | ONE if old == IDLE_WORD else None
-
-
-def admit_join_word(old: int) -> int | None:
-    """n -> n + 1 on a runnable actor (any phase but Idle); None: the actor is Idle, take a permit."""
-    return None if old & PHASE_MASK == IDLE else old + ONE
-
-
-def admit_end_word(old: int, ok: bool) -> tuple[int, Directive]:
-    """n -> n - 1 with the publish result ``ok``; the last producer out decides (spec: AdmitEndWord)."""
-    phase = old & PHASE_MASK
-    n = old // ONE - 1
-    if phase == ADMITTING:
-        pending = bool(old & PENDING) or ok
-        if n > 0:
-            return ADMITTING | (PENDING if pending else 0) | n * ONE, NO_ACTION
-        return (SCHEDULED, ENQUEUE) if pending else (IDLE_WORD, RELEASE)
-    if phase == COMPLETING:
-        resched = bool(old & RESCHED) or ok
-        if n > 0:
-            return COMPLETING | (RESCHED if resched else 0) | n * ONE, NO_ACTION
-        return (SCHEDULED, ENQUEUE) if resched else (IDLE_WORD, RELEASE)
-    if phase == DRAINING:
-        return (old - ONE) | (RESCHED if ok else 0), NO_ACTION
-    return old - ONE, NO_ACTION  # Scheduled: the token's drain begins after this publish
-
-
-def drain_begin_word(old: int) -> int | None:
-    """Scheduled -> Draining, needs-reschedule cleared; None: the gate is not Scheduled."""
-    if old & PHASE_MASK != SCHEDULED:
-        return None
-    return DRAINING | (old & ~(PHASE_MASK | PENDING | RESCHED))
-
-
-def drain_end_word(old: int, budget_spent: bool) -> tuple[int, Directive]:
-    """The end-of-drain decision (spec: DrainEndWord)."""
-    inside = old & ~(PHASE_MASK | PENDING | RESCHED)
-    if budget_spent:
-        return SCHEDULED | inside, ENQUEUE
-    if inside:
-        return COMPLETING | (old & RESCHED) | inside, DEFERRED
-    if old & RESCHED:
-        return SCHEDULED, ENQUEUE
-    return IDLE_WORD, RELEASE
-
-
-# --------------------------------------------------------------------------- helpers
-
-
-def default_label(item: object) -> object:
-    """An event's name in trace events: ints and strings as they are, anything else by ``repr``."""
-    kind = type(item)
-    if kind is int or kind is str:
-        return item
-    return repr(item)
-
-
-def log_error(actor: int, event: object, exc: BaseException) -> None:
-    """The default ``on_error``: log the exception with its traceback."""
-    _log.error("actor %d raised on event %r", actor, event, exc_info=exc)
-
-
-def header(config: Mapping[str, int]) -> Fields:
-    """The header object of a schedule-gate trace."""
-    return {"trace": TRACE_NAME, "version": TRACE_VERSION, "design": DESIGN, "config": dict(config)}
 
 
 class _Mailbox(Generic[T]):
@@ -638,42 +548,14 @@ class GateScheduler(Generic[T]):
             raise SchedulerFailed(failure.describe()) from failure.error
 
 
-def checked_config(
-    actors: object, permits: object, workers: object, mailbox_capacity: object, max_per_drain: object
-) -> list[Callable[[Any], object]]:
-    """The actors' handlers, with every size checked; ``TypeError``/``ValueError`` naming the field."""
-    handlers = arguments.sequence("actors", actors, maximum=MAX_LANES)
-    for i, handler in enumerate(handlers):
-        arguments.function(f"actors[{i}]", handler)
-    arguments.count("permits", permits)
-    arguments.count("workers", workers, maximum=MAX_WORKERS)
-    arguments.count("mailbox_capacity", mailbox_capacity)
-    arguments.count("max_per_drain", max_per_drain)
-    return handlers
-
-
-def config_error(
-    actors: Sequence[Callable[[Any], object]],
-    permits: int,
-    workers: int,
-    mailbox_capacity: int,
-    max_per_drain: int,
-) -> str | None:
-    """Why this configuration is refused, naming the field; None when it is valid."""
-    return arguments.refusal(
-        lambda: checked_config(actors, permits, workers, mailbox_capacity, max_per_drain)
-    )
-
-
+# What the module offered before its word and configuration had modules of their own (the
+# design's reference mutants import the word's names from here).
+# fmt: off
 __all__ = [
-    "DESIGN",
-    "Directive",
-    "GateScheduler",
-    "GateView",
-    "admit_end_word",
-    "checked_config",
-    "config_error",
-    "decode",
-    "drain_end_word",
-    "header",
+    "ADMITTING", "COMPLETING", "DEFERRED", "DESIGN", "DRAINING", "ENQUEUE", "IDLE", "IDLE_WORD",
+    "NO_ACTION", "ONE", "PENDING", "PHASE_MASK", "PHASE_NAMES", "RELEASE", "RESCHED", "SCHEDULED",
+    "Directive", "GateScheduler", "GateView", "admit_end_word", "admit_first_word", "admit_join_word",
+    "checked_config", "config_error", "decode", "default_label", "drain_begin_word", "drain_end_word",
+    "header", "log_error",
 ]
+# fmt: on

@@ -1,5 +1,8 @@
 """Benchmark: our explorer against TLC on the same configuration (``python -m model_checks.bench.explorer``).
 
+The design is one with a TLA+ twin (``Design.tla``): by default the first
+registered one (``--design NAME`` picks another).
+
 Both checkers run as child processes of this one, so each is measured the same
 way: wall time from launch to verdict (interpreter or JVM start-up included),
 the checker's own search time, CPU time (user + system) and peak RSS, both read
@@ -32,6 +35,7 @@ from functools import partial
 from typing import Any
 
 from model_checks.commands.tlc_side import twin_of
+from model_checks.registry import design, designs
 from model_checks.tlc import jar
 from model_checks.tlc.run import TlcError, run
 
@@ -42,17 +46,24 @@ MODES: dict[str, tuple[bool, bool]] = {  # mode -> (symmetry, liveness)
 }
 
 
-def _child(config: str, mode: str, workers: int) -> dict[str, Any]:
+def default_design() -> str:
+    """The first registered design with a TLA+ twin."""
+    for name, d in designs().items():
+        if d.tla is not None:
+            return name
+    raise LookupError("no registered design has a TLA+ twin to compare the explorer with")
+
+
+def _child(design_name: str, config: str, mode: str, workers: int) -> dict[str, Any]:
     """In the child: one explorer run; what it reports about itself."""
     from model_checks.explorer.check import check
     from model_checks.explorer.search import Options
-    from model_checks.registry import design
 
-    work_lane = design("work-lane")
+    d = design(design_name)
 
     symmetry, liveness = MODES[mode]
     options = Options(symmetry=symmetry, liveness=liveness, workers=workers)
-    result = check(work_lane.spec, work_lane.config(config), options, config=config)
+    result = check(d.spec, d.config(config), options, config=config)
     return {
         "verdict": result.verdict,
         "distinct_states": result.stats.states,
@@ -62,8 +73,17 @@ def _child(config: str, mode: str, workers: int) -> dict[str, Any]:
     }
 
 
-def _ours(config: str, mode: str, workers: int) -> dict[str, Any]:
-    command = [sys.executable, "-m", "model_checks.bench.explorer", "--child", config, mode, str(workers)]
+def _ours(design_name: str, config: str, mode: str, workers: int) -> dict[str, Any]:
+    command = [
+        sys.executable,
+        "-m",
+        "model_checks.bench.explorer",
+        "--child",
+        design_name,
+        config,
+        mode,
+        str(workers),
+    ]
     started = time.perf_counter()
     process = subprocess.Popen(command, stdout=subprocess.PIPE, text=True)
     assert process.stdout is not None
@@ -88,9 +108,9 @@ def _ours(config: str, mode: str, workers: int) -> dict[str, Any]:
     }
 
 
-def _tlc(config: str, mode: str, workers: int) -> dict[str, Any]:
+def _tlc(design_name: str, config: str, mode: str, workers: int) -> dict[str, Any]:
     symmetry, liveness = MODES[mode]
-    twin = twin_of("work-lane")
+    twin = twin_of(design_name)
     result = run(twin, config, symmetry=symmetry, liveness=liveness, workers=workers, timeout=3600)
     return {
         "checker": "tlc",
@@ -120,14 +140,17 @@ def _rates(row: dict[str, Any]) -> dict[str, Any]:
     return row
 
 
-def bench(quick: bool = False, config: str = "standard") -> dict[str, object]:
-    """Run both checkers on ``config`` (and on ``small`` too, for time to verdict) and compare.
+def bench(quick: bool = False, config: str = "standard", design: str | None = None) -> dict[str, object]:
+    """Run both checkers on ``config`` of ``design`` (default: ``default_design()``), and on
+    ``small`` too, for time to verdict, and compare.
 
     ``quick``: the ``safety`` mode only, one worker each. Returns
     ``{"rows": [...], "summary": {...}, "tlc": None | reason}``; each row has the
     checker, its worker count, the mode, the verdict, distinct states, wall / search /
     CPU seconds, peak RSS (MB) and distinct states per wall and per CPU second.
     """
+    design_name = design if design is not None else default_design()
+    twin_of(design_name)  # a design without a twin is refused before anything runs
     configs = [config] if quick or config == "small" else ["small", config]
     modes = ["safety"] if quick else list(MODES)
     worker_counts = [1] if quick else [1, 2]
@@ -138,13 +161,14 @@ def bench(quick: bool = False, config: str = "standard") -> dict[str, object]:
             for workers in worker_counts:
                 _, liveness = MODES[mode]
                 if workers == 1 or not liveness:  # with liveness ours runs in one process
-                    rows.append(_measured(partial(_ours, cfg, mode, workers), cfg, mode))
+                    rows.append(_measured(partial(_ours, design_name, cfg, mode, workers), cfg, mode))
                 if skipped is None:
                     try:
-                        rows.append(_measured(partial(_tlc, cfg, mode, workers), cfg, mode))
+                        rows.append(_measured(partial(_tlc, design_name, cfg, mode, workers), cfg, mode))
                     except TlcError as problem:
                         skipped = str(problem)
-    return {"rows": rows, "summary": _summary(rows), "tlc": skipped, "cpus": os.cpu_count()}
+    summary = _summary(rows)
+    return {"design": design_name, "rows": rows, "summary": summary, "tlc": skipped, "cpus": os.cpu_count()}
 
 
 def _summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
@@ -182,7 +206,7 @@ def _print(report: dict[str, object]) -> None:
     from rich.console import Console
     from rich.table import Table
 
-    table = Table(title=f"explorer vs TLC ({report['cpus']} CPUs)")
+    table = Table(title=f"explorer vs TLC on {report['design']} ({report['cpus']} CPUs)")
     columns = [
         ("config", "config"),
         ("mode", "mode"),
@@ -219,10 +243,11 @@ def _print(report: dict[str, object]) -> None:
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
     if args[:1] == ["--child"]:
-        print(json.dumps(_child(args[1], args[2], int(args[3]))))
+        print(json.dumps(_child(args[1], args[2], args[3], int(args[4]))))
         return 0
     config = args[args.index("--config") + 1] if "--config" in args else "standard"
-    report = bench(quick="--quick" in args, config=config)
+    design = args[args.index("--design") + 1] if "--design" in args else None
+    report = bench(quick="--quick" in args, config=config, design=design)
     if "--json" in args:
         print(json.dumps(report, indent=2))
     else:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import importlib
 import json
 import sys
+import warnings
 from collections.abc import Callable
 from typing import Annotated, Any
 
@@ -27,16 +28,31 @@ GENERIC_BENCHES: dict[str, tuple[str, str]] = {
     "validate": ("model_checks.bench.validate", "trace validator events/s and memory on long traces"),
     "designs": (
         "model_checks.bench.designs",
-        "Work Lane vs Schedule Gate vs Akka mailbox references, same workload",
+        "every design's reference on one shared workload (items/s), as ratios to the first design's",
     ),
 }
 
 
 def benches() -> dict[str, tuple[str, str]]:
-    """Every benchmark by name: each design's own, then the generic ones."""
+    """Every benchmark by name: each design's own, then the generic ones.
+
+    A name is one command: a design's bench named like a generic one or an earlier design's is
+    left out with a warning naming both (as a plug-in that fails to load: the other commands
+    still work), never silently shadowed.
+    """
     found: dict[str, tuple[str, str]] = {}
+    owner: dict[str, str] = {name: "lanecheck" for name in GENERIC_BENCHES}
     for design in registry.designs().values():
-        found.update(design.benches)
+        for name, entry in design.benches.items():
+            if name in owner:
+                warnings.warn(
+                    f"bench {name!r} of design {design.name} not registered: the name is "
+                    f"{owner[name]}'s bench",
+                    stacklevel=2,
+                )
+                continue
+            owner[name] = f"design {design.name}"
+            found[name] = entry
     return {**found, **GENERIC_BENCHES}
 
 

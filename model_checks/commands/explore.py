@@ -16,6 +16,7 @@ from rich.console import Console
 from model_checks import progress, registry
 from model_checks.commands import CommandError, at_least_zero, count, seconds, seed
 from model_checks.harness import Options, ReplayDivergence, Result, check
+from model_checks.harness.rt.scheduler import UsageError
 from model_checks.harness.runtime import ControlledRuntime
 from model_checks.harness.schedule import MAX_REPLAY_STEPS
 
@@ -109,6 +110,14 @@ def explore_command(
             "without it an exhaustive verdict covers synchronisation points only",
         ),
     ] = None,
+    interleave_races: Annotated[
+        bool,
+        typer.Option(
+            "--interleave-races",
+            help="(implies --races) make a race's two access sites scheduling points and search "
+            "again, to show the race's consequence (e.g. a lost update's wrong value)",
+        ),
+    ] = False,
     replay: Annotated[
         str | None,
         typer.Option(
@@ -156,6 +165,7 @@ def explore_command(
         spurious_wakeups=spurious_wakeups,
         virtual_timeouts=virtual_timeouts,
         races=races,
+        interleave_races=interleave_races,
         replay=replay,
     )
     program = table[scenario]()
@@ -173,11 +183,14 @@ def explore_command(
         ) as tick:
             on_execution = None if tick is None else _on_execution(tick)
             result = check(program, options, on_execution=on_execution)
+    except UsageError as exc:
+        raise CommandError(str(exc), "--interleave-races" if interleave_races else None) from None
     except (ReplayDivergence, ValueError) as exc:
         option = "--replay" if replay is not None else None
         raise CommandError(str(exc), option) from None
     if result.failure is not None:
-        result.replay_hint = f"lanecheck explore {scenario} --replay {result.failure.schedule}"
+        flag = " --interleave-races" if interleave_races else ""
+        result.replay_hint = f"lanecheck explore {scenario}{flag} --replay {result.failure.schedule}"
     if as_json:
         typer.echo(json.dumps(_as_json(scenario, result), indent=2, default=str))
     else:

@@ -11,6 +11,8 @@ from rich.console import Console
 
 from model_checks.commands import CommandError
 from model_checks.conformance.export import ExportError, export
+from model_checks.conformance.validator import default_design
+from model_checks.design import load
 from model_checks.registry import design, designs
 
 
@@ -52,8 +54,9 @@ def register(app: typer.Typer) -> None:
         ],
         config: Annotated[str, typer.Option("--config", "-c", help="small | standard | large")] = "small",
         design_name: Annotated[
-            str, typer.Option("--design", help="work-lane | schedule-gate | akka-mailbox")
-        ] = "work-lane",
+            str | None,
+            typer.Option("--design", help="a design with a trace format (default: the first registered)"),
+        ] = None,
         force: Annotated[
             bool,
             typer.Option(
@@ -66,6 +69,7 @@ def register(app: typer.Typer) -> None:
         """Write complete behaviours that together fire every labelled action with every
         event-field combination, each in the design's trace format and each validated first:
         either every file is written or none is."""
+        design_name = design_name if design_name is not None else default_design()
         try:
             d = design(design_name)
             constants = d.config(config)
@@ -76,9 +80,11 @@ def register(app: typer.Typer) -> None:
             raise CommandError(f"{d.name} has no trace format yet; designs with one: {having}", "--design")
         target = target_directory(directory, force)
         try:
-            written = export(
-                target, d.spec, constants, name=f"{design_name}-{config}", design=d.name, replace=force
-            )
+            name = f"{design_name}-{config}"
+            if d.exporter is not None:
+                written = load(d.exporter)(target, constants, name, replace=force)
+            else:
+                written = export(target, d.spec, constants, name=name, design=d.name, replace=force)
         except OSError as problem:  # a place that refuses files despite its permissions (/proc, a full disk)
             raise CommandError(f"cannot write in {target}: {problem.strerror or problem}", "DIR") from None
         except ExportError as problem:

@@ -4,7 +4,8 @@
 ``lanecheck validate TRACE`` is the command (docs/trace-format.md, docs/ports.md).
 """
 
-from model_checks.conformance.validator import ENGINES, validate_file, validate_lines, validate_stream
+from model_checks.conformance.designs import ENGINES
+from model_checks.conformance.validator import validate_file, validate_lines, validate_stream
 from model_checks.conformance.verdict import Verdict
 
 __all__ = ["ENGINES", "Verdict", "validate_file", "validate_lines", "validate_stream"]

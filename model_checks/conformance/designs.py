@@ -5,6 +5,10 @@ imported only when a trace names it. A format is any object with ``design`` (its
 name), ``rules`` (rule number -> words) and ``validate(header, lines, *, engine,
 complete) -> Verdict``: ``streamed.DesignFormat`` for the designs judged by the
 streaming search, or a design's own (the Work Lane's, with its fast engine).
+
+Two optional attributes tell the generic core what it cannot guess: ``engines`` (the
+engines the format has, its default first; without it, both) and ``takes_complete``
+(False when the format's traces show their own end and ``complete`` is refused).
 """
 
 from __future__ import annotations
@@ -27,6 +31,19 @@ class TraceFormat(Protocol):
     def rules(self) -> Mapping[int, str]: ...
 
     def validate(self, header: Any, it: Iterator[str], *, engine: str, complete: bool) -> Verdict: ...
+
+
+ENGINES = ("fast", "spec")
+
+
+def engines_of(fmt: TraceFormat) -> tuple[str, ...]:
+    """The engines ``fmt`` has, its default first."""
+    return tuple(getattr(fmt, "engines", ENGINES))
+
+
+def takes_complete(fmt: TraceFormat) -> bool:
+    """Whether ``fmt.validate`` accepts ``complete=True`` (a format whose traces end themselves does not)."""
+    return bool(getattr(fmt, "takes_complete", True))
 
 
 def design_format(name: str) -> TraceFormat | None:

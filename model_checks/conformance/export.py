@@ -23,7 +23,6 @@ from collections.abc import Hashable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
-from spec import work_lane as wl
 from spec.language import Instance, Spec, Transition
 
 Event = dict[str, Any]
@@ -43,12 +42,16 @@ class ExportError(ValueError):
     """The traces could not be exported; nothing was written."""
 
 
-def header(constants: Any, design: str = "work-lane") -> Event:
-    """The header line of a ``design`` trace; ``constants.header()`` gives its ``config``."""
-    return {"trace": "lanecheck", "version": 1, "design": design, "config": constants.header()}
+def header(constants: Any, design: str | None = None) -> Event:
+    """The header line of a ``design`` trace (default: the design of a header that names none,
+    ``validator.default_design()``); ``constants.header()`` gives its ``config``."""
+    from model_checks.conformance.validator import default_design
+
+    name = design if design is not None else default_design()
+    return {"trace": "lanecheck", "version": 1, "design": name, "config": constants.header()}
 
 
-def lines(constants: Any, events: Iterable[Event], design: str = "work-lane") -> Iterator[str]:
+def lines(constants: Any, events: Iterable[Event], design: str | None = None) -> Iterator[str]:
     yield json.dumps(header(constants, design))
     for ev in events:
         yield json.dumps(ev)
@@ -63,9 +66,7 @@ def signature(t: Transition) -> tuple[Hashable, ...]:
     return (t.action.name, fields)
 
 
-def random_walk(
-    spec: Spec, constants: wl.Constants, rng: random.Random, max_steps: int = 10_000
-) -> list[Transition]:
+def random_walk(spec: Spec, constants: Any, rng: random.Random, max_steps: int = 10_000) -> list[Transition]:
     inst = Instance(spec, constants)
     state = rng.choice(inst.initial_states())
     path: list[Transition] = []
@@ -79,7 +80,7 @@ def random_walk(
     return path
 
 
-def covering_behaviours(spec: Spec, constants: wl.Constants) -> list[list[Transition]]:
+def covering_behaviours(spec: Spec, constants: Any) -> list[list[Transition]]:
     """Complete behaviours that together cover every labelled (action, event fields) pair reachable."""
     inst = Instance(spec, constants)
     init = inst.initial_states()
@@ -121,9 +122,7 @@ def covering_behaviours(spec: Spec, constants: wl.Constants) -> list[list[Transi
         frontier = deque([state])
         while frontier:
             s = frontier.popleft()
-            if (inst.is_terminal(s) and not any(True for _ in inst.successors(s))) or (
-                inst.is_terminal(s) and getattr(s, "phase", None) == wl.STOPPED
-            ):
+            if inst.is_terminal(s) and not any(True for _ in inst.successors(s)):
                 out: list[Transition] = []
                 while s != state:
                     s, t = back[s]
@@ -155,22 +154,28 @@ def export(
     spec: Spec,
     constants: Any,
     name: str = "trace",
-    design: str = "work-lane",
+    design: str | None = None,
     *,
     replace: bool = False,
 ) -> list[Path]:
     """Write the covering behaviours of ``spec`` at ``constants`` as ``<name>-NNN.jsonl`` files.
 
-    Each trace is validated first (a ``design`` other than work-lane as a complete behaviour);
-    if one does not validate, ``ExportError`` and nothing is written. ``replace``: earlier
-    ``<name>-*.jsonl`` files in ``directory`` are removed once the new ones are in place (other
-    files are left alone)."""
-    from model_checks.conformance.validator import validate_lines
+    ``design`` names the trace format (default: ``validator.default_design()``). Each trace is
+    validated first, as a complete behaviour when the design's format takes ``complete`` (one
+    whose traces show their end themselves, as the Work Lane's with ``stop_end``, says
+    ``takes_complete = False``); if one does not validate, ``ExportError`` and nothing is written.
+    ``replace``: earlier ``<name>-*.jsonl`` files in ``directory`` are removed once the new ones
+    are in place (other files are left alone)."""
+    from model_checks.conformance.designs import design_format, takes_complete
+    from model_checks.conformance.validator import default_design, validate_lines
 
+    design = design if design is not None else default_design()
+    fmt = design_format(design)
+    complete = fmt is None or takes_complete(fmt)
     texts: dict[str, str] = {}
     for n, behaviour in enumerate(covering_behaviours(spec, constants), start=1):
         trace = list(lines(constants, project(behaviour), design))
-        verdict = validate_lines(trace, complete=design != "work-lane")
+        verdict = validate_lines(trace, complete=complete)
         if verdict.code != 0:  # never expected: the spec's own behaviours
             raise ExportError(
                 f"{design}: generated trace {n} does not validate ({verdict.message}); nothing written"

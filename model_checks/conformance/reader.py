@@ -8,7 +8,7 @@ Everything a trace can throw at a validator is refused here, before an engine se
 * JSON is strict: no duplicate keys in an object, no ``NaN`` / ``Infinity``, arrays and objects
   nested at most ``MAX_DEPTH`` deep — measured *before* the decoder recurses;
 * a header's sizes are integers (not booleans, not ``2.0``), at most the limits in
-  ``HEADER_LIMITS``, so no header can make an engine allocate or loop beyond them.
+  the design's ``header_limits``, so no header can make an engine allocate or loop beyond them.
 
 The limits are documented in docs/trace-format.md ("Limits") and in ``lanecheck validate --help``.
 """
@@ -18,7 +18,7 @@ from __future__ import annotations
 import json
 import re
 from array import array
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from itertools import accumulate
 from typing import IO, Any
 
@@ -29,24 +29,7 @@ MAX_DEPTH = 32  # nested arrays/objects in one line (an event needs 2; extra fie
 MAX_INDEXED = 65_536  # lanes, actors, mailboxes, workers: what an engine may hold state for
 MAX_SIZE = 2**31 - 1  # capacities, budgets, permits, throughput: only compared, never allocated
 
-# Per design: the header's config fields that are sizes, and the largest value each may take.
-HEADER_LIMITS: dict[str, dict[str, int]] = {
-    "work-lane": {
-        "lanes": MAX_INDEXED,
-        "workers": MAX_INDEXED,
-        "lane_capacity": MAX_SIZE,
-        "max_per_drain": MAX_SIZE,
-        "ready_capacity": MAX_SIZE,
-    },
-    "schedule-gate": {
-        "actors": MAX_INDEXED,
-        "workers": MAX_INDEXED,
-        "permits": MAX_SIZE,
-        "mailbox_capacity": MAX_SIZE,
-        "max_per_drain": MAX_SIZE,
-    },
-    "akka-mailbox": {"mailboxes": MAX_INDEXED, "workers": MAX_INDEXED, "throughput": MAX_SIZE},
-}
+Limits = Mapping[str, int]  # a design's header config fields that are sizes -> the largest value
 
 
 def limits_text() -> str:
@@ -165,19 +148,20 @@ def text_lines(lines: Iterable[str]) -> Iterator[str]:
 # ------------------------------------------------------------------------------ the header
 
 
-def header_problem(obj: Any) -> str | None:
+def header_problem(obj: Any, limits: Limits | None = None) -> str | None:
     """Why a parsed line 1 is not within the header's types and limits (before its schema), or None.
 
     The schema says which fields a design's header needs; this says what JSON Schema cannot:
     ``1.0`` is not the integer 1, a boolean is not a size, and a size has an upper bound.
+    ``limits`` is the design's own (its trace format's ``header_limits``): which config fields
+    are sizes, and the largest each may take (``MAX_INDEXED`` where an engine holds state per
+    unit, ``MAX_SIZE`` where it only compares).
     """
     if type(obj) is not dict:
         return None  # the schema words it
     version = obj.get("version")
     if "version" in obj and type(version) is not int:
         return f"version must be the integer 1, not {_shown(version)}"
-    design = obj.get("design")
-    limits = HEADER_LIMITS.get(design) if type(design) is str else None
     config = obj.get("config")
     if limits is None or type(config) is not dict:
         return None

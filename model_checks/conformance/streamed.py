@@ -67,6 +67,9 @@ class DesignFormat:
     optional: Mapping[str, tuple[tuple[str, FieldCheck], ...]] = field(default_factory=dict)
     # the package whose folder holds ``schema_file`` (the design's own folder)
     schema_package: str = "model_checks.conformance"
+    # header config fields that are sizes -> the largest value each may take (reader.header_problem)
+    header_limits: Mapping[str, int] = field(default_factory=dict)
+    engines: tuple[str, ...] = ("spec",)  # the streaming search is its only engine
 
     def validate(self, header: Any, it: Iterator[str], *, engine: str, complete: bool) -> Verdict:
         """Judge a trace of this design (the streaming search: ``engine`` has no choice here)."""
@@ -167,7 +170,7 @@ def validate_design(
 ) -> Verdict:
     """Judge the events after ``header`` (already parsed, line 1) with the design's checker."""
     design = fmt.design
-    problem = limits_problem(header) or header_problem(fmt, header)
+    problem = limits_problem(header, fmt.header_limits) or header_problem(fmt, header)
     if problem is not None:
         return Verdict(False, MALFORMED, f"line 1: {problem}", line=1, engine="spec", design=design)
     config = dict(header["config"])

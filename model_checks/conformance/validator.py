@@ -6,13 +6,27 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import IO
 
-from model_checks.conformance.designs import design_format
+from model_checks.conformance.designs import ENGINES, TraceFormat, design_format, engines_of
 from model_checks.conformance.reader import parse_line, stream_lines, text_lines
 from model_checks.conformance.verdict import MALFORMED, Malformed, Verdict
+from model_checks.registry import designs
 
-ENGINES = ("fast", "spec")
-# The design of a header that names none: the trace contract's first design.
-DEFAULT_DESIGN = "work-lane"
+
+def default_design() -> str:
+    """The design of a header that names none: the first registered design with a trace format
+    (the trace contract's first design; version 1 of the contract had no ``design`` field)."""
+    for name, d in designs().items():
+        if d.trace_format is not None:
+            return name
+    raise LookupError("no registered design has a trace format")
+
+
+def _engine_used(fmt: TraceFormat | None, engine: str) -> str:
+    """The engine that judged a trace: the one asked for, unless the format does not have it."""
+    if fmt is None:
+        return engine
+    engines = engines_of(fmt)
+    return engine if engine in engines else engines[0]
 
 
 def validate_lines(lines: Iterable[str], engine: str = "fast", *, complete: bool = False) -> Verdict:
@@ -29,7 +43,8 @@ def validate_lines(lines: Iterable[str], engine: str = "fast", *, complete: bool
 
 
 def _validate(it: Iterator[str], engine: str, complete: bool) -> Verdict:
-    design = "work-lane"
+    design = default_design()
+    fmt = design_format(design)
     try:
         first = next(it, None)
         if first is None:
@@ -38,15 +53,15 @@ def _validate(it: Iterator[str], engine: str, complete: bool) -> Verdict:
             raise Malformed(1, "line 1: the header is missing (blank line)")
         header = parse_line(first, 1)
         named = header.get("design") if type(header) is dict else None
-        # A header without `design` is a work-lane trace (version 1 of the contract).
-        name = named if type(named) is str else DEFAULT_DESIGN  # an unhashable `design` is no name
-        fmt = design_format(name) or design_format(DEFAULT_DESIGN)
+        # A header without `design` is a trace of the default design (version 1 of the contract).
+        name = named if type(named) is str else design  # an unhashable `design` is no name
+        fmt = design_format(name) or fmt
         if fmt is None:
             raise Malformed(1, f"line 1: no design {name!r} with a trace format is registered")
         design = fmt.design
         return fmt.validate(header, it, engine=engine, complete=complete)
     except Malformed as problem:  # line 1, or a line the design's reader did not reach
-        used = engine if design == "work-lane" else "spec"
+        used = _engine_used(fmt, engine)
         return Verdict(False, MALFORMED, problem.message, line=problem.line, engine=used, design=design)
 
 

@@ -27,6 +27,11 @@ from model_checks.harness.strategies.simple import IndexChooser, ReplayChooser
 
 TestFn = Callable[[ControlledRuntime], object]
 _PROGRESS: list[Callable[[Result], None] | None] = [None]
+# interleave_races: the access sites made scheduling points, per test (by its tag). A check starts
+# its test's set afresh; it stays after the check, so that ``replay`` of a schedule the check
+# reported runs the same scheduling points.
+_POINTS: dict[str, set[races.Point]] = {}
+MAX_DISCOVERY_ROUNDS = 64
 DEFAULT_RANDOM_EXECUTIONS = 1_000
 
 
@@ -34,9 +39,17 @@ class ReplayDivergence(Exception):
     """The schedule string does not describe an execution of this program."""
 
 
-def run_once(test_fn: TestFn, options: Options, chooser: Chooser, *, sources: bool = True) -> Execution:
+def run_once(
+    test_fn: TestFn,
+    options: Options,
+    chooser: Chooser,
+    *,
+    sources: bool = True,
+    points: set[races.Point] | None = None,
+) -> Execution:
     """One execution of ``test_fn`` from the start under ``chooser``. ``sources=False`` skips
-    recording each operation's source line (only a failure report shows them)."""
+    recording each operation's source line (only a failure report shows them); ``points`` are the
+    access sites made scheduling points (``interleave_races``)."""
     ex = Execution(
         make_backend(options.backend),
         chooser,
@@ -56,7 +69,7 @@ def run_once(test_fn: TestFn, options: Options, chooser: Chooser, *, sources: bo
         finally:
             set_current(None)
         return ex
-    ex.race = races.RaceDetector(ex)
+    ex.race = races.RaceDetector(ex, points)
     previous = sys.gettrace()
     try:
         with fields_as_points():
@@ -77,6 +90,12 @@ def races_default(options: Options) -> bool:
 
 
 def _resolved(options: Options) -> Options:
+    if options.interleave_races:
+        if options.races is False:
+            raise UsageError(
+                "interleave_races interleaves the races the detector finds: not with races=False"
+            )
+        options = options.with_(races=True)
     on = races_default(options)
     if on and not races.SUPPORTED:
         if options.races:
@@ -96,6 +115,35 @@ class _Search:
         self.start = time.perf_counter()
         self.failed_ex: Execution | None = None
         self.on_execution: Callable[[Result], None] | None = _PROGRESS[0]
+        # interleave_races: the sites made scheduling points; the first race (with the points in
+        # force when it was found); whether the last execution added points (the search restarts)
+        self.points = _POINTS.setdefault(self.tag, set()) if options.interleave_races else None
+        self.first_race: tuple[Execution, frozenset[races.Point]] | None = None
+        self.restart = False
+
+    def take_restart(self) -> bool:
+        """Did the last execution make new sites scheduling points? The program's scheduling
+        points changed, so a systematic search starts again (its tree is no longer the program's)."""
+        restart, self.restart = self.restart, False
+        return restart
+
+    def _interleave(self, ex: Execution) -> bool:
+        """``ex`` found a race: make its sites scheduling points (True) unless they already are."""
+        detector = ex.race
+        if self.points is None or not isinstance(detector, races.RaceDetector) or not detector.racy:
+            return False
+        new = set(detector.racy) - self.points
+        if not new:
+            return False
+        if self.first_race is None:
+            self.first_race = (ex, frozenset(self.points))
+        self.points |= new
+        assert ex.failure is not None
+        self.result.notes.append(
+            f"interleave_races: {ex.failure.message}: both accesses made scheduling points, search restarted"
+        )
+        self.restart = True
+        return True
 
     def out_of_budget(self) -> str | None:
         o = self.options
@@ -108,11 +156,15 @@ class _Search:
     def run(self, chooser: Chooser) -> Execution:
         # Exploring records no source lines; the failing execution is replayed with them for its
         # report (``_with_sources``).
-        ex = run_once(self.test_fn, self.options, chooser, sources=False)
+        ex = run_once(self.test_fn, self.options, chooser, sources=False, points=self.points)
         r = self.result
         r.executions += 1
         r.steps += len(ex.steps)
         r.max_preemptions = max(r.max_preemptions, ex.preemptions)
+        if ex.failure is not None and ex.failure.kind == "data_race" and self._interleave(ex):
+            if self.on_execution is not None:
+                self.on_execution(r)
+            return ex
         if ex.failure is None and not ex.abandoned:
             r.outcomes.add(ex.outcome)
         for cut in sorted(ex.limit_cut):
@@ -126,12 +178,17 @@ class _Search:
             self.on_execution(r)
         return ex
 
-    def _with_sources(self, ex: Execution) -> Execution:
+    def _with_sources(self, ex: Execution, points: set[races.Point] | None = None) -> Execution:
         """The failing execution again, this time recording source lines for the report; ``ex``
         itself if the program does not repeat it (it is then reported without source lines)."""
         if ex.sources:
             return ex
-        again = run_once(self.test_fn, self.options, ReplayChooser([(s.tid, s.alt) for s in ex.steps]))
+        again = run_once(
+            self.test_fn,
+            self.options,
+            ReplayChooser([(s.tid, s.alt) for s in ex.steps]),
+            points=self.points if points is None else points,
+        )
         same = (
             again.failure is not None
             and ex.failure is not None
@@ -149,6 +206,18 @@ class _Search:
             shown = self._with_sources(self.failed_ex)
             assert shown.failure is not None
             r.failure = build_failure(shown, shown.failure, self.tag)
+        elif self.first_race is not None:
+            # the racy accesses were interleaved and nothing else failed: the race stands
+            race, points = self.first_race
+            r.verdict = "failed"
+            shown = self._with_sources(race, set(points))
+            assert shown.failure is not None
+            r.failure = build_failure(shown, shown.failure, self.tag)
+            r.notes.append(
+                "interleave_races: running the racy accesses in both orders showed no other failure; "
+                "the first data race is reported (its schedule replays with races=True"
+                + (")" if not points else " and the scheduling points in force when it was found)")
+            )
         elif r.bounded_by:
             r.verdict = "bounded"
         elif not r.races:
@@ -172,9 +241,9 @@ def _exhaustive(test_fn: TestFn, options: Options) -> Result:
     while True:
         chooser.start_execution()
         ex = s.run(chooser)
-        if ex.failure is not None and not options.keep_going:
-            break
-        if not chooser.advance():
+        if s.take_restart():
+            chooser = SearchChooser(dpor, options.preemption_bound)
+        elif (ex.failure is not None and not options.keep_going) or not chooser.advance():
             break
         reason = s.out_of_budget()
         if reason:
@@ -202,7 +271,7 @@ def _randomized(test_fn: TestFn, options: Options) -> Result:
             chooser = RandomChooser(options.seed, index)
         ex = s.run(chooser)
         expected = max(expected, len(ex.steps))
-        if ex.failure is not None:
+        if ex.failure is not None and not s.take_restart():
             break
     s.result.bounded_by.append(f"{options.strategy} sampling (seed={options.seed})")
     s.result.notes.append("random and PCT sample the schedule space: never a proof of absence")
@@ -234,9 +303,12 @@ def _portfolio(test_fn: TestFn, options: Options) -> Result:
     systematic_done = False
     while True:
         dpor.start_execution()
-        if s.run(dpor).failure is not None and not options.keep_going:
+        failed = s.run(dpor).failure is not None
+        if s.take_restart():
+            dpor = SearchChooser(True, options.preemption_bound)
+        elif failed and not options.keep_going:
             break
-        if not dpor.advance():
+        elif not dpor.advance():
             systematic_done = True
             break
         reason = s.out_of_budget()
@@ -250,7 +322,9 @@ def _portfolio(test_fn: TestFn, options: Options) -> Result:
         s.result.bounded_by[:] = cuts
         sampled += 1
         expected = max(expected, len(ex.steps))
-        if ex.failure is not None and not options.keep_going:
+        if s.take_restart():
+            dpor = SearchChooser(True, options.preemption_bound)
+        elif ex.failure is not None and not options.keep_going:
             break
         reason = s.out_of_budget()
         if reason:
@@ -347,6 +421,8 @@ def _check(
     opts = _resolved(opts)
     if opts.replay:
         return replay(test_fn, opts.replay, opts)
+    if opts.interleave_races:
+        _POINTS[test_tag(test_fn)] = set()
     started = time.perf_counter()
     if choices is not None:
         s = _Search(test_fn, opts, "choices")
@@ -383,6 +459,14 @@ def replay(test_fn: TestFn, schedule: str, options: Options | None = None) -> Re
     chooser = ReplayChooser(sched.actions)
     s = _Search(test_fn, opts, "replay")
     ex = s.run(chooser)
+    # interleave_races in a fresh process: the schedule's scheduling points are found again, as
+    # the search found them (each race met makes its sites points), then the replay runs again
+    rounds = 0
+    while s.take_restart() and rounds < MAX_DISCOVERY_ROUNDS:
+        rounds += 1
+        chooser = ReplayChooser(sched.actions)
+        s = _Search(test_fn, opts, "replay")
+        ex = s.run(chooser)
     if chooser.divergence is not None:
         raise ReplayDivergence(f"replay of {schedule} diverged: {chooser.divergence}")
     got = choice_hash([(st.tid, st.alt, st.op) for st in ex.steps])

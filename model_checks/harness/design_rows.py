@@ -43,7 +43,7 @@ def scenario_row(design: Design, scenario: Scenario, quick: bool) -> VerifyRow:
             actual = "caught" if failure.kind == scenario.expect else f"caught as {failure.kind}"
         figures = f"expects {scenario.expect}; {figures}"
     else:
-        expected = scenario.expect
+        expected = scenario.quick_expect if quick and scenario.quick_expect is not None else scenario.expect
         actual = "failed" if failure is not None else result.verdict
     if failure is not None:
         figures += (

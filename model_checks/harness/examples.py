@@ -46,6 +46,40 @@ def counter(threads: int = 2, locked: bool = False) -> Program:
     return program
 
 
+class Tally:
+    """A shared counter with nothing but a plain attribute (``plain_counter``)."""
+
+    def __init__(self) -> None:
+        self.count = 0
+
+
+def plain_counter(threads: int = 2, locked: bool = False) -> Program:
+    """``tally.count += 1`` in every thread, with no yield point marking the shared access: the
+    lost update the explorer cannot see at synchronisation points alone. The race detector
+    reports it; ``interleave_races`` also shows the wrong final count. Locked, it is correct."""
+
+    def program(rt: ControlledRuntime) -> object:
+        tally = Tally()
+        lock = rt.lock("tally.lock")
+
+        def inc() -> None:
+            if locked:
+                with lock:
+                    tally.count += 1
+            else:
+                tally.count += 1
+
+        _join_all(rt, [inc] * threads)
+
+        def final() -> int:
+            assert tally.count == threads, f"lost update: count is {tally.count}, expected {threads}"
+            return tally.count
+
+        return final
+
+    return program
+
+
 def cas_counter(threads: int = 2, increments: int = 1) -> Program:
     """A lock-free counter: load, then CAS until it sticks."""
 
@@ -287,6 +321,8 @@ def parking_pool(workers: int = 2, tasks: int = 2, recheck: bool = False) -> Pro
 PROGRAMS: dict[str, Callable[[], Program]] = {
     "counter-racy": lambda: counter(2, locked=False),
     "counter-locked": lambda: counter(2, locked=True),
+    "counter-plain": lambda: plain_counter(2, locked=False),
+    "counter-plain-locked": lambda: plain_counter(2, locked=True),
     "cas-counter": lambda: cas_counter(2, 2),
     "lock-order-inversion": lambda: lock_order(True),
     "lock-order-consistent": lambda: lock_order(False),

@@ -43,6 +43,10 @@ class Options:
                             failure; docs/harness.md, "Data races"). None (default): on in patch mode,
                             off otherwise. Off, an exhaustive verdict says "synchronisation points only"
                             (a proof only for a data-race-free program).
+    ``interleave_races``    (implies ``races``) a race's two access sites become scheduling points and the
+                            search starts again, so it also runs the racy accesses in both orders and
+                            reports their consequence (a lost update's wrong final value); with none,
+                            the first race is the failure. docs/harness.md, "Interleaving the races".
     """
 
     strategy: Strategy = "dpor"
@@ -62,6 +66,7 @@ class Options:
     replay: str | None = None
     keep_going: bool = False
     races: bool | None = None
+    interleave_races: bool = False
 
     def with_(self, **changes: object) -> Options:
         """A copy with some fields changed."""

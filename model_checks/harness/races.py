@@ -21,6 +21,14 @@ explored execution also runs this detector:
   never reports; a read/read pair is never a race.
 
 A race is reported as an execution failure of kind ``data_race``: both sites, both threads.
+
+**Interleaving the racy accesses** (``Options(interleave_races=True)``): the sites of a reported
+race become scheduling points (``points``) and the search starts again, so the explorer also
+runs the accesses in both orders and shows the race's consequence (the lost update's wrong
+final value). At a point site the tracer itself announces an operation on a cell standing for
+the location (``read`` or ``write``: dependent as the accesses are; ``rt.objects.LocationState``)
+before the access runs, and the access counts as part of that operation (recorded at the epoch
+the operation published), exactly as a declared GIL-atomic field (``declared.py``).
 """
 
 from __future__ import annotations
@@ -37,7 +45,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from model_checks.harness.declared import is_declared
-from model_checks.harness.rt.objects import GLOBAL, Op
+from model_checks.harness.rt.objects import GLOBAL, LocationState, Op
 
 if TYPE_CHECKING:
     from model_checks.harness.rt.scheduler import Execution
@@ -49,6 +57,7 @@ else:
 
 ALL = "<whole>"  # the key of an access to a whole container (len, iteration, clear, ...)
 Site = tuple[int, types.CodeType, int, str, bool]  # (thread, code, offset, what, is_write)
+Point = tuple[types.CodeType, int]  # an access site made a scheduling point: (code, offset)
 
 # CPython 3.11 frame layout (Include/internal/pycore_frame.h): PyFrameObject.f_frame points to the
 # _PyInterpreterFrame, whose ``stacktop`` indexes ``localsplus``; the interpreter stores the stack
@@ -72,9 +81,45 @@ def _stack(frame: types.FrameType, depth: int) -> object:
     return _obj(addr).value
 
 
+# CPython 3.11 PyThreadState (Include/cpython/pystate.h): ``tracing`` (the re-entrancy guard of
+# trace functions) and ``tracing_what`` (the event being traced). Under greenlets every controlled
+# thread shares the OS thread's state, so a point announced from inside the tracer must lower
+# the guard while other threads run, or their accesses would not be traced (``_Untraced``).
+_TRACING = 44
+_TRACING_WHAT = 48
+_PY_TRACE_OPCODE = 7
+_thread_state = ctypes.pythonapi.PyThreadState_Get
+_thread_state.restype = ctypes.c_void_p
+
+
+class _Untraced:
+    """Inside the tracer: lower the thread state's tracing guard for the block (other threads
+    run meanwhile) and restore it after; refuses a thread state that does not look like 3.11's."""
+
+    __slots__ = ("addr",)
+
+    def __enter__(self) -> None:
+        from model_checks.harness.rt.scheduler import UsageError
+
+        state = _thread_state()
+        assert state is not None
+        self.addr = state + _TRACING
+        if _int(self.addr).value != 1 or _int(state + _TRACING_WHAT).value != _PY_TRACE_OPCODE:
+            raise UsageError(
+                "interleave_races: this interpreter's thread state is not CPython 3.11's layout "
+                "(run without interleave_races)"
+            )
+        _int(self.addr).value = 0
+
+    def __exit__(self, *exc: object) -> None:
+        _int(self.addr).value = 1
+
+
 _HARNESS = os.path.dirname(os.path.abspath(__file__)) + os.sep
 _LIBRARIES = {sysconfig.get_path(name) for name in ("stdlib", "platstdlib", "purelib", "platlib")}
 _SKIP_FILES = (*(p + os.sep for p in _LIBRARIES if p), _HARNESS, "<frozen")
+# programs under test that live in the harness's folder: traced like any user code
+_TRACED = (_HARNESS + "examples.py",)
 
 # Reads of these are reads of code, not of shared state (module constants, classes, functions).
 _CODE_TYPES = (
@@ -153,7 +198,7 @@ def _table(code: types.CodeType) -> Table | None:
     if table is not False:
         return table  # type: ignore[return-value]
     found: Table | None = None
-    if not code.co_filename.startswith(_SKIP_FILES):
+    if not code.co_filename.startswith(_SKIP_FILES) or code.co_filename in _TRACED:
         found = {}
         for ins in dis.get_instructions(code):
             kind = _OPCODES.get(ins.opname)
@@ -165,7 +210,8 @@ def _table(code: types.CodeType) -> Table | None:
 
 
 def _harness_owned(obj: object) -> bool:
-    return type(obj).__module__.startswith("model_checks.harness")
+    module = type(obj).__module__
+    return module.startswith("model_checks.harness") and module != "model_checks.harness.examples"
 
 
 class _Loc:
@@ -192,8 +238,13 @@ class RaceDetector:
     """Vector clocks from the controlled operations, shadow memory from the traced accesses, for
     one execution. ``sync`` is called by the scheduler for every operation it runs."""
 
-    def __init__(self, ex: Execution) -> None:
+    def __init__(self, ex: Execution, points: set[Point] | None = None) -> None:
         self.ex = ex
+        # interleave_races: the sites made scheduling points (shared by the executions of one
+        # search), the sites of this execution's race, and the cell of each location
+        self.points = points
+        self.racy: list[Point] = []
+        self.cells: dict[tuple[int, object], LocationState] = {}
         self.clocks: list[list[int]] = []
         self.writes: dict[int, list[int]] = {}  # object id -> join of its non-read operations
         self.reads: dict[int, list[int]] = {}  # object id -> join of its pure reads
@@ -367,6 +418,13 @@ class RaceDetector:
         self.accesses += 1
         site: Site = (tid, frame.f_code, frame.f_lasti, label or _describe(obj, key), write)
         vc = self._clock(tid)
+        epoch = vc[tid]
+        points = self.points
+        if points and (frame.f_code, frame.f_lasti) in points:
+            self._interleave(obj, key, write)
+            vc = self._clock(tid)
+            # the access is part of the point's operation: at the epoch that operation published
+            epoch = vc[tid] - 1
         shadow = self.shadow
         loc = shadow.get((oid, key))
         if loc is None:
@@ -386,12 +444,26 @@ class RaceDetector:
         for other in [loc, *others]:
             if self._conflict(other, tid, vc, write, site):
                 return
-        epoch = vc[tid]
         if write:
             loc.w_tid, loc.w_epoch, loc.w_site = tid, epoch, site
             loc.reads.clear()
         else:
             loc.reads[tid] = (epoch, site)
+
+    def _interleave(self, obj: object, key: object, write: bool) -> None:
+        """Announce the scheduling point of a racy site before its access runs: an operation on
+        the location's cell (one cell per container: its keys and its whole conflict)."""
+        where = (id(obj), ALL if isinstance(obj, _CONTAINERS) else key)
+        cell = self.cells.get(where)
+        if cell is None:
+            label = _describe(obj, where[1])
+            made = self.ex.new_object(lambda oid: LocationState(oid, label))
+            assert isinstance(made, LocationState)
+            cell = self.cells[where] = made
+            self.alive.append(obj)
+        op = Op("write", cell) if write else Op("read", cell, read=True)
+        with _Untraced():
+            self.ex.perform(op)
 
     def _conflict(self, loc: _Loc, tid: int, vc: list[int], write: bool, site: Site) -> bool:
         u = loc.w_tid
@@ -410,6 +482,8 @@ class RaceDetector:
 
         self.found = True
         ex = self.ex
+        if self.points is not None:
+            self.racy = [(first[1], first[2]), (second[1], second[2])]
         what = second[3]
         a, b = ex.thread_label(first[0]), ex.thread_label(second[0])
         if a == b:  # two threads of one name (patch mode numbers Thread-N lazily): say which
@@ -470,4 +544,4 @@ def _line(site: Site) -> str:
     return linecache.getline(site[1].co_filename, _lineno(site)).strip()
 
 
-__all__ = ["ALL", "SUPPORTED", "RaceDetector"]
+__all__ = ["ALL", "SUPPORTED", "Point", "RaceDetector"]

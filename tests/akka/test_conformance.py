@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from model_checks.bench.validate import akka_real_threads
+from model_checks.designs.akka_mailbox.bench import akka_real_threads
 from model_checks.designs.akka_mailbox.reference_mutants import REFERENCE_MUTANTS, program
 from model_checks.designs.akka_mailbox.trace import TraceRejected, validate
 from model_checks.harness import Options, check

@@ -59,6 +59,8 @@ def test_the_entry_point_registers_the_design(plugin_site: Path) -> None:
         "akka-mailbox",
         "work-stealing",
         "event-pool",
+        "admission",
+        "work-lane-lockfree",
     ]
     assert names[-1] == "handoff"
     assert registry.design("handoff").summary.startswith("a two-thread handoff")

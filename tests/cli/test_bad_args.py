@@ -402,7 +402,7 @@ def test_typer_is_the_one_doing_range_checks() -> None:
 # -- found by the rerun of the probe (tests/fuzz/probe_bad_input.py) --------------------------------
 
 
-@pytest.mark.parametrize("design", ["work-stealing", "event-pool"])
+@pytest.mark.parametrize("design", ["work-lane-lockfree"])
 def test_export_of_a_design_without_a_trace_format_is_refused(design: str, tmp_path: Path) -> None:
     result = run("traces", "export", str(tmp_path / "out"), "--design", design)
     refused(result, design, "no trace format")

@@ -12,9 +12,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from model_checks.bench.validate import CONFIG, synthetic_events
 from model_checks.conformance import validate_file, validate_lines
 from model_checks.conformance.export import export, lines, project, random_walk
+from model_checks.designs.work_lane.bench_traces import CONFIG, synthetic_events
 from model_checks.designs.work_lane.configs import CONFIGS
 from model_checks.explorer.check import check
 from model_checks.explorer.counterexample import counterexample_events

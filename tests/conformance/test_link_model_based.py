@@ -33,7 +33,7 @@ CAUGHT: dict[str, tuple[str, int]] = {
     "stop-skips-owed-submit": ("validator: rule 7", 250),
     "missing-notify": ("lost wakeup: no thread can run while 1 accepted item(s) wait", 250),
     # needs ``step_n``: the producer stopped inside its post, after the admission check
-    "stop-skips-inflight": ("validator: rule 7", 1_500),
+    "stop-skips-inflight": ("validator: rule 7", 4_000),
 }
 # caught only with the ``wake`` rule (spurious wakeups): the worker gets past its ``if``, finds no
 # work and leaves the pool, so a later post is never run

@@ -94,6 +94,9 @@ class CountingRuntime:
     def thread_name(self) -> str:
         return self.inner.thread_name()
 
+    def monotonic(self) -> float:
+        return self.inner.monotonic()
+
     def yield_point(self, label: str = "") -> None:
         return None
 

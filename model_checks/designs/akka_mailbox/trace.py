@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from model_checks.conformance.binding import with_entry
+from model_checks.conformance.reader import MAX_INDEXED, MAX_SIZE
 from model_checks.conformance.search import Miss, NoMatch, TraceSearch
 from model_checks.conformance.streamed import DesignFormat, Event, is_count, is_item, is_items, one_of
 from model_checks.conformance.verdict import Rejected, plain
@@ -368,6 +369,7 @@ FORMAT = DesignFormat(
     design=DESIGN,
     schema_file="trace-schema.json",
     schema_package=__package__ or "",
+    header_limits={"mailboxes": MAX_INDEXED, "workers": MAX_INDEXED, "throughput": MAX_SIZE},
     fields={
         "send": (("mailbox", is_count), ("item", is_item), ("result", one_of("ok", "dead_letter"))),
         "schedule": (("mailbox", is_count),),
@@ -404,7 +406,8 @@ def rows(quick: bool) -> Iterator[Any]:
 
     started = time.perf_counter()
     result = check(
-        program(SUPERVISED, Dispatcher), Options(preemption_bound=1 if quick else 2, time_limit=120)
+        program(SUPERVISED, Dispatcher),
+        Options(preemption_bound=1 if quick else 2, time_limit=120, races=True),
     )
     # A bounded search that found nothing is "no failure (bounded)", never a plain pass.
     bound = "" if result.verdict == "exhaustive" else f" ({result.verdict})"

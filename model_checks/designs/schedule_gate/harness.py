@@ -25,6 +25,7 @@ def _table() -> dict[str, Scenario]:
             "one-producer",
             partial(gate_program, GateScheduler, script=((0,),), validate=True),
             doc="one producer; every trace validated against the spec",
+            options={"races": True},
             verify=False,
         ),
         "two-producers": Scenario(
@@ -32,7 +33,7 @@ def _table() -> dict[str, Scenario]:
             partial(gate_program, GateScheduler, yield_in_handler=True, validate=True),
             expect="bounded",
             doc="two producers; every trace validated against the spec",
-            options={"preemption_bound": 1, "time_limit": 60},
+            options={"preemption_bound": 1, "time_limit": 60, "races": True},
             verify=False,
         ),
     }

@@ -1,8 +1,9 @@
 """`lanecheck verify` rows: the Schedule Gate reference under the harness, correct and mutated.
 
 Every execution of the clean scenarios is traced and its trace validated against
-the spec (``gate_program(validate=True)``); each mutant's failing trace must be
-rejected by ``lanecheck validate`` at a located seq.
+the spec (``gate_program(validate=True)``), and the data-race detector runs in
+every one of them (a plain shared access left unsynchronised fails the row); each
+mutant's failing trace must be rejected by ``lanecheck validate`` at a located seq.
 """
 
 from __future__ import annotations
@@ -21,7 +22,9 @@ from reference.schedule_gate import GateScheduler
 
 
 def rows(quick: bool) -> Iterator[VerifyRow]:
-    result = check(gate_program(GateScheduler, script=((0,),), validate=True), Options(time_limit=60))
+    result = check(
+        gate_program(GateScheduler, script=((0,),), validate=True), Options(time_limit=60, races=True)
+    )
     actual: str = "failed" if result.failure is not None else result.verdict
     yield VerifyRow(
         "harness",
@@ -33,7 +36,7 @@ def rows(quick: bool) -> Iterator[VerifyRow]:
     )
     result = check(
         gate_program(GateScheduler, yield_in_handler=True, validate=True),
-        Options(preemption_bound=1, time_limit=60),
+        Options(preemption_bound=1, time_limit=60, races=True),
     )
     actual = "failed" if result.failure is not None else result.verdict
     figures = f"{result.figures()}; bounded by {', '.join(result.bounded_by)}"

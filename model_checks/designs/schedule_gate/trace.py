@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from model_checks.conformance.binding import with_entry
+from model_checks.conformance.reader import MAX_INDEXED, MAX_SIZE
 from model_checks.conformance.search import Miss, NoMatch, TraceSearch
 from model_checks.conformance.streamed import (
     DesignFormat,
@@ -400,6 +401,13 @@ FORMAT = DesignFormat(
     design=DESIGN,
     schema_file="trace-schema.json",
     schema_package=__package__ or "",
+    header_limits={
+        "actors": MAX_INDEXED,
+        "workers": MAX_INDEXED,
+        "permits": MAX_SIZE,
+        "mailbox_capacity": MAX_SIZE,
+        "max_per_drain": MAX_SIZE,
+    },
     fields={
         "permit_acquire": (("actor", is_count), ("item", is_item), ("granted", is_bool)),
         "admit_begin": (("actor", is_count), ("item", is_item), ("permit", is_bool)),

@@ -3,15 +3,13 @@
 from __future__ import annotations
 
 from model_checks.design import Design
-from model_checks.designs.work_lane.configs import CONFIGS
-from model_checks.designs.work_lane.spec_mutants import MUTANTS
-from spec.work_lane import SPEC
 
 DESIGN = Design(
     name="work-lane",
-    spec=SPEC,
-    configs=CONFIGS,
-    mutants=MUTANTS,
+    # "module:attribute": imported on first use, so that listing the designs stays cheap
+    spec="spec.work_lane:SPEC",
+    configs="model_checks.designs.work_lane.configs:CONFIGS",
+    mutants="model_checks.designs.work_lane.spec_mutants:MUTANTS",
     summary="the ToolKit's Work Lane: a lane mutex, one reservation per lane, a shared worker pool",
     verify_rows=(
         ("conformance", "model_checks.designs.work_lane.trace.rows:rows"),
@@ -20,7 +18,12 @@ DESIGN = Design(
     tla="model_checks.designs.work_lane.tla:TWIN",
     commands=("model_checks.designs.work_lane.link_command:register",),
     scenarios="model_checks.designs.work_lane.harness:SCENARIOS",
-    reference_modules=("reference.scheduler", "reference.work_lane", "reference.worker_pool"),
+    reference_modules=(
+        "reference.scheduler",
+        "reference.scheduler_config",
+        "reference.work_lane",
+        "reference.worker_pool",
+    ),
     trace_format="model_checks.designs.work_lane.trace.validate:FORMAT",
     benches={
         "scheduler": (

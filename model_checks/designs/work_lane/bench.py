@@ -38,6 +38,8 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
+from model_checks.bench.workload import Workload, drive
+from model_checks.designs.work_lane.bench_traces import TRACE_BENCH
 from reference import LaneSpec, NullTracer, Result, StopMode, Tracer, WorkerScheduler
 from reference.arguments import next_power_of_two
 
@@ -270,6 +272,25 @@ def _peak_memory(total: int) -> int:
         tracemalloc.stop()
 
 
+def workload(items: int, shape: Workload) -> float:
+    """The shared workload of `lanecheck bench designs` on the Work Lane scheduler (seconds)."""
+    count = [0]
+
+    def invoke(ctx: object, item: object) -> None:
+        count[0] += 1
+
+    sched: WorkerScheduler[int] = WorkerScheduler(
+        [LaneSpec(invoke) for _ in range(shape.targets)],
+        workers=shape.workers,
+        lane_capacity=1024,
+        max_per_drain=shape.budget,
+    )
+    handles = [sched.get_lane(i)[1] for i in range(shape.targets)]
+    started = drive(lambda t, k: sched.try_post(handles[t], k) is Result.SUCCESS, items, shape)
+    sched.stop(StopMode.DRAIN)
+    return time.perf_counter() - started
+
+
 def bench(quick: bool = False) -> dict[str, object]:
     """Run every measurement once and return the figures (also printed as JSON by ``main``)."""
     total = 100_000 if quick else 1_000_000
@@ -331,6 +352,10 @@ def main(argv: list[str] | None = None) -> int:
     print(json.dumps(bench(quick="--quick" in args), indent=2))
     return 0
 
+
+# Offered to the generic benches: the trace bench of `lanecheck bench validate` (``TRACE_BENCH``)
+# and the shared workload of `lanecheck bench designs` (``workload``).
+__all__ = ["TRACE_BENCH", "bench", "main", "workload"]
 
 if __name__ == "__main__":
     raise SystemExit(main())

@@ -4,6 +4,10 @@ The scenarios themselves are ``scenarios.py`` (the real ``WorkerScheduler`` unde
 harness); the seeded reference bugs are ``reference_mutants.py``. Correct scenarios
 are sampled with PCT, so their rows say "bounded" (sampling is never a proof); each
 mutant must be caught by DPOR with the failure kind it names.
+
+The correct scenarios run the data-race detector (``races``): a plain shared access the
+reference leaves unsynchronised fails their rows. The mutant rows keep it off: they measure
+how fast each seeded bug is found, and the detector costs several times the executions/s.
 """
 
 from __future__ import annotations
@@ -21,8 +25,8 @@ def _table() -> dict[str, Scenario]:
             name,
             partial(lane_program, spec),
             expect="bounded",
-            options={"strategy": "pct", "seed": 1, "max_executions": 500},
-            quick_options={"strategy": "pct", "seed": 1, "max_executions": 50},
+            options={"strategy": "pct", "seed": 1, "max_executions": 500, "races": True},
+            quick_options={"strategy": "pct", "seed": 1, "max_executions": 50, "races": True},
             subject=f"scenario work-lane/{name} [pct]",
         )
         for name, spec in SCENARIO_SPECS.items()

@@ -48,14 +48,33 @@ class LaneScenario:
 
 @dataclass
 class _Observed:
-    accepted: list[tuple[int, int, int]] = field(default_factory=list)  # (producer, index, lane)
-    refused: list[tuple[int, int, int, TkResult]] = field(default_factory=list)
-    invoked: list[tuple[int, tuple[int, int], str]] = field(default_factory=list)  # lane, item, worker
-    discarded: list[tuple[int, tuple[int, int]]] = field(default_factory=list)
-    errors: list[tuple[int, tuple[int, int], str]] = field(default_factory=list)
-    stop_results: list[TkResult] = field(default_factory=list)
-    callback_stop: list[TkResult] = field(default_factory=list)
-    draining: dict[int, str] = field(default_factory=dict)  # lane -> worker draining it
+    """What the scenario's callbacks saw, recorded so that recording adds no data race of its own:
+    each producer appends to its own lists, each lane's callbacks (run by whichever worker drains
+    the lane, or by Stop discarding it; one at a time, ordered by the lane's own synchronisation)
+    to that lane's lists. The lists exist before any thread starts; the final check merges them."""
+
+    lanes: int
+    producers: int
+    accepted: list[list[tuple[int, int, int]]] = field(default_factory=list)  # per producer: (p, i, lane)
+    refused: list[list[tuple[int, int, int, TkResult]]] = field(default_factory=list)  # per producer
+    invoked: list[list[tuple[int, tuple[int, int], str]]] = field(default_factory=list)  # per lane
+    discarded: list[list[tuple[int, tuple[int, int]]]] = field(default_factory=list)  # per lane
+    errors: list[list[tuple[int, tuple[int, int], str]]] = field(default_factory=list)  # per lane
+    stop_results: list[TkResult] = field(default_factory=list)  # main thread only
+    callback_stop: list[TkResult] = field(default_factory=list)  # per lane 0's first invoke only
+
+    def __post_init__(self) -> None:
+        self.accepted = [[] for _ in range(self.producers)]
+        self.refused = [[] for _ in range(self.producers)]
+        self.invoked = [[] for _ in range(self.lanes)]
+        self.discarded = [[] for _ in range(self.lanes)]
+        self.errors = [[] for _ in range(self.lanes)]
+
+    def all_accepted(self) -> list[tuple[int, int, int]]:
+        return [a for mine in self.accepted for a in mine]
+
+    def all_invoked(self) -> list[tuple[int, tuple[int, int], str]]:
+        return [e for lane in self.invoked for e in lane]
 
 
 class DrainOverlap(AssertionError):
@@ -65,38 +84,45 @@ class DrainOverlap(AssertionError):
 _DRAIN_EVENTS = frozenset({"drain_begin", "drain_end", "invoke"})
 
 
-class _DrainWatch(RecordingTracer):
-    """A ``RecordingTracer`` that checks "one drainer per lane" as each event is emitted.
+class _DrainWatch:
+    """Checks "one drainer per lane" on the events the tracer recorded since the last step.
 
-    The scenario's invariant (run after every step) reports the first violation, so a failure
-    shows up after the same step, with the same message, as re-reading the step's new events
-    after every step would; it just costs nothing at the many steps that emit no event."""
+    It runs as the scenario's invariant, after every step, in the scheduler (not in the workers
+    emitting the events): its bookkeeping is then no shared state of the program under test, and
+    a step that emits nothing costs one length test. A failure shows up after the same step, with
+    the same message, as a check inside ``emit`` would give."""
 
-    def __init__(self, obs: _Observed) -> None:
-        super().__init__()
-        self._obs = obs
+    def __init__(self, tracer: RecordingTracer) -> None:
+        self._tracer = tracer
+        self._seen = 0
+        self._draining: dict[int, str] = {}  # lane -> worker draining it
         self.violation: str | None = None
 
-    def emit(self, thread: str, event: str, fields: dict[str, Any]) -> None:
-        super().emit(thread, event, fields)
-        if event in _DRAIN_EVENTS and self.violation is None:
-            self.violation = _drain_violation(self._obs, int(fields.get("lane") or 0), event, thread)
-
     def check(self) -> bool:
+        if self.violation is None and len(self._tracer) > self._seen:
+            events = self._tracer.events(self._seen)
+            self._seen += len(events)
+            for e in events:
+                kind = e["event"]
+                if kind in _DRAIN_EVENTS:
+                    lane = int(e.get("lane") or 0)
+                    self.violation = _drain_violation(self._draining, lane, kind, str(e["thread"]))
+                    if self.violation is not None:
+                        break
         if self.violation is not None:
             raise DrainOverlap(self.violation)
         return True
 
 
-def _drain_violation(obs: _Observed, lane: int, kind: str, who: str) -> str | None:
+def _drain_violation(draining: dict[int, str], lane: int, kind: str, who: str) -> str | None:
     if kind == "drain_begin":
-        if lane in obs.draining:
-            return f"lane {lane}: {who} began a drain while {obs.draining[lane]} drains it"
-        obs.draining[lane] = str(who)
+        if lane in draining:
+            return f"lane {lane}: {who} began a drain while {draining[lane]} drains it"
+        draining[lane] = who
     elif kind == "drain_end":
-        if obs.draining.pop(lane, None) != who:
+        if draining.pop(lane, None) != who:
             return f"lane {lane}: {who} ended a drain it did not begin"
-    elif kind == "invoke" and obs.draining.get(lane) != who:
+    elif kind == "invoke" and draining.get(lane) != who:
         return f"lane {lane}: {who} invoked outside its own drain"
     return None
 
@@ -112,19 +138,20 @@ def lane_program(
     ``scheduler_options`` are extra keyword arguments for it (e.g. ``lane_factory``)."""
 
     def program(rt: ControlledRuntime) -> object:
-        obs = _Observed()
-        tracer = _DrainWatch(obs)
+        obs = _Observed(sc.lanes, sc.producers)
+        tracer = RecordingTracer()
+        watch = _DrainWatch(tracer)
         holder: list[WorkerScheduler[tuple[int, int]]] = []
 
         def invoke(lane: int, item: tuple[int, int]) -> None:
-            obs.invoked.append((lane, item, rt.thread_name()))
-            if sc.stop_from_callback and len(obs.invoked) == 1:
+            obs.invoked[lane].append((lane, item, rt.thread_name()))
+            if sc.stop_from_callback and lane == 0 and len(obs.invoked[0]) == 1:
                 obs.callback_stop.append(holder[0].stop(sc.stop))
             if sc.raising_item == item:
                 raise ValueError(f"invoke of {item} fails on purpose")
 
         def on_error(lane: int, item: tuple[int, int], exc: BaseException) -> None:
-            obs.errors.append((lane, item, type(exc).__name__))
+            obs.errors[lane].append((lane, item, type(exc).__name__))
 
         sched: WorkerScheduler[tuple[int, int]] = build(
             [LaneSpec(invoke, context=i) for i in range(sc.lanes)],
@@ -134,7 +161,7 @@ def lane_program(
             runtime=rt,
             tracer=tracer,
             on_error=on_error,
-            on_discard=lambda lane, item: obs.discarded.append((lane, item)),
+            on_discard=lambda lane, item: obs.discarded[lane].append((lane, item)),
             sizing=Sizing.CHECKING,  # the spec's small sizes (capacity 1, ready queue = lanes)
             **scheduler_options,
         )
@@ -147,13 +174,13 @@ def lane_program(
                     lane = (p + i) % sc.lanes
                     r = sched.try_post(handles[lane], (p, i))
                     if r == TkResult.SUCCESS:
-                        obs.accepted.append((p, i, lane))
+                        obs.accepted[p].append((p, i, lane))
                     else:
-                        obs.refused.append((p, i, lane, r))
+                        obs.refused[p].append((p, i, lane, r))
 
             return run
 
-        rt.invariant(tracer.check, "one drainer per lane")
+        rt.invariant(watch.check, "one drainer per lane")
         rt.pending_work(lambda: any(_queued(lane.queue) for lane in sched._lanes))
         rt.trace(
             lambda: [f"{e['seq']:>3} {e['thread']:>5} {e['event']} {_fields(e)}" for e in tracer.events()]
@@ -186,9 +213,11 @@ def _fields(e: dict[str, Any]) -> str:
 
 
 def _final_checks(sc: LaneScenario, obs: _Observed) -> tuple[Any, ...]:
-    accepted = sorted((p, i) for p, i, _ in obs.accepted)
-    invoked = sorted(item for _, item, _ in obs.invoked)
-    discarded = sorted(item for _, item in obs.discarded)
+    all_accepted = obs.all_accepted()
+    all_invoked = obs.all_invoked()
+    accepted = sorted((p, i) for p, i, _ in all_accepted)
+    invoked = sorted(item for _, item, _ in all_invoked)
+    discarded = sorted(item for lane in obs.discarded for _, item in lane)
     assert obs.stop_results == [TkResult.SUCCESS], f"Stop returned {obs.stop_results}"
     if sc.stop_from_callback:
         assert obs.callback_stop == [TkResult.INVALID_STATE], f"Stop in a callback gave {obs.callback_stop}"
@@ -199,15 +228,16 @@ def _final_checks(sc: LaneScenario, obs: _Observed) -> tuple[Any, ...]:
         assert sorted(invoked + discarded) == accepted, (
             f"conservation: accepted {accepted}, invoked {invoked} + discarded {discarded}"
         )
-    lane_of = {(p, i): lane for p, i, lane in obs.accepted}
-    for lane, item, _ in obs.invoked:
+    lane_of = {(p, i): lane for p, i, lane in all_accepted}
+    for lane, item, _ in all_invoked:
         assert lane_of.get(item) == lane, f"{item} invoked on lane {lane}, posted to {lane_of.get(item)}"
     for lane in range(sc.lanes):
         for p in range(sc.producers):
-            order = [item[1] for ln, item, _ in obs.invoked if ln == lane and item[0] == p]
+            order = [item[1] for ln, item, _ in all_invoked if ln == lane and item[0] == p]
             assert order == sorted(order), f"lane {lane} FIFO broken for producer {p}: {order}"
     if sc.raising_item is not None and sc.raising_item in invoked:
-        assert [e[1] for e in obs.errors] == [sc.raising_item], f"on_error saw {obs.errors}"
+        errors = [e for lane in obs.errors for e in lane]
+        assert [e[1] for e in errors] == [sc.raising_item], f"on_error saw {errors}"
     return (len(accepted), len(invoked), len(discarded))
 
 

@@ -77,6 +77,8 @@ class Op:
             return "wait (parked)"
         if self.kind == "acquire" and self.args == (True,) and self.timeout is None:
             return "acquire"
+        if self.kind in ("read", "write") and not self.args:
+            return self.kind
         if self.kind in ("begin", "exit", "yield"):
             label = self.args[0] if self.kind == "yield" and self.args and self.args[0] else ""
             return f"{self.kind}({label})" if label else self.kind
@@ -402,6 +404,16 @@ class AtomicState(ObjState):
             old, self.value = self.value, op.args[0]
             return Resume(old)
         raise NotImplementedError(op.kind)
+
+
+class LocationState(ObjState):
+    """A plain shared location whose racy accesses are scheduling points (``races.py``,
+    ``interleave_races``): a ``read`` (a pure read) or a ``write`` of it, in the step of the access."""
+
+    kind = "location"
+
+    def apply(self, ex: Execution, op: Op, tid: int, alt: int) -> Outcome:
+        return RESUME_NONE
 
 
 class ThreadState(ObjState):

@@ -13,17 +13,24 @@ handoff and takes the execution back at its end (docs/harness.md, "How a step ru
 
 from __future__ import annotations
 
-import contextlib
-import logging
-import os
 import sys
 import traceback
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from types import CodeType, FrameType
 from typing import Protocol
 
-from model_checks.harness.rt.backends import ABORT, Abort, Backend, Done, format_frame
+from model_checks.harness.rt.backends import ABORT, Abort, Backend, Done
+from model_checks.harness.rt.ending import (
+    SKIP_PREFIXES,
+    ExecFailure,
+    UsageError,
+    deadlock,
+    finish,
+    register_final,
+    source_of,
+    teardown,
+    thread_failed,
+)
 from model_checks.harness.rt.objects import (
     ASK,
     NORMAL,
@@ -37,40 +44,6 @@ from model_checks.harness.rt.objects import (
     Resume,
     ThreadState,
 )
-
-_HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-# Frames inside these files are the harness's own; the "source" of an operation is the first frame
-# outside them (the user's code, or the reference code under test).
-SKIP_PREFIXES = (
-    os.path.join(_HERE, "rt") + os.sep,
-    os.path.join(_HERE, "sync") + os.sep,
-    os.path.join(_HERE, "patch.py"),
-    os.path.join(_HERE, "api.py"),
-)
-
-
-_SKIP_CODE: dict[CodeType, bool] = {}  # code object -> is it the harness's own
-
-
-def _source(f: FrameType) -> tuple[str, int]:
-    """(file, line) of the first frame outside the harness: the operation's "source".
-
-    Deciding "harness or not" per code object once (instead of testing the file name of every
-    frame at every step) keeps this to a couple of dict look-ups per operation."""
-    skip = _SKIP_CODE
-    while True:
-        code = f.f_code
-        harness = skip.get(code)
-        if harness is None:
-            harness = skip[code] = code.co_filename.startswith(SKIP_PREFIXES)
-        back = f.f_back
-        if not harness or back is None:
-            return code.co_filename, f.f_lineno
-        f = back
-
-
-class UsageError(Exception):
-    """The test used the harness wrongly; the message says how to fix it."""
 
 
 class Chooser(Protocol):
@@ -145,13 +118,6 @@ class Step:
         self.op = op
         self.preemption = preemption
         self.result = result
-
-
-@dataclass
-class ExecFailure:
-    kind: str
-    message: str
-    details: str = ""
 
 
 @dataclass
@@ -268,8 +234,8 @@ class Execution:
             )
         if self.sources:
             # from this frame, not the caller's: under the compiled core the harness's own
-            # functions have no frames, and ``_source`` skips those that do
-            op.source = _source(sys._getframe(0))
+            # functions have no frames, and ``source_of`` skips those that do
+            op.source = source_of(sys._getframe(0))
         if op.timeout is not None:
             op.deadline = self.clock + max(op.timeout, 0.0)
         self.threads[tid].pending = op
@@ -395,7 +361,7 @@ class Execution:
         try:
             self._drive()
         finally:
-            self._teardown()
+            teardown(self)
 
     def _drive(self) -> None:
         """The driver (the caller of ``run``): starts the first step, takes control back when the
@@ -410,9 +376,9 @@ class Execution:
             self.current = None
         if self.idle:
             if all(t.finished or not t.born for t in self.threads):
-                self._finish()
+                finish(self)
             else:
-                self._deadlock()
+                deadlock(self)
 
     def _after_step(self) -> None:
         """The running step ended (its thread finished, or its operation parked it)."""
@@ -489,29 +455,10 @@ class Execution:
 
     def _completed(self, t: ThreadInfo, done: Done) -> None:
         if done.error is not None and not isinstance(done.error, Abort):
-            self._thread_failed(t, done.error)
+            thread_failed(self, t, done.error)
         if t.tid == 0 and done.error is None:
-            self._register_final(done.value)
+            register_final(self, done.value)
         t.pending = Op("exit", t.state)
-
-    def _register_final(self, value: object) -> None:
-        if value is None:
-            return
-        if callable(value):
-            self.hooks.final.append(value)
-        elif isinstance(value, (list, tuple)):
-            for v in value:
-                self._register_final(v)
-        else:
-            raise UsageError("a test may return None, a final check (callable) or a list of them")
-
-    def _thread_failed(self, t: ThreadInfo, error: BaseException) -> None:
-        if isinstance(error, UsageError) or not isinstance(error, Exception):
-            raise error  # misuse, Ctrl-C, a test-runner timeout: not a finding about the program
-        kind = "assertion" if isinstance(error, AssertionError) else "exception"
-        tb = "".join(traceback.format_exception(error))
-        msg = f"{type(error).__name__}: {error}" if str(error) else type(error).__name__
-        self.failure = self.failure or ExecFailure(kind, f"thread {t.name} raised {msg}", tb)
 
     def _check_invariants(self) -> None:
         for name, check in self.hooks.invariants:
@@ -532,74 +479,16 @@ class Execution:
                 )
                 return
 
-    def _finish(self) -> None:
-        if self.failure is not None:
-            return
-        outcomes = []
-        for final in self.hooks.final:
-            try:
-                outcomes.append(final())
-            except BaseException as exc:  # a failed final check is the test's assertion
-                kind = "assertion" if isinstance(exc, AssertionError) else "exception"
-                msg = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
-                self.failure = ExecFailure(kind, f"final check failed: {msg}", traceback.format_exc())
-                return
-        vals = [o for o in outcomes if o is not None]
-        self.outcome = vals[0] if len(vals) == 1 else (tuple(vals) if vals else None)
 
-    def _deadlock(self) -> None:
-        lines = []
-        waiting = False
-        for t in self.threads:
-            if t.finished or t.pending is None:
-                continue
-            op = t.pending
-            waiting = waiting or op.obj.waiting(op)
-            detail = op.obj.blocked_detail(self, op)
-            file, line = op.source
-            where = f" at {os.path.basename(file)}:{line}" if file else ""
-            lines.append(
-                f"thread {t.name} blocked in {op.describe()} on {op.obj.name}"
-                + (f" ({detail})" if detail else "")
-                + where
-            )
-            lines += format_frame(self.backend.frame(t.tid), SKIP_PREFIXES)
-        blocked = [t.name for t in self.threads if t.born and not t.finished]
-        pending = False
-        for pred in self.hooks.pending_work:
-            with contextlib.suppress(Exception):  # a predicate that cannot decide says nothing
-                pending = pending or bool(pred())
-        if waiting and pending:
-            kind, msg = (
-                "lost_wakeup",
-                (f"threads {', '.join(blocked)} wait forever while work is pending (lost wakeup)"),
-            )
-        else:
-            kind, msg = "deadlock", f"no thread can run; blocked: {', '.join(blocked)}"
-        self.failure = self.failure or ExecFailure(kind, msg, "\n".join(lines))
-
-    def _teardown(self) -> None:
-        self.aborting = True
-        if all(t.finished or t.pending is None or t.pending.kind == "exit" for t in self.threads):
-            self.backend.close()  # nothing to unwind (the usual end): spare the logging switch
-            return
-        # code under test may log what it catches while unwinding (a pool's "worker raised"): mute it
-        previous = logging.root.manager.disable
-        logging.disable(logging.CRITICAL)
-        try:
-            self._unwind()
-        finally:
-            logging.disable(previous)
-
-    def _unwind(self) -> None:
-        for t in self.threads:
-            if t.finished or t.pending is None or t.pending.kind == "exit":
-                continue
-            if t.pending.kind == "begin":
-                self.backend.resume(t.tid, ABORT)
-                continue
-            for _ in range(5):  # a thread that swallows Abort gets a few more
-                message = self.backend.resume(t.tid, ABORT)
-                if isinstance(message, Done):
-                    break
-        self.backend.close()
+__all__ = [
+    "SKIP_PREFIXES",
+    "Chooser",
+    "ExecFailure",
+    "Execution",
+    "Hooks",
+    "RaiseIn",
+    "Step",
+    "SyncObserver",
+    "ThreadInfo",
+    "UsageError",
+]

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from model_checks.designs.work_lane.trace.fast import show, show_items
 from model_checks.designs.work_lane.trace.parse import Event
+from model_checks.designs.work_lane.trace.sim_state import show, show_items
 from spec import work_lane as wl
 
 

@@ -20,129 +20,45 @@ Every later placement only enables steps that the earlier one disables, so a
 trace has a behaviour of the spec iff it has one in this normal form; the
 generic search (``spec_engine``) is the reference, and the two are tested
 against each other (tests/conformance/test_differential.py).
+
+``Sim`` is built in three layers, one module each: the state, its internal steps
+and how it is shown (``sim_state``), the Stop events (``sim_stop``), and here
+the lanes' and workers' events with the engine over the set of states.
 """
 
 from __future__ import annotations
 
-import json
-from collections import defaultdict, deque
 from collections.abc import Callable
 from typing import Any
 
-from model_checks.conformance.reader import clip
 from model_checks.conformance.verdict import Rejected
 from model_checks.designs.work_lane.trace.parse import Config, Event
+from model_checks.designs.work_lane.trace.sim_state import (
+    CLOSING,
+    DRAIN,
+    DRAINING,
+    IDLE,
+    OWES,
+    PC_NAMES,
+    RUNNING,
+    SCHEDULED,
+    STATUS_NAMES,
+    STOPPED,
+    TOOK,
+    show,
+    show_items,
+)
+from model_checks.designs.work_lane.trace.sim_stop import StopSteps
 
-IDLE, SCHEDULED, DRAINING = 0, 1, 2
-STATUS_NAMES = ("Idle", "Scheduled", "Draining")
-RUNNING, CLOSING, STOPPING, STOPPED = 0, 1, 2, 3
-PHASE_NAMES = ("Running", "Closing", "Stopping", "Stopped")
-TOOK, DRAIN, OWES = 0, 1, 2
-PC_NAMES = ("took", "drain", "owes")
-SHOWN_CHARS = 200
 
-
-def show(item: Any) -> str:
-    """An item for a message: JSON, cut short when long (the verdict's states keep it whole)."""
-    return clip(json.dumps(item, ensure_ascii=False), SHOWN_CHARS)
-
-
-def show_items(items: Any) -> str:
-    return clip("[" + ", ".join(show(i) for i in items) + "]", 4 * SHOWN_CHARS)
-
-
-class Sim:
+class Sim(StopSteps):
     """One possible state of the spec (in normal form), updated in place by each event."""
 
-    __slots__ = (
-        "budget",
-        "cap",
-        "ineligible",
-        "lanes",
-        "mode",
-        "n_workers",
-        "p_owes",
-        "phase",
-        "queue",
-        "ready",
-        "ready_cap",
-        "status",
-        "stopper",
-        "workers",
-    )
-
-    def __init__(self, config: Config) -> None:
-        self.lanes = config.lanes
-        self.n_workers = config.workers
-        self.cap = config.lane_capacity
-        self.budget = config.max_per_drain
-        self.ready_cap = config.ready_capacity
-        # Per-lane state exists only for the lanes the trace names (a header may declare 65,536).
-        self.queue: defaultdict[int, deque[Any]] = defaultdict(deque)
-        self.status: defaultdict[int, int] = defaultdict(int)  # IDLE
-        self.ready: deque[int] = deque()
-        # thread -> [pc, lane, invoked, hand, may_stop]; only threads holding a work item
-        self.workers: dict[str, list[Any]] = {}
-        self.p_owes: dict[str, int] = {}  # producer thread -> lane it must submit
-        self.phase = RUNNING
-        self.mode: str | None = None
-        self.stopper: str | None = None
-        self.ineligible: set[str] | None = None  # after StopCall: threads that cannot have been admitted
-
-    def clone(self) -> Sim:
-        other = Sim.__new__(Sim)
-        for name in Sim.__slots__:
-            setattr(other, name, getattr(self, name))
-        other.queue = defaultdict(deque, {lane: deque(q) for lane, q in self.queue.items()})
-        other.status = defaultdict(int, self.status)
-        other.ready = deque(self.ready)
-        other.workers = {t: list(w) for t, w in self.workers.items()}
-        other.p_owes = dict(self.p_owes)
-        other.ineligible = set(self.ineligible) if self.ineligible is not None else None
-        return other
-
-    # ------------------------------------------------------------------ internal steps
-
-    def stop_call(self, mode: str) -> None:
-        """StopCall (anonymous until stop_begin names its thread)."""
-        self.phase = CLOSING
-        self.mode = mode
-        self.ineligible = set(self.p_owes)
-        if mode == "discard":
-            self.give_up()
-
-    def give_up(self) -> None:
-        """GiveUpDrain for every worker that took a work item but did not begin draining it."""
-        for t in [t for t, w in self.workers.items() if w[0] == TOOK]:
-            del self.workers[t]
-
-    def discarding(self) -> bool:
-        return self.mode == "discard" and (self.phase == CLOSING or self.phase == STOPPING)
-
-    # ------------------------------------------------------------------ events
+    __slots__ = ()
 
     def step(self, ev: Event) -> list[Sim] | None:
         """Apply ``ev``; None when this state was updated in place, else the states it became."""
         return STEPS[ev["event"]](self, ev)
-
-    def _branch(self, ev: Event) -> list[Sim]:
-        """StopCall must have happened before ``ev`` but its mode is not known yet: try both."""
-        other = self.clone()
-        self.stop_call("drain")
-        other.stop_call("discard")
-        out: list[Sim] = []
-        first: Rejected | None = None
-        for sim in (self, other):
-            try:
-                more = sim.step(ev)
-            except Rejected as problem:
-                first = first or problem
-                continue
-            out.extend(more if more is not None else [sim])
-        if not out:
-            assert first is not None
-            raise first
-        return out
 
     def post(self, ev: Event) -> list[Sim] | None:
         lane = ev["lane"]
@@ -393,152 +309,6 @@ class Sim:
         w[0], w[2], w[4] = OWES, 0, False
         self.status[lane] = SCHEDULED
         return None
-
-    def stop_rejected(self, ev: Event) -> list[Sim] | None:
-        if ev["reason"] == "in_callback":
-            w = self.workers.get(ev["thread"])
-            if w is None or w[0] != DRAIN or w[3] is not None or w[2] == 0:
-                raise Rejected(
-                    7,
-                    f"stop_rejected in_callback by {ev['thread']}, which is not inside an invoke callback "
-                    "(it must follow an invoke of its drain)",
-                )
-            return None
-        if self.phase == RUNNING:
-            return self._branch(ev)
-        if self.phase == STOPPED:
-            raise Rejected(
-                7,
-                "stop_rejected stop_in_progress after stop_end: Stop on a stopped scheduler returns SUCCESS "
-                "and logs nothing",
-            )
-        return None
-
-    def stop_begin(self, ev: Event) -> list[Sim] | None:
-        mode = ev["mode"]
-        if self.phase == RUNNING:
-            self.stop_call(mode)
-        elif self.phase != CLOSING:
-            raise Rejected(7, f"stop_begin {mode} but a Stop already began: the scheduler never restarts")
-        elif self.mode != mode:
-            raise Rejected(
-                7,
-                f"stop_begin {mode}, but Stop({self.mode}) had already taken effect before an earlier event",
-            )
-        if self.p_owes:
-            owing = ", ".join(f"{t} (lane {lane})" for t, lane in sorted(self.p_owes.items()))
-            raise Rejected(
-                7,
-                f"stop_begin while a post is still in flight: {owing} has not "
-                "submitted yet; Stop begins only "
-                "after every post in flight settled",
-            )
-        self.phase = STOPPING
-        self.stopper = ev["thread"]
-        return None
-
-    def _stopping(self, ev: Event, what: str) -> None:
-        if self.phase != STOPPING:
-            raise Rejected(7, f"{what} but no Stop is in progress (phase {PHASE_NAMES[self.phase]})")
-        if ev["thread"] != self.stopper:
-            raise Rejected(7, f"{what} by {ev['thread']}, but the Stop in progress is {self.stopper}'s")
-
-    def _busy(self) -> str | None:
-        if not self.workers:
-            return None
-        return ", ".join(f"{t} ({PC_NAMES[w[0]]} lane {w[1]})" for t, w in sorted(self.workers.items()))
-
-    def discard(self, ev: Event) -> list[Sim] | None:
-        lane = ev["lane"]
-        self._stopping(ev, f"discard on lane {lane}")
-        if self.mode != "discard":
-            raise Rejected(7, f"discard on lane {lane} during Stop(drain): drain mode drops nothing")
-        busy = self._busy()
-        if busy is not None:
-            raise Rejected(7, f"discard on lane {lane} while workers are still busy: {busy}")
-        queue = self.queue[lane]
-        if not queue or list(queue) != ev["items"]:
-            raise Rejected(
-                7,
-                f"discard of {show_items(ev['items'])} on lane {lane}, which holds "
-                f"{show_items(queue)}: a discard "
-                "lists exactly the items still queued, each once",
-            )
-        queue.clear()
-        return None
-
-    def stop_end(self, ev: Event) -> list[Sim] | None:
-        mode = ev["mode"]
-        if ev["result"] == "failed":
-            raise Rejected(
-                7,
-                f"stop_end {mode} reports that the scheduler failed (its own code raised, and what it had "
-                "accepted was reported discarded): no behaviour of the spec fails",
-            )
-        self._stopping(ev, f"stop_end {mode}")
-        if mode != self.mode:
-            raise Rejected(7, f"stop_end {mode} for a Stop({self.mode})")
-        busy = self._busy()
-        if busy is not None:
-            raise Rejected(7, f"stop_end {mode} while workers are still busy: {busy}")
-        for lane, queue in sorted(self.queue.items()):
-            if queue:
-                fate = "run" if mode == "drain" else "been run or discarded"
-                raise Rejected(
-                    7,
-                    f"stop_end {mode} while lane {lane} still holds {show_items(queue)}: every accepted item "
-                    f"must have {fate} first",
-                )
-        if mode == "drain":
-            if self.ready:
-                raise Rejected(
-                    7, f"stop_end drain with work items {list(self.ready)} still in the ready queue"
-                )
-            for lane, st in sorted(self.status.items()):
-                if st != IDLE:
-                    raise Rejected(
-                        7, f"stop_end drain while lane {lane} is {STATUS_NAMES[st]}: every lane must be Idle"
-                    )
-        else:
-            self.ready.clear()
-            self.status = defaultdict(int)
-        self.phase = STOPPED
-        self.stopper = None
-        return None
-
-    # ------------------------------------------------------------------ reporting
-
-    def describe(self) -> dict[str, Any]:
-        phase = PHASE_NAMES[self.phase] + (f"({self.mode})" if self.mode else "")
-        return {
-            "phase": phase,
-            "queue": {str(lane): list(self.queue[lane]) for lane in self._named()},
-            "status": {str(lane): STATUS_NAMES[self.status[lane]] for lane in self._named()},
-            "ready": list(self.ready),
-            "workers": {
-                t: f"{PC_NAMES[w[0]]} lane {w[1]} invoked={w[2]}"
-                + (f" holding {show(w[3])}" if w[3] is not None else "")
-                for t, w in sorted(self.workers.items())
-            },
-            "owed_submissions": {t: lane for t, lane in sorted(self.p_owes.items())},
-        }
-
-    def _named(self) -> list[int]:
-        """The lanes the trace has named so far (the others are Idle and empty)."""
-        return sorted(set(self.queue) | set(self.status))
-
-    def pending(self) -> dict[str, Any]:
-        items: dict[str, list[Any]] = {}
-        for lane, q in sorted(self.queue.items()):
-            held = [w[3] for w in self.workers.values() if w[1] == lane and w[3] is not None]
-            if held or q:
-                items[str(lane)] = held + list(q)
-        owed = {t: lane for t, lane in self.p_owes.items()}
-        owed.update({t: w[1] for t, w in self.workers.items() if w[0] == OWES})
-        out: dict[str, Any] = {"items": items, "submissions": dict(sorted(owed.items()))}
-        if self.phase in (CLOSING, STOPPING):
-            out["stop"] = f"Stop({self.mode}) in progress" + (f" by {self.stopper}" if self.stopper else "")
-        return out
 
 
 # The method of Sim that applies each event kind (the reader has checked the kind): one dict

@@ -7,11 +7,11 @@ The header is checked with the JSON Schema; event lines are checked by hand
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from model_checks.conformance.reader import clip, parse_line
+from model_checks.conformance.reader import MAX_INDEXED, MAX_SIZE, clip, parse_line
 from model_checks.conformance.reader import header_problem as limits_problem
 from model_checks.conformance.verdict import Malformed
 from model_checks.designs.work_lane.trace.schema import event_problem, header_problem
@@ -44,9 +44,19 @@ class Config:
         }
 
 
+# The header's sizes: the fast engine holds state per lane and per worker.
+HEADER_LIMITS: Mapping[str, int] = {
+    "lanes": MAX_INDEXED,
+    "workers": MAX_INDEXED,
+    "lane_capacity": MAX_SIZE,
+    "max_per_drain": MAX_SIZE,
+    "ready_capacity": MAX_SIZE,
+}
+
+
 def parse_header(obj: Any) -> Config:
     """The header's config from line 1 (already parsed); ``Malformed`` (line 1) when it is not a header."""
-    reason = limits_problem(obj) or header_problem(obj)
+    reason = limits_problem(obj, HEADER_LIMITS) or header_problem(obj)
     if reason is not None:
         raise Malformed(1, f"line 1: {reason}")
     return Config(**{k: obj["config"][k] for k in Config.__dataclass_fields__})

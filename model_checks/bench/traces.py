@@ -1,0 +1,96 @@
+"""What a design offers `lanecheck bench validate`: a way to write long traces of its own format.
+
+A design takes part with ``TRACE_BENCH = TraceBench(...)`` in one of the modules
+of its ``Design.benches``; the bench writes a long and a short trace with it and
+measures the validator on them (``figures``).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+import tracemalloc
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from model_checks.bench.workload import bench_modules
+from model_checks.conformance import validate_file
+
+
+@dataclass(frozen=True)
+class TraceBench:
+    """How to write a trace of a design for the validator's bench."""
+
+    # (path, size, seed) -> the number of events written; ``size`` is in the writer's own unit
+    # (events, posts per producer, ...) and a bigger size writes a longer trace.
+    write: Callable[[Path, int, int], int]
+    sizes: tuple[int, int]  # (long, short) of a full run
+    quick_sizes: tuple[int, int]  # (long, short) of `--quick`
+    # Judge the traces as finished runs: for a design whose traces have no end event of their own.
+    complete: bool = False
+
+
+def trace_benches() -> dict[str, TraceBench]:
+    """Every design's trace bench, by design name (registry order)."""
+    found: dict[str, TraceBench] = {}
+    for name, module in bench_modules("TRACE_BENCH").items():
+        bench: TraceBench = module.TRACE_BENCH
+        found[name] = bench
+    return found
+
+
+def dump(path: Path, header: Mapping[str, object], events: Iterable[Mapping[str, object]]) -> int:
+    """Write a header and its events as a JSON Lines trace; the number of events."""
+    count = 0
+    with open(path, "w", encoding="utf-8") as out:
+        out.write(json.dumps(header) + "\n")
+        for event in events:
+            out.write(json.dumps(event, separators=(",", ":")) + "\n")
+            count += 1
+    return count
+
+
+def timed(path: Path, *, complete: bool = False) -> float:
+    """Seconds ``validate_file`` takes on a trace that must validate."""
+    started = time.perf_counter()
+    verdict = validate_file(path, complete=complete)
+    seconds = time.perf_counter() - started
+    if verdict.code != 0:
+        raise AssertionError(f"{path.name}: a bench trace did not validate: {verdict.message}")
+    return seconds
+
+
+def peak_memory(path: Path, *, complete: bool = False) -> int:
+    """Peak traced memory (bytes) of validating a trace that must validate."""
+    tracemalloc.start()
+    try:
+        verdict = validate_file(path, complete=complete)
+        if verdict.code != 0:
+            raise AssertionError(f"{path.name}: a bench trace did not validate: {verdict.message}")
+        return tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+def figures(bench: TraceBench, directory: Path, long: int, short: int) -> dict[str, Any]:
+    """Events/s on the long trace, and peak traced memory at both lengths (to show it does not grow)."""
+    long_path, short_path = directory / "long.jsonl", directory / "short.jsonl"
+    events = bench.write(long_path, long, 0)
+    short_events = bench.write(short_path, short, 1)
+    seconds = timed(long_path, complete=bench.complete)
+    memory_short = peak_memory(short_path, complete=bench.complete)
+    memory_long = peak_memory(long_path, complete=bench.complete)
+    return {
+        "events": events,
+        "trace_bytes": os.path.getsize(long_path),
+        "seconds": round(seconds, 3),
+        "events_per_second": round(events / seconds),
+        "peak_memory_bytes": {f"{short_events}_events": memory_short, f"{events}_events": memory_long},
+        "memory_ratio_long_over_short": round(memory_long / memory_short, 3),
+    }
+
+
+__all__ = ["TraceBench", "dump", "figures", "peak_memory", "timed", "trace_benches"]

@@ -1,0 +1,370 @@
+"""`lanecheck jobs enqueue|worker|status|budgets|workflow`: drive a ``reference.jobs`` store.
+
+Every sub-command takes ``--store sqlite:///PATH`` (default ``$LANECHECK_JOBS_STORE``, else
+``lanecheck-jobs.db`` in the current directory) and ``--json``. Bad input is a ``CommandError``
+naming the option (exit 2); a job refused because its cost alone exceeds a budget is one too
+(``--cost``): nothing was stored.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sqlite3
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from model_checks.commands import CommandError, at_least_zero, count, seconds
+from reference.jobs import location
+from reference.jobs.budgets import BudgetRefusal, Budgets
+from reference.jobs.model import MAX_ATTEMPTS, MAX_COST, MAX_PRIORITY, JobSpec
+from reference.jobs.sqlite_store import SqliteStore
+from reference.jobs.tracing import JsonlTraceFile
+from reference.jobs.worker import Worker, WorkerOptions, load_handlers
+from reference.jobs.workflow import Workflow
+
+MB = 1 << 20
+MAX_MB = 1 << 30
+ENQUEUE_PROCESS = "enqueue"
+"""The process name ``jobs enqueue`` traces under (its file: trace-enqueue-PID.jsonl)."""
+BUDGETS_PROCESS = "budgets"
+
+StoreOption = Annotated[
+    str | None,
+    typer.Option(
+        "--store",
+        help=f"sqlite:///PATH or a path [default: ${location.ENV}, else sqlite:///{location.DEFAULT_FILE}]",
+    ),
+]
+JsonOption = Annotated[bool, typer.Option("--json", help="print the result as one JSON object")]
+
+
+def _out(doc: Any, as_json: bool, text: str) -> None:
+    sys.stdout.write((json.dumps(doc, ensure_ascii=True) if as_json else text) + "\n")
+
+
+@contextmanager
+def _store(url: str | None, **extra: Any) -> Iterator[SqliteStore]:
+    try:
+        path = location.sqlite_path(url if url is not None else location.default_url())
+        store = SqliteStore(path, **extra)
+    except ValueError as problem:
+        raise CommandError(str(problem), "--store") from None
+    except sqlite3.DatabaseError as problem:
+        raise CommandError(f"cannot open the store: {problem}", "--store") from None
+    try:
+        yield store
+    finally:
+        store.close()
+
+
+MAX_TRACE_SUFFIX = 1000
+
+
+def _trace_file(trace_dir: Path | None, process: str, config: dict[str, Any]) -> JsonlTraceFile | None:
+    """This process's trace, DIR/trace-NAME-PID.jsonl (the pid keeps two runs of one name apart).
+
+    A file is never reused (a header opens each): when the name is taken (a reused pid, or
+    several commands run in one process) the next free DIR/trace-NAME-PID-N.jsonl is used."""
+    if trace_dir is None:
+        return None
+    if not trace_dir.is_dir():
+        raise CommandError(f"no such directory: {trace_dir}", "--trace-dir")
+    stem = f"trace-{process}-{os.getpid()}"
+    for n in range(1, MAX_TRACE_SUFFIX + 1):
+        path = trace_dir / (f"{stem}.jsonl" if n == 1 else f"{stem}-{n}.jsonl")
+        try:
+            return JsonlTraceFile(path, process, config)
+        except FileExistsError:
+            continue
+        except OSError as problem:
+            raise CommandError(f"cannot create {path}: {problem.strerror}", "--trace-dir") from None
+    raise CommandError(f"{MAX_TRACE_SUFFIX} trace files named {stem}*.jsonl exist already", "--trace-dir")
+
+
+def _traced_set_budgets(path: Path, budgets: Budgets, trace_dir: Path | None) -> None:
+    tracer = _trace_file(trace_dir, BUDGETS_PROCESS, {"command": "budgets"})
+    try:
+        with SqliteStore(path, tracer=tracer, process=BUDGETS_PROCESS) as store:
+            store.set_budgets(budgets)
+    finally:
+        if tracer is not None:
+            tracer.close()
+
+
+def _json_option(text: str, option: str) -> Any:
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as problem:
+        raise CommandError(f"not JSON: {problem.msg} at column {problem.colno}", option) from None
+
+
+def _budget_pairs(pairs: list[str], option: str) -> dict[str, int]:
+    table: dict[str, int] = {}
+    for pair in pairs:
+        key, sep, value = pair.rpartition("=")
+        if not sep or not key or not value.isdigit():
+            raise CommandError(f"expected NAME=UNITS (e.g. providers=20), got {pair!r}", option)
+        table[key] = int(value)
+    return table
+
+
+def register(app: typer.Typer) -> None:
+    jobs_app = typer.Typer(
+        help="A job queue with resource-aware admission (docs/jobs.md).", no_args_is_help=True
+    )
+    app.add_typer(jobs_app, name="jobs")
+
+    @jobs_app.command("enqueue")
+    def enqueue_command(
+        queue: Annotated[str, typer.Argument(help="queue name")],
+        payload: Annotated[str, typer.Option("--payload", help="the job's payload, as JSON")] = "null",
+        handler: Annotated[
+            str | None, typer.Option("--handler", help="handler name [default: the queue]")
+        ] = None,
+        priority: Annotated[
+            int, count("higher runs first", "--priority", low=-MAX_PRIORITY, high=MAX_PRIORITY)
+        ] = 0,
+        delay: Annotated[float, seconds("wait before the job is claimable", "--delay")] = 0.0,
+        max_attempts: Annotated[
+            int, count("attempts before it fails", "--max-attempts", high=MAX_ATTEMPTS)
+        ] = 3,
+        backoff: Annotated[float, seconds("wait before the 2nd attempt, doubling", "--backoff")] = 1.0,
+        group: Annotated[str | None, typer.Option("--group", help="concurrency_group")] = None,
+        limit: Annotated[
+            int | None, count("concurrency_limit of the group", "--limit", high=MAX_COST)
+        ] = None,
+        cost: Annotated[int, at_least_zero("cost_units", "--cost", high=MAX_COST)] = 1,
+        trace_dir: Annotated[
+            Path | None,
+            typer.Option(
+                "--trace-dir",
+                help="trace the enqueue to DIR/trace-enqueue-PID.jsonl (-N added if taken); a trace"
+                " validates only with every job's enqueue",
+            ),
+        ] = None,
+        store_url: StoreOption = None,
+        json_out: JsonOption = False,
+    ) -> None:
+        """Add one job; prints its id."""
+        try:
+            spec = JobSpec(
+                queue,
+                _json_option(payload, "--payload"),
+                handler=handler,
+                priority=priority,
+                delay=delay,
+                max_attempts=max_attempts,
+                backoff=backoff,
+                concurrency_group=group,
+                concurrency_limit=limit,
+                cost_units=cost,
+            )
+        except (TypeError, ValueError) as problem:
+            raise CommandError(str(problem)) from None
+        tracer = _trace_file(trace_dir, ENQUEUE_PROCESS, {"command": "enqueue"})
+        try:
+            with _store(store_url, tracer=tracer, process=ENQUEUE_PROCESS) as store:
+                try:
+                    job = store.enqueue(spec)
+                except BudgetRefusal as problem:
+                    raise CommandError(f"refused, nothing stored: {problem}", "--cost") from None
+        finally:
+            if tracer is not None:
+                tracer.close()
+        _out(job.as_json(), json_out, f"enqueued job {job.id} on {job.queue}")
+
+    @jobs_app.command("worker")
+    def worker_command(
+        handlers: Annotated[str, typer.Option("--handlers", help="importable module with the handlers")],
+        queue: Annotated[
+            list[str] | None, typer.Option("--queue", help="claim only from these queues")
+        ] = None,
+        once: Annotated[
+            bool, typer.Option("--once", help="one-shot: stop when nothing is claimable now")
+        ] = False,
+        until_done: Annotated[
+            bool, typer.Option("--until-done", help="stop when no job is pending or processing")
+        ] = False,
+        time_budget: Annotated[
+            float | None,
+            seconds("stop claiming after this; admission denies jobs that would not fit", "--time-budget"),
+        ] = None,
+        max_jobs: Annotated[int | None, count("stop after running this many jobs", "--max-jobs")] = None,
+        lease: Annotated[float, seconds("lease of a claimed job", "--lease")] = 300.0,
+        poll: Annotated[float, seconds("wait between empty claims", "--poll")] = 0.2,
+        retry_after: Annotated[float, seconds("retry-after of a denied job", "--retry-after")] = 1.0,
+        memory_limit: Annotated[
+            int | None,
+            count("this worker's memory limit, MiB (worker headroom check)", "--memory-limit", high=MAX_MB),
+        ] = None,
+        memory_margin: Annotated[
+            int, at_least_zero("margin added to a handler's peak, MiB", "--memory-margin", high=MAX_MB)
+        ] = 64,
+        admission: Annotated[
+            bool, typer.Option("--admission/--no-admission", help="the process-level admission checks")
+        ] = True,
+        system_memory: Annotated[
+            bool, typer.Option("--system-memory/--no-system-memory", help="read cgroup / /proc/meminfo")
+        ] = True,
+        name: Annotated[str | None, typer.Option("--name", help="worker name [default: w<pid>]")] = None,
+        trace_dir: Annotated[
+            Path | None,
+            typer.Option(
+                "--trace-dir",
+                help="write this process's trace to DIR/trace-NAME-PID.jsonl (-N added if taken)",
+            ),
+        ] = None,
+        quiet: Annotated[bool, typer.Option("--quiet", help="no progress lines on stderr")] = False,
+        store_url: StoreOption = None,
+        json_out: JsonOption = False,
+    ) -> None:
+        """Claim and run jobs; progress on stderr, a summary (or --json report) on stdout."""
+        if lease <= 0:
+            raise CommandError("must be more than 0 seconds", "--lease")
+        try:
+            table = load_handlers(handlers)
+        except ValueError as problem:
+            raise CommandError(str(problem), "--handlers") from None
+        worker_name = name if name is not None else f"w{os.getpid()}"
+        options = WorkerOptions(
+            name=worker_name,
+            queues=queue or None,
+            once=once,
+            until_done=until_done,
+            time_budget=time_budget,
+            max_jobs=max_jobs,
+            lease=lease,
+            poll=poll,
+            admission=admission,
+            system_memory=system_memory,
+            memory_limit=None if memory_limit is None else memory_limit * MB,
+            memory_margin=memory_margin * MB,
+            retry_after=retry_after,
+        )
+        tracer = _trace_file(trace_dir, worker_name, {"handlers": handlers, "lease": lease})
+
+        def progress(event: dict[str, Any]) -> None:
+            if not quiet:
+                fields = " ".join(
+                    f"{k}={v}" for k, v in event.items() if k not in ("event", "worker", "report")
+                )
+                sys.stderr.write(f"[{worker_name}] {event['event']} {fields}\n")
+
+        try:
+            with _store(store_url, tracer=tracer, process=worker_name) as store:
+                worker = Worker(store, table, options, progress=progress)
+                previous = signal.getsignal(signal.SIGTERM)
+                signal.signal(signal.SIGTERM, lambda *_: setattr(worker, "stop_requested", True))
+                try:
+                    report = worker.run()
+                finally:
+                    signal.signal(signal.SIGTERM, previous)
+        finally:
+            if tracer is not None:
+                tracer.close()
+        denied = sum(report.denied.values())
+        _out(
+            report.as_json(),
+            json_out,
+            f"{worker_name}: {report.done} done, {report.failed} failed, {report.retried} retried,"
+            f" {denied} denials, stopped: {report.stopped}",
+        )
+
+    @jobs_app.command("status")
+    def status_command(
+        job: Annotated[int | None, count("show one job", "--job", low=1)] = None,
+        workflow: Annotated[
+            int | None, count("show one workflow run and its budget", "--workflow", low=1)
+        ] = None,
+        limit: Annotated[int, at_least_zero("deferred and failed jobs listed", "--limit", high=1000)] = 20,
+        store_url: StoreOption = None,
+        json_out: JsonOption = False,
+    ) -> None:
+        """Counts per state, active cost against budgets, deferred jobs with their denial reasons."""
+        with _store(store_url) as store:
+            if job is not None:
+                found = store.get(job)
+                if found is None:
+                    raise CommandError(f"no job {job}", "--job")
+                _out(found.as_json(), json_out, json.dumps(found.as_json(), indent=2))
+                return
+            if workflow is not None:
+                run = store.workflow(workflow)
+                if run is None:
+                    raise CommandError(f"no workflow run {workflow}", "--workflow")
+                _out(run, json_out, json.dumps(run, indent=2))
+                return
+            status = store.status(limit)
+        doc = status.as_json()
+        lines = [" ".join(f"{k}={v}" for k, v in status.counts.items())]
+        for kind in ("queues", "groups"):
+            budgets = getattr(status.budgets, kind)
+            for key in sorted(set(budgets) | set(status.active_cost[kind])):
+                active = status.active_cost[kind].get(key, 0)
+                lines.append(f"{kind[:-1]} {key}: active {active} / {budgets.get(key, '-')}")
+        lines += [f"deferred job {d['id']} ({d['queue']}): {d['reason']}" for d in status.deferred]
+        lines += [f"failed job {f['id']} ({f['queue']}): {f['reason']}" for f in status.failed]
+        _out(doc, json_out, "\n".join(lines))
+
+    @jobs_app.command("budgets")
+    def budgets_command(
+        queue: Annotated[list[str] | None, typer.Option("--queue", help="NAME=UNITS, repeatable")] = None,
+        group: Annotated[list[str] | None, typer.Option("--group", help="NAME=UNITS, repeatable")] = None,
+        clear: Annotated[bool, typer.Option("--clear", help="remove every budget")] = False,
+        trace_dir: Annotated[
+            Path | None,
+            typer.Option(
+                "--trace-dir",
+                help="trace a change to DIR/trace-budgets-PID.jsonl (-N added if taken); the trace"
+                " checker judges denials against the budgets it saw set",
+            ),
+        ] = None,
+        store_url: StoreOption = None,
+        json_out: JsonOption = False,
+    ) -> None:
+        """Show the budgets; with --queue/--group set them (merged into the current ones)."""
+        with _store(store_url) as store:
+            current = Budgets() if clear else store.budgets()
+            if queue or group or clear:
+                try:
+                    current = Budgets(
+                        {**current.queues, **_budget_pairs(queue or [], "--queue")},
+                        {**current.groups, **_budget_pairs(group or [], "--group")},
+                    )
+                except (TypeError, ValueError) as problem:
+                    raise CommandError(str(problem)) from None
+                _traced_set_budgets(store.path, current, trace_dir)
+        _out(current.as_json(), json_out, json.dumps(current.as_json()))
+
+    @jobs_app.command("workflow")
+    def workflow_command(
+        definition: Annotated[Path, typer.Argument(metavar="FILE", help="a workflow definition (JSON)")],
+        state: Annotated[str, typer.Option("--state", help="the initial state, a JSON object")] = "{}",
+        store_url: StoreOption = None,
+        json_out: JsonOption = False,
+    ) -> None:
+        """Start a workflow run from a JSON definition (docs/jobs.md); prints the run's id."""
+        try:
+            doc = json.loads(definition.read_text(encoding="utf-8"))
+        except OSError as problem:
+            raise CommandError(f"cannot read {definition}: {problem.strerror}", "FILE") from None
+        except (json.JSONDecodeError, UnicodeError) as problem:
+            raise CommandError(f"{definition} is not JSON: {problem}", "FILE") from None
+        initial = _json_option(state, "--state")
+        if not isinstance(initial, dict):
+            raise CommandError("must be a JSON object", "--state")
+        try:
+            flow = Workflow.from_definition(doc)
+        except (TypeError, ValueError) as problem:
+            raise CommandError(f"{definition}: {problem}", "FILE") from None
+        with _store(store_url) as store:
+            run_id = store.start_workflow(flow, initial)
+            run = store.workflow(run_id)
+        _out(run, json_out, f"started workflow run {run_id} ({flow.name})")

@@ -1,0 +1,98 @@
+"""The event pool's harness scenarios, for `lanecheck explore` and `lanecheck verify`.
+
+The programs are ``scenarios.py``'s (the real ``EventPool`` under the harness); the
+seeded reference bugs are ``reference_mutants.py``. The small correct scenarios are
+exhaustive under DPOR (execution counts measured on this machine, in the docs of each
+row); two threads with more than one work are sampled with PCT ("bounded"). Each
+mutant must be caught by DPOR with the failure kind it names.
+"""
+
+from __future__ import annotations
+
+from functools import partial
+
+from model_checks.design import Scenario
+from model_checks.designs.event_pool.reference_mutants import REFERENCE_MUTANTS
+from model_checks.designs.event_pool.scenarios import PoolScenario, pool_program
+from reference.scheduler import StopMode
+
+# name -> (scenario, DPOR executions when exhaustive, what it shows)
+EXHAUSTIVE: dict[str, tuple[PoolScenario, int, str]] = {
+    "one-thread": (
+        PoolScenario(threads=1, posts=2),
+        165,
+        "one thread, two works: the second waits in the list",
+    ),
+    "one-thread-three": (PoolScenario(threads=1, posts=3), 717, "one thread, three works"),
+    "one-thread-raises": (
+        PoolScenario(threads=1, posts=2, raising=(0,)),
+        165,
+        "a work that raises is reported to on_error and the thread takes the next",
+    ),
+    "two-threads": (PoolScenario(threads=2, posts=1), 603, "two threads, one work: idle first"),
+    "discard": (
+        PoolScenario(threads=1, posts=2, stop=StopMode.DISCARD),
+        140,
+        "stop(discard): every work ran or was reported discarded",
+    ),
+    "api-wait": (
+        PoolScenario(threads=1, posts=2, api=True),
+        598,
+        "one work object submitted twice runs two callbacks; wait, close, stop",
+    ),
+    "api-cancel": (
+        PoolScenario(threads=1, posts=2, api=True, cancel=True),
+        801,
+        "wait_for_callbacks(cancel_pending=True): each submission ran or was cancelled",
+    ),
+}
+
+SAMPLED: dict[str, tuple[PoolScenario, str]] = {
+    "two-threads-busy": (
+        PoolScenario(threads=2, posts=3),
+        "two threads, three works: a post finds both busy and a finishing thread takes it",
+    ),
+    "two-threads-api-cancel": (
+        PoolScenario(threads=2, posts=3, api=True, cancel=True),
+        "two threads, three submissions, wait with cancel",
+    ),
+    "timeouts": (
+        PoolScenario(threads=1, posts=2, wait_timeout=1.0),
+        "waits with a (virtual) timeout: a timed-out wait looks at the list and waits again",
+    ),
+}
+
+
+def _table() -> dict[str, Scenario]:
+    table: dict[str, Scenario] = {}
+    for name, (sc, _, doc) in EXHAUSTIVE.items():
+        table[name] = Scenario(
+            name,
+            partial(pool_program, sc),
+            doc=doc,
+            options={"strategy": "dpor", "time_limit": 120},
+            subject=f"scenario event-pool/{name}",
+        )
+    for name, (sc, doc) in SAMPLED.items():
+        table[name] = Scenario(
+            name,
+            partial(pool_program, sc),
+            expect="bounded",
+            doc=doc,
+            options={"strategy": "pct", "seed": 1, "max_executions": 500},
+            quick_options={"strategy": "pct", "seed": 1, "max_executions": 50},
+            subject=f"scenario event-pool/{name} [pct]",
+        )
+    for name, m in REFERENCE_MUTANTS.items():
+        table[f"mutant/{name}"] = Scenario(
+            f"mutant/{name}",
+            partial(pool_program, m.scenario, build=m.build),
+            expect=m.expect,
+            doc=m.doc,
+            options={"strategy": "dpor", "time_limit": 60},
+            subject=f"event-pool reference --mutant {name}",
+        )
+    return table
+
+
+SCENARIOS: dict[str, Scenario] = _table()

@@ -1,0 +1,85 @@
+"""`lanecheck verify` rows: the event pool's traces under the harness, correct and mutated.
+
+Every execution of the clean harness scenarios (``harness.EXHAUSTIVE`` and ``SAMPLED``) is
+traced and its trace validated as a complete trace (``traced.traced_program``); each
+reference mutant's failing trace must be rejected by the validator at a located seq. (The
+harness verdicts themselves are the generic scenario rows of ``Design.scenarios``.)
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Iterator
+
+from model_checks.designs.event_pool.harness import EXHAUSTIVE, SAMPLED
+from model_checks.designs.event_pool.reference_mutants import REFERENCE_MUTANTS
+from model_checks.designs.event_pool.trace.traced import failure_lines, traced_program
+from model_checks.designs.event_pool.trace.validate import validate_lines
+from model_checks.harness.api import check
+from model_checks.harness.options import Options
+from model_checks.verify import VerifyRow
+
+# verify --quick: the exhaustive scenarios below this many executions, and 50 sampled ones.
+QUICK_EXECUTIONS = 200
+
+
+def rows(quick: bool) -> Iterator[VerifyRow]:
+    for name, (sc, executions, _) in EXHAUSTIVE.items():
+        if quick and executions > QUICK_EXECUTIONS:
+            continue
+        result = check(traced_program(sc), Options(strategy="dpor", time_limit=120))
+        actual = "failed" if result.failure is not None else result.verdict
+        figures = result.figures() + (f"; {result.failure.message}" if result.failure else "")
+        yield VerifyRow(
+            "conformance",
+            f"event-pool scenario {name} (every trace validated)",
+            "exhaustive",
+            actual,
+            figures,
+            result.elapsed,
+        )
+    for name, (sc, _) in SAMPLED.items():
+        options = Options(strategy="pct", seed=1, max_executions=50 if quick else 500)
+        result = check(traced_program(sc), options)
+        actual = "failed" if result.failure is not None else result.verdict
+        figures = result.figures() + (f"; {result.failure.message}" if result.failure else "")
+        yield VerifyRow(
+            "conformance",
+            f"event-pool scenario {name} [pct] (every trace validated)",
+            "bounded",
+            actual,
+            figures,
+            result.elapsed,
+        )
+    yield from mutant_rows()
+
+
+def mutant_rows() -> Iterator[VerifyRow]:
+    """Each reference mutant's failing trace, rejected at a located seq."""
+    quiet = logging.getLogger("reference")  # a seeded bug makes the reference log tracebacks
+    previous = quiet.level
+    quiet.setLevel(logging.CRITICAL)
+    try:
+        for name, m in REFERENCE_MUTANTS.items():
+            started = time.perf_counter()
+            program = traced_program(m.scenario, build=m.build, validate=False)
+            result = check(program, Options(strategy="dpor", time_limit=60))
+            subject = f"event-pool trace of reference --mutant {name}"
+            if result.failure is None:
+                yield VerifyRow("conformance", subject, "rejected", "no failing trace", "", 0.0)
+                continue
+            lines = failure_lines(result.failure, m.scenario.threads)
+            # A lost wakeup ends the run in a deadlock: no stop_end, so the end is judged.
+            verdict = validate_lines(lines, complete=result.failure.kind == "lost_wakeup")
+            located = verdict.code == 1 and verdict.seq is not None
+            yield VerifyRow(
+                "conformance",
+                subject,
+                "rejected",
+                "rejected" if located else f"exit {verdict.code}",
+                f"seq {verdict.seq} of {len(lines) - 1}, rule {verdict.rule}: {verdict.message}",
+                time.perf_counter() - started,
+            )
+    finally:
+        quiet.setLevel(previous)

@@ -1,0 +1,163 @@
+"""The state the fast engine simulates: one state of the spec in normal form, and how it is shown.
+
+``SimState`` holds the variables and the internal steps that are placed rather
+than searched (StopCall, GiveUpDrain, see ``fast``); ``sim_stop`` adds the Stop
+events, ``fast.Sim`` the lanes' and workers' events.
+"""
+
+from __future__ import annotations
+
+import json
+from abc import ABC, abstractmethod
+from collections import defaultdict, deque
+from typing import Any, Self
+
+from model_checks.conformance.reader import clip
+from model_checks.conformance.verdict import Rejected
+from model_checks.designs.work_lane.trace.parse import Config, Event
+
+IDLE, SCHEDULED, DRAINING = 0, 1, 2
+STATUS_NAMES = ("Idle", "Scheduled", "Draining")
+RUNNING, CLOSING, STOPPING, STOPPED = 0, 1, 2, 3
+PHASE_NAMES = ("Running", "Closing", "Stopping", "Stopped")
+TOOK, DRAIN, OWES = 0, 1, 2
+PC_NAMES = ("took", "drain", "owes")
+SHOWN_CHARS = 200
+
+
+def show(item: Any) -> str:
+    """An item for a message: JSON, cut short when long (the verdict's states keep it whole)."""
+    return clip(json.dumps(item, ensure_ascii=False), SHOWN_CHARS)
+
+
+def show_items(items: Any) -> str:
+    return clip("[" + ", ".join(show(i) for i in items) + "]", 4 * SHOWN_CHARS)
+
+
+class SimState(ABC):
+    """One possible state of the spec (in normal form), updated in place by each event."""
+
+    __slots__ = (
+        "budget",
+        "cap",
+        "ineligible",
+        "lanes",
+        "mode",
+        "n_workers",
+        "p_owes",
+        "phase",
+        "queue",
+        "ready",
+        "ready_cap",
+        "status",
+        "stopper",
+        "workers",
+    )
+
+    def __init__(self, config: Config) -> None:
+        self.lanes = config.lanes
+        self.n_workers = config.workers
+        self.cap = config.lane_capacity
+        self.budget = config.max_per_drain
+        self.ready_cap = config.ready_capacity
+        # Per-lane state exists only for the lanes the trace names (a header may declare 65,536).
+        self.queue: defaultdict[int, deque[Any]] = defaultdict(deque)
+        self.status: defaultdict[int, int] = defaultdict(int)  # IDLE
+        self.ready: deque[int] = deque()
+        # thread -> [pc, lane, invoked, hand, may_stop]; only threads holding a work item
+        self.workers: dict[str, list[Any]] = {}
+        self.p_owes: dict[str, int] = {}  # producer thread -> lane it must submit
+        self.phase = RUNNING
+        self.mode: str | None = None
+        self.stopper: str | None = None
+        self.ineligible: set[str] | None = None  # after StopCall: threads that cannot have been admitted
+
+    def clone(self) -> Self:
+        cls = type(self)
+        other = cls.__new__(cls)
+        for name in SimState.__slots__:  # the subclasses add steps, no variables
+            setattr(other, name, getattr(self, name))
+        other.queue = defaultdict(deque, {lane: deque(q) for lane, q in self.queue.items()})
+        other.status = defaultdict(int, self.status)
+        other.ready = deque(self.ready)
+        other.workers = {t: list(w) for t, w in self.workers.items()}
+        other.p_owes = dict(self.p_owes)
+        other.ineligible = set(self.ineligible) if self.ineligible is not None else None
+        return other
+
+    # ------------------------------------------------------------------ internal steps
+
+    def stop_call(self, mode: str) -> None:
+        """StopCall (anonymous until stop_begin names its thread)."""
+        self.phase = CLOSING
+        self.mode = mode
+        self.ineligible = set(self.p_owes)
+        if mode == "discard":
+            self.give_up()
+
+    def give_up(self) -> None:
+        """GiveUpDrain for every worker that took a work item but did not begin draining it."""
+        for t in [t for t, w in self.workers.items() if w[0] == TOOK]:
+            del self.workers[t]
+
+    def discarding(self) -> bool:
+        return self.mode == "discard" and (self.phase == CLOSING or self.phase == STOPPING)
+
+    # ------------------------------------------------------------------ events
+
+    @abstractmethod
+    def step(self, ev: Event) -> list[Self] | None:
+        """Apply ``ev``; None when this state was updated in place, else the states it became."""
+
+    def _branch(self, ev: Event) -> list[Self]:
+        """StopCall must have happened before ``ev`` but its mode is not known yet: try both."""
+        other = self.clone()
+        self.stop_call("drain")
+        other.stop_call("discard")
+        out: list[Self] = []
+        first: Rejected | None = None
+        for sim in (self, other):
+            try:
+                more = sim.step(ev)
+            except Rejected as problem:
+                first = first or problem
+                continue
+            out.extend(more if more is not None else [sim])
+        if not out:
+            assert first is not None
+            raise first
+        return out
+
+    # ------------------------------------------------------------------ reporting
+
+    def describe(self) -> dict[str, Any]:
+        phase = PHASE_NAMES[self.phase] + (f"({self.mode})" if self.mode else "")
+        return {
+            "phase": phase,
+            "queue": {str(lane): list(self.queue[lane]) for lane in self._named()},
+            "status": {str(lane): STATUS_NAMES[self.status[lane]] for lane in self._named()},
+            "ready": list(self.ready),
+            "workers": {
+                t: f"{PC_NAMES[w[0]]} lane {w[1]} invoked={w[2]}"
+                + (f" holding {show(w[3])}" if w[3] is not None else "")
+                for t, w in sorted(self.workers.items())
+            },
+            "owed_submissions": {t: lane for t, lane in sorted(self.p_owes.items())},
+        }
+
+    def _named(self) -> list[int]:
+        """The lanes the trace has named so far (the others are Idle and empty)."""
+        return sorted(set(self.queue) | set(self.status))
+
+    def pending(self) -> dict[str, Any]:
+        items: dict[str, list[Any]] = {}
+        for lane, q in sorted(self.queue.items()):
+            held = [w[3] for w in self.workers.values() if w[1] == lane and w[3] is not None]
+            if held or q:
+                items[str(lane)] = held + list(q)
+        owed = {t: lane for t, lane in self.p_owes.items()}
+        owed.update({t: w[1] for t, w in self.workers.items() if w[0] == OWES})
+        out: dict[str, Any] = {"items": items, "submissions": dict(sorted(owed.items()))}
+        if self.phase in (CLOSING, STOPPING):
+            out["stop"] = f"Stop({self.mode}) in progress" + (f" by {self.stopper}" if self.stopper else "")
+        return out

@@ -1,0 +1,62 @@
+"""The lock-free Work Lane's harness scenarios as `lanecheck verify` and `lanecheck explore` see them.
+
+The scenarios are ``scenarios.py`` (the real ``LockFreeScheduler`` under the harness, every
+atomic step a scheduling point); the seeded reference bugs are ``reference_mutants.py``.
+
+Two producers on one lane with Stop(drain) are explored exhaustively by DPOR (the execution count
+is recorded in tests/work_lane_lockfree/test_reference_harness.py); the other scenarios are
+sampled with PCT, so their rows say "bounded". The race
+detector is off in the exhaustive rows, whose verdict then says "synchronisation points only"
+(it costs several times the executions/s); the PCT rows run it, and the reference has no
+unsynchronised shared field (every flag is an atomic). Each mutant must be caught by DPOR with
+the failure kind it names.
+"""
+
+from __future__ import annotations
+
+from functools import partial
+
+from model_checks.design import Scenario
+from model_checks.designs.work_lane_lockfree.reference_mutants import REFERENCE_MUTANTS
+from model_checks.designs.work_lane_lockfree.scenarios import (
+    SCENARIO_SPECS,
+    LockFreeScenario,
+    lockfree_program,
+)
+
+# Exhaustive under DPOR: 54,424 executions, 84 s on the pure-Python harness core (so also under
+# --quick, where sampling would make the verdict "bounded"). The Stop(discard) scenarios on one
+# lane were still open after 26,739 executions (60 s), so they are sampled like the two-lane ones.
+EXHAUSTIVE = frozenset({"one-producer", "one-lane-drain"})
+QUICK_PROOFS = frozenset({"one-producer"})
+_PCT = {"strategy": "pct", "seed": 1, "max_executions": 300, "races": True}
+_PCT_QUICK = {"strategy": "pct", "seed": 1, "max_executions": 30, "races": True}
+
+
+def _table() -> dict[str, Scenario]:
+    table: dict[str, Scenario] = {}
+    for name, spec in SCENARIO_SPECS.items():
+        exhaustive = name in EXHAUSTIVE
+        table[name] = Scenario(
+            name,
+            partial(lockfree_program, spec),
+            expect="exhaustive" if exhaustive else "bounded",
+            options={"strategy": "dpor", "time_limit": 600} if exhaustive else _PCT,
+            # the 2-producer proof takes minutes: `verify --quick` samples it (a bounded row)
+            quick_options=None if name in QUICK_PROOFS else _PCT_QUICK,
+            quick_expect="bounded" if exhaustive and name not in QUICK_PROOFS else None,
+            subject=f"scenario work-lane-lockfree/{name} [{'dpor' if exhaustive else 'pct'}]",
+        )
+    for name, m in REFERENCE_MUTANTS.items():
+        table[f"mutant/{name}"] = Scenario(
+            f"mutant/{name}",
+            partial(lockfree_program, LockFreeScenario(**m.scenario), build=m.build),
+            expect=m.expect,
+            doc=m.doc,
+            options={"strategy": "dpor", "time_limit": 60},
+            subject=f"work-lane-lockfree reference --mutant {name}",
+        )
+    return table
+
+
+SCENARIOS: dict[str, Scenario] = _table()

@@ -1,0 +1,153 @@
+"""Seeded bugs in the *real* lock-free reference, one seam each, named as the spec mutants
+(``spec_mutants.py``) that are the same bug one level up.
+
+Production code carries no bugs on purpose; these variants live with the checks. Each is a
+``LockFreeLane`` subclass plugged in through ``lane_factory``, or a ``LockFreeScheduler``
+subclass, so the harness runs the production algorithm but for one step.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+from model_checks.mutant import by_name
+from reference.work_lane_lockfree import LockFreeScheduler, StopMode
+from reference.work_lane_lockfree_lane import DRAINING, IDLE, SCHEDULED, LockFreeLane, PostOutcome
+from reference.work_lane_lockfree_queue import EMPTY
+
+T = TypeVar("T")
+
+
+class CasBeforePushLane(LockFreeLane[T]):
+    """BUG: the producer CASes Idle -> Scheduled before its push: a drainer that releases and
+    re-checks in between finds nothing, and the item then lands in an Idle lane."""
+
+    def publish(self, item: T) -> PostOutcome:
+        if len(self.queue) >= self.queue.capacity:
+            self._emit("post", self._post_fields(item, "capacity_exceeded"))
+            return PostOutcome.FULL
+        won = self.word.compare_and_swap(IDLE, SCHEDULED)
+        post = self._post_fields(item, "ok")
+        post["submit"] = won
+        if not self.queue.push(item):  # another producer filled the lane in between
+            if won:
+                self.word.store(IDLE)
+            post["result"], post["submit"] = "capacity_exceeded", False
+            self._emit("post", post)
+            return PostOutcome.FULL
+        self._emit("post", post)
+        return PostOutcome.ACCEPTED_SUBMIT if won else PostOutcome.ACCEPTED
+
+
+class NoRecheckLane(LockFreeLane[T]):
+    """BUG: CAS Draining -> Idle ends the drain: an item whose producer's CAS saw Draining stays behind."""
+
+    def _end_drain(self, invoked: int) -> bool:
+        if not self.word.compare_and_swap(DRAINING, IDLE):
+            raise RuntimeError(f"lane {self.index}: a drain ended on a lane that was not Draining")
+        self._emit("drain_end", {"lane": self.index, "outcome": "idle", "invoked": invoked})
+        return False
+
+
+class IdleAfterRecheckLane(LockFreeLane[T]):
+    """BUG: the re-check while still Draining, the Draining -> Idle CAS after it: a post whose CAS
+    saw Draining in between is never looked at again."""
+
+    def _end_drain(self, invoked: int) -> bool:
+        if len(self.queue):
+            if not self.word.compare_and_swap(DRAINING, SCHEDULED):
+                raise RuntimeError(f"lane {self.index}: a drain ended on a lane that was not Draining")
+            self._emit("drain_end", {"lane": self.index, "outcome": "resubmit", "invoked": invoked})
+            return True
+        if not self.word.compare_and_swap(DRAINING, IDLE):
+            raise RuntimeError(f"lane {self.index}: a drain ended on a lane that was not Draining")
+        self._emit("drain_end", {"lane": self.index, "outcome": "idle", "invoked": invoked})
+        return False
+
+
+class ResetDropsUnreportedLane(LockFreeLane[T]):
+    """BUG: the Stop(discard) reset destroys the lane's items without reporting them."""
+
+    def reset(self) -> list[T]:
+        while self.queue.pop() is not EMPTY:
+            pass
+        self.word.store(IDLE)
+        return []
+
+
+class StopSkipsInflightScheduler(LockFreeScheduler[T]):
+    """BUG: Stop does not wait for the posts in flight: one admitted before admission closed
+    pushes (and submits) after Stop(drain) returned."""
+
+    def _wait_posts_settled(self) -> None:
+        return None
+
+
+@dataclass(frozen=True)
+class ReferenceMutant:
+    name: str
+    doc: str
+    build: Callable[..., LockFreeScheduler[Any]]  # same signature as ``LockFreeScheduler``
+    expect: str  # the harness ``Failure.kind`` a run must report
+    spec_variant: str  # the same bug in the spec (``spec_mutants.MUTANTS``)
+    # The smallest scenario that shows it, as ``LockFreeScenario`` fields.
+    scenario: dict[str, Any] = field(default_factory=dict)
+
+
+def _with_lane(lane: type[LockFreeLane[Any]]) -> Callable[..., LockFreeScheduler[Any]]:
+    def build(*args: Any, **kwargs: Any) -> LockFreeScheduler[Any]:
+        return LockFreeScheduler(*args, **{**kwargs, "lane_factory": lane})
+
+    return build
+
+
+# One producer posting twice to one lane with one worker and a budget of one: the second post's
+# CAS, or its push, races the drain of the first. What a lost wakeup leaves is an item in an
+# Idle lane: Stop(drain) finds it and fails (reporting it), and the scenario's check says so.
+ONE_PRODUCER_TWO_POSTS = {"producers": 1, "items": 2, "lanes": 1, "workers": 1, "budget": 1, "capacity": 2}
+ONE_POST = {"producers": 1, "items": 1, "lanes": 1, "workers": 1}
+
+REFERENCE_MUTANTS: dict[str, ReferenceMutant] = by_name(
+    ReferenceMutant(
+        "cas-before-push",
+        "the producer's Idle -> Scheduled CAS before its push",
+        _with_lane(CasBeforePushLane),
+        expect="assertion",
+        spec_variant="cas-before-push",
+        scenario=ONE_PRODUCER_TWO_POSTS,
+    ),
+    ReferenceMutant(
+        "no-recheck",
+        "the end of a drain without the re-check after Draining -> Idle",
+        _with_lane(NoRecheckLane),
+        expect="assertion",
+        spec_variant="no-recheck",
+        scenario=ONE_PRODUCER_TWO_POSTS,
+    ),
+    ReferenceMutant(
+        "idle-after-recheck",
+        "the re-check while Draining, the Draining -> Idle CAS after it",
+        _with_lane(IdleAfterRecheckLane),
+        expect="assertion",
+        spec_variant="idle-after-recheck",
+        scenario=ONE_PRODUCER_TWO_POSTS,
+    ),
+    ReferenceMutant(
+        "stop-skips-inflight",
+        "Stop(drain) returning without waiting for posts in flight",
+        StopSkipsInflightScheduler,
+        expect="assertion",  # an item accepted after Stop(drain) returned is never invoked
+        spec_variant="stop-skips-inflight",
+        scenario={**ONE_POST, "stop_races_posts": True},
+    ),
+    ReferenceMutant(
+        "reset-drops-unreported",
+        "the Stop(discard) lane reset destroying items without reporting them",
+        _with_lane(ResetDropsUnreportedLane),
+        expect="assertion",  # an accepted item neither invoked nor reported discarded
+        spec_variant="reset-drops-unreported",
+        scenario={**ONE_POST, "stop": StopMode.DISCARD},
+    ),
+)

@@ -1,0 +1,224 @@
+"""Lock-free Work Lane scenarios: the real ``reference.work_lane_lockfree.LockFreeScheduler`` under
+the harness, every atomic step of its lanes a scheduling point.
+
+Each scenario races producers (two, by default, over one or two lanes) against the workers and a
+Stop, and checks in every explored execution:
+
+* no lost wakeup -- Stop(drain) returns SUCCESS with every lane empty (the scheduler turns a lane
+  left holding items into a failure, reported here with its message), and a deadlock while a
+  lane holds items is a ``lost_wakeup``;
+* conservation -- every accepted item is invoked exactly once (Stop(drain)), or invoked or
+  reported discarded exactly once (Stop(discard)); a refused item is neither;
+* per-lane FIFO -- one producer's items on one lane are invoked in posting order;
+* one drainer per lane -- ``drain_begin``/``drain_end`` of a lane never overlap and every
+  ``invoke`` is inside its lane's drain by the same worker (checked after every step).
+
+The final check's outcome is ``(accepted, invoked, discarded, empty drains)``, so a test can see
+which of the design's particular behaviours (the empty drain; with a recording pool, the refused
+submission after Stop(discard)) the search reached.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from model_checks.harness.runtime import ControlledRuntime
+from reference.results import Result
+from reference.tracing import RecordingTracer
+from reference.work_lane_lockfree import LaneSpec, LockFreeScheduler, Sizing, StopMode
+
+Program = Callable[[ControlledRuntime], object]
+Item = tuple[int, int]  # (producer, index)
+
+
+@dataclass(frozen=True)
+class LockFreeScenario:
+    producers: int = 2
+    items: int = 1  # posts per producer; producer p posts item i to lane (p + i) % lanes
+    lanes: int = 1
+    workers: int = 1
+    budget: int = 1
+    capacity: int = 2
+    stop: StopMode = StopMode.DRAIN
+    stop_races_posts: bool = False  # Stop starts before the producers are joined
+
+
+@dataclass
+class _Observed:
+    """What the callbacks saw. Each producer appends to its own lists and each lane's callbacks
+    (one at a time, ordered by the lane's own atomics) to that lane's, so recording adds no data
+    race of its own; the final check merges them."""
+
+    lanes: int
+    producers: int
+    accepted: list[list[tuple[Item, int]]] = field(default_factory=list)  # per producer: (item, lane)
+    refused: list[list[tuple[Item, Result]]] = field(default_factory=list)  # per producer
+    invoked: list[list[Item]] = field(default_factory=list)  # per lane
+    discarded: list[list[Item]] = field(default_factory=list)  # per lane
+    stop_results: list[Result] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self.accepted = [[] for _ in range(self.producers)]
+        self.refused = [[] for _ in range(self.producers)]
+        self.invoked = [[] for _ in range(self.lanes)]
+        self.discarded = [[] for _ in range(self.lanes)]
+
+
+class DrainOverlap(AssertionError):
+    """Two workers drained one lane at once, or an invoke ran outside its lane's drain."""
+
+
+class _DrainWatch:
+    """ "One drainer per lane" on the events recorded since the last step; it runs as the
+    scenario's invariant, in the harness's scheduler, so its bookkeeping is no shared state of the
+    program under test."""
+
+    def __init__(self, tracer: RecordingTracer) -> None:
+        self._tracer = tracer
+        self._seen = 0
+        self._draining: dict[int, str] = {}  # lane -> the worker draining it
+        self.empty_drains = 0
+
+    def check(self) -> bool:
+        if len(self._tracer) > self._seen:
+            events = self._tracer.events(self._seen)
+            self._seen += len(events)
+            for e in events:
+                self._step(str(e["event"]), e.get("lane"), str(e["thread"]), e)
+        return True
+
+    def _step(self, kind: str, lane: object, who: str, e: dict[str, Any]) -> None:
+        if not isinstance(lane, int):
+            return
+        if kind == "drain_begin":
+            if lane in self._draining:
+                raise DrainOverlap(f"lane {lane}: {who} began a drain while {self._draining[lane]} drains it")
+            self._draining[lane] = who
+        elif kind == "drain_end":
+            if self._draining.pop(lane, None) != who:
+                raise DrainOverlap(f"lane {lane}: {who} ended a drain it did not begin")
+            self.empty_drains += e["invoked"] == 0
+        elif kind == "invoke" and self._draining.get(lane) != who:
+            raise DrainOverlap(f"lane {lane}: {who} invoked outside its own drain")
+
+
+def lockfree_program(
+    sc: LockFreeScenario,
+    *,
+    build: Callable[..., LockFreeScheduler[Any]] = LockFreeScheduler,
+    **scheduler_options: Any,
+) -> Program:
+    """The scenario as a harness program. ``build`` makes the scheduler (``LockFreeScheduler``'s
+    signature: a subclass, or a factory plugging mutant lanes in); ``scheduler_options`` are extra
+    keyword arguments for it (e.g. a recording ``pool_factory``)."""
+
+    def program(rt: ControlledRuntime) -> object:
+        obs = _Observed(sc.lanes, sc.producers)
+        tracer = RecordingTracer()
+        watch = _DrainWatch(tracer)
+        sched: LockFreeScheduler[Item] = build(
+            [LaneSpec(lambda lane, item: obs.invoked[lane].append(item), context=i) for i in range(sc.lanes)],
+            workers=sc.workers,
+            lane_capacity=sc.capacity,
+            max_per_drain=sc.budget,
+            runtime=rt,
+            tracer=tracer,
+            on_discard=lambda lane, item: obs.discarded[lane].append(item),
+            sizing=Sizing.CHECKING,  # the spec's small sizes (capacity 1, ready queue = lanes)
+            **scheduler_options,
+        )
+        handles = [sched.get_lane(i)[1] for i in range(sc.lanes)]
+
+        def producer(p: int) -> Callable[[], None]:
+            def run() -> None:
+                for i in range(sc.items):
+                    lane = (p + i) % sc.lanes
+                    result = sched.try_post(handles[lane], (p, i))
+                    if result == Result.SUCCESS:
+                        obs.accepted[p].append(((p, i), lane))
+                    else:
+                        obs.refused[p].append(((p, i), result))
+
+            return run
+
+        rt.invariant(watch.check, "one drainer per lane")
+        rt.pending_work(lambda: any(queued(sched, lane) for lane in range(sc.lanes)))
+        rt.trace(
+            lambda: [f"{e['seq']:>3} {e['thread']:>5} {e['event']} {_fields(e)}" for e in tracer.events()]
+        )
+
+        threads = [rt.start_thread(producer(p), f"p{p}") for p in range(sc.producers)]
+        if not sc.stop_races_posts:
+            for t in threads:
+                t.join()
+        obs.stop_results.append(sched.stop(sc.stop))
+        for t in threads:
+            t.join()
+
+        def final() -> tuple[int, int, int, int]:
+            return (*final_checks(sc, obs, sched), watch.empty_drains)
+
+        return final
+
+    return program
+
+
+def queued(sched: LockFreeScheduler[Any], lane: int) -> int:
+    """How many items a lane holds, read from the model of its atomic cell, not through a scheduling
+    point: this runs between steps (at a deadlock, in the final check)."""
+    cell: Any = sched._lanes[lane].queue._cell
+    return len(cell._st.value)
+
+
+def _fields(e: dict[str, Any]) -> str:
+    return " ".join(f"{k}={v}" for k, v in e.items() if k not in ("seq", "thread", "event"))
+
+
+def final_checks(sc: LockFreeScenario, obs: _Observed, sched: LockFreeScheduler[Any]) -> tuple[int, int, int]:
+    failure = sched.failure
+    why = f": {failure.describe()} -- {failure.error}" if failure is not None else ""
+    assert obs.stop_results == [Result.SUCCESS], f"Stop returned {obs.stop_results}{why}"
+    left = {lane: queued(sched, lane) for lane in range(sc.lanes) if queued(sched, lane)}
+    assert not left, f"lost wakeup: lanes {left} still hold items after Stop({sc.stop.value}) returned"
+    accepted = sorted(item for mine in obs.accepted for item, _ in mine)
+    invoked = sorted(item for lane in obs.invoked for item in lane)
+    discarded = sorted(item for lane in obs.discarded for item in lane)
+    if sc.stop is StopMode.DRAIN:
+        assert invoked == accepted, f"conservation: accepted {accepted}, invoked {invoked}"
+        assert not discarded, f"Stop(drain) discarded {discarded}"
+    else:
+        assert sorted(invoked + discarded) == accepted, (
+            f"conservation: accepted {accepted}, invoked {invoked} + discarded {discarded}"
+        )
+    lane_of = {item: lane for mine in obs.accepted for item, lane in mine}
+    for lane in range(sc.lanes):
+        for item in obs.invoked[lane] + obs.discarded[lane]:
+            assert lane_of.get(item) == lane, f"{item} ran on lane {lane}, posted to {lane_of.get(item)}"
+        for p in range(sc.producers):
+            order = [i for q, i in obs.invoked[lane] if q == p]
+            assert order == sorted(order), f"lane {lane} FIFO broken for producer {p}: {order}"
+    return len(accepted), len(invoked), len(discarded)
+
+
+SCENARIO_SPECS: dict[str, LockFreeScenario] = {
+    # One producer, one lane, one worker: the post's push and CAS against the drain (a quick proof).
+    "one-producer": LockFreeScenario(producers=1),
+    # Two producers, one lane, one worker: a post's push and CAS race the drain's release,
+    # re-check and reclaim (the empty drain is reached here).
+    "one-lane-drain": LockFreeScenario(),
+    # Two workers: a reclaim races another worker's take of the producer's submission.
+    "one-lane-2-workers": LockFreeScenario(workers=2),
+    # A full lane: one post is CAPACITY_EXCEEDED.
+    "lane-at-capacity": LockFreeScenario(capacity=1),
+    # Two lanes, two workers, Stop(drain) racing the posts.
+    "two-lanes-stop-drain-races": LockFreeScenario(lanes=2, workers=2, stop_races_posts=True),
+    # Stop(discard) racing the posts: refused posts, drains given up, the reset's report.
+    "stop-discard-races-posts": LockFreeScenario(stop=StopMode.DISCARD, stop_races_posts=True),
+    # Stop(discard) after two posts with a budget of one: a worker that re-reserved the lane has
+    # its resubmission refused by the stopped pool, and the reset reports the item.
+    "stop-discard-refused-resubmit": LockFreeScenario(stop=StopMode.DISCARD),
+    # Two lanes under Stop(discard) after the posts.
+    "two-lanes-stop-discard": LockFreeScenario(lanes=2, workers=2, stop=StopMode.DISCARD),
+}

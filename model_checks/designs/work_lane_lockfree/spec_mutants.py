@@ -1,0 +1,234 @@
+"""Seeded bugs in the lock-free Work Lane spec: each must be caught, with a shortest counterexample.
+
+The first three are the lost-wakeup orders of push and CAS that a lock-free port can get
+wrong; the last two are the Stop bugs the ToolKit's traces showed (a Stop(drain) that does
+not wait and drops items, a lane reset that destroys items without reporting them).
+"""
+
+from __future__ import annotations
+
+from model_checks.mutant import SpecMutant, by_name
+from spec import work_lane_lockfree as lf
+from spec.language import Action, Function, emit, variant
+from spec.work_lane_lockfree import SPEC
+from spec.work_lane_lockfree_state import (
+    DRAINING,
+    IDLE,
+    P_ADMITTED,
+    P_IDLE,
+    P_OWES,
+    SCHEDULED,
+    STOPPED,
+    W_IDLE,
+    W_OWES,
+    Constants,
+    DrainOver,
+    Lanes,
+    Producers,
+    StopAt,
+    Vars,
+    Workers,
+    WorkersIdle,
+)
+
+# --- cas-before-push: the producer CASes Idle -> Scheduled, then pushes ---------------------
+
+P_CAS_WON, P_CAS_LOST = "cas-won", "cas-lost"
+
+
+def CasBeforePush(c: Constants, s: Vars, p: str) -> object:
+    """BUG: the producer CASes the lane word before its item is in the queue."""
+    pc, k, _ = s.producer[p]
+    post = c.post_of(p, k)
+    if pc != P_ADMITTED or post is None:
+        return None
+    lane = post[0]
+    assert lane is not None
+    if len(s.queue[lane]) >= c.lane_capacity:
+        return None
+    won = s.status[lane] == IDLE
+    return emit(
+        s._replace(
+            status=s.status.except_(lane, SCHEDULED) if won else s.status,
+            # The producer names the lane only while it holds its reservation.
+            producer=s.producer.except_(p, (P_CAS_WON, k, lane) if won else (P_CAS_LOST, k, None)),
+        ),
+        **lf.Cas(lane, IDLE, SCHEDULED, won),
+    )
+
+
+def PushAfterCas(c: Constants, s: Vars, p: str) -> object:
+    """BUG: ... and pushes afterwards: a drainer that re-checked in between never sees the item."""
+    pc, k, _ = s.producer[p]
+    if pc not in (P_CAS_WON, P_CAS_LOST):
+        return None
+    post = c.post_of(p, k)
+    assert post is not None
+    lane = post[0]
+    assert lane is not None
+    position = s.accepted[lane] + 1
+    return emit(
+        s._replace(
+            queue=s.queue.except_(lane, (*s.queue[lane], (position, post[1]))),
+            accepted=s.accepted.except_(lane, position),
+            producer=s.producer.except_(
+                p, (P_OWES, k + 1, lane) if pc == P_CAS_WON else (P_IDLE, k + 1, None)
+            ),
+        ),
+        lane=lane,
+        item=post[1],
+    )
+
+
+CAS_BEFORE_PUSH = variant(
+    SPEC,
+    "cas-before-push",
+    replace_actions={"Push": Action("CasBeforePush", CasBeforePush, (Producers,), "cas")},
+    add_actions=[Action("PushAfterCas", PushAfterCas, (Producers,), "push")],
+    drop_actions=["PostCasWins", "PostCasLoses"],
+)
+
+# --- no-recheck: Draining -> Idle ends the drain ---------------------------------------------
+
+
+def ReleaseWithoutRecheck(c: Constants, s: Vars, w: str) -> object:
+    """BUG: CAS Draining -> Idle and the worker is done: an item pushed while Draining, whose
+    producer's CAS lost, stays behind."""
+    if not DrainOver(c, s, w):
+        return None
+    _, lane, n, _ = s.worker[w]
+    assert lane is not None
+    if s.status[lane] != DRAINING:
+        return None
+    return emit(
+        s._replace(status=s.status.except_(lane, IDLE), worker=s.worker.except_(w, (W_IDLE, None, 0, None))),
+        **lf.Cas(lane, DRAINING, IDLE, True, invoked=n),
+    )
+
+
+NO_RECHECK = variant(SPEC, "no-recheck", replace_actions={"Release": ReleaseWithoutRecheck})
+
+# --- idle-after-recheck: the re-check first, the Idle write after it -------------------------
+
+W_GOING_IDLE = "going-idle"
+
+
+def RecheckBeforeRelease(c: Constants, s: Vars, w: str) -> object:
+    """BUG: while still Draining the drainer looks at the queue; items -> Draining -> Scheduled."""
+    if not DrainOver(c, s, w):
+        return None
+    _, lane, n, _ = s.worker[w]
+    assert lane is not None
+    if s.queue[lane]:
+        return emit(
+            s._replace(
+                status=s.status.except_(lane, SCHEDULED), worker=s.worker.except_(w, (W_OWES, lane, 0, None))
+            ),
+            **lf.Cas(lane, DRAINING, SCHEDULED, True, invoked=n),
+        )
+    return emit(s._replace(worker=s.worker.except_(w, (W_GOING_IDLE, lane, n, None))), lane=lane, empty=True)
+
+
+def IdleAfterRecheck(c: Constants, s: Vars, w: str) -> object:
+    """BUG: ... empty, so CAS Draining -> Idle later, without looking again."""
+    pc, lane, n, _ = s.worker[w]
+    if pc != W_GOING_IDLE:
+        return None
+    assert lane is not None
+    return emit(
+        s._replace(status=s.status.except_(lane, IDLE), worker=s.worker.except_(w, (W_IDLE, None, 0, None))),
+        **lf.Cas(lane, DRAINING, IDLE, True, invoked=n),
+    )
+
+
+IDLE_AFTER_RECHECK = variant(
+    SPEC,
+    "idle-after-recheck",
+    replace_actions={"Release": Action("RecheckBeforeRelease", RecheckBeforeRelease, (Workers,), "recheck")},
+    add_actions=[Action("IdleAfterRecheck", IdleAfterRecheck, (Workers,), "cas")],
+    drop_actions=["RecheckEmpty", "RecheckItems", "ReclaimWins", "ReclaimLoses"],
+)
+
+# --- stop-skips-inflight: Stop goes on while a post is between its check and its push -------
+
+
+def StopBeginWithoutWaiting(c: Constants, s: Vars, t: str) -> object:
+    """BUG: Stop does not wait for posts in flight: a push can land after Stop returned."""
+    if s.stopper[t] != "active" or s.phase != lf.CLOSING:
+        return None
+    return emit(s._replace(phase=lf.STOPPING), mode=s.mode)
+
+
+STOP_SKIPS_INFLIGHT = variant(
+    SPEC, "stop-skips-inflight", replace_actions={"StopBegin": StopBeginWithoutWaiting}
+)
+
+# --- reset-drops-unreported: the lane reset destroys items without a discard ---------------
+
+
+def ResetDroppingItems(c: Constants, s: Vars, t: str) -> object:
+    """BUG: Stop(discard) resets every lane, destroying its items, and reports none of them."""
+    if not StopAt(s, t, "discard") or not WorkersIdle(s):
+        return None
+    return emit(
+        s._replace(
+            phase=STOPPED,
+            ready=(),
+            queue=Function.const(Lanes(c), ()),
+            status=Function.const(Lanes(c), IDLE),
+            stopper=s.stopper.except_(t, "done"),
+        ),
+        mode="discard",
+        result="ok",
+    )
+
+
+RESET_DROPS_UNREPORTED = variant(
+    SPEC,
+    "reset-drops-unreported",
+    replace_actions={"StopEndDiscard": ResetDroppingItems},
+    drop_actions=["DiscardLane"],
+)
+
+MUTANTS: dict[str, SpecMutant] = by_name(
+    SpecMutant(
+        "cas-before-push",
+        "the producer's Idle -> Scheduled CAS before its push",
+        CAS_BEFORE_PUSH,
+        expect="NoLostWakeup",
+        length=14,
+        overrides={"lane_capacity": 2},
+    ),
+    SpecMutant(
+        "no-recheck",
+        "the end of a drain without the re-check of the queue after Draining -> Idle",
+        NO_RECHECK,
+        expect="NoLostWakeup",
+        length=13,
+    ),
+    SpecMutant(
+        "idle-after-recheck",
+        "the re-check while Draining, the Draining -> Idle CAS after it",
+        IDLE_AFTER_RECHECK,
+        expect="NoLostWakeup",
+        length=14,
+    ),
+    SpecMutant(
+        "stop-skips-inflight",
+        "Stop(drain) returning without waiting for posts in flight",
+        STOP_SKIPS_INFLIGHT,
+        expect="StoppedMeansQuiet",
+        length=5,
+        overrides={"stops": ("drain",)},
+    ),
+    SpecMutant(
+        "reset-drops-unreported",
+        "the Stop(discard) lane reset destroying items without reporting them",
+        RESET_DROPS_UNREPORTED,
+        expect="Conservation",
+        length=7,
+        overrides={"stops": ("discard",)},
+    ),
+)
+
+__all__ = ["MUTANTS", "W_GOING_IDLE"]

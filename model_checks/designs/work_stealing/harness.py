@@ -1,0 +1,176 @@
+"""The work-stealing reference's harness scenarios as `lanecheck verify` and `lanecheck explore` see them.
+
+The programs are ``scenarios.py`` (the real ``ChaseLevDeque`` and pools under the harness);
+the seeded reference bugs are ``reference_mutants.py``. Every deque scenario and every
+one-worker pool scenario is explored exhaustively by DPOR, with the race detector on (except
+``global/fork-join``), so "exhaustive" covers the plain accesses too. Executions (DPOR, races
+off / on; the race detector makes the declared fields scheduling points):
+
+=============================== ====== ======
+scenario                        off    on
+=============================== ====== ======
+deque/one-element                  112    112
+deque/push-take-steal            1,758  1,758
+deque/resize-while-stealing      3,821  3,821
+deque/steal-after-resize         7,065  7,065
+pool/park-wake                     359  1,020
+pool/park-wake-traced              514  5,756
+pool/fork-join                   2,180  5,830
+pool/task-raises                 1,065  2,825
+pool/stop-discard                  786    786
+global/fork-join                 3,442     --
+=============================== ====== ======
+
+Pools with two workers are sampled with PCT, so their rows say "bounded": their DPOR spaces are
+beyond a CI budget (``pool/park-wake-2w`` took about 130,000 executions, 7 minutes, to finish
+exhaustive, measured before the task-state cell was added). Each mutant must be caught, with the
+failure kind it names, by DPOR in the correct scenario it names; the minimised counterexamples
+have 0 to 3 preemptions (take-without-cas 3, steal-reads-after-cas 2, steal-without-cas 2,
+park-without-recheck 2, the others 0).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import partial
+from typing import Any
+
+from model_checks.design import Program, Scenario
+from model_checks.designs.work_stealing.reference_mutants import REFERENCE_MUTANTS
+from model_checks.designs.work_stealing.scenarios import PoolScenario, deque_program, pool_program
+from reference.global_queue_pool import GlobalQueuePool
+from reference.scheduler import StopMode
+from reference.work_stealing import WorkStealingPool
+from reference.work_stealing_deque import ChaseLevDeque
+
+# name -> (owner's script, steals per thief, what it races); capacity 2 everywhere.
+DEQUES: dict[str, tuple[tuple[str, ...], tuple[int, ...], str]] = {
+    "deque/one-element": (("push", "take"), (1, 1), "owner + 2 thieves race for one element"),
+    "deque/push-take-steal": (
+        ("push", "push", "take", "take"),
+        (1, 1),
+        "owner pushes 2 and takes 2 while 2 thieves steal",
+    ),
+    "deque/resize-while-stealing": (
+        ("push", "push", "push", "take"),
+        (1, 1),
+        "the third push grows the array (or reuses a slot) while 2 thieves steal",
+    ),
+    "deque/steal-after-resize": (
+        ("push", "push", "push"),
+        (2, 1),
+        "thieves steal all three elements across the grow",
+    ),
+}
+
+# name -> (pool class, scenario, trace watched, what it shows)
+POOLS: dict[str, tuple[type[Any], PoolScenario, bool, str]] = {
+    "pool/park-wake": (
+        WorkStealingPool,
+        PoolScenario(workers=1, children=0),
+        False,
+        "a worker parks while main submits (the park/wake race); main joins, then Stop(drain)",
+    ),
+    "pool/park-wake-traced": (
+        WorkStealingPool,
+        PoolScenario(workers=1, children=0),
+        True,
+        "the same, traced: no worker steals from itself",
+    ),
+    "pool/fork-join": (
+        WorkStealingPool,
+        PoolScenario(workers=1, children=2),
+        False,
+        "a root spawns 2 children and joins them (join helps: the only worker runs them)",
+    ),
+    "pool/task-raises": (
+        WorkStealingPool,
+        PoolScenario(workers=1, children=1, raising_child=True),
+        False,
+        "a child raises: on_error sees it, the root's join raises TaskFailed",
+    ),
+    "pool/stop-discard": (
+        WorkStealingPool,
+        PoolScenario(workers=1, roots=1, children=1, join_roots=False, stop=StopMode.DISCARD),
+        False,
+        "Stop(discard) races a root and its child: each task runs or is discarded exactly once",
+    ),
+    "global/fork-join": (
+        GlobalQueuePool,
+        PoolScenario(workers=1, children=2),
+        False,
+        "the global-lock baseline: fork/join on one worker",
+    ),
+}
+
+POOLS_2W: dict[str, tuple[type[Any], PoolScenario, str]] = {
+    "pool/park-wake-2w": (
+        WorkStealingPool,
+        PoolScenario(workers=2, children=0),
+        "2 workers park while main submits",
+    ),
+    "pool/fork-join-2w": (
+        WorkStealingPool,
+        PoolScenario(workers=2, children=2),
+        "2 workers, a root forks 2 children: steals, joins that help, parking",
+    ),
+    "global/fork-join-2w": (
+        GlobalQueuePool,
+        PoolScenario(workers=2, children=2),
+        "the global-lock baseline with 2 workers",
+    ),
+}
+
+EXHAUSTIVE = {"strategy": "dpor", "time_limit": 120}
+# With the race detector (declared.py names the deliberate GIL-atomic fields): a proof for the
+# program as written, plain accesses included. `verify --quick` runs without it.
+EXHAUSTIVE_RACES = {"strategy": "dpor", "time_limit": 300, "races": True}
+# global/fork-join with races needs more than 120 s on the pure-Python harness core: races off.
+NO_RACES = {"global/fork-join"}
+SAMPLED = {"strategy": "pct", "seed": 1, "max_executions": 500}
+SAMPLED_QUICK = {"strategy": "pct", "seed": 1, "max_executions": 50}
+
+
+def program(name: str, build: Callable[..., Any] | None = None) -> Program:
+    """The harness program of scenario ``name``, with ``build`` (a deque or pool class) in place
+    of the reference's."""
+    if name in DEQUES:
+        owner, thieves, _ = DEQUES[name]
+        return deque_program(owner, thieves, build=build or ChaseLevDeque)
+    if name in POOLS:
+        cls, sc, watch, _ = POOLS[name]
+        return pool_program(sc, build=build or cls, watch=watch)
+    cls, sc, _ = POOLS_2W[name]
+    return pool_program(sc, build=build or cls)
+
+
+def _table() -> dict[str, Scenario]:
+    table: dict[str, Scenario] = {}
+    for name, doc in [(n, d[2]) for n, d in DEQUES.items()] + [(n, p[3]) for n, p in POOLS.items()]:
+        full = EXHAUSTIVE if name in NO_RACES else EXHAUSTIVE_RACES
+        table[name] = Scenario(name, partial(program, name), doc=doc, options=full, quick_options=EXHAUSTIVE)
+    for name, (_, _, doc) in POOLS_2W.items():
+        table[name] = Scenario(
+            name,
+            partial(program, name),
+            expect="bounded",
+            doc=doc,
+            options=SAMPLED,
+            quick_options=SAMPLED_QUICK,
+            subject=f"scenario work-stealing/{name} [pct]",
+        )
+    for name, m in REFERENCE_MUTANTS.items():
+        table[f"mutant/{name}"] = Scenario(
+            f"mutant/{name}",
+            partial(program, m.scenario, m.build),
+            expect=m.expect,
+            doc=f"{m.doc} (in {m.scenario})",
+            options={"strategy": "dpor", "time_limit": 60},
+            subject=f"work-stealing reference --mutant {name}",
+        )
+    return table
+
+
+SCENARIOS: dict[str, Scenario] = _table()
+
+__all__ = ["DEQUES", "POOLS", "POOLS_2W", "SCENARIOS", "program"]

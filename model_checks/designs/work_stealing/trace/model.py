@@ -1,0 +1,504 @@
+"""The sequential model a work-stealing trace is linearizable against (log order = linearization order).
+
+One FIFO injector, one sequential deque per worker (owner at the bottom, thieves at the
+top), where every task is, each worker's stack of running tasks, who is parked, and the
+stop. ``Model.step(ev)`` applies one well-formed event or raises ``Rejected`` with the
+rule it breaks (docs/work-stealing-trace.md); ``finish`` judges the end of a complete trace.
+
+Allowed without effect (Chase-Lev's failures, whose linearization point can lie in
+another thread's future): take ``lost``, steal ``abort``, and ``empty`` on a deque of at
+most one task — the last element may already belong to a thief whose steal is logged
+next. A ``take`` that came back empty beside one task leaves it in the model (the thief's
+``steal`` ok removes it); it is not counted against the buffer's capacity meanwhile.
+Parking is lenient too: an ``unpark`` of a worker that is not parked is a wake that came
+before the sleep (a no-op), and a parked worker that logs an event of its own woke by
+itself (a timeout or a spurious wakeup).
+
+A ``pool: "global-lock"`` trace (``reference.global_queue_pool``) has one queue and no
+deques: the injector *is* that queue and it is LIFO (a stack). ``submit`` ok and a worker's
+``push`` (a spawned task; ``size`` = the queue's length after) add at its newest end, a
+``steal`` from ``"injector"`` returns the newest task (rule 2), and ``take``, ``resize`` and
+a steal from a worker are refused (rule 3: there is no deque to take from).
+"""
+
+from __future__ import annotations
+
+import json
+from collections import deque
+from collections.abc import Iterable
+from typing import Any
+
+from model_checks.conformance.reader import clip
+from model_checks.conformance.verdict import Rejected
+
+Task = str | int
+Event = dict[str, Any]
+
+# Where a task is (``Model.loc``): a worker index >= 0 means queued in that worker's deque.
+INJECTOR, HELD, RUNNING, DONE, DISCARDED = -1, -2, -3, -4, -5
+SHOWN = 8  # tasks shown of a queue in messages and states
+
+
+def show(task: Any) -> str:
+    return clip(json.dumps(task, ensure_ascii=False), 200)
+
+
+def show_tasks(tasks: Iterable[Any], count: int) -> str:
+    shown = []
+    for n, x in enumerate(tasks):
+        if n == SHOWN:
+            break
+        shown.append(show(x))
+    more = f", … {count - SHOWN:,} more" if count > SHOWN else ""
+    return "[" + ", ".join(shown) + more + "]"
+
+
+def _first(tasks: Iterable[Any], n: int = SHOWN) -> list[Any]:
+    out: list[Any] = []
+    for x in tasks:
+        if len(out) == n:
+            break
+        out.append(x)
+    return out
+
+
+def _owner_rule(kind: str) -> int:
+    return {"run": 4, "done": 4, "park": 7}.get(kind, 3)
+
+
+class Model:
+    """The state of the sequential model after the events so far (updated in place)."""
+
+    def __init__(self, workers: int, capacity: int, pool: str = "stealing") -> None:
+        self.workers = workers
+        self.global_lock = pool == "global-lock"  # one LIFO queue, no deques
+        self.first_capacity = capacity
+        # Per-worker state exists only for the workers the trace names (a header may declare 65,536).
+        self.deques: dict[int, deque[Task]] = {}
+        self.capacity: dict[int, int] = {}
+        self.injector: deque[Task] = deque()
+        self.loc: dict[Task, int] = {}
+        self.holder: dict[Task, int] = {}  # taken or stolen, not yet run: by whom
+        self.stacks: dict[int, list[Task]] = {}  # running tasks per worker, innermost last
+        self.parked: dict[int, tuple[int, int]] = {}  # worker -> (seq of its park, tasks queued then)
+        self.phantom: dict[int, Task] = {}  # a deque's last task that an empty take conceded to a thief
+        self.queued = 0  # tasks in the injector and the deques
+        self.open = 0  # tasks introduced and neither done nor discarded
+        self.stop_mode: str | None = None
+        self.stop_seq = 0
+        self.stopped = False  # a stop_end ok: the run is over
+        self.handlers = {
+            "submit": self.submit,
+            "push": self.push,
+            "resize": self.resize,
+            "take": self.take,
+            "steal": self.steal,
+            "park": self.park,
+            "unpark": self.unpark,
+            "run": self.run,
+            "done": self.done,
+            "join": self.join,
+            "stop_begin": self.stop_begin,
+            "discard": self.discard,
+            "stop_end": self.stop_end,
+        }
+        if self.global_lock:
+            self.handlers.update(push=self.push_global, take=self.no_deque, resize=self.no_deque)
+
+    def step(self, ev: Event) -> None:
+        self.handlers[ev["event"]](ev)
+
+    # ------------------------------------------------------------------ words
+
+    def _where(self, task: Task) -> str:
+        at = self.loc.get(task)
+        if at is None:
+            return "was never introduced (no submit ok or push names it)"
+        if at >= 0:
+            return f"waits in w{at}'s deque (nobody took or stole it)"
+        return {
+            INJECTOR: "waits in the injector (nobody stole it from there)",
+            HELD: f"was taken by w{self.holder.get(task)}",
+            RUNNING: "already ran (a task runs at most once)",
+            DONE: "already ran and is done (a task runs at most once)",
+            DISCARDED: "was discarded by stop",
+        }[at]
+
+    def _deque(self, w: int) -> deque[Task]:
+        dq = self.deques.get(w)
+        if dq is None:
+            dq = self.deques[w] = deque()
+            self.capacity[w] = self.first_capacity
+        return dq
+
+    def _owner(self, ev: Event, w: int) -> None:
+        """The event is its worker's own: logged on that worker's thread (a parked one woke by itself)."""
+        if ev["thread"] != f"w{w}":
+            kind = ev["event"]
+            raise Rejected(
+                _owner_rule(kind),
+                f"{kind} names worker {w} but is logged by thread {clip(repr(ev['thread']), 80)}: "
+                f"only w{w} itself logs its {kind}",
+            )
+        if self.parked:
+            self.parked.pop(w, None)
+
+    def _introduce(self, task: Task, how: str) -> None:
+        if task in self.loc:
+            raise Rejected(
+                1,
+                f"{how} introduces task {show(task)}, but that id was introduced before: "
+                f"it {self._where(task)}",
+            )
+        self.queued += 1
+        self.open += 1
+
+    # ------------------------------------------------------------------ events
+
+    def submit(self, ev: Event) -> None:
+        if ev["result"] != "ok":
+            return  # refused: the task stays with the caller
+        task = ev["task"]
+        if self.stop_mode is not None:
+            raise Rejected(
+                8,
+                f"submit of {show(task)} is ok after stop_begin (seq {self.stop_seq}): "
+                "once stop has begun every submit is refused",
+            )
+        self._introduce(task, "submit ok")
+        self.loc[task] = INJECTOR
+        self.injector.append(task)
+
+    def push(self, ev: Event) -> None:
+        w, task = ev["worker"], ev["task"]
+        self._owner(ev, w)
+        self._introduce(task, f"push by w{w}")
+        dq = self._deque(w)
+        dq.append(task)
+        self.loc[task] = w
+        if ev["size"] != len(dq):
+            raise Rejected(
+                6,
+                f"push of {show(task)} on w{w} reports size {ev['size']}, but its deque then holds "
+                f"{len(dq)} tasks {show_tasks(dq, len(dq))}",
+            )
+        held = len(dq) - (w in self.phantom)
+        if held > self.capacity[w]:
+            raise Rejected(
+                6,
+                f"push of {show(task)} puts a task number {held} in w{w}'s buffer of capacity "
+                f"{self.capacity[w]} with no resize: the circular buffer wraps over its oldest task",
+            )
+
+    def push_global(self, ev: Event) -> None:
+        """A spawned task onto the global-lock pool's one queue (its newest end)."""
+        w, task = ev["worker"], ev["task"]
+        self._owner(ev, w)
+        self._introduce(task, f"push by w{w}")
+        inj = self.injector
+        inj.append(task)
+        self.loc[task] = INJECTOR
+        if ev["size"] != len(inj):
+            raise Rejected(
+                6,
+                f"push of {show(task)} by w{w} reports size {ev['size']}, but the global queue then holds "
+                f"{len(inj)} tasks {show_tasks(inj, len(inj))}",
+            )
+
+    def no_deque(self, ev: Event) -> None:
+        raise Rejected(
+            3,
+            f"{ev['event']} by w{ev['worker']} in a global-lock trace: that pool has no per-worker deques "
+            '(its workers take from the one queue with steal from "injector")',
+        )
+
+    def resize(self, ev: Event) -> None:
+        w, new = ev["worker"], ev["capacity"]
+        self._owner(ev, w)
+        self._deque(w)
+        old = self.capacity[w]
+        if new <= old or new & (new - 1):
+            raise Rejected(
+                6, f"resize of w{w}'s buffer from {old} to {new}: a resize grows it to a larger power of two"
+            )
+        self.capacity[w] = new
+
+    def take(self, ev: Event) -> None:
+        w, result = ev["worker"], ev["result"]
+        self._owner(ev, w)
+        dq = self._deque(w)
+        if result == "ok":
+            task = ev["task"]
+            if not dq:
+                raise Rejected(
+                    3, f"take by w{w} returns {show(task)} from an empty deque; that task {self._where(task)}"
+                )
+            if dq[-1] != task:
+                raise Rejected(
+                    3,
+                    f"take by w{w} returns {show(task)}, but the bottom (newest) task of its deque "
+                    f"{show_tasks(dq, len(dq))} is {show(dq[-1])}; {show(task)} {self._where(task)}",
+                )
+            dq.pop()
+            self.queued -= 1
+            self.loc[task] = HELD
+            self.holder[task] = w
+            if self.phantom.get(w) == task:
+                del self.phantom[w]
+        elif len(dq) >= 2:
+            if result == "empty":
+                raise Rejected(
+                    3,
+                    f"take by w{w} returns empty, but its deque holds {len(dq)} tasks "
+                    f"{show_tasks(dq, len(dq))}: Chase-Lev comes back empty only on the last element",
+                )
+        elif dq:
+            self.phantom[w] = dq[0]
+
+    def steal(self, ev: Event) -> None:
+        w, victim, result = ev["worker"], ev["victim"], ev["result"]
+        self._owner(ev, w)
+        if victim == w:
+            raise Rejected(5, f"w{w} steals from its own deque: a worker never steals from itself")
+        if victim == "injector":
+            self._pop_injector(w, result, ev["task"])
+            return
+        if self.global_lock:
+            self.no_deque(ev)
+        dq = self._deque(victim)
+        if result == "ok":
+            task = ev["task"]
+            if not dq:
+                raise Rejected(
+                    3,
+                    f"steal by w{w} returns {show(task)} from w{victim}'s empty deque; "
+                    f"that task {self._where(task)}",
+                )
+            if dq[0] != task:
+                raise Rejected(
+                    3,
+                    f"steal by w{w} returns {show(task)} from w{victim}, but the top (oldest) task of that "
+                    f"deque {show_tasks(dq, len(dq))} is {show(dq[0])}; {show(task)} {self._where(task)}",
+                )
+            dq.popleft()
+            self.queued -= 1
+            self.loc[task] = HELD
+            self.holder[task] = w
+            if self.phantom.get(victim) == task:
+                del self.phantom[victim]
+        elif result == "empty" and len(dq) >= 2:
+            raise Rejected(
+                3,
+                f"steal by w{w} from w{victim} returns empty, but that deque holds {len(dq)} tasks "
+                f"{show_tasks(dq, len(dq))}: Chase-Lev comes back empty only on the last element",
+            )
+
+    def _pop_injector(self, w: int, result: str, task: Task) -> None:
+        inj = self.injector
+        if result == "ok":
+            if not inj:
+                raise Rejected(
+                    2,
+                    f"steal by w{w} returns {show(task)} from the empty injector; "
+                    f"that task {self._where(task)}",
+                )
+            if self.global_lock:
+                if inj[-1] != task:
+                    raise Rejected(
+                        2,
+                        f"steal by w{w} returns {show(task)} from the global queue, but its newest task is "
+                        f"{show(inj[-1])} (LIFO in a global-lock pool: {show_tasks(inj, len(inj))}); "
+                        f"{show(task)} {self._where(task)}",
+                    )
+                inj.pop()
+            elif inj[0] != task:
+                raise Rejected(
+                    2,
+                    f"steal by w{w} returns {show(task)} from the injector, but its oldest task is "
+                    f"{show(inj[0])} (FIFO: {show_tasks(inj, len(inj))}); {show(task)} {self._where(task)}",
+                )
+            else:
+                inj.popleft()
+            self.queued -= 1
+            self.loc[task] = HELD
+            self.holder[task] = w
+        elif result == "empty" and inj:
+            raise Rejected(
+                3,
+                f"steal by w{w} from the injector returns empty, but it holds {len(inj)} tasks "
+                f"{show_tasks(inj, len(inj))} (a locked queue is never spuriously empty)",
+            )
+
+    def park(self, ev: Event) -> None:
+        w = ev["worker"]
+        self._owner(ev, w)
+        self.parked[w] = (ev["seq"], self.queued)
+
+    def unpark(self, ev: Event) -> None:
+        if self.parked:
+            self.parked.pop(ev["worker"], None)
+
+    def run(self, ev: Event) -> None:
+        w, task = ev["worker"], ev["task"]
+        self._owner(ev, w)
+        if self.holder.get(task) != w:
+            raise Rejected(
+                4,
+                f"run of {show(task)} on w{w}, which did not take or steal it: that task {self._where(task)}",
+            )
+        del self.holder[task]
+        self.loc[task] = RUNNING
+        stack = self.stacks.get(w)
+        if stack is None:
+            stack = self.stacks[w] = []
+        stack.append(task)
+
+    def done(self, ev: Event) -> None:
+        w, task = ev["worker"], ev["task"]
+        self._owner(ev, w)
+        stack = self.stacks.get(w)
+        if not stack or stack[-1] != task:
+            running = f"its innermost running task is {show(stack[-1])}" if stack else "it runs no task"
+            raise Rejected(
+                4, f"done of {show(task)} on w{w}, but {running}; {show(task)} {self._where(task)}"
+            )
+        stack.pop()
+        self.loc[task] = DONE
+        self.open -= 1
+
+    def join(self, ev: Event) -> None:
+        task = ev["task"]
+        at = self.loc.get(task)
+        if at != DONE and at != DISCARDED:
+            raise Rejected(
+                4,
+                f"join of {show(task)} returns on {clip(repr(ev['thread']), 80)}, "
+                f"but that task has not finished: it {self._where(task)}",
+            )
+
+    def stop_begin(self, ev: Event) -> None:
+        if self.stop_mode is not None:
+            raise Rejected(8, f"a second stop_begin: stop already began at seq {self.stop_seq}")
+        self.stop_mode = ev["mode"]
+        self.stop_seq = ev["seq"]
+
+    def discard(self, ev: Event) -> None:
+        if self.stop_mode != "discard":
+            began = f"stop({self.stop_mode}) began" if self.stop_mode else "no stop began"
+            raise Rejected(
+                8, f"discard of {len(ev['tasks'])} tasks, but {began}: only stop(discard) drops tasks"
+            )
+        gone: dict[int, set[Task]] = {}
+        for task in ev["tasks"]:
+            at = self.loc.get(task)
+            if at is None or at < HELD:
+                raise Rejected(8, f"discard lists {show(task)}, which {self._where(task)}")
+            if at == HELD:
+                del self.holder[task]
+            else:
+                gone.setdefault(at, set()).add(task)
+                self.queued -= 1
+            self.loc[task] = DISCARDED
+            self.open -= 1
+        for at, tasks in gone.items():
+            if at == INJECTOR:
+                self.injector = deque(x for x in self.injector if x not in tasks)
+            else:
+                self.deques[at] = deque(x for x in self.deques[at] if x not in tasks)
+                if self.phantom.get(at) in tasks:
+                    del self.phantom[at]
+
+    def stop_end(self, ev: Event) -> None:
+        if self.stop_mode is None or self.stopped:
+            what = "no stop_begin" if self.stop_mode is None else "stop already ended"
+            raise Rejected(8, f"stop_end with {what}")
+        if ev["mode"] != self.stop_mode:
+            raise Rejected(
+                8,
+                f"stop_end reports mode {ev['mode']}, "
+                f"but its stop_begin (seq {self.stop_seq}) was {self.stop_mode}",
+            )
+        if ev["result"] == "ok":
+            self._all_accounted(f"stop({self.stop_mode}) returns ok")
+            self.stopped = True
+
+    # ------------------------------------------------------------------ the end
+
+    def finish(self, complete: bool) -> None:
+        """The trace ended; with ``complete`` the run is over: every task ran or was discarded."""
+        if not complete:
+            return
+        if self.queued:
+            for w, (seq, then) in sorted(self.parked.items()):
+                visible = f", {then} tasks visible when it parked" if then else ""
+                raise Rejected(
+                    7,
+                    f"w{w} parked at seq {seq}{visible} and nobody woke it, yet {self.queued} tasks still "
+                    f"wait: {self._waiting()} (lost wakeup)",
+                )
+        self._all_accounted("the run ends")
+
+    def _all_accounted(self, when: str) -> None:
+        if not self.open:
+            return
+        left = _first((x for x, at in self.loc.items() if at >= RUNNING), 3)
+        words = "; ".join(
+            f"{show(x)} " + ("runs and logged no done" if self.loc[x] == RUNNING else self._where(x))
+            for x in left
+        )
+        raise Rejected(
+            8, f"{when} while {self.open} tasks neither ran to done nor were discarded: {words} (lost)"
+        )
+
+    def _waiting(self) -> str:
+        parts = []
+        if self.injector:
+            parts.append(f"injector {show_tasks(self.injector, len(self.injector))}")
+        parts += [f"w{w}'s deque {show_tasks(dq, len(dq))}" for w, dq in sorted(self.deques.items()) if dq]
+        return "; ".join(parts[:4])
+
+    # ------------------------------------------------------------------ for people
+
+    def pending(self) -> tuple[dict[str, Any], list[str]]:
+        """What a prefix leaves owed: as data and as phrases."""
+        data: dict[str, Any] = {}
+        phrases = []
+        if self.queued:
+            data["queued"] = self.queued
+            phrases.append(f"{self.queued} tasks wait to be taken: {self._waiting()}")
+        held = {f"w{w}": show(x) for x, w in _first(self.holder.items())}
+        if held:
+            data["taken, not run"] = held
+            phrases.append(f"taken and not yet run: {held}")
+        running = {f"w{w}": [show(x) for x in s[-SHOWN:]] for w, s in sorted(self.stacks.items()) if s}
+        if running:
+            data["running"] = running
+            phrases.append(f"running: {running}")
+        if self.parked:
+            data["parked"] = [f"w{w}" for w in sorted(self.parked)][:SHOWN]
+            phrases.append(f"parked: {', '.join(data['parked'])}")
+        if self.stop_mode is not None and not self.stopped:
+            data["stop"] = self.stop_mode
+            phrases.append(f"stop({self.stop_mode}) began at seq {self.stop_seq} and has not ended")
+        return data, phrases
+
+    def describe(self) -> list[dict[str, Any]]:
+        """The model's one state, for people (queues cut to their first tasks)."""
+        deques = {f"w{w}": [show(x) for x in _first(dq)] for w, dq in sorted(self.deques.items()) if dq}
+        return [
+            {
+                "injector": [show(x) for x in _first(self.injector)],
+                "deques (top first)": dict(_first(deques.items())),
+                "capacity": {f"w{w}": c for w, c in _first(sorted(self.capacity.items()))},
+                "taken, not run": {show(x): f"w{w}" for x, w in _first(self.holder.items())},
+                "running": {
+                    f"w{w}": [show(x) for x in s[-SHOWN:]]
+                    for w, s in _first(sorted(self.stacks.items()))
+                    if s
+                },
+                "parked": [f"w{w}" for w in _first(sorted(self.parked))],
+                "stop": self.stop_mode
+                if self.stop_mode is None or not self.stopped
+                else f"{self.stop_mode}, ended",
+            }
+        ]

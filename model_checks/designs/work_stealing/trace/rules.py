@@ -1,0 +1,21 @@
+"""The rules of the work-stealing trace format (docs/work-stealing-trace.md), by number."""
+
+from __future__ import annotations
+
+RULES: dict[int, str] = {
+    1: "a task's source is exactly one submit ok or one push: a task id is never introduced twice",
+    2: "the injector is FIFO: a steal from it returns its oldest task (in a global-lock pool, whose one "
+    "queue is LIFO, its newest)",
+    3: "each worker's deque is a sequential deque: push and take at the bottom by its owner, steal at the "
+    "top; empty only on a deque of at most one task (Chase-Lev fails spuriously only on the last one); "
+    "a global-lock pool has no deques (no take, resize, or steal from a worker)",
+    4: "a task runs once, on the worker that took or stole it; done closes the innermost run of that "
+    "worker; join returns only after the task finished",
+    5: "no worker steals from itself",
+    6: "push reports the deque's length and never overfills its buffer; "
+    "resize grows it to a larger power of two",
+    7: "no lost wakeup: a complete trace never ends with a worker parked while tasks wait in a queue",
+    8: "stop: no submit ok after stop_begin; discard only in stop(discard), each task once; stop_end matches "
+    "its stop_begin; a complete trace runs (with done) or discards every task",
+    9: "a trace that ends without stop_end ok (and without --complete) is judged as a prefix",
+}

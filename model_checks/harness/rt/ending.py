@@ -1,0 +1,180 @@
+"""How an execution ends and is reported: the test's result and final checks, the diagnosis of a
+state where no thread can run (deadlock or lost wakeup), a failing thread's report, the teardown
+that unwinds the threads still parked, and the source line of an operation (recorded only when
+a failing execution is replayed for its report). Run once per execution (or per failure), never per step: the
+scheduling loop itself is ``scheduler.py``'s.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import traceback
+from dataclasses import dataclass
+from types import CodeType, FrameType
+from typing import TYPE_CHECKING
+
+from model_checks.harness.rt.backends import ABORT, Done, format_frame
+
+if TYPE_CHECKING:
+    from model_checks.harness.rt.scheduler import Execution, ThreadInfo
+
+_HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+# Frames inside these files are the harness's own; the "source" of an operation is the first frame
+# outside them (the user's code, or the reference code under test).
+SKIP_PREFIXES = (
+    os.path.join(_HERE, "rt") + os.sep,
+    os.path.join(_HERE, "sync") + os.sep,
+    os.path.join(_HERE, "patch.py"),
+    os.path.join(_HERE, "api.py"),
+    os.path.join(_HERE, "runtime.py"),  # compiled it has no frames; as Python (LANECHECK_PURE) it has
+    # the race detector's and the declared fields' scheduling points are announced from these
+    os.path.join(_HERE, "races.py"),
+    os.path.join(_HERE, "declared.py"),
+)
+
+
+_SKIP_CODE: dict[CodeType, bool] = {}  # code object -> is it the harness's own
+
+
+def source_of(f: FrameType) -> tuple[str, int]:
+    """(file, line) of the first frame outside the harness: the operation's "source".
+
+    Deciding "harness or not" per code object once (instead of testing the file name of every
+    frame at every step) keeps this to a couple of dict look-ups per operation."""
+    skip = _SKIP_CODE
+    while True:
+        code = f.f_code
+        harness = skip.get(code)
+        if harness is None:
+            harness = skip[code] = code.co_filename.startswith(SKIP_PREFIXES)
+        back = f.f_back
+        if not harness or back is None:
+            return code.co_filename, f.f_lineno
+        f = back
+
+
+class UsageError(Exception):
+    """The test used the harness wrongly; the message says how to fix it."""
+
+
+@dataclass
+class ExecFailure:
+    kind: str
+    message: str
+    details: str = ""
+
+
+def register_final(ex: Execution, value: object) -> None:
+    """The main thread returned ``value``: None, a final check, or a list of them."""
+    if value is None:
+        return
+    if callable(value):
+        ex.hooks.final.append(value)
+    elif isinstance(value, (list, tuple)):
+        for v in value:
+            register_final(ex, v)
+    else:
+        raise UsageError("a test may return None, a final check (callable) or a list of them")
+
+
+def thread_failed(ex: Execution, t: ThreadInfo, error: BaseException) -> None:
+    if isinstance(error, UsageError) or not isinstance(error, Exception):
+        raise error  # misuse, Ctrl-C, a test-runner timeout: not a finding about the program
+    kind = "assertion" if isinstance(error, AssertionError) else "exception"
+    tb = "".join(traceback.format_exception(error))
+    msg = f"{type(error).__name__}: {error}" if str(error) else type(error).__name__
+    ex.failure = ex.failure or ExecFailure(kind, f"thread {t.name} raised {msg}", tb)
+
+
+def finish(ex: Execution) -> None:
+    """Every thread finished: run the final checks; their values make the outcome."""
+    if ex.failure is not None:
+        return
+    outcomes = []
+    for final in ex.hooks.final:
+        try:
+            outcomes.append(final())
+        except BaseException as exc:  # a failed final check is the test's assertion
+            kind = "assertion" if isinstance(exc, AssertionError) else "exception"
+            msg = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+            ex.failure = ExecFailure(kind, f"final check failed: {msg}", traceback.format_exc())
+            return
+    vals = [o for o in outcomes if o is not None]
+    ex.outcome = vals[0] if len(vals) == 1 else (tuple(vals) if vals else None)
+
+
+def deadlock(ex: Execution) -> None:
+    """No thread can run and some have not finished: a lost wakeup when a waiting thread leaves
+    work pending (the test's ``pending_work`` says so), a deadlock otherwise."""
+    lines = []
+    waiting = False
+    for t in ex.threads:
+        if t.finished or t.pending is None:
+            continue
+        op = t.pending
+        waiting = waiting or op.obj.waiting(op)
+        detail = op.obj.blocked_detail(ex, op)
+        file, line = op.source
+        where = f" at {os.path.basename(file)}:{line}" if file else ""
+        lines.append(
+            f"thread {t.name} blocked in {op.describe()} on {op.obj.name}"
+            + (f" ({detail})" if detail else "")
+            + where
+        )
+        lines += format_frame(ex.backend.frame(t.tid), SKIP_PREFIXES)
+    blocked = [t.name for t in ex.threads if t.born and not t.finished]
+    pending = False
+    for pred in ex.hooks.pending_work:
+        with contextlib.suppress(Exception):  # a predicate that cannot decide says nothing
+            pending = pending or bool(pred())
+    if waiting and pending:
+        kind, msg = (
+            "lost_wakeup",
+            (f"threads {', '.join(blocked)} wait forever while work is pending (lost wakeup)"),
+        )
+    else:
+        kind, msg = "deadlock", f"no thread can run; blocked: {', '.join(blocked)}"
+    ex.failure = ex.failure or ExecFailure(kind, msg, "\n".join(lines))
+
+
+def teardown(ex: Execution) -> None:
+    ex.aborting = True
+    if all(t.finished or t.pending is None or t.pending.kind == "exit" for t in ex.threads):
+        ex.backend.close()  # nothing to unwind (the usual end): spare the logging switch
+        return
+    # code under test may log what it catches while unwinding (a pool's "worker raised"): mute it
+    previous = logging.root.manager.disable
+    logging.disable(logging.CRITICAL)
+    try:
+        _unwind(ex)
+    finally:
+        logging.disable(previous)
+
+
+def _unwind(ex: Execution) -> None:
+    for t in ex.threads:
+        if t.finished or t.pending is None or t.pending.kind == "exit":
+            continue
+        if t.pending.kind == "begin":
+            ex.backend.resume(t.tid, ABORT)
+            continue
+        for _ in range(5):  # a thread that swallows Abort gets a few more
+            message = ex.backend.resume(t.tid, ABORT)
+            if isinstance(message, Done):
+                break
+    ex.backend.close()
+
+
+__all__ = [
+    "SKIP_PREFIXES",
+    "ExecFailure",
+    "UsageError",
+    "deadlock",
+    "finish",
+    "register_final",
+    "source_of",
+    "teardown",
+    "thread_failed",
+]

@@ -1,0 +1,212 @@
+"""A worker: claim (with admission), run the handler, report; until told or allowed to stop.
+
+Handlers come from an importable module: its ``HANDLERS`` mapping of name to callable, or else
+every public function defined in it, by name. A handler gets the job's payload (a workflow's
+``then`` step gets the run's state, a ``for_each`` step one item) and returns a JSON value.
+
+The worker measures what admission needs before each claim (its resident memory, the system's
+available memory when asked to, the time left of a run with a time budget) and what the store
+keeps per handler after each run (duration, peak memory). A job whose handler this module lacks
+is failed like any handler error (its attempts go to workers that have it, then it fails with
+that reason): never claimed and silently left.
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from reference.jobs import procmem, sysmem
+from reference.jobs.admission import Conditions
+from reference.jobs.store import Claim, JobStore, StaleLease
+
+Handler = Callable[[Any], Any]
+Progress = Callable[[dict[str, Any]], None]
+
+
+def load_handlers(module_name: str) -> dict[str, Handler]:
+    """The handlers of ``module_name``; ``ValueError`` naming the module if there are none."""
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as problem:
+        raise ValueError(f"cannot import handlers module {module_name!r}: {problem}") from None
+    declared = getattr(module, "HANDLERS", None)
+    if declared is not None:
+        if not isinstance(declared, Mapping) or not all(
+            isinstance(k, str) and callable(v) for k, v in declared.items()
+        ):
+            raise ValueError(f"{module_name}.HANDLERS must map handler names to callables")
+        handlers = dict(declared)
+    else:
+        handlers = {
+            name: fn
+            for name, fn in vars(module).items()
+            if inspect.isfunction(fn) and fn.__module__ == module.__name__ and not name.startswith("_")
+        }
+    if not handlers:
+        raise ValueError(f"{module_name} defines no handlers (no HANDLERS mapping, no public functions)")
+    return handlers
+
+
+@dataclass(frozen=True)
+class WorkerOptions:
+    name: str = "worker"
+    queues: Sequence[str] | None = None
+    once: bool = False
+    """Stop when nothing is claimable now (deferred jobs are left for a later run)."""
+    until_done: bool = False
+    """Stop when the store holds no pending or processing job."""
+    time_budget: float | None = None
+    max_jobs: int | None = None
+    lease: float = 300.0
+    poll: float = 0.2
+    admission: bool = True
+    system_memory: bool = True
+    memory_limit: int | None = None
+    memory_margin: int = 64 << 20
+    retry_after: float = 1.0
+
+
+@dataclass
+class WorkerReport:
+    done: int = 0
+    failed: int = 0
+    retried: int = 0
+    lease_lost: int = 0
+    denied: dict[str, int] = field(default_factory=dict)
+    refused: int = 0
+    expired: int = 0
+    stopped: str = ""
+    """Why the run ended: ``idle`` (``--once``), ``done`` (``until_done``), ``time_budget``, ``max_jobs``,
+    ``interrupted``."""
+
+    def as_json(self) -> dict[str, Any]:
+        return dict(self.__dict__)
+
+
+class Worker:
+    def __init__(
+        self,
+        store: JobStore,
+        handlers: Mapping[str, Handler],
+        options: WorkerOptions,
+        *,
+        progress: Progress | None = None,
+        clock: Callable[[], float] = time.monotonic,
+        sleep: Callable[[float], None] = time.sleep,
+    ) -> None:
+        self.store = store
+        self.handlers = dict(handlers)
+        self.options = options
+        self.report = WorkerReport()
+        self._progress = progress
+        self._clock = clock
+        self._sleep = sleep
+        self._deadline: float | None = None
+        self.stop_requested = False
+
+    def _tell(self, event: str, **fields: Any) -> None:
+        if self._progress is not None:
+            self._progress({"event": event, "worker": self.options.name, **fields})
+
+    def conditions(self) -> Conditions:
+        options = self.options
+        reading = sysmem.snapshot() if options.system_memory and options.admission else None
+        left = None if self._deadline is None else max(self._deadline - self._clock(), 0.0)
+        return Conditions(
+            enabled=options.admission,
+            system_available=None if reading is None else reading.available,
+            system_source=None if reading is None else reading.source,
+            worker_rss=procmem.rss() if options.memory_limit is not None else None,
+            worker_limit=options.memory_limit,
+            memory_margin=options.memory_margin,
+            time_left=left,
+            lease=options.lease,
+            retry_after=options.retry_after,
+        )
+
+    def _should_stop(self) -> str | None:
+        if self.stop_requested:
+            return "interrupted"
+        started = self.report.done + self.report.failed + self.report.retried + self.report.lease_lost
+        if self.options.max_jobs is not None and started >= self.options.max_jobs:
+            return "max_jobs"
+        if self._deadline is not None and self._clock() >= self._deadline:
+            return "time_budget"
+        return None
+
+    def run(self) -> WorkerReport:
+        if self.options.time_budget is not None:
+            self._deadline = self._clock() + self.options.time_budget
+        while True:
+            reason = self._should_stop()
+            if reason is not None:
+                break
+            outcome = self.store.claim(self.options.name, self.conditions(), self.options.queues)
+            self.report.expired += len(outcome.expired)
+            self.report.refused += len(outcome.failed)
+            for job_id, decision in outcome.denied:
+                self.report.denied[decision.label] = self.report.denied.get(decision.label, 0) + 1
+                self._tell("deny", job=job_id, reason=decision.label, detail=decision.detail)
+            for job_id, why in outcome.failed:
+                self._tell("fail", job=job_id, reason=why)
+            if outcome.claim is not None:
+                self.execute(outcome.claim)
+                continue
+            if self.options.once and self.store.claimable(self.options.queues) == 0:
+                reason = "idle"
+                break
+            if self.options.until_done:
+                counts = self.store.status(0).counts
+                if counts.get("pending", 0) == 0 and counts.get("processing", 0) == 0:
+                    reason = "done"
+                    break
+            self._sleep(self.options.poll)
+        self.report.stopped = reason
+        self._tell("stop", reason=reason, report=self.report.as_json())
+        return self.report
+
+    def execute(self, claim: Claim) -> None:
+        job = claim.job
+        self._tell("start", job=job.id, queue=job.queue, handler=job.handler, attempt=job.attempts)
+        handler = self.handlers.get(job.handler)
+        exact = procmem.reset_peak()
+        before = procmem.rss() or 0
+        began = time.monotonic()
+        error: str | None = None
+        result: Any = None
+        if handler is None:
+            error = f"no handler named {job.handler!r} in this worker's handlers module"
+        else:
+            try:
+                result = handler(job.payload)
+            except Exception as problem:  # the handler's failure is the job's, not the worker's
+                error = f"{type(problem).__name__}: {problem}"
+        duration = time.monotonic() - began
+        high = procmem.peak() if exact else procmem.lifetime_peak()
+        peak = max(high - before, 0)
+        try:
+            if error is None:
+                try:
+                    self.store.finish(job.id, claim.token, result, duration, peak)
+                except ValueError as problem:  # a result JSON cannot hold: the job fails, with that reason
+                    error = f"result is not JSON: {problem}"
+            if error is None:
+                self.report.done += 1
+                self._tell("finish", job=job.id, seconds=round(duration, 6))
+                return
+            after = self.store.fail(job.id, claim.token, error, duration, peak)
+        except StaleLease:
+            self.report.lease_lost += 1
+            self._tell("lease_lost", job=job.id)
+            return
+        if after.state.value == "failed":
+            self.report.failed += 1
+            self._tell("fail", job=job.id, reason=after.reason)
+        else:
+            self.report.retried += 1
+            self._tell("retry", job=job.id, reason=error, retry_at=after.available_at)

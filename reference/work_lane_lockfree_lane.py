@@ -1,0 +1,255 @@
+"""The lock-free Work Lane: an atomic state word changed only by CAS, and a lock-free queue.
+
+A lane has no mutex. Its state ``Idle | Scheduled | Draining`` is one ``atomic_int`` and its
+queue a ``BoundedQueue`` (linearizable push and pop). The two decisions the lock-based lane
+makes under its mutex become sequences of atomic steps (spec/work_lane_lockfree.py, one action
+per step; docs/work-lane-lockfree.md):
+
+* a post: **push** the item, then **CAS Idle -> Scheduled**; the thread whose CAS wins owes the
+  lane's submission. Pushing first is what makes it safe: a drainer that lets the lane go
+  after our push re-checks and sees the item, and one that let it go before leaves the lane
+  Idle for our CAS.
+* the end of a drain: **CAS Draining -> Idle**, **re-check** the queue, and if it holds items
+  **CAS Idle -> Scheduled**; the winner resubmits. A producer whose CAS lost to Draining pushed
+  before it, so the re-check after the release sees its item.
+
+Between the steps other threads run, and the explorer found two things the lock-based lane
+cannot do (both harmless, both documented): a drainer may pop and run an item between its
+producer's push and CAS, so the producer then reserves a lane that may be empty (an *empty
+drain* follows: one wasted take); and a producer's CAS may win the lane from a drainer that
+re-checked.
+
+**Trace events** (v1, docs: shared/design/trace-format.md) are emitted right after the atomic
+step the spec's step table places them at, with no scheduling point in between: ``post`` at
+the push (or at the look that saw the queue full), ``drain_begin`` at the Scheduled ->
+Draining CAS, ``invoke`` after the pop, ``drain_end`` at the Draining -> Idle CAS, ``discard``
+at the reset. A v1 ``post`` says whether it reserved the lane (``submit``) and a ``drain_end``
+whether it resubmits (``outcome``), but here the CAS that decides comes one or two atomic steps
+*after* the event's place. So the event is emitted at its place with ``submit: false`` /
+``outcome: "idle"`` and the same fields object is completed by the deciding step, before that
+thread's next event: a tracer that keeps the objects it is given (``RecordingTracer``) records
+exactly the projection of ``model_checks/designs/work_lane_lockfree/refinement.py``; one that
+serialises them while a post is between its push and its CAS (``JsonlTracer.flush`` racing
+the post) writes the undecided value. Trace format v2 (per-atomic-step events) removes this.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Any, Generic, TypeVar
+
+from .arguments import show
+from .runtime import AtomicInt, Runtime
+from .tracing import Fields, Tracer
+from .work_lane import default_label, log_error
+from .work_lane_lockfree_queue import EMPTY, BoundedQueue
+
+T = TypeVar("T")
+
+_log = logging.getLogger("reference")
+
+# The lane word's values.
+IDLE, SCHEDULED, DRAINING = 0, 1, 2
+STATE_NAMES = ("idle", "scheduled", "draining")
+
+
+class PostOutcome(Enum):
+    """What a publish did (the admission check is the scheduler's)."""
+
+    FULL = "full"  # not pushed; the item stays with the caller
+    ACCEPTED = "accepted"  # pushed; another thread holds (or will take) the reservation
+    ACCEPTED_SUBMIT = "accepted_submit"  # pushed and our CAS won Idle -> Scheduled: we owe a submit
+
+
+_FULL = PostOutcome.FULL
+_ACCEPTED = PostOutcome.ACCEPTED
+_ACCEPTED_SUBMIT = PostOutcome.ACCEPTED_SUBMIT
+
+
+@dataclass(eq=False)
+class LockFreeEnv:
+    """What every lane of one scheduler shares."""
+
+    runtime: Runtime
+    capacity: int
+    budget: int
+    tracer: Tracer | None = None
+    label: Callable[[Any], object] = default_label
+    on_error: Callable[[int, Any, BaseException], None] = log_error
+    # 1 once Stop(discard) closed admission (or the scheduler failed): no new drain begins. An
+    # atomic, not a plain flag: workers read it with no lock held.
+    discarding: AtomicInt = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.discarding = self.runtime.atomic_int(0, name="scheduler.discarding")
+
+    def emit(self, event: str, fields: Fields) -> None:
+        """Record one trace event, if tracing. The tracer is user code and the step it describes
+        has taken effect, so if it raises the step must stand (an accepted item must not look
+        refused, a popped one must still run): the failure is logged, the trace lacks the event."""
+        tracer = self.tracer
+        if tracer is None:
+            return
+        try:
+            tracer.emit(self.runtime.thread_name(), event, fields)
+        except BaseException:
+            _log.exception("tracing %s failed; the step stands", event)
+
+    def item_label(self, item: object) -> object:
+        """An item's name in trace events; never raises (``item_label`` is user code)."""
+        try:
+            return self.label(item)
+        except BaseException:
+            _log.exception("item_label raised for %s", show(item))
+            return show(item)
+
+
+class LockFreeLane(Generic[T]):
+    """One lane: its word, its queue, its ``invoke(context, item)``. The scheduler is the only caller;
+    the protected methods are the seams the reference mutants override one at a time."""
+
+    def __init__(
+        self, index: int, invoke: Callable[[Any, T], object], context: Any, env: LockFreeEnv
+    ) -> None:
+        self.index = index
+        self.invoke = invoke
+        self.context = context
+        self.env = env
+        self.budget = env.budget
+        self._runtime = env.runtime
+        self._tracer = env.tracer
+        self.word = env.runtime.atomic_int(IDLE, name=f"lane[{index}].word")
+        self.queue: BoundedQueue[T] = BoundedQueue(env.runtime, env.capacity, name=f"lane[{index}].queue")
+
+    def __repr__(self) -> str:
+        return f"LockFreeLane(index={self.index})"
+
+    # -- tracing ---------------------------------------------------------
+
+    def _emit(self, event: str, fields: Fields) -> None:
+        self.env.emit(event, fields)
+
+    def _label(self, item: T) -> object:
+        return self.env.item_label(item)
+
+    def _post_fields(self, item: T, result: str) -> Fields:
+        return {"lane": self.index, "item": self._label(item), "result": result, "submit": False}
+
+    def trace_refused(self, item: T) -> None:
+        """The admission check saw Stop: the v1 ``post`` of an INVALID_STATE refusal."""
+        if self._tracer is not None:
+            self._emit("post", self._post_fields(item, "invalid_state"))
+
+    # -- producers' side -------------------------------------------------
+
+    def publish(self, item: T) -> PostOutcome:
+        """Push ``item``, then CAS Idle -> Scheduled (the caller passed the admission check)."""
+        if not self.queue.push(item):
+            if self._tracer is not None:
+                self._emit("post", self._post_fields(item, "capacity_exceeded"))
+            return _FULL
+        post = self._post_fields(item, "ok") if self._tracer is not None else None
+        if post is not None:
+            self._emit("post", post)
+        if self.word.compare_and_swap(IDLE, SCHEDULED):
+            if post is not None:
+                post["submit"] = True  # decided by this CAS (see the module docstring)
+            return _ACCEPTED_SUBMIT
+        # Scheduled or Draining: its holder will pop our item, or its drainer's re-check,
+        # which comes after its release, which comes after our CAS saw Draining, will see it.
+        return _ACCEPTED
+
+    # -- the draining worker's side --------------------------------------
+
+    def drain(self) -> bool:
+        """Run one drain of up to ``budget`` items; say whether this worker owes the lane's resubmission."""
+        if not self._begin_drain():
+            return False
+        invoked = self._invoke_items()
+        return self._end_drain(invoked)
+
+    def _begin_drain(self) -> bool:
+        # Once Stop(discard) closed admission no new drain begins: the taken work item is given
+        # up and Stop resets the lane. (The spec checks this and CASes in one step; here a Stop
+        # may begin between the two, and the drain then runs: its items are invoked, none lost.)
+        if self.env.discarding.load():
+            return False
+        # Only the holder of the reservation CASes Scheduled -> Draining, so it cannot lose.
+        if not self.word.compare_and_swap(SCHEDULED, DRAINING):
+            raise RuntimeError(f"lane {self.index}: a drain began on a lane that was not Scheduled")
+        self._emit("drain_begin", {"lane": self.index})
+        return True
+
+    def _invoke_items(self) -> int:
+        pop = self.queue.pop
+        invoke = self.invoke
+        context = self.context
+        tracer = self._tracer
+        n = 0
+        for n in range(self.budget):
+            item = pop()
+            if item is EMPTY:
+                return n
+            if tracer is not None:
+                self._emit("invoke", {"lane": self.index, "item": self._label(item)})
+            try:
+                invoke(context, item)
+            except BaseException as exc:
+                self._report(item, exc)
+        return n + 1
+
+    def _report(self, item: T, exc: BaseException) -> None:
+        try:
+            self.env.on_error(self.index, item, exc)
+        except BaseException:
+            _log.exception("on_error raised on lane %d", self.index)
+
+    def _end_drain(self, invoked: int) -> bool:
+        """Draining -> Idle, re-check, Idle -> Scheduled: True when this worker won the lane back."""
+        if not self.word.compare_and_swap(DRAINING, IDLE):
+            raise RuntimeError(f"lane {self.index}: a drain ended on a lane that was not Draining")
+        end = {"lane": self.index, "outcome": "idle", "invoked": invoked}
+        self._emit("drain_end", end)
+        # From here a producer's CAS can win the lane; an item pushed before the release is ours
+        # to see now, one pushed after it is its producer's to schedule.
+        if not len(self.queue):
+            return False
+        if not self.word.compare_and_swap(IDLE, SCHEDULED):
+            return False  # a producer (and maybe another drain) has the lane already
+        end["outcome"] = "resubmit"  # decided by this CAS (see the module docstring)
+        return True
+
+    # -- Stop's side -----------------------------------------------------
+
+    def reset(self) -> list[T]:
+        """Stop, once the workers are joined: take every queued item out, report it, set the word Idle.
+
+        The lane may be Scheduled with items and no work item: Stop(discard) refused its
+        owed resubmission. This is where those items are answered for."""
+        items: list[T] = []
+        while True:
+            item = self.queue.pop()
+            if item is EMPTY:
+                break
+            items.append(item)
+        if items and self._tracer is not None:
+            self._emit("discard", {"lane": self.index, "items": [self._label(item) for item in items]})
+        self.word.store(IDLE)
+        return items
+
+    def state_name(self) -> str:
+        """The word as a name, for reports."""
+        return STATE_NAMES[self.word.load()]
+
+
+__all__ = [
+    "DRAINING",
+    "IDLE",
+    "SCHEDULED",
+    "LockFreeEnv",
+    "LockFreeLane",
+    "PostOutcome",
+]

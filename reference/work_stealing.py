@@ -1,0 +1,199 @@
+"""The work-stealing pool (design 001): a Chase-Lev deque per worker, an injector, parking, fork/join.
+
+    pool = WorkStealingPool(workers=4)
+    result, root = pool.submit(lambda: fib(pool, 20))   # Result.SUCCESS and a TaskHandle
+    value = pool.join(root)                              # from outside: blocks until done
+    pool.stop(StopMode.DRAIN)
+
+    def fib(pool, n):                                    # runs on a worker
+        if n < 2:
+            return n
+        left = pool.spawn(lambda: fib(pool, n - 1))      # pushed on this worker's deque
+        return fib(pool, n - 2) + pool.join(left)        # join helps: runs other tasks meanwhile
+
+A worker looks for work in a fixed order: its own deque's bottom (LIFO: the
+task it forked last), the injector (FIFO: external submits), then one round of
+victims in a random order (never itself), stealing their top (oldest). Finding
+nothing it parks (with the re-check that avoids the lost wakeup). Parking, ``join`` that
+helps, Stop and failure are ``PoolBase``'s (``reference.work_stealing_base``); the task handle
+and the trace header are in ``reference.work_stealing_task``; all are re-exported here.
+
+Trace events follow docs of the work-stealing trace format (design
+"work-stealing"): with no tracer each emit is skipped behind one ``is not None``
+test. ``GlobalQueuePool`` (``reference.global_queue_pool``) has the same API
+with one locked queue: the seed's "stealing off" baseline.
+
+Mutant seams: ``_victims`` (the victim order), ``_recheck`` (the park re-check),
+``_wait_for`` (what a worker's join does while the task is not done), and the
+deque's own (``reference.work_stealing_deque``); ``deque_factory`` plugs a deque in.
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+from collections import deque
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from . import arguments
+from .arguments import MAX_SIZE, MAX_WORKERS
+from .results import Result
+from .runtime import Runtime
+from .scheduler import StopMode
+from .tracing import Tracer
+from .work_stealing_base import PoolBase
+from .work_stealing_deque import ABORT, OK, ChaseLevDeque
+from .work_stealing_task import DESIGN, PoolStats, TaskDiscarded, TaskFailed, TaskHandle, header, log_error
+
+_log = logging.getLogger("reference")
+
+DequeFactory = Callable[..., ChaseLevDeque[Any]]
+
+
+class WorkStealingPool(PoolBase):
+    """N workers, each with a Chase-Lev deque, plus an injector for submits from outside.
+
+    ``capacity`` is each deque's initial array length (a power of two; it grows).
+    ``seed`` seeds the victim order (each worker its own ``random.Random``), so a run
+    is repeatable; ``deque_factory(runtime, capacity, owner=, tracer=, label=)``
+    lets a checker plug in a variant deque. Other arguments: see ``PoolBase``.
+    """
+
+    POOL = "stealing"
+
+    def __init__(
+        self,
+        *,
+        workers: int,
+        capacity: int = 64,
+        runtime: Runtime | None = None,
+        tracer: Tracer | None = None,
+        on_error: Callable[[TaskHandle, BaseException], None] | None = None,
+        on_discard: Callable[[TaskHandle], None] | None = None,
+        seed: int = 0,
+        deque_factory: DequeFactory = ChaseLevDeque,
+    ) -> None:
+        n = arguments.count("workers", workers, maximum=MAX_WORKERS)
+        cap = arguments.power_of_two("capacity", capacity, maximum=MAX_SIZE)
+        arguments.count("seed", seed, minimum=0, maximum=(1 << 63) - 1)
+        arguments.function("deque_factory", deque_factory)
+        super().__init__(
+            workers=n,
+            capacity=cap,
+            runtime=runtime,
+            tracer=tracer,
+            on_error=on_error,
+            on_discard=on_discard,
+        )
+        rt = self._rt
+        label = TaskHandle.trace_id
+        self._deques: list[ChaseLevDeque[TaskHandle]] = [
+            deque_factory(rt, cap, owner=w, tracer=tracer, label=label) for w in range(n)
+        ]
+        self._injector: deque[TaskHandle] = deque()  # guarded by _inj_lock
+        # Its length, changed under _inj_lock: a lock-free emptiness test (Dekker with parking).
+        self._injected = rt.atomic_int(0, name="injected")
+        self._rngs = [random.Random(seed * 1_000_003 + w) for w in range(n)]
+        self._start()
+
+    # -- where tasks go -----------------------------------------------------
+
+    def _inject(self, task: TaskHandle) -> None:
+        self._injector.append(task)  # under _inj_lock (PoolBase.submit)
+        self._injected.fetch_add(1)
+
+    def _push_spawned(self, w: int, task: TaskHandle) -> None:
+        self._deques[w].push(task)
+
+    # -- where workers find them ------------------------------------------
+
+    def _find_work(self, w: int) -> TaskHandle | None:
+        status, task = self._deques[w].take()
+        if status == OK:
+            return task
+        task = self._pop_injector(w)
+        if task is not None:
+            return task
+        for v in self._victims(w):
+            victim = self._deques[v]
+            status, task = victim.steal(w)
+            while status == ABORT:  # another thread won that element; the next may be ours
+                status, task = victim.steal(w)
+            if status == OK:
+                self.stats.steals[w] += 1
+                return task
+        return None
+
+    def _pop_injector(self, w: int) -> TaskHandle | None:
+        if self._tracer is None and self._injected.load() == 0:
+            return None  # the usual case in fork/join: no lock round trip
+        with self._inj_lock:
+            if not self._injector:
+                if self._tracer is not None:
+                    self._emit("steal", {"worker": w, "victim": "injector", "task": None, "result": "empty"})
+                return None
+            task = self._injector.popleft()
+            self._injected.fetch_add(-1)
+            if self._tracer is not None:
+                self._emit("steal", {"worker": w, "victim": "injector", "task": task.id, "result": "ok"})
+            return task
+
+    def _victims(self, w: int) -> Iterator[int]:
+        """Every other worker once, from a random one on (never ``w`` itself)."""
+        n = self.workers
+        if n < 2:
+            return iter(())
+        start = self._rngs[w].randrange(n - 1)
+        return ((w + 1 + (start + k) % (n - 1)) % n for k in range(n - 1))
+
+    def _recheck(self, w: int) -> bool:
+        """Is any work visible? Called registered as a sleeper, under the park lock."""
+        # Not w's own deque: only w pushes on it, and w found it empty.
+        if any(d.looks_nonempty() for d in self._deques if d.owner != w):
+            return True
+        return self._injected.load() > 0
+
+    def _take_everything(self) -> list[TaskHandle]:
+        # Workers are joined or discarding: what is left in the queues, oldest first.
+        items = self._take_injector()
+        for d in self._deques:
+            items.extend(d.drain())
+        return items
+
+    def _take_injector(self) -> list[TaskHandle]:
+        with self._inj_lock:
+            items = list(self._injector)
+            self._injector.clear()
+            self._injected.store(0)
+            return items
+
+    def queue_lengths(self) -> list[int]:
+        """Each deque's length, then the injector's (a snapshot, for tests and benches)."""
+        with self._inj_lock:
+            injected = len(self._injector)
+        return [len(d) for d in self._deques] + [injected]
+
+
+def create(**options: Any) -> tuple[Result, WorkStealingPool | None]:
+    """ToolKit-style factory: ``(SUCCESS, pool)`` or ``(INVALID_ARGUMENT, None)`` for any bad argument."""
+    try:
+        return Result.SUCCESS, WorkStealingPool(**options)
+    except (TypeError, ValueError) as exc:
+        _log.debug("work-stealing create refused its arguments: %s", exc)
+        return Result.INVALID_ARGUMENT, None
+
+
+__all__ = [
+    "DESIGN",
+    "PoolBase",
+    "PoolStats",
+    "StopMode",
+    "TaskDiscarded",
+    "TaskFailed",
+    "TaskHandle",
+    "WorkStealingPool",
+    "create",
+    "header",
+    "log_error",
+]

@@ -1,0 +1,437 @@
+"""What both work-stealing pools share: admission, fork/join, parking, running, Stop and failure.
+
+``PoolBase`` is the pool minus where tasks wait: ``WorkStealingPool``
+(``reference.work_stealing``: a Chase-Lev deque per worker and an injector) and
+``GlobalQueuePool`` (``reference.global_queue_pool``: one locked queue) fill that in.
+
+Parking: a worker with nothing to do registers as a sleeper, re-checks every queue, and
+only then sleeps; whoever makes work visible (push, submit) and then sees a registered
+sleeper wakes one. Registering before the re-check and publishing before the sleeper check
+is Dekker's pattern on sequentially consistent atomics, so no worker sleeps while work it
+could see exists (the lost wakeup).
+
+``join`` from a worker never blocks while there is work: it runs other tasks until the
+joined task is done, and parks only when nothing is runnable; completing a task a parked
+joiner waits for wakes it. From any other thread ``join`` waits.
+
+Stop follows the Work Lane's: ``stop(StopMode.DRAIN)`` closes admission (later submits get
+INVALID_STATE), lets every accepted task (and what they spawn) run, and joins the workers;
+``stop(StopMode.DISCARD)`` runs nothing more: queued tasks are handed to ``on_discard`` (and
+traced as ``discard``), their handles say so, and tasks already running finish. A task that
+raises is reported to ``on_error`` (default: logged) and its ``join`` raises ``TaskFailed``;
+a joined task that was discarded makes ``join`` raise ``TaskDiscarded``. A fault of the
+pool's own code fails the pool (``reference.failure``): its Stop reports everything left and
+returns UNKNOWN.
+
+Mutant seams: ``_wait_for`` (what a worker's join does while the task is not done),
+``_wait_external``, ``_run``; the subclasses' ``_recheck`` and ``_find_work``.
+"""
+
+from __future__ import annotations
+
+import itertools
+import logging
+from collections.abc import Callable, Hashable
+from functools import partial
+from typing import Any
+
+from . import arguments
+from .failure import SchedulerFailed, SchedulerFailure
+from .results import Result
+from .runtime import DEFAULT_RUNTIME, AtomicInt, ConditionLike, Runtime, ThreadHandle, ThreadingRuntime
+from .scheduler import StopMode
+from .tracing import Tracer
+from .work_stealing_task import DISCARDED, DONE, EXTERNAL, PENDING, RAISED, PoolStats, TaskHandle, log_error
+
+_log = logging.getLogger("reference")
+
+
+class PoolBase:
+    """What both pools share: admission, fork/join, parking, running, Stop and failure.
+
+    A subclass provides where tasks go (``_inject`` under the injector lock,
+    ``_push_spawned``), where workers find them (``_find_work``), the park
+    re-check (``_recheck``) and the queues' content for Stop (``_take_injector``,
+    ``_take_everything``), then calls ``_start``.
+    """
+
+    POOL = ""
+
+    def __init__(
+        self,
+        *,
+        workers: int,
+        capacity: int,
+        runtime: Runtime | None,
+        tracer: Tracer | None,
+        on_error: Callable[[TaskHandle, BaseException], None] | None,
+        on_discard: Callable[[TaskHandle], None] | None,
+    ) -> None:
+        arguments.runtime(runtime)
+        arguments.tracer(tracer)
+        arguments.function("on_error", on_error, optional=True)
+        arguments.function("on_discard", on_discard, optional=True)
+        self.workers = workers
+        self.capacity = capacity
+        self._rt = rt = DEFAULT_RUNTIME if runtime is None else runtime
+        self._tracer = tracer
+        self._on_error = log_error if on_error is None else on_error
+        self._on_discard = on_discard
+        self.stats = PoolStats(workers)
+        self._ids = itertools.count()
+        self._state_lock = rt.lock(name="pool.state")
+        self._state = "running"  # running -> stopping -> stopped; under _state_lock
+        self._failure: SchedulerFailure | None = None
+        self._inj_lock = rt.lock(name="injector")
+        self._closed = False  # under _inj_lock: Stop began, no submit is accepted
+        self._pending = rt.atomic_int(0, name="pending")  # accepted tasks not yet done or discarded
+        self._discarding = rt.atomic_int(0, name="discarding")
+        self._park_lock = rt.lock(name="park")
+        self._conds: list[ConditionLike] = [
+            rt.condition(self._park_lock, name=f"park[{w}]") for w in range(workers)
+        ]
+        self._idle = rt.condition(self._park_lock, name="idle")  # Stop and external joiners wait here
+        # Under _park_lock: registered to park (cleared by a waker), and actually asleep.
+        self._sleeping = [False] * workers
+        self._parked = [False] * workers
+        self._shutdown = False
+        self._sleepers = rt.atomic_int(0, name="sleepers")  # registered sleepers (a waker's cheap test)
+        self._joiners = rt.atomic_int(0, name="joiners")  # parked joiners (a completer's cheap test)
+        # A task's state is a plain field, written once by its completer and read by joiners;
+        # under a checking runtime each write and read is also announced on this atomic cell
+        # (as the deque does for its slots) so partial-order reduction sees them conflict.
+        self._states: AtomicInt | None = (
+            None if type(rt) is ThreadingRuntime else rt.atomic_int(0, name="task.state")
+        )
+        self._worker_ids: dict[Hashable, int] = {}
+        self._current_thread = rt.current_thread  # bound once: spawn and join ask on every call
+        self._threads: list[ThreadHandle] = []
+
+    def _start(self) -> None:
+        if self._tracer is not None:
+            config = {"workers": self.workers, "capacity": self.capacity, "pool": self.POOL}
+            self._tracer.begin(config)  # type: ignore[arg-type]  # "pool" is a str
+        for w in range(self.workers):
+            self._threads.append(self._rt.start_thread(partial(self._worker_main, w), f"w{w}"))
+
+    # -- subclass hooks -----------------------------------------------------
+
+    def _inject(self, task: TaskHandle) -> None:
+        raise NotImplementedError
+
+    def _push_spawned(self, w: int, task: TaskHandle) -> None:
+        raise NotImplementedError
+
+    def _find_work(self, w: int) -> TaskHandle | None:
+        raise NotImplementedError
+
+    def _recheck(self, w: int) -> bool:
+        raise NotImplementedError
+
+    def _take_injector(self) -> list[TaskHandle]:
+        raise NotImplementedError
+
+    def _take_everything(self) -> list[TaskHandle]:
+        raise NotImplementedError
+
+    # -- the public API -----------------------------------------------------
+
+    @property
+    def failed(self) -> bool:
+        return self._failure is not None
+
+    @property
+    def failure(self) -> SchedulerFailure | None:
+        return self._failure
+
+    @property
+    def running(self) -> bool:
+        with self._state_lock:
+            return self._state == "running" and self._failure is None
+
+    def _task_id(self, name: object) -> object:
+        if name is None:
+            return next(self._ids)
+        if not isinstance(name, str | int) or isinstance(name, bool):
+            raise TypeError(f"name must be a str or an int, got {type(name).__name__} {arguments.show(name)}")
+        return name
+
+    def submit(
+        self, fn: Callable[[], Any], name: str | int | None = None
+    ) -> tuple[Result, TaskHandle | None]:
+        """Queue ``fn()`` from outside the pool: ``(SUCCESS, handle)``; ``(INVALID_ARGUMENT, None)`` if
+        ``fn`` is not callable or ``name`` not a str/int; ``(INVALID_STATE, None)`` once Stop began or
+        the pool failed. A refused task stays with the caller (it never runs)."""
+        try:
+            arguments.function("fn", fn)
+            task = TaskHandle(fn, self._task_id(name))
+        except TypeError as exc:
+            _log.debug("submit refused: %s", exc)
+            self._emit("submit", {"task": None, "result": "invalid_argument"})
+            return Result.INVALID_ARGUMENT, None
+        with self._inj_lock:
+            if self._closed or self._failure is not None:
+                self._emit("submit", {"task": task.id, "result": "invalid_state"})
+                return Result.INVALID_STATE, None
+            self._pending.fetch_add(1)
+            self._inject(task)
+            if self._tracer is not None:
+                self._emit("submit", {"task": task.id, "result": "ok"})
+        self._notify_work()
+        return Result.SUCCESS, task
+
+    def spawn(self, fn: Callable[[], Any], name: str | int | None = None) -> TaskHandle:
+        """Fork ``fn()`` from a task running on this pool (``TypeError`` if ``fn`` is not callable,
+        ``RuntimeError`` from any other thread: use ``submit``). Always accepted: a Stop(drain)
+        runs it, a Stop(discard) reports it."""
+        if not callable(fn):
+            arguments.function("fn", fn)
+        w = self._worker_ids.get(self._current_thread())
+        if w is None:
+            raise RuntimeError("spawn is for tasks running on this pool; other threads use submit")
+        task = TaskHandle(fn, next(self._ids) if name is None else self._task_id(name))
+        self._pending.fetch_add(1)
+        self._push_spawned(w, task)
+        if self._sleepers.load():  # _notify_work inlined: usually nobody is registered to park
+            self._wake_one()
+        return task
+
+    def join(self, task: TaskHandle) -> Any:
+        """Wait for ``task`` and return its value (``TaskFailed``/``TaskDiscarded`` otherwise). On a
+        worker, runs other tasks meanwhile; elsewhere, blocks."""
+        if type(task) is not TaskHandle:
+            arguments.instance("task", task, TaskHandle)
+        if self._pending_task(task):
+            w = self._worker_ids.get(self._current_thread())
+            if w is None:
+                self._wait_external(task)
+            else:
+                self._wait_for(w, task)
+        if task.state == PENDING:
+            raise SchedulerFailed(f"the pool failed while task {task.id!r} was pending")
+        if self._tracer is not None:
+            self._emit("join", {"task": task.id})
+        if task.state == DONE:
+            return task.value
+        return task.outcome()
+
+    def _wait_for(self, w: int, task: TaskHandle) -> None:
+        """Help until ``task`` is done: run what this worker finds; park when there is nothing."""
+        while self._pending_task(task):
+            found = self._find_work(w)
+            if found is not None:
+                self._run(w, found)
+            elif not self._park(w, task):
+                return  # the pool failed
+
+    def _wait_external(self, task: TaskHandle) -> None:
+        with self._park_lock:
+            task.joiner = EXTERNAL
+            self._joiners.fetch_add(1)
+            try:
+                while self._pending_task(task) and self._failure is None:
+                    self._idle.wait()
+            finally:
+                task.joiner = None
+                self._joiners.fetch_add(-1)
+
+    def _worker_index(self) -> int | None:
+        return self._worker_ids.get(self._current_thread())
+
+    # -- workers ------------------------------------------------------------
+
+    def _worker_main(self, w: int) -> None:
+        with self._state_lock:
+            self._worker_ids[self._rt.current_thread()] = w
+        task: TaskHandle | None = None
+        try:
+            while self._failure is None:
+                task = self._find_work(w)
+                if task is not None:
+                    self._run(w, task)
+                elif not self._park(w, None):
+                    return
+        except BaseException as exc:  # our own code: a task's exceptions are caught in _run
+            _log.exception("worker %d failed", w)
+            self._fail(exc)
+            if task is not None and task.state == PENDING:
+                self._discard([task])  # taken but never run: reported, not lost
+
+    def _run(self, w: int, task: TaskHandle) -> None:
+        if self._discarding.load():
+            self._discard([task])
+            return
+        tracer = self._tracer
+        if tracer is not None:
+            self._emit("run", {"worker": w, "task": task.id})
+        self.stats.runs[w] += 1
+        try:
+            task.value = task.fn()
+            state = DONE
+        except Exception as exc:
+            task.error = exc
+            state = RAISED
+            try:
+                self._on_error(task, exc)
+            except Exception:
+                _log.exception("on_error raised for task %r", task.id)
+        if tracer is not None:
+            self._emit("done", {"worker": w, "task": task.id, "outcome": "ok" if state == DONE else "raised"})
+        self._complete(task, state)
+
+    def _pending_task(self, task: TaskHandle) -> bool:
+        states = self._states
+        if states is not None:
+            states.load()
+        return task.state == PENDING
+
+    def _complete(self, task: TaskHandle, state: int) -> None:
+        states = self._states
+        if states is not None:
+            states.store(state)
+        task.state = state  # before the joiners test: Dekker with _park / _wait_external
+        if self._joiners.load() and task.joiner is not None:
+            with self._park_lock:
+                joiner = task.joiner
+                if joiner == EXTERNAL:
+                    self._idle.notify_all()
+                elif joiner is not None and self._sleeping[joiner]:
+                    self._unpark(joiner)
+        if self._pending.fetch_add(-1) == 1:
+            with self._park_lock:
+                self._idle.notify_all()  # a Stop waiting for the pool to go quiet
+
+    # -- parking --------------------------------------------------------------
+
+    def _park(self, w: int, joining: TaskHandle | None) -> bool:
+        """Sleep until woken, unless a re-check after registering finds work (or ``joining`` done).
+        False: the worker must exit (shutdown or failure)."""
+        with self._park_lock:
+            if self._shutdown:
+                return False
+            if joining is not None:
+                joining.joiner = w
+                self._joiners.fetch_add(1)
+            self._sleeping[w] = True
+            self._sleepers.fetch_add(1)  # register first, then look again: Dekker with _notify_work
+            try:
+                if (joining is not None and not self._pending_task(joining)) or self._recheck(w):
+                    return True
+                self._parked[w] = True
+                self._emit("park", {"worker": w})
+                while self._sleeping[w] and not self._shutdown:
+                    self._conds[w].wait()
+                self._parked[w] = False
+                return not self._shutdown
+            finally:
+                if self._sleeping[w]:
+                    self._sleeping[w] = False
+                    self._sleepers.fetch_add(-1)
+                if joining is not None:
+                    joining.joiner = None
+                    self._joiners.fetch_add(-1)
+
+    def _notify_work(self) -> None:
+        """After making a task visible: wake one registered sleeper, if any (a parked one first)."""
+        if self._sleepers.load():
+            self._wake_one()
+
+    def _wake_one(self) -> None:
+        """Wake one registered sleeper, if any is still registered (a parked one first)."""
+        with self._park_lock:
+            registered = [v for v in range(self.workers) if self._sleeping[v]]
+            if registered:
+                parked = [v for v in registered if self._parked[v]]
+                self._unpark((parked or registered)[0])
+
+    def _unpark(self, v: int) -> None:
+        # Under the park lock.
+        self._sleeping[v] = False
+        self._sleepers.fetch_add(-1)
+        if self._parked[v]:
+            self._emit("unpark", {"worker": v})
+            self._conds[v].notify()
+
+    # -- discard, failure, Stop ------------------------------------------------
+
+    def _discard(self, tasks: list[TaskHandle]) -> None:
+        if not tasks:
+            return
+        self._emit("discard", {"tasks": [t.id for t in tasks]})
+        for task in tasks:
+            if self._failure is not None:
+                self._failure.discarded.append((-1, task))
+            if self._on_discard is not None:
+                try:
+                    self._on_discard(task)
+                except Exception:
+                    _log.exception("on_discard raised for task %r", task.id)
+            self._complete(task, DISCARDED)
+
+    def _fail(self, error: BaseException) -> None:
+        with self._state_lock:
+            if self._failure is None:
+                self._failure = SchedulerFailure(error)
+        self._wake_all(shutdown=True)
+
+    def _wake_all(self, shutdown: bool) -> None:
+        with self._park_lock:
+            self._shutdown = self._shutdown or shutdown
+            for v in range(self.workers):
+                if self._sleeping[v]:
+                    self._unpark(v)
+            self._idle.notify_all()
+
+    def stop(self, mode: StopMode = StopMode.DRAIN) -> Result:
+        """Stop and join the workers (see the module docstring). SUCCESS (also when already
+        stopped); INVALID_ARGUMENT if ``mode`` is not a ``StopMode``; INVALID_STATE from a task of
+        this pool or while another Stop runs; UNKNOWN if the pool failed."""
+        if not isinstance(mode, StopMode):
+            return Result.INVALID_ARGUMENT
+        if self._worker_index() is not None:
+            return Result.INVALID_STATE  # it would wait for itself
+        with self._state_lock:
+            if self._state == "stopped":
+                return Result.SUCCESS if self._failure is None else Result.UNKNOWN
+            if self._state == "stopping":
+                return Result.INVALID_STATE
+            self._state = "stopping"
+        with self._inj_lock:
+            self._closed = True
+            self._emit("stop_begin", {"mode": mode.value})
+        if mode is StopMode.DISCARD:
+            self._discarding.store(1)
+            self._discard(self._take_injector())
+        with self._park_lock:
+            while self._pending.load() > 0 and self._failure is None:
+                self._idle.wait()
+        self._wake_all(shutdown=True)
+        for thread in self._threads:
+            thread.join()
+        if self._failure is not None:
+            self._discard(self._take_everything())
+            _log.error("%s", self._failure.describe())
+            result, outcome = Result.UNKNOWN, "failed"
+        else:
+            result, outcome = Result.SUCCESS, "ok"
+        with self._state_lock:
+            self._state = "stopped"
+        self._emit("stop_end", {"mode": mode.value, "result": outcome})
+        return result
+
+    def __enter__(self) -> PoolBase:
+        return self
+
+    def __exit__(self, exc_type: type[BaseException] | None, *rest: object) -> None:
+        result = self.stop(StopMode.DRAIN if exc_type is None else StopMode.DISCARD)
+        failure = self._failure
+        if result is Result.UNKNOWN and exc_type is None and failure is not None:
+            raise SchedulerFailed(failure.describe()) from failure.error
+
+    def _emit(self, event: str, fields: dict[str, Any]) -> None:
+        tracer = self._tracer
+        if tracer is not None:
+            tracer.emit(self._rt.thread_name(), event, fields)
+
+
+__all__ = ["PoolBase"]

@@ -1,0 +1,32 @@
+"""Handlers for the worker tests: importable by ``--handlers tests.jobs.handlers``."""
+
+from __future__ import annotations
+
+import os
+import time
+from typing import Any
+
+
+def work(payload: Any) -> Any:
+    # Each execution appends its number to a shared log: a job run twice shows up twice.
+    log = payload.get("log")
+    if log:
+        fd = os.open(log, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        try:
+            os.write(fd, f"{payload['n']}\n".encode())
+        finally:
+            os.close(fd)
+    time.sleep(payload.get("sleep", 0))
+    return {"n": payload.get("n")}
+
+
+def boom(payload: Any) -> Any:
+    raise RuntimeError("boom")
+
+
+def plan(state: Any) -> Any:
+    return {"tasks": list(range(state.get("count", 3)))}
+
+
+def square(item: Any) -> Any:
+    return item * item
