@@ -33,6 +33,8 @@ BUILT_IN: tuple[str, ...] = (
     "event_pool",
     "admission",
     "work_lane_lockfree",
+    "job_wakeup",
+    "job_pool",
 )
 
 _loaded: dict[str, Design] | None = None

@@ -20,6 +20,9 @@ Stop sets CLOSED and waits until no post is in flight (``StopBegin``); the last 
 wakes it (a runtime lock and condition on Stop's side only, taken by a post only when Stop
 waits for it). So every accepted post, submission included, precedes ``stop_begin``.
 
+**Tracing.** A ``tracer`` receives trace format version 2 events (design ``work-lane-lockfree``,
+one per atomic step; ``work_lane_lockfree_lane``); write its lines after ``trace_header(config)``.
+
 **Stop(discard) and the refused submission** (the spec's decision, docs/work-lane-lockfree.md):
 from ``stop_begin`` on the pool refuses a worker's owed resubmission (``LockFreePool.offer``);
 that lane stays Scheduled with its items and no work item. The reset, which runs once the
@@ -30,7 +33,7 @@ workers are joined, takes every lane's items out and reports each one (``on_disc
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from enum import Enum
 from functools import partial
 from typing import Any, Generic, TypeVar
@@ -40,7 +43,7 @@ from .failure import SchedulerFailed, SchedulerFailure
 from .results import Result
 from .runtime import DEFAULT_RUNTIME, Runtime
 from .scheduler_config import LaneHandle, LaneSpec, Sizing, StopMode, check_options, checked_config
-from .tracing import Tracer
+from .tracing import TRACE_NAME, Fields, Tracer
 from .work_lane import default_label, log_error
 from .work_lane_lockfree_lane import LockFreeEnv, LockFreeLane, PostOutcome
 from .worker_pool import WorkerPool, WorkItem
@@ -48,6 +51,16 @@ from .worker_pool import WorkerPool, WorkItem
 T = TypeVar("T")
 
 _log = logging.getLogger("reference")
+
+# This design's traces: per-atomic-step events (docs/trace-format.md, "Trace format v2").
+TRACE_DESIGN = "work-lane-lockfree"
+TRACE_VERSION = 2
+
+
+def trace_header(config: Mapping[str, int]) -> Fields:
+    """The header line of a trace of this scheduler (``reference.tracing.header`` is work-lane's)."""
+    return {"trace": TRACE_NAME, "version": TRACE_VERSION, "design": TRACE_DESIGN, "config": dict(config)}
+
 
 # The admission word: bit 0 is CLOSED, the rest counts the posts in flight.
 CLOSED = 1
@@ -72,6 +85,9 @@ class LockFreePool(WorkerPool):
         """A worker's resubmission: queued and a worker woken, or False once refusing."""
         with self._mutex:
             if self._refusing:
+                tracer = self._tracer
+                if tracer is not None:
+                    tracer.emit(self._runtime.thread_name(), "submit_refused", {"lane": item.lane})
                 return False
             self._enqueue(item)
             self._notify_worker()
@@ -244,13 +260,9 @@ class LockFreeScheduler(Generic[T]):
                 finally:
                     self._leave()
                 return _CAPACITY_EXCEEDED if outcome is _FULL else _SUCCESS
-        post = {
-            "lane": None,
-            "item": self._env.item_label(item),
-            "result": "invalid_argument",
-            "submit": False,
-        }
-        self._env.emit("post", post)
+        self._env.emit(
+            "post", {"lane": None, "item": self._env.item_label(item), "result": "invalid_argument"}
+        )
         return Result.INVALID_ARGUMENT
 
     def _admit(self) -> bool:
@@ -457,4 +469,5 @@ __all__ = [
     "Sizing",
     "StopMode",
     "create",
+    "trace_header",
 ]

@@ -19,18 +19,13 @@ producer's push and CAS, so the producer then reserves a lane that may be empty 
 drain* follows: one wasted take); and a producer's CAS may win the lane from a drainer that
 re-checked.
 
-**Trace events** (v1, docs: shared/design/trace-format.md) are emitted right after the atomic
-step the spec's step table places them at, with no scheduling point in between: ``post`` at
-the push (or at the look that saw the queue full), ``drain_begin`` at the Scheduled ->
-Draining CAS, ``invoke`` after the pop, ``drain_end`` at the Draining -> Idle CAS, ``discard``
-at the reset. A v1 ``post`` says whether it reserved the lane (``submit``) and a ``drain_end``
-whether it resubmits (``outcome``), but here the CAS that decides comes one or two atomic steps
-*after* the event's place. So the event is emitted at its place with ``submit: false`` /
-``outcome: "idle"`` and the same fields object is completed by the deciding step, before that
-thread's next event: a tracer that keeps the objects it is given (``RecordingTracer``) records
-exactly the projection of ``model_checks/designs/work_lane_lockfree/refinement.py``; one that
-serialises them while a post is between its push and its CAS (``JsonlTracer.flush`` racing
-the post) writes the undecided value. Trace format v2 (per-atomic-step events) removes this.
+**Trace events** (trace format version 2, design ``work-lane-lockfree``; docs/trace-format.md,
+"Trace format v2") are emitted right after the atomic step they mark, with no scheduling point
+in between, one event per step: ``push`` (ok, or the load that saw the queue full), ``cas``
+(from, to, ok) for each of the three lane-word CASes a post or a drain end makes,
+``drain_begin`` at the Scheduled -> Draining CAS, ``pop`` and ``invoke``, ``recheck``, and
+``reset`` with the items Stop(discard)'s reset destroyed. No event has to guess an outcome
+that a later step decides.
 """
 
 from __future__ import annotations
@@ -136,10 +131,16 @@ class LockFreeLane(Generic[T]):
         return self.env.item_label(item)
 
     def _post_fields(self, item: T, result: str) -> Fields:
-        return {"lane": self.index, "item": self._label(item), "result": result, "submit": False}
+        """A ``post`` event's fields: the post refused before its push (INVALID_STATE)."""
+        return {"lane": self.index, "item": self._label(item), "result": result}
+
+    def _cas(self, expect: int, new: int, ok: bool, **extra: object) -> None:
+        if self._tracer is not None:
+            fields = {"lane": self.index, "from": STATE_NAMES[expect], "to": STATE_NAMES[new], "ok": ok}
+            self._emit("cas", {**fields, **extra})
 
     def trace_refused(self, item: T) -> None:
-        """The admission check saw Stop: the v1 ``post`` of an INVALID_STATE refusal."""
+        """The admission check saw Stop: the ``post`` of an INVALID_STATE refusal."""
         if self._tracer is not None:
             self._emit("post", self._post_fields(item, "invalid_state"))
 
@@ -147,20 +148,20 @@ class LockFreeLane(Generic[T]):
 
     def publish(self, item: T) -> PostOutcome:
         """Push ``item``, then CAS Idle -> Scheduled (the caller passed the admission check)."""
+        tracing = self._tracer is not None
         if not self.queue.push(item):
-            if self._tracer is not None:
-                self._emit("post", self._post_fields(item, "capacity_exceeded"))
+            if tracing:
+                self._emit(
+                    "push", {"lane": self.index, "item": self._label(item), "result": "capacity_exceeded"}
+                )
             return _FULL
-        post = self._post_fields(item, "ok") if self._tracer is not None else None
-        if post is not None:
-            self._emit("post", post)
-        if self.word.compare_and_swap(IDLE, SCHEDULED):
-            if post is not None:
-                post["submit"] = True  # decided by this CAS (see the module docstring)
-            return _ACCEPTED_SUBMIT
-        # Scheduled or Draining: its holder will pop our item, or its drainer's re-check,
+        if tracing:
+            self._emit("push", {"lane": self.index, "item": self._label(item), "result": "ok"})
+        won = self.word.compare_and_swap(IDLE, SCHEDULED)
+        self._cas(IDLE, SCHEDULED, won)
+        # Lost: Scheduled or Draining; its holder will pop our item, or its drainer's re-check,
         # which comes after its release, which comes after our CAS saw Draining, will see it.
-        return _ACCEPTED
+        return _ACCEPTED_SUBMIT if won else _ACCEPTED
 
     # -- the draining worker's side --------------------------------------
 
@@ -172,14 +173,16 @@ class LockFreeLane(Generic[T]):
         return self._end_drain(invoked)
 
     def _begin_drain(self) -> bool:
-        # Once Stop(discard) closed admission no new drain begins: the taken work item is given
-        # up and Stop resets the lane. (The spec checks this and CASes in one step; here a Stop
-        # may begin between the two, and the drain then runs: its items are invoked, none lost.)
-        if self.env.discarding.load():
-            return False
         # Only the holder of the reservation CASes Scheduled -> Draining, so it cannot lose.
         if not self.word.compare_and_swap(SCHEDULED, DRAINING):
             raise RuntimeError(f"lane {self.index}: a drain began on a lane that was not Scheduled")
+        # Once Stop(discard) closed admission no new drain begins: the taken work item is given
+        # up (Scheduled again: only we could have changed Draining) and Stop resets the lane.
+        # Checked after the CAS, so that a drain that begins saw ``discarding`` unset at its
+        # event's place: the spec's DrainBegin checks and CASes in one step.
+        if self.env.discarding.load():
+            self.word.store(SCHEDULED)
+            return False
         self._emit("drain_begin", {"lane": self.index})
         return True
 
@@ -192,9 +195,13 @@ class LockFreeLane(Generic[T]):
         for n in range(self.budget):
             item = pop()
             if item is EMPTY:
+                if tracer is not None:
+                    self._emit("pop", {"lane": self.index, "item": None})
                 return n
             if tracer is not None:
-                self._emit("invoke", {"lane": self.index, "item": self._label(item)})
+                label = self._label(item)
+                self._emit("pop", {"lane": self.index, "item": label})
+                self._emit("invoke", {"lane": self.index, "item": label})
             try:
                 invoke(context, item)
             except BaseException as exc:
@@ -211,16 +218,17 @@ class LockFreeLane(Generic[T]):
         """Draining -> Idle, re-check, Idle -> Scheduled: True when this worker won the lane back."""
         if not self.word.compare_and_swap(DRAINING, IDLE):
             raise RuntimeError(f"lane {self.index}: a drain ended on a lane that was not Draining")
-        end = {"lane": self.index, "outcome": "idle", "invoked": invoked}
-        self._emit("drain_end", end)
+        self._cas(DRAINING, IDLE, True, invoked=invoked)
         # From here a producer's CAS can win the lane; an item pushed before the release is ours
         # to see now, one pushed after it is its producer's to schedule.
-        if not len(self.queue):
+        empty = not len(self.queue)
+        if self._tracer is not None:
+            self._emit("recheck", {"lane": self.index, "empty": empty})
+        if empty:
             return False
-        if not self.word.compare_and_swap(IDLE, SCHEDULED):
-            return False  # a producer (and maybe another drain) has the lane already
-        end["outcome"] = "resubmit"  # decided by this CAS (see the module docstring)
-        return True
+        won = self.word.compare_and_swap(IDLE, SCHEDULED)
+        self._cas(IDLE, SCHEDULED, won)
+        return won  # lost: a producer (and maybe another drain) has the lane already
 
     # -- Stop's side -----------------------------------------------------
 
@@ -236,7 +244,7 @@ class LockFreeLane(Generic[T]):
                 break
             items.append(item)
         if items and self._tracer is not None:
-            self._emit("discard", {"lane": self.index, "items": [self._label(item) for item in items]})
+            self._emit("reset", {"lane": self.index, "items": [self._label(item) for item in items]})
         self.word.store(IDLE)
         return items
 

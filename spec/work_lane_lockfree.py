@@ -22,99 +22,63 @@ post refused at once or at a full queue) and a per-atomic-step name otherwise (`
 # ruff: noqa: F405  (names from the state module this one EXTENDS)
 from __future__ import annotations
 
-from spec.language import WF, EventuallyAlways, Function, LeadsTo, SpecBuilder, emit
+from spec.language import WF, EventuallyAlways, LeadsTo, SpecBuilder, emit
+
+# LockBased == INSTANCE WorkLane: the constants, variables and Init, and the steps that are the
+# same atomic step in both lanes (the stop-state check of a post, the pool's ready queue,
+# invoking, Stop) are the lock-based spec's, taken by name; only the lane's own steps differ
+# and are written out here.
+from spec.work_lane import (
+    Admit,
+    AllSettled,
+    DiscardLane,
+    GiveUpDrain,
+    Invoke,
+    Popping,
+    PositiveSizes,
+    PostInvalidHandle,
+    PostRefused,
+    PostReturns,
+    ProducerPc,
+    ReadyQueueHoldsEveryLane,
+    StopBegin,
+    StopCall,
+    StopEndDiscard,
+    StopEndDrain,
+    StopFromCallback,
+    StopperPc,
+    StopWhenStopped,
+    StopWhileStopping,
+    Take,
+    WorkerPc,
+    WorkersAreInterchangeable,
+)
+from spec.work_lane import Done as Done  # re-exported, as Init: the trace checker uses both
+from spec.work_lane import Init as Init
 
 # EXTENDS work_lane_lockfree_state (which EXTENDS work_lane_state).
 from spec.work_lane_lockfree_state import *  # noqa: F403
 
 WorkLaneLockFree = SpecBuilder("work-lane-lockfree", __doc__ or "")
 
-# ============================================================================ ASSUME
+# ============================================================================ ASSUME, PCs, INIT
+# The lock-based spec's: the same constants and variables, starting in the same state.
 
-
-@WorkLaneLockFree.assume
-def ReadyQueueHoldsEveryLane(c: Constants) -> str | None:
-    """Each lane has at most one reservation, so a ready queue as long as the lane count never fills."""
-    if c.ready_capacity < c.lanes:
-        return f"ready_capacity {c.ready_capacity} < lanes {c.lanes}: a submission could find it full"
-    return None
-
-
-@WorkLaneLockFree.assume
-def PositiveSizes(c: Constants) -> str | None:
-    """Creation refuses zero workers, capacities or budget; so does the model."""
-    for name in ("lanes", "workers", "lane_capacity", "max_per_drain", "ready_capacity"):
-        if getattr(c, name) < 1:
-            return f"{name} must be at least 1"
-    return None
-
-
-@WorkLaneLockFree.program_counter(Producers)
-def ProducerPc(c: Constants, s: Vars, p: str) -> str:
-    return s.producer[p][0]
-
-
-@WorkLaneLockFree.program_counter(Workers)
-def WorkerPc(c: Constants, s: Vars, w: str) -> str:
-    return s.worker[w][0]
-
-
-@WorkLaneLockFree.program_counter(Stoppers)
-def StopperPc(c: Constants, s: Vars, t: str) -> str:
-    return s.stopper[t]
-
-
-# ============================================================================ INIT
-
-
-@WorkLaneLockFree.init
-def Init(c: Constants) -> list[Vars]:
-    lanes = Lanes(c)
-    return [
-        Vars(
-            queue=Function.const(lanes, ()),
-            status=Function.const(lanes, IDLE),
-            ready=(),
-            producer=Function.const(Producers(c), (P_IDLE, 0, None)),
-            worker=Function.const(Workers(c), (W_IDLE, None, 0, None)),
-            stopper=Function.const(Stoppers(c), S_IDLE),
-            phase=RUNNING,
-            mode=None,
-            accepted=Function.const(lanes, 0),
-            invoked=Function.const(lanes, 0),
-            discarded=Function.const(lanes, 0),
-        )
-    ]
+WorkLaneLockFree.assume(ReadyQueueHoldsEveryLane)
+WorkLaneLockFree.assume(PositiveSizes)
+WorkLaneLockFree.program_counter(Producers)(ProducerPc)
+WorkLaneLockFree.program_counter(Workers)(WorkerPc)
+WorkLaneLockFree.program_counter(Stoppers)(StopperPc)
+WorkLaneLockFree.init(Init)
 
 
 # ============================================================================ ACTIONS: producers
 
 
-@WorkLaneLockFree.action(Producers, event="post", at=P_IDLE)
-def PostInvalidHandle(c: Constants, s: Vars, p: str) -> object:
-    """TryPost with a handle that is not a lane of this scheduler: refused, nothing changes."""
-    post = PostAt(c, s, p, P_IDLE)
-    if post is None or post[1] is not None:
-        return None
-    return PostReturns(s, p, post[0], None, post[2], "invalid_argument")
-
-
-@WorkLaneLockFree.action(Producers, at=P_IDLE)
-def Admit(c: Constants, s: Vars, p: str) -> object:
-    """The stop-state check passes: the post is now in flight and Stop must wait for it."""
-    post = PostAt(c, s, p, P_IDLE)
-    if post is None or post[1] is None or s.phase != RUNNING:
-        return None
-    return s._replace(producer=s.producer.except_(p, (P_ADMITTED, post[0], None)))
-
-
-@WorkLaneLockFree.action(Producers, event="post", at=P_IDLE)
-def PostRefused(c: Constants, s: Vars, p: str) -> object:
-    """The stop-state check fails: Stop has begun, so the post is INVALID_STATE."""
-    post = PostAt(c, s, p, P_IDLE)
-    if post is None or post[1] is None or s.phase == RUNNING:
-        return None
-    return PostReturns(s, p, *post, "invalid_state")
+# TryPost with a handle of no lane; the stop-state check passes (admitted) or fails (INVALID_STATE).
+WorkLaneLockFree.action(Producers, event="post", at=P_IDLE)(PostInvalidHandle)
+WorkLaneLockFree.action(Producers, at=P_IDLE)(Admit)
+WorkLaneLockFree.action(Producers, event="post", at=P_IDLE)(PostRefused)
 
 
 @WorkLaneLockFree.action(Producers, event="post", at=P_ADMITTED)
@@ -199,13 +163,8 @@ def ProducerSubmit(c: Constants, s: Vars, p: str) -> object:
 # ============================================================================ ACTIONS: workers
 
 
-@WorkLaneLockFree.action(Workers, event="take", at=W_IDLE)
-def Take(c: Constants, s: Vars, w: str) -> object:
-    """An idle worker removes the oldest work item from the ready queue (under the pool mutex)."""
-    if s.worker[w][0] != W_IDLE or not s.ready or s.phase == STOPPED:
-        return None
-    lane = s.ready[0]
-    return emit(s._replace(ready=s.ready[1:], worker=s.worker.except_(w, (W_TOOK, lane, 0, None))), lane=lane)
+# An idle worker takes the oldest work item from the ready queue (under the pool mutex).
+WorkLaneLockFree.action(Workers, event="take", at=W_IDLE)(Take)
 
 
 @WorkLaneLockFree.action(Workers, event="drain_begin", at=W_TOOK)
@@ -228,13 +187,8 @@ def DrainBegin(c: Constants, s: Vars, w: str) -> object:
     )
 
 
-@WorkLaneLockFree.action(Workers, at=W_TOOK)
-def GiveUpDrain(c: Constants, s: Vars, w: str) -> object:
-    """Stop(discard) has begun: a worker that took a work item does not start draining it."""
-    pc, _, _, _ = s.worker[w]
-    if pc != W_TOOK or not Discarding(s):
-        return None
-    return s._replace(worker=s.worker.except_(w, (W_IDLE, None, 0, None)))
+# Stop(discard) has begun: a worker that took a work item does not start draining it.
+WorkLaneLockFree.action(Workers, at=W_TOOK)(GiveUpDrain)
 
 
 @WorkLaneLockFree.action(Workers, event="pop", at=W_DRAIN)
@@ -263,22 +217,8 @@ def PopEmpty(c: Constants, s: Vars, w: str) -> object:
     return emit(s._replace(worker=s.worker.except_(w, (W_DECIDE, *drain, None))), lane=drain[0], item=None)
 
 
-@WorkLaneLockFree.action(Workers, event="invoke", at=W_DRAIN)
-def Invoke(c: Constants, s: Vars, w: str) -> object:
-    """The drainer hands the popped item to the lane's invoke callback."""
-    pc, lane, n, hand = s.worker[w]
-    if pc != W_DRAIN or hand is None:
-        return None
-    assert lane is not None
-    position, item = hand
-    return emit(
-        s._replace(
-            invoked=s.invoked.except_(lane, position),
-            worker=s.worker.except_(w, (W_DRAIN, lane, n + 1, None)),
-        ),
-        lane=lane,
-        item=item,
-    )
+# The drainer hands the popped item to the lane's invoke callback.
+WorkLaneLockFree.action(Workers, event="invoke", at=W_DRAIN)(Invoke)
 
 
 @WorkLaneLockFree.action(Workers, event="cas", at=(W_DRAIN, W_DECIDE))
@@ -378,100 +318,25 @@ def WorkerSubmitRefused(c: Constants, s: Vars, w: str) -> object:
     return emit(s._replace(worker=s.worker.except_(w, (W_IDLE, None, 0, None))), lane=lane)
 
 
-@WorkLaneLockFree.action(Workers, Modes, event="stop_rejected", at=W_DRAIN)
-def StopFromCallback(c: Constants, s: Vars, w: str, mode: str) -> object:
-    """A callback calls Stop on its own scheduler: refused, since Stop would wait for that callback."""
-    pc, _, n, hand = s.worker[w]
-    if not c.callback_stop or pc != W_DRAIN or hand is not None or n == 0:
-        return None
-    return emit(s, mode=mode, reason="in_callback")
+# A callback calls Stop on its own scheduler: refused.
+WorkLaneLockFree.action(Workers, Modes, event="stop_rejected", at=W_DRAIN)(StopFromCallback)
 
 
 # ============================================================================ ACTIONS: Stop
 
 
-@WorkLaneLockFree.action(Stoppers, at=S_IDLE)
-def StopCall(c: Constants, s: Vars, t: str) -> object:
-    """Stop leaves Running first: admission closes, so every later TryPost is INVALID_STATE."""
-    if s.stopper[t] != S_IDLE or s.phase != RUNNING:
-        return None
-    return s._replace(stopper=s.stopper.except_(t, S_ACTIVE), phase=CLOSING, mode=c.mode_of(t))
-
-
-@WorkLaneLockFree.action(Stoppers, event="stop_rejected", at=S_IDLE)
-def StopWhileStopping(c: Constants, s: Vars, t: str) -> object:
-    """A second Stop while one is in progress: refused."""
-    if s.stopper[t] != S_IDLE or s.phase not in (CLOSING, STOPPING):
-        return None
-    return emit(
-        s._replace(stopper=s.stopper.except_(t, "done")), mode=c.mode_of(t), reason="stop_in_progress"
-    )
-
-
-@WorkLaneLockFree.action(Stoppers, at=S_IDLE)
-def StopWhenStopped(c: Constants, s: Vars, t: str) -> object:
-    """Stop on a stopped scheduler: SUCCESS at once, and nothing to log."""
-    if s.stopper[t] != S_IDLE or s.phase != STOPPED:
-        return None
-    return s._replace(stopper=s.stopper.except_(t, "done"))
-
-
-@WorkLaneLockFree.action(Stoppers, event="stop_begin", at=S_ACTIVE)
-def StopBegin(c: Constants, s: Vars, t: str) -> object:
-    """Every post in flight has finished (pushed, CASed, submitted if it won): none can be accepted
-    from here. In discard mode the pool stops here: later submissions are refused."""
-    if s.stopper[t] != S_ACTIVE or s.phase != CLOSING or PostsInFlight(s):
-        return None
-    return emit(s._replace(phase=STOPPING), mode=s.mode)
-
-
-@WorkLaneLockFree.action(Stoppers, event="stop_end", at=S_ACTIVE)
-def StopEndDrain(c: Constants, s: Vars, t: str) -> object:
-    """Stop(drain) returns once every accepted item ran and every lane is Idle; workers are joined."""
-    if not StopAt(s, t, "drain"):
-        return None
-    if s.ready or not WorkersIdle(s) or any(st != IDLE for st in s.status.values()):
-        return None
-    if any(s.queue[lane] for lane in Lanes(c)):
-        return None
-    return emit(s._replace(phase=STOPPED, stopper=s.stopper.except_(t, "done")), mode="drain", result="ok")
-
-
-@WorkLaneLockFree.action(Stoppers, Lanes, event="discard", at=S_ACTIVE)
-def DiscardLane(c: Constants, s: Vars, t: str, lane: int) -> object:
-    """Stop(discard), once the workers are joined: the reset destroys the lane's items and reports them."""
-    if not StopAt(s, t, "discard") or not WorkersIdle(s):
-        return None
-    queue = s.queue[lane]
-    if not queue:
-        return None
-    return emit(
-        s._replace(
-            queue=s.queue.except_(lane, ()),
-            discarded=s.discarded.except_(lane, s.discarded[lane] + len(queue)),
-        ),
-        lane=lane,
-        items=[item for _, item in queue],
-    )
-
-
-@WorkLaneLockFree.action(Stoppers, event="stop_end", at=S_ACTIVE)
-def StopEndDiscard(c: Constants, s: Vars, t: str) -> object:
-    """Stop(discard) returns once every lane is empty: lane words reset to Idle, the ready queue cleared."""
-    if not StopAt(s, t, "discard") or not WorkersIdle(s):
-        return None
-    if any(s.queue[lane] for lane in Lanes(c)):
-        return None
-    return emit(
-        s._replace(
-            phase=STOPPED,
-            ready=(),
-            status=Function.const(Lanes(c), IDLE),
-            stopper=s.stopper.except_(t, "done"),
-        ),
-        mode="discard",
-        result="ok",
-    )
+# Stop is the lock-based one. Stop leaves Running first, so admission closes; StopBegin waits
+# until every post in flight has finished (pushed, CASed, submitted if it won), and from
+# there Stop(discard) has stopped the pool (``PoolStopped``: a later submission is refused).
+# Once the workers are joined, the reset destroys each lane's items and reports them
+# (DiscardLane) and StopEndDiscard sets every lane word to Idle and clears the ready queue.
+WorkLaneLockFree.action(Stoppers, at=S_IDLE)(StopCall)
+WorkLaneLockFree.action(Stoppers, event="stop_rejected", at=S_IDLE)(StopWhileStopping)
+WorkLaneLockFree.action(Stoppers, at=S_IDLE)(StopWhenStopped)
+WorkLaneLockFree.action(Stoppers, event="stop_begin", at=S_ACTIVE)(StopBegin)
+WorkLaneLockFree.action(Stoppers, event="stop_end", at=S_ACTIVE)(StopEndDrain)
+WorkLaneLockFree.action(Stoppers, Lanes, event="discard", at=S_ACTIVE)(DiscardLane)
+WorkLaneLockFree.action(Stoppers, event="stop_end", at=S_ACTIVE)(StopEndDiscard)
 
 
 # ============================================================================ INVARIANTS
@@ -514,24 +379,10 @@ WorkLaneLockFree.property(
 # ============================================================================ SYMMETRY & DONE
 
 
-@WorkLaneLockFree.symmetry
-def WorkersAreInterchangeable(c: Constants, s: Vars) -> Vars:
-    """No state refers to a worker by name, so worker local states can be sorted."""
-    return s._replace(worker=s.worker.with_values(sorted(s.worker.values(), key=WorkerKey)))
-
-
-@WorkLaneLockFree.terminal
-def Done(c: Constants, s: Vars) -> bool:
-    """Every producer and Stop call has finished, and the scheduler is stopped or idle with nothing queued."""
-    producers_done = all(pc == P_IDLE and c.post_of(p, k) is None for p, (pc, k, _) in s.producer.items())
-    stoppers_done = all(pc == "done" for pc in s.stopper.values())
-    if not (producers_done and stoppers_done and WorkersIdle(s)):
-        return False
-    if s.phase == STOPPED:
-        return True
-    return not s.ready and all(st == IDLE for st in s.status.values())
-
-
+# No state refers to a worker by name, so worker local states can be sorted.
+WorkLaneLockFree.symmetry(WorkersAreInterchangeable)
+# Every producer and Stop call has finished, and the scheduler is stopped or idle with nothing queued.
+WorkLaneLockFree.terminal(Done)
 WorkLaneLockFree.describe(Show)
 
 SPEC = WorkLaneLockFree.spec

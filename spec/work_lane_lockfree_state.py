@@ -12,8 +12,6 @@ lock-based ones.
 # ruff: noqa: F405  (names from the state module this one EXTENDS)
 from __future__ import annotations
 
-from spec.language import Emitted, emit
-
 # EXTENDS work_lane_state: its constants, variables and operators are this module's too.
 from spec.work_lane_state import *  # noqa: F403
 
@@ -83,35 +81,6 @@ def ReservationLost(s: Vars) -> bool:
 def Cas(lane: int, expect: str, new: str, ok: bool, **extra: object) -> dict[str, object]:
     """The fields of a ``cas`` event: the lane word, the value expected, the value written, success."""
     return {"lane": lane, "expect": expect, "new": new, "ok": ok, **extra}
-
-
-def PostReturns(s: Vars, p: str, k: int, lane: int | None, item: Item, result: str) -> Emitted[Vars]:
-    """TryPost returns ``result`` with nothing pushed: the producer goes on to its next post."""
-    return emit(
-        s._replace(producer=s.producer.except_(p, (P_IDLE, k + 1, None))),
-        lane=lane,
-        item=item,
-        result=result,
-        submit=False,
-    )
-
-
-def Popping(c: Constants, s: Vars, w: str) -> tuple[int, int] | None:
-    """The drainer holds no popped item and has budget left: (its lane, items invoked so far)."""
-    pc, lane, n, hand = s.worker[w]
-    if pc != W_DRAIN or hand is not None or n >= c.max_per_drain:
-        return None
-    assert lane is not None
-    return lane, n
-
-
-def AllSettled(c: Constants, s: Vars) -> bool:
-    return all(s.accepted[lane] == s.invoked[lane] + s.discarded[lane] for lane in Lanes(c))
-
-
-def WorkerKey(w: tuple[str, int | None, int, Queued | None]) -> tuple[object, ...]:
-    pc, lane, n, hand = w
-    return (pc, -1 if lane is None else lane, n, (-1, "") if hand is None else hand)
 
 
 # ===================================================== INVARIANTS (registered by spec.work_lane_lockfree)

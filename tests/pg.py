@@ -126,6 +126,11 @@ class PgServer:
             "pg_ctl", "-D", str(self.data), "-l", str(self.root / "server.log"), "-w", "-t", "60", "start"
         )
 
+    def restart(self) -> None:
+        """``pg_ctl restart -m fast``: every session is cut off, the data stays (the fault tests)."""
+        log = str(self.root / "server.log")
+        self._run("pg_ctl", "-D", str(self.data), "-l", log, "-m", "fast", "-w", "-t", "60", "restart")
+
     def stop(self) -> None:
         try:
             self._run("pg_ctl", "-D", str(self.data), "-m", "immediate", "-w", "stop")

@@ -2,13 +2,15 @@
 
 A design takes part with ``TRACE_BENCH = TraceBench(...)`` in one of the modules
 of its ``Design.benches``; the bench writes a long and a short trace with it and
-measures the validator on them (``figures``).
+measures the validator on them (``figures``). A design's own validator bench
+(`lanecheck bench <design>-trace`) measures one against a goal (``goal_figures``).
 """
 
 from __future__ import annotations
 
 import json
 import os
+import tempfile
 import time
 import tracemalloc
 from collections.abc import Callable, Iterable, Mapping
@@ -16,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from model_checks.bench.workload import bench_modules
+from model_checks.bench.workload import offered
 from model_checks.conformance import validate_file
 
 
@@ -35,20 +37,17 @@ class TraceBench:
 
 def trace_benches() -> dict[str, TraceBench]:
     """Every design's trace bench, by design name (registry order)."""
-    found: dict[str, TraceBench] = {}
-    for name, module in bench_modules("TRACE_BENCH").items():
-        bench: TraceBench = module.TRACE_BENCH
-        found[name] = bench
-    return found
+    return offered("TRACE_BENCH")
 
 
 def dump(path: Path, header: Mapping[str, object], events: Iterable[Mapping[str, object]]) -> int:
     """Write a header and its events as a JSON Lines trace; the number of events."""
+    encode = json.JSONEncoder(separators=(",", ":")).encode  # one encoder: a trace may be 1M lines
     count = 0
     with open(path, "w", encoding="utf-8") as out:
         out.write(json.dumps(header) + "\n")
         for event in events:
-            out.write(json.dumps(event, separators=(",", ":")) + "\n")
+            out.write(encode(event) + "\n")
             count += 1
     return count
 
@@ -93,4 +92,40 @@ def figures(bench: TraceBench, directory: Path, long: int, short: int) -> dict[s
     }
 
 
-__all__ = ["TraceBench", "dump", "figures", "peak_memory", "timed", "trace_benches"]
+def goal_figures(bench: TraceBench, goal: int, *, quick: bool = False) -> dict[str, Any]:
+    """A design's validator against ``goal`` (events/s): the long trace (seed 1) judged the way
+    `lanecheck validate` judges it, and peak traced memory on the short one (seed 2).
+
+    Events/s are given per wall second and per CPU second: other load on a shared machine
+    inflates the wall. The trace must be allowed and complete (``RuntimeError`` otherwise)."""
+    long, short = bench.quick_sizes if quick else bench.sizes
+    with tempfile.TemporaryDirectory(prefix="lanecheck-trace-") as tmp:
+        path = Path(tmp) / "trace.jsonl"
+        started = time.perf_counter()
+        written = bench.write(path, long, 1)
+        generated = time.perf_counter() - started
+        started, cpu_started = time.perf_counter(), time.process_time()
+        verdict = validate_file(path, complete=bench.complete)
+        seconds, cpu = time.perf_counter() - started, time.process_time() - cpu_started
+        if not verdict.allowed or verdict.prefix:  # the writers' traces are complete and valid
+            raise RuntimeError(f"the generated trace was refused: {verdict.message}")
+        small = Path(tmp) / "small.jsonl"
+        bench.write(small, short, 2)
+        peak = peak_memory(small, complete=bench.complete)
+    rate = verdict.events / seconds
+    return {
+        "events": verdict.events,
+        "lines": written + 1,  # the header too
+        "seconds": round(seconds, 3),
+        "events_per_s": round(rate),
+        "cpu_seconds": round(cpu, 3),
+        "events_per_cpu_s": round(verdict.events / cpu),
+        "goal_events_per_s": goal,
+        "meets_goal": rate >= goal,
+        "generate_seconds": round(generated, 3),
+        f"peak_traced_kib_{short // 1000}k_events": round(peak / 1024),
+        "verdict": verdict.message,
+    }
+
+
+__all__ = ["TraceBench", "dump", "figures", "goal_figures", "peak_memory", "timed", "trace_benches"]

@@ -8,6 +8,7 @@ no permit) is retried after yielding, so every design does the same work.
 A design takes part by giving, in one of the modules of its ``Design.benches``,
 ``workload(items: int, shape: Workload) -> float``: the seconds from the first
 post until its reference has run every item (``drive`` runs the producers).
+``versus_direct`` measures it against a loop calling the handler itself.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from types import ModuleType
+from typing import Any
 
 from model_checks import registry
 
@@ -60,6 +62,25 @@ def drive(post: Callable[[int, int], bool], items: int, shape: Workload) -> floa
     return started
 
 
+def versus_direct(run: Run, handler: Callable[[int], object], quick: bool = False) -> dict[str, Any]:
+    """A design's own bench: the shared workload through its reference (best of three rounds,
+    one with ``quick``) against a direct loop calling the same ``handler`` on one thread."""
+    items = 20_000 if quick else 200_000
+    seconds = min(run(items, SHARED) for _ in range(1 if quick else 3))
+    began = time.perf_counter()
+    for i in range(items):
+        handler(i)
+    direct_rate = items / (time.perf_counter() - began)
+    rate = items / seconds
+    return {
+        "items": items,
+        "workload": {"targets": SHARED.targets, "workers": SHARED.workers, "budget": SHARED.budget},
+        "items_per_s": round(rate),
+        "direct_items_per_s": round(direct_rate),
+        "ratio_vs_direct": round(rate / direct_rate, 4),
+    }
+
+
 def bench_modules(attribute: str) -> dict[str, ModuleType]:
     """Per design (registry order): the first of its bench modules that defines ``attribute``."""
     found: dict[str, ModuleType] = {}
@@ -72,13 +93,14 @@ def bench_modules(attribute: str) -> dict[str, ModuleType]:
     return found
 
 
+def offered(attribute: str) -> dict[str, Any]:
+    """Per design (registry order): ``attribute`` of the first of its bench modules that defines it."""
+    return {name: getattr(module, attribute) for name, module in bench_modules(attribute).items()}
+
+
 def workloads() -> dict[str, Run]:
     """Every design's run of the shared workload, by design name (registry order)."""
-    runs: dict[str, Run] = {}
-    for name, module in bench_modules("workload").items():
-        run: Run = module.workload
-        runs[name] = run
-    return runs
+    return offered("workload")
 
 
-__all__ = ["SHARED", "Run", "Workload", "bench_modules", "drive", "workloads"]
+__all__ = ["SHARED", "Run", "Workload", "bench_modules", "drive", "offered", "versus_direct", "workloads"]

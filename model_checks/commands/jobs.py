@@ -1,7 +1,8 @@
 """`lanecheck jobs enqueue|worker|status|budgets|workflow`: drive a ``reference.jobs`` store.
 
-Every sub-command takes ``--store sqlite:///PATH`` (default ``$LANECHECK_JOBS_STORE``, else
-``lanecheck-jobs.db`` in the current directory) and ``--json``. Bad input is a ``CommandError``
+Every sub-command takes ``--store sqlite:///PATH`` or ``--store postgresql://...`` (default
+``$LANECHECK_JOBS_STORE``, else ``lanecheck-jobs.db`` in the current directory; opened by
+``reference.jobs.location.open_store``) and ``--json``. Bad input is a ``CommandError``
 naming the option (exit 2); a job refused because its cost alone exceeds a budget is one too
 (``--cost``): nothing was stored.
 """
@@ -20,11 +21,11 @@ from typing import Annotated, Any
 
 import typer
 
-from model_checks.commands import CommandError, at_least_zero, count, seconds
+from model_checks.commands import CommandError, at_least_zero, count, jobs_pool, seconds
 from reference.jobs import location
 from reference.jobs.budgets import BudgetRefusal, Budgets
+from reference.jobs.core import StoreCore
 from reference.jobs.model import MAX_ATTEMPTS, MAX_COST, MAX_PRIORITY, JobSpec
-from reference.jobs.sqlite_store import SqliteStore
 from reference.jobs.tracing import JsonlTraceFile
 from reference.jobs.worker import Worker, WorkerOptions, load_handlers
 from reference.jobs.workflow import Workflow
@@ -39,7 +40,8 @@ StoreOption = Annotated[
     str | None,
     typer.Option(
         "--store",
-        help=f"sqlite:///PATH or a path [default: ${location.ENV}, else sqlite:///{location.DEFAULT_FILE}]",
+        help="sqlite:///PATH, a path, or postgresql://USER@HOST/DB"
+        f" [default: ${location.ENV}, else sqlite:///{location.DEFAULT_FILE}]",
     ),
 ]
 JsonOption = Annotated[bool, typer.Option("--json", help="print the result as one JSON object")]
@@ -49,19 +51,39 @@ def _out(doc: Any, as_json: bool, text: str) -> None:
     sys.stdout.write((json.dumps(doc, ensure_ascii=True) if as_json else text) + "\n")
 
 
+PG_CONNECT_TIMEOUT = 10.0
+"""Seconds a command waits for a PostgreSQL server before it gives up (``--store``)."""
+
+
+def _unreachable() -> tuple[type[Exception], ...]:
+    # psycopg is imported by open_store for a postgresql:// URL only: a SQLite command never loads it.
+    psycopg = sys.modules.get("psycopg")
+    return (psycopg.OperationalError,) if psycopg is not None else ()
+
+
+def _close(store: StoreCore) -> None:
+    close = getattr(store, "close", None)  # both stores open_store returns hold connections
+    if callable(close):
+        close()
+
+
 @contextmanager
-def _store(url: str | None, **extra: Any) -> Iterator[SqliteStore]:
+def _store(url: str | None, **extra: Any) -> Iterator[StoreCore]:
+    url = url if url is not None else location.default_url()
+    if location.is_postgres(url):
+        extra.setdefault("connect_timeout", PG_CONNECT_TIMEOUT)
     try:
-        path = location.sqlite_path(url if url is not None else location.default_url())
-        store = SqliteStore(path, **extra)
+        store = location.open_store(url, **extra)
     except ValueError as problem:
         raise CommandError(str(problem), "--store") from None
     except sqlite3.DatabaseError as problem:
         raise CommandError(f"cannot open the store: {problem}", "--store") from None
+    except _unreachable() as problem:
+        raise CommandError(f"cannot reach the PostgreSQL store: {problem}", "--store") from None
     try:
         yield store
     finally:
-        store.close()
+        _close(store)
 
 
 MAX_TRACE_SUFFIX = 1000
@@ -88,10 +110,10 @@ def _trace_file(trace_dir: Path | None, process: str, config: dict[str, Any]) ->
     raise CommandError(f"{MAX_TRACE_SUFFIX} trace files named {stem}*.jsonl exist already", "--trace-dir")
 
 
-def _traced_set_budgets(path: Path, budgets: Budgets, trace_dir: Path | None) -> None:
+def _traced_set_budgets(url: str | None, budgets: Budgets, trace_dir: Path | None) -> None:
     tracer = _trace_file(trace_dir, BUDGETS_PROCESS, {"command": "budgets"})
     try:
-        with SqliteStore(path, tracer=tracer, process=BUDGETS_PROCESS) as store:
+        with _store(url, tracer=tracer, process=BUDGETS_PROCESS) as store:
             store.set_budgets(budgets)
     finally:
         if tracer is not None:
@@ -120,6 +142,7 @@ def register(app: typer.Typer) -> None:
         help="A job queue with resource-aware admission (docs/jobs.md).", no_args_is_help=True
     )
     app.add_typer(jobs_app, name="jobs")
+    jobs_pool.register(jobs_app)
 
     @jobs_app.command("enqueue")
     def enqueue_command(
@@ -340,7 +363,7 @@ def register(app: typer.Typer) -> None:
                     )
                 except (TypeError, ValueError) as problem:
                     raise CommandError(str(problem)) from None
-                _traced_set_budgets(store.path, current, trace_dir)
+                _traced_set_budgets(store_url, current, trace_dir)
         _out(current.as_json(), json_out, json.dumps(current.as_json()))
 
     @jobs_app.command("workflow")

@@ -120,6 +120,7 @@ class _Search:
         self.points = _POINTS.setdefault(self.tag, set()) if options.interleave_races else None
         self.first_race: tuple[Execution, frozenset[races.Point]] | None = None
         self.restart = False
+        self.previous: Execution | None = None  # the last execution run, freed at the next
 
     def take_restart(self) -> bool:
         """Did the last execution make new sites scheduling points? The program's scheduling
@@ -153,10 +154,22 @@ class _Search:
             return f"time_limit={o.time_limit:g}s"
         return None
 
+    def _release_previous(self) -> None:
+        """Free the previous execution now (``Execution.release``) unless a report needs it."""
+        prev, self.previous = self.previous, None
+        if prev is None or prev is self.failed_ex:
+            return
+        if self.first_race is not None and prev is self.first_race[0]:
+            return
+        prev.release()
+
     def run(self, chooser: Chooser) -> Execution:
+        # The caller reads the execution it gets back until its next ``run``: freed then.
+        self._release_previous()
         # Exploring records no source lines; the failing execution is replayed with them for its
         # report (``_with_sources``).
         ex = run_once(self.test_fn, self.options, chooser, sources=False, points=self.points)
+        self.previous = ex
         r = self.result
         r.executions += 1
         r.steps += len(ex.steps)

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import math
 import secrets
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterator, Sequence
@@ -24,7 +25,7 @@ from contextlib import AbstractContextManager
 from typing import Any, NamedTuple
 
 from reference.jobs import workflow as wf
-from reference.jobs.admission import Candidate, Conditions, Profile, Usage, decide
+from reference.jobs.admission import Candidate, Conditions, Decision, Profile, Usage, decide
 from reference.jobs.budgets import BudgetRefusal, Budgets, cost_refusal
 from reference.jobs.model import Job, JobSpec, JobState, encode_payload, retry_delay
 from reference.jobs.store import SCAN_LIMIT, Claim, ClaimOutcome, StaleLease, Status
@@ -59,6 +60,34 @@ def ready(job: Job) -> Ready:
         job.attempts,
         job.denials,
     )
+
+
+def lease(worker: str, token: str, attempts: int, lease_until: float) -> dict[str, Any]:
+    """The changes that start an admitted job: ``processing``, leased to ``worker`` with ``token``."""
+    return {
+        "state": JobState.PROCESSING,
+        "attempts": attempts,
+        "lease_until": lease_until,
+        "lease_token": token,
+        "worker": worker,
+    }
+
+
+def _measured(duration: object, peak_memory: object) -> None:
+    """A run's duration and peak memory, checked before a step records them as a profile sample:
+    a finite number >= 0 each (``ValueError``/``TypeError`` naming the field, nothing changed)."""
+    if (
+        type(duration) is float
+        and type(peak_memory) is int
+        and 0.0 <= duration < math.inf
+        and peak_memory >= 0
+    ):
+        return  # what a worker passes, checked first
+    for fieldname, value in (("duration", duration), ("peak_memory", peak_memory)):
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            raise TypeError(f"{fieldname} must be a number, got {type(value).__name__}")
+        if not math.isfinite(value) or value < 0:
+            raise ValueError(f"{fieldname} must be a finite number >= 0, got {value!r}")
 
 
 def _profile_of(samples: list[list[float]]) -> Profile | None:
@@ -106,6 +135,42 @@ class StoreCore(ABC):
 
     @abstractmethod
     def _save_samples(self, handler: str, samples: list[list[float]]) -> None: ...
+
+    # The primitives below have defaults over the ones above; a backend overrides them to do the
+    # same in fewer round trips (SQLite: ``UPDATE ... RETURNING``, one upsert per sample).
+
+    def _start(self, job_id: int, changes: dict[str, Any]) -> Job:
+        """Lease the admitted job: apply ``changes`` (state ``processing``, attempts, lease) and
+        return the job as now stored."""
+        self._update(job_id, changes)
+        started = self._load(job_id)
+        assert started is not None
+        return started
+
+    def _mark_done(self, job_id: int, token: str, result: Any) -> Job:
+        """Mark the job leased with ``token`` done with ``result``; the job as now stored.
+        ``StaleLease`` (nothing changed) if the lease is no longer ``token``'s."""
+        job = self._leased(job_id, token)
+        self._update(
+            job_id, {"state": JobState.DONE, "result": result, "lease_until": None, "lease_token": None}
+        )
+        # The row as stored, without reading it back.
+        stored = json.loads(wf.dumps(result))
+        return dataclasses.replace(
+            job, state=JobState.DONE, result=stored, lease_until=None, lease_token=None
+        )
+
+    def _profile(self, handler: str) -> Profile | None:
+        """The handler's profile from its stored samples (None: never run)."""
+        return _profile_of(self._samples(handler))
+
+    def _add_sample(self, handler: str, sample: list[float], keep: int) -> None:
+        """Append ``sample`` to the handler's samples, keeping the last ``keep``, as one atomic
+        change: a backend whose transactions run side by side appends to the row as it is then, so
+        two workers finishing runs of one handler keep both samples."""
+        samples = self._samples(handler)
+        samples.append(sample)
+        self._save_samples(handler, samples[-keep:])
 
     @abstractmethod
     def _read_budgets(self) -> Budgets: ...
@@ -160,7 +225,7 @@ class StoreCore(ABC):
         try:
             with self._transaction():
                 value = body()
-                batch = self._numbered()
+                batch = self._numbered() if self._events else []
         finally:
             self._events.clear()
         if batch and self._tracer is not None:
@@ -218,7 +283,8 @@ class StoreCore(ABC):
         for job_id in expired:
             self._expire(job_id, now)
         budgets = self._read_budgets()
-        denied, failed = [], []
+        denied: list[tuple[int, Decision]] = []
+        failed: list[tuple[int, str]] = []
         for job in self._scan(now, queues):
             refusal = cost_refusal(job.queue, job.concurrency_group, job.cost_units, budgets)
             if refusal is not None:  # the budget shrank after it was queued: it can never run
@@ -227,10 +293,8 @@ class StoreCore(ABC):
                 self._give_up(whole, refusal, worker)
                 failed.append((job.id, refusal))
                 continue
-            self._emit(
-                worker, "claim", job=job.id, queue=job.queue, group=job.concurrency_group, cost=job.cost_units
-            )
-            profile = _profile_of(self._samples(job.handler))
+            self._emit_claim(worker, job)
+            profile = self._profile(job.handler)
             candidate = Candidate(job.queue, job.concurrency_group, job.concurrency_limit, job.cost_units)
             decision = decide(
                 candidate, self._usage(job.queue, job.concurrency_group), budgets, profile, conditions
@@ -255,30 +319,29 @@ class StoreCore(ABC):
             token = secrets.token_hex(8)
             lease_until = now + conditions.lease
             attempts = job.attempts + 1
-            changes: dict[str, Any] = {
-                "state": JobState.PROCESSING,
-                "attempts": attempts,
-                "lease_until": lease_until,
-                "lease_token": token,
-                "worker": worker,
-            }
-            self._update(job.id, changes)
-            self._emit(
-                worker,
-                "admit",
-                job=job.id,
-                queue=job.queue,
-                group=job.concurrency_group,
-                limit=job.concurrency_limit,
-                cost=job.cost_units,
-            )
-            self._emit(worker, "start", job=job.id, attempt=attempts, lease_until=lease_until)
-            started = self._load(job.id)
-            assert started is not None
+            started = self._start(job.id, lease(worker, token, attempts, lease_until))
+            self._emit_started(worker, job, attempts, lease_until)
             return ClaimOutcome(
                 Claim(started, token, lease_until, profile, decision), denied, failed, expired
             )
         return ClaimOutcome(None, denied, failed, expired)
+
+    def _emit_claim(self, worker: str, job: Ready) -> None:
+        self._emit(
+            worker, "claim", job=job.id, queue=job.queue, group=job.concurrency_group, cost=job.cost_units
+        )
+
+    def _emit_started(self, worker: str, job: Ready, attempts: int, lease_until: float) -> None:
+        self._emit(
+            worker,
+            "admit",
+            job=job.id,
+            queue=job.queue,
+            group=job.concurrency_group,
+            limit=job.concurrency_limit,
+            cost=job.cost_units,
+        )
+        self._emit(worker, "start", job=job.id, attempt=attempts, lease_until=lease_until)
 
     def _scan(self, now: float, queues: Sequence[str] | None) -> Iterator[Ready]:
         """The first ``SCAN_LIMIT`` claimable jobs, in claim order, as one read of them would give.
@@ -335,33 +398,29 @@ class StoreCore(ABC):
         return self._run(body)  # type: ignore[no-any-return]
 
     def _record(self, job: Job, duration: float, peak_memory: int) -> None:
-        samples = self._samples(job.handler)
-        samples.append([float(duration), float(peak_memory)])
-        self._save_samples(job.handler, samples[-PROFILE_SAMPLES:])
+        self._add_sample(job.handler, [float(duration), float(peak_memory)], PROFILE_SAMPLES)
 
     def finish(self, job_id: int, token: str, result: Any, duration: float, peak_memory: int) -> Job:
-        encode_payload(result, "result")  # ValueError before anything changes: the caller fails the job
+        _measured(duration, peak_memory)
+        if result is not None:  # ValueError before anything changes: the caller fails the job
+            encode_payload(result, "result")
 
         def body() -> Job:
-            job = self._leased(job_id, token)
-            self._update(
-                job_id, {"state": JobState.DONE, "result": result, "lease_until": None, "lease_token": None}
-            )
+            job = self._mark_done(job_id, token, result)
             self._record(job, duration, peak_memory)
-            self._emit(job.worker or self._process, "finish", job=job_id)
+            if self._tracer is not None:
+                self._emit(job.worker or self._process, "finish", job=job_id)
             if job.workflow_id is not None and job.step is not None:
                 run = self._load_run(job.workflow_id)
-                if run is not None:
+                if run is not None:  # a workflow step touches only other rows: ``job`` stays as stored
                     self._apply(run, wf.step_done(run, job.step, job.item_index, result))
-            # The row as stored, without reading it back (a workflow step touches only other rows).
-            stored = json.loads(wf.dumps(result))
-            return dataclasses.replace(
-                job, state=JobState.DONE, result=stored, lease_until=None, lease_token=None
-            )
+            return job
 
         return self._run(body)  # type: ignore[no-any-return]
 
     def fail(self, job_id: int, token: str, error: str, duration: float, peak_memory: int) -> Job:
+        _measured(duration, peak_memory)
+
         def body() -> Job:
             job = self._leased(job_id, token)
             self._record(job, duration, peak_memory)

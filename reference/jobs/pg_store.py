@@ -31,6 +31,19 @@ skipped, as ``SKIP LOCKED`` skips rows), so key locks never wait in a cycle. Sho
 cycle form, PostgreSQL aborts one transaction and it is run again from the start (``RETRIES``
 times), as is a serialization failure.
 
+**Wakeups.** Every job insert sends ``NOTIFY lanecheck_jobs`` (payload: the queue) in its own
+transaction, so the notification goes out at commit, with the job, or not at all. ``listen()``
+opens a worker's own session that LISTENs on that channel (``Listener``); the worker LISTENs
+*before* it claims and waits on the session with its poll interval as the timeout, the order
+the ``job-wakeup`` spec (``spec/job_wakeup.py``) shows cannot lose a wakeup. Jobs that become
+claimable with no insert (a delay or a retry-after passing, a lease expiring) are found by the
+poll.
+
+**A lost connection** (a server restart) fails the step that was using it; the pool replaces
+the connection and a step that failed *before* its commit is run again, for up to
+``reconnect_timeout`` seconds. A connection lost *during* the commit leaves the step in doubt
+(it may have committed): that error is raised, never retried, so an enqueue is never doubled.
+
 Times come from the store's ``clock`` (``time.time`` by default), as in SQLite: workers on several
 hosts need synchronised clocks (NTP) for leases and retry times to mean the same everywhere.
 """
@@ -46,7 +59,7 @@ from contextlib import contextmanager
 from typing import Any
 
 import psycopg
-from psycopg import errors
+from psycopg import errors, sql
 from psycopg.rows import dict_row
 from psycopg.types.json import Jsonb
 from psycopg_pool import ConnectionPool
@@ -95,6 +108,14 @@ KEY_PREFIXES = ("queue:", "group:")
 RETRIES = 8
 """How often a step aborted by a deadlock or serialization failure is run again before it raises."""
 RETRYABLE: tuple[type[Exception], ...] = (errors.DeadlockDetected, errors.SerializationFailure)
+CHANNEL = "lanecheck_jobs"
+"""The NOTIFY channel of job inserts (payload: the job's queue)."""
+RECONNECT_TIMEOUT = 60.0
+
+
+class ConnectionLost(psycopg.OperationalError):
+    """A step's connection broke before its commit: nothing it did happened; it can run again."""
+
 
 _JSON_COLUMNS = ("payload", "result")
 _READY_COLUMNS = ", ".join(Ready._fields)
@@ -124,11 +145,19 @@ class PgStore(StoreCore):
         clock: Callable[[], float] = time.time,
         pool_size: int = 4,
         connect_timeout: float = 30.0,
+        reconnect_timeout: float = RECONNECT_TIMEOUT,
     ) -> None:
         super().__init__(clock, tracer, process if process is not None else f"pid{os.getpid()}")
         if pool_size < 1:
             raise ValueError(f"pool_size must be at least 1, got {pool_size}")
         self.dsn = dsn
+        # One plain connection first: a server that is not there fails now with libpq's own reason
+        # (refused, no such host, bad password), where the pool would retry until its timeout.
+        psycopg.connect(dsn, connect_timeout=max(1, round(connect_timeout))).close()
+        self.reconnect_timeout = reconnect_timeout
+        self.reconnects = 0
+        """Steps run again because their connection broke before the commit."""
+        self._committing = False
         self._pool: ConnectionPool[psycopg.Connection[dict[str, Any]]] = ConnectionPool(
             dsn,
             connection_class=psycopg.Connection[dict[str, Any]],
@@ -167,26 +196,47 @@ class PgStore(StoreCore):
             raise RuntimeError("PgStore: a row primitive ran outside a transaction")
         return self._conn
 
+    def listen(self) -> Listener:
+        """A new session LISTENing on the store's channel, for one worker's wakeups."""
+        return Listener(self.dsn)
+
     @contextmanager
     def _transaction(self) -> Iterator[None]:
-        with self._pool.connection() as conn, conn.transaction():
-            self._conn, self._held = conn, set()
+        with self._pool.connection() as conn:
+            self._committing = False
             try:
-                yield
-            finally:
-                self._conn, self._held = None, set()
+                with conn.transaction():
+                    self._conn, self._held = conn, set()
+                    try:
+                        yield
+                    finally:
+                        self._conn, self._held = None, set()
+                    self._committing = True  # leaving the block commits
+            except psycopg.OperationalError as problem:
+                if conn.broken and not self._committing and not isinstance(problem, RETRYABLE):
+                    raise ConnectionLost(f"connection lost before the commit: {problem}") from problem
+                raise
 
     def _run(self, body: Callable[[], Any]) -> Any:
         # A deadlock victim or serialization failure rolled back everything it did and wrote no
-        # trace (events go out only after a commit): running the whole step again is safe.
-        for attempt in range(RETRIES):
+        # trace (events go out only after a commit): running the whole step again is safe. So is
+        # a step whose connection broke before its commit; the pool hands out a new one (waiting
+        # while the server restarts).
+        attempt = 0
+        deadline = time.monotonic() + self.reconnect_timeout
+        while True:
             try:
                 return super()._run(body)
             except RETRYABLE:
-                if attempt == RETRIES - 1:
+                attempt += 1
+                if attempt == RETRIES:
                     raise
                 time.sleep(random.uniform(0, 0.002 * 2**attempt))
-        raise AssertionError("unreachable")  # pragma: no cover
+            except ConnectionLost:
+                if time.monotonic() >= deadline:
+                    raise
+                self.reconnects += 1
+                time.sleep(0.05)
 
     # ------------------------------------------------------------------ locks
 
@@ -253,6 +303,8 @@ class PgStore(StoreCore):
             ),
         ).fetchone()
         assert row is not None
+        # Delivered at commit, with the job, to the sessions listening then (rolled back with it).
+        self._db.execute("SELECT pg_notify(%s, %s)", (CHANNEL, spec.queue))
         return _job(row)
 
     def _load(self, job_id: int) -> Job | None:
@@ -447,3 +499,67 @@ class PgStore(StoreCore):
         )
         failed = self._jobs("SELECT * FROM jobs WHERE state = 'failed' ORDER BY id DESC LIMIT %s", limit)
         return counts, processing, deferred, failed
+
+
+class Listener:
+    """A worker's own session, LISTENing on the store's channel: ``wait`` until a job is inserted.
+
+    Opened before the worker's first claim (``PgStore.listen``), so every insert that commits
+    after that claim's look is delivered to it, read or not. ``wait(timeout)`` returns True when
+    notified (reading every notification there is), False after ``timeout`` or when the session
+    was lost. A lost session is opened and LISTENs again on the next ``wait``, which then returns
+    at once without waiting: whatever was inserted while it was down was announced to nobody, so
+    the worker must claim again, listening, before it waits (the spec's ``relisten-then-wait``
+    mutant is that bug). The counters say what woke the worker."""
+
+    def __init__(self, dsn: str, channel: str = CHANNEL, *, connect_timeout: int = 10) -> None:
+        self.dsn = dsn
+        self.channel = channel
+        self.connect_timeout = connect_timeout
+        self.notified = 0
+        self.timeouts = 0
+        self.lost = 0
+        self._conn: psycopg.Connection[Any] | None = None
+        self._listen()
+
+    def _listen(self) -> None:
+        conn = psycopg.connect(self.dsn, autocommit=True, connect_timeout=self.connect_timeout)
+        try:
+            conn.execute(sql.SQL("LISTEN {}").format(sql.Identifier(self.channel)))
+        except BaseException:
+            conn.close()
+            raise
+        self._conn = conn
+
+    @property
+    def listening(self) -> bool:
+        return self._conn is not None and not self._conn.closed
+
+    def wait(self, timeout: float) -> bool:
+        if self._conn is None:
+            try:
+                self._listen()
+            except psycopg.OperationalError:
+                time.sleep(timeout)  # the server is still away: try again at the next poll
+            return False
+        woken = False
+        try:
+            for _ in self._conn.notifies(timeout=timeout, stop_after=1):
+                woken = True
+            if woken:
+                for _ in self._conn.notifies(timeout=0):  # one wakeup stands for all of them
+                    pass
+        except psycopg.OperationalError:
+            self.lost += 1
+            self.close()
+            return False
+        if woken:
+            self.notified += 1
+        else:
+            self.timeouts += 1
+        return woken
+
+    def close(self) -> None:
+        conn, self._conn = self._conn, None
+        if conn is not None:
+            conn.close()

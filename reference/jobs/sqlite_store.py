@@ -13,20 +13,23 @@ thread; each process (or thread) opens its own.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 import os
+import secrets
 import sqlite3
 import time
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any
 
 from reference.jobs import workflow as wf
-from reference.jobs.admission import Usage
-from reference.jobs.budgets import Budgets
-from reference.jobs.core import Ready, StoreCore
-from reference.jobs.model import Job, JobSpec, JobState
+from reference.jobs.admission import Candidate, Conditions, Decision, Profile, Usage, decide
+from reference.jobs.budgets import Budgets, cost_refusal
+from reference.jobs.core import PROFILE_SAMPLES, Ready, StoreCore, _measured, _profile_of, lease
+from reference.jobs.model import Job, JobSpec, JobState, encode_payload
+from reference.jobs.store import Claim, ClaimOutcome, StaleLease
 from reference.jobs.tracing import Tracer
 
 SCHEMA = """
@@ -62,6 +65,8 @@ INSERT OR IGNORE INTO meta (key, value) VALUES ('budgets_version', 0);
 _JSON_COLUMNS = ("payload", "result")
 _READY_COLUMNS = ", ".join(Ready._fields)
 _BUDGETS_VERSION = "SELECT value FROM meta WHERE key = 'budgets_version'"
+_PROFILE_CACHE = 1024
+"""Most handlers whose decoded profile a store keeps (beyond that it starts over)."""
 BUSY_TIMEOUT = 60.0
 """Seconds a transaction waits for the write lock before ``sqlite3.OperationalError``."""
 
@@ -69,19 +74,159 @@ BUSY_TIMEOUT = 60.0
 _FIELDS = tuple(f.name for f in dataclasses.fields(Job))
 _JOB_COLUMNS = ", ".join(_FIELDS)
 """``Job``'s fields in order: a row selected with these builds a ``Job`` by position."""
-_PAYLOAD, _STATE, _RESULT = (_FIELDS.index(c) for c in ("payload", "state", "result"))
+_READY_AT = tuple(_FIELDS.index(c) for c in Ready._fields)
+_FAST = 6
+"""Columns the fast claim's read puts before the candidate's row (see ``_scan_sql``)."""
+_CLAIM_STEPS = (
+    "claim",
+    "finish",
+    "_run",
+    "_transaction",
+    "_claim",
+    "_scan",
+    "_expired",
+    "_expire",
+    "_read_budgets",
+    "_candidates",
+    "_load",
+    "_give_up",
+    "_profile",
+    "_usage",
+    "_update",
+    "_start",
+    "_emit",
+    "_emit_claim",
+    "_emit_started",
+    "_leased",
+    "_mark_done",
+    "_record",
+    "_add_sample",
+)
+"""The core's steps of a claim and a finish, which the fast paths stand in for."""
+_START = (
+    "UPDATE jobs SET state = 'processing', attempts = ?, lease_until = ?, lease_token = ?, worker = ?"
+    " WHERE id = ?"
+)
+"""The changes of ``core.lease``, in SQL."""
+_DONE = (
+    "UPDATE jobs SET state = 'done', result = ?, lease_until = NULL, lease_token = NULL"
+    " WHERE id = ? AND state = 'processing' AND lease_token = ?"
+)
+_ADD_SAMPLE = (
+    # Appended in SQL: one statement instead of a read and a write. A full list (the usual case)
+    # drops its first sample; a longer one (``keep`` was lowered) is cut to the last ``keep``
+    # (json_each walks the array in order).
+    "INSERT INTO profiles (handler, samples) VALUES (?1, json_array(json(?2)))"
+    " ON CONFLICT (handler) DO UPDATE SET samples = CASE json_array_length(samples) - ?3"
+    "  WHEN -1 THEN json_insert(samples, '$[#]', json(?2))"
+    "  WHEN 0 THEN json_remove(json_insert(samples, '$[#]', json(?2)), '$[0]')"
+    "  WHEN 1 THEN json_remove(json_insert(samples, '$[#]', json(?2)), '$[0]', '$[0]')"
+    "  ELSE (SELECT json_group_array(json(e.value))"
+    "   FROM json_each(json_insert(samples, '$[#]', json(?2))) AS e"
+    "   WHERE e.key > json_array_length(samples) - ?3) END"
+)
+"""Append sample ?2 (JSON) to handler ?1's samples, keeping the last ?3."""
+_QUEUE, _HANDLER, _GROUP, _LIMIT, _COST, _ATTEMPTS = (
+    _FIELDS.index(c)
+    for c in ("queue", "handler", "concurrency_group", "concurrency_limit", "cost_units", "attempts")
+)
+
+
+_STATES = {state.value: state for state in JobState}
+_STORED: dict[str, str] = {
+    **{state: state.value for state in JobState},
+    **{s.value: s.value for s in JobState},
+}
+_SPECIAL = frozenset(("state", *_JSON_COLUMNS))
+"""Columns whose Python value is not what SQLite stores: a ``JobState``, JSON."""
+_SETTERS: dict[tuple[str, ...], str] = {}
+_LEASE_MEMO = 256
+"""Most started jobs a store remembers for their ``finish`` (see ``_finish_started``)."""
 
 
 def _decoded(text: str | None) -> Any:
     return None if text is None or text == "null" else json.loads(text)
 
 
-def _job(row: Sequence[Any]) -> Job:
-    values = list(row)
-    values[_PAYLOAD] = _decoded(values[_PAYLOAD])
-    values[_RESULT] = _decoded(values[_RESULT])
-    values[_STATE] = JobState(values[_STATE])
-    return Job(*values)
+def _value(column: str, value: Any) -> Any:
+    """``value`` as the ``column`` stores it."""
+    if column == "state":
+        return _STORED[value]
+    if column in _JSON_COLUMNS:
+        return None if value is None else wf.dumps(value)
+    return value
+
+
+def _job(row: Sequence[Any], changes: dict[str, Any] | None = None) -> Job:
+    """The ``Job`` of a row selected with ``_JOB_COLUMNS``; with ``changes``, as it is once
+    ``_update`` has written them."""
+    # A row of our own table is a Job already: filling the instance's dict skips the frozen
+    # __init__'s one object.__setattr__ per field (two dozen), which a claim pays on every job.
+    job: Job = object.__new__(Job)
+    values = job.__dict__
+    values.update(zip(_FIELDS, row, strict=True))
+    if changes:
+        values.update(changes)
+        if not _SPECIAL.isdisjoint(changes):
+            for column in _SPECIAL.intersection(changes):  # as stored, then read back
+                values[column] = _value(column, changes[column])
+    for column in _JSON_COLUMNS:
+        text = values[column]
+        if text is not None:
+            values[column] = None if text == "null" else json.loads(text)
+    values["state"] = _STATES[values["state"]]
+    return job
+
+
+def _setter(columns: tuple[str, ...]) -> str:
+    """``col = ?, ...`` for these columns, built once per set of columns."""
+    clause = _SETTERS.get(columns)
+    if clause is None:
+        clause = _SETTERS[columns] = ", ".join(f"{column} = ?" for column in columns)
+    return clause
+
+
+@functools.cache
+def _scan_sql(queues: int | None) -> tuple[str, str]:
+    """For a claim over ``queues`` queues (None: all): the scan of the candidates' admission
+    columns in claim order (``LIMIT ?2``), and the fast claim's one read (see ``_claim``)."""
+
+    def order(first: int) -> str:  # the queue names are parameters ?first, ?first+1, ...
+        where = (
+            "" if queues is None else f" AND queue IN ({', '.join(f'?{first + i}' for i in range(queues))})"
+        )
+        # jobs_ready serves a queue filter in claim order; across all queues jobs_claimable does
+        # (the planner, without statistics, would pick jobs_ready and sort every pending row).
+        index = " INDEXED BY jobs_claimable" if queues is None else ""
+        return (
+            f" FROM jobs{index} WHERE state = 'pending' AND available_at <= ?1{where}"
+            " ORDER BY priority DESC, available_at, id LIMIT"
+        )
+
+    # An aggregate without GROUP BY: exactly one row, the candidate's columns NULL if there is none.
+    fast = (
+        f"SELECT ({_BUDGETS_VERSION}),"
+        " (SELECT 1 FROM jobs WHERE state = 'processing' AND lease_until < ?1 LIMIT 1),"
+        " (SELECT samples FROM profiles WHERE handler = c.handler),"
+        " COALESCE(SUM(p.concurrency_group = c.concurrency_group), 0),"
+        " COALESCE(SUM(CASE WHEN p.queue = c.queue THEN p.cost_units END), 0),"
+        " COALESCE(SUM(CASE WHEN p.concurrency_group = c.concurrency_group THEN p.cost_units END), 0),"
+        f" c.* FROM (SELECT {_JOB_COLUMNS}{order(2)} 1) AS c LEFT JOIN jobs AS p ON p.state = 'processing'"
+    )
+    return f"SELECT {_READY_COLUMNS}{order(3)} ?2", fast
+
+
+class _Immediate:
+    """``BEGIN IMMEDIATE`` ... ``COMMIT`` (``ROLLBACK`` on an exception); one per store, reused."""
+
+    def __init__(self, store: SqliteStore) -> None:
+        self._store = store
+
+    def __enter__(self) -> None:
+        self._store._db.execute("BEGIN IMMEDIATE")
+
+    def __exit__(self, kind: type[BaseException] | None, *_: object) -> None:
+        self._store._db.execute("ROLLBACK" if kind is not None else "COMMIT")
 
 
 class SqliteStore(StoreCore):
@@ -97,6 +242,13 @@ class SqliteStore(StoreCore):
         super().__init__(clock, tracer, process if process is not None else f"pid{os.getpid()}")
         self.path = Path(path)
         self._budgets_cache: tuple[int, Budgets] | None = None
+        self._profiles: dict[str, tuple[str, Profile | None]] = {}
+        self._immediate = _Immediate(self)
+        self._started: dict[str, Job] = {}
+        """Jobs this store's ``claim`` started, by lease token, for their ``finish``."""
+        # The fast claim stands in for the core's claim steps: a subclass that changes one of them
+        # (a reference mutant) must have it used, so it gets the general path.
+        self._fast = all(getattr(type(self), step) is getattr(SqliteStore, step) for step in _CLAIM_STEPS)
         self._db = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT, isolation_level=None)
         self._db.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT * 1000)}")
         self._db.execute("PRAGMA journal_mode = WAL")
@@ -115,15 +267,14 @@ class SqliteStore(StoreCore):
     def __exit__(self, *_: object) -> None:
         self.close()
 
-    @contextmanager
-    def _transaction(self) -> Iterator[None]:
-        self._db.execute("BEGIN IMMEDIATE")
-        try:
-            yield
-        except BaseException:
-            self._db.execute("ROLLBACK")
-            raise
-        self._db.execute("COMMIT")
+    def _transaction(self) -> AbstractContextManager[None]:
+        return self._immediate
+
+    def _run(self, body: Callable[[], Any]) -> Any:
+        if self._tracer is None:  # no events to number and write: just the transaction
+            with self._immediate:
+                return body()
+        return super()._run(body)
 
     def _read(self, body: Callable[[], Any]) -> Any:
         # A deferred transaction that only reads takes no write lock: under WAL it reads one
@@ -143,7 +294,8 @@ class SqliteStore(StoreCore):
         cursor = self._db.execute(
             "INSERT INTO jobs (queue, handler, payload, priority, state, max_attempts, backoff,"
             " concurrency_group, concurrency_limit, cost_units, available_at, created_at,"
-            " workflow_id, step, item_index) VALUES (?, ?, ?, ?, 'pending', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            " workflow_id, step, item_index) VALUES (?, ?, ?, ?, 'pending', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+            f" RETURNING {_JOB_COLUMNS}",
             (
                 spec.queue,
                 spec.handler_name,
@@ -161,28 +313,124 @@ class SqliteStore(StoreCore):
                 item,
             ),
         )
-        job = self._load(int(cursor.lastrowid or 0))
-        assert job is not None
-        return job
+        return _job(cursor.fetchone())
 
     def _load(self, job_id: int) -> Job | None:
         row = self._db.execute(f"SELECT {_JOB_COLUMNS} FROM jobs WHERE id = ?", (job_id,)).fetchone()
         return None if row is None else _job(row)
 
     def _update(self, job_id: int, changes: dict[str, Any]) -> None:
-        values: list[Any] = []
-        for column, value in changes.items():
-            if column == "state":
-                values.append(JobState(value).value)
-            elif column in _JSON_COLUMNS:
-                values.append(None if value is None else wf.dumps(value))
-            else:
-                values.append(value)
-        columns = ", ".join(f"{column} = ?" for column in changes)
-        self._db.execute(f"UPDATE jobs SET {columns} WHERE id = ?", (*values, job_id))
+        values = [_value(c, v) if c in _SPECIAL else v for c, v in changes.items()]
+        values.append(job_id)
+        self._db.execute(f"UPDATE jobs SET {_setter(tuple(changes))} WHERE id = ?", values)
+
+    def _mark_done(self, job_id: int, token: str, result: Any) -> Job:
+        # The lease check and the change in one statement: no row back, not leased with ``token``.
+        row = self._db.execute(
+            f"{_DONE} RETURNING {_JOB_COLUMNS}", (_value("result", result), job_id, token)
+        ).fetchone()
+        if row is None:
+            raise StaleLease(f"job {job_id} is no longer leased with this token (its lease expired)")
+        return _job(row)
 
     def _jobs(self, sql: str, *params: Any) -> list[Job]:
         return [_job(row) for row in self._db.execute(sql, params)]
+
+    # ------------------------------------------------------------------ the fast paths
+    # The common claim and finish, each in the fewest statements and with the least Python inside
+    # the write lock (what can be is done before it is taken or after it is released). They stand
+    # in for the core's steps (``_CLAIM_STEPS``), so a subclass that changes a step, as a reference
+    # mutant does, gets the general path (``self._fast`` is False) and its step is used.
+
+    def claim(self, worker: str, conditions: Conditions, queues: Sequence[str] | None = None) -> ClaimOutcome:
+        if not self._fast or not isinstance(conditions, Conditions):
+            return super().claim(worker, conditions, queues)
+        token = secrets.token_hex(8)  # drawn before the lock: wasted if nothing is claimed
+        got = self._run(lambda: self._claim_first(worker, conditions, queues, token))
+        if isinstance(got, ClaimOutcome):
+            return got
+        whole, changes, profile, decision = got
+        job = _job(whole, changes)
+        self._started[token] = job
+        if len(self._started) > _LEASE_MEMO:
+            self._started.pop(next(iter(self._started)))  # the oldest: its finish reads the row back
+        return ClaimOutcome(Claim(job, token, changes["lease_until"], profile, decision), [], [], [])
+
+    def _claim_first(
+        self, worker: str, conditions: Conditions, queues: Sequence[str] | None, token: str
+    ) -> ClaimOutcome | tuple[Sequence[Any], dict[str, Any], Profile | None, Decision]:
+        """Inside the claim's transaction: no lease to reap, the budgets as cached, and the first
+        candidate admitted: lease it (one read, one write) and return its row and changes. Anything
+        else (a lease to reap, budgets changed, a job to refuse, or to deny with its reason) is the
+        core's general claim, run here: the read changed nothing, and that path reads again."""
+        now = self._clock()
+        params = () if queues is None else tuple(queues)
+        row = self._db.execute(
+            _scan_sql(None if queues is None else len(params))[1], (now, *params)
+        ).fetchone()
+        version, lapsed, samples, running, queue_cost, group_cost = row[:_FAST]
+        whole = row[_FAST:]
+        if whole[0] is None and lapsed is None:
+            return ClaimOutcome(None)  # nothing claimable, nothing to reap
+        cached = self._budgets_cache
+        if lapsed is not None or whole[0] is None or cached is None or cached[0] != version:
+            return super()._claim(worker, conditions, queues)
+        budgets = cached[1]
+        queue, group, cost = whole[_QUEUE], whole[_GROUP], whole[_COST]
+        if cost_refusal(queue, group, cost, budgets) is not None:
+            return super()._claim(worker, conditions, queues)
+        profile = self._decoded_profile(whole[_HANDLER], samples)
+        decision = decide(
+            Candidate(queue, group, whole[_LIMIT], cost),
+            Usage(running, queue_cost, group_cost),
+            budgets,
+            profile,
+            conditions,
+        )
+        if not decision.admitted:
+            return super()._claim(worker, conditions, queues)
+        lease_until = now + conditions.lease
+        attempts = whole[_ATTEMPTS] + 1
+        self._db.execute(_START, (attempts, lease_until, token, worker, whole[0]))
+        if self._tracer is not None:
+            candidate = Ready._make([whole[i] for i in _READY_AT])
+            self._emit_claim(worker, candidate)
+            self._emit_started(worker, candidate, attempts, lease_until)
+        return whole, lease(worker, token, attempts, lease_until), profile, decision
+
+    def finish(self, job_id: int, token: str, result: Any, duration: float, peak_memory: int) -> Job:
+        started = self._started.get(token)
+        if not self._fast or started is None or started.id != job_id or started.workflow_id is not None:
+            return super().finish(job_id, token, result, duration, peak_memory)
+        _measured(duration, peak_memory)
+        # ValueError before anything changes (the caller fails the job); the text is what is stored
+        stored = None if result is None else encode_payload(result, "result")
+        del self._started[token]
+        sample = f"[{float(duration)!r},{float(peak_memory)!r}]"
+        worker = started.worker or self._process
+        if not self._run(
+            lambda: self._finish_started(job_id, token, stored, started.handler, sample, worker)
+        ):
+            raise StaleLease(f"job {job_id} is no longer leased with this token (its lease expired)")
+        # The row is the one ``claim`` started (see ``_finish_started``) with this update's columns.
+        job: Job = object.__new__(Job)  # as in ``_job``: a copy of a Job, four fields changed
+        job.__dict__.update(started.__dict__)
+        job.__dict__.update(state=JobState.DONE, result=_decoded(stored), lease_until=None, lease_token=None)
+        return job
+
+    def _finish_started(
+        self, job_id: int, token: str, stored: str | None, handler: str, sample: str, worker: str
+    ) -> bool:
+        """Inside the finish's transaction, for a job this store's ``claim`` started (not a workflow
+        step): done, if still processing under ``token``. Such a row is the one that claim wrote
+        (a token is 64 random bits, written once), changed since only by heartbeats: every other
+        step that changes a leased job replaces its token. So it need not be read back."""
+        if self._db.execute(_DONE, (stored, job_id, token)).rowcount != 1:
+            return False  # the lease lapsed: nothing changed
+        self._db.execute(_ADD_SAMPLE, (handler, sample, PROFILE_SAMPLES))
+        if self._tracer is not None:
+            self._emit(worker, "finish", job=job_id)
+        return True
 
     def _expired(self, now: float) -> list[int]:
         rows = self._db.execute(
@@ -190,22 +438,15 @@ class SqliteStore(StoreCore):
         )
         return [int(row[0]) for row in rows]
 
+    def _candidates(self, now: float, queues: Sequence[str] | None, limit: int) -> list[Ready]:
+        params = () if queues is None else tuple(queues)
+        scan = _scan_sql(None if queues is None else len(params))[0]
+        return [Ready._make(row) for row in self._db.execute(scan, (now, limit, *params))]
+
     def _queue_filter(self, queues: Sequence[str] | None) -> tuple[str, list[str]]:
         if queues is None:
             return "", []
         return f" AND queue IN ({', '.join('?' for _ in queues)})", list(queues)
-
-    def _candidates(self, now: float, queues: Sequence[str] | None, limit: int) -> list[Ready]:
-        where, params = self._queue_filter(queues)
-        # jobs_ready serves a queue filter in claim order; across all queues jobs_claimable does
-        # (the planner, without statistics, would pick jobs_ready and sort every pending row).
-        index = " INDEXED BY jobs_claimable" if queues is None else ""
-        cursor = self._db.execute(
-            f"SELECT {_READY_COLUMNS} FROM jobs{index} WHERE state = 'pending' AND available_at <= ?"
-            f"{where} ORDER BY priority DESC, available_at, id LIMIT ?",
-            (now, *params, limit),
-        )
-        return [Ready._make(row) for row in cursor]
 
     def _count_claimable(self, now: float, queues: Sequence[str] | None) -> int:
         where, params = self._queue_filter(queues)
@@ -238,6 +479,27 @@ class SqliteStore(StoreCore):
             " ON CONFLICT (handler) DO UPDATE SET samples = excluded.samples",
             (handler, json.dumps(samples)),
         )
+
+    def _add_sample(self, handler: str, sample: list[float], keep: int) -> None:
+        # finite floats (``finish`` and ``fail`` checked them): their repr is JSON
+        self._db.execute(_ADD_SAMPLE, (handler, "[" + ",".join(map(repr, sample)) + "]", keep))
+
+    def _profile(self, handler: str) -> Profile | None:
+        row = self._db.execute("SELECT samples FROM profiles WHERE handler = ?", (handler,)).fetchone()
+        return self._decoded_profile(handler, None if row is None else row[0])
+
+    def _decoded_profile(self, handler: str, text: str | None) -> Profile | None:
+        if text is None:
+            return None
+        # A handler's samples change on each of its runs, but a claim decodes them once per change.
+        cached = self._profiles.get(handler)
+        if cached is not None and cached[0] == text:
+            return cached[1]
+        profile = _profile_of(json.loads(text))
+        if len(self._profiles) >= _PROFILE_CACHE:
+            self._profiles.clear()
+        self._profiles[handler] = (text, profile)
+        return profile
 
     def _read_budgets(self) -> Budgets:
         # Every claim reads the budgets; they change rarely. ``_write_budgets`` bumps the version

@@ -9,6 +9,14 @@ available memory when asked to, the time left of a run with a time budget) and w
 keeps per handler after each run (duration, peak memory). A job whose handler this module lacks
 is failed like any handler error (its attempts go to workers that have it, then it fails with
 that reason): never claimed and silently left.
+
+An idle worker waits for work. On a store that announces inserts (``PgStore.listen``: LISTEN/
+NOTIFY) it starts listening *before* its first claim and then waits on its session with the
+poll interval as the timeout: an enqueue that commits after a claim found nothing wakes it at
+once, and the poll still finds jobs nobody announces (a delay or a retry-after passing, an
+expired lease). The other order, listening only once a claim came back empty, loses the enqueue
+that commits in between (``spec/job_wakeup.py``, mutant ``claim-then-listen``). On SQLite and
+in memory the worker polls.
 """
 
 from __future__ import annotations
@@ -18,7 +26,7 @@ import inspect
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from reference.jobs import procmem, sysmem
 from reference.jobs.admission import Conditions
@@ -26,6 +34,18 @@ from reference.jobs.store import Claim, JobStore, StaleLease
 
 Handler = Callable[[Any], Any]
 Progress = Callable[[dict[str, Any]], None]
+
+
+class Wakeups(Protocol):
+    """A listening session: ``wait(timeout)`` is True when woken by an announced job."""
+
+    def wait(self, timeout: float) -> bool: ...
+
+    def close(self) -> None: ...
+
+
+class Announcing(Protocol):
+    def listen(self) -> Wakeups: ...
 
 
 def load_handlers(module_name: str) -> dict[str, Handler]:
@@ -108,6 +128,8 @@ class Worker:
         self._sleep = sleep
         self._deadline: float | None = None
         self.stop_requested = False
+        self.wakeups: Wakeups | None = None
+        """The listening session while ``run`` runs (None: the store announces nothing, poll)."""
 
     def _tell(self, event: str, **fields: Any) -> None:
         if self._progress is not None:
@@ -139,9 +161,31 @@ class Worker:
             return "time_budget"
         return None
 
+    def listen(self) -> Wakeups | None:
+        """Start listening for announced jobs, if the store announces them (before any claim)."""
+        if self.options.once or not callable(getattr(self.store, "listen", None)):
+            return None  # a one-shot run stops when idle: nothing to wait for
+        store: Announcing = self.store  # type: ignore[assignment]
+        return store.listen()
+
+    def idle(self) -> None:
+        """Nothing to claim: wait for an announced job, or the poll interval."""
+        if self.wakeups is None:
+            self._sleep(self.options.poll)
+        else:
+            self.wakeups.wait(self.options.poll)
+
     def run(self) -> WorkerReport:
         if self.options.time_budget is not None:
             self._deadline = self._clock() + self.options.time_budget
+        self.wakeups = self.listen()
+        try:
+            return self._loop()
+        finally:
+            if self.wakeups is not None:
+                self.wakeups.close()
+
+    def _loop(self) -> WorkerReport:
         while True:
             reason = self._should_stop()
             if reason is not None:
@@ -165,7 +209,7 @@ class Worker:
                 if counts.get("pending", 0) == 0 and counts.get("processing", 0) == 0:
                     reason = "done"
                     break
-            self._sleep(self.options.poll)
+            self.idle()
         self.report.stopped = reason
         self._tell("stop", reason=reason, report=self.report.as_json())
         return self.report

@@ -7,11 +7,15 @@
   report still shows them;
 * a scheduler error raised on a controlled thread's stack reaches the caller of ``check``, even
   when the code under test catches every exception;
-* hooks (invariants) run "in the scheduler", whichever thread's stack they happen to run on.
+* hooks (invariants) run "in the scheduler", whichever thread's stack they happen to run on;
+* an execution's reference cycle is broken once the next one starts, and the greenlets of
+  finished threads run the next execution's threads, starting each in an empty context.
 """
 
 from __future__ import annotations
 
+import contextvars
+import gc
 import random
 from typing import Any
 
@@ -23,7 +27,7 @@ from model_checks.harness.api import run_once
 from model_checks.harness.examples import bounded_buffer, counter
 from model_checks.harness.rt import backends
 from model_checks.harness.rt.objects import Action
-from model_checks.harness.rt.scheduler import Execution, UsageError
+from model_checks.harness.rt.scheduler import Execution, Step, UsageError
 from model_checks.harness.runtime import ControlledRuntime
 from model_checks.harness.strategies.randomized import PctChooser, draw_one
 
@@ -219,3 +223,44 @@ def test_hooks_run_as_the_scheduler() -> None:
     result = check(program, Options(strategy="dfs"))
     assert result.verdict == "exhaustive", result.report()
     assert seen == {"<scheduler>"}
+
+
+@pytest.mark.timeout(60)
+def test_each_execution_is_freed_once_the_next_runs() -> None:
+    # an execution is a reference cycle (the program's primitives refer to it); the search
+    # breaks it when the next execution starts, so its steps do not wait for the cyclic GC
+    gc.collect()
+    gc.disable()
+    try:
+        before = sum(1 for o in gc.get_objects() if type(o) is Step)  # other tests' leftovers
+        result = check(counter(3, locked=True), Options(strategy="dpor"))
+        alive = sum(1 for o in gc.get_objects() if type(o) is Step) - before
+    finally:
+        gc.enable()
+    assert result.executions > 10
+    assert alive <= result.steps / result.executions + 1, (alive, result.steps)
+
+
+_VAR: contextvars.ContextVar[int] = contextvars.ContextVar("_VAR", default=0)
+
+
+@pytest.mark.timeout(60)
+def test_reused_greenlets_start_each_thread_in_an_empty_context() -> None:
+    def program(rt: ControlledRuntime) -> object:
+        seen: list[int] = []
+
+        def body() -> None:
+            seen.append(_VAR.get())
+            _VAR.set(7)  # left behind by this thread: the next thread on this greenlet must not see it
+            rt.yield_point()
+
+        threads = [rt.start_thread(body, f"t{i}") for i in range(2)]
+        for t in threads:
+            t.join()
+        return lambda: tuple(seen)
+
+    result = check(program, Options(strategy="dpor"))
+    assert result.verdict == "exhaustive" and result.executions > 1, result.summary()
+    assert result.outcomes == {(0, 0)}
+    pool = backends._POOLS.get(__import__("greenlet").getcurrent())
+    assert pool, "finished threads' greenlets were not kept for reuse"

@@ -49,9 +49,10 @@ def test_posts_run_in_order_and_stop_drain_runs_everything() -> None:
     assert sched.stopped and not sched.running
     kinds = [e["event"] for e in tracer.events()]
     assert kinds.count("invoke") == 8 and "stop_begin" in kinds and kinds[-1] == "stop_end"
-    # Every accepted post is traced at its push; the one that reserved the lane says so.
-    posts = [e for e in tracer.events() if e["event"] == "post"]
-    assert all(p["result"] == "ok" for p in posts) and any(p["submit"] for p in posts)
+    # Every accepted post is traced at its push (format v2), and some post's CAS reserved a lane.
+    pushes = [e for e in tracer.events() if e["event"] == "push"]
+    assert len(pushes) == 8 and all(p["result"] == "ok" for p in pushes)
+    assert any(e["event"] == "cas" and e["from"] == "idle" and e["ok"] for e in tracer.events())
     assert sched.stop() is Result.SUCCESS  # already stopped
 
 
@@ -152,7 +153,8 @@ def test_stop_discard_reports_every_queued_item() -> None:
     assert ran[0] == 0 and ran[-1] == 0  # -SUCCESS == 0
     assert sorted(ran[:-1] + [item for _, item in discarded]) == [0, 1, 2, 3]
     assert [e["event"] for e in tracer.events()][-1] == "stop_end"
-    assert any(e["event"] == "discard" for e in tracer.events())
+    # format v2: the reset that destroyed the queued items names them
+    assert any(e["event"] == "reset" and e["items"] for e in tracer.events())
 
 
 @pytest.mark.timeout(30)

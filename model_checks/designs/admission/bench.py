@@ -12,7 +12,8 @@ database file (each has its own queue), so both see the same disk, the same WAL 
 
 Reported: jobs/s of each (best of the rounds), their ratio (the goal is at least 0.8), claim
 latency p50/p99 per phase, double claims (a job two workers were handed: must be 0), denials,
-and the machine's load average before and after.
+the workers' CPU time per job (least of the rounds; on a busy machine a steadier figure than
+jobs/s), and the machine's load average before and after.
 
 ``python -m model_checks.designs.admission.bench [--quick] [--floor]`` prints the same as JSON;
 ``--floor`` adds a third phase per round, ``_floor_worker``: the least SQL admission needs,
@@ -48,7 +49,7 @@ def _bare_worker(db: str, queue: str, out: str, name: str) -> None:
     conn.execute("PRAGMA synchronous = NORMAL")
     claimed: list[int] = []
     latency: list[float] = []
-    first = time.time()
+    first, cpu = time.time(), time.process_time()
     while True:
         began = time.perf_counter()
         conn.execute("BEGIN IMMEDIATE")
@@ -73,10 +74,10 @@ def _bare_worker(db: str, queue: str, out: str, name: str) -> None:
             "UPDATE jobs SET state = 'done', lease_until = NULL, lease_token = NULL WHERE id = ?", (row[0],)
         )
         conn.execute("COMMIT")
-    last = time.time()
+    last, cpu = time.time(), time.process_time() - cpu
     conn.close()
     Path(out).write_text(
-        json.dumps({"claimed": claimed, "latency": latency, "denied": 0, "span": [first, last]})
+        json.dumps({"claimed": claimed, "latency": latency, "denied": 0, "span": [first, last], "cpu": cpu})
     )
 
 
@@ -90,7 +91,7 @@ def _floor_worker(db: str, queue: str, out: str, name: str) -> None:
     conn.execute("PRAGMA synchronous = NORMAL")
     claimed: list[int] = []
     latency: list[float] = []
-    first = time.time()
+    first, cpu = time.time(), time.process_time()
     while True:
         began = time.perf_counter()
         conn.execute("BEGIN IMMEDIATE")
@@ -128,10 +129,10 @@ def _floor_worker(db: str, queue: str, out: str, name: str) -> None:
             (row[1],),
         )
         conn.execute("COMMIT")
-    last = time.time()
+    last, cpu = time.time(), time.process_time() - cpu
     conn.close()
     Path(out).write_text(
-        json.dumps({"claimed": claimed, "latency": latency, "denied": 0, "span": [first, last]})
+        json.dumps({"claimed": claimed, "latency": latency, "denied": 0, "span": [first, last], "cpu": cpu})
     )
 
 
@@ -141,22 +142,27 @@ def _admission_worker(db: str, queue: str, out: str, name: str) -> None:
     claimed: list[int] = []
     latency: list[float] = []
     denied = 0
-    first = time.time()
+    first, cpu = time.time(), time.process_time()
     while True:
         began = time.perf_counter()
         outcome = store.claim(name, conditions, [queue])
         latency.append(time.perf_counter() - began)
         denied += len(outcome.denied)
         if outcome.claim is None:
-            if outcome.denied or store.claimable([queue]) or store.status(0).counts["processing"]:
-                continue  # given back or held by another worker: the queue is not drained yet
+            # Given back (claimable again at once: retry_after 0) or claimable: not drained yet.
+            # A job another worker holds is that worker's to finish; like the bare loop, this one
+            # stops (waiting on it, e.g. polling ``status``, would bill the tail to admission).
+            if outcome.denied or store.claimable([queue]):
+                continue
             break
         claimed.append(outcome.claim.job.id)
         store.finish(outcome.claim.job.id, outcome.claim.token, None, 0.0, 0)
-    last = time.time()
+    last, cpu = time.time(), time.process_time() - cpu
     store.close()
     Path(out).write_text(
-        json.dumps({"claimed": claimed, "latency": latency, "denied": denied, "span": [first, last]})
+        json.dumps(
+            {"claimed": claimed, "latency": latency, "denied": denied, "span": [first, last], "cpu": cpu}
+        )
     )
 
 
@@ -185,6 +191,8 @@ def _phase(db: str, queue: str, target: Phase, workdir: Path) -> dict[str, Any]:
         "seconds": seconds,
         "latency": latency,
         "denied": sum(r["denied"] for r in results),
+        # The workers' own CPU time per job: less swayed than jobs/s by what else the machine runs.
+        "cpu_us_per_job": 1e6 * sum(r["cpu"] for r in results) / max(len(claimed), 1),
     }
 
 
@@ -234,6 +242,7 @@ def bench(quick: bool = False, floor: bool = False) -> dict[str, Any]:
             "floor_jobs_per_s": round(floor_rate, 1),
             "floor_ratio_vs_bare": round(floor_rate / bare_rate, 3),
             "floor_double_claims": sum(p["double_claims"] for p in floors),
+            "floor_cpu_us_per_job": round(min(p["cpu_us_per_job"] for p in floors), 1),
         }
     return {
         "processes": PROCESSES,
@@ -254,6 +263,10 @@ def bench(quick: bool = False, floor: bool = False) -> dict[str, Any]:
                 "mean": round(statistics.fmean(p["latency"]) * 1e3, 3) if p["latency"] else 0.0,
             }
             for name, p in (("bare", best_bare), ("admission", best_admitted))
+        },
+        "cpu_us_per_job": {
+            "bare": round(min(p["cpu_us_per_job"] for p in bare), 1),
+            "admission": round(min(p["cpu_us_per_job"] for p in admitted), 1),
         },
         "load_before": [round(x, 2) for x in load_before],
         "load_after": [round(x, 2) for x in os.getloadavg()],

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from model_checks.bench.traces import TraceBench, dump
-from model_checks.bench.workload import SHARED, Workload, drive
+from model_checks.bench.workload import Workload, drive, versus_direct
 from reference.akka_mailbox import ActorRef, Dispatcher, trace_header
 from reference.tracing import RecordingTracer
 
@@ -33,24 +33,8 @@ def workload(items: int, shape: Workload) -> float:
     return time.perf_counter() - started
 
 
-def _direct(items: int) -> float:
-    began = time.perf_counter()
-    for i in range(items):
-        _receive(i)
-    return time.perf_counter() - began
-
-
 def bench(quick: bool = False) -> dict[str, Any]:
-    items = 20_000 if quick else 200_000
-    seconds = min(workload(items, SHARED) for _ in range(1 if quick else 3))
-    rate, direct_rate = items / seconds, items / _direct(items)
-    return {
-        "items": items,
-        "workload": {"targets": SHARED.targets, "workers": SHARED.workers, "budget": SHARED.budget},
-        "items_per_s": round(rate),
-        "direct_items_per_s": round(direct_rate),
-        "ratio_vs_direct": round(rate / direct_rate, 4),
-    }
+    return versus_direct(workload, _receive, quick)
 
 
 def akka_real_threads(sends: int) -> tuple[Any, list[dict[str, Any]]]:

@@ -407,7 +407,7 @@ def rows(quick: bool) -> Iterator[Any]:
     started = time.perf_counter()
     result = check(
         program(SUPERVISED, Dispatcher),
-        Options(preemption_bound=1 if quick else 2, time_limit=120, races=True),
+        Options(preemption_bound=1 if quick else 2, time_limit=30 if quick else 120, races=True),
     )
     # A bounded search that found nothing is "no failure (bounded)", never a plain pass.
     bound = "" if result.verdict == "exhaustive" else f" ({result.verdict})"

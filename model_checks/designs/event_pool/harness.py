@@ -20,29 +20,29 @@ from reference.scheduler import StopMode
 EXHAUSTIVE: dict[str, tuple[PoolScenario, int, str]] = {
     "one-thread": (
         PoolScenario(threads=1, posts=2),
-        165,
+        142,
         "one thread, two works: the second waits in the list",
     ),
-    "one-thread-three": (PoolScenario(threads=1, posts=3), 717, "one thread, three works"),
+    "one-thread-three": (PoolScenario(threads=1, posts=3), 614, "one thread, three works"),
     "one-thread-raises": (
         PoolScenario(threads=1, posts=2, raising=(0,)),
-        165,
+        142,
         "a work that raises is reported to on_error and the thread takes the next",
     ),
-    "two-threads": (PoolScenario(threads=2, posts=1), 603, "two threads, one work: idle first"),
+    "two-threads": (PoolScenario(threads=2, posts=1), 506, "two threads, one work: idle first"),
     "discard": (
         PoolScenario(threads=1, posts=2, stop=StopMode.DISCARD),
-        140,
+        118,
         "stop(discard): every work ran or was reported discarded",
     ),
     "api-wait": (
         PoolScenario(threads=1, posts=2, api=True),
-        598,
+        504,
         "one work object submitted twice runs two callbacks; wait, close, stop",
     ),
     "api-cancel": (
         PoolScenario(threads=1, posts=2, api=True, cancel=True),
-        801,
+        648,
         "wait_for_callbacks(cancel_pending=True): each submission ran or was cancelled",
     ),
 }

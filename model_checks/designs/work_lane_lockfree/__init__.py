@@ -12,6 +12,7 @@ DESIGN = Design(
     configs="model_checks.designs.work_lane_lockfree.configs:CONFIGS",
     mutants="model_checks.designs.work_lane_lockfree.spec_mutants:MUTANTS",
     scenarios="model_checks.designs.work_lane_lockfree.harness:SCENARIOS",
+    trace_format="model_checks.designs.work_lane_lockfree.trace.format:FORMAT",
     reference_modules=(
         "reference.work_lane_lockfree",
         "reference.work_lane_lockfree_lane",

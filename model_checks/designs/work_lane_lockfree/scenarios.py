@@ -20,14 +20,16 @@ submission after Stop(discard)) the search reached.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from model_checks.designs.work_lane_lockfree.trace.validate import validate_lines
 from model_checks.harness.runtime import ControlledRuntime
 from reference.results import Result
 from reference.tracing import RecordingTracer
-from reference.work_lane_lockfree import LaneSpec, LockFreeScheduler, Sizing, StopMode
+from reference.work_lane_lockfree import LaneSpec, LockFreeScheduler, Sizing, StopMode, trace_header
 
 Program = Callable[[ControlledRuntime], object]
 Item = tuple[int, int]  # (producer, index)
@@ -96,10 +98,11 @@ class _DrainWatch:
             if lane in self._draining:
                 raise DrainOverlap(f"lane {lane}: {who} began a drain while {self._draining[lane]} drains it")
             self._draining[lane] = who
-        elif kind == "drain_end":
+        elif kind == "drain_end" or (kind == "cas" and e.get("from") == "draining"):
+            # the drain's end: v2's CAS Draining -> Idle (a v1 drain_end from a mutant lane)
             if self._draining.pop(lane, None) != who:
                 raise DrainOverlap(f"lane {lane}: {who} ended a drain it did not begin")
-            self.empty_drains += e["invoked"] == 0
+            self.empty_drains += e.get("invoked") == 0
         elif kind == "invoke" and self._draining.get(lane) != who:
             raise DrainOverlap(f"lane {lane}: {who} invoked outside its own drain")
 
@@ -108,11 +111,16 @@ def lockfree_program(
     sc: LockFreeScenario,
     *,
     build: Callable[..., LockFreeScheduler[Any]] = LockFreeScheduler,
+    validate: bool = False,
     **scheduler_options: Any,
 ) -> Program:
     """The scenario as a harness program. ``build`` makes the scheduler (``LockFreeScheduler``'s
     signature: a subclass, or a factory plugging mutant lanes in); ``scheduler_options`` are extra
-    keyword arguments for it (e.g. a recording ``pool_factory``)."""
+    keyword arguments for it (e.g. a recording ``pool_factory``). With ``validate`` every
+    execution's trace must also be allowed, complete, by the work-lane-lockfree trace format
+    (version 2), checked before the scenario's own checks. Only without the race detector: it
+    makes the tracer's append a scheduling point of its own, so another thread's step can come
+    between a lane's atomic step and its event, and the trace is then out of order."""
 
     def program(rt: ControlledRuntime) -> object:
         obs = _Observed(sc.lanes, sc.producers)
@@ -158,11 +166,26 @@ def lockfree_program(
             t.join()
 
         def final() -> tuple[int, int, int, int]:
+            if validate:  # first: a bug the trace shows is reported in the trace's words
+                check_trace(tracer)
             return (*final_checks(sc, obs, sched), watch.empty_drains)
 
         return final
 
     return program
+
+
+def trace_lines(tracer: RecordingTracer) -> list[str]:
+    """The recorded trace as JSON Lines, under this design's own header (version 2)."""
+    assert tracer.config is not None
+    events = [json.dumps(e, separators=(",", ":")) for e in tracer.events()]
+    return [json.dumps(trace_header(tracer.config)), *events]
+
+
+def check_trace(tracer: RecordingTracer) -> None:
+    """The execution's trace is a complete behaviour of the spec (the format's verdict otherwise)."""
+    verdict = validate_lines(trace_lines(tracer))
+    assert verdict.allowed and not verdict.prefix, f"trace (format v2) not allowed: {verdict.message}"
 
 
 def queued(sched: LockFreeScheduler[Any], lane: int) -> int:

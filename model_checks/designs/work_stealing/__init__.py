@@ -26,6 +26,7 @@ DESIGN = Design(
         "reference.global_queue_pool",
     ),
     trace_format="model_checks.designs.work_stealing.trace:FORMAT",
+    verify_rows=(("conformance", "model_checks.designs.work_stealing.rows:rows"),),
     exporter="model_checks.designs.work_stealing.trace_export:export",
     commands=("model_checks.designs.work_stealing.simulate_command:register",),
     benches={

@@ -52,9 +52,12 @@ def _fib_tasks(n: int) -> int:
 def _fib(pool: PoolBase, n: int) -> int:
     if n < 2:
         return n
+    # fork-join as it is written: spawn one half, compute the other here, then join (the join
+    # helps while the spawned half runs elsewhere)
     left = pool.spawn(lambda: _fib(pool, n - 1))
-    right: int = pool.join(left)
-    return _fib(pool, n - 2) + right
+    right = _fib(pool, n - 2)
+    joined: int = pool.join(left)
+    return joined + right
 
 
 def run_fib(cls: PoolClass, n: int, workers: int) -> dict[str, Any]:

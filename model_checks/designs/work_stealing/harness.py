@@ -4,22 +4,27 @@ The programs are ``scenarios.py`` (the real ``ChaseLevDeque`` and pools under th
 the seeded reference bugs are ``reference_mutants.py``. Every deque scenario and every
 one-worker pool scenario is explored exhaustively by DPOR, with the race detector on (except
 ``global/fork-join``), so "exhaustive" covers the plain accesses too. Executions (DPOR, races
-off / on; the race detector makes the declared fields scheduling points):
+off / on; the race detector makes the declared fields scheduling points), re-measured with
+``lanecheck explore work-stealing/NAME --races/--no-races`` after the pool's speed change
+(seconds on the shared 2-core machine, partly on the pure-Python harness core):
 
-=============================== ====== ======
-scenario                        off    on
-=============================== ====== ======
-deque/one-element                  112    112
-deque/push-take-steal            1,758  1,758
-deque/resize-while-stealing      3,821  3,821
-deque/steal-after-resize         7,065  7,065
-pool/park-wake                     359  1,020
-pool/park-wake-traced              514  5,756
-pool/fork-join                   2,180  5,830
-pool/task-raises                 1,065  2,825
-pool/stop-discard                  786    786
-global/fork-join                 3,442     --
-=============================== ====== ======
+=============================== ====== ====== ========== =========
+scenario                        off    on     s (off)    s (on)
+=============================== ====== ====== ========== =========
+deque/one-element                  112    112      0.03      0.5
+deque/push-take-steal            1,758  1,758      1.5       6
+deque/resize-while-stealing      3,821  3,821      1.7      15
+deque/steal-after-resize         7,065  7,065      4.5      34
+pool/park-wake                     359  1,020      0.2       8
+pool/park-wake-traced              514  5,756      0.8     117
+pool/fork-join                   2,180  5,830      8       232
+pool/task-raises                   952  2,527      7       152
+pool/stop-discard                  671    671      3        19
+global/fork-join                 2,954     --     12        --
+=============================== ====== ====== ========== =========
+
+(Before the speed change: pool/task-raises 1,065 / 2,825, pool/stop-discard 786, global/fork-join
+3,442; the others are unchanged.)
 
 Pools with two workers are sampled with PCT, so their rows say "bounded": their DPOR spaces are
 beyond a CI budget (``pool/park-wake-2w`` took about 130,000 executions, 7 minutes, to finish

@@ -15,6 +15,7 @@ from __future__ import annotations
 import _thread
 import sys
 import traceback
+import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
 from types import FrameType
@@ -68,6 +69,34 @@ class Backend(Protocol):
     def close(self) -> None: ...
 
 
+class _Reusable(greenlet.greenlet):  # type: ignore[misc]
+    """A greenlet that runs one controlled thread's body after another.
+
+    A new greenlet per controlled thread cost an mmap, its page faults and an munmap of its 16 KiB
+    frame stack (CPython's per-thread data stack, which greenlet keeps per greenlet): about 7% of
+    the standard scenario. A finished body hands its message to the driver exactly as a returning
+    greenlet would (``parent.switch``); the greenlet then waits, idle, for its next body."""
+
+    def __init__(self, parent: Any) -> None:
+        super().__init__(self._loop, parent)
+        self.body: Body | None = None
+        self.idle = False
+
+    def _loop(self, first: object) -> None:
+        value = first
+        while True:
+            body, self.body = self.body, None
+            assert body is not None
+            message = body(value)
+            self.idle = True
+            value = self.parent.switch(message)
+            self.idle = False
+
+
+# idle reusable greenlets, per driver greenlet (greenlets belong to the OS thread of their parent)
+_POOLS: weakref.WeakKeyDictionary[Any, list[_Reusable]] = weakref.WeakKeyDictionary()
+
+
 class GreenletBackend:
     """Controlled threads are greenlets; the scheduler is the greenlet that called ``check``."""
 
@@ -76,9 +105,18 @@ class GreenletBackend:
         self._greenlets: dict[int, Any] = {}
         self.ids: dict[Any, int] = {}
         self.whoami = _getcurrent
+        pool = _POOLS.get(self._parent)
+        if pool is None:
+            pool = _POOLS[self._parent] = []
+        self._pool = pool
 
     def spawn(self, tid: int, body: Body) -> None:
-        g = greenlet.greenlet(body, parent=self._parent)
+        if self._pool:
+            g = self._pool.pop()
+            g.gr_context = None  # as a new greenlet: nothing of the last body's context variables
+        else:
+            g = _Reusable(self._parent)
+        g.body = body
         self._greenlets[tid] = g
         self.ids[g] = tid
 
@@ -100,6 +138,9 @@ class GreenletBackend:
         return None if g is None else g.gr_frame
 
     def close(self) -> None:
+        # a greenlet whose body returned is idle in its loop: kept for the next execution (one
+        # still inside its body, a thread that swallowed every Abort, is left to the collector)
+        self._pool.extend(g for g in self._greenlets.values() if g.idle and g.body is None)
         self._greenlets.clear()
         self.ids.clear()
 

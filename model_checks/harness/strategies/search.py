@@ -20,7 +20,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from model_checks.harness.rt.objects import GLOBAL, Action, Op, dependent
+from model_checks.harness.rt.objects import (
+    GLOBAL,
+    NEVER,
+    Action,
+    ConditionState,
+    LockState,
+    Op,
+    dependent,
+)
 from model_checks.harness.rt.scheduler import Execution, UsageError
 
 Clock = list[int]
@@ -32,11 +40,37 @@ def _join(a: Clock, b: Clock) -> Clock:
     return [max(x, b[i]) if i < len(b) else x for i, x in enumerate(a)]
 
 
-def _coenabled(earlier: Op, later: Op) -> bool:
-    """False only for pairs that can never be enabled together."""
+# Operations that raise unless their thread owns the condition's lock: one that ran without
+# raising ran while its thread held the lock.
+_NEEDS_LOCK = frozenset({"wait", "notify", "notify_all"})
+
+
+def _waits_for(later: Op) -> LockState | None:
+    """The lock ``later`` can run only while it is free: a blocking, untimed acquire, or a woken
+    waiter's reacquire. None for every other operation."""
+    if later.kind == "acquire" and later.timeout is None and isinstance(later.obj, LockState):
+        return later.obj if later.args and later.args[0] else None
+    if later.kind == "reacquire" and isinstance(later.obj, ConditionState):
+        return later.obj.lock
+    return None
+
+
+def _coenabled(earlier: Op, later: Op, earlier_raised: bool) -> bool:
+    """False only for pairs that can never be enabled together: a thread's exit and a join of it,
+    and an operation that needs a lock free (``_waits_for``) against one that another thread ran
+    while it held that lock (a release, or a condition's wait / notify / notify_all that did not
+    raise). In the state before such an ``earlier`` the lock was held by its thread, so ``later``
+    (of another thread: races are between threads) was disabled there and cannot be run first."""
     if earlier.kind == "exit" and later.kind == "join":
         return False
-    return not (earlier.kind == "release" and later.kind == "acquire" and earlier.obj is later.obj)
+    lock = _waits_for(later)
+    if lock is None or earlier_raised:
+        return True
+    if earlier.kind == "release":
+        return earlier.obj is not lock
+    if earlier.kind in _NEEDS_LOCK and isinstance(earlier.obj, ConditionState):
+        return earlier.obj.lock is not lock
+    return True
 
 
 @dataclass(eq=False)
@@ -50,6 +84,7 @@ class Frame:
     chosen: Action = (0, 0)
     tid: int = 0
     op: Op | None = None
+    raised: bool = False  # the step's operation raised in its thread (it ran, but did nothing)
 
 
 class SearchChooser:
@@ -119,6 +154,7 @@ class SearchChooser:
         step = ex.steps[d]
         f = self.stack[d]
         f.tid, f.op = step.tid, step.op
+        f.raised = isinstance(step.result, BaseException)
         if not self.dpor:
             return
         clock = self._clock(step.tid, step.op, d)
@@ -176,11 +212,15 @@ class SearchChooser:
             p, nxt = t.tid, t.pending
             if p != last.tid and not dependent(last.op, nxt):
                 continue  # nothing new to race with since the last analysis of p
+            if nxt.gate == NEVER and nxt.timeout is None and not ex.spurious_wakeups:
+                # a parked condition wait with no timeout or spurious alternative never runs as
+                # it is: a notify replaces it with a reacquire, whose races are analysed then
+                continue
             for i in range(d, -1, -1):
                 fi = self.stack[i]
                 if fi.tid == p or fi.op is None:
                     continue
-                if not dependent(fi.op, nxt) or not _coenabled(fi.op, nxt):
+                if not dependent(fi.op, nxt) or not _coenabled(fi.op, nxt, fi.raised):
                     continue
                 if self._hb(i, fi.tid, p):
                     continue

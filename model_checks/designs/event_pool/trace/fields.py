@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from model_checks.conformance.fast_format import event_ok, line_problem
 from model_checks.conformance.reader import clip
 from model_checks.designs.event_pool.trace.schema import event_problem
 
@@ -99,28 +100,12 @@ CHECKS: dict[str, Check] = {
 
 def ok(obj: Any) -> bool:
     """``obj`` is a well-formed event (its seq aside from continuity)."""
-    try:
-        seq = obj["seq"]
-        return (
-            type(obj) is dict
-            and type(seq) is int
-            and seq >= 1
-            and type(obj["thread"]) is str
-            and CHECKS[obj["event"]](obj)
-        )
-    except (KeyError, TypeError, IndexError):  # a field missing, an unhashable event, not an object
-        return False
+    return event_ok(CHECKS, obj)
 
 
 def problem(obj: Any) -> str:
     """Why ``ok`` refused ``obj``, naming the field."""
-    if type(obj) is dict:
-        kind = obj.get("event")
-        if kind is not None and type(kind) is not str:
-            return "`event` must be a string"
-        if type(kind) is str and kind not in CHECKS:
-            return f"unknown event {clip(repr(kind), 80)} (design event-pool)"
-    return event_problem(obj) or _integer_problem(obj) or "not a well-formed event"
+    return line_problem("event-pool", CHECKS, obj, event_problem, _integer_problem)
 
 
 def _integer_problem(obj: Any) -> str | None:

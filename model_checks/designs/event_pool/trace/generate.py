@@ -17,7 +17,6 @@ from __future__ import annotations
 import json
 import random
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 from reference.event_pool import header as pool_header
@@ -202,13 +201,3 @@ def lines(n: int, **options: Any) -> Iterator[str]:
     dumps = json.JSONEncoder(separators=(",", ":")).encode
     for event in events(n, **options):
         yield dumps(event)
-
-
-def write(path: Path, n: int, **options: Any) -> int:
-    """Write a trace of about ``n`` events to ``path``; the number of lines written."""
-    count = 0
-    with open(path, "w", encoding="utf-8") as out:
-        for line in lines(n, **options):
-            out.write(line + "\n")
-            count += 1
-    return count

@@ -8,7 +8,7 @@ The header is checked with the JSON Schema; event lines are checked by hand
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import Any
 
 from model_checks.conformance.reader import MAX_INDEXED, MAX_SIZE, clip, parse_line
@@ -26,6 +26,10 @@ REASONS = frozenset({"in_callback", "stop_in_progress"})
 STOP_RESULTS = frozenset({"ok", "failed"})
 
 
+# The header's config: the numbers the reference's ``SchedulerConfig`` writes, but the trace
+# format's own record: a header comes from any implementation (a port), is bounded by the
+# reader's limits only (the checking configurations use capacity 1, which the ToolKit refuses),
+# and does not change when the reference's API does.
 @dataclass(frozen=True)
 class Config:
     lanes: int
@@ -35,13 +39,8 @@ class Config:
     ready_capacity: int
 
     def as_dict(self) -> dict[str, int]:
-        return {
-            "lanes": self.lanes,
-            "workers": self.workers,
-            "lane_capacity": self.lane_capacity,
-            "max_per_drain": self.max_per_drain,
-            "ready_capacity": self.ready_capacity,
-        }
+        """The header's ``config`` object."""
+        return asdict(self)
 
 
 # The header's sizes: the fast engine holds state per lane and per worker.

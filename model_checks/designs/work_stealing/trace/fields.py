@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from model_checks.conformance.fast_format import event_ok, line_problem
 from model_checks.conformance.reader import clip
 from model_checks.designs.work_stealing.trace.schema import event_problem
 
@@ -118,27 +119,14 @@ class EventFields:
 
     def ok(self, obj: Any) -> bool:
         """``obj`` is a well-formed event (its seq aside from continuity)."""
-        try:
-            seq = obj["seq"]
-            return (
-                type(obj) is dict
-                and type(seq) is int
-                and seq >= 1
-                and type(obj["thread"]) is str
-                and self.checks[obj["event"]](obj)
-            )
-        except (KeyError, TypeError, IndexError):  # a field missing, an unhashable event, not an object
-            return False
+        return event_ok(self.checks, obj)
 
     def problem(self, obj: Any) -> str:
         """Why ``ok`` refused ``obj``, naming the field."""
-        if type(obj) is dict:
-            kind = obj.get("event")
-            if kind is not None and type(kind) is not str:
-                return "`event` must be a string"
-            if type(kind) is str and kind not in self.checks:
-                return f"unknown event {clip(repr(kind), 80)} (design work-stealing)"
-        return event_problem(obj, self.workers) or _integer_problem(obj) or "not a well-formed event"
+        return line_problem("work-stealing", self.checks, obj, self._schema_words, _integer_problem)
+
+    def _schema_words(self, obj: Any) -> str | None:
+        return event_problem(obj, self.workers)
 
 
 INTEGERS = ("seq", "worker", "victim", "size", "capacity")

@@ -14,11 +14,9 @@ tests (single-event corruptions of these traces).
 
 from __future__ import annotations
 
-import json
 import random
 from collections import deque
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 Event = dict[str, Any]
@@ -163,21 +161,3 @@ def events(
         if not injector and not any(deques):
             parked.append(w)
             yield ev(me, "park", worker=w)
-
-
-def lines(n: int, **options: Any) -> Iterator[str]:
-    """The trace as JSON Lines text (header first), without newlines."""
-    yield json.dumps(header(options.get("workers", 4), options.get("capacity", 4)))
-    dumps = json.JSONEncoder(separators=(",", ":")).encode
-    for event in events(n, **options):
-        yield dumps(event)
-
-
-def write(path: Path, n: int, **options: Any) -> int:
-    """Write a trace of about ``n`` events to ``path``; the number of lines written."""
-    count = 0
-    with open(path, "w", encoding="utf-8") as out:
-        for line in lines(n, **options):
-            out.write(line + "\n")
-            count += 1
-    return count

@@ -176,18 +176,22 @@ class Model:
         dq = self._deque(w)
         dq.append(task)
         self.loc[task] = w
-        if ev["size"] != len(dq):
-            raise Rejected(
-                6,
-                f"push of {show(task)} on w{w} reports size {ev['size']}, but its deque then holds "
-                f"{len(dq)} tasks {show_tasks(dq, len(dq))}",
-            )
+        self._sized(ev, dq, f"on w{w}", "its deque")
         held = len(dq) - (w in self.phantom)
         if held > self.capacity[w]:
             raise Rejected(
                 6,
                 f"push of {show(task)} puts a task number {held} in w{w}'s buffer of capacity "
                 f"{self.capacity[w]} with no resize: the circular buffer wraps over its oldest task",
+            )
+
+    def _sized(self, ev: Event, queue: deque[Task], who: str, what: str) -> None:
+        """A push reports the length of the queue it pushed onto."""
+        if ev["size"] != len(queue):
+            raise Rejected(
+                6,
+                f"push of {show(ev['task'])} {who} reports size {ev['size']}, but {what} then holds "
+                f"{len(queue)} tasks {show_tasks(queue, len(queue))}",
             )
 
     def push_global(self, ev: Event) -> None:
@@ -198,12 +202,7 @@ class Model:
         inj = self.injector
         inj.append(task)
         self.loc[task] = INJECTOR
-        if ev["size"] != len(inj):
-            raise Rejected(
-                6,
-                f"push of {show(task)} by w{w} reports size {ev['size']}, but the global queue then holds "
-                f"{len(inj)} tasks {show_tasks(inj, len(inj))}",
-            )
+        self._sized(ev, inj, f"by w{w}", "the global queue")
 
     def no_deque(self, ev: Event) -> None:
         raise Rejected(
@@ -240,11 +239,7 @@ class Model:
                     f"{show_tasks(dq, len(dq))} is {show(dq[-1])}; {show(task)} {self._where(task)}",
                 )
             dq.pop()
-            self.queued -= 1
-            self.loc[task] = HELD
-            self.holder[task] = w
-            if self.phantom.get(w) == task:
-                del self.phantom[w]
+            self._taken(task, w, w)
         elif len(dq) >= 2:
             if result == "empty":
                 raise Rejected(
@@ -281,17 +276,21 @@ class Model:
                     f"deque {show_tasks(dq, len(dq))} is {show(dq[0])}; {show(task)} {self._where(task)}",
                 )
             dq.popleft()
-            self.queued -= 1
-            self.loc[task] = HELD
-            self.holder[task] = w
-            if self.phantom.get(victim) == task:
-                del self.phantom[victim]
+            self._taken(task, w, victim)
         elif result == "empty" and len(dq) >= 2:
             raise Rejected(
                 3,
                 f"steal by w{w} from w{victim} returns empty, but that deque holds {len(dq)} tasks "
                 f"{show_tasks(dq, len(dq))}: Chase-Lev comes back empty only on the last element",
             )
+
+    def _taken(self, task: Task, w: int, owner: int | None = None) -> None:
+        """``task`` left a queue (``owner``'s deque, or the injector) for ``w``'s hands."""
+        self.queued -= 1
+        self.loc[task] = HELD
+        self.holder[task] = w
+        if owner is not None and self.phantom.get(owner) == task:
+            del self.phantom[owner]
 
     def _pop_injector(self, w: int, result: str, task: Task) -> None:
         inj = self.injector
@@ -319,9 +318,7 @@ class Model:
                 )
             else:
                 inj.popleft()
-            self.queued -= 1
-            self.loc[task] = HELD
-            self.holder[task] = w
+            self._taken(task, w)
         elif result == "empty" and inj:
             raise Rejected(
                 3,
@@ -425,8 +422,9 @@ class Model:
     # ------------------------------------------------------------------ the end
 
     def finish(self, complete: bool) -> None:
-        """The trace ended; with ``complete`` the run is over: every task ran or was discarded."""
-        if not complete:
+        """The trace ended; with ``complete`` (or after its stop_end ok) the run is over: every task
+        ran or was discarded."""
+        if not (complete or self.stopped):
             return
         if self.queued:
             for w, (seq, then) in sorted(self.parked.items()):

@@ -19,3 +19,5 @@ RULES: dict[int, str] = {
     "its stop_begin; a complete trace runs (with done) or discards every task",
     9: "a trace that ends without stop_end ok (and without --complete) is judged as a prefix",
 }
+
+PREFIX_RULE = 9

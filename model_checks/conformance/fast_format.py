@@ -1,0 +1,183 @@
+"""A trace format judged in one pass by a design's hand-written model: the ``fast`` engine.
+
+A design brings what is its own — why line 1 is not its header, and, from the header's
+config, a ``FastStart``: its model (``FastModel``), the check of each event's fields and
+the words for a line that fails them — and ``FastFormat`` does the rest the same way for
+every such design: each line parsed (``reader.parse_line``), its fields checked, seq
+continuity, the model stepped, and the verdict worded. Exit codes as for every design: 0
+allowed (complete, or an allowed prefix with what is pending), 1 not allowed (the first
+seq and its rule), 2 not a well-formed trace (the line).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any, NamedTuple, Protocol
+
+from model_checks.conformance.reader import clip, parse_line
+from model_checks.conformance.verdict import ALLOWED, MALFORMED, NOT_ALLOWED, Malformed, Rejected, Verdict
+
+ENGINE = "fast"
+
+Event = dict[str, Any]
+Check = Callable[[Event], bool]
+
+
+class FastModel(Protocol):
+    """A design's model of its one state, stepped by the events (``Rejected`` when one is not allowed)."""
+
+    stopped: bool  # the trace showed the end of its run (its stop_end ok)
+
+    @property
+    def handlers(self) -> Mapping[str, Callable[[Event], None]]:
+        """Per event name: the step it takes."""
+        ...
+
+    def finish(self, complete: bool) -> None:
+        """The trace ended; with ``complete`` the run is over: ``Rejected`` if something is owed."""
+
+    def pending(self) -> tuple[dict[str, Any], list[str]]:
+        """What a prefix leaves owed: as data and as phrases."""
+        ...
+
+    def describe(self) -> list[dict[str, Any]]:
+        """The model's state, for people."""
+        ...
+
+
+class FastStart(NamedTuple):
+    """What judging one trace starts from, given its header's config."""
+
+    model: FastModel
+    checks: Mapping[str, Check]  # per event name: its fields are well formed (a missing one: KeyError)
+    problem: Callable[[Any], str]  # why a line the checks refused is not well formed, naming the field
+
+
+def event_ok(checks: Mapping[str, Check], obj: Any) -> bool:
+    """``obj`` is a well-formed event by ``checks`` (its seq aside from continuity)."""
+    try:
+        seq = obj["seq"]
+        return (
+            type(obj) is dict
+            and type(seq) is int
+            and seq >= 1
+            and type(obj["thread"]) is str
+            and checks[obj["event"]](obj)
+        )
+    except (KeyError, TypeError, IndexError):  # a field missing, an unhashable event, not an object
+        return False
+
+
+def line_problem(
+    design: str, checks: Mapping[str, Check], obj: Any, *words: Callable[[Any], str | None]
+) -> str:
+    """Why ``event_ok`` refused ``obj``: its event's name, else the first of ``words`` (the
+    schema's, then what the schema lets through) that finds something."""
+    if type(obj) is dict:
+        kind = obj.get("event")
+        if kind is not None and type(kind) is not str:
+            return "`event` must be a string"
+        if type(kind) is str and kind not in checks:
+            return f"unknown event {clip(repr(kind), 80)} (design {design})"
+    for word in words:
+        found = word(obj)
+        if found is not None:
+            return found
+    return "not a well-formed event"
+
+
+@dataclass(frozen=True)
+class FastFormat:
+    """A design's trace format with one engine, ``fast`` (``Design.trace_format`` names it)."""
+
+    design: str
+    rules: Mapping[int, str]
+    prefix_rule: int  # the rule a trace that ends before its stop_end is judged by
+    how: str  # the engine in a few words, for refusing another
+    header_problem: Callable[[Any], str | None]  # why line 1 (parsed) is not a header, or None
+    start: Callable[[dict[str, Any]], FastStart]  # the header's config -> the model and the checks
+    engines: tuple[str, ...] = (ENGINE,)
+    takes_complete: bool = True  # a run that deadlocked has no stop_end: --complete judges its end
+
+    def validate(self, header: Any, it: Iterator[str], *, engine: str, complete: bool) -> Verdict:
+        if engine != ENGINE:
+            raise ValueError(f"{self.design} traces have one engine, {ENGINE} ({self.how}); not {engine!r}")
+        return self.judge(header, it, complete=complete)
+
+    def judge(self, header: Any, it: Iterator[str], *, complete: bool = False) -> Verdict:
+        """The verdict on a trace whose line 1 is ``header`` (parsed) and whose later lines ``it`` gives."""
+        bad = self.header_problem(header)
+        if bad is not None:
+            return self._verdict(False, MALFORMED, f"line 1: {bad}", line=1)
+        model, checks, problem = self.start(header["config"])
+        handlers = model.handlers
+        parse = parse_line
+        expected = 1  # the next seq; the events judged so far are ``expected - 1``
+        line_no = 1
+        ev: Event | None = None
+        try:
+            for raw in it:
+                line_no += 1
+                obj = parse(raw, line_no)
+                # The common fields inline, the event's own in one call: this is the hot path.
+                try:
+                    seq = obj["seq"]
+                    good = type(seq) is int and type(obj["thread"]) is str and checks[obj["event"]](obj)
+                except (KeyError, TypeError, IndexError):  # missing, unhashable, or not an object
+                    good = False
+                if not good or type(obj) is not dict:
+                    raise Malformed(line_no, f"line {line_no}: {problem(obj)}")
+                if seq != expected:
+                    if seq < 1:
+                        raise Malformed(line_no, f"line {line_no}: {problem(obj)}")
+                    raise Malformed(
+                        line_no,
+                        f"line {line_no}: seq {seq} where {expected} was expected (a gap or reorder in seq)",
+                    )
+                ev = obj
+                handlers[obj["event"]](obj)
+                expected += 1
+            ev = None
+            model.finish(complete)
+        except Malformed as malformed:
+            line, events = malformed.line, expected - 1
+            return self._verdict(False, MALFORMED, malformed.message, line=line, events=events)
+        except Rejected as rejected:
+            # At the end, a model may name the event the end leaves unanswered (a ``seq`` of its own).
+            seq = ev["seq"] if ev is not None else getattr(rejected, "seq", None)
+            where = f"seq {seq}: " if ev is not None else "at the end of the trace: "
+            return self._verdict(
+                False,
+                NOT_ALLOWED,
+                where + rejected.message,
+                seq=seq,
+                rule=rejected.rule,
+                events=expected - 1,
+                last_states=model.describe(),
+            )
+        events = expected - 1
+        if complete or model.stopped:
+            ended = "ends after stop_end" if model.stopped else "--complete"
+            return self._verdict(
+                True, ALLOWED, f"allowed: {events} events, a complete behaviour ({ended})", events=events
+            )
+        pending, phrases = model.pending()
+        tail = ("; pending — " + "; ".join(phrases)) if phrases else "; nothing pending"
+        return self._verdict(
+            True,
+            ALLOWED,
+            f"allowed as a prefix: {events} events, the trace ends before stop_end ok "
+            f"(pass --complete when the run is over) (rule {self.prefix_rule}){tail}",
+            prefix=True,
+            rule=self.prefix_rule,
+            events=events,
+            pending=pending,
+            last_states=model.describe(),
+        )
+
+    def _verdict(self, allowed: bool, code: int, message: str, **more: Any) -> Verdict:
+        return Verdict(allowed, code, message, engine=ENGINE, design=self.design, **more)
+
+
+__all__ = ["ENGINE", "FastFormat", "FastModel", "FastStart", "event_ok", "line_problem"]

@@ -1,0 +1,19 @@
+"""The adaptive worker pool of the job queue: when its controller starts and stops worker processes."""
+
+from __future__ import annotations
+
+from model_checks.design import Design
+
+DESIGN = Design(
+    name="job-pool",
+    spec="spec.job_pool:SPEC",
+    configs="model_checks.designs.job_pool.configs:CONFIGS",
+    mutants="model_checks.designs.job_pool.spec_mutants:MUTANTS",
+    summary="an adaptive worker pool: min and max workers, scale on backlog, a memory gate, idle scale-down",
+    reference_modules=("reference.jobs.pool_policy", "reference.jobs.pool"),
+    projections={
+        "phase": lambda c, s: s.phase,
+        "active": lambda c, s: s.active,
+        "backlog": lambda c, s: s.backlog,
+    },
+)

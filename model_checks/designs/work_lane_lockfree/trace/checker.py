@@ -1,0 +1,433 @@
+"""The streaming judge of one work-lane-lockfree trace: ``spec/work_lane_lockfree.py`` searched.
+
+Binding (docs/trace-format.md, "Trace format v2"):
+
+* a thread that logs ``post`` or ``push`` is a producer (process ``p:<thread>``); its script is
+  learned post by post: before the trace shows its next post, ``post_of`` answers *some post to
+  a valid lane* (``UNKNOWN_POST``), which is all the unlogged ``Admit`` reads, so a post may
+  have been admitted any time after the thread's previous event (before a Stop call, too);
+* a thread that logs ``take`` is a worker (``w:<thread>``); at most ``config.workers`` threads;
+* ``cas`` and ``submit`` go to either role of the thread (a callback may post);
+* a Stop call takes effect (``StopCall``) before anyone logs it, so two anonymous stoppers
+  ``?drain`` and ``?discard`` may make it; the thread that logs ``stop_begin`` owns it, and its
+  ``reset``/``discard``/``stop_end`` must come from that thread. Each ``stop_rejected
+  stop_in_progress`` is a Stop call of its own.
+
+Trace events are translated to the spec's labels first: ``push`` capacity_exceeded is the
+spec's ``post`` of ``PushFull``; ``cas`` ``from``/``to`` are its ``expect``/``new`` (words
+capitalised); ``reset`` is its ``discard``. Memory is the live state set plus, per producer,
+the posts some live state has not yet made.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Hashable
+from dataclasses import dataclass, field
+from typing import Any
+
+from model_checks.conformance.binding import with_entry
+from model_checks.conformance.search import Miss, NoMatch, TraceSearch
+from model_checks.conformance.streamed import Event
+from model_checks.conformance.verdict import Malformed, Rejected, plain
+from model_checks.designs.work_lane_lockfree.trace.rules import HINT, RULE_OF_EVENT
+from spec import work_lane_lockfree as wlf
+from spec.language import Function
+
+UNKNOWN_LANE = -1  # never a lane: only Admit reads a post before the trace shows it
+UNKNOWN_POST: tuple[int | None, Any] = (UNKNOWN_LANE, None)
+ANON = {"drain": "?drain", "discard": "?discard"}
+WORD = {"idle": wlf.IDLE, "scheduled": wlf.SCHEDULED, "draining": wlf.DRAINING}
+TRACE_WORD = {v: k for k, v in WORD.items()}
+OPTIONAL = ("saw", "invoked", "submit")  # logged by a port when it knows them; checked when present
+
+# The program counters at which each internal action can be enabled (its first guard).
+ENABLED_AT: dict[str, frozenset[Hashable]] = {
+    "Admit": frozenset({wlf.P_IDLE}),
+    "GiveUpDrain": frozenset({wlf.W_TOOK}),
+    "StopCall": frozenset({wlf.S_IDLE}),
+    "StopWhenStopped": frozenset({wlf.S_IDLE}),
+}
+
+
+@dataclass(frozen=True, eq=False)
+class LockFreeTraceConstants(wlf.Constants):
+    """The spec's constants bound to one trace: processes and scripts grow as the trace shows them."""
+
+    producers: list[str] = field(default_factory=list)
+    bound_workers: list[str] = field(default_factory=list)
+    stoppers: list[str] = field(default_factory=lambda: list(ANON.values()))
+    posts: dict[str, dict[int, tuple[int | None, Any]]] = field(default_factory=dict)
+    modes: dict[str, str] = field(default_factory=lambda: {v: k for k, v in ANON.items()})
+    # Set when the run is over (``finish(complete=True)``): a post not shown was never made.
+    closed: list[bool] = field(default_factory=lambda: [False])
+
+    def producer_names(self) -> tuple[str, ...]:
+        return tuple(self.producers)
+
+    def worker_names(self) -> tuple[str, ...]:
+        return tuple(self.bound_workers)
+
+    def stopper_names(self) -> tuple[str, ...]:
+        return tuple(self.stoppers)
+
+    def post_of(self, producer: str, k: int) -> tuple[int | None, Any] | None:
+        found = self.posts[producer].get(k)
+        if found is None and not self.closed[0]:
+            return UNKNOWN_POST
+        return found
+
+    def mode_of(self, stopper: str) -> str:
+        return self.modes[stopper]
+
+
+def local_pc(s: wlf.Vars, process: Any) -> str:
+    name = str(process)
+    if name.startswith("p:"):
+        return s.producer[name][0]
+    if name.startswith("w:"):
+        return s.worker[name][0]
+    return s.stopper[name]
+
+
+def spec_event(ev: Event) -> Event:
+    """The event as the spec's action labels it (see the module docstring)."""
+    kind = ev["event"]
+    if kind == "push" and ev["result"] == "capacity_exceeded":
+        return {**ev, "event": "post"}
+    if kind == "cas":
+        out = {**ev, "expect": WORD[ev["from"]], "new": WORD[ev["to"]]}
+        if "saw" in ev:
+            out["saw"] = WORD[ev["saw"]]
+        return out
+    if kind == "reset":
+        return {**ev, "event": "discard"}
+    return ev
+
+
+class LockFreeChecker:
+    """The streaming judge of one work-lane-lockfree trace (a ``streamed.Checker``)."""
+
+    def __init__(self, config: dict[str, Any]) -> None:
+        # Lanes join as the trace names them: a lane never named stays Idle and empty in every
+        # behaviour, so the header's count (up to 65,536) costs nothing.
+        self.c = LockFreeTraceConstants(
+            lanes=0,
+            workers=int(config["workers"]),
+            lane_capacity=int(config["lane_capacity"]),
+            max_per_drain=int(config["max_per_drain"]),
+            ready_capacity=int(config["ready_capacity"]),
+            callback_stop=True,
+        )
+        self.lanes = int(config["lanes"])
+        self.search = TraceSearch(
+            wlf.SPEC, self.c, wlf.Init(self.c), optional=OPTIONAL, local=local_pc, enabled_at=ENABLED_AT
+        )
+        # Every behaviour of the spec satisfies its invariants but one that bounds a step: the ready
+        # queue's capacity (a header may give ready_capacity < lanes). Only that one constrains.
+        self.search.invariants = [wlf.ReadyQueueBounded]
+        self.complete = False
+        self.stop_of: dict[str, str] = {}  # thread -> the stopper whose stop_begin it logged
+
+    # -- binding ---------------------------------------------------------------------------------
+
+    def _grow(self, lane: int) -> None:
+        new = tuple(range(self.c.lanes, lane + 1))
+        self.c = dataclasses.replace(self.c, lanes=lane + 1)
+        self.search.rebind(self.c, lambda s: _with_lanes(s, new))
+
+    def _add_producer(self, name: str, lane: int | None) -> None:
+        c = self.c
+        c.producers.append(name)
+        c.posts[name] = {}
+        fresh = (wlf.P_IDLE, 0, None)
+        c_states = self.search.states
+        self.search.rebind(c)
+        extended = set()
+        for s in c_states:
+            extended.add(s._replace(producer=with_entry(s.producer, name, fresh)))
+            if s.phase == wlf.CLOSING and lane is not None:
+                # Its Admit may have come before the (unlogged) Stop call that closed admission.
+                admitted = (wlf.P_ADMITTED, 0, None)
+                extended.add(s._replace(producer=with_entry(s.producer, name, admitted)))
+        self.search.states = self.search.closure(extended)
+
+    def _add_worker(self, ev: Event, name: str) -> None:
+        c = self.c
+        if len(c.bound_workers) >= c.workers:
+            shown = ", ".join(n[2:] for n in c.bound_workers)
+            raise Rejected(
+                3,
+                f"{ev['thread']} take of lane {ev['lane']}: a worker thread beyond config.workers = "
+                f"{c.workers} (workers so far: {shown})",
+            )
+        c.bound_workers.append(name)
+        idle = (wlf.W_IDLE, None, 0, None)
+        self.search.rebind(c, lambda s: s._replace(worker=with_entry(s.worker, name, idle)))
+
+    def _add_stopper(self, name: str, mode: str) -> None:
+        self.c.stoppers.append(name)
+        self.c.modes[name] = mode
+        self.search.rebind(self.c, lambda s: s._replace(stopper=with_entry(s.stopper, name, wlf.S_IDLE)))
+
+    def _announce(self, ev: Event, p: str) -> None:
+        """The thread's next post is this one: every live state that has not made it reads it."""
+        posts = self.c.posts[p]
+        for s in self.search.states:
+            pc, k, _ = s.producer[p]
+            if pc in (wlf.P_IDLE, wlf.P_ADMITTED) and k not in posts:
+                posts[k] = (ev["lane"], ev["item"])
+        if ev["lane"] is None:  # Admit needs a lane: a state that admitted this post admitted another
+            self.search.states = {s for s in self.search.states if s.producer[p][0] != wlf.P_ADMITTED}
+
+    def _forget(self, p: str) -> None:
+        posts = self.c.posts[p]
+        if len(posts) > 1:
+            low = min(s.producer[p][1] for s in self.search.states)
+            for k in [k for k in posts if k < low]:
+                del posts[k]
+
+    def _processes(self, ev: Event) -> list[str]:
+        kind, thread = ev["event"], ev["thread"]
+        c = self.c
+        p, w = f"p:{thread}", f"w:{thread}"
+        if kind in ("post", "push"):
+            if p not in c.posts:
+                self._add_producer(p, ev["lane"])
+            return [p]
+        if kind == "take" and w not in c.bound_workers:
+            self._add_worker(ev, w)
+        if kind in ("cas", "submit"):
+            return [q for q in (p, w) if q in c.posts or q in c.bound_workers]
+        if kind == "stop_rejected" and ev["reason"] == "stop_in_progress":
+            name = f"s:{thread}@{ev['seq']}"
+            self._add_stopper(name, ev["mode"])
+            return [name]
+        if kind == "stop_begin":
+            return [ANON[ev["mode"]]]
+        if kind in ("reset", "discard", "stop_end"):
+            return [self.stop_of[thread]] if thread in self.stop_of else []
+        return [w] if w in c.bound_workers else []
+
+    # -- the Checker protocol -------------------------------------------------------------------
+
+    def step(self, ev: Event) -> None:
+        kind = ev["event"]
+        lane = ev.get("lane")
+        if kind == "post":
+            self._check_post(ev)
+        if kind == "stop_end" and ev["result"] == "failed":
+            raise Rejected(
+                7,
+                f"stop_end {ev['mode']} reports that the scheduler failed (its own code raised): "
+                "no behaviour of the spec fails",
+            )
+        if type(lane) is int and lane >= self.c.lanes:
+            self._grow(lane)
+        procs = self._processes(ev)
+        if kind in ("post", "push"):
+            self._announce(ev, procs[0])
+        if kind == "reset" and not ev["items"]:
+            self._empty_reset(ev, procs)
+            return
+        try:
+            self.search.step(spec_event(ev), procs)
+        except NoMatch as none:
+            raise Rejected(*self._why(ev, procs, none)) from None
+        if kind == "stop_begin":
+            self.stop_of[ev["thread"]] = procs[0]
+        elif kind == "stop_end":
+            self.stop_of.pop(ev["thread"], None)
+            self.complete = True
+        if kind in ("post", "push", "cas", "submit") and f"p:{ev['thread']}" in self.c.posts:
+            self._forget(f"p:{ev['thread']}")
+
+    def _check_post(self, ev: Event) -> None:
+        line = ev["seq"] + 1  # seq continuity is checked before a step: line N holds seq N - 1
+        if "lane" not in ev:
+            raise Malformed(line, f"line {line}: a post needs `lane` (null for an invalid handle)")
+        lane = ev["lane"]
+        if lane is not None and (type(lane) is not int or lane < 0):
+            raise Malformed(line, f"line {line}: lane: {lane!r} is not a lane index or null")
+        if lane is not None and lane >= self.lanes:
+            raise Malformed(line, f"line {line}: lane: {lane} is not below config.lanes = {self.lanes}")
+        if (lane is None) != (ev["result"] == "invalid_argument"):
+            raise Malformed(
+                line, f"line {line}: a post has `lane: null` exactly when its result is invalid_argument"
+            )
+
+    def _empty_reset(self, ev: Event, procs: list[str]) -> None:
+        """A reset that destroyed nothing: allowed where the Stop(discard) could reset that lane empty."""
+        lane = ev["lane"]
+        keep = {
+            s
+            for s in self.search.states
+            for t in procs
+            if wlf.StopAt(s, t, "discard") and wlf.WorkersIdle(s) and not s.queue[lane]
+        }
+        if not keep:
+            raise Rejected(7, f"{_show(ev)} — {HINT['reset']}{self._lane_words(lane)}")
+        self.search.states = keep
+
+    def finish(self, complete: bool) -> None:
+        if not complete or self.complete:
+            return
+        self.c.closed[0] = True
+        if not any(_done(self.c, s) for s in self.search.states):
+            _, phrases = self.pending()
+            raise Rejected(
+                7,
+                "the run is over but the spec cannot stop here: " + ("; ".join(phrases) or "a step is owed"),
+            )
+
+    def pending(self) -> tuple[dict[str, Any], list[str]]:
+        s = min(self.search.states, key=_weight)
+        items = {str(lane): [i for _, i in q] for lane, q in s.queue.items() if q}
+        owed: dict[str, str] = {}
+        for p, (pc, _, lane) in s.producer.items():
+            if pc == wlf.P_OWES:
+                owed[p[2:]] = f"submit of lane {lane}"
+            elif pc == wlf.P_PUSHED:
+                owed[p[2:]] = f"cas of lane {lane}"
+        for w, (pc, lane, _, _) in s.worker.items():
+            if pc != wlf.W_IDLE:
+                owed[w[2:]] = f"{pc} lane {lane}"
+        phrases = []
+        if items:
+            phrases.append(
+                "items accepted and not yet invoked: "
+                + "; ".join(f"lane {lane}: {', '.join(map(repr, q))}" for lane, q in items.items())
+            )
+        if owed:
+            phrases.append("threads mid-step: " + ", ".join(f"{t} ({w})" for t, w in sorted(owed.items())))
+        if s.phase in (wlf.CLOSING, wlf.STOPPING):
+            phrases.append(f"a Stop({s.mode}) in progress")
+        return {"items": items, "threads": dict(sorted(owed.items()))}, phrases
+
+    def describe(self) -> list[dict[str, Any]]:
+        return [plain(wlf.Show(self.c, s)) for s in sorted(self.search.states, key=repr)[:8]]
+
+    # -- words for a rejection -------------------------------------------------------------------
+
+    def _why(self, ev: Event, procs: list[str], none: NoMatch) -> tuple[int, str]:
+        kind, thread = ev["event"], ev["thread"]
+        head = _show(ev)
+        rule = RULE_OF_EVENT.get(kind, 2)
+        owing = _owing(none.states, procs)
+        if owing is not None and kind not in ("submit", "submit_refused"):
+            return 2, f"{head} — {thread} owes the submission of lane {owing} and must log it first"
+        if kind == "stop_end":
+            dropped = self._dropped(none.states, ev["mode"])
+            if dropped:
+                fate = "an invoke" if ev["mode"] == "drain" else "an invoke or a reset"
+                return 7, (
+                    f"{head} — the Stop drops accepted items: {dropped} never invoked; "
+                    f"Stop({ev['mode']}) owes each {fate} before stop_end"
+                )
+        if kind == "push" and all(s.phase != wlf.RUNNING for s in none.states):
+            return 7, (
+                f"{head} — a push after Stop took effect: the post was admitted after admission "
+                "closed (it must be refused invalid_state), or Stop began while it was in flight"
+            )
+        if not procs:
+            role = {
+                "cas": "a push or a take",
+                "submit": "a push or a take",
+                "reset": "a stop_begin",
+                "discard": "a stop_begin",
+                "stop_end": "a stop_begin",
+            }.get(kind, "a take")
+            return rule, f"{head} — {HINT.get(kind, '')}, and {thread} has logged no {role} before"
+        misses = [m for m in none.misses if m.differing]
+        if misses:
+            return rule, f"{head} — {_differ(misses)}"
+        lane = ev.get("lane")
+        words = self._lane_words(lane) if type(lane) is int else ""
+        return rule, f"{head} — {HINT.get(kind, 'no behaviour takes this step')}{words}"
+
+    def _lane_words(self, lane: int) -> str:
+        seen = sorted(
+            {
+                f"{TRACE_WORD[s.status[lane]]} holding {[i for _, i in s.queue[lane]]}"
+                for s in self.search.states
+                if lane in s.queue.domain()
+            }
+        )
+        return f" (lane {lane} could be: {'; '.join(seen)})" if seen else ""
+
+    @staticmethod
+    def _dropped(states: list[wlf.Vars], mode: str) -> str:
+        """The accepted items still queued or in a worker's hand in every state where this Stop could end."""
+        said = set()
+        for s in states:
+            if s.phase != wlf.STOPPING or s.mode != mode:
+                continue
+            left = [repr(i) for _, q in s.queue.items() for _, i in q]
+            left += [repr(hand[1]) for _, _, _, hand in s.worker.values() if hand is not None]
+            if not left:
+                return ""
+            said.add(", ".join(left))
+        return " / ".join(sorted(said))
+
+
+def _owing(states: list[wlf.Vars], procs: list[str]) -> int | None:
+    """The lane whose submission the thread owes in every possible state, if it owes one in all."""
+    lanes: set[int] = set()
+    for s in states:
+        owed = None
+        for q in procs:
+            if q in s.producer.domain() and s.producer[q][0] == wlf.P_OWES:
+                owed = s.producer[q][2]
+            if q in s.worker.domain() and s.worker[q][0] == wlf.W_OWES:
+                owed = s.worker[q][1]
+        if owed is None:
+            return None
+        lanes.add(owed)
+    return min(lanes) if len(lanes) == 1 else None
+
+
+_TRACE_NAME = {"expect": "from", "new": "to"}
+
+
+def _differ(misses: list[Miss]) -> str:
+    """The spec's own values for the fields that differ (in the trace's words)."""
+    parts = set()
+    for m in misses:
+        for k in m.differing:
+            v = m.fields[k]
+            shown = TRACE_WORD.get(v, v) if isinstance(v, str) else v
+            parts.add(f"{_TRACE_NAME.get(k, k)} = {shown!r}")
+    return "the spec's step here logs " + "; or ".join(sorted(parts))
+
+
+def _with_lanes(s: wlf.Vars, new: tuple[int, ...]) -> wlf.Vars:
+    def grow(f: Function[int, Any], value: Any) -> Function[int, Any]:
+        return Function((*f.domain(), *new), (*f.values(), *([value] * len(new))))
+
+    return s._replace(
+        queue=grow(s.queue, ()),
+        status=grow(s.status, wlf.IDLE),
+        accepted=grow(s.accepted, 0),
+        invoked=grow(s.invoked, 0),
+        discarded=grow(s.discarded, 0),
+    )
+
+
+def _done(c: wlf.Constants, s: wlf.Vars) -> bool:
+    """The spec's terminal predicate (``Done``)."""
+    # The anonymous stoppers stand for Stop calls that may never be made.
+    anon = set(ANON.values())
+    stopper = Function(
+        s.stopper.domain(), [v if k not in anon or v != wlf.S_IDLE else "done" for k, v in s.stopper.items()]
+    )
+    done = wlf.SPEC.terminal_fn
+    return done is not None and bool(done(c, s._replace(stopper=stopper)))
+
+
+def _weight(s: wlf.Vars) -> tuple[int, str]:
+    return (sum(len(q) for q in s.queue.values()), repr(s))
+
+
+def _show(ev: Event) -> str:
+    fields = {k: v for k, v in ev.items() if k not in ("seq", "thread", "event")}
+    return f"{ev['thread']} {ev['event']} {fields}"

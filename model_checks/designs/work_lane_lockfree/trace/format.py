@@ -1,0 +1,83 @@
+"""The work-lane-lockfree trace format (version 2) as `lanecheck validate` reaches it: ``FORMAT``.
+
+Well-formedness, seq continuity and verdicts are ``conformance.streamed``'s; the judge is
+``checker.LockFreeChecker``, the streaming search over ``spec/work_lane_lockfree.py``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from model_checks.conformance.reader import MAX_INDEXED, MAX_SIZE
+from model_checks.conformance.streamed import DesignFormat, is_bool, is_count, is_item, is_items, one_of
+from model_checks.designs.work_lane_lockfree.trace.checker import LockFreeChecker
+from model_checks.designs.work_lane_lockfree.trace.rules import RULES
+
+DESIGN = "work-lane-lockfree"
+VERSION = 2
+CONFIG_KEYS = ("lanes", "workers", "lane_capacity", "max_per_drain", "ready_capacity")
+
+is_word = one_of("idle", "scheduled", "draining")
+is_mode = one_of("drain", "discard")
+
+
+def is_item_or_null(v: Any) -> bool:
+    return v is None or is_item(v)
+
+
+def is_lane_or_null(v: Any) -> bool:
+    return v is None or is_count(v)
+
+
+def is_false(v: Any) -> bool:
+    return v is False
+
+
+def _make(config: dict[str, Any]) -> LockFreeChecker:
+    return LockFreeChecker(config)
+
+
+_LANE = ("lane", is_count)
+
+FORMAT = DesignFormat(
+    design=DESIGN,
+    schema_file="trace-schema.json",
+    schema_package=__package__ or "",
+    header_limits={
+        "lanes": MAX_INDEXED,
+        "workers": MAX_INDEXED,
+        "lane_capacity": MAX_SIZE,
+        "max_per_drain": MAX_SIZE,
+        "ready_capacity": MAX_SIZE,
+    },
+    fields={
+        # A post's lane may be null (an invalid handle), so it is not a bounded `lane` field here:
+        # the checker bounds it and requires it (LockFreeChecker._check_post).
+        "post": (("item", is_item), ("result", one_of("invalid_argument", "invalid_state"))),
+        "push": (_LANE, ("item", is_item), ("result", one_of("ok", "capacity_exceeded"))),
+        "cas": (_LANE, ("from", is_word), ("to", is_word), ("ok", is_bool)),
+        "submit": (_LANE,),
+        "take": (_LANE,),
+        "drain_begin": (_LANE,),
+        "pop": (_LANE, ("item", is_item_or_null)),
+        "invoke": (_LANE, ("item", is_item)),
+        "recheck": (_LANE, ("empty", is_bool)),
+        "submit_refused": (_LANE,),
+        "stop_begin": (("mode", is_mode),),
+        "stop_rejected": (("mode", is_mode), ("reason", one_of("in_callback", "stop_in_progress"))),
+        "reset": (_LANE, ("items", is_items)),
+        "discard": (_LANE, ("items", is_items)),
+        "stop_end": (("mode", is_mode), ("result", one_of("ok", "failed"))),
+    },
+    optional={
+        "post": (("lane", is_lane_or_null), ("submit", is_false)),
+        "cas": (("saw", is_word), ("invoked", is_count)),
+    },
+    index="lane",
+    bound="lanes",
+    make=_make,
+    rules=RULES,
+    completion="stop_end",
+)
+
+__all__ = ["CONFIG_KEYS", "DESIGN", "FORMAT", "VERSION"]

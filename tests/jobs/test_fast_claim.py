@@ -1,0 +1,275 @@
+"""SqliteStore's fast claim and finish against the core's general path they stand in for.
+
+The fast paths (``SqliteStore.claim``/``finish``) admit the common claim in one read and one write
+and finish a job this store started without reading it back; everything else goes to the core's
+steps. These tests run the same operations on a store with and without them and require the same
+results, the same rows and the same trace; and check the pieces the fast paths rely on.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import math
+import random
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from model_checks.designs.admission.reference_mutants import REFERENCE_MUTANTS
+from reference.jobs import Budgets, Conditions, JobSpec, JobState
+from reference.jobs.core import PROFILE_SAMPLES, StoreCore
+from reference.jobs.model import Job
+from reference.jobs.sqlite_store import SqliteStore
+from reference.jobs.store import ClaimOutcome, StaleLease
+from reference.jobs.tracing import RecordingTracer
+from tests.jobs.helpers import Clock
+
+OPEN = Conditions(retry_after=0.0)
+
+
+def _store(path: Path, clock: Clock, *, fast: bool) -> tuple[SqliteStore, RecordingTracer]:
+    tracer = RecordingTracer()
+    store = SqliteStore(path, clock=clock, tracer=tracer, process="t")
+    assert store._fast  # a plain SqliteStore takes the fast paths
+    store._fast = fast
+    return store, tracer
+
+
+def _row(job: Job | None) -> dict[str, Any] | None:
+    """A job without its lease token (random per claim)."""
+    return None if job is None else {**job.as_json(), "lease_token": job.lease_token is not None}
+
+
+def _outcome(outcome: ClaimOutcome) -> dict[str, Any]:
+    claim = outcome.claim
+    return {
+        "job": None if claim is None else _row(claim.job),
+        "lease_until": None if claim is None else claim.lease_until,
+        "profile": None if claim is None else claim.profile,
+        "decision": None if claim is None else claim.decision,
+        "denied": outcome.denied,
+        "failed": outcome.failed,
+        "expired": outcome.expired,
+    }
+
+
+def _script(seed: int, steps: int) -> list[tuple[str, Any]]:
+    """A random run: enqueues of varied jobs, budget changes, claims under varied conditions,
+    finishes, failures, heartbeats and clock jumps that let leases lapse."""
+    rng = random.Random(seed)
+    ops: list[tuple[str, Any]] = []
+    for _ in range(steps):
+        kind = rng.choice(
+            ["enqueue"] * 4 + ["claim"] * 5 + ["finish"] * 3 + ["fail", "heartbeat", "budgets", "tick"]
+        )
+        if kind == "enqueue":
+            group = rng.choice([None, "g", "h"])
+            ops.append(
+                (
+                    kind,
+                    JobSpec(
+                        rng.choice(["q", "r"]),
+                        {"n": rng.randrange(100)},
+                        handler=rng.choice(["a", "b"]),
+                        priority=rng.randrange(3),
+                        max_attempts=rng.choice([1, 2, 3]),
+                        backoff=rng.choice([0.0, 1.0]),
+                        concurrency_group=group,
+                        concurrency_limit=None if group is None else rng.choice([None, 1, 2]),
+                        cost_units=rng.randrange(4),
+                    ),
+                )
+            )
+        elif kind == "claim":
+            conditions = Conditions(
+                enabled=rng.random() < 0.9,
+                worker_limit=rng.choice([None, 1 << 30, 100 << 20]),
+                time_left=rng.choice([None, 5.0, 50.0]),
+                lease=rng.choice([10.0, 300.0]),
+                retry_after=rng.choice([0.0, 2.0]),
+            )
+            ops.append((kind, (rng.choice(["w1", "w2"]), conditions, rng.choice([None, ["q"], ["q", "r"]]))))
+        elif kind in ("finish", "fail", "heartbeat"):
+            ops.append((kind, (rng.randrange(1 << 16), rng.choice([1.0, 20.0]), rng.choice([0, 80 << 20]))))
+        elif kind == "budgets":
+            ops.append(
+                (
+                    kind,
+                    Budgets({"q": rng.randrange(2, 8), "r": rng.randrange(2, 8)}, {"g": rng.randrange(2, 6)}),
+                )
+            )
+        else:
+            ops.append((kind, rng.choice([1.0, 5.0, 20.0, 400.0])))
+    # and at the end a lease that lapses, whatever came before
+    claim = ("claim", ("w1", Conditions(lease=10.0, retry_after=0.0), None))
+    ops += [("enqueue", JobSpec("r", priority=9)), claim, ("tick", 1000.0), claim]
+    return ops
+
+
+def _play(store: SqliteStore, clock: Clock, ops: list[tuple[str, Any]]) -> list[Any]:
+    held: list[tuple[int, str]] = []  # (job, token) claims not yet finished, oldest first
+    seen: list[Any] = []
+    for kind, arg in ops:
+        try:
+            if kind == "enqueue":
+                seen.append(_row(store.enqueue(arg)))
+            elif kind == "claim":
+                outcome = store.claim(*arg)
+                if outcome.claim is not None:
+                    held.append((outcome.claim.job.id, outcome.claim.token))
+                seen.append(_outcome(outcome))
+            elif kind in ("finish", "fail", "heartbeat") and held:
+                pick, duration, peak = arg
+                job_id, token = held.pop(pick % len(held)) if kind != "heartbeat" else held[pick % len(held)]
+                if kind == "finish":
+                    seen.append(_row(store.finish(job_id, token, {"done": job_id}, duration, peak)))
+                elif kind == "fail":
+                    seen.append(_row(store.fail(job_id, token, "boom", duration, peak)))
+                else:
+                    seen.append(store.heartbeat(job_id, token, 30.0))
+            elif kind == "budgets":
+                store.set_budgets(arg)
+            elif kind == "tick":
+                clock.advance(arg)
+        except StaleLease as lapsed:
+            seen.append(str(lapsed))
+        except ValueError as refused:  # BudgetRefusal: a cost above a budget
+            seen.append(str(refused))
+    rows = [_row(store.get(i)) for i in range(1, 200)]
+    profiles = dict(store._db.execute("SELECT handler, samples FROM profiles ORDER BY handler").fetchall())
+    return [seen, rows, profiles, store.status(50).as_json()]
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize("seed", range(6))
+def test_the_fast_paths_do_what_the_general_path_does(seed: int, tmp_path: Path) -> None:
+    ops = _script(seed, 220)
+    runs = []
+    for fast in (True, False):
+        clock = Clock()
+        store, tracer = _store(tmp_path / f"{fast}.db", clock, fast=fast)
+        with store:
+            runs.append((_play(store, clock, ops), tracer.events))
+    (fast_run, fast_trace), (general_run, general_trace) = runs
+    assert fast_run == general_run
+    assert fast_trace == general_trace
+    kinds = {e["event"] for e in fast_trace}
+    assert {"admit", "deny", "finish", "retry", "lease_expire"} <= kinds, kinds  # the run went everywhere
+
+
+def test_a_finish_returns_the_job_as_stored(tmp_path: Path) -> None:
+    clock = Clock()
+    store, _ = _store(tmp_path / "jobs.db", clock, fast=True)
+    with store:
+        job = store.enqueue(JobSpec("q", {"x": [1, 2]}, max_attempts=3, backoff=0.0, concurrency_group="g"))
+        first = store.claim("w", OPEN).claim
+        assert first is not None
+        store.fail(job.id, first.token, "boom", 1.0, 0)  # a retry: reason and attempts now set
+        second = store.claim("w", OPEN).claim
+        assert second is not None and second.job == store.get(job.id)
+        clock.advance(5.0)
+        store.heartbeat(job.id, second.token, 60.0)  # the one change a leased row may see
+        done = store.finish(job.id, second.token, {"ok": [1.5, None]}, 2.0, 1 << 20)
+        assert done == store.get(job.id)
+        assert done.state is JobState.DONE and done.attempts == 2 and done.reason == "boom"
+        assert done.result == {"ok": [1.5, None]} and done.lease_until is None
+
+
+def test_a_lapsed_lease_is_stale_for_the_fast_finish(tmp_path: Path) -> None:
+    clock = Clock()
+    store, _ = _store(tmp_path / "jobs.db", clock, fast=True)
+    with store, SqliteStore(tmp_path / "jobs.db", clock=clock) as other:
+        job = store.enqueue(JobSpec("q", backoff=0.0))
+        mine = store.claim("w1", Conditions(lease=10.0)).claim
+        assert mine is not None
+        clock.advance(11.0)
+        theirs = other.claim("w2", OPEN).claim  # reaps the lease, then claims the job again
+        assert theirs is not None and theirs.job.id == job.id
+        with pytest.raises(StaleLease):
+            store.finish(job.id, mine.token, None, 1.0, 0)
+        after = store.get(job.id)
+        assert after is not None and after.state is JobState.PROCESSING and after.lease_token == theirs.token
+        assert other.finish(job.id, theirs.token, None, 1.0, 0).state is JobState.DONE
+
+
+@pytest.mark.parametrize("name", list(REFERENCE_MUTANTS))
+def test_a_store_whose_steps_were_changed_takes_the_general_path(name: str, tmp_path: Path) -> None:
+    mutant: Any = REFERENCE_MUTANTS[name].build(SqliteStore)  # a SqliteStore subclass
+    store = mutant(tmp_path / "jobs.db")
+    assert isinstance(store, SqliteStore) and not store._fast
+    store.close()
+
+    class Renamed(SqliteStore):  # a subclass that changes no step keeps them
+        pass
+
+    with Renamed(tmp_path / "jobs.db") as plain:
+        assert plain._fast
+
+
+@pytest.mark.parametrize(
+    "stored", [None, 0, 3, PROFILE_SAMPLES - 1, PROFILE_SAMPLES, PROFILE_SAMPLES + 1, 12]
+)
+def test_a_sample_is_appended_keeping_the_last_ones(stored: int | None, tmp_path: Path) -> None:
+    with SqliteStore(tmp_path / "jobs.db") as store:
+        before = None if stored is None else [[float(i), float(i * 10)] for i in range(stored)]
+        with store._transaction():
+            if before is not None:
+                store._save_samples("h", before)
+            store._add_sample("h", [0.25, 1048576.0], PROFILE_SAMPLES)
+            after = store._samples("h")
+            # the core's own read-modify-write, for comparison
+            StoreCore._add_sample(store, "k", [0.25, 1048576.0], PROFILE_SAMPLES) if before is None else None
+        expected = ([] if before is None else before) + [[0.25, 1048576.0]]
+        assert after == expected[-PROFILE_SAMPLES:]
+        if before is None:
+            assert store._samples("k") == after
+
+
+@pytest.mark.parametrize(
+    ("duration", "peak", "error"),
+    [
+        (math.nan, 0, ValueError),
+        (math.inf, 0, ValueError),
+        (-1.0, 0, ValueError),
+        (1.0, -5, ValueError),
+        (True, 0, TypeError),
+        ("1", 0, TypeError),
+    ],
+)
+def test_a_bad_measurement_changes_nothing(
+    duration: Any, peak: Any, error: type[Exception], tmp_path: Path
+) -> None:
+    with SqliteStore(tmp_path / "jobs.db") as store:
+        job = store.enqueue(JobSpec("q"))
+        claim = store.claim("w", OPEN).claim
+        assert claim is not None
+        with pytest.raises(error, match=r"duration|peak_memory"):
+            store.finish(job.id, claim.token, None, duration, peak)
+        with pytest.raises(error, match=r"duration|peak_memory"):
+            store.fail(job.id, claim.token, "boom", duration, peak)
+        assert store.get(job.id) == claim.job  # still processing under the same lease
+        assert store._samples(job.handler) == []
+        done = store.finish(job.id, claim.token, None, 1.0, 0)  # the fast path still knows it
+        assert done == store.get(job.id) and done.state is JobState.DONE
+
+
+def test_the_profile_decoded_once_is_reused_until_it_changes(tmp_path: Path) -> None:
+    with SqliteStore(tmp_path / "jobs.db") as store:
+        for _ in range(3):
+            store.enqueue(JobSpec("q", handler="h"))
+        first = store.claim("w", OPEN).claim
+        assert first is not None and first.profile is None
+        store.finish(first.job.id, first.token, None, 2.0, 5)
+        second = store.claim("w", OPEN).claim
+        assert second is not None and second.profile is not None and second.profile.duration == 2.0
+        store.finish(second.job.id, second.token, None, 3.0, 5)
+        third = store.claim("w", OPEN).claim
+        assert third is not None and third.profile is not None
+        assert (third.profile.duration, third.profile.samples) == (3.0, 2)
+        assert json.loads(store._db.execute("SELECT samples FROM profiles").fetchone()[0]) == [
+            [2.0, 5.0],
+            [3.0, 5.0],
+        ]
+        assert dataclasses.asdict(third.profile) == {"duration": 3.0, "peak_memory": 5, "samples": 2}
