@@ -29,7 +29,7 @@ class Verdict:
     pending: dict[str, Any] = field(default_factory=dict)
     last_states: list[dict[str, Any]] = field(default_factory=list)
     engine: str = "fast"
-    design: str = "work-lane"
+    design: str = ""  # the trace format that judged it (every format names itself)
 
     def rule_text(self) -> str | None:
         """The rule broken (or, for a prefix, the prefix rule), in words."""

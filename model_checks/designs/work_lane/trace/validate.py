@@ -16,6 +16,8 @@ from model_checks.designs.work_lane.trace.fast import FastEngine
 from model_checks.designs.work_lane.trace.parse import Event, read
 from model_checks.designs.work_lane.trace.rules import RULES
 
+DESIGN = "work-lane"
+
 
 class Engine(Protocol):
     name: str
@@ -38,7 +40,7 @@ def _owes_problem(ev: Event, owed: int) -> str:
 class WorkLaneFormat:
     """The Work Lane's trace format (the contract's first design, docs/trace-format.md)."""
 
-    design = "work-lane"
+    design = DESIGN
     rules = RULES
     # Its traces show that the run is over with stop_end: `validate(complete=True)` is refused
     # (trace export asks the format before passing it).
@@ -56,7 +58,7 @@ def _work_lane(header: Any, it: Iterator[str], engine: str) -> Verdict:
     try:
         trace = read(header, it)
     except Malformed as problem:
-        return Verdict(False, MALFORMED, problem.message, line=problem.line, engine=engine)
+        return Verdict(False, MALFORMED, problem.message, line=problem.line, engine=engine, design=DESIGN)
     events: Iterator[Event] = trace.events
     late: Malformed | None = None
     eng: Engine
@@ -104,11 +106,14 @@ def _work_lane(header: Any, it: Iterator[str], engine: str) -> Verdict:
             events=count,
             last_states=eng.describe(),
             engine=engine,
+            design=DESIGN,
         )
     except Malformed as problem:
         late = problem
     if late is not None:
-        return Verdict(False, MALFORMED, late.message, line=late.line, events=count, engine=engine)
+        return Verdict(
+            False, MALFORMED, late.message, line=late.line, events=count, engine=engine, design=DESIGN
+        )
     if stopped:
         return Verdict(
             True,
@@ -116,6 +121,7 @@ def _work_lane(header: Any, it: Iterator[str], engine: str) -> Verdict:
             f"allowed: {count} events, a complete behaviour (ends after stop_end)",
             events=count,
             engine=engine,
+            design=DESIGN,
         )
     pending = eng.pending()
     what = []
@@ -144,6 +150,7 @@ def _work_lane(header: Any, it: Iterator[str], engine: str) -> Verdict:
         pending=pending,
         last_states=eng.describe(),
         engine=engine,
+        design=DESIGN,
     )
 
 
