@@ -61,6 +61,8 @@ def test_the_entry_point_registers_the_design(plugin_site: Path) -> None:
         "event-pool",
         "admission",
         "work-lane-lockfree",
+        "job-wakeup",
+        "job-pool",
     ]
     assert names[-1] == "handoff"
     assert registry.design("handoff").summary.startswith("a two-thread handoff")

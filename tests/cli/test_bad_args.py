@@ -402,7 +402,7 @@ def test_typer_is_the_one_doing_range_checks() -> None:
 # -- found by the rerun of the probe (tests/fuzz/probe_bad_input.py) --------------------------------
 
 
-@pytest.mark.parametrize("design", ["work-lane-lockfree"])
+@pytest.mark.parametrize("design", ["job-pool"])
 def test_export_of_a_design_without_a_trace_format_is_refused(design: str, tmp_path: Path) -> None:
     result = run("traces", "export", str(tmp_path / "out"), "--design", design)
     refused(result, design, "no trace format")
@@ -434,3 +434,11 @@ def test_an_empty_custom_scenario_is_refused_not_run_as_the_default(custom: str)
 @pytest.mark.parametrize("replay", ["", "  "])
 def test_an_empty_replay_is_refused_not_taken_as_no_replay(replay: str) -> None:
     refused(run("explore", "counter-locked", "--replay", replay), "--replay", "empty")
+
+
+def test_export_of_the_lock_free_design_says_it_is_not_written_yet(tmp_path: Path) -> None:
+    result = run("traces", "export", str(tmp_path / "out"), "--design", "work-lane-lockfree")
+    assert result.exit_code == 1
+    said = " ".join(result.output.split())  # rich wraps long lines
+    assert "not written yet" in said and "nothing written" in said
+    assert not list(tmp_path.glob("out/*.jsonl"))

@@ -199,7 +199,7 @@ def test_null_tracer_has_the_tracers_interface(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr.decode(errors="replace")
 
 
-@pytest.mark.slow
+@pytest.mark.soak  # a ThreadSanitizer build and run: outside the suite (-m soak)
 def test_lockfree_port_under_thread_sanitizer(tmp_path: Path) -> None:
     binary = tmp_path / "lockfree-tsan"
     proc = _compile(EXAMPLES / DESIGNS["lockfree"], binary, ["-fsanitize=thread", "-g", "-O1"])

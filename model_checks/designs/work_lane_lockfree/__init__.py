@@ -13,6 +13,7 @@ DESIGN = Design(
     mutants="model_checks.designs.work_lane_lockfree.spec_mutants:MUTANTS",
     scenarios="model_checks.designs.work_lane_lockfree.harness:SCENARIOS",
     trace_format="model_checks.designs.work_lane_lockfree.trace.format:FORMAT",
+    exporter="model_checks.designs.work_lane_lockfree.trace.export:export",
     reference_modules=(
         "reference.work_lane_lockfree",
         "reference.work_lane_lockfree_lane",
