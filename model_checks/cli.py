@@ -26,10 +26,13 @@ import os
 import sys
 from collections.abc import MutableMapping, Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import Any, NoReturn
 
 import typer
 import typer.main
+from typer import _click
+from typer._coercion import RuntimeParam, build_runtime_param
 from typer.core import TyperCommand, TyperGroup
 
 from model_checks.commands import EXIT_USAGE, CommandError
@@ -87,6 +90,7 @@ class LanecheckGroup(TyperGroup):
     ) -> Any:
         argv = list(sys.argv[1:] if args is None else args)
         as_json = _wants_json(argv)
+        _all_as_given_root(self)
         try:
             rv = super().main(argv, prog_name, complete_var, standalone_mode=False, **extra)
         except CommandError as error:
@@ -175,7 +179,83 @@ BUILT_IN: dict[str, BuiltIn] = {
     "jobs": BuiltIn(
         "model_checks.commands.jobs", "A job queue with resource-aware admission (docs/jobs.md)."
     ),
+    "report": BuiltIn(
+        "model_checks.commands.report",
+        "Write the design-review site: specs, state graphs, verdicts, counterexamples as sequence diagrams.",
+    ),
+    "serve": BuiltIn(
+        "model_checks.commands.serve",
+        "Explore a design's spec in the browser: step through states, see the invariants, share the path.",
+    ),
+    "certificate": BuiltIn(
+        "model_checks.commands.certificate",
+        "Check a certificate of `lanecheck verify` against the code, re-running a sample of its rows.",
+    ),
 }
+
+
+def _terminal() -> bool:
+    """Whether stdout is a person's terminal (Rich's panels are drawn only there: it costs start-up)."""
+    return sys.stdout.isatty() or bool(os.environ.get("FORCE_COLOR"))
+
+
+@dataclass(frozen=True)
+class _AsGiven(RuntimeParam):
+    """A parameter's conversion that needs pydantic only for values that need converting.
+
+    typer converts every value through a pydantic ``TypeAdapter``, built when the parameter is
+    first parsed even if no value was given, and importing pydantic is about a third of
+    `lanecheck validate`'s start-up. No value stays none (``RuntimeParam.coerce``), and text for a
+    plain ``str``/``list[str]`` parameter is its own value; anything else goes to typer's own
+    conversion, so nothing it refuses is let through here.
+    """
+
+    descriptor: Any = None
+
+    def _coerce_value(self, value: Any, param: Any, ctx: Any) -> Any:
+        if _is_text(self.descriptor):
+            if self.annotation is str and isinstance(value, str):
+                return value
+            if isinstance(value, (list, tuple)) and all(isinstance(v, str) for v in value):
+                return list(value)
+        own = build_runtime_param(self.descriptor)
+        return own._coerce_value(value, param=param, ctx=ctx)
+
+
+def _is_text(descriptor: Any) -> bool:
+    if descriptor.parameter_info.parser is not None or descriptor.is_choice or descriptor.is_file:
+        return False
+    return descriptor.annotation is str or descriptor.annotation == list[str]
+
+
+def _convert_as_given(params: Sequence[Any]) -> None:
+    for param in params:
+        descriptor = getattr(param, "type_descriptor", None)
+        if descriptor is not None and getattr(param, "_runtime_param", "") is None:
+            param._runtime_param = _AsGiven(descriptor.parameter_info, descriptor.annotation, descriptor)
+
+
+def _all_as_given_root(root: Any) -> None:
+    """``_AsGiven`` for the root's own parameters (its sub-commands' when they are built)."""
+    _convert_as_given(root.params)
+    if not isinstance(root.get_help_option, partial):
+        root.get_help_option = partial(_help_as_given, root.get_help_option)
+
+
+def _help_as_given(own: Any, ctx: Any) -> Any:
+    """A command's ``get_help_option``, its ``--help`` (made on first parse) converted as given."""
+    option = own(ctx)
+    _convert_as_given([option] if option is not None else [])
+    return option
+
+
+def _all_as_given(command: Any) -> None:
+    """``_AsGiven`` for every parameter of ``command`` and of its sub-commands."""
+    _convert_as_given(getattr(command, "params", ()))
+    if hasattr(command, "get_help_option"):
+        command.get_help_option = partial(_help_as_given, command.get_help_option)
+    for sub in dict(getattr(command, "commands", None) or {}).values():
+        _all_as_given(sub)
 
 
 def _sub_app() -> typer.Typer:
@@ -186,7 +266,10 @@ def _built(sub: typer.Typer) -> dict[str, Any]:
     """The click commands of everything registered on ``sub``, by name."""
     if not (sub.registered_commands or sub.registered_groups):
         return {}
-    return dict(typer.main.get_group(sub).commands)
+    commands = dict(typer.main.get_group(sub).commands)
+    for command in commands.values():
+        _all_as_given(command)
+    return commands
 
 
 def build_builtin(name: str) -> dict[str, Any]:
@@ -272,7 +355,8 @@ class LanecheckRoot(LanecheckGroup):
             return self._have[cmd_name]
         if cmd_name in BUILT_IN:
             if self._listing:  # a stand-in with the summary line: listing imports no command
-                return TyperCommand(name=cmd_name, help=BUILT_IN[cmd_name].summary)
+                summary = BUILT_IN[cmd_name].summary
+                return TyperCommand(name=cmd_name, help=summary, short_help=summary)
             return self._build(cmd_name)
         self._load_designs()
         return self._have.get(cmd_name)
@@ -280,7 +364,10 @@ class LanecheckRoot(LanecheckGroup):
     def format_help(self, ctx: Any, formatter: Any) -> None:
         self._listing = True
         try:
-            super().format_help(ctx, formatter)
+            if _terminal():
+                super().format_help(ctx, formatter)
+            else:  # click's plain listing: a script or a pipe gets the same text without Rich
+                _click.Command.format_help(self, ctx, formatter)
         finally:
             self._listing = False
 

@@ -133,6 +133,9 @@ class Design:
     # Benchmarks of its reference: `lanecheck bench NAME` -> ("module", "what it measures"); the
     # module's ``bench(quick: bool) -> dict`` reports ratios against baselines of the same run.
     benches: Mapping[str, tuple[str, str]] = field(default_factory=dict)
+    # Extra pages of `lanecheck report` (the seed's own charts, say): "module:function", each
+    # function ``pages(quick: bool) -> Iterable[tuple[str, str]]`` giving a title and an HTML fragment.
+    report_pages: tuple[str, ...] = ()
 
     def config(self, name: str) -> Any:
         try:
@@ -156,6 +159,34 @@ class Design:
             raise KeyError(f"{self.name} has no variant {name!r}; known: {', '.join(self.mutants)}") from None
 
 
+def built_in(package: str, name: str, **fields: Any) -> Design:
+    """The ``Design`` of a built-in folder, ``model_checks/designs/<folder>/``, which follows the
+    layout: its spec is ``spec/<folder>.py``'s ``SPEC``, its configurations the folder's
+    ``configs.CONFIGS`` and its spec mutants ``spec_mutants.MUTANTS``.
+
+    ``package`` is the folder's ``__name__``. Module names in ``fields`` that start with a dot
+    (``".trace:FORMAT"``, a bench's ``".bench"``) are the folder's own modules, as in a relative
+    import; the other fields are ``Design``'s, as they are.
+    """
+    folder = package.rpartition(".")[2]
+
+    def own(target: str) -> str:
+        return package + target if target.startswith(".") else target
+
+    for key in ("scenarios", "trace_format", "exporter", "tla"):
+        if isinstance(fields.get(key), str):
+            fields[key] = own(fields[key])
+    fields["commands"] = tuple(own(target) for target in fields.get("commands", ()))
+    fields["report_pages"] = tuple(own(target) for target in fields.get("report_pages", ()))
+    fields["verify_rows"] = tuple((area, own(target)) for area, target in fields.get("verify_rows", ()))
+    benches = fields.get("benches", {})
+    fields["benches"] = {bench: (own(module), doc) for bench, (module, doc) in benches.items()}
+    fields.setdefault("spec", f"spec.{folder}:SPEC")
+    fields.setdefault("configs", f"{package}.configs:CONFIGS")
+    fields.setdefault("mutants", f"{package}.spec_mutants:MUTANTS")
+    return Design(name=name, **fields)
+
+
 def load(target: str) -> Any:
     """The attribute a ``"module:attribute"`` string names."""
     module_name, _, attr = target.partition(":")
@@ -171,4 +202,4 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-__all__ = ["Design", "Lazy", "Program", "Projection", "Scenario", "SpecMutant", "load"]
+__all__ = ["Design", "Lazy", "Program", "Projection", "Scenario", "SpecMutant", "built_in", "load"]

@@ -7,11 +7,18 @@ programs), then each design's own (``Design.verify_rows``). A row is one check
 with the verdict it must have (a spec must *hold*, a mutant must be *caught*);
 verify fails when any row's actual verdict differs from the expected one, or
 when any row is incomplete.
+
+The plan is also cut into *units* (``units``): a step, or one part of a step whose provider
+iterates over a field of the ``Design`` (``PER_DESIGN``'s third item), each unit described by names
+only, so that a worker process can rebuild and run it (``run_units``). Units are independent of
+each other, and ``run_units`` returns their rows in plan order whatever the order they finished in.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
+import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import asdict, dataclass
 from functools import partial
@@ -29,6 +36,8 @@ class VerifyRow:
     actual: str  # the verdict it had
     figures: str  # the numbers a reader wants beside it
     seconds: float
+    # When the row was not computed in this run but taken from a certificate: that run's date.
+    reused_from: str | None = None
 
     @property
     def ok(self) -> bool:
@@ -42,11 +51,19 @@ Provider = Callable[[bool], Iterator[VerifyRow]]  # rows(quick)
 DesignsProvider = Callable[[bool, "Sequence[Design]"], Iterator[VerifyRow]]  # rows(quick, designs)
 
 # Rows over every selected design, each computed the same way from the Design object:
-# (area, "module:function"), the function being ``rows(quick, designs)``.
-PER_DESIGN: list[tuple[str, str]] = [
-    ("spec", "model_checks.explorer.verify_rows:rows"),
-    ("harness", "model_checks.harness.design_rows:rows"),
+# (area, "module:function", field), the function being ``rows(quick, designs)``. ``field`` names
+# the ``Design`` field the provider iterates with one independent row per entry; the step is then
+# cut into one unit per entry (``parts``):
+# * "scenarios": each unit runs the provider on a copy of the design holding that scenario only;
+# * "mutants": the spec row first (part ``SPEC_PART``), then one unit per mutant (part
+#   "--variant NAME"); the provider is called with ``only=part`` (a mutant's row needs no spec row).
+# ``None``: the step is one unit.
+PER_DESIGN: list[tuple[str, str, str | None]] = [
+    ("spec", "model_checks.explorer.verify_rows:rows", "mutants"),
+    ("harness", "model_checks.harness.design_rows:rows", "scenarios"),
 ]
+SPEC_PART = "spec"
+VARIANT = "--variant "  # a mutant's part: "--variant NAME", as the row's subject says it
 # Rows that belong to no design (the harness's own classic programs): shown when no
 # design is selected. Each function is ``rows(quick)``.
 DESIGN_FREE: list[tuple[str, str]] = [
@@ -66,6 +83,10 @@ class Step:
     area: str
     covers: str  # a design's name, or "lanecheck" for the design-free rows
     run: Callable[[bool], Iterator[VerifyRow]]
+    # How to rebuild it by name: "per-design", "design-free" or "design-own", and its provider.
+    kind: str = "design-own"
+    target: str = ""
+    split: str | None = None  # the Design field it may be cut along (``PER_DESIGN``)
 
 
 def plan(areas: Sequence[str] | None = None, design_names: Sequence[str] | None = None) -> list[Step]:
@@ -74,13 +95,18 @@ def plan(areas: Sequence[str] | None = None, design_names: Sequence[str] | None 
 
     chosen = [design(name) for name in design_names] if design_names else list(designs().values())
     steps: list[Step] = []
-    for area, target in PER_DESIGN:
+    for area, target, split in PER_DESIGN:
         for d in chosen:
-            steps.append(Step(area, d.name, partial(_per_design, target, d)))
+            steps.append(Step(area, d.name, partial(_per_design, target, d), "per-design", target, split))
     if not design_names:
-        steps += [Step(area, "lanecheck", load_provider(target)) for area, target in DESIGN_FREE]
+        steps += [
+            Step(area, "lanecheck", load_provider(target), "design-free", target)
+            for area, target in DESIGN_FREE
+        ]
     for d in chosen:
-        steps += [Step(area, d.name, partial(_lazy, target)) for area, target in d.verify_rows]
+        steps += [
+            Step(area, d.name, partial(_lazy, target), "design-own", target) for area, target in d.verify_rows
+        ]
     return [s for s in steps if not areas or s.area in areas]
 
 
@@ -92,3 +118,145 @@ def _per_design(target: str, d: Design, quick: bool) -> Iterator[VerifyRow]:
 def _lazy(target: str, quick: bool) -> Iterator[VerifyRow]:
     provider: Provider = load_provider(target)
     return provider(quick)
+
+
+@dataclass(frozen=True)
+class Unit:
+    """A step or one part of it, by names only (it crosses to a worker process and back)."""
+
+    area: str
+    covers: str  # a design's name, or "lanecheck"
+    kind: str  # "per-design", "design-free", "design-own"
+    target: str  # the provider, "module:function"
+    part: str | None = None  # the entry of the step's split field this unit runs, or None: all
+
+    @property
+    def key(self) -> str:
+        """Names the unit across runs (certificates match units by it)."""
+        return f"{self.area} | {self.covers} | {self.target}" + (f" | {self.part}" if self.part else "")
+
+    @property
+    def label(self) -> str:
+        return f"{self.area} ({self.covers}{': ' + self.part if self.part else ''})"
+
+
+def parts(d: Design, split: str) -> list[str]:
+    """The entries of a design's ``split`` field, each a unit of its own, in the step's row order."""
+    if split == "scenarios":
+        return [name for name, scenario in d.harness().items() if scenario.verify]
+    if split == "mutants":
+        return [SPEC_PART, *(VARIANT + name for name in d.mutants)]
+    raise ValueError(f"verify cannot cut a step along the Design field {split!r}")
+
+
+def narrow(d: Design, split: str, part: str) -> Design:
+    """A copy of ``d`` whose ``split`` field holds the entry ``part`` only."""
+    if split == "scenarios":
+        return dataclasses.replace(d, scenarios={part: d.harness()[part]})
+    raise ValueError(f"verify cannot cut a step along the Design field {split!r}")
+
+
+def mutant_of(part: str) -> str | None:
+    """The mutant a part of the spec step names, or None for the spec row."""
+    if part == SPEC_PART:
+        return None
+    if part.startswith(VARIANT):
+        return part[len(VARIANT) :]
+    raise ValueError(f"{part!r} is not a part of the spec step ({SPEC_PART!r} or '{VARIANT}NAME')")
+
+
+def units(areas: Sequence[str] | None = None, design_names: Sequence[str] | None = None) -> list[Unit]:
+    """The plan cut into independent units, in table order."""
+    from model_checks.registry import design
+
+    out: list[Unit] = []
+    for step in plan(areas, design_names):
+        whole = Unit(step.area, step.covers, step.kind, step.target)
+        if step.kind == "per-design" and step.split is not None:
+            out += [dataclasses.replace(whole, part=p) for p in parts(design(step.covers), step.split)]
+        else:
+            out.append(whole)
+    return out
+
+
+def split_of(target: str) -> str | None:
+    """The ``Design`` field a per-design provider is cut along (``PER_DESIGN``), or None."""
+    return next((split for _, t, split in PER_DESIGN if t == target), None)
+
+
+def run_unit(unit: Unit, quick: bool) -> list[VerifyRow]:
+    """The rows of one unit, computed in this process."""
+    from model_checks.registry import design
+
+    if unit.kind == "per-design":
+        d = design(unit.covers)
+        if unit.part is None:
+            return list(_per_design(unit.target, d, quick))
+        split = split_of(unit.target)
+        if split is None:
+            raise ValueError(f"{unit.key}: its provider is not cut into parts")
+        if split == "mutants":
+            provider = load_provider(unit.target)
+            return list(provider(quick, (d,), only=unit.part))
+        return list(_per_design(unit.target, narrow(d, split, unit.part), quick))
+    if unit.kind in ("design-free", "design-own"):
+        return list(_lazy(unit.target, quick))
+    raise ValueError(f"{unit.key}: unknown kind of unit {unit.kind!r}")
+
+
+# Called after each unit: its index in the units run, its rows, the seconds it took (wall, in its process).
+Done = Callable[[int, list[VerifyRow], float], None]
+
+
+def _timed(unit: Unit, quick: bool) -> tuple[list[VerifyRow], float]:
+    started = time.perf_counter()
+    rows = run_unit(unit, quick)
+    return rows, time.perf_counter() - started
+
+
+def run_units(
+    todo: Sequence[Unit],
+    quick: bool,
+    jobs: int = 1,
+    done: Done | None = None,
+    order: Sequence[int] | None = None,
+) -> list[list[VerifyRow]]:
+    """Each unit's rows, in the order of ``todo``; ``jobs`` > 1 runs them in that many worker processes.
+
+    Workers are started with ``spawn``: the parent may hold threads (a progress display, a harness
+    run) and the harness uses greenlets, so a forked child could inherit a lock held mid-operation.
+    ``order`` is the order to start them in (longest first, when known); the result keeps ``todo``'s.
+    An exception in a unit is raised here, as a serial run would.
+    """
+    start_order = list(order) if order is not None else list(range(len(todo)))
+    if sorted(start_order) != list(range(len(todo))):
+        raise ValueError(f"the start order must name each unit once (0..{len(todo) - 1}), not {start_order}")
+    results: list[list[VerifyRow] | None] = [None] * len(todo)
+    if jobs <= 1 or len(todo) <= 1:
+        for i in start_order:
+            rows, seconds = _timed(todo[i], quick)
+            results[i] = rows
+            if done is not None:
+                done(i, rows, seconds)
+    else:
+        import multiprocessing
+        from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+
+        context = multiprocessing.get_context("spawn")
+        with ProcessPoolExecutor(max_workers=min(jobs, len(todo)), mp_context=context) as pool:
+            pending: dict[Future[tuple[list[VerifyRow], float]], int] = {
+                pool.submit(_timed, todo[i], quick): i for i in start_order
+            }
+            try:
+                while pending:
+                    finished, _ = wait(pending, return_when=FIRST_COMPLETED)
+                    for future in finished:
+                        i = pending.pop(future)
+                        rows, seconds = future.result()
+                        results[i] = rows
+                        if done is not None:
+                            done(i, rows, seconds)
+            except BaseException:
+                pool.shutdown(wait=True, cancel_futures=True)
+                raise
+    return [r if r is not None else [] for r in results]

@@ -16,6 +16,7 @@ docs/reference.md):
 - ``WorkLane._invoke_items`` pop and invoke up to the budget, outside the lane mutex
 - ``WorkLane._end_drain``    the end-of-drain decision, under the lane mutex
 - ``WorkerPool._enqueue`` / ``_notify_worker``   the ready-queue append and the worker wake-up
+- ``WorkerPool._wake_another``  a worker that took an item and left others queued wakes the next one
 - ``WorkerPool._wait_for_work`` / ``_wait_quiescent``   the condition-wait loops
 - ``WorkerScheduler._submit``              a post submitting the lane's work item it owes
 - ``WorkerScheduler._close_admission``     Stop closing admission on every lane at once

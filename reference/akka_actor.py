@@ -80,24 +80,24 @@ class Mailbox(Generic[T]):
 
     def suspend(self) -> bool:
         """Add one suspension; True if the mailbox was not suspended before. Closed stays Closed."""
-        while True:
-            s = self.status.load()
-            if s == CLOSED:
-                self._emit_status("suspend", {"mailbox": self.index})
-                return False
-            if self._cas(s, s + SUSPEND_UNIT, "suspend", {"mailbox": self.index}):
-                return s < SUSPEND_UNIT
+        moved = self._move_suspensions("suspend", lambda s: s + SUSPEND_UNIT)
+        return moved is not None and moved[0] < SUSPEND_UNIT
 
     def resume(self) -> bool:
         """Remove one suspension; True if the count reached zero. Closed stays Closed."""
+        moved = self._move_suspensions("resume", lambda s: s if s < SUSPEND_UNIT else s - SUSPEND_UNIT)
+        return moved is not None and moved[1] < SUSPEND_UNIT
+
+    def _move_suspensions(self, event: str, change: Callable[[int], int]) -> tuple[int, int] | None:
+        """CAS the word from s to ``change(s)``, logged as ``event``: (s, new); None if it is Closed."""
         while True:
             s = self.status.load()
             if s == CLOSED:
-                self._emit_status("resume", {"mailbox": self.index})
-                return False
-            nxt = s if s < SUSPEND_UNIT else s - SUSPEND_UNIT
-            if self._cas(s, nxt, "resume", {"mailbox": self.index}):
-                return nxt < SUSPEND_UNIT
+                self._emit_status(event, {"mailbox": self.index})
+                return None
+            new = change(s)
+            if self._cas(s, new, event, {"mailbox": self.index}):
+                return s, new
 
     def become_closed(self) -> bool:
         """Make the word exactly Closed (Scheduled and suspensions go); True if this call closed it."""

@@ -46,158 +46,48 @@ The Windows thread-pool API (work objects submitted N times, waiting for their
 callbacks, cancelling the pending ones) is ``reference.event_pool_api``, built on
 this pool's seams ``_post`` and ``_cancel_listed``.
 
-Trace events
-------------
-
-With a tracer, ``tracer.begin({"threads": n})`` is called once (the header's
-``design`` is ``"event-pool"``, see ``header``) and then
-``tracer.emit(thread, event, fields)`` for each step; with no tracer each emit
-is skipped behind one ``is not None`` test. ``item`` is a work's index in the
-work array: 0, 1, 2, ... in posting order over the pool's life. Pool threads
-are named ``t0``, ``t1``, ...; the others are whatever ``runtime.thread_name()``
-says (the poster's, the stopper's).
-
-Each event as ``event`` (thread) ``fields`` -- when it is emitted:
-
-* ``post`` (poster) ``item`` (int; None if refused), ``to`` (the picked thread's
-  name; None: none was idle), ``result`` (``ok``, ``invalid_state``,
-  ``invalid_argument``) -- under the list lock (``invalid_argument``: before it);
-* ``signal`` (poster) ``to`` -- after the lock, just before ``SetEvent``, so
-  before the wake it causes;
-* ``wait`` (pool thread) no fields -- just before ``WaitForMultipleObjects``;
-* ``wake`` (pool thread) ``result``: ``event``, ``stop`` or ``timeout`` -- just
-  after the wait returned;
-* ``take`` (pool thread) ``item``: the work taken, or None (the list was empty:
-  the thread marked itself idle) -- under the list lock;
-* ``run`` (pool thread) ``item`` -- just before the work is called;
-* ``done`` (pool thread) ``item``, ``raised`` (bool) -- just after it returned
-  or raised;
-* ``cancel`` (the thread in ``wait_for_callbacks``) ``items``: the works taken
-  out of the list (possibly none), ``work``: the work object's name -- under the
-  list lock;
-* ``stop_begin`` (stopper) ``mode`` (``drain``, ``discard``) -- under the list
-  lock, admission closed;
-* ``discard`` (stopper) ``items``: the works taken out of the list -- under the
-  list lock, right after ``stop_begin`` in discard mode; for a failed pool,
-  after the threads were joined (the listed works, then those taken but never
-  run);
-* ``stop_end`` (stopper) ``mode``, ``result`` (``ok``, ``failed``) -- after
-  every thread was joined.
-
-So a trace obeys: each ``take``/``cancel``/``discard`` hands out indices
-``next, next + 1, ...`` in order (taken items one at a time, cancelled and
-discarded ones in a block); a ``signal to=t`` precedes the ``wake result=event``
-it causes; a pool thread's own events follow ``wait wake (take (run done)?)*``
-with its last ``take`` before a ``wait`` being ``item=None``; ``run``/``done``
-of an item follow its ``take`` on the same thread.
+What a pool thread does is ``reference.event_pool_threads``; the records, the arguments' checks
+and the trace events (described there) are ``reference.event_pool_records``.
 """
 
 from __future__ import annotations
 
 import logging
-import math
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from functools import partial
-from typing import Any, Protocol
+from typing import Any
 
 from . import arguments
 from .arguments import MAX_WORKERS
+from .event_pool_records import (
+    CALLING,
+    DESIGN,
+    EXITED,
+    TAKING,
+    WAITING,
+    Entry,
+    Owner,
+    PoolThread,
+    Work,
+    checked_timeout,
+    finished_fate,
+    header,
+    log_error,
+)
+from .event_pool_threads import PoolThreadLoop
 from .failure import SchedulerFailed, SchedulerFailure
 from .results import Result
-from .runtime import DEFAULT_RUNTIME, Runtime, ThreadHandle
+from .runtime import DEFAULT_RUNTIME, Runtime
 from .scheduler import StopMode
-from .tracing import TRACE_NAME, TRACE_VERSION, Fields, Tracer
-from .win32_events import WAIT_OBJECT_0, WAIT_TIMEOUT, Win32Event, Win32Kernel
+from .tracing import Tracer
+from .win32_events import Win32Event, Win32Kernel
 
-DESIGN = "event-pool"
 _log = logging.getLogger(__name__)
 
-Work = Callable[[], object]
-
-# Where a pool thread is, for checkers (read by harness invariants, written by the thread only).
-WAITING, TAKING, CALLING, EXITED = "waiting", "taking", "calling", "exited"
-
-_STOP_INDEX = WAIT_OBJECT_0 + 1  # a pool thread waits on (its event, stop)
 _SUCCESS = Result.SUCCESS
-_COMPACT_AT = 1024  # drop the handed-out head of the work array once it is this long and half of it
 
 
-def header(config: Mapping[str, int]) -> Fields:
-    """The header object of an event-pool trace."""
-    return {"trace": TRACE_NAME, "version": TRACE_VERSION, "design": DESIGN, "config": dict(config)}
-
-
-def log_error(work: object, error: BaseException) -> None:
-    """The default ``on_error``: log what a work raised."""
-    _log.error("work %r raised", work, exc_info=(type(error), error, error.__traceback__))
-
-
-class Owner(Protocol):
-    """Who a pooled work belongs to (a work object of ``reference.event_pool_api``).
-
-    The pool calls ``_admit`` and ``_settled`` under its list lock, so the
-    owner's counts change in the same critical sections as the list.
-    """
-
-    name: str
-
-    def _admit(self) -> bool:
-        """One more work of the owner is being posted: True to accept it, False to refuse it."""
-        ...
-
-    def _settled(self, fate: str) -> None:
-        """One of its works settled: ``returned``, ``raised``, ``cancelled`` or ``discarded``."""
-        ...
-
-    def _report_error(self, error: BaseException) -> bool:
-        """Report what one of its works raised; False: let the pool's ``on_error`` have it."""
-        ...
-
-
-class Entry:
-    """One posted work in the work array."""
-
-    __slots__ = ("cancelled", "index", "owner", "raised", "work")
-
-    def __init__(self, work: Work, index: int, owner: Owner | None) -> None:
-        self.work = work
-        self.index = index  # its position in the array over the pool's life: the trace's ``item``
-        self.owner = owner
-        self.cancelled = False  # taken out of the list by a cancel: skipped by every take
-        self.raised = False  # it was run and raised
-
-
-def finished_fate(entry: Entry) -> str:
-    """How a work that was run ended (``Entry.raised``)."""
-    return "raised" if entry.raised else "returned"
-
-
-class PoolThread:
-    """A thread-list record: the thread's event, its idle flag, and what it holds (for checkers)."""
-
-    __slots__ = ("event", "handle", "ident", "idle", "in_hand", "name", "state")
-
-    def __init__(self, name: str, event: Win32Event) -> None:
-        self.name = name
-        self.event = event
-        self.idle = True  # guarded by the list lock
-        self.state = WAITING  # written by the thread itself
-        self.in_hand: Entry | None = None  # taken and not yet started (reported if the pool fails)
-        self.handle: ThreadHandle | None = None
-        self.ident: object = None  # the thread's identity, recorded (under the lock) at its first take
-
-
-def _checked_timeout(value: object) -> float | None:
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        raise TypeError(f"wait_timeout must be None or a number of seconds, got {arguments.show(value)}")
-    if not math.isfinite(value) or value <= 0:
-        raise ValueError(f"wait_timeout must be a finite number of seconds above 0, got {value!r}")
-    return float(value)
-
-
-class EventPool:
+class EventPool(PoolThreadLoop):
     """The seed's pool: a locked work list, one auto-reset event per thread, idle-first SetEvent.
 
     ``threads`` pool threads start at once, idle, each waiting on its event.
@@ -229,7 +119,7 @@ class EventPool:
         arguments.tracer(tracer)
         arguments.function("on_error", on_error, optional=True)
         arguments.function("on_discard", on_discard, optional=True)
-        self.wait_timeout = _checked_timeout(wait_timeout)
+        self.wait_timeout = checked_timeout(wait_timeout)
         self._runtime = rt = DEFAULT_RUNTIME if runtime is None else runtime
         self._tracer = tracer
         self._on_error = log_error if on_error is None else on_error
@@ -306,103 +196,16 @@ class EventPool:
 
     def _after_wake(self, me: PoolThread) -> None:
         """The wait returned (its event or a timeout): run works while the list holds some (the ``while``)."""
-        finished: Entry | None = None
+        self._run_while_listed(me, None)
+
+    def _run_while_listed(self, me: PoolThread, finished: Entry | None) -> None:
+        """Take and run works until a take finds the list empty; ``finished``: a work just run."""
         while True:
             entry = self._next_work(me, finished)
             if entry is None:
                 return
             self._run(me, entry)
             finished = entry
-
-    # -- the pool threads ------------------------------------------------------------------
-
-    def _thread_main(self, me: PoolThread) -> None:
-        try:
-            thread = me.name
-            while True:
-                me.state = WAITING
-                tracer = self._tracer
-                if tracer is not None:
-                    tracer.emit(thread, "wait", {})
-                woke = self._wait(me)
-                if tracer is not None:
-                    result = "stop" if woke == _STOP_INDEX else "timeout" if woke == WAIT_TIMEOUT else "event"
-                    tracer.emit(thread, "wake", {"result": result})
-                if woke == _STOP_INDEX:
-                    break
-                me.state = TAKING
-                self._after_wake(me)
-        except BaseException as exc:  # our own fault (a work's errors go to on_error)
-            self._fail(exc)
-        finally:
-            me.state = EXITED
-
-    def _take(self, me: PoolThread, mark_idle: bool = True) -> Entry | None:
-        """Under the list lock: works[next] and next + 1 (cancelled works skipped), or None when empty.
-
-        Finding the list empty, the thread marks itself idle (``mark_idle``);
-        taking a work, it is not idle (it may have been, after a timeout).
-        """
-        works = self._works
-        i = self._next
-        end = len(works)
-        while i < end and works[i].cancelled:
-            i += 1
-        tracer = self._tracer
-        if i >= end or self._failure is not None:
-            self._next = i
-            if mark_idle:
-                self._mark_idle(me)
-            if tracer is not None:
-                tracer.emit(me.name, "take", {"item": None})
-            return None
-        entry = works[i]
-        self._next = i + 1
-        if me.ident is None:  # a thread runs user code only after a take: known by then
-            me.ident = self._runtime.current_thread()
-            self._pool_threads.add(me.ident)
-        if me.idle:
-            me.idle = False
-            self._idle.remove(me)
-        me.in_hand = entry
-        if i >= _COMPACT_AT and 2 * i >= end:
-            del works[: i + 1]
-            self._base += i + 1
-            self._next = 0
-        if tracer is not None:
-            tracer.emit(me.name, "take", {"item": entry.index})
-        return entry
-
-    def _mark_idle(self, me: PoolThread) -> None:
-        """Under the list lock: the thread is idle, a post may pick it."""
-        if not me.idle:
-            me.idle = True
-            self._idle.append(me)
-
-    def _run(self, me: PoolThread, entry: Entry) -> None:
-        me.in_hand = None
-        me.state = CALLING
-        tracer = self._tracer
-        if tracer is not None:
-            tracer.emit(me.name, "run", {"item": entry.index})
-        raised = False
-        try:
-            entry.work()
-        except Exception as exc:
-            raised = entry.raised = True
-            self._report_error(entry, exc)
-        if tracer is not None:
-            tracer.emit(me.name, "done", {"item": entry.index, "raised": raised})
-        me.state = TAKING
-
-    def _report_error(self, entry: Entry, error: BaseException) -> None:
-        # A raising error callback must not take the pool thread with it.
-        try:
-            owner = entry.owner
-            if owner is None or not owner._report_error(error):
-                self._on_error(entry.work, error)
-        except Exception:
-            _log.exception("the error callback raised on work %r", entry.work)
 
     def _settle(self, entry: Entry, fate: str) -> None:
         """Under the list lock: one more work ran to its end (or was cancelled or discarded)."""
@@ -422,36 +225,25 @@ class EventPool:
         pool failed) leave it with the caller.
         """
         if not callable(work):
-            tracer = self._tracer
-            if tracer is not None:
-                tracer.emit(
-                    self._runtime.thread_name(),
-                    "post",
-                    {"item": None, "to": None, "result": "invalid_argument"},
-                )
-            return Result.INVALID_ARGUMENT
+            return self._refused(Result.INVALID_ARGUMENT)
         return self._post(work, None)
+
+    def _refused(self, result: Result) -> Result:
+        """A post refused with ``result``: its ``post`` event (no item, nobody woken), then the result."""
+        tracer = self._tracer
+        if tracer is not None:
+            tracer.emit(
+                self._runtime.thread_name(), "post", {"item": None, "to": None, "result": result.name.lower()}
+            )
+        return result
 
     def _post(self, work: Work, owner: Owner | None) -> Result:
         """``post`` for a work checked already, on behalf of ``owner`` (the thread-pool API)."""
         tracer = self._tracer
         with self._lock:
-            if self._stopping or self._failure is not None:
-                if tracer is not None:
-                    tracer.emit(
-                        self._runtime.thread_name(),
-                        "post",
-                        {"item": None, "to": None, "result": "invalid_state"},
-                    )
-                return Result.INVALID_STATE
-            if owner is not None and not owner._admit():
-                if tracer is not None:
-                    tracer.emit(
-                        self._runtime.thread_name(),
-                        "post",
-                        {"item": None, "to": None, "result": "invalid_state"},
-                    )
-                return Result.INVALID_STATE
+            # Refused under the lock, so the event stands where admission was decided.
+            if self._stopping or self._failure is not None or (owner is not None and not owner._admit()):
+                return self._refused(Result.INVALID_STATE)
             works = self._works
             entry = Entry(work, self._base + len(works), owner)
             works.append(entry)

@@ -46,22 +46,12 @@ class LockLike(Protocol):
 
 
 @runtime_checkable
-class ConditionLike(Protocol):
-    """A condition variable with ``threading.Condition``'s interface.
+class ConditionLike(LockLike, Protocol):
+    """A condition variable with ``threading.Condition``'s interface (its lock's, and the waits).
 
     ``wait`` may return spuriously under a checking runtime (as it may in other
     languages' condition variables), so callers must wait in a ``while`` loop.
     """
-
-    def acquire(self, blocking: bool = True, timeout: float = -1) -> bool: ...
-
-    def release(self) -> None: ...
-
-    def __enter__(self) -> bool: ...
-
-    def __exit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None, /
-    ) -> None: ...
 
     def wait(self, timeout: float | None = None) -> bool: ...
 
@@ -192,36 +182,9 @@ class Runtime(Protocol):
         ...
 
 
-class _ThreadingAtomicInt:
+class _LockedCell(Generic[T]):
     # CPython offers no atomic read-modify-write, so each cell carries its own
-    # lock; loads and stores of an int are already atomic under the GIL.
-    __slots__ = ("_lock", "_value")
-
-    def __init__(self, value: int) -> None:
-        self._value = value
-        self._lock = threading.Lock()
-
-    def load(self) -> int:
-        return self._value
-
-    def store(self, value: int) -> None:
-        self._value = value
-
-    def compare_and_swap(self, expected: int, new: int) -> bool:
-        with self._lock:
-            if self._value != expected:
-                return False
-            self._value = new
-            return True
-
-    def fetch_add(self, delta: int) -> int:
-        with self._lock:
-            old = self._value
-            self._value = old + delta
-            return old
-
-
-class _ThreadingAtomicRef(Generic[T]):
+    # lock; loads and stores of a reference are already atomic under the GIL.
     __slots__ = ("_lock", "_value")
 
     def __init__(self, value: T) -> None:
@@ -234,12 +197,33 @@ class _ThreadingAtomicRef(Generic[T]):
     def store(self, value: T) -> None:
         self._value = value
 
+
+class _ThreadingAtomicInt(_LockedCell[int]):
+    __slots__ = ()
+
+    def compare_and_swap(self, expected: int, new: int) -> bool:
+        with self._lock:
+            if self._value != expected:  # by value: equal ints need not be one object
+                return False
+            self._value = new
+        return True
+
+    def fetch_add(self, delta: int) -> int:
+        with self._lock:
+            old = self._value
+            self._value = old + delta
+            return old
+
+
+class _ThreadingAtomicRef(_LockedCell[T]):
+    __slots__ = ()
+
     def compare_and_swap(self, expected: T, new: T) -> bool:
         with self._lock:
             if self._value is not expected:
                 return False
             self._value = new
-            return True
+        return True
 
 
 class ThreadingRuntime:

@@ -24,8 +24,9 @@ one decides) or ReleasePermit (Idle).
 The word's transition functions (``gate_word``) are the table of
 docs/schedule-gate.md and the spec's ``*Word`` operators, bit for bit; the
 arguments' checks, the defaults and the trace header are in ``gate_config``
-(both re-exported here). Trace events are those of the "schedule-gate" design;
-with no tracer each emit is skipped behind one ``is not None`` test. With a
+(both re-exported here); the permits, the gate CAS and the ready queue are
+``gate_permits``'s. Trace events are those of the "schedule-gate" design; with
+no tracer each emit is skipped behind one ``is not None`` test. With a
 tracer, every CAS on a gate or the permit counter is made under one trace lock
 together with its emit, so the trace's order is the order in which the CASes
 took effect (a lock-free step has no critical section of its own to log from).
@@ -41,6 +42,7 @@ from typing import Any, Generic, TypeVar
 from . import arguments
 from .failure import SchedulerFailed, SchedulerFailure
 from .gate_config import DESIGN, checked_config, config_error, default_label, header, log_error
+from .gate_permits import PermitsAndTokens
 from .gate_word import (
     ADMITTING,
     COMPLETING,
@@ -68,7 +70,7 @@ from .gate_word import (
 )
 from .results import Result
 from .runtime import DEFAULT_RUNTIME, LockLike, Runtime, ThreadHandle
-from .tracing import Fields, Tracer
+from .tracing import Tracer
 
 T = TypeVar("T")
 _log = logging.getLogger(__name__)
@@ -92,7 +94,7 @@ class _Mailbox(Generic[T]):
         return len(self._items)
 
 
-class GateScheduler(Generic[T]):
+class GateScheduler(PermitsAndTokens, Generic[T]):
     """Runs each actor's events in order, one at a time, on a shared pool of workers.
 
     ``actors[i](event)`` processes one event of actor ``i``; what it raises goes
@@ -258,7 +260,9 @@ class GateScheduler(Generic[T]):
             return Result.REJECTED
         if self._cas(actor, IDLE_WORD, ADMITTING | ONE, "admit_begin", event, permit=True):
             return self._publish_and_leave(actor, event)
-        self._release_permit(actor, "surplus")  # another producer made it runnable first
+        # Another producer made it runnable first. The release is a step of its own: by then the
+        # actor may be Idle again (spec: AdmitCasLost, then ReleaseSurplus); permits are fungible.
+        self._release_permit(actor, "surplus")
         return None
 
     def _post_joining(self, actor: int, event: T, old: int) -> Result | None:
@@ -304,90 +308,6 @@ class GateScheduler(Generic[T]):
     @staticmethod
     def _admit_end_word(old: int, ok: bool) -> tuple[int, Directive]:
         return admit_end_word(old, ok)
-
-    # -- permits ------------------------------------------------------------------------------
-
-    def _acquire_permit(self, actor: int, event: T) -> bool | None:
-        """Take a permit: True; none free while the actor is Idle: False; the actor is runnable now: None."""
-        tracer = self._tracer
-        if tracer is None:
-            return self._take_permit(actor)
-        assert self._trace_lock is not None
-        with self._trace_lock:
-            granted = self._take_permit(actor)
-            if granted is not None:
-                tracer.emit(
-                    self._rt.thread_name(),
-                    "permit_acquire",
-                    {"actor": actor, "item": self._label(event), "granted": granted},
-                )
-            return granted
-
-    def _take_permit(self, actor: int) -> bool | None:
-        free = self._free
-        while True:
-            v = free.load()
-            if v == 0:
-                # Refuse only if the actor still needs a permit; else the caller joins it.
-                return False if self._gates[actor].load() & PHASE_MASK == IDLE else None
-            if free.compare_and_swap(v, v - 1):
-                return True
-
-    def _release_permit(self, actor: int, reason: str) -> None:
-        tracer = self._tracer
-        if tracer is None:
-            self._free.fetch_add(1)
-        else:
-            assert self._trace_lock is not None
-            with self._trace_lock:
-                self._free.fetch_add(1)
-                tracer.emit(self._rt.thread_name(), "permit_release", {"actor": actor, "reason": reason})
-        if self._stopping:  # stop waits for every permit to come home
-            with self._ready_lock:
-                self._ready_cv.notify_all()
-
-    # -- the gate CAS -------------------------------------------------------------------------
-
-    def _cas(self, actor: int, old: int, new: int, event: str, item: T | None = None, **fields: Any) -> bool:
-        tracer = self._tracer
-        if tracer is None:
-            return self._gates[actor].compare_and_swap(old, new)
-        assert self._trace_lock is not None
-        with self._trace_lock:
-            if not self._gates[actor].compare_and_swap(old, new):
-                return False
-            record: Fields = {"actor": actor}
-            if event in ("admit_begin", "admit_end"):
-                record["item"] = self._label(item)
-            record.update(fields)
-            tracer.emit(self._rt.thread_name(), event, record)
-            return True
-
-    # -- the ready queue ----------------------------------------------------------------------
-
-    def _enqueue(self, actor: int) -> None:
-        with self._ready_lock:
-            self._ready.append(actor)
-            if len(self._ready) > self.permits:
-                raise RuntimeError(
-                    f"schedule gate: {len(self._ready)} ready tokens for {self.permits} permits"
-                )
-            tracer = self._tracer
-            if tracer is not None:
-                tracer.emit(self._rt.thread_name(), "token_enqueue", {"actor": actor})
-            self._ready_cv.notify()
-
-    def _take(self) -> int | None:
-        with self._ready_lock:
-            while not self._ready and not self._shutdown:
-                self._ready_cv.wait()
-            if not self._ready:
-                return None
-            actor = self._ready.popleft()
-            tracer = self._tracer
-            if tracer is not None:
-                tracer.emit(self._rt.thread_name(), "take", {"actor": actor})
-            return actor
 
     # -- the workers' side --------------------------------------------------------------------
 

@@ -13,7 +13,7 @@ so tracing costs nothing when it is off.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import IO, Any, Protocol, runtime_checkable
 
@@ -22,6 +22,9 @@ TRACE_VERSION = 1
 DESIGN = "work-lane"
 
 Fields = dict[str, Any]
+# Makes a trace's header line from the scheduler's ``config``: ``header`` below for work-lane
+# traces, e.g. ``reference.work_lane_lockfree.trace_header`` for that design's version 2.
+HeaderFn = Callable[[Mapping[str, int]], Fields]
 
 
 @runtime_checkable
@@ -57,10 +60,12 @@ def _dumps(obj: object) -> str:
 
 
 class RecordingTracer:
-    """Keeps every event in memory; ``events()`` numbers them from ``seq`` 1."""
+    """Keeps every event in memory; ``events()`` numbers them from ``seq`` 1. ``make_header``
+    builds the header line (default: a work-lane version 1 trace's)."""
 
-    def __init__(self) -> None:
+    def __init__(self, make_header: HeaderFn | None = None) -> None:
         self.config: dict[str, int] | None = None
+        self._make_header: HeaderFn = header if make_header is None else make_header
         self._raw: list[tuple[str, str, Fields]] = []
 
     def begin(self, config: Mapping[str, int]) -> None:
@@ -76,7 +81,7 @@ class RecordingTracer:
     def header(self) -> Fields:
         if self.config is None:
             raise RuntimeError("the tracer was never attached to a scheduler")
-        return header(self.config)
+        return self._make_header(self.config)
 
     def events(self, start: int = 0) -> list[Fields]:
         """The events from index ``start`` on, each ``{"seq", "thread", "event", **fields}``."""
@@ -108,10 +113,11 @@ class JsonlTracer:
     Events are buffered in memory and written by ``flush()`` and ``close()``
     (and on leaving a ``with`` block), so the scheduler's threads never wait for
     the disk; written events are dropped from memory. Call ``flush`` from one
-    thread at a time.
+    thread at a time. ``make_header`` builds the header line, as for ``RecordingTracer``.
     """
 
-    def __init__(self, target: str | Path | IO[str]) -> None:
+    def __init__(self, target: str | Path | IO[str], make_header: HeaderFn | None = None) -> None:
+        self._make_header: HeaderFn = header if make_header is None else make_header
         if isinstance(target, str | Path):
             self._stream: IO[str] = open(target, "w", encoding="utf-8")  # noqa: SIM115
             self._owns_stream = True
@@ -126,7 +132,7 @@ class JsonlTracer:
         if self.config is not None:
             raise RuntimeError("a JsonlTracer records exactly one scheduler")
         self.config = dict(config)
-        self._stream.write(_dumps(header(self.config)) + "\n")
+        self._stream.write(_dumps(self._make_header(self.config)) + "\n")
 
     def emit(self, thread: str, event: str, fields: Fields) -> None:
         self._pending.append((thread, event, fields))

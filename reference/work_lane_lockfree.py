@@ -34,18 +34,16 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Mapping, Sequence
-from enum import Enum
 from functools import partial
-from typing import Any, Generic, TypeVar
+from typing import Any, TypeVar
 
-from . import arguments
 from .failure import SchedulerFailed, SchedulerFailure
 from .results import Result
-from .runtime import DEFAULT_RUNTIME, Runtime
-from .scheduler_config import LaneHandle, LaneSpec, Sizing, StopMode, check_options, checked_config
+from .runtime import Runtime
+from .scheduler_config import LaneHandle, LaneSpec, Sizing, StopMode
 from .tracing import TRACE_NAME, Fields, Tracer
-from .work_lane import default_label, log_error
 from .work_lane_lockfree_lane import LockFreeEnv, LockFreeLane, PostOutcome
+from .work_lane_scheduler import LaneScheduler, create_with
 from .worker_pool import WorkerPool, WorkItem
 
 T = TypeVar("T")
@@ -94,19 +92,6 @@ class LockFreePool(WorkerPool):
             return True
 
 
-LaneFactory = Callable[[int, Callable[[Any, Any], object], Any, LockFreeEnv], LockFreeLane[Any]]
-PoolFactory = Callable[[int, int, Runtime, "Tracer | None"], LockFreePool]
-
-
-class _State(Enum):
-    RUNNING = "running"
-    STOPPING = "stopping"
-    STOPPED = "stopped"
-
-
-_RUNNING = _State.RUNNING
-_STOPPING = _State.STOPPING
-_STOPPED = _State.STOPPED
 _FULL = PostOutcome.FULL
 _ACCEPTED_SUBMIT = PostOutcome.ACCEPTED_SUBMIT
 _SUCCESS = Result.SUCCESS
@@ -114,7 +99,7 @@ _CAPACITY_EXCEEDED = Result.CAPACITY_EXCEEDED
 _INVALID_STATE = Result.INVALID_STATE
 
 
-class LockFreeScheduler(Generic[T]):
+class LockFreeScheduler(LaneScheduler[T, LockFreeLane[T]]):
     """Runs each lane's items in order, one at a time, on a shared pool of workers; no lane mutex.
 
     Arguments, callbacks, Result codes, the context manager and the failed state are those of
@@ -124,114 +109,19 @@ class LockFreeScheduler(Generic[T]):
     an item in trace events; ``lane_factory``/``pool_factory`` plug in checkers' variants.
     """
 
-    def __init__(
-        self,
-        lanes: Sequence[LaneSpec[T]],
-        *,
-        workers: int,
-        lane_capacity: int,
-        max_per_drain: int,
-        ready_capacity: int | None = None,
-        runtime: Runtime | None = None,
-        tracer: Tracer | None = None,
-        on_error: Callable[[int, T, BaseException], None] | None = None,
-        on_discard: Callable[[int, T], None] | None = None,
-        item_label: Callable[[T], object] | None = None,
-        lane_factory: LaneFactory = LockFreeLane,
-        pool_factory: PoolFactory = LockFreePool,
-        sizing: Sizing = Sizing.TOOLKIT,
-    ) -> None:
-        specs, self.config = checked_config(
-            lanes, workers, lane_capacity, max_per_drain, ready_capacity, sizing
-        )
-        check_options(
-            {
-                "runtime": runtime,
-                "tracer": tracer,
-                "on_error": on_error,
-                "on_discard": on_discard,
-                "item_label": item_label,
-                "lane_factory": lane_factory,
-                "pool_factory": pool_factory,
-            }
-        )
-        self.sizing = sizing
-        self._runtime = rt = DEFAULT_RUNTIME if runtime is None else runtime
-        self._tracer = tracer
-        self._on_discard = on_discard
-        self._env = LockFreeEnv(
-            runtime=rt,
-            capacity=self.config.lane_capacity,
-            budget=self.config.max_per_drain,
-            tracer=tracer,
-            label=default_label if item_label is None else item_label,
-            on_error=log_error if on_error is None else on_error,
-        )
-        self._lanes: list[LockFreeLane[T]] = [
-            lane_factory(i, spec.invoke, spec.context, self._env) for i, spec in enumerate(specs)
-        ]
-        self._lane_count = len(self._lanes)
-        self._work_items = [WorkItem(partial(self._drain_lane, lane), lane.index) for lane in self._lanes]
-        self._pool = pool_factory(self.config.workers, self.config.ready_capacity, rt, tracer)
+    _NAME = "LockFreeScheduler"
+    _lane_class = LockFreeLane
+    _pool_class = LockFreePool
+    _env_class = LockFreeEnv
+    _env: LockFreeEnv
+    _pool: LockFreePool
+
+    def _built(self) -> None:
         if not isinstance(self._pool, LockFreePool):
             raise TypeError(f"pool_factory must make a LockFreePool, got {type(self._pool).__name__}")
-        self._pool.on_failure = self._fail
-        self._admission = rt.atomic_int(0, name="scheduler.admission")
-        self._settle_lock = rt.lock(name="scheduler.settle")
-        self._settled = rt.condition(self._settle_lock, name="scheduler.settled")
-        self._state_lock = rt.lock(name="scheduler.state")
-        self._state = _RUNNING  # guarded by _state_lock
-        # Set once, by the first fault of our own code; read without the lock on the post path.
-        self._failure: SchedulerFailure | None = None
-        if tracer is not None:
-            tracer.begin(self.config.as_trace_config())
-        try:
-            self._pool.start()
-        except BaseException:
-            self._pool.shutdown()
-            raise
-
-    def __repr__(self) -> str:
-        failed = ", failed" if self._failure is not None else ""
-        return f"LockFreeScheduler({self.config}, state={self._state.value}{failed})"
-
-    # -- handles ---------------------------------------------------------
-
-    def get_lane(self, index: int) -> tuple[Result, LaneHandle]:
-        """The handle of lane ``index``: INVALID_ARGUMENT if it is not an ``int`` in range (``True`` is
-        not), INVALID_STATE once Stop began or the scheduler failed."""
-        if not arguments.index(index, self._lane_count):
-            return Result.INVALID_ARGUMENT, LaneHandle()
-        with self._state_lock:
-            if self._state is not _RUNNING or self._failure is not None:
-                return Result.INVALID_STATE, LaneHandle()
-        return Result.SUCCESS, LaneHandle(self, int(index))
-
-    @property
-    def lane_count(self) -> int:
-        return self._lane_count
-
-    @property
-    def running(self) -> bool:
-        """True until a Stop begins or the scheduler fails."""
-        with self._state_lock:
-            return self._state is _RUNNING and self._failure is None
-
-    @property
-    def stopped(self) -> bool:
-        """True once a Stop has finished."""
-        with self._state_lock:
-            return self._state is _STOPPED
-
-    @property
-    def failed(self) -> bool:
-        """True once the scheduler's own code raised (see ``failure``)."""
-        return self._failure is not None
-
-    @property
-    def failure(self) -> SchedulerFailure | None:
-        """The first fault of the scheduler's own code and, after Stop, the items it discarded."""
-        return self._failure
+        self._admission = self._runtime.atomic_int(0, name="scheduler.admission")
+        self._settle_lock = self._runtime.lock(name="scheduler.settle")
+        self._settled = self._runtime.condition(self._settle_lock, name="scheduler.settled")
 
     # -- TryPost ---------------------------------------------------------
 
@@ -292,64 +182,25 @@ class LockFreeScheduler(Generic[T]):
                 "lane %d: resubmission refused by Stop(discard); the reset reports its items", lane.index
             )
 
-    # -- failure ---------------------------------------------------------
+    # -- the Stop protocol's hooks (``work_lane_scheduler.LaneScheduler.stop``) --
 
-    def _fail(self, error: BaseException) -> None:
-        """Our own code raised: enter the failed state (the first fault is kept). Posts see it
-        before their lane, no new drain begins, Stop's waits on the pool give up."""
-        with self._state_lock:
-            if self._failure is None:
-                self._failure = SchedulerFailure(error)
+    def _trace(self, event: str, fields: Fields) -> None:
+        self._env.emit(event, fields)
+
+    def _stop_new_drains(self) -> None:
         self._env.discarding.store(1)
-        self._pool.abandon()
 
-    # -- Stop ------------------------------------------------------------
+    def _empty_lane(self, lane: LockFreeLane[T]) -> list[T]:
+        return lane.reset()
 
-    def stop(self, mode: StopMode = StopMode.DRAIN) -> Result:
-        """Stop the scheduler and join its workers; SUCCESS if it is (already) stopped.
-
-        INVALID_ARGUMENT if ``mode`` is not a ``StopMode`` (nothing happens). INVALID_STATE from
-        one of this scheduler's callbacks or while another Stop is in progress. UNKNOWN if the
-        scheduler failed: the workers are joined and every accepted item not yet invoked went to
-        ``on_discard`` (and ``failure.discarded``).
-        """
-        if not isinstance(mode, StopMode):
-            return Result.INVALID_ARGUMENT
-        refusal = self._close_admission(mode)
-        if refusal is not None:
-            return refusal
-        try:
-            self._stop_workers(mode)
-        except Exception as exc:
-            _log.exception("Stop(%s) failed", mode.value)
-            self._fail(exc)
-        if self._failure is not None:
-            return self._stop_failed(mode)
-        with self._state_lock:
-            self._state = _STOPPED
-            self._env.emit("stop_end", {"mode": mode.value, "result": "ok"})
-        return Result.SUCCESS
-
-    def _close_admission(self, mode: StopMode) -> Result | None:
-        in_callback = self._pool.is_worker(self._runtime.current_thread())
-        with self._state_lock:
-            if self._state is _STOPPED:
-                return Result.SUCCESS if self._failure is None else Result.UNKNOWN
-            reason = (
-                "in_callback" if in_callback else "stop_in_progress" if self._state is _STOPPING else None
-            )
-            if reason is not None:
-                self._env.emit("stop_rejected", {"mode": mode.value, "reason": reason})
-                return Result.INVALID_STATE
-            self._state = _STOPPING
-            if mode is StopMode.DISCARD:
-                self._env.discarding.store(1)  # before CLOSED: no drain begins after admission closed
-            self._admission.fetch_add(CLOSED)
-            return None
+    def _close(self, mode: StopMode) -> None:
+        if mode is StopMode.DISCARD:
+            self._env.discarding.store(1)  # before CLOSED: no drain begins after admission closed
+        self._admission.fetch_add(CLOSED)
 
     def _stop_workers(self, mode: StopMode) -> None:
         self._wait_posts_settled()
-        begin = partial(self._env.emit, "stop_begin", {"mode": mode.value})
+        begin = partial(self._trace, "stop_begin", {"mode": mode.value})
         if mode is StopMode.DISCARD:
             self._pool.refuse_submissions(begin)
         else:
@@ -387,51 +238,6 @@ class LockFreeScheduler(Generic[T]):
                     "Stop(drain) found the pool quiet: nobody will run them (a lost wakeup)"
                 )
 
-    def _stop_failed(self, mode: StopMode) -> Result:
-        """Stop of a failed scheduler: join the workers, then report every item left in a lane."""
-        failure = self._failure
-        assert failure is not None
-        self._env.discarding.store(1)
-        for step in (self._pool.clear, self._pool.shutdown):
-            try:
-                step()
-            except Exception:
-                _log.exception("Stop of a failed scheduler: %s raised", step.__name__)
-        for lane in self._lanes:  # workers joined: each item is in its lane or was invoked
-            try:
-                items = lane.reset()
-            except Exception:
-                _log.exception("Stop of a failed scheduler: emptying lane %d raised", lane.index)
-                continue
-            for item in items:
-                failure.discarded.append((lane.index, item))
-                self._offer_discarded(lane.index, item)
-        _log.error("%s", failure.describe())
-        with self._state_lock:
-            self._state = _STOPPED
-            self._env.emit("stop_end", {"mode": mode.value, "result": "failed"})
-        return Result.UNKNOWN
-
-    def _offer_discarded(self, lane: int, item: T) -> None:
-        on_discard = self._on_discard
-        if on_discard is None:
-            return
-        try:  # a raising hook must not wedge Stop half-way
-            on_discard(lane, item)
-        except BaseException:
-            _log.exception("on_discard raised on lane %d for item %r", lane, item)
-
-    # -- context manager -------------------------------------------------
-
-    def __enter__(self) -> LockFreeScheduler[T]:
-        return self
-
-    def __exit__(self, exc_type: type[BaseException] | None, *rest: object) -> None:
-        result = self.stop(StopMode.DRAIN if exc_type is None else StopMode.DISCARD)
-        failure = self._failure
-        if result is Result.UNKNOWN and exc_type is None and failure is not None:
-            raise SchedulerFailed(failure.describe()) from failure.error
-
 
 def create(
     lanes: Sequence[LaneSpec[T]],
@@ -444,19 +250,9 @@ def create(
 ) -> tuple[Result, LockFreeScheduler[T] | None]:
     """The ToolKit-style factory: ``(SUCCESS, scheduler)`` or ``(INVALID_ARGUMENT, None)``
     (``reference.scheduler_config.config_error`` says why)."""
-    try:
-        scheduler: LockFreeScheduler[T] = LockFreeScheduler(
-            lanes,
-            workers=workers,
-            lane_capacity=lane_capacity,
-            max_per_drain=max_per_drain,
-            ready_capacity=ready_capacity,
-            **options,
-        )
-    except (TypeError, ValueError, AttributeError) as exc:
-        _log.debug("create refused its arguments: %s", exc)
-        return Result.INVALID_ARGUMENT, None
-    return Result.SUCCESS, scheduler
+    return create_with(
+        LockFreeScheduler, lanes, workers, lane_capacity, max_per_drain, ready_capacity, options
+    )
 
 
 __all__ = [

@@ -37,9 +37,9 @@ from enum import Enum
 from typing import Any, Generic, TypeVar
 
 from .arguments import show
-from .runtime import AtomicInt, Runtime
-from .tracing import Fields, Tracer
-from .work_lane import default_label, log_error
+from .runtime import AtomicInt
+from .tracing import Fields
+from .work_lane import SharedEnv
 from .work_lane_lockfree_queue import EMPTY, BoundedQueue
 
 T = TypeVar("T")
@@ -65,15 +65,10 @@ _ACCEPTED_SUBMIT = PostOutcome.ACCEPTED_SUBMIT
 
 
 @dataclass(eq=False)
-class LockFreeEnv:
-    """What every lane of one scheduler shares."""
+class LockFreeEnv(SharedEnv):
+    """A lock-free scheduler's: the shared fields, the Stop(discard) flag as an atomic, and
+    tracing that never lets a tracer's failure undo a step."""
 
-    runtime: Runtime
-    capacity: int
-    budget: int
-    tracer: Tracer | None = None
-    label: Callable[[Any], object] = default_label
-    on_error: Callable[[int, Any, BaseException], None] = log_error
     # 1 once Stop(discard) closed admission (or the scheduler failed): no new drain begins. An
     # atomic, not a plain flag: workers read it with no lock held.
     discarding: AtomicInt = field(init=False)

@@ -33,8 +33,13 @@ Tracing: with a tracer, each operation's linearisation point (push: the
 ``bottom`` store; take: the ``top`` load or CAS; steal: the ``bottom`` load
 when empty, else the CAS) and its event happen under one lock per deque, so
 the log order *is* a linearisation even with real threads (the exact ``size``
-of a push needs ``top`` read at the same instant). Without a tracer there is
-no lock and each operation pays one ``is not None`` test.
+of a push needs ``top`` read at the same instant). The lock spans that one
+atomic step and its emit, never the window between two steps of one operation
+(the take's ``top`` load and its CAS, the steal's read and its CAS): the races
+the algorithm settles stay open when traced, so a bug in them (a take or
+steal without its CAS) shows in the trace too. Code that takes part in the
+race takes the lock through ``_step()``. Without a tracer there is no lock and
+each operation pays one ``is not None`` test.
 
 Mutant seams (each small, overridden alone by ``reference_mutants``):
 ``_slot``, ``_grow``, ``_publish``, ``_take_commit``, ``_steal_read``, ``_steal_commit``.
@@ -43,6 +48,7 @@ Mutant seams (each small, overridden alone by ``reference_mutants``):
 from __future__ import annotations
 
 from collections.abc import Callable
+from contextlib import AbstractContextManager, nullcontext
 from typing import Any, Generic, TypeVar
 
 from .runtime import AtomicInt, LockLike, Runtime, ThreadingRuntime
@@ -56,6 +62,7 @@ LOST = "lost"  # take: the owner lost the one-element race to a thief
 ABORT = "abort"  # steal: the CAS on top failed (another thief or the owner won)
 
 Label = Callable[[Any], object]
+_UNTRACED: AbstractContextManager[object] = nullcontext()
 
 
 def _identity(item: Any) -> object:
@@ -86,9 +93,12 @@ class ChaseLevDeque(Generic[T]):
         buf: list[Any] = [None] * capacity
         self._buffer = runtime.atomic_ref(buf, name=f"{name}.buffer")
         self.initial_capacity = capacity
-        # The owner's private copies (only the owner's thread reads or writes them).
+        # The owner's private copies (only the owner's thread reads or writes them), and a lower
+        # bound of top: top only grows, so while ``_b - _t`` is below the array's length the array
+        # is not full and the push skips loading top.
         self._b = 0
         self._buf = buf
+        self._t = 0
         self._trace_lock: LockLike | None = runtime.lock(name=f"{name}.trace") if tracer is not None else None
         # Slots are plain list items, invisible to a checker's partial-order reduction: under any
         # runtime but the production one, the owner's slot write and a thief's slot read are
@@ -105,9 +115,10 @@ class ChaseLevDeque(Generic[T]):
         """Add ``item`` at the bottom (owner only); grows the array when it is full."""
         b = self._b
         buf = self._buf
-        t = self._top.load()
-        if b - t >= len(buf):
-            buf = self._grow(buf, t, b)
+        if b - self._t >= len(buf):  # maybe full: only then is top worth an atomic load
+            t = self._t = self._top.load()
+            if b - t >= len(buf):
+                buf = self._grow(buf, t, b)
         slots = self._slots
         if slots is not None:
             slots.store(b)
@@ -150,31 +161,50 @@ class ChaseLevDeque(Generic[T]):
         b = self._b - 1
         self._bottom.store(b)  # reserve index b before looking at top (the fence point)
         self._b = b
-        if lock is None:
-            return self._take_commit(b)
-        with lock:
-            return self._take_commit(b)
+        return self._take_commit(b)
 
     def _take_commit(self, b: int) -> tuple[str, T | None]:
+        if self._trace_lock is not None:
+            return self._take_commit_traced(b)
         t = self._top.load()
         if t < b:  # more than one element: index b is the owner's alone
-            item = self._buf[self._slot(b, self._buf)]
-            if self._tracer is not None:
-                self._trace_take(OK, item)
-            return OK, item
+            return OK, self._buf[self._slot(b, self._buf)]
         if t == b:  # the last element: race the thieves for it with one CAS
             item = self._buf[self._slot(b, self._buf)]
             won = self._top.compare_and_swap(t, t + 1)
             self._bottom.store(t + 1)
             self._b = t + 1
-            if self._tracer is not None:
-                self._trace_take(OK if won else LOST, item if won else None)
             return (OK, item) if won else (LOST, None)
         self._bottom.store(t)  # empty: undo the reservation (t == b + 1)
         self._b = t
-        if self._tracer is not None:
-            self._trace_take(EMPTY, None)
         return EMPTY, None
+
+    def _take_commit_traced(self, b: int) -> tuple[str, T | None]:
+        # The untraced commit with each linearisation point and its event in one locked step:
+        # the top load (more than one element, or empty) or, for the last element, the CAS.
+        with self._step():
+            t = self._top.load()
+            if t < b:
+                item = self._buf[self._slot(b, self._buf)]
+                self._trace_take(OK, item)
+                return OK, item
+            if t > b:
+                self._bottom.store(t)
+                self._b = t
+                self._trace_take(EMPTY, None)
+                return EMPTY, None
+        item = self._buf[self._slot(b, self._buf)]
+        with self._step():  # a thief's CAS may come between the two steps, as untraced
+            won = self._top.compare_and_swap(t, t + 1)
+            self._trace_take(OK if won else LOST, item if won else None)
+        self._bottom.store(t + 1)
+        self._b = t + 1
+        return (OK, item) if won else (LOST, None)
+
+    def _step(self) -> AbstractContextManager[object]:
+        """The trace lock around one atomic step and its event (a no-op context untraced)."""
+        lock = self._trace_lock
+        return _UNTRACED if lock is None else lock
 
     def _trace_take(self, result: str, item: Any) -> None:
         if self._tracer is not None:
@@ -196,9 +226,7 @@ class ChaseLevDeque(Generic[T]):
             if t >= self._bottom.load():
                 self._trace_steal(thief, EMPTY, None)
                 return EMPTY, None
-        item = self._steal_read(t)
-        with lock:
-            return self._steal_commit(thief, t, item)
+        return self._steal_commit(thief, t, self._steal_read(t))
 
     def _steal_read(self, t: int) -> Any:
         # Read before the CAS: after it, the owner may reuse the slot (crossbeam-deque, 2021).
@@ -209,13 +237,14 @@ class ChaseLevDeque(Generic[T]):
         return buf[self._slot(t, buf)]
 
     def _steal_commit(self, thief: int, t: int, item: Any) -> tuple[str, T | None]:
-        if self._top.compare_and_swap(t, t + 1):
-            if self._tracer is not None:
+        if self._trace_lock is None:
+            return (OK, item) if self._top.compare_and_swap(t, t + 1) else (ABORT, None)
+        with self._step():  # the CAS and its event: one step
+            if self._top.compare_and_swap(t, t + 1):
                 self._trace_steal(thief, OK, item)
-            return OK, item
-        if self._tracer is not None:
+                return OK, item
             self._trace_steal(thief, ABORT, None)
-        return ABORT, None
+            return ABORT, None
 
     def _trace_steal(self, thief: int, result: str, item: Any) -> None:
         if self._tracer is not None:

@@ -9,6 +9,17 @@ A ``submit`` never fails in a correct scheduler: each lane holds at most one
 reservation and the queue has room for one work item per lane. A full queue
 therefore means a broken invariant and raises ``RuntimeError``.
 
+Wake-ups: a submission wakes a parked worker only when none is already on its
+way (``_waking``: notified, not yet back from its wait), and a worker that takes
+a work item and leaves others queued wakes the next the same way. Whoever
+returns from the wait re-checks the queue in the critical section in which it
+would park again, so no wake-up is lost, and while a worker is parked no queued
+item waits behind a running one (a blocking ``invoke`` does not hold up other
+lanes). A thundering herd of one notify per submission is what this replaces: on
+more than one core each wake-up hands the GIL to another core. Untraced,
+``submit`` and ``_take`` make no call while they hold the mutex but to wait or
+wake (see ``work_lane``'s docstring for why).
+
 The pool also counts the submissions that posts owed (``submit(item,
 owed=True)``), so that Stop can wait for the ones still outstanding when it
 closed admission (``wait_submissions``) without posts touching any lock of the
@@ -64,13 +75,20 @@ class WorkerPool:
         self.capacity = capacity
         self._runtime = runtime
         self._tracer = tracer
+        # Untraced, and ``_enqueue`` not overridden by a checker's variant: ``submit`` appends
+        # inline, making no call while it holds the mutex.
+        self._inline = tracer is None and type(self)._enqueue is WorkerPool._enqueue
         self._mutex = runtime.lock(name="pool.ready")
         self._work_ready = runtime.condition(self._mutex, name="pool.ready.work")
         self._quiescent = runtime.condition(self._mutex, name="pool.ready.quiescent")
         # Everything below is guarded by _mutex.
         self._ready: deque[WorkItem] = deque()
         self._active = 0  # workers holding a taken work item (running it or about to)
-        self._idle_workers = 0  # workers waiting on _work_ready
+        self._idle_workers = 0  # workers waiting on _work_ready (parked or woken, not yet back)
+        # A worker was notified and has not yet returned from its wait: it will re-check the
+        # queue, so a submission need not wake another.
+        self._waking = False
+        self._queued = 0  # len(_ready), kept so that the overflow check makes no call
         self._quiescence_waiters = 0  # Stop, waiting on _quiescent
         self._owed_submitted = 0  # submissions that posts owed, received so far
         self._shutdown = False
@@ -102,41 +120,63 @@ class WorkerPool:
     # -- producers' side -------------------------------------------------
 
     def submit(self, item: WorkItem, owed: bool = False) -> None:
-        """Append ``item`` to the back of the ready queue and wake one idle worker.
+        """Append ``item`` to the back of the ready queue and wake a parked worker if one is due.
 
         ``owed``: a post's submission (it moved the lane Idle -> Scheduled), which
         ``wait_submissions`` counts.
         """
-        mutex = self._mutex
-        mutex.acquire()
-        try:
-            self._enqueue(item, owed)
-            self._notify_worker()
-        finally:
-            mutex.release()
+        # ``with``, and untraced no call while the mutex is held but the wake-up itself: a
+        # thread switched out holding this mutex stalls every producer and worker (see the
+        # module docstring of ``work_lane``).
+        with self._mutex:
+            if self._inline:
+                if self._queued >= self.capacity:
+                    self._overflow(item, owed)
+                ready = self._ready
+                ready += (item,)
+                self._queued += 1
+                if owed:
+                    self._owed_submitted += 1
+                    if self._quiescence_waiters:
+                        self._quiescent.notify_all()
+            else:
+                self._enqueue(item, owed)
+            if self._idle_workers and not self._waking:
+                self._notify_worker()
+
+    def _overflow(self, item: WorkItem, owed: bool) -> None:
+        if owed:
+            # Counted even though the append fails: the post is over either way, and a Stop
+            # waiting for it must not wait forever.
+            self._owed_submitted += 1
+            if self._quiescence_waiters:
+                self._quiescent.notify_all()
+        raise RuntimeError(
+            f"ready queue overflow at {self.capacity} work items (lane {item.lane}): "
+            "a lane was submitted twice"
+        )
 
     def _enqueue(self, item: WorkItem, owed: bool = False) -> None:
-        try:
-            if len(self._ready) >= self.capacity:
-                raise RuntimeError(
-                    f"ready queue overflow at {self.capacity} work items (lane {item.lane}): "
-                    "a lane was submitted twice"
-                )
-            self._ready.append(item)
-            tracer = self._tracer
-            if tracer is not None:
-                tracer.emit(self._runtime.thread_name(), "submit", {"lane": item.lane})
-        finally:
-            if owed:
-                # Counted even when the append failed: the post is over either way, and
-                # a Stop waiting for it must not wait forever.
-                self._owed_submitted += 1
-                if self._quiescence_waiters:
-                    self._quiescent.notify_all()
+        if self._queued >= self.capacity:
+            self._overflow(item, owed)
+        self._ready.append(item)
+        self._queued += 1
+        tracer = self._tracer
+        if tracer is not None:
+            tracer.emit(self._runtime.thread_name(), "submit", {"lane": item.lane})
+        if owed:
+            self._owed_submitted += 1
+            if self._quiescence_waiters:
+                self._quiescent.notify_all()
 
     def _notify_worker(self) -> None:
-        # Waking nobody is cheaper than notify() on a condition without waiters.
-        if self._idle_workers:
+        # Called with _mutex held after work was queued. A parked worker is woken only when none
+        # is already on its way: the one woken re-checks the queue and, if it leaves work
+        # behind, wakes the next (``_take``). Waking one per submission instead costs a GIL
+        # hand-off to another core per wake-up. (Callers test the same condition inline first,
+        # sparing the call; it is repeated here for callers that do not.)
+        if self._idle_workers and not self._waking:
+            self._waking = True
             self._work_ready.notify()
 
     # -- workers' side ---------------------------------------------------
@@ -179,24 +219,33 @@ class WorkerPool:
 
     def _take(self, finished: bool) -> WorkItem | None:
         """Finish the previous work item (if any) and take the next, or None at shutdown."""
-        mutex = self._mutex
-        mutex.acquire()
-        try:
+        with self._mutex:  # no call while held, untraced, but to wait or wake: see ``submit``
             if finished:
                 self._active -= 1
-                self._notify_if_quiescent()
-            if not self._ready:
+                if self._quiescence_waiters:
+                    self._notify_if_quiescent()
+            ready = self._ready
+            if not ready:
+                # Checked and parked in one critical section: a submission either is seen
+                # here or finds this worker parked and wakes it.
                 self._wait_for_work()
-                if not self._ready:
+                if not ready:
                     return None
-            item = self._ready.popleft()
+            item = ready[0]
+            del ready[0]
+            self._queued -= 1
             self._active += 1
+            if ready and self._idle_workers and not self._waking:
+                # Work is left and a worker is parked with none on its way: wake one, so that a
+                # long invoke here does not hold up other lanes' work items.
+                self._wake_another()
             tracer = self._tracer
             if tracer is not None:
                 tracer.emit(self._runtime.thread_name(), "take", {"lane": item.lane})
             return item
-        finally:
-            mutex.release()
+
+    def _wake_another(self) -> None:
+        self._notify_worker()
 
     def _wait_for_work(self) -> None:
         # Called with _mutex held. Work queued at shutdown is still taken, so a
@@ -204,6 +253,9 @@ class WorkerPool:
         self._idle_workers += 1
         while not self._ready and not self._shutdown:
             self._work_ready.wait()
+            # Whoever returns from the wait (notified or not) re-checks the queue before it
+            # parks again: the wake-up that was on its way has arrived.
+            self._waking = False
         self._idle_workers -= 1
 
     # -- Stop's side -----------------------------------------------------
@@ -242,5 +294,6 @@ class WorkerPool:
         with self._mutex:
             items = list(self._ready)
             self._ready.clear()
+            self._queued = 0
             self._notify_if_quiescent()
             return items

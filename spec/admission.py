@@ -36,10 +36,17 @@ claimable again, or fails it with ``attempts_exhausted`` when its attempts are
 spent. The stale worker's late finish is fenced off by the lease's token (the
 attempt number) and changes nothing.
 
+A worker told to stop with a job in hand (a second SIGTERM, a pool scaling
+down) **releases** it: under its lease (fenced by the token) the job is pending
+again at once and the attempt its admission spent is given back, since the
+cut-short run is not the job's failure. A release that comes after the lease
+expired is refused by the store and changes nothing. No job runs more often than
+``max_attempts`` (``AttemptsWithinMax``).
+
 The environment's say is bounded so that liveness means something: at most
-``resource_denials`` resource denials and ``expiries`` lease expiries in one
-behaviour (pressure is transient). Workers, the producer and the retry timers
-are weakly fair; the reaper is not.
+``resource_denials`` resource denials, ``expiries`` lease expiries and
+``releases`` stops with a job in hand in one behaviour (pressure is transient).
+Workers, the producer and the retry timers are weakly fair; the reaper is not.
 
 Each action is one transaction of the store (or one step of a worker outside
 it) and is labelled with the trace event the reference logs for it.
@@ -74,7 +81,7 @@ def PositiveSizes(c: Constants) -> str | None:
 @Admission.assume
 def EnvironmentBounded(c: Constants) -> str | None:
     """The environment's denials and expiries are counted, never negative."""
-    for name in ("expiries", "resource_denials"):
+    for name in ("expiries", "resource_denials", "releases"):
         if getattr(c, name) < 0:
             return f"{name} must be at least 0"
     return None
@@ -94,6 +101,7 @@ def Init(c: Constants) -> list[Vars]:
             enqueued=0,
             pressure=c.resource_denials,
             expiries=c.expiries,
+            releases=c.releases,
             admits=Function.const(jobs, 0),
             finishes=Function.const(jobs, 0),
         )
@@ -127,6 +135,11 @@ def Admitted(s: Vars, w: str, j: str) -> Vars:
 def MadePending(s: Vars, j: str, attempts: int) -> Vars:
     """``j`` is claimable again, after the jobs already waiting."""
     return SetJob(s, j, Job(PENDING, attempts), ready=(*s.ready, j))
+
+
+def UndoAdmission(s: Vars, j: str) -> Vars:
+    """The released run is not an admission that counts (``AttemptsCountAdmissions``)."""
+    return s._replace(admits=s.admits.except_(j, s.admits[j] - 1))
 
 
 def Claimed(c: Constants, s: Vars, w: str) -> str | None:
@@ -235,6 +248,36 @@ def Finish(c: Constants, s: Vars, w: str) -> object:
     return emit(s, job=j, worker=w, attempt=me.attempt, stale=True)
 
 
+@Admission.action(Workers, event="release", at=(W_ADMITTED, W_RUNNING))
+def Release(c: Constants, s: Vars, w: str) -> object:
+    """The worker is told to stop with a job in hand (not started, or cut short): under its lease
+    (fenced by the token) the job goes back pending at once, and the attempt its admission spent is
+    given back — the cut-short run does not count (bounded by ``releases``)."""
+    me = s.worker[w]
+    if s.releases == 0 or me.pc not in (W_ADMITTED, W_RUNNING) or me.job is None:
+        return None
+    j = me.job
+    job = s.job[j]
+    if not (job.status == PROCESSING and job.owner == w and job.attempts == me.attempt):
+        return None  # the lease is gone: ReleaseFenced
+    s = UndoAdmission(s, j)
+    s = SetWorker(MadePending(s, j, me.attempt - 1), w, Worker(W_IDLE))
+    return emit(s._replace(releases=s.releases - 1), job=j, worker=w, attempts=me.attempt - 1)
+
+
+@Admission.action(Workers, at=(W_ADMITTED, W_RUNNING))
+def ReleaseFenced(c: Constants, s: Vars, w: str) -> object:
+    """The stop comes after the lease expired: the store refuses the stale token, the job stays
+    where the reaper put it, and the worker just stops holding it."""
+    me = s.worker[w]
+    if s.releases == 0 or me.pc not in (W_ADMITTED, W_RUNNING) or me.job is None:
+        return None
+    job = s.job[me.job]
+    if job.status == PROCESSING and job.owner == w and job.attempts == me.attempt:
+        return None  # still its lease: Release
+    return SetWorker(s, w, Worker(W_IDLE))._replace(releases=s.releases - 1)
+
+
 # ============================================================================ ACTIONS: the environment
 
 
@@ -271,6 +314,7 @@ Admission.invariant(reads="job")(QueueWithinBudget)
 Admission.invariant(reads="job")(GroupWithinBudget)
 Admission.invariant(reads=("job", "worker", "ready", "enqueued", "finishes"))(NoJobLost)
 Admission.invariant(reads=("job", "admits"))(AttemptsCountAdmissions)
+Admission.invariant(reads="job")(AttemptsWithinMax)
 
 
 # ============================================================================ FAIRNESS & LIVENESS

@@ -11,6 +11,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import NamedTuple
 
+from spec.job_processes import Producers as Producers  # re-exported: spec/admission.py
+from spec.job_processes import Timers as Timers
+from spec.job_processes import Workers as Workers
 from spec.language import Function
 
 # ============================================================================ CONSTANTS
@@ -60,6 +63,7 @@ class Constants:
     max_attempts: int = 1
     expiries: int = 0  # lease expiries the environment may cause in one behaviour
     resource_denials: int = 0  # resource denials it may cause (pressure is transient)
+    releases: int = 0  # stops that make a worker give its held job back (SIGTERM twice, scale-down)
     admission_enabled: bool = True  # False: the process-level (resource) checks are skipped
 
     def job_names(self) -> tuple[str, ...]:
@@ -85,17 +89,8 @@ def Jobs(c: Constants) -> tuple[str, ...]:
     return c.job_names()
 
 
-def Workers(c: Constants) -> tuple[str, ...]:
-    return c.worker_names()
-
-
-def Producers(c: Constants) -> tuple[str, ...]:
-    return ("client",)
-
-
-def Timers(c: Constants) -> tuple[str, ...]:
-    """One retry-after timer per job, named after it: a deferred job's retry time comes."""
-    return c.job_names()
+# Workers, Producers (the client) and Timers (one per job: a deferred job's retry time comes) are
+# spec/job_processes.py's.
 
 
 def Reapers(c: Constants) -> tuple[str, ...]:
@@ -131,6 +126,7 @@ class Vars(NamedTuple):
     enqueued: int  # the producer's place in its script: jobs handed to the queue (or refused)
     pressure: int  # resource denials the environment may still cause
     expiries: int  # lease expiries it may still cause
+    releases: int  # stops with a job in hand it may still cause
     # ghosts (history as counters, so that states stay small)
     admits: Function[str, int]  # admissions of each job
     finishes: Function[str, int]  # completions of each job that its lease accepted
@@ -211,22 +207,23 @@ def GroupWithinLimit(c: Constants, s: Vars) -> str | None:
     return None
 
 
+def _over_budget(c: Constants, s: Vars, kind: str, budgets: tuple[tuple[str, int], ...]) -> str | None:
+    """The first ``kind`` (queue or group) whose processing jobs cost more than its budget."""
+    for name, budget in budgets:
+        running = [k for k in Jobs(c) if getattr(c.job(k), kind) == name and s.job[k].status == PROCESSING]
+        if CostOf(c, running) > budget:
+            return f"{kind} {name} processes {running} costing {CostOf(c, running)}, over its budget {budget}"
+    return None
+
+
 def QueueWithinBudget(c: Constants, s: Vars) -> str | None:
     """The cost of the jobs processing in a queue never exceeds the queue's budget."""
-    for queue, budget in c.queue_budgets:
-        running = [k for k in Jobs(c) if c.job(k).queue == queue and s.job[k].status == PROCESSING]
-        if CostOf(c, running) > budget:
-            return f"queue {queue} processes {running} costing {CostOf(c, running)}, over its budget {budget}"
-    return None
+    return _over_budget(c, s, "queue", c.queue_budgets)
 
 
 def GroupWithinBudget(c: Constants, s: Vars) -> str | None:
     """The cost of the jobs processing in a concurrency group never exceeds the group's budget."""
-    for group, budget in c.group_budgets:
-        running = [k for k in Jobs(c) if c.job(k).group == group and s.job[k].status == PROCESSING]
-        if CostOf(c, running) > budget:
-            return f"group {group} processes {running} costing {CostOf(c, running)}, over its budget {budget}"
-    return None
+    return _over_budget(c, s, "group", c.group_budgets)
 
 
 def NoJobLost(c: Constants, s: Vars) -> str | None:
@@ -250,6 +247,14 @@ def NoJobLost(c: Constants, s: Vars) -> str | None:
             return f"job {j} was finished {s.finishes[j]} times"
         if job.status in (DEFERRED, FAILED, REFUSED) and job.reason is None:
             return f"job {j} is {job.status} without a reason"
+    return None
+
+
+def AttemptsWithinMax(c: Constants, s: Vars) -> str | None:
+    """No job runs more often than ``max_attempts``: a give-back that spends an attempt breaks it."""
+    for j in Jobs(c):
+        if s.job[j].attempts > c.max_attempts:
+            return f"job {j} is on attempt {s.job[j].attempts} of at most {c.max_attempts}"
     return None
 
 

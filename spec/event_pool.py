@@ -36,10 +36,10 @@ step of a callback.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from itertools import permutations
 from typing import NamedTuple
 
 from spec.language import WF, EventuallyAlways, Function, LeadsTo, SpecBuilder, emit
+from spec.symmetry import least_renaming
 from spec.win32_events import WAIT_TIMEOUT, Event, Events, Wait, satisfy, signal
 
 # ============================================================================ CONSTANTS
@@ -458,8 +458,7 @@ EventPool.property(
 @EventPool.symmetry
 def ThreadsAreInterchangeable(c: Constants, s: Vars) -> Vars:
     """Threads differ only by name: the least renaming of threads (and their events) represents all."""
-    ts = Threads(c)
-    return min((Renamed(c, s, dict(zip(ts, p, strict=True))) for p in permutations(ts)), key=repr)
+    return least_renaming(Threads(c), lambda to: Renamed(c, s, to))
 
 
 def Renamed(c: Constants, s: Vars, to: dict[str, str]) -> Vars:

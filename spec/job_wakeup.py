@@ -28,6 +28,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import NamedTuple
 
+from spec.job_processes import Producers, Timers, Workers
 from spec.language import WF, EventuallyAlways, Function, SpecBuilder, emit
 
 # ============================================================================ CONSTANTS
@@ -51,17 +52,8 @@ class Constants:
         return tuple(f"w{i}" for i in range(self.workers))
 
 
-def Workers(c: Constants) -> tuple[str, ...]:
-    return c.worker_names()
-
-
-def Producers(c: Constants) -> tuple[str, ...]:
-    return ("client",)
-
-
-def Timers(c: Constants) -> tuple[str, ...]:
-    """One timer per job: a delayed job comes due."""
-    return c.job_names()
+# Workers, Producers (the client) and Timers (one per job: a delayed job comes due) are
+# spec/job_processes.py's.
 
 
 def Network(c: Constants) -> tuple[str, ...]:

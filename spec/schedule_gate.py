@@ -180,15 +180,26 @@ def AdmitFirst(c: Constants, s: Vars, p: str) -> object:
     return AdmitBy(c, s, p, P_PERMIT, AdmitFirstWord, permit=True)
 
 
+@ScheduleGate.action(Producers)
+def AdmitCasLost(c: Constants, s: Vars, p: str) -> object:
+    """The CAS from Idle fails: another producer made the actor runnable; the permit is surplus now.
+
+    Its own step, apart from the release: the reference returns the permit with a separate atomic
+    increment, and by then the actor may have gone Idle again (a real-thread trace showed it).
+    """
+    post = PostAt(c, s, p, P_PERMIT)
+    if post is None or s.gate[post[1]] == IDLE_GATE:
+        return None
+    return s._replace(producer=s.producer.except_(p, (P_CAS_LOST, post[0], False)))
+
+
 @ScheduleGate.action(Producers, event="permit_release")
 def ReleaseSurplus(c: Constants, s: Vars, p: str) -> object:
-    """The CAS from Idle failed (another producer made the actor runnable): give the permit back, retry."""
-    post = PostAt(c, s, p, P_PERMIT)
+    """The surplus permit goes back to the pool, whatever the gate is now; the same post starts over."""
+    post = PostAt(c, s, p, P_CAS_LOST)
     if post is None:
         return None
     k, actor, _ = post
-    if s.gate[actor] == IDLE_GATE:
-        return None
     return PermitReleased(s._replace(producer=s.producer.except_(p, (P_IDLE, k, False))), actor, "surplus")
 
 

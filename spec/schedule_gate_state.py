@@ -126,11 +126,12 @@ class Vars(NamedTuple):
 #   idle -(sees Idle)-> saw-idle -(permit_acquire)-> permit -(admit_begin)-> admitted -(publish)->
 #   published -(admit_end)-> idle | owes-token | owes-release -> idle
 #   saw-idle -(pool empty, actor runnable now)-> idle (retry: it joins)
-#   permit -(CAS lost, permit_release surplus)-> idle (retry the same post)
-P_IDLE, P_SAW_IDLE, P_PERMIT, P_ADMITTED, P_PUBLISHED, P_OWES_TOKEN, P_OWES_RELEASE = (
+#   permit -(CAS lost)-> cas-lost -(permit_release surplus)-> idle (retry the same post)
+P_IDLE, P_SAW_IDLE, P_PERMIT, P_CAS_LOST, P_ADMITTED, P_PUBLISHED, P_OWES_TOKEN, P_OWES_RELEASE = (
     "idle",
     "saw-idle",
     "permit",
+    "cas-lost",
     "admitted",
     "published",
     "owes-token",
@@ -242,7 +243,7 @@ def PostActor(c: Constants, p: str, k: int) -> int | None:
 
 def LoosePermits(c: Constants, s: Vars) -> int:
     """Permits held by threads rather than actors: taken but not yet attached, or owed back to the pool."""
-    loose = sum(1 for pc, _, _ in s.producer.values() if pc in (P_PERMIT, P_OWES_RELEASE))
+    loose = sum(1 for pc, _, _ in s.producer.values() if pc in (P_PERMIT, P_CAS_LOST, P_OWES_RELEASE))
     loose += sum(1 for pc, _, _, _ in s.worker.values() if pc == W_OWES_RELEASE)
     return loose
 

@@ -98,6 +98,43 @@ def PostReturns(s: Vars, p: str, k: int, lane: int | None, item: Item, result: s
     )
 
 
+def ProducerAt(s: Vars, p: str, pc: str) -> tuple[int, int] | None:
+    """Producer ``p`` is at ``pc`` on a lane: (its next post's number, that lane)."""
+    at, k, lane = s.producer[p]
+    if at != pc:
+        return None
+    assert lane is not None
+    return k, lane
+
+
+def WorkerAt(s: Vars, w: str, pc: str) -> int | None:
+    """Worker ``w`` is at ``pc``: the lane it holds."""
+    at, lane, _, _ = s.worker[w]
+    if at != pc:
+        return None
+    assert lane is not None
+    return lane
+
+
+def AdmittedPost(c: Constants, s: Vars, p: str) -> tuple[int, int, Item] | None:
+    """The post ``p`` has in flight past the stop-state check: (its number, its lane, its item)."""
+    post = PostAt(c, s, p, P_ADMITTED)
+    if post is None:
+        return None
+    k, lane, item = post
+    assert lane is not None
+    return k, lane, item
+
+
+def Published(s: Vars, lane: int, item: Item) -> Vars:
+    """The item appended to its lane's queue, numbered by the lane's accepted count."""
+    position = s.accepted[lane] + 1
+    return s._replace(
+        queue=s.queue.except_(lane, (*s.queue[lane], (position, item))),
+        accepted=s.accepted.except_(lane, position),
+    )
+
+
 @WorkLane.action(Producers, event="post", at=P_IDLE)
 def PostInvalidHandle(c: Constants, s: Vars, p: str) -> object:
     """TryPost with a handle that is not a lane of this scheduler: refused, nothing changes."""
@@ -128,12 +165,8 @@ def PostRefused(c: Constants, s: Vars, p: str) -> object:
 @WorkLane.action(Producers, event="post", at=P_ADMITTED)
 def PostFull(c: Constants, s: Vars, p: str) -> object:
     """Under the lane mutex: the lane is full; the item stays with the caller."""
-    post = PostAt(c, s, p, P_ADMITTED)
-    if post is None:
-        return None
-    _, lane, _ = post
-    assert lane is not None
-    if len(s.queue[lane]) < c.lane_capacity:
+    post = AdmittedPost(c, s, p)
+    if post is None or len(s.queue[post[1]]) < c.lane_capacity:
         return None
     return PostReturns(s, p, *post, "capacity_exceeded")
 
@@ -141,19 +174,13 @@ def PostFull(c: Constants, s: Vars, p: str) -> object:
 @WorkLane.action(Producers, event="post", at=P_ADMITTED)
 def PostAccepted(c: Constants, s: Vars, p: str) -> object:
     """Under the lane mutex: publish the item and, if the lane was Idle, take its one reservation."""
-    post = PostAt(c, s, p, P_ADMITTED)
-    if post is None:
+    post = AdmittedPost(c, s, p)
+    if post is None or len(s.queue[post[1]]) >= c.lane_capacity:
         return None
     k, lane, item = post
-    assert lane is not None
-    if len(s.queue[lane]) >= c.lane_capacity:
-        return None
-    position = s.accepted[lane] + 1
     reserve = s.status[lane] == IDLE
     return emit(
-        s._replace(
-            queue=s.queue.except_(lane, (*s.queue[lane], (position, item))),
-            accepted=s.accepted.except_(lane, position),
+        Published(s, lane, item)._replace(
             status=s.status.except_(lane, SCHEDULED) if reserve else s.status,
             producer=s.producer.except_(p, (P_OWES, k + 1, lane) if reserve else (P_IDLE, k + 1, None)),
         ),
@@ -167,10 +194,10 @@ def PostAccepted(c: Constants, s: Vars, p: str) -> object:
 @WorkLane.action(Producers, event="submit", at=P_OWES)
 def ProducerSubmit(c: Constants, s: Vars, p: str) -> object:
     """Outside the lane mutex: the producer that reserved the lane puts its work item in the ready queue."""
-    pc, k, lane = s.producer[p]
-    if pc != P_OWES:
+    owes = ProducerAt(s, p, P_OWES)
+    if owes is None:
         return None
-    assert lane is not None
+    k, lane = owes
     return emit(
         s._replace(ready=(*s.ready, lane), producer=s.producer.except_(p, (P_IDLE, k, None))), lane=lane
     )
@@ -191,10 +218,9 @@ def Take(c: Constants, s: Vars, w: str) -> object:
 @WorkLane.action(Workers, event="drain_begin", at=W_TOOK)
 def DrainBegin(c: Constants, s: Vars, w: str) -> object:
     """Under the lane mutex: Scheduled -> Draining; this worker is now the lane's only consumer."""
-    pc, lane, _, _ = s.worker[w]
-    if pc != W_TOOK or Discarding(s):
+    lane = WorkerAt(s, w, W_TOOK)
+    if lane is None or Discarding(s):
         return None
-    assert lane is not None
     return emit(
         s._replace(
             status=s.status.except_(lane, DRAINING), worker=s.worker.except_(w, (W_DRAIN, lane, 0, None))
@@ -222,7 +248,7 @@ def Popping(c: Constants, s: Vars, w: str) -> tuple[int, int] | None:
 
 
 @WorkLane.action(Workers, at=W_DRAIN)
-def Pop(c: Constants, s: Vars, w: str) -> object:
+def Pop(c: Constants, s: Vars, w: str) -> Vars | None:
     """Without the lane mutex: the drainer pops the lane's oldest item (budget permitting)."""
     drain = Popping(c, s, w)
     if drain is None or not s.queue[drain[0]]:
@@ -235,7 +261,7 @@ def Pop(c: Constants, s: Vars, w: str) -> object:
 
 
 @WorkLane.action(Workers, at=W_DRAIN)
-def PopEmpty(c: Constants, s: Vars, w: str) -> object:
+def PopEmpty(c: Constants, s: Vars, w: str) -> Vars | None:
     """The pop finds the lane empty: the drain stops popping and goes to its end-of-drain decision."""
     drain = Popping(c, s, w)
     if drain is None or s.queue[drain[0]]:
@@ -295,10 +321,9 @@ def DrainEndResubmit(c: Constants, s: Vars, w: str) -> object:
 @WorkLane.action(Workers, event="submit", at=W_OWES)
 def WorkerSubmit(c: Constants, s: Vars, w: str) -> object:
     """Outside the lane mutex: the worker puts the lane's work item at the back of the ready queue."""
-    pc, lane, _, _ = s.worker[w]
-    if pc != W_OWES:
+    lane = WorkerAt(s, w, W_OWES)
+    if lane is None:
         return None
-    assert lane is not None
     return emit(
         s._replace(ready=(*s.ready, lane), worker=s.worker.except_(w, (W_IDLE, None, 0, None))), lane=lane
     )
@@ -425,21 +450,19 @@ def AllSettled(c: Constants, s: Vars) -> bool:
     return all(s.accepted[lane] == s.invoked[lane] + s.discarded[lane] for lane in Lanes(c))
 
 
-WorkLane.property(
-    EventuallyAlways(
-        "EveryAcceptedItemSettles",
-        AllSettled,
-        "every accepted item is eventually invoked or discarded (no item waits forever)",
-    )
+EveryAcceptedItemSettles = EventuallyAlways(
+    "EveryAcceptedItemSettles",
+    AllSettled,
+    "every accepted item is eventually invoked or discarded (no item waits forever)",
 )
-WorkLane.property(
-    LeadsTo(
-        "EveryStopReturns",
-        lambda c, s: s.phase in (CLOSING, STOPPING),
-        lambda c, s: s.phase == STOPPED,
-        "a Stop that took effect eventually returns",
-    )
+EveryStopReturns = LeadsTo(
+    "EveryStopReturns",
+    lambda c, s: s.phase in (CLOSING, STOPPING),
+    lambda c, s: s.phase == STOPPED,
+    "a Stop that took effect eventually returns",
 )
+WorkLane.property(EveryAcceptedItemSettles)
+WorkLane.property(EveryStopReturns)
 
 
 # ============================================================================ SYMMETRY & DONE

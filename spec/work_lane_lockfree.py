@@ -22,7 +22,7 @@ post refused at once or at a full queue) and a per-atomic-step name otherwise (`
 # ruff: noqa: F405  (names from the state module this one EXTENDS)
 from __future__ import annotations
 
-from spec.language import WF, EventuallyAlways, LeadsTo, SpecBuilder, emit
+from spec.language import WF, SpecBuilder, emit
 
 # LockBased == INSTANCE WorkLane: the constants, variables and Init, and the steps that are the
 # same atomic step in both lanes (the stop-state check of a post, the pool's ready queue,
@@ -30,16 +30,20 @@ from spec.language import WF, EventuallyAlways, LeadsTo, SpecBuilder, emit
 # and are written out here.
 from spec.work_lane import (
     Admit,
-    AllSettled,
+    AdmittedPost,
     DiscardLane,
+    EveryAcceptedItemSettles,
+    EveryStopReturns,
     GiveUpDrain,
     Invoke,
-    Popping,
     PositiveSizes,
+    PostFull,
     PostInvalidHandle,
     PostRefused,
-    PostReturns,
+    ProducerAt,
     ProducerPc,
+    ProducerSubmit,
+    Published,
     ReadyQueueHoldsEveryLane,
     StopBegin,
     StopCall,
@@ -50,11 +54,16 @@ from spec.work_lane import (
     StopWhenStopped,
     StopWhileStopping,
     Take,
+    WorkerAt,
     WorkerPc,
     WorkersAreInterchangeable,
 )
 from spec.work_lane import Done as Done  # re-exported, as Init: the trace checker uses both
+from spec.work_lane import DrainBegin as LockedDrainBegin
 from spec.work_lane import Init as Init
+from spec.work_lane import Pop as LockedPop
+from spec.work_lane import PopEmpty as LockedPopEmpty
+from spec.work_lane import WorkerSubmit as LockedWorkerSubmit
 
 # EXTENDS work_lane_lockfree_state (which EXTENDS work_lane_state).
 from spec.work_lane_lockfree_state import *  # noqa: F403
@@ -83,34 +92,20 @@ WorkLaneLockFree.action(Producers, event="post", at=P_IDLE)(PostRefused)
 
 @WorkLaneLockFree.action(Producers, event="post", at=P_ADMITTED)
 def PushFull(c: Constants, s: Vars, p: str) -> object:
-    """The push finds the queue full: CAPACITY_EXCEEDED, the item stays with the caller."""
-    post = PostAt(c, s, p, P_ADMITTED)
-    if post is None:
-        return None
-    lane = post[1]
-    assert lane is not None
-    if len(s.queue[lane]) < c.lane_capacity:
-        return None
-    return PostReturns(s, p, *post, "capacity_exceeded")
+    """The push finds the queue full: CAPACITY_EXCEEDED, the item stays with the caller (the
+    lock-based PostFull, one atomic step here too)."""
+    return PostFull(c, s, p)
 
 
 @WorkLaneLockFree.action(Producers, event="push", at=P_ADMITTED)
 def Push(c: Constants, s: Vars, p: str) -> object:
     """The push succeeds: the item is accepted and visible to a drainer, the lane word untouched."""
-    post = PostAt(c, s, p, P_ADMITTED)
-    if post is None:
+    post = AdmittedPost(c, s, p)
+    if post is None or len(s.queue[post[1]]) >= c.lane_capacity:
         return None
     k, lane, item = post
-    assert lane is not None
-    if len(s.queue[lane]) >= c.lane_capacity:
-        return None
-    position = s.accepted[lane] + 1
     return emit(
-        s._replace(
-            queue=s.queue.except_(lane, (*s.queue[lane], (position, item))),
-            accepted=s.accepted.except_(lane, position),
-            producer=s.producer.except_(p, (P_PUSHED, k + 1, lane)),
-        ),
+        Published(s, lane, item)._replace(producer=s.producer.except_(p, (P_PUSHED, k + 1, lane))),
         lane=lane,
         item=item,
     )
@@ -119,12 +114,10 @@ def Push(c: Constants, s: Vars, p: str) -> object:
 @WorkLaneLockFree.action(Producers, event="cas", at=P_PUSHED)
 def PostCasWins(c: Constants, s: Vars, p: str) -> object:
     """CAS Idle -> Scheduled succeeds: this producer took the lane's reservation and owes its submission."""
-    pc, k, lane = s.producer[p]
-    if pc != P_PUSHED:
+    pushed = ProducerAt(s, p, P_PUSHED)
+    if pushed is None or s.status[pushed[1]] != IDLE:
         return None
-    assert lane is not None
-    if s.status[lane] != IDLE:
-        return None
+    k, lane = pushed
     return emit(
         s._replace(
             status=s.status.except_(lane, SCHEDULED), producer=s.producer.except_(p, (P_OWES, k, lane))
@@ -136,28 +129,18 @@ def PostCasWins(c: Constants, s: Vars, p: str) -> object:
 @WorkLaneLockFree.action(Producers, event="cas", at=P_PUSHED)
 def PostCasLoses(c: Constants, s: Vars, p: str) -> object:
     """CAS Idle -> Scheduled fails: the lane is Scheduled or Draining, whose holder will see the item."""
-    pc, k, lane = s.producer[p]
-    if pc != P_PUSHED:
+    pushed = ProducerAt(s, p, P_PUSHED)
+    if pushed is None or s.status[pushed[1]] == IDLE:
         return None
-    assert lane is not None
-    if s.status[lane] == IDLE:
-        return None
+    k, lane = pushed
     return emit(
         s._replace(producer=s.producer.except_(p, (P_IDLE, k, None))),
         **Cas(lane, IDLE, SCHEDULED, False, saw=s.status[lane]),
     )
 
 
-@WorkLaneLockFree.action(Producers, event="submit", at=P_OWES)
-def ProducerSubmit(c: Constants, s: Vars, p: str) -> object:
-    """The producer that won the CAS puts the lane's work item in the ready queue."""
-    pc, k, lane = s.producer[p]
-    if pc != P_OWES:
-        return None
-    assert lane is not None
-    return emit(
-        s._replace(ready=(*s.ready, lane), producer=s.producer.except_(p, (P_IDLE, k, None))), lane=lane
-    )
+# The producer that won the CAS puts the lane's work item in the ready queue.
+WorkLaneLockFree.action(Producers, event="submit", at=P_OWES)(ProducerSubmit)
 
 
 # ============================================================================ ACTIONS: workers
@@ -173,18 +156,10 @@ def DrainBegin(c: Constants, s: Vars, w: str) -> object:
 
     Only the holder of the reservation makes this CAS, so it cannot lose; a lane that is not
     Scheduled here leaves the worker stuck, which the explorer reports as a deadlock."""
-    pc, lane, _, _ = s.worker[w]
-    if pc != W_TOOK or Discarding(s):
+    lane = WorkerAt(s, w, W_TOOK)
+    if lane is None or s.status[lane] != SCHEDULED:
         return None
-    assert lane is not None
-    if s.status[lane] != SCHEDULED:
-        return None
-    return emit(
-        s._replace(
-            status=s.status.except_(lane, DRAINING), worker=s.worker.except_(w, (W_DRAIN, lane, 0, None))
-        ),
-        lane=lane,
-    )
+    return LockedDrainBegin(c, s, w)
 
 
 # Stop(discard) has begun: a worker that took a work item does not start draining it.
@@ -194,27 +169,20 @@ WorkLaneLockFree.action(Workers, at=W_TOOK)(GiveUpDrain)
 @WorkLaneLockFree.action(Workers, event="pop", at=W_DRAIN)
 def Pop(c: Constants, s: Vars, w: str) -> object:
     """The drainer pops the lane's oldest item (budget permitting), whether or not its CAS has happened."""
-    drain = Popping(c, s, w)
-    if drain is None or not s.queue[drain[0]]:
+    after = LockedPop(c, s, w)
+    if after is None:
         return None
-    lane, n = drain
-    queue = s.queue[lane]
-    return emit(
-        s._replace(
-            queue=s.queue.except_(lane, queue[1:]), worker=s.worker.except_(w, (W_DRAIN, lane, n, queue[0]))
-        ),
-        lane=lane,
-        item=queue[0][1],
-    )
+    _, lane, _, (_, item) = after.worker[w]
+    return emit(after, lane=lane, item=item)
 
 
 @WorkLaneLockFree.action(Workers, event="pop", at=W_DRAIN)
 def PopEmpty(c: Constants, s: Vars, w: str) -> object:
     """The pop finds the lane empty: the drain stops popping."""
-    drain = Popping(c, s, w)
-    if drain is None or s.queue[drain[0]]:
+    after = LockedPopEmpty(c, s, w)
+    if after is None:
         return None
-    return emit(s._replace(worker=s.worker.except_(w, (W_DECIDE, *drain, None))), lane=drain[0], item=None)
+    return emit(after, lane=after.worker[w][1], item=None)
 
 
 # The drainer hands the popped item to the lane's invoke callback.
@@ -242,11 +210,8 @@ def Release(c: Constants, s: Vars, w: str) -> object:
 @WorkLaneLockFree.action(Workers, event="recheck", at=W_RELEASED)
 def RecheckEmpty(c: Constants, s: Vars, w: str) -> object:
     """The re-check finds the queue empty: an item pushed from now on is its producer's to schedule."""
-    pc, lane, _, _ = s.worker[w]
-    if pc != W_RELEASED:
-        return None
-    assert lane is not None
-    if s.queue[lane]:
+    lane = WorkerAt(s, w, W_RELEASED)
+    if lane is None or s.queue[lane]:
         return None
     return emit(s._replace(worker=s.worker.except_(w, (W_IDLE, None, 0, None))), lane=lane, empty=True)
 
@@ -266,11 +231,8 @@ def RecheckItems(c: Constants, s: Vars, w: str) -> object:
 @WorkLaneLockFree.action(Workers, event="cas", at=W_RECHECKED)
 def ReclaimWins(c: Constants, s: Vars, w: str) -> object:
     """CAS Idle -> Scheduled succeeds: the worker took the reservation back and owes the resubmission."""
-    pc, lane, _, _ = s.worker[w]
-    if pc != W_RECHECKED:
-        return None
-    assert lane is not None
-    if s.status[lane] != IDLE:
+    lane = WorkerAt(s, w, W_RECHECKED)
+    if lane is None or s.status[lane] != IDLE:
         return None
     return emit(
         s._replace(
@@ -283,11 +245,8 @@ def ReclaimWins(c: Constants, s: Vars, w: str) -> object:
 @WorkLaneLockFree.action(Workers, event="cas", at=W_RECHECKED)
 def ReclaimLoses(c: Constants, s: Vars, w: str) -> object:
     """CAS Idle -> Scheduled fails: a producer (or another drain) has the lane; nothing is owed."""
-    pc, lane, _, _ = s.worker[w]
-    if pc != W_RECHECKED:
-        return None
-    assert lane is not None
-    if s.status[lane] == IDLE:
+    lane = WorkerAt(s, w, W_RECHECKED)
+    if lane is None or s.status[lane] == IDLE:
         return None
     return emit(
         s._replace(worker=s.worker.except_(w, (W_IDLE, None, 0, None))),
@@ -297,24 +256,19 @@ def ReclaimLoses(c: Constants, s: Vars, w: str) -> object:
 
 @WorkLaneLockFree.action(Workers, event="submit", at=W_OWES)
 def WorkerSubmit(c: Constants, s: Vars, w: str) -> object:
-    """The worker puts the lane's work item at the back of the ready queue."""
-    pc, lane, _, _ = s.worker[w]
-    if pc != W_OWES or PoolStopped(s):
+    """The worker puts the lane's work item at the back of the ready queue, unless the pool has stopped."""
+    if PoolStopped(s):
         return None
-    assert lane is not None
-    return emit(
-        s._replace(ready=(*s.ready, lane), worker=s.worker.except_(w, (W_IDLE, None, 0, None))), lane=lane
-    )
+    return LockedWorkerSubmit(c, s, w)
 
 
 @WorkLaneLockFree.action(Workers, event="submit_refused", at=W_OWES)
 def WorkerSubmitRefused(c: Constants, s: Vars, w: str) -> object:
     """Stop(discard) has stopped the pool: the owed submission fails inside the scheduler and the
     work item is dropped. The lane stays Scheduled with its items; the reset answers for them."""
-    pc, lane, _, _ = s.worker[w]
-    if pc != W_OWES or not PoolStopped(s):
+    lane = WorkerAt(s, w, W_OWES)
+    if lane is None or not PoolStopped(s):
         return None
-    assert lane is not None
     return emit(s._replace(worker=s.worker.except_(w, (W_IDLE, None, 0, None))), lane=lane)
 
 
@@ -359,21 +313,9 @@ WorkLaneLockFree.invariant(reads=("phase", "queue", "ready"))(StoppedMeansQuiet)
 WorkLaneLockFree.fairness(WF(Workers), WF(Producers), WF(Stoppers))
 
 
-WorkLaneLockFree.property(
-    EventuallyAlways(
-        "EveryAcceptedItemSettles",
-        AllSettled,
-        "every accepted item is eventually invoked or discarded (no item waits forever)",
-    )
-)
-WorkLaneLockFree.property(
-    LeadsTo(
-        "EveryStopReturns",
-        lambda c, s: s.phase in (CLOSING, STOPPING),
-        lambda c, s: s.phase == STOPPED,
-        "a Stop that took effect eventually returns",
-    )
-)
+# The lock-based spec's properties: every accepted item settles, every Stop returns.
+WorkLaneLockFree.property(EveryAcceptedItemSettles)
+WorkLaneLockFree.property(EveryStopReturns)
 
 
 # ============================================================================ SYMMETRY & DONE

@@ -42,11 +42,11 @@ deque returns there (``DequeLinearizable``).
 # ruff: noqa: F405  (names from the state module this one EXTENDS)
 from __future__ import annotations
 
-from itertools import permutations
 from typing import Any
 
 from spec.language import WF, EventuallyAlways, Function, SpecBuilder, emit
 from spec.memory import MODELS, Memory
+from spec.symmetry import least_renaming
 
 # EXTENDS work_stealing_state: its constants, variables, operators and invariants are this module's too.
 from spec.work_stealing_state import *  # noqa: F403
@@ -471,12 +471,8 @@ WorkStealing.property(
 @WorkStealing.symmetry
 def WorkersAreInterchangeable(c: Constants, s: Vars) -> Vars:
     """Workers differ only by name: the least renaming (deques, buffers, registers) represents all."""
-    ws = Workers(c)
-    orbit = [Renamed(c, s, dict(zip(ws, p, strict=True))) for p in permutations(ws)]
-    # Order by the workers' registers first (cheap, and nearly always decisive), then by everything.
-    quick = min(QuickKey(x) for x in orbit)
-    ties = [x for x in orbit if QuickKey(x) == quick]
-    return ties[0] if len(ties) == 1 else min(ties, key=repr)
+    # Ordered by the workers' registers first (cheap, and nearly always decisive), then by everything.
+    return least_renaming(Workers(c), lambda to: Renamed(c, s, to), quick=QuickKey)
 
 
 def QuickKey(s: Vars) -> tuple[str, ...]:

@@ -4,9 +4,10 @@ and each invariant's ``reads=`` hint covers what the predicate reads."""
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Hashable, Mapping
 from typing import Any
 
+from model_checks.design import Design
 from model_checks.explorer.check import CheckResult, check
 from model_checks.explorer.search import Options, search
 from model_checks.mutant import SpecMutant
@@ -88,3 +89,29 @@ def assert_enabled_only_at(
                 seen.add(t.state)
                 todo.append(t.state)
     assert fired == internal
+
+
+def spec_or_mutant(
+    spec: Spec, mutants: Mapping[str, SpecMutant], name: str, constants: Any
+) -> tuple[Spec, Any]:
+    """The design's spec and ``constants`` (``name`` "design"), or mutant ``name``'s spec and constants."""
+    if name == "design":
+        return spec, constants
+    return mutants[name].spec, mutants[name].constants(constants)
+
+
+def assert_pc_hints_change_nothing(spec: Spec, constants: Any) -> None:
+    """The explorer's pc hints are an optimisation only: the same states and transitions without them."""
+    hinted = check(spec, constants, Options(liveness=False))
+    plain = check(spec, constants, Options(liveness=False, pc_hints=False))
+    assert (hinted.stats.states, hinted.stats.transitions) == (plain.stats.states, plain.stats.transitions)
+
+
+def initial_projections(design: Design, mutants: Mapping[str, SpecMutant]) -> list[Hashable]:
+    """A built-in design object: its configurations, its mutants, and its diagram projections of
+    the small configuration's initial state (each must project it)."""
+    assert {"small", "standard"} <= set(design.configs)
+    assert design.mutants is mutants
+    small = design.config("small")
+    state = Instance(design.spec, small).initial_states()[0]
+    return [project(small, state) for project in design.projections.values()]

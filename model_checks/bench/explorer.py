@@ -140,7 +140,9 @@ def _rates(row: dict[str, Any]) -> dict[str, Any]:
     return row
 
 
-def bench(quick: bool = False, config: str = "standard", design: str | None = None) -> dict[str, object]:
+def bench(
+    quick: bool = False, config: str = "standard", design: str | None = None, engine: str = "local"
+) -> dict[str, object]:
     """Run both checkers on ``config`` of ``design`` (default: ``default_design()``), and on
     ``small`` too, for time to verdict, and compare.
 
@@ -149,6 +151,8 @@ def bench(quick: bool = False, config: str = "standard", design: str | None = No
     checker, its worker count, the mode, the verdict, distinct states, wall / search /
     CPU seconds, peak RSS (MB) and distinct states per wall and per CPU second.
     """
+    if engine == "ray":
+        return bench_ray(quick)
     design_name = design if design is not None else default_design()
     twin_of(design_name)  # a design without a twin is refused before anything runs
     configs = [config] if quick or config == "small" else ["small", config]
@@ -202,6 +206,95 @@ def _summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
     return out
 
 
+# The ray bench's configuration: the Work Lane's ``large`` with a third worker (defined here from
+# the design's constants, so no design folder changes). It has 588,290 states (counted with the
+# parallel explorer), short of the 5 million the issue asks for: ``at_least_5m_states`` says so.
+RAY_DESIGN, RAY_BASE, RAY_CHANGES = "work-lane", "large", {"workers": 3}
+
+
+def ray_target(quick: bool = False) -> tuple[Any, Any]:
+    """The ray bench's spec and constants, ``quick``: the design's ``standard`` (module-level:
+    the Ray workers call it too)."""
+    import dataclasses
+
+    d = design(RAY_DESIGN)
+    if quick:
+        return d.spec, d.config("standard")
+    return d.spec, dataclasses.replace(d.config(RAY_BASE), **RAY_CHANGES)
+
+
+def _ray_child(workers: int, quick: bool) -> dict[str, Any]:
+    """In the child: the safety search of ``ray_target`` by one process (0) or ``workers`` Ray workers."""
+    from model_checks.explorer.check import check
+    from model_checks.explorer.ray.engine import check_ray
+    from model_checks.explorer.search import Options
+
+    spec, constants = ray_target(quick)
+    options = Options(liveness=False)
+    if workers == 0:
+        result = check(spec, constants, options)
+    else:
+        result = check_ray(spec, constants, partial(ray_target, quick), options, workers=workers)
+    return {
+        "verdict": result.verdict,
+        "distinct_states": result.stats.states,
+        "transitions": result.stats.transitions,
+        "depth": result.stats.depth,
+        "search_seconds": result.stats.seconds,
+    }
+
+
+def bench_ray(quick: bool = False) -> dict[str, Any]:
+    """One process against 1 and 2 Ray workers (a local Ray) on the ray bench's configuration
+    (``quick``: the design's ``standard`` instead). Rows as ``bench``'s; the summary has the
+    speedup of 2 workers over one process and over one Ray worker (what the exchange between
+    workers costs shows as the gap between the two), and distinct states/s per worker."""
+    config = "standard" if quick else f"{RAY_BASE}+{RAY_CHANGES}"
+    rows = []
+    for workers in (0, 1, 2):
+        label = "explorer" if workers == 0 else "explorer-ray"
+        rows.append(_measured(partial(_ours_ray, workers, label, quick), config, "safety"))
+    one, ray_one, two = rows
+    summary = {
+        "same_distinct_states": len({r["distinct_states"] for r in rows}) == 1,
+        "at_least_5m_states": one["distinct_states"] >= 5_000_000,
+        "speedup_2_workers": round(one["search_seconds"] / two["search_seconds"], 2),
+        "speedup_2_vs_1_ray_worker": round(ray_one["search_seconds"] / two["search_seconds"], 2),
+        "states_per_s_per_worker": {
+            "one process": round(one["distinct_states"] / one["search_seconds"]),
+            "ray, 1 worker": round(ray_one["distinct_states"] / ray_one["search_seconds"]),
+            "ray, each of 2": round(two["distinct_states"] / two["search_seconds"] / 2),
+        },
+    }
+    return {"design": RAY_DESIGN, "rows": rows, "summary": summary, "tlc": None, "cpus": os.cpu_count()}
+
+
+def _ours_ray(workers: int, label: str, quick: bool) -> dict[str, Any]:
+    command = [sys.executable, "-m", "model_checks.bench.explorer", "--ray-child", str(workers), str(quick)]
+    started = time.perf_counter()
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, text=True)
+    assert process.stdout is not None
+    output = process.stdout.read()
+    process.stdout.close()
+    _, status, usage = os.wait4(process.pid, 0)
+    if os.waitstatus_to_exitcode(status) != 0:
+        raise RuntimeError(f"explorer child failed ({label}, {workers} workers)")
+    facts = json.loads(output.strip().splitlines()[-1])
+    return {
+        "checker": label,
+        "workers": max(workers, 1),
+        "parallel": workers > 1,
+        "verdict": facts["verdict"],
+        "distinct_states": facts["distinct_states"],
+        "states": facts["transitions"],
+        "wall_seconds": round(time.perf_counter() - started, 3),
+        "search_seconds": round(facts["search_seconds"], 3),
+        # the Ray workers are not this child's children: their CPU time is not counted here
+        "cpu_seconds": round(usage.ru_utime + usage.ru_stime, 3),
+        "peak_rss_mb": round(usage.ru_maxrss / 1024, 1),
+    }
+
+
 def _print(report: dict[str, object]) -> None:
     from rich.console import Console
     from rich.table import Table
@@ -242,6 +335,16 @@ def _print(report: dict[str, object]) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
+    if args[:1] == ["--ray-child"]:
+        print(json.dumps(_ray_child(int(args[1]), args[2] == "True")))
+        return 0
+    if "--engine" in args and args[args.index("--engine") + 1] == "ray":
+        ray_report = bench_ray(quick="--quick" in args)
+        if "--json" in args:
+            print(json.dumps(ray_report, indent=2))
+        else:
+            _print(ray_report)
+        return 0
     if args[:1] == ["--child"]:
         print(json.dumps(_child(args[1], args[2], args[3], int(args[4]))))
         return 0

@@ -53,13 +53,19 @@ def drive(post: Callable[[int, int], bool], items: int, shape: Workload) -> floa
             while not post(target, k):
                 time.sleep(0)
 
-    threads = [threading.Thread(target=producer, args=(p,)) for p in range(shape.producers)]
     started = time.perf_counter()
+    run_producers(producer, shape.producers)
+    return started
+
+
+def run_producers(produce: Callable[[int], object], count: int) -> None:
+    """Run ``produce(p)`` for p in 0..count-1, each on its own thread named ``p<p>`` (the name the
+    traces give a producer), all at once, and wait for them all."""
+    threads = [threading.Thread(target=produce, args=(p,), name=f"p{p}") for p in range(count)]
     for t in threads:
         t.start()
     for t in threads:
         t.join()
-    return started
 
 
 def versus_direct(run: Run, handler: Callable[[int], object], quick: bool = False) -> dict[str, Any]:

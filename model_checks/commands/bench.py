@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+import inspect
 import json
 import sys
 import warnings
@@ -14,6 +15,7 @@ from rich.console import Console
 from rich.table import Table
 
 from model_checks import registry
+from model_checks.commands import CommandError
 
 # name -> (module, one line of what it measures); each design adds its own (``Design.benches``).
 GENERIC_BENCHES: dict[str, tuple[str, str]] = {
@@ -56,9 +58,22 @@ def benches() -> dict[str, tuple[str, str]]:
     return {**found, **GENERIC_BENCHES}
 
 
-def run_bench(name: str, quick: bool) -> dict[str, Any]:
+# Benches that also run on Ray (``--engine ray``): their ``bench`` takes ``engine=``.
+ENGINE_BENCHES = ("explorer",)
+
+
+def takes_store(name: str) -> bool:
+    """Whether bench ``name`` runs on a store the user names (its ``bench`` takes ``store=``)."""
     module = importlib.import_module(benches()[name][0])
-    result: dict[str, Any] = module.bench(quick=quick)
+    return "store" in inspect.signature(module.bench).parameters
+
+
+def run_bench(name: str, quick: bool, engine: str = "local", store: str | None = None) -> dict[str, Any]:
+    module = importlib.import_module(benches()[name][0])
+    extra: dict[str, Any] = {} if engine == "local" else {"engine": engine}
+    if store is not None:
+        extra["store"] = store
+    result: dict[str, Any] = module.bench(quick=quick, **extra)
     return result
 
 
@@ -77,9 +92,28 @@ def _command(name: str) -> Callable[..., None]:
     def command(
         quick: Annotated[bool, typer.Option(help="a smaller run, for a quick look")] = False,
         json_out: Annotated[bool, typer.Option("--json", help="print the figures as JSON")] = False,
+        engine: Annotated[
+            str,
+            typer.Option(help="local | ray (explorer only: one process vs 2 Ray workers, docs/scale-out.md)"),
+        ] = "local",
+        store: Annotated[
+            str | None,
+            typer.Option(
+                help="the store a job bench runs on: sqlite:///PATH or postgresql://... "
+                "(default: a new SQLite file; only benches of a store take it)"
+            ),
+        ] = None,
     ) -> None:
+        if engine not in ("local", "ray") or (engine == "ray" and name not in ENGINE_BENCHES):
+            raise CommandError(
+                f"{engine!r}: this bench runs on local (ray: {', '.join(ENGINE_BENCHES)} only)", "--engine"
+            )
+        if store is not None and not takes_store(name):
+            raise CommandError(f"bench {name} runs on no store; --store is for the job benches", "--store")
+        if store is not None and not store.strip():
+            raise CommandError("an empty store URL names no store", "--store")
         with Console(stderr=True).status(f"bench {name} ..."):
-            figures = run_bench(name, quick)
+            figures = run_bench(name, quick, engine, store)
         if json_out:
             sys.stdout.write(json.dumps(figures, indent=2) + "\n")
         else:

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import json
 import sys
+from functools import partial
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from rich.console import Console
@@ -24,7 +25,21 @@ from model_checks.explorer.check import CheckResult, check
 from model_checks.explorer.search import Options
 from model_checks.progress import spinner
 from model_checks.registry import DESIGNS, design
-from spec.language import SpecError
+from spec.language import Spec, SpecError
+
+ENGINES = ("local", "ray")
+
+
+def load_target(design_name: str, config: str, variant: str | None) -> tuple[Spec, Any]:
+    """The spec (the design's, or a mutant's) and its constants; ``KeyError`` for an unknown name.
+
+    Module-level, so that a Ray worker can be handed it (with its arguments) and call it there.
+    """
+    d = design(design_name)
+    if variant is None:
+        return d.spec, d.config(config)
+    mutant = d.mutant(variant)
+    return mutant.spec, mutant.constants(d.config(config))
 
 
 def run_check(
@@ -32,13 +47,28 @@ def run_check(
     config: str,
     variant: str | None,
     options: Options,
+    engine: str = "local",
+    address: str | None = None,
 ) -> CheckResult:
-    """Resolve names and run the explorer; ``KeyError`` for an unknown name, ``SpecError`` for a bad spec."""
-    d = design(design_name)
-    if variant is None:
-        return check(d.spec, d.config(config), options, config=config)
-    mutant = d.mutant(variant)
-    return check(mutant.spec, mutant.constants(d.config(config)), options, config=config)
+    """Resolve names and run the explorer; ``KeyError`` for an unknown name, ``SpecError`` for a bad spec.
+
+    ``engine="ray"``: on Ray (``address``: a cluster's, else a local Ray), ``options.workers`` workers.
+    """
+    spec, constants = load_target(design_name, config, variant)
+    if engine == "ray":
+        from model_checks.explorer.ray.engine import NotSupported, check_ray
+        from model_checks.explorer.ray.session import RayUnavailable
+
+        load = partial(load_target, design_name, config, variant)
+        try:
+            return check_ray(
+                spec, constants, load, options, config=config, workers=options.workers, address=address
+            )
+        except NotSupported as problem:
+            raise CommandError(str(problem), "--liveness") from None
+        except RayUnavailable as problem:
+            raise CommandError(str(problem), problem.option) from None
+    return check(spec, constants, options, config=config)
 
 
 def register(app: typer.Typer) -> None:
@@ -77,10 +107,28 @@ def register(app: typer.Typer) -> None:
                 " open-file limit cannot hold a pipe between every pair of processes]",
             ),
         ] = 1,
+        engine: Annotated[
+            str,
+            typer.Option(
+                help="local | ray: search here, or on Ray workers (safety and deadlock only;"
+                " needs the ray extra, docs/scale-out.md)"
+            ),
+        ] = "local",
+        address: Annotated[
+            str | None,
+            typer.Option(help="with --engine ray: the Ray cluster to join (default: start a local Ray)"),
+        ] = None,
     ) -> None:
         """Explore every reachable state; exit 0 holds, 1 violated, 2 usage/spec error, 3 incomplete."""
         err = Console(stderr=True)
-        check_workers(workers)
+        if engine not in ENGINES:
+            raise CommandError(f"{engine!r} is not one of {', '.join(ENGINES)}", "--engine")
+        if address is not None and engine != "ray":
+            raise CommandError("an address is a Ray cluster's: give --engine ray too", "--address")
+        if address is not None and not address.strip():
+            raise CommandError("an empty address names no cluster (omit it for a local Ray)", "--address")
+        if engine == "local":
+            check_workers(workers)
         output_file(mermaid, "--mermaid")
         output_file(counterexample, "--counterexample")
         options = Options(
@@ -95,7 +143,7 @@ def register(app: typer.Typer) -> None:
         try:
             with spinner(err, f"exploring {design_name} [{config}]", enabled=not json_out) as progress:
                 options.progress = progress
-                result = run_check(design_name, config, variant, options)
+                result = run_check(design_name, config, variant, options, engine, address)
         except (KeyError, SpecError) as problem:
             raise CommandError(str(problem.args[0] if problem.args else problem)) from None
         if mermaid is not None:

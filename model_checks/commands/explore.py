@@ -8,6 +8,7 @@ from __future__ import annotations
 import difflib
 import json
 from collections.abc import Callable
+from functools import partial
 from typing import Annotated, Any
 
 import typer
@@ -19,11 +20,14 @@ from model_checks.harness import Options, ReplayDivergence, Result, check
 from model_checks.harness.rt.scheduler import UsageError
 from model_checks.harness.runtime import ControlledRuntime
 from model_checks.harness.schedule import MAX_REPLAY_STEPS
+from model_checks.harness.swarm import SWARM_STRATEGIES
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_BOUNDED = 0, 1, 2, 3
 Factory = Callable[[], Callable[[ControlledRuntime], object]]
 STRATEGIES = ("dpor", "dfs", "random", "pct", "portfolio")
 BACKENDS = ("greenlet", "threads")
+ENGINES = ("local", "ray")
+MAX_SWARM = 10_000
 
 
 def grouped_scenarios() -> dict[str, dict[str, Factory]]:
@@ -46,6 +50,15 @@ def grouped_scenarios() -> dict[str, dict[str, Factory]]:
 def scenarios() -> dict[str, Factory]:
     """Every runnable scenario by name (names are unique across the groups)."""
     return {name: factory for group in grouped_scenarios().values() for name, factory in group.items()}
+
+
+def build_scenario(name: str) -> Callable[[ControlledRuntime], object]:
+    """The program of scenario ``name``, named after it so that its schedule strings are stable
+    across runs and processes (module-level: a Ray worker is handed it with the name)."""
+    program = scenarios()[name]()
+    program.__qualname__ = f"scenario:{name}"
+    program.__module__ = "lanecheck"
+    return program
 
 
 def listing(groups: dict[str, dict[str, Factory]]) -> str:
@@ -127,6 +140,26 @@ def explore_command(
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="print the result as JSON")] = False,
     list_: Annotated[bool, typer.Option("--list", help="list the scenarios, by design, and exit")] = False,
+    engine: Annotated[
+        str, typer.Option(help="local | ray: with ray, run --swarm N searches on Ray (docs/scale-out.md)")
+    ] = "local",
+    address: Annotated[
+        str | None,
+        typer.Option(help="with --engine ray: the Ray cluster to join (default: start a local Ray)"),
+    ] = None,
+    workers: Annotated[
+        int | None,
+        count("with --swarm: searches running at once (default: all, as CPUs allow)", high=MAX_SWARM),
+    ] = None,
+    swarm_size: Annotated[
+        int | None,
+        count(
+            "with --engine ray: this many independent random/pct searches, seeds --seed, --seed+1, ...;"
+            " the first failure wins",
+            "--swarm",
+            high=MAX_SWARM,
+        ),
+    ] = None,
 ) -> None:
     """Explore the interleavings of a built-in scenario under the controlled scheduler."""
     groups = grouped_scenarios()
@@ -154,6 +187,7 @@ def explore_command(
     if replay is not None and not replay.strip():
         # Not "no replay": an empty string (an unset shell variable) would run a whole search instead.
         raise CommandError("an empty schedule string replays nothing; give one a report printed", "--replay")
+    _check_engine(engine, address, workers, swarm_size, strategy, replay)
     options = Options(
         strategy=strategy,  # type: ignore[arg-type]
         preemption_bound=preemption_bound,
@@ -168,10 +202,9 @@ def explore_command(
         interleave_races=interleave_races,
         replay=replay,
     )
-    program = table[scenario]()
-    # name the program after the scenario so that its schedule strings are stable across runs
-    program.__qualname__ = f"scenario:{scenario}"
-    program.__module__ = "lanecheck"
+    if swarm_size is not None:
+        _run_swarm(scenario, options, swarm_size, address, workers, interleave_races, as_json)
+    program = build_scenario(scenario)
     err = Console(stderr=True)
     try:
         with progress.executions(
@@ -198,6 +231,81 @@ def explore_command(
     if result.failure is not None:
         raise typer.Exit(EXIT_FAILED)
     raise typer.Exit(EXIT_BOUNDED if result.verdict == "bounded" else EXIT_OK)
+
+
+def _check_engine(
+    engine: str,
+    address: str | None,
+    workers: int | None,
+    swarm_size: int | None,
+    strategy: str,
+    replay: str | None,
+) -> None:
+    """Refuse engine options that do not go together, before any work."""
+    if engine not in ENGINES:
+        raise CommandError(f"{engine!r} is not one of {', '.join(ENGINES)}", "--engine")
+    if engine == "local":
+        for given, option in ((swarm_size, "--swarm"), (address, "--address"), (workers, "--workers")):
+            if given is not None:
+                raise CommandError("runs on Ray: give --engine ray too", option)
+        return
+    if swarm_size is None:
+        raise CommandError("on Ray, explore runs a swarm of searches: give --swarm N", "--engine")
+    if strategy not in SWARM_STRATEGIES:
+        raise CommandError(
+            f"a swarm runs independent {' or '.join(SWARM_STRATEGIES)} searches, not {strategy}", "--strategy"
+        )
+    if replay is not None:
+        raise CommandError("a replay runs one schedule, here: drop --engine ray", "--replay")
+    if address is not None and not address.strip():
+        raise CommandError("an empty address names no cluster (omit it for a local Ray)", "--address")
+
+
+def _run_swarm(
+    scenario: str,
+    options: Options,
+    n: int,
+    address: str | None,
+    workers: int | None,
+    interleave_races: bool,
+    as_json: bool,
+) -> None:
+    from model_checks.explorer.ray.session import RayUnavailable, connect
+    from model_checks.harness.swarm import swarm
+
+    try:
+        ray = connect(address, 1)
+        outcome = swarm(ray, partial(build_scenario, scenario), options, n, at_once=workers)
+    except RayUnavailable as problem:
+        raise CommandError(str(problem), problem.option) from None
+    result = outcome.result
+    if result.failure is not None:
+        flag = " --interleave-races" if interleave_races else ""
+        result.replay_hint = f"lanecheck explore {scenario}{flag} --replay {result.failure.schedule}"
+    won = (
+        "no failure"
+        if outcome.winner is None
+        else f"search {outcome.winner} (seed {outcome.seeds[outcome.winner]})"
+    )
+    facts = {
+        "searches": n,
+        "seeds": [outcome.seeds[0], outcome.seeds[-1]],
+        "ran": len(outcome.per_search),
+        "stopped": outcome.stopped,
+        "winner": outcome.winner,
+        "winner_seed": None if outcome.winner is None else outcome.seeds[outcome.winner],
+        "executions_per_search": outcome.per_search,
+        "distinct_outcomes": len(result.outcomes),
+    }
+    if as_json:
+        typer.echo(json.dumps({**_as_json(scenario, result), "swarm": facts}, indent=2, default=str))
+    else:
+        typer.echo(
+            f"swarm of {n} searches on Ray (seeds {outcome.seeds[0]}..{outcome.seeds[-1]}): {won};"
+            f" {outcome.stopped} stopped early, {len(result.outcomes)} distinct final outcomes"
+        )
+        typer.echo(result.report())
+    raise typer.Exit(EXIT_FAILED if result.failure is not None else EXIT_BOUNDED)
 
 
 def _on_execution(tick: progress.Tick) -> Callable[[Result], None]:

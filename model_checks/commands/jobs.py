@@ -22,6 +22,22 @@ from typing import Annotated, Any
 import typer
 
 from model_checks.commands import CommandError, at_least_zero, count, jobs_pool, seconds
+from model_checks.commands.jobs_pool import (
+    MAX_MB,
+    MB,
+    AdmissionOption,
+    HandlersOption,
+    JsonOption,
+    LeaseOption,
+    MemoryLimitOption,
+    PollOption,
+    QueuesOption,
+    QuietOption,
+    RetryAfterOption,
+    StoreOption,
+    SystemMemoryOption,
+    trace_dir_option,
+)
 from reference.jobs import location
 from reference.jobs.budgets import BudgetRefusal, Budgets
 from reference.jobs.core import StoreCore
@@ -30,21 +46,9 @@ from reference.jobs.tracing import JsonlTraceFile
 from reference.jobs.worker import Worker, WorkerOptions, load_handlers
 from reference.jobs.workflow import Workflow
 
-MB = 1 << 20
-MAX_MB = 1 << 30
 ENQUEUE_PROCESS = "enqueue"
 """The process name ``jobs enqueue`` traces under (its file: trace-enqueue-PID.jsonl)."""
 BUDGETS_PROCESS = "budgets"
-
-StoreOption = Annotated[
-    str | None,
-    typer.Option(
-        "--store",
-        help="sqlite:///PATH, a path, or postgresql://USER@HOST/DB"
-        f" [default: ${location.ENV}, else sqlite:///{location.DEFAULT_FILE}]",
-    ),
-]
-JsonOption = Annotated[bool, typer.Option("--json", help="print the result as one JSON object")]
 
 
 def _out(doc: Any, as_json: bool, text: str) -> None:
@@ -59,12 +63,6 @@ def _unreachable() -> tuple[type[Exception], ...]:
     # psycopg is imported by open_store for a postgresql:// URL only: a SQLite command never loads it.
     psycopg = sys.modules.get("psycopg")
     return (psycopg.OperationalError,) if psycopg is not None else ()
-
-
-def _close(store: StoreCore) -> None:
-    close = getattr(store, "close", None)  # both stores open_store returns hold connections
-    if callable(close):
-        close()
 
 
 @contextmanager
@@ -83,7 +81,7 @@ def _store(url: str | None, **extra: Any) -> Iterator[StoreCore]:
     try:
         yield store
     finally:
-        _close(store)
+        store.close()
 
 
 MAX_TRACE_SUFFIX = 1000
@@ -166,10 +164,9 @@ def register(app: typer.Typer) -> None:
         cost: Annotated[int, at_least_zero("cost_units", "--cost", high=MAX_COST)] = 1,
         trace_dir: Annotated[
             Path | None,
-            typer.Option(
-                "--trace-dir",
-                help="trace the enqueue to DIR/trace-enqueue-PID.jsonl (-N added if taken); a trace"
-                " validates only with every job's enqueue",
+            trace_dir_option(
+                "trace the enqueue to DIR/trace-enqueue-PID.jsonl (-N added if taken); a trace"
+                " validates only with every job's enqueue"
             ),
         ] = None,
         store_url: StoreOption = None,
@@ -205,10 +202,8 @@ def register(app: typer.Typer) -> None:
 
     @jobs_app.command("worker")
     def worker_command(
-        handlers: Annotated[str, typer.Option("--handlers", help="importable module with the handlers")],
-        queue: Annotated[
-            list[str] | None, typer.Option("--queue", help="claim only from these queues")
-        ] = None,
+        handlers: HandlersOption,
+        queue: QueuesOption = None,
         once: Annotated[
             bool, typer.Option("--once", help="one-shot: stop when nothing is claimable now")
         ] = False,
@@ -220,31 +215,21 @@ def register(app: typer.Typer) -> None:
             seconds("stop claiming after this; admission denies jobs that would not fit", "--time-budget"),
         ] = None,
         max_jobs: Annotated[int | None, count("stop after running this many jobs", "--max-jobs")] = None,
-        lease: Annotated[float, seconds("lease of a claimed job", "--lease")] = 300.0,
-        poll: Annotated[float, seconds("wait between empty claims", "--poll")] = 0.2,
-        retry_after: Annotated[float, seconds("retry-after of a denied job", "--retry-after")] = 1.0,
-        memory_limit: Annotated[
-            int | None,
-            count("this worker's memory limit, MiB (worker headroom check)", "--memory-limit", high=MAX_MB),
-        ] = None,
+        lease: LeaseOption = 300.0,
+        poll: PollOption = 0.2,
+        retry_after: RetryAfterOption = 1.0,
+        memory_limit: MemoryLimitOption = None,
         memory_margin: Annotated[
             int, at_least_zero("margin added to a handler's peak, MiB", "--memory-margin", high=MAX_MB)
         ] = 64,
-        admission: Annotated[
-            bool, typer.Option("--admission/--no-admission", help="the process-level admission checks")
-        ] = True,
-        system_memory: Annotated[
-            bool, typer.Option("--system-memory/--no-system-memory", help="read cgroup / /proc/meminfo")
-        ] = True,
+        admission: AdmissionOption = True,
+        system_memory: SystemMemoryOption = True,
         name: Annotated[str | None, typer.Option("--name", help="worker name [default: w<pid>]")] = None,
         trace_dir: Annotated[
             Path | None,
-            typer.Option(
-                "--trace-dir",
-                help="write this process's trace to DIR/trace-NAME-PID.jsonl (-N added if taken)",
-            ),
+            trace_dir_option("write this process's trace to DIR/trace-NAME-PID.jsonl (-N added if taken)"),
         ] = None,
-        quiet: Annotated[bool, typer.Option("--quiet", help="no progress lines on stderr")] = False,
+        quiet: QuietOption = False,
         store_url: StoreOption = None,
         json_out: JsonOption = False,
     ) -> None:
@@ -273,18 +258,13 @@ def register(app: typer.Typer) -> None:
         )
         tracer = _trace_file(trace_dir, worker_name, {"handlers": handlers, "lease": lease})
 
-        def progress(event: dict[str, Any]) -> None:
-            if not quiet:
-                fields = " ".join(
-                    f"{k}={v}" for k, v in event.items() if k not in ("event", "worker", "report")
-                )
-                sys.stderr.write(f"[{worker_name}] {event['event']} {fields}\n")
+        progress = jobs_pool.progress_printer(worker_name, quiet, "worker")
 
         try:
             with _store(store_url, tracer=tracer, process=worker_name) as store:
                 worker = Worker(store, table, options, progress=progress)
                 previous = signal.getsignal(signal.SIGTERM)
-                signal.signal(signal.SIGTERM, lambda *_: setattr(worker, "stop_requested", True))
+                signal.signal(signal.SIGTERM, lambda *_: worker.stop())  # a second one: give back now
                 try:
                     report = worker.run()
                 finally:
@@ -343,10 +323,9 @@ def register(app: typer.Typer) -> None:
         clear: Annotated[bool, typer.Option("--clear", help="remove every budget")] = False,
         trace_dir: Annotated[
             Path | None,
-            typer.Option(
-                "--trace-dir",
-                help="trace a change to DIR/trace-budgets-PID.jsonl (-N added if taken); the trace"
-                " checker judges denials against the budgets it saw set",
+            trace_dir_option(
+                "trace a change to DIR/trace-budgets-PID.jsonl (-N added if taken); the trace"
+                " checker judges denials against the budgets it saw set"
             ),
         ] = None,
         store_url: StoreOption = None,

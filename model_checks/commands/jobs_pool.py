@@ -10,6 +10,7 @@ import json
 import signal
 import sqlite3
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -23,6 +24,50 @@ from reference.jobs.worker import WorkerOptions, load_handlers
 
 MB = 1 << 20
 MAX_MB = 1 << 30
+
+# The options `jobs worker` and `jobs pool` share (``jobs.py`` imports them from here).
+HandlersOption = Annotated[str, typer.Option("--handlers", help="importable module with the handlers")]
+QueuesOption = Annotated[list[str] | None, typer.Option("--queue", help="claim only from these queues")]
+LeaseOption = Annotated[float, seconds("lease of a claimed job", "--lease")]
+PollOption = Annotated[float, seconds("a worker's wait between empty claims", "--poll")]
+RetryAfterOption = Annotated[float, seconds("retry-after of a denied job", "--retry-after")]
+MemoryLimitOption = Annotated[
+    int | None, count("a worker's memory limit, MiB (worker headroom check)", "--memory-limit", high=MAX_MB)
+]
+AdmissionOption = Annotated[
+    bool, typer.Option("--admission/--no-admission", help="the workers' process-level admission checks")
+]
+SystemMemoryOption = Annotated[
+    bool, typer.Option("--system-memory/--no-system-memory", help="read cgroup / /proc/meminfo")
+]
+QuietOption = Annotated[bool, typer.Option("--quiet", help="no progress lines on stderr")]
+StoreOption = Annotated[
+    str | None,
+    typer.Option(
+        "--store",
+        help="sqlite:///PATH, a path, or postgresql://USER@HOST/DB"
+        f" [default: ${location.ENV}, else sqlite:///{location.DEFAULT_FILE}]",
+    ),
+]
+JsonOption = Annotated[bool, typer.Option("--json", help="print the result as one JSON object")]
+
+
+def progress_printer(name: str, quiet: bool, own: str) -> Callable[[dict[str, Any]], None]:
+    """Progress events as ``[NAME] event k=v ...`` lines on stderr (none when ``quiet``); ``own``
+    is the field naming the reporter (``worker``, ``pool``), which the prefix already says."""
+
+    def progress(event: dict[str, Any]) -> None:
+        if not quiet:
+            fields = " ".join(f"{k}={v}" for k, v in event.items() if k not in ("event", own, "report"))
+            sys.stderr.write(f"[{name}] {event['event']} {fields}\n")
+
+    return progress
+
+
+def trace_dir_option(help_text: str) -> Any:
+    """``--trace-dir DIR``: where a command writes this process's trace; ``help_text`` says what."""
+    return typer.Option("--trace-dir", help=help_text)
+
 
 StatusFileOption = Annotated[
     Path | None,
@@ -47,7 +92,7 @@ def _store_url(url: str | None) -> str:
 def register(jobs_app: typer.Typer) -> None:
     @jobs_app.command("pool")
     def pool_command(
-        handlers: Annotated[str, typer.Option("--handlers", help="importable module with the handlers")],
+        handlers: HandlersOption,
         min_workers: Annotated[
             int, at_least_zero("workers kept running", "--min-workers", high=MAX_WORKERS)
         ] = 1,
@@ -68,34 +113,24 @@ def register(jobs_app: typer.Typer) -> None:
         shutdown_timeout: Annotated[
             float | None,
             seconds(
-                "at shutdown, kill workers still busy after this (leases return their jobs)",
+                "at shutdown, tell workers still busy after this to give their jobs back (no attempt spent)",
                 "--shutdown-timeout",
             ),
         ] = None,
-        queue: Annotated[
-            list[str] | None, typer.Option("--queue", help="claim only from these queues")
-        ] = None,
-        lease: Annotated[float, seconds("lease of a claimed job", "--lease")] = 300.0,
-        poll: Annotated[float, seconds("a worker's wait between empty claims", "--poll")] = 0.2,
-        retry_after: Annotated[float, seconds("retry-after of a denied job", "--retry-after")] = 1.0,
-        memory_limit: Annotated[
-            int | None, count("each worker's memory limit, MiB", "--memory-limit", high=MAX_MB)
-        ] = None,
-        admission: Annotated[
-            bool, typer.Option("--admission/--no-admission", help="the workers' process-level checks")
-        ] = True,
-        system_memory: Annotated[
-            bool, typer.Option("--system-memory/--no-system-memory", help="read cgroup / /proc/meminfo")
-        ] = True,
+        queue: QueuesOption = None,
+        lease: LeaseOption = 300.0,
+        poll: PollOption = 0.2,
+        retry_after: RetryAfterOption = 1.0,
+        memory_limit: MemoryLimitOption = None,
+        admission: AdmissionOption = True,
+        system_memory: SystemMemoryOption = True,
         name: Annotated[
             str, typer.Option("--name", help="the pool's name; workers are NAME-1, NAME-2, ...")
         ] = "pool",
         status_file: StatusFileOption = None,
-        quiet: Annotated[bool, typer.Option("--quiet", help="no progress lines on stderr")] = False,
-        store_url: Annotated[
-            str | None, typer.Option("--store", help="sqlite:///PATH, a path or postgresql://...")
-        ] = None,
-        json_out: Annotated[bool, typer.Option("--json", help="print the report as one JSON object")] = False,
+        quiet: QuietOption = False,
+        store_url: StoreOption = None,
+        json_out: JsonOption = False,
     ) -> None:
         """Run worker processes, scaled between --min-workers and --max-workers; SIGTERM stops them."""
         if lease <= 0:
@@ -126,12 +161,7 @@ def register(jobs_app: typer.Typer) -> None:
             raise CommandError(f"no such directory: {status_path.parent}", "--status-file")
         options = PoolOptions(url, handlers, policy, worker, interval, status_path, shutdown_timeout)
 
-        def progress(event: dict[str, Any]) -> None:
-            if not quiet:
-                fields = " ".join(
-                    f"{k}={v}" for k, v in event.items() if k not in ("event", "pool", "report")
-                )
-                sys.stderr.write(f"[{name}] {event['event']} {fields}\n")
+        progress = progress_printer(name, quiet, "pool")
 
         try:
             store = location.open_store(url)
@@ -146,9 +176,7 @@ def register(jobs_app: typer.Typer) -> None:
         finally:
             for s, handler in previous.items():
                 signal.signal(s, handler)
-            close = getattr(store, "close", None)
-            if close is not None:
-                close()
+            store.close()
         doc = report.as_json()
         text = (
             f"{name}: {report.started} workers started, {report.stopped} stopped, {report.lost} lost,"
@@ -159,7 +187,7 @@ def register(jobs_app: typer.Typer) -> None:
     @jobs_app.command("pool-status")
     def pool_status_command(
         status_file: StatusFileOption = None,
-        json_out: Annotated[bool, typer.Option("--json", help="print the status as one JSON object")] = False,
+        json_out: JsonOption = False,
     ) -> None:
         """The pool's last reconcile: workers, backlog, memory, decision; STALE if its controller is gone."""
         path = status_file if status_file is not None else pool_status.default_path()

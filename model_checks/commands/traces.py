@@ -78,6 +78,15 @@ def register(app: typer.Typer) -> None:
         if d.trace_format is None:  # its spec runs, but nothing could read what would be written
             having = ", ".join(name for name, other in designs().items() if other.trace_format is not None)
             raise CommandError(f"{d.name} has no trace format yet; designs with one: {having}", "--design")
+        if d.exporter is None and not callable(getattr(constants, "header", None)):
+            # The generic export copies the spec's labelled events under a header built from the
+            # constants; a design whose constants cannot say what its trace header holds needs an
+            # exporter of its own (``Design.exporter``), and has none yet.
+            raise CommandError(
+                f"{d.name}: its spec's configuration gives no trace header (no Constants.header()) "
+                "and the design has no exporter of its own, so its traces cannot be exported yet",
+                "--design",
+            )
         target = target_directory(directory, force)
         try:
             name = f"{design_name}-{config}"

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
-import time
-from typing import Annotated
+from pathlib import Path
+from typing import Annotated, Any
 
 import typer
 from rich.console import Console
@@ -13,23 +14,30 @@ from rich.table import Table
 
 from model_checks.commands import CommandError
 from model_checks.registry import designs as registered_designs
-from model_checks.verify import VerifyRow, plan
+from model_checks.verify import VerifyRow, plan, units
+
+MAX_JOBS = 256
 
 
 def collect(
-    quick: bool, areas: list[str] | None, console: Console | None, designs: list[str] | None = None
+    quick: bool,
+    areas: list[str] | None,
+    console: Console | None,
+    designs: list[str] | None = None,
+    *,
+    jobs: int = 1,
+    certificate: Path | None = None,
+    fresh: bool = False,
 ) -> list[VerifyRow]:
-    rows: list[VerifyRow] = []
-    for step in plan(areas, designs):
-        started = time.perf_counter()
-        label = f"{step.area} ({step.covers})"
-        if console is not None:
-            with console.status(f"verify: {label} ..."):
-                rows.extend(step.run(quick))
-            console.log(f"{label}: done in {time.perf_counter() - started:.1f} s")
-        else:
-            rows.extend(step.run(quick))
-    return rows
+    """The rows, in plan order; ``jobs`` worker processes; reused from / written to ``certificate``."""
+    from model_checks.certificate.run import verify
+
+    todo = units(areas, designs)
+    command: dict[str, Any] = {"quick": quick, "areas": areas, "designs": designs}
+    if console is None:
+        return verify(todo, quick, jobs, certificate, fresh, command)
+    with console.status(f"verify: {len(todo)} units, {min(jobs, len(todo) or 1)} at a time ..."):
+        return verify(todo, quick, jobs, certificate, fresh, command, console.log)
 
 
 def table(rows: list[VerifyRow]) -> Table:
@@ -37,16 +45,23 @@ def table(rows: list[VerifyRow]) -> Table:
     for column in ("area", "subject", "expected", "actual", "ok", "figures", "s"):
         t.add_column(column)
     for r in rows:
+        reused = f" [dim](reused from certificate {r.reused_from})[/dim]" if r.reused_from else ""
         t.add_row(
             r.area,
             r.subject,
             r.expected,
             r.actual,
             "[green]yes[/green]" if r.ok else "[red]NO[/red]",
-            r.figures,
+            r.figures + reused,
             f"{r.seconds:.1f}",
         )
     return t
+
+
+def write_report(out: Path, design_names: list[str] | None, rows: list[VerifyRow]) -> None:
+    from model_checks.report import write_site  # another command's package: only when asked for
+
+    write_site(out=out, design_names=design_names, rows=rows)
 
 
 def register(app: typer.Typer) -> None:
@@ -62,6 +77,28 @@ def register(app: typer.Typer) -> None:
             ),
         ] = None,
         json_out: Annotated[bool, typer.Option("--json", help="print the rows as JSON")] = False,
+        jobs: Annotated[
+            int | None,
+            typer.Option(
+                min=1,
+                max=MAX_JOBS,
+                help="worker processes running independent rows (1..256; default: every core); "
+                "1 runs them one after another in this process",
+            ),
+        ] = None,
+        certificate: Annotated[
+            Path | None,
+            typer.Option(
+                dir_okay=False,
+                help="write a certificate of the run here (code hashes, configuration, counts, verdicts, "
+                "tool versions); when it exists, rows whose code is unchanged are reused from it",
+            ),
+        ] = None,
+        fresh: Annotated[bool, typer.Option(help="with --certificate: run every row, reuse nothing")] = False,
+        report: Annotated[
+            Path | None,
+            typer.Option(file_okay=False, help="also write the design-review site of these rows to DIR"),
+        ] = None,
     ) -> None:
         """Check every spec at its standard configuration, every mutant, the harness and conformance."""
         err = Console(stderr=True)
@@ -75,7 +112,28 @@ def register(app: typer.Typer) -> None:
         if unknown:
             shown = ", ".join(repr(a[:40]) for a in unknown[:5])
             raise CommandError(f"no area {shown}; the areas are: {', '.join(known)}", "--area")
-        rows = collect(quick, area, None if json_out else err, design)
+        if fresh and certificate is None:
+            raise CommandError(
+                "--fresh re-runs the rows a certificate would give: it needs --certificate", "--fresh"
+            )
+        if certificate is not None and certificate.exists() and not fresh:
+            from model_checks.certificate.document import read
+
+            try:
+                read(certificate)
+            except ValueError as problem:
+                raise CommandError(f"{problem}; --fresh writes a new one over it", "--certificate") from None
+        rows = collect(
+            quick,
+            area,
+            None if json_out else err,
+            design,
+            jobs=jobs if jobs is not None else os.cpu_count() or 1,
+            certificate=certificate,
+            fresh=fresh,
+        )
+        if report is not None:
+            write_report(report, design, rows)
         failed = [r for r in rows if not r.ok]
         if json_out:
             sys.stdout.write(
@@ -83,6 +141,11 @@ def register(app: typer.Typer) -> None:
             )
         else:
             Console().print(table(rows))
+            reused = sum(1 for r in rows if r.reused_from)
+            if reused:
+                Console().print(
+                    f"{reused} of {len(rows)} rows reused from {certificate} (their code unchanged)"
+                )
             if failed:
                 missed = f"{len(failed)} of {len(rows)} checks did not get their expected verdict"
                 Console().print(f"[bold red]{missed}[/bold red]")

@@ -19,7 +19,7 @@ import random
 import shutil
 import tempfile
 from collections import deque
-from collections.abc import Hashable, Iterable, Iterator
+from collections.abc import Callable, Hashable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -51,8 +51,12 @@ def header(constants: Any, design: str | None = None) -> Event:
     return {"trace": "lanecheck", "version": 1, "design": name, "config": constants.header()}
 
 
-def lines(constants: Any, events: Iterable[Event], design: str | None = None) -> Iterator[str]:
-    yield json.dumps(header(constants, design))
+def lines(
+    constants: Any, events: Iterable[Event], design: str | None = None, first: Event | None = None
+) -> Iterator[str]:
+    """The trace's lines: ``first`` as the header (default: ``header(constants, design)``), then
+    the events."""
+    yield json.dumps(header(constants, design) if first is None else first)
     for ev in events:
         yield json.dumps(ev)
 
@@ -157,10 +161,14 @@ def export(
     design: str | None = None,
     *,
     replace: bool = False,
+    first: Event | None = None,
+    translate: Callable[[Event], Event] | None = None,
 ) -> list[Path]:
     """Write the covering behaviours of ``spec`` at ``constants`` as ``<name>-NNN.jsonl`` files.
 
-    ``design`` names the trace format (default: ``validator.default_design()``). Each trace is
+    ``design`` names the trace format (default: ``validator.default_design()``). A format whose
+    events are not the spec's labels word for word gives ``first`` (its header line) and
+    ``translate`` (one spec event to the trace's event). Each trace is
     validated first, as a complete behaviour when the design's format takes ``complete`` (one
     whose traces show their end themselves, as the Work Lane's with ``stop_end``, says
     ``takes_complete = False``); if one does not validate, ``ExportError`` and nothing is written.
@@ -172,10 +180,37 @@ def export(
     design = design if design is not None else default_design()
     fmt = design_format(design)
     complete = fmt is None or takes_complete(fmt)
+    traces = []
+    for behaviour in covering_behaviours(spec, constants):
+        events = project(behaviour)
+        if translate is not None:
+            events = [translate(ev) for ev in events]
+        traces.append(list(lines(constants, events, design, first)))
+    return write_validated(
+        directory,
+        traces,
+        lambda trace: validate_lines(trace, complete=complete),
+        design,
+        name,
+        replace=replace,
+    )
+
+
+def write_validated(
+    directory: Path,
+    traces: Iterable[list[str]],
+    validate: Callable[[list[str]], Any],
+    design: str,
+    name: str,
+    *,
+    replace: bool,
+) -> list[Path]:
+    """Write each trace (its lines) as ``<name>-NNN.jsonl`` once every one has a verdict of code 0
+    from ``validate``; else ``ExportError`` and nothing written. ``replace``: earlier
+    ``<name>-*.jsonl`` files go once the new ones are in place."""
     texts: dict[str, str] = {}
-    for n, behaviour in enumerate(covering_behaviours(spec, constants), start=1):
-        trace = list(lines(constants, project(behaviour), design))
-        verdict = validate_lines(trace, complete=complete)
+    for n, trace in enumerate(traces, start=1):
+        verdict = validate(trace)
         if verdict.code != 0:  # never expected: the spec's own behaviours
             raise ExportError(
                 f"{design}: generated trace {n} does not validate ({verdict.message}); nothing written"

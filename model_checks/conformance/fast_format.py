@@ -46,6 +46,26 @@ class FastModel(Protocol):
         ...
 
 
+class Owed:
+    """What a prefix leaves owed, gathered for ``FastModel.pending``: data and phrases together."""
+
+    def __init__(self) -> None:
+        self.data: dict[str, Any] = {}
+        self.phrases: list[str] = []
+
+    def add(self, key: str, value: object, phrase: str) -> None:
+        self.data[key] = value
+        self.phrases.append(phrase)
+
+    def stop(self, mode: str | None, stopped: bool, seq: int | None) -> None:
+        """A stop that began (at ``seq``, in ``mode``; None: none began) and has not ended."""
+        if mode is not None and not stopped:
+            self.add("stop", mode, f"stop({mode}) began at seq {seq} and has not ended")
+
+    def pending(self) -> tuple[dict[str, Any], list[str]]:
+        return self.data, self.phrases
+
+
 class FastStart(NamedTuple):
     """What judging one trace starts from, given its header's config."""
 
@@ -85,6 +105,26 @@ def line_problem(
         if found is not None:
             return found
     return "not a well-formed event"
+
+
+def fraction_problem(integers: tuple[str, ...], one: str, many: str, why: str) -> Callable[[Any], str | None]:
+    """What JSON Schema lets through, ``2.0`` being an integer to it and not to a trace: the words
+    for a fraction in one of the ``integers`` fields, or in the ``one`` field or a ``many`` list
+    (``why`` says what their values are). For ``line_problem``, after the schema's words."""
+
+    def problem(obj: Any) -> str | None:
+        if type(obj) is not dict:
+            return None
+        for name in integers:
+            if type(obj.get(name)) is float:
+                return f"{name}: {clip(repr(obj[name]), 40)} is not an integer (write it without a fraction)"
+        listed = obj.get(many)
+        for value in [obj.get(one), *(listed if type(listed) is list else ())]:
+            if type(value) is float:
+                return f"{one} {clip(repr(value), 40)} is not an integer ({why})"
+        return None
+
+    return problem
 
 
 @dataclass(frozen=True)

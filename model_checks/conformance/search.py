@@ -25,6 +25,9 @@ from spec.language import Emitted, Spec
 State = Any
 Instance = tuple[Callable[..., Any], tuple[Hashable, ...]]
 Labelled = tuple[str, Callable[..., Any], tuple[Hashable, ...]]  # (action name, fn, its arguments)
+# Called with the search after each event it took (``TraceSearch.observer``): its ``states`` and
+# ``c`` are then what some behaviour could be in, under the constants bound so far.
+Observer = Callable[["TraceSearch"], None]
 
 
 @dataclass(frozen=True)
@@ -63,6 +66,7 @@ class TraceSearch:
         check_invariants: bool = True,
         local: Callable[[State, Hashable], Hashable] | None = None,
         enabled_at: Mapping[str, frozenset[Hashable]] | None = None,
+        pc_key: Callable[[State], Hashable] | None = None,
     ) -> None:
         self.spec = spec
         self.c = constants
@@ -73,15 +77,31 @@ class TraceSearch:
         # only where its own first guard could pass (tests check the table against the spec).
         self.local = local
         self.enabled_at = dict(enabled_at or {})
+        # ``pc_key(state)``: a cheap value from which every process's ``local`` follows (their
+        # program counters, side by side). The closure keys the internal steps that can be
+        # enabled by it, so a state costs one call and one lookup, not one per process.
+        # Without it the key is the tuple of ``local(state, p)`` over the processes.
+        self.pc_key = pc_key
         self._internal: list[Instance] = []
         self._by_process: dict[
             Hashable, list[tuple[Callable[..., Any], tuple[Hashable, ...], frozenset[Hashable] | None]]
         ] = {}
         self._by_pc: dict[tuple[Hashable, Hashable], list[Instance]] = {}
+        self._processes: tuple[Hashable, ...] = ()
+        self._by_key: dict[Hashable, list[Instance]] = {}
+        self._key_of: Callable[[State], Hashable] = self._pcs
         self._labelled: dict[str, dict[Hashable, list[Labelled]]] = {}
         self._rebind()
         self.states: set[State] = self.closure(set(states))
         self.peak = len(self.states)
+        # Off by default: the only cost of the seam is one ``is not None`` test per event.
+        self.observer: Observer | None = None
+
+    def observe(self, observer: Observer | None) -> None:
+        """Report the states held now (before any event) and after every event taken; None: stop."""
+        self.observer = observer
+        if observer is not None:
+            observer(self)
 
     # -- binding -------------------------------------------------------------------------------
 
@@ -108,6 +128,22 @@ class TraceSearch:
                     by_process.setdefault(args[0], []).append((action.fn, args, allowed))
         self._by_process = by_process
         self._by_pc = {}
+        self._processes = tuple(by_process)
+        self._by_key = {}
+        self._key_of = self.pc_key if self.pc_key is not None else self._pcs
+
+    def _pcs(self, s: State) -> tuple[Hashable, ...]:
+        local = self.local
+        if local is None:  # the closure keys by pcs only when it has ``local``
+            raise TypeError("TraceSearch: program counters need ``local``")
+        return tuple([local(s, p) for p in self._processes])
+
+    def _instances_for(self, s: State, key: Hashable) -> list[Instance]:
+        """The internal steps that can be enabled in a state whose processes' pcs give ``key``."""
+        at = self._instances_at
+        found = [inst for p, pc in zip(self._processes, self._pcs(s), strict=True) for inst in at(p, pc)]
+        self._by_key[key] = found
+        return found
 
     def _instances_at(self, process: Hashable, pc: Hashable) -> list[Instance]:
         key = (process, pc)
@@ -142,33 +178,37 @@ class TraceSearch:
         seen = set(states)
         frontier = list(states)
         c = self.c
-        internal = self._internal
         push = frontier.append
         add = seen.add
-        local = self.local
-        if local is None:
+        if self.local is None:
+            internal = self._internal
             while frontier:
                 s = frontier.pop()
                 for fn, args in internal:
                     nxt = fn(c, s, *args)
-                    if nxt is not None and nxt not in seen:
+                    if nxt is not None:
+                        # One hash per successor: most are duplicates, and hashing a state
+                        # calls every component's ``__hash__``.
+                        n = len(seen)
                         add(nxt)
-                        push(nxt)
+                        if len(seen) != n:
+                            push(nxt)
             return seen
-        processes = list(self._by_process)
-        by_pc = self._by_pc
-        at = self._instances_at
+        key_of = self._key_of
+        by_key = self._by_key
+        instances = self._instances_for
         while frontier:
             s = frontier.pop()
-            for p in processes:
-                pc = local(s, p)
-                insts = by_pc.get((p, pc))
-                if insts is None:
-                    insts = at(p, pc)
-                for fn, args in insts:
-                    nxt = fn(c, s, *args)
-                    if nxt is not None and nxt not in seen:
-                        add(nxt)
+            key = key_of(s)
+            insts = by_key.get(key)
+            if insts is None:
+                insts = instances(s, key)
+            for fn, args in insts:
+                nxt = fn(c, s, *args)
+                if nxt is not None:
+                    n = len(seen)
+                    add(nxt)
+                    if len(seen) != n:
                         push(nxt)
         return seen
 
@@ -181,6 +221,7 @@ class TraceSearch:
         optional = self.optional
         invariants = self.invariants
         out: set[State] = set()
+        add = out.add
         for s in self.states:
             for _, fn, args in candidates:
                 r = fn(c, s, *args)
@@ -192,18 +233,19 @@ class TraceSearch:
                         break
                 else:
                     nxt = r.state
-                    if nxt in out:
-                        continue
+                    n = len(out)
+                    add(nxt)  # one hash, as in the closure
                     # The spec may leave a bound to an invariant (a queue's capacity): a step
                     # that breaks one is not a behaviour of the design.
-                    if any(inv(c, nxt) is not None for inv in invariants):
-                        continue
-                    out.add(nxt)
+                    if len(out) != n and any(inv(c, nxt) is not None for inv in invariants):
+                        out.discard(nxt)
         if not out:
             raise NoMatch(sorted(self.states, key=repr), self.misses(ev, procs))
         self.states = self.closure(out)
         if len(self.states) > self.peak:
             self.peak = len(self.states)
+        if self.observer is not None:
+            self.observer(self)
 
     def misses(self, ev: Mapping[str, Any], processes: Iterable[Hashable]) -> list[Miss]:
         """The steps of the bound processes that log this event's name, with the fields they would log."""

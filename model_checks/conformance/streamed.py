@@ -12,19 +12,14 @@ allowed prefix with what is pending).
 
 from __future__ import annotations
 
-import copy
-import json
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
-from functools import cache
-from importlib import resources
 from typing import Any, Protocol
-
-from jsonschema import Draft202012Validator  # type: ignore[import-untyped]
-from jsonschema.exceptions import best_match  # type: ignore[import-untyped]
 
 from model_checks.conformance.reader import MAX_INDEXED, clip, parse_line
 from model_checks.conformance.reader import header_problem as limits_problem
+from model_checks.conformance.search import Observer, TraceSearch
+from model_checks.conformance.trace_schema import TraceSchema
 from model_checks.conformance.verdict import ALLOWED, MALFORMED, NOT_ALLOWED, Malformed, Rejected, Verdict
 
 Event = dict[str, Any]
@@ -71,9 +66,13 @@ class DesignFormat:
     header_limits: Mapping[str, int] = field(default_factory=dict)
     engines: tuple[str, ...] = ("spec",)  # the streaming search is its only engine
 
-    def validate(self, header: Any, it: Iterator[str], *, engine: str, complete: bool) -> Verdict:
-        """Judge a trace of this design (the streaming search: ``engine`` has no choice here)."""
-        return validate_design(self, header, it, complete=complete)
+    def validate(
+        self, header: Any, it: Iterator[str], *, engine: str, complete: bool, observe: Observer | None = None
+    ) -> Verdict:
+        """Judge a trace of this design (the streaming search: ``engine`` has no choice here).
+
+        ``observe``: see ``validate_design``."""
+        return validate_design(self, header, it, complete=complete, observe=observe)
 
 
 def is_item(v: Any) -> bool:
@@ -101,44 +100,18 @@ def one_of(*values: str) -> FieldCheck:
 # ------------------------------------------------------------------------------ the schema
 
 
-@cache
-def _schema(package: str, schema_file: str) -> dict[str, Any]:
-    text = resources.files(package).joinpath(schema_file).read_text(encoding="utf-8")
-    loaded: dict[str, Any] = json.loads(text)
-    return loaded
-
-
-@cache
-def _validator(
-    package: str, schema_file: str, definition: str, index: str = "", bound: int = 0
-) -> Draft202012Validator:
-    doc = copy.deepcopy(_schema(package, schema_file))
-    if index and bound:
-        doc["$defs"][index]["maximum"] = bound - 1
-    root = {"$schema": doc["$schema"], "$defs": doc["$defs"], "$ref": f"#/$defs/{definition}"}
-    Draft202012Validator.check_schema(root)
-    return Draft202012Validator(root)
-
-
-def _path(error: Any) -> str:
-    return clip("/".join(str(p) for p in error.absolute_path), 200) or "(the object)"
+def _trace_schema(fmt: DesignFormat) -> TraceSchema:
+    # Equal for equal formats, so the schema's validators are built once per design.
+    return TraceSchema(fmt.schema_package, fmt.design, fmt.index, fmt.schema_file)
 
 
 def header_problem(fmt: DesignFormat, obj: object) -> str | None:
-    error = best_match(_validator(fmt.schema_package, fmt.schema_file, "header").iter_errors(obj))
-    if error is None:
-        return None
-    return f"not a lanecheck {fmt.design} header: {_path(error)}: {clip(error.message)}"
+    return _trace_schema(fmt).header_problem(obj)
 
 
 def schema_event_problem(fmt: DesignFormat, obj: object, bound: int) -> str | None:
     """Why ``obj`` is not a well-formed event of this design, in the schema's words; None if it is."""
-    error = best_match(
-        _validator(fmt.schema_package, fmt.schema_file, "event", fmt.index, bound).iter_errors(obj)
-    )
-    if error is None:
-        return None
-    return f"{_path(error)}: {clip(error.message)}"
+    return _trace_schema(fmt).event_problem(obj, bound)
 
 
 def event_ok(fmt: DesignFormat, obj: Any, bound: int) -> bool:
@@ -166,17 +139,65 @@ def event_ok(fmt: DesignFormat, obj: Any, bound: int) -> bool:
 
 
 def validate_design(
-    fmt: DesignFormat, header: dict[str, Any], rest: Iterator[str], *, complete: bool
+    fmt: DesignFormat,
+    header: dict[str, Any],
+    rest: Iterator[str],
+    *,
+    complete: bool,
+    observe: Observer | None = None,
 ) -> Verdict:
-    """Judge the events after ``header`` (already parsed, line 1) with the design's checker."""
-    design = fmt.design
+    """Judge the events after ``header`` (already parsed, line 1) with the design's checker.
+
+    ``observe`` is handed the design's streaming search (``TraceSearch``) before the first event
+    and after every event it takes: what state coverage is built on. A design whose checker has
+    no ``TraceSearch`` at ``checker.search`` (a hand-written engine) cannot be observed:
+    ``NotObservable``."""
     problem = limits_problem(header, fmt.header_limits) or header_problem(fmt, header)
     if problem is not None:
-        return Verdict(False, MALFORMED, f"line 1: {problem}", line=1, engine="spec", design=design)
-    config = dict(header["config"])
+        return Verdict(False, MALFORMED, f"line 1: {problem}", line=1, engine="spec", design=fmt.design)
+    return _judge(fmt, dict(header["config"]), rest, parse_line, complete, observe)
+
+
+def validate_events(
+    fmt: DesignFormat,
+    config: Mapping[str, Any],
+    events: Iterable[Event],
+    *,
+    complete: bool,
+    observe: Observer | None = None,
+) -> Verdict:
+    """Judge events already parsed (a tracer's records), as the lines after a header with this
+    ``config`` would be judged (a problem names the line the event would have had).
+
+    The config is trusted as a header's would not be: it comes from the scheduler itself."""
+    return _judge(fmt, dict(config), iter(events), _already_parsed, complete, observe)
+
+
+class NotObservable(Exception):
+    """The format's checker does not judge with the streaming search: no states to observe."""
+
+
+def _already_parsed(obj: Any, line: int) -> Any:
+    return obj
+
+
+def _judge(
+    fmt: DesignFormat,
+    config: dict[str, Any],
+    rest: Iterator[Any],
+    parse: Callable[[Any, int], Any],
+    complete: bool,
+    observe: Observer | None,
+) -> Verdict:
+    design = fmt.design
     # Without the header's count, the index is still bounded: the engines grow state up to it.
     bound: int = config.get(fmt.bound, MAX_INDEXED)
     checker = fmt.make(config)
+    if observe is not None:
+        search = getattr(checker, "search", None)
+        if not isinstance(search, TraceSearch):
+            raise NotObservable(f"the {design} checker has no streaming search to observe")
+        search.observe(observe)
     count = 0
     expected = 1
     line_no = 1
@@ -184,7 +205,7 @@ def validate_design(
     try:
         for raw in rest:
             line_no += 1
-            obj = parse_line(raw, line_no)
+            obj = parse(raw, line_no)
             if not event_ok(fmt, obj, bound):
                 raise Malformed(line_no, f"line {line_no}: {_event_words(fmt, obj, bound)}")
             if obj["seq"] != expected:

@@ -1,7 +1,13 @@
-"""One call that checks a spec under one configuration: safety, deadlock, then liveness."""
+"""One call that checks a spec under one configuration: safety, deadlock, then liveness.
+
+The search itself is this process's (``search.py``) unless an ``Engine`` is passed: another
+place to search (Ray workers, ``ray/engine.py``), whose outcome is turned into a result here, so
+every engine refuses, notes and reports alike.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -21,6 +27,21 @@ from spec.language import Instance, Spec, SpecError
 
 EXIT_CODES = {HOLDS: 0, VIOLATED: 1, INCOMPLETE: 3}
 EXIT_SPEC_ERROR = 2
+
+
+class NotSupported(ValueError):
+    """The engine cannot check what was asked (liveness on an engine that keeps no state graph)."""
+
+
+@dataclass(frozen=True)
+class Engine:
+    """A search elsewhere than in this process: safety and deadlock only, since its outcome holds
+    no state graph. ``search(inst, options)`` runs after the spec and options are validated."""
+
+    search: Callable[[Instance, Options], Outcome]
+    workers: int  # the processes that share the search, for the result
+    note: str  # what the result says about where it was searched
+    liveness_refusal: str  # why a liveness check is refused (``NotSupported``)
 
 
 @dataclass
@@ -44,8 +65,16 @@ class CheckResult:
         return EXIT_CODES[self.verdict]
 
 
-def check(spec: Spec, constants: Any, options: Options | None = None, config: str = "custom") -> CheckResult:
-    """Explore ``spec`` under ``constants``; raise ``SpecError`` for a broken spec or configuration."""
+def check(
+    spec: Spec,
+    constants: Any,
+    options: Options | None = None,
+    config: str = "custom",
+    *,
+    engine: Engine | None = None,
+) -> CheckResult:
+    """Explore ``spec`` under ``constants``, here or on ``engine``; raise ``SpecError`` for a broken
+    spec or configuration, ``NotSupported`` for liveness on an engine that cannot check it."""
     options = options or Options()
     inst = Instance(spec, constants)
     if not inst.initial_states():
@@ -58,13 +87,22 @@ def check(spec: Spec, constants: Any, options: Options | None = None, config: st
             "liveness NOT checked: symmetry reduction can hide or invent fair cycles;"
             " rerun without --symmetry"
         )
-    if options.workers > 1 and spec.properties and options.liveness and not options.symmetry:
-        notes.append(
-            f"searched with 1 process, not {options.workers}: liveness needs the whole state graph"
-            " in one process (run with --no-liveness to use several)"
-        )
-        options = replace(options, workers=1)
-    outcome: Outcome = search(inst, options)
+    liveness = bool(spec.properties) and options.liveness and not options.symmetry
+    if engine is not None:
+        if liveness:
+            raise NotSupported(engine.liveness_refusal)
+        outcome = engine.search(inst, options)
+        notes.append(engine.note)
+        workers = engine.workers
+    else:
+        if options.workers > 1 and liveness:
+            notes.append(
+                f"searched with 1 process, not {options.workers}: liveness needs the whole state graph"
+                " in one process (run with --no-liveness to use several)"
+            )
+            options = replace(options, workers=1)
+        outcome = search(inst, options)
+        workers = options.workers
     result = CheckResult(
         spec=spec.name,
         variant=spec.variant,
@@ -76,7 +114,7 @@ def check(spec: Spec, constants: Any, options: Options | None = None, config: st
         notes=notes,
         properties_checked=[inv.name for inv in spec.invariants] + (["Deadlock"] if options.deadlock else []),
         symmetry=options.symmetry,
-        workers=options.workers,
+        workers=workers,
     )
     canon = spec.symmetry_fn if options.symmetry else None
     if outcome.violation is not None:
@@ -88,7 +126,7 @@ def check(spec: Spec, constants: Any, options: Options | None = None, config: st
     unfired = outcome.stats.unfired()
     if unfired and outcome.verdict == HOLDS:
         notes.append("actions that never fired (vacuous spec or configuration?): " + ", ".join(unfired))
-    if outcome.verdict == HOLDS and options.liveness and not options.symmetry:
+    if outcome.verdict == HOLDS and liveness:
         for prop in spec.properties:
             violation = check_property(inst, outcome.graph, prop)
             result.properties_checked.append(prop.name)

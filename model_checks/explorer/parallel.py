@@ -251,7 +251,7 @@ class _Driver:
             reports = self._everyone(self._report(len(part.states) - frontier_start, found, cut))
         if self.rank != 0:
             self._serve()
-            return Outcome(verdict or HOLDS, Stats(), None, _path_graph([], []))
+            return Outcome(verdict or HOLDS, Stats(), None, path_graph([], []))
         stats = Stats(
             states=sum(r.states for r in reports),
             transitions=sum(r.transitions for r in reports),
@@ -272,14 +272,14 @@ class _Driver:
                 states, parents = self._path(gid)
                 stats.depth = depth
                 stats.seconds = time.perf_counter() - started
-                graph = _path_graph(states, parents)
+                graph = path_graph(states, parents)
                 violation = Violation(kind, name, why, list(range(len(states))))
                 return Outcome(VIOLATED, stats, violation, graph)
         finally:
             for peer in self.peers:
                 self._send_object(peer, ("bye",))
         stats.seconds = time.perf_counter() - started
-        graph = _path_graph([], [])
+        graph = path_graph([], [])
         if verdict == INCOMPLETE:
             return Outcome(INCOMPLETE, stats, None, graph, incomplete_reason=reason)
         return Outcome(HOLDS, stats, None, graph)
@@ -313,7 +313,7 @@ class _Driver:
             self._send_object(0, self.part.node(local))
 
 
-def _path_graph(states: list[Any], parents: list[int]) -> Graph:
+def path_graph(states: list[Any], parents: list[int]) -> Graph:
     """A graph holding only a counterexample's path (the processes keep no full graph)."""
     n = len(states)
     return Graph(

@@ -21,6 +21,7 @@ from model_checks.harness.rt.backends import make_backend
 from model_checks.harness.rt.scheduler import Chooser, Execution, UsageError
 from model_checks.harness.runtime import ControlledRuntime
 from model_checks.harness.schedule import Schedule, choice_hash, test_tag
+from model_checks.harness.strategies.frontier import Frontier
 from model_checks.harness.strategies.randomized import PctChooser, RandomChooser
 from model_checks.harness.strategies.search import SearchChooser
 from model_checks.harness.strategies.simple import IndexChooser, ReplayChooser
@@ -154,6 +155,19 @@ class _Search:
             return f"time_limit={o.time_limit:g}s"
         return None
 
+    def stop_for_budget(self) -> bool:
+        """Is the budget spent? If so, the reason is recorded (the verdict is then "bounded")."""
+        reason = self.out_of_budget()
+        if reason:
+            self.result.bounded_by.append(reason)
+        return reason is not None
+
+    def take_search_figures(self, chooser: SearchChooser) -> None:
+        """A systematic search's own figures: what its preemption bound cut, what it pruned."""
+        if chooser.cut:
+            self.result.bounded_by.insert(0, f"preemption_bound={self.options.preemption_bound}")
+        self.result.pruned = chooser.pruned
+
     def _release_previous(self) -> None:
         """Free the previous execution now (``Execution.release``) unless a report needs it."""
         prev, self.previous = self.previous, None
@@ -258,13 +272,9 @@ def _exhaustive(test_fn: TestFn, options: Options) -> Result:
             chooser = SearchChooser(dpor, options.preemption_bound)
         elif (ex.failure is not None and not options.keep_going) or not chooser.advance():
             break
-        reason = s.out_of_budget()
-        if reason:
-            s.result.bounded_by.append(reason)
+        if s.stop_for_budget():
             break
-    if chooser.cut:
-        s.result.bounded_by.insert(0, f"preemption_bound={options.preemption_bound}")
-    s.result.pruned = chooser.pruned
+    s.take_search_figures(chooser)
     return s.finish()
 
 
@@ -324,9 +334,7 @@ def _portfolio(test_fn: TestFn, options: Options) -> Result:
         elif not dpor.advance():
             systematic_done = True
             break
-        reason = s.out_of_budget()
-        if reason:
-            s.result.bounded_by.append(reason)
+        if s.stop_for_budget():
             break
         # A limit (spurious_limit, ...) cutting a sampled execution bounds nothing: only the DPOR
         # part's executions make the proof, and their cuts are recorded.
@@ -339,18 +347,44 @@ def _portfolio(test_fn: TestFn, options: Options) -> Result:
             dpor = SearchChooser(True, options.preemption_bound)
         elif ex.failure is not None and not options.keep_going:
             break
-        reason = s.out_of_budget()
-        if reason:
-            s.result.bounded_by.append(reason)
+        if s.stop_for_budget():
             break
-    if dpor.cut:
-        s.result.bounded_by.insert(0, f"preemption_bound={options.preemption_bound}")
-    s.result.pruned = dpor.pruned
+    s.take_search_figures(dpor)
     part = "completed" if systematic_done else "did not complete"
     s.result.notes.append(
         f"portfolio: {s.result.executions - sampled} DPOR and {sampled} PCT executions "
         f"(seed={options.seed}); the DPOR part {part}"
     )
+    return s.finish()
+
+
+def _coverage(test_fn: TestFn, options: Options) -> Result:
+    """Coverage-guided sampling (``strategies/frontier.py``) until a failure or a limit."""
+    feedback = options.feedback
+    assert feedback is not None  # checked by ``_check``
+    s = _Search(test_fn, options, "coverage")
+    limit = options.max_executions
+    if limit is None and options.time_limit is None:
+        limit = DEFAULT_RANDOM_EXECUTIONS
+    s.options = options.with_(max_executions=limit)
+    frontier = Frontier(feedback, options.seed)
+    while s.out_of_budget() is None:
+        chooser = frontier.chooser()
+        ex = s.run(chooser)
+        frontier.learn(chooser, ex)
+        if s.take_restart():
+            # new scheduling points: the kept prefixes no longer name the same executions
+            frontier = Frontier(feedback, options.seed)
+        elif ex.failure is not None:
+            break
+    s.result.bounded_by.append(f"coverage-guided sampling (seed={options.seed})")
+    s.result.notes.append(
+        f"coverage: {frontier.covered} goals covered, {len(frontier.prefixes)} positions kept, "
+        f"{frontier.restarts} executions restarted from one, {frontier.diverged} prefixes diverged; "
+        "sampling is never a proof of absence"
+    )
+    if s.failed_ex is None:
+        s.result.bounded_by[-1] += f", {s.result.executions} executions"
     return s.finish()
 
 
@@ -432,6 +466,12 @@ def _check(
 ) -> Result:
     opts = (options or Options()).with_(**overrides) if overrides else (options or Options())
     opts = _resolved(opts)
+    if (opts.strategy == "coverage") != (opts.feedback is not None):
+        raise UsageError(
+            "strategy 'coverage' needs Options(feedback=...) (the program's coverage feedback)"
+            if opts.feedback is None
+            else f"Options(feedback=...) is only for strategy 'coverage', not {opts.strategy!r}"
+        )
     if opts.replay:
         return replay(test_fn, opts.replay, opts)
     if opts.interleave_races:
@@ -448,9 +488,12 @@ def _check(
         result = _randomized(test_fn, opts)
     elif opts.strategy == "portfolio":
         result = _portfolio(test_fn, opts)
+    elif opts.strategy == "coverage":
+        result = _coverage(test_fn, opts)
     else:
         raise UsageError(
-            f"unknown strategy {opts.strategy!r}: use 'dpor', 'dfs', 'random', 'pct' or 'portfolio'"
+            f"unknown strategy {opts.strategy!r}: "
+            "use 'dpor', 'dfs', 'random', 'pct', 'portfolio' or 'coverage'"
         )
     if result.failure is not None:
         if opts.minimize and choices is None:

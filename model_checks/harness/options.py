@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
-Strategy = Literal["dpor", "dfs", "random", "pct", "portfolio"]
+if TYPE_CHECKING:
+    from model_checks.harness.strategies.frontier import Feedback
+
+Strategy = Literal["dpor", "dfs", "random", "pct", "portfolio", "coverage"]
 Backend = Literal["greenlet", "threads"]
 Verdict = Literal["exhaustive", "bounded", "failed"]
 
@@ -17,7 +20,8 @@ class Options:
     ``strategy``            "dpor" (default, exhaustive with partial-order reduction), "dfs" (plain
                             exhaustive depth-first), "random" (uniform), "pct" (Burckhardt et al. 2010),
                             "portfolio" (DPOR and PCT executions in turn: shallow bugs early, still
-                            "exhaustive" when the DPOR part completes).
+                            "exhaustive" when the DPOR part completes), "coverage" (coverage-guided
+                            sampling toward goals ``feedback`` reports open; strategies/frontier.py).
     ``preemption_bound``    at most this many preemptive context switches per execution; when it cuts
                             anything the verdict is "bounded". With a bound, "dpor" runs plain bounded DFS
                             (DPOR + sleep sets is unsound under a preemption bound).
@@ -47,6 +51,8 @@ class Options:
                             search starts again, so it also runs the racy accesses in both orders and
                             reports their consequence (a lost update's wrong final value); with none,
                             the first race is the failure. docs/harness.md, "Interleaving the races".
+    ``feedback``            for "coverage" (required there, refused elsewhere): the program's coverage
+                            feedback (``strategies.frontier.Feedback``).
     """
 
     strategy: Strategy = "dpor"
@@ -67,6 +73,7 @@ class Options:
     keep_going: bool = False
     races: bool | None = None
     interleave_races: bool = False
+    feedback: Feedback | None = None
 
     def with_(self, **changes: object) -> Options:
         """A copy with some fields changed."""

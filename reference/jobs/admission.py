@@ -160,3 +160,35 @@ def decide(
         detail = f"recent duration {profile.duration:.3g} s > {left:.3g} s left in this one-shot run"
         return _deny(Reason.TIME_LEFT, detail, conditions)
     return ADMIT
+
+
+@dataclass(frozen=True)
+class ProfileBounds:
+    """Checks 5-8 as two bounds on a handler's profile, for a store that admits without Python
+    (``PgStore``'s claim function): ``decide`` admits a job whose checks 1-3 pass iff admission is
+    disabled, or there is no profile, or ``profile.peak_memory <= max_peak`` and
+    ``profile.duration <= max_duration`` (None: no bound). ``tests/jobs/test_admission.py`` checks
+    the equivalence against ``decide`` on random conditions and profiles."""
+
+    check: bool
+    max_peak: int | None
+    max_duration: float | None
+
+
+def profile_bounds(conditions: Conditions) -> ProfileBounds:
+    """The bounds ``decide``'s checks 5-8 put on a profile under ``conditions``."""
+    if not conditions.enabled:
+        return ProfileBounds(False, None, None)
+    margin = conditions.memory_margin
+    peaks: list[int] = []
+    limit = conditions.worker_limit
+    if limit is not None:
+        peaks.append(limit - margin)  # 5: need > limit
+        if conditions.worker_rss is not None:
+            peaks.append(limit - conditions.worker_rss - margin)  # 7: rss + need > limit
+    if conditions.system_available is not None:
+        peaks.append(conditions.system_available - margin)  # 6: need > available
+    durations = [conditions.lease]  # 5: duration outlasts the lease
+    if conditions.time_left is not None:
+        durations.append(conditions.time_left)  # 8
+    return ProfileBounds(True, min(peaks) if peaks else None, min(durations))

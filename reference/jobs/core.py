@@ -16,190 +16,67 @@ jobs, and of two racing workers the first to commit is admitted.
 from __future__ import annotations
 
 import dataclasses
-import json
-import math
 import secrets
-from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import AbstractContextManager
-from typing import Any, NamedTuple
+from typing import Any
 
 from reference.jobs import workflow as wf
-from reference.jobs.admission import Candidate, Conditions, Decision, Profile, Usage, decide
+from reference.jobs.admission import Candidate, Conditions, Decision, decide
 from reference.jobs.budgets import BudgetRefusal, Budgets, cost_refusal
 from reference.jobs.model import Job, JobSpec, JobState, encode_payload, retry_delay
-from reference.jobs.store import SCAN_LIMIT, Claim, ClaimOutcome, StaleLease, Status
+from reference.jobs.primitives import StorePrimitives
+from reference.jobs.rows import Ready, lease, measured, ready, status_of
+from reference.jobs.store import SCAN_LIMIT, Claim, ClaimOutcome, Status
 from reference.jobs.tracing import Event, Tracer
 
 PROFILE_SAMPLES = 8
 """A handler's profile is the worst of its last this-many runs: recent, and conservative."""
 MAX_STATUS = 1000
 
-
-class Ready(NamedTuple):
-    """A claimable job as a claim scans it: only what admission reads (no payload to decode)."""
-
-    id: int
-    queue: str
-    handler: str
-    concurrency_group: str | None
-    concurrency_limit: int | None
-    cost_units: int
-    attempts: int
-    denials: int
-
-
-def ready(job: Job) -> Ready:
-    return Ready(
-        job.id,
-        job.queue,
-        job.handler,
-        job.concurrency_group,
-        job.concurrency_limit,
-        job.cost_units,
-        job.attempts,
-        job.denials,
-    )
-
-
-def lease(worker: str, token: str, attempts: int, lease_until: float) -> dict[str, Any]:
-    """The changes that start an admitted job: ``processing``, leased to ``worker`` with ``token``."""
-    return {
-        "state": JobState.PROCESSING,
-        "attempts": attempts,
-        "lease_until": lease_until,
-        "lease_token": token,
-        "worker": worker,
-    }
+# The core's steps of a claim and a finish. A store that stands in for them with a faster path of
+# its own (SQLite's hand-written claim, PostgreSQL's server-side functions) takes that path only
+# when a subclass overrides none of them: a checker's variant (a mutant) of a step keeps its step.
+CLAIM_STEPS = (
+    "claim",
+    "finish",
+    "_run",
+    "_transaction",
+    "_claim",
+    "_scan",
+    "_expired",
+    "_expire",
+    "_read_budgets",
+    "_candidates",
+    "_load",
+    "_give_up",
+    "_profile",
+    "_usage",
+    "_update",
+    "_start",
+    "_emit",
+    "_emit_claim",
+    "_emit_started",
+    "_leased",
+    "_mark_done",
+    "_record",
+    "_add_sample",
+)
 
 
-def _measured(duration: object, peak_memory: object) -> None:
-    """A run's duration and peak memory, checked before a step records them as a profile sample:
-    a finite number >= 0 each (``ValueError``/``TypeError`` naming the field, nothing changed)."""
-    if (
-        type(duration) is float
-        and type(peak_memory) is int
-        and 0.0 <= duration < math.inf
-        and peak_memory >= 0
-    ):
-        return  # what a worker passes, checked first
-    for fieldname, value in (("duration", duration), ("peak_memory", peak_memory)):
-        if isinstance(value, bool) or not isinstance(value, int | float):
-            raise TypeError(f"{fieldname} must be a number, got {type(value).__name__}")
-        if not math.isfinite(value) or value < 0:
-            raise ValueError(f"{fieldname} must be a finite number >= 0, got {value!r}")
+def steps_unchanged(store: object, base: type, steps: tuple[str, ...] = CLAIM_STEPS) -> bool:
+    """Whether ``store``'s class keeps ``base``'s every one of ``steps`` (no variant overrides one)."""
+    return all(getattr(type(store), step) is getattr(base, step) for step in steps)
 
 
-def _profile_of(samples: list[list[float]]) -> Profile | None:
-    if not samples:
-        return None
-    return Profile(max(s[0] for s in samples), int(max(s[1] for s in samples)), len(samples))
+__all__ = ["MAX_STATUS", "PROFILE_SAMPLES", "Ready", "StoreCore", "lease", "ready"]
 
 
-class StoreCore(ABC):
+class StoreCore(StorePrimitives):
     def __init__(self, clock: Callable[[], float], tracer: Tracer | None, process: str) -> None:
         self._clock = clock
         self._tracer = tracer
         self._process = process
         self._events: list[tuple[str, str, dict[str, Any]]] = []
-
-    # ------------------------------------------------------------------ backend primitives
-
-    @abstractmethod
-    def _transaction(self) -> AbstractContextManager[None]:
-        """Run the block atomically and exclusively (a write transaction)."""
-
-    @abstractmethod
-    def _insert_job(self, spec: JobSpec, now: float, workflow: tuple[int, int, int | None] | None) -> Job: ...
-
-    @abstractmethod
-    def _load(self, job_id: int) -> Job | None: ...
-
-    @abstractmethod
-    def _update(self, job_id: int, changes: dict[str, Any]) -> None:
-        """Set columns of one job (``state`` as a ``JobState``, ``result`` as a JSON value)."""
-
-    @abstractmethod
-    def _expired(self, now: float) -> list[int]:
-        """Ids of the processing jobs whose lease ended before ``now``, in id order."""
-
-    @abstractmethod
-    def _candidates(self, now: float, queues: Sequence[str] | None, limit: int) -> list[Ready]:
-        """Pending jobs available at ``now``: highest priority first, then oldest available, then id."""
-
-    @abstractmethod
-    def _usage(self, queue: str, group: str | None) -> Usage: ...
-
-    @abstractmethod
-    def _samples(self, handler: str) -> list[list[float]]: ...
-
-    @abstractmethod
-    def _save_samples(self, handler: str, samples: list[list[float]]) -> None: ...
-
-    # The primitives below have defaults over the ones above; a backend overrides them to do the
-    # same in fewer round trips (SQLite: ``UPDATE ... RETURNING``, one upsert per sample).
-
-    def _start(self, job_id: int, changes: dict[str, Any]) -> Job:
-        """Lease the admitted job: apply ``changes`` (state ``processing``, attempts, lease) and
-        return the job as now stored."""
-        self._update(job_id, changes)
-        started = self._load(job_id)
-        assert started is not None
-        return started
-
-    def _mark_done(self, job_id: int, token: str, result: Any) -> Job:
-        """Mark the job leased with ``token`` done with ``result``; the job as now stored.
-        ``StaleLease`` (nothing changed) if the lease is no longer ``token``'s."""
-        job = self._leased(job_id, token)
-        self._update(
-            job_id, {"state": JobState.DONE, "result": result, "lease_until": None, "lease_token": None}
-        )
-        # The row as stored, without reading it back.
-        stored = json.loads(wf.dumps(result))
-        return dataclasses.replace(
-            job, state=JobState.DONE, result=stored, lease_until=None, lease_token=None
-        )
-
-    def _profile(self, handler: str) -> Profile | None:
-        """The handler's profile from its stored samples (None: never run)."""
-        return _profile_of(self._samples(handler))
-
-    def _add_sample(self, handler: str, sample: list[float], keep: int) -> None:
-        """Append ``sample`` to the handler's samples, keeping the last ``keep``, as one atomic
-        change: a backend whose transactions run side by side appends to the row as it is then, so
-        two workers finishing runs of one handler keep both samples."""
-        samples = self._samples(handler)
-        samples.append(sample)
-        self._save_samples(handler, samples[-keep:])
-
-    @abstractmethod
-    def _read_budgets(self) -> Budgets: ...
-
-    @abstractmethod
-    def _write_budgets(self, budgets: Budgets) -> None: ...
-
-    @abstractmethod
-    def _insert_run(self, flow: wf.Workflow, state: dict[str, Any], parent: int | None) -> wf.Run: ...
-
-    @abstractmethod
-    def _load_run(self, run_id: int) -> wf.Run | None: ...
-
-    @abstractmethod
-    def _save_run(self, run: wf.Run) -> None: ...
-
-    @abstractmethod
-    def _pending_of_run(self, run_id: int) -> list[Job]: ...
-
-    @abstractmethod
-    def _next_seq(self, count: int) -> int:
-        """Reserve ``count`` trace seqs; the first. Called inside the transaction."""
-
-    @abstractmethod
-    def _status_rows(self, limit: int) -> tuple[dict[str, int], list[Job], list[Job], list[Job]]:
-        """Counts per state; the processing jobs; deferred pending jobs; failed jobs (newest)."""
-
-    @abstractmethod
-    def _count_claimable(self, now: float, queues: Sequence[str] | None) -> int: ...
 
     # ------------------------------------------------------------------ tracing
 
@@ -382,12 +259,6 @@ class StoreCore(ABC):
         self._emit(worker, "fail", job=job.id, reason=reason, final=True)
         self._step_failed(job, reason)
 
-    def _leased(self, job_id: int, token: str) -> Job:
-        job = self._load(job_id)
-        if job is None or job.state is not JobState.PROCESSING or job.lease_token != token:
-            raise StaleLease(f"job {job_id} is no longer leased with this token (its lease expired)")
-        return job
-
     def heartbeat(self, job_id: int, token: str, lease: float) -> float:
         def body() -> float:
             self._leased(job_id, token)
@@ -401,7 +272,7 @@ class StoreCore(ABC):
         self._add_sample(job.handler, [float(duration), float(peak_memory)], PROFILE_SAMPLES)
 
     def finish(self, job_id: int, token: str, result: Any, duration: float, peak_memory: int) -> Job:
-        _measured(duration, peak_memory)
+        measured(duration, peak_memory)
         if result is not None:  # ValueError before anything changes: the caller fails the job
             encode_payload(result, "result")
 
@@ -419,7 +290,7 @@ class StoreCore(ABC):
         return self._run(body)  # type: ignore[no-any-return]
 
     def fail(self, job_id: int, token: str, error: str, duration: float, peak_memory: int) -> Job:
-        _measured(duration, peak_memory)
+        measured(duration, peak_memory)
 
         def body() -> Job:
             job = self._leased(job_id, token)
@@ -441,6 +312,31 @@ class StoreCore(ABC):
             failed = self._load(job_id)
             assert failed is not None
             return failed
+
+        return self._run(body)  # type: ignore[no-any-return]
+
+    def release(self, job_id: int, token: str, why: str) -> Job:
+        if not isinstance(why, str) or not why:
+            raise ValueError("release needs a reason (a non-empty string)")
+
+        def body() -> Job:
+            job = self._leased(job_id, token)
+            # The run was cut short by the worker stopping, not by the job: it gives back the
+            # attempt its admission spent, and the job is claimable at once.
+            changes: dict[str, Any] = {
+                "state": JobState.PENDING,
+                "attempts": job.attempts - 1,
+                "available_at": self._clock(),
+                "lease_until": None,
+                "lease_token": None,
+                "worker": None,
+                "reason": f"released: {why}",
+            }
+            self._update(job_id, changes)
+            self._emit(
+                job.worker or self._process, "release", job=job_id, attempts=job.attempts - 1, reason=why
+            )
+            return dataclasses.replace(job, **changes)
 
         return self._run(body)  # type: ignore[no-any-return]
 
@@ -467,32 +363,7 @@ class StoreCore(ABC):
         limit = max(0, min(int(limit), MAX_STATUS))
 
         def body() -> Status:
-            counts, processing, deferred, failed = self._status_rows(limit)
-            queues: dict[str, int] = {}
-            groups: dict[str, int] = {}
-            running: dict[str, int] = {}
-            for job in processing:
-                queues[job.queue] = queues.get(job.queue, 0) + job.cost_units
-                if job.concurrency_group is not None:
-                    groups[job.concurrency_group] = groups.get(job.concurrency_group, 0) + job.cost_units
-                    running[job.concurrency_group] = running.get(job.concurrency_group, 0) + 1
-            return Status(
-                counts,
-                {"queues": queues, "groups": groups},
-                running,
-                self._read_budgets(),
-                [
-                    {
-                        "id": j.id,
-                        "queue": j.queue,
-                        "denials": j.denials,
-                        "reason": j.last_denial,
-                        "retry_at": j.available_at,
-                    }
-                    for j in deferred
-                ],
-                [{"id": j.id, "queue": j.queue, "attempts": j.attempts, "reason": j.reason} for j in failed],
-            )
+            return status_of(*self._status_rows(limit), self._read_budgets())
 
         return self._read(body)  # type: ignore[no-any-return]
 

@@ -19,8 +19,9 @@ from reference import arguments
 from reference.jobs import workflow as wf
 from reference.jobs.admission import Usage
 from reference.jobs.budgets import Budgets
-from reference.jobs.core import Ready, StoreCore, ready
+from reference.jobs.core import StoreCore
 from reference.jobs.model import Job, JobSpec, JobState
+from reference.jobs.rows import Ready, ready
 from reference.jobs.tracing import Tracer
 from reference.runtime import DEFAULT_RUNTIME, Runtime
 

@@ -3,7 +3,8 @@
 Every ``interval`` seconds it reconciles: reap the workers that exited, observe (the store's
 claimable backlog, the system's available memory, the workers' recent peak, which workers are
 busy), ask ``pool_policy.decide`` what to do, and do it — start worker processes
-(``pool_child``), tell idle ones to stop (SIGTERM: a worker finishes the job in hand and exits),
+(``pool_child``), tell idle ones to stop (SIGTERM: a worker finishes the job in hand and exits;
+at the shutdown timeout SIGUSR1: it gives the job back, ``release``, and exits),
 write the status file. ``request_stop`` (the CLI wires SIGTERM and SIGINT to it) makes the next
 reconciles stop every worker; ``run`` returns once none is alive.
 
@@ -37,7 +38,9 @@ from reference.jobs.worker import WorkerOptions
 Progress = Callable[[dict[str, Any]], None]
 PEAK_WINDOW = 32
 """Reconciles over which the workers' peak is remembered: the recent peak, not the lifetime one."""
-IDLE_EVENTS = frozenset({"finish", "fail", "retry", "lease_lost", "ready"})
+IDLE_EVENTS = frozenset({"finish", "fail", "retry", "lease_lost", "release", "ready"})
+GIVE_BACK_GRACE = 5.0
+"""Seconds after the shutdown timeout's SIGUSR1 (give the job back now) before a worker is killed."""
 
 
 def _available() -> int | None:
@@ -69,8 +72,10 @@ class PoolOptions:
     interval: float = 1.0
     status_file: Path | None = None
     shutdown_timeout: float | None = None
-    """Seconds to let workers finish at shutdown before killing them (their jobs then come back
-    when their leases expire); None waits for every job in hand."""
+    """Seconds to let workers finish at shutdown; then each still running is told to give its job
+    back (SIGUSR1: ``release``, pending at once, no attempt spent) and is killed only if it has
+    not exited ``GIVE_BACK_GRACE`` seconds later (its job then comes back when its lease expires).
+    None waits for every job in hand."""
     python: str = sys.executable
 
 
@@ -90,8 +95,12 @@ class PoolReport:
     stopped: int = 0
     lost: int = 0
     """Workers that exited without being told to (killed, or failed to start)."""
+    told_to_give_back: int = 0
+    """Workers told at the shutdown timeout to give their job back now."""
+    released: int = 0
+    """Jobs the workers gave back unrun (their attempts not spent)."""
     killed: int = 0
-    """Workers killed at the shutdown timeout."""
+    """Workers killed after the shutdown timeout and its grace."""
     stopped_because: str = ""
 
     def as_json(self) -> dict[str, Any]:
@@ -164,6 +173,8 @@ class PoolController:
                 continue
             kind = event.get("event")
             with self._lock:
+                if kind == "release":
+                    self.report.released += 1
                 if kind == "start":
                     child.busy = True
                 elif kind in IDLE_EVENTS:
@@ -301,6 +312,7 @@ class PoolController:
     def run(self) -> PoolReport:
         """Reconcile until stopped and every worker has exited."""
         deadline: float | None = None
+        gave_back = False
         try:
             while True:
                 self.reconcile()
@@ -310,7 +322,12 @@ class PoolController:
                     if deadline is None and self.options.shutdown_timeout is not None:
                         deadline = self.clock() + self.options.shutdown_timeout
                     if deadline is not None and self.clock() >= deadline:
-                        self._kill_all()
+                        if not gave_back:
+                            self._give_back_all()
+                            gave_back = True
+                            deadline = self.clock() + GIVE_BACK_GRACE
+                        else:
+                            self._kill_all()
                 self._wake.wait(
                     self.options.interval if not self.stopping else min(self.options.interval, 0.1)
                 )
@@ -326,6 +343,13 @@ class PoolController:
         if close is not None:
             close()
         return self.report
+
+    def _give_back_all(self) -> None:
+        for child in self.children:
+            with contextlib.suppress(ProcessLookupError):
+                child.popen.send_signal(signal.SIGUSR1)
+            self.report.told_to_give_back += 1
+            self._tell("give_back_worker", worker=child.name, pid=child.popen.pid)
 
     def _kill_all(self) -> None:
         for child in self.children:

@@ -8,6 +8,9 @@ never abandoned) when
 * it gets SIGTERM (the controller scaling down or shutting down), or
 * its controller is gone (kill -9): its parent changes, or its stdout pipe breaks.
 
+SIGUSR1 (the controller's shutdown timeout), or a second SIGTERM, stops it at once instead: the
+job in hand is given back (``release``: pending again, its attempt not spent) and it exits.
+
 It runs in a session of its own, so a Ctrl-C at the terminal reaches the controller only, which
 then stops its workers in order.
 """
@@ -56,16 +59,16 @@ def main(argv: list[str]) -> int:
                 worker.stop_requested = True
 
     worker = Worker(store, handlers, options, progress=tell)
-    signal.signal(signal.SIGTERM, lambda *_: setattr(worker, "stop_requested", True))
+    # SIGTERM: stop after the job in hand (a second one: now); SIGUSR1: give the job back now.
+    signal.signal(signal.SIGTERM, lambda *_: worker.stop())
+    signal.signal(signal.SIGUSR1, lambda *_: worker.stop(now=True))
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     threading.Thread(target=_watch_parent, args=(worker, spec["parent"]), daemon=True).start()
     tell({"event": "ready", "worker": options.name, "pid": os.getpid()})
     try:
         worker.run()
     finally:
-        close = getattr(store, "close", None)
-        if close is not None:
-            close()
+        store.close()
     return 0
 
 

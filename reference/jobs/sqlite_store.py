@@ -12,8 +12,6 @@ thread; each process (or thread) opens its own.
 
 from __future__ import annotations
 
-import dataclasses
-import functools
 import json
 import os
 import secrets
@@ -24,196 +22,46 @@ from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any
 
+from reference.jobs import rows
 from reference.jobs import workflow as wf
 from reference.jobs.admission import Candidate, Conditions, Decision, Profile, Usage, decide
 from reference.jobs.budgets import Budgets, cost_refusal
-from reference.jobs.core import PROFILE_SAMPLES, Ready, StoreCore, _measured, _profile_of, lease
+from reference.jobs.core import PROFILE_SAMPLES, StoreCore, steps_unchanged
 from reference.jobs.model import Job, JobSpec, JobState, encode_payload
+from reference.jobs.rows import Ready, lease, measured, profile_of
+from reference.jobs.sqlite_rows import (
+    ADD_SAMPLE,
+    ATTEMPTS,
+    BUDGETS_VERSION,
+    COST,
+    DONE,
+    FAST,
+    GROUP,
+    HANDLER,
+    JOB_COLUMNS,
+    LIMIT,
+    QUEUE,
+    READY_AT,
+    SCHEMA,
+    SPECIAL,
+    START,
+    decoded,
+    job_of,
+    scan_sql,
+    setter,
+    value_of,
+)
 from reference.jobs.store import Claim, ClaimOutcome, StaleLease
 from reference.jobs.tracing import Tracer
 
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS jobs (
-    id INTEGER PRIMARY KEY AUTOINCREMENT,
-    queue TEXT NOT NULL, handler TEXT NOT NULL, payload TEXT NOT NULL, priority INTEGER NOT NULL,
-    state TEXT NOT NULL, attempts INTEGER NOT NULL DEFAULT 0, max_attempts INTEGER NOT NULL,
-    backoff REAL NOT NULL, concurrency_group TEXT, concurrency_limit INTEGER,
-    cost_units INTEGER NOT NULL, available_at REAL NOT NULL, created_at REAL NOT NULL,
-    lease_until REAL, lease_token TEXT, worker TEXT, denials INTEGER NOT NULL DEFAULT 0,
-    last_denial TEXT, reason TEXT, result TEXT, workflow_id INTEGER, step INTEGER, item_index INTEGER
-);
-CREATE INDEX IF NOT EXISTS jobs_claimable ON jobs (priority DESC, available_at, id) WHERE state = 'pending';
-CREATE INDEX IF NOT EXISTS jobs_ready ON jobs (state, queue, priority DESC, available_at, id);
-CREATE INDEX IF NOT EXISTS jobs_leases ON jobs (lease_until) WHERE state = 'processing';
-CREATE INDEX IF NOT EXISTS jobs_running_queue ON jobs (queue) WHERE state = 'processing';
-CREATE INDEX IF NOT EXISTS jobs_running_group ON jobs (concurrency_group) WHERE state = 'processing';
-CREATE INDEX IF NOT EXISTS jobs_state ON jobs (state, id);
-CREATE INDEX IF NOT EXISTS jobs_workflow ON jobs (workflow_id) WHERE workflow_id IS NOT NULL;
-CREATE TABLE IF NOT EXISTS budgets (kind TEXT NOT NULL, name TEXT NOT NULL, budget INTEGER NOT NULL,
-    PRIMARY KEY (kind, name));
-CREATE TABLE IF NOT EXISTS profiles (handler TEXT PRIMARY KEY, samples TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS workflows (
-    id INTEGER PRIMARY KEY AUTOINCREMENT, definition TEXT NOT NULL, state TEXT NOT NULL,
-    step INTEGER NOT NULL, pending INTEGER NOT NULL, results TEXT NOT NULL, status TEXT NOT NULL,
-    reason TEXT, usage TEXT NOT NULL, parent INTEGER
-);
-CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL);
-INSERT OR IGNORE INTO meta (key, value) VALUES ('trace_seq', 0);
-INSERT OR IGNORE INTO meta (key, value) VALUES ('budgets_version', 0);
-"""
-
-_JSON_COLUMNS = ("payload", "result")
-_READY_COLUMNS = ", ".join(Ready._fields)
-_BUDGETS_VERSION = "SELECT value FROM meta WHERE key = 'budgets_version'"
 _PROFILE_CACHE = 1024
 """Most handlers whose decoded profile a store keeps (beyond that it starts over)."""
 BUSY_TIMEOUT = 60.0
 """Seconds a transaction waits for the write lock before ``sqlite3.OperationalError``."""
-
-
-_FIELDS = tuple(f.name for f in dataclasses.fields(Job))
-_JOB_COLUMNS = ", ".join(_FIELDS)
-"""``Job``'s fields in order: a row selected with these builds a ``Job`` by position."""
-_READY_AT = tuple(_FIELDS.index(c) for c in Ready._fields)
-_FAST = 6
-"""Columns the fast claim's read puts before the candidate's row (see ``_scan_sql``)."""
-_CLAIM_STEPS = (
-    "claim",
-    "finish",
-    "_run",
-    "_transaction",
-    "_claim",
-    "_scan",
-    "_expired",
-    "_expire",
-    "_read_budgets",
-    "_candidates",
-    "_load",
-    "_give_up",
-    "_profile",
-    "_usage",
-    "_update",
-    "_start",
-    "_emit",
-    "_emit_claim",
-    "_emit_started",
-    "_leased",
-    "_mark_done",
-    "_record",
-    "_add_sample",
-)
-"""The core's steps of a claim and a finish, which the fast paths stand in for."""
-_START = (
-    "UPDATE jobs SET state = 'processing', attempts = ?, lease_until = ?, lease_token = ?, worker = ?"
-    " WHERE id = ?"
-)
-"""The changes of ``core.lease``, in SQL."""
-_DONE = (
-    "UPDATE jobs SET state = 'done', result = ?, lease_until = NULL, lease_token = NULL"
-    " WHERE id = ? AND state = 'processing' AND lease_token = ?"
-)
-_ADD_SAMPLE = (
-    # Appended in SQL: one statement instead of a read and a write. A full list (the usual case)
-    # drops its first sample; a longer one (``keep`` was lowered) is cut to the last ``keep``
-    # (json_each walks the array in order).
-    "INSERT INTO profiles (handler, samples) VALUES (?1, json_array(json(?2)))"
-    " ON CONFLICT (handler) DO UPDATE SET samples = CASE json_array_length(samples) - ?3"
-    "  WHEN -1 THEN json_insert(samples, '$[#]', json(?2))"
-    "  WHEN 0 THEN json_remove(json_insert(samples, '$[#]', json(?2)), '$[0]')"
-    "  WHEN 1 THEN json_remove(json_insert(samples, '$[#]', json(?2)), '$[0]', '$[0]')"
-    "  ELSE (SELECT json_group_array(json(e.value))"
-    "   FROM json_each(json_insert(samples, '$[#]', json(?2))) AS e"
-    "   WHERE e.key > json_array_length(samples) - ?3) END"
-)
-"""Append sample ?2 (JSON) to handler ?1's samples, keeping the last ?3."""
-_QUEUE, _HANDLER, _GROUP, _LIMIT, _COST, _ATTEMPTS = (
-    _FIELDS.index(c)
-    for c in ("queue", "handler", "concurrency_group", "concurrency_limit", "cost_units", "attempts")
-)
-
-
-_STATES = {state.value: state for state in JobState}
-_STORED: dict[str, str] = {
-    **{state: state.value for state in JobState},
-    **{s.value: s.value for s in JobState},
-}
-_SPECIAL = frozenset(("state", *_JSON_COLUMNS))
-"""Columns whose Python value is not what SQLite stores: a ``JobState``, JSON."""
-_SETTERS: dict[tuple[str, ...], str] = {}
 _LEASE_MEMO = 256
 """Most started jobs a store remembers for their ``finish`` (see ``_finish_started``)."""
 
-
-def _decoded(text: str | None) -> Any:
-    return None if text is None or text == "null" else json.loads(text)
-
-
-def _value(column: str, value: Any) -> Any:
-    """``value`` as the ``column`` stores it."""
-    if column == "state":
-        return _STORED[value]
-    if column in _JSON_COLUMNS:
-        return None if value is None else wf.dumps(value)
-    return value
-
-
-def _job(row: Sequence[Any], changes: dict[str, Any] | None = None) -> Job:
-    """The ``Job`` of a row selected with ``_JOB_COLUMNS``; with ``changes``, as it is once
-    ``_update`` has written them."""
-    # A row of our own table is a Job already: filling the instance's dict skips the frozen
-    # __init__'s one object.__setattr__ per field (two dozen), which a claim pays on every job.
-    job: Job = object.__new__(Job)
-    values = job.__dict__
-    values.update(zip(_FIELDS, row, strict=True))
-    if changes:
-        values.update(changes)
-        if not _SPECIAL.isdisjoint(changes):
-            for column in _SPECIAL.intersection(changes):  # as stored, then read back
-                values[column] = _value(column, changes[column])
-    for column in _JSON_COLUMNS:
-        text = values[column]
-        if text is not None:
-            values[column] = None if text == "null" else json.loads(text)
-    values["state"] = _STATES[values["state"]]
-    return job
-
-
-def _setter(columns: tuple[str, ...]) -> str:
-    """``col = ?, ...`` for these columns, built once per set of columns."""
-    clause = _SETTERS.get(columns)
-    if clause is None:
-        clause = _SETTERS[columns] = ", ".join(f"{column} = ?" for column in columns)
-    return clause
-
-
-@functools.cache
-def _scan_sql(queues: int | None) -> tuple[str, str]:
-    """For a claim over ``queues`` queues (None: all): the scan of the candidates' admission
-    columns in claim order (``LIMIT ?2``), and the fast claim's one read (see ``_claim``)."""
-
-    def order(first: int) -> str:  # the queue names are parameters ?first, ?first+1, ...
-        where = (
-            "" if queues is None else f" AND queue IN ({', '.join(f'?{first + i}' for i in range(queues))})"
-        )
-        # jobs_ready serves a queue filter in claim order; across all queues jobs_claimable does
-        # (the planner, without statistics, would pick jobs_ready and sort every pending row).
-        index = " INDEXED BY jobs_claimable" if queues is None else ""
-        return (
-            f" FROM jobs{index} WHERE state = 'pending' AND available_at <= ?1{where}"
-            " ORDER BY priority DESC, available_at, id LIMIT"
-        )
-
-    # An aggregate without GROUP BY: exactly one row, the candidate's columns NULL if there is none.
-    fast = (
-        f"SELECT ({_BUDGETS_VERSION}),"
-        " (SELECT 1 FROM jobs WHERE state = 'processing' AND lease_until < ?1 LIMIT 1),"
-        " (SELECT samples FROM profiles WHERE handler = c.handler),"
-        " COALESCE(SUM(p.concurrency_group = c.concurrency_group), 0),"
-        " COALESCE(SUM(CASE WHEN p.queue = c.queue THEN p.cost_units END), 0),"
-        " COALESCE(SUM(CASE WHEN p.concurrency_group = c.concurrency_group THEN p.cost_units END), 0),"
-        f" c.* FROM (SELECT {_JOB_COLUMNS}{order(2)} 1) AS c LEFT JOIN jobs AS p ON p.state = 'processing'"
-    )
-    return f"SELECT {_READY_COLUMNS}{order(3)} ?2", fast
+_RUN = ", ".join(rows.RUN_COLUMNS)
 
 
 class _Immediate:
@@ -248,7 +96,7 @@ class SqliteStore(StoreCore):
         """Jobs this store's ``claim`` started, by lease token, for their ``finish``."""
         # The fast claim stands in for the core's claim steps: a subclass that changes one of them
         # (a reference mutant) must have it used, so it gets the general path.
-        self._fast = all(getattr(type(self), step) is getattr(SqliteStore, step) for step in _CLAIM_STEPS)
+        self._fast = steps_unchanged(self, SqliteStore)
         self._db = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT, isolation_level=None)
         self._db.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT * 1000)}")
         self._db.execute("PRAGMA journal_mode = WAL")
@@ -260,12 +108,6 @@ class SqliteStore(StoreCore):
 
     def close(self) -> None:
         self._db.close()
-
-    def __enter__(self) -> SqliteStore:
-        return self
-
-    def __exit__(self, *_: object) -> None:
-        self.close()
 
     def _transaction(self) -> AbstractContextManager[None]:
         return self._immediate
@@ -290,56 +132,38 @@ class SqliteStore(StoreCore):
         return value
 
     def _insert_job(self, spec: JobSpec, now: float, workflow: tuple[int, int, int | None] | None) -> Job:
-        run, step, item = workflow if workflow is not None else (None, None, None)
         cursor = self._db.execute(
-            "INSERT INTO jobs (queue, handler, payload, priority, state, max_attempts, backoff,"
-            " concurrency_group, concurrency_limit, cost_units, available_at, created_at,"
-            " workflow_id, step, item_index) VALUES (?, ?, ?, ?, 'pending', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
-            f" RETURNING {_JOB_COLUMNS}",
-            (
-                spec.queue,
-                spec.handler_name,
-                spec.payload_json,
-                spec.priority,
-                spec.max_attempts,
-                spec.backoff,
-                spec.concurrency_group,
-                spec.concurrency_limit,
-                spec.cost_units,
-                now + spec.delay,
-                now,
-                run,
-                step,
-                item,
-            ),
+            f"INSERT INTO jobs ({rows.JOB_INSERT_COLUMNS})"
+            f" VALUES (?, ?, ?, ?, 'pending', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING {JOB_COLUMNS}",
+            rows.job_insert(spec, now, workflow),
         )
-        return _job(cursor.fetchone())
+        return job_of(cursor.fetchone())
 
     def _load(self, job_id: int) -> Job | None:
-        row = self._db.execute(f"SELECT {_JOB_COLUMNS} FROM jobs WHERE id = ?", (job_id,)).fetchone()
-        return None if row is None else _job(row)
+        row = self._db.execute(f"SELECT {JOB_COLUMNS} FROM jobs WHERE id = ?", (job_id,)).fetchone()
+        return None if row is None else job_of(row)
 
     def _update(self, job_id: int, changes: dict[str, Any]) -> None:
-        values = [_value(c, v) if c in _SPECIAL else v for c, v in changes.items()]
+        values = [value_of(c, v) if c in SPECIAL else v for c, v in changes.items()]
         values.append(job_id)
-        self._db.execute(f"UPDATE jobs SET {_setter(tuple(changes))} WHERE id = ?", values)
+        self._db.execute(f"UPDATE jobs SET {setter(tuple(changes))} WHERE id = ?", values)
 
     def _mark_done(self, job_id: int, token: str, result: Any) -> Job:
         # The lease check and the change in one statement: no row back, not leased with ``token``.
         row = self._db.execute(
-            f"{_DONE} RETURNING {_JOB_COLUMNS}", (_value("result", result), job_id, token)
+            f"{DONE} RETURNING {JOB_COLUMNS}", (value_of("result", result), job_id, token)
         ).fetchone()
         if row is None:
             raise StaleLease(f"job {job_id} is no longer leased with this token (its lease expired)")
-        return _job(row)
+        return job_of(row)
 
     def _jobs(self, sql: str, *params: Any) -> list[Job]:
-        return [_job(row) for row in self._db.execute(sql, params)]
+        return [job_of(row) for row in self._db.execute(sql, params)]
 
     # ------------------------------------------------------------------ the fast paths
     # The common claim and finish, each in the fewest statements and with the least Python inside
     # the write lock (what can be is done before it is taken or after it is released). They stand
-    # in for the core's steps (``_CLAIM_STEPS``), so a subclass that changes a step, as a reference
+    # in for the core's steps (``core.CLAIM_STEPS``), so a subclass that changes a step, as a reference
     # mutant does, gets the general path (``self._fast`` is False) and its step is used.
 
     def claim(self, worker: str, conditions: Conditions, queues: Sequence[str] | None = None) -> ClaimOutcome:
@@ -350,7 +174,7 @@ class SqliteStore(StoreCore):
         if isinstance(got, ClaimOutcome):
             return got
         whole, changes, profile, decision = got
-        job = _job(whole, changes)
+        job = job_of(whole, changes)
         self._started[token] = job
         if len(self._started) > _LEASE_MEMO:
             self._started.pop(next(iter(self._started)))  # the oldest: its finish reads the row back
@@ -366,22 +190,22 @@ class SqliteStore(StoreCore):
         now = self._clock()
         params = () if queues is None else tuple(queues)
         row = self._db.execute(
-            _scan_sql(None if queues is None else len(params))[1], (now, *params)
+            scan_sql(None if queues is None else len(params))[1], (now, *params)
         ).fetchone()
-        version, lapsed, samples, running, queue_cost, group_cost = row[:_FAST]
-        whole = row[_FAST:]
+        version, lapsed, samples, running, queue_cost, group_cost = row[:FAST]
+        whole = row[FAST:]
         if whole[0] is None and lapsed is None:
             return ClaimOutcome(None)  # nothing claimable, nothing to reap
         cached = self._budgets_cache
         if lapsed is not None or whole[0] is None or cached is None or cached[0] != version:
             return super()._claim(worker, conditions, queues)
         budgets = cached[1]
-        queue, group, cost = whole[_QUEUE], whole[_GROUP], whole[_COST]
+        queue, group, cost = whole[QUEUE], whole[GROUP], whole[COST]
         if cost_refusal(queue, group, cost, budgets) is not None:
             return super()._claim(worker, conditions, queues)
-        profile = self._decoded_profile(whole[_HANDLER], samples)
+        profile = self._decoded_profile(whole[HANDLER], samples)
         decision = decide(
-            Candidate(queue, group, whole[_LIMIT], cost),
+            Candidate(queue, group, whole[LIMIT], cost),
             Usage(running, queue_cost, group_cost),
             budgets,
             profile,
@@ -390,10 +214,10 @@ class SqliteStore(StoreCore):
         if not decision.admitted:
             return super()._claim(worker, conditions, queues)
         lease_until = now + conditions.lease
-        attempts = whole[_ATTEMPTS] + 1
-        self._db.execute(_START, (attempts, lease_until, token, worker, whole[0]))
+        attempts = whole[ATTEMPTS] + 1
+        self._db.execute(START, (attempts, lease_until, token, worker, whole[0]))
         if self._tracer is not None:
-            candidate = Ready._make([whole[i] for i in _READY_AT])
+            candidate = Ready._make([whole[i] for i in READY_AT])
             self._emit_claim(worker, candidate)
             self._emit_started(worker, candidate, attempts, lease_until)
         return whole, lease(worker, token, attempts, lease_until), profile, decision
@@ -402,7 +226,7 @@ class SqliteStore(StoreCore):
         started = self._started.get(token)
         if not self._fast or started is None or started.id != job_id or started.workflow_id is not None:
             return super().finish(job_id, token, result, duration, peak_memory)
-        _measured(duration, peak_memory)
+        measured(duration, peak_memory)
         # ValueError before anything changes (the caller fails the job); the text is what is stored
         stored = None if result is None else encode_payload(result, "result")
         del self._started[token]
@@ -415,8 +239,12 @@ class SqliteStore(StoreCore):
         # The row is the one ``claim`` started (see ``_finish_started``) with this update's columns.
         job: Job = object.__new__(Job)  # as in ``_job``: a copy of a Job, four fields changed
         job.__dict__.update(started.__dict__)
-        job.__dict__.update(state=JobState.DONE, result=_decoded(stored), lease_until=None, lease_token=None)
+        job.__dict__.update(state=JobState.DONE, result=decoded(stored), lease_until=None, lease_token=None)
         return job
+
+    def release(self, job_id: int, token: str, why: str) -> Job:
+        self._started.pop(token, None)  # its finish, should it come, reads the row and finds it gone
+        return super().release(job_id, token, why)
 
     def _finish_started(
         self, job_id: int, token: str, stored: str | None, handler: str, sample: str, worker: str
@@ -425,9 +253,9 @@ class SqliteStore(StoreCore):
         step): done, if still processing under ``token``. Such a row is the one that claim wrote
         (a token is 64 random bits, written once), changed since only by heartbeats: every other
         step that changes a leased job replaces its token. So it need not be read back."""
-        if self._db.execute(_DONE, (stored, job_id, token)).rowcount != 1:
+        if self._db.execute(DONE, (stored, job_id, token)).rowcount != 1:
             return False  # the lease lapsed: nothing changed
-        self._db.execute(_ADD_SAMPLE, (handler, sample, PROFILE_SAMPLES))
+        self._db.execute(ADD_SAMPLE, (handler, sample, PROFILE_SAMPLES))
         if self._tracer is not None:
             self._emit(worker, "finish", job=job_id)
         return True
@@ -440,7 +268,7 @@ class SqliteStore(StoreCore):
 
     def _candidates(self, now: float, queues: Sequence[str] | None, limit: int) -> list[Ready]:
         params = () if queues is None else tuple(queues)
-        scan = _scan_sql(None if queues is None else len(params))[0]
+        scan = scan_sql(None if queues is None else len(params))[0]
         return [Ready._make(row) for row in self._db.execute(scan, (now, limit, *params))]
 
     def _queue_filter(self, queues: Sequence[str] | None) -> tuple[str, list[str]]:
@@ -450,11 +278,7 @@ class SqliteStore(StoreCore):
 
     def _count_claimable(self, now: float, queues: Sequence[str] | None) -> int:
         where, params = self._queue_filter(queues)
-        row = self._db.execute(
-            "SELECT COUNT(*) FROM jobs WHERE ((state = 'pending' AND available_at <= ?)"
-            f" OR (state = 'processing' AND lease_until < ?)){where}",
-            (now, now, *params),
-        ).fetchone()
+        row = self._db.execute(rows.CLAIMABLE.format(p="?") + where, (now, now, *params)).fetchone()
         return int(row[0])
 
     def _usage(self, queue: str, group: str | None) -> Usage:
@@ -482,7 +306,7 @@ class SqliteStore(StoreCore):
 
     def _add_sample(self, handler: str, sample: list[float], keep: int) -> None:
         # finite floats (``finish`` and ``fail`` checked them): their repr is JSON
-        self._db.execute(_ADD_SAMPLE, (handler, "[" + ",".join(map(repr, sample)) + "]", keep))
+        self._db.execute(ADD_SAMPLE, (handler, "[" + ",".join(map(repr, sample)) + "]", keep))
 
     def _profile(self, handler: str) -> Profile | None:
         row = self._db.execute("SELECT samples FROM profiles WHERE handler = ?", (handler,)).fetchone()
@@ -495,7 +319,7 @@ class SqliteStore(StoreCore):
         cached = self._profiles.get(handler)
         if cached is not None and cached[0] == text:
             return cached[1]
-        profile = _profile_of(json.loads(text))
+        profile = profile_of(json.loads(text))
         if len(self._profiles) >= _PROFILE_CACHE:
             self._profiles.clear()
         self._profiles[handler] = (text, profile)
@@ -504,75 +328,39 @@ class SqliteStore(StoreCore):
     def _read_budgets(self) -> Budgets:
         # Every claim reads the budgets; they change rarely. ``_write_budgets`` bumps the version
         # in the same transaction, so an unchanged version means the cached table still holds.
-        version = int(self._db.execute(_BUDGETS_VERSION).fetchone()[0])
+        version = int(self._db.execute(BUDGETS_VERSION).fetchone()[0])
         if self._budgets_cache is not None and self._budgets_cache[0] == version:
             return self._budgets_cache[1]
-        queues: dict[str, int] = {}
-        groups: dict[str, int] = {}
-        for kind, label, budget in self._db.execute("SELECT kind, name, budget FROM budgets"):
-            (queues if kind == "queue" else groups)[label] = budget
-        budgets = Budgets(queues, groups)
+        budgets = rows.budgets_of(self._db.execute("SELECT kind, name, budget FROM budgets"))
         self._budgets_cache = (version, budgets)
         return budgets
 
     def _write_budgets(self, budgets: Budgets) -> None:
         self._db.execute("UPDATE meta SET value = value + 1 WHERE key = 'budgets_version'")
         self._db.execute("DELETE FROM budgets")
-        rows = [("queue", k, v) for k, v in budgets.queues.items()]
-        rows += [("group", k, v) for k, v in budgets.groups.items()]
-        self._db.executemany("INSERT INTO budgets (kind, name, budget) VALUES (?, ?, ?)", rows)
+        self._db.executemany(
+            "INSERT INTO budgets (kind, name, budget) VALUES (?, ?, ?)", rows.budget_rows(budgets)
+        )
 
     def _insert_run(self, flow: wf.Workflow, state: dict[str, Any], parent: int | None) -> wf.Run:
         run = wf.Run(0, flow, state, parent=parent)
-        cursor = self._db.execute(
-            "INSERT INTO workflows (definition, state, step, pending, results, status, reason, usage, parent)"
-            " VALUES (?, '{}', -1, 0, '[]', 'running', NULL, '{}', ?)",
-            (wf.dumps(flow.definition()), parent),
-        )
+        cursor = self._db.execute(rows.RUN_INSERT.format(p="?"), (wf.dumps(flow.definition()), parent))
         run.id = int(cursor.lastrowid or 0)
         return run
 
     def _load_run(self, run_id: int) -> wf.Run | None:
-        row = self._db.execute(
-            "SELECT id, definition, state, step, pending, results, status, reason, usage, parent"
-            " FROM workflows WHERE id = ?",
-            (run_id,),
-        ).fetchone()
-        if row is None:
-            return None
-        run_id, definition, state, step, pending, results, status, reason, usage, parent = row
-        return wf.Run(
-            run_id,
-            wf.Workflow.from_definition(json.loads(definition)),
-            json.loads(state),
-            step,
-            pending,
-            json.loads(results),
-            status,
-            reason,
-            json.loads(usage),
-            parent,
+        cursor = self._db.execute(
+            f"SELECT {', '.join(rows.RUN_COLUMNS)} FROM workflows WHERE id = ?", (run_id,)
         )
+        row = cursor.fetchone()
+        return None if row is None else rows.run_of(dict(zip(rows.RUN_COLUMNS, row, strict=True)))
 
     def _save_run(self, run: wf.Run) -> None:
-        self._db.execute(
-            "UPDATE workflows SET state = ?, step = ?, pending = ?, results = ?, status = ?, reason = ?,"
-            " usage = ? WHERE id = ?",
-            (
-                wf.dumps(run.state),
-                run.step,
-                run.pending,
-                wf.dumps(run.results),
-                run.status,
-                run.reason,
-                wf.dumps(run.usage),
-                run.id,
-            ),
-        )
+        self._db.execute(rows.RUN_SAVE.format(p="?"), rows.run_params(run))
 
     def _pending_of_run(self, run_id: int) -> list[Job]:
         return self._jobs(
-            f"SELECT {_JOB_COLUMNS} FROM jobs WHERE workflow_id = ? AND state = 'pending' ORDER BY id", run_id
+            f"SELECT {JOB_COLUMNS} FROM jobs WHERE workflow_id = ? AND state = 'pending' ORDER BY id", run_id
         )
 
     def _next_seq(self, count: int) -> int:
@@ -585,13 +373,13 @@ class SqliteStore(StoreCore):
         counts = {state.value: 0 for state in JobState}
         for state, n in self._db.execute("SELECT state, COUNT(*) FROM jobs GROUP BY state"):
             counts[state] = int(n)
-        processing = self._jobs(f"SELECT {_JOB_COLUMNS} FROM jobs WHERE state = 'processing'")
+        processing = self._jobs(f"SELECT {JOB_COLUMNS} FROM jobs WHERE state = 'processing'")
         deferred = self._jobs(
-            f"SELECT {_JOB_COLUMNS} FROM jobs WHERE state = 'pending' AND last_denial IS NOT NULL"
-            " ORDER BY available_at LIMIT ?",
+            f"SELECT {JOB_COLUMNS} FROM jobs WHERE state = 'pending' AND last_denial IS NOT NULL"
+            " ORDER BY available_at, id LIMIT ?",
             limit,
         )
         failed = self._jobs(
-            f"SELECT {_JOB_COLUMNS} FROM jobs WHERE state = 'failed' ORDER BY id DESC LIMIT ?", limit
+            f"SELECT {JOB_COLUMNS} FROM jobs WHERE state = 'failed' ORDER BY id DESC LIMIT ?", limit
         )
         return counts, processing, deferred, failed

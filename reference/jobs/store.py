@@ -3,8 +3,8 @@
 A store holds jobs and workflow runs and makes each step one atomic transition: ``enqueue``,
 ``claim`` (claim-and-admit: reap expired leases, pick the best claimable job, decide admission
 and either lease it as ``processing`` or give it back with a retry-after, all in one transaction),
-``finish``, ``fail``, ``heartbeat``. Every method that changes a leased job takes the lease token,
-so a worker whose lease expired (and whose job went to another worker) changes nothing.
+``finish``, ``fail``, ``release``, ``heartbeat``. Every method that changes a leased job takes the
+lease token, so a worker whose lease expired (and whose job went to another worker) changes nothing.
 
 ``SqliteStore`` is the embedded default; ``InMemoryStore`` implements the same interface on the
 runtime seam so the controlled-interleaving harness can explore it.
@@ -94,6 +94,11 @@ class JobStore(Protocol):
 
     def fail(self, job_id: int, token: str, error: str, duration: float, peak_memory: int) -> Job:
         """Retry after backoff, or fail for good once attempts are spent; ``StaleLease`` if not ours."""
+        ...
+
+    def release(self, job_id: int, token: str, why: str) -> Job:
+        """Give the job back unrun, pending at once, its attempt not spent (the worker must stop);
+        ``StaleLease`` if not ours."""
         ...
 
     def get(self, job_id: int) -> Job | None: ...

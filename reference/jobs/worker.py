@@ -36,6 +36,12 @@ Handler = Callable[[Any], Any]
 Progress = Callable[[dict[str, Any]], None]
 
 
+class GiveBack(BaseException):
+    """Raised into a running handler when its worker must stop now (``Worker.stop(now=True)``):
+    the job goes back to the queue unrun, its attempt not spent. A BaseException, so a handler's
+    ``except Exception`` does not swallow it."""
+
+
 class Wakeups(Protocol):
     """A listening session: ``wait(timeout)`` is True when woken by an announced job."""
 
@@ -100,6 +106,8 @@ class WorkerReport:
     denied: dict[str, int] = field(default_factory=dict)
     refused: int = 0
     expired: int = 0
+    released: int = 0
+    """Jobs given back unrun because the worker had to stop (their attempts not spent)."""
     stopped: str = ""
     """Why the run ended: ``idle`` (``--once``), ``done`` (``until_done``), ``time_budget``, ``max_jobs``,
     ``interrupted``."""
@@ -128,8 +136,23 @@ class Worker:
         self._sleep = sleep
         self._deadline: float | None = None
         self.stop_requested = False
+        self._abandonable = False
+        """True only while a handler runs: the one place ``stop(now=True)`` may raise ``GiveBack``."""
         self.wakeups: Wakeups | None = None
         """The listening session while ``run`` runs (None: the store announces nothing, poll)."""
+
+    def stop(self, *, now: bool = False) -> None:
+        """Ask the worker to stop; safe from a signal handler in the worker's thread.
+
+        The first request lets the job in hand finish. ``now`` (or a second request) gives it back
+        instead: ``GiveBack`` is raised into the running handler, and the job is released, pending
+        again at once with its attempt not spent. Outside a handler there is nothing to interrupt:
+        a job claimed after the request is released before it starts."""
+        again = self.stop_requested
+        self.stop_requested = True
+        if (now or again) and self._abandonable:
+            self._abandonable = False  # one GiveBack per run
+            raise GiveBack("the worker must stop now")
 
     def _tell(self, event: str, **fields: Any) -> None:
         if self._progress is not None:
@@ -199,6 +222,10 @@ class Worker:
             for job_id, why in outcome.failed:
                 self._tell("fail", job=job_id, reason=why)
             if outcome.claim is not None:
+                if self.stop_requested:  # told to stop while claiming: not started, so give it back
+                    self._release(outcome.claim, "the worker was stopping when it claimed the job")
+                    reason = "interrupted"
+                    break
                 self.execute(outcome.claim)
                 continue
             if self.options.once and self.store.claimable(self.options.queues) == 0:
@@ -214,6 +241,16 @@ class Worker:
         self._tell("stop", reason=reason, report=self.report.as_json())
         return self.report
 
+    def _release(self, claim: Claim, why: str) -> None:
+        try:
+            self.store.release(claim.job.id, claim.token, why)
+        except StaleLease:
+            self.report.lease_lost += 1
+            self._tell("lease_lost", job=claim.job.id)
+            return
+        self.report.released += 1
+        self._tell("release", job=claim.job.id, reason=why)
+
     def execute(self, claim: Claim) -> None:
         job = claim.job
         self._tell("start", job=job.id, queue=job.queue, handler=job.handler, attempt=job.attempts)
@@ -227,7 +264,14 @@ class Worker:
             error = f"no handler named {job.handler!r} in this worker's handlers module"
         else:
             try:
-                result = handler(job.payload)
+                self._abandonable = True
+                try:
+                    result = handler(job.payload)
+                finally:
+                    self._abandonable = False
+            except GiveBack:  # also when it lands as the handler returns: the run is given up whole
+                self._release(claim, "the worker was told to stop now")
+                return
             except Exception as problem:  # the handler's failure is the job's, not the worker's
                 error = f"{type(problem).__name__}: {problem}"
         duration = time.monotonic() - began

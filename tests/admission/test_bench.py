@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from model_checks.designs.admission.bench import bench
+from model_checks.designs.admission.bench_scale import chart, scale, table
 
 
 @pytest.mark.timeout(120)
@@ -20,3 +23,28 @@ def test_quick_bench_reports_rates_latency_and_no_double_claims() -> None:
         latency = figures["claim_latency_ms"][phase]
         assert 0 <= latency["p50"] <= latency["p99"]
     assert len(figures["load_before"]) == 3 and figures["meets_goal"] == (figures["ratio_vs_bare"] >= 0.8)
+
+
+@pytest.mark.timeout(120)
+def test_the_postgresql_bench_compares_against_a_bare_skip_locked_loop(pg_url: str) -> None:
+    figures = bench(quick=True, store=pg_url)
+    assert figures["store"] == "postgresql" and figures["double_claims"] == 0
+    assert figures["jobs_done"] == {"bare": 300, "admission": 300}
+    with pytest.raises(ValueError, match="floor"):
+        bench(quick=True, floor=True, store=pg_url)
+
+
+@pytest.mark.timeout(120)
+def test_jobs_per_second_against_workers_on_both_stores_in_a_table_and_a_chart(
+    pg_url: str, tmp_path: Path
+) -> None:
+    figures = scale([None, pg_url], workers=(1, 2), jobs=40)
+    rows = figures["rows"]
+    assert [(r["store"], r["workers"]) for r in rows] == [
+        ("sqlite", 1), ("sqlite", 2), ("postgresql", 1), ("postgresql", 2)
+    ]  # fmt: skip
+    assert all(r["jobs"] == 40 and r["double_claims"] == 0 and r["jobs_per_s"] > 0 for r in rows)
+    assert all(isinstance(r["load_1min"], float) for r in rows)  # every figure carries the load
+    assert table(figures).count("\n") == 1 + len(rows)
+    png = chart(figures, tmp_path / "scale.png")
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

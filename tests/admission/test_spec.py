@@ -23,20 +23,46 @@ PROPERTIES = ("EveryAdmissibleJobRuns", "NoJobDeferredForever")
 LIVENESS_MUTANTS = ("budget-counts-queued", "oversized-deferred", "claim-then-admit")
 
 
-def test_small_holds_with_every_action_fired() -> None:
-    result = assert_holds(SPEC, CONFIGS["small"], "small", states=324, unfired=[])
+# The configurations without ``releases`` never stop a worker with a job in hand.
+RELEASES = ["Release", "ReleaseFenced"]
+
+
+def test_small_holds_with_every_action_but_the_releases_fired() -> None:
+    result = assert_holds(SPEC, CONFIGS["small"], "small", states=324, unfired=RELEASES)
     for prop in PROPERTIES:
         assert prop in result.properties_checked
 
 
+def test_a_released_job_runs_again_on_the_attempt_it_had() -> None:
+    result = assert_holds(
+        SPEC,
+        CONFIGS["release"],
+        "release",
+        states=13,
+        unfired=["Refuse", "ClaimAndDeny", "ResourceDeny", "ReleaseFenced", "RetryDue", "LeaseExpire"],
+    )
+    assert set(PROPERTIES) <= set(result.properties_checked)
+
+
+def test_a_release_after_the_lease_expired_is_fenced_off() -> None:
+    result = assert_holds(
+        SPEC,
+        CONFIGS["release-expiry"],
+        "release-expiry",
+        states=57,
+        unfired=["Refuse", "ClaimAndDeny", "ResourceDeny", "RetryDue"],
+    )
+    assert set(PROPERTIES) <= set(result.properties_checked)
+
+
 def test_standard_holds_with_every_action_but_the_refusal_fired() -> None:
-    result = assert_holds(SPEC, CONFIGS["standard"], "standard", states=17_347, unfired=["Refuse"])
+    result = assert_holds(SPEC, CONFIGS["standard"], "standard", states=17_347, unfired=["Refuse", *RELEASES])
     assert set(PROPERTIES) <= set(result.properties_checked)
 
 
 def test_with_admission_disabled_the_budgets_hold_and_no_resource_check_denies() -> None:
     result = assert_holds(
-        SPEC, CONFIGS["disabled"], "disabled", states=5_254, unfired=["Refuse", "ResourceDeny"]
+        SPEC, CONFIGS["disabled"], "disabled", states=5_254, unfired=["Refuse", "ResourceDeny", *RELEASES]
     )
     assert set(PROPERTIES) <= set(result.properties_checked)
 
@@ -45,13 +71,17 @@ def test_the_design_is_registered_with_its_configurations_and_mutants() -> None:
     from model_checks.registry import design
 
     assert design("admission") is DESIGN
-    assert {"small", "livelock", "standard", "disabled", "large"} <= set(DESIGN.configs)
+    assert {"small", "livelock", "standard", "disabled", "large", "release", "release-expiry"} <= set(
+        DESIGN.configs
+    )
     assert set(MUTANTS) == {
         "check-then-claim",
         "denial-spends-attempt",
         "denial-drops-job",
         "budget-counts-queued",
         "oversized-deferred",
+        "release-spends-attempt",
+        "release-unfenced",
         "claim-then-admit",
     }
 

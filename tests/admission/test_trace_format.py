@@ -16,11 +16,12 @@ from model_checks.conformance.streamed import event_ok, schema_event_problem
 from model_checks.conformance.validator import validate_lines
 from model_checks.designs.admission.trace import FORMAT, STATES, header, merged_lines, trace_lines
 from model_checks.registry import designs
-from reference.jobs import Budgets, JobSpec
+from reference.jobs import JobSpec
 from reference.jobs.admission import Conditions
 from reference.jobs.inmemory import InMemoryStore
 from reference.jobs.sqlite_store import SqliteStore
 from reference.jobs.tracing import JsonlTraceFile, RecordingTracer
+from tests.jobs.helpers import small_traced_run
 
 OPEN = Conditions(retry_after=0.0)
 
@@ -162,6 +163,24 @@ def test_a_good_trace_is_allowed_complete_with_end() -> None:
             "retried, not failed",
         ),
         (lambda: T().enqueue(1).add("w0", "fail", job=1, reason="x"), 6, 3, "it fits"),
+        (
+            lambda: T().enqueue(1).run("w0", 1).add("w1", "release", job=1, attempts=0, reason="stop"),
+            8,
+            6,
+            "lease is w0's",
+        ),
+        (
+            lambda: T().enqueue(1).run("w0", 1).add("w0", "release", job=1, attempts=1, reason="stop"),
+            7,
+            6,
+            "leaving 0",
+        ),
+        (
+            lambda: T().enqueue(1).add("w0", "release", job=1, attempts=0, reason="stop"),
+            8,
+            3,
+            "not processing",
+        ),
     ],
 )
 def test_each_rule_rejects_its_bad_case_at_the_first_bad_seq(
@@ -170,6 +189,15 @@ def test_each_rule_rejects_its_bad_case_at_the_first_bad_seq(
     v = build().verdict()
     assert v.code == 1 and v.rule == rule and v.seq == seq, v.message
     assert words in v.message
+
+
+def test_a_release_gives_the_attempt_back_and_the_next_start_is_that_attempt_again() -> None:
+    t = T({"q": 1}).enqueue(1).run("w0", 1).add("w0", "release", job=1, attempts=0, reason="stop")
+    good = t.run("w1", 1, attempt=1).add("w1", "finish", job=1).verdict(end=counts(done=1))
+    assert good.code == 0 and not good.prefix, good.message
+    spent = T().enqueue(1).run("w0", 1).add("w0", "release", job=1, attempts=0, reason="stop")
+    v = spent.run("w1", 1, attempt=2).verdict()  # as if the release had spent the attempt
+    assert v.code == 1 and v.rule == 7 and v.seq == 9, v.message
 
 
 def test_a_lost_job_is_caught_against_the_store_counts() -> None:
@@ -261,15 +289,7 @@ def test_a_real_store_trace_is_allowed(kind: str, tmp_path: Path) -> None:
     store = (
         InMemoryStore(tracer=tracer) if kind == "memory" else SqliteStore(tmp_path / "j.db", tracer=tracer)
     )
-    store.set_budgets(Budgets({"q": 3}, {"g": 2}))
-    for n in range(6):
-        store.enqueue(
-            JobSpec("q", {"n": n}, concurrency_group="g", concurrency_limit=1, cost_units=1 + n % 2)
-        )
-    claims = [store.claim(f"w{i}", OPEN).claim for i in range(3)]
-    for c in claims:
-        if c is not None:
-            store.finish(c.job.id, c.token, None, 0.0, 0)
+    small_traced_run(store, OPEN)
     v = validate_lines(trace_lines(tracer.events, end=store.status(0).counts), complete=True)
     assert v.code == 0 and not v.prefix, v.message
     assert {"claim", "admit", "deny", "start", "finish"} <= {e["event"] for e in tracer.events}

@@ -12,6 +12,7 @@ import os
 import subprocess
 import sys
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -29,18 +30,25 @@ def install_metadata(site: Path, entry_points: str = ENTRY_POINTS) -> None:
     (dist / "entry_points.txt").write_text(entry_points)
 
 
-@pytest.fixture
-def plugin_site(tmp_path: Path) -> Iterator[Path]:
-    """The plug-in installed on sys.path for this process, and the registry reloaded around the test."""
-    install_metadata(tmp_path)
-    sys.path[:0] = [str(tmp_path), str(PLUGIN_SOURCE)]
+@contextmanager
+def plugin_installed(site: Path) -> Iterator[Path]:
+    """The plug-in installed in ``site`` and on sys.path for this process, the registry reloaded
+    on the way in and out (for fixtures of any scope)."""
+    install_metadata(site)
+    sys.path[:0] = [str(site), str(PLUGIN_SOURCE)]
     registry._loaded = None
     try:
-        yield tmp_path
+        yield site
     finally:
-        sys.path.remove(str(tmp_path))
+        sys.path.remove(str(site))
         sys.path.remove(str(PLUGIN_SOURCE))
         registry._loaded = None
+
+
+@pytest.fixture
+def plugin_site(tmp_path: Path) -> Iterator[Path]:
+    with plugin_installed(tmp_path) as site:
+        yield site
 
 
 def lanecheck(site: Path, *args: str) -> subprocess.CompletedProcess[str]:

@@ -54,8 +54,8 @@ def test_trace_benches_write_traces_their_validator_accepts(tmp_path: Path) -> N
 
 
 def test_write_trace_names_the_designs_that_have_a_trace_bench(tmp_path: Path) -> None:
-    with pytest.raises(LookupError, match="'work-stealing' has no trace bench; designs with one: work-lane"):
-        validate.write_trace(tmp_path / "t.jsonl", 10, design="work-stealing")
+    with pytest.raises(LookupError, match="'job-pool' has no trace bench; designs with one: work-lane"):
+        validate.write_trace(tmp_path / "t.jsonl", 10, design="job-pool")
 
 
 def test_a_design_bench_named_like_another_is_left_out_with_a_warning(

@@ -67,7 +67,11 @@ def test_bench_shape() -> None:
     assert isinstance(result["events_per_second"], int) and result["events_per_second"] > 0
     assert "peak_memory_bytes" in result
     generic = result["generic_engine"]
-    assert isinstance(generic, dict) and set(generic) == {"schedule_gate", "akka_mailbox"}
+    assert isinstance(generic, dict) and set(generic) == {
+        "schedule_gate",
+        "akka_mailbox",
+        "work_lane_lockfree",
+    }
     assert generic["schedule_gate"]["events_per_second"] > 0 and generic["akka_mailbox"]["events"] > 0
 
 

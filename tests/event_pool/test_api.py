@@ -14,6 +14,19 @@ from reference.scheduler import StopMode
 from reference.tracing import RecordingTracer
 
 
+class Blocking:
+    """A callback that says it entered, then goes on only once released; ``runs``: how many ended."""
+
+    def __init__(self) -> None:
+        self.entered, self.release = threading.Event(), threading.Event()
+        self.runs: list[int] = []
+
+    def __call__(self, context: Any, work: ThreadpoolWork) -> None:
+        self.entered.set()
+        self.release.wait()
+        self.runs.append(1)
+
+
 @pytest.mark.timeout(30)
 def test_a_work_object_submitted_n_times_runs_n_callbacks() -> None:
     seen: list[tuple[Any, ThreadpoolWork]] = []
@@ -38,20 +51,14 @@ def test_a_work_object_submitted_n_times_runs_n_callbacks() -> None:
 @pytest.mark.timeout(30)
 def test_wait_with_cancel_cancels_the_pending_and_waits_for_the_running() -> None:
     tracer = RecordingTracer()
-    entered, release = threading.Event(), threading.Event()
-    finished: list[int] = []
-
-    def callback(context: Any, work: ThreadpoolWork) -> None:
-        entered.set()
-        release.wait()
-        finished.append(1)
-
+    callback = Blocking()
+    finished = callback.runs
     pool = EventPool(1, tracer=tracer)
     work = ThreadpoolWork(pool, callback, name="w")
     for _ in range(4):
         work.submit()
-    entered.wait()
-    threading.Timer(0.05, release.set).start()
+    callback.entered.wait()
+    threading.Timer(0.05, callback.release.set).start()
     waited = work.wait_for_callbacks(cancel_pending=True)
     assert waited.result is Result.SUCCESS and waited.cancelled == 3
     assert finished == [1]  # the running one was waited for
@@ -82,26 +89,19 @@ def test_a_raising_callback_goes_to_the_error_callback_and_the_pool_keeps_runnin
 
 @pytest.mark.timeout(30)
 def test_close_with_pending_callbacks_lets_them_run_and_refuses_later_use() -> None:
-    entered, release = threading.Event(), threading.Event()
-    runs: list[int] = []
-
-    def callback(context: Any, work: ThreadpoolWork) -> None:
-        entered.set()
-        release.wait()
-        runs.append(1)
-
+    callback = Blocking()
     pool = EventPool(1)
     work = ThreadpoolWork(pool, callback)
     work.submit()
     work.submit()
-    entered.wait()
+    callback.entered.wait()
     assert work.close() is Result.SUCCESS
     assert work.submit() is Result.INVALID_STATE
     assert work.wait_for_callbacks().result is Result.INVALID_STATE
     assert work.close() is Result.INVALID_STATE
-    release.set()
+    callback.release.set()
     assert pool.stop() is Result.SUCCESS
-    assert runs == [1, 1]  # closing cancelled nothing
+    assert callback.runs == [1, 1]  # closing cancelled nothing
 
 
 @pytest.mark.timeout(30)
@@ -113,17 +113,12 @@ def test_wait_from_a_callback_is_refused_and_discarded_submissions_are_counted()
     assert work.wait_for_callbacks().result is Result.SUCCESS
     assert got == [Result.INVALID_STATE]
     assert work.wait_for_callbacks(cancel_pending=1).result is Result.INVALID_ARGUMENT  # type: ignore[arg-type]
-    entered, release = threading.Event(), threading.Event()
-
-    def block(context: Any, work: ThreadpoolWork) -> None:
-        entered.set()
-        release.wait()
-
+    block = Blocking()
     blocker = ThreadpoolWork(pool, block)
     blocker.submit()
-    entered.wait()
+    block.entered.wait()
     work.submit()
-    threading.Timer(0.05, release.set).start()
+    threading.Timer(0.05, block.release.set).start()
     assert pool.stop(StopMode.DISCARD) is Result.SUCCESS
     assert work.discarded == 1 and work.pending == 0
     assert work.submit() is Result.INVALID_STATE

@@ -142,13 +142,23 @@ def test_a_wait_timeout_changes_nothing_but_the_wakes() -> None:
     assert any(e["result"] == "timeout" for e in _events(tracer, "wake"))
 
 
-@pytest.mark.timeout(30)
-def test_the_trace_follows_the_documented_vocabulary() -> None:
+def _noops(*, threads: int, posts: int) -> tuple[EventPool, RecordingTracer]:
+    """A traced pool of ``threads`` that ran ``posts`` no-op works and stopped."""
     tracer = RecordingTracer()
-    pool = EventPool(2, tracer=tracer)
-    for _ in range(5):
+    pool = EventPool(threads, tracer=tracer)
+    for _ in range(posts):
         pool.post(lambda: None)
     pool.stop()
+    return pool, tracer
+
+
+def _taken(tracer: RecordingTracer) -> list[int]:
+    return [e["item"] for e in _events(tracer, "take") if e["item"] is not None]
+
+
+@pytest.mark.timeout(30)
+def test_the_trace_follows_the_documented_vocabulary() -> None:
+    _, tracer = _noops(threads=2, posts=5)
     assert tracer.config == {"threads": 2}
     assert header(tracer.config)["design"] == "event-pool"
     fields = {
@@ -164,19 +174,13 @@ def test_the_trace_follows_the_documented_vocabulary() -> None:
     }
     for e in tracer.events():
         assert set(e) - {"seq", "thread", "event"} == fields[e["event"]], e
-    taken = [e["item"] for e in tracer.events() if e["event"] == "take" and e["item"] is not None]
-    assert taken == list(range(5))
+    assert _taken(tracer) == list(range(5))
 
 
 @pytest.mark.timeout(60)
 def test_the_work_array_drops_its_handed_out_head_and_keeps_the_indices() -> None:
-    tracer = RecordingTracer()
-    pool = EventPool(1, tracer=tracer)
-    for _ in range(3000):
-        pool.post(lambda: None)
-    pool.stop()
-    taken = [e["item"] for e in tracer.events() if e["event"] == "take" and e["item"] is not None]
-    assert taken == list(range(3000))
+    pool, tracer = _noops(threads=1, posts=3000)
+    assert _taken(tracer) == list(range(3000))
     assert len(pool._works) < 3000
 
 

@@ -14,13 +14,16 @@ from model_checks.explorer.check import check
 from model_checks.explorer.search import Options
 from spec import event_pool as ep
 from spec.event_pool import SPEC
-from spec.language import Instance, SpecError, emit, variant
+from spec.language import SpecError, emit, variant
 from tests.spec_helpers import (
     assert_caught_with_symmetry,
     assert_holds,
+    assert_pc_hints_change_nothing,
     assert_reads_cover,
     assert_symmetry_reduces,
+    initial_projections,
     reachable,
+    spec_or_mutant,
 )
 
 pytestmark = pytest.mark.timeout(120)
@@ -131,22 +134,15 @@ def test_work_is_taken_fails_when_a_thread_ignores_the_list() -> None:
     assert result.violation is not None and result.violation.name == "WorkIsTaken"
 
 
-def test_bad_constants_are_refused() -> None:
-    for bad in (
-        replace(CONFIGS["small"], threads=0),
-        replace(CONFIGS["small"], submits=0),
-        replace(CONFIGS["small"], raises=(3,)),
-    ):
-        with pytest.raises(SpecError):
-            check(SPEC, bad, Options())
+@pytest.mark.parametrize("change", [{"threads": 0}, {"submits": 0}, {"raises": (3,)}], ids=str)
+def test_bad_constants_are_refused(change: dict[str, Any]) -> None:
+    with pytest.raises(SpecError):
+        check(SPEC, replace(CONFIGS["small"], **change), Options())
 
 
 def test_design_object() -> None:
     assert DESIGN.name == "event-pool"
-    assert {"small", "standard"} <= set(DESIGN.configs)
-    assert DESIGN.mutants is MUTANTS
-    state = Instance(SPEC, CONFIGS["small"]).initial_states()[0]
-    assert [project(CONFIGS["small"], state) for project in DESIGN.projections.values()] == [
+    assert initial_projections(DESIGN, MUTANTS) == [
         ep.WAIT,
         False,
         0,
@@ -156,13 +152,9 @@ def test_design_object() -> None:
 
 @pytest.mark.parametrize("name", ["design", *sorted(MUTANTS)])
 def test_invariant_reads_cover_every_reachable_state(name: str) -> None:
-    spec = SPEC if name == "design" else MUTANTS[name].spec
-    constants = CONFIGS["small"] if name == "design" else MUTANTS[name].constants(CONFIGS["small"])
+    spec, constants = spec_or_mutant(SPEC, MUTANTS, name, CONFIGS["small"])
     assert_reads_cover(spec, constants, reachable(spec, constants))
 
 
 def test_pc_hints_change_nothing() -> None:
-    hinted = check(SPEC, CONFIGS["standard"], Options(liveness=False))
-    plain = check(SPEC, CONFIGS["standard"], Options(liveness=False, pc_hints=False))
-    assert hinted.stats.states == plain.stats.states
-    assert hinted.stats.transitions == plain.stats.transitions
+    assert_pc_hints_change_nothing(SPEC, CONFIGS["standard"])

@@ -9,6 +9,7 @@ from itertools import combinations
 
 from hypothesis import strategies as st
 
+from model_checks.explorer.check import CheckResult
 from spec.language import WF, EventuallyAlways, LeadsTo, Spec, SpecBuilder
 
 
@@ -163,3 +164,26 @@ def leads_to_fails(g: Graph) -> bool:
                 region.add(t)
                 stack.append(t)
     return any(_fair_set(g, m) for m in _subsets(sorted(region)))
+
+
+def assert_matches_brute_force(result: CheckResult, g: Graph) -> None:
+    """A safety check of ``g``: every reachable state when none is bad, else the shortest way to one."""
+    expected = first_safety_violation(g)
+    if expected is None:
+        assert result.verdict == "holds"
+        assert result.stats.states == len(reachable(g))
+    else:
+        kind, length = expected
+        assert result.verdict == "violated"
+        assert result.violation is not None and result.counterexample is not None
+        assert (result.violation.kind, result.counterexample.length) == (kind, length)
+
+
+def assert_same_search(got: CheckResult, expected: CheckResult) -> None:
+    """Two ways of searching one state space: the same verdict, states, transitions and depth."""
+    assert got.verdict == expected.verdict
+    assert (got.stats.states, got.stats.transitions, got.stats.depth) == (
+        expected.stats.states,
+        expected.stats.transitions,
+        expected.stats.depth,
+    )

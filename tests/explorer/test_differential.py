@@ -10,11 +10,10 @@ from model_checks.explorer.search import Options
 from tests.explorer.graphs import (
     Graph,
     as_spec,
+    assert_matches_brute_force,
     eventually_always_fails,
-    first_safety_violation,
     graphs,
     leads_to_fails,
-    reachable,
 )
 
 SETTINGS = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -24,17 +23,7 @@ SETTINGS = settings(max_examples=300, deadline=None, suppress_health_check=[Heal
 @SETTINGS
 @given(graphs())
 def test_safety_matches_brute_force(g: Graph) -> None:
-    result = check(as_spec(g), g, Options(liveness=False))
-    expected = first_safety_violation(g)
-    if expected is None:
-        assert result.verdict == "holds"
-        assert result.stats.states == len(reachable(g))
-    else:
-        kind, length = expected
-        assert result.verdict == "violated"
-        assert result.violation is not None and result.counterexample is not None
-        assert result.violation.kind == kind
-        assert result.counterexample.length == length
+    assert_matches_brute_force(check(as_spec(g), g, Options(liveness=False)), g)
 
 
 @pytest.mark.timeout(120)

@@ -16,7 +16,7 @@ from model_checks.explorer.invariants import InvariantChecker
 from model_checks.explorer.search import Options
 from spec.language import Spec, SpecBuilder, SpecError
 from spec.work_lane import SPEC
-from tests.explorer.graphs import Graph, as_spec, graphs
+from tests.explorer.graphs import Graph, as_spec, assert_same_search, graphs
 from tests.spec_helpers import assert_reads_cover, reachable
 
 
@@ -133,9 +133,7 @@ def _as_record_spec(g: Graph) -> Spec:
 def test_remembered_verdicts_match_evaluating_every_state(g: Graph) -> None:
     expected = check(as_spec(g), g, Options(liveness=False))
     got = check(_as_record_spec(g), g, Options(liveness=False))
-    assert got.verdict == expected.verdict
-    assert got.stats.states == expected.stats.states
-    assert got.stats.transitions == expected.stats.transitions
+    assert_same_search(got, expected)
     if expected.violation is not None:
         assert got.violation is not None and got.counterexample is not None
         assert expected.counterexample is not None

@@ -14,7 +14,7 @@ from model_checks.explorer.search import Options
 from model_checks.registry import DESIGNS
 from spec.language import Instance, SpecBuilder
 from spec.work_lane import SPEC
-from tests.explorer.graphs import Graph, as_spec, first_safety_violation, graphs, reachable
+from tests.explorer.graphs import Graph, as_spec, assert_matches_brute_force, assert_same_search, graphs
 
 pytestmark = pytest.mark.timeout(300)
 
@@ -32,11 +32,7 @@ def test_two_processes_find_the_state_space_of_one_and_of_tlc(symmetry: bool) ->
     two = check(SPEC, CONFIGS["small"], safety(2, symmetry=symmetry))
     assert one.verdict == two.verdict == "holds"
     assert (two.stats.states, two.stats.depth) == TLC_SMALL[symmetry]
-    assert (two.stats.states, two.stats.transitions, two.stats.depth) == (
-        one.stats.states,
-        one.stats.transitions,
-        one.stats.depth,
-    )
+    assert_same_search(two, one)
     assert two.stats.coverage == one.stats.coverage
 
 
@@ -116,15 +112,7 @@ def test_a_failing_process_is_an_error_not_a_verdict() -> None:
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(graphs())
 def test_two_processes_match_brute_force(g: Graph) -> None:
-    result = check(as_spec(g), g, safety(2))
-    expected = first_safety_violation(g)
-    if expected is None:
-        assert result.verdict == "holds"
-        assert result.stats.states == len(reachable(g))
-    else:
-        kind, length = expected
-        assert result.violation is not None and result.counterexample is not None
-        assert (result.violation.kind, result.counterexample.length) == (kind, length)
+    assert_matches_brute_force(check(as_spec(g), g, safety(2)), g)
 
 
 def test_codec_round_trip_keeps_equality_and_hash() -> None:

@@ -204,27 +204,28 @@ def reference_cases() -> list[Case]:
         kwargs = {**good, **changes}
         return lambda: WorkerScheduler([LaneSpec(nothing), LaneSpec(nothing)], **kwargs)  # type: ignore[arg-type]
 
+    def refused_both_ways(field: str, value: object) -> None:
+        # The constructor raises naming the field; the ToolKit-style create returns INVALID_ARGUMENT.
+        def create_result() -> object:
+            return create([LaneSpec(nothing)], **{**good, field: value})[0]  # type: ignore[arg-type]
+
+        cases.append(
+            (
+                f"ref.ws.init {field}={value!r}"[:70],
+                lambda: raises(make(**{field: value}), field, cleanup=_stop_any),
+            )
+        )
+        cases.append(
+            (f"ref.ws.create {field}={value!r}"[:70], lambda: returns(create_result, Result.INVALID_ARGUMENT))
+        )
+
     for field in ("workers", "lane_capacity", "max_per_drain", "ready_capacity"):
         for value in bad_numbers:
             if value is None and field == "ready_capacity":
                 continue
             if value == 3 and field in ("workers", "max_per_drain"):
                 continue
-            cases.append(
-                (
-                    f"ref.ws.init {field}={value!r}"[:70],
-                    lambda f=field, v=value: raises(make(**{f: v}), f, cleanup=_stop_any),
-                )
-            )
-            cases.append(
-                (
-                    f"ref.ws.create {field}={value!r}"[:70],
-                    lambda f=field, v=value: returns(
-                        lambda: create([LaneSpec(nothing)], **{**good, f: v})[0],  # type: ignore[arg-type]
-                        Result.INVALID_ARGUMENT,
-                    ),
-                )
-            )
+            refused_both_ways(field, value)
     for label, lanes in [
         ("[]", []),
         ("None", None),
@@ -258,20 +259,7 @@ def reference_cases() -> list[Case]:
         ("lane_factory", None),
         ("pool_factory", 1),
     ]:
-        cases.append(
-            (
-                f"ref.ws.init {name}={value!r}"[:70],
-                lambda n=name, v=value: raises(make(**{n: v}), n, cleanup=_stop_any),
-            )
-        )
-        cases.append(
-            (
-                f"ref.ws.create {name}={value!r}"[:70],
-                lambda n=name, v=value: returns(
-                    lambda: create([LaneSpec(nothing)], **good, **{n: v})[0], Result.INVALID_ARGUMENT
-                ),
-            )
-        )
+        refused_both_ways(name, value)
     cases.append(
         (
             "ref.ws.create unknown option",

@@ -9,17 +9,16 @@ thread) are rejected at exactly that event.
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from model_checks.conformance.reader import parse_line
 from model_checks.conformance.verdict import Verdict
 from model_checks.designs.event_pool.trace import FORMAT
 from model_checks.designs.event_pool.trace.generate import events, header
+from tests.fuzz import fast_traces
 from tests.fuzz.conftest import PROFILE
 
 Event = dict[str, Any]
@@ -47,15 +46,11 @@ def schedules(draw: st.DrawFn) -> tuple[Event, list[Event]]:
 
 
 def judge(head: Event, trace: list[Event], complete: bool = False) -> Verdict:
-    lines = [json.dumps(e) for e in trace]
-    return FORMAT.validate(parse_line(json.dumps(head), 1), iter(lines), engine="fast", complete=complete)
+    return fast_traces.judge(FORMAT, head, trace, complete)
 
 
 def check_generated(schedule: tuple[Event, list[Event]]) -> None:
-    head, trace = schedule
-    verdict = judge(head, trace)
-    assert verdict.code == 0 and not verdict.prefix, verdict.message
-    assert verdict.events == len(trace)
+    fast_traces.assert_allowed(FORMAT, *schedule)
 
 
 @settings(parent=settings.get_profile(PROFILE))

@@ -70,9 +70,11 @@ def _commands() -> dict[tuple[str, ...], list[tuple[str, bool]]]:
 
 ALL_COMMANDS = _commands()
 # Commands that do real work even at valid values (a job worker polls its store; a simulation or a
-# design's benchmark at the edge of its ranges runs for minutes): their argument errors are tested
-# in their own tests (tests/jobs/test_cli.py, tests/work_stealing/test_simulator.py, tests/*/test_bench*.py).
-NOT_FUZZED_GROUPS = ("jobs", "simulate")
+# design's benchmark at the edge of its ranges runs for minutes; `serve` listens on a port until
+# stopped; `report` runs the verify plan and lays out every design's graphs): their argument errors
+# are tested in their own tests (tests/jobs/test_cli.py, tests/work_stealing/test_simulator.py,
+# tests/*/test_bench*.py, tests/serve/test_command.py, the report's tests).
+NOT_FUZZED_GROUPS = ("jobs", "simulate", "serve", "report")
 BENCHES_OF_DESIGNS = (
     "schedule-gate", "akka-mailbox", "work-stealing", "work-stealing-simulator", "work-stealing-trace",
     "event-pool", "event-pool-trace", "jobs",

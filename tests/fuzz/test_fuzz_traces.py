@@ -25,6 +25,7 @@ from rich.console import Console
 from model_checks.commands.validate import _json, render
 from model_checks.conformance import ENGINES, validate_stream
 from tests.fuzz.conftest import PROFILE
+from tests.gate.traces import one_post
 
 CORPUS = Path(__file__).resolve().parents[1] / "conformance" / "corpus"
 WORK_LANE = [p.read_text(encoding="utf-8").splitlines() for p in sorted(CORPUS.glob("valid_*.jsonl"))]
@@ -41,26 +42,7 @@ GATE = _numbered(
         "design": "schedule-gate",
         "config": {"actors": 2, "workers": 1, "permits": 1, "mailbox_capacity": 1, "max_per_drain": 2},
     },
-    [
-        {"thread": "p0", "event": "permit_acquire", "actor": 1, "item": "a", "granted": True},
-        {"thread": "p0", "event": "admit_begin", "actor": 1, "item": "a", "permit": True},
-        {"thread": "p0", "event": "publish", "actor": 1, "item": "a", "result": "ok"},
-        {
-            "thread": "p0",
-            "event": "admit_end",
-            "actor": 1,
-            "item": "a",
-            "directive": "enqueue_ready_token",
-            "deferred": False,
-        },
-        {"thread": "p0", "event": "token_enqueue", "actor": 1},
-        {"thread": "w0", "event": "take", "actor": 1},
-        {"thread": "w0", "event": "drain_begin", "actor": 1},
-        {"thread": "w0", "event": "process", "actor": 1, "item": "a"},
-        {"thread": "w0", "event": "drain_end", "actor": 1, "directive": "release_permit", "processed": 1},
-        {"thread": "w0", "event": "permit_release", "actor": 1, "reason": "idle"},
-        {"thread": "main", "event": "stop_end"},
-    ],
+    one_post(1),
 )
 AKKA = _numbered(
     {"trace": "lanecheck", "version": 1, "design": "akka-mailbox", "config": {"workers": 1, "throughput": 1}},

@@ -18,10 +18,10 @@ from hypothesis import strategies as st
 from rich.console import Console
 
 from model_checks.commands.validate import _json, render
-from model_checks.conformance.reader import parse_line
 from model_checks.conformance.verdict import Verdict
 from model_checks.designs.work_stealing.trace import FORMAT
 from model_checks.designs.work_stealing.trace.generate import events, header
+from tests.fuzz import fast_traces
 from tests.fuzz.conftest import PROFILE
 
 EVENTS: tuple[str, ...] = ("submit", "push", "resize", "take", "steal", "park", "unpark", "run", "done")
@@ -49,15 +49,11 @@ def schedules(draw: st.DrawFn) -> tuple[dict[str, Any], list[dict[str, Any]]]:
 
 
 def judge(head: dict[str, Any], trace: list[dict[str, Any]], complete: bool = False) -> Verdict:
-    lines = [json.dumps(e) for e in trace]
-    return FORMAT.validate(parse_line(json.dumps(head), 1), iter(lines), engine="fast", complete=complete)
+    return fast_traces.judge(FORMAT, head, trace, complete)
 
 
 def check_generated(schedule: tuple[dict[str, Any], list[dict[str, Any]]]) -> None:
-    head, trace = schedule
-    verdict = judge(head, trace)
-    assert verdict.code == 0 and not verdict.prefix, verdict.message
-    assert verdict.events == len(trace)
+    fast_traces.assert_allowed(FORMAT, *schedule)
 
 
 @settings(parent=settings.get_profile(PROFILE))

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -11,6 +10,7 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
+from model_checks.bench.workload import run_producers
 from model_checks.cli import app
 from model_checks.conformance.validator import validate_lines
 from model_checks.designs.schedule_gate.configs import CONFIGS
@@ -22,6 +22,7 @@ from reference.results import Result
 from reference.schedule_gate import GateScheduler, header
 from reference.tracing import RecordingTracer
 from spec import schedule_gate as sg
+from tests.gate.traces import one_post
 from tests.spec_helpers import assert_enabled_only_at
 
 CONFIG = {"actors": 1, "workers": 1, "permits": 1, "mailbox_capacity": 1, "max_per_drain": 2}
@@ -33,26 +34,7 @@ def lines_of(config: dict[str, int], events: list[dict[str, Any]]) -> list[str]:
 
 
 # One post of p0 to actor 0, run by w0, then stop: the shortest complete behaviour.
-ONE_POST: list[dict[str, Any]] = [
-    {"thread": "p0", "event": "permit_acquire", "actor": 0, "item": "a", "granted": True},
-    {"thread": "p0", "event": "admit_begin", "actor": 0, "item": "a", "permit": True},
-    {"thread": "p0", "event": "publish", "actor": 0, "item": "a", "result": "ok"},
-    {
-        "thread": "p0",
-        "event": "admit_end",
-        "actor": 0,
-        "item": "a",
-        "directive": "enqueue_ready_token",
-        "deferred": False,
-    },
-    {"thread": "p0", "event": "token_enqueue", "actor": 0},
-    {"thread": "w0", "event": "take", "actor": 0},
-    {"thread": "w0", "event": "drain_begin", "actor": 0},
-    {"thread": "w0", "event": "process", "actor": 0, "item": "a"},
-    {"thread": "w0", "event": "drain_end", "actor": 0, "directive": "release_permit", "processed": 1},
-    {"thread": "w0", "event": "permit_release", "actor": 0, "reason": "idle"},
-    {"thread": "main", "event": "stop_end"},
-]
+ONE_POST = one_post(0)
 
 
 def test_the_shortest_complete_behaviour_is_allowed() -> None:
@@ -138,11 +120,7 @@ def _real_run(posts: int, permits: int) -> tuple[dict[str, int], list[dict[str, 
             while sched.post((k + p) % 4, f"p{p}.{k}") is not Result.SUCCESS:
                 time.sleep(0.0005)
 
-    threads = [threading.Thread(target=produce, args=(p,), name=f"p{p}") for p in range(3)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
+    run_producers(produce, 3)
     assert sched.stop() is Result.SUCCESS
     assert tracer.config is not None
     return tracer.config, tracer.events()

@@ -146,6 +146,11 @@ def test_explore_decorator_raises_with_report() -> None:
 pytest_plugins = ["pytester"]
 
 
+# The inner runs are in-process: pytest-playwright's plugin, loaded from the environment, refuses a
+# session nested in another one, and this test has no browser in it.
+INNER = ("-p", "no:cacheprovider", "-p", "no:playwright")
+
+
 @pytest.mark.timeout(120)
 def test_pytest_plugin_replays_a_schedule(pytester: pytest.Pytester) -> None:
     pytester.makepyfile(
@@ -168,13 +173,13 @@ def test_pytest_plugin_replays_a_schedule(pytester: pytest.Pytester) -> None:
             return None
         """
     )
-    first = pytester.runpytest("-p", "no:cacheprovider")
+    first = pytester.runpytest(*INNER)
     first.assert_outcomes(failed=1, passed=1)
     text = first.stdout.str()
     line = next(ln for ln in text.splitlines() if "--lanecheck-replay=" in ln)
     schedule = line.split("--lanecheck-replay=")[1].split()[0]
-    again = pytester.runpytest("-p", "no:cacheprovider", f"--lanecheck-replay={schedule}")
+    again = pytester.runpytest(*INNER, f"--lanecheck-replay={schedule}")
     again.assert_outcomes(failed=1, skipped=1)
     assert "lost update" in again.stdout.str()
-    bad = pytester.runpytest("-p", "no:cacheprovider", "--lanecheck-replay=garbage")
+    bad = pytester.runpytest(*INNER, "--lanecheck-replay=garbage")
     assert bad.ret == pytest.ExitCode.USAGE_ERROR

@@ -105,8 +105,6 @@ def store_maker(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Stor
 
     yield make
     for store in opened:  # closed before their databases are dropped
-        close = getattr(store, "close", None)
-        if close is not None:
-            close()
+        store.close()
     for server, name in databases:
         drop_database(server, name)

@@ -2,20 +2,17 @@
 
 from __future__ import annotations
 
-import os
 import time
 from typing import Any
+
+from model_checks.designs.admission.soak_worker import append_line
 
 
 def work(payload: Any) -> Any:
     # Each execution appends its number to a shared log: a job run twice shows up twice.
     log = payload.get("log")
     if log:
-        fd = os.open(log, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
-        try:
-            os.write(fd, f"{payload['n']}\n".encode())
-        finally:
-            os.close(fd)
+        append_line(log, str(payload["n"]))
     time.sleep(payload.get("sleep", 0))
     return {"n": payload.get("n")}
 

@@ -17,7 +17,7 @@ from typing import Any
 from model_checks.conformance.validator import validate_lines
 from model_checks.conformance.verdict import Verdict
 from model_checks.designs.admission.trace import merged_lines, trace_lines
-from reference.jobs import Budgets, JobSpec, Worker, WorkerOptions, load_handlers
+from reference.jobs import Budgets, Conditions, JobSpec, Worker, WorkerOptions, load_handlers
 from reference.jobs.core import StoreCore
 from reference.jobs.inmemory import InMemoryStore
 from reference.jobs.sqlite_store import SqliteStore
@@ -75,6 +75,33 @@ def check_trace(events: Sequence[Event]) -> list[str]:
         elif kind == "fail":
             running.pop(event["job"], None)  # a final failure; a pending job refused at claim was not running
     return problems
+
+
+def small_traced_run(store: StoreCore, claim: Conditions) -> None:
+    """A queue and a group with budgets, six jobs of mixed cost, three workers claiming once each
+    and finishing what they got: a trace with enqueues, admissions, denials and finishes."""
+    store.set_budgets(Budgets({"q": 3}, {"g": 2}))
+    for n in range(6):
+        store.enqueue(
+            JobSpec("q", {"n": n}, concurrency_group="g", concurrency_limit=1, cost_units=1 + n % 2)
+        )
+    claims = [store.claim(f"w{i}", claim).claim for i in range(3)]
+    for got in claims:
+        if got is not None:
+            store.finish(got.job.id, got.token, None, 0.0, 0)
+
+
+def assert_clean_stress(run: Stress, jobs: int = 0) -> None:
+    """What every multi-process stress run must show: every worker exited 0; every job ran once and
+    is done; the processes really raced and the budgets bit; the merged trace validates whole."""
+    jobs = jobs or STRESS_JOBS
+    assert run.exit_codes == [0] * len(run.exit_codes)
+    assert sorted(run.ran) == list(range(jobs))  # every job ran, and only once
+    assert run.counts["done"] == jobs
+    assert len({e["process"] for e in run.events if e["event"] == "admit"}) > 1  # they really raced
+    assert any(e["event"] == "deny" for e in run.events)  # the budgets were tight enough to bite
+    assert run.verdict.code == 0 and not run.verdict.prefix, run.verdict.message
+    assert run.verdict.design == "admission"
 
 
 def validate_events(

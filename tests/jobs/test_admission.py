@@ -2,12 +2,25 @@
 
 from __future__ import annotations
 
+import dataclasses
+import random
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 from reference.jobs import sysmem
-from reference.jobs.admission import ORDER, Candidate, Conditions, Profile, Reason, Usage, decide
+from reference.jobs.admission import (
+    ORDER,
+    Candidate,
+    Conditions,
+    Profile,
+    ProfileBounds,
+    Reason,
+    Usage,
+    decide,
+    profile_bounds,
+)
 from reference.jobs.budgets import Budgets
 
 MB = 1 << 20
@@ -153,3 +166,43 @@ def test_no_trustworthy_reading(tmp_path: Path) -> None:
     assert sysmem.snapshot(tmp_path) is None
     root = _fake(tmp_path, {"proc/meminfo": "MemTotal: 1 kB\nMemAvailable: lots\n"})
     assert sysmem.snapshot(root) is None
+
+
+def _within(bounds: ProfileBounds, profile: Profile | None) -> bool:
+    """Admitted by checks 5-8 as the claim function reads ``bounds``."""
+    if not bounds.check or profile is None:
+        return True
+    peak_ok = bounds.max_peak is None or profile.peak_memory <= bounds.max_peak
+    return peak_ok and (bounds.max_duration is None or profile.duration <= bounds.max_duration)
+
+
+def _disagreements(bounds_of: Callable[[Conditions], ProfileBounds], seed: int = 7) -> int:
+    rng = random.Random(seed)
+    found = 0
+    for _ in range(4000):
+        pick = rng.choice
+        conditions = Conditions(
+            enabled=rng.random() < 0.85,
+            system_available=pick([None, 50 * MB, 200 * MB, 1 << 33]),
+            worker_rss=pick([None, 30 * MB, 150 * MB]),
+            worker_limit=pick([None, 100 * MB, 300 * MB]),
+            memory_margin=pick([0, 64 * MB]),
+            time_left=pick([None, 1.0, 30.0]),
+            lease=pick([10.0, 300.0]),
+        )
+        peak = pick([0, 10 * MB, 100 * MB, 250 * MB])
+        profile = pick([None, Profile(pick([0.5, 5.0, 20.0, 400.0]), peak, 1)])
+        admitted = decide(Candidate("q", None, None, 1), Usage(), Budgets(), profile, conditions).admitted
+        found += admitted != _within(bounds_of(conditions), profile)
+    return found
+
+
+def test_the_profile_bounds_admit_exactly_what_decide_admits() -> None:
+    assert _disagreements(profile_bounds) == 0
+
+
+def test_bounds_that_forget_the_workers_resident_memory_are_caught() -> None:
+    def forgetful(conditions: Conditions) -> ProfileBounds:
+        return profile_bounds(dataclasses.replace(conditions, worker_rss=None))
+
+    assert _disagreements(forgetful) > 0

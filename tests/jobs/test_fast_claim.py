@@ -12,6 +12,7 @@ import dataclasses
 import json
 import math
 import random
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -108,7 +109,18 @@ def _script(seed: int, steps: int) -> list[tuple[str, Any]]:
     return ops
 
 
-def _play(store: SqliteStore, clock: Clock, ops: list[tuple[str, Any]]) -> list[Any]:
+def _sqlite_profiles(store: StoreCore) -> dict[str, Any]:
+    assert isinstance(store, SqliteStore)
+    return dict(store._db.execute("SELECT handler, samples FROM profiles ORDER BY handler").fetchall())
+
+
+def _play(
+    store: StoreCore,
+    clock: Clock,
+    ops: list[tuple[str, Any]],
+    profiles: Callable[[StoreCore], dict[str, Any]] = _sqlite_profiles,
+) -> list[Any]:
+    """Run ``ops`` on ``store``: everything it answered, then its rows, profiles and status."""
     held: list[tuple[int, str]] = []  # (job, token) claims not yet finished, oldest first
     seen: list[Any] = []
     for kind, arg in ops:
@@ -138,8 +150,7 @@ def _play(store: SqliteStore, clock: Clock, ops: list[tuple[str, Any]]) -> list[
         except ValueError as refused:  # BudgetRefusal: a cost above a budget
             seen.append(str(refused))
     rows = [_row(store.get(i)) for i in range(1, 200)]
-    profiles = dict(store._db.execute("SELECT handler, samples FROM profiles ORDER BY handler").fetchall())
-    return [seen, rows, profiles, store.status(50).as_json()]
+    return [seen, rows, profiles(store), store.status(50).as_json()]
 
 
 @pytest.mark.timeout(120)

@@ -72,7 +72,7 @@ def enqueue_all(url: str, traces: Path, payloads: list[dict[str, Any]]) -> None:
         store = open_store(url, tracer=tracer, process="setup")
         for payload in payloads:
             store.enqueue(JobSpec("q", payload, handler="stall_once"))
-        store.close()  # type: ignore[attr-defined]
+        store.close()
 
 
 def final_counts(url: str) -> tuple[dict[str, int], list[Any]]:
@@ -81,7 +81,7 @@ def final_counts(url: str) -> tuple[dict[str, int], list[Any]]:
         counts = dict(store.status(0).counts)
         jobs = [store.get(i) for i in range(1, sum(counts.values()) + 1)]
     finally:
-        store.close()  # type: ignore[attr-defined]
+        store.close()
     return counts, jobs
 
 

@@ -11,6 +11,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -155,16 +156,38 @@ def alive(pid: int) -> bool:
         return False
 
 
-def controller(db: Path, tmp: Path, policy: PoolPolicy, **extra: object) -> PoolController:
+def controller(
+    db: Path,
+    tmp: Path | None,
+    policy: PoolPolicy,
+    *,
+    lease: float = 30.0,
+    shutdown_timeout: float | None = None,
+    **extra: object,
+) -> PoolController:
     options = PoolOptions(
         "sqlite:///" + str(db),
         "tests.jobs.handlers",
         policy,
-        WorkerOptions(name="p", poll=0.05, lease=30.0, system_memory=False),
+        WorkerOptions(name="p", poll=0.05, lease=lease, system_memory=False),
         interval=0.1,
-        status_file=tmp / "pool.json",
+        status_file=None if tmp is None else tmp / "pool.json",
+        shutdown_timeout=shutdown_timeout,
     )
     return PoolController(options, **extra)  # type: ignore[arg-type]
+
+
+@contextmanager
+def running(pool: PoolController) -> Iterator[threading.Thread]:
+    """The pool's ``run`` in a thread; on the way out it is stopped and joined (the caller checks
+    that the thread ended)."""
+    thread = threading.Thread(target=pool.run)
+    thread.start()
+    try:
+        yield thread
+    finally:
+        pool.request_stop()
+        thread.join(20)
 
 
 @pytest.fixture
@@ -180,9 +203,7 @@ def test_the_pool_scales_up_under_a_backlog_and_down_when_idle(tmp_path: Path) -
     enqueue(db, 8, log, sleep=0.6)
     pool = controller(db, tmp_path, PoolPolicy(1, 3, idle_grace=0.5))
     most = 0
-    thread = threading.Thread(target=pool.run)
-    thread.start()
-    try:
+    with running(pool) as thread:
         deadline = time.monotonic() + 20
         while counts(db).get("done", 0) < 8 and time.monotonic() < deadline:
             most = max(most, len(pool.children))
@@ -190,9 +211,6 @@ def test_the_pool_scales_up_under_a_backlog_and_down_when_idle(tmp_path: Path) -
         assert most == 3, "the backlog did not bring the pool to its maximum"
         wait_for(lambda: len(pool.children) == 1, 10, "the pool to scale back down to its minimum")
         assert pool.report.stopped == 2 and pool.report.lost == 0
-    finally:
-        pool.request_stop()
-        thread.join(15)
     assert not thread.is_alive()
     assert runs(log) == list(range(8))  # every job once
     assert counts(db) == {"pending": 0, "processing": 0, "done": 8, "failed": 0, "discarded": 0}
@@ -291,13 +309,9 @@ def test_kill_9_of_the_controller_workers_finish_their_job_and_a_restarted_pool_
     doc = pool_status.read(tmp_path / "pool.json")
     assert doc["stale"] and "not running" in doc["stale_reason"]
     pool = controller(db, tmp_path, PoolPolicy(1, 2, idle_grace=60))
-    thread = threading.Thread(target=pool.run)
-    thread.start()
-    try:
+    with running(pool) as thread:
         wait_for(lambda: counts(db).get("done", 0) == 6, 20, "the restarted pool to finish the jobs")
-    finally:
-        pool.request_stop()
-        thread.join(15)
+    assert not thread.is_alive()
     assert runs(log) == list(range(6))  # each job exactly once across both pools
 
 

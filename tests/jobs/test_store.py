@@ -8,7 +8,7 @@ from reference.jobs import BudgetRefusal, Budgets, Conditions, JobSpec, JobState
 from reference.jobs.core import StoreCore
 from reference.jobs.tracing import RecordingTracer
 from tests.jobs.conftest import STORE_KINDS, StoreMaker
-from tests.jobs.helpers import Clock, check_trace
+from tests.jobs.helpers import Clock, check_trace, small_traced_run
 
 
 @pytest.fixture(params=STORE_KINDS)
@@ -225,15 +225,7 @@ def test_process_checks_run_inside_the_claim_and_admission_disabled_skips_only_t
 
 
 def test_store_traces_satisfy_the_admission_invariants(store: StoreCore, tracer: RecordingTracer) -> None:
-    store.set_budgets(Budgets({"q": 3}, {"g": 2}))
-    for n in range(6):
-        store.enqueue(
-            JobSpec("q", {"n": n}, concurrency_group="g", concurrency_limit=1, cost_units=1 + n % 2)
-        )
-    claims = [store.claim(f"w{i}", OPEN).claim for i in range(3)]
-    for claim in claims:
-        if claim is not None:
-            store.finish(claim.job.id, claim.token, None, 0.0, 0)
+    small_traced_run(store, OPEN)
     events = tracer.events
     assert [e["seq"] for e in events] == list(range(1, len(events) + 1))
     assert {"claim", "admit", "deny", "start", "finish", "enqueue", "budgets"} <= {e["event"] for e in events}

@@ -12,16 +12,11 @@ from pathlib import Path
 
 import pytest
 
-from tests.jobs.helpers import STRESS_JOBS, run_stress
+from tests.jobs.helpers import STRESS_PROCESSES, assert_clean_stress, run_stress
 
 
 @pytest.mark.timeout(90)
 def test_four_processes_tight_budgets(tmp_path: Path) -> None:
     run = run_stress(tmp_path)
-    assert run.exit_codes == [0, 0, 0, 0]
-    assert sorted(run.ran) == list(range(STRESS_JOBS))  # every job ran, and only once
-    assert run.counts["done"] == STRESS_JOBS
-    assert len({e["process"] for e in run.events if e["event"] == "admit"}) > 1  # they really raced
-    assert any(e["event"] == "deny" for e in run.events)  # the budgets were tight enough to bite
-    assert run.verdict.code == 0 and not run.verdict.prefix, run.verdict.message
-    assert run.verdict.design == "admission"
+    assert len(run.exit_codes) == STRESS_PROCESSES
+    assert_clean_stress(run)

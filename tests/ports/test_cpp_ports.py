@@ -12,13 +12,13 @@ import json
 import re
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from model_checks.conformance import Verdict, validate_file
-from model_checks.conformance.designs import design_format
 
 PORTS = Path(__file__).resolve().parents[2] / "ports" / "cpp"
 EXAMPLES = PORTS / "examples"
@@ -77,28 +77,15 @@ def run_port(binary: Path, out: Path, runs: int, seed: int, modes: str = "mixed"
 
 
 def judge(trace: str) -> Verdict:
-    """The verdict of the real validator, as `lanecheck validate` gives it."""
-    verdict = validate_file(trace)
-    if verdict.code == 2 and design_format("work-lane-lockfree") is None:
-        # Until trace format v2 is registered with the design registry, reach its validator
-        # directly (the same streaming spec search `lanecheck validate` will dispatch to).
-        from model_checks.designs.work_lane_lockfree.trace.validate import validate_lines
-
-        with open(trace, encoding="utf-8") as lines:
-            verdict = validate_lines(lines)
-    return verdict
+    """The verdict of the real validator, as `lanecheck validate` gives it (the header's design
+    picks the format: work-lane v1 or work-lane-lockfree v2)."""
+    return validate_file(trace)
 
 
-def rule_words(verdict: Verdict) -> str | None:
-    """The broken rule in words, as the verdict prints it."""
-    words = verdict.rule_text()
-    if words is None and verdict.design == "work-lane-lockfree" and verdict.rule is not None:
-        from model_checks.designs.work_lane_lockfree.trace.rules import (
-            RULES as V2_RULES,
-        )  # not registered yet
-
-        words = V2_RULES.get(verdict.rule)
-    return words
+def validate_cli(*args: str) -> subprocess.CompletedProcess[str]:
+    """`lanecheck validate` itself, as a port team runs it."""
+    command = [sys.executable, "-m", "model_checks", "validate", *args]
+    return subprocess.run(command, capture_output=True, text=True, timeout=120, check=False)
 
 
 @pytest.mark.parametrize("design", sorted(DESIGNS))
@@ -110,6 +97,9 @@ def test_correct_port_gives_only_allowed_complete_traces(
         assert (report["dropped"], report["duplicated"], report["stranded"]) == (0, 0, 0), report
         verdict = judge(report["trace"])
         assert verdict.allowed and not verdict.prefix, f"{report['trace']}: {verdict.message}"
+    # The same folder through `lanecheck validate`, as a port team runs it.
+    cli = validate_cli(str(tmp_path), "--jobs", "1")
+    assert cli.returncode == 0, cli.stdout + cli.stderr
     # Both Stop modes were exercised, and items were both invoked and discarded.
     assert {r["stop_mode"] for r in reports} == {"drain", "discard"}
     assert sum(r["discarded"] for r in reports) > 0
@@ -166,11 +156,13 @@ def test_bug_copy_is_rejected_in_every_run_that_shows_it(
             assert verdict.rule in RULES[(design, bug)], (
                 f"{report['trace']}: rule {verdict.rule}: {verdict.message}"
             )
-            assert rule_words(verdict), verdict.message
+            assert verdict.rule_text(), verdict.message
         elif bug == "lost_wakeup":
             # The stale decision happened to be right: the trace is a correct port's.
             assert verdict.allowed, f"{report['trace']}: {verdict.message}"
         rejected += not verdict.allowed
+    cli = validate_cli(*(r["trace"] for r in shown), "--jobs", "1")
+    assert cli.returncode == 1, cli.stdout + cli.stderr
     print(f"{design}/{bug}: shown in {len(shown)}/{len(reports)} runs, rejected {rejected}/{len(reports)}")
 
 

@@ -13,6 +13,7 @@ import time
 
 import pytest
 
+from model_checks.bench.workload import run_producers
 from reference import LaneSpec, RecordingTracer, Result, Sizing, StopMode, WorkerScheduler
 
 from .refsched_helpers import assert_valid
@@ -158,11 +159,7 @@ def test_many_producers_one_lane_keeps_global_fifo() -> None:
             while scheduler.try_post(handle, (p, i)) is Result.CAPACITY_EXCEEDED:
                 time.sleep(0)
 
-    threads = [threading.Thread(target=produce, args=(p,), name=f"p{p}") for p in range(4)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
+    run_producers(produce, 4)
     assert scheduler.stop(StopMode.DRAIN) is Result.SUCCESS
     accepted_order = [e["item"] for e in tracer.events() if e["event"] == "post" and e["result"] == "ok"]
     assert [repr(item) for item in ctx.invoked] == accepted_order

@@ -11,13 +11,13 @@ import pytest
 from model_checks.designs.work_lane_lockfree.behaviours import Event as SpecEvent
 from model_checks.designs.work_lane_lockfree.behaviours import behaviours
 from model_checks.designs.work_lane_lockfree.configs import CONFIGS
+from model_checks.designs.work_lane_lockfree.trace.export import trace_event
 from model_checks.designs.work_lane_lockfree.trace.format import FORMAT
 from model_checks.designs.work_lane_lockfree.trace.validate import validate_lines
 from spec import work_lane_lockfree as wlf
 
 CONFIG = {"lanes": 1, "workers": 1, "lane_capacity": 1, "max_per_drain": 1, "ready_capacity": 1}
 HEADER = {"trace": "lanecheck", "version": 2, "design": "work-lane-lockfree", "config": CONFIG}
-WORD = {"Idle": "idle", "Scheduled": "scheduled", "Draining": "draining"}
 
 
 def lines(events: list[tuple[str, str, dict[str, Any]]], header: dict[str, Any] = HEADER) -> list[str]:
@@ -190,21 +190,10 @@ def test_the_header_must_say_version_2(version: object) -> None:
 
 
 def v2(ev: SpecEvent) -> tuple[str, str, dict[str, Any]]:
-    """A spec step's event in the trace's words (the inverse of ``checker.spec_event``)."""
+    """A spec step's event in the trace's words (the exporter's, the inverse of ``checker.spec_event``)."""
     thread, name, fields = ev
-    f: dict[str, Any] = {k: list(v) if isinstance(v, tuple) else v for k, v in fields}
-    if name == "post" and f["result"] == "capacity_exceeded":
-        name = "push"
-        del f["submit"]
-    elif name == "push":
-        f["result"] = "ok"
-    elif name == "cas":
-        f["from"], f["to"] = WORD[f.pop("expect")], WORD[f.pop("new")]
-        if "saw" in f:
-            f["saw"] = WORD[f["saw"]]
-    elif name == "discard":
-        name = "reset"
-    return thread, name, f
+    f = trace_event({"event": name, **{k: list(v) if isinstance(v, tuple) else v for k, v in fields}})
+    return thread, f.pop("event"), f
 
 
 @pytest.mark.timeout(300)

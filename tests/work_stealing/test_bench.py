@@ -24,6 +24,7 @@ def test_quick_bench_reports_every_pool_with_ratios_from_the_same_run() -> None:
     for key in ("fork_join_vs_global_lock", "tree_vs_global_lock", "tree_vs_thread_pool_executor"):
         assert figures[key] is None or figures[key] > 0
     assert figures["cpu_count"] >= 1
+    assert {"load", "cores", "usable_cores", "pinned"} <= set(figures["machine"])
 
 
 def test_fib_task_count_matches_the_recursion() -> None:

@@ -314,16 +314,21 @@ def _verdict(tracer: RecordingTracer) -> Any:
     return judge(header(tracer.config), iter(lines), complete=True)
 
 
-@pytest.mark.parametrize("workers", [1, 2, 4])
-@pytest.mark.parametrize("mode", [StopMode.DRAIN, StopMode.DISCARD])
-def test_stealing_pool_traces_are_complete_behaviours(workers: int, mode: StopMode) -> None:
+def _fib_traced(pool_class: Any, workers: int, mode: StopMode) -> RecordingTracer:
+    """Three fib(11) roots on a traced pool of ``pool_class``, then a stop in ``mode``; its tracer."""
     tracer = RecordingTracer()
-    pool = WorkStealingPool(workers=workers, capacity=2, tracer=tracer)
+    pool = pool_class(workers=workers, capacity=2, tracer=tracer)
     handles = [pool.submit(lambda: fib(pool, 11))[1] for _ in range(3)]
     if mode is StopMode.DRAIN:
         assert [pool.join(h) for h in handles if h is not None] == [89, 89, 89]
     assert pool.stop(mode) is Result.SUCCESS
-    verdict = _verdict(tracer)
+    return tracer
+
+
+@pytest.mark.parametrize("workers", [1, 2, 4])
+@pytest.mark.parametrize("mode", [StopMode.DRAIN, StopMode.DISCARD])
+def test_stealing_pool_traces_are_complete_behaviours(workers: int, mode: StopMode) -> None:
+    verdict = _verdict(_fib_traced(WorkStealingPool, workers, mode))
     assert verdict.code == 0, verdict.message
 
 
@@ -342,12 +347,7 @@ def test_a_self_steal_trace_is_rejected_by_the_validator() -> None:
 @pytest.mark.parametrize("workers", [1, 2, 4])
 @pytest.mark.parametrize("mode", [StopMode.DRAIN, StopMode.DISCARD])
 def test_global_lock_pool_traces_are_complete_behaviours(workers: int, mode: StopMode) -> None:
-    tracer = RecordingTracer()
-    pool = GlobalQueuePool(workers=workers, capacity=2, tracer=tracer)
-    handles = [pool.submit(lambda: fib(pool, 11))[1] for _ in range(3)]
-    if mode is StopMode.DRAIN:
-        assert [pool.join(h) for h in handles if h is not None] == [89, 89, 89]
-    assert pool.stop(mode) is Result.SUCCESS
+    tracer = _fib_traced(GlobalQueuePool, workers, mode)
     assert tracer.config is not None and header(tracer.config)["config"]["pool"] == "global-lock"
     events = tracer.events()
     if mode is StopMode.DRAIN:

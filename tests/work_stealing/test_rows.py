@@ -15,6 +15,9 @@ from reference.work_stealing_deque import ChaseLevDeque
 
 # Where each observable mutant's failing trace is rejected: (where, rule, words of the message).
 LOCATED = {
+    # The last-element races stay open when traced: the element's second ok is refused (rule 3).
+    "take-without-cas": ("seq 3 of 4 events", 3, 'take by w0 returns "x0" from an empty deque'),
+    "steal-without-cas": ("seq 3 of 4 events", 3, 'returns "x0" from w0\'s empty deque'),
     "steal-reads-after-cas": ("seq 3 of 6 events", 6, 'push of "x2" on w0 reports size 2'),
     "resize-drops-newest": ("line 8 of 8 lines", None, "task: None is not of type"),
     "resize-unpublished": ("seq 3 of 6 events", 6, "with no resize"),
@@ -35,8 +38,7 @@ def test_each_reference_mutants_failing_trace_is_judged_as_documented() -> None:
             where, rule, words = LOCATED[name]
             assert row.figures.startswith(f"{where}, rule {rule}:"), row.figures
             assert words in row.figures, row.figures
-    hidden = {name for name, how in OBSERVED.items() if how == "not observable"}
-    assert hidden == {"take-without-cas", "steal-without-cas"}
+    assert "not observable" not in OBSERVED.values()  # tracing hides no mutant
 
 
 @pytest.mark.timeout(240)

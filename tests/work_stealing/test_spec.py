@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import Any
 
 import pytest
 
@@ -17,9 +18,12 @@ from spec.work_stealing import SPEC
 from tests.spec_helpers import (
     assert_caught_with_symmetry,
     assert_holds,
+    assert_pc_hints_change_nothing,
     assert_reads_cover,
     assert_symmetry_reduces,
+    initial_projections,
     reachable,
+    spec_or_mutant,
 )
 
 pytestmark = pytest.mark.timeout(180)
@@ -110,38 +114,27 @@ def test_stealing_from_self_is_harmless_in_this_model() -> None:
     assert result.verdict == "holds", result.violation
 
 
-def test_bad_constants_are_refused() -> None:
-    for bad in (
-        replace(CONFIGS["small"], workers=1),
-        replace(CONFIGS["small"], capacity=3),
-        replace(CONFIGS["small"], memory="arm"),
-        replace(CONFIGS["small"], roots=("a", "b")),
-    ):
-        with pytest.raises(SpecError):
-            check(SPEC, bad, Options())
+@pytest.mark.parametrize(
+    "change", [{"workers": 1}, {"capacity": 3}, {"memory": "arm"}, {"roots": ("a", "b")}], ids=str
+)
+def test_bad_constants_are_refused(change: dict[str, Any]) -> None:
+    with pytest.raises(SpecError):
+        check(SPEC, replace(CONFIGS["small"], **change), Options())
 
 
 def test_design_object() -> None:
     assert DESIGN.name == "work-stealing"
-    assert {"small", "standard"} <= set(DESIGN.configs)
-    assert DESIGN.mutants is MUTANTS
-    state = Instance(SPEC, CONFIGS["small"]).initial_states()[0]
-    for project in DESIGN.projections.values():
-        project(CONFIGS["small"], state)
+    assert len(initial_projections(DESIGN, MUTANTS)) == len(DESIGN.projections)
 
 
 @pytest.mark.parametrize("name", ["design", "take-without-cas", "park-without-recheck"])
 def test_invariant_reads_cover_every_reachable_state(name: str) -> None:
-    spec = SPEC if name == "design" else MUTANTS[name].spec
-    constants = CONFIGS["small"]
+    spec, constants = spec_or_mutant(SPEC, MUTANTS, name, CONFIGS["small"])
     assert_reads_cover(spec, constants, reachable(spec, constants))
 
 
 def test_pc_hints_change_nothing() -> None:
-    hinted = check(SPEC, CONFIGS["small-sc"], Options(liveness=False))
-    plain = check(SPEC, CONFIGS["small-sc"], Options(liveness=False, pc_hints=False))
-    assert hinted.stats.states == plain.stats.states
-    assert hinted.stats.transitions == plain.stats.transitions
+    assert_pc_hints_change_nothing(SPEC, CONFIGS["small-sc"])
 
 
 def test_two_processes_find_the_same_states() -> None:

@@ -77,6 +77,12 @@ def stop_end(mode: str = "drain", result: str = "ok") -> Ev:
     return E("main", "stop_end", mode=mode, result=result)
 
 
+# The start most traces below share: w0 takes "a" from the injector and runs it ...
+A_RUNS: list[Ev] = [submit("a"), steal(0, "injector", "a"), run(0, "a")]
+# ... and forks "b" into its deque.
+B_PUSHED: list[Ev] = [*A_RUNS, push(0, "b", 1)]
+
+
 # A root forks three subtasks (the third push grows the buffer), a thief steals the oldest,
 # the owner takes the rest newest first (nested in the root's run), both park, a submit wakes
 # one, and a drain stop ends the run. Every event of the vocabulary appears.
@@ -151,7 +157,7 @@ def test_discard_stop_is_complete() -> None:
 
 
 def test_a_prefix_is_allowed_with_what_is_pending() -> None:
-    verdict = judge([submit("a"), steal(0, "injector", "a"), run(0, "a"), push(0, "b", 1), park(1)])
+    verdict = judge([*B_PUSHED, park(1)])
     assert verdict.code == 0 and verdict.prefix
     assert verdict.rule == 9 and RULES[9]
     assert verdict.pending["queued"] == 1
@@ -161,9 +167,9 @@ def test_a_prefix_is_allowed_with_what_is_pending() -> None:
 
 
 def test_the_same_prefix_is_rejected_when_complete() -> None:
-    verdict = judge([submit("a"), steal(0, "injector", "a"), run(0, "a"), done(0, "a")], complete=True)
+    verdict = judge([*A_RUNS, done(0, "a")], complete=True)
     assert verdict.code == 0, verdict.message
-    verdict = judge([submit("a"), steal(0, "injector", "a"), run(0, "a")], complete=True)
+    verdict = judge([*A_RUNS], complete=True)
     assert verdict.code == 1 and verdict.rule == 8 and verdict.seq is None
     assert "logged no done" in verdict.message
 
@@ -171,41 +177,26 @@ def test_the_same_prefix_is_rejected_when_complete() -> None:
 # Chase-Lev's failures are allowed no-ops (their linearization point may lie later).
 LENIENT = {
     "take empty beside the last task (a thief has it)": [
-        submit("a"),
-        steal(0, "injector", "a"),
-        run(0, "a"),
-        push(0, "b", 1),
+        *B_PUSHED,
         take(0, None, "empty"),
         steal(1, 0, "b"),
     ],
     "take lost beside the last task": [
-        submit("a"),
-        steal(0, "injector", "a"),
-        run(0, "a"),
-        push(0, "b", 1),
+        *B_PUSHED,
         take(0, None, "lost"),
         steal(1, 0, "b"),
     ],
     "steal empty beside the last task": [
-        submit("a"),
-        steal(0, "injector", "a"),
-        run(0, "a"),
-        push(0, "b", 1),
+        *B_PUSHED,
         steal(1, 0, None, "empty"),
     ],
     "steal abort on a full deque": [
-        submit("a"),
-        steal(0, "injector", "a"),
-        run(0, "a"),
-        push(0, "b", 1),
+        *B_PUSHED,
         push(0, "c", 2),
         steal(1, 0, None, "abort"),
     ],
     "a conceded last task is not counted against the capacity": [
-        submit("a"),
-        steal(0, "injector", "a"),
-        run(0, "a"),
-        push(0, "b", 1),
+        *B_PUSHED,
         take(0, None, "empty"),
         push(0, "c", 2),
         push(0, "d", 3),
@@ -226,7 +217,7 @@ def test_lenient_events_are_allowed(name: str) -> None:
 BAD: dict[str, tuple[list[Ev], int | None, int, str]] = {
     "submit of a task id twice": ([submit("a"), submit("a")], 2, 1, "introduced before"),
     "push of a submitted task": (
-        [submit("a"), steal(0, "injector", "a"), run(0, "a"), push(0, "a", 1)],
+        [*A_RUNS, push(0, "a", 1)],
         4,
         1,
         "introduced before",
@@ -234,7 +225,7 @@ BAD: dict[str, tuple[list[Ev], int | None, int, str]] = {
     "injector not FIFO": ([submit("a"), submit("b"), steal(0, "injector", "b")], 3, 2, "oldest task"),
     "steal ok from the empty injector": ([steal(0, "injector", "a")], 1, 2, "empty injector"),
     "take ok returns the top": (
-        [submit("a"), steal(0, "injector", "a"), run(0, "a"), push(0, "b", 1), push(0, "c", 2), take(0, "b")],
+        [*B_PUSHED, push(0, "c", 2), take(0, "b")],
         6,
         3,
         "bottom (newest)",
@@ -242,10 +233,7 @@ BAD: dict[str, tuple[list[Ev], int | None, int, str]] = {
     "take ok from an empty deque": ([take(0, "x")], 1, 3, "empty deque"),
     "steal ok returns the bottom": (
         [
-            submit("a"),
-            steal(0, "injector", "a"),
-            run(0, "a"),
-            push(0, "b", 1),
+            *B_PUSHED,
             push(0, "c", 2),
             steal(1, 0, "c"),
         ],
@@ -256,10 +244,7 @@ BAD: dict[str, tuple[list[Ev], int | None, int, str]] = {
     "steal ok from an empty deque": ([steal(1, 0, "b")], 1, 3, "empty deque"),
     "take empty on two tasks": (
         [
-            submit("a"),
-            steal(0, "injector", "a"),
-            run(0, "a"),
-            push(0, "b", 1),
+            *B_PUSHED,
             push(0, "c", 2),
             take(0, None, "empty"),
         ],
@@ -269,10 +254,7 @@ BAD: dict[str, tuple[list[Ev], int | None, int, str]] = {
     ),
     "steal empty on two tasks": (
         [
-            submit("a"),
-            steal(0, "injector", "a"),
-            run(0, "a"),
-            push(0, "b", 1),
+            *B_PUSHED,
             push(0, "c", 2),
             steal(1, 0, None, "empty"),
         ],
@@ -295,7 +277,7 @@ BAD: dict[str, tuple[list[Ev], int | None, int, str]] = {
         "taken by w1",
     ),
     "run twice": (
-        [submit("a"), steal(0, "injector", "a"), run(0, "a"), done(0, "a"), run(0, "a")],
+        [*A_RUNS, done(0, "a"), run(0, "a")],
         5,
         4,
         "at most once",
@@ -318,23 +300,20 @@ BAD: dict[str, tuple[list[Ev], int | None, int, str]] = {
     "done of a task not running": ([done(0, "a")], 1, 4, "runs no task"),
     "join before done": ([submit("a"), E("main", "join", task="a")], 2, 4, "has not finished"),
     "steal from self": (
-        [submit("a"), steal(0, "injector", "a"), run(0, "a"), push(0, "b", 1), steal(0, 0, "b")],
+        [*B_PUSHED, steal(0, 0, "b")],
         5,
         5,
         "itself",
     ),
     "push with a wrong size": (
-        [submit("a"), steal(0, "injector", "a"), run(0, "a"), push(0, "b", 2)],
+        [*A_RUNS, push(0, "b", 2)],
         4,
         6,
         "size 2",
     ),
     "push past the capacity without resize": (
         [
-            submit("a"),
-            steal(0, "injector", "a"),
-            run(0, "a"),
-            push(0, "b", 1),
+            *B_PUSHED,
             push(0, "c", 2),
             push(0, "d", 3),
         ],
@@ -374,9 +353,7 @@ BAD: dict[str, tuple[list[Ev], int | None, int, str]] = {
     ),
     "discard of a task that ran": (
         [
-            submit("a"),
-            steal(0, "injector", "a"),
-            run(0, "a"),
+            *A_RUNS,
             stop_begin("discard"),
             E("main", "discard", tasks=["a"]),
         ],
@@ -411,10 +388,7 @@ def test_every_rule_has_a_bad_trace() -> None:
 def test_lost_wakeup_at_the_end() -> None:
     # w1 parks although w0's deque holds a task, nobody wakes it, and w0 stops looking.
     events = [
-        submit("a"),
-        steal(0, "injector", "a"),
-        run(0, "a"),
-        push(0, "b", 1),
+        *B_PUSHED,
         park(1),
         done(0, "a"),
         park(0),

@@ -2,29 +2,35 @@
 
 from __future__ import annotations
 
-from model_checks.design import Design
+from model_checks.design import built_in
 
-DESIGN = Design(
-    name="admission",
-    # "module:attribute": imported on first use, so that listing the designs stays cheap
-    spec="spec.admission:SPEC",
-    configs="model_checks.designs.admission.configs:CONFIGS",
-    mutants="model_checks.designs.admission.spec_mutants:MUTANTS",
+DESIGN = built_in(
+    __name__,
+    "admission",
     summary="a job queue's admission: claim and admit in one transaction, group limits, cost budgets",
-    trace_format="model_checks.designs.admission.trace:FORMAT",
-    scenarios="model_checks.designs.admission.harness:SCENARIOS",
-    verify_rows=(("harness", "model_checks.designs.admission.rows:rows"),),
+    trace_format=".trace:FORMAT",
+    scenarios=".harness:SCENARIOS",
+    verify_rows=(("harness", ".rows:rows"),),
     reference_modules=(
         "reference.jobs.core",
         "reference.jobs.admission",
         "reference.jobs.inmemory",
         "reference.jobs.sqlite_store",
+        "reference.jobs.primitives",
+        "reference.jobs.rows",
+        "reference.jobs.sqlite_rows",
     ),
     benches={
         "jobs": (
-            "model_checks.designs.admission.bench",
-            "jobs/s with claim-and-admit vs a bare claim loop, same SQLite file, 4 processes; claim p50/p99",
-        )
+            ".bench",
+            "jobs/s with claim-and-admit vs a bare claim loop (SQLite, or --store postgresql://...), "
+            "4 processes; claim p50/p99",
+        ),
+        "jobs-soak": (
+            ".soak",
+            "100,000 jobs (2,000 with --quick), 4 workers, kill -9 every ~3 s, tight budgets; the merged "
+            "trace validated",
+        ),
     },
     projections={
         "job": lambda c, s: s.job[c.job_names()[0]].status,

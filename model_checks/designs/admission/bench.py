@@ -1,11 +1,12 @@
-"""`lanecheck bench jobs`: jobs/s of claim-and-admit against a bare claim loop, same SQLite file, same run.
+"""`lanecheck bench jobs`: jobs/s of claim-and-admit against a bare claim loop, same store, same run.
 
 Four worker processes drain one queue of no-op jobs in each phase; the phases alternate on the same
-database file (each has its own queue), so both see the same disk, the same WAL and the same load:
+store (each has its own queue), so both see the same disk, the same log and the same load:
 
-* ``bare``: ``BEGIN IMMEDIATE``; take the first pending job; mark it processing; ``COMMIT``; then
-  mark it done — the least a correct claim loop does;
-* ``admission``: ``SqliteStore.claim`` (lease reaping, budgets read, usage counted, ``decide``, in
+* ``bare``: the least a correct claim loop does (``bench_loops``): on SQLite ``BEGIN IMMEDIATE``,
+  take the first pending job, mark it processing, ``COMMIT``; on PostgreSQL one ``UPDATE ... WHERE
+  id = (SELECT ... FOR UPDATE SKIP LOCKED)``; then mark it done;
+* ``admission``: the store's ``claim`` (lease reaping, budgets read, usage counted, ``decide``, in
   one transaction) and ``finish`` (profile recorded), under a queue budget, a group budget and a
   concurrency limit that are all checked on every claim but leave room for the four workers: the
   ratio is the price of checking, not of waiting (a binding budget lowers throughput by design).
@@ -15,9 +16,11 @@ latency p50/p99 per phase, double claims (a job two workers were handed: must be
 the workers' CPU time per job (least of the rounds; on a busy machine a steadier figure than
 jobs/s), and the machine's load average before and after.
 
-``python -m model_checks.designs.admission.bench [--quick] [--floor]`` prints the same as JSON;
-``--floor`` adds a third phase per round, ``_floor_worker``: the least SQL admission needs,
-hand-written, to tell the price of the checks from the price of the store's code path.
+``python -m model_checks.designs.admission.bench [--quick] [--floor] [--store URL]`` prints the
+same as JSON; ``--store postgresql://...`` runs it on that database (SQLite: a new temporary file);
+``--floor`` (SQLite) adds a third phase per round: the least SQL admission needs, hand-written, to
+tell the price of the checks from the price of the store's code path. ``bench_scale`` gives jobs/s
+against the number of workers on both stores, a table and a chart.
 """
 
 from __future__ import annotations
@@ -26,153 +29,31 @@ import json
 import multiprocessing
 import os
 import secrets
-import sqlite3
 import statistics
 import tempfile
-import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from reference.jobs.admission import Conditions
+from model_checks.designs.admission import bench_loops
 from reference.jobs.budgets import Budgets
+from reference.jobs.core import StoreCore
+from reference.jobs.location import is_postgres, open_store
 from reference.jobs.model import JobSpec
-from reference.jobs.sqlite_store import BUSY_TIMEOUT, SqliteStore
 
 PROCESSES = 4
 GOAL = 0.8
 
 
-def _bare_worker(db: str, queue: str, out: str, name: str) -> None:
-    conn = sqlite3.connect(db, timeout=BUSY_TIMEOUT, isolation_level=None)
-    conn.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT * 1000)}")
-    conn.execute("PRAGMA synchronous = NORMAL")
-    claimed: list[int] = []
-    latency: list[float] = []
-    first, cpu = time.time(), time.process_time()
-    while True:
-        began = time.perf_counter()
-        conn.execute("BEGIN IMMEDIATE")
-        row = conn.execute(
-            "SELECT id FROM jobs WHERE state = 'pending' AND queue = ? AND available_at <= ?"
-            " ORDER BY priority DESC, available_at, id LIMIT 1",
-            (queue, time.time()),
-        ).fetchone()
-        if row is not None:
-            conn.execute(
-                "UPDATE jobs SET state = 'processing', attempts = attempts + 1, lease_until = ?,"
-                " lease_token = ?, worker = ? WHERE id = ?",
-                (time.time() + 300.0, secrets.token_hex(8), name, row[0]),
-            )
-        conn.execute("COMMIT")
-        latency.append(time.perf_counter() - began)
-        if row is None:
-            break
-        claimed.append(int(row[0]))
-        conn.execute("BEGIN IMMEDIATE")
-        conn.execute(
-            "UPDATE jobs SET state = 'done', lease_until = NULL, lease_token = NULL WHERE id = ?", (row[0],)
-        )
-        conn.execute("COMMIT")
-    last, cpu = time.time(), time.process_time() - cpu
-    conn.close()
-    Path(out).write_text(
-        json.dumps({"claimed": claimed, "latency": latency, "denied": 0, "span": [first, last], "cpu": cpu})
-    )
-
-
-def _floor_worker(db: str, queue: str, out: str, name: str) -> None:
-    """The least SQL admission needs, hand-written: the bare loop plus, in the claim, the running
-    cost of the job's queue and group, the budgets' version and the handler's profile, and in the
-    finish the profile's new sample. No lease reaping, no scan past the first job, no Python
-    objects: a lower bound on admission's price, for ``python -m ... --floor``; never the result."""
-    conn = sqlite3.connect(db, timeout=BUSY_TIMEOUT, isolation_level=None)
-    conn.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT * 1000)}")
-    conn.execute("PRAGMA synchronous = NORMAL")
-    claimed: list[int] = []
-    latency: list[float] = []
-    first, cpu = time.time(), time.process_time()
-    while True:
-        began = time.perf_counter()
-        conn.execute("BEGIN IMMEDIATE")
-        conn.execute("SELECT value FROM meta WHERE key = 'budgets_version'").fetchone()
-        row = conn.execute(
-            "SELECT id, handler, concurrency_group FROM jobs WHERE state = 'pending' AND queue = ?"
-            " AND available_at <= ? ORDER BY priority DESC, available_at, id LIMIT 1",
-            (queue, time.time()),
-        ).fetchone()
-        if row is not None:
-            conn.execute(
-                "SELECT SUM(concurrency_group = ?2), SUM(CASE WHEN queue = ?1 THEN cost_units END),"
-                " SUM(CASE WHEN concurrency_group = ?2 THEN cost_units END)"
-                " FROM jobs WHERE state = 'processing'",
-                (queue, row[2]),
-            ).fetchone()
-            conn.execute("SELECT samples FROM profiles WHERE handler = ?", (row[1],)).fetchone()
-            conn.execute(
-                "UPDATE jobs SET state = 'processing', attempts = attempts + 1, lease_until = ?,"
-                " lease_token = ?, worker = ? WHERE id = ?",
-                (time.time() + 300.0, secrets.token_hex(8), name, row[0]),
-            )
-        conn.execute("COMMIT")
-        latency.append(time.perf_counter() - began)
-        if row is None:
-            break
-        claimed.append(int(row[0]))
-        conn.execute("BEGIN IMMEDIATE")
-        conn.execute(
-            "UPDATE jobs SET state = 'done', lease_until = NULL, lease_token = NULL WHERE id = ?", (row[0],)
-        )
-        conn.execute(
-            "INSERT INTO profiles (handler, samples) VALUES (?, '[[0.0,0.0]]')"
-            " ON CONFLICT (handler) DO UPDATE SET samples = excluded.samples",
-            (row[1],),
-        )
-        conn.execute("COMMIT")
-    last, cpu = time.time(), time.process_time() - cpu
-    conn.close()
-    Path(out).write_text(
-        json.dumps({"claimed": claimed, "latency": latency, "denied": 0, "span": [first, last], "cpu": cpu})
-    )
-
-
-def _admission_worker(db: str, queue: str, out: str, name: str) -> None:
-    store = SqliteStore(db, process=name)
-    conditions = Conditions(enabled=True, retry_after=0.0)
-    claimed: list[int] = []
-    latency: list[float] = []
-    denied = 0
-    first, cpu = time.time(), time.process_time()
-    while True:
-        began = time.perf_counter()
-        outcome = store.claim(name, conditions, [queue])
-        latency.append(time.perf_counter() - began)
-        denied += len(outcome.denied)
-        if outcome.claim is None:
-            # Given back (claimable again at once: retry_after 0) or claimable: not drained yet.
-            # A job another worker holds is that worker's to finish; like the bare loop, this one
-            # stops (waiting on it, e.g. polling ``status``, would bill the tail to admission).
-            if outcome.denied or store.claimable([queue]):
-                continue
-            break
-        claimed.append(outcome.claim.job.id)
-        store.finish(outcome.claim.job.id, outcome.claim.token, None, 0.0, 0)
-    last, cpu = time.time(), time.process_time() - cpu
-    store.close()
-    Path(out).write_text(
-        json.dumps(
-            {"claimed": claimed, "latency": latency, "denied": denied, "span": [first, last], "cpu": cpu}
-        )
-    )
-
-
 Phase = Callable[[str, str, str, str], None]
 
 
-def _phase(db: str, queue: str, target: Phase, workdir: Path) -> dict[str, Any]:
+def phase(url: str, queue: str, target: Phase, workdir: Path, processes: int = PROCESSES) -> dict[str, Any]:
+    """``processes`` processes of ``target`` drain ``queue`` of the store at ``url``: the figures."""
     context = multiprocessing.get_context("fork")
-    outs = [str(workdir / f"{queue}-{i}.json") for i in range(PROCESSES)]
-    procs = [context.Process(target=target, args=(db, queue, outs[i], f"w{i}")) for i in range(PROCESSES)]
+    outs = [str(workdir / f"{queue}-{i}.json") for i in range(processes)]
+    procs = [context.Process(target=target, args=(url, queue, outs[i], f"w{i}")) for i in range(processes)]
     for p in procs:
         p.start()
     for p in procs:
@@ -202,33 +83,50 @@ def _percentile(values: list[float], q: float) -> float:
     return values[min(len(values) - 1, int(q * len(values)))]
 
 
-def bench(quick: bool = False, floor: bool = False) -> dict[str, Any]:
-    """The comparison; ``floor`` adds a third phase per round, ``_floor_worker`` (reported apart)."""
-    jobs = 300 if quick else 3000
-    rounds = 1 if quick else 3
-    load_before = os.getloadavg()
+@contextmanager
+def bench_store(url: str | None) -> Iterator[tuple[str, StoreCore, Path]]:
+    """The store a bench runs on (``url``, or a new SQLite file), opened, and a work directory."""
     with tempfile.TemporaryDirectory(prefix="lanecheck-bench-jobs-") as tmp:
         workdir = Path(tmp)
-        db = str(workdir / "jobs.db")
-        store = SqliteStore(db, process="bench")
+        where = url if url is not None else "sqlite:///" + str(workdir / "jobs.db")
+        store = open_store(where, process="bench")
+        try:
+            yield where, store, workdir
+        finally:
+            store.close()
+
+
+def bench(quick: bool = False, floor: bool = False, store: str | None = None) -> dict[str, Any]:
+    """The comparison on ``store`` (a URL; None: a new SQLite file); ``floor`` (SQLite only) adds a
+    third phase per round, ``bench_loops.sqlite_floor`` (reported apart)."""
+    postgres = store is not None and is_postgres(store)
+    if floor and postgres:
+        raise ValueError("--floor is SQLite's hand-written admission: not with a PostgreSQL store")
+    jobs = 300 if quick else 3000
+    rounds = 1 if quick else 3
+    run = secrets.token_hex(3)  # queue names of this run: a shared database may hold others
+    bare_loop = bench_loops.pg_bare if postgres else bench_loops.sqlite_bare
+    load_before = os.getloadavg()
+    with bench_store(store) as (url, opened, workdir):
         # Checked on every claim, never binding for four workers (see the module's docstring).
-        store.set_budgets(Budgets({f"admission{r}": 64 for r in range(rounds)}, {"g": 64}))
+        opened.set_budgets(Budgets({f"admission{run}{r}": 64 for r in range(rounds)}, {f"g{run}": 64}))
         bare, admitted, floors = [], [], []
         for r in range(rounds):  # alternate, so drift in the machine's load hits both alike
             # Each phase's jobs are queued just before it: both scan the same number of pending rows.
             for _ in range(jobs):
-                store.enqueue(JobSpec(f"bare{r}", handler="noop"))
-            bare.append(_phase(db, f"bare{r}", _bare_worker, workdir))
+                opened.enqueue(JobSpec(f"bare{run}{r}", handler="noop"))
+            bare.append(phase(url, f"bare{run}{r}", bare_loop, workdir))
             for _ in range(jobs):
-                store.enqueue(
-                    JobSpec(f"admission{r}", handler="noop", concurrency_group="g", concurrency_limit=8)
+                opened.enqueue(
+                    JobSpec(
+                        f"admission{run}{r}", handler="noop", concurrency_group=f"g{run}", concurrency_limit=8
+                    )
                 )
-            admitted.append(_phase(db, f"admission{r}", _admission_worker, workdir))
+            admitted.append(phase(url, f"admission{run}{r}", bench_loops.admission, workdir))
             if floor:
                 for _ in range(jobs):
-                    store.enqueue(JobSpec(f"floor{r}", handler="noop", concurrency_group="g"))
-                floors.append(_phase(db, f"floor{r}", _floor_worker, workdir))
-        store.close()
+                    opened.enqueue(JobSpec(f"floor{run}{r}", handler="noop", concurrency_group=f"g{run}"))
+                floors.append(phase(url, f"floor{run}{r}", bench_loops.sqlite_floor, workdir))
     best_bare = min(bare, key=lambda p: p["seconds"])
     best_admitted = min(admitted, key=lambda p: p["seconds"])
     bare_rate = best_bare["jobs"] / best_bare["seconds"]
@@ -245,6 +143,7 @@ def bench(quick: bool = False, floor: bool = False) -> dict[str, Any]:
             "floor_cpu_us_per_job": round(min(p["cpu_us_per_job"] for p in floors), 1),
         }
     return {
+        "store": "postgresql" if postgres else "sqlite",
         "processes": PROCESSES,
         "jobs_per_phase": jobs,
         "rounds": rounds,
@@ -276,14 +175,15 @@ def bench(quick: bool = False, floor: bool = False) -> dict[str, Any]:
 
 
 def main(argv: list[str] | None = None) -> None:
-    """``python -m model_checks.designs.admission.bench [--quick] [--floor]``: the figures as JSON."""
+    """``python -m model_checks.designs.admission.bench [--quick] [--floor] [--store URL]``."""
     import argparse
 
     parser = argparse.ArgumentParser(prog="python -m model_checks.designs.admission.bench")
     parser.add_argument("--quick", action="store_true", help="one round of 300 jobs per phase")
     parser.add_argument("--floor", action="store_true", help="add the hand-written least-SQL admission phase")
+    parser.add_argument("--store", help="a postgresql:// URL to run on (default: a new SQLite file)")
     args = parser.parse_args(argv)
-    print(json.dumps(bench(quick=args.quick, floor=args.floor), indent=2))
+    print(json.dumps(bench(quick=args.quick, floor=args.floor, store=args.store), indent=2))
 
 
 if __name__ == "__main__":

@@ -22,6 +22,10 @@ The budgets are the seed's (queue ``providers``, ``exports``; groups ``openai``,
   the process-level (resource) checks are skipped, so no ``resource`` denial.
 * ``large`` — ``standard`` with three workers, for benchmarks;
   not run by the tests.
+* ``release`` — a worker told to stop gives its held job back (one job, two
+  workers, one attempt): the job must run again on the attempt it had.
+* ``release-expiry`` — the stop comes after the lease expired and another worker
+  claimed the job (two attempts): the stale give-back must be fenced off.
 """
 
 from __future__ import annotations
@@ -65,10 +69,19 @@ STANDARD = Constants(
     resource_denials=1,
 )
 
+RELEASE = Constants(
+    workers=2,
+    jobs=(JobSpec("providers", None, 1),),
+    queue_budgets=(("providers", 2),),
+    releases=1,
+)
+
 CONFIGS: dict[str, Constants] = {
     "small": SMALL,
     "livelock": LIVELOCK,
     "standard": STANDARD,
     "disabled": dataclasses.replace(STANDARD, admission_enabled=False),
     "large": dataclasses.replace(STANDARD, workers=3),
+    "release": RELEASE,
+    "release-expiry": dataclasses.replace(RELEASE, max_attempts=2, expiries=1),
 }

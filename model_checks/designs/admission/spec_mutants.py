@@ -26,9 +26,11 @@ from spec.admission import (
     PROCESSING,
     RESOURCE,
     SPEC,
+    W_ADMITTED,
     W_CHECKED,
     W_CLAIMED,
     W_IDLE,
+    W_RUNNING,
     Constants,
     Job,
     Vars,
@@ -218,6 +220,47 @@ CLAIM_THEN_ADMIT = variant(
 )
 
 
+# --- release-spends-attempt / release-unfenced: the give-back of a stopping worker ----------
+
+
+def ReleaseSpending(c: Constants, s: Vars, w: str) -> object:
+    """BUG: the stopping worker gives the job back through the retry path: the attempt stays spent."""
+    me = s.worker[w]
+    if s.releases == 0 or me.pc not in (W_ADMITTED, W_RUNNING) or me.job is None:
+        return None
+    j = me.job
+    job = s.job[j]
+    if not (job.status == PROCESSING and job.owner == w and job.attempts == me.attempt):
+        return None
+    s = ad.SetWorker(ad.MadePending(s, j, me.attempt), w, Worker(W_IDLE))
+    return emit(s._replace(releases=s.releases - 1), job=j, worker=w, attempts=me.attempt)
+
+
+def ReleaseUnfenced(c: Constants, s: Vars, w: str) -> object:
+    """BUG: the give-back does not check the lease's token: a stale worker releases a job that the
+    reaper already handed to another worker."""
+    me = s.worker[w]
+    if s.releases == 0 or me.pc not in (W_ADMITTED, W_RUNNING) or me.job is None:
+        return None
+    j = me.job
+    if s.job[j].status not in (PROCESSING, PENDING):
+        return None
+    s = ad.UndoAdmission(s, j)
+    s = ad.SetJob(s, j, Job(PENDING, me.attempt - 1), ready=(*ad.Without(s.ready, j), j))
+    s = ad.SetWorker(s, w, Worker(W_IDLE))
+    return emit(s._replace(releases=s.releases - 1), job=j, worker=w, attempts=me.attempt - 1)
+
+
+RELEASE_SPENDS_ATTEMPT = variant(
+    SPEC,
+    "release-spends-attempt",
+    replace_actions={"Release": ReleaseSpending},
+    drop_actions=["ReleaseFenced"],
+)
+RELEASE_UNFENCED = variant(
+    SPEC, "release-unfenced", replace_actions={"Release": ReleaseUnfenced}, drop_actions=["ReleaseFenced"]
+)
+
 MUTANTS: dict[str, SpecMutant] = by_name(
     SpecMutant(
         "check-then-claim",
@@ -263,5 +306,23 @@ MUTANTS: dict[str, SpecMutant] = by_name(
         expect="EveryAdmissibleJobRuns",
         length=17,
         config="livelock",
+    ),
+    SpecMutant(
+        "release-spends-attempt",
+        "a stopping worker gives its job back through the retry path: the cut-short run spends an"
+        " attempt, and the job runs more often than max_attempts",
+        RELEASE_SPENDS_ATTEMPT,
+        expect="AttemptsWithinMax",
+        length=4,
+        config="release",
+    ),
+    SpecMutant(
+        "release-unfenced",
+        "the give-back does not check the lease's token: a stale worker takes back a job another"
+        " worker now runs",
+        RELEASE_UNFENCED,
+        expect="AttemptsCountAdmissions",
+        length=5,
+        config="release-expiry",
     ),
 )

@@ -22,129 +22,24 @@ in it (the checker holds one small row per job, so memory grows with the jobs, n
 from __future__ import annotations
 
 import json
+from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from model_checks.conformance.streamed import DesignFormat, Event, FieldCheck, is_bool, is_count, one_of
+from model_checks.conformance.streamed import DesignFormat, Event
 from model_checks.conformance.verdict import Rejected
+from model_checks.designs.admission.trace_fields import (
+    ADMISSION_RULES,
+    BUDGET_REASONS,
+    FIELDS,
+    OPTIONAL,
+    STATES,
+)
 
 DESIGN = "admission"
 VERSION = 1
-STATES = ("pending", "processing", "done", "failed", "discarded")
-BUDGET_REASONS = ("group_concurrency_limit", "queue_budget", "group_budget")
-RESOURCE_REASONS = ("handler_profile", "system_memory", "worker_memory", "time_left")
-
-ADMISSION_RULES: dict[int, str] = {
-    1: "jobs: every job is enqueued once, within its budgets, before any other event names it, and "
-    "later events agree with its enqueue (queue, group, limit, cost)",
-    2: "claim-and-admit is one transaction: a claim takes a pending job no worker holds and is followed "
-    "at once by the same worker's admit and start, or deny, of that job (no double claim)",
-    3: "group concurrency (GroupWithinLimit): a job is admitted only while its group runs fewer jobs "
-    "than the job's concurrency_limit",
-    4: "queue budget (QueueWithinBudget): a job is admitted only if the cost of the queue's processing "
-    "jobs plus its own is within the queue's budget",
-    5: "group budget (GroupWithinBudget): a job is admitted only if the cost of the group's processing "
-    "jobs plus its own is within the group's budget",
-    6: "denials: a denial names the first failing check of group limit, queue budget, group budget "
-    "(over processing jobs), or a resource reason only when all three pass; a job whose cost alone "
-    "exceeds a budget is failed with that reason, never deferred",
-    7: "attempts count admissions (AttemptsCountAdmissions): start logs the job's number of admissions, "
-    "so a denial spends none; a running job is retried only below max_attempts and fails for good "
-    "only at it",
-    8: "leases: only the lease holder finishes, fails or retries a processing job; a lease expires only "
-    "on a processing job, failing it exactly when its attempts are spent",
-    9: "no job lost (NoJobLost): the store's final counts (end) match the trace's account of every job; "
-    "at the end of a run every job is done, failed or discarded with a reason, or pending, none "
-    "processing and no claim undecided",
-    10: "a trace without `end` (and not declared complete) is judged as a prefix of a run",
-}
-
-
-# ------------------------------------------------------------------------------ field checks
-
-
-def _is_name(v: Any) -> bool:
-    return type(v) is str and v != ""
-
-
-def _is_opt_name(v: Any) -> bool:
-    return v is None or _is_name(v)
-
-
-def _is_opt_count(v: Any) -> bool:
-    return v is None or is_count(v)
-
-
-def _is_id(v: Any) -> bool:
-    return type(v) is int and v >= 1
-
-
-def _is_cost(v: Any) -> bool:
-    return type(v) is int and v >= 1
-
-
-def _is_number(v: Any) -> bool:
-    return type(v) in (int, float)
-
-
-def _is_opt_number(v: Any) -> bool:
-    return v is None or _is_number(v)
-
-
-def _is_text(v: Any) -> bool:
-    return type(v) is str
-
-
-def _is_table(v: Any) -> bool:
-    return type(v) is dict and all(is_count(n) for n in v.values())
-
-
-def _is_counts(v: Any) -> bool:
-    return type(v) is dict and all(k in STATES and is_count(n) for k, n in v.items())
-
-
-JOB: tuple[str, FieldCheck] = ("job", _is_id)
-FIELDS: dict[str, tuple[tuple[str, FieldCheck], ...]] = {
-    "enqueue": (
-        JOB,
-        ("queue", _is_name),
-        ("group", _is_opt_name),
-        ("limit", _is_opt_count),
-        ("cost", _is_cost),
-        ("max_attempts", _is_id),
-    ),
-    "refuse": (("queue", _is_name), ("reason", _is_name)),
-    "budgets": (("queues", _is_table), ("groups", _is_table)),
-    "claim": (JOB, ("queue", _is_name), ("group", _is_opt_name), ("cost", _is_cost)),
-    "admit": (
-        JOB,
-        ("queue", _is_name),
-        ("group", _is_opt_name),
-        ("limit", _is_opt_count),
-        ("cost", _is_cost),
-    ),
-    "deny": (JOB, ("reason", one_of(*BUDGET_REASONS, *RESOURCE_REASONS))),
-    "start": (JOB, ("attempt", _is_id)),
-    "finish": (JOB,),
-    "fail": (JOB, ("reason", _is_name)),
-    "retry": (JOB, ("attempts", _is_id)),
-    "lease_expire": (JOB, ("outcome", one_of("pending", "failed"))),
-    "discard": (JOB, ("reason", _is_name)),
-    "workflow_start": (("workflow", _is_id),),
-    "workflow_complete": (("workflow", _is_id),),
-    "workflow_fail": (("workflow", _is_id), ("reason", _is_name)),
-    "end": (("counts", _is_counts),),
-}
-OPTIONAL: dict[str, tuple[tuple[str, FieldCheck], ...]] = {
-    "deny": (("detail", _is_text), ("retry_at", _is_number)),
-    "start": (("lease_until", _is_number),),
-    "fail": (("final", is_bool),),
-    "retry": (("retry_at", _is_number),),
-    "lease_expire": (("worker", _is_opt_name),),
-    "workflow_start": (("name", _is_text), ("parent", lambda v: v is None or _is_id(v))),
-}
 
 
 # ------------------------------------------------------------------------------ the checker
@@ -188,6 +83,11 @@ class AdmissionChecker:
         self.jobs: dict[int, _Job] = {}
         self.open: _Open | None = None
         self.complete = False
+        # What runs now, kept as jobs move: a check reads it in O(1), not by scanning every job
+        # (a soak's trace has a hundred thousand jobs and a million events).
+        self.queue_cost: Counter[str] = Counter()
+        self.group_cost: Counter[str] = Counter()
+        self.group_running: Counter[str] = Counter()
 
     # -- helpers -------------------------------------------------------------------------------
 
@@ -197,39 +97,37 @@ class AdmissionChecker:
             raise Rejected(1, f"{_show(ev)} — job {ev['job']} was never enqueued in this trace")
         return job
 
-    def _running(self, *, queue: str | None = None, group: str | None = None) -> list[_Job]:
-        return [
-            j
-            for j in self.jobs.values()
-            if j.state == "processing"
-            and (queue is None or j.queue == queue)
-            and (group is None or j.group == group)
-        ]
+    def _move(self, job: _Job, state: str, holder: str | None, seq: int) -> None:
+        """The job's new state (and lease holder), keeping the running totals."""
+        sign = (state == "processing") - (job.state == "processing")
+        if sign:
+            self.queue_cost[job.queue] += sign * job.cost
+            if job.group is not None:
+                self.group_cost[job.group] += sign * job.cost
+                self.group_running[job.group] += sign
+        job.state, job.holder, job.last_seq = state, holder, seq
+
+    def _active(self, kind: str, name: str) -> int:
+        return (self.queue_cost if kind == "queue" else self.group_cost)[name]
 
     def _first_failing(self, job: _Job) -> tuple[str, str] | None:
         """The spec's ``Denial``: the first of checks 1-3 the job fails now, with its numbers."""
         if job.group is not None and job.limit is not None:
-            running = len(self._running(group=job.group))
+            running = self.group_running[job.group]
             if running >= job.limit:
                 return (
                     "group_concurrency_limit",
                     f"group {job.group!r} runs {running} of its limit {job.limit}",
                 )
-        budget = self.queues.get(job.queue)
-        if budget is not None:
-            active = sum(j.cost for j in self._running(queue=job.queue))
+        for kind, name, table in (("queue", job.queue, self.queues), ("group", job.group, self.groups)):
+            budget = None if name is None else table.get(name)
+            if name is None or budget is None:
+                continue
+            active = self._active(kind, name)
             if active + job.cost > budget:
                 return (
-                    "queue_budget",
-                    f"queue {job.queue!r}: active {active} + cost {job.cost} > budget {budget}",
-                )
-        budget = self.groups.get(job.group) if job.group is not None else None
-        if budget is not None:
-            active = sum(j.cost for j in self._running(group=job.group))
-            if active + job.cost > budget:
-                return (
-                    "group_budget",
-                    f"group {job.group!r}: active {active} + cost {job.cost} > budget {budget}",
+                    f"{kind}_budget",
+                    f"{kind} {name!r}: active {active} + cost {job.cost} > budget {budget}",
                 )
         return None
 
@@ -330,7 +228,7 @@ class AdmissionChecker:
             reason, detail = failing
             rule = {"group_concurrency_limit": 3, "queue_budget": 4, "group_budget": 5}[reason]
             raise Rejected(rule, f"{_show(ev)} — admitted over {reason.replace('_', ' ')}: {detail}")
-        job.state, job.holder, job.last_seq = "processing", ev["thread"], ev["seq"]
+        self._move(job, "processing", ev["thread"], ev["seq"])
         job.admits += 1
         self.open = _Open(ev["thread"], ev["job"], ev["seq"], "admit")
 
@@ -353,12 +251,12 @@ class AdmissionChecker:
     def _room(self, job: _Job) -> str:
         parts = []
         if job.group is not None and job.limit is not None:
-            parts.append(f"group {job.group!r} runs {len(self._running(group=job.group))} of {job.limit}")
+            parts.append(f"group {job.group!r} runs {self.group_running[job.group]} of {job.limit}")
         if job.queue in self.queues:
-            active = sum(j.cost for j in self._running(queue=job.queue))
+            active = self.queue_cost[job.queue]
             parts.append(f"queue {job.queue!r} at {active} + {job.cost} of {self.queues[job.queue]}")
         if job.group is not None and job.group in self.groups:
-            active = sum(j.cost for j in self._running(group=job.group))
+            active = self.group_cost[job.group]
             parts.append(f"group {job.group!r} at {active} + {job.cost} of {self.groups[job.group]}")
         return "; ".join(parts) or "no limit or budget applies"
 
@@ -378,7 +276,7 @@ class AdmissionChecker:
     def _on_finish(self, ev: Event) -> None:
         job = self._job(ev)
         self._held(ev, job, "finish")
-        job.state, job.holder, job.last_seq = "done", None, ev["seq"]
+        self._move(job, "done", None, ev["seq"])
 
     def _on_retry(self, ev: Event) -> None:
         job = self._job(ev)
@@ -391,7 +289,19 @@ class AdmissionChecker:
                     "it fails for good now" if job.admits >= job.max_attempts else f"attempts is {job.admits}"
                 ),
             )
-        job.state, job.holder, job.last_seq = "pending", None, ev["seq"]
+        self._move(job, "pending", None, ev["seq"])
+
+    def _on_release(self, ev: Event) -> None:
+        job = self._job(ev)
+        self._held(ev, job, "release")
+        if ev["attempts"] != job.admits - 1:
+            raise Rejected(
+                7,
+                f"{_show(ev)} — job {ev['job']} was admitted {job.admits} time(s): a release gives back"
+                f" the attempt of this one, leaving {job.admits - 1}",
+            )
+        job.admits -= 1  # the cut-short run does not count: the next start is this attempt again
+        self._move(job, "pending", None, ev["seq"])
 
     def _on_fail(self, ev: Event) -> None:
         job = self._job(ev)
@@ -411,7 +321,7 @@ class AdmissionChecker:
                     f"{_show(ev)} — job {ev['job']} has run {job.admits} of {job.max_attempts} attempts:"
                     " it is retried, not failed",
                 )
-        job.state, job.holder, job.last_seq = "failed", None, ev["seq"]
+        self._move(job, "failed", None, ev["seq"])
 
     def _on_lease_expire(self, ev: Event) -> None:
         job = self._job(ev)
@@ -426,7 +336,7 @@ class AdmissionChecker:
                 f"{_show(ev)} — job {ev['job']} has run {job.admits} of {job.max_attempts} attempts: it "
                 + ("fails" if spent else "goes back pending"),
             )
-        job.state, job.holder, job.last_seq = ev["outcome"], None, ev["seq"]
+        self._move(job, ev["outcome"], None, ev["seq"])
 
     def _on_discard(self, ev: Event) -> None:
         job = self._job(ev)
@@ -434,7 +344,7 @@ class AdmissionChecker:
             raise Rejected(
                 9, f"{_show(ev)} — job {ev['job']} is {job.state}: only a pending job is discarded"
             )
-        job.state, job.last_seq = "discarded", ev["seq"]
+        self._move(job, "discarded", job.holder, ev["seq"])
 
     def _on_workflow_start(self, ev: Event) -> None:
         return None
@@ -567,6 +477,7 @@ __all__ = [
     "ADMISSION_RULES",
     "DESIGN",
     "FORMAT",
+    "STATES",
     "AdmissionChecker",
     "end_event",
     "merged_lines",

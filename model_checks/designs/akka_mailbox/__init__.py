@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from model_checks.design import Design
+from model_checks.design import built_in
 
 
 def _mailbox(c: Any, s: Any) -> Any:
@@ -13,22 +13,24 @@ def _mailbox(c: Any, s: Any) -> Any:
     return ShowWord(s.status[0])
 
 
-DESIGN = Design(
-    name="akka-mailbox",
-    # "module:attribute": imported on first use, so that listing the designs stays cheap
-    spec="spec.akka_mailbox:SPEC",
-    configs="model_checks.designs.akka_mailbox.configs:CONFIGS",
-    mutants="model_checks.designs.akka_mailbox.spec_mutants:MUTANTS",
+DESIGN = built_in(
+    __name__,
+    "akka-mailbox",
     summary="Akka/Pekko's Mailbox: a CAS status word, throughput-bounded runs, suspend and close",
-    verify_rows=(("akka-mailbox", "model_checks.designs.akka_mailbox.trace:rows"),),
-    trace_format="model_checks.designs.akka_mailbox.trace:FORMAT",
-    scenarios="model_checks.designs.akka_mailbox.harness:SCENARIOS",
+    verify_rows=(("akka-mailbox", ".trace:rows"),),
+    trace_format=".trace:FORMAT",
+    scenarios=".harness:SCENARIOS",
     reference_modules=("reference.akka_mailbox", "reference.akka_actor"),
     benches={
         "akka-mailbox": (
-            "model_checks.designs.akka_mailbox.bench",
+            ".bench",
             "the Akka-mailbox reference on the shared workload of `bench designs`, against a direct loop",
-        )
+        ),
+        "akka-vs-pykka": (
+            ".actors_bench",
+            "the Akka-mailbox reference against pykka on ping-pong and fan-in: messages/s, same run "
+            "(goal 5x)",
+        ),
     },
     projections={
         "mailbox": _mailbox,

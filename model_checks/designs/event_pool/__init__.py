@@ -2,26 +2,29 @@
 
 from __future__ import annotations
 
-from model_checks.design import Design
+from model_checks.design import built_in
 
-DESIGN = Design(
-    name="event-pool",
-    # "module:attribute": imported on first use, so that listing the designs stays cheap
-    spec="spec.event_pool:SPEC",
-    configs="model_checks.designs.event_pool.configs:CONFIGS",
-    mutants="model_checks.designs.event_pool.spec_mutants:MUTANTS",
-    scenarios="model_checks.designs.event_pool.harness:SCENARIOS",
-    trace_format="model_checks.designs.event_pool.trace:FORMAT",
-    exporter="model_checks.designs.event_pool.trace.export:export",
-    verify_rows=(("conformance", "model_checks.designs.event_pool.rows:rows"),),
-    reference_modules=("reference.event_pool", "reference.event_pool_api", "reference.win32_events"),
+DESIGN = built_in(
+    __name__,
+    "event-pool",
+    scenarios=".harness:SCENARIOS",
+    trace_format=".trace:FORMAT",
+    exporter=".trace.export:export",
+    verify_rows=(("conformance", ".rows:rows"),),
+    reference_modules=(
+        "reference.event_pool",
+        "reference.event_pool_records",
+        "reference.event_pool_threads",
+        "reference.event_pool_api",
+        "reference.win32_events",
+    ),
     benches={
         "event-pool": (
-            "model_checks.designs.event_pool.bench",
+            ".bench",
             "reference event pool vs ThreadPoolExecutor: no-op and 10 µs tasks, post-to-run p50/p99",
         ),
         "event-pool-trace": (
-            "model_checks.designs.event_pool.trace_bench",
+            ".trace_bench",
             "event-pool trace validator: events/s on a 1M-event trace (goal 50k)",
         ),
     },

@@ -13,7 +13,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from model_checks.designs.event_pool.scenarios import PoolScenario
-from reference.event_pool import Entry, EventPool, PoolThread, finished_fate
+from reference.event_pool import Entry, EventPool, PoolThread
+from reference.event_pool_records import finished_fate
 from reference.win32_events import Win32Event
 
 
@@ -88,13 +89,7 @@ class IfInsteadOfWhilePool(EventPool):
             me.idle = False
             me.in_hand = entry
         self._run(me, entry)
-        finished: Entry | None = entry
-        while True:
-            taken = self._next_work(me, finished)
-            if taken is None:
-                return
-            self._run(me, taken)
-            finished = taken
+        self._run_while_listed(me, entry)
 
 
 class SignalBusyThreadPool(EventPool):

@@ -17,7 +17,7 @@ from model_checks.designs.event_pool.reference_mutants import REFERENCE_MUTANTS
 from model_checks.designs.event_pool.trace.traced import failure_lines, traced_program
 from model_checks.designs.event_pool.trace.validate import validate_lines
 from model_checks.harness.api import check
-from model_checks.harness.options import Options
+from model_checks.harness.options import Options, Result
 from model_checks.verify import VerifyRow
 
 # verify --quick: the exhaustive scenarios below this many executions, and 50 sampled ones.
@@ -29,30 +29,18 @@ def rows(quick: bool) -> Iterator[VerifyRow]:
         if quick and executions > QUICK_EXECUTIONS:
             continue
         result = check(traced_program(sc), Options(strategy="dpor", time_limit=120))
-        actual = "failed" if result.failure is not None else result.verdict
-        figures = result.figures() + (f"; {result.failure.message}" if result.failure else "")
-        yield VerifyRow(
-            "conformance",
-            f"event-pool scenario {name} (every trace validated)",
-            "exhaustive",
-            actual,
-            figures,
-            result.elapsed,
-        )
+        yield _scenario_row(name, "exhaustive", result)
     for name, (sc, _) in SAMPLED.items():
         options = Options(strategy="pct", seed=1, max_executions=50 if quick else 500)
-        result = check(traced_program(sc), options)
-        actual = "failed" if result.failure is not None else result.verdict
-        figures = result.figures() + (f"; {result.failure.message}" if result.failure else "")
-        yield VerifyRow(
-            "conformance",
-            f"event-pool scenario {name} [pct] (every trace validated)",
-            "bounded",
-            actual,
-            figures,
-            result.elapsed,
-        )
+        yield _scenario_row(f"{name} [pct]", "bounded", check(traced_program(sc), options))
     yield from mutant_rows()
+
+
+def _scenario_row(name: str, expect: str, result: Result) -> VerifyRow:
+    actual = "failed" if result.failure is not None else result.verdict
+    figures = result.figures() + (f"; {result.failure.message}" if result.failure else "")
+    subject = f"event-pool scenario {name} (every trace validated)"
+    return VerifyRow("conformance", subject, expect, actual, figures, result.elapsed)
 
 
 def mutant_rows() -> Iterator[VerifyRow]:

@@ -60,6 +60,12 @@ UNLOCKED_CHECK_THEN_WAIT = variant(
 TAKING = "taking"
 
 
+def HandOut(s: Vars, t: str, i: int) -> object:
+    """The buggy takes' end: thread t runs works[i] and next := i + 1, whatever i was."""
+    s = ep.goto(s, t, Local(RUN, i), next=i + 1, handed=(*s.handed, i), idle=s.idle.except_(t, False))
+    return emit(s, item=i)
+
+
 def TakeRead(c: Constants, s: Vars, t: str) -> object:
     """BUG: i := next (next < posted), without the list lock."""
     if ep.at(s, t, CHECK) is None or s.next >= s.posted:
@@ -72,9 +78,7 @@ def TakeWrite(c: Constants, s: Vars, t: str) -> object:
     me = ep.at(s, t, TAKING)
     if me is None or me.item is None:
         return None
-    i = me.item
-    s = ep.goto(s, t, Local(RUN, i), next=i + 1, handed=(*s.handed, i), idle=s.idle.except_(t, False))
-    return emit(s, item=i)
+    return HandOut(s, t, me.item)
 
 
 UNLOCKED_NEXT_INDEX = variant(
@@ -106,8 +110,7 @@ def TakeBlind(c: Constants, s: Vars, t: str) -> object:
     if ep.at(s, t, BLIND) is None:
         return None
     i = s.next
-    s = ep.goto(s, t, Local(RUN, i), next=i + 1, handed=(*s.handed, i), idle=s.idle.except_(t, False))
-    return emit(s, item=i)
+    return HandOut(s, t, i)
 
 
 IF_INSTEAD_OF_WHILE = variant(

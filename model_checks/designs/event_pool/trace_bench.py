@@ -26,13 +26,12 @@ def write_trace(path: Path, n: int, seed: int = 0) -> int:
     return dump(path, header(4), events(n, seed=seed))
 
 
-# Events of the long and the short trace. Not ``TRACE_BENCH``: `lanecheck bench validate`
-# does not measure this design's validator (this module's ``bench`` does).
-VALIDATOR_BENCH = TraceBench(write_trace, sizes=(1_000_000, 20_000), quick_sizes=(100_000, 20_000))
+# Events of the long and the short trace; also measured by `lanecheck bench validate`.
+TRACE_BENCH = TraceBench(write_trace, sizes=(1_000_000, 20_000), quick_sizes=(100_000, 20_000))
 
 
 def bench(quick: bool = False) -> dict[str, Any]:
-    return goal_figures(VALIDATOR_BENCH, GOAL, quick=quick)
+    return goal_figures(TRACE_BENCH, GOAL, quick=quick)
 
 
 if __name__ == "__main__":

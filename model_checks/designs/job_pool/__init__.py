@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-from model_checks.design import Design
+from model_checks.design import built_in
 
-DESIGN = Design(
-    name="job-pool",
-    spec="spec.job_pool:SPEC",
-    configs="model_checks.designs.job_pool.configs:CONFIGS",
-    mutants="model_checks.designs.job_pool.spec_mutants:MUTANTS",
+DESIGN = built_in(
+    __name__,
+    "job-pool",
     summary="an adaptive worker pool: min and max workers, scale on backlog, a memory gate, idle scale-down",
     reference_modules=("reference.jobs.pool_policy", "reference.jobs.pool"),
     projections={

@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
-from model_checks.design import Design
+from model_checks.design import built_in
 
-DESIGN = Design(
-    name="job-wakeup",
-    # "module:attribute": imported on first use, so that listing the designs stays cheap
-    spec="spec.job_wakeup:SPEC",
-    configs="model_checks.designs.job_wakeup.configs:CONFIGS",
-    mutants="model_checks.designs.job_wakeup.spec_mutants:MUTANTS",
+DESIGN = built_in(
+    __name__,
+    "job-wakeup",
     summary="a job queue's wakeups: LISTEN before the claim that finds nothing, a poll as fallback",
-    reference_modules=("reference.jobs.worker", "reference.jobs.pg_store"),
+    reference_modules=(
+        "reference.jobs.worker",
+        "reference.jobs.pg_store",
+        "reference.jobs.pg_fast",
+        "reference.jobs.pg_listen",
+    ),
     projections={
         "worker": lambda c, s: s.worker[c.worker_names()[0]].pc,
         "listening": lambda c, s: s.worker[c.worker_names()[0]].listening,

@@ -14,9 +14,13 @@ wakeup is a worker asleep beside a pending job, for ever — a deadlock.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 from model_checks.mutant import SpecMutant, by_name
 from spec import job_wakeup as jw
-from spec.job_wakeup import SPEC, W_CLAIM, W_LISTEN, W_RUN, W_WAIT, Constants, Vars, Workers
+from spec.job_processes import Workers
+from spec.job_wakeup import SPEC, W_CLAIM, W_LISTEN, W_RUN, W_WAIT, Constants, Vars
 from spec.language import Action, emit, variant
 
 # --- claim-then-listen: LISTEN only once a claim found nothing -------------------------------
@@ -48,27 +52,17 @@ def ListenThenWait(c: Constants, s: Vars, w: str) -> object:
     return emit(jw.SetWorker(s, w, me._replace(pc=W_WAIT, listening=True)), worker=w)
 
 
-CLAIM_THEN_LISTEN = variant(
-    SPEC,
-    "claim-then-listen",
-    replace_actions={
-        "Listen": Action("ListenThenWait", ListenThenWait, (Workers,), "listen"),
-        "Claim": ClaimUnlistened,
-        "FindNothing": FindNothingThenListen,
-    },
-    drop_actions=["Timeout"],
-)
+NAIVE_ORDER: dict[str, Callable[..., Any] | Action] = {
+    "Listen": Action("ListenThenWait", ListenThenWait, (Workers,), "listen"),
+    "Claim": ClaimUnlistened,
+    "FindNothing": FindNothingThenListen,
+}
+"""Claim first, LISTEN only once a claim came back empty."""
+
+CLAIM_THEN_LISTEN = variant(SPEC, "claim-then-listen", replace_actions=NAIVE_ORDER, drop_actions=["Timeout"])
 
 # The naive order with the poll kept: the lost wakeup costs a poll interval, never the job.
-CLAIM_THEN_LISTEN_POLLING = variant(
-    SPEC,
-    "claim-then-listen-polling",
-    replace_actions={
-        "Listen": Action("ListenThenWait", ListenThenWait, (Workers,), "listen"),
-        "Claim": ClaimUnlistened,
-        "FindNothing": FindNothingThenListen,
-    },
-)
+CLAIM_THEN_LISTEN_POLLING = variant(SPEC, "claim-then-listen-polling", replace_actions=NAIVE_ORDER)
 
 # --- notify-only: no poll at all ---------------------------------------------------------------
 

@@ -2,22 +2,24 @@
 
 from __future__ import annotations
 
-from model_checks.design import Design
+from model_checks.design import built_in
 
-DESIGN = Design(
-    name="schedule-gate",
-    # "module:attribute": imported on first use, so that listing the designs stays cheap
-    spec="spec.schedule_gate:SPEC",
-    configs="model_checks.designs.schedule_gate.configs:CONFIGS",
-    mutants="model_checks.designs.schedule_gate.spec_mutants:MUTANTS",
+DESIGN = built_in(
+    __name__,
+    "schedule-gate",
     summary="PrivateServer's runnable permits and a lock-free Schedule Gate word per actor",
-    verify_rows=(("harness", "model_checks.designs.schedule_gate.rows:rows"),),
-    trace_format="model_checks.designs.schedule_gate.trace:FORMAT",
-    scenarios="model_checks.designs.schedule_gate.harness:SCENARIOS",
-    reference_modules=("reference.schedule_gate", "reference.gate_word", "reference.gate_config"),
+    verify_rows=(("harness", ".rows:rows"),),
+    trace_format=".trace:FORMAT",
+    scenarios=".harness:SCENARIOS",
+    reference_modules=(
+        "reference.schedule_gate",
+        "reference.gate_permits",
+        "reference.gate_word",
+        "reference.gate_config",
+    ),
     benches={
         "schedule-gate": (
-            "model_checks.designs.schedule_gate.bench",
+            ".bench",
             "the Schedule Gate reference on the shared workload of `bench designs`, against a direct loop",
         )
     },

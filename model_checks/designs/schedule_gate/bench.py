@@ -8,13 +8,12 @@
 
 from __future__ import annotations
 
-import threading
 import time
 from pathlib import Path
 from typing import Any
 
 from model_checks.bench.traces import TraceBench, dump
-from model_checks.bench.workload import Workload, drive, versus_direct
+from model_checks.bench.workload import Workload, drive, run_producers, versus_direct
 from reference.results import Result
 from reference.schedule_gate import GateScheduler, header
 from reference.tracing import RecordingTracer
@@ -55,11 +54,7 @@ def write_trace(path: Path, posts: int, seed: int = 0) -> int:
             while sched.post((k * 7 + p) % 16, f"p{p}.{k}") is not Result.SUCCESS:
                 time.sleep(0.0001)
 
-    threads = [threading.Thread(target=produce, args=(p,), name=f"p{p}") for p in range(4)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
+    run_producers(produce, 4)
     sched.stop()
     if tracer.config is None:
         raise RuntimeError("the scheduler began no trace")

@@ -98,6 +98,7 @@ HINT = {
 ENABLED_AT: dict[str, frozenset[str]] = {
     "SeeIdle": frozenset({sg.P_IDLE}),
     "RefusalSeesRunnable": frozenset({sg.P_SAW_IDLE}),
+    "AdmitCasLost": frozenset({sg.P_PERMIT}),
     "FoundEmpty": frozenset({sg.W_DRAIN}),
     "BudgetSpent": frozenset({sg.W_DRAIN}),
 }
@@ -325,6 +326,9 @@ class GateChecker:
                     if pc in (sg.P_OWES_TOKEN, sg.P_OWES_RELEASE):
                         post = self.c.post_of(p, k)
                         what = f"owes {_owed(pc)} of actor {post[0] if post else '?'}"
+                    elif pc == sg.P_CAS_LOST:
+                        post = self.c.post_of(p, k)
+                        what = f"owes a permit_release (surplus) of actor {post[0] if post else '?'}"
                 if p in s.worker.domain():
                     wpc, actor, _, _ = s.worker[p]
                     if wpc in (sg.W_OWES_TOKEN, sg.W_OWES_RELEASE):

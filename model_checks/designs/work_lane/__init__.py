@@ -2,32 +2,30 @@
 
 from __future__ import annotations
 
-from model_checks.design import Design
+from model_checks.design import built_in
 
-DESIGN = Design(
-    name="work-lane",
-    # "module:attribute": imported on first use, so that listing the designs stays cheap
-    spec="spec.work_lane:SPEC",
-    configs="model_checks.designs.work_lane.configs:CONFIGS",
-    mutants="model_checks.designs.work_lane.spec_mutants:MUTANTS",
+DESIGN = built_in(
+    __name__,
+    "work-lane",
     summary="the ToolKit's Work Lane: a lane mutex, one reservation per lane, a shared worker pool",
     verify_rows=(
-        ("conformance", "model_checks.designs.work_lane.trace.rows:rows"),
-        ("conformance", "model_checks.designs.work_lane.link.verify_rows:rows"),
+        ("conformance", ".trace.rows:rows"),
+        ("conformance", ".link.verify_rows:rows"),
     ),
-    tla="model_checks.designs.work_lane.tla:TWIN",
-    commands=("model_checks.designs.work_lane.link_command:register",),
-    scenarios="model_checks.designs.work_lane.harness:SCENARIOS",
+    tla=".tla:TWIN",
+    commands=(".link_command:register",),
+    scenarios=".harness:SCENARIOS",
     reference_modules=(
         "reference.scheduler",
+        "reference.work_lane_scheduler",
         "reference.scheduler_config",
         "reference.work_lane",
         "reference.worker_pool",
     ),
-    trace_format="model_checks.designs.work_lane.trace.validate:FORMAT",
+    trace_format=".trace.validate:FORMAT",
     benches={
         "scheduler": (
-            "model_checks.designs.work_lane.bench",
+            ".bench",
             "reference Work Lane scheduler vs ThreadPoolExecutor and a direct loop",
         )
     },

@@ -38,6 +38,7 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
+from model_checks.bench.machine import context
 from model_checks.bench.workload import Workload, drive
 from model_checks.designs.work_lane.bench_traces import TRACE_BENCH
 from reference import LaneSpec, NullTracer, Result, StopMode, Tracer, WorkerScheduler
@@ -344,6 +345,8 @@ def bench(quick: bool = False) -> dict[str, object]:
         },
         "ceiling_vs_direct": round(primitives["direct_cpu_ns"] / (post_ns + drain_ns), 4),
         "python": sys.version.split()[0],
+        # Pinned to one core or not, and the load: GIL hand-offs cost far more across cores.
+        "machine": context(),
     }
 
 

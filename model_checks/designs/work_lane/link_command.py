@@ -13,19 +13,22 @@ spec-only trace, a harness failure, an MBT failure), 2 usage error, 3 bounded (i
 from __future__ import annotations
 
 import json
-from typing import Annotated, Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from rich.console import Console
 
-from model_checks import progress
 from model_checks.commands import CommandError, at_least_zero, count, seconds, seed
+
+if TYPE_CHECKING:  # at run time imported where it is used: `lanecheck --help` lists this command
+    from model_checks import progress
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_BOUNDED = 0, 1, 2, 3
 COVERAGE_PCT_DEPTH = (
     12  # conformance.link.spec_to_impl.COVERAGE_PCT_DEPTH (not imported: the CLI loads lazily)
 )
 
+STRATEGIES = ("dpor", "pct", "random", "coverage")  # of ``compare --automaton``
 MBT_LIMIT = 8  # lanes, workers, producers of `link mbt`: threads of one test, not a load test
 link_app = typer.Typer(
     help="Work Lane: spec <-> reference on the same traces (docs/conformance.md).", no_args_is_help=True
@@ -159,8 +162,16 @@ def compare_command(
         ),
     ] = False,
     strategy: Annotated[
-        str, typer.Option(help="with --automaton: how the harness explores: dpor, pct or random")
+        str,
+        typer.Option(
+            help="with --automaton: how the harness explores: dpor, pct, random or coverage (steered "
+            "toward automaton edges not covered yet); several, comma-separated, run one after another"
+        ),
     ] = "dpor",
+    chart: Annotated[
+        Path | None,
+        typer.Option(help="with --automaton: draw the coverage growth over time as a PNG (matplotlib)"),
+    ] = None,
     seed_value: Annotated[int, seed("with --automaton and pct/random: the seed", "--seed")] = 0,
     pct_depth: Annotated[
         int | None,
@@ -199,11 +210,22 @@ def compare_command(
         except ValueError as exc:
             raise CommandError(str(exc), "--observe") from None
         chosen = [replace(c, observed=observed) for c in chosen]
-    if strategy not in ("dpor", "pct", "random"):
-        raise CommandError(f"{strategy[:40]!r}: use dpor, pct or random", "--strategy")
+    strategies = [s.strip() for s in strategy.split(",")]
+    bad = [s for s in strategies if s not in STRATEGIES]
+    if bad or not strategies:
+        shown = repr(bad[0][:40]) if bad else repr(strategy[:40])
+        raise CommandError(
+            f"{shown}: use dpor, pct or random, or coverage (guided by the automaton); "
+            "several comma-separated",
+            "--strategy",
+        )
+    if len(strategies) > 1 and not automaton:
+        raise CommandError("several strategies only with --automaton", "--strategy")
+    if chart is not None:
+        _check_chart(chart, automaton)
     if automaton:
         code = _compare_by_automaton(
-            chosen, strategy, time_limit, max_executions, seed_value, pct_depth, show, as_json
+            chosen, strategies, time_limit, max_executions, seed_value, pct_depth, show, as_json, chart
         )
         raise typer.Exit(code)
     results = []
@@ -252,22 +274,39 @@ def compare_command(
     raise typer.Exit(code)
 
 
+def _check_chart(chart: Path, automaton: bool) -> None:
+    """Refuse ``--chart`` before anything runs: without --automaton, without matplotlib, or with
+    a path that cannot be written."""
+    from model_checks.designs.work_lane.link.coverage_chart import PLOT_HINT, have_matplotlib
+
+    if not automaton:
+        raise CommandError("--chart draws the coverage of --automaton runs: add --automaton", "--chart")
+    if chart.suffix.lower() != ".png":
+        raise CommandError(f"{str(chart)[:60]!r}: the chart is a PNG, name it *.png", "--chart")
+    if not chart.parent.is_dir():
+        raise CommandError(f"{str(chart.parent)[:60]!r} is not a directory", "--chart")
+    if not have_matplotlib():
+        raise CommandError(f"drawing the chart needs matplotlib: {PLOT_HINT}", "--chart")
+
+
 def _compare_by_automaton(
     chosen: list[Any],
-    strategy: str,
+    strategies: list[str],
     time_limit: float | None,
     max_executions: int | None,
     seed: int,
     pct_depth: int | None,
     show: int,
     as_json: bool,
+    chart: Path | None = None,
 ) -> int:
     from model_checks.designs.work_lane.link.classify import UNEXPLAINED, class_counts
     from model_checks.designs.work_lane.link.spec_to_impl import COVERAGE_PCT_DEPTH, compare_by_automaton
 
     code = EXIT_OK
     out: list[dict[str, Any]] = []
-    for case in chosen:
+    drawn: list[tuple[str, Any]] = []
+    for case, strategy in ((c, s) for c in chosen for s in strategies):
         with _progress(case.name, as_json, max_executions, time_limit) as tick:
             c = compare_by_automaton(
                 case.scenario,
@@ -279,6 +318,7 @@ def _compare_by_automaton(
                 pct_depth=COVERAGE_PCT_DEPTH if pct_depth is None else pct_depth,
                 build=_counting_build(tick),
             )
+        drawn.append((f"{case.name} {strategy}", c))
         counts = class_counts(c.spec_only)
         if c.verdict in ("harness-failure", "impl-only-traces") or UNEXPLAINED in counts:
             code = EXIT_FAILED
@@ -292,17 +332,28 @@ def _compare_by_automaton(
                     "spec_steps": c.spec_steps,
                     "realised_steps": c.realised_steps,
                     "automaton_states": c.automaton_states,
+                    "timeline": [[round(t, 3), n] for t, n in c.timeline],
                 }
             )
             continue
         _echo_result(case, c, counts, show)
     if as_json:
         typer.echo(json.dumps(out, indent=2))
+    if chart is not None:
+        from model_checks.designs.work_lane.link.coverage_chart import plot_coverage
+
+        limit = "" if time_limit is None else f", {time_limit:g} s each"
+        plot_coverage(drawn, chart, f"observable spec steps realised over time{limit}")
+        typer.echo(f"chart: {chart}", err=True)
     return code
 
 
 def _progress(name: str, as_json: bool, max_executions: int | None, time_limit: float | None) -> Any:
     """The live figures of one case's harness side, on a terminal and without ``--json``."""
+    from rich.console import Console
+
+    from model_checks import progress
+
     return progress.executions(
         Console(stderr=True),
         f"{name}: harness",

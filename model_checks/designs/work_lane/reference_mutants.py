@@ -118,6 +118,32 @@ class IfNotWhilePool(WorkerPool):
         self._idle_workers -= 1
 
 
+class NoChainedWakePool(WorkerPool):
+    """BUG: a worker that takes a work item and leaves others queued wakes no parked worker."""
+
+    def _wake_another(self) -> None:
+        return None  # the second lane waits behind the first one's (blocking) invoke
+
+
+class ParkWithoutRecheckPool(WorkerPool):
+    """BUG: a worker decides to park on a look at the queue taken before the pool mutex."""
+
+    def _take(self, finished: bool) -> WorkItem | None:
+        empty = not self._ready  # a submission may land right after this look ...
+        with self._mutex:
+            if finished:
+                self._active -= 1
+                if self._quiescence_waiters:
+                    self._notify_if_quiescent()
+            if empty and not self._shutdown:
+                # ... find no worker parked, so wake none; we then park without re-checking.
+                self._idle_workers += 1
+                self._work_ready.wait()
+                self._waking = False
+                self._idle_workers -= 1
+        return super()._take(False)
+
+
 class StopSkipsInflightScheduler(WorkerScheduler[T]):
     """BUG: Stop closes admission without taking the lane mutexes, so it does not wait for a post
     that already passed the admission check: that post publishes after Stop(drain) returned."""
@@ -159,6 +185,8 @@ def _with(**factories: Any) -> Callable[..., WorkerScheduler[Any]]:
 
 ONE_LANE_TWO_ITEMS = {"producers": 1, "items": 2, "lanes": 1, "workers": 1, "budget": 1, "capacity": 2}
 ONE_ITEM = {"producers": 1, "items": 1, "lanes": 1, "workers": 1}
+LANES_IN_PARALLEL = {"producers": 1, "items": 2, "lanes": 2, "workers": 2}
+LANES_IN_PARALLEL.update(rendezvous=True, traced=False)
 
 
 REFERENCE_MUTANTS: dict[str, ReferenceMutant] = by_name(
@@ -201,6 +229,20 @@ REFERENCE_MUTANTS: dict[str, ReferenceMutant] = by_name(
         expect="lost_wakeup",
         spurious_wakeups=True,
         scenario=ONE_ITEM,
+    ),
+    ReferenceMutant(
+        "no-chained-wake",
+        "no wake-up from a worker that takes a work item and leaves others queued",
+        _with(pool_factory=NoChainedWakePool),
+        expect="lost_wakeup",  # lane 0's invoke waits for lane 1, queued behind it; w1 stays parked
+        scenario=LANES_IN_PARALLEL,
+    ),
+    ReferenceMutant(
+        "park-without-recheck",
+        "a worker parking on a look at the ready queue taken outside the pool mutex",
+        _with(pool_factory=ParkWithoutRecheckPool),
+        expect="lost_wakeup",
+        scenario={**ONE_ITEM, "traced": False},
     ),
     ReferenceMutant(
         "double-submit",

@@ -10,7 +10,10 @@ the workers, and checks, in every explored execution:
   lane happens inside a drain of that lane by the same worker (checked after every step);
 * every Stop returns (a Stop that blocks forever is a deadlock / lost wakeup), with SUCCESS,
   except a Stop from a callback, which must be refused with INVALID_STATE;
-* an invoke that raises is reported through ``on_error`` and the lane goes on.
+* an invoke that raises is reported through ``on_error`` and the lane goes on;
+* different lanes run in parallel (``rendezvous``): lane 0's first invoke blocks until lane 1
+  has invoked an item, which only another worker can do -- a worker left parked while work
+  waits (a lost or withheld wake-up) deadlocks it.
 
 Schedule spaces here are large: use a preemption bound, an execution cap or PCT (see
 ``SCENARIO_OPTIONS``) unless you have minutes to spare.
@@ -44,6 +47,10 @@ class LaneScenario:
     stop_races_posts: bool = False  # Stop starts before the producers are joined
     stop_from_callback: bool = False  # the first invoke calls stop() and must be refused
     raising_item: tuple[int, int] | None = None  # (producer, index) whose invoke raises
+    rendezvous: bool = False  # lane 0's first invoke waits until lane 1 has invoked an item
+    # Untraced, the pool and lanes take their no-call fast paths (the ones users run); the
+    # "one drainer per lane" watch needs the trace and is then off.
+    traced: bool = True
 
 
 @dataclass
@@ -142,9 +149,15 @@ def lane_program(
         tracer = RecordingTracer()
         watch = _DrainWatch(tracer)
         holder: list[WorkerScheduler[tuple[int, int]]] = []
+        lane1_ran = rt.event(name="lane1 invoked")
 
         def invoke(lane: int, item: tuple[int, int]) -> None:
             obs.invoked[lane].append((lane, item, rt.thread_name()))
+            if sc.rendezvous:
+                if lane == 1:
+                    lane1_ran.set()
+                elif lane == 0 and len(obs.invoked[0]) == 1:
+                    lane1_ran.wait()
             if sc.stop_from_callback and lane == 0 and len(obs.invoked[0]) == 1:
                 obs.callback_stop.append(holder[0].stop(sc.stop))
             if sc.raising_item == item:
@@ -159,7 +172,7 @@ def lane_program(
             lane_capacity=sc.capacity,
             max_per_drain=sc.budget,
             runtime=rt,
-            tracer=tracer,
+            tracer=tracer if sc.traced else None,
             on_error=on_error,
             on_discard=lambda lane, item: obs.discarded[lane].append((lane, item)),
             sizing=Sizing.CHECKING,  # the spec's small sizes (capacity 1, ready queue = lanes)
@@ -180,11 +193,12 @@ def lane_program(
 
             return run
 
-        rt.invariant(watch.check, "one drainer per lane")
+        if sc.traced:
+            rt.invariant(watch.check, "one drainer per lane")
+            rt.trace(
+                lambda: [f"{e['seq']:>3} {e['thread']:>5} {e['event']} {_fields(e)}" for e in tracer.events()]
+            )
         rt.pending_work(lambda: any(_queued(lane.queue) for lane in sched._lanes))
-        rt.trace(
-            lambda: [f"{e['seq']:>3} {e['thread']:>5} {e['event']} {_fields(e)}" for e in tracer.events()]
-        )
 
         threads = [rt.start_thread(producer(p), f"p{p}") for p in range(sc.producers)]
         if not sc.stop_races_posts:
@@ -250,6 +264,11 @@ SCENARIO_SPECS: dict[str, LaneScenario] = {
     "stop-discard-after-posts": LaneScenario(items=2, stop=StopMode.DISCARD, budget=1),
     "stop-from-callback": LaneScenario(producers=1, items=2, lanes=1, workers=1, stop_from_callback=True),
     "invoke-raises": LaneScenario(producers=1, items=2, lanes=1, workers=2, raising_item=(0, 0)),
+    # The pool's park/wake handshake on its untraced fast path: both lanes' work items may be
+    # queued before either worker wakes, and only the second worker can run lane 1.
+    "lanes-in-parallel": LaneScenario(
+        producers=1, items=2, lanes=2, workers=2, rendezvous=True, traced=False
+    ),
 }
 
 

@@ -3,22 +3,26 @@ a lock-free bounded MPMC queue, with the worker pool and Stop of the lock-based 
 
 from __future__ import annotations
 
-from model_checks.design import Design
+from model_checks.design import built_in
 
-DESIGN = Design(
-    name="work-lane-lockfree",
-    # "module:attribute": imported on first use, so that listing the designs stays cheap
-    spec="spec.work_lane_lockfree:SPEC",
-    configs="model_checks.designs.work_lane_lockfree.configs:CONFIGS",
-    mutants="model_checks.designs.work_lane_lockfree.spec_mutants:MUTANTS",
-    scenarios="model_checks.designs.work_lane_lockfree.harness:SCENARIOS",
-    trace_format="model_checks.designs.work_lane_lockfree.trace.format:FORMAT",
-    exporter="model_checks.designs.work_lane_lockfree.trace.export:export",
+DESIGN = built_in(
+    __name__,
+    "work-lane-lockfree",
+    scenarios=".harness:SCENARIOS",
+    trace_format=".trace.format:FORMAT",
+    exporter=".trace.export:export",
     reference_modules=(
         "reference.work_lane_lockfree",
+        "reference.work_lane_scheduler",
         "reference.work_lane_lockfree_lane",
         "reference.work_lane_lockfree_queue",
     ),
+    benches={
+        "work-lane-lockfree-trace": (
+            ".trace_bench",
+            "trace validator events/s on a real-thread v2 trace of the lock-free lane (goal 50k/s)",
+        )
+    },
     summary="the ToolKit's current Work Lane: lane state by CAS, a lock-free lane queue, push then CAS",
     projections={
         "lane": lambda c, s: s.status[0],

@@ -3,7 +3,9 @@
 
 Production code carries no bugs on purpose; these variants live with the checks. Each is a
 ``LockFreeLane`` subclass plugged in through ``lane_factory``, or a ``LockFreeScheduler``
-subclass, so the harness runs the production algorithm but for one step.
+subclass, so the harness runs the production algorithm but for one step. Each traces the steps
+it makes in the design's format (version 2), so a harness row validates its trace too: the bug is
+caught by the scenario's checks or by the trace being no behaviour of the spec.
 """
 
 from __future__ import annotations
@@ -25,19 +27,15 @@ class CasBeforePushLane(LockFreeLane[T]):
     re-checks in between finds nothing, and the item then lands in an Idle lane."""
 
     def publish(self, item: T) -> PostOutcome:
-        if len(self.queue) >= self.queue.capacity:
-            self._emit("post", self._post_fields(item, "capacity_exceeded"))
-            return PostOutcome.FULL
         won = self.word.compare_and_swap(IDLE, SCHEDULED)
-        post = self._post_fields(item, "ok")
-        post["submit"] = won
-        if not self.queue.push(item):  # another producer filled the lane in between
+        self._cas(IDLE, SCHEDULED, won)
+        pushed = self.queue.push(item)
+        result = "ok" if pushed else "capacity_exceeded"
+        self._emit("push", {"lane": self.index, "item": self._label(item), "result": result})
+        if not pushed:  # another producer filled the lane in between
             if won:
                 self.word.store(IDLE)
-            post["result"], post["submit"] = "capacity_exceeded", False
-            self._emit("post", post)
             return PostOutcome.FULL
-        self._emit("post", post)
         return PostOutcome.ACCEPTED_SUBMIT if won else PostOutcome.ACCEPTED
 
 
@@ -47,7 +45,7 @@ class NoRecheckLane(LockFreeLane[T]):
     def _end_drain(self, invoked: int) -> bool:
         if not self.word.compare_and_swap(DRAINING, IDLE):
             raise RuntimeError(f"lane {self.index}: a drain ended on a lane that was not Draining")
-        self._emit("drain_end", {"lane": self.index, "outcome": "idle", "invoked": invoked})
+        self._cas(DRAINING, IDLE, True, invoked=invoked)
         return False
 
 
@@ -59,11 +57,12 @@ class IdleAfterRecheckLane(LockFreeLane[T]):
         if len(self.queue):
             if not self.word.compare_and_swap(DRAINING, SCHEDULED):
                 raise RuntimeError(f"lane {self.index}: a drain ended on a lane that was not Draining")
-            self._emit("drain_end", {"lane": self.index, "outcome": "resubmit", "invoked": invoked})
+            self._cas(DRAINING, SCHEDULED, True, invoked=invoked)
             return True
         if not self.word.compare_and_swap(DRAINING, IDLE):
             raise RuntimeError(f"lane {self.index}: a drain ended on a lane that was not Draining")
-        self._emit("drain_end", {"lane": self.index, "outcome": "idle", "invoked": invoked})
+        self._cas(DRAINING, IDLE, True, invoked=invoked)
+        self._emit("recheck", {"lane": self.index, "empty": True})
         return False
 
 

@@ -33,20 +33,8 @@ from spec import work_lane, work_lane_lockfree
 from spec.language import Spec
 from spec.work_lane_state import Constants
 
-V1 = frozenset(
-    {
-        "post",
-        "submit",
-        "take",
-        "drain_begin",
-        "invoke",
-        "drain_end",
-        "stop_begin",
-        "stop_rejected",
-        "discard",
-        "stop_end",
-    }
-)
+# The v1 events are the lock-based spec's: every event one of its actions logs.
+V1 = frozenset(a.event for a in work_lane.SPEC.actions if a.event)
 USER_VISIBLE = frozenset({"post", "invoke", "discard", "stop_begin", "stop_rejected", "stop_end"})
 # The lock-free events the projection needs: v1 ones, plus the steps that decide a post's
 # ``submit`` and a drain's outcome.

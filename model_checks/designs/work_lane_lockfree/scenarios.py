@@ -20,7 +20,6 @@ submission after Stop(discard)) the search reached.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -98,8 +97,8 @@ class _DrainWatch:
             if lane in self._draining:
                 raise DrainOverlap(f"lane {lane}: {who} began a drain while {self._draining[lane]} drains it")
             self._draining[lane] = who
-        elif kind == "drain_end" or (kind == "cas" and e.get("from") == "draining"):
-            # the drain's end: v2's CAS Draining -> Idle (a v1 drain_end from a mutant lane)
+        elif kind == "cas" and e.get("from") == "draining":
+            # the drain's end: the CAS out of Draining
             if self._draining.pop(lane, None) != who:
                 raise DrainOverlap(f"lane {lane}: {who} ended a drain it did not begin")
             self.empty_drains += e.get("invoked") == 0
@@ -124,7 +123,7 @@ def lockfree_program(
 
     def program(rt: ControlledRuntime) -> object:
         obs = _Observed(sc.lanes, sc.producers)
-        tracer = RecordingTracer()
+        tracer = RecordingTracer(make_header=trace_header)
         watch = _DrainWatch(tracer)
         sched: LockFreeScheduler[Item] = build(
             [LaneSpec(lambda lane, item: obs.invoked[lane].append(item), context=i) for i in range(sc.lanes)],
@@ -176,10 +175,8 @@ def lockfree_program(
 
 
 def trace_lines(tracer: RecordingTracer) -> list[str]:
-    """The recorded trace as JSON Lines, under this design's own header (version 2)."""
-    assert tracer.config is not None
-    events = [json.dumps(e, separators=(",", ":")) for e in tracer.events()]
-    return [json.dumps(trace_header(tracer.config)), *events]
+    """The recorded trace as JSON Lines, under the tracer's header (this design's version 2)."""
+    return list(tracer.lines())
 
 
 def check_trace(tracer: RecordingTracer) -> None:

@@ -7,14 +7,15 @@ not wait and drops items, a lane reset that destroys items without reporting the
 
 from __future__ import annotations
 
+from model_checks.designs.work_lane.spec_mutants import stop_skips_inflight
 from model_checks.mutant import SpecMutant, by_name
 from spec import work_lane_lockfree as lf
 from spec.language import Action, Function, emit, variant
+from spec.work_lane import AdmittedPost, Published
 from spec.work_lane_lockfree import SPEC
 from spec.work_lane_lockfree_state import (
     DRAINING,
     IDLE,
-    P_ADMITTED,
     P_IDLE,
     P_OWES,
     SCHEDULED,
@@ -38,14 +39,10 @@ P_CAS_WON, P_CAS_LOST = "cas-won", "cas-lost"
 
 def CasBeforePush(c: Constants, s: Vars, p: str) -> object:
     """BUG: the producer CASes the lane word before its item is in the queue."""
-    pc, k, _ = s.producer[p]
-    post = c.post_of(p, k)
-    if pc != P_ADMITTED or post is None:
+    post = AdmittedPost(c, s, p)
+    if post is None or len(s.queue[post[1]]) >= c.lane_capacity:
         return None
-    lane = post[0]
-    assert lane is not None
-    if len(s.queue[lane]) >= c.lane_capacity:
-        return None
+    k, lane, _ = post
     won = s.status[lane] == IDLE
     return emit(
         s._replace(
@@ -66,11 +63,8 @@ def PushAfterCas(c: Constants, s: Vars, p: str) -> object:
     assert post is not None
     lane = post[0]
     assert lane is not None
-    position = s.accepted[lane] + 1
     return emit(
-        s._replace(
-            queue=s.queue.except_(lane, (*s.queue[lane], (position, post[1]))),
-            accepted=s.accepted.except_(lane, position),
+        Published(s, lane, post[1])._replace(
             producer=s.producer.except_(
                 p, (P_OWES, k + 1, lane) if pc == P_CAS_WON else (P_IDLE, k + 1, None)
             ),
@@ -94,16 +88,11 @@ CAS_BEFORE_PUSH = variant(
 def ReleaseWithoutRecheck(c: Constants, s: Vars, w: str) -> object:
     """BUG: CAS Draining -> Idle and the worker is done: an item pushed while Draining, whose
     producer's CAS lost, stays behind."""
-    if not DrainOver(c, s, w):
+    released = lf.Release(c, s, w)
+    if released is None:
         return None
-    _, lane, n, _ = s.worker[w]
-    assert lane is not None
-    if s.status[lane] != DRAINING:
-        return None
-    return emit(
-        s._replace(status=s.status.except_(lane, IDLE), worker=s.worker.except_(w, (W_IDLE, None, 0, None))),
-        **lf.Cas(lane, DRAINING, IDLE, True, invoked=n),
-    )
+    after: Vars = released.state
+    return emit(after._replace(worker=after.worker.except_(w, (W_IDLE, None, 0, None))), **released.fields)
 
 
 NO_RECHECK = variant(SPEC, "no-recheck", replace_actions={"Release": ReleaseWithoutRecheck})
@@ -149,19 +138,9 @@ IDLE_AFTER_RECHECK = variant(
     drop_actions=["RecheckEmpty", "RecheckItems", "ReclaimWins", "ReclaimLoses"],
 )
 
-# --- stop-skips-inflight: Stop goes on while a post is between its check and its push -------
+# --- stop-skips-inflight: the lock-based spec's mutant (Stop is the same atomic step in both) ---
 
-
-def StopBeginWithoutWaiting(c: Constants, s: Vars, t: str) -> object:
-    """BUG: Stop does not wait for posts in flight: a push can land after Stop returned."""
-    if s.stopper[t] != "active" or s.phase != lf.CLOSING:
-        return None
-    return emit(s._replace(phase=lf.STOPPING), mode=s.mode)
-
-
-STOP_SKIPS_INFLIGHT = variant(
-    SPEC, "stop-skips-inflight", replace_actions={"StopBegin": StopBeginWithoutWaiting}
-)
+STOP_SKIPS_INFLIGHT = stop_skips_inflight(SPEC)
 
 # --- reset-drops-unreported: the lane reset destroys items without a discard ---------------
 
@@ -213,14 +192,7 @@ MUTANTS: dict[str, SpecMutant] = by_name(
         expect="NoLostWakeup",
         length=14,
     ),
-    SpecMutant(
-        "stop-skips-inflight",
-        "Stop(drain) returning without waiting for posts in flight",
-        STOP_SKIPS_INFLIGHT,
-        expect="StoppedMeansQuiet",
-        length=5,
-        overrides={"stops": ("drain",)},
-    ),
+    STOP_SKIPS_INFLIGHT,
     SpecMutant(
         "reset-drops-unreported",
         "the Stop(discard) lane reset destroying items without reporting them",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from model_checks.design import Design
+from model_checks.design import built_in
 
 
 def _deque(c: Any, s: Any) -> Any:
@@ -13,33 +13,33 @@ def _deque(c: Any, s: Any) -> Any:
     return s.mem.cells[BOTTOM("w0")] - s.mem.cells[TOP("w0")]
 
 
-DESIGN = Design(
-    name="work-stealing",
-    # "module:attribute": imported on first use, so that listing the designs stays cheap
-    spec="spec.work_stealing:SPEC",
-    configs="model_checks.designs.work_stealing.configs:CONFIGS",
-    mutants="model_checks.designs.work_stealing.spec_mutants:MUTANTS",
-    scenarios="model_checks.designs.work_stealing.harness:SCENARIOS",
+DESIGN = built_in(
+    __name__,
+    "work-stealing",
+    scenarios=".harness:SCENARIOS",
     reference_modules=(
         "reference.work_stealing",
+        "reference.work_stealing_base",
+        "reference.work_stealing_task",
         "reference.work_stealing_deque",
         "reference.global_queue_pool",
     ),
-    trace_format="model_checks.designs.work_stealing.trace:FORMAT",
-    verify_rows=(("conformance", "model_checks.designs.work_stealing.rows:rows"),),
-    exporter="model_checks.designs.work_stealing.trace_export:export",
-    commands=("model_checks.designs.work_stealing.simulate_command:register",),
+    trace_format=".trace:FORMAT",
+    verify_rows=(("conformance", ".rows:rows"),),
+    exporter=".trace_export:export",
+    commands=(".simulate_command:register",),
+    report_pages=(".report_pages:pages",),
     benches={
         "work-stealing": (
-            "model_checks.designs.work_stealing.bench",
+            ".bench",
             "fork-join fib and a task tree: work-stealing pool vs global-lock pool vs ThreadPoolExecutor",
         ),
         "work-stealing-simulator": (
-            "model_checks.designs.work_stealing.simulator_bench",
+            ".simulator_bench",
             "the seed's step simulator: 1M tasks on 64 workers, stealing on and off",
         ),
         "work-stealing-trace": (
-            "model_checks.designs.work_stealing.trace_bench",
+            ".trace_bench",
             "trace validator events/s on a 1M-event work-stealing trace (goal 50k/s)",
         ),
     },

@@ -13,7 +13,8 @@ Two fine-grained workloads, each pool measured in the same run:
 Figures: tasks per second, microseconds per task (wall time / tasks) and the per-task overhead
 against the same computation done sequentially in one thread; the per-worker balance (tasks
 run by each worker; ``balance`` = least / most); steals; the ratios of the work-stealing pool
-against each baseline *in the same run*; the machine's load average and CPU count. Under the
+against each baseline *in the same run*; the machine's load average and CPU count, and
+``machine`` (``model_checks.bench.machine.context()``: load, cores, whether the process is pinned). Under the
 GIL the workers' Python code does not run in parallel, so the ratios measure scheduling
 overhead, not speed-up.
 """
@@ -28,6 +29,7 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
+from model_checks.bench.machine import context
 from reference.global_queue_pool import GlobalQueuePool
 from reference.results import Result
 from reference.scheduler import StopMode
@@ -167,6 +169,7 @@ def bench(quick: bool = False) -> dict[str, Any]:
     for figures in fib.values():
         figures["overhead_us_per_task"] = round(figures["us_per_task"] - seq_fib, 2)
     return {
+        "machine": context(),  # load, cores, pinned: the ratios below depend on all three
         "workers": workers,
         "fib_n": n,
         "tree_depth": depth,

@@ -5,30 +5,41 @@ the seeded reference bugs are ``reference_mutants.py``. Every deque scenario and
 one-worker pool scenario is explored exhaustively by DPOR, with the race detector on (except
 ``global/fork-join``), so "exhaustive" covers the plain accesses too. Executions (DPOR, races
 off / on; the race detector makes the declared fields scheduling points), re-measured with
-``lanecheck explore work-stealing/NAME --races/--no-races`` after the pool's speed change
-(seconds on the shared 2-core machine, partly on the pure-Python harness core):
+``lanecheck explore work-stealing/NAME --races/--no-races`` after the push stopped loading
+``top`` while the array cannot be full (seconds on the shared 2-core machine, load 10-13):
 
 =============================== ====== ====== ========== =========
 scenario                        off    on     s (off)    s (on)
 =============================== ====== ====== ========== =========
-deque/one-element                  112    112      0.03      0.5
-deque/push-take-steal            1,758  1,758      1.5       6
-deque/resize-while-stealing      3,821  3,821      1.7      15
-deque/steal-after-resize         7,065  7,065      4.5      34
-pool/park-wake                     359  1,020      0.2       8
-pool/park-wake-traced              514  5,756      0.8     117
-pool/fork-join                   2,180  5,830      8       232
-pool/task-raises                   952  2,527      7       152
-pool/stop-discard                  671    671      3        19
-global/fork-join                 2,954     --     12        --
+deque/one-element                  112    112      0.2      0.5
+deque/push-take-steal            1,500  1,500      2.2      9
+deque/resize-while-stealing      3,517  3,517      6.5     27
+deque/steal-after-resize         6,098  6,098      8       72
+pool/park-wake                     321    912      0.3     34
+pool/park-wake-traced              450  4,876      0.5    135
+pool/fork-join                   1,942  5,217      4      103
+pool/task-raises                   952  2,527      1.5      46
+pool/stop-discard                  671    671      0.9     23
+global/fork-join                 2,954     --     11       --
 =============================== ====== ====== ========== =========
 
-(Before the speed change: pool/task-raises 1,065 / 2,825, pool/stop-discard 786, global/fork-join
-3,442; the others are unchanged.)
+(Before: deque/push-take-steal 1,758, resize-while-stealing 3,821, steal-after-resize 7,065,
+pool/park-wake 359 / 1,020, park-wake-traced 514 / 5,756, fork-join 2,180 / 5,830,
+task-raises 952 / 2,527, global/fork-join 2,954.)
 
 Pools with two workers are sampled with PCT, so their rows say "bounded": their DPOR spaces are
-beyond a CI budget (``pool/park-wake-2w`` took about 130,000 executions, 7 minutes, to finish
-exhaustive, measured before the task-state cell was added). Each mutant must be caught, with the
+beyond a CI budget. Measured again (DPOR, races off, 240 s each, load 10): ``pool/park-wake-2w``
+78,006 executions, ``global/fork-join-2w`` 45,385, ``pool/fork-join-2w`` 31,906 in 120 s, none finished
+(park-wake-2w took about 130,000 executions, 7 minutes, to finish once). Even the smallest
+two-worker program with a task, one root with no child, not joined, Stop(discard), was not
+finished after 41,334 executions (120 s); with no task at all it is 25. Why: three threads
+meet on the park lock many times per execution (each worker's park and re-park after a
+wake that found nothing, main's wake after the submit, main's join, the last completion's
+notify, Stop's wait and wake-all), and the submit races every worker's loads of the
+injector count; DPOR must try each order of those acquisitions, at about 95 steps an
+execution. Shrinking them needs fewer park-lock round trips in the pool's protocol (see
+docs/work-stealing.md, *Harness scenarios*), not a smaller scenario.
+Each mutant must be caught, with the
 failure kind it names, by DPOR in the correct scenario it names; the minimised counterexamples
 have 0 to 3 preemptions (take-without-cas 3, steal-reads-after-cas 2, steal-without-cas 2,
 park-without-recheck 2, the others 0).

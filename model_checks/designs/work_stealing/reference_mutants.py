@@ -28,22 +28,29 @@ T = TypeVar("T")
 
 class TakeWithoutCasDeque(ChaseLevDeque[T]):
     """BUG: the owner takes the last element with a plain store to ``top``, no CAS: a thief that
-    already read the slot also wins its CAS, and the element is obtained twice."""
+    already read the slot also wins its CAS, and the element is obtained twice. Traced, each
+    step takes the trace lock alone (``_step``), as the correct take does, so the race stays
+    open and the trace shows the second ``ok`` of one element."""
 
     def _take_commit(self, b: int) -> tuple[str, T | None]:
-        t = self._top.load()
-        if t <= b:
-            item = self._buf[self._slot(b, self._buf)]
-            if t == b:
-                self._top.store(t + 1)
-                self._bottom.store(t + 1)
-                self._b = t + 1
+        with self._step():
+            t = self._top.load()
+            if t < b:
+                item = self._buf[self._slot(b, self._buf)]
+                self._trace_take(OK, item)
+                return OK, item
+            if t > b:
+                self._bottom.store(t)
+                self._b = t
+                self._trace_take(EMPTY, None)
+                return EMPTY, None
+        item = self._buf[self._slot(b, self._buf)]
+        with self._step():
+            self._top.store(t + 1)  # the bug: a thief's CAS since our load is not noticed
             self._trace_take(OK, item)
-            return OK, item
-        self._bottom.store(t)
-        self._b = t
-        self._trace_take(EMPTY, None)
-        return EMPTY, None
+        self._bottom.store(t + 1)
+        self._b = t + 1
+        return OK, item
 
 
 class StealReadsAfterCasDeque(ChaseLevDeque[T]):
@@ -65,15 +72,19 @@ class StealReadsAfterCasDeque(ChaseLevDeque[T]):
 
 class StealWithoutCasDeque(ChaseLevDeque[T]):
     """BUG: the thief claims its index by check-then-store instead of one CAS: two thieves (or a
-    thief and the owner's last take) both get the element."""
+    thief and the owner's last take) both get the element. Traced, the check and the store are
+    two steps, as untraced."""
 
     def _steal_commit(self, thief: int, t: int, item: Any) -> tuple[str, T | None]:
-        if self._top.load() == t:
-            self._top.store(t + 1)
+        with self._step():
+            unchanged = self._top.load() == t
+            if not unchanged:
+                self._trace_steal(thief, ABORT, None)
+                return ABORT, None
+        with self._step():
+            self._top.store(t + 1)  # the bug: another claim since our load is overwritten
             self._trace_steal(thief, OK, item)
-            return OK, item
-        self._trace_steal(thief, ABORT, None)
-        return ABORT, None
+        return OK, item
 
 
 class ResizeDropsNewestDeque(ChaseLevDeque[T]):

@@ -13,11 +13,9 @@ import json
 import re
 from contextlib import nullcontext
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from rich.console import Console
-from rich.table import Table
 
 from model_checks.commands import CommandError, count, output_file, seed
 from model_checks.commands.simulate import add_simulator
@@ -32,6 +30,9 @@ from model_checks.designs.work_stealing.simulator import (
     simulate,
     sweep,
 )
+
+if TYPE_CHECKING:  # imported where used: `lanecheck --help` loads this module to list `simulate`
+    from rich.console import Console
 
 DESIGN = "work-stealing"
 MAX_SWEEP_POINTS = 256
@@ -115,6 +116,8 @@ def simulate_command(
     output_file(plot, "--plot")
     if plot is not None:
         _require_matplotlib()
+    from rich.console import Console
+
     console = Console()
     if counts is None:
         result = simulate(params)
@@ -162,6 +165,8 @@ def sweep_json(params: Params, results: list[Result]) -> dict[str, Any]:
 
 
 def _show_run(console: Console, r: Result) -> None:
+    from rich.table import Table
+
     p = r.params
     title = (
         f"work stealing {'on' if p.steal else 'off (one global queue + lock)'}: {p.workers} workers, "
@@ -203,6 +208,8 @@ def _bar_rows(values: tuple[int, ...]) -> list[tuple[str, float]]:
 
 
 def _show_sweep(console: Console, results: list[Result]) -> None:
+    from rich.table import Table
+
     first = results[0].params
     table = Table(
         title=f"sweep: {first.tasks:,} tasks on W0, split {first.split:g}, depth {first.depth}, "

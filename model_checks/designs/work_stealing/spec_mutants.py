@@ -67,6 +67,25 @@ TAKE_WITHOUT_CAS = variant(
 STOLE_INDEX = "stole-index"
 
 
+def PushingAt(c: Constants, s: Vars, w: str, pc: str) -> tuple[Local, str, int] | None:
+    """Owner w at ``pc`` of a push: its local state, the child task it pushes and the bottom ``b``
+    it read; None elsewhere."""
+    me = at(s, w, pc)
+    if me is None:
+        return None
+    assert me.b is not None
+    return me, c.children(me.task)[me.k], me.b
+
+
+def StealingAt(s: Vars, w: str, pc: str) -> tuple[Local, str, int] | None:
+    """Thief w at ``pc``, with its victim and the top index it read; None elsewhere."""
+    me = at(s, w, pc)
+    if me is None:
+        return None
+    assert me.victim is not None and me.t is not None
+    return me, me.victim, me.t
+
+
 def StealClaimFirst(c: Constants, s: Vars, w: str) -> object:
     """BUG: the thief goes to its CAS without reading the element first."""
     me = at(s, w, STEAL_READ)
@@ -75,11 +94,10 @@ def StealClaimFirst(c: Constants, s: Vars, w: str) -> object:
 
 def StealClaim(c: Constants, s: Vars, w: str) -> object:
     """BUG: CAS(v.top, t, t + 1) claims index t before its element is read."""
-    me = at(s, w, STEAL_CAS)
-    if me is None:
+    stealing = StealingAt(s, w, STEAL_CAS)
+    if stealing is None:
         return None
-    v, t = me.victim, me.t
-    assert v is not None and t is not None
+    me, v, t = stealing
     mem, won = s.mem.cas(w, TOP(v), t, t + 1)
     if not won:
         return emit(goto(s, w, Local(FIND, stack=me.stack), mem=mem), victim=v, result="abort")
@@ -88,11 +106,10 @@ def StealClaim(c: Constants, s: Vars, w: str) -> object:
 
 def StealReadLate(c: Constants, s: Vars, w: str) -> object:
     """BUG: x := v.buffer[t] after the CAS: the owner may have reused the slot by now."""
-    me = at(s, w, STOLE_INDEX)
-    if me is None:
+    stealing = StealingAt(s, w, STOLE_INDEX)
+    if stealing is None:
         return None
-    v, t = me.victim, me.t
-    assert v is not None and t is not None
+    me, v, t = stealing
     x = s.mem.load(w, SLOT(c, v, s.mem.load(w, ws.BUFFER(v)), t))
     s = goto(s, w, Local(RUN, x, stack=me.stack))
     return emit(ws.Committed(s, v, x, "top"), victim=v, task=x, result="success")
@@ -132,12 +149,12 @@ RESIZE_DROPS = variant(SPEC, "resize-drops-newest", replace_actions={"Grow": Gro
 
 def PushWriteStaleMask(c: Constants, s: Vars, w: str) -> object:
     """BUG: a[b mod capacity] := x, the mask of the first array, not of the current one."""
-    me = at(s, w, ws.WRITE)
-    if me is None:
+    pushing = PushingAt(c, s, w, ws.WRITE)
+    if pushing is None:
         return None
-    assert me.gen is not None and me.b is not None
-    kid = c.children(me.task)[me.k]
-    where = ("slot", w, me.gen, me.b % c.capacity)
+    me, kid, b = pushing
+    assert me.gen is not None
+    where = ("slot", w, me.gen, b % c.capacity)
     return goto(s, w, me._replace(pc=ws.PUBLISH), mem=s.mem.store(w, where, kid))
 
 
@@ -257,16 +274,15 @@ JOIN_NEVER_HELPS = variant(
 
 def PushPublishFirst(c: Constants, s: Vars, w: str) -> object:
     """BUG: bottom := b + 1 before a[b] := x: a thief can read the slot before it is written."""
-    me = at(s, w, ws.WRITE)
-    if me is None:
+    pushing = PushingAt(c, s, w, ws.WRITE)
+    if pushing is None:
         return None
-    assert me.b is not None
-    kid = c.children(me.task)[me.k]
+    me, kid, b = pushing
     s = goto(
         s,
         w,
         me._replace(pc=ws.PUBLISH),
-        mem=s.mem.store(w, BOTTOM(w), me.b + 1),
+        mem=s.mem.store(w, BOTTOM(w), b + 1),
         deque=s.deque.except_(w, (*s.deque[w], kid)),
     )
     return emit(s, task=kid)
@@ -274,12 +290,12 @@ def PushPublishFirst(c: Constants, s: Vars, w: str) -> object:
 
 def PushWriteLast(c: Constants, s: Vars, w: str) -> object:
     """BUG: ... and only then a[b] := x."""
-    me = at(s, w, ws.PUBLISH)
-    if me is None:
+    pushing = PushingAt(c, s, w, ws.PUBLISH)
+    if pushing is None:
         return None
-    assert me.gen is not None and me.b is not None
-    kid = c.children(me.task)[me.k]
-    mem = s.mem.store(w, SLOT(c, w, me.gen, me.b), kid)
+    me, kid, b = pushing
+    assert me.gen is not None
+    mem = s.mem.store(w, SLOT(c, w, me.gen, b), kid)
     return goto(s, w, me._replace(pc=ws.NOTIFY, b=None, t=None, gen=None), mem=mem)
 
 

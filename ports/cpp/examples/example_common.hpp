@@ -13,6 +13,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <random>
 #include <string>
 #include <thread>
@@ -222,6 +223,44 @@ struct RunStats {
     std::atomic<int> lost_wakeups{0};  // seeded bug: an end-of-drain decision that missed queued items
     std::atomic<int> stranded{0};      // items found in a lane after Stop(drain) saw the pool quiet
 };
+
+// The scheduler's life, guarded by its state mutex.
+enum class State { Running, Stopping, Stopped };
+
+// Stop's first decision, under the state mutex: SUCCESS for a scheduler already stopped,
+// INVALID_STATE (and its stop_rejected event) from a callback or while another Stop runs;
+// otherwise the state is now Stopping and the caller goes on to close admission.
+template <class Pool, class Log>
+std::optional<Result> begin_stop(State& state, const Pool& pool, StopMode mode, Log& log) {
+    if (state == State::Stopped) return Result::Success;
+    const char* reason = pool.is_worker()           ? "in_callback"
+                         : state == State::Stopping ? "stop_in_progress"
+                                                    : nullptr;
+    if (reason != nullptr) {
+        log.emit("stop_rejected", [&](lanecheck::Fields& f) { f.str("mode", mode_name(mode)).str("reason", reason); });
+        return Result::InvalidState;
+    }
+    state = State::Stopping;
+    return std::nullopt;
+}
+
+// The trace labels of the items a lane's reset took out (its `discard` / `reset` event).
+inline std::vector<std::string> labels_of(const std::vector<Item>& items) {
+    std::vector<std::string> labels;
+    for (const auto& item : items) labels.push_back(item.label);
+    return labels;
+}
+
+// What Stop does with the items a lane's reset took out: in discard mode each is reported; in
+// drain mode a lane is empty there, so items found were lost (stranded), never silently kept.
+template <class Discard>
+void answer_for(const std::vector<Item>& items, StopMode mode, const Discard& discard, RunStats& stats) {
+    if (mode == StopMode::Discard) {
+        for (const auto& item : items) discard(item);
+    } else {
+        stats.stranded.fetch_add(static_cast<int>(items.size()));
+    }
+}
 
 // The stress driver. `Scheduler<Tr>` has:
 //   Scheduler(const Config&, Tr&, RunStats&, invoke(const Item&, Log&), discard(const Item&))

@@ -79,16 +79,7 @@ public:
         std::uint64_t owed = 0;
         {
             std::lock_guard<std::mutex> g(state_m_);
-            if (state_ == State::Stopped) return Result::Success;
-            const char* reason = pool_.is_worker()            ? "in_callback"
-                                 : state_ == State::Stopping ? "stop_in_progress"
-                                                             : nullptr;
-            if (reason != nullptr) {
-                log.emit("stop_rejected",
-                         [&](lanecheck::Fields& f) { f.str("mode", mode_name(mode)).str("reason", reason); });
-                return Result::InvalidState;
-            }
-            state_ = State::Stopping;
+            if (const auto refused = begin_stop(state_, pool_, mode, log)) return *refused;
             // Every lane mutex at once, so each post is wholly before the close or sees it.
             std::vector<std::unique_lock<std::mutex>> held;
             for (auto& lane : lanes_) held.emplace_back(lane.m);
@@ -128,7 +119,6 @@ public:
     std::string stopped_mode() const { return stopped_mode_; }
 
 private:
-    enum class State { Running, Stopping, Stopped };
 
     struct Lane {
         std::mutex m;
@@ -193,16 +183,11 @@ private:
             lane.q.clear();
             lane.state = LaneState::Idle;
             if (mode == StopMode::Discard && !items.empty()) {
-                std::vector<std::string> labels;
-                for (const auto& item : items) labels.push_back(item.label);
+                const auto labels = labels_of(items);
                 log.emit("discard", [&](lanecheck::Fields& f) { f.num("lane", index).strs("items", labels); });
             }
         }
-        if (mode == StopMode::Discard) {
-            for (const auto& item : items) discard_(item);
-        } else {
-            stats_.stranded.fetch_add(static_cast<int>(items.size()));
-        }
+        answer_for(items, mode, discard_, stats_);
     }
 
     const Config cfg_;

@@ -158,16 +158,7 @@ public:
     Result stop(StopMode mode, Log& log) {
         {
             std::lock_guard<std::mutex> g(state_m_);
-            if (state_ == State::Stopped) return Result::Success;
-            const char* reason = pool_.is_worker()            ? "in_callback"
-                                 : state_ == State::Stopping ? "stop_in_progress"
-                                                             : nullptr;
-            if (reason != nullptr) {
-                log.emit("stop_rejected",
-                         [&](lanecheck::Fields& f) { f.str("mode", mode_name(mode)).str("reason", reason); });
-                return Result::InvalidState;
-            }
-            state_ = State::Stopping;
+            if (const auto refused = begin_stop(state_, pool_, mode, log)) return *refused;
             // One traced step, so a drain's "discarding?" check and its Scheduled -> Draining
             // CAS (one step too) are wholly before this or see it.
             tracer_.step([&] {
@@ -211,7 +202,6 @@ public:
     std::string stopped_mode() const { return stopped_mode_; }
 
 private:
-    enum class State { Running, Stopping, Stopped };
     static constexpr std::uint64_t kClosed = 1, kOnePost = 2;  // the admission word
 
     struct Lane {
@@ -301,17 +291,12 @@ private:
             Item item;
             while (lane.q.pop(item)) items.push_back(std::move(item));
             if (mode == StopMode::Discard && !items.empty()) {
-                std::vector<std::string> labels;
-                for (const auto& it : items) labels.push_back(it.label);
+                const auto labels = labels_of(items);
                 log.emit("reset", [&](lanecheck::Fields& f) { f.num("lane", index).strs("items", labels); });
             }
             lane.word.store(kIdle);
         });
-        if (mode == StopMode::Discard) {
-            for (const auto& item : items) discard_(item);
-        } else {
-            stats_.stranded.fetch_add(static_cast<int>(items.size()));
-        }
+        answer_for(items, mode, discard_, stats_);
     }
 
     const Config cfg_;

@@ -25,7 +25,7 @@ from collections.abc import Hashable, Iterable, Mapping
 from pathlib import Path
 from typing import Any, Protocol
 
-from model_checks.conformance.export import ExportError, covering_behaviours, write_all
+from model_checks.conformance.export import covering_behaviours, write_validated
 from model_checks.designs.event_pool.trace.validate import DESIGN, validate_lines
 from reference.event_pool import header
 from spec import event_pool as ep
@@ -101,12 +101,11 @@ def export(
 ) -> list[Path]:
     """Write the covering traces as ``<name>-NNN.jsonl``, each validated as complete first (else
     ``ExportError`` and nothing written); ``replace`` as ``conformance.export.export``."""
-    texts: dict[str, str] = {}
-    for n, trace in enumerate(covering_traces(constants), start=1):
-        verdict = validate_lines(trace, complete=True)
-        if verdict.code != 0:  # never expected: the spec's own behaviours
-            raise ExportError(
-                f"{DESIGN}: generated trace {n} does not validate ({verdict.message}); nothing written"
-            )
-        texts[f"{name}-{n:03d}.jsonl"] = "\n".join(trace) + "\n"
-    return write_all(directory, texts, stale=f"{name}-*.jsonl" if replace else None)
+    return write_validated(
+        directory,
+        covering_traces(constants),
+        lambda trace: validate_lines(trace, complete=True),
+        DESIGN,
+        name,
+        replace=replace,
+    )

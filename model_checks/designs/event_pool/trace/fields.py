@@ -11,8 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from model_checks.conformance.fast_format import event_ok, line_problem
-from model_checks.conformance.reader import clip
+from model_checks.conformance.fast_format import event_ok, fraction_problem, line_problem
 from model_checks.designs.event_pool.trace.schema import event_problem
 
 Check = Callable[[dict[str, Any]], bool]
@@ -108,14 +107,5 @@ def problem(obj: Any) -> str:
     return line_problem("event-pool", CHECKS, obj, event_problem, _integer_problem)
 
 
-def _integer_problem(obj: Any) -> str | None:
-    """What JSON Schema lets through: ``2.0`` is an integer to it, not to a trace."""
-    if type(obj) is not dict:
-        return None
-    if type(obj.get("seq")) is float:
-        return f"seq: {clip(repr(obj['seq']), 40)} is not an integer (write it without a fraction)"
-    items = obj.get("items")
-    for value in [obj.get("item"), *(items if type(items) is list else ())]:
-        if type(value) is float:
-            return f"item {clip(repr(value), 40)} is not an integer (a work's index is an integer)"
-    return None
+# ``seq`` and the works' indices are integers; JSON Schema would take 2.0 for one.
+_integer_problem = fraction_problem(("seq",), "item", "items", "a work's index is an integer")

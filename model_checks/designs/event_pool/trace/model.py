@@ -18,8 +18,10 @@ from __future__ import annotations
 from array import array
 from typing import Any
 
+from model_checks.conformance.fast_format import Owed
 from model_checks.conformance.reader import clip
 from model_checks.conformance.verdict import Rejected
+from model_checks.designs.event_pool.trace.words import nth, times
 
 Event = dict[str, Any]
 
@@ -330,8 +332,8 @@ class Model:
             if wakes > self.signals[t]:
                 raise Rejected(
                     6,
-                    f"t{t} wakes from its event for the {_nth(wakes)} time, but it was signalled "
-                    f"{_times(self.signals[t])}: an auto-reset event wakes one wait per SetEvent "
+                    f"t{t} wakes from its event for the {nth(wakes)} time, but it was signalled "
+                    f"{times(self.signals[t])}: an auto-reset event wakes one wait per SetEvent "
                     "(a busy spin, or a wake nobody caused)",
                 )
             self.state[t] = CHECK
@@ -420,7 +422,7 @@ class Model:
                         INIT: "has not waited yet",
                         EMPTY: "found the list empty and is on its way to wait",
                     }[state]
-                    counts = f"signalled {_times(self.signals[t])}, woken {_times(self.wakes[t])}"
+                    counts = f"signalled {times(self.signals[t])}, woken {times(self.wakes[t])}"
                     raise LocatedRejected(
                         9,
                         f"the run ends while t{t} {since} ({counts}) and works "
@@ -453,22 +455,22 @@ class Model:
 
     def pending(self) -> tuple[dict[str, Any], list[str]]:
         """What a prefix leaves owed: as data and as phrases."""
-        data: dict[str, Any] = {}
-        phrases = []
+        owed = Owed()
         if self.listed:
-            data["listed"] = self.listed_items(SHOWN)
-            phrases.append(f"{self.listed} works in the list {show_items(self.listed_items())}")
+            owed.add(
+                "listed",
+                self.listed_items(SHOWN),
+                f"{self.listed} works in the list {show_items(self.listed_items())}",
+            )
         busy = {f"t{t}": self.held[t] for t in range(self.threads) if self.state[t] in (HOLD, RUN)}
         if busy:
-            data["taken or running"] = dict(list(busy.items())[:SHOWN])
-            phrases.append(f"taken or running: {data['taken or running']}")
+            shown = dict(list(busy.items())[:SHOWN])
+            owed.add("taken or running", shown, f"taken or running: {shown}")
         if self.owes:
-            data["signals owed"] = {k: f"t{t}" for k, (t, _) in list(self.owes.items())[:SHOWN]}
-            phrases.append(f"signals owed: {data['signals owed']}")
-        if self.stop_mode is not None and not self.stopped:
-            data["stop"] = self.stop_mode
-            phrases.append(f"stop({self.stop_mode}) began at seq {self.stop_seq} and has not ended")
-        return data, phrases
+            signals = {k: f"t{t}" for k, (t, _) in list(self.owes.items())[:SHOWN]}
+            owed.add("signals owed", signals, f"signals owed: {signals}")
+        owed.stop(self.stop_mode, self.stopped, self.stop_seq)
+        return owed.pending()
 
     def describe(self) -> list[dict[str, Any]]:
         """The model's one state, for people (lists cut to their first entries)."""
@@ -491,12 +493,3 @@ class Model:
                 "stop": self.stop_mode if not self.stopped else f"{self.stop_mode}, ended",
             }
         ]
-
-
-def _nth(n: int) -> str:
-    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
-    return f"{n}{suffix}"
-
-
-def _times(n: int) -> str:
-    return {0: "never", 1: "once", 2: "twice"}.get(n, f"{n} times")

@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from model_checks.designs.work_lane import declared  # noqa: F401  (the design's GIL-atomic field)
 from model_checks.harness.runtime import ControlledRuntime
@@ -96,22 +96,37 @@ LINK_SCENARIOS: dict[str, LinkScenario] = {
 }
 
 
+class EmitListener(Protocol):
+    """Told about each event once it is logged (a coverage-guided search follows the trace)."""
+
+    def logged(self, thread: str, event: str, fields: Fields) -> None: ...
+
+
 class SequencedTracer(RecordingTracer):
     """A ``RecordingTracer`` whose ``emit`` is a scheduling point on one shared counter.
 
     ``observed`` limits the scheduling points to those events (the projection of a comparison):
     the order in which unobserved events are logged is never looked at, so exploring it is waste.
+    ``listener`` hears of each event once it is logged.
     """
 
-    def __init__(self, rt: ControlledRuntime | None = None, observed: Collection[str] | None = None) -> None:
+    def __init__(
+        self,
+        rt: ControlledRuntime | None = None,
+        observed: Collection[str] | None = None,
+        listener: EmitListener | None = None,
+    ) -> None:
         super().__init__()
         self._counter = rt.atomic_int(0, name="trace.seq") if rt is not None else None
         self._observed = None if observed is None else frozenset(observed)
+        self._listener = listener
 
     def emit(self, thread: str, event: str, fields: Fields) -> None:
         if self._counter is not None and (self._observed is None or event in self._observed):
             self._counter.fetch_add(1)
         super().emit(thread, event, fields)
+        if self._listener is not None:
+            self._listener.logged(thread, event, fields)
 
 
 @dataclass
@@ -140,12 +155,14 @@ def link_program(
     checks: Sequence[Callable[[Run], object]] = (),
     on_start: Callable[[Run], None] | None = None,
     observed: Collection[str] | None = None,
+    listener: EmitListener | None = None,
 ) -> Program:
     """The scenario as a harness program. ``sink(run)`` receives the ``Run`` of each execution that
-    completes (from a final check); ``checks`` are more final checks (raise to fail the execution)."""
+    completes (from a final check); ``checks`` are more final checks (raise to fail the execution);
+    ``listener`` hears of every event (``SequencedTracer``)."""
 
     def program(rt: ControlledRuntime) -> object:
-        tracer = SequencedTracer(rt if sequenced else None, observed)
+        tracer = SequencedTracer(rt if sequenced else None, observed, listener)
         run = Run(tracer)
         if on_start is not None:
             on_start(run)
@@ -236,14 +253,23 @@ def _ignore(context: object, item: object) -> None:
 
 
 def event_key(ev: Mapping[str, Any]) -> EventKey:
-    fields = tuple(
-        sorted(
-            (k, tuple(v) if isinstance(v, list) else v)
-            for k, v in ev.items()
-            if k not in ("seq", "thread", "event")
-        )
+    return emitted_key(str(ev["thread"]), str(ev["event"]), ev)
+
+
+def emitted_key(thread: str, event: str, fields: Mapping[str, Any]) -> EventKey:
+    """The key of an event as ``emit`` receives it (``fields`` may hold seq/thread/event too:
+    they are left out)."""
+    return (
+        thread,
+        event,
+        tuple(
+            sorted(
+                (k, tuple(v) if isinstance(v, list) else v)
+                for k, v in fields.items()
+                if k not in ("seq", "thread", "event")
+            )
+        ),
     )
-    return (str(ev["thread"]), str(ev["event"]), fields)
 
 
 def canonical(trace: Iterable[EventKey]) -> TraceKey:

@@ -15,6 +15,7 @@ import time
 from collections.abc import Collection
 from dataclasses import dataclass, field
 
+from model_checks.designs.work_lane.link.automaton_feedback import AutomatonFeedback
 from model_checks.designs.work_lane.link.horizon import explore_to_horizon
 from model_checks.designs.work_lane.link.scenario import (
     Builder,
@@ -176,6 +177,10 @@ class AutomatonComparison:
     spec_only: list[TraceKey] = field(default_factory=list)
     bounded_by: list[str] = field(default_factory=list)
     failure: str = ""
+    # (seconds, observable spec steps realised) each time that grew; empty for dpor, whose traces
+    # are collected at the end of its search
+    timeline: list[tuple[float, int]] = field(default_factory=list)
+    harness_seconds: float = 0.0  # of ``seconds``, the harness side (the rest is the automaton)
 
     @property
     def verdict(self) -> str:
@@ -207,13 +212,16 @@ def compare_by_automaton(
     allows about a billion): the spec side is its observable automaton (``trace_automaton``),
     which counts the traces and decides each implementation trace; the implementation side is
     DPOR to the horizon (``strategy="dpor"``: exhaustive if it ends within the bounds) or
-    sampling (``"pct"``, ``"random"``: always bounded). Coverage is given as traces realised
+    sampling (``"pct"``, ``"random"``; ``"coverage"``: steered toward automaton edges not covered
+    yet, ``automaton_feedback``; always bounded). Coverage is given as traces realised
     and as *observable spec steps* realised: the automaton's edges, i.e. every event the spec
     allows next after every trace prefix (up to what the prefix determines). ``pct_depth``: PCT's
     bug depth (``COVERAGE_PCT_DEPTH`` by default, deeper than the harness's 3)."""
     started = time.perf_counter()
     automaton = TraceAutomaton(sc.constants(), observed=observed, callback_mode=sc.callback_stop)
     spec_count = automaton.count()
+    feedback: AutomatonFeedback | None = None
+    harness_started = time.perf_counter()
     if strategy == "dpor":
         found = explore_to_horizon(
             lambda on_start: link_program(sc, _discard, build=build, on_start=on_start, observed=observed),
@@ -222,29 +230,43 @@ def compare_by_automaton(
         )
         logged, verdict, executions = found.traces, found.verdict, found.executions
         bounded_by, failure = list(found.bounded_by), found.failure
-    elif strategy in ("pct", "random"):
+    elif strategy in ("pct", "random", "coverage"):
         logged = set()
+        feedback = AutomatonFeedback(automaton, observed)
+        guided = feedback if strategy == "coverage" else None
 
         def keep(run: Run) -> None:
-            logged.add(tuple(event_key(e) for e in run.events()))
+            trace = tuple(event_key(e) for e in run.events())
+            if trace not in logged:
+                logged.add(trace)
+                feedback.complete(project(trace, observed))
 
         result = check(
-            link_program(sc, keep, build=build, observed=observed),
+            link_program(
+                sc,
+                keep,
+                build=build,
+                observed=observed,
+                on_start=None if guided is None else guided.attach,
+                listener=guided,
+            ),
             Options(
-                strategy="pct" if strategy == "pct" else "random",
+                strategy="pct" if strategy == "pct" else "random" if strategy == "random" else "coverage",
                 seed=seed,
                 pct_depth=pct_depth,
                 max_executions=max_executions,
                 time_limit=time_limit,
                 max_steps=5_000,
                 minimize=False,
+                feedback=guided,
             ),
         )
         verdict = "failed" if result.failure is not None else "bounded"
         executions, bounded_by = result.executions, list(result.bounded_by)
         failure = "" if result.failure is None else f"{result.failure.kind}: {result.failure.message}"
     else:
-        raise ValueError(f"unknown strategy {strategy!r}: use 'dpor', 'pct' or 'random'")
+        raise ValueError(f"unknown strategy {strategy!r}: use 'dpor', 'pct', 'random' or 'coverage'")
+    harness_seconds = time.perf_counter() - harness_started
     impl = {project(t, observed) for t in logged}
     accepted = {t for t in impl if automaton.accepts(t)}
     realised: set[tuple[object, EventKey]] = set()
@@ -265,11 +287,13 @@ def compare_by_automaton(
         spec_traces=spec_count,
         impl_traces=len(impl),
         common=len(accepted),
-        spec_steps=len(automaton.live_edges()),
+        spec_steps=len(automaton.live_edges_cached()),
         realised_steps=len(realised),
         automaton_states=automaton.size,
         impl_only=sorted(impl - accepted),
         spec_only=spec_only,
         bounded_by=bounded_by,
         failure=failure,
+        timeline=[] if feedback is None else list(feedback.timeline),  # seconds of the harness side
+        harness_seconds=harness_seconds,
     )

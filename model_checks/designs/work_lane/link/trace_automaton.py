@@ -62,6 +62,7 @@ class TraceAutomaton:
         self._edges: dict[_Q, dict[EventKey, _Q]] = {}
         self._accepting: dict[_Q, bool] = {}
         self._count: dict[_Q, int] = {}
+        self._live: set[tuple[_Q, EventKey]] | None = None
         self.start = _Q(self._close(frozenset(self.inst.initial_states())), 0, False, False)
 
     # ----------------------------------------------------------------------------- construction
@@ -188,6 +189,12 @@ class TraceAutomaton:
                 given += 1
                 yield word
             stack.append(iter(sorted(self.edges(q).items())))
+
+    def live_edges_cached(self) -> set[tuple[_Q, EventKey]]:
+        """``live_edges()``, computed once."""
+        if self._live is None:
+            self._live = self.live_edges()
+        return self._live
 
     def live_edges(self) -> set[tuple[_Q, EventKey]]:
         """The edges (state, event) reachable from the start that lie on a complete trace."""

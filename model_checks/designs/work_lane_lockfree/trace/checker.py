@@ -90,6 +90,15 @@ def local_pc(s: wlf.Vars, process: Any) -> str:
     return s.stopper[name]
 
 
+def pc_key(s: wlf.Vars) -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]:
+    """Every process's ``local_pc`` at once (the search's ``pc_key``): producers, workers, stoppers."""
+    return (
+        tuple([v[0] for v in s.producer.values()]),
+        tuple([v[0] for v in s.worker.values()]),
+        s.stopper.values(),
+    )
+
+
 def spec_event(ev: Event) -> Event:
     """The event as the spec's action labels it (see the module docstring)."""
     kind = ev["event"]
@@ -121,7 +130,13 @@ class LockFreeChecker:
         )
         self.lanes = int(config["lanes"])
         self.search = TraceSearch(
-            wlf.SPEC, self.c, wlf.Init(self.c), optional=OPTIONAL, local=local_pc, enabled_at=ENABLED_AT
+            wlf.SPEC,
+            self.c,
+            wlf.Init(self.c),
+            optional=OPTIONAL,
+            local=local_pc,
+            enabled_at=ENABLED_AT,
+            pc_key=pc_key,
         )
         # Every behaviour of the spec satisfies its invariants but one that bounds a step: the ready
         # queue's capacity (a header may give ready_capacity < lanes). Only that one constrains.

@@ -12,8 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from model_checks.conformance.fast_format import event_ok, line_problem
-from model_checks.conformance.reader import clip
+from model_checks.conformance.fast_format import event_ok, fraction_problem, line_problem
 from model_checks.designs.work_stealing.trace.schema import event_problem
 
 Check = Callable[[dict[str, Any]], bool]
@@ -130,17 +129,5 @@ class EventFields:
 
 
 INTEGERS = ("seq", "worker", "victim", "size", "capacity")
-
-
-def _integer_problem(obj: Any) -> str | None:
-    """What JSON Schema lets through: ``2.0`` is an integer to it, not to a trace."""
-    if type(obj) is not dict:
-        return None
-    for name in INTEGERS:
-        if type(obj.get(name)) is float:
-            return f"{name}: {clip(repr(obj[name]), 40)} is not an integer (write it without a fraction)"
-    tasks = obj.get("tasks")
-    for value in [obj.get("task"), *(tasks if type(tasks) is list else ())]:
-        if type(value) is float:
-            return f"task {clip(repr(value), 40)} is not an integer (a task id is a string or an integer)"
-    return None
+# JSON Schema would take 2.0 for an integer.
+_integer_problem = fraction_problem(INTEGERS, "task", "tasks", "a task id is a string or an integer")

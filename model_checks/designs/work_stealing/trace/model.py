@@ -28,6 +28,7 @@ from collections import deque
 from collections.abc import Iterable
 from typing import Any
 
+from model_checks.conformance.fast_format import Owed
 from model_checks.conformance.reader import clip
 from model_checks.conformance.verdict import Rejected
 
@@ -459,26 +460,20 @@ class Model:
 
     def pending(self) -> tuple[dict[str, Any], list[str]]:
         """What a prefix leaves owed: as data and as phrases."""
-        data: dict[str, Any] = {}
-        phrases = []
+        owed = Owed()
         if self.queued:
-            data["queued"] = self.queued
-            phrases.append(f"{self.queued} tasks wait to be taken: {self._waiting()}")
+            owed.add("queued", self.queued, f"{self.queued} tasks wait to be taken: {self._waiting()}")
         held = {f"w{w}": show(x) for x, w in _first(self.holder.items())}
         if held:
-            data["taken, not run"] = held
-            phrases.append(f"taken and not yet run: {held}")
+            owed.add("taken, not run", held, f"taken and not yet run: {held}")
         running = {f"w{w}": [show(x) for x in s[-SHOWN:]] for w, s in sorted(self.stacks.items()) if s}
         if running:
-            data["running"] = running
-            phrases.append(f"running: {running}")
+            owed.add("running", running, f"running: {running}")
         if self.parked:
-            data["parked"] = [f"w{w}" for w in sorted(self.parked)][:SHOWN]
-            phrases.append(f"parked: {', '.join(data['parked'])}")
-        if self.stop_mode is not None and not self.stopped:
-            data["stop"] = self.stop_mode
-            phrases.append(f"stop({self.stop_mode}) began at seq {self.stop_seq} and has not ended")
-        return data, phrases
+            parked = [f"w{w}" for w in sorted(self.parked)][:SHOWN]
+            owed.add("parked", parked, f"parked: {', '.join(parked)}")
+        owed.stop(self.stop_mode, self.stopped, self.stop_seq)
+        return owed.pending()
 
     def describe(self) -> list[dict[str, Any]]:
         """The model's one state, for people (queues cut to their first tasks)."""

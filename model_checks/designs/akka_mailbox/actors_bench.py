@@ -1,0 +1,195 @@
+"""`lanecheck bench akka-vs-pykka`: the Akka-mailbox reference against pykka on two actor workloads.
+
+pykka is the Python actor library a user would pick instead (one thread per actor, a
+``queue.Queue`` inbox); this measures both on the same workloads in the same run:
+
+* **ping-pong**: two actors pass one counter back and forth ``n`` times (every message is a hand-off
+  from one actor to the other: the latency of a send that schedules its receiver);
+* **fan-in**: ``senders`` threads each tell one actor ``n`` messages (the throughput of many senders
+  into one mailbox).
+
+Messages per second of each, best of ``rounds`` rounds taken in turn (ours, pykka, ours, ...), their
+ratio, and the machine's load and pinning (``model_checks.bench.machine``). The reference runs on a
+dispatcher with Akka's default throughput (5) and one worker per core.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from collections.abc import Callable
+from typing import Any
+
+from model_checks.bench.machine import context
+from reference.akka_mailbox import ActorRef, Dispatcher
+
+GOAL = 5.0  # issue 24: at least 5x pykka's messages per second, same run
+THROUGHPUT = 5  # Akka's default dispatcher throughput
+# A bench must end: a workload that has not finished by then is a failure of the bench, not a hang.
+DEADLINE_S = 120.0
+
+
+def _wait(done: threading.Event, what: str) -> None:
+    if not done.wait(DEADLINE_S):
+        raise RuntimeError(f"{what} did not finish within {DEADLINE_S:.0f} s")
+
+
+def _dispatcher() -> Dispatcher:
+    return Dispatcher(THROUGHPUT, os.cpu_count() or 1)
+
+
+def ours_ping_pong(n: int) -> float:
+    """Messages per second of ``n`` hand-offs between two actors of the reference."""
+    dispatcher = _dispatcher()
+    done = threading.Event()
+    refs: list[ActorRef[int]] = []
+
+    def player(me: int) -> Callable[[int], None]:
+        def receive(left: int) -> None:
+            if left == 0:
+                done.set()
+            else:
+                refs[1 - me].tell(left - 1)
+
+        return receive
+
+    refs.extend(dispatcher.spawn(player(k)) for k in (0, 1))
+    started = time.perf_counter()
+    refs[0].tell(n)
+    _wait(done, "ping-pong on the reference")
+    elapsed = time.perf_counter() - started
+    dispatcher.shutdown()
+    return (n + 1) / elapsed
+
+
+def ours_fan_in(n: int, senders: int) -> float:
+    """Messages per second of ``senders`` threads telling one actor of the reference ``n`` each."""
+    dispatcher = _dispatcher()
+    done = threading.Event()
+    total = n * senders
+    seen = [0]  # only the actor's receive touches it: one mailbox runs on one worker at a time
+
+    def receive(msg: int) -> None:
+        seen[0] += 1
+        if seen[0] == total:
+            done.set()
+
+    sink = dispatcher.spawn(receive)
+    elapsed = _fan_in(lambda k: sink.tell(k), n, senders, done, "fan-in on the reference")
+    dispatcher.shutdown()
+    return total / elapsed
+
+
+def _fan_in(tell: Callable[[int], object], n: int, senders: int, done: threading.Event, what: str) -> float:
+    def send() -> None:
+        for k in range(n):
+            tell(k)
+
+    threads = [threading.Thread(target=send, name=f"sender{s}") for s in range(senders)]
+    started = time.perf_counter()
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    _wait(done, what)
+    return time.perf_counter() - started
+
+
+def pykka_ping_pong(n: int) -> float:
+    import pykka
+
+    done = threading.Event()
+
+    class Player(pykka.ThreadingActor):
+        def __init__(self) -> None:
+            super().__init__()
+            self.peer: Any = None
+
+        def on_receive(self, message: Any) -> None:
+            if isinstance(message, tuple):
+                self.peer = message[1]
+            elif message == 0:
+                done.set()
+            else:
+                self.peer.tell(message - 1)
+
+    a, b = Player.start(), Player.start()
+    try:
+        a.tell(("peer", b))
+        b.tell(("peer", a))
+        started = time.perf_counter()
+        a.tell(n)
+        _wait(done, "ping-pong on pykka")
+        return (n + 1) / (time.perf_counter() - started)
+    finally:
+        a.stop()
+        b.stop()
+
+
+def pykka_fan_in(n: int, senders: int) -> float:
+    import pykka
+
+    done = threading.Event()
+    total = n * senders
+
+    class Sink(pykka.ThreadingActor):
+        seen = 0
+
+        def on_receive(self, message: Any) -> None:
+            self.seen += 1
+            if self.seen == total:
+                done.set()
+
+    sink = Sink.start()
+    try:
+        return total / _fan_in(sink.tell, n, senders, done, "fan-in on pykka")
+    finally:
+        sink.stop()
+
+
+def _best_in_turn(ours: Callable[[], float], theirs: Callable[[], float], rounds: int) -> tuple[float, float]:
+    mine: list[float] = []
+    other: list[float] = []
+    for _ in range(rounds):
+        mine.append(ours())
+        other.append(theirs())
+    return max(mine), max(other)
+
+
+def bench(quick: bool = False) -> dict[str, Any]:
+    try:
+        import pykka  # noqa: F401
+    except ImportError as error:
+        raise RuntimeError("this bench needs pykka: pip install pykka (it is in the [dev] extra)") from error
+    n = 5_000 if quick else 50_000
+    senders = 4
+    rounds = 2 if quick else 3
+    before = context()
+    rows: dict[str, Any] = {}
+    for name, ours, theirs in (
+        ("ping-pong", lambda: ours_ping_pong(n), lambda: pykka_ping_pong(n)),
+        ("fan-in", lambda: ours_fan_in(n, senders), lambda: pykka_fan_in(n, senders)),
+    ):
+        mine, other = _best_in_turn(ours, theirs, rounds)
+        ratio = mine / other
+        rows[name] = {
+            "reference_msgs_per_s": round(mine),
+            "pykka_msgs_per_s": round(other),
+            "ratio": round(ratio, 2),
+            "goal": GOAL,
+            "met": ratio >= GOAL,
+        }
+    return {
+        "workloads": rows,
+        "shape": {"messages": n, "senders": senders, "rounds": rounds, "throughput": THROUGHPUT},
+        "machine_before": before,
+        "machine_after": context(),
+    }
+
+
+if __name__ == "__main__":
+    import json
+    import sys
+
+    print(json.dumps(bench(quick="--quick" in sys.argv), indent=2))

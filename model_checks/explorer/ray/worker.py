@@ -1,0 +1,124 @@
+"""A Ray explorer actor: one worker's share of a search, kept for check after check.
+
+An actor is started once (a Ray worker process, Ray and the designs imported: seconds) and then
+told ``start`` for each check, which forgets the previous check entirely; so a caller that runs
+many checks (the tests, a notebook) pays the start-up once (``pool.py``).
+"""
+
+from __future__ import annotations
+
+import gc
+from collections.abc import Callable
+from typing import Any
+
+from model_checks.explorer import codec as wire
+from model_checks.explorer.parallel import Report
+from model_checks.explorer.partition import Found, Partition
+from model_checks.explorer.ray import fingerprint, portable
+from model_checks.explorer.search import Options
+from spec.language import Instance, Spec
+
+# A picklable callable giving the spec and constants: every worker builds its own ``Instance``
+# from it (a spec holds functions; rebuilding it from importable names is cheaper and safer
+# than shipping it).
+Loader = Callable[[], tuple[Spec, Any]]
+
+
+class RayPartition(Partition):
+    """A partition whose fingerprints stay in its process: a received state is hashed here."""
+
+    def receive(self, data: bytes, d1: int) -> list[Found]:
+        assert self.codec is not None
+        decode = self.codec.decode
+        intern = self.codec.intern
+        depth, switches = self.depth, self.switches
+        found: list[Found] = []
+        for _, encoded, parent, sw, pid in wire.loads(data):
+            key = decode(encoded)
+            h = hash(key)  # the sender's fingerprint used its own hash seed
+            j = self.find(key, h)
+            if j is None:
+                j = self.add(intern(key), h, parent, d1, sw, pid)
+                bad = self.violated(key)
+                if bad is not None:
+                    found.append((j, "invariant", bad[0], bad[1]))
+            elif depth[j] == d1 and sw < switches[j]:
+                self.parent[j] = parent
+                switches[j] = sw
+                self.last_proc[j] = pid
+        return found
+
+
+class Worker:
+    """One Ray actor's side: its partition, its frontier, the violations of its current layer."""
+
+    def __init__(self) -> None:
+        portable.install()
+        gc.disable()  # as in one process: states are acyclic, the collector only rescans them
+        self.part: RayPartition | None = None
+        self.rank, self.size = 0, 1
+        self.start = 0  # the first state of the frontier
+        self.found: list[Found] = []
+        self.cut: str | None = None
+
+    def begin(
+        self, load: Loader, options: Options, rank: int, size: int, owner_fields: tuple[int, ...] | None
+    ) -> bool:
+        """Forget the previous check, if any, and take this one's spec and share."""
+        self.part = None
+        self.found, self.cut, self.start = [], None, 0
+        gc.collect()  # the previous check's cycles (its spec, its instance): the collector is off
+        spec, constants = load()
+        part = RayPartition(Instance(spec, constants), options, rank, size, owner_fields)
+        if size > 1:
+            part.project = fingerprint.Owner(owner_fields, size)
+        self.part, self.rank, self.size = part, rank, size
+        return True
+
+    def _part(self) -> RayPartition:
+        if self.part is None:
+            raise RuntimeError("this explorer worker has no check: the driver must call begin first")
+        return self.part
+
+    def seed(self) -> Report:
+        part = self._part()
+        found = part.seed()
+        return self._report(len(part.states), found, None)
+
+    def expand(self, depth: int) -> list[bytes] | bytes:
+        """Expand the frontier; this layer's batches, one per worker (``b""`` for itself)."""
+        part = self._part()
+        end = len(part.states)
+        self.found, self.cut = part.expand(self.start, end, depth)
+        self.start = end
+        if self.size == 1:
+            return b""
+        return [part.batch_for(peer) if peer != self.rank else b"" for peer in range(self.size)]
+
+    def merge(self, d1: int, *batches: bytes) -> Report:
+        """Take the successors the other workers found for this one; report the layer."""
+        part = self._part()
+        found = self.found
+        for batch in batches:
+            found.extend(part.receive(batch, d1))
+        self.found = []
+        return self._report(len(part.states) - self.start, found, self.cut)
+
+    def node(self, local: int) -> tuple[Any, int]:
+        return self._part().node(local)
+
+    def _report(self, frontier: int, found: list[Found], incomplete: str | None) -> Report:
+        part = self._part()
+        best = None
+        if found:
+            j, kind, name, reason = min(found, key=part.rank_of)
+            best = (part.rank_of((j, kind, name, reason)), kind, name, reason)
+        return Report(
+            states=len(part.states),
+            frontier=frontier,
+            transitions=part.transitions,
+            constrained=part.constrained,
+            fired=list(part.fired),
+            best=best,
+            incomplete=incomplete,
+        )

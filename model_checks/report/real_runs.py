@@ -1,0 +1,170 @@
+"""Which observable spec actions the real reference performed: its correct harness scenarios run
+under PCT for a bounded budget, every execution's trace read through the harness's trace hook.
+
+The seam is the one a failure report uses: a scenario's program hands the harness a trace source
+(``rt.trace``), and ``run_once`` leaves it on ``Execution.hooks.trace`` until the execution is
+released. Here it is read after every execution, not only a failing one. An event is a dict (its
+``event`` field names it) or a line a program formatted for its failure report (a
+whitespace-separated token that is one of the design's event names names it). Nothing here names
+a design: the event names are the spec actions' ``event`` labels and the trace format's events.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections import Counter
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from model_checks.conformance.streamed import DesignFormat
+from model_checks.design import Design, Scenario, load
+from model_checks.harness.api import run_once
+from model_checks.harness.options import Options
+from model_checks.harness.strategies.randomized import PctChooser
+from model_checks.report.state_coverage import StateRuns, judge_execution, observable_format
+
+# Executions and seconds per correct scenario (``--quick``: the first pair).
+BUDGET_QUICK = (40, 2.0)
+BUDGET = (300, 10.0)
+SEED = 1
+# Options a scenario sets for its verdict that do not change which program runs: the budget here
+# replaces them, and the race detector (several times slower) finds nothing an event count needs.
+_SEARCH_FIELDS = frozenset(
+    {"strategy", "max_executions", "time_limit", "seed", "preemption_bound", "races", "interleave_races"}
+)
+
+
+@dataclass
+class ScenarioRun:
+    """What one correct scenario's bounded run saw."""
+
+    name: str
+    executions: int = 0
+    failed: int = 0  # executions that ended in a harness failure (their events still count)
+    traced: bool = False  # did its program hand the harness a trace source?
+    seconds: float = 0.0
+    events: Counter[str] = field(default_factory=Counter)
+    problem: str | None = None  # the scenario could not be run at all
+
+
+@dataclass
+class RealRuns:
+    """Every correct scenario's run, and the bound that produced it."""
+
+    executions_cap: int
+    seconds_cap: float
+    runs: list[ScenarioRun] = field(default_factory=list)
+    # the spec states the runs' traces matched (``state_coverage``); ``why_not`` set when unavailable
+    states: StateRuns = field(default_factory=StateRuns)
+
+    @property
+    def bound(self) -> str:
+        return (
+            f"PCT (seed {SEED}), at most {self.executions_cap} executions or {self.seconds_cap:g} s "
+            "per correct scenario"
+        )
+
+    def seen(self) -> Counter[str]:
+        total: Counter[str] = Counter()
+        for run in self.runs:
+            total.update(run.events)
+        return total
+
+
+def event_names(design: Design) -> frozenset[str]:
+    """The names an observable step goes by: the spec's action labels and the format's events."""
+    names = {a.event for a in design.spec.actions if a.event}
+    if design.trace_format:
+        fields: Mapping[str, Any] = getattr(load(design.trace_format), "fields", {}) or {}
+        names.update(fields)
+    return frozenset(names)
+
+
+def event_name(event: object, names: frozenset[str]) -> str | None:
+    """The event name of one recorded event, or None when it names none of ``names``."""
+    if isinstance(event, Mapping):
+        value = event.get("event")
+        return value if isinstance(value, str) and value in names else None
+    if isinstance(event, str):
+        return next((token for token in event.split() if token in names), None)
+    return None
+
+
+def _options(scenario: Scenario, quick: bool) -> Options:
+    chosen = scenario.quick_options if quick and scenario.quick_options is not None else scenario.options
+    return Options(**{k: v for k, v in chosen.items() if k not in _SEARCH_FIELDS})
+
+
+def run_scenario(
+    name: str,
+    scenario: Scenario,
+    names: frozenset[str],
+    cap: tuple[int, float],
+    quick: bool,
+    states: StateRuns | None = None,
+    fmt: DesignFormat | None = None,
+) -> ScenarioRun:
+    """Run one correct scenario under the budget; with ``states`` and a streaming-search ``fmt``,
+    also judge every execution's trace and collect the spec states it matched."""
+    out = ScenarioRun(name)
+    started = time.perf_counter()
+    try:
+        program = scenario.build()
+        options = _options(scenario, quick)
+    except Exception as problem:  # a broken scenario is named on the page; the site is still written
+        out.problem = f"{type(problem).__name__}: {problem}"
+        return out
+    executions, seconds = cap
+    expected = 50
+    quiet = logging.getLogger("reference")
+    previous = quiet.level
+    quiet.setLevel(logging.CRITICAL)  # a failing execution's last-resort tracebacks are noise here
+    try:
+        while out.executions < executions and time.perf_counter() - started < seconds:
+            chooser = PctChooser(SEED, out.executions, options.pct_depth, expected)
+            ex = run_once(program, options, chooser, sources=False)
+            out.executions += 1
+            expected = max(expected, len(ex.steps))
+            out.failed += ex.failure is not None
+            for source in ex.hooks.trace:
+                out.traced = True
+                out.events.update(_names(source(), names))
+            if states is not None and fmt is not None and states.why_not is None:
+                judge_execution(fmt, ex.hooks.trace, states, name)
+            ex.release()
+    except Exception as problem:
+        out.problem = f"{type(problem).__name__}: {problem}"
+    finally:
+        quiet.setLevel(previous)
+        out.seconds = time.perf_counter() - started
+    return out
+
+
+def _names(events: Iterable[object], names: frozenset[str]) -> Iterable[str]:
+    for event in events:
+        name = event_name(event, names)
+        if name is not None:
+            yield name
+
+
+def real_runs(design: Design, quick: bool) -> RealRuns | None:
+    """The bounded runs of ``design``'s correct scenarios; None when it has no scenarios or no
+    trace format (nothing then maps its runs to spec actions)."""
+    if not design.trace_format:
+        return None
+    scenarios = {n: s for n, s in design.harness().items() if not s.must_fail}
+    if not scenarios:
+        return None
+    cap = BUDGET_QUICK if quick else BUDGET
+    names = event_names(design)
+    out = RealRuns(*cap)
+    fmt = observable_format(load(design.trace_format))
+    if fmt is None:
+        out.states.why_not = (
+            "its trace format is judged by a hand-written engine, not the streaming search: "
+            "state coverage is not available for it"
+        )
+    out.runs = [run_scenario(n, s, names, cap, quick, out.states, fmt) for n, s in scenarios.items()]
+    return out

@@ -1,0 +1,158 @@
+"""The SQLite store's SQL and its row codec: the schema, the statements of the fast claim and
+finish, and a ``Job`` from a row. Kept apart from ``sqlite_store`` (the steps) so each reads whole.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import json
+from collections.abc import Sequence
+from typing import Any
+
+from reference.jobs import workflow as wf
+from reference.jobs.model import Job, JobState
+from reference.jobs.rows import READY_COLUMNS, SHARED_DDL, Ready
+
+SCHEMA = f"""
+CREATE TABLE IF NOT EXISTS jobs (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    queue TEXT NOT NULL, handler TEXT NOT NULL, payload TEXT NOT NULL, priority INTEGER NOT NULL,
+    state TEXT NOT NULL, attempts INTEGER NOT NULL DEFAULT 0, max_attempts INTEGER NOT NULL,
+    backoff REAL NOT NULL, concurrency_group TEXT, concurrency_limit INTEGER,
+    cost_units INTEGER NOT NULL, available_at REAL NOT NULL, created_at REAL NOT NULL,
+    lease_until REAL, lease_token TEXT, worker TEXT, denials INTEGER NOT NULL DEFAULT 0,
+    last_denial TEXT, reason TEXT, result TEXT, workflow_id INTEGER, step INTEGER, item_index INTEGER
+);
+{SHARED_DDL}
+CREATE INDEX IF NOT EXISTS jobs_ready ON jobs (state, queue, priority DESC, available_at, id);
+CREATE TABLE IF NOT EXISTS profiles (handler TEXT PRIMARY KEY, samples TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS workflows (
+    id INTEGER PRIMARY KEY AUTOINCREMENT, definition TEXT NOT NULL, state TEXT NOT NULL,
+    step INTEGER NOT NULL, pending INTEGER NOT NULL, results TEXT NOT NULL, status TEXT NOT NULL,
+    reason TEXT, usage TEXT NOT NULL, parent INTEGER
+);
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL);
+INSERT OR IGNORE INTO meta (key, value) VALUES ('trace_seq', 0);
+INSERT OR IGNORE INTO meta (key, value) VALUES ('budgets_version', 0);
+"""
+
+JSON_COLUMNS = ("payload", "result")
+BUDGETS_VERSION = "SELECT value FROM meta WHERE key = 'budgets_version'"
+
+
+FIELDS = tuple(f.name for f in dataclasses.fields(Job))
+JOB_COLUMNS = ", ".join(FIELDS)
+"""``Job``'s fields in order: a row selected with these builds a ``Job`` by position."""
+READY_AT = tuple(FIELDS.index(c) for c in Ready._fields)
+FAST = 6
+"""Columns the fast claim's read puts before the candidate's row (see ``scan_sql``)."""
+START = (
+    "UPDATE jobs SET state = 'processing', attempts = ?, lease_until = ?, lease_token = ?, worker = ?"
+    " WHERE id = ?"
+)
+"""The changes of ``core.lease``, in SQL."""
+DONE = (
+    "UPDATE jobs SET state = 'done', result = ?, lease_until = NULL, lease_token = NULL"
+    " WHERE id = ? AND state = 'processing' AND lease_token = ?"
+)
+ADD_SAMPLE = (
+    # Appended in SQL: one statement instead of a read and a write. A full list (the usual case)
+    # drops its first sample; a longer one (``keep`` was lowered) is cut to the last ``keep``
+    # (json_each walks the array in order).
+    "INSERT INTO profiles (handler, samples) VALUES (?1, json_array(json(?2)))"
+    " ON CONFLICT (handler) DO UPDATE SET samples = CASE json_array_length(samples) - ?3"
+    "  WHEN -1 THEN json_insert(samples, '$[#]', json(?2))"
+    "  WHEN 0 THEN json_remove(json_insert(samples, '$[#]', json(?2)), '$[0]')"
+    "  WHEN 1 THEN json_remove(json_insert(samples, '$[#]', json(?2)), '$[0]', '$[0]')"
+    "  ELSE (SELECT json_group_array(json(e.value))"
+    "   FROM json_each(json_insert(samples, '$[#]', json(?2))) AS e"
+    "   WHERE e.key > json_array_length(samples) - ?3) END"
+)
+"""Append sample ?2 (JSON) to handler ?1's samples, keeping the last ?3."""
+QUEUE, HANDLER, GROUP, LIMIT, COST, ATTEMPTS = (
+    FIELDS.index(c)
+    for c in ("queue", "handler", "concurrency_group", "concurrency_limit", "cost_units", "attempts")
+)
+
+
+STATES = {state.value: state for state in JobState}
+STORED: dict[str, str] = {
+    **{state: state.value for state in JobState},
+    **{s.value: s.value for s in JobState},
+}
+SPECIAL = frozenset(("state", *JSON_COLUMNS))
+"""Columns whose Python value is not what SQLite stores: a ``JobState``, JSON."""
+SETTERS: dict[tuple[str, ...], str] = {}
+
+
+def decoded(text: str | None) -> Any:
+    return None if text is None or text == "null" else json.loads(text)
+
+
+def value_of(column: str, value: Any) -> Any:
+    """``value`` as the ``column`` stores it."""
+    if column == "state":
+        return STORED[value]
+    if column in JSON_COLUMNS:
+        return None if value is None else wf.dumps(value)
+    return value
+
+
+def job_of(row: Sequence[Any], changes: dict[str, Any] | None = None) -> Job:
+    """The ``Job`` of a row selected with ``JOB_COLUMNS``; with ``changes``, as it is once
+    ``_update`` has written them."""
+    # A row of our own table is a Job already: filling the instance's dict skips the frozen
+    # __init__'s one object.__setattr__ per field (two dozen), which a claim pays on every job.
+    job: Job = object.__new__(Job)
+    values = job.__dict__
+    values.update(zip(FIELDS, row, strict=True))
+    if changes:
+        values.update(changes)
+        if not SPECIAL.isdisjoint(changes):
+            for column in SPECIAL.intersection(changes):  # as stored, then read back
+                values[column] = value_of(column, changes[column])
+    for column in JSON_COLUMNS:
+        text = values[column]
+        if text is not None:
+            values[column] = None if text == "null" else json.loads(text)
+    values["state"] = STATES[values["state"]]
+    return job
+
+
+def setter(columns: tuple[str, ...]) -> str:
+    """``col = ?, ...`` for these columns, built once per set of columns."""
+    clause = SETTERS.get(columns)
+    if clause is None:
+        clause = SETTERS[columns] = ", ".join(f"{column} = ?" for column in columns)
+    return clause
+
+
+@functools.cache
+def scan_sql(queues: int | None) -> tuple[str, str]:
+    """For a claim over ``queues`` queues (None: all): the scan of the candidates' admission
+    columns in claim order (``LIMIT ?2``), and the fast claim's one read (see ``_claim``)."""
+
+    def order(first: int) -> str:  # the queue names are parameters ?first, ?first+1, ...
+        where = (
+            "" if queues is None else f" AND queue IN ({', '.join(f'?{first + i}' for i in range(queues))})"
+        )
+        # jobs_ready serves a queue filter in claim order; across all queues jobs_claimable does
+        # (the planner, without statistics, would pick jobs_ready and sort every pending row).
+        index = " INDEXED BY jobs_claimable" if queues is None else ""
+        return (
+            f" FROM jobs{index} WHERE state = 'pending' AND available_at <= ?1{where}"
+            " ORDER BY priority DESC, available_at, id LIMIT"
+        )
+
+    # An aggregate without GROUP BY: exactly one row, the candidate's columns NULL if there is none.
+    fast = (
+        f"SELECT ({BUDGETS_VERSION}),"
+        " (SELECT 1 FROM jobs WHERE state = 'processing' AND lease_until < ?1 LIMIT 1),"
+        " (SELECT samples FROM profiles WHERE handler = c.handler),"
+        " COALESCE(SUM(p.concurrency_group = c.concurrency_group), 0),"
+        " COALESCE(SUM(CASE WHEN p.queue = c.queue THEN p.cost_units END), 0),"
+        " COALESCE(SUM(CASE WHEN p.concurrency_group = c.concurrency_group THEN p.cost_units END), 0),"
+        f" c.* FROM (SELECT {JOB_COLUMNS}{order(2)} 1) AS c LEFT JOIN jobs AS p ON p.state = 'processing'"
+    )
+    return f"SELECT {READY_COLUMNS}{order(3)} ?2", fast
