@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import itertools
 import logging
-import threading
 from collections.abc import Callable, Hashable
 from functools import partial
 from typing import Any
@@ -105,11 +104,9 @@ class PoolBase:
             None if type(rt) is ThreadingRuntime else rt.atomic_int(0, name="task.state")
         )
         self._worker_ids: dict[Hashable, int] = {}
-        # Bound once: spawn and join ask on every call (the production runtime's answer is the
-        # thread's ident, so it is asked directly, without a Python frame in between).
-        self._current_thread: Callable[[], Hashable] = (
-            threading.get_ident if type(rt) is ThreadingRuntime else rt.current_thread
-        )
+        # Bound once: spawn and join ask on every call (the production runtime's is the builtin
+        # thread ident itself, without a Python frame in between).
+        self._current_thread: Callable[[], Hashable] = rt.current_thread
         self._threads: list[ThreadHandle] = []
 
     def _start(self) -> None:

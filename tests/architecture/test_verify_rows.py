@@ -7,6 +7,7 @@ here on purpose (regenerate with ``python -m tests.architecture.test_verify_rows
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -24,7 +25,9 @@ def keys(rows: list[VerifyRow]) -> list[dict[str, str]]:
 @pytest.mark.slow
 @pytest.mark.timeout(900)
 def test_the_quick_verify_rows_are_pinned_and_all_get_their_verdict() -> None:
-    rows = collect(True, None, None)
+    # On every core, as `lanecheck verify` runs them (the rows and their order are the serial
+    # ones: tests/verify/test_parallel.py).
+    rows = collect(True, None, None, jobs=os.cpu_count() or 1)
     pinned = json.loads(PINNED.read_text())
     got = keys(rows)
     missing = [r for r in pinned if r not in got]
@@ -36,4 +39,4 @@ def test_the_quick_verify_rows_are_pinned_and_all_get_their_verdict() -> None:
 
 
 if __name__ == "__main__":
-    PINNED.write_text(json.dumps(keys(collect(True, None, None)), indent=1) + "\n")
+    PINNED.write_text(json.dumps(keys(collect(True, None, None, jobs=os.cpu_count() or 1)), indent=1) + "\n")

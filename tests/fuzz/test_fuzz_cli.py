@@ -43,6 +43,7 @@ CODES: dict[tuple[str, ...], set[int]] = {
     ("traces", "export"): {0, 1, 2},
     ("link", "compare"): {0, 1, 2, 3},
     ("link", "mbt"): {0, 1, 2, 3},
+    ("certificate", "check"): {0, 1, 2},
     **{("bench", name): {0, 2} for name in ("scheduler", "explorer", "harness", "validate", "designs")},
 }
 BOGUS_OPTIONS = ["--bogus", "--json", "--help", "-c", "--", "-"]
@@ -76,8 +77,8 @@ ALL_COMMANDS = _commands()
 # tests/*/test_bench*.py, tests/serve/test_command.py, the report's tests).
 NOT_FUZZED_GROUPS = ("jobs", "simulate", "serve", "report")
 BENCHES_OF_DESIGNS = (
-    "schedule-gate", "akka-mailbox", "work-stealing", "work-stealing-simulator", "work-stealing-trace",
-    "event-pool", "event-pool-trace", "jobs",
+    "schedule-gate", "akka-mailbox", "akka-vs-pykka", "work-stealing", "work-stealing-simulator",
+    "work-stealing-trace", "event-pool", "event-pool-trace", "jobs", "jobs-soak", "work-lane-lockfree-trace",
 )  # fmt: skip
 
 

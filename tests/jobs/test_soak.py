@@ -28,7 +28,12 @@ def _check(result: SoakResult, jobs: int) -> None:
 @pytest.mark.timeout(120)
 def test_a_short_soak_on_sqlite_loses_nothing(tmp_path: Path) -> None:
     config = SoakConfig(
-        "sqlite:///" + str(tmp_path / "jobs.db"), jobs=400, kill_every=0.7, lease=0.5, fail_every=50
+        "sqlite:///" + str(tmp_path / "jobs.db"),
+        jobs=400,
+        kill_every=0.7,
+        first_kill=0.0,
+        lease=0.5,
+        fail_every=50,
     )
     result = run_soak(config, work=tmp_path / "work")
     _check(result, 400)
@@ -39,7 +44,7 @@ def test_a_short_soak_on_sqlite_loses_nothing(tmp_path: Path) -> None:
 
 @pytest.mark.timeout(180)
 def test_a_short_soak_on_postgresql_loses_nothing(tmp_path: Path, pg_url: str) -> None:
-    config = SoakConfig(pg_url, jobs=200, kill_every=0.7, lease=0.5, fail_every=50)
+    config = SoakConfig(pg_url, jobs=200, kill_every=0.7, first_kill=0.0, lease=0.5, fail_every=50)
     result = run_soak(config, work=tmp_path / "work")
     _check(result, 200)
     assert result.kills >= 1

@@ -50,6 +50,9 @@ class SoakConfig:
     workers: int = 4
     kill_every: float = 3.0
     """Mean seconds between kills (uniform in half to one and a half times this); 0: no kills."""
+    first_kill: float | None = None
+    """Seconds before the first kill (None: drawn like the others); a short soak sets 0, so that
+    its kill happens before the jobs run out."""
     lease: float = 1.0
     """Short, so a killed worker's job comes back soon."""
     max_attempts: int = 5
@@ -231,7 +234,12 @@ def run_soak(
     def next_kill() -> float:
         return time.monotonic() + rng.uniform(0.5, 1.5) * config.kill_every
 
-    kill_at = next_kill() if config.kill_every > 0 else float("inf")
+    if config.kill_every <= 0:
+        kill_at = float("inf")
+    elif config.first_kill is not None:
+        kill_at = time.monotonic() + config.first_kill
+    else:
+        kill_at = next_kill()
     try:
         while fleet.alive:
             for code in fleet.reap():
