@@ -61,6 +61,24 @@ class Report:
     best: tuple[tuple[int, int, int], str, str, str] | None  # (rank key, kind, name, reason)
     incomplete: str | None
 
+    @classmethod
+    def of(cls, part: Partition, frontier: int, found: list[Found], incomplete: str | None) -> Report:
+        """A partition's report: its counts, and the first of ``found`` in rank order."""
+        best = None
+        if found:
+            first = min(found, key=part.rank_of)
+            _, kind, name, reason = first
+            best = (part.rank_of(first), kind, name, reason)
+        return cls(
+            states=len(part.states),
+            frontier=frontier,
+            transitions=part.transitions,
+            constrained=part.constrained,
+            fired=list(part.fired),
+            best=best,
+            incomplete=incomplete,
+        )
+
 
 def search_parallel(inst: Instance, options: Options) -> Outcome:
     """``search`` with ``options.workers`` processes; no graph is kept (no liveness)."""
@@ -181,20 +199,7 @@ class _Driver:
         return found
 
     def _report(self, frontier: int, found: list[Found], incomplete: str | None) -> Report:
-        part = self.part
-        best = None
-        if found:
-            j, kind, name, reason = min(found, key=part.rank_of)
-            best = (part.rank_of((j, kind, name, reason)), kind, name, reason)
-        return Report(
-            states=len(part.states),
-            frontier=frontier,
-            transitions=part.transitions,
-            constrained=part.constrained,
-            fired=list(part.fired),
-            best=best,
-            incomplete=incomplete,
-        )
+        return Report.of(self.part, frontier, found, incomplete)
 
     def _everyone(self, mine: Report) -> list[Report]:
         """Every process's report, in rank order (the same list in every process)."""

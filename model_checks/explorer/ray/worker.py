@@ -108,17 +108,4 @@ class Worker:
         return self._part().node(local)
 
     def _report(self, frontier: int, found: list[Found], incomplete: str | None) -> Report:
-        part = self._part()
-        best = None
-        if found:
-            j, kind, name, reason = min(found, key=part.rank_of)
-            best = (part.rank_of((j, kind, name, reason)), kind, name, reason)
-        return Report(
-            states=len(part.states),
-            frontier=frontier,
-            transitions=part.transitions,
-            constrained=part.constrained,
-            fired=list(part.fired),
-            best=best,
-            incomplete=incomplete,
-        )
+        return Report.of(self._part(), frontier, found, incomplete)
