@@ -11,6 +11,7 @@ from setuptools import setup
 
 CORE_FILES = [
     "model_checks/harness/rt/objects.py",
+    "model_checks/harness/rt/records.py",
     "model_checks/harness/rt/scheduler.py",
     "model_checks/harness/runtime.py",
     "model_checks/harness/sync/fifo.py",

@@ -119,6 +119,11 @@ class Design:
     # ``model_checks.conformance.streamed.DesignFormat`` (`lanecheck validate` picks it by the
     # header's ``design``).
     trace_format: str | None = None
+    # When ``trace_format`` is judged by a hand-written engine: "module:attribute" naming a
+    # ``DesignFormat`` of the same traces judged by the streaming search of the spec's own actions
+    # (the cross-check the fast engine is tested against, and what the review site's state
+    # coverage of real runs reads: only the search knows which spec states a trace passed).
+    spec_trace_format: str | None = None
     # How `lanecheck traces export` writes its spec's covering behaviours, when the spec's steps
     # are not its trace events one for one: "module:function", each function
     # ``export(directory, constants, name, *, replace) -> list[Path]`` (default: the generic
@@ -173,7 +178,7 @@ def built_in(package: str, name: str, **fields: Any) -> Design:
     def own(target: str) -> str:
         return package + target if target.startswith(".") else target
 
-    for key in ("scenarios", "trace_format", "exporter", "tla"):
+    for key in ("scenarios", "trace_format", "spec_trace_format", "exporter", "tla"):
         if isinstance(fields.get(key), str):
             fields[key] = own(fields[key])
     fields["commands"] = tuple(own(target) for target in fields.get("commands", ()))

@@ -29,32 +29,53 @@ def _display(console: Console) -> Progress:
     return Progress(*columns, console=console, transient=True)
 
 
+class _Late:
+    """A display that appears only once its work has run for ``SHOW_AFTER`` seconds."""
+
+    def __init__(self, console: Console, label: str) -> None:
+        self.started = time.perf_counter()
+        self.progress = _display(console)
+        self.task = self.progress.add_task(label)
+        self.shown = False
+
+    def due(self, now: float) -> bool:
+        """Is the display showing (started now if its time has come)?"""
+        if not self.shown and now - self.started > SHOW_AFTER:
+            self.progress.start()
+            self.shown = True
+        return self.shown
+
+    def show(self, text: str) -> None:
+        self.progress.update(self.task, description=text)
+
+
 @contextmanager
-def spinner(console: Console, label: str, enabled: bool = True) -> Iterator[Report | None]:
-    """Yield a ``(states, transitions, depth)`` callback that shows live figures after one second."""
+def _late(console: Console, label: str, enabled: bool) -> Iterator[_Late | None]:
+    """A ``_Late`` display, or None when nothing is to be shown (not a terminal, or not ``enabled``)."""
     if not enabled or not console.is_terminal:
         yield None
         return
-    started = time.perf_counter()
-    progress = _display(console)
-    task = progress.add_task(label)
-    shown = False
-
-    def report(states: int, transitions: int, depth: int) -> None:
-        nonlocal shown
-        if not shown and time.perf_counter() - started > SHOW_AFTER:
-            progress.start()
-            shown = True
-        if shown:
-            progress.update(
-                task, description=f"{label}: {states:,} states, {transitions:,} transitions, depth {depth}"
-            )
-
+    late = _Late(console, label)
     try:
-        yield report
+        yield late
     finally:
-        if shown:
-            progress.stop()
+        if late.shown:
+            late.progress.stop()
+
+
+@contextmanager
+def spinner(console: Console, label: str, enabled: bool = True) -> Iterator[Report | None]:
+    """Yield a ``(states, transitions, depth)`` callback that shows live figures after one second."""
+    with _late(console, label, enabled) as late:
+        if late is None:
+            yield None
+            return
+
+        def report(states: int, transitions: int, depth: int) -> None:
+            if late.due(time.perf_counter()):
+                late.show(f"{label}: {states:,} states, {transitions:,} transitions, depth {depth}")
+
+        yield report
 
 
 def execution_figures(
@@ -88,31 +109,20 @@ def executions(
 ) -> Iterator[Tick | None]:
     """Yield a ``tick(executions, preemptions)`` callback for a harness search, or None when
     nothing is to be shown (not a terminal, or ``enabled`` false)."""
-    if not enabled or not console.is_terminal:
-        yield None
-        return
-    started = time.perf_counter()
-    progress = _display(console)
-    task = progress.add_task(label)
-    shown = False
-    last = 0.0
-
-    def tick(done: int, preemptions: int | None) -> None:
-        nonlocal shown, last
-        now = time.perf_counter()
-        if now - last < REFRESH:
+    with _late(console, label, enabled) as late:
+        if late is None:
+            yield None
             return
-        last = now
-        if not shown:
-            if now - started <= SHOW_AFTER:
-                return
-            progress.start()
-            shown = True
-        figures = execution_figures(done, now - started, preemptions, max_executions, time_limit)
-        progress.update(task, description=f"{label}: {figures}")
+        last = 0.0
 
-    try:
+        def tick(done: int, preemptions: int | None) -> None:
+            nonlocal last
+            now = time.perf_counter()
+            if now - last < REFRESH:
+                return
+            last = now
+            if late.due(now):
+                figures = execution_figures(done, now - late.started, preemptions, max_executions, time_limit)
+                late.show(f"{label}: {figures}")
+
         yield tick
-    finally:
-        if shown:
-            progress.stop()

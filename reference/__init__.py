@@ -38,8 +38,8 @@ from .scheduler import (
     config_error,
     create,
 )
-from .tracing import JsonlTracer, NullTracer, RecordingTracer, Tracer
-from .work_lane import LaneEnv, LaneState, PostOutcome, WorkLane, default_label, log_error
+from .tracing import JsonlTracer, NullTracer, RecordingTracer, Tracer, default_label
+from .work_lane import LaneEnv, LaneState, PostOutcome, WorkLane, log_error
 from .work_stealing import WorkStealingPool
 from .work_stealing_base import PoolBase
 from .work_stealing_deque import ChaseLevDeque

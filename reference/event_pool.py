@@ -75,7 +75,7 @@ from .event_pool_records import (
     log_error,
 )
 from .event_pool_threads import PoolThreadLoop
-from .failure import SchedulerFailed, SchedulerFailure
+from .failure import FailureState, SchedulerFailure
 from .results import Result
 from .runtime import DEFAULT_RUNTIME, Runtime
 from .scheduler import StopMode
@@ -87,7 +87,7 @@ _log = logging.getLogger(__name__)
 _SUCCESS = Result.SUCCESS
 
 
-class EventPool(PoolThreadLoop):
+class EventPool(PoolThreadLoop, FailureState):
     """The seed's pool: a locked work list, one auto-reset event per thread, idle-first SetEvent.
 
     ``threads`` pool threads start at once, idle, each waiting on its event.
@@ -411,14 +411,9 @@ class EventPool(PoolThreadLoop):
 
     # -- context manager -------------------------------------------------------------------
 
-    def __enter__(self) -> EventPool:
-        return self
-
-    def __exit__(self, exc_type: type[BaseException] | None, *rest: object) -> None:
-        result = self.stop(StopMode.DRAIN if exc_type is None else StopMode.DISCARD)
-        failure = self._failure
-        if result is Result.UNKNOWN and exc_type is None and failure is not None:
-            raise SchedulerFailed(failure.describe()) from failure.error
+    def _stop_on_exit(self, exc_type: type[BaseException] | None) -> Result:
+        # The producer side failed when the block raised: its queued items are not run.
+        return self.stop(StopMode.DRAIN if exc_type is None else StopMode.DISCARD)
 
 
 __all__ = [

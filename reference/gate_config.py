@@ -8,20 +8,12 @@ from typing import Any
 
 from . import arguments
 from .arguments import MAX_LANES, MAX_WORKERS
-from .tracing import TRACE_NAME, TRACE_VERSION, Fields
+from .tracing import TRACE_NAME, TRACE_VERSION, Fields, default_label
 
 # The scheduler's logger, named as before the module was split (users may filter on it).
 _log = logging.getLogger("reference.schedule_gate")
 
 DESIGN = "schedule-gate"
-
-
-def default_label(item: object) -> object:
-    """An event's name in trace events: ints and strings as they are, anything else by ``repr``."""
-    kind = type(item)
-    if kind is int or kind is str:
-        return item
-    return repr(item)
 
 
 def log_error(actor: int, event: object, exc: BaseException) -> None:

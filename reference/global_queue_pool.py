@@ -23,19 +23,11 @@ the global lock, so the log order is the queue's order.
 
 from __future__ import annotations
 
-import logging
-from collections.abc import Callable
 from typing import Any
 
-from . import arguments
-from .arguments import MAX_WORKERS
 from .results import Result
-from .runtime import Runtime
-from .tracing import Tracer
-from .work_stealing_base import PoolBase
+from .work_stealing_base import PoolBase, create_pool
 from .work_stealing_task import TaskHandle
-
-_log = logging.getLogger("reference")
 
 
 class GlobalQueuePool(PoolBase):
@@ -44,25 +36,8 @@ class GlobalQueuePool(PoolBase):
 
     POOL = "global-lock"
 
-    def __init__(
-        self,
-        *,
-        workers: int,
-        capacity: int = 64,
-        runtime: Runtime | None = None,
-        tracer: Tracer | None = None,
-        on_error: Callable[[TaskHandle, BaseException], None] | None = None,
-        on_discard: Callable[[TaskHandle], None] | None = None,
-        seed: int = 0,
-    ) -> None:
-        n = arguments.count("workers", workers, maximum=MAX_WORKERS)
-        cap = arguments.power_of_two("capacity", capacity)
-        arguments.count("seed", seed, minimum=0, maximum=(1 << 63) - 1)
-        super().__init__(
-            workers=n, capacity=cap, runtime=runtime, tracer=tracer, on_error=on_error, on_discard=on_discard
-        )
+    def _make_queues(self, seed: int) -> None:
         self._queue: list[TaskHandle] = []  # guarded by _inj_lock, the global lock
-        self._start()
 
     def _inject(self, task: TaskHandle) -> None:
         self._queue.append(task)  # PoolBase.submit holds the global lock
@@ -110,11 +85,7 @@ class GlobalQueuePool(PoolBase):
 
 def create(**options: Any) -> tuple[Result, GlobalQueuePool | None]:
     """ToolKit-style factory: ``(SUCCESS, pool)`` or ``(INVALID_ARGUMENT, None)`` for any bad argument."""
-    try:
-        return Result.SUCCESS, GlobalQueuePool(**options)
-    except (TypeError, ValueError) as exc:
-        _log.debug("global-queue create refused its arguments: %s", exc)
-        return Result.INVALID_ARGUMENT, None
+    return create_pool(GlobalQueuePool, "global-queue", options)
 
 
 __all__ = ["GlobalQueuePool", "create"]

@@ -40,7 +40,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, Generic, TypeVar
 
 from . import arguments
-from .failure import SchedulerFailed, SchedulerFailure
+from .failure import FailureState, SchedulerFailure
 from .gate_config import DESIGN, checked_config, config_error, default_label, header, log_error
 from .gate_permits import PermitsAndTokens
 from .gate_word import (
@@ -94,7 +94,7 @@ class _Mailbox(Generic[T]):
         return len(self._items)
 
 
-class GateScheduler(PermitsAndTokens, Generic[T]):
+class GateScheduler(PermitsAndTokens, FailureState, Generic[T]):
     """Runs each actor's events in order, one at a time, on a shared pool of workers.
 
     ``actors[i](event)`` processes one event of actor ``i``; what it raises goes
@@ -198,15 +198,6 @@ class GateScheduler(PermitsAndTokens, Generic[T]):
     def queued(self, actor: int) -> int:
         """Events in the actor's mailbox."""
         return len(self._mailboxes[arguments.checked_index("actor", actor, self._actor_count)])
-
-    @property
-    def failed(self) -> bool:
-        """True once the scheduler's own code raised (see ``failure``)."""
-        return self._failure is not None
-
-    @property
-    def failure(self) -> SchedulerFailure | None:
-        return self._failure
 
     def ready_tokens(self) -> list[int]:
         return list(self._ready)
@@ -458,14 +449,8 @@ class GateScheduler(PermitsAndTokens, Generic[T]):
                         _log.exception("on_discard raised on actor %d", actor)
         _log.error("%s", failure.describe())
 
-    def __enter__(self) -> GateScheduler[T]:
-        return self
-
-    def __exit__(self, exc_type: type[BaseException] | None, *rest: object) -> None:
-        result = self.stop()
-        failure = self._failure
-        if result is Result.UNKNOWN and exc_type is None and failure is not None:
-            raise SchedulerFailed(failure.describe()) from failure.error
+    def _stop_on_exit(self, exc_type: type[BaseException] | None) -> Result:
+        return self.stop()  # the gate's Stop has one mode: it waits for every accepted event
 
 
 # What the module offered before its word and configuration had modules of their own (the

@@ -27,6 +27,15 @@ Fields = dict[str, Any]
 HeaderFn = Callable[[Mapping[str, int]], Fields]
 
 
+def default_label(item: object) -> object:
+    """An item's (or event's) name in trace events: ints and strings as they are, anything else by
+    ``repr`` (the default ``item_label`` of every reference scheduler)."""
+    kind = type(item)
+    if kind is int or kind is str:
+        return item
+    return repr(item)
+
+
 @runtime_checkable
 class Tracer(Protocol):
     """Receives the events of one scheduler, in linearisation order."""

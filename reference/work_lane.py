@@ -43,6 +43,7 @@ bytecode, no call; under the harness, whose FIFO is another object, the ``append
 from __future__ import annotations
 
 import logging
+from abc import ABC, abstractmethod
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -50,7 +51,7 @@ from enum import Enum
 from typing import Any, Generic, TypeVar
 
 from .runtime import FifoLike, Runtime
-from .tracing import Tracer
+from .tracing import Tracer, default_label
 from .worker_pool import WorkItem
 
 T = TypeVar("T")
@@ -85,14 +86,6 @@ _ACCEPTED = PostOutcome.ACCEPTED
 _ACCEPTED_SUBMIT = PostOutcome.ACCEPTED_SUBMIT
 
 
-def default_label(item: object) -> object:
-    """An item's name in trace events: ints and strings as they are, anything else by ``repr``."""
-    kind = type(item)
-    if kind is int or kind is str:
-        return item
-    return repr(item)
-
-
 def log_error(lane: int, item: object, exc: BaseException) -> None:
     """The default ``on_error``: log the exception with its traceback."""
     _log.error("invoke raised on lane %d for item %r", lane, item, exc_info=exc)
@@ -119,7 +112,50 @@ class LaneEnv(SharedEnv):
     discarding: bool = False
 
 
-class WorkLane(Generic[T]):
+E = TypeVar("E", bound=SharedEnv)
+
+
+class LaneBase(ABC, Generic[T, E]):
+    """What a lane is in either Work Lane design: its index, its ``invoke(context, item)``, the
+    scheduler's shared ``env``, and a drain's frame (begin, invoke up to ``budget`` items, end)."""
+
+    def __init__(self, index: int, invoke: Callable[[Any, T], object], context: Any, env: E) -> None:
+        self.index = index
+        self.invoke = invoke
+        self.context = context
+        self.env = env
+        self.budget = env.budget
+        self._runtime = env.runtime
+        self._tracer = env.tracer
+
+    def drain(self) -> bool:
+        """Run one drain of up to ``budget`` items; say whether the lane must be resubmitted
+        (by this worker: it owes the lane's resubmission)."""
+        if not self._begin_drain():
+            return False
+        invoked = self._invoke_items()
+        return self._end_drain(invoked)
+
+    @abstractmethod
+    def _begin_drain(self) -> bool:
+        """Scheduled -> Draining; False when no drain may begin (Stop(discard) closed admission)."""
+
+    @abstractmethod
+    def _invoke_items(self) -> int:
+        """Pop and invoke up to ``budget`` items, outside any lock; how many were invoked."""
+
+    @abstractmethod
+    def _end_drain(self, invoked: int) -> bool:
+        """Leave Draining, re-checking the queue: True when the lane must be resubmitted."""
+
+    def _report(self, item: T, exc: BaseException) -> None:
+        try:
+            self.env.on_error(self.index, item, exc)
+        except BaseException:
+            _log.exception("on_error raised on lane %d", self.index)
+
+
+class WorkLane(LaneBase[T, LaneEnv]):
     """One lane: its queue, its state, its ``invoke(context, item)``.
 
     The scheduler is the only caller. The protected methods are the seams that a
@@ -127,14 +163,8 @@ class WorkLane(Generic[T]):
     """
 
     def __init__(self, index: int, invoke: Callable[[Any, T], object], context: Any, env: LaneEnv) -> None:
-        self.index = index
-        self.invoke = invoke
-        self.context = context
-        self.env = env
-        self.budget = env.budget
+        super().__init__(index, invoke, context, env)
         self.capacity = env.capacity
-        self._runtime = env.runtime
-        self._tracer = env.tracer
         self._label = env.label
         self.mutex = env.runtime.lock(name=f"lane[{index}].mutex")
         self.queue: FifoLike[T] = env.runtime.deque(name=f"lane[{index}].queue")
@@ -225,13 +255,6 @@ class WorkLane(Generic[T]):
 
     # -- the draining worker's side --------------------------------------
 
-    def drain(self) -> bool:
-        """Run one drain of up to ``budget`` items; say whether the lane must be resubmitted."""
-        if not self._begin_drain():
-            return False
-        invoked = self._invoke_items()
-        return self._end_drain(invoked)
-
     def _begin_drain(self) -> bool:
         with self.mutex:  # no call while held, untraced: see the module docstring
             # Once Stop(discard) has closed admission no new drain begins; the
@@ -285,12 +308,6 @@ class WorkLane(Generic[T]):
         mutex = self.mutex
         mutex.acquire()
         mutex.release()
-
-    def _report(self, item: T, exc: BaseException) -> None:
-        try:
-            self.env.on_error(self.index, item, exc)
-        except BaseException:
-            _log.exception("on_error raised on lane %d", self.index)
 
     def _end_drain(self, invoked: int) -> bool:
         with self.mutex:  # no call while held, untraced: see the module docstring

@@ -196,6 +196,8 @@ class LockFreeScheduler(LaneScheduler[T, LockFreeLane[T]]):
     def _close(self, mode: StopMode) -> None:
         if mode is StopMode.DISCARD:
             self._env.discarding.store(1)  # before CLOSED: no drain begins after admission closed
+            for lane in self._lanes:  # traced: a drain_begin that saw the flag unset is logged by now
+                lane.settle_drain_begin()
         self._admission.fetch_add(CLOSED)
 
     def _stop_workers(self, mode: StopMode) -> None:

@@ -20,31 +20,44 @@ drain* follows: one wasted take); and a producer's CAS may win the lane from a d
 re-checked.
 
 **Trace events** (trace format version 2, design ``work-lane-lockfree``; docs/trace-format.md,
-"Trace format v2") are emitted right after the atomic step they mark, with no scheduling point
-in between, one event per step: ``push`` (ok, or the load that saw the queue full), ``cas``
-(from, to, ok) for each of the three lane-word CASes a post or a drain end makes,
+"Trace format v2"), one event per atomic step: ``push`` (ok, or the load that saw the queue
+full), ``cas`` (from, to, ok) for each of the three lane-word CASes a post or a drain end makes,
 ``drain_begin`` at the Scheduled -> Draining CAS, ``pop`` and ``invoke``, ``recheck``, and
 ``reset`` with the items Stop(discard)'s reset destroyed. No event has to guess an outcome
 that a later step decides.
+
+**The trace order is a linearisation order.** With a tracer, each atomic step and its event are
+made under a trace lock of the object the step touches (one for the lane word, one for the
+queue; ``_word_step``, ``_queue_step``). Without it a thread can be preempted between its step
+and its event: a drainer's pop frees a slot, a producer's push fills it and is logged, and the
+pop is logged after it, so the trace shows a push ok on a full queue (rule 6) although the
+queue never held more than ``lane_capacity`` items. Under the locks each object's steps are
+logged in the order they took effect, and each thread's in program order, so the trace is an
+execution of the same steps with the same results. A lock spans one step, never the window
+between two (push and CAS, release and re-check): the races the spec explores stay open.
+Without a tracer there are no locks.
 """
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Callable
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Any, Generic, TypeVar
+from typing import Any, Literal, TypeVar
 
 from .arguments import show
 from .runtime import AtomicInt
 from .tracing import Fields
-from .work_lane import SharedEnv
-from .work_lane_lockfree_queue import EMPTY, BoundedQueue
+from .work_lane import LaneBase, SharedEnv
+from .work_lane_lockfree_queue import EMPTY, BoundedQueue, Empty
 
 T = TypeVar("T")
 
 _log = logging.getLogger("reference")
+
+_UNTRACED: AbstractContextManager[object] = nullcontext()
 
 # The lane word's values.
 IDLE, SCHEDULED, DRAINING = 0, 1, 2
@@ -97,22 +110,20 @@ class LockFreeEnv(SharedEnv):
             return show(item)
 
 
-class LockFreeLane(Generic[T]):
+class LockFreeLane(LaneBase[T, LockFreeEnv]):
     """One lane: its word, its queue, its ``invoke(context, item)``. The scheduler is the only caller;
     the protected methods are the seams the reference mutants override one at a time."""
 
     def __init__(
         self, index: int, invoke: Callable[[Any, T], object], context: Any, env: LockFreeEnv
     ) -> None:
-        self.index = index
-        self.invoke = invoke
-        self.context = context
-        self.env = env
-        self.budget = env.budget
-        self._runtime = env.runtime
-        self._tracer = env.tracer
+        super().__init__(index, invoke, context, env)
         self.word = env.runtime.atomic_int(IDLE, name=f"lane[{index}].word")
         self.queue: BoundedQueue[T] = BoundedQueue(env.runtime, env.capacity, name=f"lane[{index}].queue")
+        # One trace lock per object, not per lane: a push and a word CAS stay independent steps.
+        traced = env.tracer is not None
+        self._word_lock = env.runtime.lock(name=f"lane[{index}].word.trace") if traced else None
+        self._queue_lock = env.runtime.lock(name=f"lane[{index}].queue.trace") if traced else None
 
     def __repr__(self) -> str:
         return f"LockFreeLane(index={self.index})"
@@ -129,10 +140,36 @@ class LockFreeLane(Generic[T]):
         """A ``post`` event's fields: the post refused before its push (INVALID_STATE)."""
         return {"lane": self.index, "item": self._label(item), "result": result}
 
-    def _cas(self, expect: int, new: int, ok: bool, **extra: object) -> None:
-        if self._tracer is not None:
+    def _word_step(self) -> AbstractContextManager[object]:
+        """The lane word's trace lock around one step on the word and its event (untraced: none)."""
+        lock = self._word_lock
+        return _UNTRACED if lock is None else lock
+
+    def _queue_step(self) -> AbstractContextManager[object]:
+        """The queue's trace lock around one step on the queue and its event (untraced: none)."""
+        lock = self._queue_lock
+        return _UNTRACED if lock is None else lock
+
+    def _cas_word(self, expect: int, new: int, **extra: object) -> bool:
+        """CAS the lane word and log the ``cas`` event, as one step."""
+        if self._tracer is None:
+            return self.word.compare_and_swap(expect, new)
+        with self._word_step():
+            ok = self.word.compare_and_swap(expect, new)
             fields = {"lane": self.index, "from": STATE_NAMES[expect], "to": STATE_NAMES[new], "ok": ok}
             self._emit("cas", {**fields, **extra})
+        return ok
+
+    def _push(self, item: T) -> bool:
+        """Push ``item`` and log the ``push`` event, as one step: False when the queue was full."""
+        if self._tracer is None:
+            return self.queue.push(item)
+        label = self._label(item)  # user code: outside the lock
+        with self._queue_step():
+            pushed = self.queue.push(item)
+            result = "ok" if pushed else "capacity_exceeded"
+            self._emit("push", {"lane": self.index, "item": label, "result": result})
+        return pushed
 
     def trace_refused(self, item: T) -> None:
         """The admission check saw Stop: the ``post`` of an INVALID_STATE refusal."""
@@ -143,87 +180,79 @@ class LockFreeLane(Generic[T]):
 
     def publish(self, item: T) -> PostOutcome:
         """Push ``item``, then CAS Idle -> Scheduled (the caller passed the admission check)."""
-        tracing = self._tracer is not None
-        if not self.queue.push(item):
-            if tracing:
-                self._emit(
-                    "push", {"lane": self.index, "item": self._label(item), "result": "capacity_exceeded"}
-                )
+        if not self._push(item):
             return _FULL
-        if tracing:
-            self._emit("push", {"lane": self.index, "item": self._label(item), "result": "ok"})
-        won = self.word.compare_and_swap(IDLE, SCHEDULED)
-        self._cas(IDLE, SCHEDULED, won)
+        won = self._cas_word(IDLE, SCHEDULED)
         # Lost: Scheduled or Draining; its holder will pop our item, or its drainer's re-check,
         # which comes after its release, which comes after our CAS saw Draining, will see it.
         return _ACCEPTED_SUBMIT if won else _ACCEPTED
 
     # -- the draining worker's side --------------------------------------
 
-    def drain(self) -> bool:
-        """Run one drain of up to ``budget`` items; say whether this worker owes the lane's resubmission."""
-        if not self._begin_drain():
-            return False
-        invoked = self._invoke_items()
-        return self._end_drain(invoked)
-
     def _begin_drain(self) -> bool:
-        # Only the holder of the reservation CASes Scheduled -> Draining, so it cannot lose.
-        if not self.word.compare_and_swap(SCHEDULED, DRAINING):
-            raise RuntimeError(f"lane {self.index}: a drain began on a lane that was not Scheduled")
-        # Once Stop(discard) closed admission no new drain begins: the taken work item is given
-        # up (Scheduled again: only we could have changed Draining) and Stop resets the lane.
-        # Checked after the CAS, so that a drain that begins saw ``discarding`` unset at its
-        # event's place: the spec's DrainBegin checks and CASes in one step.
-        if self.env.discarding.load():
-            self.word.store(SCHEDULED)
-            return False
-        self._emit("drain_begin", {"lane": self.index})
+        with self._word_step():
+            # Only the holder of the reservation CASes Scheduled -> Draining, so it cannot lose.
+            if not self.word.compare_and_swap(SCHEDULED, DRAINING):
+                raise RuntimeError(f"lane {self.index}: a drain began on a lane that was not Scheduled")
+            # Once Stop(discard) closed admission no new drain begins: the taken work item is
+            # given up (Scheduled again: only we could have changed Draining) and Stop resets the
+            # lane. Checked after the CAS, so that a drain that begins saw ``discarding`` unset at
+            # its event's place: the spec's DrainBegin checks and CASes in one step (and Stop
+            # waits for this lock after setting the flag: ``settle_drain_begin``).
+            if self.env.discarding.load():
+                self.word.store(SCHEDULED)
+                return False
+            self._emit("drain_begin", {"lane": self.index})
         return True
 
+    def settle_drain_begin(self) -> None:
+        """Called by Stop(discard) after it set ``discarding``: returns once a drain that began
+        on this lane before the flag was set has logged its ``drain_begin``, so that event comes
+        before every event of the closed admission (a drain that saw the flag unset is logged
+        where the spec's DrainBegin, which checks it, can still run)."""
+        with self._word_step():
+            pass
+
+    def _pop(self) -> T | Literal[Empty.EMPTY]:
+        """Pop and log the ``pop`` event, as one step (traced only: untraced, ``queue.pop``)."""
+        with self._queue_step():
+            item = self.queue.pop()
+            # item_label runs under the lock here: the popped item is known only now
+            label = None if item is EMPTY else self._label(item)
+            self._emit("pop", {"lane": self.index, "item": label})
+        if item is not EMPTY:
+            # The hand-over is this thread's own step: no lock, and a push may be logged before it.
+            self._emit("invoke", {"lane": self.index, "item": label})
+        return item
+
     def _invoke_items(self) -> int:
-        pop = self.queue.pop
+        pop = self.queue.pop if self._tracer is None else self._pop
         invoke = self.invoke
         context = self.context
-        tracer = self._tracer
         n = 0
         for n in range(self.budget):
             item = pop()
             if item is EMPTY:
-                if tracer is not None:
-                    self._emit("pop", {"lane": self.index, "item": None})
                 return n
-            if tracer is not None:
-                label = self._label(item)
-                self._emit("pop", {"lane": self.index, "item": label})
-                self._emit("invoke", {"lane": self.index, "item": label})
             try:
                 invoke(context, item)
             except BaseException as exc:
                 self._report(item, exc)
         return n + 1
 
-    def _report(self, item: T, exc: BaseException) -> None:
-        try:
-            self.env.on_error(self.index, item, exc)
-        except BaseException:
-            _log.exception("on_error raised on lane %d", self.index)
-
     def _end_drain(self, invoked: int) -> bool:
         """Draining -> Idle, re-check, Idle -> Scheduled: True when this worker won the lane back."""
-        if not self.word.compare_and_swap(DRAINING, IDLE):
+        if not self._cas_word(DRAINING, IDLE, invoked=invoked):
             raise RuntimeError(f"lane {self.index}: a drain ended on a lane that was not Draining")
-        self._cas(DRAINING, IDLE, True, invoked=invoked)
         # From here a producer's CAS can win the lane; an item pushed before the release is ours
         # to see now, one pushed after it is its producer's to schedule.
-        empty = not len(self.queue)
-        if self._tracer is not None:
-            self._emit("recheck", {"lane": self.index, "empty": empty})
+        with self._queue_step():
+            empty = not len(self.queue)
+            if self._tracer is not None:
+                self._emit("recheck", {"lane": self.index, "empty": empty})
         if empty:
             return False
-        won = self.word.compare_and_swap(IDLE, SCHEDULED)
-        self._cas(IDLE, SCHEDULED, won)
-        return won  # lost: a producer (and maybe another drain) has the lane already
+        return self._cas_word(IDLE, SCHEDULED)  # lost: a producer (maybe another drain) has the lane
 
     # -- Stop's side -----------------------------------------------------
 
@@ -233,13 +262,14 @@ class LockFreeLane(Generic[T]):
         The lane may be Scheduled with items and no work item: Stop(discard) refused its
         owed resubmission. This is where those items are answered for."""
         items: list[T] = []
-        while True:
-            item = self.queue.pop()
-            if item is EMPTY:
-                break
-            items.append(item)
-        if items and self._tracer is not None:
-            self._emit("reset", {"lane": self.index, "items": [self._label(item) for item in items]})
+        with self._queue_step():
+            while True:
+                item = self.queue.pop()
+                if item is EMPTY:
+                    break
+                items.append(item)
+            if items and self._tracer is not None:
+                self._emit("reset", {"lane": self.index, "items": [self._label(item) for item in items]})
         self.word.store(IDLE)
         return items
 

@@ -14,10 +14,10 @@ import logging
 from collections.abc import Callable, Sequence
 from enum import Enum
 from functools import partial
-from typing import Any, Generic, Protocol, Self, TypeVar
+from typing import Any, Generic, Protocol, TypeVar
 
 from . import arguments
-from .failure import SchedulerFailed, SchedulerFailure
+from .failure import FailureState, SchedulerFailure
 from .results import Result
 from .runtime import DEFAULT_RUNTIME, LockLike, Runtime
 from .scheduler_config import (
@@ -29,8 +29,8 @@ from .scheduler_config import (
     check_options,
     checked_config,
 )
-from .tracing import Fields, Tracer
-from .work_lane import SharedEnv, default_label, log_error
+from .tracing import Fields, Tracer, default_label
+from .work_lane import SharedEnv, log_error
 from .worker_pool import WorkerPool, WorkItem
 
 T = TypeVar("T")
@@ -64,7 +64,7 @@ _DEFAULT: Any = object()
 PoolFactory = Callable[[int, int, Runtime, "Tracer | None"], WorkerPool]
 
 
-class LaneScheduler(Generic[T, L]):
+class LaneScheduler(FailureState, Generic[T, L]):
     """The shared frame. A subclass names its lane, pool and environment classes and implements
     the hooks: ``_built``, ``_drain_lane``, ``_trace``, ``_close``, ``_stop_workers``,
     ``_stop_new_drains``, ``_empty_lane``."""
@@ -213,16 +213,6 @@ class LaneScheduler(Generic[T, L]):
         with self._state_lock:
             return self._state is STOPPED
 
-    @property
-    def failed(self) -> bool:
-        """True once the scheduler's own code raised (see ``failure``)."""
-        return self._failure is not None
-
-    @property
-    def failure(self) -> SchedulerFailure | None:
-        """The first fault of the scheduler's own code and, after Stop, the items it discarded."""
-        return self._failure
-
     # -- failure ---------------------------------------------------------
 
     def _fail(self, error: BaseException) -> None:
@@ -321,14 +311,9 @@ class LaneScheduler(Generic[T, L]):
 
     # -- context manager -------------------------------------------------
 
-    def __enter__(self) -> Self:
-        return self
-
-    def __exit__(self, exc_type: type[BaseException] | None, *rest: object) -> None:
-        result = self.stop(StopMode.DRAIN if exc_type is None else StopMode.DISCARD)
-        failure = self._failure
-        if result is Result.UNKNOWN and exc_type is None and failure is not None:
-            raise SchedulerFailed(failure.describe()) from failure.error
+    def _stop_on_exit(self, exc_type: type[BaseException] | None) -> Result:
+        # The producer side failed when the block raised: its queued items are not run.
+        return self.stop(StopMode.DRAIN if exc_type is None else StopMode.DISCARD)
 
 
 def create_with(

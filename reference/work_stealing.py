@@ -30,23 +30,17 @@ deque's own (``reference.work_stealing_deque``); ``deque_factory`` plugs a deque
 
 from __future__ import annotations
 
-import logging
 import random
 from collections import deque
 from collections.abc import Callable, Iterator
-from typing import Any
+from typing import Any, Unpack
 
 from . import arguments
-from .arguments import MAX_SIZE, MAX_WORKERS
 from .results import Result
-from .runtime import Runtime
 from .scheduler import StopMode
-from .tracing import Tracer
-from .work_stealing_base import PoolBase
+from .work_stealing_base import PoolBase, PoolOptions, create_pool
 from .work_stealing_deque import ABORT, OK, ChaseLevDeque
 from .work_stealing_task import DESIGN, PoolStats, TaskDiscarded, TaskFailed, TaskHandle, header, log_error
-
-_log = logging.getLogger("reference")
 
 DequeFactory = Callable[..., ChaseLevDeque[Any]]
 
@@ -63,39 +57,21 @@ class WorkStealingPool(PoolBase):
     POOL = "stealing"
 
     def __init__(
-        self,
-        *,
-        workers: int,
-        capacity: int = 64,
-        runtime: Runtime | None = None,
-        tracer: Tracer | None = None,
-        on_error: Callable[[TaskHandle, BaseException], None] | None = None,
-        on_discard: Callable[[TaskHandle], None] | None = None,
-        seed: int = 0,
-        deque_factory: DequeFactory = ChaseLevDeque,
+        self, *, workers: int, deque_factory: DequeFactory = ChaseLevDeque, **options: Unpack[PoolOptions]
     ) -> None:
-        n = arguments.count("workers", workers, maximum=MAX_WORKERS)
-        cap = arguments.power_of_two("capacity", capacity, maximum=MAX_SIZE)
-        arguments.count("seed", seed, minimum=0, maximum=(1 << 63) - 1)
-        arguments.function("deque_factory", deque_factory)
-        super().__init__(
-            workers=n,
-            capacity=cap,
-            runtime=runtime,
-            tracer=tracer,
-            on_error=on_error,
-            on_discard=on_discard,
-        )
-        rt = self._rt
-        label = TaskHandle.trace_id
+        self._deque_factory = arguments.function("deque_factory", deque_factory)
+        super().__init__(workers=workers, **options)
+
+    def _make_queues(self, seed: int) -> None:
+        rt, label = self._rt, TaskHandle.trace_id
         self._deques: list[ChaseLevDeque[TaskHandle]] = [
-            deque_factory(rt, cap, owner=w, tracer=tracer, label=label) for w in range(n)
+            self._deque_factory(rt, self.capacity, owner=w, tracer=self._tracer, label=label)
+            for w in range(self.workers)
         ]
         self._injector: deque[TaskHandle] = deque()  # guarded by _inj_lock
         # Its length, changed under _inj_lock: a lock-free emptiness test (Dekker with parking).
         self._injected = rt.atomic_int(0, name="injected")
-        self._rngs = [random.Random(seed * 1_000_003 + w) for w in range(n)]
-        self._start()
+        self._rngs = [random.Random(seed * 1_000_003 + w) for w in range(self.workers)]
 
     # -- where tasks go -----------------------------------------------------
 
@@ -177,11 +153,7 @@ class WorkStealingPool(PoolBase):
 
 def create(**options: Any) -> tuple[Result, WorkStealingPool | None]:
     """ToolKit-style factory: ``(SUCCESS, pool)`` or ``(INVALID_ARGUMENT, None)`` for any bad argument."""
-    try:
-        return Result.SUCCESS, WorkStealingPool(**options)
-    except (TypeError, ValueError) as exc:
-        _log.debug("work-stealing create refused its arguments: %s", exc)
-        return Result.INVALID_ARGUMENT, None
+    return create_pool(WorkStealingPool, "work-stealing", options)
 
 
 __all__ = [

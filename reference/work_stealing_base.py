@@ -31,12 +31,14 @@ from __future__ import annotations
 
 import itertools
 import logging
+from abc import abstractmethod
 from collections.abc import Callable, Hashable
 from functools import partial
-from typing import Any
+from typing import Any, TypedDict, TypeVar
 
 from . import arguments
-from .failure import SchedulerFailed, SchedulerFailure
+from .arguments import MAX_SIZE, MAX_WORKERS
+from .failure import FailureState, SchedulerFailed, SchedulerFailure
 from .results import Result
 from .runtime import DEFAULT_RUNTIME, AtomicInt, ConditionLike, Runtime, ThreadHandle, ThreadingRuntime
 from .scheduler import StopMode
@@ -46,13 +48,25 @@ from .work_stealing_task import DISCARDED, DONE, EXTERNAL, PENDING, RAISED, Pool
 _log = logging.getLogger("reference")
 
 
-class PoolBase:
+class PoolOptions(TypedDict, total=False):
+    """``PoolBase``'s optional keyword arguments: what a subclass with arguments of its own passes on."""
+
+    capacity: int
+    runtime: Runtime | None
+    tracer: Tracer | None
+    on_error: Callable[[TaskHandle, BaseException], None] | None
+    on_discard: Callable[[TaskHandle], None] | None
+    seed: int
+
+
+class PoolBase(FailureState):
     """What both pools share: admission, fork/join, parking, running, Stop and failure.
 
-    A subclass provides where tasks go (``_inject`` under the injector lock,
+    A subclass provides its queues (``_make_queues``, called before the workers
+    start), where tasks go (``_inject`` under the injector lock,
     ``_push_spawned``), where workers find them (``_find_work``), the park
     re-check (``_recheck``) and the queues' content for Stop (``_take_injector``,
-    ``_take_everything``), then calls ``_start``.
+    ``_take_everything``).
     """
 
     POOL = ""
@@ -61,12 +75,16 @@ class PoolBase:
         self,
         *,
         workers: int,
-        capacity: int,
-        runtime: Runtime | None,
-        tracer: Tracer | None,
-        on_error: Callable[[TaskHandle, BaseException], None] | None,
-        on_discard: Callable[[TaskHandle], None] | None,
+        capacity: int = 64,
+        runtime: Runtime | None = None,
+        tracer: Tracer | None = None,
+        on_error: Callable[[TaskHandle, BaseException], None] | None = None,
+        on_discard: Callable[[TaskHandle], None] | None = None,
+        seed: int = 0,
     ) -> None:
+        workers = arguments.count("workers", workers, maximum=MAX_WORKERS)
+        capacity = arguments.power_of_two("capacity", capacity, maximum=MAX_SIZE)
+        arguments.count("seed", seed, minimum=0, maximum=(1 << 63) - 1)
         arguments.runtime(runtime)
         arguments.tracer(tracer)
         arguments.function("on_error", on_error, optional=True)
@@ -108,6 +126,8 @@ class PoolBase:
         # thread ident itself, without a Python frame in between).
         self._current_thread: Callable[[], Hashable] = rt.current_thread
         self._threads: list[ThreadHandle] = []
+        self._make_queues(seed)
+        self._start()
 
     def _start(self) -> None:
         if self._tracer is not None:
@@ -118,33 +138,29 @@ class PoolBase:
 
     # -- subclass hooks -----------------------------------------------------
 
-    def _inject(self, task: TaskHandle) -> None:
-        raise NotImplementedError
+    @abstractmethod
+    def _make_queues(self, seed: int) -> None:
+        """Build the pool's queues (``seed`` for its victim order), before its workers start."""
 
-    def _push_spawned(self, w: int, task: TaskHandle) -> None:
-        raise NotImplementedError
+    @abstractmethod
+    def _inject(self, task: TaskHandle) -> None: ...
 
-    def _find_work(self, w: int) -> TaskHandle | None:
-        raise NotImplementedError
+    @abstractmethod
+    def _push_spawned(self, w: int, task: TaskHandle) -> None: ...
 
-    def _recheck(self, w: int) -> bool:
-        raise NotImplementedError
+    @abstractmethod
+    def _find_work(self, w: int) -> TaskHandle | None: ...
 
-    def _take_injector(self) -> list[TaskHandle]:
-        raise NotImplementedError
+    @abstractmethod
+    def _recheck(self, w: int) -> bool: ...
 
-    def _take_everything(self) -> list[TaskHandle]:
-        raise NotImplementedError
+    @abstractmethod
+    def _take_injector(self) -> list[TaskHandle]: ...
+
+    @abstractmethod
+    def _take_everything(self) -> list[TaskHandle]: ...
 
     # -- the public API -----------------------------------------------------
-
-    @property
-    def failed(self) -> bool:
-        return self._failure is not None
-
-    @property
-    def failure(self) -> SchedulerFailure | None:
-        return self._failure
 
     @property
     def running(self) -> bool:
@@ -421,14 +437,9 @@ class PoolBase:
         self._emit("stop_end", {"mode": mode.value, "result": outcome})
         return result
 
-    def __enter__(self) -> PoolBase:
-        return self
-
-    def __exit__(self, exc_type: type[BaseException] | None, *rest: object) -> None:
-        result = self.stop(StopMode.DRAIN if exc_type is None else StopMode.DISCARD)
-        failure = self._failure
-        if result is Result.UNKNOWN and exc_type is None and failure is not None:
-            raise SchedulerFailed(failure.describe()) from failure.error
+    def _stop_on_exit(self, exc_type: type[BaseException] | None) -> Result:
+        # The producer side failed when the block raised: its queued items are not run.
+        return self.stop(StopMode.DRAIN if exc_type is None else StopMode.DISCARD)
 
     def _emit(self, event: str, fields: dict[str, Any]) -> None:
         tracer = self._tracer
@@ -436,4 +447,17 @@ class PoolBase:
             tracer.emit(self._rt.thread_name(), event, fields)
 
 
-__all__ = ["PoolBase"]
+P = TypeVar("P", bound=PoolBase)
+
+
+def create_pool(build: Callable[..., P], what: str, options: dict[str, Any]) -> tuple[Result, P | None]:
+    """The ToolKit-style factory of either pool: ``(SUCCESS, pool)``, or ``(INVALID_ARGUMENT, None)``
+    for any bad argument (the refusal is logged at debug level, naming ``what`` was created)."""
+    try:
+        return Result.SUCCESS, build(**options)
+    except (TypeError, ValueError) as exc:
+        _log.debug("%s create refused its arguments: %s", what, exc)
+        return Result.INVALID_ARGUMENT, None
+
+
+__all__ = ["PoolBase", "PoolOptions", "create_pool"]

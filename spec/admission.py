@@ -240,10 +240,10 @@ def Finish(c: Constants, s: Vars, w: str) -> object:
     if me.pc != W_RUNNING or me.job is None:
         return None
     j = me.job
-    job = s.job[j]
+    held = LeaseHeld(s, w, me)
     s = SetWorker(s, w, Worker(W_IDLE))
-    if job.status == PROCESSING and job.owner == w and job.attempts == me.attempt:
-        s = SetJob(s, j, Job(DONE, job.attempts), finishes=s.finishes.except_(j, s.finishes[j] + 1))
+    if held:
+        s = SetJob(s, j, Job(DONE, me.attempt), finishes=s.finishes.except_(j, s.finishes[j] + 1))
         return emit(s, job=j, worker=w, attempt=me.attempt, stale=False)
     return emit(s, job=j, worker=w, attempt=me.attempt, stale=True)
 
@@ -253,13 +253,10 @@ def Release(c: Constants, s: Vars, w: str) -> object:
     """The worker is told to stop with a job in hand (not started, or cut short): under its lease
     (fenced by the token) the job goes back pending at once, and the attempt its admission spent is
     given back — the cut-short run does not count (bounded by ``releases``)."""
-    me = s.worker[w]
-    if s.releases == 0 or me.pc not in (W_ADMITTED, W_RUNNING) or me.job is None:
-        return None
-    j = me.job
-    job = s.job[j]
-    if not (job.status == PROCESSING and job.owner == w and job.attempts == me.attempt):
+    stopping = Stopping(s, w)
+    if stopping is None or not LeaseHeld(s, w, stopping[0]):
         return None  # the lease is gone: ReleaseFenced
+    me, j = stopping
     s = UndoAdmission(s, j)
     s = SetWorker(MadePending(s, j, me.attempt - 1), w, Worker(W_IDLE))
     return emit(s._replace(releases=s.releases - 1), job=j, worker=w, attempts=me.attempt - 1)
@@ -269,11 +266,8 @@ def Release(c: Constants, s: Vars, w: str) -> object:
 def ReleaseFenced(c: Constants, s: Vars, w: str) -> object:
     """The stop comes after the lease expired: the store refuses the stale token, the job stays
     where the reaper put it, and the worker just stops holding it."""
-    me = s.worker[w]
-    if s.releases == 0 or me.pc not in (W_ADMITTED, W_RUNNING) or me.job is None:
-        return None
-    job = s.job[me.job]
-    if job.status == PROCESSING and job.owner == w and job.attempts == me.attempt:
+    stopping = Stopping(s, w)
+    if stopping is None or LeaseHeld(s, w, stopping[0]):
         return None  # still its lease: Release
     return SetWorker(s, w, Worker(W_IDLE))._replace(releases=s.releases - 1)
 

@@ -195,6 +195,23 @@ def Holds(s: Vars, w: str, j: str, job: Job) -> bool:
     return me.job == j and me.pc in where and me.attempt == job.attempts
 
 
+def LeaseHeld(s: Vars, w: str, me: Worker) -> bool:
+    """Worker ``w``'s lease on the job in its hand is still the job's: processing, owned by ``w``,
+    at ``w``'s attempt (the fencing token)."""
+    assert me.job is not None
+    job = s.job[me.job]
+    return job.status == PROCESSING and job.owner == w and job.attempts == me.attempt
+
+
+def Stopping(s: Vars, w: str) -> tuple[Worker, str] | None:
+    """Worker ``w`` is told to stop (a release is left) with a job in hand, not started or running:
+    (its registers, the job); else None."""
+    me = s.worker[w]
+    if s.releases == 0 or me.pc not in (W_ADMITTED, W_RUNNING) or me.job is None:
+        return None
+    return me, me.job
+
+
 # ======================================================== INVARIANTS (registered by spec.admission)
 
 

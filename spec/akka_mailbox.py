@@ -328,8 +328,10 @@ def Suspend(c: Constants, s: Vars, t: str) -> object:
 
 
 @AkkaMailbox.action(Supervisors, event="resume")
-def Resume(c: Constants, s: Vars, t: str) -> object:
-    """resume of a suspended mailbox: a CAS removes one suspend unit, then registerForExecution."""
+def Resume(c: Constants, s: Vars, t: str, register: bool = True) -> object:
+    """resume of a suspended mailbox: a CAS removes one suspend unit, then registerForExecution.
+
+    ``register=False``: without the registerForExecution (the mutant resume-without-register)."""
     op = OpAt(c, s, t, "resume")
     if op is None:
         return None
@@ -337,10 +339,10 @@ def Resume(c: Constants, s: Vars, t: str) -> object:
     word = s.status[mb]
     if IsClosed(word) or not IsSuspended(word):  # Dispatcher.resume acts only on a suspended mailbox
         return emit(s._replace(supervisor=s.supervisor.except_(t, (IDLE, k + 1, None))), mailbox=mb)
+    then = (R_STATUS, k + 1, mb) if register else (IDLE, k + 1, None)
     return emit(
         s._replace(
-            status=s.status.except_(mb, word - SUSPEND_UNIT),
-            supervisor=s.supervisor.except_(t, (R_STATUS, k + 1, mb)),
+            status=s.status.except_(mb, word - SUSPEND_UNIT), supervisor=s.supervisor.except_(t, then)
         ),
         mailbox=mb,
     )

@@ -8,9 +8,12 @@ of the constants and one state.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import NamedTuple
+from typing import ClassVar, NamedTuple
 
 from spec.language import Function
+from spec.processes import Producers as Producers  # re-exported: spec/akka_mailbox.py
+from spec.processes import Scripted
+from spec.processes import Workers as Workers
 
 # ============================================================================ CONSTANTS
 
@@ -31,7 +34,7 @@ Op = tuple[str, int]  # a supervisor operation: ("suspend" | "resume" | "close",
 
 
 @dataclass(frozen=True)
-class Constants:
+class Constants(Scripted[int]):
     mailboxes: int
     workers: int
     throughput: int  # Akka's dispatcher throughput; a run processes at most max(throughput, 1)
@@ -40,21 +43,14 @@ class Constants:
     # supervise[i] lists the operations of supervisor s<i>, in order.
     supervise: tuple[tuple[Op, ...], ...] = ()
 
-    def producer_names(self) -> tuple[str, ...]:
-        return tuple(f"p{i}" for i in range(len(self.script)))
-
-    def worker_names(self) -> tuple[str, ...]:
-        return tuple(f"w{i}" for i in range(self.workers))
+    HEADER: ClassVar[tuple[str, ...]] = ("mailboxes", "workers", "throughput")
 
     def supervisor_names(self) -> tuple[str, ...]:
         return tuple(f"s{i}" for i in range(len(self.supervise)))
 
     def send_of(self, producer: str, k: int) -> tuple[int, Item] | None:
         """The k-th send of ``producer``: (mailbox, item), or None when its script is done."""
-        targets = self.script[int(producer[1:])]
-        if k >= len(targets):
-            return None
-        return targets[k], f"{producer}.{k}"
+        return self.post_of(producer, k)
 
     def op_of(self, supervisor: str, k: int) -> Op | None:
         ops = self.supervise[int(supervisor[1:])]
@@ -64,21 +60,9 @@ class Constants:
         """Messages one run may process: Pekko's ``processMailbox(left = max(throughput, 1))``."""
         return max(self.throughput, 1)
 
-    def header(self) -> dict[str, int]:
-        """The ``config`` object of a trace header for this model."""
-        return {"mailboxes": self.mailboxes, "workers": self.workers, "throughput": self.throughput}
-
 
 def Mailboxes(c: Constants) -> tuple[int, ...]:
     return tuple(range(c.mailboxes))
-
-
-def Producers(c: Constants) -> tuple[str, ...]:
-    return c.producer_names()
-
-
-def Workers(c: Constants) -> tuple[str, ...]:
-    return c.worker_names()
 
 
 def Supervisors(c: Constants) -> tuple[str, ...]:

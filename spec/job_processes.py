@@ -6,15 +6,12 @@ from __future__ import annotations
 
 from typing import Protocol
 
+from spec.processes import HasWorkers
+from spec.processes import Workers as Workers  # re-exported: the job specs
 
-class JobConstants(Protocol):
+
+class JobConstants(HasWorkers, Protocol):
     def job_names(self) -> tuple[str, ...]: ...
-
-    def worker_names(self) -> tuple[str, ...]: ...
-
-
-def Workers(c: JobConstants) -> tuple[str, ...]:
-    return c.worker_names()
 
 
 def Producers(c: JobConstants) -> tuple[str, ...]:

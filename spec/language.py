@@ -321,6 +321,14 @@ def _pcs(at: Hashable | Iterable[Hashable] | None) -> frozenset[Hashable] | None
     return where
 
 
+def at_least_one(c: Any, *names: str) -> str | None:
+    """For an ``ASSUME``: None when every named constant is at least 1, else which one is not."""
+    for name in names:
+        if getattr(c, name) < 1:
+            return f"{name} must be at least 1"
+    return None
+
+
 # --------------------------------------------------------------------------- variants
 
 

@@ -39,7 +39,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from spec.language import WF, EventuallyAlways, Function, LeadsTo, SpecBuilder, emit
+from spec.language import WF, EventuallyAlways, Function, LeadsTo, SpecBuilder, at_least_one, emit
 
 # EXTENDS schedule_gate_state: its constants, variables, operators and invariants are this module's too.
 from spec.schedule_gate_state import *  # noqa: F403
@@ -53,10 +53,7 @@ ScheduleGate = SpecBuilder("schedule-gate", __doc__ or "")
 @ScheduleGate.assume
 def PositiveSizes(c: Constants) -> str | None:
     """Creation refuses zero actors, workers, permits, capacity or budget; so does the model."""
-    for name in ("actors", "workers", "permits", "mailbox_capacity", "max_per_drain"):
-        if getattr(c, name) < 1:
-            return f"{name} must be at least 1"
-    return None
+    return at_least_one(c, "actors", "workers", "permits", "mailbox_capacity", "max_per_drain")
 
 
 @ScheduleGate.assume

@@ -8,9 +8,13 @@ of the constants and one state.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import NamedTuple
+from typing import ClassVar, NamedTuple
 
 from spec.language import Function
+from spec.processes import PostAt as PostAt
+from spec.processes import Producers as Producers  # re-exported: spec/schedule_gate.py
+from spec.processes import Scripted
+from spec.processes import Workers as Workers
 
 # ============================================================================ CONSTANTS
 
@@ -44,7 +48,7 @@ Item = str
 
 
 @dataclass(frozen=True)
-class Constants:
+class Constants(Scripted[int]):
     actors: int
     workers: int
     permits: int  # the size of the runnable-permit pool
@@ -53,40 +57,12 @@ class Constants:
     # script[i] lists the actors producer p<i> posts to, in order.
     script: tuple[tuple[int, ...], ...] = ()
 
-    def producer_names(self) -> tuple[str, ...]:
-        return tuple(f"p{i}" for i in range(len(self.script)))
-
-    def worker_names(self) -> tuple[str, ...]:
-        return tuple(f"w{i}" for i in range(self.workers))
-
-    def post_of(self, producer: str, k: int) -> tuple[int, Item] | None:
-        """The k-th post of ``producer``: (actor, event), or None when its script is done."""
-        actors = self.script[int(producer[1:])]
-        if k >= len(actors):
-            return None
-        return actors[k], f"{producer}.{k}"
-
-    def header(self) -> dict[str, int]:
-        """The ``config`` object of a schedule-gate trace header for this model."""
-        return {
-            "actors": self.actors,
-            "workers": self.workers,
-            "permits": self.permits,
-            "mailbox_capacity": self.mailbox_capacity,
-            "max_per_drain": self.max_per_drain,
-        }
+    # A producer's post is (actor, event); the processes' names are ``Scripted``'s.
+    HEADER: ClassVar[tuple[str, ...]] = ("actors", "workers", "permits", "mailbox_capacity", "max_per_drain")
 
 
 def Actors(c: Constants) -> tuple[int, ...]:
     return tuple(range(c.actors))
-
-
-def Producers(c: Constants) -> tuple[str, ...]:
-    return c.producer_names()
-
-
-def Workers(c: Constants) -> tuple[str, ...]:
-    return c.worker_names()
 
 
 # ============================================================================ VARIABLES
@@ -211,15 +187,6 @@ def Owes(directive: str, token: str, release: str, otherwise: str) -> str:
 
 
 # ============================================================================ helpers (TLA+ operators)
-
-
-def PostAt(c: Constants, s: Vars, p: str, pc: str) -> tuple[int, int, Item] | None:
-    """The post producer ``p`` is making, when it is at ``pc``: (posts settled, actor, event), or None."""
-    here, k, _ = s.producer[p]
-    post = c.post_of(p, k)
-    if here != pc or post is None:
-        return None
-    return k, post[0], post[1]
 
 
 def Reservations(c: Constants, s: Vars, actor: int) -> int:

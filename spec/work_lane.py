@@ -17,7 +17,7 @@ event name of ``shared/design/trace-format.md``.
 # ruff: noqa: F405  (names from the state module this one EXTENDS)
 from __future__ import annotations
 
-from spec.language import WF, Emitted, EventuallyAlways, Function, LeadsTo, SpecBuilder, emit
+from spec.language import WF, Emitted, EventuallyAlways, Function, LeadsTo, SpecBuilder, at_least_one, emit
 
 # EXTENDS work_lane_state: its constants, variables, operators and invariants are this module's too.
 from spec.work_lane_state import *  # noqa: F403
@@ -38,10 +38,7 @@ def ReadyQueueHoldsEveryLane(c: Constants) -> str | None:
 @WorkLane.assume
 def PositiveSizes(c: Constants) -> str | None:
     """Creation refuses zero workers, capacities or budget; so does the model."""
-    for name in ("lanes", "workers", "lane_capacity", "max_per_drain", "ready_capacity"):
-        if getattr(c, name) < 1:
-            return f"{name} must be at least 1"
-    return None
+    return at_least_one(c, "lanes", "workers", "lane_capacity", "max_per_drain", "ready_capacity")
 
 
 # Where each process is in its program: each action below names the counters it can
@@ -98,43 +95,6 @@ def PostReturns(s: Vars, p: str, k: int, lane: int | None, item: Item, result: s
     )
 
 
-def ProducerAt(s: Vars, p: str, pc: str) -> tuple[int, int] | None:
-    """Producer ``p`` is at ``pc`` on a lane: (its next post's number, that lane)."""
-    at, k, lane = s.producer[p]
-    if at != pc:
-        return None
-    assert lane is not None
-    return k, lane
-
-
-def WorkerAt(s: Vars, w: str, pc: str) -> int | None:
-    """Worker ``w`` is at ``pc``: the lane it holds."""
-    at, lane, _, _ = s.worker[w]
-    if at != pc:
-        return None
-    assert lane is not None
-    return lane
-
-
-def AdmittedPost(c: Constants, s: Vars, p: str) -> tuple[int, int, Item] | None:
-    """The post ``p`` has in flight past the stop-state check: (its number, its lane, its item)."""
-    post = PostAt(c, s, p, P_ADMITTED)
-    if post is None:
-        return None
-    k, lane, item = post
-    assert lane is not None
-    return k, lane, item
-
-
-def Published(s: Vars, lane: int, item: Item) -> Vars:
-    """The item appended to its lane's queue, numbered by the lane's accepted count."""
-    position = s.accepted[lane] + 1
-    return s._replace(
-        queue=s.queue.except_(lane, (*s.queue[lane], (position, item))),
-        accepted=s.accepted.except_(lane, position),
-    )
-
-
 @WorkLane.action(Producers, event="post", at=P_IDLE)
 def PostInvalidHandle(c: Constants, s: Vars, p: str) -> object:
     """TryPost with a handle that is not a lane of this scheduler: refused, nothing changes."""
@@ -174,11 +134,14 @@ def PostFull(c: Constants, s: Vars, p: str) -> object:
 @WorkLane.action(Producers, event="post", at=P_ADMITTED)
 def PostAccepted(c: Constants, s: Vars, p: str) -> object:
     """Under the lane mutex: publish the item and, if the lane was Idle, take its one reservation."""
-    post = AdmittedPost(c, s, p)
-    if post is None or len(s.queue[post[1]]) >= c.lane_capacity:
-        return None
+    post = PostWithRoom(c, s, p)
+    return None if post is None else Accepted(s, p, post, reserve=s.status[post[1]] == IDLE)
+
+
+def Accepted(s: Vars, p: str, post: tuple[int, int, Item], reserve: bool) -> Emitted[Vars]:
+    """TryPost returns ok, the item published; ``reserve``: it took the lane's reservation, so the
+    producer owes the lane's submission."""
     k, lane, item = post
-    reserve = s.status[lane] == IDLE
     return emit(
         Published(s, lane, item)._replace(
             status=s.status.except_(lane, SCHEDULED) if reserve else s.status,
@@ -289,10 +252,10 @@ def Invoke(c: Constants, s: Vars, w: str) -> object:
 
 def DrainEnd(c: Constants, s: Vars, w: str, outcome: str) -> object:
     """Under the lane mutex, once the drain is over: Idle if the lane is empty, else resubmitted."""
-    if not DrainOver(c, s, w):
+    ending = EndingDrain(c, s, w)
+    if ending is None:
         return None
-    _, lane, n, _ = s.worker[w]
-    assert lane is not None
+    lane, n = ending
     if bool(s.queue[lane]) != (outcome == "resubmit"):
         return None
     status, worker = (

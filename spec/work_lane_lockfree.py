@@ -30,7 +30,6 @@ from spec.language import WF, SpecBuilder, emit
 # and are written out here.
 from spec.work_lane import (
     Admit,
-    AdmittedPost,
     DiscardLane,
     EveryAcceptedItemSettles,
     EveryStopReturns,
@@ -40,10 +39,9 @@ from spec.work_lane import (
     PostFull,
     PostInvalidHandle,
     PostRefused,
-    ProducerAt,
+    PostWithRoom,
     ProducerPc,
     ProducerSubmit,
-    Published,
     ReadyQueueHoldsEveryLane,
     StopBegin,
     StopCall,
@@ -54,7 +52,6 @@ from spec.work_lane import (
     StopWhenStopped,
     StopWhileStopping,
     Take,
-    WorkerAt,
     WorkerPc,
     WorkersAreInterchangeable,
 )
@@ -100,8 +97,8 @@ def PushFull(c: Constants, s: Vars, p: str) -> object:
 @WorkLaneLockFree.action(Producers, event="push", at=P_ADMITTED)
 def Push(c: Constants, s: Vars, p: str) -> object:
     """The push succeeds: the item is accepted and visible to a drainer, the lane word untouched."""
-    post = AdmittedPost(c, s, p)
-    if post is None or len(s.queue[post[1]]) >= c.lane_capacity:
+    post = PostWithRoom(c, s, p)
+    if post is None:
         return None
     k, lane, item = post
     return emit(
@@ -193,10 +190,10 @@ WorkLaneLockFree.action(Workers, event="invoke", at=W_DRAIN)(Invoke)
 def Release(c: Constants, s: Vars, w: str) -> object:
     """The drain is over (budget spent or queue empty): CAS Draining -> Idle. Only the drainer
     writes Draining, so it cannot lose; from here a producer's CAS can win the lane."""
-    if not DrainOver(c, s, w):
+    ending = EndingDrain(c, s, w)
+    if ending is None:
         return None
-    _, lane, n, _ = s.worker[w]
-    assert lane is not None
+    lane, n = ending
     if s.status[lane] != DRAINING:
         return None
     return emit(

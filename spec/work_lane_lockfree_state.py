@@ -12,6 +12,9 @@ lock-based ones.
 # ruff: noqa: F405  (names from the state module this one EXTENDS)
 from __future__ import annotations
 
+# LockBased == INSTANCE WorkLaneState, for the operators redefined here in its terms.
+import spec.work_lane_state as LockBased
+
 # EXTENDS work_lane_state: its constants, variables and operators are this module's too.
 from spec.work_lane_state import *  # noqa: F403
 
@@ -42,7 +45,7 @@ def Holds(pc: str) -> bool:
     return pc not in (W_IDLE, W_RELEASED, W_RECHECKED)
 
 
-def Drains(pc: str) -> bool:
+def Drains(pc: str) -> bool:  # type: ignore[no-redef]  # shadows the lock-based operator
     """A worker at ``pc`` is its lane's consumer: past the Scheduled -> Draining CAS and not yet
     past the Draining -> Idle one."""
     return pc not in (W_IDLE, W_TOOK, W_OWES, W_RELEASED, W_RECHECKED)
@@ -122,12 +125,4 @@ def StatusIsTheReservation(c: Constants, s: Vars) -> str | None:
 
 def OneDrainerPerLane(c: Constants, s: Vars) -> str | None:  # type: ignore[no-redef]  # shadows the lock-based operator
     """Callbacks of one lane never overlap: at most one worker drains it, and only while it is Draining."""
-    for lane in Lanes(c):
-        drainers = [w for w, (pc, at, _, _) in s.worker.items() if at == lane and Drains(pc)]
-        if len(drainers) > 1:
-            return f"lane {lane} is drained by {' and '.join(drainers)} at once"
-        if drainers and s.status[lane] != DRAINING:
-            return f"{drainers[0]} drains lane {lane} while it is {s.status[lane]}"
-        if not drainers and s.status[lane] == DRAINING:
-            return f"lane {lane} is Draining but no worker drains it"
-    return None
+    return LockBased.OneDrainerPerLane(c, s, Drains)

@@ -7,10 +7,15 @@ one state, named as in the TLA+ twin (``spec/tla/WorkLane.tla``).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import NamedTuple
+from typing import ClassVar, NamedTuple
 
 from spec.language import Function
+from spec.processes import PostAt as PostAt
+from spec.processes import Producers as Producers  # re-exported: spec/work_lane.py
+from spec.processes import Scripted
+from spec.processes import Workers as Workers
 
 # ============================================================================ CONSTANTS
 
@@ -22,7 +27,7 @@ Queued = tuple[int, Item]  # (position in the lane's acceptance order, item)
 
 
 @dataclass(frozen=True)
-class Constants:
+class Constants(Scripted[int | None]):
     lanes: int
     workers: int
     lane_capacity: int
@@ -35,48 +40,25 @@ class Constants:
     # Whether a callback tries to Stop its own scheduler (it must be refused).
     callback_stop: bool = False
 
-    # The process sets and what each process does. A trace validator overrides these
-    # to bind the spec's processes to a trace's threads and posts.
-    def producer_names(self) -> tuple[str, ...]:
-        return tuple(f"p{i}" for i in range(len(self.script)))
+    HEADER: ClassVar[tuple[str, ...]] = (
+        "lanes",
+        "workers",
+        "lane_capacity",
+        "max_per_drain",
+        "ready_capacity",
+    )
 
-    def worker_names(self) -> tuple[str, ...]:
-        return tuple(f"w{i}" for i in range(self.workers))
-
+    # The process sets and what each process does (producers and workers: ``Scripted``'s). A
+    # trace validator overrides these to bind the spec's processes to a trace's threads and posts.
     def stopper_names(self) -> tuple[str, ...]:
         return tuple(f"s{i}" for i in range(len(self.stops)))
-
-    def post_of(self, producer: str, k: int) -> tuple[int | None, Item] | None:
-        """The k-th post of ``producer``: (lane, item), or None when its script is done."""
-        lanes = self.script[int(producer[1:])]
-        if k >= len(lanes):
-            return None
-        return lanes[k], f"{producer}.{k}"
 
     def mode_of(self, stopper: str) -> str:
         return self.stops[int(stopper[1:])]
 
-    def header(self) -> dict[str, int]:
-        """The ``config`` object of a trace header for this model."""
-        return {
-            "lanes": self.lanes,
-            "workers": self.workers,
-            "lane_capacity": self.lane_capacity,
-            "max_per_drain": self.max_per_drain,
-            "ready_capacity": self.ready_capacity,
-        }
-
 
 def Lanes(c: Constants) -> tuple[int, ...]:
     return tuple(range(c.lanes))
-
-
-def Producers(c: Constants) -> tuple[str, ...]:
-    return c.producer_names()
-
-
-def Workers(c: Constants) -> tuple[str, ...]:
-    return c.worker_names()
 
 
 def Stoppers(c: Constants) -> tuple[str, ...]:
@@ -138,24 +120,67 @@ def Reservations(s: Vars, lane: int) -> int:
     return held
 
 
-def PostAt(c: Constants, s: Vars, p: str, pc: str) -> tuple[int, int | None, Item] | None:
-    """The post producer ``p`` is making, when it is at ``pc``: (posts done, lane, item), or None."""
-    here, k, _ = s.producer[p]
-    post = c.post_of(p, k)
-    if here != pc or post is None:
-        return None
-    return k, post[0], post[1]
-
-
 def DrainOver(c: Constants, s: Vars, w: str) -> bool:
     """The drain has stopped popping: the budget is spent or a pop found the lane empty."""
     pc, _, n, hand = s.worker[w]
     return pc == W_DECIDE or (pc == W_DRAIN and hand is None and n >= c.max_per_drain)
 
 
+def EndingDrain(c: Constants, s: Vars, w: str) -> tuple[int, int] | None:
+    """Worker ``w``'s drain is over (``DrainOver``): (its lane, the items it invoked); else None."""
+    if not DrainOver(c, s, w):
+        return None
+    _, lane, n, _ = s.worker[w]
+    assert lane is not None
+    return lane, n
+
+
 def StopAt(s: Vars, t: str, mode: str) -> bool:
     """Stop call ``t`` is the active one and every post in flight has settled, in Stop(``mode``)."""
     return s.stopper[t] == S_ACTIVE and s.phase == STOPPING and s.mode == mode
+
+
+def ProducerAt(s: Vars, p: str, pc: str) -> tuple[int, int] | None:
+    """Producer ``p`` is at ``pc`` on a lane: (its next post's number, that lane)."""
+    at, k, lane = s.producer[p]
+    if at != pc:
+        return None
+    assert lane is not None
+    return k, lane
+
+
+def WorkerAt(s: Vars, w: str, pc: str) -> int | None:
+    """Worker ``w`` is at ``pc``: the lane it holds."""
+    at, lane, _, _ = s.worker[w]
+    if at != pc:
+        return None
+    assert lane is not None
+    return lane
+
+
+def AdmittedPost(c: Constants, s: Vars, p: str) -> tuple[int, int, Item] | None:
+    """The post ``p`` has in flight past the stop-state check: (its number, its lane, its item)."""
+    post = PostAt(c, s, p, P_ADMITTED)
+    if post is None:
+        return None
+    k, lane, item = post
+    assert lane is not None
+    return k, lane, item
+
+
+def PostWithRoom(c: Constants, s: Vars, p: str) -> tuple[int, int, Item] | None:
+    """``AdmittedPost``, when its lane's queue has room for the item."""
+    post = AdmittedPost(c, s, p)
+    return None if post is None or len(s.queue[post[1]]) >= c.lane_capacity else post
+
+
+def Published(s: Vars, lane: int, item: Item) -> Vars:
+    """The item appended to its lane's queue, numbered by the lane's accepted count."""
+    position = s.accepted[lane] + 1
+    return s._replace(
+        queue=s.queue.except_(lane, (*s.queue[lane], (position, item))),
+        accepted=s.accepted.except_(lane, position),
+    )
 
 
 # ============================================================ INVARIANTS (registered by spec.work_lane)
@@ -182,12 +207,15 @@ def OneReservationPerLane(c: Constants, s: Vars) -> str | None:
     return None
 
 
-def OneDrainerPerLane(c: Constants, s: Vars) -> str | None:
+def Drains(pc: str) -> bool:
+    """A worker at ``pc`` is its lane's consumer: it took the lane Draining and has not let it go."""
+    return pc not in (W_IDLE, W_TOOK, W_OWES)
+
+
+def OneDrainerPerLane(c: Constants, s: Vars, drains: Callable[[str], bool] = Drains) -> str | None:
     """Callbacks of one lane never overlap: at most one worker drains it, and only while it is Draining."""
     for lane in Lanes(c):
-        drainers = [
-            w for w, (pc, at, _, _) in s.worker.items() if at == lane and pc not in (W_IDLE, W_TOOK, W_OWES)
-        ]
+        drainers = [w for w, (pc, at, _, _) in s.worker.items() if at == lane and drains(pc)]
         if len(drainers) > 1:
             return f"lane {lane} is drained by {' and '.join(drainers)} at once"
         if drainers and s.status[lane] != DRAINING:

@@ -123,47 +123,38 @@ def TakeBegin(c: Constants, s: Vars, w: str) -> object:
     return goto(s, w, Local(TAKE, b=b, gen=gen, stack=me.stack), mem=s.mem.store(w, BOTTOM(w), b))
 
 
+# ``fenced``: the store-load fence of take (TakeLoadsTop); the mutant missing-fence leaves it out.
 @WorkStealing.action(Workers, event="take", at=TAKE)
-def Take(c: Constants, s: Vars, w: str) -> object:
+def Take(c: Constants, s: Vars, w: str, fenced: bool = True) -> object:
     """fence; t := top; t < b: the bottom element is the owner's without a CAS."""
-    me = at(s, w, TAKE)
-    if me is None:
+    taking = TakeLoadsTop(s, w, fenced)
+    if taking is None or taking.t >= taking.b:
         return None
-    assert me.b is not None and me.gen is not None
-    mem = s.mem.fence(w)
-    if mem.load(w, TOP(w)) >= me.b:
-        return None
-    x = mem.load(w, SLOT(c, w, me.gen, me.b))
+    me, mem = taking.me, taking.mem
+    x = mem.load(w, SLOT(c, w, taking.gen, taking.b))
     s = goto(s, w, Local(RUN, x, stack=me.stack), mem=mem)
     return emit(Committed(s, w, x, "bottom"), task=x, result="success")
 
 
 @WorkStealing.action(Workers, event="take", at=TAKE)
-def TakeEmpty(c: Constants, s: Vars, w: str) -> object:
+def TakeEmpty(c: Constants, s: Vars, w: str, fenced: bool = True) -> object:
     """fence; t := top; t > b: the deque was empty — bottom := t, look elsewhere."""
-    me = at(s, w, TAKE)
-    if me is None:
+    taking = TakeLoadsTop(s, w, fenced)
+    if taking is None or taking.t <= taking.b:
         return None
-    assert me.b is not None
-    mem = s.mem.fence(w)
-    t = mem.load(w, TOP(w))
-    if t <= me.b:
-        return None
+    me, mem, t = taking.me, taking.mem, taking.t
     s = goto(s, w, Local(INJECTOR, stack=me.stack), mem=mem.store(w, BOTTOM(w), t))
     return emit(FoundEmpty(s, w), result="empty")
 
 
 @WorkStealing.action(Workers, at=TAKE)
-def TakeContended(c: Constants, s: Vars, w: str) -> object:
+def TakeContended(c: Constants, s: Vars, w: str, fenced: bool = True) -> object:
     """fence; t := top; t = b: one element left, which a thief may be stealing — settle it by CAS."""
-    me = at(s, w, TAKE)
-    if me is None:
+    taking = TakeLoadsTop(s, w, fenced)
+    if taking is None or taking.t != taking.b:
         return None
-    assert me.b is not None and me.gen is not None
-    mem = s.mem.fence(w)
-    if mem.load(w, TOP(w)) != me.b:
-        return None
-    x = mem.load(w, SLOT(c, w, me.gen, me.b))
+    me, mem = taking.me, taking.mem
+    x = mem.load(w, SLOT(c, w, taking.gen, taking.b))
     return goto(s, w, me._replace(pc=TAKE_LAST, task=x, t=me.b), mem=mem)
 
 
@@ -210,51 +201,42 @@ def StealBegin(c: Constants, s: Vars, w: str, v: str) -> object:
 @WorkStealing.action(Workers, event="steal", at=STEAL_BOTTOM)
 def StealEmpty(c: Constants, s: Vars, w: str) -> object:
     """b := v.bottom; t >= b: the victim's deque is empty — go park."""
-    me = at(s, w, STEAL_BOTTOM)
-    if me is None:
+    st = StealingAt(s, w, STEAL_BOTTOM)
+    if st is None or st.t < s.mem.load(w, BOTTOM(st.victim)):
         return None
-    assert me.victim is not None and me.t is not None
-    if me.t < s.mem.load(w, BOTTOM(me.victim)):
-        return None
-    return emit(goto(s, w, Local(SLEEPY, stack=me.stack)), victim=me.victim, result="empty")
+    return emit(goto(s, w, Local(SLEEPY, stack=st.me.stack)), victim=st.victim, result="empty")
 
 
 @WorkStealing.action(Workers, at=STEAL_BOTTOM)
 def StealSeesWork(c: Constants, s: Vars, w: str) -> object:
     """b := v.bottom; t < b: there is an element at index t."""
-    me = at(s, w, STEAL_BOTTOM)
-    if me is None:
+    st = StealingAt(s, w, STEAL_BOTTOM)
+    if st is None or st.t >= s.mem.load(w, BOTTOM(st.victim)):
         return None
-    assert me.victim is not None and me.t is not None
-    if me.t >= s.mem.load(w, BOTTOM(me.victim)):
-        return None
-    return goto(s, w, me._replace(pc=STEAL_READ))
+    return goto(s, w, st.me._replace(pc=STEAL_READ))
 
 
 @WorkStealing.action(Workers, at=STEAL_READ)
 def StealRead(c: Constants, s: Vars, w: str) -> object:
     """a := v.buffer; x := a[t mod size(a)] — read *before* the CAS that claims it."""
-    me = at(s, w, STEAL_READ)
-    if me is None:
+    st = StealingAt(s, w, STEAL_READ)
+    if st is None:
         return None
-    assert me.victim is not None and me.t is not None
-    gen = s.mem.load(w, BUFFER(me.victim))
-    x = s.mem.load(w, SLOT(c, me.victim, gen, me.t))
-    return goto(s, w, me._replace(pc=STEAL_CAS, task=x))
+    x = s.mem.load(w, SLOT(c, st.victim, s.mem.load(w, BUFFER(st.victim)), st.t))
+    return goto(s, w, st.me._replace(pc=STEAL_CAS, task=x))
 
 
 @WorkStealing.action(Workers, event="steal", at=STEAL_CAS)
 def Steal(c: Constants, s: Vars, w: str) -> object:
     """CAS(v.top, t, t + 1): won — x is the thief's; lost — abort (someone else took index t)."""
-    me = at(s, w, STEAL_CAS)
-    if me is None:
+    claim = StealCas(s, w)
+    if claim is None:
         return None
-    assert me.victim is not None and me.t is not None
-    mem, won = s.mem.cas(w, TOP(me.victim), me.t, me.t + 1)
+    (me, v, _), mem, won = claim
     if not won:
-        return emit(goto(s, w, Local(FIND, stack=me.stack), mem=mem), victim=me.victim, result="abort")
+        return StealAborts(s, w, claim)
     s = goto(s, w, Local(RUN, me.task, stack=me.stack), mem=mem)
-    return emit(Committed(s, me.victim, me.task, "top"), victim=me.victim, task=me.task, result="success")
+    return emit(Committed(s, v, me.task, "top"), victim=v, task=me.task, result="success")
 
 
 # ============================================================================ ACTIONS: run, fork, join
@@ -283,12 +265,6 @@ def PushBegin(c: Constants, s: Vars, w: str) -> object:
     return goto(s, w, me._replace(pc=GROW if b - t >= c.size(gen) else WRITE, b=b, t=t, gen=gen))
 
 
-def CopyInto(c: Constants, s: Vars, w: str, me: Local, new: int) -> list[tuple[Any, Any]]:
-    """The slots of the new array: elements [t, b) of the old one, each at its index masked anew."""
-    assert me.t is not None and me.b is not None and me.gen is not None
-    return [(SLOT(c, w, new, i), s.mem.load(w, SLOT(c, w, me.gen, i))) for i in range(me.t, me.b)]
-
-
 @WorkStealing.action(Workers, at=GROW)
 def Grow(c: Constants, s: Vars, w: str) -> object:
     """Copy [t, b) into an array twice the size, then buffer := it (the store that publishes it)."""
@@ -306,27 +282,25 @@ def Grow(c: Constants, s: Vars, w: str) -> object:
 @WorkStealing.action(Workers, at=WRITE)
 def PushWrite(c: Constants, s: Vars, w: str) -> object:
     """a[b mod size(a)] := x."""
-    me = at(s, w, WRITE)
-    if me is None:
+    pushing = PushingAt(c, s, w, WRITE)
+    if pushing is None:
         return None
-    assert me.gen is not None and me.b is not None
-    kid = c.children(me.task)[me.k]
-    return goto(s, w, me._replace(pc=PUBLISH), mem=s.mem.store(w, SLOT(c, w, me.gen, me.b), kid))
+    me, kid, b, gen = pushing
+    return goto(s, w, me._replace(pc=PUBLISH), mem=s.mem.store(w, SLOT(c, w, gen, b), kid))
 
 
 @WorkStealing.action(Workers, event="push", at=PUBLISH)
 def Push(c: Constants, s: Vars, w: str) -> object:
     """bottom := b + 1: the element is in the deque (thieves see it once the store leaves the buffer)."""
-    me = at(s, w, PUBLISH)
-    if me is None:
+    pushing = PushingAt(c, s, w, PUBLISH)
+    if pushing is None:
         return None
-    assert me.b is not None
-    kid = c.children(me.task)[me.k]
+    me, kid, b, _ = pushing
     s = goto(
         s,
         w,
         me._replace(pc=NOTIFY, b=None, t=None, gen=None),
-        mem=s.mem.store(w, BOTTOM(w), me.b + 1),
+        mem=s.mem.store(w, BOTTOM(w), b + 1),
         deque=s.deque.except_(w, (*s.deque[w], kid)),
     )
     return emit(s, task=kid)
@@ -370,13 +344,6 @@ def Register(c: Constants, s: Vars, w: str) -> object:
     if me is None:
         return None
     return goto(s, w, me._replace(pc=RECHECK), mem=s.mem.fence(w), sleeping=s.sleeping.except_(w, True))
-
-
-def WorkVisible(c: Constants, s: Vars, w: str) -> bool:
-    """What the re-check sees: a submitted task, a non-empty deque, or its own join ready to resume."""
-    if s.injector or Resumable(c, s, w):
-        return True
-    return any(s.mem.load(w, TOP(v)) < s.mem.load(w, BOTTOM(v)) for v in Workers(c))
 
 
 @WorkStealing.action(Workers, at=RECHECK)
@@ -473,29 +440,6 @@ def WorkersAreInterchangeable(c: Constants, s: Vars) -> Vars:
     """Workers differ only by name: the least renaming (deques, buffers, registers) represents all."""
     # Ordered by the workers' registers first (cheap, and nearly always decisive), then by everything.
     return least_renaming(Workers(c), lambda to: Renamed(c, s, to), quick=QuickKey)
-
-
-def QuickKey(s: Vars) -> tuple[str, ...]:
-    return tuple(repr(me) for me in s.worker.values()) + tuple(repr(q) for q in s.deque.values())
-
-
-def Renamed(c: Constants, s: Vars, to: dict[str, str]) -> Vars:
-    back = {new: old for old, new in to.items()}
-
-    def loc(where: Any) -> Any:
-        return (where[0], to[where[1]], *where[2:])
-
-    def local(me: Local) -> Local:
-        return me if me.victim is None else me._replace(victim=to[me.victim])
-
-    ws = Workers(c)
-    return s._replace(
-        mem=s.mem.renamed(lambda t: to[str(t)], loc),
-        worker=s.worker.with_values(local(s.worker[back[w]]) for w in ws),
-        sleeping=s.sleeping.with_values(s.sleeping[back[w]] for w in ws),
-        deque=s.deque.with_values(s.deque[back[w]] for w in ws),
-        wrong=None if s.wrong is None else (to[s.wrong[0]], *s.wrong[1:]),
-    )
 
 
 @WorkStealing.terminal

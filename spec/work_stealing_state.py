@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
-from spec.language import Function
+from spec.language import Emitted, Function, emit
 from spec.memory import Memory
 
 # ============================================================================ CONSTANTS
@@ -132,6 +132,88 @@ def goto(s: Vars, w: str, local: Local, **changes: Any) -> Vars:
     return s._replace(worker=s.worker.except_(w, local), **changes)
 
 
+class Taking(NamedTuple):
+    """What the owner's take holds after its top load: its registers, memory, b, t and the array."""
+
+    me: Local
+    mem: Memory
+    b: int
+    t: int
+    gen: int
+
+
+def TakeLoadsTop(s: Vars, w: str, fenced: bool = True) -> Taking | None:
+    """Owner w at ``take``: the store-load fence, then t := top (None elsewhere).
+
+    ``fenced=False`` loads top with the ``bottom`` store maybe still in the store buffer.
+    """
+    me = at(s, w, TAKE)
+    if me is None:
+        return None
+    assert me.b is not None and me.gen is not None
+    mem = s.mem.fence(w) if fenced else s.mem
+    return Taking(me, mem, me.b, mem.load(w, TOP(w)), me.gen)
+
+
+class Stealing(NamedTuple):
+    me: Local
+    victim: str
+    t: int  # the victim's top as loaded
+
+
+def StealingAt(s: Vars, w: str, pc: str) -> Stealing | None:
+    """Thief w at ``pc``, with its victim and the top index it read; None elsewhere."""
+    me = at(s, w, pc)
+    if me is None:
+        return None
+    assert me.victim is not None and me.t is not None
+    return Stealing(me, me.victim, me.t)
+
+
+def StealCas(s: Vars, w: str) -> tuple[Stealing, Memory, bool] | None:
+    """Thief w at ``steal-cas``: CAS(v.top, t, t + 1) — what it held, the memory after, whether it won."""
+    st = StealingAt(s, w, STEAL_CAS)
+    if st is None:
+        return None
+    mem, won = s.mem.cas(w, TOP(st.victim), st.t, st.t + 1)
+    return st, mem, won
+
+
+def StealAborts(s: Vars, w: str, claim: tuple[Stealing, Memory, bool]) -> Emitted[Vars]:
+    """The CAS lost (someone else took index t): the steal aborts, the thief looks for work again."""
+    st, mem, _ = claim
+    return emit(goto(s, w, Local(FIND, stack=st.me.stack), mem=mem), victim=st.victim, result="abort")
+
+
+class Pushing(NamedTuple):
+    me: Local
+    kid: Task  # the subtask being pushed
+    b: int  # bottom as loaded
+    gen: int  # the array as loaded
+
+
+def PushingAt(c: Constants, s: Vars, w: str, pc: str) -> Pushing | None:
+    """Owner w at ``pc`` of a push, with the subtask it pushes, bottom and the array; None elsewhere."""
+    me = at(s, w, pc)
+    if me is None:
+        return None
+    assert me.b is not None and me.gen is not None
+    return Pushing(me, c.children(me.task)[me.k], me.b, me.gen)
+
+
+def CopyInto(c: Constants, s: Vars, w: str, me: Local, new: int) -> list[tuple[Any, Any]]:
+    """The slots of the new array: elements [t, b) of the old one, each at its index masked anew."""
+    assert me.t is not None and me.b is not None and me.gen is not None
+    return [(SLOT(c, w, new, i), s.mem.load(w, SLOT(c, w, me.gen, i))) for i in range(me.t, me.b)]
+
+
+def WorkVisible(c: Constants, s: Vars, w: str) -> bool:
+    """What the re-check sees: a submitted task, a non-empty deque, or its own join ready to resume."""
+    if s.injector or Resumable(c, s, w):
+        return True
+    return any(s.mem.load(w, TOP(v)) < s.mem.load(w, BOTTOM(v)) for v in Workers(c))
+
+
 def Committed(s: Vars, owner: str, x: Any, end: str) -> Vars:
     """The sequential deque of ``owner`` gives up its ``end`` element where a take/steal returns ``x``."""
     seq = s.deque[owner]
@@ -186,6 +268,32 @@ def Sleepers(c: Constants, s: Vars) -> Iterator[str | None]:
     """Whom a waker's RMW on the sleep word wakes: any registered sleeper, or nobody if none."""
     registered: list[str | None] = [w for w in Workers(c) if s.sleeping[w]]
     yield from registered or [None]
+
+
+# ============================================================================ symmetry
+
+
+def QuickKey(s: Vars) -> tuple[str, ...]:
+    return tuple(repr(me) for me in s.worker.values()) + tuple(repr(q) for q in s.deque.values())
+
+
+def Renamed(c: Constants, s: Vars, to: dict[str, str]) -> Vars:
+    back = {new: old for old, new in to.items()}
+
+    def loc(where: Any) -> Any:
+        return (where[0], to[where[1]], *where[2:])
+
+    def local(me: Local) -> Local:
+        return me if me.victim is None else me._replace(victim=to[me.victim])
+
+    ws = Workers(c)
+    return s._replace(
+        mem=s.mem.renamed(lambda t: to[str(t)], loc),
+        worker=s.worker.with_values(local(s.worker[back[w]]) for w in ws),
+        sleeping=s.sleeping.with_values(s.sleeping[back[w]] for w in ws),
+        deque=s.deque.with_values(s.deque[back[w]] for w in ws),
+        wrong=None if s.wrong is None else (to[s.wrong[0]], *s.wrong[1:]),
+    )
 
 
 # ===================================================== INVARIANTS (registered by spec.work_stealing)

@@ -68,6 +68,27 @@ def run_producers(produce: Callable[[int], object], count: int) -> None:
         t.join()
 
 
+def paced(count: int, rate: int, post: Callable[[int], object]) -> None:
+    """Call ``post(now_ns)`` ``count`` times at ``rate`` calls/s (one producer, for latencies)."""
+    clock = time.perf_counter_ns
+    interval = 1e9 / rate
+    began = clock()
+    for i in range(count):
+        due = began + int(i * interval)
+        while clock() < due:
+            # yield when close to due; sleep a little otherwise (no core kept busy waiting)
+            time.sleep(0) if due - clock() < 200_000 else time.sleep(0.0001)
+        post(clock())
+
+
+def percentiles(samples: list[int]) -> tuple[float, float]:
+    """p50 and p99 of nanosecond ``samples``, in microseconds (sorts them)."""
+    samples.sort()
+    p50 = samples[len(samples) // 2]
+    p99 = samples[min(len(samples) - 1, len(samples) * 99 // 100)]
+    return p50 / 1e3, p99 / 1e3
+
+
 def versus_direct(run: Run, handler: Callable[[int], object], quick: bool = False) -> dict[str, Any]:
     """A design's own bench: the shared workload through its reference (best of three rounds,
     one with ``quick``) against a direct loop calling the same ``handler`` on one thread."""
@@ -109,4 +130,16 @@ def workloads() -> dict[str, Run]:
     return offered("workload")
 
 
-__all__ = ["SHARED", "Run", "Workload", "bench_modules", "drive", "offered", "versus_direct", "workloads"]
+__all__ = [
+    "SHARED",
+    "Run",
+    "Workload",
+    "bench_modules",
+    "drive",
+    "offered",
+    "paced",
+    "percentiles",
+    "run_producers",
+    "versus_direct",
+    "workloads",
+]

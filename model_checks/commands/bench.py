@@ -8,6 +8,7 @@ import json
 import sys
 import warnings
 from collections.abc import Callable
+from pathlib import Path
 from typing import Annotated, Any
 
 import typer
@@ -43,7 +44,7 @@ def benches() -> dict[str, tuple[str, str]]:
     still work), never silently shadowed.
     """
     found: dict[str, tuple[str, str]] = {}
-    owner: dict[str, str] = {name: "lanecheck" for name in GENERIC_BENCHES}
+    owner: dict[str, str] = {name: "lanecheck" for name in (*GENERIC_BENCHES, ALL)}
     for design in registry.designs().values():
         for name, entry in design.benches.items():
             if name in owner:
@@ -57,6 +58,9 @@ def benches() -> dict[str, tuple[str, str]]:
             found[name] = entry
     return {**found, **GENERIC_BENCHES}
 
+
+# `lanecheck bench all`: every benchmark in turn (a design's bench may not take the name).
+ALL = "all"
 
 # Benches that also run on Ray (``--engine ray``): their ``bench`` takes ``engine=``.
 ENGINE_BENCHES = ("explorer",)
@@ -122,6 +126,80 @@ def _command(name: str) -> Callable[..., None]:
     return command
 
 
+def _names(only: str | None, skip: str | None) -> list[str]:
+    known = list(benches())
+
+    def listed(text: str, option: str) -> list[str]:
+        names = [n.strip() for n in text.split(",") if n.strip()]
+        unknown = [n for n in names if n not in known]
+        if unknown or not names:
+            raise CommandError(
+                f"{', '.join(unknown) or repr(text)}: not a benchmark (known: {', '.join(known)})", option
+            )
+        return names
+
+    chosen = listed(only, "--only") if only is not None else known
+    dropped = set(listed(skip, "--skip")) if skip is not None else set()
+    return [n for n in chosen if n not in dropped]
+
+
+def run_all(
+    quick: Annotated[bool, typer.Option(help="each bench's smaller run (not for documents)")] = False,
+    write: Annotated[
+        Path | None,
+        typer.Option(
+            help="replace each bench's block (<!-- bench:NAME --> ... <!-- /bench:NAME -->) in this "
+            "Markdown file with this run's figures, e.g. docs/performance.md"
+        ),
+    ] = None,
+    only: Annotated[str | None, typer.Option(help="these benches only (comma-separated names)")] = None,
+    skip: Annotated[str | None, typer.Option(help="leave these benches out (comma-separated names)")] = None,
+    json_out: Annotated[bool, typer.Option("--json", help="print every bench's figures as JSON")] = False,
+) -> None:
+    """Rerun every benchmark one after another (each on an otherwise idle machine is what its figure
+    claims: the load is recorded beside it), and with --write keep a document's figures current."""
+    from model_checks.bench.docs import DocumentError, Measured, block_names, update
+
+    names = _names(only, skip)
+    text: str | None = None
+    if write is not None:
+        try:
+            text = write.read_text(encoding="utf-8")
+            block_names(text)  # a malformed document is refused before an hour of benchmarks
+        except OSError as exc:
+            raise CommandError(f"{write}: {exc.strerror or exc}", "--write") from exc
+        except DocumentError as exc:
+            raise CommandError(f"{write}: {exc}", "--write") from exc
+    measured: dict[str, Measured] = {}
+    failed: dict[str, str] = {}
+    for name in names:
+        done = len(measured) + len(failed)
+        with Console(stderr=True).status(f"bench {name} ({done + 1}/{len(names)}) ..."):
+            try:
+                measured[name] = Measured.now(name, run_bench(name, quick))
+            except Exception as exc:  # one bench failing must not lose the others' figures
+                failed[name] = f"{type(exc).__name__}: {exc}"
+        if name in failed:
+            Console(stderr=True).print(f"bench {name} failed: {failed[name]}")
+        elif not json_out:
+            _show(name, dict(measured[name].figures))
+    if json_out:
+        out = {n: {"at": m.at, "machine": m.machine, "figures": m.figures} for n, m in measured.items()}
+        sys.stdout.write(json.dumps({"benches": out, "failed": failed}, indent=2, default=str) + "\n")
+    if write is not None and text is not None and measured:
+        try:
+            write.write_text(update(text, measured), encoding="utf-8")
+        except DocumentError as exc:
+            raise CommandError(f"{write}: {exc}", "--write") from exc
+        Console(stderr=True).print(f"{write}: {len(measured)} bench block(s) rewritten")
+    if failed:
+        Console(stderr=True).print(f"{len(failed)} bench(es) failed: {', '.join(failed)}")
+        raise typer.Exit(code=1)
+
+
 def register_bench(bench_app: typer.Typer) -> None:
     for bench_name, (_, help_text) in benches().items():
         bench_app.command(bench_name, help=help_text)(_command(bench_name))
+    bench_app.command(ALL, help="every benchmark in turn; --write FILE keeps a document's figures current")(
+        run_all
+    )

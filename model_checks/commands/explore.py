@@ -24,7 +24,10 @@ from model_checks.harness.swarm import SWARM_STRATEGIES
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_BOUNDED = 0, 1, 2, 3
 Factory = Callable[[], Callable[[ControlledRuntime], object]]
-STRATEGIES = ("dpor", "dfs", "random", "pct", "portfolio")
+STRATEGIES = ("dpor", "dfs", "random", "pct", "portfolio", "states")
+# `--strategy states`: plain DFS that prunes a prefix reaching an abstract state already explored
+# (harness/stateful.py); its exhaustive verdict says it is over abstract states.
+STATES = "states"
 BACKENDS = ("greenlet", "threads")
 ENGINES = ("local", "ray")
 MAX_SWARM = 10_000
@@ -101,7 +104,10 @@ def explore_command(
     scenario: Annotated[str | None, typer.Argument(help="scenario name (see --list)")] = None,
     strategy: Annotated[
         str,
-        typer.Option(help="dpor | dfs | random | pct | portfolio (DPOR and PCT in turn: shallow bugs first)"),
+        typer.Option(
+            help="dpor | dfs | random | pct | portfolio (DPOR and PCT in turn: shallow bugs first) | "
+            "states (DFS pruning prefixes that reach an abstract state already explored)"
+        ),
     ] = "dpor",
     preemption_bound: Annotated[
         int | None, at_least_zero("max preemptions per execution", high=10_000)
@@ -189,7 +195,7 @@ def explore_command(
         raise CommandError("an empty schedule string replays nothing; give one a report printed", "--replay")
     _check_engine(engine, address, workers, swarm_size, strategy, replay)
     options = Options(
-        strategy=strategy,  # type: ignore[arg-type]
+        strategy="dfs" if strategy == STATES else strategy,  # type: ignore[arg-type]
         preemption_bound=preemption_bound,
         max_executions=max_executions,
         max_steps=max_steps,
@@ -215,9 +221,15 @@ def explore_command(
             time_limit=time_limit,
         ) as tick:
             on_execution = None if tick is None else _on_execution(tick)
-            result = check(program, options, on_execution=on_execution)
+            if strategy == STATES:
+                from model_checks.harness.stateful import check_states
+
+                result = check_states(program, options)
+            else:
+                result = check(program, options, on_execution=on_execution)
     except UsageError as exc:
-        raise CommandError(str(exc), "--interleave-races" if interleave_races else None) from None
+        option = "--interleave-races" if interleave_races else "--strategy" if strategy == STATES else None
+        raise CommandError(str(exc), option) from None
     except (ReplayDivergence, ValueError) as exc:
         option = "--replay" if replay is not None else None
         raise CommandError(str(exc), option) from None

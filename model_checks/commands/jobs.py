@@ -24,7 +24,6 @@ import typer
 from model_checks.commands import CommandError, at_least_zero, count, jobs_pool, seconds
 from model_checks.commands.jobs_pool import (
     MAX_MB,
-    MB,
     AdmissionOption,
     HandlersOption,
     JsonOption,
@@ -43,7 +42,7 @@ from reference.jobs.budgets import BudgetRefusal, Budgets
 from reference.jobs.core import StoreCore
 from reference.jobs.model import MAX_ATTEMPTS, MAX_COST, MAX_PRIORITY, JobSpec
 from reference.jobs.tracing import JsonlTraceFile
-from reference.jobs.worker import Worker, WorkerOptions, load_handlers
+from reference.jobs.worker import Worker
 from reference.jobs.workflow import Workflow
 
 ENQUEUE_PROCESS = "enqueue"
@@ -236,25 +235,22 @@ def register(app: typer.Typer) -> None:
         """Claim and run jobs; progress on stderr, a summary (or --json report) on stdout."""
         if lease <= 0:
             raise CommandError("must be more than 0 seconds", "--lease")
-        try:
-            table = load_handlers(handlers)
-        except ValueError as problem:
-            raise CommandError(str(problem), "--handlers") from None
+        table = jobs_pool.handler_table(handlers)
         worker_name = name if name is not None else f"w{os.getpid()}"
-        options = WorkerOptions(
-            name=worker_name,
-            queues=queue or None,
+        options = jobs_pool.worker_options(
+            worker_name,
+            queue,
+            lease=lease,
+            poll=poll,
+            retry_after=retry_after,
+            memory_limit=memory_limit,
+            memory_margin=memory_margin,
+            admission=admission,
+            system_memory=system_memory,
             once=once,
             until_done=until_done,
             time_budget=time_budget,
             max_jobs=max_jobs,
-            lease=lease,
-            poll=poll,
-            admission=admission,
-            system_memory=system_memory,
-            memory_limit=None if memory_limit is None else memory_limit * MB,
-            memory_margin=memory_margin * MB,
-            retry_after=retry_after,
         )
         tracer = _trace_file(trace_dir, worker_name, {"handlers": handlers, "lease": lease})
 

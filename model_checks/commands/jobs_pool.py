@@ -20,7 +20,7 @@ from model_checks.commands import CommandError, at_least_zero, count, seconds
 from reference.jobs import location, pool_status
 from reference.jobs.pool import PoolController, PoolOptions
 from reference.jobs.pool_policy import MAX_WORKERS, PoolPolicy
-from reference.jobs.worker import WorkerOptions, load_handlers
+from reference.jobs.worker import Handler, WorkerOptions, load_handlers
 
 MB = 1 << 20
 MAX_MB = 1 << 30
@@ -76,6 +76,42 @@ StatusFileOption = Annotated[
         help=f"the pool's status file [default: ${pool_status.ENV}, else ./{pool_status.DEFAULT_FILE}]",
     ),
 ]
+
+
+def handler_table(handlers: str) -> dict[str, Handler]:
+    """The handlers ``--handlers`` names, or a refusal naming the option."""
+    try:
+        return load_handlers(handlers)
+    except ValueError as problem:
+        raise CommandError(str(problem), "--handlers") from None
+
+
+def worker_options(
+    name: str,
+    queues: list[str] | None,
+    *,
+    lease: float,
+    poll: float,
+    retry_after: float,
+    memory_limit: int | None,
+    memory_margin: int,
+    admission: bool,
+    system_memory: bool,
+    **limits: Any,
+) -> WorkerOptions:
+    """A worker's options from the shared worker flags (sizes in MiB); ``limits`` are the rest."""
+    return WorkerOptions(
+        name=name,
+        queues=tuple(queues) if queues else None,
+        lease=lease,
+        poll=poll,
+        admission=admission,
+        system_memory=system_memory,
+        memory_limit=None if memory_limit is None else memory_limit * MB,
+        memory_margin=memory_margin * MB,
+        retry_after=retry_after,
+        **limits,
+    )
 
 
 def _store_url(url: str | None) -> str:
@@ -139,22 +175,19 @@ def register(jobs_app: typer.Typer) -> None:
             raise CommandError("must be more than 0 seconds", "--interval")
         if min_workers > max_workers:
             raise CommandError(f"{min_workers} exceeds --max-workers {max_workers}", "--min-workers")
-        try:
-            load_handlers(handlers)  # refused here, once, rather than by every worker it starts
-        except ValueError as problem:
-            raise CommandError(str(problem), "--handlers") from None
+        handler_table(handlers)  # refused here, once, rather than by every worker it starts
         url = _store_url(store_url)
         policy = PoolPolicy(min_workers, max_workers, idle_grace, worker_memory * MB, memory_margin * MB)
-        worker = WorkerOptions(
-            name=name,
-            queues=tuple(queue) if queue else None,
+        worker = worker_options(
+            name,
+            queue,
             lease=lease,
             poll=poll,
+            retry_after=retry_after,
+            memory_limit=memory_limit,
+            memory_margin=memory_margin,
             admission=admission,
             system_memory=system_memory,
-            memory_limit=None if memory_limit is None else memory_limit * MB,
-            memory_margin=memory_margin * MB,
-            retry_after=retry_after,
         )
         status_path = status_file if status_file is not None else pool_status.default_path()
         if not status_path.parent.is_dir():

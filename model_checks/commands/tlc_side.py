@@ -8,22 +8,10 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from model_checks.design import load
 from model_checks.explorer.check import CheckResult
-from model_checks.registry import designs
 from model_checks.tlc import jar
 from model_checks.tlc.run import TlcError, TlcResult, run
-from model_checks.tlc.twin import TlaTwin
-
-
-def twin_of(design_name: str) -> TlaTwin:
-    """The design's TLA+ twin; ``KeyError`` naming the designs that have one."""
-    found = designs().get(design_name)
-    if found is None or found.tla is None:
-        having = [name for name, d in designs().items() if d.tla is not None]
-        raise KeyError(f"{design_name} has no TLA+ twin; designs with one: {', '.join(having)}")
-    twin: TlaTwin = load(found.tla)
-    return twin
+from model_checks.tlc.twin import TlaTwin, twin_of
 
 
 def _ours(result: CheckResult) -> dict[str, Any]:

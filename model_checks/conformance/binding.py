@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Hashable
-from typing import Any
+from typing import Any, TypeVar
 
 from spec.language import Function
+
+V = TypeVar("V")
 
 
 def with_entry(f: Function[Any, Any], key: Hashable, value: Any) -> Function[Any, Any]:
@@ -14,3 +16,9 @@ def with_entry(f: Function[Any, Any], key: Hashable, value: Any) -> Function[Any
     d[key] = value
     keys = sorted(d, key=str)
     return Function(keys, [d[k] for k in keys])
+
+
+def grown(f: Function[int, V], new: tuple[int, ...], value: V) -> Function[int, V]:
+    """``f`` with the indices ``new`` added, each mapped to ``value``: an actor, mailbox or lane a
+    trace names for the first time joins every state as it always was."""
+    return Function((*f.domain(), *new), (*f.values(), *([value] * len(new))))

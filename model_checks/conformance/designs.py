@@ -55,6 +55,16 @@ def design_format(name: str) -> TraceFormat | None:
     return fmt
 
 
+def cross_check_format(name: str) -> TraceFormat | None:
+    """The design's ``spec_trace_format``: its traces judged by the streaming search of the spec's
+    own actions, where its ``trace_format`` has a hand-written engine only; else None."""
+    found = designs().get(name)
+    if found is None or found.spec_trace_format is None:
+        return None
+    fmt: TraceFormat = load(found.spec_trace_format)
+    return fmt
+
+
 def design_formats() -> dict[str, TraceFormat]:
     """Every registered design's trace format, by design name."""
     formats = {name: design_format(name) for name in designs()}

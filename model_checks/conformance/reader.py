@@ -213,3 +213,23 @@ def printable(text: str) -> str:
     except UnicodeEncodeError:
         return text.encode("utf-8", "backslashreplace").decode("utf-8")
     return text
+
+
+def required_ok(
+    fields: Mapping[str, tuple[tuple[str, Callable[[Any], bool]], ...]], obj: Any
+) -> tuple[tuple[str, Callable[[Any], bool]], ...] | None:
+    """The checks of ``obj``'s event if ``obj`` is an event line (a positive int ``seq``, a string
+    ``thread``, a known ``event``) whose required ``fields`` pass them; None if it is not."""
+    if type(obj) is not dict:
+        return None
+    seq = obj.get("seq")
+    if type(seq) is not int or seq < 1 or type(obj.get("thread")) is not str:
+        return None
+    event = obj.get("event")
+    checks = fields.get(event) if type(event) is str else None  # [] is not a key
+    if checks is None:
+        return None
+    for name, check in checks:
+        if name not in obj or not check(obj[name]):
+            return None
+    return checks

@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from model_checks.conformance.reader import MAX_INDEXED, clip, parse_line
+from model_checks.conformance.reader import MAX_INDEXED, clip, parse_line, required_ok
 from model_checks.conformance.reader import header_problem as limits_problem
 from model_checks.conformance.search import Observer, TraceSearch
 from model_checks.conformance.trace_schema import TraceSchema
@@ -116,18 +116,9 @@ def schema_event_problem(fmt: DesignFormat, obj: object, bound: int) -> str | No
 
 def event_ok(fmt: DesignFormat, obj: Any, bound: int) -> bool:
     """The hot-path check of one event line (everything but seq continuity)."""
-    if type(obj) is not dict:
-        return False
-    seq = obj.get("seq")
-    if type(seq) is not int or seq < 1 or type(obj.get("thread")) is not str:
-        return False
-    event = obj.get("event")
-    checks = fmt.fields.get(event) if type(event) is str else None  # [] is not a key
+    checks = required_ok(fmt.fields, obj)
     if checks is None:
         return False
-    for name, check in checks:
-        if name not in obj or not check(obj[name]):
-            return False
     for name, check in fmt.optional.get(obj["event"], ()):
         if name in obj and not check(obj[name]):
             return False

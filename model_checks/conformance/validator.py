@@ -6,7 +6,13 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import IO
 
-from model_checks.conformance.designs import ENGINES, TraceFormat, design_format, engines_of
+from model_checks.conformance.designs import (
+    ENGINES,
+    TraceFormat,
+    cross_check_format,
+    design_format,
+    engines_of,
+)
 from model_checks.conformance.reader import parse_line, stream_lines, text_lines
 from model_checks.conformance.verdict import MALFORMED, Malformed, Verdict
 from model_checks.registry import designs
@@ -58,6 +64,10 @@ def _validate(it: Iterator[str], engine: str, complete: bool) -> Verdict:
         fmt = design_format(name) or fmt
         if fmt is None:
             raise Malformed(1, f"line 1: no design {name!r} with a trace format is registered")
+        if engine not in engines_of(fmt):
+            # A design whose own format has only a hand-written engine may name the spec-driven
+            # cross-check (`Design.spec_trace_format`): `--engine spec` is that.
+            fmt = (cross_check_format(name) if engine == "spec" else None) or fmt
         design = fmt.design
         return fmt.validate(header, it, engine=engine, complete=complete)
     except Malformed as problem:  # line 1, or a line the design's reader did not reach

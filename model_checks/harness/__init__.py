@@ -30,6 +30,7 @@ from model_checks.harness.patch import patched
 from model_checks.harness.runtime import ControlledRuntime
 
 if TYPE_CHECKING:
+    from model_checks.harness.stateful import check_states
     from model_checks.harness.strategies.hypothesis import schedules
 
 
@@ -39,6 +40,11 @@ def __getattr__(name: str) -> Any:
         from model_checks.harness.strategies.hypothesis import schedules
 
         return schedules
+    # ``check_states`` brings the heap fingerprint (frames, value stacks), which ``check`` never needs.
+    if name == "check_states":
+        from model_checks.harness.stateful import check_states
+
+        return check_states
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
@@ -50,6 +56,7 @@ __all__ = [
     "ReplayDivergence",
     "Result",
     "check",
+    "check_states",
     "core",
     "declare_atomic",
     "explore",

@@ -27,6 +27,7 @@ from types import ModuleType
 
 CORE = (
     "model_checks.harness.rt.objects",
+    "model_checks.harness.rt.records",
     "model_checks.harness.rt.scheduler",
     "model_checks.harness.runtime",
     "model_checks.harness.sync.fifo",

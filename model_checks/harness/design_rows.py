@@ -7,28 +7,39 @@ that seeds a bug must be caught with the failure kind it names.
 
 from __future__ import annotations
 
+import contextlib
 import logging
-from collections.abc import Iterator, Sequence
+import time
+from collections.abc import Collection, Iterator, Sequence
 
+from model_checks.conformance.verdict import Verdict
 from model_checks.design import Design, Scenario
 from model_checks.harness.api import check
 from model_checks.harness.options import Options, Result
 from model_checks.verify import VerifyRow
 
 
-def run_scenario(scenario: Scenario, quick: bool) -> Result:
-    fields = scenario.options if not quick or scenario.quick_options is None else scenario.quick_options
-    if not scenario.must_fail:
-        return check(scenario.build(), Options(**fields))
-    # A seeded bug that breaks an invariant of the reference makes its last-resort loggers print a
-    # traceback per execution; the row reports the failure, so those tracebacks are only noise.
+@contextlib.contextmanager
+def quiet_reference() -> Iterator[None]:
+    """Silence the reference's loggers for the block.
+
+    A seeded bug that breaks an invariant of the reference makes its last-resort loggers print a
+    traceback per execution; the row reports the failure, so those tracebacks are only noise."""
     quiet = logging.getLogger("reference")
     previous = quiet.level
     quiet.setLevel(logging.CRITICAL)
     try:
-        return check(scenario.build(), Options(**fields))
+        yield
     finally:
         quiet.setLevel(previous)
+
+
+def run_scenario(scenario: Scenario, quick: bool) -> Result:
+    fields = scenario.options if not quick or scenario.quick_options is None else scenario.quick_options
+    if not scenario.must_fail:
+        return check(scenario.build(), Options(**fields))
+    with quiet_reference():
+        return check(scenario.build(), Options(**fields))
 
 
 def scenario_row(design: Design, scenario: Scenario, quick: bool) -> VerifyRow:
@@ -72,3 +83,33 @@ def mutant_row(subject: str, expect: str, result: Result) -> VerifyRow:
     if failure is not None:
         figures += f"; {failure.preemptions} preemptions; schedule {failure.schedule}"
     return VerifyRow("harness-mutant", subject, "caught", actual, figures, result.elapsed)
+
+
+def no_failing_trace(subject: str) -> VerifyRow:
+    """The row of a mutant whose harness run failed nowhere: it left no trace to reject."""
+    return VerifyRow("conformance", subject, "rejected", "no failing trace", "", 0.0)
+
+
+def rejected_trace_row(
+    subject: str,
+    lines: Sequence[str],
+    verdict: Verdict,
+    started: float,
+    rules: Collection[int] | None = None,
+) -> VerifyRow:
+    """A mutant's failing trace (``lines``, its header first) must be rejected at a located seq,
+    and, where ``rules`` are given, by one of them."""
+    located = verdict.code == 1 and verdict.seq is not None
+    if rules is None:
+        actual = "rejected" if located else f"exit {verdict.code}"
+    else:
+        located = located and verdict.rule in rules
+        actual = "rejected" if located else f"exit {verdict.code}, rule {verdict.rule}"
+    return VerifyRow(
+        "conformance",
+        subject,
+        "rejected",
+        actual,
+        f"seq {verdict.seq} of {len(lines) - 1}, rule {verdict.rule}: {verdict.message}",
+        time.perf_counter() - started,
+    )

@@ -33,185 +33,42 @@ the operation published), exactly as a declared GIL-atomic field (``declared.py`
 
 from __future__ import annotations
 
-import ctypes
-import dis
-import linecache
-import os
 import sys
-import sysconfig
 import types
-from collections import deque
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from model_checks.harness.declared import is_declared
+from model_checks.harness.race_frames import SUPPORTED, Untraced, stack_value
+from model_checks.harness.race_sites import (
+    ALL,
+    CODE_TYPES,
+    CONTAINERS,
+    CONTAINS,
+    GLOBAL_NAME,
+    ITER,
+    KEYED,
+    LOAD_ATTR,
+    METHODS,
+    STORE_ATTR,
+    STORE_GLOBAL,
+    STORE_SUBSCR,
+    SUBSCR,
+    TABLES,
+    Site,
+    code_table,
+    describe,
+    harness_owned,
+    line_of,
+    verb,
+    where,
+)
 from model_checks.harness.rt.objects import GLOBAL, LocationState, Op
 
 if TYPE_CHECKING:
     from model_checks.harness.rt.scheduler import Execution
 
-if sys.version_info[:2] != (3, 11):  # pragma: no cover - the stack layout below is 3.11's
-    SUPPORTED = False
-else:
-    SUPPORTED = True
-
-ALL = "<whole>"  # the key of an access to a whole container (len, iteration, clear, ...)
-Site = tuple[int, types.CodeType, int, str, bool]  # (thread, code, offset, what, is_write)
 Point = tuple[types.CodeType, int]  # an access site made a scheduling point: (code, offset)
-
-# CPython 3.11 frame layout (Include/internal/pycore_frame.h): PyFrameObject.f_frame points to the
-# _PyInterpreterFrame, whose ``stacktop`` indexes ``localsplus``; the interpreter stores the stack
-# pointer there before it calls the tracer (``_PyFrame_SetStackPointer`` in ``DO_TRACING``).
-_F_FRAME = 24
-_STACKTOP = 64
-_LOCALSPLUS = 72
-_ptr = ctypes.c_void_p.from_address
-_int = ctypes.c_int.from_address
-_obj = ctypes.py_object.from_address
-
-
-def _stack(frame: types.FrameType, depth: int) -> object:
-    """The value ``depth`` entries below the top of ``frame``'s value stack (1 = top); None for
-    a NULL slot."""
-    base = _ptr(id(frame) + _F_FRAME).value
-    assert base is not None
-    addr = base + _LOCALSPLUS + 8 * (_int(base + _STACKTOP).value - depth)
-    if not _ptr(addr).value:
-        return None
-    return _obj(addr).value
-
-
-# CPython 3.11 PyThreadState (Include/cpython/pystate.h): ``tracing`` (the re-entrancy guard of
-# trace functions) and ``tracing_what`` (the event being traced). Under greenlets every controlled
-# thread shares the OS thread's state, so a point announced from inside the tracer must lower
-# the guard while other threads run, or their accesses would not be traced (``_Untraced``).
-_TRACING = 44
-_TRACING_WHAT = 48
-_PY_TRACE_OPCODE = 7
-_thread_state = ctypes.pythonapi.PyThreadState_Get
-_thread_state.restype = ctypes.c_void_p
-
-
-class _Untraced:
-    """Inside the tracer: lower the thread state's tracing guard for the block (other threads
-    run meanwhile) and restore it after; refuses a thread state that does not look like 3.11's."""
-
-    __slots__ = ("addr",)
-
-    def __enter__(self) -> None:
-        from model_checks.harness.rt.scheduler import UsageError
-
-        state = _thread_state()
-        assert state is not None
-        self.addr = state + _TRACING
-        if _int(self.addr).value != 1 or _int(state + _TRACING_WHAT).value != _PY_TRACE_OPCODE:
-            raise UsageError(
-                "interleave_races: this interpreter's thread state is not CPython 3.11's layout "
-                "(run without interleave_races)"
-            )
-        _int(self.addr).value = 0
-
-    def __exit__(self, *exc: object) -> None:
-        _int(self.addr).value = 1
-
-
-_HARNESS = os.path.dirname(os.path.abspath(__file__)) + os.sep
-_LIBRARIES = {sysconfig.get_path(name) for name in ("stdlib", "platstdlib", "purelib", "platlib")}
-_SKIP_FILES = (*(p + os.sep for p in _LIBRARIES if p), _HARNESS, "<frozen")
-# programs under test that live in the harness's folder: traced like any user code
-_TRACED = (_HARNESS + "examples.py",)
-
-# Reads of these are reads of code, not of shared state (module constants, classes, functions).
-_CODE_TYPES = (
-    types.ModuleType,
-    type,
-    types.FunctionType,
-    types.BuiltinFunctionType,
-    types.MethodType,
-    types.MethodDescriptorType,
-)
-_CONTAINERS = (dict, list, set, deque, bytearray)
-_KEYED = (dict, set)  # per-key locations; lists and deques are one location each
-# container methods: name -> (is_write, keyed by the first argument)
-_METHODS: dict[str, tuple[bool, bool]] = {
-    "get": (False, True),
-    "__getitem__": (False, True),
-    "__contains__": (False, True),
-    "keys": (False, False),
-    "values": (False, False),
-    "items": (False, False),
-    "copy": (False, False),
-    "count": (False, False),
-    "index": (False, False),
-    "issubset": (False, False),
-    "issuperset": (False, False),
-    "union": (False, False),
-    "intersection": (False, False),
-    "difference": (False, False),
-    "isdisjoint": (False, False),
-    "pop": (True, True),  # dict.pop(k); list/set/deque pop are whole (not keyed types, or no args)
-    "setdefault": (True, True),
-    "__setitem__": (True, True),
-    "__delitem__": (True, True),
-    "add": (True, True),
-    "discard": (True, True),
-    "remove": (True, True),
-    "append": (True, False),
-    "appendleft": (True, False),
-    "extend": (True, False),
-    "extendleft": (True, False),
-    "insert": (True, False),
-    "popleft": (True, False),
-    "popitem": (True, False),
-    "clear": (True, False),
-    "update": (True, False),
-    "sort": (True, False),
-    "reverse": (True, False),
-    "rotate": (True, False),
-    "difference_update": (True, False),
-    "intersection_update": (True, False),
-    "symmetric_difference_update": (True, False),
-}
-
-# opcode name -> handler kind
-_LOAD_ATTR, _STORE_ATTR, _SUBSCR, _STORE_SUBSCR, _GLOBAL, _STORE_GLOBAL, _CONTAINS, _ITER, _CALL = range(9)
-_OPCODES = {
-    "LOAD_ATTR": _LOAD_ATTR,
-    "STORE_ATTR": _STORE_ATTR,
-    "DELETE_ATTR": _STORE_ATTR,
-    "BINARY_SUBSCR": _SUBSCR,
-    "STORE_SUBSCR": _STORE_SUBSCR,
-    "DELETE_SUBSCR": _STORE_SUBSCR,
-    "LOAD_GLOBAL": _GLOBAL,
-    "STORE_GLOBAL": _STORE_GLOBAL,
-    "DELETE_GLOBAL": _STORE_GLOBAL,
-    "CONTAINS_OP": _CONTAINS,
-    "GET_ITER": _ITER,
-    "CALL": _CALL,
-}
-Table = dict[int, tuple[int, Any]]
-_TABLES: dict[types.CodeType, Table | None] = {}  # code -> offset -> (kind, argument); None: untraced
-
-
-def _table(code: types.CodeType) -> Table | None:
-    table = _TABLES.get(code, False)
-    if table is not False:
-        return table  # type: ignore[return-value]
-    found: Table | None = None
-    if not code.co_filename.startswith(_SKIP_FILES) or code.co_filename in _TRACED:
-        found = {}
-        for ins in dis.get_instructions(code):
-            kind = _OPCODES.get(ins.opname)
-            if kind is not None:
-                found[ins.offset] = (kind, ins.argval if kind != _CALL else ins.arg)
-        found = found or None
-    _TABLES[code] = found
-    return found
-
-
-def _harness_owned(obj: object) -> bool:
-    module = type(obj).__module__
-    return module.startswith("model_checks.harness") and module != "model_checks.harness.examples"
 
 
 class _Loc:
@@ -317,7 +174,7 @@ class RaceDetector:
         sys.settrace(self._global)
 
     def _global(self, frame: types.FrameType, event: str, arg: object) -> Callable[..., Any] | None:
-        if event != "call" or _table(frame.f_code) is None:
+        if event != "call" or code_table(frame.f_code) is None:
             return None
         frame.f_trace_lines = False
         frame.f_trace_opcodes = True
@@ -329,67 +186,67 @@ class RaceDetector:
         tid = self.ex.current
         if tid is None:
             return self._trace
-        table = _TABLES.get(frame.f_code)
+        table = TABLES.get(frame.f_code)
         entry = table.get(frame.f_lasti) if table else None
         if entry is None:
             return self._trace
         kind, arg_ = entry
-        if kind == _LOAD_ATTR:
-            obj = _stack(frame, 1)
-            if not isinstance(obj, _CODE_TYPES) and not _harness_owned(obj):
+        if kind == LOAD_ATTR:
+            obj = stack_value(frame, 1)
+            if not isinstance(obj, CODE_TYPES) and not harness_owned(obj):
                 self._attr(tid, obj, arg_, False, frame)
-        elif kind == _STORE_ATTR:
-            obj = _stack(frame, 1)
-            if not _harness_owned(obj):
+        elif kind == STORE_ATTR:
+            obj = stack_value(frame, 1)
+            if not harness_owned(obj):
                 self._attr(tid, obj, arg_, True, frame)
-        elif kind in (_SUBSCR, _STORE_SUBSCR):
-            container = _stack(frame, 2)
-            if isinstance(container, _CONTAINERS):
-                self._item(tid, container, _stack(frame, 1), kind == _STORE_SUBSCR, frame)
-        elif kind == _CONTAINS:
-            container = _stack(frame, 1)
-            if isinstance(container, _CONTAINERS):
-                self._item(tid, container, _stack(frame, 2), False, frame)
-        elif kind == _ITER:
-            container = _stack(frame, 1)
-            if isinstance(container, _CONTAINERS):
+        elif kind in (SUBSCR, STORE_SUBSCR):
+            container = stack_value(frame, 2)
+            if isinstance(container, CONTAINERS):
+                self._item(tid, container, stack_value(frame, 1), kind == STORE_SUBSCR, frame)
+        elif kind == CONTAINS:
+            container = stack_value(frame, 1)
+            if isinstance(container, CONTAINERS):
+                self._item(tid, container, stack_value(frame, 2), False, frame)
+        elif kind == ITER:
+            container = stack_value(frame, 1)
+            if isinstance(container, CONTAINERS):
                 self._access(tid, container, ALL, False, frame, "")
-        elif kind == _GLOBAL:
+        elif kind == GLOBAL_NAME:
             g = frame.f_globals
-            if not isinstance(g.get(arg_), _CODE_TYPES) and arg_ in g:
+            if not isinstance(g.get(arg_), CODE_TYPES) and arg_ in g:
                 self._access(tid, g, arg_, False, frame, f"global {arg_}")
-        elif kind == _STORE_GLOBAL:
+        elif kind == STORE_GLOBAL:
             self._access(tid, frame.f_globals, arg_, True, frame, f"global {arg_}")
         else:
             self._call(tid, frame, arg_)
         return self._trace
 
     def _call(self, tid: int, frame: types.FrameType, argc: int) -> None:
-        meth = _stack(frame, argc + 2)
-        target = _stack(frame, argc + 1)
+        meth = stack_value(frame, argc + 2)
+        target = stack_value(frame, argc + 1)
         if meth is not None:  # obj.method(args): the method's function, then obj
-            if not isinstance(target, _CONTAINERS) or not isinstance(meth, types.MethodDescriptorType):
+            if not isinstance(target, CONTAINERS) or not isinstance(meth, types.MethodDescriptorType):
                 return
             name = meth.__name__
             args = argc
         elif target is len and argc == 1:
-            container = _stack(frame, 1)
-            if isinstance(container, _CONTAINERS):
+            container = stack_value(frame, 1)
+            if isinstance(container, CONTAINERS):
                 self._access(tid, container, ALL, False, frame, "")
             return
         else:  # a bound builtin method called through a name: f = d.get; f(k)
             owner = getattr(target, "__self__", None)
-            if not isinstance(owner, _CONTAINERS) or not isinstance(target, types.BuiltinMethodType):
+            if not isinstance(owner, CONTAINERS) or not isinstance(target, types.BuiltinMethodType):
                 return
             name = target.__name__
             target = owner
             args = argc
-        spec = _METHODS.get(name)
+        spec = METHODS.get(name)
         if spec is None:
             return
         write, keyed = spec
-        if keyed and args >= 1 and isinstance(target, _KEYED):
-            self._item(tid, target, _stack(frame, args), write, frame)
+        if keyed and args >= 1 and isinstance(target, KEYED):
+            self._item(tid, target, stack_value(frame, args), write, frame)
         else:
             self._access(tid, target, ALL, write, frame, f"{type(target).__name__}.{name}()")
 
@@ -399,7 +256,7 @@ class RaceDetector:
         self._access(tid, obj, name, write, frame, "")
 
     def _item(self, tid: int, container: object, key: object, write: bool, frame: types.FrameType) -> None:
-        if isinstance(container, _KEYED):
+        if isinstance(container, KEYED):
             try:
                 hash(key)
             except TypeError:
@@ -416,7 +273,7 @@ class RaceDetector:
         if oid in self.exempt:
             return
         self.accesses += 1
-        site: Site = (tid, frame.f_code, frame.f_lasti, label or _describe(obj, key), write)
+        site: Site = (tid, frame.f_code, frame.f_lasti, label or describe(obj, key), write)
         vc = self._clock(tid)
         epoch = vc[tid]
         points = self.points
@@ -430,10 +287,10 @@ class RaceDetector:
         if loc is None:
             loc = shadow[(oid, key)] = _Loc()
             self.alive.append(obj)
-            if key is not ALL and isinstance(obj, _CONTAINERS):
+            if key is not ALL and isinstance(obj, CONTAINERS):
                 self.keys.setdefault(oid, []).append(key)
         others: list[_Loc] = []
-        if isinstance(obj, _CONTAINERS):
+        if isinstance(obj, CONTAINERS):
             # a key conflicts with the whole container; the whole container with every key
             if key is ALL:
                 others = [shadow[(oid, k)] for k in self.keys.get(oid, ())]
@@ -453,16 +310,16 @@ class RaceDetector:
     def _interleave(self, obj: object, key: object, write: bool) -> None:
         """Announce the scheduling point of a racy site before its access runs: an operation on
         the location's cell (one cell per container: its keys and its whole conflict)."""
-        where = (id(obj), ALL if isinstance(obj, _CONTAINERS) else key)
+        where = (id(obj), ALL if isinstance(obj, CONTAINERS) else key)
         cell = self.cells.get(where)
         if cell is None:
-            label = _describe(obj, where[1])
+            label = describe(obj, where[1])
             made = self.ex.new_object(lambda oid: LocationState(oid, label))
             assert isinstance(made, LocationState)
             cell = self.cells[where] = made
             self.alive.append(obj)
         op = Op("write", cell) if write else Op("read", cell, read=True)
-        with _Untraced():
+        with Untraced():
             self.ex.perform(op)
 
     def _conflict(self, loc: _Loc, tid: int, vc: list[int], write: bool, site: Site) -> bool:
@@ -489,18 +346,18 @@ class RaceDetector:
         if a == b:  # two threads of one name (patch mode numbers Thread-N lazily): say which
             a, b = f"{a} (thread #{first[0]})", f"{b} (thread #{second[0]})"
         msg = (
-            f"data race on {what}: {_verb(first)} by {a} at {_where(first, short=True)} and "
-            f"{_verb(second)} by {b} at {_where(second, short=True)} are not ordered by any synchronisation"
+            f"data race on {what}: {verb(first)} by {a} at {where(first, short=True)} and "
+            f"{verb(second)} by {b} at {where(second, short=True)} are not ordered by any synchronisation"
         )
         details = "\n".join(
             [
-                f"{_verb(first)} of {first[3]} by thread {a}",
-                f"  {_where(first)}",
-                f"    {_line(first)}",
-                f"{_verb(second)} of {second[3]} by thread {b} (not after the first: no lock, "
+                f"{verb(first)} of {first[3]} by thread {a}",
+                f"  {where(first)}",
+                f"    {line_of(first)}",
+                f"{verb(second)} of {second[3]} by thread {b} (not after the first: no lock, "
                 "condition, queue, event, join or atomic orders them)",
-                f"  {_where(second)}",
-                f"    {_line(second)}",
+                f"  {where(second)}",
+                f"    {line_of(second)}",
                 "the exploration interleaves only synchronisation points, so it cannot show both orders:",
                 "protect the data with a lock, or, for a deliberate GIL-atomic access, declare it",
                 "(model_checks.harness.declare_atomic(cls, attribute): it then becomes a scheduling point)",
@@ -512,36 +369,6 @@ class RaceDetector:
 
 def _at(vc: list[int], i: int) -> int:
     return vc[i] if i < len(vc) else 0
-
-
-def _describe(obj: object, key: object) -> str:
-    if isinstance(obj, _CONTAINERS):
-        kind = type(obj).__name__
-        return f"{kind} (whole)" if key is ALL else f"{kind}[{key!r}]"
-    owner = obj.__name__ if isinstance(obj, type) else type(obj).__name__
-    return f"{owner}.{key}"
-
-
-def _verb(site: Site) -> str:
-    return "write" if site[4] else "read"
-
-
-def _lineno(site: Site) -> int:
-    code, offset = site[1], site[2]
-    line = code.co_firstlineno
-    for start, end, lineno in code.co_lines():
-        if start <= offset < end and lineno is not None:
-            return lineno
-    return line
-
-
-def _where(site: Site, short: bool = False) -> str:
-    file = site[1].co_filename
-    return f"{os.path.basename(file) if short else file}:{_lineno(site)}"
-
-
-def _line(site: Site) -> str:
-    return linecache.getline(site[1].co_filename, _lineno(site)).strip()
 
 
 __all__ = ["ALL", "SUPPORTED", "Point", "RaceDetector"]

@@ -106,14 +106,19 @@ def state_coverage(count: ConfigCount | None, runs: RealRuns) -> str:
     )
     unusable = f"<p>Runs that gave no states:</p><ul>{unusable}</ul>" if unusable else ""
     if not st.traces:
-        return note("state coverage of the real runs: no trace could be judged") + unusable
+        none = f"state coverage of the real runs: no trace could be judged ({esc(st.sample)})"
+        return note(none) + unusable
     n = len(st.collected.fingerprints)
-    judged = f"{st.traces:,} traces judged by the streaming search" + (
-        f'; <span class="bad">{st.rejected:,} not allowed, their states left out</span>'
-        if st.rejected
-        else ""
+    judged = (
+        f"{st.traces:,} traces judged by the streaming search of {esc(st.judged_by)}; {esc(st.sample)}"
+        + (
+            f'; <span class="bad">{st.rejected:,} not allowed, their states left out</span>'
+            if st.rejected
+            else ""
+        )
     )
-    if count is not None and count.complete and st.collected.same_constants(count.constants):
+    if comparable(count, runs):
+        assert count is not None
         head = (
             f"<p>Spec states matched by real runs: <b>{n:,}</b> (of {count.states:,} reachable at "
             f"<code>{esc(count.config)}</code>, from the explorer); {judged}.</p>"
@@ -131,6 +136,31 @@ def state_coverage(count: ConfigCount | None, runs: RealRuns) -> str:
     )
 
 
+def comparable(count: ConfigCount | None, runs: RealRuns) -> bool:
+    """May the real runs' states be shown as a share of the explorer's?"""
+    return count is not None and count.complete and runs.states.collected.same_constants(count.constants)
+
+
+def states_summary(count: ConfigCount | None, runs: RealRuns | None) -> str:
+    """One cell for the landing page: the states the real runs matched, how many executions were
+    judged and under what budget; or why there is no figure (plain text)."""
+    if runs is None:
+        return "no real runs (no correct harness scenario or no trace format)"
+    st = runs.states
+    if st.why_not is not None:
+        return f"not available: {st.why_not}"
+    if not st.traces:
+        return "no trace could be judged"
+    n = len(st.collected.fingerprints)
+    if comparable(count, runs):
+        assert count is not None
+        figure = f"{n:,} of {count.states:,} states"
+    else:
+        figure = f"{n:,} states (own binding of the constants: no ratio)"
+    rejected = f"; {st.rejected:,} traces not allowed" if st.rejected else ""
+    return f"{figure}; {st.sample}{rejected}; runs: {runs.bound}"
+
+
 def _runs_table(runs: RealRuns, logged: set[str]) -> str:
     rows = []
     for r in runs.runs:
@@ -141,7 +171,10 @@ def _runs_table(runs: RealRuns, logged: set[str]) -> str:
         else:
             what = esc(", ".join(f"{e} {n:,}" for e, n in sorted(r.events.items())) or "no events")
         failed = f"; {r.failed} failed" if r.failed else ""
-        rows.append([f"<code>{esc(r.name)}</code>", f"{r.executions:,}{failed}", f"{r.seconds:.1f}", what])
+        judged = f"; {r.judged:,} judged for states" if r.judged else ""
+        rows.append(
+            [f"<code>{esc(r.name)}</code>", f"{r.executions:,}{failed}{judged}", f"{r.seconds:.1f}", what]
+        )
     extra = sorted(set(runs.seen()) - logged)
     tail = (
         f"<p>Events of the trace format no spec action logs, seen: {esc(', '.join(extra))}.</p>"

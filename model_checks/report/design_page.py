@@ -11,7 +11,7 @@ from model_checks.design import Design
 from model_checks.report import graphs
 from model_checks.report.counterexamples import MutantRun, run_mutant
 from model_checks.report.counting import ConfigCount, count_all
-from model_checks.report.coverage import action_coverage, no_real_runs, reached_by_checks
+from model_checks.report.coverage import action_coverage, no_real_runs, reached_by_checks, states_summary
 from model_checks.report.extras import extra_pages
 from model_checks.report.html import esc, note, page, table, unique_slugs
 from model_checks.report.mutant_page import mutant_body
@@ -39,6 +39,8 @@ class DesignSummary:
     rows: int = 0
     notes: list[str] = field(default_factory=list)
     files: list[Path] = field(default_factory=list)  # every file written for the design
+    # the spec states its real runs matched, the executions judged and the budget; or why none
+    states: str = ""
 
 
 def _configs_table(counts: Sequence[ConfigCount], design: Design) -> str:
@@ -228,4 +230,5 @@ def write_design(
         len(rows),
         problems,
         written,
+        states_summary(quick_count, real),
     )

@@ -23,11 +23,16 @@ from model_checks.design import Design, Scenario, load
 from model_checks.harness.api import run_once
 from model_checks.harness.options import Options
 from model_checks.harness.strategies.randomized import PctChooser
-from model_checks.report.state_coverage import StateRuns, judge_execution, observable_format
+from model_checks.report.state_coverage import StateRuns, judge_execution, state_format
 
 # Executions and seconds per correct scenario (``--quick``: the first pair).
 BUDGET_QUICK = (40, 2.0)
 BUDGET = (300, 10.0)
+# Seconds per correct scenario spent judging its executions' traces for state coverage, apart
+# from the run budget: a design's spec-driven checker may judge tens of events a second, so the
+# executions past this budget still count for the actions but their states are not judged.
+JUDGE_SECONDS_QUICK = 2.0
+JUDGE_SECONDS = 10.0
 SEED = 1
 # Options a scenario sets for its verdict that do not change which program runs: the budget here
 # replaces them, and the race detector (several times slower) finds nothing an event count needs.
@@ -44,7 +49,8 @@ class ScenarioRun:
     executions: int = 0
     failed: int = 0  # executions that ended in a harness failure (their events still count)
     traced: bool = False  # did its program hand the harness a trace source?
-    seconds: float = 0.0
+    seconds: float = 0.0  # running and judging
+    judged: int = 0  # executions whose traces were judged for state coverage
     events: Counter[str] = field(default_factory=Counter)
     problem: str | None = None  # the scenario could not be run at all
 
@@ -107,9 +113,11 @@ def run_scenario(
     fmt: DesignFormat | None = None,
 ) -> ScenarioRun:
     """Run one correct scenario under the budget; with ``states`` and a streaming-search ``fmt``,
-    also judge every execution's trace and collect the spec states it matched."""
+    also judge each execution's trace and collect the spec states it matched, while the judging
+    budget (``states.judge_seconds``, not counted in the run's) lasts."""
     out = ScenarioRun(name)
     started = time.perf_counter()
+    judging = 0.0
     try:
         program = scenario.build()
         options = _options(scenario, quick)
@@ -122,7 +130,7 @@ def run_scenario(
     previous = quiet.level
     quiet.setLevel(logging.CRITICAL)  # a failing execution's last-resort tracebacks are noise here
     try:
-        while out.executions < executions and time.perf_counter() - started < seconds:
+        while out.executions < executions and time.perf_counter() - started - judging < seconds:
             chooser = PctChooser(SEED, out.executions, options.pct_depth, expected)
             ex = run_once(program, options, chooser, sources=False)
             out.executions += 1
@@ -131,8 +139,15 @@ def run_scenario(
             for source in ex.hooks.trace:
                 out.traced = True
                 out.events.update(_names(source(), names))
-            if states is not None and fmt is not None and states.why_not is None:
-                judge_execution(fmt, ex.hooks.trace, states, name)
+            if states is not None and fmt is not None and states.why_not is None and ex.hooks.trace:
+                if judging < states.judge_seconds:
+                    began = time.perf_counter()
+                    judge_execution(fmt, ex.hooks.trace, states, name)
+                    judging += time.perf_counter() - began
+                    states.judged += 1
+                    out.judged += 1
+                else:
+                    states.unjudged += 1
             ex.release()
     except Exception as problem:
         out.problem = f"{type(problem).__name__}: {problem}"
@@ -160,11 +175,11 @@ def real_runs(design: Design, quick: bool) -> RealRuns | None:
     cap = BUDGET_QUICK if quick else BUDGET
     names = event_names(design)
     out = RealRuns(*cap)
-    fmt = observable_format(load(design.trace_format))
+    out.states.judge_seconds = JUDGE_SECONDS_QUICK if quick else JUDGE_SECONDS
+    fmt, judged_by = state_format(design)
     if fmt is None:
-        out.states.why_not = (
-            "its trace format is judged by a hand-written engine, not the streaming search: "
-            "state coverage is not available for it"
-        )
+        out.states.why_not = judged_by
+    else:
+        out.states.judged_by = judged_by
     out.runs = [run_scenario(n, s, names, cap, quick, out.states, fmt) for n, s in scenarios.items()]
     return out

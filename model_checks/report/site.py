@@ -26,13 +26,23 @@ def _landing(
             esc(s.summary),
             f"{s.mutants_caught} of {s.mutants}",
             f"{s.rows_ok} of {s.rows}",
+            esc(s.states),
         ]
         for s in summaries
     ]
     body = (
         "<p>For each design: what is specified, what was checked, and how each bug would happen. "
         "Every page is generated from the registered designs (plug-ins included).</p>"
-        + table(["design", "summary", "mutants caught as expected", "verify rows as expected"], rows)
+        + table(
+            [
+                "design",
+                "summary",
+                "mutants caught as expected",
+                "verify rows as expected",
+                "spec states matched by real runs",
+            ],
+            rows,
+        )
     )
     for problem in load_errors():
         body += note(f"not shown: {esc(problem)}")

@@ -32,9 +32,15 @@ def _error(status: int, message: str, links: list[tuple[str, str]] | None = None
     return HTMLResponse(pages.error_page(status, message, links or []), status_code=status)
 
 
-def _subject(request: Request) -> Subject:
+def _subject(request: Request) -> Subject | HTMLResponse:
+    """The page's subject, or the error page for an unknown one (404) or a bad config (400)."""
     mutant = request.query_params.get("mutant") or None
-    return subject(request.path_params["design"], request.path_params["config"], mutant)
+    try:
+        return subject(request.path_params["design"], request.path_params["config"], mutant)
+    except NotFound as problem:
+        return _error(404, problem.message)
+    except SpecError as problem:
+        return _error(400, str(problem))
 
 
 async def index(request: Request) -> Response:
@@ -54,12 +60,9 @@ async def design_home(request: Request) -> Response:
 
 def explore(request: Request) -> Response:
     # sync: replaying a path is CPU work, run in Starlette's thread pool off the event loop
-    try:
-        subj = _subject(request)
-    except NotFound as problem:
-        return _error(404, problem.message)
-    except SpecError as problem:
-        return _error(400, str(problem))
+    subj = _subject(request)
+    if isinstance(subj, HTMLResponse):
+        return subj
     start = pages.href(subj)
     try:
         path = w.parse(request.query_params.get("path"))
@@ -81,12 +84,9 @@ def explore(request: Request) -> Response:
 
 
 def counterexample(request: Request) -> Response:
-    try:
-        subj = _subject(request)
-    except NotFound as problem:
-        return _error(404, problem.message)
-    except SpecError as problem:
-        return _error(400, str(problem))
+    subj = _subject(request)
+    if isinstance(subj, HTMLResponse):
+        return subj
     if subj.mutant is None:
         return _error(
             404,

@@ -56,3 +56,17 @@ class TlaTwin(Protocol):
         """The model of ``config`` (with ``variant``): ``name.cfg`` checks invariants, deadlock and
         liveness (only ``properties`` when given); ``name_symmetry.cfg`` the same but liveness,
         under symmetry."""
+
+
+def twin_of(design_name: str) -> TlaTwin:
+    """The registered design's TLA+ twin; ``KeyError`` naming the designs that have one."""
+    # Imported here: the registry loads every design, and `lanecheck check --tlc` is the only reader.
+    from model_checks.design import load
+    from model_checks.registry import designs
+
+    found = designs().get(design_name)
+    if found is None or found.tla is None:
+        having = [name for name, d in designs().items() if d.tla is not None]
+        raise KeyError(f"{design_name} has no TLA+ twin; designs with one: {', '.join(having)}")
+    twin: TlaTwin = load(found.tla)
+    return twin

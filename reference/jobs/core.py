@@ -71,6 +71,17 @@ def steps_unchanged(store: object, base: type, steps: tuple[str, ...] = CLAIM_ST
 __all__ = ["MAX_STATUS", "PROFILE_SAMPLES", "Ready", "StoreCore", "lease", "ready"]
 
 
+def _admission_fields(job: Job | Ready) -> dict[str, Any]:
+    """What the trace says of a job where admission is decided: its id, queue, group, limit, cost."""
+    return {
+        "job": job.id,
+        "queue": job.queue,
+        "group": job.concurrency_group,
+        "limit": job.concurrency_limit,
+        "cost": job.cost_units,
+    }
+
+
 class StoreCore(StorePrimitives):
     def __init__(self, clock: Callable[[], float], tracer: Tracer | None, process: str) -> None:
         self._clock = clock
@@ -138,16 +149,7 @@ class StoreCore(StorePrimitives):
         return job
 
     def _emit_enqueue(self, job: Job) -> None:
-        self._emit(
-            self._process,
-            "enqueue",
-            job=job.id,
-            queue=job.queue,
-            group=job.concurrency_group,
-            limit=job.concurrency_limit,
-            cost=job.cost_units,
-            max_attempts=job.max_attempts,
-        )
+        self._emit(self._process, "enqueue", **_admission_fields(job), max_attempts=job.max_attempts)
 
     def claim(self, worker: str, conditions: Conditions, queues: Sequence[str] | None = None) -> ClaimOutcome:
         if not isinstance(conditions, Conditions):
@@ -209,15 +211,7 @@ class StoreCore(StorePrimitives):
         )
 
     def _emit_started(self, worker: str, job: Ready, attempts: int, lease_until: float) -> None:
-        self._emit(
-            worker,
-            "admit",
-            job=job.id,
-            queue=job.queue,
-            group=job.concurrency_group,
-            limit=job.concurrency_limit,
-            cost=job.cost_units,
-        )
+        self._emit(worker, "admit", **_admission_fields(job))
         self._emit(worker, "start", job=job.id, attempt=attempts, lease_until=lease_until)
 
     def _scan(self, now: float, queues: Sequence[str] | None) -> Iterator[Ready]:

@@ -33,12 +33,16 @@ def _read_int(path: Path) -> int | None:
     return int(text)
 
 
-def _cgroup2_dir(root: Path) -> Path | None:
+def _lines(path: Path, encoding: str) -> list[str]:
+    """The file's lines; none if it cannot be read or decoded (the reading is then not trusted)."""
     try:
-        lines = (root / "proc/self/cgroup").read_text(encoding="utf-8").splitlines()
+        return path.read_text(encoding=encoding).splitlines()
     except (OSError, UnicodeError):
-        return None
-    for line in lines:
+        return []
+
+
+def _cgroup2_dir(root: Path) -> Path | None:
+    for line in _lines(root / "proc/self/cgroup", "utf-8"):
         if line.startswith("0::"):
             relative = line[3:].strip().lstrip("/")
             return root / "sys/fs/cgroup" / relative
@@ -66,11 +70,7 @@ def cgroup1(root: Path) -> Snapshot | None:
 
 
 def meminfo(root: Path) -> Snapshot | None:
-    try:
-        lines = (root / "proc/meminfo").read_text(encoding="ascii").splitlines()
-    except (OSError, UnicodeError):
-        return None
-    for line in lines:
+    for line in _lines(root / "proc/meminfo", "ascii"):
         key, _, rest = line.partition(":")
         if key == "MemAvailable":
             parts = rest.split()

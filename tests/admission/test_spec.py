@@ -26,44 +26,23 @@ LIVENESS_MUTANTS = ("budget-counts-queued", "oversized-deferred", "claim-then-ad
 # The configurations without ``releases`` never stop a worker with a job in hand.
 RELEASES = ["Release", "ReleaseFenced"]
 
-
-def test_small_holds_with_every_action_but_the_releases_fired() -> None:
-    result = assert_holds(SPEC, CONFIGS["small"], "small", states=324, unfired=RELEASES)
-    for prop in PROPERTIES:
-        assert prop in result.properties_checked
-
-
-def test_a_released_job_runs_again_on_the_attempt_it_had() -> None:
-    result = assert_holds(
-        SPEC,
-        CONFIGS["release"],
-        "release",
-        states=13,
-        unfired=["Refuse", "ClaimAndDeny", "ResourceDeny", "ReleaseFenced", "RetryDue", "LeaseExpire"],
-    )
-    assert set(PROPERTIES) <= set(result.properties_checked)
+# Each configuration: its state count and the actions it leaves unfired (every other one fires).
+HOLDS = {
+    "small": (324, RELEASES),
+    # a released job runs again on the attempt it had
+    "release": (13, ["Refuse", "ClaimAndDeny", "ResourceDeny", "ReleaseFenced", "RetryDue", "LeaseExpire"]),
+    # a release after the lease expired is fenced off
+    "release-expiry": (57, ["Refuse", "ClaimAndDeny", "ResourceDeny", "RetryDue"]),
+    "standard": (17_347, ["Refuse", *RELEASES]),
+    # with admission disabled the budgets hold and no resource check denies
+    "disabled": (5_254, ["Refuse", "ResourceDeny", *RELEASES]),
+}
 
 
-def test_a_release_after_the_lease_expired_is_fenced_off() -> None:
-    result = assert_holds(
-        SPEC,
-        CONFIGS["release-expiry"],
-        "release-expiry",
-        states=57,
-        unfired=["Refuse", "ClaimAndDeny", "ResourceDeny", "RetryDue"],
-    )
-    assert set(PROPERTIES) <= set(result.properties_checked)
-
-
-def test_standard_holds_with_every_action_but_the_refusal_fired() -> None:
-    result = assert_holds(SPEC, CONFIGS["standard"], "standard", states=17_347, unfired=["Refuse", *RELEASES])
-    assert set(PROPERTIES) <= set(result.properties_checked)
-
-
-def test_with_admission_disabled_the_budgets_hold_and_no_resource_check_denies() -> None:
-    result = assert_holds(
-        SPEC, CONFIGS["disabled"], "disabled", states=5_254, unfired=["Refuse", "ResourceDeny", *RELEASES]
-    )
+@pytest.mark.parametrize("config", list(HOLDS))
+def test_the_configuration_holds_with_every_other_action_fired(config: str) -> None:
+    states, unfired = HOLDS[config]
+    result = assert_holds(SPEC, CONFIGS[config], config, states=states, unfired=unfired)
     assert set(PROPERTIES) <= set(result.properties_checked)
 
 

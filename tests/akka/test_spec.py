@@ -18,24 +18,19 @@ from spec.akka_mailbox import (
     ShowWord,
 )
 from spec.language import Instance, SpecError
+from tests.spec_helpers import assert_holds
 
 pytestmark = pytest.mark.timeout(300)
 
 
 def test_small_holds_with_every_action_fired() -> None:
-    result = check(SPEC, CONFIGS["small"], Options(), config="small")
-    assert result.verdict == "holds", result.violation
-    assert not result.stats.unfired(), result.stats.unfired()
+    result = assert_holds(SPEC, CONFIGS["small"], "small", states=2801, unfired=[])
     assert "EveryMessageSettles" in result.properties_checked
-    assert result.stats.states == 2801
 
 
 @pytest.mark.slow
 def test_standard_holds() -> None:
-    result = check(SPEC, CONFIGS["standard"], Options(), config="standard")
-    assert result.verdict == "holds", result.violation
-    assert not result.stats.unfired()
-    assert result.stats.states == 232_965
+    assert_holds(SPEC, CONFIGS["standard"], "standard", states=232_965, unfired=[])
 
 
 def test_symmetry_reduces_small_safety() -> None:

@@ -25,6 +25,7 @@ from model_checks.commands import traces as traces_command
 from model_checks.conformance import export as export_module
 from model_checks.conformance import validate_file
 from model_checks.harness.schedule import MAX_REPLAY_STEPS, Schedule, ScheduleFormatError
+from tests.helpers.cli import bad_option, refused
 
 runner = CliRunner()
 
@@ -33,42 +34,34 @@ def run(*args: str) -> Any:
     return runner.invoke(app, list(args))
 
 
-def refused(result: Any, *words: str) -> None:
-    """Exit 2, no traceback, and the message names each of ``words``."""
-    assert result.exit_code == 2, result.output
-    assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
-    assert "Traceback" not in result.output and "internal error" not in result.output, result.output
-    for word in words:
-        assert word in result.output, (word, result.output)
-
-
 # ----------------------------------------------------------------------------- numbers
 
 
 @pytest.mark.parametrize(
-    ("args", "option"),
+    "command_line",
     [
-        (["check", "work-lane", "--workers", "300"], "--workers"),
-        (["check", "work-lane", "--workers", "0"], "--workers"),
-        (["check", "work-lane", "--time-limit", "-1"], "--time-limit"),
-        (["check", "work-lane", "--time-limit", "nan"], "--time-limit"),
-        (["check", "work-lane", "--time-limit", "inf"], "--time-limit"),
-        (["check", "work-lane", "--max-states", "-5"], "--max-states"),
-        (["check", "work-lane", "--max-depth", "-1"], "--max-depth"),
-        (["explore", "counter-locked", "--max-steps", "0"], "--max-steps"),
-        (["explore", "counter-locked", "--max-executions", "0"], "--max-executions"),
-        (["explore", "counter-locked", "--preemption-bound", "-1"], "--preemption-bound"),
-        (["explore", "counter-locked", "--time-limit", "nan"], "--time-limit"),
-        (["explore", "counter-locked", "--seed", "-1"], "--seed"),
-        (["link", "compare", "1x1-2w", "--time-limit", "-1"], "--time-limit"),
-        (["link", "compare", "1x1-2w", "--max-executions", "0"], "--max-executions"),
-        (["link", "compare", "1x1-2w", "--show", "-1"], "--show"),
-        (["link", "compare", "small", "--automaton", "--pct-depth", "0"], "--pct-depth"),
-        (["link", "mbt", "--examples", "0"], "--examples"),
-        (["link", "mbt", "--lanes", "1000000000"], "--lanes"),
+        "check work-lane --workers 300",
+        "check work-lane --workers 0",
+        "check work-lane --time-limit -1",
+        "check work-lane --time-limit nan",
+        "check work-lane --time-limit inf",
+        "check work-lane --max-states -5",
+        "check work-lane --max-depth -1",
+        "explore counter-locked --max-steps 0",
+        "explore counter-locked --max-executions 0",
+        "explore counter-locked --preemption-bound -1",
+        "explore counter-locked --time-limit nan",
+        "explore counter-locked --seed -1",
+        "link compare 1x1-2w --time-limit -1",
+        "link compare 1x1-2w --max-executions 0",
+        "link compare 1x1-2w --show -1",
+        "link compare small --automaton --pct-depth 0",
+        "link mbt --examples 0",
+        "link mbt --lanes 1000000000",
     ],
 )
-def test_numbers_out_of_range_are_refused_naming_the_option(args: list[str], option: str) -> None:
+def test_numbers_out_of_range_are_refused_naming_the_option(command_line: str) -> None:
+    args, option = bad_option(command_line)
     refused(run(*args), option)
 
 

@@ -15,16 +15,8 @@ from model_checks.explorer.search import Options
 from spec import event_pool as ep
 from spec.event_pool import SPEC
 from spec.language import SpecError, emit, variant
-from tests.spec_helpers import (
-    assert_caught_with_symmetry,
-    assert_holds,
-    assert_pc_hints_change_nothing,
-    assert_reads_cover,
-    assert_symmetry_reduces,
-    initial_projections,
-    reachable,
-    spec_or_mutant,
-)
+from tests.helpers.design_spec_checks import DesignSpecChecks
+from tests.spec_helpers import assert_holds, initial_projections, reachable
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -55,14 +47,6 @@ def test_a_cancel_reports_listed_works_and_a_raising_callback_counts_as_run() ->
     assert any("cancelled" in s.fate.values() for s in states)
     raised = [s for s in states if s.fate[2] == "raised"]
     assert raised and all(s.runs[2] == 1 for s in raised)
-
-
-def test_symmetry_reduces_and_says_liveness_is_skipped() -> None:
-    assert_symmetry_reduces(SPEC, CONFIGS["small"])
-
-
-def test_symmetry_still_catches_a_mutant() -> None:
-    assert_caught_with_symmetry(MUTANTS["unlocked-next-index"], CONFIGS["small"])
 
 
 def test_the_required_mutants_exist() -> None:
@@ -150,11 +134,8 @@ def test_design_object() -> None:
     ]
 
 
-@pytest.mark.parametrize("name", ["design", *sorted(MUTANTS)])
-def test_invariant_reads_cover_every_reachable_state(name: str) -> None:
-    spec, constants = spec_or_mutant(SPEC, MUTANTS, name, CONFIGS["small"])
-    assert_reads_cover(spec, constants, reachable(spec, constants))
-
-
-def test_pc_hints_change_nothing() -> None:
-    assert_pc_hints_change_nothing(SPEC, CONFIGS["standard"])
+class TestDesignSpec(DesignSpecChecks):
+    design = DESIGN
+    symmetry_mutant = "unlocked-next-index"
+    pc_hints_config = "standard"
+    reads_cover = ("design", *sorted(MUTANTS))

@@ -95,6 +95,10 @@ GOOD_ONE: list[Ev] = [
 ]
 
 
+# Both threads wait; work 0 is posted to t0, which is signalled.
+T0_PICKED: list[Ev] = [wait("t0"), wait("t1"), post(0, "t0"), signal("t0")]
+
+
 def rejected(
     events: list[Ev], seq: int | None, rule: int, *words: str, threads: int = 2, complete: bool = False
 ) -> None:
@@ -117,10 +121,7 @@ def test_a_complete_trace_is_allowed() -> None:
 
 def test_two_threads_idle_first_timeouts_coalesced_signals_cancel_and_a_callback_post() -> None:
     events: list[Ev] = [
-        wait("t0"),
-        wait("t1"),
-        post(0, "t0"),
-        signal("t0"),
+        *T0_PICKED,
         post(1, "t1"),
         wake("t0"),
         take("t0", 0),
@@ -192,6 +193,29 @@ def test_stop_discard_drops_the_list_and_running_work_finishes() -> None:
     ]
     verdict = validate_lines(trace(*events, threads=1))
     assert verdict.code == ALLOWED and not verdict.prefix, verdict.message
+
+
+def test_wake_stop_may_come_between_the_last_done_and_its_take_and_an_empty_list_is_not_discarded() -> None:
+    # The last settle is in the critical section of the take after done, which sets the stop
+    # event's precondition before that take is logged: another thread may log wake stop between.
+    events: list[Ev] = [
+        *T0_PICKED,
+        wake("t0"),
+        take("t0", 0),
+        run("t0", 0),
+        stop_begin("discard"),  # the list is empty: no discard follows
+        done("t0", 0),
+        wake("t1", "stop"),
+        take("t0", None),
+        wait("t0"),
+        wake("t0", "stop"),
+        stop_end("discard"),
+    ]
+    verdict = validate_lines(trace(*events))
+    assert verdict.code == ALLOWED and not verdict.prefix, verdict.message
+    # One event earlier, t1's wake stop comes before work 0 settled.
+    early = [*events[:8], events[9], events[8], *events[10:]]
+    rejected(early, 9, 8, "t0 runs 0")
 
 
 def test_a_trace_without_stop_end_is_a_prefix_with_what_is_pending() -> None:
@@ -342,13 +366,85 @@ CASES: dict[str, tuple[list[Ev], int, bool, int | None, int, tuple[str, ...]]] =
         8,
         ("only stop(discard)",),
     ),
-    "take after stop(discard)": (
+    "take between stop_begin(discard) and its discard": (
         [*W0, stop_begin("discard"), take("t0", 0)],
         1,
         False,
         6,
         8,
-        ("after stop_begin(discard)",),
+        ("t0 logs take after stop_begin(discard)", "whole list [0]"),
+    ),
+    "a refused post between stop_begin(discard) and its discard": (
+        [post(0, "t0"), signal("t0"), stop_begin("discard"), post(None, None, "other", "invalid_state")],
+        1,
+        False,
+        4,
+        8,
+        ("other logs post after stop_begin(discard)",),
+    ),
+    "a cancel between stop_begin(discard) and its discard": (
+        [post(0, "t0"), signal("t0"), stop_begin("discard"), ("other", "cancel", {"items": [], "work": "w"})],
+        1,
+        False,
+        4,
+        8,
+        ("other logs cancel",),
+    ),
+    "the stopper logs another event before its discard": (
+        [post(0, "t0"), signal("t0"), stop_begin("discard"), stop_end("discard")],
+        1,
+        False,
+        4,
+        8,
+        ("main logs stop_end",),
+    ),
+    "discard of part of the list": (
+        [post(0, "t0"), signal("t0"), post(1, None), stop_begin("discard"), discard(1)],
+        1,
+        False,
+        5,
+        8,
+        ("whole list", "works [0, 1]"),
+    ),
+    "discard of the list out of order": (
+        [post(0, "t0"), signal("t0"), post(1, None), stop_begin("discard"), discard(1, 0)],
+        1,
+        False,
+        5,
+        8,
+        ("in list order",),
+    ),
+    "discard by another thread": (
+        [post(0, "t0"), signal("t0"), stop_begin("discard"), ("other", "discard", {"items": [0]})],
+        1,
+        False,
+        4,
+        8,
+        ("by 'other'", "by 'main'"),
+    ),
+    "discard of an empty list": (
+        [stop_begin("discard"), discard()],
+        1,
+        False,
+        2,
+        8,
+        ("found the list empty",),
+    ),
+    "a second discard": (
+        [post(0, "t0"), signal("t0"), stop_begin("discard"), discard(0), discard()],
+        1,
+        False,
+        5,
+        8,
+        ("logged its discard already",),
+    ),
+    "wake stop while a work runs": (
+        [*W0, take("t0", 0), run("t0", 0), stop_begin(), wait("t1"), wake("t1", "stop")],
+        2,
+        False,
+        9,
+        8,
+        ("1 accepted works", "t0 runs 0", "after the last of them settled"),
     ),
     "stop_end without stop_begin": ([stop_end()], 1, False, 1, 8, ("no stop_begin",)),
     "stop_end of another mode": (
@@ -375,12 +471,12 @@ CASES: dict[str, tuple[list[Ev], int, bool, int | None, int, tuple[str, ...]]] =
         8,
         ("failed",),
     ),
-    "stop_end with work never run": (
+    "wake stop with work never run": (
         [post(0, "t0"), signal("t0"), *shutdown("t0")],
         1,
         False,
-        6,
-        9,
+        5,
+        8,
         ("neither ran", "listed [0]"),
     ),
     "lost wakeup (pulse)": (

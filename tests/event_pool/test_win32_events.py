@@ -18,6 +18,7 @@ who is released, with which index, and the events' states after.
 
 from __future__ import annotations
 
+import sys
 import threading
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -48,30 +49,19 @@ BOUND = 10.0  # seconds: the longest a real-thread test waits for anything that 
 
 
 # --- real threads ---------------------------------------------------------------------------------
-class _ObservedCondition:
+class _ObservedCondition(threading.Condition):
     """A real condition that tells ``_Observed`` when a thread enters or leaves ``wait``."""
 
-    def __init__(self, inner: ConditionLike, name: str, runtime: _Observed) -> None:
-        self._inner, self._name, self._rt = inner, name, runtime
-
-    def acquire(self, blocking: bool = True, timeout: float = -1) -> bool:
-        return self._inner.acquire(blocking, timeout)
-
-    def release(self) -> None:
-        self._inner.release()
-
-    def __enter__(self) -> bool:
-        return self._inner.__enter__()
-
-    def __exit__(self, *exc: Any) -> None:
-        self._inner.__exit__(*exc)
+    def __init__(self, lock: LockLike | None, name: str, runtime: _Observed) -> None:
+        super().__init__(lock)  # type: ignore[arg-type]
+        self._name, self._rt = name, runtime
 
     def wait(self, timeout: float | None = None) -> bool:
         with self._rt.meta:
             self._rt.blocked += 1
             self._rt.meta.notify_all()
         try:
-            return self._inner.wait(timeout)
+            return super().wait(timeout)
         finally:
             with self._rt.meta:
                 self._rt.blocked -= 1
@@ -82,11 +72,11 @@ class _ObservedCondition:
 
     def notify(self, n: int = 1) -> None:
         self._rt.notified.append(self._name)
-        self._inner.notify(n)
+        super().notify(n)
 
     def notify_all(self) -> None:
         self._rt.notified.append(self._name)
-        self._inner.notify_all()
+        super().notify(sys.maxsize)  # every waiter, recorded once (not again through notify)
 
 
 class _Observed(ThreadingRuntime):
@@ -97,7 +87,7 @@ class _Observed(ThreadingRuntime):
         self.threads: list[ThreadHandle] = []
 
     def condition(self, lock: LockLike | None = None, name: str = "") -> ConditionLike:
-        return _ObservedCondition(super().condition(lock, name), name, self)
+        return _ObservedCondition(lock, name, self)
 
     def start_thread(self, target: Callable[[], None], name: str) -> ThreadHandle:
         handle = super().start_thread(target, name)
@@ -128,15 +118,14 @@ def _waiter(rt: _Observed, name: str, wait: Callable[[], int], results: dict[str
     rt.start_thread(body, name)
 
 
-def _blocked_waiters(rt: _Observed, waits: Sequence[Callable[[], int]], results: dict[str, int]) -> list[str]:
-    """Start one thread per wait, each blocked before the next starts (so the queue order is known)."""
-    names = []
+def _blocked_waiters(rt: _Observed, waits: Sequence[Callable[[], int]]) -> dict[str, int]:
+    """Start one thread per wait, each blocked before the next starts (so the queue order is known);
+    the result of waiter ``w<i>`` appears under its name when its wait returns."""
+    results: dict[str, int] = {}
     for i, wait in enumerate(waits):
-        name = f"w{i}"
-        _waiter(rt, name, wait, results)
+        _waiter(rt, f"w{i}", wait, results)
         rt.until_blocked(i + 1)
-        names.append(name)
-    return names
+    return results
 
 
 @pytest.mark.timeout(30)
@@ -160,14 +149,19 @@ def test_manual_reset_stays_signalled_until_reset() -> None:
     assert not ev.is_set() and ev.wait(0) == WAIT_TIMEOUT
 
 
+def _signalled(manual: bool, waiters: int, pulse: bool) -> tuple[_Observed, Win32Event, dict[str, int]]:
+    """An event with ``waiters`` threads blocked on it (w0 first), then pulsed or set once."""
+    rt = _Observed()
+    ev = Win32Kernel(rt).create_event(manual_reset=manual)
+    results = _blocked_waiters(rt, [ev.wait] * waiters)
+    ev.pulse() if pulse else ev.set()
+    return rt, ev, results
+
+
 @pytest.mark.timeout(30)
 @pytest.mark.parametrize("pulse", [False, True], ids=["set", "pulse"])
 def test_auto_reset_releases_exactly_one_of_two_blocked_waiters_first_come_first_served(pulse: bool) -> None:
-    rt = _Observed()
-    ev = Win32Kernel(rt).create_event(manual_reset=False)
-    results: dict[str, int] = {}
-    _blocked_waiters(rt, [ev.wait, ev.wait], results)
-    ev.pulse() if pulse else ev.set()
+    rt, ev, results = _signalled(manual=False, waiters=2, pulse=pulse)
     # the signaller releases the waiter itself, under the kernel lock: by now it is decided
     assert rt.notified == ["kernel.wait[w0]"]
     assert not ev.is_set()
@@ -183,11 +177,7 @@ def test_auto_reset_releases_exactly_one_of_two_blocked_waiters_first_come_first
 @pytest.mark.timeout(30)
 @pytest.mark.parametrize("pulse", [False, True], ids=["set", "pulse"])
 def test_manual_reset_releases_every_blocked_waiter(pulse: bool) -> None:
-    rt = _Observed()
-    ev = Win32Kernel(rt).create_event(manual_reset=True)
-    results: dict[str, int] = {}
-    _blocked_waiters(rt, [ev.wait, ev.wait, ev.wait], results)
-    ev.pulse() if pulse else ev.set()
+    rt, ev, results = _signalled(manual=True, waiters=3, pulse=pulse)
     assert sorted(rt.notified) == [f"kernel.wait[w{i}]" for i in range(3)]
     rt.join_all()
     assert results == {f"w{i}": WAIT_OBJECT_0 for i in range(3)}
@@ -230,8 +220,7 @@ def test_a_blocked_wait_any_returns_the_index_of_the_event_that_released_it() ->
     rt = _Observed()
     kernel = Win32Kernel(rt)
     work, stop = kernel.create_event(False, name="work"), kernel.create_event(True, name="stop")
-    results: dict[str, int] = {}
-    _blocked_waiters(rt, [lambda: kernel.wait_for_multiple([work, stop], False)], results)
+    results = _blocked_waiters(rt, [lambda: kernel.wait_for_multiple([work, stop], False)])
     stop.set()
     rt.join_all()
     assert results == {"w0": WAIT_OBJECT_0 + 1}
@@ -254,8 +243,7 @@ def test_a_blocked_wait_all_is_released_by_the_last_signal_and_reserves_nothing(
     rt = _Observed()
     kernel = Win32Kernel(rt)
     a, b = kernel.create_event(False, name="a"), kernel.create_event(False, name="b")
-    results: dict[str, int] = {}
-    _blocked_waiters(rt, [lambda: kernel.wait_for_multiple([a, b], True), a.wait], results)
+    results = _blocked_waiters(rt, [lambda: kernel.wait_for_multiple([a, b], True), a.wait])
     a.set()  # the wait-all (first in a's queue) cannot take it yet; the wait-any behind it does
     assert rt.notified == ["kernel.wait[w1]"]
     assert not a.is_set()
@@ -288,8 +276,7 @@ def test_the_win32_names_take_milliseconds() -> None:
 def test_a_long_timeout_is_accepted_and_a_signal_ends_it() -> None:
     rt = _Observed()
     ev = Win32Kernel(rt).create_event(False)
-    results: dict[str, int] = {}
-    _blocked_waiters(rt, [lambda: ev.wait(1e12), lambda: ev.wait(float("inf"))], results)
+    results = _blocked_waiters(rt, [lambda: ev.wait(1e12), lambda: ev.wait(float("inf"))])
     ev.set()
     ev.set()
     rt.join_all()
@@ -656,48 +643,35 @@ def test_harness_wait_any_takes_one_event_and_the_lowest_when_both_are_signalled
 
 # --- the reference against spec.win32_events ----------------------------------------------------
 Scenario = tuple[dict[str, bool], dict[str, bool], list[tuple[tuple[str, ...], bool]], str, bool]
-# (manual per event, signalled per event, blocked waits in queue order, the event signalled, pulse?)
-SCENARIOS: dict[str, Scenario] = {
-    "auto-set-two-waiters": ({"e": False}, {"e": False}, [(("e",), False), (("e",), False)], "e", False),
-    "manual-set-two-waiters": ({"e": True}, {"e": False}, [(("e",), False), (("e",), False)], "e", False),
-    "auto-pulse-two-waiters": ({"e": False}, {"e": False}, [(("e",), False), (("e",), False)], "e", True),
-    "manual-pulse-two-waiters": ({"e": True}, {"e": False}, [(("e",), False), (("e",), False)], "e", True),
-    "pulse-nobody": ({"e": False}, {"e": False}, [], "e", True),
-    "any-released-by-second": (
-        {"w": False, "s": True},
-        {"w": False, "s": False},
-        [(("w", "s"), False)],
-        "s",
-        False,
-    ),
-    "all-waits-behind-any": (
-        {"a": False, "b": False},
-        {"a": False, "b": False},
-        [(("a", "b"), True), (("a",), False)],
-        "a",
-        False,
-    ),
-    "all-completed-by-last": (
-        {"a": False, "b": True},
-        {"a": True, "b": False},
-        [(("a", "b"), True), (("b",), False)],
-        "b",
-        False,
-    ),
-    "manual-releases-all-and-any": (
-        {"m": True, "x": False},
-        {"m": False, "x": True},
-        [(("m", "x"), True), (("m",), False), (("m", "x"), True)],
-        "m",
-        False,
-    ),
+# Each scenario in one line: the events ("name=auto" or "name=manual", "*" when signalled), the
+# blocked waits in queue order ("a+b" waits for all, "a,b" for any), and the signal ("set e", "pulse e").
+SCENARIOS = {
+    "auto-set-two-waiters": ("e=auto", "e e", "set e"),
+    "manual-set-two-waiters": ("e=manual", "e e", "set e"),
+    "auto-pulse-two-waiters": ("e=auto", "e e", "pulse e"),
+    "manual-pulse-two-waiters": ("e=manual", "e e", "pulse e"),
+    "pulse-nobody": ("e=auto", "", "pulse e"),
+    "any-released-by-second": ("w=auto s=manual", "w,s", "set s"),
+    "all-waits-behind-any": ("a=auto b=auto", "a+b a", "set a"),
+    "all-completed-by-last": ("a=auto* b=manual", "a+b b", "set b"),
+    "manual-releases-all-and-any": ("m=manual x=auto*", "m+x m m+x", "set m"),
 }
+
+
+def _scenario(events: str, waits: str, signal: str) -> Scenario:
+    """(manual per event, signalled per event, blocked waits in queue order, the event signalled, pulse?)"""
+    kinds = dict(event.split("=") for event in events.split())
+    manual = {name: kind.rstrip("*") == "manual" for name, kind in kinds.items()}
+    signalled = {name: kind.endswith("*") for name, kind in kinds.items()}
+    blocked = [(tuple(w.replace("+", ",").split(",")), "+" in w) for w in waits.split()]
+    how, target = signal.split()
+    return manual, signalled, blocked, target, how == "pulse"
 
 
 @pytest.mark.timeout(60)
 @pytest.mark.parametrize("scenario", list(SCENARIOS))
 def test_the_reference_releases_whom_the_spec_releases(scenario: str) -> None:
-    manual, signalled, waits, target, pulse = SCENARIOS[scenario]
+    manual, signalled, waits, target, pulse = _scenario(*SCENARIOS[scenario])
     names = tuple(manual)
     spec_events: Events = Function(names, [Event(manual[n], signalled[n]) for n in names])
     spec_waiters = [(f"w{i}", Wait(handles, wait_all)) for i, (handles, wait_all) in enumerate(waits)]
@@ -707,12 +681,11 @@ def test_the_reference_releases_whom_the_spec_releases(scenario: str) -> None:
     rt = _Observed()
     kernel = Win32Kernel(rt)
     events = {n: kernel.create_event(manual[n], signalled[n], n) for n in names}
-    results: dict[str, int] = {}
 
     def wait_of(handles: tuple[str, ...], wait_all: bool) -> Callable[[], int]:
         return lambda: kernel.wait_for_multiple([events[h] for h in handles], wait_all)
 
-    _blocked_waiters(rt, [wait_of(h, w) for h, w in waits], results)
+    results = _blocked_waiters(rt, [wait_of(h, w) for h, w in waits])
     events[target].pulse() if pulse else events[target].set()
     released_now = [name.removeprefix("kernel.wait[").removesuffix("]") for name in rt.notified]
     states_now = {n: events[n].is_set() for n in names}

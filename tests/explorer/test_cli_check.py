@@ -53,7 +53,7 @@ def test_check_json_and_incomplete_exit_3() -> None:
     [
         ["check", "no-such-design"],
         ["check", "work-lane", "--variant", "nope"],
-        ["check", "work-lane", "-c", "huge"],
+        ["check", "work-lane", "-c", "colossal"],
     ],
 )
 def test_usage_errors_exit_2(args: list[str]) -> None:

@@ -19,7 +19,7 @@ from __future__ import annotations
 import json
 import math
 import warnings
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -80,6 +80,8 @@ BENCHES_OF_DESIGNS = (
     "schedule-gate", "akka-mailbox", "akka-vs-pykka", "work-stealing", "work-stealing-simulator",
     "work-stealing-trace", "event-pool", "event-pool-trace", "jobs", "jobs-soak", "work-lane-lockfree-trace",
 )  # fmt: skip
+# `bench all` reruns every benchmark at any valid values (its refusals: tests/bench/test_bench_docs.py).
+EVERY_BENCH = ("bench", "all")
 
 
 def _fuzzed(path: tuple[str, ...]) -> bool:
@@ -391,50 +393,39 @@ def test_every_command_is_fuzzed() -> None:
     assert set(COMMANDS) == set(CODES)
     left_out = {path for path in ALL_COMMANDS if not _fuzzed(path)}
     design_benches = {("bench", name) for name in BENCHES_OF_DESIGNS}
-    assert left_out == {p for p in ALL_COMMANDS if p[0] in NOT_FUZZED_GROUPS} | design_benches
+    assert left_out == {p for p in ALL_COMMANDS if p[0] in NOT_FUZZED_GROUPS} | design_benches | {EVERY_BENCH}
+
+
+def _fuzz(drawn: st.SearchStrategy[tuple[Any, ...]], check: Callable[..., object], examples: int) -> None:
+    """Run ``check`` on ``examples`` draws, under the module's profile."""
+
+    @settings(parent=settings.get_profile(PROFILE), max_examples=examples)
+    @given(drawn)
+    def prop(args: tuple[Any, ...]) -> None:
+        check(*args)
+
+    prop()
+
+
+CI_EXAMPLES = settings.get_profile(PROFILE).max_examples
+# Each property: its draws, its check, and how many times the profile's examples it runs in CI.
+Property = tuple[Callable[[dict[str, str]], st.SearchStrategy[Any]], Callable[..., object], int]
+PROPERTIES: dict[str, Property] = {
+    "arguments": (argv, check_one, 5),
+    "options-one-at-a-time": (targeted, check_targeted, 3),
+}
 
 
 @pytest.mark.timeout(120)
-def test_fuzz_cli_arguments(places: dict[str, str]) -> None:
-    @settings(
-        parent=settings.get_profile(PROFILE), max_examples=settings.get_profile(PROFILE).max_examples * 5
-    )
-    @given(argv(places))
-    def prop(drawn: tuple[tuple[str, ...], list[str]]) -> None:
-        check_one(*drawn)
-
-    prop()
+@pytest.mark.parametrize("prop", list(PROPERTIES))
+def test_fuzz_cli(places: dict[str, str], prop: str) -> None:
+    drawn, check, times = PROPERTIES[prop]
+    _fuzz(drawn(places), check, CI_EXAMPLES * times)
 
 
 @pytest.mark.soak
 @pytest.mark.timeout(3600)
-def test_fuzz_cli_arguments_soak(places: dict[str, str]) -> None:
-    @settings(parent=settings.get_profile(PROFILE), max_examples=20_000)
-    @given(argv(places))
-    def prop(drawn: tuple[tuple[str, ...], list[str]]) -> None:
-        check_one(*drawn)
-
-    prop()
-
-
-@pytest.mark.timeout(120)
-def test_fuzz_cli_options_one_at_a_time(places: dict[str, str]) -> None:
-    @settings(
-        parent=settings.get_profile(PROFILE), max_examples=settings.get_profile(PROFILE).max_examples * 3
-    )
-    @given(targeted(places))
-    def prop(drawn: tuple[tuple[str, ...], list[str], Any, str]) -> None:
-        check_targeted(*drawn)
-
-    prop()
-
-
-@pytest.mark.soak
-@pytest.mark.timeout(3600)
-def test_fuzz_cli_options_one_at_a_time_soak(places: dict[str, str]) -> None:
-    @settings(parent=settings.get_profile(PROFILE), max_examples=20_000)
-    @given(targeted(places))
-    def prop(drawn: tuple[tuple[str, ...], list[str], Any, str]) -> None:
-        check_targeted(*drawn)
-
-    prop()
+@pytest.mark.parametrize("prop", list(PROPERTIES))
+def test_fuzz_cli_soak(places: dict[str, str], prop: str) -> None:
+    drawn, check, _ = PROPERTIES[prop]
+    _fuzz(drawn(places), check, 20_000)

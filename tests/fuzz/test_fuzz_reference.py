@@ -20,6 +20,7 @@ import math
 import re
 import threading
 from collections import Counter
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -198,13 +199,6 @@ def _check_work_lane(args: dict[str, Any], data: st.DataObject) -> None:
         assert not discarded
 
 
-@pytest.mark.timeout(120)
-@given(args=_work_lane_arguments(), data=st.data())
-@settings(parent=settings.get_profile(PROFILE))
-def test_fuzz_work_lane_arguments(args: dict[str, Any], data: st.DataObject) -> None:
-    _check_work_lane(args, data)
-
-
 # --------------------------------------------------------------------------- Schedule Gate
 
 GATE_FIELDS = (
@@ -274,13 +268,6 @@ def _check_gate(args: dict[str, Any], data: st.DataObject) -> None:
     assert ran == accepted
 
 
-@pytest.mark.timeout(120)
-@given(args=_gate_arguments(), data=st.data())
-@settings(parent=settings.get_profile(PROFILE))
-def test_fuzz_gate_arguments(args: dict[str, Any], data: st.DataObject) -> None:
-    _check_gate(args, data)
-
-
 # --------------------------------------------------------------------------- Akka mailbox
 
 AKKA_FIELDS = (
@@ -347,11 +334,24 @@ def _check_dispatcher(args: dict[str, Any], data: st.DataObject) -> None:
     assert processed + Counter({k: n for k, n in dead.items() if k in sent}) == sent
 
 
+# --------------------------------------------------------------------------- the properties
+
+Arguments = Callable[[], st.SearchStrategy[dict[str, Any]]]
+Check = Callable[[dict[str, Any], st.DataObject], None]
+REFERENCES: dict[str, tuple[Arguments, Check]] = {
+    "work-lane": (_work_lane_arguments, _check_work_lane),
+    "gate": (_gate_arguments, _check_gate),
+    "dispatcher": (_dispatcher_arguments, _check_dispatcher),
+}
+
+
 @pytest.mark.timeout(120)
-@given(args=_dispatcher_arguments(), data=st.data())
+@pytest.mark.parametrize("reference", list(REFERENCES))
+@given(data=st.data())
 @settings(parent=settings.get_profile(PROFILE))
-def test_fuzz_dispatcher_arguments(args: dict[str, Any], data: st.DataObject) -> None:
-    _check_dispatcher(args, data)
+def test_fuzz_arguments(reference: str, data: st.DataObject) -> None:
+    arguments, check_reference = REFERENCES[reference]
+    check_reference(data.draw(arguments(), label="arguments"), data)
 
 
 # --------------------------------------------------------------------------- the long run

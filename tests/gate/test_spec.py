@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections import deque
 from itertools import product
 
 import pytest
@@ -13,7 +12,7 @@ from model_checks.explorer.check import check
 from model_checks.explorer.search import Options
 from reference import schedule_gate as ref
 from spec import schedule_gate as sg
-from spec.language import Instance
+from tests.helpers.spec_walk import steps
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -31,19 +30,11 @@ def test_small_holds_with_every_action_fired() -> None:
 
 def test_small_reaches_every_directive() -> None:
     """Not only every action: every directive of both deciding CASes, and a deferred decision made."""
-    inst = Instance(sg.SPEC, CONFIGS["small"])
-    seen: set[tuple[str, str, bool]] = set()
-    start = inst.initial_states()
-    visited = set(start)
-    todo = deque(start)
-    while todo:
-        state = todo.popleft()
-        for t in inst.successors(state):
-            if t.fields is not None and "directive" in t.fields:
-                seen.add((t.action.event or "", t.fields["directive"], bool(t.fields.get("deferred"))))
-            if t.state not in visited:
-                visited.add(t.state)
-                todo.append(t.state)
+    seen = {
+        (t.action.event or "", t.fields["directive"], bool(t.fields.get("deferred")))
+        for _, t in steps(sg.SPEC, CONFIGS["small"])
+        if t.fields is not None and "directive" in t.fields
+    }
     assert {(e, d) for e, d, _ in seen} == {
         ("admit_end", sg.NO_ACTION),
         ("admit_end", sg.ENQUEUE),

@@ -9,7 +9,6 @@ of the reference at that release (the fixture, trimmed from one: its seq 12 was 
 from __future__ import annotations
 
 import json
-from collections import deque
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +22,7 @@ from model_checks.harness.runtime import ControlledRuntime
 from reference.schedule_gate import GateScheduler, header
 from reference.tracing import RecordingTracer
 from spec import schedule_gate as sg
-from spec.language import Instance
+from tests.helpers.spec_walk import steps
 
 FIXTURE = Path(__file__).parent / "fixtures" / "surplus_after_idle.jsonl"
 SURPLUS_SEQ = 12  # p3 permit_release surplus, after w1's drain sent actor 10 Idle (seq 10, 11)
@@ -76,19 +75,10 @@ def test_a_second_permit_before_the_surplus_goes_back_is_refused() -> None:
 @pytest.mark.timeout(60)
 def test_small_releases_a_surplus_on_an_idle_gate() -> None:
     """The spec has the behaviour: in `small`, some ReleaseSurplus fires while its actor is Idle."""
-    inst = Instance(sg.SPEC, CONFIGS["small"])
-    start = inst.initial_states()
-    visited = set(start)
-    todo = deque(start)
-    while todo:
-        state = todo.popleft()
-        for t in inst.successors(state):
-            fields = t.fields or {}
-            if t.action.name == "ReleaseSurplus" and state.gate[fields["actor"]] == sg.IDLE_GATE:
-                return
-            if t.state not in visited:
-                visited.add(t.state)
-                todo.append(t.state)
+    for state, t in steps(sg.SPEC, CONFIGS["small"]):
+        fields = t.fields or {}
+        if t.action.name == "ReleaseSurplus" and state.gate[fields["actor"]] == sg.IDLE_GATE:
+            return
     pytest.fail("no ReleaseSurplus on an Idle gate in `small`")
 
 

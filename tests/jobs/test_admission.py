@@ -125,30 +125,23 @@ def _fake(root: Path, files: dict[str, str]) -> Path:
 MEMINFO = "MemTotal: 8000000 kB\nMemAvailable:    2000 kB\n"
 
 
-def test_cgroup2_first(tmp_path: Path) -> None:
-    root = _fake(
-        tmp_path,
-        {
-            "proc/self/cgroup": "0::/app\n",
-            "sys/fs/cgroup/app/memory.max": "1000000\n",
-            "sys/fs/cgroup/app/memory.current": "400000\n",
-            "proc/meminfo": MEMINFO,
-        },
-    )
-    assert sysmem.snapshot(root) == sysmem.Snapshot(600000, "cgroup2")
-
-
-def test_cgroup2_without_a_limit_falls_back_to_meminfo(tmp_path: Path) -> None:
-    root = _fake(
-        tmp_path,
-        {
-            "proc/self/cgroup": "0::/\n",
-            "sys/fs/cgroup/memory.max": "max\n",
-            "sys/fs/cgroup/memory.current": "400000\n",
-            "proc/meminfo": MEMINFO,
-        },
-    )
-    assert sysmem.snapshot(root) == sysmem.Snapshot(2000 * 1024, "meminfo")
+@pytest.mark.parametrize(
+    ("group", "limit", "expected"),
+    [
+        ("app", "1000000", sysmem.Snapshot(600000, "cgroup2")),
+        ("", "max", sysmem.Snapshot(2000 * 1024, "meminfo")),
+    ],
+    ids=["cgroup2-first", "cgroup2-without-a-limit-falls-back-to-meminfo"],
+)
+def test_cgroup2(tmp_path: Path, group: str, limit: str, expected: sysmem.Snapshot) -> None:
+    cgroup = Path("sys/fs/cgroup", group)
+    files = {
+        "proc/self/cgroup": f"0::/{group}\n",
+        f"{cgroup}/memory.max": f"{limit}\n",
+        f"{cgroup}/memory.current": "400000\n",
+        "proc/meminfo": MEMINFO,
+    }
+    assert sysmem.snapshot(_fake(tmp_path, files)) == expected
 
 
 def test_cgroup1_then_unlimited_v1(tmp_path: Path) -> None:

@@ -15,6 +15,7 @@ from model_checks.cli import app
 from model_checks.conformance.validator import validate_lines
 from model_checks.designs.admission.trace import merged_lines
 from reference.jobs.tracing import merge
+from tests.helpers.cli import bad_option
 from tests.jobs.helpers import check_trace
 
 runner = CliRunner()
@@ -22,6 +23,11 @@ runner = CliRunner()
 
 def run(*args: str) -> Any:
     return runner.invoke(app, list(args))
+
+
+def work_once(db: str, *args: str) -> Any:
+    """``jobs worker --once`` with the test handlers on ``db``, plus ``args``."""
+    return run("jobs", "worker", "--handlers", "tests.jobs.handlers", "--once", "--store", db, *args)
 
 
 @pytest.fixture
@@ -50,20 +56,7 @@ def test_enqueue_worker_status_round_trip(db: str, tmp_path: Path) -> None:
         assert json.loads(result.stdout)["state"] == "pending"
     traces = tmp_path / "traces"
     traces.mkdir()
-    result = run(
-        "jobs",
-        "worker",
-        "--handlers",
-        "tests.jobs.handlers",
-        "--once",
-        "--store",
-        db,
-        "--json",
-        "--trace-dir",
-        str(traces),
-        "--name",
-        "w0",
-    )
+    result = work_once(db, "--json", "--trace-dir", str(traces), "--name", "w0")
     assert result.exit_code == 0, result.output
     report = json.loads(result.stdout.strip().splitlines()[-1])
     assert report["done"] == 3 and report["stopped"] == "idle"
@@ -84,19 +77,20 @@ def test_cost_over_budget_is_refused_with_exit_2(db: str) -> None:
 
 
 @pytest.mark.parametrize(
-    ("args", "option"),
+    "command_line",
     [
-        (["enqueue", "q", "--payload", "{bad"], "--payload"),
-        (["enqueue", "q", "--cost", "-1"], "--cost"),
-        (["enqueue", "q", "--max-attempts", "0"], "--max-attempts"),
-        (["enqueue", "q", "--delay", "nan"], "--delay"),
-        (["worker", "--handlers", "no.such.module"], "--handlers"),
-        (["worker", "--handlers", "tests.jobs.handlers", "--lease", "0"], "--lease"),
-        (["budgets", "--queue", "providers"], "--queue"),
-        (["status", "--job", "7"], "--job"),
+        "enqueue q --payload {bad",
+        "enqueue q --cost -1",
+        "enqueue q --max-attempts 0",
+        "enqueue q --delay nan",
+        "worker --handlers no.such.module",
+        "worker --handlers tests.jobs.handlers --lease 0",
+        "budgets --queue providers",
+        "status --job 7",
     ],
 )
-def test_bad_arguments_exit_2_naming_the_option(db: str, args: list[str], option: str) -> None:
+def test_bad_arguments_exit_2_naming_the_option(db: str, command_line: str) -> None:
+    args, option = bad_option(command_line)
     result = run("jobs", *args, "--store", db, "--json")
     assert result.exit_code == 2, result.output
     assert option in result.stdout and "Traceback" not in result.output
@@ -147,18 +141,7 @@ def test_workflow_command_and_time_budget(db: str, tmp_path: Path) -> None:
     result = run("jobs", "workflow", str(definition), "--state", '{"count": 3}', "--store", db, "--json")
     assert result.exit_code == 0, result.output
     run_id = json.loads(result.stdout)["id"]
-    result = run(
-        "jobs",
-        "worker",
-        "--handlers",
-        "tests.jobs.handlers",
-        "--once",
-        "--time-budget",
-        "30",
-        "--store",
-        db,
-        "--quiet",
-    )
+    result = work_once(db, "--time-budget", "30", "--quiet")
     assert result.exit_code == 0, result.output
     doc = json.loads(run("jobs", "status", "--workflow", str(run_id), "--store", db, "--json").stdout)
     assert doc["status"] == "completed" and doc["state"]["results"] == [0, 1, 4]
@@ -179,10 +162,7 @@ def _cli_run(db: str, traces: Path, *, trace_enqueues: bool) -> Any:
         payload = json.dumps({"n": n})
         result = run("jobs", "enqueue", "work", "--payload", payload, "--cost", "2", "--store", db, *traced)
         assert result.exit_code == 0, result.output
-    result = run(
-        "jobs", "worker", "--handlers", "tests.jobs.handlers", "--once", "--quiet", "--store", db,
-        "--trace-dir", str(traces), "--name", "w0",
-    )  # fmt: skip
+    result = work_once(db, "--quiet", "--trace-dir", str(traces), "--name", "w0")
     assert result.exit_code == 0, result.output
     counts = json.loads(run("jobs", "status", "--store", db, "--json").stdout)["counts"]
     return validate_lines(merged_lines(traces.glob("*.jsonl"), end=counts), complete=True)
@@ -217,8 +197,7 @@ def test_the_trace_dir_help_names_the_file_the_command_writes(db: str, tmp_path:
     assert "DIR/trace-NAME-PID.jsonl" in _trace_dir_help("worker")
     assert "DIR/trace-enqueue-PID.jsonl" in _trace_dir_help("enqueue")
     run("jobs", "enqueue", "work", "--store", db, "--trace-dir", str(tmp_path))
-    run("jobs", "worker", "--handlers", "tests.jobs.handlers", "--once", "--quiet", "--store", db,
-        "--trace-dir", str(tmp_path), "--name", "w0")  # fmt: skip
+    work_once(db, "--quiet", "--trace-dir", str(tmp_path), "--name", "w0")
     assert sorted(p.name for p in tmp_path.glob("*.jsonl")) == [
         f"trace-enqueue-{os.getpid()}.jsonl",
         f"trace-w0-{os.getpid()}.jsonl",

@@ -14,7 +14,7 @@ import math
 import random
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
@@ -26,6 +26,9 @@ from reference.jobs.sqlite_store import SqliteStore
 from reference.jobs.store import ClaimOutcome, StaleLease
 from reference.jobs.tracing import RecordingTracer
 from tests.jobs.helpers import Clock
+
+if TYPE_CHECKING:
+    from reference.jobs.pg_store import PgStore
 
 OPEN = Conditions(retry_after=0.0)
 
@@ -153,21 +156,36 @@ def _play(
     return [seen, rows, profiles(store), store.status(50).as_json()]
 
 
-@pytest.mark.timeout(120)
-@pytest.mark.parametrize("seed", range(6))
-def test_the_fast_paths_do_what_the_general_path_does(seed: int, tmp_path: Path) -> None:
+def assert_fast_paths_match(
+    seed: int,
+    open_store: Callable[[bool, Clock, RecordingTracer], SqliteStore | PgStore],
+    profiles: Callable[[StoreCore], dict[str, Any]] = _sqlite_profiles,
+) -> None:
+    """Plays seed's script on a store with its fast paths (``open_store(True, ...)``) and on one
+    without: the same answers, rows, profiles, status and trace, from a run that went everywhere."""
     ops = _script(seed, 220)
     runs = []
     for fast in (True, False):
         clock = Clock()
-        store, tracer = _store(tmp_path / f"{fast}.db", clock, fast=fast)
-        with store:
-            runs.append((_play(store, clock, ops), tracer.events))
+        tracer = RecordingTracer()
+        with open_store(fast, clock, tracer) as store:
+            assert store._fast  # a plain store takes the fast paths
+            store._fast = fast
+            runs.append((_play(store, clock, ops, profiles), tracer.events))
     (fast_run, fast_trace), (general_run, general_trace) = runs
     assert fast_run == general_run
     assert fast_trace == general_trace
     kinds = {e["event"] for e in fast_trace}
-    assert {"admit", "deny", "finish", "retry", "lease_expire"} <= kinds, kinds  # the run went everywhere
+    assert {"admit", "deny", "finish", "retry", "lease_expire"} <= kinds, kinds
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize("seed", range(6))
+def test_the_fast_paths_do_what_the_general_path_does(seed: int, tmp_path: Path) -> None:
+    def open_store(fast: bool, clock: Clock, tracer: RecordingTracer) -> SqliteStore:
+        return SqliteStore(tmp_path / f"{fast}.db", clock=clock, tracer=tracer, process="t")
+
+    assert_fast_paths_match(seed, open_store)
 
 
 def test_a_finish_returns_the_job_as_stored(tmp_path: Path) -> None:

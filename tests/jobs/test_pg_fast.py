@@ -21,7 +21,7 @@ from reference.jobs.pg_store import PgStore
 from reference.jobs.store import StaleLease
 from reference.jobs.tracing import RecordingTracer
 from tests.jobs.helpers import Clock
-from tests.jobs.test_fast_claim import _play, _script
+from tests.jobs.test_fast_claim import assert_fast_paths_match
 from tests.jobs.test_pg_store import NoKeyLocks, _fresh, _waits_for_key
 
 OPEN = Conditions(retry_after=0.0, lease=60.0)
@@ -40,20 +40,10 @@ def _pg_profiles(store: StoreCore) -> dict[str, Any]:
 @pytest.mark.timeout(180)
 @pytest.mark.parametrize("seed", range(3))
 def test_the_functions_do_what_the_general_path_does(seed: int, pg_url: str) -> None:
-    ops = _script(seed, 220)
-    runs = []
-    for fast in (True, False):
-        clock = Clock()
-        tracer = RecordingTracer()
-        with PgStore(_fresh(pg_url, 10 * seed + int(fast)), clock=clock, tracer=tracer, process="t") as store:
-            assert store._fast  # a plain PgStore takes the fast paths
-            store._fast = fast
-            runs.append((_play(store, clock, ops, _pg_profiles), tracer.events))
-    (fast_run, fast_trace), (general_run, general_trace) = runs
-    assert fast_run == general_run
-    assert fast_trace == general_trace
-    kinds = {e["event"] for e in fast_trace}
-    assert {"admit", "deny", "finish", "retry", "lease_expire"} <= kinds, kinds
+    def open_store(fast: bool, clock: Clock, tracer: RecordingTracer) -> PgStore:
+        return PgStore(_fresh(pg_url, 10 * seed + int(fast)), clock=clock, tracer=tracer, process="t")
+
+    assert_fast_paths_match(seed, open_store, _pg_profiles)
 
 
 def test_a_finish_returns_the_job_as_stored_and_a_lapsed_lease_is_stale(pg_url: str) -> None:

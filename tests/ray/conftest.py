@@ -23,6 +23,14 @@ def _ray_or_skip() -> Any:
         pytest.skip("ray is not installed (pip install 'lanecheck[ray]')")
 
 
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    # Under pytest-xdist (`-n`, `--dist loadgroup`) every test here runs in one worker: one local
+    # Ray at a time, and the module pools' actors are not fought over by two clusters.
+    for item in items:
+        if item.nodeid.startswith("tests/ray/"):
+            item.add_marker(pytest.mark.xdist_group("ray"))
+
+
 @pytest.fixture(scope="session")
 def ray_session() -> Iterator[Any]:
     ray = _ray_or_skip()

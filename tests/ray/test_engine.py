@@ -95,6 +95,25 @@ def test_liveness_is_refused_plainly(pool: Pool) -> None:
     assert pool.started == started  # refused before any worker was asked
 
 
+def test_each_worker_holds_only_its_share_of_the_states(pool: Pool) -> None:
+    spec, constants = load_target("work-lane", "small", None)
+    total = check(spec, constants, SAFETY).stats.states
+    assert on_ray(pool, "work-lane", "small").stats.states == total
+    shares = pool.usage(2)
+    # Split, not copied: the seen-sets add up to the whole and neither holds it all.
+    assert sum(u.states for u in shares) == total
+    assert all(0 < u.states < total for u in shares)
+    assert all(u.peak_rss_bytes > 2**20 for u in shares)  # a Python process with Ray imported
+    one = on_ray(pool, "work-lane", "small", workers=1)
+    assert [u.states for u in pool.usage(1)] == [one.stats.states]
+
+
+def test_usage_of_more_actors_than_the_pool_has_is_refused(pool: Pool) -> None:
+    pool.take(2)
+    with pytest.raises(ValueError, match="the pool has 2 actors; usage of 3 asked"):
+        pool.usage(3)
+
+
 def _breaks() -> tuple[Spec, None]:
     b = SpecBuilder("fails-in-a-worker")
     b.init(lambda c: [0])

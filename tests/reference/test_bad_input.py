@@ -29,6 +29,7 @@ from reference import (
 from reference.akka_mailbox import ActorRef, Dispatcher, Send
 from reference.schedule_gate import GateScheduler
 from reference.schedule_gate import config_error as gate_config_error
+from tests.helpers.gated import Gated
 
 GOOD: dict[str, Any] = {"workers": 1, "lane_capacity": 4, "max_per_drain": 2}
 
@@ -320,37 +321,26 @@ def test_without_on_discard_the_failure_keeps_the_items() -> None:
 
 @pytest.mark.timeout(20)
 def test_a_fault_during_stop_joins_the_workers_and_reports_the_items() -> None:
-    release = threading.Event()
-    invoked: list[Any] = []
-
-    def invoke(context: Any, item: Any) -> None:
-        release.wait(5)
-        invoked.append(item)
-
+    invoke: Gated[Any] = Gated(timeout=5)
     scheduler = WorkerScheduler([LaneSpec(invoke)], **GOOD, pool_factory=_QuiescenceRaisesPool)
     accepted = _posted(scheduler, 3)
-    release.set()
+    invoke.gate.set()
     assert scheduler.stop(StopMode.DRAIN) is Result.UNKNOWN
     failure = scheduler.failure
     assert failure is not None and "stop's wait broke" in str(failure.error)
-    assert sorted(invoked + [item for _, item in failure.discarded]) == accepted
+    assert sorted(invoke.seen + [item for _, item in failure.discarded]) == accepted
 
 
 @pytest.mark.timeout(20)
 def test_a_fault_while_stop_waits_does_not_hang_it() -> None:
-    entered, release = threading.Event(), threading.Event()
-
-    def invoke(context: Any, item: Any) -> None:
-        entered.set()
-        release.wait(5)
-
+    invoke: Gated[Any] = Gated(timeout=5)
     scheduler = WorkerScheduler([LaneSpec(invoke)], **GOOD, lane_factory=_EndDrainRaisesLane)
     accepted = _posted(scheduler, 3)
-    assert entered.wait(5)
+    assert invoke.started.wait(5)
     results: list[Result] = []
     stopper = threading.Thread(target=lambda: results.append(scheduler.stop(StopMode.DRAIN)))
     stopper.start()
-    release.set()  # the drain ends, and its end raises while Stop waits for a quiet pool
+    invoke.gate.set()  # the drain ends, and its end raises while Stop waits for a quiet pool
     stopper.join(10)
     assert results == [Result.UNKNOWN]
     assert scheduler.failure is not None

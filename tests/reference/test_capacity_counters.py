@@ -12,35 +12,27 @@ import threading
 import pytest
 
 from reference import LaneSpec, Result, Sizing, StopMode, WorkerScheduler
+from tests.helpers.gated import Gated
 
 
 @pytest.mark.timeout(30)
 def test_popped_items_still_make_room_while_their_drain_runs() -> None:
-    started = threading.Event()
-    release = threading.Event()
-    seen: list[int] = []
-
-    def invoke(context: object, item: int) -> None:
-        if item == 0:
-            started.set()
-            release.wait(10)
-        seen.append(item)
-
+    invoke: Gated[int] = Gated(hold=lambda item: item == 0)
     scheduler: WorkerScheduler[int] = WorkerScheduler(
         [LaneSpec(invoke)], workers=1, lane_capacity=4, max_per_drain=8, sizing=Sizing.CHECKING
     )
     handle = scheduler.get_lane(0)[1]
     try:
         assert scheduler.try_post(handle, 0) is Result.SUCCESS
-        assert started.wait(10)  # item 0 is popped and running: the queue is empty again
+        assert invoke.started.wait(10)  # item 0 is popped and running: the queue is empty again
         # Four fit although the counters say one more is in the lane ...
         assert [scheduler.try_post(handle, i) for i in range(1, 5)] == [Result.SUCCESS] * 4
         # ... and the fifth does not: the lane holds four.
         assert scheduler.try_post(handle, 5) is Result.CAPACITY_EXCEEDED
     finally:
-        release.set()
+        invoke.gate.set()
     assert scheduler.stop(StopMode.DRAIN) is Result.SUCCESS
-    assert seen == [0, 1, 2, 3, 4]
+    assert invoke.seen == [0, 1, 2, 3, 4]
 
 
 @pytest.mark.timeout(30)

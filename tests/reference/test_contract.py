@@ -18,6 +18,7 @@ from reference import (
     WorkerScheduler,
     create,
 )
+from tests.helpers.gated import Gated
 
 from .refsched_helpers import Recorder, make
 
@@ -107,25 +108,17 @@ def test_handles_are_bound_to_their_scheduler() -> None:
 
 @pytest.mark.timeout(10)
 def test_a_full_lane_refuses_and_the_item_stays_with_the_caller() -> None:
-    gate = threading.Event()
-    started = threading.Event()
-    seen: list[Any] = []
-
-    def invoke(context: Any, item: Any) -> None:
-        started.set()
-        gate.wait()
-        seen.append(item)
-
+    invoke: Gated[str] = Gated()
     scheduler = make(invoke, lanes=1, workers=1, lane_capacity=2)
     handle = scheduler.get_lane(0)[1]
     assert scheduler.try_post(handle, "first") is Result.SUCCESS
-    assert started.wait(5)  # "first" is popped: the lane holds nothing now
+    assert invoke.started.wait(5)  # "first" is popped: the lane holds nothing now
     assert scheduler.try_post(handle, "a") is Result.SUCCESS
     assert scheduler.try_post(handle, "b") is Result.SUCCESS
     assert scheduler.try_post(handle, "c") is Result.CAPACITY_EXCEEDED
-    gate.set()
+    invoke.gate.set()
     assert scheduler.stop(StopMode.DRAIN) is Result.SUCCESS
-    assert seen == ["first", "a", "b"]
+    assert invoke.seen == ["first", "a", "b"]
 
 
 @pytest.mark.timeout(10)

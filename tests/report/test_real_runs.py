@@ -8,6 +8,7 @@ from collections import Counter
 
 import pytest
 
+from model_checks.conformance.streamed import DesignFormat
 from model_checks.design import load
 from model_checks.registry import design
 from model_checks.report.counting import count_config
@@ -64,7 +65,9 @@ def test_the_real_reference_reaches_the_gate_actions() -> None:
     # so the count stands alone, with no share of the explorer's states
     st = runs.states
     assert st.why_not is None and not st.unusable, (st.why_not, st.unusable)
-    assert st.traces == sum(r.executions for r in runs.runs) and st.rejected == 0
+    executions = sum(r.executions for r in runs.runs)
+    # every execution judged while the judging budget lasted (all of them, unless the machine crawls)
+    assert st.traces == st.judged > 0 and st.judged + st.unjudged == executions and st.rejected == 0
     n = len(st.collected.fingerprints)
     assert n > 1
     assert f"Spec states matched by real runs: <b>{n:,}</b>;" in html
@@ -154,7 +157,8 @@ def test_an_event_several_actions_log_is_marked_shared() -> None:
     assert "shared" not in html.split(f"<code>{solo}</code></a>", 1)[1].split("</tr>", 1)[0]
 
 
-def test_a_trace_source_without_records_or_config_gives_no_states() -> None:
+def _gate_trace() -> tuple[DesignFormat, RecordingTracer]:
+    """The Schedule Gate's observable trace format, and a tracer that recorded one gate run."""
     path = design("schedule-gate").trace_format
     assert path is not None
     fmt = observable_format(load(path))
@@ -162,16 +166,31 @@ def test_a_trace_source_without_records_or_config_gives_no_states() -> None:
     tracer = RecordingTracer()
     tracer.begin({"actors": 1, "workers": 1, "permits": 1, "mailbox_capacity": 1, "max_per_drain": 1})
     tracer.emit("t", "stop_end", {})
+    return fmt, tracer
+
+
+def test_a_trace_source_without_records_or_config_gives_no_states() -> None:
+    fmt, tracer = _gate_trace()
     assert trace_config(lambda: tracer.events()) == tracer.config
     out = StateRuns()
-    judge_execution(fmt, [lambda: [f"{e}" for e in tracer.events()]], out, "lines")
+    lines = [f"{e}" for e in tracer.events()]
+    judge_execution(fmt, [lambda: list(lines)], out, "lines")
     events = tracer.events()
     judge_execution(fmt, [lambda: list(events)], out, "no-config")
     assert out.traces == 0 and not out.collected.fingerprints
     assert out.unusable == {
-        "lines": "its trace source gives formatted lines, not event records",
+        "lines": "its trace source gives formatted lines, and no tracer with event records is reachable "
+        "from it",
         "no-config": "the trace config is not reachable from its trace source",
     }
     # with the tracer's config the same events are judged, and their states kept
     judge_execution(fmt, [lambda: tracer.events()], out, "ok")
     assert out.traces == 1 and out.rejected == 0 and out.collected.fingerprints
+
+
+def test_a_source_of_formatted_lines_is_read_through_its_tracer() -> None:
+    """A scenario that formats its trace for a failure report (work-lane's) still has its records judged."""
+    fmt, tracer = _gate_trace()
+    out = StateRuns()
+    judge_execution(fmt, [lambda: [f"{e}" for e in tracer.events()]], out, "lines")
+    assert out.traces == 1 and not out.unusable and out.collected.fingerprints

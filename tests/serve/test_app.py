@@ -140,7 +140,7 @@ def test_the_step_changes_are_marked(client: TestClient) -> None:
 BAD: list[tuple[str, int, str]] = [
     ("/nope/small", 404, "no design 'nope'"),
     ("/nope", 404, "no design 'nope'"),
-    ("/work-lane/huge", 404, "no configuration 'huge'"),
+    ("/work-lane/colossal", 404, "no configuration 'colossal'"),
     ("/work-lane/small?mutant=nope", 404, "no variant 'nope'"),
     ("/work-lane?mutant=nope", 404, "no variant 'nope'"),
     ("/work-lane/small/counterexample?mutant=nope", 404, "no variant 'nope'"),

@@ -46,8 +46,8 @@ def taken_port() -> Iterator[int]:
     [
         (["nope"], ["no design 'nope'", "work-lane"]),
         (["work-lane", "--mutant", "nope"], ["--mutant", "no variant 'nope'", "split-idle"]),
-        (["work-lane", "--config", "huge"], ["--config", "no configuration 'huge'", "small"]),
-        (["work-lane", "-c", "huge", "--mutant", "split-idle"], ["--config", "huge"]),
+        (["work-lane", "--config", "colossal"], ["--config", "no configuration 'colossal'", "small"]),
+        (["work-lane", "-c", "colossal", "--mutant", "split-idle"], ["--config", "colossal"]),
         (["--mutant", "split-idle"], ["--mutant", "without a DESIGN"]),
         (["--config", "small"], ["--config", "without a DESIGN"]),
         (["work-lane", "--port", "65536"], ["--port"]),

@@ -13,6 +13,7 @@ from reference.runtime import DEFAULT_RUNTIME
 from reference.tracing import RecordingTracer
 from reference.work_lane_lockfree import LaneSpec, LockFreeScheduler, Sizing, StopMode, create
 from reference.work_lane_lockfree_queue import EMPTY, BoundedQueue
+from tests.helpers.gated import Gated
 
 
 def _make(lanes: int = 2, **kw: Any) -> tuple[LockFreeScheduler[Any], list[list[Any]], list[tuple[int, Any]]]:
@@ -58,13 +59,7 @@ def test_posts_run_in_order_and_stop_drain_runs_everything() -> None:
 
 @pytest.mark.timeout(30)
 def test_refusals_leave_the_item_with_the_caller() -> None:
-    gate = threading.Event()
-    seen: list[int] = []
-
-    def invoke(_c: object, item: int) -> None:
-        gate.wait(10)
-        seen.append(item)
-
+    invoke: Gated[int] = Gated()
     sched: LockFreeScheduler[int] | None
     _, sched = create(
         [LaneSpec(invoke)],
@@ -80,11 +75,11 @@ def test_refusals_leave_the_item_with_the_caller() -> None:
     other = create([LaneSpec(print)], workers=1, lane_capacity=2, max_per_drain=1)[1]
     assert other is not None
     assert sched.try_post(other.get_lane(0)[1], 9) is Result.INVALID_ARGUMENT
-    gate.set()
+    invoke.gate.set()
     assert sched.stop(StopMode.DRAIN) is Result.SUCCESS
     assert other.stop() is Result.SUCCESS
     assert sched.try_post(handle, 10) is Result.INVALID_STATE
-    assert sorted(seen) == [i for i, r in enumerate(results) if r is Result.SUCCESS]
+    assert sorted(invoke.seen) == [i for i, r in enumerate(results) if r is Result.SUCCESS]
 
 
 @pytest.mark.parametrize(
@@ -120,15 +115,8 @@ def test_handles_and_stop_arguments() -> None:
 
 @pytest.mark.timeout(30)
 def test_stop_discard_reports_every_queued_item() -> None:
-    gate = threading.Event()
-    started = threading.Event()
-    ran: list[int] = []
-
-    def invoke(_c: object, item: int) -> None:
-        started.set()
-        gate.wait(10)
-        ran.append(item)
-
+    invoke: Gated[int] = Gated()
+    ran = invoke.seen  # the stopper appends its result after the items
     discarded: list[tuple[int, int]] = []
     tracer = RecordingTracer()
     sched = LockFreeScheduler(
@@ -141,12 +129,12 @@ def test_stop_discard_reports_every_queued_item() -> None:
     )
     handle = sched.get_lane(0)[1]
     assert [sched.try_post(handle, i) for i in range(4)] == [Result.SUCCESS] * 4
-    assert started.wait(10)
+    assert invoke.started.wait(10)
     stopper = threading.Thread(target=lambda: ran.append(-int(sched.stop(StopMode.DISCARD))))
     stopper.start()
     while sched.running:  # Stop has closed admission: let the running item finish
         pass
-    gate.set()
+    invoke.gate.set()
     stopper.join(10)
     assert not stopper.is_alive()
     # Item 0 ran; its drain's resubmission was refused or never made; the reset reported the rest.
@@ -175,14 +163,8 @@ def test_stop_from_a_callback_is_refused() -> None:
 
 @pytest.mark.timeout(30)
 def test_a_fault_of_our_own_fails_the_scheduler_and_reports_items() -> None:
-    gate = threading.Event()
-    started = threading.Event()
+    invoke: Gated[int] = Gated()
     discarded: list[tuple[int, int]] = []
-
-    def invoke(_c: object, _i: int) -> None:
-        started.set()
-        gate.wait(10)
-
     sched: LockFreeScheduler[int] = LockFreeScheduler(
         [LaneSpec(invoke)],
         workers=1,
@@ -192,10 +174,10 @@ def test_a_fault_of_our_own_fails_the_scheduler_and_reports_items() -> None:
     )
     handle = sched.get_lane(0)[1]
     assert [sched.try_post(handle, i) for i in range(3)] == [Result.SUCCESS] * 3
-    assert started.wait(10)
+    assert invoke.started.wait(10)
     sched._fail(RuntimeError("injected"))  # as if our own code had raised
     assert sched.failed and sched.try_post(handle, 9) is Result.INVALID_STATE
-    gate.set()
+    invoke.gate.set()
     assert sched.stop() is Result.UNKNOWN
     assert sched.failure is not None and "injected" in sched.failure.describe()
     # Item 0 ran; its drain's resubmission may have run item 1 before the failure was seen.

@@ -29,6 +29,7 @@ from model_checks.designs.work_stealing.simulator import (
     simulate,
     sweep,
 )
+from tests.helpers.cli import refused
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -53,14 +54,6 @@ runner = CliRunner()
 
 def run(*args: str) -> Any:
     return runner.invoke(APP, ["simulate", *args])
-
-
-def refused(result: Any, *words: str) -> None:
-    """Exit 2, no traceback, and the message names each of ``words``."""
-    assert result.exit_code == 2, result.output
-    assert "Traceback" not in result.output and "internal error" not in result.output, result.output
-    for word in words:
-        assert word in result.output, (word, result.output)
 
 
 # ----------------------------------------------------------------------------- the model

@@ -15,16 +15,8 @@ from model_checks.explorer.search import Options
 from spec import work_stealing as ws
 from spec.language import Instance, SpecError
 from spec.work_stealing import SPEC
-from tests.spec_helpers import (
-    assert_caught_with_symmetry,
-    assert_holds,
-    assert_pc_hints_change_nothing,
-    assert_reads_cover,
-    assert_symmetry_reduces,
-    initial_projections,
-    reachable,
-    spec_or_mutant,
-)
+from tests.helpers.design_spec_checks import DesignSpecChecks
+from tests.spec_helpers import assert_holds, initial_projections
 
 pytestmark = pytest.mark.timeout(180)
 
@@ -41,14 +33,6 @@ def test_small_sc_holds_and_its_store_buffers_stay_empty() -> None:
 
 def test_standard_holds() -> None:
     assert_holds(SPEC, CONFIGS["standard"], "standard", states=85_668, unfired=[])
-
-
-def test_symmetry_reduces_and_says_liveness_is_skipped() -> None:
-    assert_symmetry_reduces(SPEC, CONFIGS["small"])
-
-
-def test_symmetry_still_catches_a_mutant() -> None:
-    assert_caught_with_symmetry(MUTANTS["take-without-cas"], CONFIGS["small"])
 
 
 def test_missing_fence_is_caught_under_tso_only() -> None:
@@ -127,16 +111,6 @@ def test_design_object() -> None:
     assert len(initial_projections(DESIGN, MUTANTS)) == len(DESIGN.projections)
 
 
-@pytest.mark.parametrize("name", ["design", "take-without-cas", "park-without-recheck"])
-def test_invariant_reads_cover_every_reachable_state(name: str) -> None:
-    spec, constants = spec_or_mutant(SPEC, MUTANTS, name, CONFIGS["small"])
-    assert_reads_cover(spec, constants, reachable(spec, constants))
-
-
-def test_pc_hints_change_nothing() -> None:
-    assert_pc_hints_change_nothing(SPEC, CONFIGS["small-sc"])
-
-
 def test_two_processes_find_the_same_states() -> None:
     """Memory values nest records: the parallel search's pickle fallback must carry them intact."""
     one = check(SPEC, CONFIGS["small"], Options(liveness=False))
@@ -146,3 +120,10 @@ def test_two_processes_find_the_same_states() -> None:
         one.stats.states,
         one.stats.transitions,
     )
+
+
+class TestDesignSpec(DesignSpecChecks):
+    design = DESIGN
+    symmetry_mutant = "take-without-cas"
+    pc_hints_config = "small-sc"
+    reads_cover = ("design", "take-without-cas", "park-without-recheck")

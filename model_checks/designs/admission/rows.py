@@ -21,7 +21,7 @@ from model_checks.designs.admission.scenarios import (
     jobs_program,
 )
 from model_checks.harness.api import check
-from model_checks.harness.design_rows import mutant_row
+from model_checks.harness.design_rows import mutant_row, no_failing_trace, rejected_trace_row
 from model_checks.verify import VerifyRow
 from reference.jobs.inmemory import InMemoryStore
 
@@ -54,16 +54,7 @@ def rows(quick: bool) -> Iterator[VerifyRow]:
         started = time.perf_counter()
         subject = f"admission trace of reference --mutant {name}"
         if result.failure is None:
-            yield VerifyRow("conformance", subject, "rejected", "no failing trace", "", 0.0)
+            yield no_failing_trace(subject)
             continue
         lines = failure_lines(result.failure)
-        verdict = validate_lines(lines)
-        located = verdict.code == 1 and verdict.seq is not None and verdict.rule in mutant.rules
-        yield VerifyRow(
-            "conformance",
-            subject,
-            "rejected",
-            "rejected" if located else f"exit {verdict.code}, rule {verdict.rule}",
-            f"seq {verdict.seq} of {len(lines) - 1}, rule {verdict.rule}: {verdict.message}",
-            time.perf_counter() - started,
-        )
+        yield rejected_trace_row(subject, lines, validate_lines(lines), started, mutant.rules)

@@ -17,6 +17,7 @@ tests assert both, and that a depth bound of ``length - 1`` finds nothing.
 from __future__ import annotations
 
 from model_checks.mutant import SpecMutant, by_name
+from model_checks.spec_mutation import split
 from spec import admission as ad
 from spec.admission import (
     CLAIMED,
@@ -26,11 +27,9 @@ from spec.admission import (
     PROCESSING,
     RESOURCE,
     SPEC,
-    W_ADMITTED,
     W_CHECKED,
     W_CLAIMED,
     W_IDLE,
-    W_RUNNING,
     Constants,
     Job,
     Vars,
@@ -63,12 +62,7 @@ def ClaimChecked(c: Constants, s: Vars, w: str) -> object:
     return emit(s, job=j, worker=w, attempt=s.job[j].attempts)
 
 
-CHECK_THEN_CLAIM = variant(
-    SPEC,
-    "check-then-claim",
-    replace_actions={"ClaimAndAdmit": Action("CheckBudgets", CheckBudgets, (Workers,), None)},
-    add_actions=[Action("ClaimChecked", ClaimChecked, (Workers,), "admit")],
-)
+CHECK_THEN_CLAIM = split(SPEC, "check-then-claim", "ClaimAndAdmit", CheckBudgets, ClaimChecked)
 
 # --- denial-spends-attempt: the denial path increments attempts like a failure would ---------
 
@@ -225,13 +219,10 @@ CLAIM_THEN_ADMIT = variant(
 
 def ReleaseSpending(c: Constants, s: Vars, w: str) -> object:
     """BUG: the stopping worker gives the job back through the retry path: the attempt stays spent."""
-    me = s.worker[w]
-    if s.releases == 0 or me.pc not in (W_ADMITTED, W_RUNNING) or me.job is None:
+    stopping = ad.Stopping(s, w)
+    if stopping is None or not ad.LeaseHeld(s, w, stopping[0]):
         return None
-    j = me.job
-    job = s.job[j]
-    if not (job.status == PROCESSING and job.owner == w and job.attempts == me.attempt):
-        return None
+    me, j = stopping
     s = ad.SetWorker(ad.MadePending(s, j, me.attempt), w, Worker(W_IDLE))
     return emit(s._replace(releases=s.releases - 1), job=j, worker=w, attempts=me.attempt)
 
@@ -239,10 +230,10 @@ def ReleaseSpending(c: Constants, s: Vars, w: str) -> object:
 def ReleaseUnfenced(c: Constants, s: Vars, w: str) -> object:
     """BUG: the give-back does not check the lease's token: a stale worker releases a job that the
     reaper already handed to another worker."""
-    me = s.worker[w]
-    if s.releases == 0 or me.pc not in (W_ADMITTED, W_RUNNING) or me.job is None:
+    stopping = ad.Stopping(s, w)
+    if stopping is None:
         return None
-    j = me.job
+    me, j = stopping
     if s.job[j].status not in (PROCESSING, PENDING):
         return None
     s = ad.UndoAdmission(s, j)

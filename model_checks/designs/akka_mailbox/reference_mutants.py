@@ -26,6 +26,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 from model_checks.mutant import by_name
@@ -104,10 +105,7 @@ Build = Callable[..., Dispatcher]
 
 
 def _with_mailbox(factory: type[Mailbox[Any]]) -> Build:
-    def build(*args: Any, **kwargs: Any) -> Dispatcher:
-        return Dispatcher(*args, **{**kwargs, "mailbox_factory": factory})
-
-    return build
+    return partial(Dispatcher, mailbox_factory=factory)
 
 
 @dataclass(frozen=True)

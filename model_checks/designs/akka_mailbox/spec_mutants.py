@@ -9,6 +9,8 @@ must report; the tests assert both, and that one step less finds nothing.
 from __future__ import annotations
 
 from model_checks.mutant import SpecMutant, by_name
+from model_checks.spec_mutation import split
+from spec import akka_mailbox as am
 from spec.akka_mailbox import (
     CLOSED,
     IDLE,
@@ -17,21 +19,15 @@ from spec.akka_mailbox import (
     R_STATUS,
     SCHEDULED,
     SPEC,
-    SUSPEND_UNIT,
     W_DEQUEUE,
     W_SET_IDLE,
     W_SHOULD,
     Constants,
-    IsClosed,
-    IsSuspended,
     Local,
-    OpAt,
-    Registrars,
     SetLocal,
     Vars,
-    Workers,
 )
-from spec.language import Action, emit, variant
+from spec.language import emit, variant
 
 # --- no-recheck: the run ends with setAsIdle and never registers again ----------------------
 
@@ -77,12 +73,7 @@ def ScheduleStore(c: Constants, s: Vars, p: str) -> object:
     )
 
 
-CHECK_THEN_SET = variant(
-    SPEC,
-    "check-then-set",
-    replace_actions={"SetAsScheduled": Action("ScheduleCheck", ScheduleCheck, (Registrars,), None)},
-    add_actions=[Action("ScheduleStore", ScheduleStore, (Registrars,), "schedule")],
-)
+CHECK_THEN_SET = split(SPEC, "check-then-set", "SetAsScheduled", ScheduleCheck, ScheduleStore)
 
 # --- schedule-while-closed: setAsScheduled tests only the Scheduled bit -----------------------
 
@@ -143,17 +134,7 @@ PAST_THROUGHPUT = variant(SPEC, "past-throughput", replace_actions={"Process": P
 
 def ResumeNoRegister(c: Constants, s: Vars, t: str) -> object:
     """BUG: resume removes the suspend unit but does not registerForExecution."""
-    op = OpAt(c, s, t, "resume")
-    if op is None:
-        return None
-    k, mb = op
-    word = s.status[mb]
-    status = s.status
-    if not IsClosed(word) and IsSuspended(word):
-        status = s.status.except_(mb, word - SUSPEND_UNIT)
-    return emit(
-        s._replace(status=status, supervisor=s.supervisor.except_(t, (IDLE, k + 1, None))), mailbox=mb
-    )
+    return am.Resume(c, s, t, register=False)
 
 
 RESUME_WITHOUT_REGISTER = variant(
@@ -188,12 +169,7 @@ def SetAsIdleStore(c: Constants, s: Vars, w: str) -> object:
     )
 
 
-IDLE_STORE = variant(
-    SPEC,
-    "idle-store",
-    replace_actions={"SetAsIdle": Action("SetAsIdleLoad", SetAsIdleLoad, (Workers,), None)},
-    add_actions=[Action("SetAsIdleStore", SetAsIdleStore, (Workers,), "run_end")],
-)
+IDLE_STORE = split(SPEC, "idle-store", "SetAsIdle", SetAsIdleLoad, SetAsIdleStore)
 
 MUTANTS: dict[str, SpecMutant] = by_name(
     SpecMutant(

@@ -28,11 +28,12 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from model_checks.conformance.binding import with_entry
+from model_checks.conformance.binding import grown, with_entry
 from model_checks.conformance.reader import MAX_INDEXED, MAX_SIZE
 from model_checks.conformance.search import Miss, NoMatch, TraceSearch
 from model_checks.conformance.streamed import DesignFormat, Event, is_count, is_item, is_items, one_of
-from model_checks.conformance.verdict import Rejected, plain
+from model_checks.conformance.verdict import Rejected
+from model_checks.conformance.wording import mid_step, show_event, shown_states, spec_logs
 from spec import akka_mailbox as am
 from spec.language import Function
 
@@ -134,9 +135,7 @@ def _pc(s: am.Vars, process: Any) -> str:
 
 def _extend_mailboxes(s: am.Vars, boxes: tuple[int, ...]) -> am.Vars:
     def grow(f: Function[int, Any], value: Any) -> Function[int, Any]:
-        old = f.domain()
-        new = boxes[len(old) :]
-        return Function((*old, *new), (*f.values(), *([value] * len(new))))
+        return grown(f, boxes[len(f.domain()) :], value)
 
     return s._replace(
         status=grow(s.status, am.OPEN),
@@ -291,19 +290,19 @@ class AkkaChecker:
                 + "; ".join(f"mailbox {mb}: {', '.join(map(repr, items))}" for mb, items in queued.items())
             )
         if busy:
-            phrases.append("threads mid-step: " + ", ".join(f"{t} ({w})" for t, w in sorted(busy.items())))
+            phrases.append(mid_step(busy))
         if s.executor:
             phrases.append(f"executor queue {list(s.executor)}")
         return {"messages": queued, "threads": dict(sorted(busy.items()))}, phrases
 
     def describe(self) -> list[dict[str, Any]]:
-        return [plain(am.Show(self.c, s)) for s in sorted(self.search.states, key=repr)[:8]]
+        return shown_states(lambda s: am.Show(self.c, s), self.search.states)
 
     # -- words for a rejection -------------------------------------------------------------------
 
     def _why(self, ev: Event, procs: list[str], none: NoMatch) -> tuple[int, str]:
         kind = ev["event"]
-        head = _show(ev)
+        head = show_event(ev)
         rule = RULE_OF_EVENT.get(kind, 1)
         if not procs:
             return rule, f"{head} — {ev['thread']} has not acted in a role that logs {kind}"
@@ -324,15 +323,7 @@ def _differ(misses: list[Miss]) -> str:
         for k in m.differing:
             word = am.ShowWord(m.state.status[m.fields["mailbox"]]) if "mailbox" in m.fields else ""
             parts.setdefault((k, repr(m.fields[k])), set()).add(word)
-    return "; or ".join(
-        f"the spec's step here logs {k} = {v}" + (f" (status word {', '.join(sorted(w))})" if w else "")
-        for (k, v), w in sorted(parts.items())
-    )
-
-
-def _show(ev: Mapping[str, Any]) -> str:
-    fields = {k: v for k, v in ev.items() if k not in ("seq", "thread", "event")}
-    return f"{ev['thread']} {ev['event']} {fields}"
+    return spec_logs(parts, "status word ")
 
 
 def validate(

@@ -9,6 +9,7 @@ DESIGN = built_in(
     "event-pool",
     scenarios=".harness:SCENARIOS",
     trace_format=".trace:FORMAT",
+    spec_trace_format=".trace.spec_search:SPEC_FORMAT",
     exporter=".trace.export:export",
     verify_rows=(("conformance", ".rows:rows"),),
     reference_modules=(

@@ -23,6 +23,7 @@ import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 
+from model_checks.bench.workload import paced, percentiles
 from reference.event_pool import EventPool
 
 THREADS = 4
@@ -68,37 +69,19 @@ def _best_rates(total: int, task: Callable[[], None]) -> tuple[float, float]:
     return total / pool_s, total / executor_s
 
 
-def _percentiles(samples: list[int]) -> tuple[float, float]:
-    samples.sort()
-    p50 = samples[len(samples) // 2]
-    p99 = samples[min(len(samples) - 1, len(samples) * 99 // 100)]
-    return p50 / 1e3, p99 / 1e3
-
-
-def _paced(count: int, rate: int, post: Callable[[int], object]) -> None:
-    clock = time.perf_counter_ns
-    interval = 1e9 / rate
-    began = clock()
-    for i in range(count):
-        due = began + int(i * interval)
-        while clock() < due:
-            time.sleep(0) if due - clock() < 200_000 else time.sleep(0.0001)
-        post(clock())
-
-
 def _latency(rate: int, seconds: float) -> dict[str, float]:
     """Post-to-run p50/p99 in µs for the pool and the executor, one producer at ``rate`` tasks/s."""
     clock = time.perf_counter_ns
     count = int(rate * seconds)
     pool_samples: list[int] = []
     pool = EventPool(THREADS)
-    _paced(count, rate, lambda t: pool.post(lambda: pool_samples.append(clock() - t)))
+    paced(count, rate, lambda t: pool.post(lambda: pool_samples.append(clock() - t)))
     pool.stop()
     executor_samples: list[int] = []
     with ThreadPoolExecutor(max_workers=THREADS) as executor:
-        _paced(count, rate, lambda t: executor.submit(lambda: executor_samples.append(clock() - t)))
-    pool_p50, pool_p99 = _percentiles(pool_samples)
-    executor_p50, executor_p99 = _percentiles(executor_samples)
+        paced(count, rate, lambda t: executor.submit(lambda: executor_samples.append(clock() - t)))
+    pool_p50, pool_p99 = percentiles(pool_samples)
+    executor_p50, executor_p99 = percentiles(executor_samples)
     return {
         "pool_p50_us": round(pool_p50, 1),
         "pool_p99_us": round(pool_p99, 1),

@@ -8,7 +8,6 @@ harness verdicts themselves are the generic scenario rows of ``Design.scenarios`
 
 from __future__ import annotations
 
-import logging
 import time
 from collections.abc import Iterator
 
@@ -17,6 +16,7 @@ from model_checks.designs.event_pool.reference_mutants import REFERENCE_MUTANTS
 from model_checks.designs.event_pool.trace.traced import failure_lines, traced_program
 from model_checks.designs.event_pool.trace.validate import validate_lines
 from model_checks.harness.api import check
+from model_checks.harness.design_rows import no_failing_trace, quiet_reference, rejected_trace_row
 from model_checks.harness.options import Options, Result
 from model_checks.verify import VerifyRow
 
@@ -45,29 +45,16 @@ def _scenario_row(name: str, expect: str, result: Result) -> VerifyRow:
 
 def mutant_rows() -> Iterator[VerifyRow]:
     """Each reference mutant's failing trace, rejected at a located seq."""
-    quiet = logging.getLogger("reference")  # a seeded bug makes the reference log tracebacks
-    previous = quiet.level
-    quiet.setLevel(logging.CRITICAL)
-    try:
+    with quiet_reference():
         for name, m in REFERENCE_MUTANTS.items():
             started = time.perf_counter()
             program = traced_program(m.scenario, build=m.build, validate=False)
             result = check(program, Options(strategy="dpor", time_limit=60))
             subject = f"event-pool trace of reference --mutant {name}"
             if result.failure is None:
-                yield VerifyRow("conformance", subject, "rejected", "no failing trace", "", 0.0)
+                yield no_failing_trace(subject)
                 continue
             lines = failure_lines(result.failure, m.scenario.threads)
             # A lost wakeup ends the run in a deadlock: no stop_end, so the end is judged.
             verdict = validate_lines(lines, complete=result.failure.kind == "lost_wakeup")
-            located = verdict.code == 1 and verdict.seq is not None
-            yield VerifyRow(
-                "conformance",
-                subject,
-                "rejected",
-                "rejected" if located else f"exit {verdict.code}",
-                f"seq {verdict.seq} of {len(lines) - 1}, rule {verdict.rule}: {verdict.message}",
-                time.perf_counter() - started,
-            )
-    finally:
-        quiet.setLevel(previous)
+            yield rejected_trace_row(subject, lines, verdict, started)

@@ -12,6 +12,7 @@ both, and that a depth bound of ``length - 1`` finds nothing.
 from __future__ import annotations
 
 from model_checks.mutant import SpecMutant, by_name
+from model_checks.spec_mutation import split
 from spec import event_pool as ep
 from spec.event_pool import CHECK, POST, RUN, SIGNAL, SPEC, WAIT, Client, Constants, Local, Threads, Vars
 from spec.language import Action, emit, variant
@@ -81,12 +82,7 @@ def TakeWrite(c: Constants, s: Vars, t: str) -> object:
     return HandOut(s, t, me.item)
 
 
-UNLOCKED_NEXT_INDEX = variant(
-    SPEC,
-    "unlocked-next-index",
-    replace_actions={"Take": Action("TakeRead", TakeRead, (Threads,), None)},
-    add_actions=[Action("TakeWrite", TakeWrite, (Threads,), "take")],
-)
+UNLOCKED_NEXT_INDEX = split(SPEC, "unlocked-next-index", "Take", TakeRead, TakeWrite)
 
 # --- manual-reset-never-reset: CreateEvent(bManualReset=TRUE) and no ResetEvent ---------------
 

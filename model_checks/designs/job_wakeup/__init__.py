@@ -11,6 +11,9 @@ DESIGN = built_in(
     reference_modules=(
         "reference.jobs.worker",
         "reference.jobs.pg_store",
+        "reference.jobs.pg_rows",
+        "reference.jobs.pg_session",
+        "reference.jobs.pg_primitives",
         "reference.jobs.pg_fast",
         "reference.jobs.pg_listen",
     ),

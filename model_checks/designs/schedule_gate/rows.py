@@ -15,7 +15,7 @@ from model_checks.conformance.validator import validate_lines
 from model_checks.designs.schedule_gate.reference_mutants import REFERENCE_MUTANTS
 from model_checks.designs.schedule_gate.scenarios import MUTANT_SCENARIOS, failure_lines, gate_program
 from model_checks.harness.api import check
-from model_checks.harness.design_rows import mutant_row
+from model_checks.harness.design_rows import mutant_row, no_failing_trace, rejected_trace_row
 from model_checks.harness.options import Options
 from model_checks.verify import VerifyRow
 from reference.schedule_gate import GateScheduler
@@ -55,16 +55,8 @@ def rows(quick: bool) -> Iterator[VerifyRow]:
         started = time.perf_counter()
         subject = f"schedule-gate trace of reference --mutant {name}"
         if result.failure is None:
-            yield VerifyRow("conformance", subject, "rejected", "no failing trace", "", 0.0)
+            yield no_failing_trace(subject)
             continue
         lines = failure_lines(result.failure, **kwargs)
         verdict = validate_lines(lines, complete=result.failure.kind == "lost_wakeup")
-        actual = "rejected" if verdict.code == 1 and verdict.seq is not None else f"exit {verdict.code}"
-        yield VerifyRow(
-            "conformance",
-            subject,
-            "rejected",
-            actual,
-            f"seq {verdict.seq} of {len(lines) - 1}, rule {verdict.rule}: {verdict.message}",
-            time.perf_counter() - started,
-        )
+        yield rejected_trace_row(subject, lines, verdict, started)

@@ -9,8 +9,9 @@ assert both, and that a depth bound one step shorter finds nothing.
 from __future__ import annotations
 
 from model_checks.mutant import SpecMutant, by_name
+from model_checks.spec_mutation import split
 from spec import schedule_gate as sg
-from spec.language import Action, variant
+from spec.language import variant
 from spec.schedule_gate import SPEC
 from spec.schedule_gate_state import (
     ADMITTING,
@@ -24,7 +25,6 @@ from spec.schedule_gate_state import (
     W_OWES_RELEASE,
     Constants,
     Gate,
-    Producers,
     Vars,
 )
 
@@ -35,11 +35,10 @@ P_CHECKED = "checked"
 
 def CheckRunnable(c: Constants, s: Vars, p: str) -> object:
     """BUG: the producer *loads* the gate, sees a runnable actor, and goes to publish — no count + 1."""
-    pc, k, _ = s.producer[p]
-    post = c.post_of(p, k)
-    if pc != P_IDLE or post is None or s.gate[post[0]].phase == IDLE:
+    post = sg.PostAt(c, s, p, P_IDLE)
+    if post is None or s.gate[post[1]].phase == IDLE:
         return None
-    return s._replace(producer=s.producer.except_(p, (P_CHECKED, k, False)))
+    return s._replace(producer=s.producer.except_(p, (P_CHECKED, post[0], False)))
 
 
 def PublishUnregistered(c: Constants, s: Vars, p: str) -> object:
@@ -52,11 +51,8 @@ def PublishUnregistered(c: Constants, s: Vars, p: str) -> object:
     return sg.Push(c, s, p, actor, item, if_full=done, if_ok=done)
 
 
-CHECK_THEN_ACT = variant(
-    SPEC,
-    "check-then-act",
-    replace_actions={"AdmitJoin": Action("CheckRunnable", CheckRunnable, (Producers,), None)},
-    add_actions=[Action("PublishUnregistered", PublishUnregistered, (Producers,), "publish")],
+CHECK_THEN_ACT = split(
+    SPEC, "check-then-act", "AdmitJoin", CheckRunnable, PublishUnregistered, then_event="publish"
 )
 
 # --- release-before-decision: the worker gives the permit back when it defers ---------------

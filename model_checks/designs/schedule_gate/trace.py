@@ -23,7 +23,7 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import Any
 
-from model_checks.conformance.binding import with_entry
+from model_checks.conformance.binding import grown, with_entry
 from model_checks.conformance.reader import MAX_INDEXED, MAX_SIZE
 from model_checks.conformance.search import Miss, NoMatch, TraceSearch
 from model_checks.conformance.streamed import (
@@ -34,9 +34,16 @@ from model_checks.conformance.streamed import (
     is_item,
     one_of,
 )
-from model_checks.conformance.verdict import Rejected, plain
+from model_checks.conformance.verdict import Rejected
+from model_checks.conformance.wording import (
+    cannot_stop,
+    could_be,
+    mid_step,
+    show_event,
+    shown_states,
+    spec_logs,
+)
 from spec import schedule_gate as sg
-from spec.language import Function
 
 DESIGN = "schedule-gate"
 CONFIG_KEYS = ("actors", "workers", "permits", "mailbox_capacity", "max_per_drain")
@@ -259,11 +266,7 @@ class GateChecker:
 
     def finish(self, complete: bool) -> None:
         if complete and not self.complete and not any(sg.Done(self.c, s) for s in self.search.states):
-            _, phrases = self.pending()
-            raise Rejected(
-                7,
-                "the run is over but the spec cannot stop here: " + ("; ".join(phrases) or "a step is owed"),
-            )
+            raise cannot_stop(7, self.pending()[1])
 
     def pending(self) -> tuple[dict[str, Any], list[str]]:
         s = min(self.search.states, key=_weight)
@@ -283,9 +286,7 @@ class GateChecker:
                 + "; ".join(f"actor {a}: {', '.join(map(repr, box))}" for a, box in events.items())
             )
         if owed:
-            phrases.append(
-                "threads mid-step: " + ", ".join(f"{t} ({what})" for t, what in sorted(owed.items()))
-            )
+            phrases.append(mid_step(owed))
         if s.free != c.permits:
             phrases.append(f"{c.permits - s.free} of {c.permits} permits out of the pool")
         if s.ready:
@@ -293,13 +294,13 @@ class GateChecker:
         return {"events": events, "threads": dict(sorted(owed.items())), "free_permits": s.free}, phrases
 
     def describe(self) -> list[dict[str, Any]]:
-        return [plain(sg.Show(self.c, s)) for s in sorted(self.search.states, key=repr)[:8]]
+        return shown_states(lambda s: sg.Show(self.c, s), self.search.states)
 
     # -- words for a rejection -------------------------------------------------------------------
 
     def _why(self, ev: Event, procs: list[str], none: NoMatch) -> tuple[int, str]:
         kind, thread = ev["event"], ev["thread"]
-        head = _show(ev)
+        head = show_event(ev)
         states = none.states
         owing = self._owing(states, procs)
         if owing is not None and kind not in ("token_enqueue", "permit_release"):
@@ -312,7 +313,7 @@ class GateChecker:
         if misses:
             return RULE_OF_EVENT.get(kind, 2), f"{head} — {_differ(misses, self.c)}"
         words = sorted({s.gate[ev["actor"]].show() for s in states}) if "actor" in ev else []
-        gate = f" (gate of actor {ev['actor']} could be: {', '.join(words)})" if words else ""
+        gate = could_be(f"gate of actor {ev['actor']}", words)
         return RULE_OF_EVENT.get(kind, 2), f"{head} — {HINT.get(kind, 'no behaviour takes this step')}{gate}"
 
     def _owing(self, states: list[sg.Vars], procs: list[str]) -> str | None:
@@ -351,33 +352,20 @@ def _differ(misses: list[Miss], c: sg.Constants) -> str:
             actor = m.fields.get("actor")
             word = f"gate {m.state.gate[actor].show()}" if isinstance(actor, int) else ""
             parts.setdefault((k, repr(m.fields[k])), set()).add(word)
-    said = [
-        f"the spec's step here logs {k} = {v}"
-        + (f" ({', '.join(sorted(w for w in words if w))})" if any(words) else "")
-        for (k, v), words in sorted(parts.items())
-    ]
-    return "; or ".join(said)
+    return spec_logs(parts)
 
 
 def _with_actors(s: sg.Vars, new: tuple[int, ...]) -> sg.Vars:
-    def grow(f: Function[int, Any], value: Any) -> Function[int, Any]:
-        return Function((*f.domain(), *new), (*f.values(), *([value] * len(new))))
-
     return s._replace(
-        gate=grow(s.gate, sg.IDLE_GATE),
-        mailbox=grow(s.mailbox, ()),
-        published=grow(s.published, 0),
-        processed=grow(s.processed, 0),
+        gate=grown(s.gate, new, sg.IDLE_GATE),
+        mailbox=grown(s.mailbox, new, ()),
+        published=grown(s.published, new, 0),
+        processed=grown(s.processed, new, 0),
     )
 
 
 def _weight(s: sg.Vars) -> tuple[int, str]:
     return (sum(len(box) for box in s.mailbox.values()), repr(s))
-
-
-def _show(ev: Event) -> str:
-    fields = {k: v for k, v in ev.items() if k not in ("seq", "thread", "event")}
-    return f"{ev['thread']} {ev['event']} {fields}"
 
 
 def _make(config: dict[str, Any]) -> GateChecker:

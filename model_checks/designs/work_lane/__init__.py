@@ -23,6 +23,7 @@ DESIGN = built_in(
         "reference.worker_pool",
     ),
     trace_format=".trace.validate:FORMAT",
+    spec_trace_format=".trace.spec_format:FORMAT",
     benches={
         "scheduler": (
             ".bench",

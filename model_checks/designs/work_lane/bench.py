@@ -28,6 +28,7 @@ the figures compared are rates, items per second.
 
 from __future__ import annotations
 
+import itertools
 import json
 import sys
 import threading
@@ -39,7 +40,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from model_checks.bench.machine import context
-from model_checks.bench.workload import Workload, drive
+from model_checks.bench.workload import Workload, drive, paced, percentiles
 from model_checks.designs.work_lane.bench_traces import TRACE_BENCH
 from reference import LaneSpec, NullTracer, Result, StopMode, Tracer, WorkerScheduler
 from reference.arguments import next_power_of_two
@@ -53,6 +54,22 @@ LANE_CAPACITY = 1024
 
 def _noop(context: Any, item: Any) -> None:
     return None
+
+
+def _timed(
+    produce: Callable[[int], None], start_gate: threading.Barrier, finish: Callable[[], object]
+) -> float:
+    """Seconds from the producers' start (``start_gate``: they wait on it too) until ``finish``
+    returns after every producer has posted its share."""
+    producers = [threading.Thread(target=produce, args=(p,), name=f"p{p}") for p in range(PRODUCERS)]
+    for t in producers:
+        t.start()
+    start_gate.wait()
+    began = time.perf_counter()
+    for t in producers:
+        t.join()
+    finish()
+    return time.perf_counter() - began
 
 
 def _run_scheduler(
@@ -81,15 +98,7 @@ def _run_scheduler(
             while try_post(handle, i) is full:
                 sleep(0.0002)
 
-    producers = [threading.Thread(target=produce, args=(p,), name=f"p{p}") for p in range(PRODUCERS)]
-    for t in producers:
-        t.start()
-    start_gate.wait()
-    began = time.perf_counter()
-    for t in producers:
-        t.join()
-    scheduler.stop(StopMode.DRAIN)
-    return time.perf_counter() - began
+    return _timed(produce, start_gate, lambda: scheduler.stop(StopMode.DRAIN))
 
 
 def _run_executor(total: int) -> float:
@@ -110,15 +119,7 @@ def _run_executor(total: int) -> float:
             for i in range(per_producer):
                 submit(task, (i + p) % LANES, i)
 
-        producers = [threading.Thread(target=produce, args=(p,)) for p in range(PRODUCERS)]
-        for t in producers:
-            t.start()
-        start_gate.wait()
-        began = time.perf_counter()
-        for t in producers:
-            t.join()
-        executor.shutdown(wait=True)
-        return time.perf_counter() - began
+        return _timed(produce, start_gate, lambda: executor.shutdown(wait=True))
 
 
 def _run_direct(total: int) -> float:
@@ -144,17 +145,10 @@ def _latency(rate: int, seconds: float) -> tuple[float, float]:
         max_per_drain=BUDGET,
     )
     handles = [scheduler.get_lane(i)[1] for i in range(LANES)]
-    count = int(rate * seconds)
-    interval = 1e9 / rate
-    began = clock()
-    for i in range(count):
-        due = began + int(i * interval)
-        while clock() < due:
-            time.sleep(0) if due - clock() < 200_000 else time.sleep(0.0001)
-        scheduler.try_post(handles[i % LANES], clock())
+    lanes = itertools.cycle(handles)  # round-robin, as the i-th post goes to lane i % LANES
+    paced(int(rate * seconds), rate, lambda now: scheduler.try_post(next(lanes), now))
     scheduler.stop(StopMode.DRAIN)
-    samples.sort()
-    return samples[len(samples) // 2] / 1e3, samples[min(len(samples) - 1, len(samples) * 99 // 100)] / 1e3
+    return percentiles(samples)
 
 
 def _guard_cost_ns(rounds: int = 2_000_000) -> float:

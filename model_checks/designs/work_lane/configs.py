@@ -6,6 +6,8 @@
   a lane can be re-reserved after going Idle, resubmitted after its budget,
   and refused when full.
 * ``large`` — for benchmarks (``lanecheck bench explorer``).
+* ``huge`` — for scale-out on Ray (docs/scale-out.md): ``large`` with four workers and a fourth
+  post per producer, millions of states, more than a CI job should hold in one process.
 * ``compare`` — the workload shared by every design for docs/designs.md: two
   producers posting to two lanes in opposite orders, two workers, budget 2.
 """
@@ -37,6 +39,14 @@ CONFIGS: dict[str, Constants] = {
         COMPARE,
         max_per_drain=1,
         script=((0, 1, 0), (1, 0, 0)),
+        stops=("discard", "drain"),
+        callback_stop=True,
+    ),
+    "huge": replace(
+        COMPARE,
+        workers=4,
+        max_per_drain=1,
+        script=((0, 1, 0, 1), (1, 0, 0, 1)),
         stops=("discard", "drain"),
         callback_stop=True,
     ),

@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from model_checks.designs.work_lane import declared  # noqa: F401  (the design's GIL-atomic field)
+from model_checks.harness.lane_programs import produce_then_stop, shown_trace
 from model_checks.harness.options import Options
 from model_checks.harness.runtime import ControlledRuntime
 from reference.results import Result as TkResult
@@ -195,18 +196,13 @@ def lane_program(
 
         if sc.traced:
             rt.invariant(watch.check, "one drainer per lane")
-            rt.trace(
-                lambda: [f"{e['seq']:>3} {e['thread']:>5} {e['event']} {_fields(e)}" for e in tracer.events()]
-            )
+            rt.trace(shown_trace(tracer))
         rt.pending_work(lambda: any(_queued(lane.queue) for lane in sched._lanes))
 
-        threads = [rt.start_thread(producer(p), f"p{p}") for p in range(sc.producers)]
-        if not sc.stop_races_posts:
-            for t in threads:
-                t.join()
-        obs.stop_results.append(sched.stop(sc.stop))
-        for t in threads:
-            t.join()
+        stopped = produce_then_stop(
+            rt, producer, sc.producers, lambda: sched.stop(sc.stop), sc.stop_races_posts
+        )
+        obs.stop_results.append(stopped)
 
         def final() -> tuple[Any, ...]:
             return _final_checks(sc, obs)
@@ -220,10 +216,6 @@ def _queued(queue: Any) -> bool:
     """Does a lane queue hold items? Read from the model (``_items``), not through a scheduling
     point: this runs at a deadlock, between steps."""
     return bool(queue._items)
-
-
-def _fields(e: dict[str, Any]) -> str:
-    return " ".join(f"{k}={v}" for k, v in e.items() if k not in ("seq", "thread", "event"))
 
 
 def _final_checks(sc: LaneScenario, obs: _Observed) -> tuple[Any, ...]:

@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from model_checks.mutant import SpecMutant, by_name
+from model_checks.spec_mutation import split
 from spec import work_lane as wl
 from spec.language import Action, Spec, emit, variant
 from spec.work_lane import SPEC
@@ -24,10 +25,9 @@ from spec.work_lane_state import (
     W_DRAIN,
     W_IDLE,
     Constants,
-    DrainOver,
+    EndingDrain,
     Producers,
     Vars,
-    Workers,
 )
 
 # --- split-idle: the emptiness check and the Idle write in separate critical sections -------
@@ -37,13 +37,10 @@ W_GOING_IDLE = "going-idle"
 
 def DrainSawEmpty(c: Constants, s: Vars, w: str) -> object:
     """BUG: under the lane mutex the drainer sees the lane empty ... and lets go of the mutex."""
-    if not DrainOver(c, s, w):
+    ending = EndingDrain(c, s, w)
+    if ending is None or s.queue[ending[0]]:
         return None
-    _, lane, n, _ = s.worker[w]
-    assert lane is not None
-    if s.queue[lane]:
-        return None
-    return s._replace(worker=s.worker.except_(w, (W_GOING_IDLE, lane, n, None)))
+    return s._replace(worker=s.worker.except_(w, (W_GOING_IDLE, *ending, None)))
 
 
 def DrainEndIdleLate(c: Constants, s: Vars, w: str) -> object:
@@ -60,12 +57,7 @@ def DrainEndIdleLate(c: Constants, s: Vars, w: str) -> object:
     )
 
 
-SPLIT_IDLE = variant(
-    SPEC,
-    "split-idle",
-    replace_actions={"DrainEndIdle": Action("DrainSawEmpty", DrainSawEmpty, (Workers,), None)},
-    add_actions=[Action("DrainEndIdleLate", DrainEndIdleLate, (Workers,), "drain_end")],
-)
+SPLIT_IDLE = split(SPEC, "split-idle", "DrainEndIdle", DrainSawEmpty, DrainEndIdleLate)
 
 # --- publish-outside-mutex: the decision under the mutex, the publish after it --------------
 
@@ -74,8 +66,8 @@ P_PUBLISHING = "publishing"
 
 def PostDecideFirst(c: Constants, s: Vars, p: str) -> object:
     """BUG: under the lane mutex the producer decides whether to reserve, but publishes later."""
-    post = wl.AdmittedPost(c, s, p)
-    if post is None or len(s.queue[post[1]]) >= c.lane_capacity:
+    post = wl.PostWithRoom(c, s, p)
+    if post is None:
         return None
     k, lane, item = post
     reserve = s.status[lane] == IDLE
@@ -116,21 +108,8 @@ PUBLISH_OUTSIDE_MUTEX = variant(
 
 def PostReservesScheduledLane(c: Constants, s: Vars, p: str) -> object:
     """BUG: a post to a lane that is Idle *or Scheduled* takes a reservation."""
-    post = wl.AdmittedPost(c, s, p)
-    if post is None or len(s.queue[post[1]]) >= c.lane_capacity:
-        return None
-    k, lane, item = post
-    reserve = s.status[lane] != DRAINING
-    return emit(
-        wl.Published(s, lane, item)._replace(
-            status=s.status.except_(lane, SCHEDULED) if reserve else s.status,
-            producer=s.producer.except_(p, (P_OWES, k + 1, lane) if reserve else (P_IDLE, k + 1, None)),
-        ),
-        lane=lane,
-        item=item,
-        result="ok",
-        submit=reserve,
-    )
+    post = wl.PostWithRoom(c, s, p)
+    return None if post is None else wl.Accepted(s, p, post, reserve=s.status[post[1]] != DRAINING)
 
 
 DOUBLE_RESERVE = variant(SPEC, "double-reserve", replace_actions={"PostAccepted": PostReservesScheduledLane})

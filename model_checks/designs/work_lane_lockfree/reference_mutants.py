@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any, TypeVar
 
 from model_checks.mutant import by_name
@@ -27,12 +28,8 @@ class CasBeforePushLane(LockFreeLane[T]):
     re-checks in between finds nothing, and the item then lands in an Idle lane."""
 
     def publish(self, item: T) -> PostOutcome:
-        won = self.word.compare_and_swap(IDLE, SCHEDULED)
-        self._cas(IDLE, SCHEDULED, won)
-        pushed = self.queue.push(item)
-        result = "ok" if pushed else "capacity_exceeded"
-        self._emit("push", {"lane": self.index, "item": self._label(item), "result": result})
-        if not pushed:  # another producer filled the lane in between
+        won = self._cas_word(IDLE, SCHEDULED)
+        if not self._push(item):  # another producer filled the lane in between
             if won:
                 self.word.store(IDLE)
             return PostOutcome.FULL
@@ -43,9 +40,8 @@ class NoRecheckLane(LockFreeLane[T]):
     """BUG: CAS Draining -> Idle ends the drain: an item whose producer's CAS saw Draining stays behind."""
 
     def _end_drain(self, invoked: int) -> bool:
-        if not self.word.compare_and_swap(DRAINING, IDLE):
+        if not self._cas_word(DRAINING, IDLE, invoked=invoked):
             raise RuntimeError(f"lane {self.index}: a drain ended on a lane that was not Draining")
-        self._cas(DRAINING, IDLE, True, invoked=invoked)
         return False
 
 
@@ -55,14 +51,13 @@ class IdleAfterRecheckLane(LockFreeLane[T]):
 
     def _end_drain(self, invoked: int) -> bool:
         if len(self.queue):
-            if not self.word.compare_and_swap(DRAINING, SCHEDULED):
+            if not self._cas_word(DRAINING, SCHEDULED, invoked=invoked):
                 raise RuntimeError(f"lane {self.index}: a drain ended on a lane that was not Draining")
-            self._cas(DRAINING, SCHEDULED, True, invoked=invoked)
             return True
-        if not self.word.compare_and_swap(DRAINING, IDLE):
+        if not self._cas_word(DRAINING, IDLE, invoked=invoked):
             raise RuntimeError(f"lane {self.index}: a drain ended on a lane that was not Draining")
-        self._cas(DRAINING, IDLE, True, invoked=invoked)
-        self._emit("recheck", {"lane": self.index, "empty": True})
+        with self._queue_step():  # the re-check that was made before the release, logged after it
+            self._emit("recheck", {"lane": self.index, "empty": True})
         return False
 
 
@@ -96,10 +91,7 @@ class ReferenceMutant:
 
 
 def _with_lane(lane: type[LockFreeLane[Any]]) -> Callable[..., LockFreeScheduler[Any]]:
-    def build(*args: Any, **kwargs: Any) -> LockFreeScheduler[Any]:
-        return LockFreeScheduler(*args, **{**kwargs, "lane_factory": lane})
-
-    return build
+    return partial(LockFreeScheduler, lane_factory=lane)
 
 
 # One producer posting twice to one lane with one worker and a budget of one: the second post's

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from model_checks.designs.work_lane_lockfree.trace.validate import validate_lines
+from model_checks.harness.lane_programs import produce_then_stop, shown_trace
 from model_checks.harness.runtime import ControlledRuntime
 from reference.results import Result
 from reference.tracing import RecordingTracer
@@ -117,9 +118,10 @@ def lockfree_program(
     signature: a subclass, or a factory plugging mutant lanes in); ``scheduler_options`` are extra
     keyword arguments for it (e.g. a recording ``pool_factory``). With ``validate`` every
     execution's trace must also be allowed, complete, by the work-lane-lockfree trace format
-    (version 2), checked before the scenario's own checks. Only without the race detector: it
-    makes the tracer's append a scheduling point of its own, so another thread's step can come
-    between a lane's atomic step and its event, and the trace is then out of order."""
+    (version 2), checked before the scenario's own checks. With the race detector too: it makes
+    the tracer's append a scheduling point of its own, as a real thread's preemption is, and the
+    lane's trace locks keep each atomic step and its event one step
+    (tests/work_lane_lockfree/test_trace_linearisation.py)."""
 
     def program(rt: ControlledRuntime) -> object:
         obs = _Observed(sc.lanes, sc.producers)
@@ -152,17 +154,12 @@ def lockfree_program(
 
         rt.invariant(watch.check, "one drainer per lane")
         rt.pending_work(lambda: any(queued(sched, lane) for lane in range(sc.lanes)))
-        rt.trace(
-            lambda: [f"{e['seq']:>3} {e['thread']:>5} {e['event']} {_fields(e)}" for e in tracer.events()]
-        )
+        rt.trace(shown_trace(tracer))
 
-        threads = [rt.start_thread(producer(p), f"p{p}") for p in range(sc.producers)]
-        if not sc.stop_races_posts:
-            for t in threads:
-                t.join()
-        obs.stop_results.append(sched.stop(sc.stop))
-        for t in threads:
-            t.join()
+        stopped = produce_then_stop(
+            rt, producer, sc.producers, lambda: sched.stop(sc.stop), sc.stop_races_posts
+        )
+        obs.stop_results.append(stopped)
 
         def final() -> tuple[int, int, int, int]:
             if validate:  # first: a bug the trace shows is reported in the trace's words
@@ -190,10 +187,6 @@ def queued(sched: LockFreeScheduler[Any], lane: int) -> int:
     point: this runs between steps (at a deadlock, in the final check)."""
     cell: Any = sched._lanes[lane].queue._cell
     return len(cell._st.value)
-
-
-def _fields(e: dict[str, Any]) -> str:
-    return " ".join(f"{k}={v}" for k, v in e.items() if k not in ("seq", "thread", "event"))
 
 
 def final_checks(sc: LockFreeScenario, obs: _Observed, sched: LockFreeScheduler[Any]) -> tuple[int, int, int]:

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 from model_checks.designs.work_lane.spec_mutants import stop_skips_inflight
 from model_checks.mutant import SpecMutant, by_name
+from model_checks.spec_mutation import split
 from spec import work_lane_lockfree as lf
-from spec.language import Action, Function, emit, variant
-from spec.work_lane import AdmittedPost, Published
+from spec.language import Function, emit, variant
+from spec.work_lane import PostWithRoom, Published
 from spec.work_lane_lockfree import SPEC
 from spec.work_lane_lockfree_state import (
     DRAINING,
@@ -23,12 +24,10 @@ from spec.work_lane_lockfree_state import (
     W_IDLE,
     W_OWES,
     Constants,
-    DrainOver,
+    EndingDrain,
     Lanes,
-    Producers,
     StopAt,
     Vars,
-    Workers,
     WorkersIdle,
 )
 
@@ -39,8 +38,8 @@ P_CAS_WON, P_CAS_LOST = "cas-won", "cas-lost"
 
 def CasBeforePush(c: Constants, s: Vars, p: str) -> object:
     """BUG: the producer CASes the lane word before its item is in the queue."""
-    post = AdmittedPost(c, s, p)
-    if post is None or len(s.queue[post[1]]) >= c.lane_capacity:
+    post = PostWithRoom(c, s, p)
+    if post is None:
         return None
     k, lane, _ = post
     won = s.status[lane] == IDLE
@@ -74,12 +73,15 @@ def PushAfterCas(c: Constants, s: Vars, p: str) -> object:
     )
 
 
-CAS_BEFORE_PUSH = variant(
+CAS_BEFORE_PUSH = split(
     SPEC,
     "cas-before-push",
-    replace_actions={"Push": Action("CasBeforePush", CasBeforePush, (Producers,), "cas")},
-    add_actions=[Action("PushAfterCas", PushAfterCas, (Producers,), "push")],
-    drop_actions=["PostCasWins", "PostCasLoses"],
+    "Push",
+    CasBeforePush,
+    PushAfterCas,
+    first_event="cas",
+    then_event="push",
+    drop=["PostCasWins", "PostCasLoses"],
 )
 
 # --- no-recheck: Draining -> Idle ends the drain ---------------------------------------------
@@ -104,10 +106,10 @@ W_GOING_IDLE = "going-idle"
 
 def RecheckBeforeRelease(c: Constants, s: Vars, w: str) -> object:
     """BUG: while still Draining the drainer looks at the queue; items -> Draining -> Scheduled."""
-    if not DrainOver(c, s, w):
+    ending = EndingDrain(c, s, w)
+    if ending is None:
         return None
-    _, lane, n, _ = s.worker[w]
-    assert lane is not None
+    lane, n = ending
     if s.queue[lane]:
         return emit(
             s._replace(
@@ -130,12 +132,15 @@ def IdleAfterRecheck(c: Constants, s: Vars, w: str) -> object:
     )
 
 
-IDLE_AFTER_RECHECK = variant(
+IDLE_AFTER_RECHECK = split(
     SPEC,
     "idle-after-recheck",
-    replace_actions={"Release": Action("RecheckBeforeRelease", RecheckBeforeRelease, (Workers,), "recheck")},
-    add_actions=[Action("IdleAfterRecheck", IdleAfterRecheck, (Workers,), "cas")],
-    drop_actions=["RecheckEmpty", "RecheckItems", "ReclaimWins", "ReclaimLoses"],
+    "Release",
+    RecheckBeforeRelease,
+    IdleAfterRecheck,
+    first_event="recheck",
+    then_event="cas",
+    drop=["RecheckEmpty", "RecheckItems", "ReclaimWins", "ReclaimLoses"],
 )
 
 # --- stop-skips-inflight: the lock-based spec's mutant (Stop is the same atomic step in both) ---

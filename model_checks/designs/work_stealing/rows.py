@@ -16,7 +16,6 @@ The harness verdicts themselves are the generic scenario rows of ``Design.scenar
 from __future__ import annotations
 
 import json
-import logging
 import time
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -28,6 +27,7 @@ from model_checks.designs.work_stealing.reference_mutants import REFERENCE_MUTAN
 from model_checks.designs.work_stealing.scenarios import deque_program
 from model_checks.designs.work_stealing.trace import judge
 from model_checks.harness.api import check
+from model_checks.harness.design_rows import quiet_reference
 from model_checks.harness.options import Failure, Options, Result
 from model_checks.harness.runtime import ControlledRuntime
 from model_checks.verify import VerifyRow
@@ -181,10 +181,7 @@ def mutant_trace(name: str) -> tuple[list[str], Failure | None]:
 
 def mutant_rows() -> Iterator[VerifyRow]:
     """Each reference mutant's failing trace through the validator (see ``OBSERVED``)."""
-    quiet = logging.getLogger("reference")  # a seeded bug makes the reference log tracebacks
-    previous = quiet.level
-    quiet.setLevel(logging.CRITICAL)
-    try:
+    with quiet_reference():
         for name in REFERENCE_MUTANTS:
             started = time.perf_counter()
             lines, failure = mutant_trace(name)
@@ -215,5 +212,3 @@ def mutant_rows() -> Iterator[VerifyRow]:
                 f"(harness: {failure.kind}, {failure.preemptions} preemptions)",
                 time.perf_counter() - started,
             )
-    finally:
-        quiet.setLevel(previous)

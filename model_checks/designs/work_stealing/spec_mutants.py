@@ -28,10 +28,11 @@ from spec.work_stealing import (
     STEAL_BOTTOM,
     STEAL_CAS,
     STEAL_READ,
-    TAKE,
     TOP,
     Constants,
     Local,
+    PushingAt,
+    StealingAt,
     Vars,
     Workers,
     at,
@@ -43,15 +44,11 @@ from spec.work_stealing import (
 
 def TakeLastWithoutCas(c: Constants, s: Vars, w: str) -> object:
     """BUG: t = b: one element left — the owner takes it without racing the thieves' CAS."""
-    me = at(s, w, TAKE)
-    if me is None:
+    taking = ws.TakeLoadsTop(s, w)
+    if taking is None or taking.t != taking.b:
         return None
-    assert me.b is not None and me.gen is not None
-    mem = s.mem.fence(w)
-    if mem.load(w, TOP(w)) != me.b:
-        return None
-    x = mem.load(w, SLOT(c, w, me.gen, me.b))
-    s = goto(s, w, Local(RUN, x, stack=me.stack), mem=mem)
+    x = taking.mem.load(w, SLOT(c, w, taking.gen, taking.b))
+    s = goto(s, w, Local(RUN, x, stack=taking.me.stack), mem=taking.mem)
     return emit(ws.Committed(s, w, x, "bottom"), task=x, result="success")
 
 
@@ -67,25 +64,6 @@ TAKE_WITHOUT_CAS = variant(
 STOLE_INDEX = "stole-index"
 
 
-def PushingAt(c: Constants, s: Vars, w: str, pc: str) -> tuple[Local, str, int] | None:
-    """Owner w at ``pc`` of a push: its local state, the child task it pushes and the bottom ``b``
-    it read; None elsewhere."""
-    me = at(s, w, pc)
-    if me is None:
-        return None
-    assert me.b is not None
-    return me, c.children(me.task)[me.k], me.b
-
-
-def StealingAt(s: Vars, w: str, pc: str) -> tuple[Local, str, int] | None:
-    """Thief w at ``pc``, with its victim and the top index it read; None elsewhere."""
-    me = at(s, w, pc)
-    if me is None:
-        return None
-    assert me.victim is not None and me.t is not None
-    return me, me.victim, me.t
-
-
 def StealClaimFirst(c: Constants, s: Vars, w: str) -> object:
     """BUG: the thief goes to its CAS without reading the element first."""
     me = at(s, w, STEAL_READ)
@@ -94,14 +72,11 @@ def StealClaimFirst(c: Constants, s: Vars, w: str) -> object:
 
 def StealClaim(c: Constants, s: Vars, w: str) -> object:
     """BUG: CAS(v.top, t, t + 1) claims index t before its element is read."""
-    stealing = StealingAt(s, w, STEAL_CAS)
-    if stealing is None:
+    claim = ws.StealCas(s, w)
+    if claim is None:
         return None
-    me, v, t = stealing
-    mem, won = s.mem.cas(w, TOP(v), t, t + 1)
-    if not won:
-        return emit(goto(s, w, Local(FIND, stack=me.stack), mem=mem), victim=v, result="abort")
-    return goto(s, w, me._replace(pc=STOLE_INDEX), mem=mem)
+    (me, _, _), mem, won = claim
+    return goto(s, w, me._replace(pc=STOLE_INDEX), mem=mem) if won else ws.StealAborts(s, w, claim)
 
 
 def StealReadLate(c: Constants, s: Vars, w: str) -> object:
@@ -152,9 +127,8 @@ def PushWriteStaleMask(c: Constants, s: Vars, w: str) -> object:
     pushing = PushingAt(c, s, w, ws.WRITE)
     if pushing is None:
         return None
-    me, kid, b = pushing
-    assert me.gen is not None
-    where = ("slot", w, me.gen, b % c.capacity)
+    me, kid, b, gen = pushing
+    where = ("slot", w, gen, b % c.capacity)
     return goto(s, w, me._replace(pc=ws.PUBLISH), mem=s.mem.store(w, where, kid))
 
 
@@ -165,41 +139,17 @@ STALE_MASK = variant(SPEC, "stale-mask", replace_actions={"PushWrite": PushWrite
 
 def TakeUnfenced(c: Constants, s: Vars, w: str) -> object:
     """BUG: t := top with no fence: the load may pass the bottom store still in the buffer; t < b."""
-    me = at(s, w, TAKE)
-    if me is None:
-        return None
-    assert me.b is not None and me.gen is not None
-    if s.mem.load(w, TOP(w)) >= me.b:
-        return None
-    x = s.mem.load(w, SLOT(c, w, me.gen, me.b))
-    return emit(
-        ws.Committed(goto(s, w, Local(RUN, x, stack=me.stack)), w, x, "bottom"), task=x, result="success"
-    )
+    return ws.Take(c, s, w, fenced=False)
 
 
 def TakeEmptyUnfenced(c: Constants, s: Vars, w: str) -> object:
     """BUG: t := top with no fence; t > b: empty."""
-    me = at(s, w, TAKE)
-    if me is None:
-        return None
-    assert me.b is not None
-    t = s.mem.load(w, TOP(w))
-    if t <= me.b:
-        return None
-    s = goto(s, w, Local(ws.INJECTOR, stack=me.stack), mem=s.mem.store(w, BOTTOM(w), t))
-    return emit(ws.FoundEmpty(s, w), result="empty")
+    return ws.TakeEmpty(c, s, w, fenced=False)
 
 
 def TakeContendedUnfenced(c: Constants, s: Vars, w: str) -> object:
     """BUG: t := top with no fence; t = b: race for the last element by CAS."""
-    me = at(s, w, TAKE)
-    if me is None:
-        return None
-    assert me.b is not None and me.gen is not None
-    if s.mem.load(w, TOP(w)) != me.b:
-        return None
-    x = s.mem.load(w, SLOT(c, w, me.gen, me.b))
-    return goto(s, w, me._replace(pc=ws.TAKE_LAST, task=x, t=me.b))
+    return ws.TakeContended(c, s, w, fenced=False)
 
 
 MISSING_FENCE = variant(
@@ -277,7 +227,7 @@ def PushPublishFirst(c: Constants, s: Vars, w: str) -> object:
     pushing = PushingAt(c, s, w, ws.WRITE)
     if pushing is None:
         return None
-    me, kid, b = pushing
+    me, kid, b, _ = pushing
     s = goto(
         s,
         w,
@@ -293,9 +243,8 @@ def PushWriteLast(c: Constants, s: Vars, w: str) -> object:
     pushing = PushingAt(c, s, w, ws.PUBLISH)
     if pushing is None:
         return None
-    me, kid, b = pushing
-    assert me.gen is not None
-    mem = s.mem.store(w, SLOT(c, w, me.gen, b), kid)
+    me, kid, b, gen = pushing
+    mem = s.mem.store(w, SLOT(c, w, gen, b), kid)
     return goto(s, w, me._replace(pc=ws.NOTIFY, b=None, t=None, gen=None), mem=mem)
 
 
@@ -313,12 +262,11 @@ BOTTOM_BEFORE_SLOT = variant(
 
 def StealByStore(c: Constants, s: Vars, w: str) -> object:
     """BUG: top := t + 1 with a plain store, as if no one else could move top meanwhile."""
-    me = at(s, w, STEAL_CAS)
-    if me is None:
+    stealing = StealingAt(s, w, STEAL_CAS)
+    if stealing is None:
         return None
-    v = me.victim
-    assert v is not None and me.t is not None
-    s = goto(s, w, Local(RUN, me.task, stack=me.stack), mem=s.mem.store(w, TOP(v), me.t + 1))
+    me, v, t = stealing
+    s = goto(s, w, Local(RUN, me.task, stack=me.stack), mem=s.mem.store(w, TOP(v), t + 1))
     return emit(ws.Committed(s, v, me.task, "top"), victim=v, task=me.task, result="success")
 
 

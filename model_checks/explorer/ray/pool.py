@@ -13,7 +13,7 @@ from __future__ import annotations
 from types import TracebackType
 from typing import Any
 
-from model_checks.explorer.ray.worker import Worker
+from model_checks.explorer.ray.worker import Usage, Worker
 
 
 class Pool:
@@ -30,6 +30,12 @@ class Pool:
             self.actors.append(self._remote.remote())
             self.started += 1
         return self.actors[:n]
+
+    def usage(self, n: int) -> list[Usage]:
+        """The first ``n`` actors' shares of their last check and their peak memory, by rank."""
+        if n > len(self.actors):
+            raise ValueError(f"the pool has {len(self.actors)} actors; usage of {n} asked")
+        return list(self.ray.get([a.usage.remote() for a in self.actors[:n]]))
 
     def discard(self, actors: list[Any] | None = None) -> None:
         """End ``actors`` (default: all of the pool's); the next ``take`` starts new ones."""

@@ -8,7 +8,10 @@ many checks (the tests, a notebook) pays the start-up once (``pool.py``).
 from __future__ import annotations
 
 import gc
+import resource
+import sys
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from model_checks.explorer import codec as wire
@@ -22,6 +25,21 @@ from spec.language import Instance, Spec
 # from it (a spec holds functions; rebuilding it from importable names is cheaper and safer
 # than shipping it).
 Loader = Callable[[], tuple[Spec, Any]]
+
+
+@dataclass(frozen=True)
+class Usage:
+    """One worker's share and its cost: the states it owns (its part of the seen-set) and its
+    process's peak resident memory so far (start-up and earlier checks included)."""
+
+    states: int
+    peak_rss_bytes: int
+
+
+def peak_rss_bytes() -> int:
+    """This process's peak resident set size (``ru_maxrss``: KiB on Linux, bytes on macOS)."""
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return peak if sys.platform == "darwin" else peak * 1024
 
 
 class RayPartition(Partition):
@@ -106,6 +124,11 @@ class Worker:
 
     def node(self, local: int) -> tuple[Any, int]:
         return self._part().node(local)
+
+    def usage(self) -> Usage:
+        """What this worker holds of the current check, and its peak memory: how memory grows
+        per worker (docs/scale-out.md, Memory)."""
+        return Usage(len(self._part().states), peak_rss_bytes())
 
     def _report(self, frontier: int, found: list[Found], incomplete: str | None) -> Report:
         return Report.of(self._part(), frontier, found, incomplete)

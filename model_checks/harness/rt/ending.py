@@ -28,6 +28,8 @@ SKIP_PREFIXES = (
     os.path.join(_HERE, "sync") + os.sep,
     os.path.join(_HERE, "patch.py"),
     os.path.join(_HERE, "api.py"),
+    os.path.join(_HERE, "execution.py"),  # where an execution calls the test function
+    os.path.join(_HERE, "lane_programs.py"),  # shared scenario steps: report the scenario's line
     os.path.join(_HERE, "runtime.py"),  # compiled it has no frames; as Python (LANECHECK_PURE) it has
     # the race detector's and the declared fields' scheduling points are announced from these
     os.path.join(_HERE, "races.py"),

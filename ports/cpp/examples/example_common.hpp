@@ -244,6 +244,16 @@ std::optional<Result> begin_stop(State& state, const Pool& pool, StopMode mode, 
     return std::nullopt;
 }
 
+// Stop's last step, under the state mutex: Stopped, the mode that stopped it, its stop_end event.
+template <class Log>
+Result end_stop(std::mutex& state_m, State& state, std::string& stopped_mode, StopMode mode, Log& log) {
+    std::lock_guard<std::mutex> g(state_m);
+    state = State::Stopped;
+    stopped_mode = mode_name(mode);
+    log.emit("stop_end", [&](lanecheck::Fields& f) { f.str("mode", mode_name(mode)).str("result", "ok"); });
+    return Result::Success;
+}
+
 // The trace labels of the items a lane's reset took out (its `discard` / `reset` event).
 inline std::vector<std::string> labels_of(const std::vector<Item>& items) {
     std::vector<std::string> labels;

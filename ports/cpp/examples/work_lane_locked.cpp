@@ -109,11 +109,7 @@ public:
             pool_.shutdown();
             for (int i = 0; i < cfg_.lanes; ++i) settle_lane(lanes_[i], i, mode, log);
         }
-        std::lock_guard<std::mutex> g(state_m_);
-        state_ = State::Stopped;
-        stopped_mode_ = mode_name(mode);
-        log.emit("stop_end", [&](lanecheck::Fields& f) { f.str("mode", mode_name(mode)).str("result", "ok"); });
-        return Result::Success;
+        return end_stop(state_m_, state_, stopped_mode_, mode, log);
     }
 
     std::string stopped_mode() const { return stopped_mode_; }

@@ -8,39 +8,35 @@ logged just before ``SetEvent``, ``wait`` just before the wait and ``wake`` just
 so a wake is matched against the signals logged before it, never against their timing.
 
 ``Model.step(ev)`` applies one well-formed event or raises ``Rejected`` with the rule it breaks
-(``rules.RULES``); ``finish`` judges the end of a complete trace. Memory: per pool thread a few
-slots, per accepted post one byte and one seq (for the words of a repeat), and the works handed
-out ahead of the oldest listed one (cancels of some works only).
+(``rules.RULES``); ``finish`` judges the end of a complete trace. The state and the checks the
+handlers share are ``state.PoolState``'s, the stop events ``stop.StopEvents``'.
 """
 
 from __future__ import annotations
 
-from array import array
 from typing import Any
 
 from model_checks.conformance.fast_format import Owed
 from model_checks.conformance.reader import clip
 from model_checks.conformance.verdict import Rejected
+from model_checks.designs.event_pool.trace.state import (
+    ASLEEP,
+    CANCELLED,
+    CHECK,
+    EMPTY,
+    EXITED,
+    HOLD,
+    INIT,
+    LISTED,
+    RUN,
+    SHOWN,
+    TAKEN,
+    WAITING,
+    Event,
+    show_items,
+)
+from model_checks.designs.event_pool.trace.stop import StopEvents
 from model_checks.designs.event_pool.trace.words import nth, times
-
-Event = dict[str, Any]
-
-# A pool thread's place in `wait wake (take (run done)?)*`.
-INIT, WAITING, CHECK, HOLD, RUN, EMPTY, EXITED = range(7)
-ASLEEP = frozenset({INIT, WAITING, EMPTY})  # waits, or is on its way to wait (idle or picked)
-NEXT = {
-    INIT: "wait (its first event)",
-    WAITING: "wake (its wait is pending)",
-    CHECK: "take (it must look at the list: after a wake or a done comes a take)",
-    HOLD: "run of the work it took",
-    RUN: "done of the work it runs",
-    EMPTY: "wait (it found the list empty)",
-    EXITED: "nothing (it exited at wake stop)",
-}
-# How a handed-out work left the list (``Model.fate``).
-LISTED, TAKEN, CANCELLED, DISCARDED = 0, 1, 2, 3
-FATE = {TAKEN: "taken", CANCELLED: "cancelled", DISCARDED: "discarded"}
-SHOWN = 8  # works shown of a list in messages
 
 
 class LocatedRejected(Rejected):
@@ -51,37 +47,11 @@ class LocatedRejected(Rejected):
         self.seq = seq
 
 
-def show_items(items: list[int]) -> str:
-    more = f", … {len(items) - SHOWN:,} more" if len(items) > SHOWN else ""
-    return "[" + ", ".join(map(str, items[:SHOWN])) + more + "]"
-
-
-class Model:
-    """The pool as the events so far show it (updated in place)."""
+class Model(StopEvents):
+    """The pool as the events so far show it, stepped by one handler per event."""
 
     def __init__(self, threads: int) -> None:
-        self.threads = threads
-        self.index = {f"t{i}": i for i in range(threads)}  # pool thread name -> its slot
-        self.state = [INIT] * threads
-        self.held = [-1] * threads  # the work taken (HOLD) or running (RUN)
-        self.idle = [True] * threads
-        self.idle_count = threads
-        self.signals = [0] * threads  # signal to=t logged
-        self.wakes = [0] * threads  # wake result=event logged
-        self.last_wait = [0] * threads  # seq of the thread's last wait
-        self.exited = 0
-        self.owes: dict[str, tuple[int, int]] = {}  # thread -> (pool thread it must signal, seq of the post)
-        self.posted = 0
-        self.next = 0  # the oldest work not yet handed out (never in ``ahead``)
-        self.ahead: set[int] = set()  # works above ``next`` already handed out (cancelled out of order)
-        self.fate = bytearray()  # per accepted post: LISTED, TAKEN, CANCELLED, DISCARDED
-        self.when = array("q")  # per accepted post: seq of its post, then of its hand-out
-        self.done = 0
-        self.cancelled = 0
-        self.discarded = 0
-        self.stop_mode: str | None = None
-        self.stop_seq = 0
-        self.stopped = False  # stop_end ok: the run is over
+        super().__init__(threads)
         self.handlers = {
             "post": self.post,
             "signal": self.signal,
@@ -95,99 +65,10 @@ class Model:
             "discard": self.discard,
             "stop_end": self.stop_end,
         }
+        self.unguarded = dict(self.handlers)
 
     def step(self, ev: Event) -> None:
         self.handlers[ev["event"]](ev)
-
-    # ------------------------------------------------------------------ helpers
-
-    @property
-    def listed(self) -> int:
-        return self.posted - self.next - len(self.ahead)
-
-    def listed_items(self, n: int = SHOWN + 1) -> list[int]:
-        out: list[int] = []
-        i = self.next
-        while i < self.posted and len(out) < n:
-            if i not in self.ahead:
-                out.append(i)
-            i += 1
-        return out
-
-    def _pool(self, ev: Event) -> int:
-        """The slot of the pool thread that logged ``ev`` (a pool thread's own event)."""
-        thread = ev["thread"]
-        t = self.index.get(thread)
-        if t is None:
-            raise Rejected(
-                1,
-                f"{ev['event']} is logged by {clip(repr(thread), 80)}, which is not a pool thread "
-                f"(the pool's threads are t0 .. t{self.threads - 1})",
-            )
-        if self.owes:
-            self._owing(ev)
-        return t
-
-    def _owing(self, ev: Event) -> None:
-        owed = self.owes.get(ev["thread"])
-        if owed is not None:
-            raise Rejected(
-                5,
-                f"{ev['thread']} logs {ev['event']}, but its post at seq {owed[1]} picked t{owed[0]}: "
-                f"it signals t{owed[0]} before any other event of its own",
-            )
-
-    def _expect(self, ev: Event, t: int, state: int) -> None:
-        if self.state[t] != state:
-            self._out_of_order(ev, t)
-
-    def _out_of_order(self, ev: Event, t: int) -> None:
-        kind = ev["event"]
-        rule = 8 if self.state[t] == EXITED else 2
-        raise Rejected(rule, f"t{t} logs {kind}, but its next event can only be {NEXT[self.state[t]]}")
-
-    def _client(self, ev: Event) -> None:
-        """Checks of an event a client logs (post, signal, cancel, stop events)."""
-        thread = ev["thread"]
-        t = self.index.get(thread)
-        if t is not None and (self.state[t] != RUN or ev["event"] not in ("post", "signal")):
-            where = "inside a callback" if self.state[t] == RUN else "outside a callback"
-            raise Rejected(
-                1,
-                f"pool thread {thread} logs {ev['event']} {where}: a pool thread posts and signals only from "
-                "a callback, and its cancel or stop is refused (it would wait for itself)",
-            )
-        if self.owes and ev["event"] != "signal":
-            self._owing(ev)
-
-    def _where(self, i: int) -> str:
-        if i >= self.posted:
-            if self.posted == 0:
-                return "was never posted (no work was)"
-            were = "only work 0 was" if self.posted == 1 else f"works 0 .. {self.posted - 1} were"
-            return f"was never posted ({were})"
-        code = self.fate[i]
-        if code == LISTED:
-            return f"is listed (posted at seq {self.when[i]})"
-        return f"was {FATE[code]} at seq {self.when[i]}"
-
-    def _hand_out(self, i: int, code: int, seq: int) -> None:
-        """Work ``i`` (listed) leaves the list."""
-        self.fate[i] = code
-        self.when[i] = seq
-        if i == self.next:
-            n = i + 1
-            ahead = self.ahead
-            while n in ahead:
-                ahead.discard(n)
-                n += 1
-            self.next = n
-        else:
-            self.ahead.add(i)
-
-    def _listed_or_reject(self, i: int, how: str) -> None:
-        if i < self.next or i >= self.posted or i in self.ahead:
-            raise Rejected(7, f"{how} names work {i}, which {self._where(i)}: only listed works can be")
 
     # ------------------------------------------------------------------ the client's events
 
@@ -209,7 +90,7 @@ class Model:
             )
         if to is None:
             if self.idle_count:
-                idle = [f"t{t}" for t in range(self.threads) if self.idle[t]][:SHOWN]
+                idle = self._idle_names()
                 raise Rejected(
                     4,
                     f"post of work {item} picks no thread while {', '.join(idle)} "
@@ -225,7 +106,7 @@ class Model:
                     f"(t0 .. t{self.threads - 1})",
                 )
             if not self.idle[t]:
-                idle = [f"t{u}" for u in range(self.threads) if self.idle[u]][:SHOWN]
+                idle = self._idle_names()
                 others = (
                     f" while {', '.join(idle)} {'sleeps' if len(idle) == 1 else 'sleep'} idle" if idle else ""
                 )
@@ -255,63 +136,9 @@ class Model:
 
     def cancel(self, ev: Event) -> None:
         self._client(ev)
-        seq = ev["seq"]
         items = ev["items"]
-        for i in items:
-            self._listed_or_reject(i, f"cancel of work object {clip(repr(ev['work']), 80)}")
-            self._hand_out(i, CANCELLED, seq)
+        self._hand_out_all(items, CANCELLED, ev["seq"], f"cancel of work object {clip(repr(ev['work']), 80)}")
         self.cancelled += len(items)
-
-    def stop_begin(self, ev: Event) -> None:
-        self._client(ev)
-        if self.stop_mode is not None:
-            raise Rejected(
-                8, f"a second stop_begin: stop began at seq {self.stop_seq} (a second stop is refused)"
-            )
-        self.stop_mode = ev["mode"]
-        self.stop_seq = ev["seq"]
-
-    def discard(self, ev: Event) -> None:
-        self._client(ev)
-        items = ev["items"]
-        if self.stop_mode != "discard":
-            began = f"stop({self.stop_mode}) began" if self.stop_mode else "no stop began"
-            raise Rejected(
-                8, f"discard of works {show_items(items)}, but {began}: only stop(discard) drops works"
-            )
-        seq = ev["seq"]
-        for i in items:
-            self._listed_or_reject(i, "discard")
-            self._hand_out(i, DISCARDED, seq)
-        self.discarded += len(items)
-
-    def stop_end(self, ev: Event) -> None:
-        self._client(ev)
-        if self.stop_mode is None or self.stopped:
-            raise Rejected(
-                8, "stop_end with " + ("no stop_begin" if self.stop_mode is None else "stop already ended")
-            )
-        if ev["mode"] != self.stop_mode:
-            raise Rejected(
-                8,
-                f"stop_end reports mode {ev['mode']}, "
-                f"but its stop_begin (seq {self.stop_seq}) was {self.stop_mode}",
-            )
-        if ev["result"] != "ok":
-            raise Rejected(
-                8,
-                "stop_end reports the pool failed: its own code raised, and no behaviour of the spec "
-                "fails (the works it dropped are reported, but the trace left the spec before)",
-            )
-        if self.exited < self.threads:
-            left = [f"t{t}" for t in range(self.threads) if self.state[t] != EXITED][:SHOWN]
-            raise Rejected(
-                8,
-                f"stop_end while {', '.join(left)} {'has' if len(left) == 1 else 'have'} not exited "
-                "(no wake stop): stop returns after joining every pool thread",
-            )
-        self._all_settled("stop returns ok", None)
-        self.stopped = True
 
     # ------------------------------------------------------------------ a pool thread's events
 
@@ -342,6 +169,14 @@ class Model:
         else:
             if self.stop_mode is None:
                 raise Rejected(8, f"t{t} wakes with stop, but no stop began: only stop sets the stop event")
+            unsettled = self._unsettled()
+            if unsettled:
+                raise Rejected(
+                    8,
+                    f"t{t} wakes with stop while {unsettled} accepted works neither ran to done nor were "
+                    f"cancelled or discarded ({self._unsettled_words()}): stop sets the stop event only "
+                    "after the last of them settled",
+                )
             self.state[t] = EXITED
             self.exited += 1
 
@@ -370,12 +205,6 @@ class Model:
                 how = "skips to"
             oldest = "the list is empty" if not self.listed else f"the oldest listed work is {self.next}"
             raise Rejected(7, f"t{t} {how} work {i}, which {self._where(i)}; {oldest}")
-        if self.stop_mode == "discard":
-            raise Rejected(
-                8,
-                f"t{t} takes work {i} after stop_begin(discard) (seq {self.stop_seq}): that stop takes every "
-                "listed work out under the same lock",
-            )
         self._hand_out(i, TAKEN, ev["seq"])
         if self.idle[t]:
             self.idle[t] = False
@@ -430,26 +259,14 @@ class Model:
                         "(lost wakeup)",
                         seq,
                     )
-        self._all_settled("the run ends", None)
-
-    def _all_settled(self, when: str, seq: int | None) -> None:
-        open_ = self.posted - self.done - self.cancelled - self.discarded
-        if not open_:
-            return
-        parts = []
-        if self.listed:
-            parts.append(f"listed {show_items(self.listed_items())}")
-        for t in range(self.threads):
-            if self.state[t] in (HOLD, RUN):
-                parts.append(f"t{t} {'took' if self.state[t] == HOLD else 'runs'} {self.held[t]}")
-            if len(parts) > 3:
-                break
-        raise LocatedRejected(
-            9,
-            f"{when} while {open_} accepted works neither ran to done nor were cancelled or discarded: "
-            + "; ".join(parts),
-            seq,
-        )
+        unsettled = self._unsettled()
+        if unsettled:
+            raise LocatedRejected(
+                9,
+                f"the run ends while {unsettled} accepted works neither ran to done nor were cancelled or "
+                "discarded: " + self._unsettled_words(),
+                None,
+            )
 
     # ------------------------------------------------------------------ for people
 

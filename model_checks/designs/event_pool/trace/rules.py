@@ -18,9 +18,13 @@ RULES: dict[int, str] = {
     "it was signalled",
     7: "the work index: a take hands out the oldest listed work (never a skip, a repeat or a work not "
     "posted); take null only on an empty list; cancel and discard name listed works only, each once",
-    8: "stop: one stop_begin; wake stop only after it; discard only in stop(discard), which takes no work "
-    "after stop_begin; stop_end matches its stop_begin, comes after every pool thread exited, and is ok "
-    "(a failed pool is no behaviour of the spec)",
+    8: "stop: one stop_begin; wake stop only after it, once every accepted work settled (posted = done + "
+    "cancelled + discarded: stop sets the stop event after the last settle); discard only in "
+    "stop(discard): when stop_begin found works listed, its stopper logs one discard of exactly the "
+    "whole list, in list order, and nothing logged under the list lock (take, cancel, a post not "
+    "refused for its argument) nor by the stopper comes between; none when the list was empty; "
+    "stop_end matches its stop_begin, comes after every pool thread exited, and is ok (a failed pool "
+    "is no behaviour of the spec)",
     9: "a complete trace (stop_end, or --complete): no lost wakeup — it never ends with a pool thread "
     "asleep while work is in the list — and every accepted work ran to done or was cancelled or discarded",
     10: "a trace that ends before stop_end (and without --complete) is judged as a prefix",

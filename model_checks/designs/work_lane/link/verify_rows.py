@@ -7,7 +7,11 @@ from collections.abc import Iterator
 
 from model_checks.designs.work_lane.link.classify import UNEXPLAINED, class_counts
 from model_checks.designs.work_lane.link.comparisons import CASES, run_case
-from model_checks.designs.work_lane.link.impl_to_spec import check_harness_scenario, check_link_scenario
+from model_checks.designs.work_lane.link.impl_to_spec import (
+    ImplToSpec,
+    check_harness_scenario,
+    check_link_scenario,
+)
 from model_checks.designs.work_lane.link.real_threads import stress
 from model_checks.designs.work_lane.link.scenario import LINK_SCENARIOS
 from model_checks.designs.work_lane.link.spec_to_impl import compare_by_automaton
@@ -25,32 +29,24 @@ def _bound(harness_verdict: str) -> str:
     return "" if harness_verdict == "exhaustive" else f" ({harness_verdict})"
 
 
+def _impl_to_spec_row(r: ImplToSpec, more: str = "") -> VerifyRow:
+    bound = _bound(r.harness)
+    figures = f"{r.traces_validated} traces / {r.executions} executions ({r.harness}){more}"
+    return VerifyRow(
+        AREA, f"impl->spec {r.subject}", "allowed" + bound, r.verdict + bound, figures, r.seconds
+    )
+
+
 def rows(quick: bool) -> Iterator[VerifyRow]:
     cap = 300 if quick else 3_000
     for name in ["1x2-full-invalid", "2x1-cap1-full"] + ([] if quick else ["1x2-budget2", "2x1-same-lane"]):
         r = check_link_scenario(
             LINK_SCENARIOS[name], Options(strategy="dpor", max_steps=5_000, max_executions=cap)
         )
-        bound = _bound(r.harness)
-        yield VerifyRow(
-            AREA,
-            f"impl->spec {r.subject}",
-            "allowed" + bound,
-            r.verdict + bound,
-            f"{r.traces_validated} traces / {r.executions} executions ({r.harness}), {r.events} events",
-            r.seconds,
-        )
+        yield _impl_to_spec_row(r, f", {r.events} events")
     for name in ["lanes-2x2-budget1", "stop-discard-races-posts"]:
         r = check_harness_scenario(name, SCENARIO_OPTIONS.with_(max_executions=cap))
-        bound = _bound(r.harness)
-        yield VerifyRow(
-            AREA,
-            f"impl->spec {r.subject}",
-            "allowed" + bound,
-            r.verdict + bound,
-            f"{r.traces_validated} traces / {r.executions} executions ({r.harness})",
-            r.seconds,
-        )
+        yield _impl_to_spec_row(r)
     # exhaustive within CI time; the full run adds two producers with two workers (~45 s)
     for case in CASES.values():
         if not (case.ci or (not quick and case.name == "2x1-same-lane")):

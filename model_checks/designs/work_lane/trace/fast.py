@@ -47,8 +47,14 @@ from model_checks.designs.work_lane.trace.sim_state import (
     TOOK,
     show,
     show_items,
+    taken,
 )
 from model_checks.designs.work_lane.trace.sim_stop import StopSteps
+
+
+def _held(w: list[Any] | None) -> str:
+    """What a worker holds, for a rejection of its event."""
+    return "holds no work item" if w is None else f"is at {PC_NAMES[w[0]]} on lane {w[1]}"
 
 
 class Sim(StopSteps):
@@ -202,11 +208,10 @@ class Sim(StopSteps):
         thread, lane = ev["thread"], ev["lane"]
         w = self.workers.get(thread)
         if w is None or w[1] != lane or w[0] != DRAIN:
-            held = "holds no work item" if w is None else f"is at {PC_NAMES[w[0]]} on lane {w[1]}"
             raise Rejected(
                 3,
-                f"{what} on lane {lane} by {thread}, which {held}: a lane's invokes and drain_end come only "
-                "from the thread that began draining it",
+                f"{what} on lane {lane} by {thread}, which {_held(w)}: a lane's invokes and drain_end come "
+                "only from the thread that began draining it",
             )
         return w
 
@@ -218,11 +223,10 @@ class Sim(StopSteps):
             )
         w = self.workers.get(thread)
         if w is None or w[0] != TOOK or w[1] != lane:
-            held = "holds no work item" if w is None else f"is at {PC_NAMES[w[0]]} on lane {w[1]}"
             raise Rejected(
                 3,
-                f"drain_begin of lane {lane} by {thread}, which {held}: only the worker that took the lane's "
-                "work item may drain it",
+                f"drain_begin of lane {lane} by {thread}, which {_held(w)}: only the worker that took the "
+                "lane's work item may drain it",
             )
         self.status[lane] = DRAINING
         w[0] = DRAIN
@@ -345,19 +349,7 @@ class FastEngine:
             if more is not None:
                 self.sims = more
             return
-        out: list[Sim] = []
-        first: Rejected | None = None
-        for sim in sims:
-            try:
-                more = sim.step(ev)
-            except Rejected as problem:
-                first = first or problem
-                continue
-            out.extend(more if more is not None else [sim])
-        if not out:
-            assert first is not None
-            raise first
-        self.sims = out
+        self.sims = taken(sims, ev)
 
     def describe(self) -> list[dict[str, Any]]:
         return [sim.describe() for sim in self.sims]

@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from model_checks.conformance.reader import MAX_INDEXED, MAX_SIZE, clip, parse_line
+from model_checks.conformance.reader import MAX_INDEXED, MAX_SIZE, clip, parse_line, required_ok
 from model_checks.conformance.reader import header_problem as limits_problem
 from model_checks.conformance.verdict import Malformed
 from model_checks.designs.work_lane.trace.schema import event_problem, header_problem
@@ -119,18 +119,8 @@ class EventChecker:
         self.fields = _checks(config.lanes)
 
     def ok(self, obj: Any) -> bool:
-        if type(obj) is not dict:
+        if required_ok(self.fields, obj) is None:
             return False
-        seq = obj.get("seq")
-        if type(seq) is not int or seq < 1 or type(obj.get("thread")) is not str:
-            return False
-        event = obj.get("event")
-        checks = self.fields.get(event) if type(event) is str else None  # [] is not a key
-        if checks is None:
-            return False
-        for name, check in checks:
-            if name not in obj or not check(obj[name]):
-                return False
         if obj["event"] == "post":
             result = obj["result"]
             if (obj["lane"] is None) != (result == "invalid_argument"):

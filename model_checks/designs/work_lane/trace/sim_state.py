@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from abc import ABC, abstractmethod
 from collections import defaultdict, deque
-from typing import Any, Self
+from typing import Any, Self, TypeVar
 
 from model_checks.conformance.reader import clip
 from model_checks.conformance.verdict import Rejected
@@ -114,19 +114,7 @@ class SimState(ABC):
         other = self.clone()
         self.stop_call("drain")
         other.stop_call("discard")
-        out: list[Self] = []
-        first: Rejected | None = None
-        for sim in (self, other):
-            try:
-                more = sim.step(ev)
-            except Rejected as problem:
-                first = first or problem
-                continue
-            out.extend(more if more is not None else [sim])
-        if not out:
-            assert first is not None
-            raise first
-        return out
+        return taken([self, other], ev)
 
     # ------------------------------------------------------------------ reporting
 
@@ -161,3 +149,24 @@ class SimState(ABC):
         if self.phase in (CLOSING, STOPPING):
             out["stop"] = f"Stop({self.mode}) in progress" + (f" by {self.stopper}" if self.stopper else "")
         return out
+
+
+S = TypeVar("S", bound=SimState)
+
+
+def taken(sims: list[S], ev: Event) -> list[S]:
+    """The states ``sims`` become by ``ev``, from those that take it; the first rejection when none
+    does."""
+    out: list[S] = []
+    first: Rejected | None = None
+    for sim in sims:
+        try:
+            more = sim.step(ev)
+        except Rejected as problem:
+            first = first or problem
+            continue
+        out.extend(more if more is not None else [sim])
+    if not out:
+        assert first is not None
+        raise first
+    return out

@@ -29,12 +29,32 @@ class Engine(Protocol):
     def pending(self) -> dict[str, Any]: ...
 
 
-def _owes_problem(ev: Event, owed: int) -> str:
+def owes_problem(ev: Event, owed: int) -> str:
     what = ev["event"] + (f" of lane {ev['lane']}" if ev.get("lane") is not None else "")
     return (
         f"{ev['thread']} owes a submission of lane {owed} and must submit it before any other event of its "
         f"own, but logs {what}"
     )
+
+
+def pending_phrases(pending: dict[str, Any]) -> list[str]:
+    """An engine's ``pending()`` (what a prefix leaves owed) in words, one phrase a kind."""
+    what = []
+    if pending.get("items"):
+        what.append(
+            "items accepted and not yet invoked: "
+            + "; ".join(
+                f"lane {lane}: {', '.join(map(repr, items))}" for lane, items in pending["items"].items()
+            )
+        )
+    if pending.get("submissions"):
+        what.append(
+            "owed submissions: "
+            + ", ".join(f"{t} -> lane {lane}" for t, lane in pending["submissions"].items())
+        )
+    if pending.get("stop"):
+        what.append(pending["stop"])
+    return what
 
 
 class WorkLaneFormat:
@@ -82,7 +102,7 @@ def _work_lane(header: Any, it: Iterator[str], engine: str) -> Verdict:
                 owed = owes.get(thread)
                 if owed is not None:
                     if kind != "submit" or ev["lane"] != owed:
-                        raise Rejected(2, _owes_problem(ev, owed))
+                        raise Rejected(2, owes_problem(ev, owed))
                     del owes[thread]
             step(ev)
             count += 1
@@ -124,21 +144,7 @@ def _work_lane(header: Any, it: Iterator[str], engine: str) -> Verdict:
             design=DESIGN,
         )
     pending = eng.pending()
-    what = []
-    if pending.get("items"):
-        what.append(
-            "items accepted and not yet invoked: "
-            + "; ".join(
-                f"lane {lane}: {', '.join(map(repr, items))}" for lane, items in pending["items"].items()
-            )
-        )
-    if pending.get("submissions"):
-        what.append(
-            "owed submissions: "
-            + ", ".join(f"{t} -> lane {lane}" for t, lane in pending["submissions"].items())
-        )
-    if pending.get("stop"):
-        what.append(pending["stop"])
+    what = pending_phrases(pending)
     tail = ("; pending — " + "; ".join(what)) if what else "; nothing pending"
     return Verdict(
         True,

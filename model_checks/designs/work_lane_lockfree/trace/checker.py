@@ -26,10 +26,11 @@ from collections.abc import Hashable
 from dataclasses import dataclass, field
 from typing import Any
 
-from model_checks.conformance.binding import with_entry
+from model_checks.conformance.binding import grown, with_entry
 from model_checks.conformance.search import Miss, NoMatch, TraceSearch
 from model_checks.conformance.streamed import Event
-from model_checks.conformance.verdict import Malformed, Rejected, plain
+from model_checks.conformance.verdict import Malformed, Rejected
+from model_checks.conformance.wording import cannot_stop, could_be, mid_step, show_event, shown_states
 from model_checks.designs.work_lane_lockfree.trace.rules import HINT, RULE_OF_EVENT
 from spec import work_lane_lockfree as wlf
 from spec.language import Function
@@ -281,7 +282,7 @@ class LockFreeChecker:
             if wlf.StopAt(s, t, "discard") and wlf.WorkersIdle(s) and not s.queue[lane]
         }
         if not keep:
-            raise Rejected(7, f"{_show(ev)} — {HINT['reset']}{self._lane_words(lane)}")
+            raise Rejected(7, f"{show_event(ev)} — {HINT['reset']}{self._lane_words(lane)}")
         self.search.states = keep
 
     def finish(self, complete: bool) -> None:
@@ -289,11 +290,7 @@ class LockFreeChecker:
             return
         self.c.closed[0] = True
         if not any(_done(self.c, s) for s in self.search.states):
-            _, phrases = self.pending()
-            raise Rejected(
-                7,
-                "the run is over but the spec cannot stop here: " + ("; ".join(phrases) or "a step is owed"),
-            )
+            raise cannot_stop(7, self.pending()[1])
 
     def pending(self) -> tuple[dict[str, Any], list[str]]:
         s = min(self.search.states, key=_weight)
@@ -314,19 +311,19 @@ class LockFreeChecker:
                 + "; ".join(f"lane {lane}: {', '.join(map(repr, q))}" for lane, q in items.items())
             )
         if owed:
-            phrases.append("threads mid-step: " + ", ".join(f"{t} ({w})" for t, w in sorted(owed.items())))
+            phrases.append(mid_step(owed))
         if s.phase in (wlf.CLOSING, wlf.STOPPING):
             phrases.append(f"a Stop({s.mode}) in progress")
         return {"items": items, "threads": dict(sorted(owed.items()))}, phrases
 
     def describe(self) -> list[dict[str, Any]]:
-        return [plain(wlf.Show(self.c, s)) for s in sorted(self.search.states, key=repr)[:8]]
+        return shown_states(lambda s: wlf.Show(self.c, s), self.search.states)
 
     # -- words for a rejection -------------------------------------------------------------------
 
     def _why(self, ev: Event, procs: list[str], none: NoMatch) -> tuple[int, str]:
         kind, thread = ev["event"], ev["thread"]
-        head = _show(ev)
+        head = show_event(ev)
         rule = RULE_OF_EVENT.get(kind, 2)
         owing = _owing(none.states, procs)
         if owing is not None and kind not in ("submit", "submit_refused"):
@@ -368,7 +365,7 @@ class LockFreeChecker:
                 if lane in s.queue.domain()
             }
         )
-        return f" (lane {lane} could be: {'; '.join(seen)})" if seen else ""
+        return could_be(f"lane {lane}", seen, "; ")
 
     @staticmethod
     def _dropped(states: list[wlf.Vars], mode: str) -> str:
@@ -416,15 +413,12 @@ def _differ(misses: list[Miss]) -> str:
 
 
 def _with_lanes(s: wlf.Vars, new: tuple[int, ...]) -> wlf.Vars:
-    def grow(f: Function[int, Any], value: Any) -> Function[int, Any]:
-        return Function((*f.domain(), *new), (*f.values(), *([value] * len(new))))
-
     return s._replace(
-        queue=grow(s.queue, ()),
-        status=grow(s.status, wlf.IDLE),
-        accepted=grow(s.accepted, 0),
-        invoked=grow(s.invoked, 0),
-        discarded=grow(s.discarded, 0),
+        queue=grown(s.queue, new, ()),
+        status=grown(s.status, new, wlf.IDLE),
+        accepted=grown(s.accepted, new, 0),
+        invoked=grown(s.invoked, new, 0),
+        discarded=grown(s.discarded, new, 0),
     )
 
 
@@ -441,8 +435,3 @@ def _done(c: wlf.Constants, s: wlf.Vars) -> bool:
 
 def _weight(s: wlf.Vars) -> tuple[int, str]:
     return (sum(len(q) for q in s.queue.values()), repr(s))
-
-
-def _show(ev: Event) -> str:
-    fields = {k: v for k, v in ev.items() if k not in ("seq", "thread", "event")}
-    return f"{ev['thread']} {ev['event']} {fields}"

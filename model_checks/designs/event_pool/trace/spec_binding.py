@@ -1,0 +1,128 @@
+"""What an event-pool trace's events are to ``spec/event_pool.py``: the spec with the trace's
+unlogged steps made internal, the program counters the search swaps per thread, each event's
+fields, and the words of a step no spec behaviour takes (``spec_search.PoolSearch`` uses them;
+docs/event-pool.md, "The trace")."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Hashable
+from typing import Any
+
+from model_checks.conformance.search import NoMatch
+from model_checks.conformance.streamed import Event, FieldCheck, is_bool, one_of
+from model_checks.designs.event_pool.trace.fields import is_item, is_items
+from spec import event_pool as ep
+from spec.language import Action, Emitted, Spec
+
+CLIENT = "client"  # the spec's client process: the stopper's program counter lives in the state
+OPEN = 2**62  # ``submits`` while admission is open: the trace, not a constant, says how many
+POSTING = ep.Client(ep.POST)
+POOL_EVENTS = frozenset({"wait", "wake", "take", "run", "done"})
+STOP_EVENTS = frozenset({"cancel", "stop_begin", "discard", "stop_end"})
+RULE_OF_EVENT = {"wait": 2, "wake": 6, "take": 7, "run": 2, "done": 2}
+
+
+def _unlabelled(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """``fn`` as an internal step: its next state without the event's fields."""
+
+    def step(c: ep.Constants, s: ep.Vars, *args: Hashable) -> Any:
+        r = fn(c, s, *args)
+        return r.state if type(r) is Emitted else r
+
+    step.__name__ = fn.__name__
+    return step
+
+
+def _bound(action: Action) -> Action:
+    # The trace does not log the callbacks' wait returning, nor the stop event being set: the
+    # search closes over them; the spec's ``joined`` is the trace's ``stop_end``.
+    if action.name in ("CallbacksDone", "Close"):
+        return dataclasses.replace(action, event=None, fn=_unlabelled(action.fn))
+    if action.name == "Joined":
+        return dataclasses.replace(action, event="stop_end")
+    return action
+
+
+SPEC: Spec = dataclasses.replace(ep.SPEC, actions=tuple(_bound(a) for a in ep.SPEC.actions))
+
+# The program counters at which each internal step can be enabled (its first guard).
+ENABLED_AT: dict[str, frozenset[Hashable]] = {
+    "TimeOut": frozenset({ep.BLOCKED}),
+    "CallbacksDone": frozenset({ep.WAITING}),
+    "Close": frozenset({ep.CLOSE}),
+}
+
+
+def local_pc(s: ep.Vars, process: Hashable) -> Hashable:
+    return s.client.pc if process == CLIENT else s.thread[process].pc  # type: ignore[index]
+
+
+class Unknown:
+    """A trace item that names no live work: it equals no spec index."""
+
+    def __init__(self, item: object) -> None:
+        self.item = item
+
+    def __repr__(self) -> str:
+        return f"unknown work {self.item!r}"
+
+
+def locked(ev: Event) -> bool:
+    """The reference logs ``ev`` under the list lock (a refused post's bad argument is not)."""
+    kind = ev["event"]
+    return kind in ("take", "cancel", "stop_begin") or (kind == "post" and ev["result"] != "invalid_argument")
+
+
+def show(ev: Event) -> str:
+    fields = {k: v for k, v in ev.items() if k not in ("seq", "thread", "event")}
+    return f"{ev['thread']} {ev['event']} {fields}"
+
+
+def why_no_step(ev: Event, none: NoMatch) -> tuple[int, str]:
+    """The rule a pool thread's refused event breaks, and why no step of the spec takes it."""
+    kind, thread = ev["event"], ev["thread"]
+    pcs = sorted({str(s.thread[thread].pc) for s in none.states})
+    misses = [m for m in none.misses if m.differing]
+    if not none.misses:
+        rule = 8 if pcs == [ep.EXITED] else 7 if kind == "take" and pcs == [ep.CHECK] else 2
+        return rule, (
+            f"{show(ev)} — no step of {thread} logs {kind} here ({thread} could be at: {', '.join(pcs)})"
+        )
+    parts = sorted({f"{k} = {m.fields[k]!r}" for m in misses for k in m.differing})
+    rule = RULE_OF_EVENT.get(kind, 2)
+    if kind == "wake":
+        rule = 8 if ev["result"] == "stop" else 6
+    return rule, f"{show(ev)} — the spec's step here logs " + "; or ".join(parts)
+
+
+def _item_or_null(v: Any) -> bool:
+    return v is None or is_item(v)
+
+
+def _thread_or_null(v: Any) -> bool:
+    return v is None or type(v) is str
+
+
+def _is_str(v: Any) -> bool:
+    return type(v) is str
+
+
+# Each event's fields, one by one (the fast format's ``CHECKS`` judge their combination).
+FIELDS: dict[str, tuple[tuple[str, FieldCheck], ...]] = {
+    "post": (
+        ("item", _item_or_null),
+        ("to", _thread_or_null),
+        ("result", one_of("ok", "invalid_state", "invalid_argument")),
+    ),
+    "signal": (("to", _is_str),),
+    "wait": (),
+    "wake": (("result", one_of("event", "stop", "timeout")),),
+    "take": (("item", _item_or_null),),
+    "run": (("item", is_item),),
+    "done": (("item", is_item), ("raised", is_bool)),
+    "cancel": (("items", is_items), ("work", _is_str)),
+    "stop_begin": (("mode", one_of("drain", "discard")),),
+    "discard": (("items", is_items),),
+    "stop_end": (("mode", one_of("drain", "discard")), ("result", one_of("ok", "failed"))),
+}

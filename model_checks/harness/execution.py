@@ -1,0 +1,85 @@
+"""One execution of a test under a chooser (``execute``), and the options a check really runs with
+(``resolved``: the race detector on or off)."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+
+from model_checks.harness import races
+from model_checks.harness.declared import fields_as_points
+from model_checks.harness.options import Options
+from model_checks.harness.patch import active as patch_mode
+from model_checks.harness.patch import set_current
+from model_checks.harness.rt.backends import Backend
+from model_checks.harness.rt.scheduler import Chooser, Execution, UsageError
+from model_checks.harness.runtime import ControlledRuntime
+
+TestFn = Callable[[ControlledRuntime], object]
+Points = set[races.Point]  # access sites made scheduling points (``interleave_races``)
+
+
+def execute(
+    backend: Backend,
+    test_fn: TestFn,
+    options: Options,
+    chooser: Chooser,
+    *,
+    sources: bool = True,
+    points: Points | None = None,
+) -> Execution:
+    """One execution of ``test_fn`` from the start under ``chooser`` on ``backend``.
+    ``sources=False`` skips recording each operation's source line (only a failure report shows
+    them); ``points`` are the access sites made scheduling points (``interleave_races``)."""
+    ex = Execution(
+        backend,
+        chooser,
+        max_steps=options.max_steps,
+        spurious_wakeups=options.spurious_wakeups,
+        virtual_timeouts=options.virtual_timeouts,
+    )
+    ex.spurious_limit = options.spurious_limit
+    ex.timeout_limit = options.timeout_limit
+    ex.keep_going = options.keep_going
+    ex.sources = sources
+    rt = ControlledRuntime(ex)
+    set_current(rt)
+    if not options.races:
+        try:
+            ex.run(lambda: test_fn(rt))
+        finally:
+            set_current(None)
+        return ex
+    ex.race = races.RaceDetector(ex, points)
+    previous = sys.gettrace()
+    try:
+        with fields_as_points():
+            ex.run(lambda: test_fn(rt))
+    finally:
+        sys.settrace(previous)
+        set_current(None)
+    return ex
+
+
+def races_default(options: Options) -> bool:
+    """``Options.races=None``: on in patch mode (plain ``threading`` code, where nothing else marks
+    shared accesses); elsewhere off, and an exhaustive verdict then says "synchronisation points
+    only" (tracing costs the controlled-runtime suites and benches several times their time)."""
+    if options.races is not None:
+        return options.races
+    return patch_mode()
+
+
+def resolved(options: Options) -> Options:
+    if options.interleave_races:
+        if options.races is False:
+            raise UsageError(
+                "interleave_races interleaves the races the detector finds: not with races=False"
+            )
+        options = options.with_(races=True)
+    on = races_default(options)
+    if on and not races.SUPPORTED:
+        if options.races:
+            raise UsageError("the data-race detector needs CPython 3.11 (opcode tracing of its frames)")
+        on = False
+    return options if options.races is on else options.with_(races=on)

@@ -1,0 +1,146 @@
+"""What the race detector (``races.py``) traces and how it names it: which code is traced (not the
+standard library, site-packages or the harness), which opcodes and container methods are
+accesses (per code object, ``code_table``), and the words and source lines of a report."""
+
+from __future__ import annotations
+
+import dis
+import linecache
+import os
+import sysconfig
+import types
+from collections import deque
+from typing import Any
+
+ALL = "<whole>"  # the key of an access to a whole container (len, iteration, clear, ...)
+Site = tuple[int, types.CodeType, int, str, bool]  # (thread, code, offset, what, is_write)
+
+HARNESS = os.path.dirname(os.path.abspath(__file__)) + os.sep
+LIBRARIES = {sysconfig.get_path(name) for name in ("stdlib", "platstdlib", "purelib", "platlib")}
+SKIP_FILES = (*(p + os.sep for p in LIBRARIES if p), HARNESS, "<frozen")
+# programs under test that live in the harness's folder: traced like any user code
+TRACED = (HARNESS + "examples.py", HARNESS + "lane_programs.py")
+
+PROGRAM_MODULES = ("model_checks.harness.examples", "model_checks.harness.lane_programs")
+
+# Reads of these are reads of code, not of shared state (module constants, classes, functions).
+CODE_TYPES = (
+    types.ModuleType,
+    type,
+    types.FunctionType,
+    types.BuiltinFunctionType,
+    types.MethodType,
+    types.MethodDescriptorType,
+)
+CONTAINERS = (dict, list, set, deque, bytearray)
+KEYED = (dict, set)  # per-key locations; lists and deques are one location each
+# container methods: name -> (is_write, keyed by the first argument)
+METHODS: dict[str, tuple[bool, bool]] = {
+    "get": (False, True),
+    "__getitem__": (False, True),
+    "__contains__": (False, True),
+    "keys": (False, False),
+    "values": (False, False),
+    "items": (False, False),
+    "copy": (False, False),
+    "count": (False, False),
+    "index": (False, False),
+    "issubset": (False, False),
+    "issuperset": (False, False),
+    "union": (False, False),
+    "intersection": (False, False),
+    "difference": (False, False),
+    "isdisjoint": (False, False),
+    "pop": (True, True),  # dict.pop(k); list/set/deque pop are whole (not keyed types, or no args)
+    "setdefault": (True, True),
+    "__setitem__": (True, True),
+    "__delitem__": (True, True),
+    "add": (True, True),
+    "discard": (True, True),
+    "remove": (True, True),
+    "append": (True, False),
+    "appendleft": (True, False),
+    "extend": (True, False),
+    "extendleft": (True, False),
+    "insert": (True, False),
+    "popleft": (True, False),
+    "popitem": (True, False),
+    "clear": (True, False),
+    "update": (True, False),
+    "sort": (True, False),
+    "reverse": (True, False),
+    "rotate": (True, False),
+    "difference_update": (True, False),
+    "intersection_update": (True, False),
+    "symmetric_difference_update": (True, False),
+}
+
+# opcode name -> handler kind
+LOAD_ATTR, STORE_ATTR, SUBSCR, STORE_SUBSCR, GLOBAL_NAME, STORE_GLOBAL, CONTAINS, ITER, CALL = range(9)
+OPCODES = {
+    "LOAD_ATTR": LOAD_ATTR,
+    "STORE_ATTR": STORE_ATTR,
+    "DELETE_ATTR": STORE_ATTR,
+    "BINARY_SUBSCR": SUBSCR,
+    "STORE_SUBSCR": STORE_SUBSCR,
+    "DELETE_SUBSCR": STORE_SUBSCR,
+    "LOAD_GLOBAL": GLOBAL_NAME,
+    "STORE_GLOBAL": STORE_GLOBAL,
+    "DELETE_GLOBAL": STORE_GLOBAL,
+    "CONTAINS_OP": CONTAINS,
+    "GET_ITER": ITER,
+    "CALL": CALL,
+}
+Table = dict[int, tuple[int, Any]]
+TABLES: dict[types.CodeType, Table | None] = {}  # code -> offset -> (kind, argument); None: untraced
+
+
+def code_table(code: types.CodeType) -> Table | None:
+    table = TABLES.get(code, False)
+    if table is not False:
+        return table  # type: ignore[return-value]
+    found: Table | None = None
+    if not code.co_filename.startswith(SKIP_FILES) or code.co_filename in TRACED:
+        found = {}
+        for ins in dis.get_instructions(code):
+            kind = OPCODES.get(ins.opname)
+            if kind is not None:
+                found[ins.offset] = (kind, ins.argval if kind != CALL else ins.arg)
+        found = found or None
+    TABLES[code] = found
+    return found
+
+
+def harness_owned(obj: object) -> bool:
+    module = type(obj).__module__
+    return module.startswith("model_checks.harness") and module not in PROGRAM_MODULES
+
+
+def describe(obj: object, key: object) -> str:
+    if isinstance(obj, CONTAINERS):
+        kind = type(obj).__name__
+        return f"{kind} (whole)" if key is ALL else f"{kind}[{key!r}]"
+    owner = obj.__name__ if isinstance(obj, type) else type(obj).__name__
+    return f"{owner}.{key}"
+
+
+def verb(site: Site) -> str:
+    return "write" if site[4] else "read"
+
+
+def lineno(site: Site) -> int:
+    code, offset = site[1], site[2]
+    line = code.co_firstlineno
+    for start, end, lineno in code.co_lines():
+        if start <= offset < end and lineno is not None:
+            return lineno
+    return line
+
+
+def where(site: Site, short: bool = False) -> str:
+    file = site[1].co_filename
+    return f"{os.path.basename(file) if short else file}:{lineno(site)}"
+
+
+def line_of(site: Site) -> str:
+    return linecache.getline(site[1].co_filename, lineno(site)).strip()

@@ -1,0 +1,178 @@
+"""What a suspended Python frame holds: its fast locals and its value stack (CPython 3.11).
+
+State-hash pruning (``rt/fingerprint.py``) must see everything a thread's future depends on.
+``frame.f_locals`` misses the value stack: a ``for`` loop's iterator, a ``with`` block's exit
+function, the callable and arguments of the call in progress live only there. So both are read
+from the interpreter frame itself (``Include/internal/pycore_frame.h``): ``localsplus`` holds the
+fast locals, cells and free variables, then the stack.
+
+The stack depth: CPython 3.11 stores it (``stacktop``) only while a frame is suspended in an
+inlined Python call; while the frame runs, or calls C code (the compiled harness core, a builtin),
+``stacktop`` is -1. Then the depth before the instruction at ``f_lasti`` is computed from the
+bytecode (``stack_depths``: a flow analysis with ``dis.stack_effect`` and the exception table).
+While a C call runs its callable and arguments are still on the caller's stack, so the depth
+*before* the call instruction is exactly what is live.
+
+``readable()`` is False off 3.11 (another layout): the fingerprint then refuses every state
+(no pruning), never guesses.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import dis
+import itertools
+import sys
+import types
+
+_F_FRAME = 24  # PyFrameObject.f_frame
+_STACKTOP = 64  # _PyInterpreterFrame.stacktop
+_LOCALSPLUS = 72  # _PyInterpreterFrame.localsplus
+_ptr = ctypes.c_void_p.from_address
+_int = ctypes.c_int.from_address
+_obj = ctypes.py_object.from_address
+
+# instructions after which control never falls through to the next one
+_NO_FALLTHROUGH = frozenset(
+    dis.opmap[name]
+    for name in (
+        "RETURN_VALUE",
+        "RAISE_VARARGS",
+        "RERAISE",
+        "JUMP_FORWARD",
+        "JUMP_BACKWARD",
+        "JUMP_BACKWARD_NO_INTERRUPT",
+    )
+    if name in dis.opmap
+)
+_JUMPS = frozenset(dis.hasjrel) | frozenset(dis.hasjabs)
+_PRECALL = dis.opmap.get("PRECALL", -1)
+_CALL = dis.opmap.get("CALL", -1)
+_RETURN_GENERATOR = dis.opmap.get("RETURN_GENERATOR", -1)
+_DEPTHS: dict[types.CodeType, dict[int, int]] = {}
+
+
+class Unreadable(Exception):
+    """The frame's state cannot be read soundly (an unexpected layout or bytecode)."""
+
+
+def readable() -> bool:
+    return sys.version_info[:2] == (3, 11)
+
+
+def _nlocalsplus(code: types.CodeType) -> int:
+    # 3.11 merges an argument that is also a cell into one slot
+    cells = [c for c in code.co_cellvars if c not in code.co_varnames]
+    return len(code.co_varnames) + len(cells) + len(code.co_freevars)
+
+
+def _effect(ins: dis.Instruction, jump: bool) -> int:
+    # 3.11's ``stack_effect`` books a call's pops on PRECALL (the compiler's accounting); at run
+    # time PRECALL leaves the stack alone and CALL pops the callable, its self slot and the
+    # arguments: the stack during the call is the one before CALL
+    if ins.opcode == _PRECALL:
+        return 0
+    if ins.opcode == _CALL:
+        return -(int(ins.arg or 0) + 1)
+    if ins.opcode == _RETURN_GENERATOR:  # the generator's frame resumes with the sent value
+        return 1
+    arg = ins.arg if ins.opcode >= dis.HAVE_ARGUMENT else None
+    return dis.stack_effect(ins.opcode, arg, jump=jump)
+
+
+def stack_depths(code: types.CodeType) -> dict[int, int]:
+    """The value-stack depth before each reachable instruction of ``code`` (by offset)."""
+    known = _DEPTHS.get(code)
+    if known is not None:
+        return known
+    instrs = list(dis.get_instructions(code))
+    at = {ins.offset: n for n, ins in enumerate(instrs)}
+    depth: dict[int, int] = {}
+    todo: list[tuple[int, int]] = [(0, 0)]
+    # a handler starts with the entry's depth, the offset of the raising instruction if
+    # ``lasti``, and the exception
+    handlers = [
+        (e.start, e.end, e.target, e.depth + (1 if e.lasti else 0) + 1)
+        for e in dis.Bytecode(code).exception_entries  # type: ignore[attr-defined]
+    ]
+    while todo:
+        offset, d = todo.pop()
+        seen = depth.get(offset)
+        if seen is not None:
+            if seen != d:
+                raise Unreadable(f"{code.co_qualname}: stack depth {seen} and {d} at offset {offset}")
+            continue
+        if offset not in at or d < 0:
+            raise Unreadable(f"{code.co_qualname}: bad flow at offset {offset}")
+        depth[offset] = d
+        ins = instrs[at[offset]]
+        for start, end, target, hd in handlers:
+            if start <= offset < end:
+                todo.append((target, hd))
+        if ins.opcode in _JUMPS:
+            todo.append((int(ins.argval), d + _effect(ins, jump=True)))
+        if ins.opcode not in _NO_FALLTHROUGH and at[offset] + 1 < len(instrs):
+            todo.append((instrs[at[offset] + 1].offset, d + _effect(ins, jump=False)))
+    _DEPTHS[code] = depth
+    return depth
+
+
+_POSITIONS: dict[types.CodeType, dict[int, int]] = {}
+
+
+def position(frame: types.FrameType) -> int:
+    """The frame's instruction offset, one per program point: a call suspended in ``PRECALL``
+    is named by its ``CALL``. (3.11 specialises a warm ``PRECALL`` to make a C call itself,
+    so the same suspended call shows ``f_lasti`` at ``PRECALL`` once warm and at ``CALL`` before:
+    one state with two names, which only cost pruning.)"""
+    code = frame.f_code
+    table = _POSITIONS.get(code)
+    if table is None:
+        instrs = list(dis.get_instructions(code))
+        table = _POSITIONS[code] = {
+            ins.offset: nxt.offset
+            for ins, nxt in itertools.pairwise(instrs)
+            if ins.opcode == _PRECALL and nxt.opcode == _CALL
+        }
+    lasti = frame.f_lasti
+    return table.get(lasti, lasti)
+
+
+def _slot(addr: int) -> object:
+    """The object in a ``localsplus`` slot; ``_NULL`` for an empty one."""
+    if not _ptr(addr).value:
+        return _NULL
+    return _obj(addr).value
+
+
+class _Null:
+    def __repr__(self) -> str:
+        return "<NULL>"
+
+
+_NULL = _Null()
+
+
+def contents(frame: types.FrameType) -> tuple[list[object], list[object]]:
+    """(fast locals with cells and free variables, value stack bottom first) of a *suspended*
+    frame; an empty slot is ``NULL``."""
+    code = frame.f_code
+    base = _ptr(id(frame) + _F_FRAME).value
+    if base is None:
+        raise Unreadable("a frame with no interpreter frame")
+    n = _nlocalsplus(code)
+    top = _int(base + _STACKTOP).value
+    if top >= 0:
+        depth = top - n
+    else:
+        depth_at = stack_depths(code).get(frame.f_lasti)
+        if depth_at is None:
+            raise Unreadable(f"{code.co_qualname}: no stack depth at offset {frame.f_lasti}")
+        depth = depth_at
+    if depth < 0 or depth > code.co_stacksize:
+        raise Unreadable(f"{code.co_qualname}: stack depth {depth} out of range")
+    slots = [_slot(base + _LOCALSPLUS + 8 * k) for k in range(n + depth)]
+    return slots[:n], slots[n:]
+
+
+NULL = _NULL

@@ -1,0 +1,98 @@
+"""The records of one execution: its threads, steps and hooks, and the interfaces the scheduler
+calls (``Chooser``, ``SyncObserver``). Split from ``scheduler.py``, which runs the steps; compiled
+with it (``setup.py``)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Protocol
+
+from model_checks.harness.rt.objects import NORMAL, Action, Op, ThreadState
+
+if TYPE_CHECKING:
+    from model_checks.harness.rt.scheduler import Execution
+
+
+class Chooser(Protocol):
+    """Decides every step. A chooser whose ``after_step`` does nothing may say so with a class
+    attribute ``needs_after_step = False``: the execution then skips the call. One that only
+    ever returns an element of ``enabled`` (or None) may say ``trusted = True``: its choice is
+    then not checked."""
+
+    def choose(self, ex: Execution, enabled: list[Action]) -> Action | None:
+        """Pick the next action among ``enabled`` (ordered: running thread first); None abandons."""
+        ...
+
+    def after_step(self, ex: Execution) -> None:
+        """Called after every step (DPOR's race analysis hooks in here)."""
+        ...
+
+
+class SyncObserver(Protocol):
+    """Sees every operation the scheduler runs (the data-race detector, ``races.py``)."""
+
+    def sync(self, tid: int, op: Op) -> None: ...
+
+    def enter_thread(self) -> None: ...
+
+
+class _Crash:
+    """Message to the driver: the scheduler failed on a controlled thread's stack; re-raise."""
+
+    __slots__ = ("error",)
+
+    def __init__(self, error: BaseException) -> None:
+        self.error = error
+
+
+class RaiseIn:
+    """Resume value asking the thread to raise ``error``."""
+
+    __slots__ = ("error",)
+
+    def __init__(self, error: BaseException) -> None:
+        self.error = error
+
+
+class ThreadInfo:
+    """One controlled thread and its pending operation."""
+
+    __slots__ = ("body", "born", "finished", "name", "pending", "run", "state", "tid")
+
+    def __init__(self, tid: int, name: str, state: ThreadState, body: Callable[[], object]) -> None:
+        self.tid = tid
+        self.name = name
+        self.state = state
+        self.body = body
+        self.pending: Op | None = None
+        self.finished = False
+        self.born = False  # spawned (its ``spawn`` operation ran); until then it has no pending op
+        self.run: Action = (tid, NORMAL)  # built once: the action offered at most steps
+
+
+def _by_tid(t: ThreadInfo) -> int:
+    return t.tid
+
+
+class Step:
+    """One scheduling step of an execution (slotted: one is built per step)."""
+
+    __slots__ = ("alt", "op", "preemption", "result", "tid")
+
+    def __init__(self, tid: int, alt: int, op: Op, preemption: bool, result: object = None) -> None:
+        self.tid = tid
+        self.alt = alt
+        self.op = op
+        self.preemption = preemption
+        self.result = result
+
+
+@dataclass
+class Hooks:
+    """What the test registered on its runtime for this execution."""
+
+    invariants: list[tuple[str, Callable[[], object]]] = field(default_factory=list)
+    pending_work: list[Callable[[], bool]] = field(default_factory=list)
+    final: list[Callable[[], object]] = field(default_factory=list)
+    trace: list[Callable[[], list[object]]] = field(default_factory=list)

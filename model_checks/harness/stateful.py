@@ -1,0 +1,89 @@
+"""``check_states``: exhaustive search with state-hash pruning (issue 16, "proofs, not bounds").
+
+Plain DFS over scheduling choices that stops an execution at an abstract state it has already
+explored (``strategies/stateful.py``; the state is ``rt/fingerprint.py``'s). Where DPOR must run
+every Mazurkiewicz trace of a program, this runs each reachable *state* once: a small program whose
+traces are many but whose states are few (a producer/consumer around one lock) gets a proof.
+
+The verdict says its granularity: ``exhaustive over abstract states`` — every reachable state
+(the model's objects, each thread's frames with their locals and value stacks, the heap they
+reach) at synchronisation-point granularity. With the race detector on, races are checked in the
+executions run, but pruning cuts executions, so this is no proof of data-race freedom.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from model_checks.harness.execution import TestFn, resolved
+from model_checks.harness.options import Options, Result
+from model_checks.harness.rt.scheduler import UsageError
+from model_checks.harness.searching import Search
+from model_checks.harness.strategies.stateful import StateCachingChooser
+
+STRATEGY = "dfs+states"
+GRANULARITY = (
+    "exhaustive over abstract states (every reachable state explored at synchronisation-point "
+    "granularity; a state is the controlled objects' model plus each thread's frames, locals, "
+    "value stack and the heap they reach)"
+)
+
+
+class StatefulResult(Result):
+    """A ``Result`` whose exhaustive verdict names what state pruning proved."""
+
+    def verdict_text(self) -> str:
+        if self.verdict != "exhaustive":
+            return self.verdict
+        if self.races:
+            return GRANULARITY[:-1] + (
+                "; no data race in the executions run, not a proof of data-race freedom)"
+            )
+        return GRANULARITY[:-1] + "; synchronisation points only)"
+
+
+def check_states(test_fn: TestFn, options: Options | None = None, **overrides: Any) -> Result:
+    """Explore every reachable abstract state of ``test_fn(rt)`` (see the module's docstring).
+
+    Takes the ``check`` options that apply to an exhaustive search (``max_executions``,
+    ``time_limit``, ``max_steps``, ``spurious_wakeups``, ``races``, ...). Refused: a
+    ``preemption_bound`` (a state's future would depend on the preemptions spent reaching it),
+    ``interleave_races`` (it restarts the search with new scheduling points), ``replay``,
+    ``keep_going`` and a sampling strategy."""
+    opts = (options or Options()).with_(**overrides) if overrides else (options or Options())
+    if opts.preemption_bound is not None:
+        raise UsageError("state pruning needs an unbounded search: not with preemption_bound")
+    if opts.interleave_races:
+        raise UsageError(
+            "state pruning does not restart with new scheduling points: not with interleave_races"
+        )
+    if opts.replay or opts.keep_going:
+        raise UsageError("state pruning explores: not with replay or keep_going (use check)")
+    if opts.strategy not in ("dpor", "dfs"):
+        raise UsageError(f"state pruning is an exhaustive search: not with strategy {opts.strategy!r}")
+    opts = resolved(opts)
+    s = Search(test_fn, opts, STRATEGY)
+    s.result = StatefulResult(verdict="exhaustive", strategy=STRATEGY, races=bool(opts.races))
+    chooser = StateCachingChooser()
+    r = s.result
+    while True:
+        chooser.start_execution()
+        ex = s.run(chooser)
+        confirmed = chooser.cycle_outcome(ex)
+        if confirmed is not None:
+            r.notes.append(confirmed)
+        if chooser.conflation is not None:
+            # two different states had one fingerprint: any pruning so far may have cut real
+            # executions, so the search proves nothing (a failure it met is still real)
+            r.bounded_by.append(f"state fingerprint conflated two states ({chooser.conflation})")
+            break
+        if ex.failure is not None or not chooser.advance():
+            break
+        if s.stop_for_budget():
+            break
+    r.pruned = chooser.pruned
+    r.notes.append(
+        f"state pruning: {len(chooser.visited)} abstract states, {chooser.states_pruned} executions "
+        f"stopped at an explored state, {chooser.unhashed} scheduling points not fingerprinted"
+    )
+    return s.finish()

@@ -1,0 +1,159 @@
+"""Exhaustive depth-first search with state caching: plain DFS (no DPOR) over abstract states.
+
+Each execution re-runs the test from the start, replaying the choices on ``stack``, then takes
+new ones. At every new scheduling point the execution's abstract state is fingerprinted
+(``rt/fingerprint.py``); a state met before is not explored again: the execution is abandoned
+there (counted in ``states_pruned``).
+
+Why this is sound (the classic graph-DFS argument): a state is marked on its first arrival, and
+a frame's backtrack set is *every* enabled action, so every action enabled at a marked state is
+run from it before the search ends; a later arrival at the same state (equal fingerprint, same
+future: ``fingerprint``'s contract) either lies in that state's own subtree (a cycle: the
+subtree is being explored) or comes after it was finished. So every reachable abstract state is
+reached and every transition out of one is taken: every deadlock (a state with nothing enabled),
+invariant failure (checked after each step into a state), failure raised by a step, and final
+outcome (a function of the final state) is found. A state that cannot be fingerprinted (None) is
+never marked nor pruned: the search is then plain DFS there.
+
+Why not DPOR: DPOR decides what to explore at a state from the races of the *continuations* it
+ran; pruning a continuation at a visited state drops the races it would have revealed, and a
+sleep set with which a state was first explored may exclude what a later arrival needs
+(Yang, Chen, Gopalakrishnan, Kirby 2008). Plain DFS needs neither, and state caching is what
+makes it finite in practice on small programs.
+
+A state met again *on the current path* is a cycle: some schedule repeats it forever, which the
+plain search reports as a ``livelock`` when it runs past ``max_steps``. The fingerprint is not
+trusted with that claim: the execution goes on repeating the cycle's choices (``pumping``) until
+it runs past ``max_steps`` — the plain search's own evidence, a real execution whose schedule
+replays it. If a repeated choice is not enabled, or the execution ends or fails first, the two
+states were not the same: the fingerprint conflated them (``conflation`` says where), so no
+pruning of this search can be trusted and ``check_states`` says so instead of a verdict (a
+failure met while pumping is real and is reported).
+
+Not with a preemption bound: the bound makes a state's future depend on the preemptions spent
+on the way there (refused by ``harness.stateful``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable
+
+from model_checks.harness.rt.fingerprint import fingerprint
+from model_checks.harness.rt.objects import Action
+from model_checks.harness.rt.scheduler import Execution, UsageError
+
+
+class _Frame:
+    __slots__ = ("chosen", "enabled", "key", "todo")
+
+    def __init__(self, enabled: list[Action], key: Hashable | None) -> None:
+        self.enabled = enabled
+        self.key = key
+        self.chosen = enabled[0]
+        self.todo = list(enabled[1:])
+
+
+class StateCachingChooser:
+    """One instance drives a whole search (many executions)."""
+
+    trusted = True
+    needs_after_step = False
+
+    def __init__(self, fingerprint_fn: Callable[[Execution], Hashable | None] = fingerprint) -> None:
+        self.fingerprint = fingerprint_fn
+        self.stack: list[_Frame] = []
+        self.replay_len = 0
+        self.visited: set[Hashable] = set()
+        self.on_path: dict[Hashable, int] = {}  # states of the current path -> their step
+        self.states_pruned = 0  # executions stopped at a state already explored
+        self.unhashed = 0  # scheduling points whose state could not be fingerprinted
+        self.pruned = 0
+        # a cycle being confirmed: its first step, the step that came back, its choices
+        self.cycle: tuple[int, int, list[Action]] | None = None
+        self.conflation: str | None = None  # why a cycle did not repeat: the fingerprint's hole
+
+    def start_execution(self) -> None:
+        self.cycle = None
+
+    def after_step(self, ex: Execution) -> None:
+        pass
+
+    def choose(self, ex: Execution, enabled: list[Action]) -> Action | None:
+        d = len(ex.steps)
+        if self.cycle is not None:
+            return self._pump(ex, enabled)
+        if d < self.replay_len:
+            f = self.stack[d]
+            if set(f.enabled) != set(enabled):
+                raise UsageError(
+                    f"the test is not deterministic: at step {d} the same schedule enabled "
+                    f"{sorted(f.enabled)} before and {sorted(enabled)} now (does it use time, "
+                    "randomness, or real threads / locks the harness does not control?)"
+                )
+            return f.chosen
+        key = self.fingerprint(ex)
+        if key is None:
+            self.unhashed += 1
+        elif key in self.on_path:
+            # a cycle: the plain search would go round it until max_steps (a livelock); go round
+            # it here too, so that the livelock reported is one execution really run
+            first = self.on_path[key]
+            self.cycle = (first, d, [(st.tid, st.alt) for st in ex.steps[first:d]])
+            return self._pump(ex, enabled)
+        elif key in self.visited:
+            self.states_pruned += 1
+            self.pruned += len(enabled)
+            return None
+        else:
+            self.visited.add(key)
+        f = _Frame(list(enabled), key)
+        if key is not None:
+            self.on_path[key] = d
+        self.stack.append(f)
+        self.replay_len = len(self.stack)
+        return f.chosen
+
+    def _pump(self, ex: Execution, enabled: list[Action]) -> Action | None:
+        assert self.cycle is not None
+        first, back, choices = self.cycle
+        d = len(ex.steps)
+        action = choices[(d - back) % len(choices)]
+        if action not in enabled:
+            self.conflation = (
+                f"the state at step {back} had the fingerprint of step {first}, but repeating "
+                f"steps {first}..{back - 1} failed at step {d}: {action} is not enabled there"
+            )
+            return None
+        return action
+
+    def cycle_outcome(self, ex: Execution) -> str | None:
+        """After an execution: a note if it confirmed a cycle; records a conflation if a cycle
+        it met did not repeat (the execution ended, or failed otherwise, first)."""
+        if self.cycle is None:
+            return None
+        first, back, _ = self.cycle
+        if ex.failure is not None and ex.failure.kind == "livelock" and self.conflation is None:
+            return (
+                f"livelock confirmed: the state of step {first} came back at step {back}, and "
+                f"repeating steps {first}..{back - 1} ran the execution past max_steps"
+            )
+        if self.conflation is None:
+            how = "it ended" if ex.failure is None else f"it failed ({ex.failure.kind})"
+            self.conflation = (
+                f"the state at step {back} had the fingerprint of step {first}, but repeating "
+                f"steps {first}..{back - 1} did not run on forever: {how} at step {len(ex.steps)}"
+            )
+        return None
+
+    def advance(self) -> bool:
+        """Move to the next unexplored branch; False when the search is complete."""
+        while self.stack:
+            f = self.stack[-1]
+            if f.todo:
+                f.chosen = f.todo.pop(0)
+                self.replay_len = len(self.stack)
+                return True
+            if f.key is not None:
+                del self.on_path[f.key]
+            self.stack.pop()
+        return False

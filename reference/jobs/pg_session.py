@@ -1,0 +1,179 @@
+"""The PostgreSQL store's connections: the pool, one transaction per step, and running a step again.
+
+A step runs in one transaction on a connection checked out of the pool (``_transaction``), or as
+one statement sent with its ``BEGIN`` and ``COMMIT`` in a pipeline (``_statement``). A step that
+a deadlock or serialization failure aborted is run again (``RETRIES`` times); so is one whose
+connection broke before its commit (for up to ``reconnect_timeout`` seconds). A connection lost
+*during* the commit leaves the step in doubt: that error is raised, never retried, so an enqueue
+is never doubled. See ``pg_store`` for the store these serve.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import psycopg
+from psycopg import errors
+from psycopg.pq import ExecStatus
+from psycopg.rows import dict_row
+from psycopg_pool import ConnectionPool
+
+from reference.jobs.core import StoreCore
+from reference.jobs.model import Job
+from reference.jobs.tracing import Tracer
+
+RETRIES = 8
+"""How often a step aborted by a deadlock or serialization failure is run again before it raises."""
+RETRYABLE: tuple[type[Exception], ...] = (errors.DeadlockDetected, errors.SerializationFailure)
+RECONNECT_TIMEOUT = 60.0
+_RECONNECT_PAUSE = 0.05
+
+Connection = psycopg.Connection[dict[str, Any]]
+
+
+class ConnectionLost(psycopg.OperationalError):
+    """A step's connection broke before its commit: nothing it did happened; it can run again."""
+
+
+def _succeeded(cursor: psycopg.Cursor[Any] | None) -> bool:
+    """Did the statement queued on ``cursor`` in a pipeline get its (successful) result?"""
+    result = None if cursor is None else cursor.pgresult
+    return result is not None and result.status in (ExecStatus.TUPLES_OK, ExecStatus.COMMAND_OK)
+
+
+def _backoff(attempt: int) -> None:
+    """Wait a little before running an aborted step again: random, so two victims do not meet again."""
+    time.sleep(random.uniform(0, 0.002 * 2**attempt))
+
+
+class PgSession(StoreCore):
+    """``StoreCore`` with a connection pool to ``dsn``, and the store's transactions on it."""
+
+    def __init__(
+        self,
+        dsn: str,
+        clock: Callable[[], float],
+        tracer: Tracer | None,
+        process: str,
+        *,
+        pool_size: int,
+        connect_timeout: float,
+        reconnect_timeout: float,
+    ) -> None:
+        super().__init__(clock, tracer, process)
+        if pool_size < 1:
+            raise ValueError(f"pool_size must be at least 1, got {pool_size}")
+        self.dsn = dsn
+        # One plain connection first: a server that is not there fails now with libpq's own reason
+        # (refused, no such host, bad password), where the pool would retry until its timeout.
+        psycopg.connect(dsn, connect_timeout=max(1, round(connect_timeout))).close()
+        self.reconnect_timeout = reconnect_timeout
+        self.reconnects = 0
+        """Steps run again because their connection broke before the commit."""
+        self._committing = False
+        self._pool: ConnectionPool[Connection] = ConnectionPool(
+            dsn,
+            connection_class=Connection,
+            kwargs={"autocommit": True, "row_factory": dict_row},
+            min_size=1,
+            max_size=pool_size,
+            timeout=connect_timeout,
+            open=False,
+            name=f"lanecheck-jobs-{self._process}",
+        )
+        self._pool.open(wait=True, timeout=connect_timeout)
+        self._conn: Connection | None = None
+        self._held: set[str] = set()
+        """The advisory locks (``"budgets"``, ``"queue:Q"``, ``"group:G"``) this transaction holds."""
+        self._locked: dict[int, Job] = {}
+        """Rows this transaction read ``FOR UPDATE`` and has not changed since: no one else can."""
+
+    def close(self) -> None:
+        self._pool.close()
+
+    @property
+    def _db(self) -> Connection:
+        if self._conn is None:
+            raise RuntimeError("PgStore: a row primitive ran outside a transaction")
+        return self._conn
+
+    @contextmanager
+    def _transaction(self) -> Iterator[None]:
+        with self._pool.connection() as conn:
+            self._committing = False
+            try:
+                with conn.transaction():
+                    self._conn, self._held, self._locked = conn, set(), {}
+                    try:
+                        yield
+                    finally:
+                        self._conn, self._held, self._locked = None, set(), {}
+                    self._committing = True  # leaving the block commits
+            except psycopg.OperationalError as problem:
+                if conn.broken and not self._committing and not isinstance(problem, RETRYABLE):
+                    raise ConnectionLost(f"connection lost before the commit: {problem}") from problem
+                raise
+
+    def _run(self, body: Callable[[], Any]) -> Any:
+        # A deadlock victim or serialization failure rolled back everything it did and wrote no
+        # trace (events go out only after a commit): running the whole step again is safe. So is
+        # a step whose connection broke before its commit; the pool hands out a new one (waiting
+        # while the server restarts).
+        attempt = 0
+        deadline = time.monotonic() + self.reconnect_timeout
+        while True:
+            try:
+                return super()._run(body)
+            except RETRYABLE:
+                attempt += 1
+                if attempt == RETRIES:
+                    raise
+                _backoff(attempt)
+            except ConnectionLost:
+                if time.monotonic() >= deadline:
+                    raise
+                self.reconnects += 1
+                time.sleep(_RECONNECT_PAUSE)
+
+    def _statement(self, sql: str, params: tuple[Any, ...]) -> dict[str, Any]:
+        """``sql`` (one row back) as one transaction, ``BEGIN``, it and ``COMMIT`` sent together in a
+        pipeline: one round trip, and the server holds its locks only while it runs them. Run again
+        after a deadlock or serialization failure, or a connection that broke before the
+        statement's result came back (it rolled back). Once that result came, a break before the
+        ``COMMIT``'s leaves the step in doubt: raised, as in ``_transaction``."""
+        attempt = 0
+        deadline = time.monotonic() + self.reconnect_timeout
+        while True:
+            ran: psycopg.Cursor[dict[str, Any]] | None = None
+            committed: psycopg.Cursor[dict[str, Any]] | None = None
+            broken = False
+            try:
+                with self._pool.connection() as conn:
+                    try:
+                        with conn.pipeline():
+                            conn.execute("BEGIN")
+                            ran = conn.execute(sql, params)
+                            committed = conn.execute("COMMIT")
+                    except psycopg.OperationalError:
+                        broken = conn.broken
+                        if not _succeeded(committed):
+                            raise
+                        # committed; the connection was lost after (the pool drops it)
+                    assert ran is not None
+                    row = ran.fetchone()
+                    assert row is not None
+                    return row
+            except RETRYABLE:
+                attempt += 1
+                if attempt == RETRIES:
+                    raise
+                _backoff(attempt)
+            except psycopg.OperationalError:
+                if not broken or _succeeded(ran) or time.monotonic() >= deadline:
+                    raise
+                self.reconnects += 1
+                time.sleep(_RECONNECT_PAUSE)

@@ -1,0 +1,385 @@
+"""The event pool's two engines agree: the hand-written ``FORMAT`` and the streaming search of the
+spec's own actions (``trace.spec_search.SPEC_FORMAT``), on valid traces (generated, real-thread
+runs of the reference, every harness execution of small scenarios) and invalid ones (each rule's
+minimal bad trace, each reference mutant's failing trace, single edits of valid traces).
+
+They give the same verdict kind (and prefix flag) always, and name the same seq and line always
+but in one case (``unanswered_wait``): a trace judged complete (``--complete``, no ``stop_end``)
+whose end leaves a pool thread asleep beside listed work. The fast engine names, as its seq, the
+wait of that thread that never returned; the search names no seq (the end is not an event).
+
+Two differences the fast model once had are rules of its own now (rule 8), so no longer tolerated:
+a ``wake stop`` before every accepted work settled (``stop`` sets the stop event only after the last
+settle), and a ``stop(discard)`` that does not log the whole list right after its ``stop_begin``."""
+
+from __future__ import annotations
+
+import json
+import logging
+import random
+import threading
+from collections.abc import Callable, Iterator
+from dataclasses import replace
+from typing import Any
+
+import pytest
+
+from model_checks.conformance.lines import validate_with
+from model_checks.conformance.search import TraceSearch
+from model_checks.conformance.streamed import DesignFormat
+from model_checks.conformance.verdict import ALLOWED, MALFORMED, NOT_ALLOWED, Verdict
+from model_checks.design import load
+from model_checks.designs.event_pool import DESIGN
+from model_checks.designs.event_pool.harness import EXHAUSTIVE, SAMPLED
+from model_checks.designs.event_pool.reference_mutants import REFERENCE_MUTANTS
+from model_checks.designs.event_pool.scenarios import Build, PoolScenario, Program, pool_program
+from model_checks.designs.event_pool.trace import validate_lines
+from model_checks.designs.event_pool.trace.generate import lines as generated
+from model_checks.designs.event_pool.trace.spec_search import SPEC_FORMAT
+from model_checks.designs.event_pool.trace.traced import failure_lines, trace_lines, traced_program
+from model_checks.harness import Options, check
+from model_checks.harness.runtime import ControlledRuntime
+from reference.event_pool import EventPool, StopMode
+from reference.tracing import RecordingTracer
+from spec import event_pool as ep
+from tests.event_pool import test_trace
+from tests.event_pool.test_trace import CASES, GOOD_ONE, trace, wake
+
+
+def spec_verdict(lines: list[str], complete: bool = False) -> Verdict:
+    return validate_with(SPEC_FORMAT, lines, engine="spec", complete=complete)
+
+
+def unanswered_wait(lines: list[str], complete: bool, fast: Verdict, spec: Verdict) -> bool:
+    """The one case where the seqs may differ (the module's doc): judged complete, both reject the
+    end; the fast engine names a ``wait`` after which its thread logged nothing, the search no seq."""
+    if not complete or fast.code != NOT_ALLOWED or spec.code != NOT_ALLOWED:
+        return False
+    if fast.rule != 9 or fast.seq is None or spec.seq is not None or (fast.line, spec.line) != (None, None):
+        return False
+    waited = json.loads(lines[fast.seq])  # line 0 is the header: seq N is on line index N
+    later = (json.loads(line)["thread"] for line in lines[fast.seq + 1 :])
+    return waited["event"] == "wait" and waited["thread"] not in later
+
+
+def check_agreement(lines: list[str], complete: bool, fast: Verdict, spec: Verdict) -> None:
+    assert (fast.code, fast.prefix) == (spec.code, spec.prefix), (fast.message, spec.message)
+    if not unanswered_wait(lines, complete, fast, spec):
+        assert (fast.seq, fast.line) == (spec.seq, spec.line), (fast.message, spec.message)
+
+
+def agree(lines: list[str], complete: bool = False) -> tuple[Verdict, Verdict]:
+    """Both engines' verdicts, after checking they are of one kind and name one seq (bar one case)."""
+    fast, spec = validate_lines(lines, complete=complete), spec_verdict(lines, complete)
+    check_agreement(lines, complete, fast, spec)
+    return fast, spec
+
+
+def renumbered(events: list[dict[str, Any]]) -> list[str]:
+    return [json.dumps({**e, "seq": n}) for n, e in enumerate(events, start=1)]
+
+
+def edits(lines: list[str], rng: random.Random, count: int) -> Iterator[tuple[str, list[str]]]:
+    """``count`` single edits of a trace, seqs renumbered: an event dropped, two swapped, a run repeated."""
+    head, events = lines[0], [json.loads(line) for line in lines[1:]]
+    runs = [i for i, e in enumerate(events) if e["event"] == "run"]
+    for _ in range(count):
+        i = rng.randrange(len(events) - 1)
+        dropped = events[:i] + events[i + 1 :]
+        yield f"drop {i}", [head, *renumbered(dropped)]
+        swapped = [*events[:i], events[i + 1], events[i], *events[i + 2 :]]
+        yield f"swap {i}", [head, *renumbered(swapped)]
+        if runs:
+            j = rng.choice(runs)
+            yield f"repeat run {j}", [head, *renumbered([*events[: j + 1], events[j], *events[j + 1 :]])]
+
+
+# ------------------------------------------------------------------ the format itself
+
+
+def test_the_design_names_the_spec_format_and_its_search_is_observable() -> None:
+    named = load(DESIGN.spec_trace_format or "")
+    assert named is SPEC_FORMAT and isinstance(named, DesignFormat)
+    seen: list[int] = []
+
+    def observe(search: TraceSearch) -> None:
+        assert all(isinstance(s, ep.Vars) for s in search.states)
+        seen.append(len(search.states))
+
+    lines = trace(*GOOD_ONE, threads=1)
+    verdict = SPEC_FORMAT.validate(
+        json.loads(lines[0]), iter(lines[1:]), engine="spec", complete=False, observe=observe
+    )
+    assert verdict.code == ALLOWED and not verdict.prefix, verdict.message
+    assert len(seen) == len(GOOD_ONE) + 1  # before the first event, then after each
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        '{"seq": 1, "thread": "main", "event": "post", "item": null, "to": null, "result": "ok"}',
+        '{"seq": 1, "thread": "main", "event": "post", "item": 0, "to": "t0", "result": "invalid_state"}',
+        '{"seq": 1, "thread": "t0", "event": "wake", "result": "maybe"}',
+        '{"seq": 1, "thread": "t0", "event": "done", "item": 0}',
+        '{"seq": 2, "thread": "t0", "event": "wait"}',
+        '{"seq": 1, "thread": "t0", "event": "jump"}',
+        '{"seq": 1, "thread": "t0", "event": "take", "item": 1.0}',
+        "not json",
+    ],
+)
+def test_a_malformed_line_is_malformed_for_both_at_its_line(line: str) -> None:
+    fast, spec = agree([*trace(threads=1), line])
+    assert fast.code == MALFORMED and spec.line == 2, spec.message
+
+
+def test_a_malformed_header_is_malformed_for_both() -> None:
+    head = {"trace": "lanecheck", "version": 1, "design": "event-pool", "config": {"threads": 2.0}}
+    fast, _ = agree([json.dumps(head)])
+    assert fast.code == MALFORMED and fast.line == 1
+
+
+# ------------------------------------------------------------------ hand-made traces
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_each_rules_bad_trace_is_rejected_by_both(name: str) -> None:
+    events, threads, complete, seq, _, _ = CASES[name]
+    fast, _ = agree(trace(*events, threads=threads), complete)
+    assert fast.code == NOT_ALLOWED and fast.seq == seq, fast.message
+    # Cut before the bad event, both allow the prefix.
+    if seq is not None and not complete:
+        assert agree(trace(*events[: seq - 1], threads=threads))[0].code == ALLOWED
+
+
+def test_the_seqs_may_differ_only_at_an_unanswered_wait_at_the_end() -> None:
+    events, threads, _, _, _, _ = CASES["lost wakeup (pulse)"]
+    lines = trace(*events, threads=threads)
+    fast, spec = agree(lines, complete=True)
+    assert (fast.seq, spec.seq) == (4, None), (fast.message, spec.message)
+    # Any other difference is refused: a seq named by the search, another rule, a trace that is
+    # not judged complete, a wait its thread got past.
+    for other in (
+        (lines, True, fast, replace(spec, seq=3)),
+        (lines, True, replace(fast, rule=8), spec),
+        (lines, False, fast, spec),
+        ([*lines, trace(*events, wake("t0", "stop"), threads=threads)[-1]], True, fast, spec),
+    ):
+        with pytest.raises(AssertionError):
+            check_agreement(*other)
+
+
+@pytest.mark.parametrize(
+    "test",
+    [
+        test_trace.test_two_threads_idle_first_timeouts_coalesced_signals_cancel_and_a_callback_post,
+        test_trace.test_a_signal_may_come_after_stop_end_and_after_its_thread_exited,
+        test_trace.test_stop_discard_drops_the_list_and_running_work_finishes,
+        test_trace.test_a_complete_run_without_stop_is_allowed_when_nothing_is_owed,
+        test_trace.test_wake_stop_may_come_between_the_last_done_and_its_take_and_an_empty_list_is_not_discarded,
+    ],
+)
+def test_the_fast_formats_own_valid_traces_agree(
+    test: Callable[[], None], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each of test_trace's tests of a valid trace, with every verdict it asks for checked by both."""
+    asked: list[int] = []
+
+    def both(lines: list[str], complete: bool = False) -> Verdict:
+        asked.append(agree(lines, complete)[0].code)
+        return validate_lines(lines, complete=complete)
+
+    monkeypatch.setattr(test_trace, "validate_lines", both)
+    test()
+    assert ALLOWED in asked
+
+
+def test_the_hand_made_valid_traces_are_allowed_by_both() -> None:
+    fast, _ = agree(trace(*GOOD_ONE, threads=1))
+    assert fast.code == ALLOWED and not fast.prefix
+    fast, _ = agree(trace(*GOOD_ONE[:6], threads=1))
+    assert fast.code == ALLOWED and fast.prefix
+
+
+def test_a_wake_by_stop_before_a_work_settled_is_refused_by_both() -> None:
+    """No behaviour of the reference logs it: stop sets the stop event after the last settle."""
+    events = [
+        *CASES["take of a cancelled work"][0][:4],  # t0 woken for work 0
+        ("t0", "take", {"item": 0}),
+        ("t0", "run", {"item": 0}),
+        ("main", "stop_begin", {"mode": "drain"}),
+        ("t1", "wait", {}),
+        ("t1", "wake", {"result": "stop"}),  # the stop event is set only after work 0 settles
+        ("t0", "done", {"item": 0, "raised": False}),
+        ("t0", "take", {"item": None}),
+        ("t0", "wait", {}),
+        ("t0", "wake", {"result": "stop"}),
+        ("main", "stop_end", {"mode": "drain", "result": "ok"}),
+    ]
+    fast, spec = agree(trace(*events))
+    assert fast.code == NOT_ALLOWED and fast.seq == 9 and fast.rule == spec.rule == 8, fast.message
+    # With the done first, both allow it.
+    fast, _ = agree(trace(*events[:7], events[9], events[7], events[8], *events[10:]))
+    assert fast.code == ALLOWED and not fast.prefix, fast.message
+
+
+def test_stop_discard_must_log_the_whole_list_before_anything_under_its_lock() -> None:
+    head: list[tuple[str, str, dict[str, Any]]] = [
+        ("t0", "wait", {}),
+        ("main", "post", {"item": 0, "to": "t0", "result": "ok"}),
+        ("main", "signal", {"to": "t0"}),
+        ("main", "post", {"item": 1, "to": None, "result": "ok"}),
+        ("main", "stop_begin", {"mode": "discard"}),
+    ]
+    # A take between stop_begin(discard) and its discard: both refuse it, at that take.
+    between = trace(*head, ("t0", "wake", {"result": "event"}), ("t0", "take", {"item": None}), threads=1)
+    fast, spec = agree(between)
+    assert fast.code == NOT_ALLOWED and spec.seq == 7 and spec.rule == 8, spec.message
+    # A discard of part of the list: both refuse it there (the reference discards the whole list).
+    part = trace(*head, ("main", "discard", {"items": [1]}), ("t0", "wake", {"result": "event"}), threads=1)
+    fast, spec = agree(part)
+    assert fast.code == NOT_ALLOWED and fast.seq == 6 and "works [0, 1]" in fast.message, fast.message
+    assert "works [0, 1]" in spec.message, spec.message
+    # The whole list: both allow it.
+    whole = trace(
+        *head, ("main", "discard", {"items": [0, 1]}), ("t0", "wake", {"result": "event"}), threads=1
+    )
+    assert agree(whole)[0].code == ALLOWED
+
+
+# ------------------------------------------------------------------ generated traces and their edits
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize("seed", range(4))
+def test_generated_traces_and_their_edits(seed: int) -> None:
+    stop = "discard" if seed % 2 else "drain"
+    lines = list(generated(150, threads=1 + seed % 3, seed=seed, stop=stop, timeouts=0.05, cancels=0.05))
+    fast, _ = agree(lines)
+    assert fast.code == ALLOWED and not fast.prefix
+    kinds = set()
+    for how, edited in edits(lines, random.Random(seed), 15):
+        kinds.add(agree(edited)[0].code)
+        # The end judged: a prefix cut anywhere, with --complete.
+        if how.startswith("drop"):
+            agree(edited[: len(edited) // 2], complete=True)
+    assert NOT_ALLOWED in kinds  # the edits did break traces
+
+
+# ------------------------------------------------------------------ real threads
+
+
+def real_run(threads: int, posts: int, mode: StopMode, seed: int) -> list[str]:
+    """A traced run of the reference on real threads: two posters, callbacks that post now and then."""
+    tracer = RecordingTracer()
+    pool = EventPool(threads, tracer=tracer, wait_timeout=0.001 if seed % 2 else None)
+    rng = random.Random(seed)
+    again = [rng.random() < 0.2 for _ in range(posts)]
+
+    def work(i: int) -> Callable[[], None]:
+        def call() -> None:
+            if again[i]:
+                pool.post(lambda: None)
+
+        return call
+
+    def poster(first: int) -> None:
+        for i in range(first, posts, 2):
+            pool.post(work(i))
+
+    other = threading.Thread(target=poster, args=(1,), name="poster")
+    other.start()
+    poster(0)
+    pool.post("not callable")  # type: ignore[arg-type]  # refused: invalid_argument
+    other.join()
+    pool.stop(mode)
+    return trace_lines(tracer)
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize("seed", range(4))
+def test_real_thread_runs_and_their_edits(seed: int) -> None:
+    mode = StopMode.DISCARD if seed % 2 else StopMode.DRAIN
+    lines = real_run(1 + seed % 3, 40, mode, seed)
+    fast, _ = agree(lines)
+    assert fast.code == ALLOWED and not fast.prefix, fast.message
+    for _how, edited in edits(lines, random.Random(seed), 10):
+        agree(edited)
+
+
+# ------------------------------------------------------------------ the harness: every execution
+
+
+def agreeing_program(sc: PoolScenario, build: Build = EventPool) -> Program:
+    """``pool_program`` whose every execution's trace both engines judge, and must judge alike."""
+
+    def program(rt: ControlledRuntime) -> object:
+        tracers: list[RecordingTracer] = []
+
+        def make(threads: int, **options: Any) -> EventPool:
+            tracers.append(options["tracer"])
+            return build(threads, **options)
+
+        final = pool_program(sc, build=make)(rt)
+
+        def judged() -> None:
+            fast, _ = agree(trace_lines(tracers[0]))
+            assert fast.code == ALLOWED and not fast.prefix, fast.message
+
+        return [final, judged]
+
+    return program
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize("name", ["one-thread", "one-thread-raises", "discard"])
+def test_every_execution_of_small_scenarios(name: str) -> None:
+    sc, executions, _ = EXHAUSTIVE[name]
+    result = check(agreeing_program(sc), Options(strategy="dpor", time_limit=100))
+    assert result.verdict == "exhaustive" and result.executions == executions, result.report()
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize("name", sorted(SAMPLED))
+def test_sampled_executions_of_larger_scenarios(name: str) -> None:
+    sc, _ = SAMPLED[name]
+    result = check(agreeing_program(sc), Options(strategy="pct", seed=3, max_executions=25))
+    assert result.verdict == "bounded" and result.failure is None, result.report()
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize("name", sorted(REFERENCE_MUTANTS))
+def test_each_reference_mutants_failing_trace_is_rejected_by_both(
+    name: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    m = REFERENCE_MUTANTS[name]
+    # a seeded bug logs tracebacks; caplog puts the level back after the test (later tests read the log)
+    caplog.set_level(logging.CRITICAL, logger="reference")
+    result = check(
+        traced_program(m.scenario, build=m.build, validate=False), Options(strategy="dpor", time_limit=60)
+    )
+    assert result.failure is not None, result.report()
+    lines = failure_lines(result.failure, m.scenario.threads)
+    complete = result.failure.kind == "lost_wakeup"  # a deadlock: the end is judged
+    fast, spec = agree(lines, complete)
+    assert fast.code == NOT_ALLOWED and spec.code == NOT_ALLOWED, (fast.message, spec.message)
+
+
+# ------------------------------------------------------------------ the command line
+
+
+def test_validate_engine_spec_judges_an_event_pool_trace_by_the_spec_search(tmp_path: Any) -> None:
+    from typer.testing import CliRunner
+
+    from model_checks.cli import app
+
+    good = tmp_path / "good.jsonl"
+    good.write_text("\n".join(generated(40, threads=2, seed=3, stop="drain")) + "\n")
+    bad = tmp_path / "bad.jsonl"
+    events, threads = CASES["wake stop with work never run"][:2]
+    bad.write_text("\n".join(trace(*events, threads=threads)) + "\n")
+    for path, code in ((good, 0), (bad, 1)):
+        fast = CliRunner().invoke(app, ["validate", str(path), "--json"])
+        spec = CliRunner().invoke(app, ["validate", str(path), "--engine", "spec", "--json"])
+        assert (fast.exit_code, spec.exit_code) == (code, code), (fast.output, spec.output)
+        assert json.loads(fast.stdout)["engine"] == "fast"
+        assert json.loads(spec.stdout)["engine"] == "spec"

@@ -1,0 +1,1 @@
+"""Small helpers that several test packages share (each module has one job)."""
