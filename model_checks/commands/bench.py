@@ -165,11 +165,20 @@ def run_all(
     if write is not None:
         try:
             text = write.read_text(encoding="utf-8")
-            block_names(text)  # a malformed document is refused before an hour of benchmarks
+            # a malformed document, or one with no place for a chosen bench's figures, is refused
+            # before an hour of benchmarks
+            blocks = block_names(text)
         except OSError as exc:
             raise CommandError(f"{write}: {exc.strerror or exc}", "--write") from exc
         except DocumentError as exc:
             raise CommandError(f"{write}: {exc}", "--write") from exc
+        homeless = [n for n in names if n not in blocks]
+        if homeless:
+            raise CommandError(
+                f"{write}: no block for " + ", ".join(f"bench:{n}" for n in homeless) + " (add "
+                "`<!-- bench:NAME -->` and `<!-- /bench:NAME -->` lines where its figures belong)",
+                "--write",
+            )
     measured: dict[str, Measured] = {}
     failed: dict[str, str] = {}
     for name in names:

@@ -46,23 +46,24 @@ def takes_complete(fmt: TraceFormat) -> bool:
     return bool(getattr(fmt, "takes_complete", True))
 
 
+def _loaded(name: str, field: str) -> TraceFormat | None:
+    found = designs().get(name)
+    target = None if found is None else getattr(found, field)
+    if target is None:
+        return None
+    fmt: TraceFormat = load(target)
+    return fmt
+
+
 def design_format(name: str) -> TraceFormat | None:
     """The trace format of the design called ``name``, or None when it has none."""
-    found = designs().get(name)
-    if found is None or found.trace_format is None:
-        return None
-    fmt: TraceFormat = load(found.trace_format)
-    return fmt
+    return _loaded(name, "trace_format")
 
 
 def cross_check_format(name: str) -> TraceFormat | None:
     """The design's ``spec_trace_format``: its traces judged by the streaming search of the spec's
     own actions, where its ``trace_format`` has a hand-written engine only; else None."""
-    found = designs().get(name)
-    if found is None or found.spec_trace_format is None:
-        return None
-    fmt: TraceFormat = load(found.spec_trace_format)
-    return fmt
+    return _loaded(name, "spec_trace_format")
 
 
 def design_formats() -> dict[str, TraceFormat]:

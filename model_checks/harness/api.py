@@ -23,7 +23,6 @@ from model_checks.harness.searching import POINTS, PROGRESS, Search
 from model_checks.harness.strategies.simple import IndexChooser, ReplayChooser
 
 MAX_DISCOVERY_ROUNDS = 64
-_POINTS = POINTS  # its old name here: tests clear it to replay as a new process would
 
 
 class ReplayDivergence(Exception):

@@ -11,7 +11,6 @@ a design: the event names are the spec actions' ``event`` labels and the trace f
 
 from __future__ import annotations
 
-import logging
 import time
 from collections import Counter
 from collections.abc import Iterable, Mapping
@@ -21,6 +20,7 @@ from typing import Any
 from model_checks.conformance.streamed import DesignFormat
 from model_checks.design import Design, Scenario, load
 from model_checks.harness.api import run_once
+from model_checks.harness.design_rows import quiet_reference
 from model_checks.harness.options import Options
 from model_checks.harness.strategies.randomized import PctChooser
 from model_checks.report.state_coverage import StateRuns, judge_execution, state_format
@@ -126,33 +126,30 @@ def run_scenario(
         return out
     executions, seconds = cap
     expected = 50
-    quiet = logging.getLogger("reference")
-    previous = quiet.level
-    quiet.setLevel(logging.CRITICAL)  # a failing execution's last-resort tracebacks are noise here
     try:
-        while out.executions < executions and time.perf_counter() - started - judging < seconds:
-            chooser = PctChooser(SEED, out.executions, options.pct_depth, expected)
-            ex = run_once(program, options, chooser, sources=False)
-            out.executions += 1
-            expected = max(expected, len(ex.steps))
-            out.failed += ex.failure is not None
-            for source in ex.hooks.trace:
-                out.traced = True
-                out.events.update(_names(source(), names))
-            if states is not None and fmt is not None and states.why_not is None and ex.hooks.trace:
-                if judging < states.judge_seconds:
-                    began = time.perf_counter()
-                    judge_execution(fmt, ex.hooks.trace, states, name)
-                    judging += time.perf_counter() - began
-                    states.judged += 1
-                    out.judged += 1
-                else:
-                    states.unjudged += 1
-            ex.release()
+        with quiet_reference():  # a failing execution's last-resort tracebacks are noise here
+            while out.executions < executions and time.perf_counter() - started - judging < seconds:
+                chooser = PctChooser(SEED, out.executions, options.pct_depth, expected)
+                ex = run_once(program, options, chooser, sources=False)
+                out.executions += 1
+                expected = max(expected, len(ex.steps))
+                out.failed += ex.failure is not None
+                for source in ex.hooks.trace:
+                    out.traced = True
+                    out.events.update(_names(source(), names))
+                if states is not None and fmt is not None and states.why_not is None and ex.hooks.trace:
+                    if judging < states.judge_seconds:
+                        began = time.perf_counter()
+                        judge_execution(fmt, ex.hooks.trace, states, name)
+                        judging += time.perf_counter() - began
+                        states.judged += 1
+                        out.judged += 1
+                    else:
+                        states.unjudged += 1
+                ex.release()
     except Exception as problem:
         out.problem = f"{type(problem).__name__}: {problem}"
     finally:
-        quiet.setLevel(previous)
         out.seconds = time.perf_counter() - started
     return out
 

@@ -9,11 +9,11 @@ explore's default options, and shown with a warning when that does not reproduce
 
 from __future__ import annotations
 
-import logging
 from dataclasses import dataclass
 
 from model_checks.design import Design, Scenario
 from model_checks.harness.api import check
+from model_checks.harness.design_rows import quiet_reference
 from model_checks.harness.options import Options
 
 
@@ -45,19 +45,15 @@ def replay(design: Design, name: str, scenario: Scenario, cap: float) -> Replay:
     fields = dict(scenario.quick_options if scenario.quick_options is not None else scenario.options)
     limit = fields.get("time_limit")
     fields["time_limit"] = cap if limit is None else min(float(limit), cap)
-    quiet = logging.getLogger("reference")  # a seeded bug's own loggers would print per execution
-    previous = quiet.level
-    quiet.setLevel(logging.CRITICAL)
     try:
-        found = check(_named(scenario, full), Options(**fields))  # type: ignore[arg-type]
-        if found.failure is None:
-            return Replay(full, None, f"not found within {cap:g} s ({found.verdict_text()})")
-        schedule = found.failure.schedule
-        again = check(_named(scenario, full), Options(replay=schedule))  # type: ignore[arg-type]
+        with quiet_reference():  # a seeded bug's own loggers would print per execution
+            found = check(_named(scenario, full), Options(**fields))  # type: ignore[arg-type]
+            if found.failure is None:
+                return Replay(full, None, f"not found within {cap:g} s ({found.verdict_text()})")
+            schedule = found.failure.schedule
+            again = check(_named(scenario, full), Options(replay=schedule))  # type: ignore[arg-type]
     except Exception as problem:  # a scenario that cannot run here is reported on its page
         return Replay(full, None, f"not run: {type(problem).__name__}: {problem}")
-    finally:
-        quiet.setLevel(previous)
     command = f"lanecheck explore {full} --replay {schedule}"
     failure = found.failure
     if again.failure is None or again.failure.kind != failure.kind:

@@ -76,7 +76,7 @@ class StateRuns:
     rejected: int = 0  # of those, not allowed (their states are left out)
     judged: int = 0  # executions whose traces were judged
     unjudged: int = 0  # executions run after their scenario's judging budget was spent
-    judge_seconds: float = 0.0  # the judging budget per scenario (0: not set)
+    judge_seconds: float = 0.0  # the judging budget per scenario (0: nothing is judged)
     judged_by: str = "its trace format"  # which format judged, for the page
     unusable: dict[str, str] = field(default_factory=dict)  # scenario -> why its runs gave no states
     why_not: str | None = None  # the design has no state coverage at all

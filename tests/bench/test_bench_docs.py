@@ -145,3 +145,15 @@ def test_the_performance_document_has_a_block_for_every_bench() -> None:
     # so `lanecheck bench all --write docs/performance.md` leaves no documented figure stale
     text = (Path(__file__).parents[2] / "docs" / "performance.md").read_text()
     assert sorted(block_names(text)) == sorted(bench_command.benches())
+
+
+def test_bench_all_refuses_a_document_without_a_block_for_a_chosen_bench_before_running(
+    tmp_path: Path, two_benches: list[str]
+) -> None:
+    doc = tmp_path / "perf.md"
+    doc.write_text("<!-- bench:alpha -->\nold\n<!-- /bench:alpha -->\n")
+    result = CliRunner().invoke(app, ["bench", "all", "--write", str(doc)])
+    assert result.exit_code == 2
+    assert "no block for bench:beta" in result.output
+    assert two_benches == []  # refused before an hour of benchmarks, not after
+    assert CliRunner().invoke(app, ["bench", "all", "--write", str(doc), "--only", "alpha"]).exit_code == 0

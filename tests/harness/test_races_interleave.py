@@ -8,7 +8,7 @@ import pytest
 from typer.testing import CliRunner
 
 from model_checks.cli import app
-from model_checks.harness import Options, api, check, patched, replay
+from model_checks.harness import Options, check, patched, replay, searching
 from model_checks.harness.examples import PROGRAMS
 from model_checks.harness.options import Backend
 from model_checks.harness.rt.scheduler import UsageError
@@ -71,7 +71,7 @@ def test_the_consequence_replays_in_a_fresh_process() -> None:
     program = PROGRAMS["counter-plain"]()
     result = check(program, Options(interleave_races=True))
     assert result.failure is not None
-    api._POINTS.clear()  # as in a new process: the scheduling points are found again
+    searching.POINTS.clear()  # as in a new process: the scheduling points are found again
     again = replay(program, result.failure.schedule, Options(interleave_races=True))
     assert again.failure is not None and again.failure.kind == "assertion", again.report()
 

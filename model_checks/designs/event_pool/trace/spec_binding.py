@@ -11,6 +11,7 @@ from typing import Any
 
 from model_checks.conformance.search import NoMatch
 from model_checks.conformance.streamed import Event, FieldCheck, is_bool, one_of
+from model_checks.conformance.wording import show_event
 from model_checks.designs.event_pool.trace.fields import is_item, is_items
 from spec import event_pool as ep
 from spec.language import Action, Emitted, Spec
@@ -74,9 +75,7 @@ def locked(ev: Event) -> bool:
     return kind in ("take", "cancel", "stop_begin") or (kind == "post" and ev["result"] != "invalid_argument")
 
 
-def show(ev: Event) -> str:
-    fields = {k: v for k, v in ev.items() if k not in ("seq", "thread", "event")}
-    return f"{ev['thread']} {ev['event']} {fields}"
+show = show_event  # ``thread event {fields}``, as every streaming format names a refused event
 
 
 def why_no_step(ev: Event, none: NoMatch) -> tuple[int, str]:

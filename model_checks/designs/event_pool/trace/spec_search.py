@@ -306,8 +306,8 @@ class PoolSearch:
                 "right after its stop_begin",
             )
         if ev["items"] != self.owed_discard:
-            raise Rejected(
-                7,
+            raise Rejected(  # rule 8 (stop), as the fast model says it: the two engines name one rule
+                8,
                 f"{show(ev)} — stop(discard) took out the whole list, works {self.owed_discard}",
             )
         self.owed_discard = None
