@@ -12,15 +12,20 @@ The plan is also cut into *units* (``units``): a step, or one part of a step who
 iterates over a field of the ``Design`` (``PER_DESIGN``'s third item), each unit described by names
 only, so that a worker process can rebuild and run it (``run_units``). Units are independent of
 each other, and ``run_units`` returns their rows in plan order whatever the order they finished in.
+Each row carries the CPU seconds its provider spent producing it (``cpu_seconds``): on a shared
+machine wall seconds say little, and the CPU of the units is what bounds a run on N cores
+(``makespan``).
 """
 
 from __future__ import annotations
 
 import dataclasses
+import heapq
 import importlib
+import os
 import time
-from collections.abc import Callable, Iterator, Sequence
-from dataclasses import asdict, dataclass
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import asdict, dataclass, field
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
@@ -38,6 +43,12 @@ class VerifyRow:
     seconds: float
     # When the row was not computed in this run but taken from a certificate: that run's date.
     reused_from: str | None = None
+    # CPU seconds (user + system, every thread of the process and its waited-for children) spent
+    # producing the row, measured by verify around the provider (``run_unit``, ``with_cpu``); the
+    # first row of a unit includes the provider's set-up. None when not measured (reused, or a
+    # provider called directly). Not an argument: providers never set it; not compared: a
+    # measurement, not part of what the row says.
+    cpu_seconds: float | None = field(default=None, init=False, compare=False)
 
     @property
     def ok(self) -> bool:
@@ -45,6 +56,12 @@ class VerifyRow:
 
     def as_json(self) -> dict[str, Any]:
         return {**asdict(self), "ok": self.ok}
+
+    def with_cpu(self, seconds: float) -> VerifyRow:
+        """This row, with the CPU seconds verify measured for it."""
+        row = dataclasses.replace(self)
+        object.__setattr__(row, "cpu_seconds", seconds)  # frozen, and no __init__ argument
+        return row
 
 
 Provider = Callable[[bool], Iterator[VerifyRow]]  # rows(quick)
@@ -185,23 +202,70 @@ def split_of(target: str) -> str | None:
 
 
 def run_unit(unit: Unit, quick: bool) -> list[VerifyRow]:
-    """The rows of one unit, computed in this process."""
+    """The rows of one unit, computed in this process, each with the CPU seconds it took."""
+    started = cpu_now()
+    return _stamped(_unit_rows(unit, quick), started)
+
+
+def _unit_rows(unit: Unit, quick: bool) -> Iterable[VerifyRow]:
     from model_checks.registry import design
 
     if unit.kind == "per-design":
         d = design(unit.covers)
         if unit.part is None:
-            return list(_per_design(unit.target, d, quick))
+            return _per_design(unit.target, d, quick)
         split = split_of(unit.target)
         if split is None:
             raise ValueError(f"{unit.key}: its provider is not cut into parts")
         if split == "mutants":
             provider = load_provider(unit.target)
-            return list(provider(quick, (d,), only=unit.part))
-        return list(_per_design(unit.target, narrow(d, split, unit.part), quick))
+            rows: Iterable[VerifyRow] = provider(quick, (d,), only=unit.part)
+            return rows
+        return _per_design(unit.target, narrow(d, split, unit.part), quick)
     if unit.kind in ("design-free", "design-own"):
-        return list(_lazy(unit.target, quick))
+        return _lazy(unit.target, quick)
     raise ValueError(f"{unit.key}: unknown kind of unit {unit.kind!r}")
+
+
+def cpu_now() -> float:
+    """CPU seconds of this process (all its threads) and of its children it has waited for."""
+    t = os.times()
+    return time.process_time() + t.children_user + t.children_system
+
+
+def _stamped(rows: Iterable[VerifyRow], started: float) -> list[VerifyRow]:
+    """The rows, each stamped with the CPU seconds since the previous one (the first: since
+    ``started``). Providers are generators, so the time between two rows is the second's work."""
+    out: list[VerifyRow] = []
+    it = iter(rows)
+    before = started
+    while True:
+        try:
+            row = next(it)
+        except StopIteration:
+            return out
+        after = cpu_now()
+        out.append(row.with_cpu(round(after - before, 3)))
+        before = after
+
+
+def longest_first(todo: Sequence[Unit], costs: Mapping[str, float]) -> list[int]:
+    """The order to start ``todo`` in: by cost (``costs``: unit key -> seconds), longest first, so
+    that the workers finish together; units without a cost first (they may be long), each group in
+    plan order."""
+    return sorted(range(len(todo)), key=lambda i: -costs.get(todo[i].key, float("inf")))
+
+
+def makespan(costs: Sequence[float], jobs: int) -> float:
+    """How long ``jobs`` workers take on units of these costs started in this order, each unit
+    going to the first worker free (as ``run_units`` hands them out): the predicted wall time,
+    start-up left out. Its floors: ``sum(costs) / jobs`` and ``max(costs)``."""
+    if jobs < 1:
+        raise ValueError(f"jobs must be at least 1, not {jobs}")
+    free = [0.0] * min(jobs, max(len(costs), 1))
+    for cost in costs:
+        heapq.heapreplace(free, free[0] + cost)
+    return max(free)
 
 
 # Called after each unit: its index in the units run, its rows, the seconds it took (wall, in its process).

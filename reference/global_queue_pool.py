@@ -68,11 +68,10 @@ class GlobalQueuePool(PoolBase):
         with self._inj_lock:
             return bool(self._queue)
 
-    def _take_injector(self) -> list[TaskHandle]:
-        with self._inj_lock:
-            items = self._queue[:]
-            self._queue.clear()
-            return items
+    def _empty_injector(self) -> list[TaskHandle]:
+        items = self._queue[:]
+        self._queue.clear()
+        return items
 
     def _take_everything(self) -> list[TaskHandle]:
         return self._take_injector()

@@ -21,3 +21,10 @@ class Result(IntEnum):
     INVALID_STATE = -7
     CAPACITY_EXCEEDED = -8
     REJECTED = -9
+
+
+# Enum attribute lookups are slow in CPython 3.11: the schedulers' post paths compare and return
+# these names.
+SUCCESS = Result.SUCCESS
+INVALID_STATE = Result.INVALID_STATE
+CAPACITY_EXCEEDED = Result.CAPACITY_EXCEEDED

@@ -25,11 +25,10 @@ The lanes and sizes it is built from, and how they are checked, are in
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
-from typing import Any, TypeVar
+from typing import TypeVar
 
 from .failure import SchedulerFailed, SchedulerFailure
-from .results import Result
+from .results import CAPACITY_EXCEEDED, INVALID_STATE, SUCCESS, Result
 from .scheduler_config import (
     LaneHandle,
     LaneSpec,
@@ -40,23 +39,14 @@ from .scheduler_config import (
     config_error,
 )
 from .tracing import Fields
-from .work_lane import LaneEnv, PostOutcome, WorkLane
-from .work_lane_scheduler import LaneScheduler, create_with
+from .work_lane import POST_ACCEPTED, POST_ACCEPTED_SUBMIT, POST_FULL, LaneEnv, WorkLane
+from .work_lane_scheduler import LaneScheduler
 from .worker_pool import WorkerPool
 
 T = TypeVar("T")
 
 
 _log = logging.getLogger("reference")
-
-
-# Enum attribute lookups are slow in CPython 3.11; the hot path uses these names.
-_FULL = PostOutcome.FULL
-_ACCEPTED = PostOutcome.ACCEPTED
-_ACCEPTED_SUBMIT = PostOutcome.ACCEPTED_SUBMIT
-_SUCCESS = Result.SUCCESS
-_CAPACITY_EXCEEDED = Result.CAPACITY_EXCEEDED
-_INVALID_STATE = Result.INVALID_STATE
 
 
 class WorkerScheduler(LaneScheduler[T, WorkLane[T]]):
@@ -115,18 +105,18 @@ class WorkerScheduler(LaneScheduler[T, WorkLane[T]]):
             index = handle.lane
             if index.__class__ is int and 0 <= index < self._lane_count:
                 if self._failure is not None:
-                    return _INVALID_STATE
+                    return INVALID_STATE
                 try:
                     outcome = self._publishers[index](item)
-                    if outcome is _ACCEPTED:
-                        return _SUCCESS
-                    if outcome is _ACCEPTED_SUBMIT:
+                    if outcome is POST_ACCEPTED:
+                        return SUCCESS
+                    if outcome is POST_ACCEPTED_SUBMIT:
                         self._submit(self._lanes[index])
-                        return _SUCCESS
+                        return SUCCESS
                 except Exception as exc:
                     self._fail(exc)
                     raise
-                return _CAPACITY_EXCEEDED if outcome is _FULL else _INVALID_STATE
+                return CAPACITY_EXCEEDED if outcome is POST_FULL else INVALID_STATE
         tracer = self._tracer
         if tracer is not None:
             tracer.emit(
@@ -211,22 +201,10 @@ class WorkerScheduler(LaneScheduler[T, WorkLane[T]]):
                 self._offer_discarded(lane.index, item)
 
 
-def create(
-    lanes: Sequence[LaneSpec[T]],
-    *,
-    workers: int,
-    lane_capacity: int,
-    max_per_drain: int,
-    ready_capacity: int | None = None,
-    **options: Any,
-) -> tuple[Result, WorkerScheduler[T] | None]:
-    """The ToolKit-style factory: ``(SUCCESS, scheduler)`` or ``(INVALID_ARGUMENT, None)``.
-
-    ``options`` are the keyword arguments of ``WorkerScheduler``. Any bad
-    argument, of a wrong type or value (or an unknown option), is
-    INVALID_ARGUMENT; ``config_error`` says why.
-    """
-    return create_with(WorkerScheduler, lanes, workers, lane_capacity, max_per_drain, ready_capacity, options)
+# The ToolKit-style factory: ``(SUCCESS, scheduler)`` or ``(INVALID_ARGUMENT, None)``. ``options``
+# are the keyword arguments of ``WorkerScheduler``; any bad argument, of a wrong type or value
+# (or an unknown option), is INVALID_ARGUMENT, and ``config_error`` says why.
+create = WorkerScheduler.create
 
 
 __all__ = [

@@ -65,25 +65,26 @@ class LaneState(Enum):
     DRAINING = "draining"
 
 
-IDLE = LaneState.IDLE
-SCHEDULED = LaneState.SCHEDULED
-DRAINING = LaneState.DRAINING
-
-
 class PostOutcome(Enum):
-    """The publish decision, as ``WorkLane._publish`` reports it."""
+    """A lane's publish decision, in either design (``WorkLane._publish``, ``LockFreeLane.publish``)."""
 
-    CLOSED = "closed"  # Stop closed admission; the item stays with the caller
+    # Stop closed admission; the item stays with the caller. Only the lock-based lane answers
+    # it: the lock-free scheduler checks admission before it publishes.
+    CLOSED = "closed"
     FULL = "full"  # not published; the item stays with the caller
     ACCEPTED = "accepted"  # published into a lane that already had a reservation
     ACCEPTED_SUBMIT = "accepted_submit"  # published and Idle -> Scheduled: the caller owes a submit
 
 
-# Enum attribute lookups are slow in CPython 3.11; the hot path uses these names.
-_CLOSED = PostOutcome.CLOSED
-_FULL = PostOutcome.FULL
-_ACCEPTED = PostOutcome.ACCEPTED
-_ACCEPTED_SUBMIT = PostOutcome.ACCEPTED_SUBMIT
+# Enum attribute lookups are slow in CPython 3.11; the hot paths (a lane's publish and drain, a
+# scheduler's post) use these names.
+IDLE = LaneState.IDLE
+SCHEDULED = LaneState.SCHEDULED
+DRAINING = LaneState.DRAINING
+POST_CLOSED = PostOutcome.CLOSED
+POST_FULL = PostOutcome.FULL
+POST_ACCEPTED = PostOutcome.ACCEPTED
+POST_ACCEPTED_SUBMIT = PostOutcome.ACCEPTED_SUBMIT
 
 
 def log_error(lane: int, item: object, exc: BaseException) -> None:
@@ -199,7 +200,7 @@ class WorkLane(LaneBase[T, LaneEnv]):
             if not self.open:
                 if tracer is not None:
                     self._trace_post(item, "invalid_state", False)
-                return _CLOSED
+                return POST_CLOSED
             self.probing = True
             try:
                 capacity = self.capacity
@@ -211,7 +212,7 @@ class WorkLane(LaneBase[T, LaneEnv]):
                 if near_full and len(self.queue) >= capacity:
                     if tracer is not None:
                         self._trace_post(item, "capacity_exceeded", False)
-                    return _FULL
+                    return POST_FULL
                 self.appended += 1
                 if fast is not None:
                     fast += (item,)
@@ -225,10 +226,10 @@ class WorkLane(LaneBase[T, LaneEnv]):
                     self.posts_reserved += 1
                     if tracer is not None:
                         self._trace_post(item, "ok", True)
-                    return _ACCEPTED_SUBMIT
+                    return POST_ACCEPTED_SUBMIT
                 if tracer is not None:
                     self._trace_post(item, "ok", False)
-                return _ACCEPTED
+                return POST_ACCEPTED
             finally:
                 self.probing = False
 

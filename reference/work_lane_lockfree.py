@@ -33,17 +33,18 @@ workers are joined, takes every lane's items out and reports each one (``on_disc
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from functools import partial
-from typing import Any, TypeVar
+from typing import TypeVar
 
 from .failure import SchedulerFailed, SchedulerFailure
-from .results import Result
+from .results import CAPACITY_EXCEEDED, INVALID_STATE, SUCCESS, Result
 from .runtime import Runtime
 from .scheduler_config import LaneHandle, LaneSpec, Sizing, StopMode
 from .tracing import TRACE_NAME, Fields, Tracer
-from .work_lane_lockfree_lane import LockFreeEnv, LockFreeLane, PostOutcome
-from .work_lane_scheduler import LaneScheduler, create_with
+from .work_lane import POST_ACCEPTED_SUBMIT, POST_FULL
+from .work_lane_lockfree_lane import LockFreeEnv, LockFreeLane
+from .work_lane_scheduler import LaneScheduler
 from .worker_pool import WorkerPool, WorkItem
 
 T = TypeVar("T")
@@ -92,13 +93,6 @@ class LockFreePool(WorkerPool):
             return True
 
 
-_FULL = PostOutcome.FULL
-_ACCEPTED_SUBMIT = PostOutcome.ACCEPTED_SUBMIT
-_SUCCESS = Result.SUCCESS
-_CAPACITY_EXCEEDED = Result.CAPACITY_EXCEEDED
-_INVALID_STATE = Result.INVALID_STATE
-
-
 class LockFreeScheduler(LaneScheduler[T, LockFreeLane[T]]):
     """Runs each lane's items in order, one at a time, on a shared pool of workers; no lane mutex.
 
@@ -135,21 +129,21 @@ class LockFreeScheduler(LaneScheduler[T, LockFreeLane[T]]):
             index = handle.lane
             if index.__class__ is int and 0 <= index < self._lane_count:
                 if self._failure is not None:
-                    return _INVALID_STATE
+                    return INVALID_STATE
                 lane = self._lanes[index]
                 if not self._admit():
                     lane.trace_refused(item)
-                    return _INVALID_STATE
+                    return INVALID_STATE
                 try:
                     outcome = lane.publish(item)
-                    if outcome is _ACCEPTED_SUBMIT:
+                    if outcome is POST_ACCEPTED_SUBMIT:
                         self._pool.submit(self._work_items[index])
                 except Exception as exc:
                     self._fail(exc)
                     raise
                 finally:
                     self._leave()
-                return _CAPACITY_EXCEEDED if outcome is _FULL else _SUCCESS
+                return CAPACITY_EXCEEDED if outcome is POST_FULL else SUCCESS
         self._env.emit(
             "post", {"lane": None, "item": self._env.item_label(item), "result": "invalid_argument"}
         )
@@ -241,20 +235,9 @@ class LockFreeScheduler(LaneScheduler[T, LockFreeLane[T]]):
                 )
 
 
-def create(
-    lanes: Sequence[LaneSpec[T]],
-    *,
-    workers: int,
-    lane_capacity: int,
-    max_per_drain: int,
-    ready_capacity: int | None = None,
-    **options: Any,
-) -> tuple[Result, LockFreeScheduler[T] | None]:
-    """The ToolKit-style factory: ``(SUCCESS, scheduler)`` or ``(INVALID_ARGUMENT, None)``
-    (``reference.scheduler_config.config_error`` says why)."""
-    return create_with(
-        LockFreeScheduler, lanes, workers, lane_capacity, max_per_drain, ready_capacity, options
-    )
+# The ToolKit-style factory: ``(SUCCESS, scheduler)`` or ``(INVALID_ARGUMENT, None)``
+# (``reference.scheduler_config.config_error`` says why).
+create = LockFreeScheduler.create
 
 
 __all__ = [

@@ -44,13 +44,12 @@ import logging
 from collections.abc import Callable
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
-from enum import Enum
 from typing import Any, Literal, TypeVar
 
 from .arguments import show
 from .runtime import AtomicInt
 from .tracing import Fields
-from .work_lane import LaneBase, SharedEnv
+from .work_lane import POST_ACCEPTED, POST_ACCEPTED_SUBMIT, POST_FULL, LaneBase, PostOutcome, SharedEnv
 from .work_lane_lockfree_queue import EMPTY, BoundedQueue, Empty
 
 T = TypeVar("T")
@@ -62,19 +61,6 @@ _UNTRACED: AbstractContextManager[object] = nullcontext()
 # The lane word's values.
 IDLE, SCHEDULED, DRAINING = 0, 1, 2
 STATE_NAMES = ("idle", "scheduled", "draining")
-
-
-class PostOutcome(Enum):
-    """What a publish did (the admission check is the scheduler's)."""
-
-    FULL = "full"  # not pushed; the item stays with the caller
-    ACCEPTED = "accepted"  # pushed; another thread holds (or will take) the reservation
-    ACCEPTED_SUBMIT = "accepted_submit"  # pushed and our CAS won Idle -> Scheduled: we owe a submit
-
-
-_FULL = PostOutcome.FULL
-_ACCEPTED = PostOutcome.ACCEPTED
-_ACCEPTED_SUBMIT = PostOutcome.ACCEPTED_SUBMIT
 
 
 @dataclass(eq=False)
@@ -181,11 +167,11 @@ class LockFreeLane(LaneBase[T, LockFreeEnv]):
     def publish(self, item: T) -> PostOutcome:
         """Push ``item``, then CAS Idle -> Scheduled (the caller passed the admission check)."""
         if not self._push(item):
-            return _FULL
+            return POST_FULL
         won = self._cas_word(IDLE, SCHEDULED)
         # Lost: Scheduled or Draining; its holder will pop our item, or its drainer's re-check,
         # which comes after its release, which comes after our CAS saw Draining, will see it.
-        return _ACCEPTED_SUBMIT if won else _ACCEPTED
+        return POST_ACCEPTED_SUBMIT if won else POST_ACCEPTED
 
     # -- the draining worker's side --------------------------------------
 

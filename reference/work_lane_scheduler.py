@@ -14,7 +14,7 @@ import logging
 from collections.abc import Callable, Sequence
 from enum import Enum
 from functools import partial
-from typing import Any, Generic, Protocol, TypeVar
+from typing import Any, Generic, Protocol, Self, TypeVar
 
 from . import arguments
 from .failure import FailureState, SchedulerFailure
@@ -34,20 +34,16 @@ from .work_lane import SharedEnv, log_error
 from .worker_pool import WorkerPool, WorkItem
 
 T = TypeVar("T")
-S = TypeVar("S")
 
 _log = logging.getLogger("reference")
 
 
 class State(Enum):
-    RUNNING = "running"
-    STOPPING = "stopping"
-    STOPPED = "stopped"
+    """The scheduler's life (``_state``, under ``_state_lock``; never read on the post path)."""
 
-
-RUNNING = State.RUNNING
-STOPPING = State.STOPPING
-STOPPED = State.STOPPED
+    RUNNING = "running"  # until a Stop begins
+    STOPPING = "stopping"  # a Stop is closing admission, waiting for the workers or discarding
+    STOPPED = "stopped"  # a Stop returned (SUCCESS, or UNKNOWN for a failed scheduler)
 
 
 class Lane(Protocol):
@@ -125,7 +121,7 @@ class LaneScheduler(FailureState, Generic[T, L]):
         self._pool.on_failure = self._fail
         self._built()
         self._state_lock = rt.lock(name="scheduler.state")
-        self._state = RUNNING
+        self._state = State.RUNNING
         self._failure = None
         if tracer is not None:
             tracer.begin(self.config.as_trace_config())
@@ -193,7 +189,7 @@ class LaneScheduler(FailureState, Generic[T, L]):
         if not arguments.index(index, self._lane_count):
             return Result.INVALID_ARGUMENT, LaneHandle()
         with self._state_lock:
-            if self._state is not RUNNING or self._failure is not None:
+            if self._state is not State.RUNNING or self._failure is not None:
                 return Result.INVALID_STATE, LaneHandle()
         return Result.SUCCESS, LaneHandle(self, int(index))
 
@@ -205,13 +201,13 @@ class LaneScheduler(FailureState, Generic[T, L]):
     def running(self) -> bool:
         """True until a Stop begins or the scheduler fails."""
         with self._state_lock:
-            return self._state is RUNNING and self._failure is None
+            return self._state is State.RUNNING and self._failure is None
 
     @property
     def stopped(self) -> bool:
         """True once a Stop has finished."""
         with self._state_lock:
-            return self._state is STOPPED
+            return self._state is State.STOPPED
 
     # -- failure ---------------------------------------------------------
 
@@ -253,20 +249,21 @@ class LaneScheduler(FailureState, Generic[T, L]):
         if self._failure is not None:
             return self._stop_failed(mode)
         with self._state_lock:
-            self._state = STOPPED
+            self._state = State.STOPPED
             self._trace("stop_end", {"mode": mode.value, "result": "ok"})
         return Result.SUCCESS
 
     def _close_admission(self, mode: StopMode) -> Result | None:
         in_callback = self._pool.is_worker(self._runtime.current_thread())
         with self._state_lock:
-            if self._state is STOPPED:
+            if self._state is State.STOPPED:
                 return Result.SUCCESS if self._failure is None else Result.UNKNOWN
-            reason = "in_callback" if in_callback else "stop_in_progress" if self._state is STOPPING else None
+            stopping = self._state is State.STOPPING
+            reason = "in_callback" if in_callback else "stop_in_progress" if stopping else None
             if reason is not None:
                 self._trace("stop_rejected", {"mode": mode.value, "reason": reason})
                 return Result.INVALID_STATE
-            self._state = STOPPING
+            self._state = State.STOPPING
             # Still under the state lock, so a Stop refused as "in progress" is ordered after
             # admission closed.
             self._close(mode)
@@ -294,7 +291,7 @@ class LaneScheduler(FailureState, Generic[T, L]):
                 self._offer_discarded(lane.index, item)
         _log.error("%s", failure.describe())
         with self._state_lock:
-            self._state = STOPPED
+            self._state = State.STOPPED
             self._trace("stop_end", {"mode": mode.value, "result": "failed"})
         return Result.UNKNOWN
 
@@ -309,36 +306,39 @@ class LaneScheduler(FailureState, Generic[T, L]):
         except BaseException:
             _log.exception("on_discard raised on lane %d for item %r", lane, item)
 
+    # -- the ToolKit-style factory ----------------------------------------
+
+    @classmethod
+    def create(
+        cls,
+        lanes: Sequence[LaneSpec[T]],
+        *,
+        workers: int,
+        lane_capacity: int,
+        max_per_drain: int,
+        ready_capacity: int | None = None,
+        **options: Any,
+    ) -> tuple[Result, Self | None]:
+        """``(SUCCESS, scheduler)``, or ``(INVALID_ARGUMENT, None)`` for any bad argument, of a wrong
+        type or value (or an unknown option); ``options`` are the constructor's keyword arguments,
+        and ``reference.scheduler_config.config_error`` says why one was refused."""
+        try:
+            scheduler = cls(
+                lanes,
+                workers=workers,
+                lane_capacity=lane_capacity,
+                max_per_drain=max_per_drain,
+                ready_capacity=ready_capacity,
+                **options,
+            )
+        except (TypeError, ValueError, AttributeError) as exc:
+            # A refused argument, or a plug-in (factory, tracer) that did not fit.
+            _log.debug("create refused its arguments: %s", exc)
+            return Result.INVALID_ARGUMENT, None
+        return Result.SUCCESS, scheduler
+
     # -- context manager -------------------------------------------------
 
     def _stop_on_exit(self, exc_type: type[BaseException] | None) -> Result:
         # The producer side failed when the block raised: its queued items are not run.
         return self.stop(StopMode.DRAIN if exc_type is None else StopMode.DISCARD)
-
-
-def create_with(
-    build: Callable[..., S],
-    lanes: Sequence[LaneSpec[Any]],
-    workers: int,
-    lane_capacity: int,
-    max_per_drain: int,
-    ready_capacity: int | None,
-    options: dict[str, Any],
-) -> tuple[Result, S | None]:
-    """The ToolKit-style factory of either scheduler: ``(SUCCESS, scheduler)``, or
-    ``(INVALID_ARGUMENT, None)`` for any bad argument, of a wrong type or value (or an unknown
-    option); ``reference.scheduler_config.config_error`` says why."""
-    try:
-        scheduler = build(
-            lanes,
-            workers=workers,
-            lane_capacity=lane_capacity,
-            max_per_drain=max_per_drain,
-            ready_capacity=ready_capacity,
-            **options,
-        )
-    except (TypeError, ValueError, AttributeError) as exc:
-        # A refused argument, or a plug-in (factory, tracer) that did not fit.
-        _log.debug("create refused its arguments: %s", exc)
-        return Result.INVALID_ARGUMENT, None
-    return Result.SUCCESS, scheduler

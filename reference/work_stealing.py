@@ -71,7 +71,11 @@ class WorkStealingPool(PoolBase):
         self._injector: deque[TaskHandle] = deque()  # guarded by _inj_lock
         # Its length, changed under _inj_lock: a lock-free emptiness test (Dekker with parking).
         self._injected = rt.atomic_int(0, name="injected")
-        self._rngs = [random.Random(seed * 1_000_003 + w) for w in range(self.workers)]
+        # Each worker's victim order: a choice only with two others or more (below that, no
+        # generator, whose hidden state would also keep state-hash pruning from the pool).
+        self._rngs = (
+            [random.Random(seed * 1_000_003 + w) for w in range(self.workers)] if self.workers > 2 else []
+        )
 
     # -- where tasks go -----------------------------------------------------
 
@@ -81,6 +85,9 @@ class WorkStealingPool(PoolBase):
 
     def _push_spawned(self, w: int, task: TaskHandle) -> None:
         self._deques[w].push(task)
+
+    def _spawn_sinks(self) -> list[Callable[[TaskHandle], None]]:
+        return [d.push for d in self._deques]  # what _push_spawned does, one call less per spawn
 
     # -- where workers find them ------------------------------------------
 
@@ -118,16 +125,18 @@ class WorkStealingPool(PoolBase):
     def _victims(self, w: int) -> Iterator[int]:
         """Every other worker once, from a random one on (never ``w`` itself)."""
         n = self.workers
-        if n < 2:
-            return iter(())
+        if n <= 2:
+            return iter(()) if n == 1 else iter((1 - w,))
         start = self._rngs[w].randrange(n - 1)
         return ((w + 1 + (start + k) % (n - 1)) % n for k in range(n - 1))
 
     def _recheck(self, w: int) -> bool:
         """Is any work visible? Called registered as a sleeper, under the park lock."""
-        # Not w's own deque: only w pushes on it, and w found it empty.
-        if any(d.looks_nonempty() for d in self._deques if d.owner != w):
-            return True
+        # Not w's own deque: only w pushes on it, and w found it empty. (A loop, not a generator:
+        # a thread suspended at a load inside a generator has a state no fingerprint can read.)
+        for d in self._deques:
+            if d.owner != w and d.looks_nonempty():
+                return True
         return self._injected.load() > 0
 
     def _take_everything(self) -> list[TaskHandle]:
@@ -137,12 +146,11 @@ class WorkStealingPool(PoolBase):
             items.extend(d.drain())
         return items
 
-    def _take_injector(self) -> list[TaskHandle]:
-        with self._inj_lock:
-            items = list(self._injector)
-            self._injector.clear()
-            self._injected.store(0)
-            return items
+    def _empty_injector(self) -> list[TaskHandle]:
+        items = list(self._injector)
+        self._injector.clear()
+        self._injected.store(0)
+        return items
 
     def queue_lengths(self) -> list[int]:
         """Each deque's length, then the injector's (a snapshot, for tests and benches)."""

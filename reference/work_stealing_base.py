@@ -21,10 +21,12 @@ traced as ``discard``), their handles say so, and tasks already running finish. 
 raises is reported to ``on_error`` (default: logged) and its ``join`` raises ``TaskFailed``;
 a joined task that was discarded makes ``join`` raise ``TaskDiscarded``. A fault of the
 pool's own code fails the pool (``reference.failure``): its Stop reports everything left and
-returns UNKNOWN.
+returns UNKNOWN. Stop waits for ``pending`` (accepted tasks not yet done) to reach 0, registered
+as a waiter: the completion that brings it there takes the park lock only when one is.
 
 Mutant seams: ``_wait_for`` (what a worker's join does while the task is not done),
-``_wait_external``, ``_run``; the subclasses' ``_recheck`` and ``_find_work``.
+``_wait_external``, ``_run``, ``_wait_quiet`` (Stop's wait); the subclasses' ``_recheck`` and
+``_find_work``.
 """
 
 from __future__ import annotations
@@ -65,7 +67,7 @@ class PoolBase(FailureState):
     A subclass provides its queues (``_make_queues``, called before the workers
     start), where tasks go (``_inject`` under the injector lock,
     ``_push_spawned``), where workers find them (``_find_work``), the park
-    re-check (``_recheck``) and the queues' content for Stop (``_take_injector``,
+    re-check (``_recheck``) and the queues' content for Stop (``_empty_injector``,
     ``_take_everything``).
     """
 
@@ -114,7 +116,9 @@ class PoolBase(FailureState):
         self._parked = [False] * workers
         self._shutdown = False
         self._sleepers = rt.atomic_int(0, name="sleepers")  # registered sleepers (a waker's cheap test)
-        self._joiners = rt.atomic_int(0, name="joiners")  # parked joiners (a completer's cheap test)
+        # Threads registered to wait for a completion: parked and external joiners, and a Stop
+        # waiting for the pool to go quiet (a completer's cheap test).
+        self._joiners = rt.atomic_int(0, name="joiners")
         # A task's state is a plain field, written once by its completer and read by joiners;
         # under a checking runtime each write and read is also announced on this atomic cell
         # (as the deque does for its slots) so partial-order reduction sees them conflict.
@@ -127,6 +131,7 @@ class PoolBase(FailureState):
         self._current_thread: Callable[[], Hashable] = rt.current_thread
         self._threads: list[ThreadHandle] = []
         self._make_queues(seed)
+        self._sinks = self._spawn_sinks()
         self._start()
 
     def _start(self) -> None:
@@ -148,6 +153,11 @@ class PoolBase(FailureState):
     @abstractmethod
     def _push_spawned(self, w: int, task: TaskHandle) -> None: ...
 
+    def _spawn_sinks(self) -> list[Callable[[TaskHandle], None]] | None:
+        """Per worker, a callable doing what ``_push_spawned`` does with one call less (a bound
+        method of its queue), or None: spawns then call ``_push_spawned``."""
+        return None
+
     @abstractmethod
     def _find_work(self, w: int) -> TaskHandle | None: ...
 
@@ -155,7 +165,12 @@ class PoolBase(FailureState):
     def _recheck(self, w: int) -> bool: ...
 
     @abstractmethod
-    def _take_injector(self) -> list[TaskHandle]: ...
+    def _empty_injector(self) -> list[TaskHandle]:
+        """Take every task out of the injector; the caller holds ``_inj_lock``."""
+
+    def _take_injector(self) -> list[TaskHandle]:
+        with self._inj_lock:
+            return self._empty_injector()
 
     @abstractmethod
     def _take_everything(self) -> list[TaskHandle]: ...
@@ -209,7 +224,11 @@ class PoolBase(FailureState):
             raise RuntimeError("spawn is for tasks running on this pool; other threads use submit")
         task = TaskHandle(fn, next(self._ids) if name is None else self._task_id(name))
         self._pending.fetch_add(1)
-        self._push_spawned(w, task)
+        sinks = self._sinks
+        if sinks is None:
+            self._push_spawned(w, task)
+        else:
+            sinks[w](task)
         if self._sleepers.load():  # _notify_work inlined: usually nobody is registered to park
             self._wake_one()
         return task
@@ -308,16 +327,16 @@ class PoolBase(FailureState):
         if states is not None:
             states.store(state)
         task.state = state  # before the joiners test: Dekker with _park / _wait_external
-        if self._joiners.load() and task.joiner is not None:
+        last = self._pending.fetch_add(-1) == 1  # before it too: Dekker with _wait_quiet
+        # One park-lock round trip, and only when a registered waiter may need it: a parked or
+        # external joiner of this task, or (the pool gone quiet) a waiting Stop.
+        if self._joiners.load() and (last or task.joiner is not None):
             with self._park_lock:
                 joiner = task.joiner
-                if joiner == EXTERNAL:
+                if last or joiner == EXTERNAL:
                     self._idle.notify_all()
-                elif joiner is not None and self._sleeping[joiner]:
+                if joiner is not None and joiner != EXTERNAL and self._sleeping[joiner]:
                     self._unpark(joiner)
-        if self._pending.fetch_add(-1) == 1:
-            with self._park_lock:
-                self._idle.notify_all()  # a Stop waiting for the pool to go quiet
 
     # -- parking --------------------------------------------------------------
 
@@ -372,10 +391,11 @@ class PoolBase(FailureState):
 
     # -- discard, failure, Stop ------------------------------------------------
 
-    def _discard(self, tasks: list[TaskHandle]) -> None:
+    def _discard(self, tasks: list[TaskHandle], *, logged: bool = False) -> None:
         if not tasks:
             return
-        self._emit("discard", {"tasks": [t.id for t in tasks]})
+        if not logged:
+            self._emit("discard", {"tasks": [t.id for t in tasks]})
         for task in tasks:
             if self._failure is not None:
                 self._failure.discarded.append((-1, task))
@@ -419,10 +439,14 @@ class PoolBase(FailureState):
             self._emit("stop_begin", {"mode": mode.value})
         if mode is StopMode.DISCARD:
             self._discarding.store(1)
-            self._discard(self._take_injector())
-        with self._park_lock:
-            while self._pending.load() > 0 and self._failure is None:
-                self._idle.wait()
+            with self._inj_lock:
+                taken = self._empty_injector()
+                # logged while the injector is held: a worker that looks at the injector after
+                # it was emptied must not log "empty" before the log says the tasks left it
+                if taken:
+                    self._emit("discard", {"tasks": [t.id for t in taken]})
+            self._discard(taken, logged=True)
+        self._wait_quiet()
         self._wake_all(shutdown=True)
         for thread in self._threads:
             thread.join()
@@ -436,6 +460,17 @@ class PoolBase(FailureState):
             self._state = "stopped"
         self._emit("stop_end", {"mode": mode.value, "result": outcome})
         return result
+
+    def _wait_quiet(self) -> None:
+        """Stop's wait for ``pending`` to reach 0 (or the pool to fail)."""
+        with self._park_lock:
+            if self._pending.load() > 0 and self._failure is None:
+                self._joiners.fetch_add(1)  # register, then look again: Dekker with _complete
+                try:
+                    while self._pending.load() > 0 and self._failure is None:
+                        self._idle.wait()
+                finally:
+                    self._joiners.fetch_add(-1)
 
     def _stop_on_exit(self, exc_type: type[BaseException] | None) -> Result:
         # The producer side failed when the block raised: its queued items are not run.

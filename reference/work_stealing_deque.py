@@ -21,8 +21,11 @@ order of the two (without it DPOR took them for independent and missed
 ``steal-reads-after-cas``).
 Once a thief has seen ``top < bottom``, the slot of index ``top`` is not
 rewritten while ``top`` stays put, and a thief whose read is stale loses its
-CAS. The owner keeps private copies of ``bottom`` and of the current array
-(``_b``, ``_buf``), which only it reads.
+CAS. The owner keeps private copies of ``bottom`` and of the current array and
+its index mask (``_b``, ``_buf``, ``_mask``), which only it reads, and a lower bound
+of ``top`` (``_t``, the value it last loaded: ``top`` only grows): a push loads
+``top`` only when the bound says the array may be full, and an untraced take
+returns empty without an access when the bound says the deque is.
 
 Memory model: sequentially consistent atomics (CPython's GIL; the harness).
 The fence the algorithm needs between the owner's ``bottom`` store and its
@@ -41,8 +44,9 @@ steal without its CAS) shows in the trace too. Code that takes part in the
 race takes the lock through ``_step()``. Without a tracer there is no lock and
 each operation pays one ``is not None`` test.
 
-Mutant seams (each small, overridden alone by ``reference_mutants``):
-``_slot``, ``_grow``, ``_publish``, ``_take_commit``, ``_steal_read``, ``_steal_commit``.
+Mutant seams (each small, overridden by ``reference_mutants``): ``_slot`` (the
+thieves' index; the owner's is ``_mask``, which ``_grow`` sets), ``_grow``,
+``_claim_last``, ``_steal_read``, ``_steal_commit``.
 """
 
 from __future__ import annotations
@@ -95,9 +99,10 @@ class ChaseLevDeque(Generic[T]):
         self.initial_capacity = capacity
         # The owner's private copies (only the owner's thread reads or writes them), and a lower
         # bound of top: top only grows, so while ``_b - _t`` is below the array's length the array
-        # is not full and the push skips loading top.
+        # is not full and the push skips loading top; while ``_b <= _t`` the deque is empty.
         self._b = 0
         self._buf = buf
+        self._mask = capacity - 1  # _buf's: the owner indexes without a call (thieves use _slot)
         self._t = 0
         self._trace_lock: LockLike | None = runtime.lock(name=f"{name}.trace") if tracer is not None else None
         # Slots are plain list items, invisible to a checker's partial-order reduction: under any
@@ -122,21 +127,18 @@ class ChaseLevDeque(Generic[T]):
         slots = self._slots
         if slots is not None:
             slots.store(b)
-        buf[self._slot(b, buf)] = item
+        buf[b & self._mask] = item
         lock = self._trace_lock
         if lock is None:
-            self._publish(b + 1)
+            self._bottom.store(b + 1)  # the linearisation point: the element is visible to thieves
+            self._b = b + 1
             return
         with lock:
-            self._publish(b + 1)
+            self._bottom.store(b + 1)
+            self._b = b + 1
             self._emit(
                 "push", {"worker": self.owner, "task": self._label(item), "size": b + 1 - self._top.load()}
             )
-
-    def _publish(self, bottom: int) -> None:
-        # The push's linearisation point: the element becomes visible to thieves.
-        self._bottom.store(bottom)
-        self._b = bottom
 
     def _slot(self, index: int, buf: list[Any]) -> int:
         return index & (len(buf) - 1)
@@ -147,6 +149,7 @@ class ChaseLevDeque(Generic[T]):
             new[i & (len(new) - 1)] = old[i & (len(old) - 1)]
         self._buffer.store(new)  # publish: thieves from now on read the new array
         self._buf = new
+        self._mask = len(new) - 1
         if self._tracer is not None:
             self._emit("resize", {"worker": self.owner, "capacity": len(new)})
         return new
@@ -154,24 +157,22 @@ class ChaseLevDeque(Generic[T]):
     def take(self) -> tuple[str, T | None]:
         """Pop the bottom (newest) element (owner only): ``(OK, item)``, ``(EMPTY, None)`` or
         ``(LOST, None)`` when a thief won the last element."""
-        lock = self._trace_lock
-        if lock is None and self._b <= self._top.load():
-            # Empty already (top only grows, and only we raise bottom): no reservation needed.
+        if self._trace_lock is not None:
+            return self._take_traced()
+        b = self._b
+        if b <= self._t:
+            # Empty, known without an access: top only grows, only we raise bottom.
             return EMPTY, None
-        b = self._b - 1
+        b -= 1
         self._bottom.store(b)  # reserve index b before looking at top (the fence point)
         self._b = b
-        return self._take_commit(b)
-
-    def _take_commit(self, b: int) -> tuple[str, T | None]:
-        if self._trace_lock is not None:
-            return self._take_commit_traced(b)
-        t = self._top.load()
+        t = self._t = self._top.load()
+        buf = self._buf
         if t < b:  # more than one element: index b is the owner's alone
-            return OK, self._buf[self._slot(b, self._buf)]
+            return OK, buf[b & self._mask]
         if t == b:  # the last element: race the thieves for it with one CAS
-            item = self._buf[self._slot(b, self._buf)]
-            won = self._top.compare_and_swap(t, t + 1)
+            item = buf[b & self._mask]
+            won = self._claim_last(t)
             self._bottom.store(t + 1)
             self._b = t + 1
             return (OK, item) if won else (LOST, None)
@@ -179,13 +180,21 @@ class ChaseLevDeque(Generic[T]):
         self._b = t
         return EMPTY, None
 
-    def _take_commit_traced(self, b: int) -> tuple[str, T | None]:
-        # The untraced commit with each linearisation point and its event in one locked step:
-        # the top load (more than one element, or empty) or, for the last element, the CAS.
+    def _claim_last(self, t: int) -> bool:
+        """Claim index ``t``, the last element, against the thieves: the CAS on ``top``."""
+        return self._top.compare_and_swap(t, t + 1)
+
+    def _take_traced(self) -> tuple[str, T | None]:
+        # The untraced take with each linearisation point and its event in one locked step: the
+        # top load (more than one element, or empty) or, for the last element, the claim. No
+        # shortcut for a known-empty deque: every take is logged at its top load.
+        b = self._b - 1
+        self._bottom.store(b)
+        self._b = b
         with self._step():
             t = self._top.load()
             if t < b:
-                item = self._buf[self._slot(b, self._buf)]
+                item = self._buf[b & self._mask]
                 self._trace_take(OK, item)
                 return OK, item
             if t > b:
@@ -193,9 +202,9 @@ class ChaseLevDeque(Generic[T]):
                 self._b = t
                 self._trace_take(EMPTY, None)
                 return EMPTY, None
-        item = self._buf[self._slot(b, self._buf)]
+        item = self._buf[b & self._mask]
         with self._step():  # a thief's CAS may come between the two steps, as untraced
-            won = self._top.compare_and_swap(t, t + 1)
+            won = self._claim_last(t)
             self._trace_take(OK if won else LOST, item if won else None)
         self._bottom.store(t + 1)
         self._b = t + 1

@@ -390,16 +390,24 @@ def StopEndDiscard(c: Constants, s: Vars, t: str) -> object:
 # ============================================================================ INVARIANTS
 # The state predicates of spec.work_lane_state, checked in every reachable state.
 
-# No reads= here: the verdict depends on most of the state, which rarely repeats, so
+# No reads= on NoLostWakeup: its verdict depends on most of the state, which rarely repeats, so
 # remembering it would cost the explorer more than evaluating it.
 WorkLane.invariant(NoLostWakeup)
 WorkLane.invariant(reads=("ready", "worker", "producer"))(OneReservationPerLane)
 WorkLane.invariant(reads=("worker", "status"))(OneDrainerPerLane)
-WorkLane.invariant(reads=("ready",))(ReadyQueueBounded)
-WorkLane.invariant(reads=("worker", "invoked", "queue", "discarded", "accepted"))(Conservation)
-WorkLane.invariant(reads=("worker", "queue", "invoked", "discarded"))(PerLaneFifo)
-WorkLane.invariant(reads=("worker",))(BudgetRespected)
-WorkLane.invariant(reads=("phase", "queue", "ready"))(StoppedMeansQuiet)
+
+
+def CommonInvariants(spec: SpecBuilder) -> None:
+    """The invariants the lock-free lane checks as they are here (it has its own of those above:
+    its lane word changes what a reservation and a drainer are)."""
+    spec.invariant(reads=("ready",))(ReadyQueueBounded)
+    spec.invariant(reads=("worker", "invoked", "queue", "discarded", "accepted"))(Conservation)
+    spec.invariant(reads=("worker", "queue", "invoked", "discarded"))(PerLaneFifo)
+    spec.invariant(reads=("worker",))(BudgetRespected)
+    spec.invariant(reads=("phase", "queue", "ready"))(StoppedMeansQuiet)
+
+
+CommonInvariants(WorkLane)
 
 
 # ============================================================================ FAIRNESS & LIVENESS

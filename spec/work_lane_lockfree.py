@@ -30,6 +30,7 @@ from spec.language import WF, SpecBuilder, emit
 # and are written out here.
 from spec.work_lane import (
     Admit,
+    CommonInvariants,
     DiscardLane,
     EveryAcceptedItemSettles,
     EveryStopReturns,
@@ -291,6 +292,7 @@ WorkLaneLockFree.action(Stoppers, event="stop_end", at=S_ACTIVE)(StopEndDiscard)
 
 
 # ============================================================================ INVARIANTS
+# The lane word's own (spec.work_lane_lockfree_state), then those it shares with the lock-based lane.
 
 WorkLaneLockFree.invariant(NoLostWakeup)
 WorkLaneLockFree.invariant(reads=("ready", "worker", "producer"))(OneReservationPerLane)
@@ -298,11 +300,7 @@ WorkLaneLockFree.invariant(reads=("ready", "worker", "producer", "status", "phas
     StatusIsTheReservation
 )
 WorkLaneLockFree.invariant(reads=("worker", "status"))(OneDrainerPerLane)
-WorkLaneLockFree.invariant(reads=("ready",))(ReadyQueueBounded)
-WorkLaneLockFree.invariant(reads=("worker", "invoked", "queue", "discarded", "accepted"))(Conservation)
-WorkLaneLockFree.invariant(reads=("worker", "queue", "invoked", "discarded"))(PerLaneFifo)
-WorkLaneLockFree.invariant(reads=("worker",))(BudgetRespected)
-WorkLaneLockFree.invariant(reads=("phase", "queue", "ready"))(StoppedMeansQuiet)
+CommonInvariants(WorkLaneLockFree)
 
 
 # ============================================================================ FAIRNESS & LIVENESS

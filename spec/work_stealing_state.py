@@ -38,6 +38,10 @@ class Constants:
     def children(self, task: Task | None) -> tuple[Task, ...]:
         return dict(self.tasks).get(task or "", ())
 
+    def awaits(self, frame: Any) -> tuple[Task, ...]:
+        """What a task suspended in join (an entry of ``Local.stack``) waits for: all its subtasks."""
+        return self.children(frame)
+
     def parent(self, task: Task) -> Task | None:
         return next((p for p, kids in self.tasks if task in kids), None)
 
@@ -91,7 +95,7 @@ class Local(NamedTuple):
     gen: int | None = None  # the array as loaded
     victim: str | None = None
     k: int = 0  # the subtask being pushed
-    stack: tuple[Task, ...] = ()  # tasks suspended in join, innermost last
+    stack: tuple[Any, ...] = ()  # suspended in join, innermost last: tasks (the open model's frames)
 
 
 class Vars(NamedTuple):
@@ -234,8 +238,9 @@ def FoundEmpty(s: Vars, owner: str) -> Vars:
 
 
 def Resumable(c: Constants, s: Vars, w: str) -> bool:
+    """w's innermost suspended join can resume: what it waits for is done."""
     stack = s.worker[w].stack
-    return bool(stack) and all(s.done[kid] for kid in c.children(stack[-1]))
+    return bool(stack) and all(s.done[kid] for kid in c.awaits(stack[-1]))
 
 
 def Complete(c: Constants, s: Vars, task: Task) -> Vars:

@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import contextlib
+import dataclasses
 import json
 import os
 import sys
+import time
+from dataclasses import asdict, dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -13,8 +18,9 @@ from rich.console import Console
 from rich.table import Table
 
 from model_checks.commands import CommandError
+from model_checks.commands.verify_costs import COSTS
 from model_checks.registry import designs as registered_designs
-from model_checks.verify import VerifyRow, plan, units
+from model_checks.verify import Unit, VerifyRow, longest_first, makespan, plan, run_units, units
 
 MAX_JOBS = 256
 
@@ -30,14 +36,135 @@ def collect(
     fresh: bool = False,
 ) -> list[VerifyRow]:
     """The rows, in plan order; ``jobs`` worker processes; reused from / written to ``certificate``."""
+    return collect_timed(quick, areas, console, designs, jobs=jobs, certificate=certificate, fresh=fresh)[0]
+
+
+@dataclass(frozen=True)
+class UnitTiming:
+    key: str
+    rows: int
+    seconds: float | None  # wall, in its process; None: reused from a certificate
+    cpu_seconds: float | None  # the sum of its rows'; None: reused
+
+
+@dataclass(frozen=True)
+class Timing:
+    """Where a run's time went: what bounds it on ``jobs`` cores whatever else loads the machine."""
+
+    jobs: int  # worker processes (1: in this process)
+    quick: bool
+    wall_seconds: float
+    units: list[UnitTiming]  # in plan order
+    start_order: list[int] | None  # the order the units were started in, when this command chose it
+
+    def as_json(self) -> dict[str, Any]:
+        ran = [u for u in self.units if u.cpu_seconds is not None]
+        cpu = sum(u.cpu_seconds or 0.0 for u in ran)
+        longest = max(ran, key=lambda u: u.cpu_seconds or 0.0, default=None)
+        longest_cpu = (longest.cpu_seconds or 0.0) if longest else 0.0
+        predicted = None
+        if self.start_order is not None:
+            costs = [self.units[i].cpu_seconds or 0.0 for i in self.start_order]
+            predicted = round(makespan(costs, self.jobs), 1)
+        return {
+            "date": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
+            "quick": self.quick,
+            "jobs": self.jobs,
+            "wall_seconds": round(self.wall_seconds, 1),
+            "cpu_seconds": round(cpu, 1),
+            "longest_unit": {"key": longest.key, "cpu_seconds": longest_cpu} if longest else None,
+            # no schedule on ``jobs`` cores ends sooner than either
+            "floor_seconds": round(max(cpu / self.jobs, longest_cpu), 1),
+            # the units' CPU seconds scheduled as run_units hands them out, in the order started
+            "predicted_wall_seconds": predicted,
+            "units": [asdict(u) for u in self.units],
+        }
+
+    def line(self) -> str:
+        t = self.as_json()
+        wall = t["predicted_wall_seconds"]
+        predicted = f" (predicted {wall:.1f} s)" if wall is not None else ""
+        longest = t["longest_unit"]
+        slowest = f"; longest unit {longest['key']}: {longest['cpu_seconds']:.1f} s" if longest else ""
+        return (
+            f"{len(self.units)} units, {t['cpu_seconds']:.1f} CPU seconds{slowest}; on {self.jobs}"
+            f" worker(s) at least {t['floor_seconds']:.1f} s{predicted}, took {self.wall_seconds:.1f} s"
+        )
+
+
+def collect_timed(
+    quick: bool,
+    areas: list[str] | None,
+    console: Console | None,
+    designs: list[str] | None = None,
+    *,
+    jobs: int = 1,
+    certificate: Path | None = None,
+    fresh: bool = False,
+) -> tuple[list[VerifyRow], Timing]:
+    """``collect``, with where the time went."""
+    todo = units(areas, designs)
+    workers = max(1, min(jobs, len(todo)))
+    started = time.perf_counter()
+    status = (
+        console.status(f"verify: {len(todo)} units, {workers} at a time ...")
+        if console is not None
+        else contextlib.nullcontext()
+    )
+    with status:
+        if certificate is None:
+            rows, timing = _run(todo, quick, workers, console)
+        else:
+            rows, timing = _run_certified(todo, quick, workers, certificate, fresh, areas, designs, console)
+    return rows, dataclasses.replace(timing, wall_seconds=time.perf_counter() - started)
+
+
+def _run(todo: list[Unit], quick: bool, jobs: int, console: Console | None) -> tuple[list[VerifyRow], Timing]:
+    """Every unit run, started longest first by the cost table (``verify_costs``)."""
+    order = longest_first(todo, COSTS)
+    seconds = [0.0] * len(todo)
+
+    def done(i: int, rows: list[VerifyRow], took: float) -> None:
+        seconds[i] = took
+        if console is not None:
+            cpu = sum(r.cpu_seconds or 0.0 for r in rows)
+            console.log(f"{todo[i].label}: done in {took:.1f} s, {cpu:.1f} s CPU")
+
+    results = run_units(todo, quick, jobs, done, order)
+    timings = [
+        UnitTiming(u.key, len(rows), round(took, 3), round(sum(r.cpu_seconds or 0.0 for r in rows), 3))
+        for u, rows, took in zip(todo, results, seconds, strict=True)
+    ]
+    return [row for rows in results for row in rows], Timing(jobs, quick, 0.0, timings, order)
+
+
+def _run_certified(
+    todo: list[Unit],
+    quick: bool,
+    jobs: int,
+    certificate: Path,
+    fresh: bool,
+    areas: list[str] | None,
+    designs: list[str] | None,
+    console: Console | None,
+) -> tuple[list[VerifyRow], Timing]:
+    """The units reused from or run and written to ``certificate`` (``certificate.run``, which
+    chooses the start order: by the previous certificate's times)."""
+    from model_checks.certificate import document
     from model_checks.certificate.run import verify
 
-    todo = units(areas, designs)
     command: dict[str, Any] = {"quick": quick, "areas": areas, "designs": designs}
-    if console is None:
-        return verify(todo, quick, jobs, certificate, fresh, command)
-    with console.status(f"verify: {len(todo)} units, {min(jobs, len(todo) or 1)} at a time ..."):
-        return verify(todo, quick, jobs, certificate, fresh, command, console.log)
+    rows = verify(todo, quick, jobs, certificate, fresh, command, console.log if console else None)
+    # the certificate holds each unit's rows in plan order, as ``rows`` does
+    timings: list[UnitTiming] = []
+    at = 0
+    for entry in document.read(certificate)["units"]:
+        mine = rows[at : at + len(entry["rows"])]
+        at += len(mine)
+        reused = any(r.reused_from for r in mine)
+        cpu = None if reused else round(sum(r.cpu_seconds or 0.0 for r in mine), 3)
+        timings.append(UnitTiming(entry["key"], len(mine), None if reused else entry["seconds"], cpu))
+    return rows, Timing(jobs, quick, 0.0, timings, None)
 
 
 def table(rows: list[VerifyRow]) -> Table:
@@ -123,7 +250,7 @@ def register(app: typer.Typer) -> None:
                 read(certificate)
             except ValueError as problem:
                 raise CommandError(f"{problem}; --fresh writes a new one over it", "--certificate") from None
-        rows = collect(
+        rows, timing = collect_timed(
             quick,
             area,
             None if json_out else err,
@@ -137,7 +264,11 @@ def register(app: typer.Typer) -> None:
         failed = [r for r in rows if not r.ok]
         if json_out:
             sys.stdout.write(
-                json.dumps({"ok": not failed, "rows": [r.as_json() for r in rows]}, indent=2) + "\n"
+                json.dumps(
+                    {"ok": not failed, "rows": [r.as_json() for r in rows], "timing": timing.as_json()},
+                    indent=2,
+                )
+                + "\n"
             )
         else:
             Console().print(table(rows))
@@ -146,6 +277,7 @@ def register(app: typer.Typer) -> None:
                 Console().print(
                     f"{reused} of {len(rows)} rows reused from {certificate} (their code unchanged)"
                 )
+            err.print(timing.line())
             if failed:
                 missed = f"{len(failed)} of {len(rows)} checks did not get their expected verdict"
                 Console().print(f"[bold red]{missed}[/bold red]")

@@ -11,12 +11,12 @@ seq and its rule), 2 not a well-formed trace (the line).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Collection, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, NamedTuple, Protocol
 
 from model_checks.conformance.reader import clip, parse_line
-from model_checks.conformance.verdict import ALLOWED, MALFORMED, NOT_ALLOWED, Malformed, Rejected, Verdict
+from model_checks.conformance.verdict import Malformed, Rejected, Verdict, Verdicts
 
 ENGINE = "fast"
 
@@ -89,16 +89,15 @@ def event_ok(checks: Mapping[str, Check], obj: Any) -> bool:
         return False
 
 
-def line_problem(
-    design: str, checks: Mapping[str, Check], obj: Any, *words: Callable[[Any], str | None]
-) -> str:
-    """Why ``event_ok`` refused ``obj``: its event's name, else the first of ``words`` (the
-    schema's, then what the schema lets through) that finds something."""
+def line_problem(design: str, events: Collection[str], obj: Any, *words: Callable[[Any], str | None]) -> str:
+    """Why a line is not a well-formed event of ``design`` (whose event names are ``events``): its
+    event's name, else the first of ``words`` (the schema's, then what the schema lets through)
+    that finds something."""
     if type(obj) is dict:
         kind = obj.get("event")
         if kind is not None and type(kind) is not str:
             return "`event` must be a string"
-        if type(kind) is str and kind not in checks:
+        if type(kind) is str and kind not in events:
             return f"unknown event {clip(repr(kind), 80)} (design {design})"
     for word in words:
         found = word(obj)
@@ -147,9 +146,10 @@ class FastFormat:
 
     def judge(self, header: Any, it: Iterator[str], *, complete: bool = False) -> Verdict:
         """The verdict on a trace whose line 1 is ``header`` (parsed) and whose later lines ``it`` gives."""
+        verdicts = Verdicts(self.design, ENGINE)
         bad = self.header_problem(header)
         if bad is not None:
-            return self._verdict(False, MALFORMED, f"line 1: {bad}", line=1)
+            return verdicts.malformed(Malformed(1, f"line 1: {bad}"))
         model, checks, problem = self.start(header["config"])
         handlers = model.handlers
         parse = parse_line
@@ -181,43 +181,15 @@ class FastFormat:
             ev = None
             model.finish(complete)
         except Malformed as malformed:
-            line, events = malformed.line, expected - 1
-            return self._verdict(False, MALFORMED, malformed.message, line=line, events=events)
+            return verdicts.malformed(malformed, expected - 1)
         except Rejected as rejected:
-            # At the end, a model may name the event the end leaves unanswered (a ``seq`` of its own).
-            seq = ev["seq"] if ev is not None else getattr(rejected, "seq", None)
-            where = f"seq {seq}: " if ev is not None else "at the end of the trace: "
-            return self._verdict(
-                False,
-                NOT_ALLOWED,
-                where + rejected.message,
-                seq=seq,
-                rule=rejected.rule,
-                events=expected - 1,
-                last_states=model.describe(),
-            )
+            # At the end, a model may name the event the end leaves unanswered (its ``seq``).
+            return verdicts.rejected(rejected, ev, expected - 1, model.describe())
         events = expected - 1
         if complete or model.stopped:
-            ended = "ends after stop_end" if model.stopped else "--complete"
-            return self._verdict(
-                True, ALLOWED, f"allowed: {events} events, a complete behaviour ({ended})", events=events
-            )
-        pending, phrases = model.pending()
-        tail = ("; pending — " + "; ".join(phrases)) if phrases else "; nothing pending"
-        return self._verdict(
-            True,
-            ALLOWED,
-            f"allowed as a prefix: {events} events, the trace ends before stop_end ok "
-            f"(pass --complete when the run is over) (rule {self.prefix_rule}){tail}",
-            prefix=True,
-            rule=self.prefix_rule,
-            events=events,
-            pending=pending,
-            last_states=model.describe(),
-        )
-
-    def _verdict(self, allowed: bool, code: int, message: str, **more: Any) -> Verdict:
-        return Verdict(allowed, code, message, engine=ENGINE, design=self.design, **more)
+            return verdicts.complete(events, "ends after stop_end" if model.stopped else "--complete")
+        ends_before = "stop_end ok (pass --complete when the run is over)"
+        return verdicts.prefix(events, ends_before, self.prefix_rule, model.pending(), model.describe())
 
 
 __all__ = ["ENGINE", "FastFormat", "FastModel", "FastStart", "event_ok", "line_problem"]

@@ -180,32 +180,25 @@ class TraceSearch:
         c = self.c
         push = frontier.append
         add = seen.add
-        if self.local is None:
-            internal = self._internal
-            while frontier:
-                s = frontier.pop()
-                for fn, args in internal:
-                    nxt = fn(c, s, *args)
-                    if nxt is not None:
-                        # One hash per successor: most are duplicates, and hashing a state
-                        # calls every component's ``__hash__``.
-                        n = len(seen)
-                        add(nxt)
-                        if len(seen) != n:
-                            push(nxt)
-            return seen
+        # Without ``local`` every internal step is tried in every state; with it, only those its
+        # process's program counter can enable, looked up by the state's key.
+        every = self._internal if self.local is None else None
         key_of = self._key_of
         by_key = self._by_key
         instances = self._instances_for
         while frontier:
             s = frontier.pop()
-            key = key_of(s)
-            insts = by_key.get(key)
+            insts = every
             if insts is None:
-                insts = instances(s, key)
+                key = key_of(s)
+                insts = by_key.get(key)
+                if insts is None:
+                    insts = instances(s, key)
             for fn, args in insts:
                 nxt = fn(c, s, *args)
                 if nxt is not None:
+                    # One hash per successor: most are duplicates, and hashing a state calls
+                    # every component's ``__hash__``.
                     n = len(seen)
                     add(nxt)
                     if len(seen) != n:

@@ -16,11 +16,14 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from model_checks.conformance.reader import MAX_INDEXED, clip, parse_line, required_ok
+from model_checks.conformance.fast_format import line_problem
+from model_checks.conformance.reader import MAX_INDEXED, parse_line, required_ok
 from model_checks.conformance.reader import header_problem as limits_problem
 from model_checks.conformance.search import Observer, TraceSearch
 from model_checks.conformance.trace_schema import TraceSchema
-from model_checks.conformance.verdict import ALLOWED, MALFORMED, NOT_ALLOWED, Malformed, Rejected, Verdict
+from model_checks.conformance.verdict import Malformed, Rejected, Verdict, Verdicts
+
+ENGINE = "spec"
 
 Event = dict[str, Any]
 FieldCheck = Callable[[Any], bool]
@@ -64,15 +67,22 @@ class DesignFormat:
     schema_package: str = "model_checks.conformance"
     # header config fields that are sizes -> the largest value each may take (reader.header_problem)
     header_limits: Mapping[str, int] = field(default_factory=dict)
-    engines: tuple[str, ...] = ("spec",)  # the streaming search is its only engine
+    engines: tuple[str, ...] = (ENGINE,)  # the streaming search is its only engine
 
     def validate(
         self, header: Any, it: Iterator[str], *, engine: str, complete: bool, observe: Observer | None = None
     ) -> Verdict:
-        """Judge a trace of this design (the streaming search: ``engine`` has no choice here).
+        """Judge the events after ``header`` (already parsed, line 1) with the design's checker
+        (the streaming search: ``engine`` has no choice here).
 
-        ``observe``: see ``validate_design``."""
-        return validate_design(self, header, it, complete=complete, observe=observe)
+        ``observe`` is handed the design's streaming search (``TraceSearch``) before the first
+        event and after every event it takes: what state coverage is built on. A design whose
+        checker has no ``TraceSearch`` at ``checker.search`` (a hand-written engine) cannot be
+        observed: ``NotObservable``."""
+        problem = limits_problem(header, self.header_limits) or header_problem(self, header)
+        if problem is not None:
+            return Verdicts(self.design, ENGINE).malformed(Malformed(1, f"line 1: {problem}"))
+        return _judge(self, dict(header["config"]), it, parse_line, complete, observe)
 
 
 def is_item(v: Any) -> bool:
@@ -129,26 +139,6 @@ def event_ok(fmt: DesignFormat, obj: Any, bound: int) -> bool:
 # ------------------------------------------------------------------------------ the driver
 
 
-def validate_design(
-    fmt: DesignFormat,
-    header: dict[str, Any],
-    rest: Iterator[str],
-    *,
-    complete: bool,
-    observe: Observer | None = None,
-) -> Verdict:
-    """Judge the events after ``header`` (already parsed, line 1) with the design's checker.
-
-    ``observe`` is handed the design's streaming search (``TraceSearch``) before the first event
-    and after every event it takes: what state coverage is built on. A design whose checker has
-    no ``TraceSearch`` at ``checker.search`` (a hand-written engine) cannot be observed:
-    ``NotObservable``."""
-    problem = limits_problem(header, fmt.header_limits) or header_problem(fmt, header)
-    if problem is not None:
-        return Verdict(False, MALFORMED, f"line 1: {problem}", line=1, engine="spec", design=fmt.design)
-    return _judge(fmt, dict(header["config"]), rest, parse_line, complete, observe)
-
-
 def validate_events(
     fmt: DesignFormat,
     config: Mapping[str, Any],
@@ -157,8 +147,8 @@ def validate_events(
     complete: bool,
     observe: Observer | None = None,
 ) -> Verdict:
-    """Judge events already parsed (a tracer's records), as the lines after a header with this
-    ``config`` would be judged (a problem names the line the event would have had).
+    """Judge events already parsed (a tracer's records), as ``DesignFormat.validate`` judges the
+    lines after a header with this ``config`` (a problem names the line the event would have had).
 
     The config is trusted as a header's would not be: it comes from the scheduler itself."""
     return _judge(fmt, dict(config), iter(events), _already_parsed, complete, observe)
@@ -180,86 +170,41 @@ def _judge(
     complete: bool,
     observe: Observer | None,
 ) -> Verdict:
-    design = fmt.design
+    verdicts = Verdicts(fmt.design, ENGINE)
     # Without the header's count, the index is still bounded: the engines grow state up to it.
     bound: int = config.get(fmt.bound, MAX_INDEXED)
     checker = fmt.make(config)
     if observe is not None:
         search = getattr(checker, "search", None)
         if not isinstance(search, TraceSearch):
-            raise NotObservable(f"the {design} checker has no streaming search to observe")
+            raise NotObservable(f"the {fmt.design} checker has no streaming search to observe")
         search.observe(observe)
     count = 0
-    expected = 1
-    line_no = 1
     ev: Event | None = None
     try:
-        for raw in rest:
-            line_no += 1
+        for line_no, raw in enumerate(rest, start=2):
             obj = parse(raw, line_no)
             if not event_ok(fmt, obj, bound):
                 raise Malformed(line_no, f"line {line_no}: {_event_words(fmt, obj, bound)}")
-            if obj["seq"] != expected:
+            if obj["seq"] != count + 1:
                 raise Malformed(
                     line_no,
-                    f"line {line_no}: seq {obj['seq']} where {expected} was expected"
+                    f"line {line_no}: seq {obj['seq']} where {count + 1} was expected"
                     " (a gap or reorder in seq)",
                 )
-            expected += 1
             ev = obj
             checker.step(obj)
             count += 1
         ev = None
         checker.finish(complete)
-    except Malformed as problem_:
-        return Verdict(
-            False, MALFORMED, problem_.message, line=problem_.line, events=count, engine="spec", design=design
-        )
+    except Malformed as problem:
+        return verdicts.malformed(problem, count)
     except Rejected as rejected:
-        where = f"seq {ev['seq']}: " if ev is not None else "at the end of the trace: "
-        return Verdict(
-            False,
-            NOT_ALLOWED,
-            where + rejected.message,
-            seq=ev["seq"] if ev is not None else None,
-            rule=rejected.rule,
-            events=count,
-            last_states=checker.describe(),
-            engine="spec",
-            design=design,
-        )
+        return verdicts.rejected(rejected, ev, count, checker.describe())
     if complete or checker.complete:
-        return Verdict(
-            True,
-            ALLOWED,
-            f"allowed: {count} events, a complete behaviour ({design})",
-            events=count,
-            engine="spec",
-            design=design,
-        )
-    pending, phrases = checker.pending()
-    tail = ("; pending — " + "; ".join(phrases)) if phrases else "; nothing pending"
-    prefix_rule = max(fmt.rules)
-    return Verdict(
-        True,
-        ALLOWED,
-        f"allowed as a prefix: {count} events, the trace ends before {fmt.completion}"
-        f" (rule {prefix_rule}){tail}",
-        prefix=True,
-        rule=prefix_rule,
-        events=count,
-        pending=pending,
-        last_states=checker.describe(),
-        engine="spec",
-        design=design,
-    )
+        return verdicts.complete(count, fmt.design)
+    return verdicts.prefix(count, fmt.completion, max(fmt.rules), checker.pending(), checker.describe())
 
 
 def _event_words(fmt: DesignFormat, obj: Any, bound: int) -> str:
-    if type(obj) is dict:
-        kind = obj.get("event")
-        if kind is not None and not isinstance(kind, str):
-            return "`event` must be a string"
-        if isinstance(kind, str) and kind not in fmt.fields:
-            return f"unknown event {clip(repr(kind), 80)} (design {fmt.design})"
-    return schema_event_problem(fmt, obj, bound) or "not a well-formed event"
+    return line_problem(fmt.design, fmt.fields, obj, lambda o: schema_event_problem(fmt, o, bound))

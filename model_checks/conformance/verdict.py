@@ -59,12 +59,14 @@ class Verdict:
 
 
 class Rejected(Exception):
-    """Raised by an engine: no behaviour of the spec allows this event."""
+    """Raised by an engine: no behaviour of the spec allows this event. At the end of a trace,
+    ``seq`` may name the event the end leaves unanswered."""
 
-    def __init__(self, rule: int, message: str) -> None:
+    def __init__(self, rule: int, message: str, seq: int | None = None) -> None:
         super().__init__(message)
         self.rule = rule
         self.message = message
+        self.seq = seq
 
 
 class Malformed(Exception):
@@ -83,3 +85,64 @@ def plain(value: Any) -> Any:
     if isinstance(value, list | tuple):
         return [plain(v) for v in value]
     return value
+
+
+@dataclass(frozen=True)
+class Verdicts:
+    """How one engine's verdicts on one design's traces read: the same for every design and engine.
+
+    ``events`` is always the number of events judged (taken by the engine) before the verdict."""
+
+    design: str
+    engine: str
+
+    def verdict(self, allowed: bool, code: int, message: str, **more: Any) -> Verdict:
+        return Verdict(allowed, code, message, engine=self.engine, design=self.design, **more)
+
+    def malformed(self, problem: Malformed, events: int = 0) -> Verdict:
+        return self.verdict(False, MALFORMED, problem.message, line=problem.line, events=events)
+
+    def rejected(
+        self, problem: Rejected, ev: dict[str, Any] | None, events: int, last_states: list[dict[str, Any]]
+    ) -> Verdict:
+        """``ev``: the event no behaviour takes; None when the end of the trace is what is refused."""
+        seq = problem.seq if ev is None else ev["seq"]
+        where = "at the end of the trace: " if ev is None else f"seq {seq}: "
+        return self.verdict(
+            False,
+            NOT_ALLOWED,
+            where + problem.message,
+            seq=seq,
+            rule=problem.rule,
+            events=events,
+            last_states=last_states,
+        )
+
+    def complete(self, events: int, why: str) -> Verdict:
+        """Allowed, and the run is over (``why``: how the trace or the caller says so)."""
+        return self.verdict(
+            True, ALLOWED, f"allowed: {events} events, a complete behaviour ({why})", events=events
+        )
+
+    def prefix(
+        self,
+        events: int,
+        ends_before: str,
+        rule: int,
+        pending: tuple[dict[str, Any], list[str]],
+        last_states: list[dict[str, Any]],
+    ) -> Verdict:
+        """Allowed as a prefix of a behaviour: the trace ends before ``ends_before`` (by ``rule``),
+        owing ``pending`` (as data and as phrases)."""
+        owed, phrases = pending
+        tail = ("; pending — " + "; ".join(phrases)) if phrases else "; nothing pending"
+        return self.verdict(
+            True,
+            ALLOWED,
+            f"allowed as a prefix: {events} events, the trace ends before {ends_before} (rule {rule}){tail}",
+            prefix=True,
+            rule=rule,
+            events=events,
+            pending=owed,
+            last_states=last_states,
+        )

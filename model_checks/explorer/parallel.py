@@ -13,8 +13,9 @@ layer, every process expands the states it owns at that depth, then:
    state reached again at the same depth keeps the parent with the fewest
    context switches, as in one process;
 3. tells every other process how its layer went (states, frontier, the best
-   violation it found, a bound it hit); all processes take the same decision
-   from the same facts: go on, or stop with a verdict.
+   violation it found, a bound it hit: ``layers.Report``); all processes take
+   the same decision from the same facts (``layers.Layers``): go on, or stop
+   with a verdict.
 
 The layers stay synchronous, so the first violation found is a shortest one,
 exactly as with one process; among equally short ones the choice (fewest
@@ -29,15 +30,13 @@ import contextlib
 import multiprocessing
 import pickle
 import threading
-import time
 import traceback
-from array import array
-from dataclasses import dataclass
 from multiprocessing.connection import Connection
 from typing import TYPE_CHECKING, Any
 
 from model_checks.explorer import ownership
-from model_checks.explorer.outcome import HOLDS, INCOMPLETE, VIOLATED, Graph, Outcome, Stats, Violation
+from model_checks.explorer.layers import Layers, Report, path_graph
+from model_checks.explorer.outcome import HOLDS, Outcome, Stats
 from model_checks.explorer.partition import Found, Partition
 from spec.language import Instance
 
@@ -47,37 +46,6 @@ if TYPE_CHECKING:
 
 class WorkerFailed(RuntimeError):
     """Another explorer process failed or vanished; the search cannot give a verdict."""
-
-
-@dataclass
-class Report:
-    """What one process says about itself at the end of a layer (small: pickled)."""
-
-    states: int
-    frontier: int
-    transitions: int
-    constrained: int
-    fired: list[int]
-    best: tuple[tuple[int, int, int], str, str, str] | None  # (rank key, kind, name, reason)
-    incomplete: str | None
-
-    @classmethod
-    def of(cls, part: Partition, frontier: int, found: list[Found], incomplete: str | None) -> Report:
-        """A partition's report: its counts, and the first of ``found`` in rank order."""
-        best = None
-        if found:
-            first = min(found, key=part.rank_of)
-            _, kind, name, reason = first
-            best = (part.rank_of(first), kind, name, reason)
-        return cls(
-            states=len(part.states),
-            frontier=frontier,
-            transitions=part.transitions,
-            constrained=part.constrained,
-            fired=list(part.fired),
-            best=best,
-            incomplete=incomplete,
-        )
 
 
 def search_parallel(inst: Instance, options: Options) -> Outcome:
@@ -213,83 +181,28 @@ class _Driver:
     # ------------------------------------------------------------------ the search
 
     def run(self) -> Outcome:
-        part, options = self.part, self.options
-        started = part.started
+        part = self.part
+        layers = Layers(self.options, progress=self.rank == 0)
         found = part.seed()
         reports = self._everyone(self._report(len(part.states), found, None))
         frontier_start = 0
-        current_depth = 0
-        deepest = 0  # the last layer that had states
-        verdict: str | None = None
-        reason: str | None = None
-        while True:
-            frontier = sum(r.frontier for r in reports)
-            if frontier:
-                deepest = current_depth
-            best = min((r.best for r in reports if r.best is not None), default=None)
-            if best is not None:
-                verdict = VIOLATED
-                break
-            reason = next((r.incomplete for r in reports if r.incomplete), None)
-            if reason is None and options.max_states is not None:
-                total = sum(r.states for r in reports)
-                if total > options.max_states:
-                    reason = f"state bound {options.max_states} reached"
-            if reason is not None:
-                verdict = INCOMPLETE
-                break
-            if frontier == 0:
-                break
-            if self.rank == 0 and options.progress is not None:
-                options.progress(
-                    sum(r.states for r in reports), sum(r.transitions for r in reports), current_depth
-                )
-            if options.max_depth is not None and current_depth >= options.max_depth:
-                reason = f"depth bound {options.max_depth} reached with {frontier} states unexpanded"
-                verdict = INCOMPLETE
-                break
+        while layers.go_on(reports):
             frontier_end = len(part.states)
-            found, cut = part.expand(frontier_start, frontier_end, current_depth)
-            found.extend(self._exchange_states(current_depth + 1))
+            found, cut = part.expand(frontier_start, frontier_end, layers.depth)
+            found.extend(self._exchange_states(layers.depth + 1))
             frontier_start = frontier_end
-            current_depth += 1
+            layers.depth += 1
             reports = self._everyone(self._report(len(part.states) - frontier_start, found, cut))
         if self.rank != 0:
             self._serve()
-            return Outcome(verdict or HOLDS, Stats(), None, path_graph([], []))
-        stats = Stats(
-            states=sum(r.states for r in reports),
-            transitions=sum(r.transitions for r in reports),
-            depth=deepest,
-            action_names=part.dispatch.names,
-            fired=[sum(counts) for counts in zip(*(r.fired for r in reports), strict=True)],
-            constrained=sum(r.constrained for r in reports),
-        )
-        if verdict is None and stats.constrained:
-            verdict, reason = (
-                INCOMPLETE,
-                f"the state constraint kept {stats.constrained} states from being expanded",
-            )
+            return Outcome(layers.verdict or HOLDS, Stats(), None, path_graph([], []))
         try:
-            if verdict == VIOLATED:
-                assert best is not None
-                (depth, _, gid), kind, name, why = best
-                states, parents = self._path(gid)
-                stats.depth = depth
-                stats.seconds = time.perf_counter() - started
-                graph = path_graph(states, parents)
-                violation = Violation(kind, name, why, list(range(len(states))))
-                return Outcome(VIOLATED, stats, violation, graph)
+            return layers.outcome(reports, part.dispatch.names, part.started, self._path)
         finally:
             for peer in self.peers:
                 self._send_object(peer, ("bye",))
-        stats.seconds = time.perf_counter() - started
-        graph = path_graph([], [])
-        if verdict == INCOMPLETE:
-            return Outcome(INCOMPLETE, stats, None, graph, incomplete_reason=reason)
-        return Outcome(HOLDS, stats, None, graph)
 
-    def _path(self, gid: int) -> tuple[list[Any], list[int]]:
+    def _path(self, gid: int) -> list[Any]:
         """The states from an initial state to ``gid``, following parents across processes."""
         part = self.part
         assert part.codec is not None
@@ -304,7 +217,7 @@ class _Driver:
                 encoded, gid = self._recv_object(owner)
                 states.append(part.codec.decode(encoded))
         states.reverse()
-        return states, list(range(-1, len(states) - 1))
+        return states
 
     def _serve(self) -> None:
         """After the search: answer rank 0's questions about this process's states until it is done."""
@@ -316,20 +229,3 @@ class _Driver:
                 return
             _, local = message
             self._send_object(0, self.part.node(local))
-
-
-def path_graph(states: list[Any], parents: list[int]) -> Graph:
-    """A graph holding only a counterexample's path (the processes keep no full graph)."""
-    n = len(states)
-    return Graph(
-        states=states,
-        parent=array("q", parents),
-        depth=array("i", range(n)),
-        switches=array("i", [0] * n),
-        last_proc=array("i", [-1] * n),
-        offsets=None,
-        dst=None,
-        proc=None,
-        enabled=None,
-        processes=[],
-    )

@@ -41,6 +41,10 @@ CHECK_EVERY = 2048  # states between two looks at the clock and the state bound
 class Partition:
     """Seen-set, BFS bookkeeping and (with one process and liveness) the state graph."""
 
+    # Whether the owner hashes a received state again rather than trust the sender's fingerprint
+    # (``batch_for``): processes that do not share one hash seed must (Ray's, ``ray/worker.py``).
+    rehash_received = False
+
     def __init__(
         self,
         inst: Instance,
@@ -282,9 +286,12 @@ class Partition:
         assert self.codec is not None
         decode = self.codec.decode
         depth, switches = self.depth, self.switches
+        rehash = self.rehash_received
         found: list[Found] = []
         for h, encoded, parent, sw, pid in wire.loads(data):
             key = decode(encoded)
+            if rehash:
+                h = hash(key)
             j = self.find(key, h)
             if j is None:
                 j = self.add(key, h, parent, d1, sw, pid)

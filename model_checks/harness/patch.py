@@ -24,8 +24,6 @@ from model_checks.harness.sync.primitives import Queue, Semaphore, ThreadHandle
 
 _CURRENT: list[ControlledRuntime | None] = [None]
 
-_REAL: dict[str, tuple[Any, str, Any]] = {}  # name -> (module, attribute, original)
-
 
 def set_current(rt: ControlledRuntime | None) -> None:
     _CURRENT[0] = rt
@@ -52,18 +50,6 @@ def _controlled() -> ControlledRuntime | None:
 
 
 _real_thread = threading.Thread
-_real_lock = threading.Lock
-_real_rlock = threading.RLock
-_real_condition = threading.Condition
-_real_event = threading.Event
-_real_semaphore = threading.Semaphore
-_real_bounded = threading.BoundedSemaphore
-_real_current_thread = threading.current_thread
-_real_get_ident = threading.get_ident
-_real_queue = queue.Queue
-_real_simple_queue = queue.SimpleQueue
-_real_lifo_queue = queue.LifoQueue
-_real_sleep = time.sleep
 
 
 class _MainThread:
@@ -141,90 +127,42 @@ class Thread:
 _THREAD_OBJECTS: dict[tuple[int, int], Thread] = {}
 
 
-def _lock() -> Any:
-    rt = _controlled()
-    return _real_lock() if rt is None else rt.lock()
-
-
-def _rlock(*args: Any, **kwargs: Any) -> Any:
-    rt = _controlled()
-    return _real_rlock(*args, **kwargs) if rt is None else rt.rlock()
-
-
-def _condition(lock: Any = None) -> Any:
-    rt = _controlled()
-    return _real_condition(lock) if rt is None else rt.condition(lock)
-
-
-def _event() -> Any:
-    rt = _controlled()
-    return _real_event() if rt is None else rt.event()
-
-
-def _semaphore(value: int = 1) -> Any:
-    rt = _controlled()
-    return _real_semaphore(value) if rt is None else rt.semaphore(value)
-
-
-def _bounded_semaphore(value: int = 1) -> Any:
-    rt = _controlled()
-    return _real_bounded(value) if rt is None else Semaphore(rt._ex, value, bounded=True)
-
-
-def _current_thread() -> Any:
-    rt = _controlled()
-    if rt is None:
-        return _real_current_thread()
+def _current_thread(rt: ControlledRuntime) -> Any:
     tid = rt._ex.running_thread()
     assert tid is not None
     return _THREAD_OBJECTS.get((id(rt), tid)) or (_MainThread() if tid == 0 else rt.current_thread())
 
 
-def _get_ident() -> int:
-    rt = _controlled()
-    if rt is None:
-        return _real_get_ident()
-    tid = rt._ex.running_thread()
-    return 1_000_000 + (tid or 0)
+def _either(
+    module: ModuleType, attr: str, controlled: Callable[..., Any]
+) -> tuple[ModuleType, str, Any, Any]:
+    """The replacement of ``module.attr``: inside a controlled thread ``controlled(rt, *args)``,
+    anywhere else the real one with the same arguments. As (module, attr, real, replacement)."""
+    real = getattr(module, attr)
+
+    def replacement(*args: Any, **kwargs: Any) -> Any:
+        rt = _controlled()
+        return real(*args, **kwargs) if rt is None else controlled(rt, *args, **kwargs)
+
+    replacement.__name__ = replacement.__qualname__ = attr
+    return module, attr, real, replacement
 
 
-def _queue(maxsize: int = 0) -> Any:
-    rt = _controlled()
-    return _real_queue(maxsize) if rt is None else rt.queue(maxsize)
-
-
-def _simple_queue() -> Any:
-    rt = _controlled()
-    return _real_simple_queue() if rt is None else rt.queue(0)
-
-
-def _lifo_queue(maxsize: int = 0) -> Any:
-    rt = _controlled()
-    return _real_lifo_queue(maxsize) if rt is None else Queue(rt._ex, maxsize, lifo=True)
-
-
-def _sleep(seconds: float) -> None:
-    rt = _controlled()
-    if rt is None:
-        _real_sleep(seconds)
-    else:
-        rt.sleep(seconds)
-
-
+# What a controlled thread gets instead of each name (``threading.Thread`` is a class of its own).
 _REPLACEMENTS: list[tuple[ModuleType, str, Any, Any]] = [
     (threading, "Thread", _real_thread, Thread),
-    (threading, "Lock", _real_lock, _lock),
-    (threading, "RLock", _real_rlock, _rlock),
-    (threading, "Condition", _real_condition, _condition),
-    (threading, "Event", _real_event, _event),
-    (threading, "Semaphore", _real_semaphore, _semaphore),
-    (threading, "BoundedSemaphore", _real_bounded, _bounded_semaphore),
-    (threading, "current_thread", _real_current_thread, _current_thread),
-    (threading, "get_ident", _real_get_ident, _get_ident),
-    (queue, "Queue", _real_queue, _queue),
-    (queue, "SimpleQueue", _real_simple_queue, _simple_queue),
-    (queue, "LifoQueue", _real_lifo_queue, _lifo_queue),
-    (time, "sleep", _real_sleep, _sleep),
+    _either(threading, "Lock", lambda rt: rt.lock()),
+    _either(threading, "RLock", lambda rt, *args, **kwargs: rt.rlock()),
+    _either(threading, "Condition", lambda rt, lock=None: rt.condition(lock)),
+    _either(threading, "Event", lambda rt: rt.event()),
+    _either(threading, "Semaphore", lambda rt, value=1: rt.semaphore(value)),
+    _either(threading, "BoundedSemaphore", lambda rt, value=1: Semaphore(rt._ex, value, bounded=True)),
+    _either(threading, "current_thread", _current_thread),
+    _either(threading, "get_ident", lambda rt: 1_000_000 + (rt._ex.running_thread() or 0)),
+    _either(queue, "Queue", lambda rt, maxsize=0: rt.queue(maxsize)),
+    _either(queue, "SimpleQueue", lambda rt: rt.queue(0)),
+    _either(queue, "LifoQueue", lambda rt, maxsize=0: Queue(rt._ex, maxsize, lifo=True)),
+    _either(time, "sleep", lambda rt, seconds: rt.sleep(seconds)),
 ]
 
 

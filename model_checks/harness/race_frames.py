@@ -7,31 +7,24 @@ import ctypes
 import sys
 import types
 
+from model_checks.harness.rt.frames import F_FRAME, LOCALSPLUS, STACKTOP, int_at, object_at, pointer_at
+
 if sys.version_info[:2] != (3, 11):  # pragma: no cover - the stack layout below is 3.11's
     SUPPORTED = False
 else:
     SUPPORTED = True
 
-# CPython 3.11 frame layout (Include/internal/pycore_frame.h): PyFrameObject.f_frame points to the
-# _PyInterpreterFrame, whose ``stacktop`` indexes ``localsplus``; the interpreter stores the stack
-# pointer there before it calls the tracer (``_PyFrame_SetStackPointer`` in ``DO_TRACING``).
-_F_FRAME = 24
-_STACKTOP = 64
-_LOCALSPLUS = 72
-_ptr = ctypes.c_void_p.from_address
-_int = ctypes.c_int.from_address
-_obj = ctypes.py_object.from_address
-
 
 def stack_value(frame: types.FrameType, depth: int) -> object:
     """The value ``depth`` entries below the top of ``frame``'s value stack (1 = top); None for
-    a NULL slot."""
-    base = _ptr(id(frame) + _F_FRAME).value
+    a NULL slot. The stack pointer (``stacktop``) is there to read: the interpreter stores it
+    before it calls the tracer (``_PyFrame_SetStackPointer`` in ``DO_TRACING``)."""
+    base = pointer_at(id(frame) + F_FRAME).value
     assert base is not None
-    addr = base + _LOCALSPLUS + 8 * (_int(base + _STACKTOP).value - depth)
-    if not _ptr(addr).value:
+    addr = base + LOCALSPLUS + 8 * (int_at(base + STACKTOP).value - depth)
+    if not pointer_at(addr).value:
         return None
-    return _obj(addr).value
+    return object_at(addr).value
 
 
 # CPython 3.11 PyThreadState (Include/cpython/pystate.h): ``tracing`` (the re-entrancy guard of
@@ -57,12 +50,12 @@ class Untraced:
         state = _thread_state()
         assert state is not None
         self.addr = state + _TRACING
-        if _int(self.addr).value != 1 or _int(state + _TRACING_WHAT).value != _PY_TRACE_OPCODE:
+        if int_at(self.addr).value != 1 or int_at(state + _TRACING_WHAT).value != _PY_TRACE_OPCODE:
             raise UsageError(
                 "interleave_races: this interpreter's thread state is not CPython 3.11's layout "
                 "(run without interleave_races)"
             )
-        _int(self.addr).value = 0
+        int_at(self.addr).value = 0
 
     def __exit__(self, *exc: object) -> None:
-        _int(self.addr).value = 1
+        int_at(self.addr).value = 1

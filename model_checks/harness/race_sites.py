@@ -12,16 +12,13 @@ import types
 from collections import deque
 from typing import Any
 
+from model_checks.harness import own_code
+
 ALL = "<whole>"  # the key of an access to a whole container (len, iteration, clear, ...)
 Site = tuple[int, types.CodeType, int, str, bool]  # (thread, code, offset, what, is_write)
 
-HARNESS = os.path.dirname(os.path.abspath(__file__)) + os.sep
 LIBRARIES = {sysconfig.get_path(name) for name in ("stdlib", "platstdlib", "purelib", "platlib")}
-SKIP_FILES = (*(p + os.sep for p in LIBRARIES if p), HARNESS, "<frozen")
-# programs under test that live in the harness's folder: traced like any user code
-TRACED = (HARNESS + "examples.py", HARNESS + "lane_programs.py")
-
-PROGRAM_MODULES = ("model_checks.harness.examples", "model_checks.harness.lane_programs")
+SKIP_FILES = (*(p + os.sep for p in LIBRARIES if p), "<frozen")
 
 # Reads of these are reads of code, not of shared state (module constants, classes, functions).
 CODE_TYPES = (
@@ -100,7 +97,9 @@ def code_table(code: types.CodeType) -> Table | None:
     if table is not False:
         return table  # type: ignore[return-value]
     found: Table | None = None
-    if not code.co_filename.startswith(SKIP_FILES) or code.co_filename in TRACED:
+    file = code.co_filename
+    # the programs under test that live in the harness's folder are traced wherever it is installed
+    if file in own_code.PROGRAM_FILES or not (file.startswith(SKIP_FILES) or own_code.own(file)):
         found = {}
         for ins in dis.get_instructions(code):
             kind = OPCODES.get(ins.opname)
@@ -113,7 +112,7 @@ def code_table(code: types.CodeType) -> Table | None:
 
 def harness_owned(obj: object) -> bool:
     module = type(obj).__module__
-    return module.startswith("model_checks.harness") and module not in PROGRAM_MODULES
+    return module.startswith("model_checks.harness") and module not in own_code.PROGRAM_MODULES
 
 
 def describe(obj: object, key: object) -> str:

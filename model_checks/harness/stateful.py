@@ -13,11 +13,13 @@ executions run, but pruning cuts executions, so this is no proof of data-race fr
 
 from __future__ import annotations
 
+from collections.abc import Callable, Hashable
+from dataclasses import dataclass
 from typing import Any
 
 from model_checks.harness.execution import TestFn, resolved
 from model_checks.harness.options import Options, Result
-from model_checks.harness.rt.scheduler import UsageError
+from model_checks.harness.rt.scheduler import Execution, UsageError
 from model_checks.harness.searching import Search
 from model_checks.harness.strategies.stateful import StateCachingChooser
 
@@ -29,8 +31,13 @@ GRANULARITY = (
 )
 
 
+@dataclass
 class StatefulResult(Result):
     """A ``Result`` whose exhaustive verdict names what state pruning proved."""
+
+    states: int = 0  # abstract states explored
+    states_pruned: int = 0  # executions stopped at a state already explored
+    unhashed: int = 0  # scheduling points whose state could not be taken (not pruned there)
 
     def verdict_text(self) -> str:
         if self.verdict != "exhaustive":
@@ -42,14 +49,28 @@ class StatefulResult(Result):
         return GRANULARITY[:-1] + "; synchronisation points only)"
 
 
-def check_states(test_fn: TestFn, options: Options | None = None, **overrides: Any) -> Result:
+def check_states(
+    test_fn: TestFn,
+    options: Options | None = None,
+    *,
+    fingerprint_fn: Callable[[Execution], Hashable | None] | None = None,
+    **overrides: Any,
+) -> Result:
     """Explore every reachable abstract state of ``test_fn(rt)`` (see the module's docstring).
 
     Takes the ``check`` options that apply to an exhaustive search (``max_executions``,
     ``time_limit``, ``max_steps``, ``spurious_wakeups``, ``races``, ...). Refused: a
     ``preemption_bound`` (a state's future would depend on the preemptions spent reaching it),
     ``interleave_races`` (it restarts the search with new scheduling points), ``replay``,
-    ``keep_going`` and a sampling strategy."""
+    ``keep_going`` and a sampling strategy.
+
+    ``fingerprint_fn`` replaces ``rt/fingerprint.fingerprint`` (called at each new scheduling
+    point, from the chooser) for a program that keeps part of its state outside what the generic
+    walk sees: the Work Lane link's state search (``designs/work_lane/link/reachable.py``) keeps
+    the trace's automaton position there instead of the trace, and pairs it with the generic
+    fingerprint. It must keep the contract: equal values, equal futures.
+
+    The result is a ``StatefulResult`` (its figures: ``states``, ``states_pruned``, ``unhashed``)."""
     opts = (options or Options()).with_(**overrides) if overrides else (options or Options())
     if opts.preemption_bound is not None:
         raise UsageError("state pruning needs an unbounded search: not with preemption_bound")
@@ -63,9 +84,8 @@ def check_states(test_fn: TestFn, options: Options | None = None, **overrides: A
         raise UsageError(f"state pruning is an exhaustive search: not with strategy {opts.strategy!r}")
     opts = resolved(opts)
     s = Search(test_fn, opts, STRATEGY)
-    s.result = StatefulResult(verdict="exhaustive", strategy=STRATEGY, races=bool(opts.races))
-    chooser = StateCachingChooser()
-    r = s.result
+    r = s.result = StatefulResult(verdict="exhaustive", strategy=STRATEGY, races=bool(opts.races))
+    chooser = StateCachingChooser() if fingerprint_fn is None else StateCachingChooser(fingerprint_fn)
     while True:
         chooser.start_execution()
         ex = s.run(chooser)
@@ -82,8 +102,10 @@ def check_states(test_fn: TestFn, options: Options | None = None, **overrides: A
         if s.stop_for_budget():
             break
     r.pruned = chooser.pruned
+    r.states, r.states_pruned, r.unhashed = len(chooser.visited), chooser.states_pruned, chooser.unhashed
     r.notes.append(
         f"state pruning: {len(chooser.visited)} abstract states, {chooser.states_pruned} executions "
         f"stopped at an explored state, {chooser.unhashed} scheduling points not fingerprinted"
     )
-    return s.finish()
+    s.finish()  # fills in ``r``
+    return r

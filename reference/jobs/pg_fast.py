@@ -1,11 +1,14 @@
 """PgStore's common claim and finish as server-side functions: one statement, one round trip each.
 
-``lanecheck_claim_v1`` and ``lanecheck_finish_v1`` (PL/pgSQL) do on the server what the core's
+``lanecheck_claim_v2`` and ``lanecheck_finish_v2`` (PL/pgSQL) do on the server what the core's
 general steps do for the common case, taking the same locks in the same order, and are called as
-one autocommit statement each. Why: the general claim and finish are a dozen statements, each a
-round trip, and the claim holds its queue's and group's advisory locks across them; four workers
-on one budgeted queue then queue for those locks while their clients are descheduled. Inside one
-statement the locks are held only while the server runs it, never across a client round trip.
+one autocommit statement each (its own transaction). Why: the general claim and finish are a
+dozen statements, each a round trip, and the claim holds its queue's and group's advisory locks
+across them; four workers on one budgeted queue then queue for those locks while their clients
+are descheduled. Inside one statement the locks are held only while the server runs and commits
+it, never across a client round trip. (``_v2``: the finish appends a sample without taking the
+array apart, the claim returns the samples as text for the client's cache; ``_v1`` was the same
+otherwise.)
 
 **Serialisation (unchanged).** The advisory key locks, not budget rows ``FOR UPDATE``: a group has
 a concurrency limit without any budget row, and SERIALIZABLE would abort exactly the contended
@@ -27,9 +30,9 @@ general claim, which denies, refuses, reaps and explains. ``empty``: nothing cla
 decisions and the trace events are the core's; ``PgStore`` runs ``decide`` again on what the
 function read and raises should they ever disagree.
 
-**Versioned by name.** A changed body gets a new name (``_v2``): workers of an older release keep
-calling theirs on a shared database while newer ones call the new. ``install`` creates a function
-that is missing or whose body differs (a development database), under the schema lock.
+**Versioned by name.** A changed body gets a new name (``_v3`` next): workers of an older release
+keep calling theirs on a shared database while newer ones call the new. ``install`` creates a
+function that is missing or whose body differs (a development database), under the schema lock.
 """
 
 from __future__ import annotations
@@ -41,8 +44,8 @@ import psycopg
 LOCK_SPACE = 0x4A4F4253
 """The first half of every advisory lock key PgStore takes ('JOBS'): apart from other users'."""
 BUDGETS_LOCK = 2
-CLAIM_FUNCTION = "lanecheck_claim_v1"
-FINISH_FUNCTION = "lanecheck_finish_v1"
+CLAIM_FUNCTION = "lanecheck_claim_v2"
+FINISH_FUNCTION = "lanecheck_finish_v2"
 
 _LOCKS = f"""
     PERFORM pg_advisory_xact_lock_shared({LOCK_SPACE}, {BUDGETS_LOCK});
@@ -61,6 +64,7 @@ DECLARE
     c jobs%ROWTYPE;
     peak double precision;
     dur double precision;
+    held jsonb;
 BEGIN
     status := 'general';
     IF EXISTS (SELECT 1 FROM jobs j WHERE j.state = 'processing' AND j.lease_until < p_now) THEN
@@ -90,10 +94,11 @@ BEGIN
         OR queue_cost + c.cost_units > queue_budget OR group_cost + c.cost_units > group_budget THEN
         RETURN;  -- denied (checks 1-3): the general claim denies it, naming the reason
     END IF;
-    SELECT p.samples INTO samples FROM profiles p WHERE p.handler = c.handler;
-    IF p_check_profile AND samples IS NOT NULL AND jsonb_array_length(samples) > 0 THEN
+    SELECT p.samples INTO held FROM profiles p WHERE p.handler = c.handler;
+    samples := held::text;  -- as text: the client decodes a handler's samples once per change
+    IF p_check_profile AND held IS NOT NULL AND jsonb_array_length(held) > 0 THEN
         SELECT max((e->>0)::float8), max((e->>1)::float8) INTO dur, peak
-            FROM jsonb_array_elements(samples) AS e;
+            FROM jsonb_array_elements(held) AS e;
         IF floor(peak)::numeric > p_max_peak OR dur > p_max_duration THEN
             RETURN;  -- checks 5-8 deny: the general claim says which
         END IF;
@@ -115,7 +120,7 @@ CREATE OR REPLACE FUNCTION {CLAIM_FUNCTION}(
     p_worker text, p_check_profile boolean, p_max_peak numeric, p_max_duration double precision,
     p_events integer,
     OUT status text, OUT seq bigint, OUT running bigint, OUT queue_cost bigint, OUT group_cost bigint,
-    OUT queue_budget bigint, OUT group_budget bigint, OUT samples jsonb, OUT job jsonb)
+    OUT queue_budget bigint, OUT group_budget bigint, OUT samples text, OUT job jsonb)
 VOLATILE LANGUAGE plpgsql AS $body${CLAIM_BODY}$body$
 """
 
@@ -136,11 +141,16 @@ BEGIN
     + """
     UPDATE jobs j SET state = 'done', result = p_result, lease_until = NULL, lease_token = NULL
         WHERE j.id = p_id;
+    -- The usual cases without taking the array apart: room left, append; full, drop the first
+    -- and append. Longer (``p_keep`` was lowered): the last ``p_keep``, as the general path keeps.
     INSERT INTO profiles AS p (handler, samples) VALUES (c.handler, jsonb_build_array(p_sample))
-        ON CONFLICT (handler) DO UPDATE SET samples = (
-            SELECT COALESCE(jsonb_agg(kept.e ORDER BY kept.n), '[]'::jsonb) FROM (
+        ON CONFLICT (handler) DO UPDATE SET samples = CASE
+            WHEN jsonb_array_length(p.samples) < p_keep THEN p.samples || jsonb_build_array(p_sample)
+            WHEN jsonb_array_length(p.samples) = p_keep AND p_keep > 0
+                THEN (p.samples - 0) || jsonb_build_array(p_sample)
+            ELSE (SELECT COALESCE(jsonb_agg(kept.e ORDER BY kept.n), '[]'::jsonb) FROM (
                 SELECT t.e, t.n FROM jsonb_array_elements(p.samples || jsonb_build_array(p_sample))
-                    WITH ORDINALITY AS t(e, n) ORDER BY t.n DESC LIMIT p_keep) AS kept);
+                    WITH ORDINALITY AS t(e, n) ORDER BY t.n DESC LIMIT p_keep) AS kept) END;
     IF p_events > 0 THEN
         UPDATE meta m SET value = m.value + p_events WHERE m.key = 'trace_seq'
             RETURNING m.value - p_events + 1 INTO seq;

@@ -5,6 +5,7 @@ Kept apart from ``pg_store`` (the steps) as ``sqlite_rows`` is from ``sqlite_sto
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from typing import Any
 
@@ -41,14 +42,25 @@ FLOAT_COLUMNS = ("backoff", "available_at", "created_at", "lease_until")
 """Columns a row returned as JSON may carry as integers (``1.0`` becomes ``1``)."""
 
 
+FIELDS = frozenset(field.name for field in dataclasses.fields(Job))
+STATES = {state.value: state for state in JobState}
+
+
 def job_of(row: dict[str, Any]) -> Job:
-    """The ``Job`` a ``jobs`` row (a ``dict_row``) holds."""
+    """The ``Job`` a ``jobs`` row (a ``dict_row``) holds; ``ValueError`` if its columns are not
+    ``Job``'s fields (a table of another version)."""
     values = dict(row)
+    if values.keys() != FIELDS:
+        raise ValueError(f"a jobs row with the columns {sorted(values)} is not a Job's")
     for column in JSON_COLUMNS:
         text = values[column]
         values[column] = None if text is None else json.loads(text)
-    values["state"] = JobState(values["state"])
-    return Job(**values)
+    values["state"] = STATES[values["state"]]
+    # Every field checked above: filling the dict skips the frozen __init__'s setattr per field,
+    # which a claim would pay on every job (as ``sqlite_rows.job_of``).
+    job: Job = object.__new__(Job)
+    job.__dict__.update(values)
+    return job
 
 
 def job_of_json(values: dict[str, Any]) -> Job:

@@ -1,16 +1,19 @@
 """The PostgreSQL store's connections: the pool, one transaction per step, and running a step again.
 
-A step runs in one transaction on a connection checked out of the pool (``_transaction``), or as
-one statement sent with its ``BEGIN`` and ``COMMIT`` in a pipeline (``_statement``). A step that
-a deadlock or serialization failure aborted is run again (``RETRIES`` times); so is one whose
-connection broke before its commit (for up to ``reconnect_timeout`` seconds). A connection lost
-*during* the commit leaves the step in doubt: that error is raised, never retried, so an enqueue
-is never doubled. See ``pg_store`` for the store these serve.
+A step runs in one transaction (``_transaction``), or as one autocommit statement that is its own
+transaction (``_statement``), on the store's own connection — held from one step to the next, so a
+worker's steps pay no pool checkout — or, while another thread of the store uses that one, on a
+connection checked out of the pool. A step that a deadlock or serialization failure aborted is run
+again (``RETRIES`` times); so is one whose connection broke before its commit (for up to
+``reconnect_timeout`` seconds). A connection lost *during* the commit leaves the step in doubt:
+that error is raised, never retried, so an enqueue is never doubled. See ``pg_store`` for the
+store these serve.
 """
 
 from __future__ import annotations
 
 import random
+import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -18,7 +21,7 @@ from typing import Any
 
 import psycopg
 from psycopg import errors
-from psycopg.pq import ExecStatus
+from psycopg.pq import TransactionStatus
 from psycopg.rows import dict_row
 from psycopg_pool import ConnectionPool
 
@@ -37,12 +40,6 @@ Connection = psycopg.Connection[dict[str, Any]]
 
 class ConnectionLost(psycopg.OperationalError):
     """A step's connection broke before its commit: nothing it did happened; it can run again."""
-
-
-def _succeeded(cursor: psycopg.Cursor[Any] | None) -> bool:
-    """Did the statement queued on ``cursor`` in a pipeline get its (successful) result?"""
-    result = None if cursor is None else cursor.pgresult
-    return result is not None and result.status in (ExecStatus.TUPLES_OK, ExecStatus.COMMAND_OK)
 
 
 def _backoff(attempt: int) -> None:
@@ -86,6 +83,9 @@ class PgSession(StoreCore):
             name=f"lanecheck-jobs-{self._process}",
         )
         self._pool.open(wait=True, timeout=connect_timeout)
+        self._own: Connection | None = None
+        """The connection this store holds between steps (taken from the pool on first use)."""
+        self._own_lock = threading.Lock()
         self._conn: Connection | None = None
         self._held: set[str] = set()
         """The advisory locks (``"budgets"``, ``"queue:Q"``, ``"group:G"``) this transaction holds."""
@@ -93,6 +93,9 @@ class PgSession(StoreCore):
         """Rows this transaction read ``FOR UPDATE`` and has not changed since: no one else can."""
 
     def close(self) -> None:
+        own, self._own = self._own, None
+        if own is not None:
+            self._pool.putconn(own)
         self._pool.close()
 
     @property
@@ -102,8 +105,30 @@ class PgSession(StoreCore):
         return self._conn
 
     @contextmanager
+    def _checkout(self) -> Iterator[Connection]:
+        """A connection for one step: the store's own when no other thread is using it (a worker's
+        store is one thread's: always), else one of the pool's. The own connection is given back to
+        the pool — which replaces a broken one — only if the step left it broken or not idle."""
+        if not self._own_lock.acquire(blocking=False):
+            with self._pool.connection() as pooled:
+                yield pooled
+            return
+        try:
+            conn = self._own
+            if conn is None:
+                conn = self._own = self._pool.getconn()
+            try:
+                yield conn
+            finally:
+                if conn.broken or conn.pgconn.transaction_status != TransactionStatus.IDLE:
+                    self._own = None
+                    self._pool.putconn(conn)  # rolled back, or closed and replaced
+        finally:
+            self._own_lock.release()
+
+    @contextmanager
     def _transaction(self) -> Iterator[None]:
-        with self._pool.connection() as conn:
+        with self._checkout() as conn:
             self._committing = False
             try:
                 with conn.transaction():
@@ -140,40 +165,36 @@ class PgSession(StoreCore):
                 time.sleep(_RECONNECT_PAUSE)
 
     def _statement(self, sql: str, params: tuple[Any, ...]) -> dict[str, Any]:
-        """``sql`` (one row back) as one transaction, ``BEGIN``, it and ``COMMIT`` sent together in a
-        pipeline: one round trip, and the server holds its locks only while it runs them. Run again
-        after a deadlock or serialization failure, or a connection that broke before the
-        statement's result came back (it rolled back). Once that result came, a break before the
-        ``COMMIT``'s leaves the step in doubt: raised, as in ``_transaction``."""
+        """``sql`` (one row back) as one autocommit statement: its own transaction, one round trip,
+        and the server holds its locks only while it runs and commits it. Run again after a
+        deadlock or serialization failure, or a connection that broke before the result came back.
+
+        A result comes back only once the statement committed (the server answers the statement's
+        Sync after the commit), so a break is either before the commit — nothing happened, the
+        statement runs again — or, in a window the client cannot tell apart, during it: a claim
+        then leaves a job leased to nobody, back at its lease's end, and a finish that did commit
+        is answered ``StaleLease`` by its second run (the job is done). Neither loses or doubles a
+        job; an enqueue, which could be doubled, never comes here (``_transaction`` raises)."""
         attempt = 0
         deadline = time.monotonic() + self.reconnect_timeout
         while True:
-            ran: psycopg.Cursor[dict[str, Any]] | None = None
-            committed: psycopg.Cursor[dict[str, Any]] | None = None
             broken = False
             try:
-                with self._pool.connection() as conn:
+                with self._checkout() as conn:
                     try:
-                        with conn.pipeline():
-                            conn.execute("BEGIN")
-                            ran = conn.execute(sql, params)
-                            committed = conn.execute("COMMIT")
+                        row = conn.execute(sql, params).fetchone()
                     except psycopg.OperationalError:
                         broken = conn.broken
-                        if not _succeeded(committed):
-                            raise
-                        # committed; the connection was lost after (the pool drops it)
-                    assert ran is not None
-                    row = ran.fetchone()
-                    assert row is not None
-                    return row
+                        raise
+                assert row is not None
+                return row
             except RETRYABLE:
                 attempt += 1
                 if attempt == RETRIES:
                     raise
                 _backoff(attempt)
             except psycopg.OperationalError:
-                if not broken or _succeeded(ran) or time.monotonic() >= deadline:
+                if not broken or time.monotonic() >= deadline:
                     raise
                 self.reconnects += 1
                 time.sleep(_RECONNECT_PAUSE)

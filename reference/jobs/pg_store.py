@@ -32,9 +32,11 @@ cycle form, PostgreSQL aborts one transaction and it is run again from the start
 times), as is a serialization failure.
 
 **The common claim and finish are one statement each** (``pg_fast``: server-side functions that
-take the same locks in the same order, sent with ``BEGIN``/``COMMIT`` in one pipeline), so the key
-locks are never held across a client round trip; whatever they do not cover (a lease to reap, a
-denial, a refusal, a workflow step) runs the core's general steps below.
+take the same locks in the same order, each called as one autocommit statement, its own
+transaction), so the key locks are never held across a client round trip; whatever they do not
+cover (a lease to reap, a denial, a refusal, a workflow step) runs the core's general steps below.
+The store holds one connection between steps (``pg_session``), so a worker's steps take none from
+the pool.
 
 **Wakeups.** Every job insert sends ``NOTIFY lanecheck_jobs`` (payload: the queue) in its own
 transaction, so the notification goes out at commit, with the job, or not at all. ``listen()``
@@ -59,8 +61,6 @@ primitives and the key locks), and here the store itself with its one-statement 
 
 from __future__ import annotations
 
-import dataclasses
-import json
 import os
 import secrets
 import time
@@ -73,13 +73,13 @@ from reference.jobs import pg_fast
 from reference.jobs.admission import Candidate, Conditions, Usage, decide, profile_bounds
 from reference.jobs.budgets import Budgets
 from reference.jobs.core import CLAIM_STEPS, PROFILE_SAMPLES, steps_unchanged
-from reference.jobs.model import Job, JobState, encode_payload
+from reference.jobs.model import Job, encode_payload
 from reference.jobs.pg_fast import LOCK_SPACE
 from reference.jobs.pg_listen import CHANNEL, Listener
 from reference.jobs.pg_primitives import PgPrimitives
 from reference.jobs.pg_rows import SCHEMA, SCHEMA_LOCK, job_of_json
 from reference.jobs.pg_session import RECONNECT_TIMEOUT, RETRIES, ConnectionLost
-from reference.jobs.rows import measured, profile_of, ready
+from reference.jobs.rows import ProfileCache, finished, measured, ready
 from reference.jobs.store import Claim, ClaimOutcome, StaleLease
 from reference.jobs.tracing import Tracer
 
@@ -89,13 +89,16 @@ _LEASE_MEMO = 256
 """Most started jobs a store remembers for their one-statement ``finish``."""
 _CLAIM_STEPS = (*CLAIM_STEPS, "_lock_keys", "_keys")
 """The steps the server-side functions stand in for: the core's, and this store's key locks."""
+_BUDGETS_MEMO = 1024
+"""Most (queue, budget, group, budget) combinations a store keeps as ``Budgets`` for ``decide``."""
 
 
 class PgStore(PgPrimitives):
     """``StoreCore`` on PostgreSQL; ``dsn`` is a ``postgresql://`` URL or a libpq conninfo string.
 
-    Thread-safe in the way the pool is: each step checks a connection out for its transaction.
-    Close it (or use it as a context manager) to close the pool."""
+    Thread-safe: a step runs on the store's own connection, or on one of the pool's while another
+    thread is using that one (``pg_session``). Close it (or use it as a context manager) to close
+    the pool."""
 
     call_claim = pg_fast.CALL_CLAIM
     call_finish = pg_fast.CALL_FINISH
@@ -122,6 +125,9 @@ class PgStore(PgPrimitives):
         )
         self._started: dict[str, Job] = {}
         """Jobs this store's fast claim started, by lease token, for their fast ``finish``."""
+        self._profiles = ProfileCache()
+        self._budget_pairs: dict[tuple[str, int | None, str | None, int | None], Budgets] = {}
+        """The budgets ``decide`` is given for what the claim function read, by what it read."""
         self._fast = steps_unchanged(self, PgStore, _CLAIM_STEPS)
         try:
             with self._transaction():
@@ -168,12 +174,8 @@ class PgStore(PgPrimitives):
         if row["status"] != "admitted":
             return super().claim(worker, conditions, queues)
         job = job_of_json(row["job"])
-        samples = row["samples"]
-        profile = profile_of([list(map(float, s)) for s in samples] if samples is not None else [])
-        budgets = Budgets(
-            {} if row["queue_budget"] is None else {job.queue: int(row["queue_budget"])},
-            {} if row["group_budget"] is None else {str(job.concurrency_group): int(row["group_budget"])},
-        )
+        profile = self._profiles.get(job.handler, row["samples"])
+        budgets = self._budgets_read(job, row["queue_budget"], row["group_budget"])
         usage = Usage(int(row["running"]), int(row["queue_cost"]), int(row["group_cost"]))
         candidate = Candidate(job.queue, job.concurrency_group, job.concurrency_limit, job.cost_units)
         decision = decide(candidate, usage, budgets, profile, conditions)
@@ -189,6 +191,19 @@ class PgStore(PgPrimitives):
             self._write_events(int(row["seq"]))
         self._remember(token, job)
         return ClaimOutcome(Claim(job, token, lease_until, profile, decision), [], [], [])
+
+    def _budgets_read(self, job: Job, queue_budget: int | None, group_budget: int | None) -> Budgets:
+        """The budgets the claim function read for ``job``'s queue and group, as ``Budgets``."""
+        key = (job.queue, queue_budget, job.concurrency_group, group_budget)
+        budgets = self._budget_pairs.get(key)
+        if budgets is None:
+            if len(self._budget_pairs) >= _BUDGETS_MEMO:
+                self._budget_pairs.clear()
+            budgets = self._budget_pairs[key] = Budgets(
+                {} if queue_budget is None else {job.queue: int(queue_budget)},
+                {} if group_budget is None else {str(job.concurrency_group): int(group_budget)},
+            )
+        return budgets
 
     def _remember(self, token: str, job: Job) -> None:
         self._started[token] = job
@@ -224,13 +239,7 @@ class PgStore(PgPrimitives):
         if traced:
             self._emit(started.worker or self._process, "finish", job=job_id)
             self._write_events(int(row["seq"]))
-        return dataclasses.replace(
-            started,
-            state=JobState.DONE,
-            result=None if stored is None else json.loads(stored),
-            lease_until=None,
-            lease_token=None,
-        )
+        return finished(started, stored)
 
     def release(self, job_id: int, token: str, why: str) -> Job:
         self._started.pop(token, None)  # its finish, should it come, takes the general path

@@ -106,6 +106,21 @@ def lease(worker: str, token: str, attempts: int, lease_until: float) -> dict[st
     }
 
 
+def finished(started: Job, stored: str | None) -> Job:
+    """``started`` (a job as a claim started it) once a finish has marked it done with the result
+    ``stored`` (its JSON text, or None): what the store's row now holds, built without reading it
+    back and without the frozen ``__init__`` (a copy of a ``Job`` is a ``Job``)."""
+    job: Job = object.__new__(Job)
+    job.__dict__.update(started.__dict__)
+    job.__dict__.update(
+        state=JobState.DONE,
+        result=None if stored is None else json.loads(stored),
+        lease_until=None,
+        lease_token=None,
+    )
+    return job
+
+
 def measured(duration: object, peak_memory: object) -> None:
     """A run's duration and peak memory, checked before a step records them as a profile sample:
     a finite number >= 0 each (``ValueError``/``TypeError`` naming the field, nothing changed)."""
@@ -127,6 +142,30 @@ def profile_of(samples: list[list[float]]) -> Profile | None:
     if not samples:
         return None
     return Profile(max(s[0] for s in samples), int(max(s[1] for s in samples)), len(samples))
+
+
+class ProfileCache:
+    """Handlers' profiles decoded from their samples as a store holds them (JSON text), each once per
+    change of that text: a claim reads its handler's samples every time, they change only when a
+    run of that handler ends."""
+
+    LIMIT = 1024
+    """Most handlers kept (beyond that it starts over)."""
+
+    def __init__(self) -> None:
+        self._decoded: dict[str, tuple[str, Profile | None]] = {}
+
+    def get(self, handler: str, text: str | None) -> Profile | None:
+        if text is None:
+            return None
+        cached = self._decoded.get(handler)
+        if cached is not None and cached[0] == text:
+            return cached[1]
+        profile = profile_of([list(map(float, sample)) for sample in json.loads(text)])
+        if len(self._decoded) >= self.LIMIT:
+            self._decoded.clear()
+        self._decoded[handler] = (text, profile)
+        return profile
 
 
 def job_insert(spec: JobSpec, now: float, workflow: tuple[int, int, int | None] | None) -> tuple[Any, ...]:

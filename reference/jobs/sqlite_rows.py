@@ -148,7 +148,10 @@ def scan_sql(queues: int | None) -> tuple[str, str]:
     # An aggregate without GROUP BY: exactly one row, the candidate's columns NULL if there is none.
     fast = (
         f"SELECT ({BUDGETS_VERSION}),"
-        " (SELECT 1 FROM jobs WHERE state = 'processing' AND lease_until < ?1 LIMIT 1),"
+        # jobs_leases: one seek into the lapsed leases, where jobs_state (the planner's pick) reads
+        # every processing row's lease from the table.
+        " (SELECT 1 FROM jobs INDEXED BY jobs_leases WHERE state = 'processing' AND lease_until < ?1"
+        "  LIMIT 1),"
         " (SELECT samples FROM profiles WHERE handler = c.handler),"
         " COALESCE(SUM(p.concurrency_group = c.concurrency_group), 0),"
         " COALESCE(SUM(CASE WHEN p.queue = c.queue THEN p.cost_units END), 0),"

@@ -28,7 +28,7 @@ from reference.jobs.admission import Candidate, Conditions, Decision, Profile, U
 from reference.jobs.budgets import Budgets, cost_refusal
 from reference.jobs.core import PROFILE_SAMPLES, StoreCore, steps_unchanged
 from reference.jobs.model import Job, JobSpec, JobState, encode_payload
-from reference.jobs.rows import Ready, lease, measured, profile_of
+from reference.jobs.rows import ProfileCache, Ready, finished, lease, measured
 from reference.jobs.sqlite_rows import (
     ADD_SAMPLE,
     ATTEMPTS,
@@ -45,7 +45,6 @@ from reference.jobs.sqlite_rows import (
     SCHEMA,
     SPECIAL,
     START,
-    decoded,
     job_of,
     scan_sql,
     setter,
@@ -54,8 +53,6 @@ from reference.jobs.sqlite_rows import (
 from reference.jobs.store import Claim, ClaimOutcome, StaleLease
 from reference.jobs.tracing import Tracer
 
-_PROFILE_CACHE = 1024
-"""Most handlers whose decoded profile a store keeps (beyond that it starts over)."""
 BUSY_TIMEOUT = 60.0
 """Seconds a transaction waits for the write lock before ``sqlite3.OperationalError``."""
 _LEASE_MEMO = 256
@@ -90,7 +87,7 @@ class SqliteStore(StoreCore):
         super().__init__(clock, tracer, process if process is not None else f"pid{os.getpid()}")
         self.path = Path(path)
         self._budgets_cache: tuple[int, Budgets] | None = None
-        self._profiles: dict[str, tuple[str, Profile | None]] = {}
+        self._profiles = ProfileCache()
         self._immediate = _Immediate(self)
         self._started: dict[str, Job] = {}
         """Jobs this store's ``claim`` started, by lease token, for their ``finish``."""
@@ -203,7 +200,7 @@ class SqliteStore(StoreCore):
         queue, group, cost = whole[QUEUE], whole[GROUP], whole[COST]
         if cost_refusal(queue, group, cost, budgets) is not None:
             return super()._claim(worker, conditions, queues)
-        profile = self._decoded_profile(whole[HANDLER], samples)
+        profile = self._profiles.get(whole[HANDLER], samples)
         decision = decide(
             Candidate(queue, group, whole[LIMIT], cost),
             Usage(running, queue_cost, group_cost),
@@ -236,11 +233,7 @@ class SqliteStore(StoreCore):
             lambda: self._finish_started(job_id, token, stored, started.handler, sample, worker)
         ):
             raise StaleLease(f"job {job_id} is no longer leased with this token (its lease expired)")
-        # The row is the one ``claim`` started (see ``_finish_started``) with this update's columns.
-        job: Job = object.__new__(Job)  # as in ``_job``: a copy of a Job, four fields changed
-        job.__dict__.update(started.__dict__)
-        job.__dict__.update(state=JobState.DONE, result=decoded(stored), lease_until=None, lease_token=None)
-        return job
+        return finished(started, stored)  # the row ``claim`` started, with this update's columns
 
     def release(self, job_id: int, token: str, why: str) -> Job:
         self._started.pop(token, None)  # its finish, should it come, reads the row and finds it gone
@@ -310,20 +303,7 @@ class SqliteStore(StoreCore):
 
     def _profile(self, handler: str) -> Profile | None:
         row = self._db.execute("SELECT samples FROM profiles WHERE handler = ?", (handler,)).fetchone()
-        return self._decoded_profile(handler, None if row is None else row[0])
-
-    def _decoded_profile(self, handler: str, text: str | None) -> Profile | None:
-        if text is None:
-            return None
-        # A handler's samples change on each of its runs, but a claim decodes them once per change.
-        cached = self._profiles.get(handler)
-        if cached is not None and cached[0] == text:
-            return cached[1]
-        profile = profile_of(json.loads(text))
-        if len(self._profiles) >= _PROFILE_CACHE:
-            self._profiles.clear()
-        self._profiles[handler] = (text, profile)
-        return profile
+        return self._profiles.get(handler, None if row is None else row[0])
 
     def _read_budgets(self) -> Budgets:
         # Every claim reads the budgets; they change rarely. ``_write_budgets`` bumps the version

@@ -5,25 +5,14 @@ from __future__ import annotations
 import json
 
 import pytest
-import typer
 from typer.testing import CliRunner
 
 from model_checks.designs.work_lane.link.scenario import LinkScenario
 from model_checks.designs.work_lane.link_command import parse_custom, register
+from tests.helpers.cli import command_app
 
 runner = CliRunner()
-
-
-def _app() -> typer.Typer:
-    # the command module on its own, as `lanecheck` registers it
-    app = typer.Typer()
-    register(app)
-
-    @app.callback()
-    def _root() -> None:
-        return None
-
-    return app
+app = command_app(register)  # the command module on its own, as `lanecheck` registers it
 
 
 def test_parse_custom() -> None:
@@ -51,7 +40,7 @@ def test_parse_custom_rejects_bad_input(text: str, says: str) -> None:
 
 @pytest.mark.timeout(60)
 def test_compare_case_json_exit_ok() -> None:
-    result = runner.invoke(_app(), ["link", "compare", "1x2-full-invalid", "--json"])
+    result = runner.invoke(app, ["link", "compare", "1x2-full-invalid", "--json"])
     assert result.exit_code == 0, result.output
     [row] = json.loads(result.output)
     assert (row["case"], row["harness"], row["verdict"]) == ("1x2-full-invalid", "exhaustive", "covered")
@@ -61,7 +50,7 @@ def test_compare_case_json_exit_ok() -> None:
 @pytest.mark.timeout(60)
 def test_compare_custom_bounded_exits_3() -> None:
     args = ["link", "compare", "--custom", "lanes=1,workers=1,capacity=1,script=0+0", "--max-executions", "3"]
-    result = runner.invoke(_app(), args)
+    result = runner.invoke(app, args)
     assert result.exit_code == 3, result.output
     assert "bounded" in result.output and "max_executions=3" in result.output
 
@@ -69,7 +58,7 @@ def test_compare_custom_bounded_exits_3() -> None:
 @pytest.mark.timeout(60)
 def test_compare_projected_custom() -> None:
     args = ["link", "compare", "--custom", "lanes=1,workers=1,capacity=1,script=0x", "--observe", "post"]
-    result = runner.invoke(_app(), args)
+    result = runner.invoke(app, args)
     assert result.exit_code == 0, result.output
     assert "exhaustive" in result.output
 
@@ -85,21 +74,21 @@ def test_compare_projected_custom() -> None:
     ],
 )
 def test_usage_errors_exit_2(args: list[str]) -> None:
-    result = runner.invoke(_app(), args)
+    result = runner.invoke(app, args)
     assert result.exit_code == 2, result.output
 
 
 @pytest.mark.timeout(60)
 def test_mbt_reference_sample_is_bounded() -> None:
     args = ["link", "mbt", "--lanes", "1", "--workers", "1", "--producers", "1", "--examples", "5"]
-    result = runner.invoke(_app(), [*args, "--steps", "5"])
+    result = runner.invoke(app, [*args, "--steps", "5"])
     assert result.exit_code == 3, result.output
     assert "not a proof" in result.output
 
 
 @pytest.mark.timeout(120)
 def test_compare_by_automaton_reports_and_classifies() -> None:
-    done = runner.invoke(_app(), ["link", "compare", "1x1-stop-discard", "--automaton", "--json"])
+    done = runner.invoke(app, ["link", "compare", "1x1-stop-discard", "--automaton", "--json"])
     assert done.exit_code == 0, done.output
     (row,) = json.loads(done.output)
     assert row["harness"] == "exhaustive" and row["strategy"] == "dpor"
@@ -109,13 +98,38 @@ def test_compare_by_automaton_reports_and_classifies() -> None:
 
 
 @pytest.mark.timeout(120)
+def test_the_states_strategy_gives_the_reachable_steps() -> None:
+    done = runner.invoke(
+        app, ["link", "compare", "1x2-full-invalid", "--automaton", "--strategy", "states", "--json"]
+    )
+    assert done.exit_code == 0, done.output
+    (row,) = json.loads(done.output)
+    assert row["harness"] == "exhaustive" and row["strategy"] == "states"
+    assert row["reachable_steps"] == row["realised_steps"] > 0
+    cut = runner.invoke(
+        app,
+        [
+            "link",
+            "compare",
+            "1x2-full-invalid",
+            "--automaton",
+            "--strategy",
+            "states",
+            "--max-executions",
+            "2",
+        ],
+    )
+    assert cut.exit_code == 3, cut.output  # a cut search proves no reachable figure
+
+
+@pytest.mark.timeout(120)
 def test_small_is_compared_by_automaton_only_and_bounded() -> None:
-    listed = runner.invoke(_app(), ["link", "compare", "small"])
+    listed = runner.invoke(app, ["link", "compare", "small"])
     assert listed.exit_code == 3 and "--automaton" in listed.output
     sampled = runner.invoke(
-        _app(), ["link", "compare", "small", "--automaton", "--strategy", "pct", "--max-executions", "50"]
+        app, ["link", "compare", "small", "--automaton", "--strategy", "pct", "--max-executions", "50"]
     )
     assert sampled.exit_code == 3, sampled.output  # bounded: never a pass
     assert "986,384,383 spec traces" in sampled.output and "0 impl-only" in sampled.output
-    wrong = runner.invoke(_app(), ["link", "compare", "small", "--automaton", "--strategy", "bfs"])
-    assert wrong.exit_code == 2 and "use dpor, pct or random" in wrong.output
+    wrong = runner.invoke(app, ["link", "compare", "small", "--automaton", "--strategy", "bfs"])
+    assert wrong.exit_code == 2 and "use dpor, pct, random, coverage" in wrong.output

@@ -4,16 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from model_checks.harness import Options, check
-from model_checks.harness.examples import (
-    bounded_buffer,
-    cas_counter,
-    counter,
-    handoff,
-    independent,
-    lock_order,
-    timed_wait,
-)
+from model_checks.harness import Options, check, examples
 from model_checks.harness.runtime import ControlledRuntime
 
 
@@ -22,42 +13,42 @@ from model_checks.harness.runtime import ControlledRuntime
 @pytest.mark.parametrize("backend", ["greenlet", "threads"])
 def test_racy_counter_found_locked_counter_proved(strategy: str, backend: str) -> None:
     opts = Options(strategy=strategy, backend=backend)  # type: ignore[arg-type]
-    racy = check(counter(2, locked=False), opts)
+    racy = check(examples.counter(2, locked=False), opts)
     assert racy.verdict == "failed"
     assert racy.failure is not None and racy.failure.kind == "assertion"
     assert "lost update" in racy.failure.message
     assert racy.failure.preemptions == 1  # minimised: one preemption suffices
-    safe = check(counter(2, locked=True), opts)
+    safe = check(examples.counter(2, locked=True), opts)
     assert safe.verdict == "exhaustive", safe.report()
     assert safe.outcomes == {2}
 
 
 @pytest.mark.timeout(60)
 def test_lock_order_inversion_reports_both_blocked_threads() -> None:
-    result = check(lock_order(inverted=True))
+    result = check(examples.lock_order(inverted=True))
     assert result.failure is not None and result.failure.kind == "deadlock"
     details = result.failure.details
     assert "thread t0 blocked in acquire on B (held by t1)" in details
     assert "thread t1 blocked in acquire on A (held by t0)" in details
     assert "examples.py" in details  # each thread's stack
-    assert check(lock_order(inverted=False)).verdict == "exhaustive"
+    assert check(examples.lock_order(inverted=False)).verdict == "exhaustive"
 
 
 @pytest.mark.timeout(60)
 def test_if_instead_of_while_found_only_with_spurious_wakeups() -> None:
-    assert check(handoff(use_while=False)).ok
-    result = check(handoff(use_while=False), spurious_wakeups=True)
+    assert check(examples.handoff(use_while=False)).ok
+    result = check(examples.handoff(use_while=False), spurious_wakeups=True)
     assert result.failure is not None and result.failure.kind == "exception"
     assert "IndexError" in result.failure.message
     assert "spurious wakeup" in result.failure.table
-    fixed = check(handoff(use_while=True), spurious_wakeups=True)
+    fixed = check(examples.handoff(use_while=True), spurious_wakeups=True)
     assert fixed.ok
     assert fixed.verdict == "bounded" and "spurious_limit=1" in fixed.bounded_by
 
 
 @pytest.mark.timeout(60)
 def test_missing_notify_is_a_lost_wakeup() -> None:
-    result = check(handoff(use_while=True, notify=False))
+    result = check(examples.handoff(use_while=True, notify=False))
     assert result.failure is not None and result.failure.kind == "lost_wakeup"
     assert "t0" in result.failure.message
     assert "waiting for a notify" in result.failure.details
@@ -80,17 +71,17 @@ def test_missing_notify_without_pending_predicate_is_a_deadlock() -> None:
 
 @pytest.mark.timeout(60)
 def test_cas_counter_is_correct() -> None:
-    result = check(cas_counter(2, 2))
+    result = check(examples.cas_counter(2, 2))
     assert result.verdict == "exhaustive" and result.outcomes == {4}
 
 
 @pytest.mark.timeout(60)
 def test_virtual_timeouts_explore_both_outcomes_without_waiting() -> None:
-    result = check(timed_wait(timeout=3600.0))
+    result = check(examples.timed_wait(timeout=3600.0))
     assert result.elapsed < 5
     got = {outcome[0] for outcome in result.outcomes if isinstance(outcome, tuple)}
     assert got == {True, False}
-    idle = check(timed_wait(timeout=3600.0), virtual_timeouts=False)
+    idle = check(examples.timed_wait(timeout=3600.0), virtual_timeouts=False)
     assert {o[0] for o in idle.outcomes if isinstance(o, tuple)} == {True}
 
 
@@ -191,14 +182,14 @@ def test_exception_in_thread_is_reported_with_traceback() -> None:
 
 @pytest.mark.timeout(60)
 def test_bounded_buffer_is_correct() -> None:
-    result = check(bounded_buffer(1, 2, 1, 1))
+    result = check(examples.bounded_buffer(1, 2, 1, 1))
     assert result.verdict == "exhaustive" and len(result.outcomes) == 1
 
 
 @pytest.mark.timeout(120)
 def test_dpor_needs_far_fewer_executions_than_dfs() -> None:
-    dpor = check(independent(3, 2))
-    dfs = check(independent(3, 2), strategy="dfs", max_executions=3000)
+    dpor = check(examples.independent(3, 2))
+    dfs = check(examples.independent(3, 2), strategy="dfs", max_executions=3000)
     assert dpor.verdict == "exhaustive" and dpor.executions <= 10
     assert dfs.executions >= 100 * dpor.executions
     assert dpor.pruned > 0

@@ -17,6 +17,7 @@ from model_checks.harness.examples import (
     lock_order,
     timed_wait,
 )
+from model_checks.harness.rt.scheduler import UsageError
 from model_checks.harness.runtime import ControlledRuntime
 
 
@@ -63,6 +64,26 @@ def test_randomised_strategies_reproduce_by_seed(strategy: str) -> None:
 def test_pct_finds_lock_order_inversion() -> None:
     result = check(lock_order(True), strategy="pct", pct_depth=2, seed=3, max_executions=500)
     assert result.failure is not None and result.failure.kind == "deadlock"
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize("strategy", ["dpor", "dfs"])
+def test_a_test_that_is_not_deterministic_is_refused(strategy: str) -> None:
+    runs = [0]
+
+    def program(rt: ControlledRuntime) -> None:
+        runs[0] += 1  # state the harness does not control, kept from one execution to the next
+        lock = rt.lock("L")
+
+        def body() -> None:
+            with lock:
+                pass
+
+        for i in range(2 if runs[0] == 1 else 3):
+            rt.start_thread(body, f"t{i}")
+
+    with pytest.raises(UsageError, match="not deterministic: at step"):
+        check(program, strategy=strategy)
 
 
 @settings(max_examples=300, deadline=None, database=None, suppress_health_check=list(HealthCheck))

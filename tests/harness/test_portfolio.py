@@ -10,37 +10,32 @@ from typer.testing import CliRunner
 
 from model_checks.cli import app
 from model_checks.harness import Options, check, replay
-from model_checks.harness.examples import (
-    bounded_buffer,
-    cas_counter,
-    counter,
-    handoff,
-    independent,
-    lock_order,
-    parking_pool,
-)
-from model_checks.harness.runtime import ControlledRuntime
+from model_checks.harness.examples import PROGRAMS, Program, bounded_buffer, counter, parking_pool
 from model_checks.registry import design
-
-Program = Callable[[ControlledRuntime], object]
 
 LANE_MUTANTS = {name: s for name, s in design("work-lane").harness().items() if s.must_fail}
 
+# ``lanecheck explore``'s programs; the bounded buffer with one producer and one consumer, which
+# DPOR proves in a few executions
 CORRECT: dict[str, Callable[[], Program]] = {
-    "counter-locked": lambda: counter(2, locked=True),
-    "cas-counter": lambda: cas_counter(2, 2),
-    "lock-order-consistent": lambda: lock_order(False),
-    "handoff-while": lambda: handoff(use_while=True),
-    "independent": lambda: independent(3, 2),
+    **{
+        name: PROGRAMS[name]
+        for name in ("counter-locked", "cas-counter", "lock-order-consistent", "handoff-while", "independent")
+    },
     "bounded-buffer": lambda: bounded_buffer(1, 2, 1, 1),
 }
 
+# each with the options that make its bug reachable
+_REACHED_WITH = {"handoff-if": Options(spurious_wakeups=True)}
 BUGGY: dict[str, tuple[Callable[[], Program], Options]] = {
-    "counter-racy": (lambda: counter(2, locked=False), Options()),
-    "lock-order-inversion": (lambda: lock_order(True), Options()),
-    "handoff-missing-notify": (lambda: handoff(use_while=True, notify=False), Options()),
-    "handoff-if": (lambda: handoff(use_while=False), Options(spurious_wakeups=True)),
-    "pool-park-without-recheck": (lambda: parking_pool(2, 2), Options()),
+    name: (PROGRAMS[name], _REACHED_WITH.get(name, Options()))
+    for name in (
+        "counter-racy",
+        "lock-order-inversion",
+        "handoff-missing-notify",
+        "handoff-if",
+        "pool-park-without-recheck",
+    )
 }
 
 

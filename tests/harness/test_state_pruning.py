@@ -18,13 +18,14 @@ from typing import Any
 
 import pytest
 
-from model_checks.harness import Options, check, examples, lane_programs, patch, patched
+from model_checks.harness import Options, check, examples, lane_programs, own_code, patch, patched
 from model_checks.harness.rt import fingerprint as fp
 from model_checks.harness.rt import frames
 from model_checks.harness.rt.scheduler import Execution, UsageError
 from model_checks.harness.runtime import ControlledRuntime
 from model_checks.harness.stateful import check_states
 from model_checks.harness.strategies import stateful
+from model_checks.harness.sync.primitives import Lock
 from tests.harness import plain_prodcons
 
 
@@ -65,18 +66,25 @@ def test_pruning_still_finds_the_lost_wakeup() -> None:
     assert result.failure is not None and result.failure.kind == "deadlock", result.report()
 
 
-def test_verdict_says_what_was_explored() -> None:
+def _two_threads(body: Callable[[Lock], None]) -> Callable[[ControlledRuntime], object]:
+    """Threads t0 and t1 each running ``body`` with one shared lock."""
+
     def program(rt: ControlledRuntime) -> object:
         lock = rt.lock()
-
-        def body() -> None:
-            with lock:
-                pass
-
         for i in range(2):
-            rt.start_thread(body, f"t{i}")
+            rt.start_thread(functools.partial(body, lock), f"t{i}")
         return None
 
+    return program
+
+
+def _take_once(lock: Lock) -> None:
+    with lock:
+        pass
+
+
+def test_verdict_says_what_was_explored() -> None:
+    program = _two_threads(_take_once)
     result = check_states(program)
     assert result.verdict == "exhaustive"
     assert result.verdict_text().startswith("exhaustive over abstract states")
@@ -158,7 +166,7 @@ def test_a_fingerprint_without_value_stacks_is_caught_by_the_cycle_check(
 
 def _old_machinery(name: str) -> bool:
     # the hole of issue 16: every file of the harness package taken for machinery
-    return name.startswith(fp._HARNESS) and name != fp._PATCH
+    return name.startswith(own_code.HARNESS) and name not in own_code.WRAPPERS
 
 
 @pytest.mark.timeout(60)
@@ -168,7 +176,7 @@ def test_programs_inside_the_harness_package_are_state(monkeypatch: pytest.Monke
     for module in (examples, lane_programs):
         assert not fp._machinery(module.__file__ or "") and fp._program_file(module.__file__ or "")
     for source in ("rt/fingerprint.py", "rt/scheduler.py", "strategies/stateful.py", "runtime.py"):
-        assert fp._machinery(fp._HARNESS + source)
+        assert fp._machinery(own_code.HARNESS + source)
     assert not fp._program_file(patch.__file__ or "")  # its frames are walked, not its globals
     program = examples.bounded_buffer(1, 2, 2, 2)
     monkeypatch.setattr(fp, "_machinery", _old_machinery)
@@ -233,20 +241,15 @@ def test_the_search_s_own_frames_are_not_the_running_thread_s(monkeypatch: pytes
     assert counted.executions < check(program, strategy="dfs").executions  # it prunes
 
 
+def _take_twice_from_a_generator(lock: Lock) -> None:
+    gen = (i for i in range(2))  # a generator's state is hidden: refuse the state
+    for _ in gen:
+        with lock:
+            pass
+
+
 def test_an_unreadable_state_is_not_pruned() -> None:
-    def program(rt: ControlledRuntime) -> object:
-        lock = rt.lock()
-
-        def body() -> None:
-            gen = (i for i in range(2))  # a generator's state is hidden: refuse the state
-            for _ in gen:
-                with lock:
-                    pass
-
-        for i in range(2):
-            rt.start_thread(body, f"t{i}")
-        return None
-
+    program = _two_threads(_take_twice_from_a_generator)
     result = check_states(program)
     plain = check(program, strategy="dfs")
     assert result.verdict == plain.verdict == "exhaustive"
@@ -289,9 +292,9 @@ def test_static_stack_depths_match_the_interpreter() -> None:
     def tracer(frame: types.FrameType, event: str, arg: object) -> Any:
         frame.f_trace_opcodes = True
         if event == "opcode" and frame.f_code.co_filename == __file__:
-            base = frames._ptr(id(frame) + frames._F_FRAME).value
+            base = frames.pointer_at(id(frame) + frames.F_FRAME).value
             assert base is not None
-            real = frames._int(base + frames._STACKTOP).value - frames._nlocalsplus(frame.f_code)
+            real = frames.int_at(base + frames.STACKTOP).value - frames._nlocalsplus(frame.f_code)
             static = frames.stack_depths(frame.f_code).get(frame.f_lasti)
             checked[0] += 1
             if static != real:

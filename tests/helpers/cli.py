@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
+
+import typer
 
 
 def refused(result: Any, *words: str) -> None:
@@ -22,3 +25,17 @@ def bad_option(command_line: str) -> tuple[list[str], str]:
     if not options:
         raise ValueError(f"bad-argument row {command_line!r} names no option")
     return words, options[-1]
+
+
+def command_app(*registers: Callable[[typer.Typer], None]) -> typer.Typer:
+    """A ``typer`` app with these command modules' ``register`` applied, as a group: each command
+    is a subcommand named as in ``lanecheck`` (a lone command would otherwise be the app itself)."""
+    app = typer.Typer()
+
+    @app.callback()
+    def _group() -> None:
+        return None
+
+    for register in registers:
+        register(app)
+    return app

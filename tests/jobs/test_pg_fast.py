@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from reference.jobs import Budgets, Conditions, JobSpec, JobState, pg_fast
+from reference.jobs import Budgets, Conditions, JobSpec, JobState, pg_fast, pg_rows
 from reference.jobs import pg_store as pg_store_module
 from reference.jobs.admission import ProfileBounds
 from reference.jobs.core import StoreCore
@@ -124,3 +124,15 @@ def test_an_admission_the_function_got_wrong_is_raised(pg_url: str, monkeypatch:
 def test_a_store_whose_steps_were_changed_takes_the_general_path(pg_url: str) -> None:
     with NoKeyLocks(pg_url) as mutant:
         assert not mutant._fast
+
+
+def test_a_row_that_is_not_a_jobs_row_is_refused_not_made_a_job(pg_url: str) -> None:
+    with PgStore(pg_url) as store:
+        job = store.enqueue(JobSpec("q", {"n": 1}))
+        with store._transaction():
+            row = store._db.execute("SELECT * FROM jobs WHERE id = %s", (job.id,)).fetchone()
+    assert row is not None and pg_rows.job_of(row) == job  # the codec builds it without __init__
+    with pytest.raises(ValueError, match="not a Job's"):
+        pg_rows.job_of({**row, "extra": 1})  # a table of another version: refused, naming it
+    with pytest.raises(ValueError, match="not a Job's"):
+        pg_rows.job_of({k: v for k, v in row.items() if k != "worker"})

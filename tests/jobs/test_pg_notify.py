@@ -138,8 +138,8 @@ def test_a_lost_listening_session_listens_again_before_the_worker_waits(pg: PgSt
 
 def test_a_step_whose_connection_broke_before_the_commit_runs_again(pg: PgStore) -> None:
     pg.enqueue(job())
-    with pg._pool.connection() as conn:
-        pid = conn.info.backend_pid
+    with pg._transaction():  # the connection the store's next step uses: its own
+        pid = pg._db.info.backend_pid
     with PgStore(pg.dsn, process="admin") as admin, admin._pool.connection() as conn:
         conn.execute("SELECT pg_terminate_backend(%s)", (pid,))
     assert pg.status(0).counts["pending"] == 1  # the pool's broken connection, replaced

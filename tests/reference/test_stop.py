@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import threading
-import time
 from typing import Any
 
 import pytest
 
 from reference import RecordingTracer, Result, StopMode
+from tests.helpers.waiting import wait_until
 
 from .refsched_helpers import Recorder, assert_valid, make
 
@@ -32,13 +32,6 @@ def _stop_in_thread(scheduler: Any, mode: StopMode) -> tuple[threading.Thread, l
     thread = threading.Thread(target=lambda: out.append(scheduler.stop(mode)), name="stopper")
     thread.start()
     return thread, out
-
-
-def _wait_until(predicate: Any, timeout: float = 5.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        assert time.monotonic() < deadline, "condition never became true"
-        time.sleep(0.001)
 
 
 @pytest.mark.timeout(10)
@@ -83,7 +76,7 @@ def test_stop_discard_drops_queued_items_and_lets_the_running_drain_finish() -> 
     for item in ("b0", "b1"):
         assert scheduler.try_post(lane1, item) is Result.SUCCESS
     stopper, result = _stop_in_thread(scheduler, StopMode.DISCARD)
-    _wait_until(lambda: not scheduler.running)
+    wait_until(lambda: not scheduler.running, what="the end of running")
     assert scheduler.try_post(lane0, "late") is Result.INVALID_STATE
     gate.release.set()
     stopper.join(5)
@@ -163,7 +156,7 @@ def test_a_second_stop_while_one_is_in_progress_is_refused() -> None:
     scheduler.try_post(scheduler.get_lane(0)[1], "x")
     assert gate.entered.wait(5)
     stopper, result = _stop_in_thread(scheduler, StopMode.DRAIN)
-    _wait_until(lambda: not scheduler.running)
+    wait_until(lambda: not scheduler.running, what="the end of running")
     assert scheduler.stop(StopMode.DISCARD) is Result.INVALID_STATE
     assert scheduler.stop(StopMode.DRAIN) is Result.INVALID_STATE
     gate.release.set()
@@ -209,7 +202,7 @@ def test_get_lane_after_stop_began_is_invalid_state() -> None:
     scheduler.try_post(scheduler.get_lane(0)[1], 1)
     assert gate.entered.wait(5)
     stopper, _ = _stop_in_thread(scheduler, StopMode.DRAIN)
-    _wait_until(lambda: not scheduler.running)
+    wait_until(lambda: not scheduler.running, what="the end of running")
     assert scheduler.get_lane(1)[0] is Result.INVALID_STATE
     gate.release.set()
     stopper.join(5)

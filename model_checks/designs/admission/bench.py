@@ -18,9 +18,10 @@ jobs/s), and the machine's load average before and after.
 
 ``python -m model_checks.designs.admission.bench [--quick] [--floor] [--store URL]`` prints the
 same as JSON; ``--store postgresql://...`` runs it on that database (SQLite: a new temporary file);
-``--floor`` (SQLite) adds a third phase per round: the least SQL admission needs, hand-written, to
-tell the price of the checks from the price of the store's code path. ``bench_scale`` gives jobs/s
-against the number of workers on both stores, a table and a chart.
+``--floor`` adds a third phase per round, to tell the price of the checks from the price of the
+store's code path: on SQLite the least SQL admission needs, hand-written; on PostgreSQL the
+store's own claim and finish functions called from the bare loop's plain connection.
+``bench_scale`` gives jobs/s against the number of workers on both stores, a table and a chart.
 """
 
 from __future__ import annotations
@@ -97,36 +98,35 @@ def bench_store(url: str | None) -> Iterator[tuple[str, StoreCore, Path]]:
 
 
 def bench(quick: bool = False, floor: bool = False, store: str | None = None) -> dict[str, Any]:
-    """The comparison on ``store`` (a URL; None: a new SQLite file); ``floor`` (SQLite only) adds a
-    third phase per round, ``bench_loops.sqlite_floor`` (reported apart)."""
+    """The comparison on ``store`` (a URL; None: a new SQLite file); ``floor`` adds a third phase
+    per round, ``bench_loops.sqlite_floor`` or ``pg_floor`` (reported apart)."""
     postgres = store is not None and is_postgres(store)
-    if floor and postgres:
-        raise ValueError("--floor is SQLite's hand-written admission: not with a PostgreSQL store")
     jobs = 300 if quick else 3000
     rounds = 1 if quick else 3
     run = secrets.token_hex(3)  # queue names of this run: a shared database may hold others
     bare_loop = bench_loops.pg_bare if postgres else bench_loops.sqlite_bare
+    floor_loop = bench_loops.pg_floor if postgres else bench_loops.sqlite_floor
     load_before = os.getloadavg()
     with bench_store(store) as (url, opened, workdir):
         # Checked on every claim, never binding for four workers (see the module's docstring).
-        opened.set_budgets(Budgets({f"admission{run}{r}": 64 for r in range(rounds)}, {f"g{run}": 64}))
-        bare, admitted, floors = [], [], []
+        budgeted = [f"{kind}{run}{r}" for kind in ("admission", "floor") for r in range(rounds)]
+        opened.set_budgets(Budgets(dict.fromkeys(budgeted, 64), {f"g{run}": 64}))
+        bare: list[dict[str, Any]] = []
+        admitted: list[dict[str, Any]] = []
+        floors: list[dict[str, Any]] = []
         for r in range(rounds):  # alternate, so drift in the machine's load hits both alike
             # Each phase's jobs are queued just before it: both scan the same number of pending rows.
             for _ in range(jobs):
                 opened.enqueue(JobSpec(f"bare{run}{r}", handler="noop"))
             bare.append(phase(url, f"bare{run}{r}", bare_loop, workdir))
-            for _ in range(jobs):
-                opened.enqueue(
-                    JobSpec(
-                        f"admission{run}{r}", handler="noop", concurrency_group=f"g{run}", concurrency_limit=8
-                    )
-                )
-            admitted.append(phase(url, f"admission{run}{r}", bench_loops.admission, workdir))
-            if floor:
+            for kind in ("admission", "floor") if floor else ("admission",):
+                # The same jobs and budgets for the floor as for the store.
+                queue = f"{kind}{run}{r}"
+                spec = JobSpec(queue, handler="noop", concurrency_group=f"g{run}", concurrency_limit=8)
                 for _ in range(jobs):
-                    opened.enqueue(JobSpec(f"floor{run}{r}", handler="noop", concurrency_group=f"g{run}"))
-                floors.append(phase(url, f"floor{run}{r}", bench_loops.sqlite_floor, workdir))
+                    opened.enqueue(spec)
+                loop = bench_loops.admission if kind == "admission" else floor_loop
+                (admitted if kind == "admission" else floors).append(phase(url, queue, loop, workdir))
     best_bare = min(bare, key=lambda p: p["seconds"])
     best_admitted = min(admitted, key=lambda p: p["seconds"])
     bare_rate = best_bare["jobs"] / best_bare["seconds"]
@@ -180,7 +180,9 @@ def main(argv: list[str] | None = None) -> None:
 
     parser = argparse.ArgumentParser(prog="python -m model_checks.designs.admission.bench")
     parser.add_argument("--quick", action="store_true", help="one round of 300 jobs per phase")
-    parser.add_argument("--floor", action="store_true", help="add the hand-written least-SQL admission phase")
+    parser.add_argument(
+        "--floor", action="store_true", help="add a phase of the least admission needs (SQL and client)"
+    )
     parser.add_argument("--store", help="a postgresql:// URL to run on (default: a new SQLite file)")
     args = parser.parse_args(argv)
     print(json.dumps(bench(quick=args.quick, floor=args.floor, store=args.store), indent=2))

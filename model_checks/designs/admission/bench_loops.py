@@ -9,6 +9,9 @@ claimed, each claim's latency, its denials, its span (first claim to end) and it
   of the job's queue and group, the handler's profile; the new sample at finish), hand-written;
 * ``pg_bare``: PostgreSQL's bare loop: one ``UPDATE ... WHERE id = (SELECT ... FOR UPDATE SKIP
   LOCKED) RETURNING id`` per claim, then mark it done;
+* ``pg_floor``: the store's own SQL with the bare loop's client: its claim and finish functions
+  (``pg_fast``), one autocommit statement each on one plain connection, nothing decoded — the
+  server's price of admission, without the store's Python;
 * ``admission``: the store's own ``claim`` and ``finish`` (any store URL).
 """
 
@@ -22,6 +25,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from reference.jobs.admission import Conditions
+from reference.jobs.core import PROFILE_SAMPLES
 from reference.jobs.location import open_store, sqlite_path
 from reference.jobs.sqlite_store import BUSY_TIMEOUT
 
@@ -41,22 +45,26 @@ Step = Callable[[], tuple[int | None, int, float, bool]]
 seconds, and whether a claim that got nothing should go on (jobs given back, claimable again)."""
 
 
-def _drain(out: str, step: Step) -> None:
-    """Run ``step`` until the queue is drained, recording each claim's latency."""
+def _drain(out: str, step: Step, close: Callable[[], None]) -> None:
+    """Run ``step`` until the queue is drained, recording each claim's latency; then ``close`` the
+    loop's connection or store (also if a step raised)."""
     claimed: list[int] = []
     latency: list[float] = []
     denied = 0
     first, cpu = time.time(), time.process_time()
-    while True:
-        job, denials, seconds, more = step()
-        latency.append(seconds)
-        denied += denials
-        if job is None:
-            if more:
-                continue
-            break
-        claimed.append(job)
-    last, cpu = time.time(), time.process_time() - cpu
+    try:
+        while True:
+            job, denials, seconds, more = step()
+            latency.append(seconds)
+            denied += denials
+            if job is None:
+                if more:
+                    continue
+                break
+            claimed.append(job)
+        last, cpu = time.time(), time.process_time() - cpu  # the close is not the queue's
+    finally:
+        close()
     Path(out).write_text(
         json.dumps(
             {"claimed": claimed, "latency": latency, "denied": denied, "span": [first, last], "cpu": cpu}
@@ -105,10 +113,7 @@ def _sqlite_loop(url: str, queue: str, out: str, name: str, *, floor: bool) -> N
         conn.execute("COMMIT")
         return int(row[0]), 0, seconds, False
 
-    try:
-        _drain(out, step)
-    finally:
-        conn.close()
+    _drain(out, step, conn.close)
 
 
 def sqlite_bare(url: str, queue: str, out: str, name: str) -> None:
@@ -142,10 +147,40 @@ def pg_bare(url: str, queue: str, out: str, name: str) -> None:
             conn.execute(_DONE.replace("?", "%s"), (row[0],))
         return int(row[0]), 0, seconds, False
 
-    try:
-        _drain(out, step)
-    finally:
-        conn.close()
+    _drain(out, step, conn.close)
+
+
+def pg_floor(url: str, queue: str, out: str, name: str) -> None:
+    """A lower bound on the PostgreSQL store's price (``--floor``); never the result."""
+    import psycopg
+    from psycopg.types.json import Jsonb
+
+    from reference.jobs import pg_fast  # psycopg's: an extra, not needed on SQLite
+
+    conn = psycopg.connect(url, autocommit=True)
+    claim = (
+        f"SELECT status, (job->>'id')::bigint AS id FROM {pg_fast.CLAIM_FUNCTION}"
+        "(%s, %s, %s, %s, %s, true, NULL, %s, 0)"
+    )
+    finish = f"SELECT finished FROM {pg_fast.FINISH_FUNCTION}(%s, %s, NULL, %s, %s, 0)"
+    sample = Jsonb([0.0, 0.0])
+
+    def step() -> tuple[int | None, int, float, bool]:
+        began = time.perf_counter()
+        token = secrets.token_hex(8)
+        now = time.time()
+        row = conn.execute(claim, (now, [queue], now + 300.0, token, name, 300.0)).fetchone()
+        seconds = time.perf_counter() - began
+        assert row is not None
+        if row[0] == "empty":
+            return None, 0, seconds, False
+        if row[0] != "admitted":  # budgets that never bind, no lease to reap: never the case
+            raise RuntimeError(f"the floor's claim went to the general path ({row[0]})")
+        if not conn.execute(finish, (row[1], token, sample, PROFILE_SAMPLES)).fetchone()[0]:  # type: ignore[index]
+            raise RuntimeError(f"the floor's finish of job {row[1]} found its lease gone")
+        return int(row[1]), 0, seconds, False
+
+    _drain(out, step, conn.close)
 
 
 def admission(url: str, queue: str, out: str, name: str) -> None:
@@ -164,7 +199,4 @@ def admission(url: str, queue: str, out: str, name: str) -> None:
         store.finish(outcome.claim.job.id, outcome.claim.token, None, 0.0, 0)
         return outcome.claim.job.id, len(outcome.denied), seconds, False
 
-    try:
-        _drain(out, step)
-    finally:
-        store.close()
+    _drain(out, step, store.close)

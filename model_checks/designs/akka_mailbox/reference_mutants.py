@@ -30,12 +30,52 @@ from functools import partial
 from typing import Any
 
 from model_checks.mutant import by_name
-from reference.akka_mailbox import CLOSED, EMPTY, OPEN, SCHEDULED, SHOULD_SCHEDULE_MASK, Dispatcher, Mailbox
+from reference.akka_actor import CLOSED, EMPTY, OPEN, SCHEDULED, SHOULD_SCHEDULE_MASK, Mailbox
+from reference.akka_mailbox import Dispatcher
 from reference.runtime import Runtime
 from reference.tracing import RecordingTracer
 from spec.akka_mailbox import Constants
 
+Build = Callable[..., Dispatcher]
 
+
+@dataclass(frozen=True)
+class ReferenceMutant:
+    name: str
+    doc: str
+    build: Build  # same signature as ``Dispatcher``
+    expect: str  # the kind of failure a harness run must report
+    spec_variant: str | None  # the same bug in the spec
+    constants: Constants  # the smallest scenario that shows it
+
+
+REFERENCE_MUTANTS: dict[str, ReferenceMutant] = {}
+MutantClass = type[Mailbox[Any]] | type[Dispatcher]
+
+
+def _mutant(name: str, doc: str, expect: str, constants: Constants) -> Callable[[MutantClass], MutantClass]:
+    """The class below is the mutant ``name``, named as its spec twin: a ``Mailbox`` class is
+    plugged in through ``mailbox_factory``, a ``Dispatcher`` class is used instead of ``Dispatcher``."""
+
+    def register(cls: MutantClass) -> MutantClass:
+        build = cls if issubclass(cls, Dispatcher) else partial(Dispatcher, mailbox_factory=cls)
+        mutant = ReferenceMutant(name, doc, build, expect=expect, spec_variant=name, constants=constants)
+        REFERENCE_MUTANTS.update(by_name(*REFERENCE_MUTANTS.values(), mutant))
+        return cls
+
+    return register
+
+
+def _c(
+    script: tuple[tuple[int, ...], ...],
+    supervise: tuple[tuple[tuple[str, int], ...], ...] = (),
+    workers: int = 1,
+    throughput: int = 1,
+) -> Constants:
+    return Constants(mailboxes=1, workers=workers, throughput=throughput, script=script, supervise=supervise)
+
+
+@_mutant("no-recheck", "the re-check after setAsIdle dropped", "lost_wakeup", _c(((0, 0),)))
 class NoRecheckMailbox(Mailbox[Any]):
     """BUG: the run ends with setAsIdle and does not register the mailbox again."""
 
@@ -43,6 +83,8 @@ class NoRecheckMailbox(Mailbox[Any]):
         self.set_as_idle(processed)
 
 
+# The sender's CAS races the runner's re-check.
+@_mutant("check-then-set", "setAsScheduled as load, test and plain store", "invariant", _c(((0, 0),)))
 class CheckThenSetMailbox(Mailbox[Any]):
     """BUG: setAsScheduled loads, tests and then stores: two threads can both take the reservation."""
 
@@ -55,6 +97,12 @@ class CheckThenSetMailbox(Mailbox[Any]):
         return True
 
 
+@_mutant(
+    "schedule-while-closed",
+    "setAsScheduled testing only the Scheduled bit",
+    "invariant",
+    _c(((0,),), ((("close", 0),),)),
+)
 class ScheduleWhileClosedMailbox(Mailbox[Any]):
     """BUG: setAsScheduled tests only the Scheduled bit, so a closed mailbox gets scheduled."""
 
@@ -67,6 +115,7 @@ class ScheduleWhileClosedMailbox(Mailbox[Any]):
                 return True
 
 
+@_mutant("past-throughput", "the processing loop ignoring the throughput budget", "invariant", _c(((0, 0),)))
 class PastThroughputMailbox(Mailbox[Any]):
     """BUG: the processing loop forgets the budget and runs until the queue is empty."""
 
@@ -81,16 +130,12 @@ class PastThroughputMailbox(Mailbox[Any]):
         return done
 
 
-class IdleStoreMailbox(Mailbox[Any]):
-    """BUG: setAsIdle loads and stores instead of a CAS loop: a close in between is overwritten."""
-
-    def set_as_idle(self, processed: int) -> None:
-        s = self.status.load()
-        self.status.store(s & ~SCHEDULED)
-        # It logs the word it wrote, as the reference does: that is what shows the lost close.
-        self._emit("run_end", {"mailbox": self.index, "processed": processed, "status": s & ~SCHEDULED})
-
-
+@_mutant(
+    "resume-without-register",
+    "resume not registering the mailbox again",
+    "lost_wakeup",
+    _c(((0,),), ((("suspend", 0), ("resume", 0)),)),
+)
 class ResumeWithoutRegisterDispatcher(Dispatcher):
     """BUG: resume lowers the suspend count but does not register the mailbox again."""
 
@@ -101,82 +146,15 @@ class ResumeWithoutRegisterDispatcher(Dispatcher):
         mailbox.resume()
 
 
-Build = Callable[..., Dispatcher]
+@_mutant("idle-store", "setAsIdle as a load and a plain store", "invariant", _c(((0,),), ((("close", 0),),)))
+class IdleStoreMailbox(Mailbox[Any]):
+    """BUG: setAsIdle loads and stores instead of a CAS loop: a close in between is overwritten."""
 
-
-def _with_mailbox(factory: type[Mailbox[Any]]) -> Build:
-    return partial(Dispatcher, mailbox_factory=factory)
-
-
-@dataclass(frozen=True)
-class ReferenceMutant:
-    name: str
-    doc: str
-    build: Build  # same signature as ``Dispatcher``
-    expect: str  # the kind of failure a harness run must report
-    spec_variant: str | None  # the same bug in the spec
-    constants: Constants  # the smallest scenario that shows it
-
-
-def _c(
-    script: tuple[tuple[int, ...], ...],
-    supervise: tuple[tuple[tuple[str, int], ...], ...] = (),
-    workers: int = 1,
-    throughput: int = 1,
-) -> Constants:
-    return Constants(mailboxes=1, workers=workers, throughput=throughput, script=script, supervise=supervise)
-
-
-REFERENCE_MUTANTS: dict[str, ReferenceMutant] = by_name(
-    ReferenceMutant(
-        "no-recheck",
-        "the re-check after setAsIdle dropped",
-        _with_mailbox(NoRecheckMailbox),
-        expect="lost_wakeup",
-        spec_variant="no-recheck",
-        constants=_c(((0, 0),)),
-    ),
-    ReferenceMutant(
-        "check-then-set",
-        "setAsScheduled as load, test and plain store",
-        _with_mailbox(CheckThenSetMailbox),
-        expect="invariant",
-        spec_variant="check-then-set",
-        constants=_c(((0, 0),)),  # the sender's CAS races the runner's re-check
-    ),
-    ReferenceMutant(
-        "schedule-while-closed",
-        "setAsScheduled testing only the Scheduled bit",
-        _with_mailbox(ScheduleWhileClosedMailbox),
-        expect="invariant",
-        spec_variant="schedule-while-closed",
-        constants=_c(((0,),), ((("close", 0),),)),
-    ),
-    ReferenceMutant(
-        "past-throughput",
-        "the processing loop ignoring the throughput budget",
-        _with_mailbox(PastThroughputMailbox),
-        expect="invariant",
-        spec_variant="past-throughput",
-        constants=_c(((0, 0),)),
-    ),
-    ReferenceMutant(
-        "resume-without-register",
-        "resume not registering the mailbox again",
-        ResumeWithoutRegisterDispatcher,
-        expect="lost_wakeup",
-        spec_variant="resume-without-register",
-        constants=_c(((0,),), ((("suspend", 0), ("resume", 0)),)),
-    ),
-    ReferenceMutant(
-        "idle-store",
-        "setAsIdle as a load and a plain store",
-        _with_mailbox(IdleStoreMailbox),
-        expect="invariant",
-        spec_variant="idle-store",
-        constants=_c(((0,),), ((("close", 0),),)),
-    ),
-)
+    def set_as_idle(self, processed: int) -> None:
+        s = self.status.load()
+        self.status.store(s & ~SCHEDULED)
+        # It logs the word it wrote, as the reference does: that is what shows the lost close.
+        self._emit("run_end", {"mailbox": self.index, "processed": processed, "status": s & ~SCHEDULED})
 
 
 # --------------------------------------------------------------------------- the harness program

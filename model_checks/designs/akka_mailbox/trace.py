@@ -23,38 +23,41 @@ every message processed or dead-lettered. Otherwise it is judged as a prefix.
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from model_checks.conformance.binding import grown, with_entry
-from model_checks.conformance.reader import MAX_INDEXED, MAX_SIZE
+from model_checks.conformance.header_config import HeaderConfig
 from model_checks.conformance.search import Miss, NoMatch, TraceSearch
-from model_checks.conformance.streamed import DesignFormat, Event, is_count, is_item, is_items, one_of
+from model_checks.conformance.search_binding import add_process, add_units, forget_read
+from model_checks.conformance.search_words import least_queued, misses_logged, pending_phrases
+from model_checks.conformance.streamed import Event, is_count, is_item, is_items, one_of
+from model_checks.conformance.trace_processes import TraceProcesses
 from model_checks.conformance.verdict import Rejected
-from model_checks.conformance.wording import mid_step, show_event, shown_states, spec_logs
+from model_checks.conformance.wording import show_event, shown_states
 from spec import akka_mailbox as am
-from spec.language import Function
 
 DESIGN = "akka-mailbox"
+HEADER = HeaderConfig(index="mailbox", units="mailboxes", indexed=("workers",), sizes=("throughput",))
+# A mailbox the trace has not named yet: open and empty, nothing ever sent to it, in every state.
+UNNAMED_MAILBOX = {
+    "status": am.OPEN,
+    "queue": (),
+    "sent": 0,
+    "processed": 0,
+    "last": 0,
+    "dead": 0,
+    "closed": False,
+}
 
 
 @dataclass(frozen=True, eq=False)
-class TraceConstants(am.Constants):
+class TraceConstants(TraceProcesses, am.Constants):
     """The spec's constants bound to one trace: processes, scripts and mailboxes grow as it shows them."""
 
-    producers: list[str] = field(default_factory=list)
-    bound_workers: list[str] = field(default_factory=list)
     supervisors: list[str] = field(default_factory=list)
     sends: dict[str, dict[int, tuple[int, Any]]] = field(default_factory=dict)
     ops: dict[str, dict[int, tuple[str, int]]] = field(default_factory=dict)
-
-    def producer_names(self) -> tuple[str, ...]:
-        return tuple(self.producers)
-
-    def worker_names(self) -> tuple[str, ...]:
-        return tuple(self.bound_workers)
 
     def supervisor_names(self) -> tuple[str, ...]:
         return tuple(self.supervisors)
@@ -133,19 +136,9 @@ def _pc(s: am.Vars, process: Any) -> str:
     return am.Local(s, process)[0]
 
 
-def _extend_mailboxes(s: am.Vars, boxes: tuple[int, ...]) -> am.Vars:
-    def grow(f: Function[int, Any], value: Any) -> Function[int, Any]:
-        return grown(f, boxes[len(f.domain()) :], value)
-
-    return s._replace(
-        status=grow(s.status, am.OPEN),
-        queue=grow(s.queue, ()),
-        sent=grow(s.sent, 0),
-        processed=grow(s.processed, 0),
-        last=grow(s.last, 0),
-        dead=grow(s.dead, 0),
-        closed=grow(s.closed, False),
-    )
+def _queued(s: am.Vars) -> tuple[tuple[Any, ...], ...]:
+    """Every mailbox's queue (``search_words.least_queued``)."""
+    return s.queue.values()
 
 
 class AkkaChecker:
@@ -171,30 +164,19 @@ class AkkaChecker:
 
     # -- binding ---------------------------------------------------------------------------------
 
-    def _grow(self, mailbox: int) -> None:
-        if mailbox < self.c.mailboxes:
-            return
-        self.c = dataclasses.replace(self.c, mailboxes=mailbox + 1)
-        boxes = tuple(range(mailbox + 1))
-        self.search.rebind(self.c, lambda s: _extend_mailboxes(s, boxes))
-
     def _add(self, role: str, name: str) -> None:
         c = self.c
         if role == "p":
             c.producers.append(name)
             c.sends[name] = {}
-            self.search.rebind(
-                c, lambda s: s._replace(producer=with_entry(s.producer, name, (am.IDLE, 0, None)))
-            )
+            add_process(self.search, c, "producer", name, (am.IDLE, 0, None))
         elif role == "w":
             c.bound_workers.append(name)
-            self.search.rebind(c, lambda s: s._replace(worker=with_entry(s.worker, name, (am.IDLE, None, 0))))
+            add_process(self.search, c, "worker", name, (am.IDLE, None, 0))
         else:
             c.supervisors.append(name)
             c.ops[name] = {}
-            self.search.rebind(
-                c, lambda s: s._replace(supervisor=with_entry(s.supervisor, name, (am.IDLE, 0, None)))
-            )
+            add_process(self.search, c, "supervisor", name, (am.IDLE, 0, None))
 
     def _processes(self, ev: Event) -> list[str]:
         kind, thread = ev["event"], ev["thread"]
@@ -237,20 +219,16 @@ class AkkaChecker:
 
     def _forget(self, thread: str) -> None:
         """Drop script entries no live state can read again (memory stays bounded)."""
-        states = self.search.states
-        for name, script, local in (
-            (f"p:{thread}", self.c.sends.get(f"p:{thread}"), "producer"),
-            (f"s:{thread}", self.c.ops.get(f"s:{thread}"), "supervisor"),
-        ):
-            if script is not None and len(script) > 1:
-                low = min(getattr(st, local)[name][1] for st in states)
-                for k in [k for k in script if k < low]:
-                    del script[k]
+        p, s = f"p:{thread}", f"s:{thread}"
+        if p in self.c.sends:
+            forget_read(self.c.sends[p], self.search.states, lambda st: st.producer[p][1])
+        if s in self.c.ops:
+            forget_read(self.c.ops[s], self.search.states, lambda st: st.supervisor[s][1])
 
     # -- the Checker protocol -------------------------------------------------------------------
 
     def step(self, ev: Event) -> None:
-        self._grow(ev["mailbox"])
+        self.c = add_units(self.search, self.c, "mailboxes", ev["mailbox"], UNNAMED_MAILBOX)
         procs = self._processes(ev)
         self._announce(ev)
         try:
@@ -264,7 +242,7 @@ class AkkaChecker:
             return
         c = self.c
         if not any(am.Done(c, s) and am.AllSettled(c, s) for s in self.search.states):
-            left = min(self.search.states, key=lambda s: (sum(len(q) for q in s.queue.values()), repr(s)))
+            left = least_queued(self.search.states, _queued)
             items = {mb: [i for _, i in left.queue[mb]] for mb in am.Mailboxes(c) if left.queue[mb]}
             raise Rejected(
                 6,
@@ -275,7 +253,7 @@ class AkkaChecker:
             )
 
     def pending(self) -> tuple[dict[str, Any], list[str]]:
-        s = min(self.search.states, key=lambda s: (sum(len(q) for q in s.queue.values()), repr(s)))
+        s = least_queued(self.search.states, _queued)
         c = self.c
         queued = {str(mb): [i for _, i in s.queue[mb]] for mb in am.Mailboxes(c) if s.queue[mb]}
         busy: dict[str, str] = {}
@@ -283,14 +261,7 @@ class AkkaChecker:
             for name, local in fn.items():
                 if local[0] != am.IDLE:
                     busy[name[2:]] = f"{local[0]} mailbox {am.Local(s, name)[1]}"
-        phrases = []
-        if queued:
-            phrases.append(
-                "messages not yet processed: "
-                + "; ".join(f"mailbox {mb}: {', '.join(map(repr, items))}" for mb, items in queued.items())
-            )
-        if busy:
-            phrases.append(mid_step(busy))
+        phrases = pending_phrases("messages not yet processed", "mailbox", queued, busy)
         if s.executor:
             phrases.append(f"executor queue {list(s.executor)}")
         return {"messages": queued, "threads": dict(sorted(busy.items()))}, phrases
@@ -310,20 +281,16 @@ class AkkaChecker:
         if misses:
             if kind == "run_end" and all(m.differing == ("status",) for m in misses):
                 rule = 5
-            return rule, f"{head} — {_differ(misses)}"
+            return rule, f"{head} — {misses_logged(misses, _status_word, 'status word ')}"
         mb = ev["mailbox"]
         words = sorted({am.ShowWord(s.status[mb]) for s in none.states})
         hint = HINT.get(kind, "no behaviour of the spec takes this step here")
         return rule, f"{head} — {hint} (status word could be: {', '.join(words) or '-'})"
 
 
-def _differ(misses: list[Miss]) -> str:
-    parts: dict[tuple[str, str], set[str]] = {}
-    for m in misses:
-        for k in m.differing:
-            word = am.ShowWord(m.state.status[m.fields["mailbox"]]) if "mailbox" in m.fields else ""
-            parts.setdefault((k, repr(m.fields[k])), set()).add(word)
-    return spec_logs(parts, "status word ")
+def _status_word(m: Miss) -> str:
+    """The status word of the state a near miss comes from, for the mailbox it logs."""
+    return am.ShowWord(m.state.status[m.fields["mailbox"]]) if "mailbox" in m.fields else ""
 
 
 def validate(
@@ -356,25 +323,23 @@ AKKA_RULES: dict[int, str] = {
 }
 
 
-FORMAT = DesignFormat(
-    design=DESIGN,
-    schema_file="trace-schema.json",
-    schema_package=__package__ or "",
-    header_limits={"mailboxes": MAX_INDEXED, "workers": MAX_INDEXED, "throughput": MAX_SIZE},
-    fields={
-        "send": (("mailbox", is_count), ("item", is_item), ("result", one_of("ok", "dead_letter"))),
-        "schedule": (("mailbox", is_count),),
-        "execute": (("mailbox", is_count),),
-        "run_begin": (("mailbox", is_count),),
-        "process": (("mailbox", is_count), ("item", is_item)),
-        "run_end": (("mailbox", is_count), ("processed", is_count)),
-        "suspend": (("mailbox", is_count),),
-        "resume": (("mailbox", is_count),),
-        "close": (("mailbox", is_count),),
-        "dead_letter": (("mailbox", is_count), ("items", is_items)),
+_MAILBOX = ("mailbox", is_count)
+
+FORMAT = HEADER.format(
+    DESIGN,
+    __package__,
+    {
+        "send": (_MAILBOX, ("item", is_item), ("result", one_of("ok", "dead_letter"))),
+        "schedule": (_MAILBOX,),
+        "execute": (_MAILBOX,),
+        "run_begin": (_MAILBOX,),
+        "process": (_MAILBOX, ("item", is_item)),
+        "run_end": (_MAILBOX, ("processed", is_count)),
+        "suspend": (_MAILBOX,),
+        "resume": (_MAILBOX,),
+        "close": (_MAILBOX,),
+        "dead_letter": (_MAILBOX, ("items", is_items)),
     },
-    index="mailbox",
-    bound="mailboxes",
     make=AkkaChecker,
     rules=AKKA_RULES,
     completion="the end of its run (pass --complete when the run is over)",

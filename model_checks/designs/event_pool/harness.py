@@ -14,6 +14,7 @@ from functools import partial
 from model_checks.design import Scenario
 from model_checks.designs.event_pool.reference_mutants import REFERENCE_MUTANTS
 from model_checks.designs.event_pool.scenarios import PoolScenario, pool_program
+from model_checks.mutant_scenarios import mutant_scenarios
 from reference.scheduler import StopMode
 
 # name -> (scenario, DPOR executions when exhaustive, what it shows)
@@ -83,15 +84,11 @@ def _table() -> dict[str, Scenario]:
             quick_options={"strategy": "pct", "seed": 1, "max_executions": 50},
             subject=f"scenario event-pool/{name} [pct]",
         )
-    for name, m in REFERENCE_MUTANTS.items():
-        table[f"mutant/{name}"] = Scenario(
-            f"mutant/{name}",
-            partial(pool_program, m.scenario, build=m.build),
-            expect=m.expect,
-            doc=m.doc,
-            options={"strategy": "dpor", "time_limit": 60},
-            subject=f"event-pool reference --mutant {name}",
+    table.update(
+        mutant_scenarios(
+            "event-pool", REFERENCE_MUTANTS, lambda m: partial(pool_program, m.scenario, build=m.build)
         )
+    )
     return table
 
 

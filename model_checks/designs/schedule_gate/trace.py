@@ -19,49 +19,41 @@ has announced and not yet finished.
 
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass, field
 from typing import Any
 
-from model_checks.conformance.binding import grown, with_entry
-from model_checks.conformance.reader import MAX_INDEXED, MAX_SIZE
+from model_checks.conformance.header_config import HeaderConfig
 from model_checks.conformance.search import Miss, NoMatch, TraceSearch
-from model_checks.conformance.streamed import (
-    DesignFormat,
-    Event,
-    is_bool,
-    is_count,
-    is_item,
-    one_of,
-)
+from model_checks.conformance.search_binding import add_process, add_units, forget_read
+from model_checks.conformance.search_words import least_queued, misses_logged, pending_phrases
+from model_checks.conformance.streamed import Event, is_bool, is_count, is_item, one_of
+from model_checks.conformance.trace_processes import TraceProcesses
 from model_checks.conformance.verdict import Rejected
 from model_checks.conformance.wording import (
     cannot_stop,
     could_be,
-    mid_step,
     show_event,
     shown_states,
-    spec_logs,
 )
 from spec import schedule_gate as sg
 
 DESIGN = "schedule-gate"
-CONFIG_KEYS = ("actors", "workers", "permits", "mailbox_capacity", "max_per_drain")
+HEADER = HeaderConfig(
+    index="actor",
+    units="actors",
+    indexed=("workers",),
+    sizes=("permits", "mailbox_capacity", "max_per_drain"),
+)
+CONFIG_KEYS = HEADER.keys
+# An actor the trace has not named yet: Idle, with an empty mailbox, in every state.
+UNNAMED_ACTOR = {"gate": sg.IDLE_GATE, "mailbox": (), "published": 0, "processed": 0}
 
 
 @dataclass(frozen=True, eq=False)
-class GateTraceConstants(sg.Constants):
+class GateTraceConstants(TraceProcesses, sg.Constants):
     """The spec's constants bound to one trace: processes and scripts grow as the trace shows them."""
 
-    producers: list[str] = field(default_factory=list)
-    bound_workers: list[str] = field(default_factory=list)
     posts: dict[str, dict[int, tuple[int, Any]]] = field(default_factory=dict)
-
-    def producer_names(self) -> tuple[str, ...]:
-        return tuple(self.producers)
-
-    def worker_names(self) -> tuple[str, ...]:
-        return tuple(self.bound_workers)
 
     def post_of(self, producer: str, k: int) -> tuple[int, Any] | None:
         """The k-th post of ``producer`` if the trace has shown it; None: (so far) no more posts."""
@@ -122,13 +114,7 @@ class GateChecker:
     def __init__(self, config: dict[str, Any]) -> None:
         # Actors join as the trace names them (``_grow``): an actor never named stays Idle with an
         # empty mailbox in every behaviour, so the header's count (up to 65,536) costs nothing.
-        self.c = GateTraceConstants(
-            actors=0,
-            workers=int(config["workers"]),
-            permits=int(config["permits"]),
-            mailbox_capacity=int(config["mailbox_capacity"]),
-            max_per_drain=int(config["max_per_drain"]),
-        )
+        self.c = HEADER.constants(GateTraceConstants, config)
         # A behaviour is Init and Next steps: invariants are what the explorer proves of them, not
         # constraints on them (unlike work-lane's ready queue), so the search does not check them.
         self.search = TraceSearch(
@@ -144,11 +130,9 @@ class GateChecker:
 
     def _grow(self, actor: int) -> None:
         """Actors up to ``actor`` join every state, Idle with empty mailboxes (and were always Idle)."""
-        new = tuple(range(self.c.actors, actor + 1))
-        self.c = dataclasses.replace(self.c, actors=actor + 1)
         for seen in self.idle_since.values():
-            seen.update(new)
-        self.search.rebind(self.c, lambda s: _with_actors(s, new))
+            seen.update(range(self.c.actors, actor + 1))
+        self.c = add_units(self.search, self.c, "actors", actor, UNNAMED_ACTOR)
 
     def _add(self, role: str, name: str) -> None:
         c = self.c
@@ -156,14 +140,10 @@ class GateChecker:
             c.producers.append(name)
             c.posts[name] = {}
             self.idle_since[name] = set(range(c.actors))  # every gate starts Idle
-            self.search.rebind(
-                c, lambda s: s._replace(producer=with_entry(s.producer, name, (sg.P_IDLE, 0, False)))
-            )
+            add_process(self.search, c, "producer", name, (sg.P_IDLE, 0, False))
         else:
             c.bound_workers.append(name)
-            self.search.rebind(
-                c, lambda s: s._replace(worker=with_entry(s.worker, name, (sg.W_IDLE, None, 0, False)))
-            )
+            add_process(self.search, c, "worker", name, (sg.W_IDLE, None, 0, False))
 
     def _processes(self, ev: Event) -> list[str]:
         kind, thread = ev["event"], ev["thread"]
@@ -219,14 +199,6 @@ class GateChecker:
             for seen in self.idle_since.values():
                 seen.add(actor)
 
-    def _forget(self, p: str) -> None:
-        """Drop script entries no live state can read again (memory stays bounded)."""
-        posts = self.c.posts[p]
-        if len(posts) > 1:
-            low = min(s.producer[p][1] for s in self.search.states)
-            for k in [k for k in posts if k < low]:
-                del posts[k]
-
     # -- the Checker protocol -------------------------------------------------------------------
 
     def step(self, ev: Event) -> None:
@@ -250,7 +222,7 @@ class GateChecker:
         if kind in PRODUCER_EVENTS or kind in ("token_enqueue", "permit_release"):
             p = f"p:{thread}"
             if p in self.c.posts:
-                self._forget(p)
+                forget_read(self.c.posts[p], self.search.states, lambda s: s.producer[p][1])
 
     def _stop(self, ev: Event) -> None:
         done = {s for s in self.search.states if sg.Done(self.c, s)}
@@ -269,7 +241,7 @@ class GateChecker:
             raise cannot_stop(7, self.pending()[1])
 
     def pending(self) -> tuple[dict[str, Any], list[str]]:
-        s = min(self.search.states, key=_weight)
+        s = least_queued(self.search.states, lambda s: s.mailbox.values())
         c = self.c
         events = {str(a): list(box) for a, box in s.mailbox.items() if box}
         owed: dict[str, str] = {}
@@ -279,14 +251,7 @@ class GateChecker:
         for w, (wpc, actor, _, _) in s.worker.items():
             if wpc != sg.W_IDLE:
                 owed[w[2:]] = f"{wpc} actor {actor}"
-        phrases = []
-        if events:
-            phrases.append(
-                "events published and not yet processed: "
-                + "; ".join(f"actor {a}: {', '.join(map(repr, box))}" for a, box in events.items())
-            )
-        if owed:
-            phrases.append(mid_step(owed))
+        phrases = pending_phrases("events published and not yet processed", "actor", events, owed)
         if s.free != c.permits:
             phrases.append(f"{c.permits - s.free} of {c.permits} permits out of the pool")
         if s.ready:
@@ -311,7 +276,7 @@ class GateChecker:
             return RULE_OF_EVENT.get(kind, 2), f"{head} — {hint}, and {thread} has logged no {role} before"
         misses = [m for m in none.misses if m.differing]
         if misses:
-            return RULE_OF_EVENT.get(kind, 2), f"{head} — {_differ(misses, self.c)}"
+            return RULE_OF_EVENT.get(kind, 2), f"{head} — {misses_logged(misses, _gate_word)}"
         words = sorted({s.gate[ev["actor"]].show() for s in states}) if "actor" in ev else []
         gate = could_be(f"gate of actor {ev['actor']}", words)
         return RULE_OF_EVENT.get(kind, 2), f"{head} — {HINT.get(kind, 'no behaviour takes this step')}{gate}"
@@ -344,28 +309,10 @@ def _owed(pc: str) -> str:
     return "a token_enqueue" if pc.endswith("token") else "a permit_release"
 
 
-def _differ(misses: list[Miss], c: sg.Constants) -> str:
-    """The spec's own values for the fields that differ, with the gate words they come from."""
-    parts: dict[tuple[str, str], set[str]] = {}
-    for m in misses:
-        for k in m.differing:
-            actor = m.fields.get("actor")
-            word = f"gate {m.state.gate[actor].show()}" if isinstance(actor, int) else ""
-            parts.setdefault((k, repr(m.fields[k])), set()).add(word)
-    return spec_logs(parts)
-
-
-def _with_actors(s: sg.Vars, new: tuple[int, ...]) -> sg.Vars:
-    return s._replace(
-        gate=grown(s.gate, new, sg.IDLE_GATE),
-        mailbox=grown(s.mailbox, new, ()),
-        published=grown(s.published, new, 0),
-        processed=grown(s.processed, new, 0),
-    )
-
-
-def _weight(s: sg.Vars) -> tuple[int, str]:
-    return (sum(len(box) for box in s.mailbox.values()), repr(s))
+def _gate_word(m: Miss) -> str:
+    """The gate word of the state a near miss comes from, for the actor it logs."""
+    actor = m.fields.get("actor")
+    return f"gate {m.state.gate[actor].show()}" if isinstance(actor, int) else ""
 
 
 def _make(config: dict[str, Any]) -> GateChecker:
@@ -389,41 +336,33 @@ GATE_RULES: dict[int, str] = {
 }
 
 
-FORMAT = DesignFormat(
-    design=DESIGN,
-    schema_file="trace-schema.json",
-    schema_package=__package__ or "",
-    header_limits={
-        "actors": MAX_INDEXED,
-        "workers": MAX_INDEXED,
-        "permits": MAX_SIZE,
-        "mailbox_capacity": MAX_SIZE,
-        "max_per_drain": MAX_SIZE,
-    },
-    fields={
-        "permit_acquire": (("actor", is_count), ("item", is_item), ("granted", is_bool)),
-        "admit_begin": (("actor", is_count), ("item", is_item), ("permit", is_bool)),
-        "publish": (("actor", is_count), ("item", is_item), ("result", one_of("ok", "full"))),
+_ACTOR = ("actor", is_count)
+
+FORMAT = HEADER.format(
+    DESIGN,
+    __package__,
+    {
+        "permit_acquire": (_ACTOR, ("item", is_item), ("granted", is_bool)),
+        "admit_begin": (_ACTOR, ("item", is_item), ("permit", is_bool)),
+        "publish": (_ACTOR, ("item", is_item), ("result", one_of("ok", "full"))),
         "admit_end": (
-            ("actor", is_count),
+            _ACTOR,
             ("item", is_item),
             ("directive", one_of(sg.NO_ACTION, sg.ENQUEUE, sg.RELEASE)),
             ("deferred", is_bool),
         ),
-        "token_enqueue": (("actor", is_count),),
-        "take": (("actor", is_count),),
-        "drain_begin": (("actor", is_count),),
-        "process": (("actor", is_count), ("item", is_item)),
+        "token_enqueue": (_ACTOR,),
+        "take": (_ACTOR,),
+        "drain_begin": (_ACTOR,),
+        "process": (_ACTOR, ("item", is_item)),
         "drain_end": (
-            ("actor", is_count),
+            _ACTOR,
             ("directive", one_of(sg.ENQUEUE, sg.DEFERRED, sg.RELEASE)),
             ("processed", is_count),
         ),
-        "permit_release": (("actor", is_count), ("reason", one_of("idle", "surplus"))),
+        "permit_release": (_ACTOR, ("reason", one_of("idle", "surplus"))),
         "stop_end": (),
     },
-    index="actor",
-    bound="actors",
     make=_make,
     rules=GATE_RULES,
     completion="stop_end",

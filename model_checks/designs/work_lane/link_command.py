@@ -28,7 +28,7 @@ COVERAGE_PCT_DEPTH = (
     12  # conformance.link.spec_to_impl.COVERAGE_PCT_DEPTH (not imported: the CLI loads lazily)
 )
 
-STRATEGIES = ("dpor", "pct", "random", "coverage")  # of ``compare --automaton``
+STRATEGIES = ("dpor", "pct", "random", "coverage", "states")  # of ``compare --automaton``
 MBT_LIMIT = 8  # lanes, workers, producers of `link mbt`: threads of one test, not a load test
 link_app = typer.Typer(
     help="Work Lane: spec <-> reference on the same traces (docs/conformance.md).", no_args_is_help=True
@@ -164,8 +164,9 @@ def compare_command(
     strategy: Annotated[
         str,
         typer.Option(
-            help="with --automaton: how the harness explores: dpor, pct, random or coverage (steered "
-            "toward automaton edges not covered yet); several, comma-separated, run one after another"
+            help="with --automaton: how the harness explores: dpor, pct, random, coverage (steered "
+            "toward automaton edges not covered yet) or states (every program state once: the "
+            "reachable steps, when it ends); several, comma-separated, run one after another"
         ),
     ] = "dpor",
     chart: Annotated[
@@ -215,7 +216,7 @@ def compare_command(
     if bad or not strategies:
         shown = repr(bad[0][:40]) if bad else repr(strategy[:40])
         raise CommandError(
-            f"{shown}: use dpor, pct or random, or coverage (guided by the automaton); "
+            f"{shown}: use dpor, pct, random, coverage (guided by the automaton) or states; "
             "several comma-separated",
             "--strategy",
         )
@@ -331,6 +332,7 @@ def _compare_by_automaton(
                     "strategy": c.strategy,
                     "spec_steps": c.spec_steps,
                     "realised_steps": c.realised_steps,
+                    "reachable_steps": c.reachable_steps,
                     "automaton_states": c.automaton_states,
                     "timeline": [[round(t, 3), n] for t, n in c.timeline],
                 }

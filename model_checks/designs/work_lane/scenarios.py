@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from model_checks.designs.work_lane import declared  # noqa: F401  (the design's GIL-atomic field)
+from model_checks.harness.lane_posts import Posts, round_robin_producers
 from model_checks.harness.lane_programs import produce_then_stop, shown_trace
 from model_checks.harness.options import Options
 from model_checks.harness.runtime import ControlledRuntime
@@ -63,23 +64,18 @@ class _Observed:
 
     lanes: int
     producers: int
-    accepted: list[list[tuple[int, int, int]]] = field(default_factory=list)  # per producer: (p, i, lane)
-    refused: list[list[tuple[int, int, int, TkResult]]] = field(default_factory=list)  # per producer
     invoked: list[list[tuple[int, tuple[int, int], str]]] = field(default_factory=list)  # per lane
     discarded: list[list[tuple[int, tuple[int, int]]]] = field(default_factory=list)  # per lane
     errors: list[list[tuple[int, tuple[int, int], str]]] = field(default_factory=list)  # per lane
     stop_results: list[TkResult] = field(default_factory=list)  # main thread only
     callback_stop: list[TkResult] = field(default_factory=list)  # per lane 0's first invoke only
+    posts: Posts[TkResult] = field(init=False)  # per producer
 
     def __post_init__(self) -> None:
-        self.accepted = [[] for _ in range(self.producers)]
-        self.refused = [[] for _ in range(self.producers)]
+        self.posts = Posts(self.producers, TkResult.SUCCESS)
         self.invoked = [[] for _ in range(self.lanes)]
         self.discarded = [[] for _ in range(self.lanes)]
         self.errors = [[] for _ in range(self.lanes)]
-
-    def all_accepted(self) -> list[tuple[int, int, int]]:
-        return [a for mine in self.accepted for a in mine]
 
     def all_invoked(self) -> list[tuple[int, tuple[int, int], str]]:
         return [e for lane in self.invoked for e in lane]
@@ -182,17 +178,9 @@ def lane_program(
         holder.append(sched)
         handles = [sched.get_lane(i)[1] for i in range(sc.lanes)]
 
-        def producer(p: int) -> Callable[[], None]:
-            def run() -> None:
-                for i in range(sc.items):
-                    lane = (p + i) % sc.lanes
-                    r = sched.try_post(handles[lane], (p, i))
-                    if r == TkResult.SUCCESS:
-                        obs.accepted[p].append((p, i, lane))
-                    else:
-                        obs.refused[p].append((p, i, lane, r))
-
-            return run
+        producer = round_robin_producers(
+            lambda lane, item: sched.try_post(handles[lane], item), sc.items, sc.lanes, obs.posts.record
+        )
 
         if sc.traced:
             rt.invariant(watch.check, "one drainer per lane")
@@ -219,9 +207,9 @@ def _queued(queue: Any) -> bool:
 
 
 def _final_checks(sc: LaneScenario, obs: _Observed) -> tuple[Any, ...]:
-    all_accepted = obs.all_accepted()
+    all_accepted = obs.posts.all_accepted()
     all_invoked = obs.all_invoked()
-    accepted = sorted((p, i) for p, i, _ in all_accepted)
+    accepted = sorted(item for item, _ in all_accepted)
     invoked = sorted(item for _, item, _ in all_invoked)
     discarded = sorted(item for lane in obs.discarded for _, item in lane)
     assert obs.stop_results == [TkResult.SUCCESS], f"Stop returned {obs.stop_results}"
@@ -234,7 +222,7 @@ def _final_checks(sc: LaneScenario, obs: _Observed) -> tuple[Any, ...]:
         assert sorted(invoked + discarded) == accepted, (
             f"conservation: accepted {accepted}, invoked {invoked} + discarded {discarded}"
         )
-    lane_of = {(p, i): lane for p, i, lane in all_accepted}
+    lane_of = dict(all_accepted)
     for lane, item, _ in all_invoked:
         assert lane_of.get(item) == lane, f"{item} invoked on lane {lane}, posted to {lane_of.get(item)}"
     for lane in range(sc.lanes):

@@ -43,18 +43,27 @@ def DrainSawEmpty(c: Constants, s: Vars, w: str) -> object:
     return s._replace(worker=s.worker.except_(w, (W_GOING_IDLE, *ending, None)))
 
 
-def DrainEndIdleLate(c: Constants, s: Vars, w: str) -> object:
-    """BUG: ... then, in a second critical section, writes Idle without looking again."""
+def IdleLate(s: Vars, w: str) -> tuple[Vars, int, int] | None:
+    """The second half of a drain end split in two, in any lane spec: the worker that saw its
+    lane empty writes Idle without looking again and is idle. The state after, the lane, and the
+    drain's count; None unless ``w`` is between the halves."""
     pc, lane, n, _ = s.worker[w]
     if pc != W_GOING_IDLE:
         return None
     assert lane is not None
-    return emit(
-        s._replace(status=s.status.except_(lane, IDLE), worker=s.worker.except_(w, (W_IDLE, None, 0, None))),
-        lane=lane,
-        outcome="idle",
-        invoked=n,
+    after = s._replace(
+        status=s.status.except_(lane, IDLE), worker=s.worker.except_(w, (W_IDLE, None, 0, None))
     )
+    return after, lane, n
+
+
+def DrainEndIdleLate(c: Constants, s: Vars, w: str) -> object:
+    """BUG: ... then, in a second critical section, writes Idle without looking again."""
+    late = IdleLate(s, w)
+    if late is None:
+        return None
+    after, lane, n = late
+    return emit(after, lane=lane, outcome="idle", invoked=n)
 
 
 SPLIT_IDLE = split(SPEC, "split-idle", "DrainEndIdle", DrainSawEmpty, DrainEndIdleLate)

@@ -24,6 +24,7 @@ from model_checks.designs.work_lane_lockfree.scenarios import (
     LockFreeScenario,
     lockfree_program,
 )
+from model_checks.mutant_scenarios import mutant_scenarios
 
 # Exhaustive under DPOR: 12,715 executions with the trace locks (54,424, 84 s, before), 270 s on a
 # loaded 2-core machine with every trace validated (so also under
@@ -59,17 +60,15 @@ def _table() -> dict[str, Scenario]:
             quick_expect="bounded" if exhaustive and name not in QUICK_PROOFS else None,
             subject=f"scenario work-lane-lockfree/{name} [{_strategies(name, exhaustive)}]",
         )
-    for name, m in REFERENCE_MUTANTS.items():
-        table[f"mutant/{name}"] = Scenario(
-            f"mutant/{name}",
-            # Validated (DPOR, no race detector): the mutant's trace is judged by the spec before
-            # the scenario's own checks, so the failure names the step the spec cannot make.
-            partial(lockfree_program, LockFreeScenario(**m.scenario), build=m.build, validate=True),
-            expect=m.expect,
-            doc=m.doc,
-            options={"strategy": "dpor", "time_limit": 60},
-            subject=f"work-lane-lockfree reference --mutant {name}",
+    # Validated (DPOR, no race detector): the mutant's trace is judged by the spec before the
+    # scenario's own checks, so the failure names the step the spec cannot make.
+    table.update(
+        mutant_scenarios(
+            "work-lane-lockfree",
+            REFERENCE_MUTANTS,
+            lambda m: partial(lockfree_program, LockFreeScenario(**m.scenario), build=m.build, validate=True),
         )
+    )
     return table
 
 

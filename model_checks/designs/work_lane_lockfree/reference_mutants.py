@@ -23,6 +23,43 @@ from reference.work_lane_lockfree_queue import EMPTY
 T = TypeVar("T")
 
 
+@dataclass(frozen=True)
+class ReferenceMutant:
+    name: str
+    doc: str
+    build: Callable[..., LockFreeScheduler[Any]]  # same signature as ``LockFreeScheduler``
+    expect: str  # the harness ``Failure.kind`` a run must report
+    spec_variant: str  # the same bug in the spec (``spec_mutants.MUTANTS``)
+    # The smallest scenario that shows it, as ``LockFreeScenario`` fields.
+    scenario: dict[str, Any] = field(default_factory=dict)
+
+
+REFERENCE_MUTANTS: dict[str, ReferenceMutant] = {}
+MutantClass = type[LockFreeLane[Any]] | type[LockFreeScheduler[Any]]
+
+
+def _mutant(name: str, doc: str, scenario: dict[str, Any]) -> Callable[[MutantClass], MutantClass]:
+    """The class below is the mutant ``name``, named as its spec twin: a lane class is plugged in
+    through ``lane_factory``, a scheduler class runs as the scheduler. Each bug here shows as a
+    failed assertion of its scenario (``expect``)."""
+
+    def register(cls: MutantClass) -> MutantClass:
+        build = cls if issubclass(cls, LockFreeScheduler) else partial(LockFreeScheduler, lane_factory=cls)
+        mutant = ReferenceMutant(name, doc, build, expect="assertion", spec_variant=name, scenario=scenario)
+        REFERENCE_MUTANTS.update(by_name(*REFERENCE_MUTANTS.values(), mutant))
+        return cls
+
+    return register
+
+
+# One producer posting twice to one lane with one worker and a budget of one: the second post's
+# CAS, or its push, races the drain of the first. What a lost wakeup leaves is an item in an
+# Idle lane: Stop(drain) finds it and fails (reporting it), and the scenario's check says so.
+ONE_PRODUCER_TWO_POSTS = {"producers": 1, "items": 2, "lanes": 1, "workers": 1, "budget": 1, "capacity": 2}
+ONE_POST = {"producers": 1, "items": 1, "lanes": 1, "workers": 1}
+
+
+@_mutant("cas-before-push", "the producer's Idle -> Scheduled CAS before its push", ONE_PRODUCER_TWO_POSTS)
 class CasBeforePushLane(LockFreeLane[T]):
     """BUG: the producer CASes Idle -> Scheduled before its push: a drainer that releases and
     re-checks in between finds nothing, and the item then lands in an Idle lane."""
@@ -36,6 +73,9 @@ class CasBeforePushLane(LockFreeLane[T]):
         return PostOutcome.ACCEPTED_SUBMIT if won else PostOutcome.ACCEPTED
 
 
+@_mutant(
+    "no-recheck", "the end of a drain without the re-check after Draining -> Idle", ONE_PRODUCER_TWO_POSTS
+)
 class NoRecheckLane(LockFreeLane[T]):
     """BUG: CAS Draining -> Idle ends the drain: an item whose producer's CAS saw Draining stays behind."""
 
@@ -45,6 +85,11 @@ class NoRecheckLane(LockFreeLane[T]):
         return False
 
 
+@_mutant(
+    "idle-after-recheck",
+    "the re-check while Draining, the Draining -> Idle CAS after it",
+    ONE_PRODUCER_TWO_POSTS,
+)
 class IdleAfterRecheckLane(LockFreeLane[T]):
     """BUG: the re-check while still Draining, the Draining -> Idle CAS after it: a post whose CAS
     saw Draining in between is never looked at again."""
@@ -61,16 +106,12 @@ class IdleAfterRecheckLane(LockFreeLane[T]):
         return False
 
 
-class ResetDropsUnreportedLane(LockFreeLane[T]):
-    """BUG: the Stop(discard) reset destroys the lane's items without reporting them."""
-
-    def reset(self) -> list[T]:
-        while self.queue.pop() is not EMPTY:
-            pass
-        self.word.store(IDLE)
-        return []
-
-
+# An item accepted after Stop(drain) returned is never invoked.
+@_mutant(
+    "stop-skips-inflight",
+    "Stop(drain) returning without waiting for posts in flight",
+    {**ONE_POST, "stop_races_posts": True},
+)
 class StopSkipsInflightScheduler(LockFreeScheduler[T]):
     """BUG: Stop does not wait for the posts in flight: one admitted before admission closed
     pushes (and submits) after Stop(drain) returned."""
@@ -79,66 +120,17 @@ class StopSkipsInflightScheduler(LockFreeScheduler[T]):
         return None
 
 
-@dataclass(frozen=True)
-class ReferenceMutant:
-    name: str
-    doc: str
-    build: Callable[..., LockFreeScheduler[Any]]  # same signature as ``LockFreeScheduler``
-    expect: str  # the harness ``Failure.kind`` a run must report
-    spec_variant: str  # the same bug in the spec (``spec_mutants.MUTANTS``)
-    # The smallest scenario that shows it, as ``LockFreeScenario`` fields.
-    scenario: dict[str, Any] = field(default_factory=dict)
-
-
-def _with_lane(lane: type[LockFreeLane[Any]]) -> Callable[..., LockFreeScheduler[Any]]:
-    return partial(LockFreeScheduler, lane_factory=lane)
-
-
-# One producer posting twice to one lane with one worker and a budget of one: the second post's
-# CAS, or its push, races the drain of the first. What a lost wakeup leaves is an item in an
-# Idle lane: Stop(drain) finds it and fails (reporting it), and the scenario's check says so.
-ONE_PRODUCER_TWO_POSTS = {"producers": 1, "items": 2, "lanes": 1, "workers": 1, "budget": 1, "capacity": 2}
-ONE_POST = {"producers": 1, "items": 1, "lanes": 1, "workers": 1}
-
-REFERENCE_MUTANTS: dict[str, ReferenceMutant] = by_name(
-    ReferenceMutant(
-        "cas-before-push",
-        "the producer's Idle -> Scheduled CAS before its push",
-        _with_lane(CasBeforePushLane),
-        expect="assertion",
-        spec_variant="cas-before-push",
-        scenario=ONE_PRODUCER_TWO_POSTS,
-    ),
-    ReferenceMutant(
-        "no-recheck",
-        "the end of a drain without the re-check after Draining -> Idle",
-        _with_lane(NoRecheckLane),
-        expect="assertion",
-        spec_variant="no-recheck",
-        scenario=ONE_PRODUCER_TWO_POSTS,
-    ),
-    ReferenceMutant(
-        "idle-after-recheck",
-        "the re-check while Draining, the Draining -> Idle CAS after it",
-        _with_lane(IdleAfterRecheckLane),
-        expect="assertion",
-        spec_variant="idle-after-recheck",
-        scenario=ONE_PRODUCER_TWO_POSTS,
-    ),
-    ReferenceMutant(
-        "stop-skips-inflight",
-        "Stop(drain) returning without waiting for posts in flight",
-        StopSkipsInflightScheduler,
-        expect="assertion",  # an item accepted after Stop(drain) returned is never invoked
-        spec_variant="stop-skips-inflight",
-        scenario={**ONE_POST, "stop_races_posts": True},
-    ),
-    ReferenceMutant(
-        "reset-drops-unreported",
-        "the Stop(discard) lane reset destroying items without reporting them",
-        _with_lane(ResetDropsUnreportedLane),
-        expect="assertion",  # an accepted item neither invoked nor reported discarded
-        spec_variant="reset-drops-unreported",
-        scenario={**ONE_POST, "stop": StopMode.DISCARD},
-    ),
+# An accepted item is neither invoked nor reported discarded.
+@_mutant(
+    "reset-drops-unreported",
+    "the Stop(discard) lane reset destroying items without reporting them",
+    {**ONE_POST, "stop": StopMode.DISCARD},
 )
+class ResetDropsUnreportedLane(LockFreeLane[T]):
+    """BUG: the Stop(discard) reset destroys the lane's items without reporting them."""
+
+    def reset(self) -> list[T]:
+        while self.queue.pop() is not EMPTY:
+            pass
+        self.word.store(IDLE)
+        return []

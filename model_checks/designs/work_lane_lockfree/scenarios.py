@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from model_checks.designs.work_lane_lockfree.trace.validate import validate_lines
+from model_checks.harness.lane_posts import Item, Posts, round_robin_producers
 from model_checks.harness.lane_programs import produce_then_stop, shown_trace
 from model_checks.harness.runtime import ControlledRuntime
 from reference.results import Result
@@ -32,7 +33,6 @@ from reference.tracing import RecordingTracer
 from reference.work_lane_lockfree import LaneSpec, LockFreeScheduler, Sizing, StopMode, trace_header
 
 Program = Callable[[ControlledRuntime], object]
-Item = tuple[int, int]  # (producer, index)
 
 
 @dataclass(frozen=True)
@@ -55,15 +55,13 @@ class _Observed:
 
     lanes: int
     producers: int
-    accepted: list[list[tuple[Item, int]]] = field(default_factory=list)  # per producer: (item, lane)
-    refused: list[list[tuple[Item, Result]]] = field(default_factory=list)  # per producer
     invoked: list[list[Item]] = field(default_factory=list)  # per lane
     discarded: list[list[Item]] = field(default_factory=list)  # per lane
     stop_results: list[Result] = field(default_factory=list)
+    posts: Posts[Result] = field(init=False)  # per producer
 
     def __post_init__(self) -> None:
-        self.accepted = [[] for _ in range(self.producers)]
-        self.refused = [[] for _ in range(self.producers)]
+        self.posts = Posts(self.producers, Result.SUCCESS)
         self.invoked = [[] for _ in range(self.lanes)]
         self.discarded = [[] for _ in range(self.lanes)]
 
@@ -140,18 +138,9 @@ def lockfree_program(
         )
         handles = [sched.get_lane(i)[1] for i in range(sc.lanes)]
 
-        def producer(p: int) -> Callable[[], None]:
-            def run() -> None:
-                for i in range(sc.items):
-                    lane = (p + i) % sc.lanes
-                    result = sched.try_post(handles[lane], (p, i))
-                    if result == Result.SUCCESS:
-                        obs.accepted[p].append(((p, i), lane))
-                    else:
-                        obs.refused[p].append(((p, i), result))
-
-            return run
-
+        producer = round_robin_producers(
+            lambda lane, item: sched.try_post(handles[lane], item), sc.items, sc.lanes, obs.posts.record
+        )
         rt.invariant(watch.check, "one drainer per lane")
         rt.pending_work(lambda: any(queued(sched, lane) for lane in range(sc.lanes)))
         rt.trace(shown_trace(tracer))
@@ -195,7 +184,7 @@ def final_checks(sc: LockFreeScenario, obs: _Observed, sched: LockFreeScheduler[
     assert obs.stop_results == [Result.SUCCESS], f"Stop returned {obs.stop_results}{why}"
     left = {lane: queued(sched, lane) for lane in range(sc.lanes) if queued(sched, lane)}
     assert not left, f"lost wakeup: lanes {left} still hold items after Stop({sc.stop.value}) returned"
-    accepted = sorted(item for mine in obs.accepted for item, _ in mine)
+    accepted = sorted(item for item, _ in obs.posts.all_accepted())
     invoked = sorted(item for lane in obs.invoked for item in lane)
     discarded = sorted(item for lane in obs.discarded for item in lane)
     if sc.stop is StopMode.DRAIN:
@@ -205,7 +194,7 @@ def final_checks(sc: LockFreeScenario, obs: _Observed, sched: LockFreeScheduler[
         assert sorted(invoked + discarded) == accepted, (
             f"conservation: accepted {accepted}, invoked {invoked} + discarded {discarded}"
         )
-    lane_of = {item: lane for mine in obs.accepted for item, lane in mine}
+    lane_of = dict(obs.posts.all_accepted())
     for lane in range(sc.lanes):
         for item in obs.invoked[lane] + obs.discarded[lane]:
             assert lane_of.get(item) == lane, f"{item} ran on lane {lane}, posted to {lane_of.get(item)}"

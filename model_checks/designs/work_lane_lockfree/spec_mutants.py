@@ -7,7 +7,7 @@ not wait and drops items, a lane reset that destroys items without reporting the
 
 from __future__ import annotations
 
-from model_checks.designs.work_lane.spec_mutants import stop_skips_inflight
+from model_checks.designs.work_lane.spec_mutants import W_GOING_IDLE, IdleLate, stop_skips_inflight
 from model_checks.mutant import SpecMutant, by_name
 from model_checks.spec_mutation import split
 from spec import work_lane_lockfree as lf
@@ -99,9 +99,8 @@ def ReleaseWithoutRecheck(c: Constants, s: Vars, w: str) -> object:
 
 NO_RECHECK = variant(SPEC, "no-recheck", replace_actions={"Release": ReleaseWithoutRecheck})
 
-# --- idle-after-recheck: the re-check first, the Idle write after it -------------------------
-
-W_GOING_IDLE = "going-idle"
+# --- idle-after-recheck: the re-check first, the Idle write after it (the worker goes idle as
+# in the lock-based spec's split-idle) ---------------------------------------------------------
 
 
 def RecheckBeforeRelease(c: Constants, s: Vars, w: str) -> object:
@@ -122,14 +121,11 @@ def RecheckBeforeRelease(c: Constants, s: Vars, w: str) -> object:
 
 def IdleAfterRecheck(c: Constants, s: Vars, w: str) -> object:
     """BUG: ... empty, so CAS Draining -> Idle later, without looking again."""
-    pc, lane, n, _ = s.worker[w]
-    if pc != W_GOING_IDLE:
+    late = IdleLate(s, w)
+    if late is None:
         return None
-    assert lane is not None
-    return emit(
-        s._replace(status=s.status.except_(lane, IDLE), worker=s.worker.except_(w, (W_IDLE, None, 0, None))),
-        **lf.Cas(lane, DRAINING, IDLE, True, invoked=n),
-    )
+    after, lane, n = late
+    return emit(after, **lf.Cas(lane, DRAINING, IDLE, True, invoked=n))
 
 
 IDLE_AFTER_RECHECK = split(

@@ -6,6 +6,13 @@ from typing import Any
 
 from model_checks.design import built_in
 
+# What the state diagrams group the spec's states by: worker w0's view of its own program, its
+# deque and its store buffer, and the client's program.
+
+
+def _worker(c: Any, s: Any) -> Any:
+    return s.worker[c.worker_names()[0]].pc
+
 
 def _deque(c: Any, s: Any) -> Any:
     from spec.work_stealing import BOTTOM, TOP  # with the spec, when a diagram is drawn
@@ -13,9 +20,18 @@ def _deque(c: Any, s: Any) -> Any:
     return s.mem.cells[BOTTOM("w0")] - s.mem.cells[TOP("w0")]
 
 
+def _store_buffer(c: Any, s: Any) -> Any:
+    return len(s.mem.pending(c.worker_names()[0]))
+
+
+def _client(c: Any, s: Any) -> Any:
+    return s.client[0]
+
+
 DESIGN = built_in(
     __name__,
     "work-stealing",
+    summary="Chase-Lev deques per worker, an injector, parking with re-check, fork/join; SC or TSO memory",
     scenarios=".harness:SCENARIOS",
     reference_modules=(
         "reference.work_stealing",
@@ -25,6 +41,7 @@ DESIGN = built_in(
         "reference.global_queue_pool",
     ),
     trace_format=".trace:FORMAT",
+    spec_trace_format=".trace.spec_search:SPEC_FORMAT",
     verify_rows=(("conformance", ".rows:rows"),),
     exporter=".trace_export:export",
     commands=(".simulate_command:register",),
@@ -43,11 +60,5 @@ DESIGN = built_in(
             "trace validator events/s on a 1M-event work-stealing trace (goal 50k/s)",
         ),
     },
-    summary="Chase-Lev deques per worker, an injector, parking with re-check, fork/join; SC or TSO memory",
-    projections={
-        "worker": lambda c, s: s.worker[c.worker_names()[0]].pc,
-        "deque": _deque,
-        "store buffer": lambda c, s: len(s.mem.pending(c.worker_names()[0])),
-        "client": lambda c, s: s.client[0],
-    },
+    projections={"worker": _worker, "deque": _deque, "store buffer": _store_buffer, "client": _client},
 )

@@ -5,40 +5,34 @@ the seeded reference bugs are ``reference_mutants.py``. Every deque scenario and
 one-worker pool scenario is explored exhaustively by DPOR, with the race detector on (except
 ``global/fork-join``), so "exhaustive" covers the plain accesses too. Executions (DPOR, races
 off / on; the race detector makes the declared fields scheduling points), re-measured with
-``lanecheck explore work-stealing/NAME --races/--no-races`` after the push stopped loading
-``top`` while the array cannot be full (seconds on the shared 2-core machine, load 10-13):
+``lanecheck explore work-stealing/NAME --races/--no-races`` after the take's known-empty
+shortcut and Stop's registered wait (docs/work-stealing.md, *Reference*); seconds on the shared
+2-core machine at load 10-16 with the harness core uncompiled (about half its speed):
 
 =============================== ====== ====== ========== =========
 scenario                        off    on     s (off)    s (on)
 =============================== ====== ====== ========== =========
-deque/one-element                  112    112      0.2      0.5
-deque/push-take-steal            1,500  1,500      2.2      9
-deque/resize-while-stealing      3,517  3,517      6.5     27
-deque/steal-after-resize         6,098  6,098      8       72
-pool/park-wake                     321    912      0.3     34
-pool/park-wake-traced              450  4,876      0.5    135
-pool/fork-join                   1,942  5,217      4      103
-pool/task-raises                   952  2,527      1.5      46
-pool/stop-discard                  671    671      0.9     23
-global/fork-join                 2,954     --     11       --
+deque/one-element                  104    104      0.6      2.6
+deque/push-take-steal            1,454  1,454     10.5     40
+deque/resize-while-stealing      1,739  1,739     14.5     38
+deque/steal-after-resize         6,098  6,098     45      158
+pool/park-wake                     226    541      0.7     35
+pool/park-wake-traced              316  2,994      1.3    197
+pool/fork-join                   1,171  2,896      7.5    304
+pool/task-raises                   611  1,431      3.6     83
+pool/stop-discard                1,668  1,668      9.5     79
+global/fork-join                 1,851     --     11       --
 =============================== ====== ====== ========== =========
 
-(Before: deque/push-take-steal 1,758, resize-while-stealing 3,821, steal-after-resize 7,065,
-pool/park-wake 359 / 1,020, park-wake-traced 514 / 5,756, fork-join 2,180 / 5,830,
-task-raises 952 / 2,527, global/fork-join 2,954.)
+(Before, compiled core at load 10-13: one-element 112, push-take-steal 1,500,
+resize-while-stealing 3,517, park-wake 321 / 912, park-wake-traced 450 / 4,876 (135 s on),
+fork-join 1,942 / 5,217 (103 s on), task-raises 952 / 2,527, stop-discard 671 / 671,
+global/fork-join 2,954.)
 
 Pools with two workers are sampled with PCT, so their rows say "bounded": their DPOR spaces are
-beyond a CI budget. Measured again (DPOR, races off, 240 s each, load 10): ``pool/park-wake-2w``
-78,006 executions, ``global/fork-join-2w`` 45,385, ``pool/fork-join-2w`` 31,906 in 120 s, none finished
-(park-wake-2w took about 130,000 executions, 7 minutes, to finish once). Even the smallest
-two-worker program with a task, one root with no child, not joined, Stop(discard), was not
-finished after 41,334 executions (120 s); with no task at all it is 25. Why: three threads
-meet on the park lock many times per execution (each worker's park and re-park after a
-wake that found nothing, main's wake after the submit, main's join, the last completion's
-notify, Stop's wait and wake-all), and the submit races every worker's loads of the
-injector count; DPOR must try each order of those acquisitions, at about 95 steps an
-execution. Shrinking them needs fewer park-lock round trips in the pool's protocol (see
-docs/work-stealing.md, *Harness scenarios*), not a smaller scenario.
+beyond a CI budget (60 s of DPOR: about 10,500 executions each, unfinished; park-wake-2w 37,567
+in 300 s, unfinished), and state-hash pruning does not yet pay there (docs/work-stealing.md,
+*Why the two-worker pools stay bounded*).
 Each mutant must be caught, with the
 failure kind it names, by DPOR in the correct scenario it names; the minimised counterexamples
 have 0 to 3 preemptions (take-without-cas 3, steal-reads-after-cas 2, steal-without-cas 2,

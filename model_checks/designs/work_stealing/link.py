@@ -30,6 +30,7 @@ for this design; tests/work_stealing/test_link.py pins the counts and a failing 
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Callable, Hashable, Iterable
 from dataclasses import dataclass
@@ -99,21 +100,16 @@ def spec_traces(constants: ws.Constants, spec: Spec = ONE_WORKER) -> set[Trace]:
     memoised per state)."""
     inst = Instance(spec, constants)
     Frozen = tuple[tuple[str, Any], ...]  # an event as hashable items
-    memo: dict[Hashable, frozenset[tuple[Frozen, ...]]] = {}
 
+    @functools.cache
     def suffixes(state: Hashable) -> frozenset[tuple[Frozen, ...]]:
-        known = memo.get(state)
-        if known is not None:
-            return known
-        out: set[tuple[Frozen, ...]] = set()
+        """The projected events of every complete behaviour from ``state`` on."""
         steps = list(inst.successors(state))
-        if not steps and inst.is_terminal(state):
-            out.add(())
+        ends: set[tuple[Frozen, ...]] = {()} if not steps and inst.is_terminal(state) else set()
         for t in steps:
             head = tuple(tuple(e.items()) for e in _step_events(constants, state, t))
-            out.update(head + rest for rest in suffixes(t.state))
-        memo[state] = frozenset(out)
-        return memo[state]
+            ends.update(head + rest for rest in suffixes(t.state))
+        return frozenset(ends)
 
     found: set[Trace] = set()
     for s in inst.initial_states():

@@ -28,29 +28,13 @@ T = TypeVar("T")
 
 class TakeWithoutCasDeque(ChaseLevDeque[T]):
     """BUG: the owner takes the last element with a plain store to ``top``, no CAS: a thief that
-    already read the slot also wins its CAS, and the element is obtained twice. Traced, each
-    step takes the trace lock alone (``_step``), as the correct take does, so the race stays
-    open and the trace shows the second ``ok`` of one element."""
+    already read the slot also wins its CAS, and the element is obtained twice. Traced, the
+    owner's ``top`` load and its claim are two steps, each under the trace lock alone (as the
+    correct take's are), so the race stays open and the trace shows the element's second ``ok``."""
 
-    def _take_commit(self, b: int) -> tuple[str, T | None]:
-        with self._step():
-            t = self._top.load()
-            if t < b:
-                item = self._buf[self._slot(b, self._buf)]
-                self._trace_take(OK, item)
-                return OK, item
-            if t > b:
-                self._bottom.store(t)
-                self._b = t
-                self._trace_take(EMPTY, None)
-                return EMPTY, None
-        item = self._buf[self._slot(b, self._buf)]
-        with self._step():
-            self._top.store(t + 1)  # the bug: a thief's CAS since our load is not noticed
-            self._trace_take(OK, item)
-        self._bottom.store(t + 1)
-        self._b = t + 1
-        return OK, item
+    def _claim_last(self, t: int) -> bool:
+        self._top.store(t + 1)  # the bug: a thief's CAS since our load of top is not noticed
+        return True
 
 
 class StealReadsAfterCasDeque(ChaseLevDeque[T]):
@@ -103,6 +87,7 @@ class ResizeUnpublishedDeque(ChaseLevDeque[T]):
         for i in range(top, bottom):
             new[i & (len(new) - 1)] = old[i & (len(old) - 1)]
         self._buf = new  # the owner's copy only: ``_buffer`` still names the old array
+        self._mask = len(new) - 1
         return new
 
 
@@ -110,8 +95,13 @@ class StaleMaskDeque(ChaseLevDeque[T]):
     """BUG: indices are masked with the *first* array's capacity, also after a grow: a push
     wraps onto the slot of an older element that is still in the deque."""
 
-    def _slot(self, index: int, buf: list[Any]) -> int:
+    def _slot(self, index: int, buf: list[Any]) -> int:  # the thieves' index
         return index & (self.initial_capacity - 1)
+
+    def _grow(self, old: list[Any], top: int, bottom: int) -> list[Any]:
+        new = super()._grow(old, top, bottom)
+        self._mask = self.initial_capacity - 1  # the owner's index: stale too
+        return new
 
 
 class ParkWithoutRecheckPool(WorkStealingPool):
@@ -126,8 +116,9 @@ class StealFromSelfPool(WorkStealingPool):
     """BUG: the victim is drawn from every worker, itself included."""
 
     def _victims(self, w: int) -> Iterator[int]:
-        start = self._rngs[w].randrange(self.workers)
-        return ((start + k) % self.workers for k in range(self.workers))
+        n = self.workers
+        start = self._rngs[w].randrange(n) if self._rngs else 0  # no generator below 3 workers
+        return ((start + k) % n for k in range(n))
 
 
 class JoinNeverHelpsPool(WorkStealingPool):

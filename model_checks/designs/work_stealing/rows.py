@@ -8,7 +8,8 @@
   seq where the bug shows in the events, at the end of the trace where it shows only as
   something missing (a lost wakeup, a deadlocked join), malformed where the bug makes an
   ``ok`` with no task (an unwritten slot). ``OBSERVED`` says which; a row fails when the
-  validator does anything else (accepting the trace above all).
+  validator does anything else (accepting the trace above all), or when the spec engine
+  (``trace.spec_search``, ``--engine spec``) does not refuse it the same way.
 
 The harness verdicts themselves are the generic scenario rows of ``Design.scenarios``.
 """
@@ -20,12 +21,14 @@ import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
+from model_checks.conformance.lines import validate_with
 from model_checks.designs.work_stealing.harness import DEQUES, POOLS
 from model_checks.designs.work_stealing.harness import program as harness_program
 from model_checks.designs.work_stealing.link import compare, traced_program
 from model_checks.designs.work_stealing.reference_mutants import REFERENCE_MUTANTS
 from model_checks.designs.work_stealing.scenarios import deque_program
 from model_checks.designs.work_stealing.trace import judge
+from model_checks.designs.work_stealing.trace.spec_search import SPEC_FORMAT
 from model_checks.harness.api import check
 from model_checks.harness.design_rows import quiet_reference
 from model_checks.harness.options import Failure, Options, Result
@@ -199,6 +202,10 @@ def mutant_rows() -> Iterator[VerifyRow]:
                 got = "seq" if verdict.seq is not None else "end"
             else:
                 got = "malformed" if verdict.code == 2 else "allowed"
+            # The spec engine (--engine spec) must refuse it the same way: rejected or malformed.
+            spec = validate_with(SPEC_FORMAT, lines, engine="spec", complete=want == "end")
+            if spec.code != verdict.code:
+                got += f", but the spec engine says {spec.message}"
             if verdict.seq is not None:
                 where = f"seq {verdict.seq} of {len(lines) - 1} events"
             else:
@@ -209,6 +216,7 @@ def mutant_rows() -> Iterator[VerifyRow]:
                 want,
                 got,
                 f"{where}, rule {verdict.rule}: {verdict.message} "
-                f"(harness: {failure.kind}, {failure.preemptions} preemptions)",
+                f"(spec engine: rule {spec.rule}, {spec.message[:120]}; "
+                f"harness: {failure.kind}, {failure.preemptions} preemptions)",
                 time.perf_counter() - started,
             )

@@ -8,9 +8,10 @@ states. Per BFS layer:
    worker owns (``codec``: flat tuples through ``marshal``, pickle as the fallback), as separate
    Ray objects, so a batch goes from worker to worker through the object store, not through
    the driver;
-2. every worker merges the batches addressed to it and reports its layer (``parallel.Report``);
-3. the driver takes the decision all processes take in ``parallel.py``: go on, or stop with a
-   verdict. The barrier keeps the layers synchronous, so the first violation is a shortest one.
+2. every worker merges the batches addressed to it and reports its layer (``layers.Report``);
+3. the driver takes the decision all processes take in ``parallel.py`` (``layers.Layers``): go on,
+   or stop with a verdict. The barrier keeps the layers synchronous, so the first violation is a
+   shortest one.
 
 What differs from forked processes: Ray workers do not share a string-hash seed, so the owner of a
 state is a digest of its owner fields (``fingerprint.py``), a received state is hashed again by
@@ -32,8 +33,9 @@ from typing import Any
 from model_checks.explorer import codec as wire
 from model_checks.explorer import ownership
 from model_checks.explorer.check import CheckResult, Engine, NotSupported, check
-from model_checks.explorer.outcome import HOLDS, INCOMPLETE, VIOLATED, Outcome, Stats, Violation
-from model_checks.explorer.parallel import Report, WorkerFailed, path_graph
+from model_checks.explorer.layers import Layers, Report
+from model_checks.explorer.outcome import Outcome
+from model_checks.explorer.parallel import WorkerFailed
 from model_checks.explorer.ray import portable
 from model_checks.explorer.ray.pool import Pool
 from model_checks.explorer.ray.session import connect
@@ -92,69 +94,16 @@ class _Driver:
         return self._get(merged)  # type: ignore[no-any-return]
 
     def run(self, load: Loader, owner_fields: tuple[int, ...] | None) -> Outcome:
-        options = self.options
-        sent = replace(options, progress=None, liveness=False)
-        size = self.size
-        self._get([a.begin.remote(load, sent, r, size, owner_fields) for r, a in enumerate(self.actors)])
+        sent = replace(self.options, progress=None, liveness=False)
+        self._get([a.begin.remote(load, sent, r, self.size, owner_fields) for r, a in enumerate(self.actors)])
         started = time.perf_counter()  # the search, without the workers' start-up
+        layers = Layers(self.options, timed_from=started)
         reports: list[Report] = self._get([actor.seed.remote() for actor in self.actors])
+        while layers.go_on(reports):
+            reports = self._layer(layers.depth)
+            layers.depth += 1
         names = [action.name for action, _ in self.inst.bound]
-        current_depth = deepest = 0
-        verdict: str | None = None
-        reason: str | None = None
-        best = None
-        while True:
-            frontier = sum(r.frontier for r in reports)
-            if frontier:
-                deepest = current_depth
-            best = min((r.best for r in reports if r.best is not None), default=None)
-            if best is not None:
-                verdict = VIOLATED
-                break
-            reason = next((r.incomplete for r in reports if r.incomplete), None)
-            total = sum(r.states for r in reports)
-            if reason is None and options.max_states is not None and total > options.max_states:
-                reason = f"state bound {options.max_states} reached"
-            limit = options.time_limit
-            if reason is None and limit is not None and time.perf_counter() - started > limit:
-                reason = f"time limit {options.time_limit:g}s reached"
-            if reason is not None:
-                verdict = INCOMPLETE
-                break
-            if frontier == 0:
-                break
-            if options.progress is not None:
-                options.progress(total, sum(r.transitions for r in reports), current_depth)
-            if options.max_depth is not None and current_depth >= options.max_depth:
-                reason = f"depth bound {options.max_depth} reached with {frontier} states unexpanded"
-                verdict = INCOMPLETE
-                break
-            reports = self._layer(current_depth)
-            current_depth += 1
-        stats = Stats(
-            states=sum(r.states for r in reports),
-            transitions=sum(r.transitions for r in reports),
-            depth=deepest,
-            action_names=names,
-            fired=[sum(counts) for counts in zip(*(r.fired for r in reports), strict=True)],
-            constrained=sum(r.constrained for r in reports),
-        )
-        if verdict is None and stats.constrained:
-            verdict = INCOMPLETE
-            reason = f"the state constraint kept {stats.constrained} states from being expanded"
-        if verdict == VIOLATED:
-            assert best is not None
-            (depth, _, gid), kind, name, why = best
-            states = self._path(gid)
-            stats.depth = depth
-            stats.seconds = time.perf_counter() - started
-            graph = path_graph(states, list(range(-1, len(states) - 1)))
-            return Outcome(VIOLATED, stats, Violation(kind, name, why, list(range(len(states)))), graph)
-        stats.seconds = time.perf_counter() - started
-        graph = path_graph([], [])
-        if verdict == INCOMPLETE:
-            return Outcome(INCOMPLETE, stats, None, graph, incomplete_reason=reason)
-        return Outcome(HOLDS, stats, None, graph)
+        return layers.outcome(reports, names, started, self._path)
 
     def _path(self, gid: int) -> list[Any]:
         """The states from an initial state to ``gid``, asking each state's owner for it."""

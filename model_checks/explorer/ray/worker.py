@@ -14,8 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from model_checks.explorer import codec as wire
-from model_checks.explorer.parallel import Report
+from model_checks.explorer.layers import Report
 from model_checks.explorer.partition import Found, Partition
 from model_checks.explorer.ray import fingerprint, portable
 from model_checks.explorer.search import Options
@@ -45,26 +44,7 @@ def peak_rss_bytes() -> int:
 class RayPartition(Partition):
     """A partition whose fingerprints stay in its process: a received state is hashed here."""
 
-    def receive(self, data: bytes, d1: int) -> list[Found]:
-        assert self.codec is not None
-        decode = self.codec.decode
-        intern = self.codec.intern
-        depth, switches = self.depth, self.switches
-        found: list[Found] = []
-        for _, encoded, parent, sw, pid in wire.loads(data):
-            key = decode(encoded)
-            h = hash(key)  # the sender's fingerprint used its own hash seed
-            j = self.find(key, h)
-            if j is None:
-                j = self.add(intern(key), h, parent, d1, sw, pid)
-                bad = self.violated(key)
-                if bad is not None:
-                    found.append((j, "invariant", bad[0], bad[1]))
-            elif depth[j] == d1 and sw < switches[j]:
-                self.parent[j] = parent
-                switches[j] = sw
-                self.last_proc[j] = pid
-        return found
+    rehash_received = True
 
 
 class Worker:

@@ -15,26 +15,16 @@ from dataclasses import dataclass
 from types import CodeType, FrameType
 from typing import TYPE_CHECKING
 
+from model_checks.harness.own_code import MACHINERY_DIRS, MACHINERY_FILES, SHARED_STEPS, WRAPPERS
 from model_checks.harness.rt.backends import ABORT, Done, format_frame
 
 if TYPE_CHECKING:
     from model_checks.harness.rt.scheduler import Execution, ThreadInfo
 
-_HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-# Frames inside these files are the harness's own; the "source" of an operation is the first frame
-# outside them (the user's code, or the reference code under test).
-SKIP_PREFIXES = (
-    os.path.join(_HERE, "rt") + os.sep,
-    os.path.join(_HERE, "sync") + os.sep,
-    os.path.join(_HERE, "patch.py"),
-    os.path.join(_HERE, "api.py"),
-    os.path.join(_HERE, "execution.py"),  # where an execution calls the test function
-    os.path.join(_HERE, "lane_programs.py"),  # shared scenario steps: report the scenario's line
-    os.path.join(_HERE, "runtime.py"),  # compiled it has no frames; as Python (LANECHECK_PURE) it has
-    # the race detector's and the declared fields' scheduling points are announced from these
-    os.path.join(_HERE, "races.py"),
-    os.path.join(_HERE, "declared.py"),
-)
+# Frames inside these files are the harness's own (``own_code.py``); the "source" of an operation
+# is the first frame outside them (the user's code, or the reference code under test). The steps
+# the lane designs' scenarios share are skipped too: a report names the scenario's line.
+SKIP_PREFIXES = (*MACHINERY_DIRS, *sorted(MACHINERY_FILES | WRAPPERS), *SHARED_STEPS)
 
 
 _SKIP_CODE: dict[CodeType, bool] = {}  # code object -> is it the harness's own

@@ -22,7 +22,7 @@ What it holds:
 * everything reachable from the above, as a graph numbered in visiting order (``_Canon``): equal
   fingerprints mean isomorphic reachable heaps, so object identity (``is``, aliasing) is kept.
 
-The frames of the harness's *machinery* (``_MACHINERY_*``, named file by file: the harness
+The frames of the harness's *machinery* (``own_code.py``, named file by file: the harness
 package also holds programs under test) are skipped: a controlled thread's harness-side state is
 its pending operation (the primitives keep none across a scheduling point but ``wait_for``'s deadline, which
 the pending wait's deadline carries), and compiled, they have no frames at all.
@@ -38,6 +38,8 @@ from __future__ import annotations
 
 import collections
 import functools
+import itertools
+import logging
 import os
 import re
 import sys
@@ -46,42 +48,14 @@ from collections import deque
 from collections.abc import Hashable
 from typing import TYPE_CHECKING, Any
 
+from model_checks.harness import own_code
 from model_checks.harness.rt import frames
 from model_checks.harness.rt.objects import ObjState, Op
 
 if TYPE_CHECKING:
     from model_checks.harness.rt.scheduler import Execution
 
-_HARNESS = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
-_BACKENDS = os.path.join(_HARNESS, "rt", "backends.py")
-# The harness's *machinery*: code whose frames keep nothing across a scheduling point that the
-# pending operation does not say. Named one by one, not by folder: the harness package also holds
-# programs under test (``examples.py``, ``lane_programs.py``, the rows' scenarios, ``patch.py``'s
-# wrappers), whose frames and globals are state. Skipping those made every thread of
-# ``examples.bounded_buffer`` look frameless (issue 16's false livelock); a machinery module
-# missing from this list only costs pruning (its frames are then walked), never soundness.
-_MACHINERY_DIRS = tuple(os.path.join(_HARNESS, d) + os.sep for d in ("rt", "sync", "strategies"))
-_MACHINERY_FILES = frozenset(
-    os.path.join(_HARNESS, f)
-    for f in (
-        "__init__.py",
-        "api.py",
-        "core.py",
-        "declared.py",
-        "execution.py",
-        "loops.py",
-        "options.py",
-        "race_frames.py",
-        "race_sites.py",
-        "races.py",
-        "report.py",
-        "runtime.py",
-        "schedule.py",
-        "searching.py",
-        "stateful.py",
-        "swarm.py",
-    )
-)
+_BACKENDS = own_code.HARNESS + os.path.join("rt", "backends.py")
 _STDLIB = tuple(
     {os.path.dirname(os.__file__) + os.sep}
     | {p + os.sep for p in sys.path if p.endswith(("site-packages", "dist-packages"))}
@@ -162,12 +136,6 @@ def _python_layout(c: type) -> bool:
     return c.__basicsize__ == base.__basicsize__ + extra
 
 
-# ``patch.py``'s wrappers (``Thread.run``, ``join``, ...) run on the program's behalf: their frames
-# are walked, but its globals are the harness's bookkeeping (the real ``threading`` objects, the
-# table of wrapped threads, whose entries the frames reach), so they are not state
-_PATCH = os.path.join(_HARNESS, "patch.py")
-
-
 def _program_module(m: types.ModuleType) -> bool:
     """Is ``m`` code under test? A module with no file is only if it is ``__main__``
     (``python -c``); the others (``sys``, ``builtins``, ...) are C modules."""
@@ -177,15 +145,20 @@ def _program_module(m: types.ModuleType) -> bool:
     return _program_file(name)
 
 
-def _machinery(filename: str) -> bool:
-    return filename in _MACHINERY_FILES or filename.startswith(_MACHINERY_DIRS)
+# The harness's machinery keeps nothing across a scheduling point that the pending operation does
+# not say: its frames are skipped (``own_code.py`` names it).
+_machinery = own_code.machinery
 
 
 def _program_file(name: str) -> bool:
     """Is ``name`` the file of code under test (its globals and class attributes are state)?
-    Not the standard library, installed packages, frozen modules or the harness's machinery; code
+    Not the standard library, installed packages, frozen modules or the harness's own code (its
+    machinery, and ``patch.py``'s wrappers: their frames are walked, but their globals are the
+    harness's bookkeeping, the real ``threading`` objects and the table of wrapped threads); code
     compiled from a string (``<string>``, ``<stdin>``) is code under test."""
-    return not name.startswith((*_STDLIB, "<frozen")) and not _machinery(name) and name != _PATCH
+    return (
+        not name.startswith((*_STDLIB, "<frozen")) and not _machinery(name) and name not in own_code.WRAPPERS
+    )
 
 
 class _Canon:
@@ -257,7 +230,13 @@ class _Canon:
             return ("sm", t is staticmethod, v(x.__func__))
         if t is property:
             return ("p", v(x.fget), v(x.fset), v(x.fdel))
-        if isinstance(x, types.GenericAlias):  # ``list[int]``, ``Callable[..., T]``: immutable
+        if isinstance(x, (types.GenericAlias, types.UnionType)):  # ``list[int]``, ``int | None``: immutable
+            return ("a", _atom(x))
+        if t is itertools.count:  # its repr is its whole state (start and step), on every version
+            return ("n", repr(x))
+        if isinstance(x, _LOGGING):
+            # the logging machinery is no state of the program: under pytest the root logger
+            # holds a capture handler with a real lock, which would refuse every state
             return ("a", _atom(x))
         if t is re.Pattern:  # immutable: its source and flags say it all
             return ("re", v(x.pattern), x.flags)
@@ -375,6 +354,8 @@ _SAMPLE_ITERATORS: tuple[Any, ...] = (
     reversed(range(1)),
 )
 _ITERATORS: frozenset[type] = frozenset(type(i) for i in _SAMPLE_ITERATORS)
+
+_LOGGING = (logging.Logger, logging.Handler, logging.Manager, logging.PlaceHolder)
 
 # a method of a C class defined with ``METH_METHOD`` (``re.Pattern.match``): like a builtin
 # function, its state is its name and the object it is bound to

@@ -25,12 +25,13 @@ import itertools
 import sys
 import types
 
-_F_FRAME = 24  # PyFrameObject.f_frame
-_STACKTOP = 64  # _PyInterpreterFrame.stacktop
-_LOCALSPLUS = 72  # _PyInterpreterFrame.localsplus
-_ptr = ctypes.c_void_p.from_address
-_int = ctypes.c_int.from_address
-_obj = ctypes.py_object.from_address
+# The layout (offsets in bytes), read here and by the race detector (``race_frames.py``).
+F_FRAME = 24  # PyFrameObject.f_frame
+STACKTOP = 64  # _PyInterpreterFrame.stacktop
+LOCALSPLUS = 72  # _PyInterpreterFrame.localsplus
+pointer_at = ctypes.c_void_p.from_address
+int_at = ctypes.c_int.from_address
+object_at = ctypes.py_object.from_address
 
 # instructions after which control never falls through to the next one
 _NO_FALLTHROUGH = frozenset(
@@ -140,9 +141,9 @@ def position(frame: types.FrameType) -> int:
 
 def _slot(addr: int) -> object:
     """The object in a ``localsplus`` slot; ``_NULL`` for an empty one."""
-    if not _ptr(addr).value:
+    if not pointer_at(addr).value:
         return _NULL
-    return _obj(addr).value
+    return object_at(addr).value
 
 
 class _Null:
@@ -157,11 +158,11 @@ def contents(frame: types.FrameType) -> tuple[list[object], list[object]]:
     """(fast locals with cells and free variables, value stack bottom first) of a *suspended*
     frame; an empty slot is ``NULL``."""
     code = frame.f_code
-    base = _ptr(id(frame) + _F_FRAME).value
+    base = pointer_at(id(frame) + F_FRAME).value
     if base is None:
         raise Unreadable("a frame with no interpreter frame")
     n = _nlocalsplus(code)
-    top = _int(base + _STACKTOP).value
+    top = int_at(base + STACKTOP).value
     if top >= 0:
         depth = top - n
     else:
@@ -171,7 +172,7 @@ def contents(frame: types.FrameType) -> tuple[list[object], list[object]]:
         depth = depth_at
     if depth < 0 or depth > code.co_stacksize:
         raise Unreadable(f"{code.co_qualname}: stack depth {depth} out of range")
-    slots = [_slot(base + _LOCALSPLUS + 8 * k) for k in range(n + depth)]
+    slots = [_slot(base + LOCALSPLUS + 8 * k) for k in range(n + depth)]
     return slots[:n], slots[n:]
 
 

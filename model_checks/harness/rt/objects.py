@@ -139,6 +139,9 @@ class ObjState:
     kind = "object"
     # operation kind -> ASK (``enabled`` decides) or NEVER; every other kind is always enabled
     gates: ClassVar[dict[str, int]] = {}
+    # operation kinds whose blocked thread waits for a signal (a notify, a set, a release, ...),
+    # not for a lock: a deadlock with such a waiter and pending work is a lost wakeup
+    signals: ClassVar[frozenset[str]] = frozenset()
     fixed_footprint = True  # every operation touches just this object (``own``)
 
     def __init__(self, oid: int, name: str) -> None:
@@ -157,7 +160,7 @@ class ObjState:
 
     def waiting(self, op: Op) -> bool:
         """Is a thread blocked on ``op`` waiting for a signal (rather than for a lock)?"""
-        return False
+        return op.kind in self.signals
 
     def blocked_detail(self, ex: Execution, op: Op) -> str:
         return ""
@@ -216,6 +219,7 @@ class ConditionState(ObjState):
 
     kind = "condition"
     gates: ClassVar[dict[str, int]] = {"wake": NEVER, "reacquire": ASK}
+    signals: ClassVar[frozenset[str]] = frozenset({"wake"})
     fixed_footprint = False
 
     def __init__(self, oid: int, name: str, lock: LockState) -> None:
@@ -235,9 +239,6 @@ class ConditionState(ObjState):
         if op.kind == "reacquire":
             return self.lock.free_for(tid) if not self.lock.reentrant else self.lock.owner is None
         return True
-
-    def waiting(self, op: Op) -> bool:
-        return op.kind == "wake"
 
     def apply(self, ex: Execution, op: Op, tid: int, alt: int) -> Outcome:
         lock = self.lock
@@ -283,6 +284,7 @@ class ConditionState(ObjState):
 class EventState(ObjState):
     kind = "event"
     gates: ClassVar[dict[str, int]] = {"wait": ASK}
+    signals: ClassVar[frozenset[str]] = frozenset({"wait"})
 
     def __init__(self, oid: int, name: str) -> None:
         super().__init__(oid, name)
@@ -290,9 +292,6 @@ class EventState(ObjState):
 
     def enabled(self, ex: Execution, op: Op, tid: int) -> bool:
         return op.kind != "wait" or self.flag
-
-    def waiting(self, op: Op) -> bool:
-        return op.kind == "wait"
 
     def apply(self, ex: Execution, op: Op, tid: int, alt: int) -> Outcome:
         if op.kind == "set":
@@ -307,6 +306,7 @@ class EventState(ObjState):
 class SemaphoreState(ObjState):
     kind = "semaphore"
     gates: ClassVar[dict[str, int]] = {"acquire": ASK}
+    signals: ClassVar[frozenset[str]] = frozenset({"acquire"})
 
     def __init__(self, oid: int, name: str, value: int, bound: int | None = None) -> None:
         super().__init__(oid, name)
@@ -315,9 +315,6 @@ class SemaphoreState(ObjState):
 
     def enabled(self, ex: Execution, op: Op, tid: int) -> bool:
         return op.kind != "acquire" or not op.args[0] or self.value > 0
-
-    def waiting(self, op: Op) -> bool:
-        return op.kind == "acquire"
 
     def apply(self, ex: Execution, op: Op, tid: int, alt: int) -> Outcome:
         if op.kind == "acquire":
@@ -337,6 +334,7 @@ class SemaphoreState(ObjState):
 class QueueState(ObjState):
     kind = "queue"
     gates: ClassVar[dict[str, int]] = {"put": ASK, "get": ASK}
+    signals: ClassVar[frozenset[str]] = frozenset({"put", "get"})
 
     def __init__(self, oid: int, name: str, maxsize: int, lifo: bool = False) -> None:
         super().__init__(oid, name)
@@ -353,9 +351,6 @@ class QueueState(ObjState):
         if op.kind == "get" and op.args[0]:
             return bool(self.items)
         return True
-
-    def waiting(self, op: Op) -> bool:
-        return op.kind in ("put", "get")
 
     def apply(self, ex: Execution, op: Op, tid: int, alt: int) -> Outcome:
         if op.kind == "put":
@@ -421,6 +416,7 @@ class ThreadState(ObjState):
 
     kind = "thread"
     gates: ClassVar[dict[str, int]] = {"join": ASK}
+    signals: ClassVar[frozenset[str]] = frozenset({"join"})
 
     def __init__(self, oid: int, name: str, tid: int) -> None:
         super().__init__(oid, name)
@@ -429,9 +425,6 @@ class ThreadState(ObjState):
 
     def enabled(self, ex: Execution, op: Op, tid: int) -> bool:
         return op.kind != "join" or self.finished
-
-    def waiting(self, op: Op) -> bool:
-        return op.kind == "join"
 
     def apply(self, ex: Execution, op: Op, tid: int, alt: int) -> Outcome:
         if op.kind == "spawn":

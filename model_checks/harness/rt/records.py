@@ -46,15 +46,6 @@ class _Crash:
         self.error = error
 
 
-class RaiseIn:
-    """Resume value asking the thread to raise ``error``."""
-
-    __slots__ = ("error",)
-
-    def __init__(self, error: BaseException) -> None:
-        self.error = error
-
-
 class ThreadInfo:
     """One controlled thread and its pending operation."""
 

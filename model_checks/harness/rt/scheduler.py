@@ -45,7 +45,6 @@ from model_checks.harness.rt.objects import (
 from model_checks.harness.rt.records import (
     Chooser,
     Hooks,
-    RaiseIn,
     Step,
     SyncObserver,
     ThreadInfo,
@@ -197,7 +196,7 @@ class Execution:
         self.current = tid
         if answer is ABORT:
             raise Abort()
-        if type(answer) is RaiseIn:
+        if type(answer) is Raise:  # the operation raises in its thread
             raise answer.error
         return answer
 
@@ -390,7 +389,7 @@ class Execution:
             return tid, value
         assert isinstance(out, Raise)
         step.result = out.error
-        return tid, RaiseIn(out.error)
+        return tid, out
 
     def _completed(self, t: ThreadInfo, done: Done) -> None:
         if done.error is not None and not isinstance(done.error, Abort):
@@ -425,7 +424,6 @@ __all__ = [
     "ExecFailure",
     "Execution",
     "Hooks",
-    "RaiseIn",
     "Step",
     "SyncObserver",
     "ThreadInfo",

@@ -73,6 +73,17 @@ def _coenabled(earlier: Op, later: Op, earlier_raised: bool) -> bool:
     return True
 
 
+def check_replayed(step: int, before: list[Action], now: list[Action]) -> None:
+    """A step replayed on the way to a new branch must find the actions it found when it was
+    first run: a search that re-runs the test relies on the test being deterministic."""
+    if set(before) != set(now):
+        raise UsageError(
+            f"the test is not deterministic: at step {step} the same schedule enabled "
+            f"{sorted(before)} before and {sorted(now)} now (does it use time, "
+            "randomness, or real threads / locks the harness does not control?)"
+        )
+
+
 @dataclass(eq=False)
 class Frame:
     enabled: list[Action]
@@ -115,12 +126,7 @@ class SearchChooser:
         d = len(ex.steps)
         if d < self.replay_len:
             f = self.stack[d]
-            if set(f.enabled) != set(enabled):
-                raise UsageError(
-                    f"the test is not deterministic: at step {d} the same schedule enabled "
-                    f"{sorted(f.enabled)} before and {sorted(enabled)} now (does it use time, "
-                    "randomness, or real threads / locks the harness does not control?)"
-                )
+            check_replayed(d, f.enabled, enabled)
             return f.chosen
         prev = ex.steps[-1].tid if ex.steps else None
         prev_enabled = prev is not None and any(a[0] == prev for a in enabled)

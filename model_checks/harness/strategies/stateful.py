@@ -40,7 +40,8 @@ from collections.abc import Callable, Hashable
 
 from model_checks.harness.rt.fingerprint import fingerprint
 from model_checks.harness.rt.objects import Action
-from model_checks.harness.rt.scheduler import Execution, UsageError
+from model_checks.harness.rt.scheduler import Execution
+from model_checks.harness.strategies.search import check_replayed
 
 
 class _Frame:
@@ -84,12 +85,7 @@ class StateCachingChooser:
             return self._pump(ex, enabled)
         if d < self.replay_len:
             f = self.stack[d]
-            if set(f.enabled) != set(enabled):
-                raise UsageError(
-                    f"the test is not deterministic: at step {d} the same schedule enabled "
-                    f"{sorted(f.enabled)} before and {sorted(enabled)} now (does it use time, "
-                    "randomness, or real threads / locks the harness does not control?)"
-                )
+            check_replayed(d, f.enabled, enabled)
             return f.chosen
         key = self.fingerprint(ex)
         if key is None:

@@ -204,35 +204,12 @@ Full = _queue.Full
 Empty = _queue.Empty
 
 
-class Atomic:
-    """A sequentially consistent integer cell: load, store, compare_and_swap, fetch_add, swap."""
+class _Cell(Generic[T]):
+    """A sequentially consistent cell: load, store, compare_and_swap (by identity or by value)."""
 
-    def __init__(self, ex: Execution, value: int = 0, name: str = "") -> None:
+    def __init__(self, ex: Execution, value: T, name: str, by_identity: bool) -> None:
         self._ex = ex
-        self._st = ex.new_object(lambda oid: AtomicState(oid, name, value, by_identity=False))
-
-    def load(self) -> int:
-        return self._ex.perform(Op("load", self._st, read=True))  # type: ignore[return-value]
-
-    def store(self, value: int) -> None:
-        self._ex.perform(Op("store", self._st, (value,)))
-
-    def compare_and_swap(self, expected: int, new: int) -> bool:
-        return bool(self._ex.perform(Op("cas", self._st, (expected, new))))
-
-    def fetch_add(self, delta: int) -> int:
-        return self._ex.perform(Op("fetch_add", self._st, (delta,)))  # type: ignore[return-value]
-
-    def swap(self, value: int) -> int:
-        return self._ex.perform(Op("swap", self._st, (value,)))  # type: ignore[return-value]
-
-
-class AtomicReference(Generic[T]):
-    """A sequentially consistent reference cell; compare_and_swap compares by identity."""
-
-    def __init__(self, ex: Execution, value: T, name: str = "") -> None:
-        self._ex = ex
-        self._st = ex.new_object(lambda oid: AtomicState(oid, name, value, by_identity=True))
+        self._st = ex.new_object(lambda oid: AtomicState(oid, name, value, by_identity=by_identity))
 
     def load(self) -> T:
         return self._ex.perform(Op("load", self._st, read=True))  # type: ignore[return-value]
@@ -242,6 +219,26 @@ class AtomicReference(Generic[T]):
 
     def compare_and_swap(self, expected: T, new: T) -> bool:
         return bool(self._ex.perform(Op("cas", self._st, (expected, new))))
+
+
+class Atomic(_Cell[int]):
+    """A sequentially consistent integer cell: load, store, compare_and_swap, fetch_add, swap."""
+
+    def __init__(self, ex: Execution, value: int = 0, name: str = "") -> None:
+        super().__init__(ex, value, name, by_identity=False)
+
+    def fetch_add(self, delta: int) -> int:
+        return self._ex.perform(Op("fetch_add", self._st, (delta,)))  # type: ignore[return-value]
+
+    def swap(self, value: int) -> int:
+        return self._ex.perform(Op("swap", self._st, (value,)))  # type: ignore[return-value]
+
+
+class AtomicReference(_Cell[T]):
+    """A sequentially consistent reference cell; compare_and_swap compares by identity."""
+
+    def __init__(self, ex: Execution, value: T, name: str = "") -> None:
+        super().__init__(ex, value, name, by_identity=True)
 
 
 class ThreadHandle:

@@ -224,6 +224,19 @@ struct RunStats {
     std::atomic<int> stranded{0};      // items found in a lane after Stop(drain) saw the pool quiet
 };
 
+// What the stress driver gives a scheduler: its configuration, the tracer, the run's report
+// and the two callbacks (invoke an item; an item Stop(discard) dropped).
+template <class Tr>
+struct Env {
+    using Log = typename Tr::Thread;
+
+    const Config cfg;
+    Tr& tracer;
+    RunStats& stats;
+    std::function<void(const Item&, Log&)> invoke;
+    std::function<void(const Item&)> discard;
+};
+
 // The scheduler's life, guarded by its state mutex.
 enum class State { Running, Stopping, Stopped };
 
@@ -273,7 +286,7 @@ void answer_for(const std::vector<Item>& items, StopMode mode, const Discard& di
 }
 
 // The stress driver. `Scheduler<Tr>` has:
-//   Scheduler(const Config&, Tr&, RunStats&, invoke(const Item&, Log&), discard(const Item&))
+//   explicit Scheduler(Env<Tr>)
 //   Result try_post(int lane, Item&, Log&)   (moves the item only when it is accepted)
 //   Result stop(StopMode, Log&)
 //   static Log* worker_log()                 (the calling worker's log, for Stop from a callback)
@@ -325,7 +338,7 @@ int run_stress(int argc, char** argv, const char* design, int version) {
         for (int s = 0; s < stoppers; ++s) logs.push_back(&tracer.thread("s" + std::to_string(s)));
         std::string winner_mode = "drain";
         {
-            Sched sched(cfg, tracer, stats, invoke, discard);
+            Sched sched(Env<Tr>{cfg, tracer, stats, invoke, discard});
             self = &sched;
             std::vector<std::thread> threads;
             for (int p = 0; p < producers; ++p) {

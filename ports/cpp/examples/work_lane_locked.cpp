@@ -25,13 +25,10 @@ template <class Tr>
 class LockedScheduler {
 public:
     using Log = typename Tr::Thread;
-    using Invoke = std::function<void(const Item&, Log&)>;
-    using Discard = std::function<void(const Item&)>;
 
-    LockedScheduler(const Config& cfg, Tr& tracer, RunStats& stats, Invoke invoke, Discard discard)
-        : cfg_(cfg), tracer_(tracer), stats_(stats), invoke_(std::move(invoke)),
-          discard_(std::move(discard)), lanes_(cfg.lanes), pool_(tracer, cfg.ready_capacity) {
-        pool_.start(cfg.workers, [this](int lane, Log& log) {
+    explicit LockedScheduler(Env<Tr> env)
+        : env_(std::move(env)), lanes_(env_.cfg.lanes), pool_(env_.tracer, env_.cfg.ready_capacity) {
+        pool_.start(env_.cfg.workers, [this](int lane, Log& log) {
             if (drain(lanes_[lane], lane, log)) pool_.submit(lane, log);
         });
     }
@@ -41,7 +38,7 @@ public:
     }
 
     Result try_post(int index, Item& item, Log& log) {
-        if (index < 0 || index >= cfg_.lanes) {
+        if (index < 0 || index >= env_.cfg.lanes) {
             log.emit("post", [&](lanecheck::Fields& f) {
                 f.null("lane").str("item", item.label).str("result", "invalid_argument").flag("submit", false);
             });
@@ -52,7 +49,7 @@ public:
         {
             std::lock_guard<std::mutex> g(lane.m);
             const char* refusal = !lane.open                                   ? "invalid_state"
-                                  : static_cast<int>(lane.q.size()) >= cfg_.lane_capacity ? "capacity_exceeded"
+                                  : static_cast<int>(lane.q.size()) >= env_.cfg.lane_capacity ? "capacity_exceeded"
                                                                                : nullptr;
             if (refusal != nullptr) {
                 log.emit("post", [&](lanecheck::Fields& f) {
@@ -107,7 +104,7 @@ public:
             // a quiet pool means: drain, every accepted item ran; discard, no drain runs or will.
             pool_.wait_quiescent();
             pool_.shutdown();
-            for (int i = 0; i < cfg_.lanes; ++i) settle_lane(lanes_[i], i, mode, log);
+            for (int i = 0; i < env_.cfg.lanes; ++i) settle_lane(lanes_[i], i, mode, log);
         }
         return end_stop(state_m_, state_, stopped_mode_, mode, log);
     }
@@ -136,7 +133,7 @@ private:
         }
         int invoked = 0;
         bool last_pop_empty = false;
-        while (invoked < cfg_.max_per_drain) {
+        while (invoked < env_.cfg.max_per_drain) {
             Item item;
             {
                 std::lock_guard<std::mutex> g(lane.m);
@@ -149,7 +146,7 @@ private:
             }
             // After the pop (which a later-numbered post may already see as free room).
             log.emit("invoke", [&](lanecheck::Fields& f) { f.num("lane", index).str("item", item.label); });
-            invoke_(item, log);
+            env_.invoke(item, log);
             ++invoked;
         }
         stress_point();
@@ -159,7 +156,7 @@ private:
         bool resubmit = !lane.q.empty();
         if (kLostWakeupBug && last_pop_empty) {
             // BUG: "the last pop found nothing, so there is nothing" (stale).
-            if (resubmit) stats_.lost_wakeups.fetch_add(1);
+            if (resubmit) env_.stats.lost_wakeups.fetch_add(1);
             resubmit = false;
         }
         lane.state = resubmit ? LaneState::Scheduled : LaneState::Idle;
@@ -183,14 +180,10 @@ private:
                 log.emit("discard", [&](lanecheck::Fields& f) { f.num("lane", index).strs("items", labels); });
             }
         }
-        answer_for(items, mode, discard_, stats_);
+        answer_for(items, mode, env_.discard, env_.stats);
     }
 
-    const Config cfg_;
-    Tr& tracer_;
-    RunStats& stats_;
-    Invoke invoke_;
-    Discard discard_;
+    const Env<Tr> env_;
     std::vector<Lane> lanes_;
     ReadyPool<Tr> pool_;
     std::mutex state_m_;

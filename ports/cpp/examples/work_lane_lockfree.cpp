@@ -103,14 +103,12 @@ template <class Tr>
 class LockFreeScheduler {
 public:
     using Log = typename Tr::Thread;
-    using Invoke = std::function<void(const Item&, Log&)>;
-    using Discard = std::function<void(const Item&)>;
 
-    LockFreeScheduler(const Config& cfg, Tr& tracer, RunStats& stats, Invoke invoke, Discard discard)
-        : cfg_(cfg), tracer_(tracer), stats_(stats), invoke_(std::move(invoke)),
-          discard_(std::move(discard)), pool_(tracer, cfg.ready_capacity) {
-        for (int i = 0; i < cfg.lanes; ++i) lanes_.push_back(std::make_unique<Lane>(cfg.lane_capacity));
-        pool_.start(cfg.workers, [this](int lane, Log& log) {
+    explicit LockFreeScheduler(Env<Tr> env)
+        : env_(std::move(env)), pool_(env_.tracer, env_.cfg.ready_capacity) {
+        for (int i = 0; i < env_.cfg.lanes; ++i)
+            lanes_.push_back(std::make_unique<Lane>(env_.cfg.lane_capacity));
+        pool_.start(env_.cfg.workers, [this](int lane, Log& log) {
             if (drain(*lanes_[lane], lane, log)) pool_.offer(lane, log);
         });
     }
@@ -120,7 +118,7 @@ public:
     }
 
     Result try_post(int index, Item& item, Log& log) {
-        if (index < 0 || index >= cfg_.lanes) {
+        if (index < 0 || index >= env_.cfg.lanes) {
             log.emit("post", [&](lanecheck::Fields& f) {
                 f.null("lane").str("item", item.label).str("result", "invalid_argument");
             });
@@ -128,7 +126,7 @@ public:
         }
         Lane& lane = *lanes_[index];
         const std::string label = item.label;  // the item moves into the queue at the push
-        const bool admitted = tracer_.step([&] {
+        const bool admitted = env_.tracer.step([&] {
             std::uint64_t word = admission_.load();
             while (!(word & kClosed))
                 if (admission_.compare_exchange_weak(word, word + kOnePost)) return true;
@@ -138,7 +136,7 @@ public:
             return false;
         });
         if (!admitted) return Result::InvalidState;
-        const bool pushed = tracer_.step([&] {
+        const bool pushed = env_.tracer.step([&] {
             const bool ok = lane.q.push(item);
             log.emit("push", [&](lanecheck::Fields& f) {
                 f.num("lane", index).str("item", label).str("result", ok ? "ok" : "capacity_exceeded");
@@ -161,7 +159,7 @@ public:
             if (const auto refused = begin_stop(state_, pool_, mode, log)) return *refused;
             // One traced step, so a drain's "discarding?" check and its Scheduled -> Draining
             // CAS (one step too) are wholly before this or see it.
-            tracer_.step([&] {
+            env_.tracer.step([&] {
                 if (mode == StopMode::Discard) discarding_.store(true);
                 admission_.fetch_add(kClosed);
             });
@@ -190,7 +188,7 @@ public:
             // drain runs and none will begin (discard).
             pool_.wait_quiescent();
             pool_.shutdown();
-            for (int i = 0; i < cfg_.lanes; ++i) reset(*lanes_[i], i, mode, log);
+            for (int i = 0; i < env_.cfg.lanes; ++i) reset(*lanes_[i], i, mode, log);
         }
         return end_stop(state_m_, state_, stopped_mode_, mode, log);
     }
@@ -208,7 +206,7 @@ private:
 
     // One CAS of a lane word, traced as the `cas` event (with what a failed CAS saw).
     bool cas(Lane& lane, int index, int from, int to, Log& log, int invoked = -1) {
-        return tracer_.step([&] {
+        return env_.tracer.step([&] {
             int seen = from;
             const bool ok = lane.word.compare_exchange_strong(seen, to);
             log.emit("cas", [&](lanecheck::Fields& f) {
@@ -230,7 +228,7 @@ private:
 
     // One drain; true when this worker won the lane back and owes its resubmission.
     bool drain(Lane& lane, int index, Log& log) {
-        const bool begun = tracer_.step([&] {
+        const bool begun = env_.tracer.step([&] {
             // Once Stop(discard) closed admission no drain begins: the reset reports the items.
             if (discarding_.load()) return false;
             int seen = kScheduled;
@@ -242,9 +240,9 @@ private:
         if (!begun) return false;
         int invoked = 0;
         bool last_pop_empty = false;
-        while (invoked < cfg_.max_per_drain) {
+        while (invoked < env_.cfg.max_per_drain) {
             Item item;
-            const bool popped = tracer_.step([&] {
+            const bool popped = env_.tracer.step([&] {
                 const bool ok = lane.q.pop(item);
                 log.emit("pop", [&](lanecheck::Fields& f) {
                     f.num("lane", index);
@@ -258,7 +256,7 @@ private:
                 break;
             }
             log.emit("invoke", [&](lanecheck::Fields& f) { f.num("lane", index).str("item", item.label); });
-            invoke_(item, log);
+            env_.invoke(item, log);
             ++invoked;
         }
         stress_point();
@@ -266,11 +264,11 @@ private:
         stress_point();
         // From here a producer's CAS can win the lane; an item pushed before the release is
         // ours to see now, one pushed after it is its producer's to schedule.
-        const bool items = tracer_.step([&] {
+        const bool items = env_.tracer.step([&] {
             bool seen = !lane.q.empty();
             if (kLostWakeupBug && last_pop_empty) {
                 // BUG: "the last pop found nothing, so there is nothing" (stale).
-                if (seen) stats_.lost_wakeups.fetch_add(1);
+                if (seen) env_.stats.lost_wakeups.fetch_add(1);
                 seen = false;
             }
             log.emit("recheck", [&](lanecheck::Fields& f) { f.num("lane", index).flag("empty", !seen); });
@@ -283,7 +281,7 @@ private:
     // In drain mode a lane is empty here; items found are counted as stranded, not kept.
     void reset(Lane& lane, int index, StopMode mode, Log& log) {
         std::vector<Item> items;
-        tracer_.step([&] {
+        env_.tracer.step([&] {
             Item item;
             while (lane.q.pop(item)) items.push_back(std::move(item));
             if (mode == StopMode::Discard && !items.empty()) {
@@ -292,14 +290,10 @@ private:
             }
             lane.word.store(kIdle);
         });
-        answer_for(items, mode, discard_, stats_);
+        answer_for(items, mode, env_.discard, env_.stats);
     }
 
-    const Config cfg_;
-    Tr& tracer_;
-    RunStats& stats_;
-    Invoke invoke_;
-    Discard discard_;
+    const Env<Tr> env_;
     std::vector<std::unique_ptr<Lane>> lanes_;
     ReadyPool<Tr> pool_;
     std::atomic<std::uint64_t> admission_{0};

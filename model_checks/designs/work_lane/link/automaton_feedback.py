@@ -43,8 +43,10 @@ class AutomatonFeedback:
                     todo.append(nxt)
                 row[ev] = ids[nxt]
             self.delta.append(row)
+        self.states = todo  # the automaton state of each number
         self.goals = sum(len(row) for row in self.delta)  # == len(automaton.live_edges())
         self.covered: set[tuple[int, EventKey]] = set()
+        self.reached: set[tuple[int, EventKey]] = set()  # taken by some prefix
         self.open = [len(row) for row in self.delta]
         self.started = time.perf_counter()
         # (seconds since the start, edges covered) each time coverage grew
@@ -75,13 +77,22 @@ class AutomatonFeedback:
         key = self._canonical(emitted_key(thread, event, fields))
         if thread.startswith("w") and thread not in self._names:
             self._names[thread] = key[0]
-        if self._q is not None:
-            self._q = self.delta[self._q].get(key)
+        q = self._q
+        if q is not None:
+            self._q = self.delta[q].get(key)
+            if self._q is not None:
+                self.reached.add((q, key))
 
-    def complete(self, trace: TraceKey) -> None:
-        """A complete trace (projected, canonical): cover its edges if the spec accepts it."""
+    def trace_state(self) -> Hashable:
+        """What of the trace so far its continuations depend on: the automaton position and the
+        workers' canonical names (the trace itself is history)."""
+        return (self._q, tuple(self._names.items()))
+
+    def complete(self, trace: TraceKey) -> bool:
+        """A complete trace (projected, canonical): cover its edges if the spec accepts it (and
+        say whether it did)."""
         if not self.automaton.accepts(trace):
-            return
+            return False
         q = 0
         before = len(self.covered)
         for ev in trace:
@@ -94,6 +105,7 @@ class AutomatonFeedback:
         if added:
             self._new += added
             self.timeline.append((time.perf_counter() - self.started, len(self.covered)))
+        return True
 
     # ------------------------------------------------------------- the strategy's side (Feedback)
     def begin(self) -> None:

@@ -16,14 +16,18 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, TypedDict
 
 from model_checks.designs.work_lane import declared  # noqa: F401  (the design's GIL-atomic field)
 from model_checks.harness.runtime import ControlledRuntime
 from reference.results import Result as TkResult
 from reference.scheduler import LaneHandle, LaneSpec, Sizing, StopMode, WorkerScheduler
-from reference.tracing import Fields, RecordingTracer
-from spec import work_lane as wl
+from reference.tracing import Fields, RecordingTracer, Tracer
+
+if TYPE_CHECKING:
+    # (imported where used: the state search walks the globals of this module, whose functions
+    # the program runs, at every state; the spec module is large and holds nothing of a run)
+    from spec import work_lane as wl
 
 Builder = Callable[..., WorkerScheduler[Any]]
 Program = Callable[[ControlledRuntime], object]
@@ -31,6 +35,13 @@ Event = dict[str, Any]
 # One event as a comparable value: (thread, event, sorted fields), lists as tuples.
 EventKey = tuple[str, str, tuple[tuple[str, Any], ...]]
 TraceKey = tuple[EventKey, ...]
+
+
+class Sizes(TypedDict):
+    workers: int
+    lane_capacity: int
+    max_per_drain: int
+    ready_capacity: int
 
 
 @dataclass(frozen=True)
@@ -44,16 +55,37 @@ class LinkScenario:
     # The first invoke callback to run calls Stop(callback_stop) on its own scheduler (refused)
     callback_stop: str | None = None
 
-    def constants(self) -> wl.Constants:
-        return wl.Constants(
-            lanes=self.lanes,
+    def sizes(self) -> Sizes:
+        """The four sizes the reference's ``WorkerScheduler`` and the spec's ``Constants`` share."""
+        return Sizes(
             workers=self.workers,
             lane_capacity=self.capacity,
             max_per_drain=self.budget,
             ready_capacity=self.lanes,
+        )
+
+    def constants(self) -> wl.Constants:
+        from spec import work_lane as wl
+
+        return wl.Constants(
+            lanes=self.lanes,
             script=self.script,
             stops=self.stops,
             callback_stop=self.callback_stop is not None,
+            **self.sizes(),
+        )
+
+    @classmethod
+    def of(cls, c: wl.Constants) -> LinkScenario:
+        """The scenario of spec constants (with no Stop from a callback: the spec's says only
+        whether there is one, not its mode)."""
+        return cls(
+            lanes=c.lanes,
+            workers=c.workers,
+            capacity=c.lane_capacity,
+            budget=c.max_per_drain,
+            script=c.script,
+            stops=c.stops,
         )
 
     def label(self) -> str:
@@ -218,17 +250,14 @@ def start_scheduler(
     sc: LinkScenario,
     build: Builder,
     rt: ControlledRuntime,
-    tracer: RecordingTracer,
+    tracer: Tracer,
     invoke: Callable[[object, object], object] | None = None,
 ) -> tuple[WorkerScheduler[Any], list[LaneHandle]]:
     """The scenario's scheduler (no-op invokes unless ``invoke``; lane ``i`` has context ``i``)
     and its lane handles."""
     sched = build(
         [LaneSpec(invoke or _ignore, context=i) for i in range(sc.lanes)],
-        workers=sc.workers,
-        lane_capacity=sc.capacity,
-        max_per_drain=sc.budget,
-        ready_capacity=sc.lanes,
+        **sc.sizes(),
         runtime=rt,
         tracer=tracer,
         sizing=Sizing.CHECKING,  # the spec's sizes: a lane of capacity 1, a ready queue of 3
@@ -239,10 +268,17 @@ def start_scheduler(
 def post_scripted(
     run: Run, sched: WorkerScheduler[Any], handles: list[LaneHandle], p: int, k: int, lane: int | None
 ) -> None:
+    """``scripted_post``, its result recorded in ``run``."""
+    run.post_results.append((f"p{p}", *scripted_post(sched, handles, p, k, lane)))
+
+
+def scripted_post(
+    sched: WorkerScheduler[Any], handles: list[LaneHandle], p: int, k: int, lane: int | None
+) -> tuple[str, TkResult]:
     """Producer ``p``'s ``k``-th post, item ``p{p}.{k}`` (lane None: a handle of no scheduler)."""
     handle = LaneHandle() if lane is None else handles[lane]
     item = f"p{p}.{k}"
-    run.post_results.append((f"p{p}", item, sched.try_post(handle, item)))
+    return item, sched.try_post(handle, item)
 
 
 def _ignore(context: object, item: object) -> None:

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 
 from model_checks.designs.work_lane.link.automaton_feedback import AutomatonFeedback
 from model_checks.designs.work_lane.link.horizon import explore_to_horizon
+from model_checks.designs.work_lane.link.reachable import Reach, reach
 from model_checks.designs.work_lane.link.scenario import (
     Builder,
     EventKey,
@@ -181,6 +182,9 @@ class AutomatonComparison:
     # are collected at the end of its search
     timeline: list[tuple[float, int]] = field(default_factory=list)
     harness_seconds: float = 0.0  # of ``seconds``, the harness side (the rest is the automaton)
+    # the observable spec steps the reference can realise at all, where a search proved it
+    # (``strategy="states"`` exhaustive: ``reachable.py``); ``spec_steps`` stays the denominator
+    reachable_steps: int | None = None
 
     @property
     def verdict(self) -> str:
@@ -189,9 +193,10 @@ class AutomatonComparison:
     def figures(self) -> str:
         share = self.common / self.spec_traces if self.spec_traces else 1.0
         steps = self.realised_steps / self.spec_steps if self.spec_steps else 1.0
+        reachable = "" if self.reachable_steps is None else f", all {self.reachable_steps:,} reachable"
         return (
             f"{self.common:,}/{self.spec_traces:,} spec traces ({share:.2g}), "
-            f"{self.realised_steps:,}/{self.spec_steps:,} observable spec steps ({steps:.0%}), "
+            f"{self.realised_steps:,}/{self.spec_steps:,} observable spec steps ({steps:.0%}{reachable}), "
             f"{len(self.impl_only)} impl-only, {self.executions:,} executions "
             f"({self.strategy}, {_how(self.harness, self.bounded_by, self.failure)}"
         )
@@ -213,7 +218,9 @@ def compare_by_automaton(
     which counts the traces and decides each implementation trace; the implementation side is
     DPOR to the horizon (``strategy="dpor"``: exhaustive if it ends within the bounds) or
     sampling (``"pct"``, ``"random"``; ``"coverage"``: steered toward automaton edges not covered
-    yet, ``automaton_feedback``; always bounded). Coverage is given as traces realised
+    yet, ``automaton_feedback``; always bounded) or every state once (``"states"``,
+    ``reachable.py``: when it ends, ``reachable_steps`` is every step the reference can realise,
+    and those are what it reports realised). Coverage is given as traces realised
     and as *observable spec steps* realised: the automaton's edges, i.e. every event the spec
     allows next after every trace prefix (up to what the prefix determines). ``pct_depth``: PCT's
     bug depth (``COVERAGE_PCT_DEPTH`` by default, deeper than the harness's 3)."""
@@ -221,6 +228,7 @@ def compare_by_automaton(
     automaton = TraceAutomaton(sc.constants(), observed=observed, callback_mode=sc.callback_stop)
     spec_count = automaton.count()
     feedback: AutomatonFeedback | None = None
+    states_run: Reach | None = None
     harness_started = time.perf_counter()
     if strategy == "dpor":
         found = explore_to_horizon(
@@ -264,8 +272,22 @@ def compare_by_automaton(
         verdict = "failed" if result.failure is not None else "bounded"
         executions, bounded_by = result.executions, list(result.bounded_by)
         failure = "" if result.failure is None else f"{result.failure.kind}: {result.failure.message}"
+    elif strategy == "states":
+        states_run = reach(
+            sc,
+            automaton=automaton,
+            observed=observed,
+            time_limit=time_limit,
+            max_executions=max_executions,
+            build=build,
+        )
+        logged = states_run.traces | states_run.impl_only
+        verdict, executions = states_run.verdict, states_run.executions
+        bounded_by, failure = states_run.bounded_by, states_run.failure
     else:
-        raise ValueError(f"unknown strategy {strategy!r}: use 'dpor', 'pct', 'random' or 'coverage'")
+        raise ValueError(
+            f"unknown strategy {strategy!r}: use 'dpor', 'pct', 'random', 'coverage' or 'states'"
+        )
     harness_seconds = time.perf_counter() - harness_started
     impl = {project(t, observed) for t in logged}
     accepted = {t for t in impl if automaton.accepts(t)}
@@ -276,8 +298,18 @@ def compare_by_automaton(
             realised.add((q, ev))
             q = automaton.edges(q)[ev]
     spec_only: list[TraceKey] = []
-    if verdict == "exhaustive" and spec_count - len(accepted) <= SPEC_ONLY_LISTED:
+    # (the state search runs each state once, not each trace: its traces are not all the
+    # reference's, so what it did not run is no spec-only finding)
+    if verdict == "exhaustive" and strategy != "states" and spec_count - len(accepted) <= SPEC_ONLY_LISTED:
         spec_only = list(automaton.words(skip=accepted))
+    reachable: int | None = None
+    timeline = [] if feedback is None else list(feedback.timeline)
+    if states_run is not None:
+        timeline = states_run.timeline
+        if states_run.proven:
+            realised = states_run.reached
+            reachable = len(realised)
+            timeline.append((harness_seconds, reachable))
     return AutomatonComparison(
         subject=f"link {sc.label()}" + ("" if observed is None else f" on {'/'.join(sorted(observed))}"),
         strategy=strategy,
@@ -294,6 +326,7 @@ def compare_by_automaton(
         spec_only=spec_only,
         bounded_by=bounded_by,
         failure=failure,
-        timeline=[] if feedback is None else list(feedback.timeline),  # seconds of the harness side
+        timeline=timeline,  # seconds of the harness side
         harness_seconds=harness_seconds,
+        reachable_steps=reachable,
     )

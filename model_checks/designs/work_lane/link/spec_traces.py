@@ -7,6 +7,7 @@ actions (``Admit``, ``StopCall``, ``Pop``, ``PopEmpty``, ``GiveUpDrain``) add no
 
 from __future__ import annotations
 
+import functools
 import sys
 import time
 from collections.abc import Collection, Hashable
@@ -61,16 +62,13 @@ def spec_traces(
     ``time_limit`` seconds, ``TooManyTraces`` says so instead of running on."""
     deadline = None if time_limit is None else time.perf_counter() + time_limit
     inst = Instance(wl.SPEC, constants)
-    memo: dict[Any, frozenset[tuple[EventKey, ...]]] = {}
     labelled: set[TransitionKey] = set()
     kinds: set[tuple[str, tuple[tuple[str, Any], ...]]] = set()
     limit = sys.getrecursionlimit()
     sys.setrecursionlimit(max(limit, 10_000))
 
+    @functools.cache  # each state once: the graph is a DAG with many paths to a state
     def suffixes(state: Any) -> frozenset[tuple[EventKey, ...]]:
-        got = memo.get(state)
-        if got is not None:
-            return got
         out: set[tuple[EventKey, ...]] = set()
         successors = list(inst.successors(state))
         if not successors:
@@ -90,12 +88,11 @@ def spec_traces(
                 raise TooManyTraces(f"more than {max_traces} traces: choose a smaller scenario")
         if deadline is not None and time.perf_counter() > deadline:
             raise TooManyTraces(
-                f"the spec's trace set was not enumerated within {time_limit:g} s ({len(memo):,} states"
-                " done): choose a smaller scenario, or compare fewer events (--observe)"
+                f"the spec's trace set was not enumerated within {time_limit:g} s "
+                f"({suffixes.cache_info().currsize:,} states done): choose a smaller scenario, or "
+                "compare fewer events (--observe)"
             )
-        frozen = frozenset(out)
-        memo[state] = frozen
-        return frozen
+        return frozenset(out)
 
     try:
         raw: set[tuple[EventKey, ...]] = set()
@@ -103,7 +100,7 @@ def spec_traces(
             raw |= suffixes(s)
     finally:
         sys.setrecursionlimit(limit)
-    return SpecTraces({canonical(t) for t in raw}, len(raw), len(memo), labelled, kinds)
+    return SpecTraces({canonical(t) for t in raw}, len(raw), suffixes.cache_info().currsize, labelled, kinds)
 
 
 def realised(

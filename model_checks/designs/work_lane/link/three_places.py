@@ -81,17 +81,6 @@ class ThreePlaces:
         )
 
 
-def scenario_of(c: wl.Constants) -> LinkScenario:
-    return LinkScenario(
-        lanes=c.lanes,
-        workers=c.workers,
-        capacity=c.lane_capacity,
-        budget=c.max_per_drain,
-        script=c.script,
-        stops=c.stops,
-    )
-
-
 def three_places(
     reference_mutant: str,
     options: Options | None = None,
@@ -111,7 +100,7 @@ def three_places(
     events = counterexample_events(cx)
     spec_verdict = validate_lines([json.dumps(_header(constants)), *(json.dumps(e) for e in events)])
     target = canonical(event_key(e) for e in events)
-    sc = scenario_of(constants)
+    sc = LinkScenario.of(constants)
     last: list[Run] = []
     guide: list[GuidedChooser] = []
 

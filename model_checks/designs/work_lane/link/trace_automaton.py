@@ -24,9 +24,9 @@ it finite. Any other event-labelled cycle is reported, not looped on.
 from __future__ import annotations
 
 import sys
-from collections.abc import Collection, Iterator
+from collections.abc import Callable, Collection, Hashable, Iterable, Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from model_checks.designs.work_lane.link.scenario import EventKey, TraceKey
 from model_checks.designs.work_lane.link.spec_traces import transition_event
@@ -199,21 +199,31 @@ class TraceAutomaton:
     def live_edges(self) -> set[tuple[_Q, EventKey]]:
         """The edges (state, event) reachable from the start that lie on a complete trace."""
         self.count()  # fills ``_count``: states from which some complete trace goes on
-        seen = {self.start}
-        todo = [self.start]
-        out: set[tuple[_Q, EventKey]] = set()
-        while todo:
-            q = todo.pop()
-            for ev, nxt in self.edges(q).items():
-                if self._count.get(nxt, 0) == 0:
-                    continue
-                out.add((q, ev))
-                if nxt not in seen:
-                    seen.add(nxt)
-                    todo.append(nxt)
-        return out
+        return good_edges(self.start, lambda q: self.edges(q).items(), lambda q: self._count.get(q, 0) > 0)
 
     @property
     def size(self) -> int:
         """DFA states built so far."""
         return len(self._edges)
+
+
+N = TypeVar("N", bound=Hashable)
+
+
+def good_edges(
+    start: N, successors: Callable[[N], Iterable[tuple[EventKey, N]]], good: Callable[[N], bool]
+) -> set[tuple[N, EventKey]]:
+    """The edges (node, event) into a good node, on paths from ``start`` through good nodes only."""
+    seen = {start}
+    todo = [start]
+    out: set[tuple[N, EventKey]] = set()
+    while todo:
+        node = todo.pop()
+        for ev, nxt in successors(node):
+            if not good(nxt):
+                continue
+            out.add((node, ev))
+            if nxt not in seen:
+                seen.add(nxt)
+                todo.append(nxt)
+    return out

@@ -11,7 +11,8 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from model_checks.conformance.reader import MAX_INDEXED, MAX_SIZE, clip, parse_line, required_ok
+from model_checks.conformance.header_config import HeaderConfig
+from model_checks.conformance.reader import clip, parse_line, required_ok
 from model_checks.conformance.reader import header_problem as limits_problem
 from model_checks.conformance.verdict import Malformed
 from model_checks.designs.work_lane.trace.schema import event_problem, header_problem
@@ -44,13 +45,13 @@ class Config:
 
 
 # The header's sizes: the fast engine holds state per lane and per worker.
-HEADER_LIMITS: Mapping[str, int] = {
-    "lanes": MAX_INDEXED,
-    "workers": MAX_INDEXED,
-    "lane_capacity": MAX_SIZE,
-    "max_per_drain": MAX_SIZE,
-    "ready_capacity": MAX_SIZE,
-}
+HEADER = HeaderConfig(
+    index="lane",
+    units="lanes",
+    indexed=("workers",),
+    sizes=("lane_capacity", "max_per_drain", "ready_capacity"),
+)
+HEADER_LIMITS: Mapping[str, int] = HEADER.limits
 
 
 def parse_header(obj: Any) -> Config:

@@ -16,14 +16,19 @@ from collections.abc import Callable, Hashable
 from typing import Any
 
 from model_checks.conformance.binding import with_entry
-from model_checks.conformance.verdict import Rejected, plain
+from model_checks.conformance.search_binding import forget_read, joined
+from model_checks.conformance.search_words import least_queued
+from model_checks.conformance.verdict import Rejected
+from model_checks.conformance.wording import shown_states
 from model_checks.designs.work_lane.trace.binding import ANON, ROLE_OF, TraceConstants, normalize
 from model_checks.designs.work_lane.trace.explain import explain
-from model_checks.designs.work_lane.trace.parse import Config, Event
+from model_checks.designs.work_lane.trace.parse import HEADER, Config, Event
 from spec import work_lane as wl
-from spec.language import Action, Emitted, Function, Spec
+from spec.language import Action, Emitted, Spec
 
 Bound = tuple[Action, str, list[tuple[Hashable, ...]]]
+# A lane the trace has not named yet: Idle and empty, nothing ever accepted, in every state.
+UNNAMED_LANE = {"queue": (), "status": wl.IDLE, "accepted": 0, "invoked": 0, "discarded": 0}
 
 
 class SpecEngine:
@@ -34,15 +39,7 @@ class SpecEngine:
         # Lanes join as the trace names them (``_grow``): a lane never named stays Idle and empty
         # in every behaviour, so leaving it out changes no verdict, and the header's count
         # (up to 65,536) costs nothing.
-        self.c = TraceConstants(
-            lanes=0,
-            workers=config.workers,
-            lane_capacity=config.lane_capacity,
-            max_per_drain=config.max_per_drain,
-            ready_capacity=config.ready_capacity,
-            callback_stop=True,
-            posts=posts,
-        )
+        self.c = HEADER.constants(TraceConstants, config.as_dict(), callback_stop=True, posts=posts)
         assert spec.init_fn is not None
         self.spec = spec
         self.internal: list[Bound] = []
@@ -131,19 +128,12 @@ class SpecEngine:
         if lane is None:  # Admit needs a lane: a state that admitted this post admitted another one
             self.states = {s for s in self.states if s.producer[p][0] != wl.P_ADMITTED}
 
-    def _forget_posts(self, p: str) -> None:
-        script = self.c.posts[p]
-        if len(script) > 1:
-            low = min(s.producer[p][1] for s in self.states)
-            for k in [k for k in script if k < low]:
-                del script[k]
-
     def _grow(self, lane: int) -> None:
         """Lanes up to ``lane`` join every state, Idle and empty."""
         new = tuple(range(self.c.lanes, lane + 1))
         self.c = dataclasses.replace(self.c, lanes=lane + 1)
         self._bind()
-        self.states = {_with_lanes(s, new) for s in self.states}
+        self.states = {joined(s, new, UNNAMED_LANE) for s in self.states}
 
     def step(self, ev: Event) -> None:
         kind, thread = ev["event"], ev["thread"]
@@ -190,17 +180,13 @@ class SpecEngine:
             self.current_stop.pop(thread, None)
         self.states = self.closure(out)
         if kind == "post":
-            self._forget_posts(thread)
+            forget_read(self.c.posts[thread], self.states, lambda s: s.producer[thread][1])
 
     def describe(self) -> list[dict[str, Any]]:
-        shown = []
-        for s in sorted(self.states, key=repr)[:8]:
-            d = wl.Show(self.c, s)
-            shown.append({k: v for k, v in d.items()})
-        return [plain(d) for d in shown]
+        return shown_states(lambda s: wl.Show(self.c, s), self.states)
 
     def pending(self) -> dict[str, Any]:
-        s = min(self.states, key=lambda s: (sum(len(q) for q in s.queue.values()), repr(s)))
+        s = least_queued(self.states, lambda s: s.queue.values())
         items = {str(lane): [i for _, i in s.queue[lane]] for lane in wl.Lanes(self.c) if s.queue[lane]}
         owed = {p: lane for p, (pc, _, lane) in s.producer.items() if pc == wl.P_OWES}
         owed.update({w: lane for w, (pc, lane, _, _) in s.worker.items() if pc == wl.W_OWES})
@@ -208,16 +194,3 @@ class SpecEngine:
 
 
 _MISSING = object()
-
-
-def _with_lanes(s: wl.Vars, new: tuple[int, ...]) -> wl.Vars:
-    def grow(f: Function[int, Any], value: Any) -> Function[int, Any]:
-        return Function((*f.domain(), *new), (*f.values(), *([value] * len(new))))
-
-    return s._replace(
-        queue=grow(s.queue, ()),
-        status=grow(s.status, wl.IDLE),
-        accepted=grow(s.accepted, 0),
-        invoked=grow(s.invoked, 0),
-        discarded=grow(s.discarded, 0),
-    )

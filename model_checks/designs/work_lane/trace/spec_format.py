@@ -17,10 +17,10 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from model_checks.conformance.reader import MAX_INDEXED
-from model_checks.conformance.streamed import DesignFormat, FieldCheck
+from model_checks.conformance.streamed import FieldCheck
 from model_checks.conformance.verdict import Malformed, Rejected
 from model_checks.designs.work_lane.trace.binding import TraceConstants
-from model_checks.designs.work_lane.trace.parse import HEADER_LIMITS, Config, Event, EventChecker
+from model_checks.designs.work_lane.trace.parse import HEADER, Config, Event, EventChecker
 from model_checks.designs.work_lane.trace.rules import RULES
 from model_checks.designs.work_lane.trace.spec_engine import SpecEngine
 from model_checks.designs.work_lane.trace.validate import DESIGN, owes_problem, pending_phrases
@@ -104,16 +104,6 @@ def _fields() -> tuple[Fields, Fields]:
 
 _REQUIRED, _OPTIONAL = _fields()
 
-FORMAT = DesignFormat(
-    design=DESIGN,
-    schema_file="trace-schema.json",
-    fields=_REQUIRED,
-    optional=_OPTIONAL,
-    index="lane",
-    bound="lanes",
-    make=SpecChecker,
-    rules=RULES,
-    completion="stop_end",
-    schema_package="model_checks.designs.work_lane.trace",
-    header_limits=HEADER_LIMITS,
+FORMAT = HEADER.format(
+    DESIGN, __package__, _REQUIRED, optional=_OPTIONAL, make=SpecChecker, rules=RULES, completion="stop_end"
 )

@@ -21,16 +21,19 @@ the posts some live state has not yet made.
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Hashable
 from dataclasses import dataclass, field
 from typing import Any
 
-from model_checks.conformance.binding import grown, with_entry
+from model_checks.conformance.binding import with_entry
 from model_checks.conformance.search import Miss, NoMatch, TraceSearch
+from model_checks.conformance.search_binding import add_process, add_units, forget_read
+from model_checks.conformance.search_words import least_queued, pending_phrases
 from model_checks.conformance.streamed import Event
+from model_checks.conformance.trace_processes import TraceProcesses
 from model_checks.conformance.verdict import Malformed, Rejected
-from model_checks.conformance.wording import cannot_stop, could_be, mid_step, show_event, shown_states
+from model_checks.conformance.wording import cannot_stop, could_be, show_event, shown_states
+from model_checks.designs.work_lane_lockfree.trace.header import HEADER
 from model_checks.designs.work_lane_lockfree.trace.rules import HINT, RULE_OF_EVENT
 from spec import work_lane_lockfree as wlf
 from spec.language import Function
@@ -41,6 +44,8 @@ ANON = {"drain": "?drain", "discard": "?discard"}
 WORD = {"idle": wlf.IDLE, "scheduled": wlf.SCHEDULED, "draining": wlf.DRAINING}
 TRACE_WORD = {v: k for k, v in WORD.items()}
 OPTIONAL = ("saw", "invoked", "submit")  # logged by a port when it knows them; checked when present
+# A lane the trace has not named yet: Idle and empty, nothing ever accepted, in every state.
+UNNAMED_LANE = {"queue": (), "status": wlf.IDLE, "accepted": 0, "invoked": 0, "discarded": 0}
 
 # The program counters at which each internal action can be enabled (its first guard).
 ENABLED_AT: dict[str, frozenset[Hashable]] = {
@@ -52,22 +57,14 @@ ENABLED_AT: dict[str, frozenset[Hashable]] = {
 
 
 @dataclass(frozen=True, eq=False)
-class LockFreeTraceConstants(wlf.Constants):
+class LockFreeTraceConstants(TraceProcesses, wlf.Constants):
     """The spec's constants bound to one trace: processes and scripts grow as the trace shows them."""
 
-    producers: list[str] = field(default_factory=list)
-    bound_workers: list[str] = field(default_factory=list)
     stoppers: list[str] = field(default_factory=lambda: list(ANON.values()))
     posts: dict[str, dict[int, tuple[int | None, Any]]] = field(default_factory=dict)
     modes: dict[str, str] = field(default_factory=lambda: {v: k for k, v in ANON.items()})
     # Set when the run is over (``finish(complete=True)``): a post not shown was never made.
     closed: list[bool] = field(default_factory=lambda: [False])
-
-    def producer_names(self) -> tuple[str, ...]:
-        return tuple(self.producers)
-
-    def worker_names(self) -> tuple[str, ...]:
-        return tuple(self.bound_workers)
 
     def stopper_names(self) -> tuple[str, ...]:
         return tuple(self.stoppers)
@@ -121,14 +118,7 @@ class LockFreeChecker:
     def __init__(self, config: dict[str, Any]) -> None:
         # Lanes join as the trace names them: a lane never named stays Idle and empty in every
         # behaviour, so the header's count (up to 65,536) costs nothing.
-        self.c = LockFreeTraceConstants(
-            lanes=0,
-            workers=int(config["workers"]),
-            lane_capacity=int(config["lane_capacity"]),
-            max_per_drain=int(config["max_per_drain"]),
-            ready_capacity=int(config["ready_capacity"]),
-            callback_stop=True,
-        )
+        self.c = HEADER.constants(LockFreeTraceConstants, config, callback_stop=True)
         self.lanes = int(config["lanes"])
         self.search = TraceSearch(
             wlf.SPEC,
@@ -146,11 +136,6 @@ class LockFreeChecker:
         self.stop_of: dict[str, str] = {}  # thread -> the stopper whose stop_begin it logged
 
     # -- binding ---------------------------------------------------------------------------------
-
-    def _grow(self, lane: int) -> None:
-        new = tuple(range(self.c.lanes, lane + 1))
-        self.c = dataclasses.replace(self.c, lanes=lane + 1)
-        self.search.rebind(self.c, lambda s: _with_lanes(s, new))
 
     def _add_producer(self, name: str, lane: int | None) -> None:
         c = self.c
@@ -178,13 +163,12 @@ class LockFreeChecker:
                 f"{c.workers} (workers so far: {shown})",
             )
         c.bound_workers.append(name)
-        idle = (wlf.W_IDLE, None, 0, None)
-        self.search.rebind(c, lambda s: s._replace(worker=with_entry(s.worker, name, idle)))
+        add_process(self.search, c, "worker", name, (wlf.W_IDLE, None, 0, None))
 
     def _add_stopper(self, name: str, mode: str) -> None:
         self.c.stoppers.append(name)
         self.c.modes[name] = mode
-        self.search.rebind(self.c, lambda s: s._replace(stopper=with_entry(s.stopper, name, wlf.S_IDLE)))
+        add_process(self.search, self.c, "stopper", name, wlf.S_IDLE)
 
     def _announce(self, ev: Event, p: str) -> None:
         """The thread's next post is this one: every live state that has not made it reads it."""
@@ -195,13 +179,6 @@ class LockFreeChecker:
                 posts[k] = (ev["lane"], ev["item"])
         if ev["lane"] is None:  # Admit needs a lane: a state that admitted this post admitted another
             self.search.states = {s for s in self.search.states if s.producer[p][0] != wlf.P_ADMITTED}
-
-    def _forget(self, p: str) -> None:
-        posts = self.c.posts[p]
-        if len(posts) > 1:
-            low = min(s.producer[p][1] for s in self.search.states)
-            for k in [k for k in posts if k < low]:
-                del posts[k]
 
     def _processes(self, ev: Event) -> list[str]:
         kind, thread = ev["event"], ev["thread"]
@@ -239,7 +216,7 @@ class LockFreeChecker:
                 "no behaviour of the spec fails",
             )
         if type(lane) is int and lane >= self.c.lanes:
-            self._grow(lane)
+            self.c = add_units(self.search, self.c, "lanes", lane, UNNAMED_LANE)
         procs = self._processes(ev)
         if kind in ("post", "push"):
             self._announce(ev, procs[0])
@@ -255,8 +232,10 @@ class LockFreeChecker:
         elif kind == "stop_end":
             self.stop_of.pop(ev["thread"], None)
             self.complete = True
-        if kind in ("post", "push", "cas", "submit") and f"p:{ev['thread']}" in self.c.posts:
-            self._forget(f"p:{ev['thread']}")
+        if kind in ("post", "push", "cas", "submit"):
+            p = f"p:{ev['thread']}"
+            if p in self.c.posts:
+                forget_read(self.c.posts[p], self.search.states, lambda s: s.producer[p][1])
 
     def _check_post(self, ev: Event) -> None:
         line = ev["seq"] + 1  # seq continuity is checked before a step: line N holds seq N - 1
@@ -293,7 +272,7 @@ class LockFreeChecker:
             raise cannot_stop(7, self.pending()[1])
 
     def pending(self) -> tuple[dict[str, Any], list[str]]:
-        s = min(self.search.states, key=_weight)
+        s = least_queued(self.search.states, lambda s: s.queue.values())
         items = {str(lane): [i for _, i in q] for lane, q in s.queue.items() if q}
         owed: dict[str, str] = {}
         for p, (pc, _, lane) in s.producer.items():
@@ -304,14 +283,7 @@ class LockFreeChecker:
         for w, (pc, lane, _, _) in s.worker.items():
             if pc != wlf.W_IDLE:
                 owed[w[2:]] = f"{pc} lane {lane}"
-        phrases = []
-        if items:
-            phrases.append(
-                "items accepted and not yet invoked: "
-                + "; ".join(f"lane {lane}: {', '.join(map(repr, q))}" for lane, q in items.items())
-            )
-        if owed:
-            phrases.append(mid_step(owed))
+        phrases = pending_phrases("items accepted and not yet invoked", "lane", items, owed)
         if s.phase in (wlf.CLOSING, wlf.STOPPING):
             phrases.append(f"a Stop({s.mode}) in progress")
         return {"items": items, "threads": dict(sorted(owed.items()))}, phrases
@@ -412,16 +384,6 @@ def _differ(misses: list[Miss]) -> str:
     return "the spec's step here logs " + "; or ".join(sorted(parts))
 
 
-def _with_lanes(s: wlf.Vars, new: tuple[int, ...]) -> wlf.Vars:
-    return s._replace(
-        queue=grown(s.queue, new, ()),
-        status=grown(s.status, new, wlf.IDLE),
-        accepted=grown(s.accepted, new, 0),
-        invoked=grown(s.invoked, new, 0),
-        discarded=grown(s.discarded, new, 0),
-    )
-
-
 def _done(c: wlf.Constants, s: wlf.Vars) -> bool:
     """The spec's terminal predicate (``Done``)."""
     # The anonymous stoppers stand for Stop calls that may never be made.
@@ -431,7 +393,3 @@ def _done(c: wlf.Constants, s: wlf.Vars) -> bool:
     )
     done = wlf.SPEC.terminal_fn
     return done is not None and bool(done(c, s._replace(stopper=stopper)))
-
-
-def _weight(s: wlf.Vars) -> tuple[int, str]:
-    return (sum(len(q) for q in s.queue.values()), repr(s))

@@ -8,14 +8,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from model_checks.conformance.reader import MAX_INDEXED, MAX_SIZE
-from model_checks.conformance.streamed import DesignFormat, is_bool, is_count, is_item, is_items, one_of
+from model_checks.conformance.streamed import is_bool, is_count, is_item, is_items, one_of
 from model_checks.designs.work_lane_lockfree.trace.checker import LockFreeChecker
+from model_checks.designs.work_lane_lockfree.trace.header import HEADER
 from model_checks.designs.work_lane_lockfree.trace.rules import RULES
 
 DESIGN = "work-lane-lockfree"
 VERSION = 2
-CONFIG_KEYS = ("lanes", "workers", "lane_capacity", "max_per_drain", "ready_capacity")
+CONFIG_KEYS = HEADER.keys
 
 is_word = one_of("idle", "scheduled", "draining")
 is_mode = one_of("drain", "discard")
@@ -39,18 +39,10 @@ def _make(config: dict[str, Any]) -> LockFreeChecker:
 
 _LANE = ("lane", is_count)
 
-FORMAT = DesignFormat(
-    design=DESIGN,
-    schema_file="trace-schema.json",
-    schema_package=__package__ or "",
-    header_limits={
-        "lanes": MAX_INDEXED,
-        "workers": MAX_INDEXED,
-        "lane_capacity": MAX_SIZE,
-        "max_per_drain": MAX_SIZE,
-        "ready_capacity": MAX_SIZE,
-    },
-    fields={
+FORMAT = HEADER.format(
+    DESIGN,
+    __package__,
+    {
         # A post's lane may be null (an invalid handle), so it is not a bounded `lane` field here:
         # the checker bounds it and requires it (LockFreeChecker._check_post).
         "post": (("item", is_item), ("result", one_of("invalid_argument", "invalid_state"))),
@@ -69,15 +61,13 @@ FORMAT = DesignFormat(
         "discard": (_LANE, ("items", is_items)),
         "stop_end": (("mode", is_mode), ("result", one_of("ok", "failed"))),
     },
+    make=_make,
+    rules=RULES,
+    completion="stop_end",
     optional={
         "post": (("lane", is_lane_or_null), ("submit", is_false)),
         "cas": (("saw", is_word), ("invoked", is_count)),
     },
-    index="lane",
-    bound="lanes",
-    make=_make,
-    rules=RULES,
-    completion="stop_end",
 )
 
 __all__ = ["CONFIG_KEYS", "DESIGN", "FORMAT", "VERSION"]

@@ -1,0 +1,190 @@
+"""What a work-stealing trace's events are to ``spec/work_stealing_open.py``: each event as the spec
+step's fields and the process that takes it, the program counters the search keys its internal
+steps by, the growth of every state when a task or an array is revealed, and the rule a step no
+behaviour takes breaks (``spec_search.StealingSearch`` uses them; docs/work-stealing-trace.md,
+"The spec engine")."""
+
+from __future__ import annotations
+
+from collections.abc import Hashable
+from typing import Any
+
+from model_checks.conformance.search import NoMatch
+from model_checks.conformance.streamed import Event, FieldCheck, one_of
+from model_checks.conformance.wording import show_event
+from model_checks.designs.work_stealing.trace.fields import (
+    MODES,
+    OUTCOMES,
+    STEAL_RESULTS,
+    STOP_RESULTS,
+    SUBMIT_RESULTS,
+    TAKE_RESULTS,
+    is_task,
+)
+from spec import work_stealing_open as wo
+from spec.language import Function
+from spec.work_stealing_state import Vars
+
+CLIENT = "client"  # the spec's client: every thread that is not a worker, and every stop event
+WORKER_EVENTS = frozenset({"push", "resize", "take", "steal", "park", "run", "done"})
+OWNER_RULE = {"run": 4, "done": 4, "park": 7}  # as the fast model numbers a worker's event on another thread
+SPEC_RESULT = {"ok": "success", "empty": "empty", "abort": "abort"}
+
+# The program counters at which each internal step can fire (its first guard): the search tries
+# a step only there. Tests check the table against the spec.
+ENABLED_AT: dict[str, frozenset[Hashable]] = {
+    a.name: a.at for a in wo.OPEN.actions if a.event is None and a.at is not None
+}
+ENABLED_AT.update(
+    NotifyAfterSubmit=frozenset({"notify"}),
+    NotifyNobodyAfterSubmit=frozenset({"notify"}),
+    RaiseFlag=frozenset({wo.DISCARD}),
+    NothingQueued=frozenset({wo.FLAGGED}),
+    Shutdown=frozenset({wo.DRAIN, wo.DISCARDING}),
+)
+
+
+def local_pc(s: Vars, process: Hashable) -> Hashable:
+    return s.client[0] if process == CLIENT else s.worker[process].pc  # type: ignore[index]
+
+
+def spec_event(ev: Event) -> dict[str, Any]:
+    """The fields the spec's step logs for this (well-formed) event, under the spec's event name."""
+    kind = ev["event"]
+    if kind == "take":
+        result = ev["result"]
+        if result == "ok":
+            return {"event": "take", "task": ev["task"], "result": "success"}
+        return {"event": "take", "result": "empty", "lost_race": result == "lost"}
+    if kind == "steal":
+        victim, result = ev["victim"], ev["result"]
+        out: dict[str, Any] = {"event": "steal", "result": SPEC_RESULT[result]}
+        if victim == "injector":
+            out["event"] = "pop"  # the injector is a locked queue: WorkStealing's PopInjector
+        else:
+            out["victim"] = f"w{victim}"
+        if result == "ok":
+            out["task"] = ev["task"]
+        return out
+    if kind == "push":
+        return {"event": "push", "task": ev["task"], "size": ev["size"]}
+    if kind == "resize":
+        return {"event": "resize", "capacity": ev["capacity"]}
+    if kind in ("run", "done", "submit"):
+        return {"event": kind, "task": ev["task"]}
+    if kind in ("stop_begin", "stop_end"):
+        return {"event": kind, "mode": ev["mode"]}
+    if kind == "discard":
+        return {"event": "discard", "tasks": ev["tasks"]}
+    return {"event": kind}  # park, unpark
+
+
+def process(ev: Event, workers: frozenset[str]) -> str:
+    """The spec process that takes the event: a worker's own steps are its; ``unpark`` is the woken
+    worker's (the reference logs it on the waker's thread); a discard is a worker's when a worker
+    logs it (a task it held), else the client's, as every submit and stop event."""
+    kind = ev["event"]
+    if kind in WORKER_EVENTS or kind == "unpark":
+        return f"w{ev['worker']}"
+    if kind == "discard" and ev["thread"] in workers:
+        return str(ev["thread"])
+    return CLIENT
+
+
+# -- growing the states as the trace reveals tasks and arrays ----------------------------------
+
+
+def _grown(f: Function[Any, Any], keys: list[Any], value: Any) -> Function[Any, Any]:
+    return Function((*f.domain(), *keys), (*f.values(), *([value] * len(keys))))
+
+
+def with_task(task: Any) -> Any:
+    """A state extension: ``task`` has not run and is not done (every behaviour so far agrees)."""
+
+    def extend(s: Vars) -> Vars:
+        return s._replace(ran=_grown(s.ran, [task], 0), done=_grown(s.done, [task], False))
+
+    return extend
+
+
+def with_generation(c: wo.OpenConstants, gen: int) -> Any:
+    """A state extension: array ``gen`` of every worker, its slots empty (nobody can reach it yet)."""
+    locs = [("slot", w, gen, i) for w in c.worker_names() for i in range(c.size(gen))]
+
+    def extend(s: Vars) -> Vars:
+        return s._replace(mem=s.mem._replace(cells=_grown(s.mem.cells, locs, None)))
+
+    return extend
+
+
+# -- words ----------------------------------------------------------------------------------------
+
+show = show_event
+
+
+def why_no_step(ev: Event, none: NoMatch, stopped: bool) -> tuple[int, str]:
+    """The rule (as the fast model numbers it) of an event no behaviour of the spec takes, and why."""
+    kind = ev["event"]
+    rule = {"resize": 6, "run": 4, "done": 4, "park": 7, "unpark": 7, "submit": 8 if stopped else 1}.get(
+        kind, 3
+    )
+    if kind in ("stop_begin", "discard", "stop_end"):
+        rule = 8
+    if kind == "steal" and ev["victim"] == ev["worker"]:
+        rule = 5
+    elif kind == "steal" and ev["victim"] == "injector" and ev["result"] == "ok":
+        rule = 2
+    if not none.misses:
+        where = sorted({str(local_pc(s, process(ev, frozenset()))) for s in none.states})
+        return rule, f"{show(ev)} — no step of the spec logs {kind} here (it could be at: {', '.join(where)})"
+    differing = sorted({f"{k} = {m.fields[k]!r}" for m in none.misses for k in m.differing})
+    if kind == "push" and all(m.differing == ("size",) for m in none.misses):
+        rule = 6
+    return rule, f"{show(ev)} — the spec's step here logs " + "; or ".join(differing)
+
+
+def _task_or_null(v: Any) -> bool:
+    return v is None or is_task(v)
+
+
+def _worker(v: Any) -> bool:
+    return type(v) is int and v >= 0
+
+
+def _victim(v: Any) -> bool:
+    return v == "injector" or _worker(v)
+
+
+def _tasks(v: Any) -> bool:
+    return type(v) is list and all(is_task(x) for x in v)
+
+
+def _count(v: Any) -> bool:
+    return type(v) is int and v >= 1
+
+
+def _words(values: frozenset[str]) -> FieldCheck:
+    return one_of(*sorted(values))
+
+
+# Each event's fields, one by one (``fields.checks`` judges their combination and the bounds).
+FIELDS: dict[str, tuple[tuple[str, FieldCheck], ...]] = {
+    "submit": (("task", _task_or_null), ("result", _words(SUBMIT_RESULTS))),
+    "push": (("worker", _worker), ("task", is_task), ("size", _count)),
+    "resize": (("worker", _worker), ("capacity", _count)),
+    "take": (("worker", _worker), ("task", _task_or_null), ("result", _words(TAKE_RESULTS))),
+    "steal": (
+        ("worker", _worker),
+        ("victim", _victim),
+        ("task", _task_or_null),
+        ("result", _words(STEAL_RESULTS)),
+    ),
+    "park": (("worker", _worker),),
+    "unpark": (("worker", _worker),),
+    "run": (("worker", _worker), ("task", is_task)),
+    "done": (("worker", _worker), ("task", is_task), ("outcome", _words(OUTCOMES))),
+    "join": (("task", is_task),),
+    "stop_begin": (("mode", _words(MODES)),),
+    "discard": (("tasks", _tasks),),
+    "stop_end": (("mode", _words(MODES)), ("result", _words(STOP_RESULTS))),
+}

@@ -1,0 +1,71 @@
+"""Which code in the harness's folder is the harness's own, and which is code under test.
+
+The folder holds both: the machinery (the scheduler, the primitives' model, the strategies, the
+drivers that run a search) and programs under test (``examples.py``; ``lane_programs.py`` and
+``lane_posts.py``, the steps the lane designs' scenarios share).
+Three readers ask, each for its own reason:
+
+* the source of an operation and a blocked thread's stack (``rt/ending.py``): the user's lines,
+  past the machinery and ``patch.py``'s wrappers, and past the steps the lane designs' scenarios
+  share, so that a report names the scenario's line;
+* the state fingerprint (``rt/fingerprint.py``): a thread's frames and a program's globals are
+  state, the machinery's are not; the wrappers run on a program's behalf (``Thread.run`` calls
+  its target), so their frames are state and their globals bookkeeping;
+* the race detector (``race_sites.py``): it traces code under test only.
+
+The machinery is named file by file, not by folder: a file named nowhere here is code under test
+to every reader, which costs pruning or a noisier report, never soundness (taking
+``examples.py`` for machinery made every thread of ``examples.bounded_buffer`` look frameless:
+issue 16's false livelock). ``tests/harness/test_own_code.py`` checks that every module of the
+folder is named.
+"""
+
+from __future__ import annotations
+
+import os
+
+HARNESS = os.path.dirname(os.path.abspath(__file__)) + os.sep
+
+MACHINERY_DIRS = tuple(HARNESS + d + os.sep for d in ("rt", "sync", "strategies"))
+MACHINERY_FILES = frozenset(
+    HARNESS + f
+    for f in (
+        "__init__.py",
+        "api.py",
+        "core.py",
+        "declared.py",
+        "design_rows.py",
+        "execution.py",
+        "loops.py",
+        "options.py",
+        "own_code.py",
+        "pytest_plugin.py",
+        "race_frames.py",
+        "race_sites.py",
+        "races.py",
+        "reference_fields.py",
+        "report.py",
+        "runtime.py",
+        "schedule.py",
+        "searching.py",
+        "stateful.py",
+        "swarm.py",
+        "verify_rows.py",
+    )
+)
+WRAPPERS = frozenset({HARNESS + "patch.py"})
+_PROGRAMS = ("examples", "lane_programs", "lane_posts")
+PROGRAM_FILES = frozenset(HARNESS + name + ".py" for name in _PROGRAMS)
+PROGRAM_MODULES = frozenset(f"model_checks.harness.{name}" for name in _PROGRAMS)
+# the steps the lane designs' scenarios share: code under test, but not the line a report names
+SHARED_STEPS = (HARNESS + "lane_programs.py", HARNESS + "lane_posts.py")
+
+
+def machinery(filename: str) -> bool:
+    """Is ``filename`` the harness's machinery (its frames keep no state of a thread)?"""
+    return filename in MACHINERY_FILES or filename.startswith(MACHINERY_DIRS)
+
+
+def own(filename: str) -> bool:
+    """Is ``filename`` the harness's own code: its machinery or its wrappers (not a program's)?"""
+    return filename in WRAPPERS or machinery(filename)
