@@ -9,14 +9,14 @@ singly (``model_checks.verify``).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from model_checks.certificate import document
 from model_checks.certificate.deps import Dependencies, dependencies, forget
-from model_checks.verify import Unit, VerifyRow, run_units
+from model_checks.verify import Unit, VerifyRow, longest_first, run_units
 
 
 @dataclass(frozen=True)
@@ -73,17 +73,22 @@ def verify(
     fresh: bool,
     command: dict[str, Any],
     log: Log | None = None,
+    costs: Mapping[str, float] | None = None,
 ) -> list[VerifyRow]:
-    """The rows of ``todo`` in plan order: computed, or reused from ``certificate`` (then rewritten)."""
+    """The rows of ``todo`` in plan order: computed, or reused from ``certificate`` (then rewritten).
+    Units start longest first by ``costs`` (unit key -> seconds), the previous certificate's
+    times overriding them."""
     if certificate is None:
-        return [row for rows in _computed(todo, quick, jobs, log, None)[0] for row in rows]
+        return [row for rows in _computed(todo, quick, jobs, log, dict(costs or {}))[0] for row in rows]
     tool_versions = document.tools()
     planned = prepare(todo, quick, tool_versions)
     previous = document.read(certificate) if certificate.exists() and not fresh else None
     reused = reusable(planned, previous)
     if log is not None and previous is not None:
         log(f"certificate {certificate}: {len(reused)} of {len(planned)} units unchanged, reused")
-    hint = {u["key"]: float(u["seconds"]) for u in previous["units"]} if previous else {}
+    hint = dict(costs or {}) | (
+        {u["key"]: float(u["seconds"]) for u in previous["units"]} if previous else {}
+    )
     run_indexes = [i for i in range(len(planned)) if i not in reused]
     computed, seconds = _computed([planned[i].unit for i in run_indexes], quick, jobs, log, hint)
     stamp = document.now()
@@ -121,8 +126,6 @@ def _computed(
         if log is not None:
             log(f"{todo[i].label}: done in {took:.1f} s")
 
-    order = None
-    if hint:
-        order = sorted(range(len(todo)), key=lambda i: -hint.get(todo[i].key, float("inf")))
+    order = longest_first(todo, hint) if hint else None
     results = run_units(todo, quick, jobs, done, order)
     return results, seconds

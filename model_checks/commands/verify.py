@@ -154,7 +154,7 @@ def _run_certified(
     from model_checks.certificate.run import verify
 
     command: dict[str, Any] = {"quick": quick, "areas": areas, "designs": designs}
-    rows = verify(todo, quick, jobs, certificate, fresh, command, console.log if console else None)
+    rows = verify(todo, quick, jobs, certificate, fresh, command, console.log if console else None, COSTS)
     # the certificate holds each unit's rows in plan order, as ``rows`` does
     timings: list[UnitTiming] = []
     at = 0

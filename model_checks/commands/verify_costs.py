@@ -22,6 +22,7 @@ import sys
 from collections.abc import Mapping
 from pathlib import Path
 
+# (first filled from the wall seconds of the idle 2026-12-02 06:47 run, where a row's wall is its CPU)
 # unit key -> CPU seconds (full configurations, measured 2026-12-02 06:47 on an idle 2-core machine)
 COSTS: dict[str, float] = {
     "conformance | work-lane | model_checks.designs.work_lane.link.verify_rows:rows": 141.3,

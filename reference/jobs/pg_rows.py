@@ -9,8 +9,8 @@ import dataclasses
 import json
 from typing import Any
 
-from reference.jobs.model import Job, JobState
-from reference.jobs.rows import SHARED_DDL
+from reference.jobs.model import Job
+from reference.jobs.rows import SHARED_DDL, state_of
 
 SCHEMA = f"""
 CREATE TABLE IF NOT EXISTS jobs (
@@ -43,7 +43,6 @@ FLOAT_COLUMNS = ("backoff", "available_at", "created_at", "lease_until")
 
 
 FIELDS = frozenset(field.name for field in dataclasses.fields(Job))
-STATES = {state.value: state for state in JobState}
 
 
 def job_of(row: dict[str, Any]) -> Job:
@@ -55,7 +54,7 @@ def job_of(row: dict[str, Any]) -> Job:
     for column in JSON_COLUMNS:
         text = values[column]
         values[column] = None if text is None else json.loads(text)
-    values["state"] = STATES[values["state"]]
+    values["state"] = state_of(values["state"])
     # Every field checked above: filling the dict skips the frozen __init__'s setattr per field,
     # which a claim would pay on every job (as ``sqlite_rows.job_of``).
     job: Job = object.__new__(Job)

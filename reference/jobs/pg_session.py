@@ -1,13 +1,14 @@
 """The PostgreSQL store's connections: the pool, one transaction per step, and running a step again.
 
 A step runs in one transaction (``_transaction``), or as one autocommit statement that is its own
-transaction (``_statement``), on the store's own connection — held from one step to the next, so a
-worker's steps pay no pool checkout — or, while another thread of the store uses that one, on a
-connection checked out of the pool. A step that a deadlock or serialization failure aborted is run
-again (``RETRIES`` times); so is one whose connection broke before its commit (for up to
-``reconnect_timeout`` seconds). A connection lost *during* the commit leaves the step in doubt:
-that error is raised, never retried, so an enqueue is never doubled. See ``pg_store`` for the
-store these serve.
+transaction (``_statement``), on the store's own connection, held from one step to the next, so a
+worker's steps pay no pool checkout. A store belongs to one thread, as a ``SqliteStore`` does: the
+step's transaction state lives in the store, so a step of another thread waits until the running
+one is over (its steps are serialised, never interleaved). A step that a deadlock or serialization
+failure aborted is run again (``RETRIES`` times); so is one whose connection broke before its
+commit (for up to ``reconnect_timeout`` seconds). A connection lost *during* the commit leaves the
+step in doubt: that error is raised, never retried, so an enqueue is never doubled. See
+``pg_store`` for the store these serve.
 """
 
 from __future__ import annotations
@@ -93,9 +94,10 @@ class PgSession(StoreCore):
         """Rows this transaction read ``FOR UPDATE`` and has not changed since: no one else can."""
 
     def close(self) -> None:
-        own, self._own = self._own, None
-        if own is not None:
-            self._pool.putconn(own)
+        with self._own_lock:  # not under a running step of another thread
+            own, self._own = self._own, None
+            if own is not None:
+                self._pool.putconn(own)
         self._pool.close()
 
     @property
@@ -106,13 +108,11 @@ class PgSession(StoreCore):
 
     @contextmanager
     def _checkout(self) -> Iterator[Connection]:
-        """A connection for one step: the store's own when no other thread is using it (a worker's
-        store is one thread's: always), else one of the pool's. The own connection is given back to
-        the pool — which replaces a broken one — only if the step left it broken or not idle."""
-        if not self._own_lock.acquire(blocking=False):
-            with self._pool.connection() as pooled:
-                yield pooled
-            return
+        """The store's own connection for one step, held until the step is over: a step of another
+        thread waits, because the transaction's state (``_conn``, ``_held``, ``_locked``) is the
+        store's. It is given back to the pool, which replaces a broken one, only if the step left it
+        broken or not idle."""
+        self._own_lock.acquire()
         try:
             conn = self._own
             if conn is None:
@@ -174,7 +174,9 @@ class PgSession(StoreCore):
         statement runs again — or, in a window the client cannot tell apart, during it: a claim
         then leaves a job leased to nobody, back at its lease's end, and a finish that did commit
         is answered ``StaleLease`` by its second run (the job is done). Neither loses or doubles a
-        job; an enqueue, which could be doubled, never comes here (``_transaction`` raises)."""
+        job, but the committed run reserved trace seqs whose events are never written: the trace
+        shows a gap there, not a silent success. An enqueue, which could be doubled, never comes here
+        (``_transaction`` raises)."""
         attempt = 0
         deadline = time.monotonic() + self.reconnect_timeout
         while True:

@@ -66,6 +66,18 @@ RUN_SAVE = (
 """A run's changing columns, in ``run_params``'s order; ``{p}`` is the backend's placeholder."""
 
 
+_STATES = {state.value: state for state in JobState}
+
+
+def state_of(value: object) -> JobState:
+    """The ``JobState`` a row's ``state`` column holds; ``ValueError`` naming any other value (a
+    row written by another version, or by hand)."""
+    state = _STATES.get(value) if isinstance(value, str) else None
+    if state is None:
+        raise ValueError(f"a jobs row has the unknown state {value!r}")
+    return state
+
+
 class Ready(NamedTuple):
     """A claimable job as a claim scans it: only what admission reads (no payload to decode)."""
 

@@ -12,7 +12,7 @@ from typing import Any
 
 from reference.jobs import workflow as wf
 from reference.jobs.model import Job, JobState
-from reference.jobs.rows import READY_COLUMNS, SHARED_DDL, Ready
+from reference.jobs.rows import READY_COLUMNS, SHARED_DDL, Ready, state_of
 
 SCHEMA = f"""
 CREATE TABLE IF NOT EXISTS jobs (
@@ -76,7 +76,6 @@ QUEUE, HANDLER, GROUP, LIMIT, COST, ATTEMPTS = (
 )
 
 
-STATES = {state.value: state for state in JobState}
 STORED: dict[str, str] = {
     **{state: state.value for state in JobState},
     **{s.value: s.value for s in JobState},
@@ -116,7 +115,7 @@ def job_of(row: Sequence[Any], changes: dict[str, Any] | None = None) -> Job:
         text = values[column]
         if text is not None:
             values[column] = None if text == "null" else json.loads(text)
-    values["state"] = STATES[values["state"]]
+    values["state"] = state_of(values["state"])
     return job
 
 

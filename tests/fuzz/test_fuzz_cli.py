@@ -148,6 +148,7 @@ def stubbed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
         mp.setattr(traces, "export", lambda *a, **k: [])
         mp.setattr(diagram, "projected_edges", reached)
         mp.setattr(verify, "collect", reached)
+        mp.setattr(verify, "collect_timed", reached)  # what the command calls
         mp.setattr(bench, "run_bench", lambda *a, **k: {"figure": 1})
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")

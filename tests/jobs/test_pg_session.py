@@ -1,7 +1,9 @@
-"""PgStore's connections (``pg_session``): one of its own, held from step to step; the pool's for a
-step that finds it in use by another thread; a broken one given back to the pool and replaced."""
+"""PgStore's connections (``pg_session``): one of its own, held from step to step; a step of another
+thread waits for the running one; a broken one given back to the pool and replaced."""
 
 from __future__ import annotations
+
+import threading
 
 import pytest
 
@@ -30,15 +32,19 @@ def test_a_store_keeps_its_connection_from_step_to_step(pg_url: str) -> None:
         assert _checkouts(store) == before  # not one step took a connection from the pool
 
 
-def test_a_step_that_finds_the_own_connection_in_use_takes_one_from_the_pool(pg_url: str) -> None:
-    with PgStore(pg_url) as store:
+def test_a_step_of_another_thread_waits_for_the_running_one(pg_url: str) -> None:
+    with PgStore(pg_url, pool_size=1) as store:  # the own connection is the whole pool
         store.enqueue(JobSpec("q"))
         before = _checkouts(store)
-        with store._own_lock:  # as while another thread's step runs on it
-            claim = store.claim("w", OPEN).claim
-            assert claim is not None
-            assert store.finish(claim.job.id, claim.token, None, 0.1, 0).state is JobState.DONE
-        assert _checkouts(store) == before + 2
+        claimed: list[object] = []
+        other = threading.Thread(target=lambda: claimed.append(store.claim("w", OPEN).claim))
+        with store._transaction():  # a step of this thread is running
+            other.start()
+            other.join(0.5)
+            assert other.is_alive() and not claimed  # it waits: no second transaction interleaves
+        other.join(10)
+        assert not other.is_alive() and claimed and claimed[0] is not None
+        assert _checkouts(store) == before  # and it took no connection from the pool
 
 
 @pytest.mark.parametrize("step", ["claim", "finish"])

@@ -46,7 +46,7 @@ def test_a_row_reports_the_cpu_its_provider_spent_on_it_not_the_time_it_waited()
     waits, computes = run_unit(PROVIDER, quick=True)
     assert waits.seconds >= BUSY and computes.seconds >= BUSY  # both took the time...
     assert waits.cpu_seconds is not None and computes.cpu_seconds is not None
-    assert waits.cpu_seconds < BUSY / 3  # ...only one spent it
+    assert waits.cpu_seconds < computes.cpu_seconds / 2  # ...only one spent it (process CPU: margin)
     assert computes.cpu_seconds >= BUSY * 0.9
     assert waits.as_json()["cpu_seconds"] == waits.cpu_seconds
     # it crosses to the parent with the row (a worker process), and is no part of what the row says

@@ -31,6 +31,7 @@ from typing import Any
 from model_checks.conformance.fast_format import Owed
 from model_checks.conformance.reader import clip
 from model_checks.conformance.verdict import Rejected
+from model_checks.designs.work_stealing.trace.places import Places
 
 Task = str | int
 Event = dict[str, Any]
@@ -78,7 +79,7 @@ class Model:
         self.deques: dict[int, deque[Task]] = {}
         self.capacity: dict[int, int] = {}
         self.injector: deque[Task] = deque()
-        self.loc: dict[Task, int] = {}
+        self.loc = Places(finished=(DONE, DISCARDED))  # finished tasks as runs of numbers: flat memory
         self.holder: dict[Task, int] = {}  # taken or stolen, not yet run: by whom
         self.stacks: dict[int, list[Task]] = {}  # running tasks per worker, innermost last
         self.parked: dict[int, tuple[int, int]] = {}  # worker -> (seq of its park, tasks queued then)
