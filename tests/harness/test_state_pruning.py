@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import collections
 import functools
+import itertools
+import logging
 import random
 import re
 import sys
@@ -332,6 +334,26 @@ def test_fingerprints_keep_identity_and_refuse_hidden_state() -> None:
         with pytest.raises(fp.Opaque):
             fp._Canon().value(hidden)
     assert fp._Canon().value(functools.partial(max, 1)) != fp._Canon().value(functools.partial(max, 2))
+
+
+def test_counters_unions_and_the_logging_machinery_are_read() -> None:
+    """A pool's task-id counter is state (its position), ``int | None`` an immutable atom, and a
+    logger's handler (which holds a real lock) no state of the program; without these readings
+    every state of the work-stealing pools, and every Work Lane state under pytest, was refused."""
+    counter = itertools.count(5)
+    before = fp._Canon().value(counter)
+    next(counter)
+    assert fp._Canon().value(counter) != before
+    assert fp._Canon().value(itertools.count(6)) == fp._Canon().value(counter)
+    union = int | None
+    assert fp._Canon().value(union) == fp._Canon().value(union)  # read (as an atom), not refused
+    handler = logging.StreamHandler()
+    logger = logging.getLogger("lanecheck.test.fingerprint")
+    logger.addHandler(handler)
+    try:
+        fp._Canon().value((logger, handler, logging.getLogger()))
+    finally:
+        logger.removeHandler(handler)
 
 
 def _helper_module() -> types.ModuleType:
