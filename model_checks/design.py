@@ -17,6 +17,7 @@ providers, bench workloads, trace engines, and also ``spec``, ``configs`` and
 from __future__ import annotations
 
 import importlib
+import importlib.util
 from collections.abc import Callable, Hashable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Generic, TypeVar, overload
@@ -167,13 +168,21 @@ class Design:
 def built_in(package: str, name: str, **fields: Any) -> Design:
     """The ``Design`` of a built-in folder, ``model_checks/designs/<folder>/``, which follows the
     layout: its spec is ``spec/<folder>.py``'s ``SPEC``, its configurations the folder's
-    ``configs.CONFIGS`` and its spec mutants ``spec_mutants.MUTANTS``.
+    ``configs.CONFIGS`` and its spec mutants ``spec_mutants.MUTANTS``; where the folder has the
+    modules, its harness scenarios are ``harness.SCENARIOS`` and its trace format ``trace.FORMAT``.
 
     ``package`` is the folder's ``__name__``. Module names in ``fields`` that start with a dot
     (``".trace:FORMAT"``, a bench's ``".bench"``) are the folder's own modules, as in a relative
     import; the other fields are ``Design``'s, as they are.
     """
     folder = package.rpartition(".")[2]
+    for key, module, target in (
+        ("scenarios", "harness", ".harness:SCENARIOS"),
+        ("trace_format", "trace", ".trace:FORMAT"),
+    ):
+        # Only looked up, not imported: listing the designs must stay cheap.
+        if key not in fields and importlib.util.find_spec(f"{package}.{module}") is not None:
+            fields[key] = target
 
     def own(target: str) -> str:
         return package + target if target.startswith(".") else target

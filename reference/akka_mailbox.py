@@ -9,26 +9,30 @@
 
 Each mailbox has one status word (``runtime.atomic_int``) changed only by
 compare-and-swap loops: bit 1 Closed, bit 2 Scheduled, suspend count in units
-of 4 — Pekko's encoding. ``tell`` enqueues under the queue lock and then
-registers the mailbox for execution: ``can_be_scheduled`` (not closed, not
-suspended), ``set_as_scheduled`` (a CAS that sets Scheduled only when the word
-is open and unscheduled: one reservation), ``executor.execute``. A worker runs
-the mailbox: unless closed, it processes up to ``max(throughput, 1)`` messages,
-stopping early when the queue is empty or the mailbox is suspended or closed;
-then ``set_as_idle`` (a CAS clearing Scheduled) and registers again with no
-hint, which looks at the queue itself: a message whose sender found the mailbox
-still Scheduled is not stranded.
+of 4 — Pekko's encoding. ``tell`` is Akka's lock-free enqueue: one read of the word
+(Closed: a dead letter at once), one ``append`` to the runtime's shared FIFO with no
+lock, then one more read of the word, which decides: Open, ``set_as_scheduled``
+(a CAS that sets Scheduled only when the word is open and unscheduled: one
+reservation) and ``executor.execute``; Scheduled or suspended, nothing (whoever
+holds the reservation looks at the queue after its run); Closed, the close came
+between the two reads, so the sender cleans up itself. A worker runs the
+mailbox: unless closed, it processes up to ``max(throughput, 1)`` messages, each
+popped under the queue's consumer lock, stopping early when the queue is empty or
+the mailbox is suspended or closed; then ``set_as_idle`` (a CAS clearing
+Scheduled) and registers again with no hint, which looks at the queue itself: a
+message whose sender found the mailbox still Scheduled is not stranded.
 
 Closing is ``become_closed`` (the word becomes exactly Closed) then ``clean_up``
-(what is queued goes to the dead letters). A ``tell`` checks the Closed bit under
-the queue lock, so a message sent after close is dead-lettered at once and a
-message enqueued before it is drained by ``clean_up``: nothing is dropped
-silently (Pekko swaps the actor's mailbox for the dead-letter mailbox instead).
+(under the consumer lock, what is queued goes to the dead letters). A message
+appended after that cleanUp is cleaned up by its own sender, which reads Closed
+after its append: nothing is dropped silently (Pekko swaps the actor's mailbox
+for the dead-letter mailbox instead, and may drop such a message).
 
 Trace events (``docs/akka-mailbox.md``) are emitted at each step's linearisation
-point: ``send``/``process``/``dead_letter`` under the queue lock, the status
-events right after their successful CAS, ``execute``/``run_begin`` under the
-executor lock. With no tracer each emit is skipped behind one ``is not None``.
+point: ``send`` with the read that decides its fate (the append that follows is not
+logged), ``process`` and ``dead_letter`` with their pops, the status events right
+after their successful CAS, ``execute``/``run_begin`` under the executor lock. With
+no tracer each emit is skipped behind one ``is not None``.
 
 One mailbox and its ``ActorRef`` are in ``akka_actor`` (re-exported here); this
 module is the dispatcher that runs them.
@@ -195,20 +199,43 @@ class Dispatcher:
     def dispatch(self, mailbox: Mailbox[T], msg: T) -> Send:
         """Enqueue, then register the mailbox with the message hint (a failed dispatcher dead-letters)."""
         self._check_own(mailbox)
+        return self.send(mailbox, msg)
+
+    def send(self, mailbox: Mailbox[T], msg: T) -> Send:
+        """``dispatch`` without the ownership check (an ``ActorRef`` of this dispatcher's ``spawn``).
+
+        The append takes no lock; then one read of the status word decides: Scheduled (or
+        suspended), nothing to do, as the reservation's holder re-checks the queue after its
+        ``set_as_idle``; Open, ``set_as_scheduled`` and ``execute``; Closed, the close came
+        between our read and our append, maybe after its cleanUp, so we clean up ourselves.
+        """
         if self._failure is not None:
             self.dead_letter(mailbox, [msg])
             return Send.DEAD_LETTER
         try:
             enqueued = mailbox.enqueue(msg)
         except BaseException:
-            # The tracer raised after the message was queued: it must still run (or be
-            # dead-lettered at shutdown), so the mailbox is registered before the error propagates.
-            self.register_for_execution(mailbox, has_message_hint=True)
+            # The tracer raised after the read that decided (the message was appended or
+            # dead-lettered all the same), or the label raised before it (nothing was): the
+            # sender does its part as after an append, harmless if there was none.
+            self._after_append(mailbox, mailbox.status.load())
             raise
         if not enqueued:
             return Send.DEAD_LETTER
-        self.register_for_execution(mailbox, has_message_hint=True)
+        word = mailbox.status.load()
+        if word != SCHEDULED:  # Scheduled, by far the commonest under load, owes nothing
+            self._after_append(mailbox, word)
         return Send.OK
+
+    def _after_append(self, mailbox: Mailbox[Any], word: int) -> None:
+        """What a sender owes once its message is queued, decided by ``word``, read after the append."""
+        if word == OPEN:
+            if mailbox.set_as_scheduled():
+                self.execute(mailbox)
+        elif word == CLOSED:
+            left = mailbox.clean_up()
+            if left:
+                self.dead_letter(mailbox, left)
 
     def _check_own(self, mailbox: object) -> None:
         """A public method's ``mailbox`` must be one of this dispatcher's (``TypeError``/``ValueError``)."""
@@ -217,10 +244,16 @@ class Dispatcher:
         if mailbox.dispatcher is not self:
             raise ValueError(f"mailbox {mailbox.name!r} belongs to another dispatcher")
 
-    def register_for_execution(self, mailbox: Mailbox[Any], has_message_hint: bool) -> bool:
-        """Schedule ``mailbox`` if it may run and has (or is hinted to have) messages."""
+    def register_for_execution(
+        self, mailbox: Mailbox[Any], has_message_hint: bool, wake: bool = True
+    ) -> bool:
+        """Schedule ``mailbox`` if it may run and has (or is hinted to have) messages.
+
+        ``wake=False``: the caller is the worker that just ran it and goes straight back to the
+        executor queue, so no idle worker is woken for it (see ``execute``).
+        """
         if mailbox.can_be_scheduled(has_message_hint) and mailbox.set_as_scheduled():
-            self.execute(mailbox)
+            self.execute(mailbox, wake)
             return True
         return False
 
@@ -239,9 +272,18 @@ class Dispatcher:
         self.register_for_execution(mailbox, has_message_hint=False)
 
     def close(self, mailbox: Mailbox[T]) -> list[T]:
-        """becomeClosed, then cleanUp: what is queued goes to the dead letters (and is returned)."""
+        """becomeClosed, then cleanUp: what is queued goes to the dead letters (and is returned).
+
+        Only the call that closes the mailbox cleans up: a message appended after that cleanUp
+        is cleaned up by its own sender, which reads Closed after its append (``send``), so a
+        second close finds nothing to do (and the reference mutant ``send-no-clean-up`` is seen).
+        Such a sender may also clean up between ``become_closed`` and this cleanUp, so the list
+        returned can lack messages that were queued at the close: every message still reaches the
+        dead letters (``dead_letters``, the ``on_dead_letter`` hook), once.
+        """
         self._check_own(mailbox)
-        mailbox.become_closed()
+        if not mailbox.become_closed():
+            return []
         left = mailbox.clean_up()
         if left:
             self.dead_letter(mailbox, left)
@@ -277,13 +319,20 @@ class Dispatcher:
 
     # -- the executor ----------------------------------------------------------------------------------
 
-    def execute(self, mailbox: Mailbox[Any]) -> None:
+    def execute(self, mailbox: Mailbox[Any], wake: bool = True) -> None:
+        """Queue ``mailbox`` for a worker; ``wake=False`` only from the worker whose run just ended.
+
+        That worker takes from the queue next, so it runs the mailbox again itself (or an older
+        one, whose own ``execute`` woke a worker): waking another worker instead hands the
+        mailbox from thread to thread after every run, which on a multi-core machine costs more
+        than the run (many senders into one mailbox: a GIL hand-off per ``throughput`` messages).
+        """
         with self._mutex:
             self._ready.append(mailbox)
             tracer = self.tracer
             if tracer is not None:
                 tracer.emit(self.runtime.thread_name(), "execute", {"mailbox": mailbox.index})
-            if self._idle_workers:
+            if wake and self._idle_workers:
                 self._work.notify()
 
     def _worker(self) -> None:

@@ -226,6 +226,11 @@ class _ThreadingAtomicRef(_LockedCell[T]):
         return True
 
 
+# The lock types ``ThreadingRuntime`` hands out, for code that treats the interpreter's own locks
+# specially (``worker_pool.critical_section``) without importing ``threading`` itself.
+INTERPRETER_LOCKS: tuple[type, ...] = (type(threading.Lock()), type(threading.RLock()))
+
+
 class ThreadingRuntime:
     """The production runtime: plain ``threading``, names ignored."""
 

@@ -100,6 +100,11 @@ class RecordingTracer:
             for i, (thread, event, fields) in enumerate(raw)
         ]
 
+    def records(self, start: int = 0) -> list[tuple[str, str, Fields]]:
+        """The events from index ``start`` on as recorded: ``(thread, event, fields)``, unnumbered.
+        For a reader that looks at a few events after every step, without building their dicts."""
+        return self._raw[start:]
+
     def lines(self) -> Iterator[str]:
         """The whole trace as JSON Lines (without newlines)."""
         yield _dumps(self.header())

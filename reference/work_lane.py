@@ -34,10 +34,10 @@ that reaches that lane then blocks on the mutex and hands the GIL on, and each h
 wakes a thread on another core: pinned to one core the scheduler ran 4-5x faster than on two
 (docs/performance.md). So, untraced, the three critical sections make no call while the mutex
 is held: ``with mutex`` (entering a ``with`` block checks no drop request, an ``acquire()``
-call returning does), attribute stores and loads, the capacity decided from two counters kept
-under the mutex (``appended`` by producers, ``accounted`` by the drainer at the end of a
-drain), and on the standard library's deque the append written ``queue += (item,)`` (one
-bytecode, no call; under the harness, whose FIFO is another object, the ``append`` call).
+call returning does; ``critical_section`` makes that ``with`` cheaper), attribute stores and
+loads, the capacity decided from two counters kept under the mutex (``appended`` by producers,
+``may_be_full_at`` by the drainer at the end of a drain), and the append written
+``self._section + item`` (a binary operator calling the FIFO's ``append``).
 """
 
 from __future__ import annotations
@@ -52,7 +52,7 @@ from typing import Any, Generic, TypeVar
 
 from .runtime import FifoLike, Runtime
 from .tracing import Tracer, default_label
-from .worker_pool import WorkItem
+from .worker_pool import WorkItem, critical_section
 
 T = TypeVar("T")
 
@@ -169,17 +169,20 @@ class WorkLane(LaneBase[T, LaneEnv]):
         self._label = env.label
         self.mutex = env.runtime.lock(name=f"lane[{index}].mutex")
         self.queue: FifoLike[T] = env.runtime.deque(name=f"lane[{index}].queue")
-        # The same object when it is the standard library's deque, whose ``+=`` appends with no
-        # call (see the module docstring); None under another runtime's FIFO.
-        queue = self.queue
-        self._deque: deque[T] | None = queue if isinstance(queue, deque) else None
+        # ``with self._section``: the mutex, held; ``self._section + item``: the queue's append,
+        # with no call (see ``critical_section``).
+        self._section = critical_section(self.mutex, append=self.queue.append)
         # Guarded by mutex.
         self.state = IDLE
-        # Items ever appended, and ever popped as of the last drain's end (or a discard): their
-        # difference is the queue's length plus what the running drain has popped so far, an
-        # upper bound that spares the ``len`` call until a lane is nearly full.
+        # Items ever appended, and the ``appended`` count from which the lane may be full: the
+        # items popped as of the last drain's end (or a discard) plus the capacity. Until then
+        # the queue holds fewer than ``capacity`` items (``appended`` minus the items popped is
+        # its length plus what the running drain has popped so far), so a post spares the
+        # ``len`` call and a subtraction. On another runtime's FIFO (the harness's) no capacity
+        # is added and the length is asked every time, so a checker explores the steps of the
+        # decision it stands for.
         self.appended = 0
-        self.accounted = 0
+        self.may_be_full_at = self.capacity if isinstance(self.queue, deque) else 0
         self.open = True  # admission: Stop closes it on every lane at once
         self.posts_reserved = 0  # posts that took the reservation, each owing one submission
         # Up while a producer decides and logs a post (see the module docstring).
@@ -195,39 +198,29 @@ class WorkLane(LaneBase[T, LaneEnv]):
     def _publish(self, item: T) -> PostOutcome:
         """Check admission, publish ``item`` and take the Idle -> Scheduled decision, atomically."""
         # ``with``, and no call until the mutex is released unless tracing: see the module docstring.
-        with self.mutex:
-            tracer = self._tracer
+        with self._section:
             if not self.open:
-                if tracer is not None:
+                if self._tracer is not None:
                     self._trace_post(item, "invalid_state", False)
                 return POST_CLOSED
             self.probing = True
             try:
-                capacity = self.capacity
-                fast = self._deque
-                # On the standard deque the counters bound the length from above and it is looked
-                # up only near capacity; another runtime's FIFO (the harness's) is asked every
-                # time, so a checker explores the same steps as the decision it stands for.
-                near_full = fast is None or self.appended - self.accounted >= capacity
-                if near_full and len(self.queue) >= capacity:
-                    if tracer is not None:
+                if self.appended >= self.may_be_full_at and len(self.queue) >= self.capacity:
+                    if self._tracer is not None:
                         self._trace_post(item, "capacity_exceeded", False)
                     return POST_FULL
                 self.appended += 1
-                if fast is not None:
-                    fast += (item,)
-                else:
-                    self.queue.append(item)
+                self._section + item  # the append, with no call (see ``critical_section``)
                 # The Idle -> Scheduled decision, inline (a method call here costs ~8% of a
                 # post). A lane has at most one reservation: only a post that finds it Idle
                 # takes one, and owes the submission.
                 if self.state is IDLE:
                     self.state = SCHEDULED
                     self.posts_reserved += 1
-                    if tracer is not None:
+                    if self._tracer is not None:
                         self._trace_post(item, "ok", True)
                     return POST_ACCEPTED_SUBMIT
-                if tracer is not None:
+                if self._tracer is not None:
                     self._trace_post(item, "ok", False)
                 return POST_ACCEPTED
             finally:
@@ -257,7 +250,7 @@ class WorkLane(LaneBase[T, LaneEnv]):
     # -- the draining worker's side --------------------------------------
 
     def _begin_drain(self) -> bool:
-        with self.mutex:  # no call while held, untraced: see the module docstring
+        with self._section:  # no call while held, untraced: see the module docstring
             # Once Stop(discard) has closed admission no new drain begins; the
             # taken work item is simply given up and Stop resets the lane.
             if self.env.discarding:
@@ -306,14 +299,13 @@ class WorkLane(LaneBase[T, LaneEnv]):
             _log.exception("tracing an invoke on lane %d failed; the item still runs", self.index)
 
     def _wait_for_producer(self) -> None:
-        mutex = self.mutex
-        mutex.acquire()
-        mutex.release()
+        with self._section:  # the producer's post is logged once we hold the mutex
+            pass
 
     def _end_drain(self, invoked: int) -> bool:
-        with self.mutex:  # no call while held, untraced: see the module docstring
+        with self._section:  # no call while held, untraced: see the module docstring
             # The drain popped exactly ``invoked`` items.
-            self.accounted += invoked
+            self.may_be_full_at += invoked
             # Decided under the mutex, so a concurrent post either is seen here
             # or sees Idle and submits the lane itself. An item that arrived
             # after our last failed pop also means "resubmit". A truth test, not ``bool()`` or
@@ -340,7 +332,7 @@ class WorkLane(LaneBase[T, LaneEnv]):
             items: list[T] = []
             while len(queue):
                 items.append(queue.popleft())
-            self.accounted += len(items)
+            self.may_be_full_at += len(items)
             self.state = IDLE
             tracer = self._tracer
             if tracer is not None and items:

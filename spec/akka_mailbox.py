@@ -3,10 +3,14 @@
 Every mailbox has one status word, updated only by compare-and-swap: bit 1 is
 Closed, bit 2 is Scheduled, and the rest counts suspensions in units of 4
 (Pekko ``Mailbox.scala``: ``Closed = 1``, ``Scheduled = 2``, ``suspendUnit = 4``).
-A send enqueues its message and then *registers* the mailbox for execution:
-``canBeScheduledForExecution`` (not closed, not suspended, and a message is
-there or hinted), ``setAsScheduled`` (a CAS that sets Scheduled only when the
-word is open and not yet scheduled), then ``executor.execute(mailbox)``.
+A send is Akka's lock-free enqueue: it reads the word (Closed: a dead letter at
+once), appends its message to the queue with no lock, and reads the word again:
+Open, it *registers* the mailbox for execution — ``setAsScheduled`` (a CAS that
+sets Scheduled only when the word is open and not yet scheduled), then
+``executor.execute(mailbox)``; Scheduled or suspended, it is done; Closed, it
+runs a cleanUp of its own. Registration in general (a run's end, a resume) is
+``canBeScheduledForExecution`` (not closed, not suspended, and a message is there
+or hinted), ``setAsScheduled``, ``executor.execute``.
 A worker of the executor runs the mailbox: unless closed, it processes up to
 ``max(throughput, 1)`` messages (stopping early when the queue is empty or the
 mailbox is suspended or closed), clears Scheduled (``setAsIdle``) and registers
@@ -18,8 +22,10 @@ dead letters; a send to a closed mailbox goes to the dead letters at once.
 
 Each action is one atomic step of the real code: one CAS (a CAS loop that
 retries is a series of failed attempts that change nothing, i.e. stuttering,
-then one atomic success), one read of the status word, or one critical section
-of the message queue's lock. Actions that an implementation logs carry the
+then one atomic success), one read of the status word, one append to the queue
+(no lock), or one critical section of the queue's consumer lock (a pop, or a
+cleanUp's pops until empty: only appends run meanwhile, at the tail, so the
+cleanUp takes effect at its last pop). Actions that an implementation logs carry the
 event names of ``docs/akka-mailbox.md``.
 """
 
@@ -90,36 +96,39 @@ def SendAt(c: Constants, s: Vars, p: str) -> tuple[int, int, Item] | None:
     return k, send[0], send[1]
 
 
+# A send is Akka's lock-free enqueue, three atomic steps with no lock around them: a read of
+# the word (Closed: a dead letter at once), the append to the queue, and one more read of the
+# word that decides what the sender owes: nothing when it is Scheduled or suspended (whoever
+# holds the reservation re-checks the queue after setAsIdle), setAsScheduled when it is Open,
+# and a cleanUp of its own when it is Closed (the close came between the two reads, maybe after
+# the supervisor's cleanUp: without this step the message would wait in a closed mailbox).
+P_APPEND = "append"  # the word read not Closed: the append is owed
+P_RECHECK = "reg-send-status"  # appended: the read that decides is owed ("reg-": about to register)
+P_CLEANUP = "send-clean-up"  # read Closed after the append: the sender's own cleanUp is owed
+
+
 @AkkaMailbox.action(Producers, event="send")
-def Send(c: Constants, s: Vars, p: str) -> object:
-    """Under the queue lock, the mailbox not closed: enqueue; then register it (with the hint)."""
+def SendSeesOpen(c: Constants, s: Vars, p: str) -> object:
+    """enqueue reads the word: not Closed, so the message is accepted and its append is owed."""
     send = SendAt(c, s, p)
     if send is None:
         return None
     k, mb, item = send
-    if s.status[mb] & CLOSED:
+    if IsClosed(s.status[mb]):
         return None
-    position = s.sent[mb] + 1
     return emit(
-        s._replace(
-            queue=s.queue.except_(mb, (*s.queue[mb], (position, item))),
-            sent=s.sent.except_(mb, position),
-            producer=s.producer.except_(p, (R_STATUS, k + 1, mb)),
-        ),
-        mailbox=mb,
-        item=item,
-        result="ok",
+        s._replace(producer=s.producer.except_(p, (P_APPEND, k, mb))), mailbox=mb, item=item, result="ok"
     )
 
 
 @AkkaMailbox.action(Producers, event="send")
 def SendToClosed(c: Constants, s: Vars, p: str) -> object:
-    """Under the queue lock, the mailbox closed: the message goes to the dead letters at once."""
+    """enqueue reads the word: Closed, so the message goes to the dead letters at once."""
     send = SendAt(c, s, p)
     if send is None:
         return None
     k, mb, item = send
-    if not s.status[mb] & CLOSED:
+    if not IsClosed(s.status[mb]):
         return None
     return emit(
         s._replace(
@@ -131,6 +140,77 @@ def SendToClosed(c: Constants, s: Vars, p: str) -> object:
         item=item,
         result="dead_letter",
     )
+
+
+@AkkaMailbox.action(Producers)
+def Enqueue(c: Constants, s: Vars, p: str) -> object:
+    """The append, with no lock and whatever the word is now: one atomic step of the queue."""
+    pc, k, mb = s.producer[p]
+    send = c.send_of(p, k)
+    if pc != P_APPEND or mb is None or send is None:
+        return None
+    item = send[1]
+    position = s.sent[mb] + 1
+    return s._replace(
+        queue=s.queue.except_(mb, (*s.queue[mb], (position, item))),
+        sent=s.sent.except_(mb, position),
+        producer=s.producer.except_(p, (P_RECHECK, k + 1, mb)),
+    )
+
+
+@AkkaMailbox.action(Producers)
+def SendSeesUnscheduled(c: Constants, s: Vars, p: str) -> object:
+    """After the append the word reads Open: registerForExecution, straight to setAsScheduled."""
+    pc, _, mb = s.producer[p]
+    if pc != P_RECHECK or mb is None or s.status[mb] != OPEN:
+        return None
+    return SetLocal(s, p, R_CAS, mb)
+
+
+@AkkaMailbox.action(Producers)
+def SendSeesScheduled(c: Constants, s: Vars, p: str) -> object:
+    """After the append the word reads Scheduled or suspended: the sender owes nothing more."""
+    pc, _, mb = s.producer[p]
+    if pc != P_RECHECK or mb is None or s.status[mb] in (OPEN, CLOSED):
+        return None
+    return SetLocal(s, p, IDLE, None)
+
+
+@AkkaMailbox.action(Producers)
+def SendSeesClosed(c: Constants, s: Vars, p: str) -> object:
+    """After the append the word reads Closed: the close came after the first read."""
+    pc, _, mb = s.producer[p]
+    if pc != P_RECHECK or mb is None or not IsClosed(s.status[mb]):
+        return None
+    return SetLocal(s, p, P_CLEANUP, mb)
+
+
+@AkkaMailbox.action(Producers, event="dead_letter")
+def SenderCleanUp(c: Constants, s: Vars, p: str) -> object:
+    """The sender's cleanUp, under the consumer lock: what is queued goes to the dead letters."""
+    pc, _, mb = s.producer[p]
+    if pc != P_CLEANUP or mb is None or not s.queue[mb]:
+        return None
+    items = [item for _, item in s.queue[mb]]
+    return emit(
+        SetLocal(
+            s._replace(queue=s.queue.except_(mb, ()), dead=s.dead.except_(mb, s.dead[mb] + len(items))),
+            p,
+            IDLE,
+            None,
+        ),
+        mailbox=mb,
+        items=items,
+    )
+
+
+@AkkaMailbox.action(Producers)
+def SenderCleanUpEmpty(c: Constants, s: Vars, p: str) -> object:
+    """The sender's cleanUp finds nothing: the supervisor's cleanUp (or a run) took the message."""
+    pc, _, mb = s.producer[p]
+    if pc != P_CLEANUP or mb is None or s.queue[mb]:
+        return None
+    return SetLocal(s, p, IDLE, None)
 
 
 # ============================================================================ ACTIONS: registerForExecution
@@ -256,7 +336,7 @@ def ShouldProcessNo(c: Constants, s: Vars, w: str) -> object:
 
 @AkkaMailbox.action(Workers, event="process")
 def Process(c: Constants, s: Vars, w: str) -> object:
-    """Under the queue lock, dequeue the oldest message; the actor handles it; loop while budget is left."""
+    """Under the consumer lock, dequeue the oldest message; the actor handles it; loop while budget left."""
     pc, mb, n = s.worker[w]
     if pc != W_DEQUEUE or mb is None or not s.queue[mb]:
         return None
@@ -276,7 +356,7 @@ def Process(c: Constants, s: Vars, w: str) -> object:
 
 @AkkaMailbox.action(Workers)
 def DequeueEmpty(c: Constants, s: Vars, w: str) -> object:
-    """Under the queue lock, dequeue finds nothing: the run stops early."""
+    """Under the consumer lock, dequeue finds nothing: the run stops early."""
     pc, mb, n = s.worker[w]
     if pc != W_DEQUEUE or mb is None or s.queue[mb]:
         return None
@@ -367,7 +447,7 @@ def Close(c: Constants, s: Vars, t: str) -> object:
 
 @AkkaMailbox.action(Supervisors, event="dead_letter")
 def CleanUp(c: Constants, s: Vars, t: str) -> object:
-    """cleanUp, under the queue lock: every queued message moves to the dead letters."""
+    """cleanUp, under the consumer lock (pops until empty: one step): the queue goes to the dead letters."""
     pc, k, mb = s.supervisor[t]
     if pc != S_CLEANUP or mb is None or not s.queue[mb]:
         return None

@@ -118,7 +118,7 @@ def _run_child(command: list[str], workers: int, what: str) -> dict[str, Any]:
         "search_seconds": round(facts["search_seconds"], 3),
         "cpu_seconds": round(usage.ru_utime + usage.ru_stime, 3),
         "peak_rss_mb": round(usage.ru_maxrss / 1024, 1),
-        **{k: v for k, v in facts.items() if k.startswith("worker_")},
+        **{k: v for k, v in facts.items() if k.startswith("worker_") or k == "profile"},
     }
 
 
@@ -243,6 +243,7 @@ def _ray_child(workers: int, quick: bool) -> dict[str, Any]:
     spec, constants = ray_target(quick)
     options = Options(liveness=False)
     shares: list[Usage] = []
+    profile: dict[str, Any] = {}  # where each Ray worker's time went (``ray/profile.py``)
     if workers == 0:
         result = check(spec, constants, options)
     else:
@@ -252,8 +253,10 @@ def _ray_child(workers: int, quick: bool) -> dict[str, Any]:
         with Pool(connect(None, workers)) as pool:
             result = check_ray(spec, constants, load, options, workers=workers, pool=pool)
             shares = pool.usage(workers)
+            profile = pool.profile(workers)
     return {
         **_search_figures(result),
+        **({"profile": profile} if profile else {}),
         "worker_states": [u.states for u in shares],
         "worker_peak_rss_mb": [round(u.peak_rss_bytes / 2**20, 1) for u in shares],
     }
@@ -263,7 +266,9 @@ def bench_ray(quick: bool = False) -> dict[str, Any]:
     """One process against 1 and 2 Ray workers (a local Ray) on the ray bench's configuration
     (``quick``: the design's ``standard`` instead). Rows as ``bench``'s; the summary has the
     speedup of 2 workers over one process and over one Ray worker (what the exchange between
-    workers costs shows as the gap between the two), and distinct states/s per worker."""
+    workers costs shows as the gap between the two), and distinct states/s per worker. A Ray
+    row's ``profile`` says where each worker's time went (``ray/profile.py``: expanding,
+    encoding, looking ahead, decoding, merging, waiting on a slower worker or on Ray)."""
     config = "standard" if quick else RAY_CONFIG
     rows = []
     for workers in (0, 1, 2):

@@ -36,12 +36,15 @@ MIN_VALUES = 32  # distinct projected values needed before trusting the split
 
 
 def owner_fields(
-    inst: Instance, canon: Callable[[Any, Any], Any] | None, size: int
+    inst: Instance, canon: Callable[[Any, Any], Any] | None, size: int, mix: Callable[[Any], int] = hash
 ) -> tuple[int, ...] | None:
-    """The fields whose hash decides which of ``size`` processes owns a state (``None``: all of it)."""
+    """The fields whose hash decides which of ``size`` processes owns a state (``None``: all of it).
+
+    ``mix``: the hash the processes will own states by (Ray's workers: a digest, ``ray/fingerprint.py``),
+    so that the split is judged as it will be made, and made alike on every run."""
     if size < 2 or not all(_is_record(s) for s in inst.initial_states()):
         return None
-    return choose(sample(inst, canon), size)
+    return choose(sample(inst, canon), size, mix)
 
 
 def _is_record(state: Any) -> bool:
@@ -78,7 +81,7 @@ def sample(inst: Instance, canon: Callable[[Any, Any], Any] | None, limit: int =
     return pairs
 
 
-def choose(pairs: list[Any], size: int) -> tuple[int, ...] | None:
+def choose(pairs: list[Any], size: int, mix: Callable[[Any], int] = hash) -> tuple[int, ...] | None:
     """The fields whose hash decides the owner, or ``None`` for the whole state."""
     if size < 2 or not pairs:
         return None
@@ -100,7 +103,8 @@ def choose(pairs: list[Any], size: int) -> tuple[int, ...] | None:
         values = Counter(project(s) for s in states)
         if len(values) < MIN_VALUES:
             continue
-        shares = Counter(hash(v) % size for v in values.elements())
+        owners = {v: mix(v) % size for v in values}
+        shares = Counter(owners[v] for v in values.elements())
         if max(shares.values()) <= MAX_SHARE * len(states):
             return tuple(sorted(chosen))
     return None

@@ -56,6 +56,10 @@ class Partition:
         spec = inst.spec
         # The owner of a state is the hash of these fields (``ownership.py``), or of it all.
         self.project: Callable[[Any], Any] | None = itemgetter(*owner_fields) if owner_fields else None
+        # The owner fields themselves (``project`` may map them to an owner instead, as on Ray): a
+        # successor whose owner fields equal those of the state it came from has the same owner,
+        # this process, which is settled without hashing them (most steps leave them alone).
+        self.fields_of: Callable[[Any], Any] | None = itemgetter(*owner_fields) if owner_fields else None
         self.inst = inst
         self.options = options
         self.rank, self.size = rank, size
@@ -162,6 +166,8 @@ class Partition:
         size, rank = self.size, self.rank
         outgoing, overflow, sent = self.outgoing, self.overflow, self.sent
         project = self.project
+        fields_of = self.fields_of if size > 1 else None
+        mine: Any = None
         assert self.codec is not None
         # With several processes, stored states share interned fields with the states other
         # processes send (``codec``), so that confirming a fingerprint hit rarely calls
@@ -182,6 +188,8 @@ class Partition:
             sw_i = switches[i]
             lp_i = last_proc[i]
             gid_i = i * size + rank
+            if fields_of is not None:
+                mine = fields_of(state)
             mask = 0
             n_succ = 0
             calls = plan(tuple([pc(c, state, p) for pc, p in counters])) if counters else all_calls
@@ -196,7 +204,7 @@ class Partition:
                 key = canon(c, result) if canon else result
                 h = hash(key)
                 sw = sw_i + (1 if lp_i >= 0 and lp_i != pid else 0)
-                if size > 1:
+                if size > 1 and (fields_of is None or fields_of(key) != mine):
                     owner = (h if project is None else hash(project(key))) % size
                     if owner != rank:
                         known = sent.get(h)
@@ -283,15 +291,26 @@ class Partition:
 
     def receive(self, data: bytes, d1: int) -> list[Found]:
         """Merge successors another process found for states this one owns (all at depth ``d1``)."""
+        return self.merge_batch(self.decode_batch(data), d1)
+
+    def decode_batch(self, data: bytes) -> list[tuple[int, Any, int, int, int]]:
+        """A batch's entries as ``(fingerprint, state, parent gid, switches, pid)``, the states
+        decoded (and hashed again where the sender's hashes mean nothing here)."""
         assert self.codec is not None
         decode = self.codec.decode
+        if self.rehash_received:
+            entries = []
+            for _, encoded, parent, sw, pid in wire.loads(data):
+                key = decode(encoded)
+                entries.append((hash(key), key, parent, sw, pid))
+            return entries
+        return [(h, decode(encoded), parent, sw, pid) for h, encoded, parent, sw, pid in wire.loads(data)]
+
+    def merge_batch(self, entries: list[tuple[int, Any, int, int, int]], d1: int) -> list[Found]:
+        """Add decoded entries (``decode_batch``) at depth ``d1``: the invariant violations found."""
         depth, switches = self.depth, self.switches
-        rehash = self.rehash_received
         found: list[Found] = []
-        for h, encoded, parent, sw, pid in wire.loads(data):
-            key = decode(encoded)
-            if rehash:
-                h = hash(key)
+        for h, key, parent, sw, pid in entries:
             j = self.find(key, h)
             if j is None:
                 j = self.add(key, h, parent, d1, sw, pid)

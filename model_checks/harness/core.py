@@ -19,6 +19,7 @@ from __future__ import annotations
 import importlib.machinery
 import importlib.util
 import os
+import re
 import sys
 import warnings
 from collections.abc import Sequence
@@ -49,10 +50,38 @@ def _paths(name: str) -> tuple[str, list[str]]:
     return base + ".py", [base + suffix for suffix in importlib.machinery.EXTENSION_SUFFIXES]
 
 
+def _group_built() -> float:
+    """When mypyc's shared library of the core (``*__mypyc.*`` beside the package, holding every
+    core module's compiled code) was built; 0 if there is none. A rebuild after an edit relinks
+    it, while a module's own small loader is left as it was when nothing in it changed: that
+    loader's time alone would call a freshly rebuilt core stale."""
+    group = _group_name()
+    if group is None:
+        return 0.0
+    suffixes = importlib.machinery.EXTENSION_SUFFIXES
+    paths = [os.path.join(_ROOT, group + "__mypyc" + suffix) for suffix in suffixes]
+    times = [os.path.getmtime(p) for p in paths if os.path.exists(p)]
+    return max(times, default=0.0)
+
+
+def _group_name() -> str | None:
+    """The name of our core's shared library, as its modules' loaders name it: only that file
+    counts (another mypyc-compiled package beside ours, in an installed layout, or a library
+    built for another Python, must not pass for a fresh build of ours)."""
+    for name in CORE:
+        for loader in _paths(name)[1]:
+            if os.path.exists(loader):
+                with open(loader, "rb") as f:
+                    found = re.search(rb"([A-Za-z0-9_]+)__mypyc", f.read())
+                return found[1].decode() if found else None
+    return None
+
+
 def _decide() -> tuple[str, str]:
     """("compiled" | "pure", why)."""
     if os.environ.get("LANECHECK_PURE") == "1":
         return "pure", "LANECHECK_PURE=1"
+    group = _group_built()
     compiled_any = False
     for name in CORE:
         source, built = _paths(name)
@@ -62,7 +91,8 @@ def _decide() -> tuple[str, str]:
                 return "pure", f"{name} was not compiled"
             continue
         compiled_any = True
-        if os.path.exists(source) and os.path.getmtime(source) > os.path.getmtime(found[0]):
+        built_at = max(os.path.getmtime(found[0]), group)
+        if os.path.exists(source) and os.path.getmtime(source) > built_at:
             return "pure", f"{os.path.relpath(source, _ROOT)} is newer than its compiled module"
     if not compiled_any:
         return "pure", "the core was not compiled at install"

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Iterable, Mapping
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, TypeVar
 
 from reference.jobs import workflow as wf
 from reference.jobs.admission import Profile
@@ -67,6 +67,20 @@ RUN_SAVE = (
 
 
 _STATES = {state.value: state for state in JobState}
+_T = TypeVar("_T")
+_new = object.__new__
+_set = object.__setattr__
+
+
+def frozen(cls: type[_T], values: dict[str, Any]) -> _T:
+    """An instance of the frozen dataclass ``cls`` holding ``values`` (every field, by name; the
+    dict becomes the instance's), built without its ``__init__``: a frozen ``__init__`` sets each
+    field through ``object.__setattr__``, which costs a claim more than the rest of its Python.
+    Only for classes without ``__post_init__`` or ``__slots__``; the result compares, hashes and
+    prints as the constructor's would (``tests/jobs/test_fast_claim.py`` checks the ones used)."""
+    instance = _new(cls)
+    _set(instance, "__dict__", values)
+    return instance
 
 
 def state_of(value: object) -> JobState:
@@ -122,15 +136,11 @@ def finished(started: Job, stored: str | None) -> Job:
     """``started`` (a job as a claim started it) once a finish has marked it done with the result
     ``stored`` (its JSON text, or None): what the store's row now holds, built without reading it
     back and without the frozen ``__init__`` (a copy of a ``Job`` is a ``Job``)."""
-    job: Job = object.__new__(Job)
-    job.__dict__.update(started.__dict__)
-    job.__dict__.update(
-        state=JobState.DONE,
-        result=None if stored is None else json.loads(stored),
-        lease_until=None,
-        lease_token=None,
-    )
-    return job
+    values = started.__dict__.copy()
+    values["state"] = JobState.DONE
+    values["result"] = None if stored is None else json.loads(stored)
+    values["lease_until"] = values["lease_token"] = None
+    return frozen(Job, values)
 
 
 def measured(duration: object, peak_memory: object) -> None:

@@ -12,7 +12,7 @@ from typing import Any
 
 from reference.jobs import workflow as wf
 from reference.jobs.model import Job, JobState
-from reference.jobs.rows import READY_COLUMNS, SHARED_DDL, Ready, state_of
+from reference.jobs.rows import READY_COLUMNS, SHARED_DDL, Ready, frozen, state_of
 
 SCHEMA = f"""
 CREATE TABLE IF NOT EXISTS jobs (
@@ -26,13 +26,13 @@ CREATE TABLE IF NOT EXISTS jobs (
 );
 {SHARED_DDL}
 CREATE INDEX IF NOT EXISTS jobs_ready ON jobs (state, queue, priority DESC, available_at, id);
-CREATE TABLE IF NOT EXISTS profiles (handler TEXT PRIMARY KEY, samples TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS profiles (handler TEXT PRIMARY KEY, samples TEXT NOT NULL) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS workflows (
     id INTEGER PRIMARY KEY AUTOINCREMENT, definition TEXT NOT NULL, state TEXT NOT NULL,
     step INTEGER NOT NULL, pending INTEGER NOT NULL, results TEXT NOT NULL, status TEXT NOT NULL,
     reason TEXT, usage TEXT NOT NULL, parent INTEGER
 );
-CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL) WITHOUT ROWID;
 INSERT OR IGNORE INTO meta (key, value) VALUES ('trace_seq', 0);
 INSERT OR IGNORE INTO meta (key, value) VALUES ('budgets_version', 0);
 """
@@ -101,11 +101,9 @@ def value_of(column: str, value: Any) -> Any:
 def job_of(row: Sequence[Any], changes: dict[str, Any] | None = None) -> Job:
     """The ``Job`` of a row selected with ``JOB_COLUMNS``; with ``changes``, as it is once
     ``_update`` has written them."""
-    # A row of our own table is a Job already: filling the instance's dict skips the frozen
-    # __init__'s one object.__setattr__ per field (two dozen), which a claim pays on every job.
-    job: Job = object.__new__(Job)
-    values = job.__dict__
-    values.update(zip(FIELDS, row, strict=True))
+    # A row of our own table is a Job already: its dict is built whole and handed to the instance
+    # (``rows.frozen``), not set field by field through the frozen __init__ (two dozen calls).
+    values = dict(zip(FIELDS, row, strict=True))
     if changes:
         values.update(changes)
         if not SPECIAL.isdisjoint(changes):
@@ -116,7 +114,25 @@ def job_of(row: Sequence[Any], changes: dict[str, Any] | None = None) -> Job:
         if text is not None:
             values[column] = None if text == "null" else json.loads(text)
     values["state"] = state_of(values["state"])
-    return job
+    return frozen(Job, values)
+
+
+def started_job(row: Sequence[Any], worker: str, token: str, attempts: int, lease_until: float) -> Job:
+    """``job_of(row, rows.lease(worker, token, attempts, lease_until))`` for the row of a pending
+    job the fast claim has just leased, with less work: the state is known, so it is set rather
+    than written as stored and read back."""
+    values = dict(zip(FIELDS, row, strict=True))
+    values["state"] = JobState.PROCESSING
+    values["attempts"] = attempts
+    values["lease_until"] = lease_until
+    values["lease_token"] = token
+    values["worker"] = worker
+    payload = values["payload"]
+    values["payload"] = None if payload == "null" else json.loads(payload)
+    result = values["result"]
+    if result is not None:
+        values["result"] = None if result == "null" else json.loads(result)
+    return frozen(Job, values)
 
 
 def setter(columns: tuple[str, ...]) -> str:

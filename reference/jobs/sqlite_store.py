@@ -28,7 +28,7 @@ from reference.jobs.admission import Candidate, Conditions, Decision, Profile, U
 from reference.jobs.budgets import Budgets, cost_refusal
 from reference.jobs.core import PROFILE_SAMPLES, StoreCore, steps_unchanged
 from reference.jobs.model import Job, JobSpec, JobState, encode_payload
-from reference.jobs.rows import ProfileCache, Ready, finished, lease, measured
+from reference.jobs.rows import ProfileCache, Ready, finished, frozen, measured
 from reference.jobs.sqlite_rows import (
     ADD_SAMPLE,
     ATTEMPTS,
@@ -48,6 +48,7 @@ from reference.jobs.sqlite_rows import (
     job_of,
     scan_sql,
     setter,
+    started_job,
     value_of,
 )
 from reference.jobs.store import Claim, ClaimOutcome, StaleLease
@@ -68,10 +69,14 @@ class _Immediate:
         self._store = store
 
     def __enter__(self) -> None:
-        self._store._db.execute("BEGIN IMMEDIATE")
+        self._store._cursor.execute("BEGIN IMMEDIATE")
 
     def __exit__(self, kind: type[BaseException] | None, *_: object) -> None:
-        self._store._db.execute("ROLLBACK" if kind is not None else "COMMIT")
+        store = self._store
+        if kind is None:
+            store._cursor.execute("COMMIT")
+        elif store._db.in_transaction:  # SQLite may have rolled back itself (disk full, I/O error)
+            store._cursor.execute("ROLLBACK")
 
 
 class SqliteStore(StoreCore):
@@ -95,6 +100,9 @@ class SqliteStore(StoreCore):
         # (a reference mutant) must have it used, so it gets the general path.
         self._fast = steps_unchanged(self, SqliteStore)
         self._db = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT, isolation_level=None)
+        self._cursor = self._db.cursor()
+        """The fast paths' statements run on this one cursor: ``Connection.execute`` makes a new
+        cursor per statement, eight per job."""
         self._db.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT * 1000)}")
         self._db.execute("PRAGMA journal_mode = WAL")
         self._db.execute(f"PRAGMA synchronous = {'FULL' if durable else 'NORMAL'}")
@@ -167,28 +175,45 @@ class SqliteStore(StoreCore):
         if not self._fast or not isinstance(conditions, Conditions):
             return super().claim(worker, conditions, queues)
         token = secrets.token_hex(8)  # drawn before the lock: wasted if nothing is claimed
-        got = self._run(lambda: self._claim_first(worker, conditions, queues, token))
+        if self._tracer is None:  # ``_run`` without events: just the transaction, inline
+            with self._immediate:
+                got = self._claim_first(worker, conditions, queues, token)
+        else:
+            got = self._run(lambda: self._claim_first(worker, conditions, queues, token))
         if isinstance(got, ClaimOutcome):
             return got
-        whole, changes, profile, decision = got
-        job = job_of(whole, changes)
-        self._started[token] = job
-        if len(self._started) > _LEASE_MEMO:
-            self._started.pop(next(iter(self._started)))  # the oldest: its finish reads the row back
-        return ClaimOutcome(Claim(job, token, changes["lease_until"], profile, decision), [], [], [])
+        whole, attempts, lease_until, profile, decision = got
+        job = started_job(whole, worker, token, attempts, lease_until)
+        started = self._started
+        started[token] = job
+        if len(started) > _LEASE_MEMO:
+            del started[next(iter(started))]  # the oldest: its finish reads the row back
+        # ClaimOutcome(Claim(job, token, lease_until, profile, decision)) without the frozen
+        # __init__s (``rows.frozen``): a claim's Python is mostly the objects it returns.
+        claim = frozen(
+            Claim,
+            {
+                "job": job,
+                "token": token,
+                "lease_until": lease_until,
+                "profile": profile,
+                "decision": decision,
+            },
+        )
+        return frozen(ClaimOutcome, {"claim": claim, "denied": [], "failed": [], "expired": []})
 
     def _claim_first(
         self, worker: str, conditions: Conditions, queues: Sequence[str] | None, token: str
-    ) -> ClaimOutcome | tuple[Sequence[Any], dict[str, Any], Profile | None, Decision]:
+    ) -> ClaimOutcome | tuple[Sequence[Any], int, float, Profile | None, Decision]:
         """Inside the claim's transaction: no lease to reap, the budgets as cached, and the first
-        candidate admitted: lease it (one read, one write) and return its row and changes. Anything
-        else (a lease to reap, budgets changed, a job to refuse, or to deny with its reason) is the
-        core's general claim, run here: the read changed nothing, and that path reads again."""
+        candidate admitted: lease it (one read, one write) and return its row, its attempts and
+        lease end, the profile and the decision. Anything else (a lease to reap, budgets changed,
+        a job to refuse, or to deny with its reason) is the core's general claim, run here: the
+        read changed nothing, and that path reads again."""
         now = self._clock()
         params = () if queues is None else tuple(queues)
-        row = self._db.execute(
-            scan_sql(None if queues is None else len(params))[1], (now, *params)
-        ).fetchone()
+        cursor = self._cursor
+        row = cursor.execute(scan_sql(None if queues is None else len(params))[1], (now, *params)).fetchone()
         version, lapsed, samples, running, queue_cost, group_cost = row[:FAST]
         whole = row[FAST:]
         if whole[0] is None and lapsed is None:
@@ -202,8 +227,17 @@ class SqliteStore(StoreCore):
             return super()._claim(worker, conditions, queues)
         profile = self._profiles.get(whole[HANDLER], samples)
         decision = decide(
-            Candidate(queue, group, whole[LIMIT], cost),
-            Usage(running, queue_cost, group_cost),
+            # Candidate(...) and Usage(...) as ``rows.frozen`` builds them (see ``claim``)
+            frozen(
+                Candidate,
+                {
+                    "queue": queue,
+                    "concurrency_group": group,
+                    "concurrency_limit": whole[LIMIT],
+                    "cost_units": cost,
+                },
+            ),
+            frozen(Usage, {"group_running": running, "queue_cost": queue_cost, "group_cost": group_cost}),
             budgets,
             profile,
             conditions,
@@ -212,12 +246,12 @@ class SqliteStore(StoreCore):
             return super()._claim(worker, conditions, queues)
         lease_until = now + conditions.lease
         attempts = whole[ATTEMPTS] + 1
-        self._db.execute(START, (attempts, lease_until, token, worker, whole[0]))
+        cursor.execute(START, (attempts, lease_until, token, worker, whole[0]))
         if self._tracer is not None:
             candidate = Ready._make([whole[i] for i in READY_AT])
             self._emit_claim(worker, candidate)
             self._emit_started(worker, candidate, attempts, lease_until)
-        return whole, lease(worker, token, attempts, lease_until), profile, decision
+        return whole, attempts, lease_until, profile, decision
 
     def finish(self, job_id: int, token: str, result: Any, duration: float, peak_memory: int) -> Job:
         started = self._started.get(token)
@@ -229,9 +263,14 @@ class SqliteStore(StoreCore):
         del self._started[token]
         sample = f"[{float(duration)!r},{float(peak_memory)!r}]"
         worker = started.worker or self._process
-        if not self._run(
-            lambda: self._finish_started(job_id, token, stored, started.handler, sample, worker)
-        ):
+        if self._tracer is None:  # ``_run`` without events, inline (as in ``claim``)
+            with self._immediate:
+                done = self._finish_started(job_id, token, stored, started.handler, sample, worker)
+        else:
+            done = self._run(
+                lambda: self._finish_started(job_id, token, stored, started.handler, sample, worker)
+            )
+        if not done:
             raise StaleLease(f"job {job_id} is no longer leased with this token (its lease expired)")
         return finished(started, stored)  # the row ``claim`` started, with this update's columns
 
@@ -246,9 +285,10 @@ class SqliteStore(StoreCore):
         step): done, if still processing under ``token``. Such a row is the one that claim wrote
         (a token is 64 random bits, written once), changed since only by heartbeats: every other
         step that changes a leased job replaces its token. So it need not be read back."""
-        if self._db.execute(DONE, (stored, job_id, token)).rowcount != 1:
+        cursor = self._cursor
+        if cursor.execute(DONE, (stored, job_id, token)).rowcount != 1:
             return False  # the lease lapsed: nothing changed
-        self._db.execute(ADD_SAMPLE, (handler, sample, PROFILE_SAMPLES))
+        cursor.execute(ADD_SAMPLE, (handler, sample, PROFILE_SAMPLES))
         if self._tracer is not None:
             self._emit(worker, "finish", job=job_id)
         return True

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 
 import pytest
 
@@ -40,3 +41,26 @@ def test_a_workload_that_never_finishes_is_an_error_not_a_hang(monkeypatch: pyte
 
     with pytest.raises(RuntimeError, match="did not finish"):
         actors_bench._wait(threading.Event(), "a workload")
+
+
+@pytest.mark.timeout(60)
+def test_best_in_turn_alternates_and_reports_cpu_per_message() -> None:
+    order: list[str] = []
+
+    def side(name: str, rate: float) -> Callable[[], float]:
+        def run() -> float:
+            order.append(name)
+            sum(range(20_000))  # some CPU, so that the per-message figure is positive
+            return rate
+
+        return run
+
+    (mine, other), (mine_cpu, other_cpu) = actors_bench._best_in_turn(
+        side("ours", 2.0),
+        side("pykka", 1.0),
+        rounds=2,
+        messages=10,
+    )
+    assert order == ["ours", "pykka", "ours", "pykka"]
+    assert (mine, other) == (2.0, 1.0)
+    assert mine_cpu > 0 and other_cpu > 0

@@ -6,7 +6,7 @@ import pytest
 
 from model_checks.designs.akka_mailbox.bench import akka_real_threads
 from model_checks.designs.akka_mailbox.reference_mutants import REFERENCE_MUTANTS, program
-from model_checks.designs.akka_mailbox.trace import TraceRejected, validate
+from model_checks.designs.akka_mailbox.trace import WHOLE_RUN_FAILURES, TraceRejected, validate
 from model_checks.harness import Options, check
 
 pytestmark = pytest.mark.timeout(120)
@@ -36,11 +36,11 @@ def test_failing_mutant_trace_is_rejected(name: str) -> None:
     result = check(program(mutant.constants, mutant.build), Options(time_limit=60))
     assert result.failure is not None
     events = [e for e in result.failure.trace_events if isinstance(e, dict)]
-    lost = result.failure.kind == "lost_wakeup"
+    whole = result.failure.kind in WHOLE_RUN_FAILURES
     with pytest.raises(TraceRejected) as caught:
-        validate({"throughput": mutant.constants.throughput}, events, complete=lost)
-    # A lost wakeup shows only when the run is known to be over; every other bug at its event.
-    assert (caught.value.seq is None) == lost, caught.value.message
+        validate({"throughput": mutant.constants.throughput}, events, complete=whole)
+    # A message never settled shows only when the run is known to be over; every other bug at its event.
+    assert (caught.value.seq is None) == whole, caught.value.message
 
 
 def test_idle_store_is_shown_by_the_status_word_of_run_end() -> None:

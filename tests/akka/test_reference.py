@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from reference.akka_mailbox import CLOSED, OPEN, ActorRef, Dispatcher, Send, trace_header
+from reference.akka_mailbox import CLOSED, OPEN, ActorRef, Dispatcher, Mailbox, Send, trace_header
 from reference.tracing import RecordingTracer
 
 
@@ -204,3 +204,39 @@ def test_idle_dispatcher_status_words_are_open() -> None:
 def test_bad_configuration_is_refused() -> None:
     with pytest.raises(ValueError):
         Dispatcher(throughput=1, workers=0)
+
+
+class _CloseBetweenReadAndAppend(Mailbox[Any]):
+    """The race the lock-free enqueue must survive, made deterministic: the word reads Open, then
+    the whole close (becomeClosed and its cleanUp, which finds nothing) runs before the append."""
+
+    def enqueue(self, msg: Any) -> bool:
+        assert self.status.load() != CLOSED
+        assert self.dispatcher.close(self) == []
+        self.queue.append(msg)
+        return True
+
+
+@pytest.mark.timeout(30)
+def test_a_message_appended_after_the_close_is_cleaned_up_by_its_sender() -> None:
+    dead: list[tuple[str, Any]] = []
+    d = Dispatcher(
+        throughput=1,
+        workers=1,
+        on_dead_letter=lambda name, msg: dead.append((name, msg)),
+        mailbox_factory=_CloseBetweenReadAndAppend,
+    )
+    ref: ActorRef[str] = d.spawn(lambda m: None, name="raced")
+    assert ref.tell("late") is Send.OK  # accepted by its read: dead-lettered, not lost
+    assert dead == [("raced", "late")] and not ref.mailbox.has_messages()
+    report = d.shutdown()
+    assert report.dead_letters == {"raced": ["late"]} and report.processed == 0
+
+
+def test_an_actor_ref_of_another_dispatchers_mailbox_is_refused() -> None:
+    d, other = Dispatcher(throughput=1, workers=1), Dispatcher(throughput=1, workers=1)
+    ref: ActorRef[int] = other.spawn(lambda m: None)
+    with pytest.raises(ValueError, match="another dispatcher"):
+        ActorRef(d, ref.mailbox)
+    d.shutdown()
+    other.shutdown()

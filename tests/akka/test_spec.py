@@ -24,13 +24,13 @@ pytestmark = pytest.mark.timeout(300)
 
 
 def test_small_holds_with_every_action_fired() -> None:
-    result = assert_holds(SPEC, CONFIGS["small"], "small", states=2801, unfired=[])
+    result = assert_holds(SPEC, CONFIGS["small"], "small", states=3355, unfired=[])
     assert "EveryMessageSettles" in result.properties_checked
 
 
 @pytest.mark.slow
 def test_standard_holds() -> None:
-    assert_holds(SPEC, CONFIGS["standard"], "standard", states=232_965, unfired=[])
+    assert_holds(SPEC, CONFIGS["standard"], "standard", states=298_193, unfired=[])
 
 
 def test_symmetry_reduces_small_safety() -> None:

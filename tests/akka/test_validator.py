@@ -41,3 +41,40 @@ def test_cli_path_judges_akka_traces_complete_or_prefix() -> None:
     cut = validate_lines(lines[:-2], complete=True)  # the last message is never processed
     assert cut.code == 1 and cut.seq is None and cut.rule == 6, cut.message
     assert "m49" in cut.message
+
+
+def _lines(events: list[dict[str, object]]) -> list[str]:
+    numbered = [{"seq": i, **e} for i, e in enumerate(events, start=1)]
+    return [json.dumps(trace_header({"workers": 1, "throughput": 1}))] + [json.dumps(e) for e in numbered]
+
+
+# A send accepted by its first read, then a close and its (empty) cleanUp before the append: the
+# sender reads Closed after appending and cleans up its own message.
+_ACCEPTED_THEN_CLOSED: list[dict[str, object]] = [
+    {"thread": "p0", "event": "send", "mailbox": 0, "item": "m0", "result": "ok"},
+    {"thread": "s0", "event": "close", "mailbox": 0},
+    {"thread": "p0", "event": "dead_letter", "mailbox": 0, "items": ["m0"]},
+]
+
+
+def test_a_sender_cleaning_up_after_a_racing_close_is_accepted() -> None:
+    verdict = validate_lines(_lines(_ACCEPTED_THEN_CLOSED), complete=True)
+    assert verdict.code == 0 and not verdict.prefix, verdict.message
+
+
+def test_a_sender_leaving_its_message_in_a_closed_mailbox_is_rejected_when_complete() -> None:
+    """The bug of the mutant send-no-clean-up: a prefix, but no complete run ends there."""
+    lines = _lines(_ACCEPTED_THEN_CLOSED[:-1])
+    assert validate_lines(lines).code == 0
+    verdict = validate_lines(lines, complete=True)
+    assert verdict.code == 1 and verdict.rule == 6 and "m0" in verdict.message, verdict.message
+
+
+def test_a_send_accepted_after_the_close_is_rejected() -> None:
+    """The send event is the first read: once the word is Closed, a send can only be a dead letter."""
+    events = [
+        {"thread": "s0", "event": "close", "mailbox": 0},
+        {"thread": "p0", "event": "send", "mailbox": 0, "item": "m0", "result": "ok"},
+    ]
+    verdict = validate_lines(_lines(events))
+    assert verdict.code == 1 and verdict.seq == 2 and verdict.rule == 5, verdict.message

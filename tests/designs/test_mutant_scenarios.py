@@ -77,6 +77,8 @@ def test_the_registered_tables_keep_their_order_and_spec_twins() -> None:
         "past-throughput",
         "resume-without-register",
         "idle-store",
+        "send-no-clean-up",
+        "decide-before-append",
     ]
     assert list(lockfree.REFERENCE_MUTANTS) == [
         "cas-before-push",

@@ -1,7 +1,9 @@
 """The per-step shortcuts of the harness change how fast it runs, never what it explores.
 
 * PCT draws the same random numbers as the textbook rule written plainly (so a seed names the
-  same executions as before the shortcuts);
+  same executions as before the shortcuts), also where it lets the running thread go on without
+  building the enabled set (``PctChooser.keep``);
+* a freshly rebuilt core counts as compiled, an edited one as stale (``core._decide``);
 * a thread chosen again goes on without any context switch, and the back ends agree;
 * source lines are recorded only for the failing execution's report (a replay), yet every
   report still shows them;
@@ -16,20 +18,22 @@ from __future__ import annotations
 
 import contextvars
 import gc
+import importlib.machinery
+import os
 import random
 from typing import Any
 
 import pytest
 
 from model_checks.designs.work_lane.scenarios import SCENARIOS
-from model_checks.harness import Options, check
+from model_checks.harness import Options, check, core
 from model_checks.harness.api import run_once
 from model_checks.harness.examples import bounded_buffer, counter
 from model_checks.harness.rt import backends
 from model_checks.harness.rt.objects import Action
 from model_checks.harness.rt.scheduler import Execution, Step, UsageError
 from model_checks.harness.runtime import ControlledRuntime
-from model_checks.harness.strategies.randomized import PctChooser, draw_one
+from model_checks.harness.strategies.randomized import PctChooser, _rng, below, draw_one
 
 
 class PlainPct:
@@ -71,6 +75,90 @@ def test_draw_one_consumes_what_randrange_one_consumes(seed: int) -> None:
         draw_one(fast)
         assert plain.randrange(1) == 0
     assert fast.getstate() == plain.getstate()
+
+
+@pytest.mark.parametrize("seed", [0, 1, 7, 12345])
+def test_seeding_and_below_draw_what_random_draws(seed: int) -> None:
+    fast, plain = _rng(seed, 3), random.Random(seed * 1_000_003 + 3)
+    assert fast.getstate() == plain.getstate()
+    for n in [1, 2, 3, 5, 8, 64, 65, 150, 1_000, 2**40 + 1]:
+        for _ in range(50):
+            assert below(fast, n) == plain.randrange(n)
+    assert fast.getstate() == plain.getstate()
+
+
+class KeepOrChoose:
+    """PCT through ``keep`` where it answers, ``choose`` elsewhere, seen from outside the
+    scheduler: it gets the whole enabled set at every step, so the schedule it makes can be
+    compared with the plain rule's, and it counts the steps ``keep`` decided."""
+
+    needs_after_step = False
+
+    def __init__(self, inner: PctChooser) -> None:
+        self.inner = inner
+        self.kept = 0
+
+    def choose(self, ex: Execution, enabled: list[Action]) -> Action | None:
+        if ex.last is not None and self.inner.keep(ex, ex.threads[ex.last]):
+            self.kept += 1
+            return ex.threads[ex.last].run
+        return self.inner.choose(ex, enabled)
+
+    def after_step(self, ex: Execution) -> None:
+        return None
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize(
+    ("program", "options"),
+    [
+        (lambda: SCENARIOS["work-lane/lanes-2x2-budget1"](), Options(max_steps=5_000)),
+        # every thread may wake spuriously or time out: ``keep`` must leave those steps to ``choose``
+        (lambda: SCENARIOS["work-lane/stop-drain-races-posts"](), Options(spurious_wakeups=True)),
+        (lambda: bounded_buffer(1, 2, 1, 2), Options()),
+    ],
+)
+def test_pct_keeps_the_running_thread_only_where_the_plain_rule_does(program: Any, options: Options) -> None:
+    prog = program()
+    kept = 0
+    for index in range(25):
+        chooser = KeepOrChoose(PctChooser(7, index, 3, 150))
+        fast = run_once(prog, options, chooser, sources=False)
+        plain = run_once(prog, options, PlainPct(7, index, 3, 150), sources=False)
+        assert _schedule(fast) == _schedule(plain), f"execution {index} differs"
+        kept += chooser.kept
+    assert kept > 0  # the shortcut was taken, so the comparison tested it
+
+
+def test_a_rebuilt_core_is_compiled_and_an_edited_one_stale(
+    tmp_path: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # mypyc relinks only its shared library when a core module changes; each module's loader
+    # keeps its old time, which alone would make a fresh build look stale
+    monkeypatch.setattr(core, "_ROOT", str(tmp_path))
+    monkeypatch.delenv("LANECHECK_PURE", raising=False)
+    suffix = importlib.machinery.EXTENSION_SUFFIXES[0]
+    for name in core.CORE:
+        base = tmp_path.joinpath(*name.split("."))
+        base.parent.mkdir(parents=True, exist_ok=True)
+        base.with_suffix(".py").write_text("")
+        (base.parent / (base.name + suffix)).write_text("import abc__mypyc")  # as a loader names it
+    group = tmp_path / f"abc__mypyc{suffix}"
+    group.write_text("")
+    foreign = tmp_path / f"other__mypyc{suffix}"  # another package's mypyc library beside ours
+    foreign.write_text("")
+    source = tmp_path.joinpath(*core.CORE[0].split(".")).with_suffix(".py")
+    loaders_at, edited_at, rebuilt_at = 1_000.0, 2_000.0, 3_000.0
+    for path in tmp_path.rglob(f"*{suffix}"):
+        os.utime(path, (loaders_at, loaders_at))
+    for path in tmp_path.rglob("*.py"):
+        os.utime(path, (loaders_at - 1, loaders_at - 1))
+    os.utime(source, (edited_at, edited_at))
+    assert core._decide()[0] == "pure"  # edited after the build
+    os.utime(foreign, (rebuilt_at, rebuilt_at))
+    assert core._decide()[0] == "pure"  # a newer library that is not ours is no rebuild
+    os.utime(group, (rebuilt_at, rebuilt_at))
+    assert core._decide() == ("compiled", "built at install")  # rebuilt: only the library is new
 
 
 @pytest.mark.timeout(120)

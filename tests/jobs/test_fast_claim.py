@@ -12,6 +12,7 @@ import dataclasses
 import json
 import math
 import random
+import sqlite3
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -20,10 +21,13 @@ import pytest
 
 from model_checks.designs.admission.reference_mutants import REFERENCE_MUTANTS
 from reference.jobs import Budgets, Conditions, JobSpec, JobState
+from reference.jobs.admission import ADMIT, Candidate, Usage
 from reference.jobs.core import PROFILE_SAMPLES, StoreCore
 from reference.jobs.model import Job
+from reference.jobs.rows import frozen, lease
+from reference.jobs.sqlite_rows import job_of, started_job
 from reference.jobs.sqlite_store import SqliteStore
-from reference.jobs.store import ClaimOutcome, StaleLease
+from reference.jobs.store import Claim, ClaimOutcome, StaleLease
 from reference.jobs.tracing import RecordingTracer
 from tests.jobs.helpers import Clock
 
@@ -302,3 +306,116 @@ def test_the_profile_decoded_once_is_reused_until_it_changes(tmp_path: Path) -> 
             [3.0, 5.0],
         ]
         assert dataclasses.asdict(third.profile) == {"duration": 3.0, "peak_memory": 5, "samples": 2}
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize("seed", range(3))
+def test_the_untraced_fast_paths_do_what_the_general_path_does(seed: int, tmp_path: Path) -> None:
+    """Without a tracer the fast paths run their transaction inline (not through ``_run``)."""
+    ops = _script(seed, 220)
+    runs = []
+    for fast in (True, False):
+        clock = Clock()
+        with SqliteStore(tmp_path / f"{fast}.db", clock=clock, process="t") as store:
+            assert store._fast
+            store._fast = fast
+            runs.append(_play(store, clock, ops))
+    assert runs[0] == runs[1]
+
+
+def test_a_step_that_raises_inside_the_inline_transaction_rolls_it_back(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with SqliteStore(tmp_path / "jobs.db") as store:
+        job = store.enqueue(JobSpec("q"))
+
+        def broken(*_: object) -> None:
+            store._cursor.execute("UPDATE jobs SET state = 'failed'")  # a change the rollback undoes
+            raise RuntimeError("broken step")
+
+        monkeypatch.setattr(store, "_claim_first", broken)
+        with pytest.raises(RuntimeError, match="broken step"):
+            store.claim("w", OPEN)
+        assert not store._db.in_transaction
+        monkeypatch.undo()
+        claim = store.claim("w", OPEN).claim
+        assert claim is not None and claim.job.id == job.id
+        monkeypatch.setattr(store, "_finish_started", broken)
+        with pytest.raises(RuntimeError, match="broken step"):
+            store.finish(job.id, claim.token, None, 1.0, 0)
+        assert not store._db.in_transaction
+        assert store.get(job.id) == claim.job  # still processing: the failed finish changed nothing
+
+
+def test_an_error_after_sqlite_rolled_back_by_itself_is_the_error_raised(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A disk-full or I/O error ends the transaction inside SQLite; a ROLLBACK then would raise
+    # "no transaction is active" and hide the error that matters.
+    with SqliteStore(tmp_path / "jobs.db") as store:
+        store.enqueue(JobSpec("q"))
+
+        def fails_after_sqlite_rolled_back(*_: object) -> None:
+            store._cursor.execute("ROLLBACK")  # as SQLite does on such an error
+            raise sqlite3.OperationalError("database or disk is full")
+
+        monkeypatch.setattr(store, "_claim_first", fails_after_sqlite_rolled_back)
+        with pytest.raises(sqlite3.OperationalError, match="disk is full"):
+            store.claim("w", OPEN)
+        assert not store._db.in_transaction
+        monkeypatch.undo()
+        assert store.claim("w", OPEN).claim is not None  # the store goes on
+
+
+def _fields(instance: object) -> dict[str, Any]:
+    return {f.name: getattr(instance, f.name) for f in dataclasses.fields(instance)}  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("cls", "values"),
+    [
+        (Candidate, {"queue": "q", "concurrency_group": "g", "concurrency_limit": 3, "cost_units": 2}),
+        (Usage, {"group_running": 1, "queue_cost": 4, "group_cost": 5}),
+        (Claim, {"job": None, "token": "t", "lease_until": 2.5, "profile": None, "decision": ADMIT}),
+        (ClaimOutcome, {"claim": None, "denied": [], "failed": [(1, "x")], "expired": [3]}),
+    ],
+)
+def test_frozen_builds_what_the_constructor_builds(cls: type, values: dict[str, Any]) -> None:
+    built: Any = frozen(cls, dict(values))
+    constructed = cls(**values)
+    assert type(built) is cls and built == constructed and repr(built) == repr(constructed)
+    assert _fields(built) == values
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        setattr(built, next(iter(values)), "other")
+    # what the comparison would catch: a field left out is missing, or is its class default
+    partial = frozen(cls, {k: v for k, v in list(values.items())[:-1]})
+    try:
+        differs = _fields(partial) != values
+    except AttributeError:
+        differs = True
+    assert differs
+
+
+@pytest.mark.parametrize(
+    ("payload", "result"), [("null", None), ('{"n": [1, 2.5]}', None), ("[]", '{"r": 1}')]
+)
+def test_the_started_job_is_the_row_with_its_lease(payload: str, result: str | None) -> None:
+    row = [7, "q", "h", payload, 2, "pending", 1, 3, 0.5, "g", 4, 2, 10.0, 9.0]
+    row += [None, None, None, 2, "queue_budget: full", "lease expired", result, None, None, None]
+    assert len(row) == len(dataclasses.fields(Job))
+    expected = job_of(row, lease("w", "tok", 2, 40.0))
+    got = started_job(row, "w", "tok", 2, 40.0)
+    assert got == expected and _fields(got) == _fields(expected)
+    assert got.state is JobState.PROCESSING and got.payload == (
+        None if payload == "null" else json.loads(payload)
+    )
+
+
+@pytest.mark.parametrize("cls", [Job, Candidate, Usage, Claim, ClaimOutcome])
+def test_the_classes_built_by_frozen_meet_its_preconditions(cls: type) -> None:
+    # ``frozen`` skips ``__init__``: a ``__post_init__`` would never run, and ``__slots__`` leave
+    # no ``__dict__`` to hold the values; a class that gains either must stop using it.
+    params = getattr(cls, "__dataclass_params__", None)
+    assert params is not None and params.frozen, f"{cls.__name__} is not a frozen dataclass"
+    assert not hasattr(cls, "__post_init__"), f"{cls.__name__} has a __post_init__"
+    assert "__slots__" not in cls.__dict__, f"{cls.__name__} has __slots__"

@@ -1,4 +1,4 @@
-"""The lane's capacity decision from its counters (``appended``/``accounted``) stays exact.
+"""The lane's capacity decision from its counters (``appended``/``may_be_full_at``) stays exact.
 
 The counters over-estimate the length by what the running drain has popped; a post that
 finds the estimate at capacity must still look at the queue, or a lane with room would
@@ -52,5 +52,7 @@ def test_counters_match_the_queue_after_drains_and_discards() -> None:
             pass
     assert scheduler.stop(StopMode.DRAIN) is Result.SUCCESS
     lane = scheduler._lanes[0]
-    assert lane.appended == lane.accounted == 200
+    # Every popped item was accounted for: the lane may be full only once it holds ``capacity``.
+    assert lane.appended == 200
+    assert lane.may_be_full_at == lane.appended + lane.capacity
     assert len(lane.queue) == 0

@@ -106,24 +106,40 @@ def test_with_a_certificate_reused_units_cost_nothing_in_this_run(handoff: Path,
     assert timing.as_json()["cpu_seconds"] == 0
 
 
-def test_the_cost_table_is_rewritten_from_a_run_and_bad_runs_are_refused() -> None:
-    text = Path(verify_costs.__file__).read_text(encoding="utf-8")
-    run = {"timing": {"units": [{"key": "spec | d | m:rows | spec", "cpu_seconds": 12.34}]}}
-    rewritten = verify_costs.render(text, verify_costs.costs_of(run), "a test")
-    namespace: dict[str, object] = {}
-    exec(compile(rewritten, "verify_costs", "exec"), namespace)  # the module still runs...
-    assert namespace["COSTS"] == {"spec | d | m:rows | spec": 12.3}  # ...with the new table
-    assert verify_costs.render(rewritten, {}, "again").count("COSTS: dict[str, float] = {") == text.count(
-        "COSTS: dict[str, float] = {"
-    )  # one table replaced, nothing else
+def test_the_cost_table_is_rewritten_from_a_run_and_bad_runs_are_refused(tmp_path: Path) -> None:
+    # the module's table is its data file, read at import
+    assert verify_costs.read_table() == verify_costs.COSTS and verify_costs.COSTS
+    run = {
+        "timing": {
+            "quick": False,
+            "date": "D",
+            "units": [
+                {"key": "spec | d | m:rows | spec", "cpu_seconds": 12.34},
+                {"key": "harness | d | m:rows | long", "cpu_seconds": 50.0},
+                {"key": "spec | d | m:rows | reused", "cpu_seconds": None},
+            ],
+        }
+    }
+    source, table = tmp_path / "run.json", tmp_path / "costs.json"
+    source.write_text(json.dumps(run), encoding="utf-8")
+    assert verify_costs.main([str(source)], table) == 0
+    # longest first, rounded; a reused unit (no CPU measured in the run) is left out, never 0
+    assert verify_costs.read_table(table) == {
+        "harness | d | m:rows | long": 50.0,
+        "spec | d | m:rows | spec": 12.3,
+    }
+    assert list(verify_costs.read_table(table)) == ["harness | d | m:rows | long", "spec | d | m:rows | spec"]
+    assert json.loads(table.read_text(encoding="utf-8"))["source"] == "full configurations, measured D"
+    assert not list(tmp_path.glob("*.tmp"))
     with pytest.raises(ValueError, match=r"no timing\.units"):
         verify_costs.costs_of({"rows": []})
     with pytest.raises(ValueError, match="is not a number"):
         verify_costs.costs_of({"timing": {"units": [{"key": "k", "cpu_seconds": "fast"}]}})
-    with pytest.raises(ValueError, match="no COSTS table"):
-        verify_costs.render("nothing here", {}, "a test")
-    # a key too long for one line keeps the module lint-clean
-    long_key = "harness | " + "x" * 110
-    assert f'"{long_key}": 1.0,  # noqa: E501' in verify_costs.render(text, {long_key: 1.0}, "a test")
-    # reused units (no CPU measured) are left out, never written as 0
-    assert verify_costs.costs_of({"timing": {"units": [{"key": "k", "cpu_seconds": None}]}}) == {}
+    # a bad run leaves the table as it was
+    source.write_text(json.dumps({"rows": []}), encoding="utf-8")
+    before = table.read_text(encoding="utf-8")
+    assert verify_costs.main([str(source)], table) == 2 and table.read_text(encoding="utf-8") == before
+    for bad, problem in (({"costs": {"k": -1}}, "is not a number"), ({"cost": {}}, "no .costs. object")):
+        table.write_text(json.dumps(bad), encoding="utf-8")
+        with pytest.raises(ValueError, match=problem):
+            verify_costs.read_table(table)

@@ -20,7 +20,7 @@ from model_checks.designs.work_stealing.harness import program
 from model_checks.harness.api import check
 from model_checks.harness.options import Options, Result
 from reference.runtime import AtomicInt, ThreadingRuntime
-from reference.work_stealing import WorkStealingPool
+from reference.work_stealing import TaskHandle, WorkStealingPool
 from reference.work_stealing_deque import EMPTY, OK, ChaseLevDeque
 
 pytestmark = pytest.mark.timeout(120)
@@ -139,3 +139,31 @@ def test_from_three_workers_each_round_visits_every_other_worker_once() -> None:
                 assert sorted(pool._victims(w)) == [v for v in range(4) if v != w]
     finally:
         pool.stop()
+
+
+@pytest.mark.timeout(60)
+def test_a_subclass_that_finds_work_its_own_way_is_asked_by_the_worker_loop_and_the_join() -> None:
+    # ``_find_work`` is a seam (the mutants use it): the loop's direct take must not bypass it
+    asked: list[int] = []
+
+    class Counting(WorkStealingPool):
+        def _find_work(self, w: int) -> TaskHandle | None:
+            asked.append(w)
+            return super()._find_work(w)
+
+    plain = WorkStealingPool(workers=1)
+    assert plain._takes is not None
+    plain.stop()
+    pool = Counting(workers=2)
+    assert pool._takes is None
+    try:
+
+        def parent() -> int:
+            child = pool.spawn(lambda: 20)
+            return int(pool.join(child)) + 1
+
+        _, handle = pool.submit(parent)
+        assert handle is not None and pool.join(handle) == 21
+    finally:
+        pool.stop()
+    assert asked, "the worker loop never asked the subclass's _find_work"

@@ -8,8 +8,6 @@ DESIGN = built_in(
     __name__,
     "admission",
     summary="a job queue's admission: claim and admit in one transaction, group limits, cost budgets",
-    trace_format=".trace:FORMAT",
-    scenarios=".harness:SCENARIOS",
     verify_rows=(("harness", ".rows:rows"),),
     reference_modules=(
         "reference.jobs.core",

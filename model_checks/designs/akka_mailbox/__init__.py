@@ -18,8 +18,6 @@ DESIGN = built_in(
     "akka-mailbox",
     summary="Akka/Pekko's Mailbox: a CAS status word, throughput-bounded runs, suspend and close",
     verify_rows=(("akka-mailbox", ".trace:rows"),),
-    trace_format=".trace:FORMAT",
-    scenarios=".harness:SCENARIOS",
     reference_modules=("reference.akka_mailbox", "reference.akka_actor"),
     benches={
         "akka-mailbox": (

@@ -27,16 +27,17 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
-from typing import Any
+from typing import Any, TypeVar
 
 from model_checks.mutant import by_name
-from reference.akka_actor import CLOSED, EMPTY, OPEN, SCHEDULED, SHOULD_SCHEDULE_MASK, Mailbox
+from reference.akka_actor import CLOSED, EMPTY, OPEN, SCHEDULED, SHOULD_SCHEDULE_MASK, Mailbox, Send
 from reference.akka_mailbox import Dispatcher
 from reference.runtime import Runtime
 from reference.tracing import RecordingTracer
 from spec.akka_mailbox import Constants
 
 Build = Callable[..., Dispatcher]
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -155,6 +156,41 @@ class IdleStoreMailbox(Mailbox[Any]):
         self.status.store(s & ~SCHEDULED)
         # It logs the word it wrote, as the reference does: that is what shows the lost close.
         self._emit("run_end", {"mailbox": self.index, "processed": processed, "status": s & ~SCHEDULED})
+
+
+@_mutant(
+    "send-no-clean-up",
+    "a sender reading Closed after its append leaves its message queued",
+    "assertion",
+    _c(((0,),), ((("close", 0),),)),
+)
+class SendNoCleanUpDispatcher(Dispatcher):
+    """BUG: after its append the sender reads Closed and does nothing: the close's cleanUp may
+    already be over, and the message waits in a closed mailbox for good."""
+
+    def _after_append(self, mailbox: Mailbox[Any], word: int) -> None:
+        if word != CLOSED:
+            super()._after_append(mailbox, word)
+
+
+@_mutant(
+    "decide-before-append",
+    "the sender reads the word before its append and acts on that read after it",
+    "lost_wakeup",
+    _c(((0, 0),)),
+)
+class DecideBeforeAppendDispatcher(Dispatcher):
+    """BUG: the word read that decides what the sender owes is taken before the append: a run
+    that ends between them re-checks a queue without this message, and the sender, having
+    seen Scheduled, registers nothing."""
+
+    def send(self, mailbox: Mailbox[T], msg: T) -> Send:
+        word = mailbox.status.load()
+        if not mailbox.enqueue(msg):
+            return Send.DEAD_LETTER
+        if word != SCHEDULED:
+            self._after_append(mailbox, word)
+        return Send.OK
 
 
 # --------------------------------------------------------------------------- the harness program

@@ -171,47 +171,119 @@ def SetAsIdleStore(c: Constants, s: Vars, w: str) -> object:
 
 IDLE_STORE = split(SPEC, "idle-store", "SetAsIdle", SetAsIdleLoad, SetAsIdleStore)
 
+# --- send-no-clean-up: a sender that reads Closed after its append walks away --------------------
+
+
+def SendSeesClosedLeaves(c: Constants, s: Vars, p: str) -> object:
+    """BUG: the word reads Closed after the append and the sender leaves, its message queued."""
+    pc, _, mb = s.producer[p]
+    if pc != am.P_RECHECK or mb is None or not am.IsClosed(s.status[mb]):
+        return None
+    return SetLocal(s, p, IDLE, None)
+
+
+SEND_NO_CLEAN_UP = variant(SPEC, "send-no-clean-up", replace_actions={"SendSeesClosed": SendSeesClosedLeaves})
+
+# --- decide-before-append: the read that decides made before the append ---------------------------
+
+
+def SendSeesOpenDecides(c: Constants, s: Vars, p: str) -> object:
+    """BUG: the read before the append also decides (the sender remembers the word in its pc) ..."""
+    send = am.SendAt(c, s, p)
+    if send is None:
+        return None
+    k, mb, item = send
+    word = s.status[mb]
+    if am.IsClosed(word):
+        return None
+    return emit(
+        s._replace(producer=s.producer.except_(p, (f"{am.P_APPEND}:{word}", k, mb))),
+        mailbox=mb,
+        item=item,
+        result="ok",
+    )
+
+
+def EnqueueDecided(c: Constants, s: Vars, p: str) -> object:
+    """BUG: ... and after the append acts on that old word: Scheduled then, so nothing owed."""
+    pc, k, mb = s.producer[p]
+    send = c.send_of(p, k)
+    if not pc.startswith(f"{am.P_APPEND}:") or mb is None or send is None:
+        return None
+    word = int(pc.split(":")[1])
+    position = s.sent[mb] + 1
+    then = (R_CAS, k + 1, mb) if word == am.OPEN else (IDLE, k + 1, None)
+    return s._replace(
+        queue=s.queue.except_(mb, (*s.queue[mb], (position, send[1]))),
+        sent=s.sent.except_(mb, position),
+        producer=s.producer.except_(p, then),
+    )
+
+
+DECIDE_BEFORE_APPEND = variant(
+    SPEC,
+    "decide-before-append",
+    replace_actions={"SendSeesOpen": SendSeesOpenDecides, "Enqueue": EnqueueDecided},
+)
+
 MUTANTS: dict[str, SpecMutant] = by_name(
     SpecMutant(
         "no-recheck",
         "the run ends with setAsIdle and does not registerForExecution again (the re-check dropped)",
         NO_RECHECK,
         expect="NoLostWakeup",
-        length=12,
+        length=13,
     ),
     SpecMutant(
         "check-then-set",
         "setAsScheduled as a load, a test and a plain store instead of one CAS",
         CHECK_THEN_SET,
         expect="ScheduledMeansOneReservation",
-        length=10,
+        length=11,
     ),
     SpecMutant(
         "schedule-while-closed",
         "setAsScheduled testing only the Scheduled bit, so a closed mailbox is scheduled",
         SCHEDULE_WHILE_CLOSED,
         expect="ClosedIsAbsorbing",
-        length=14,
+        length=17,
     ),
     SpecMutant(
         "past-throughput",
         "the processing loop ignoring the throughput budget",
         PAST_THROUGHPUT,
         expect="ThroughputRespected",
-        length=11,
+        length=13,
     ),
     SpecMutant(
         "resume-without-register",
         "resume lowering the suspend count without registering the mailbox",
         RESUME_WITHOUT_REGISTER,
         expect="NoLostWakeup",
-        length=4,
+        length=5,
     ),
     SpecMutant(
         "idle-store",
         "setAsIdle as a load and a plain store instead of a CAS loop",
         IDLE_STORE,
         expect="ClosedIsAbsorbing",
-        length=21,
+        length=24,
+    ),
+    SpecMutant(
+        "send-no-clean-up",
+        "a sender reading Closed after its append leaves its message queued (no cleanUp of its own)",
+        SEND_NO_CLEAN_UP,
+        expect="EveryMessageSettles",
+        length=5,
+        # One send to mailbox 1 racing its close: the shortest loss is the send's two steps
+        # around the close and its cleanUp (the standard script adds nothing but length).
+        overrides={"script": ((1,),), "supervise": ((("close", 1),),)},
+    ),
+    SpecMutant(
+        "decide-before-append",
+        "the sender reads the word before its append and acts on that read after it",
+        DECIDE_BEFORE_APPEND,
+        expect="NoLostWakeup",
+        length=6,
     ),
 )

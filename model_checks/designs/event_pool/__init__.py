@@ -7,8 +7,6 @@ from model_checks.design import built_in
 DESIGN = built_in(
     __name__,
     "event-pool",
-    scenarios=".harness:SCENARIOS",
-    trace_format=".trace:FORMAT",
     spec_trace_format=".trace.spec_search:SPEC_FORMAT",
     exporter=".trace.export:export",
     verify_rows=(("conformance", ".rows:rows"),),

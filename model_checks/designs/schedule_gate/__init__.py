@@ -9,8 +9,6 @@ DESIGN = built_in(
     "schedule-gate",
     summary="PrivateServer's runnable permits and a lock-free Schedule Gate word per actor",
     verify_rows=(("harness", ".rows:rows"),),
-    trace_format=".trace:FORMAT",
-    scenarios=".harness:SCENARIOS",
     reference_modules=(
         "reference.schedule_gate",
         "reference.gate_permits",

@@ -14,7 +14,6 @@ DESIGN = built_in(
     ),
     tla=".tla:TWIN",
     commands=(".link_command:register",),
-    scenarios=".harness:SCENARIOS",
     reference_modules=(
         "reference.scheduler",
         "reference.work_lane_scheduler",

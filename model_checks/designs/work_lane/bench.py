@@ -16,8 +16,9 @@ One run measures:
 - the floor of the algorithm: the CPU time per item of each half alone, in one
   thread at a time (posting to a lane that stays Draining, so no submission;
   then one worker draining the backlog), beside the direct loop and the
-  primitives the path is built of (a call, a lock round trip, a deque append +
-  popleft), all in CPU time (``time.thread_time``/``process_time``), so other
+  primitives the path is built of (a call, a lock round trip, a ``with`` on the
+  lock and on the lanes' ``critical_section`` of it, a deque append + popleft),
+  all in CPU time (``time.thread_time``/``process_time``), so other
   load on the machine does not inflate them. Under the GIL the threads' costs
   add up, so direct / (post + drain) bounds what the scheduler can reach
   against the direct loop, whatever the interleaving.
@@ -44,6 +45,7 @@ from model_checks.bench.workload import Workload, drive, paced, percentiles
 from model_checks.designs.work_lane.bench_traces import TRACE_BENCH
 from reference import LaneSpec, NullTracer, Result, StopMode, Tracer, WorkerScheduler
 from reference.arguments import next_power_of_two
+from reference.worker_pool import critical_section
 
 LANES = 64
 WORKERS = 4
@@ -208,6 +210,13 @@ def _primitive_costs(rounds: int) -> dict[str, float]:
             with lock:
                 pass
 
+    section = critical_section(lock)
+
+    def with_section(n: int) -> None:
+        for _ in range(n):
+            with section:
+                pass
+
     def deque_ops(n: int) -> None:
         append, popleft = fifo.append, fifo.popleft
         for i in range(n):
@@ -221,6 +230,7 @@ def _primitive_costs(rounds: int) -> dict[str, float]:
         "call_ns": round(_ns_per(call, rounds) - loop, 1),
         "lock_round_trip_ns": round(_ns_per(lock_round_trip, rounds) - loop, 1),
         "with_lock_ns": round(_ns_per(with_lock, rounds) - loop, 1),
+        "with_section_ns": round(_ns_per(with_section, rounds) - loop, 1),
         "deque_append_popleft_ns": round(_ns_per(deque_ops, rounds) - loop, 1),
     }
 

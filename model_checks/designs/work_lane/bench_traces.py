@@ -14,6 +14,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from model_checks.bench.traces import TraceBench
+from model_checks.conformance.numbering import Numbering
 
 CONFIG = {"lanes": 8, "workers": 4, "lane_capacity": 4, "max_per_drain": 3, "ready_capacity": 8}
 PRODUCERS = 4
@@ -28,17 +29,14 @@ def synthetic_events(n: int, seed: int = 0) -> Iterator[dict[str, object]]:
     ready: deque[int] = deque()
     owes: dict[str, int] = {}
     workers: dict[str, list[int]] = {f"w{i}": [0, -1, 0] for i in range(CONFIG["workers"])}  # pc, lane, n
-    seq = 0
+    numbering = Numbering()
     item = 0
     stopping = False
 
-    def ev(thread: str, event: str, **fields: object) -> dict[str, object]:
-        nonlocal seq
-        seq += 1
-        return {"seq": seq, "thread": thread, "event": event, **fields}
+    ev = numbering.event
 
     while True:
-        if not stopping and seq >= n and not owes:
+        if not stopping and numbering.seq >= n and not owes:
             stopping = True
             yield ev("main", "stop_begin", mode="drain")
         busy = any(w[0] for w in workers.values())

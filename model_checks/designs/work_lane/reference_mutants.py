@@ -65,26 +65,26 @@ class DoubleSubmitLane(WorkLane[T]):
     """BUG: a post to a Scheduled lane takes a second reservation (and submits again)."""
 
     def _publish(self, item: T) -> PostOutcome:
-        with self.mutex:
-            tracer = self._tracer
+        with self._section:
             if not self.open:
-                if tracer is not None:
+                if self._tracer is not None:
                     self._trace_post(item, "invalid_state", False)
                 return PostOutcome.CLOSED
             self.probing = True
             try:
-                if len(self.queue) >= self.capacity:
-                    if tracer is not None:
+                if self.appended >= self.may_be_full_at and len(self.queue) >= self.capacity:
+                    if self._tracer is not None:
                         self._trace_post(item, "capacity_exceeded", False)
                     return PostOutcome.FULL
-                self.queue.append(item)
+                self.appended += 1
+                self._section + item
                 if self.state is not DRAINING:  # should be: is IDLE
                     self.state = SCHEDULED
                     self.posts_reserved += 1
-                    if tracer is not None:
+                    if self._tracer is not None:
                         self._trace_post(item, "ok", True)
                     return PostOutcome.ACCEPTED_SUBMIT
-                if tracer is not None:
+                if self._tracer is not None:
                     self._trace_post(item, "ok", False)
                 return PostOutcome.ACCEPTED
             finally:

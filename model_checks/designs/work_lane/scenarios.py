@@ -104,13 +104,12 @@ class _DrainWatch:
 
     def check(self) -> bool:
         if self.violation is None and len(self._tracer) > self._seen:
-            events = self._tracer.events(self._seen)
-            self._seen += len(events)
-            for e in events:
-                kind = e["event"]
+            records = self._tracer.records(self._seen)
+            self._seen += len(records)
+            for thread, kind, fields in records:
                 if kind in _DRAIN_EVENTS:
-                    lane = int(e.get("lane") or 0)
-                    self.violation = _drain_violation(self._draining, lane, kind, str(e["thread"]))
+                    lane = int(fields.get("lane") or 0)
+                    self.violation = _drain_violation(self._draining, lane, kind, thread)
                     if self.violation is not None:
                         break
         if self.violation is not None:

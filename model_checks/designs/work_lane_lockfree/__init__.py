@@ -8,7 +8,6 @@ from model_checks.design import built_in
 DESIGN = built_in(
     __name__,
     "work-lane-lockfree",
-    scenarios=".harness:SCENARIOS",
     trace_format=".trace.format:FORMAT",
     exporter=".trace.export:export",
     reference_modules=(

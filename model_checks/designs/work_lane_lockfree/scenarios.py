@@ -20,10 +20,11 @@ submission after Stop(discard)) the search reached.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from model_checks.conformance.judged_once import JudgedOnce
 from model_checks.designs.work_lane_lockfree.trace.validate import validate_lines
 from model_checks.harness.lane_posts import Item, Posts, round_robin_producers
 from model_checks.harness.lane_programs import produce_then_stop, shown_trace
@@ -83,13 +84,13 @@ class _DrainWatch:
 
     def check(self) -> bool:
         if len(self._tracer) > self._seen:
-            events = self._tracer.events(self._seen)
-            self._seen += len(events)
-            for e in events:
-                self._step(str(e["event"]), e.get("lane"), str(e["thread"]), e)
+            records = self._tracer.records(self._seen)
+            self._seen += len(records)
+            for thread, kind, fields in records:
+                self._step(kind, fields.get("lane"), thread, fields)
         return True
 
-    def _step(self, kind: str, lane: object, who: str, e: dict[str, Any]) -> None:
+    def _step(self, kind: str, lane: object, who: str, e: Mapping[str, Any]) -> None:
         if not isinstance(lane, int):
             return
         if kind == "drain_begin":
@@ -110,6 +111,7 @@ def lockfree_program(
     *,
     build: Callable[..., LockFreeScheduler[Any]] = LockFreeScheduler,
     validate: bool = False,
+    judge: TraceJudge | None = None,
     **scheduler_options: Any,
 ) -> Program:
     """The scenario as a harness program. ``build`` makes the scheduler (``LockFreeScheduler``'s
@@ -119,7 +121,13 @@ def lockfree_program(
     (version 2), checked before the scenario's own checks. With the race detector too: it makes
     the tracer's append a scheduling point of its own, as a real thread's preemption is, and the
     lane's trace locks keep each atomic step and its event one step
-    (tests/work_lane_lockfree/test_trace_linearisation.py)."""
+    (tests/work_lane_lockfree/test_trace_linearisation.py).
+
+    The traces judged allowed are remembered for the life of the program (one search): most
+    executions of a search differ only in steps that log nothing, so they emit a trace already
+    judged, and the same lines always get the same verdict. Each distinct trace is still judged
+    in full by the spec (``TraceJudge``; a test may pass its own ``judge`` to read its counts)."""
+    judged = TraceJudge() if judge is None else judge
 
     def program(rt: ControlledRuntime) -> object:
         obs = _Observed(sc.lanes, sc.producers)
@@ -152,7 +160,7 @@ def lockfree_program(
 
         def final() -> tuple[int, int, int, int]:
             if validate:  # first: a bug the trace shows is reported in the trace's words
-                check_trace(tracer)
+                judged.check(tracer)
             return (*final_checks(sc, obs, sched), watch.empty_drains)
 
         return final
@@ -165,10 +173,27 @@ def trace_lines(tracer: RecordingTracer) -> list[str]:
     return list(tracer.lines())
 
 
-def check_trace(tracer: RecordingTracer) -> None:
-    """The execution's trace is a complete behaviour of the spec (the format's verdict otherwise)."""
-    verdict = validate_lines(trace_lines(tracer))
+def check_lines(lines: list[str]) -> None:
+    """The trace is a complete behaviour of the spec (the format's verdict otherwise)."""
+    verdict = validate_lines(lines)
     assert verdict.allowed and not verdict.prefix, f"trace (format v2) not allowed: {verdict.message}"
+
+
+class TraceJudge(JudgedOnce[bool]):
+    """``check_lines`` on the traces of one search's executions, each distinct trace judged once
+    (``conformance.judged_once``: a trace known by a digest of its lines, remembered only once the
+    spec allowed it). ``judged`` and ``seen`` say how much the memo saved (tests read them)."""
+
+    def __init__(self) -> None:
+        super().__init__(_allowed, keep=bool)
+
+    def check(self, tracer: RecordingTracer) -> None:
+        self(trace_lines(tracer))
+
+
+def _allowed(lines: Sequence[str]) -> bool:
+    check_lines(list(lines))
+    return True
 
 
 def queued(sched: LockFreeScheduler[Any], lane: int) -> int:

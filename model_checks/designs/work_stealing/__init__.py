@@ -32,7 +32,6 @@ DESIGN = built_in(
     __name__,
     "work-stealing",
     summary="Chase-Lev deques per worker, an injector, parking with re-check, fork/join; SC or TSO memory",
-    scenarios=".harness:SCENARIOS",
     reference_modules=(
         "reference.work_stealing",
         "reference.work_stealing_base",
@@ -40,7 +39,6 @@ DESIGN = built_in(
         "reference.work_stealing_deque",
         "reference.global_queue_pool",
     ),
-    trace_format=".trace:FORMAT",
     spec_trace_format=".trace.spec_search:SPEC_FORMAT",
     verify_rows=(("conformance", ".rows:rows"),),
     exporter=".trace_export:export",

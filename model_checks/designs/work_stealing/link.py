@@ -32,10 +32,11 @@ from __future__ import annotations
 
 import functools
 import json
-from collections.abc import Callable, Hashable, Iterable
+from collections.abc import Callable, Hashable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from model_checks.conformance.judged_once import JudgedOnce as GenericJudgedOnce
 from model_checks.designs.work_stealing.scenarios import PoolScenario, pool_program
 from model_checks.designs.work_stealing.trace import judge
 from model_checks.designs.work_stealing.trace_export import project
@@ -126,16 +127,35 @@ def trace_lines(tracer: RecordingTracer) -> list[str]:
     return [json.dumps(header(tracer.config))] + [json.dumps(e) for e in tracer.events()]
 
 
+class JudgedOnce(GenericJudgedOnce[bool]):
+    """Judges the traces of one search with the fast validator, each distinct trace once
+    (``conformance.judged_once``: a trace known by a digest of its lines, remembered only once
+    allowed; a refused one fails the search). ``judged``/``seen`` count the work."""
+
+    def __init__(self, *, complete: bool) -> None:
+        super().__init__(self._allowed, keep=bool)
+        self.complete = complete
+
+    def _allowed(self, lines: Sequence[str]) -> bool:
+        verdict = judge(json.loads(lines[0]), iter(lines[1:]), complete=self.complete)
+        assert verdict.code == 0, f"trace not allowed: {verdict.message}"
+        return True
+
+
 def traced_program(
     sc: PoolScenario,
     *,
     build: Callable[..., PoolBase] = WorkStealingPool,
     validate: bool = True,
     collect: bool = False,
+    judged_once: JudgedOnce | None = None,
 ) -> Callable[[ControlledRuntime], object]:
     """``pool_program(sc)`` with the pool traced: each execution's trace is reported in a failure,
     validated as a complete trace at its end (``validate``: a refused trace fails the search
-    with the verdict), and returned as the execution's outcome (``collect``: its event lines)."""
+    with the verdict; each distinct trace of the search judged once, ``JudgedOnce``), and returned
+    as the execution's outcome (``collect``: its event lines). A test may pass ``judged_once``
+    (judging complete traces) to read its counts."""
+    judge_once = JudgedOnce(complete=True) if judged_once is None else judged_once
 
     def program(rt: ControlledRuntime) -> object:
         tracers: list[RecordingTracer] = []
@@ -152,8 +172,7 @@ def traced_program(
         def judged() -> tuple[str, ...] | None:
             lines = trace_lines(tracers[0])
             if validate:
-                verdict = judge(json.loads(lines[0]), iter(lines[1:]), complete=True)
-                assert verdict.code == 0, f"trace not allowed: {verdict.message}"
+                judge_once(lines)
             return tuple(lines[1:]) if collect else None
 
         return [final, judged]

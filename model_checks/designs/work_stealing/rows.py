@@ -2,7 +2,8 @@
 
 * Every execution of the clean exhaustive scenarios is traced and its trace validated
   (``link.traced_program`` for the pools, judged complete; ``traced_deque`` for the deque
-  races, judged as a prefix: the tasks a deque holds are never run there).
+  races, judged as a prefix: the tasks a deque holds are never run there), each distinct trace
+  of a search judged once by the fast validator (``link.JudgedOnce``).
 * The link (``link.compare``): every reference trace of the one-worker fork/join is a spec trace.
 * Each reference mutant's failing trace goes through the validator: rejected at a located
   seq where the bug shows in the events, at the end of the trace where it shows only as
@@ -24,7 +25,7 @@ from typing import Any
 from model_checks.conformance.lines import validate_with
 from model_checks.designs.work_stealing.harness import DEQUES, POOLS
 from model_checks.designs.work_stealing.harness import program as harness_program
-from model_checks.designs.work_stealing.link import compare, traced_program
+from model_checks.designs.work_stealing.link import JudgedOnce, compare, traced_program
 from model_checks.designs.work_stealing.reference_mutants import REFERENCE_MUTANTS
 from model_checks.designs.work_stealing.scenarios import deque_program
 from model_checks.designs.work_stealing.trace import judge
@@ -82,8 +83,10 @@ def traced_deque(
     name: str, build: Callable[..., ChaseLevDeque[Any]] = ChaseLevDeque, *, validate: bool = True
 ) -> Callable[[ControlledRuntime], object]:
     """Deque scenario ``name`` with its deque traced: each execution's trace is reported in a
-    failure and, with ``validate``, judged as a prefix at its end (a refusal fails the search)."""
+    failure and, with ``validate``, judged as a prefix at its end (a refusal fails the search;
+    each distinct trace of the search judged once, ``link.JudgedOnce``)."""
     owner, thieves, _ = DEQUES[name]
+    judged_once = JudgedOnce(complete=False)
 
     def program(rt: ControlledRuntime) -> object:
         tracer = RecordingTracer()
@@ -99,9 +102,7 @@ def traced_deque(
 
         def judged() -> None:
             if validate:
-                lines = deque_lines(len(thieves) + 1, tracer.events())
-                verdict = judge(json.loads(lines[0]), iter(lines[1:]))
-                assert verdict.code == 0, f"trace not allowed: {verdict.message}"
+                judged_once(deque_lines(len(thieves) + 1, tracer.events()))
 
         return [final, judged]
 

@@ -8,6 +8,8 @@ states. Per BFS layer:
    worker owns (``codec``: flat tuples through ``marshal``, pickle as the fallback), as separate
    Ray objects, so a batch goes from worker to worker through the object store, not through
    the driver;
+   while the others are still at it, a worker that is done looks ahead at the next layer
+   (``lookahead.py``), in short calls, so that the uneven shares of a layer cost less waiting;
 2. every worker merges the batches addressed to it and reports its layer (``layers.Report``);
 3. the driver takes the decision all processes take in ``parallel.py`` (``layers.Layers``): go on,
    or stop with a verdict. The barrier keeps the layers synchronous, so the first violation is a
@@ -36,12 +38,12 @@ from model_checks.explorer.check import CheckResult, Engine, NotSupported, check
 from model_checks.explorer.layers import Layers, Report
 from model_checks.explorer.outcome import Outcome
 from model_checks.explorer.parallel import WorkerFailed
-from model_checks.explorer.ray import portable
+from model_checks.explorer.ray import fingerprint, portable
 from model_checks.explorer.ray.pool import Pool
 from model_checks.explorer.ray.session import connect
 from model_checks.explorer.ray.worker import Loader
 from model_checks.explorer.search import Options
-from spec.language import Instance, Spec
+from spec.language import Instance, Spec, SpecError
 
 __all__ = ["LIVENESS_UNSUPPORTED", "Loader", "NotSupported", "Pool", "check_ray", "search_ray"]
 
@@ -59,13 +61,21 @@ def search_ray(pool: Pool, load: Loader, inst: Instance, options: Options, worke
     """
     portable.install()
     canon = inst.spec.symmetry_fn if options.symmetry else None
-    owner_fields = ownership.owner_fields(inst, canon, workers)
+    try:
+        owner_fields = ownership.owner_fields(inst, canon, workers, fingerprint.digest)
+    except TypeError as problem:  # a state value without a canonical encoding (``fingerprint.py``)
+        raise SpecError(str(problem)) from None
     actors = pool.take(workers)
     try:
         return _Driver(pool.ray, actors, inst, options).run(load, owner_fields)
     except BaseException:
         pool.discard(actors)
         raise
+
+
+# One look-ahead call's work: long enough that Ray's round trip (about a millisecond) is small
+# beside it, short enough that the merge waiting behind the last one is hardly delayed.
+LOOK_AHEAD_SECONDS = 0.02
 
 
 class _Driver:
@@ -87,11 +97,32 @@ class _Driver:
             expanded = actors[0].expand.remote(depth)
             return self._get([expanded, actors[0].merge.remote(depth + 1)])[1:]  # type: ignore[no-any-return]
         batches = [actor.expand.options(num_returns=size).remote(depth) for actor in actors]
+        if LOOK_AHEAD_SECONDS > 0:
+            self._look_ahead([b[0] for b in batches])
         merged = [
             actors[r].merge.remote(depth + 1, *(batches[s][r] for s in range(size) if s != r))
             for r in range(size)
         ]
         return self._get(merged)  # type: ignore[no-any-return]
+
+    def _look_ahead(self, expanded: list[Any]) -> None:
+        """Until every worker has expanded the layer (``expanded``: one of each one's batches),
+        let those that have look ahead at the next one in short calls (``lookahead.py``): the
+        merge called next waits for at most one of them."""
+        ray, actors = self.ray, self.actors
+        expanding = {ref: r for r, ref in enumerate(expanded)}
+        ahead: dict[Any, int] = {}  # a look-ahead call in flight -> its worker
+        while expanding:
+            ready, _ = ray.wait([*expanding, *ahead], num_returns=1)
+            for ref in ready:
+                if ref in expanding:
+                    rank = expanding.pop(ref)
+                else:
+                    rank = ahead.pop(ref)
+                    if not self._get(ref):
+                        continue  # nothing known is left to look at
+                if expanding:
+                    ahead[actors[rank].look_ahead.remote(LOOK_AHEAD_SECONDS)] = rank
 
     def run(self, load: Loader, owner_fields: tuple[int, ...] | None) -> Outcome:
         sent = replace(self.options, progress=None, liveness=False)

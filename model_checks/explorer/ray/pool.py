@@ -13,6 +13,7 @@ from __future__ import annotations
 from types import TracebackType
 from typing import Any
 
+from model_checks.explorer.ray.profile import summarize
 from model_checks.explorer.ray.worker import Usage, Worker
 
 
@@ -36,6 +37,13 @@ class Pool:
         if n > len(self.actors):
             raise ValueError(f"the pool has {len(self.actors)} actors; usage of {n} asked")
         return list(self.ray.get([a.usage.remote() for a in self.actors[:n]]))
+
+    def profile(self, n: int) -> dict[str, Any]:
+        """Where the first ``n`` actors' time went in their last check (``profile.summarize``)."""
+        if n > len(self.actors):
+            raise ValueError(f"the pool has {len(self.actors)} actors; a profile of {n} asked")
+        answers = self.ray.get([a.profile.remote() for a in self.actors[:n]])
+        return summarize([a[0] for a in answers], [a[1] for a in answers], [a[2] for a in answers])
 
     def discard(self, actors: list[Any] | None = None) -> None:
         """End ``actors`` (default: all of the pool's); the next ``take`` starts new ones."""

@@ -95,6 +95,21 @@ class _Reusable(greenlet.greenlet):  # type: ignore[misc]
 
 # idle reusable greenlets, per driver greenlet (greenlets belong to the OS thread of their parent)
 _POOLS: weakref.WeakKeyDictionary[Any, list[_Reusable]] = weakref.WeakKeyDictionary()
+# the last driver's pool: a check makes a back end per execution, from the same driver, and the
+# weak dictionary's look-up is Python code
+_LAST_POOL: list[tuple[weakref.ref[Any], list[_Reusable]]] = []
+
+
+def _pool_of(parent: Any) -> list[_Reusable]:
+    if _LAST_POOL:
+        ref, pool = _LAST_POOL[0]
+        if ref() is parent:
+            return pool
+    found = _POOLS.get(parent)
+    if found is None:
+        found = _POOLS[parent] = []
+    _LAST_POOL[:] = [(weakref.ref(parent), found)]
+    return found
 
 
 class GreenletBackend:
@@ -105,10 +120,7 @@ class GreenletBackend:
         self._greenlets: dict[int, Any] = {}
         self.ids: dict[Any, int] = {}
         self.whoami = _getcurrent
-        pool = _POOLS.get(self._parent)
-        if pool is None:
-            pool = _POOLS[self._parent] = []
-        self._pool = pool
+        self._pool = _pool_of(self._parent)
 
     def spawn(self, tid: int, body: Body) -> None:
         if self._pool:
@@ -140,7 +152,10 @@ class GreenletBackend:
     def close(self) -> None:
         # a greenlet whose body returned is idle in its loop: kept for the next execution (one
         # still inside its body, a thread that swallowed every Abort, is left to the collector)
-        self._pool.extend(g for g in self._greenlets.values() if g.idle and g.body is None)
+        pool = self._pool
+        for g in self._greenlets.values():
+            if g.idle and g.body is None:
+                pool.append(g)
         self._greenlets.clear()
         self.ids.clear()
 

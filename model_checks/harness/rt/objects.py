@@ -13,21 +13,27 @@ from __future__ import annotations
 
 import queue as _queue
 from collections import deque
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, Final
 
 if TYPE_CHECKING:
     from model_checks.harness.rt.scheduler import Execution
 
-NORMAL, TIMEOUT, SPURIOUS = 0, 1, 2
+# ``Final`` constants are inlined by the compiled core; a plain module global is a dictionary
+# look-up at every use, and these are used at every step.
+NORMAL: Final = 0
+TIMEOUT: Final = 1
+SPURIOUS: Final = 2
 ALT_MARK = {NORMAL: "", TIMEOUT: "!", SPURIOUS: "~"}
 Action = tuple[int, int]  # (thread id, alternative)
 
-GLOBAL: frozenset[int] = frozenset({-1})  # dependent with every operation
+GLOBAL: Final[frozenset[int]] = frozenset({-1})  # dependent with every operation
 
 # How an operation's enabledness is decided (``Op.gate``, from its object's ``gates``): most
 # operations can always run, and a parked condition wait never runs without a notify, so only the
 # remaining few ask their object at each step.
-ALWAYS, ASK, NEVER = 0, 1, 2
+ALWAYS: Final = 0
+ASK: Final = 1
+NEVER: Final = 2
 
 
 class Op:
@@ -60,7 +66,7 @@ class Op:
             self.objs: frozenset[int] = objs
         else:
             self.objs = obj.own if obj.fixed_footprint else obj.footprint(self)
-        self.gate: int = obj.gates.get(kind, ALWAYS)
+        self.gate: int = obj.gate_of.get(kind, ALWAYS)
         self.source = source
         self.deadline = deadline
         self.result = result
@@ -107,9 +113,9 @@ class Resume:
 
 # Shared outcomes for the constant results (a Resume is never changed after it is made): most
 # steps return one of these, so they need no allocation.
-RESUME_NONE = Resume(None)
-RESUME_TRUE = Resume(True)
-RESUME_FALSE = Resume(False)
+RESUME_NONE: Final = Resume(None)
+RESUME_TRUE: Final = Resume(True)
+RESUME_FALSE: Final = Resume(False)
 
 
 class Raise:
@@ -148,6 +154,9 @@ class ObjState:
         self.oid = oid
         self.name = name or f"{self.kind}#{oid}"
         self.own: frozenset[int] = frozenset({oid})  # built once: every op on it shares it
+        # ``gates``, read once per object: a class attribute is a by-name look-up for the compiled
+        # core, and every ``Op`` reads its object's
+        self.gate_of: dict[str, int] = self.gates
 
     def footprint(self, op: Op) -> frozenset[int]:
         return self.own
@@ -211,7 +220,7 @@ class LockState(ObjState):
         return f"held by {ex.thread_label(self.owner)}" if self.owner is not None else ""
 
 
-_TOUCH_LOCK = frozenset({"wait", "reacquire", "acquire", "release", "locked"})
+_TOUCH_LOCK: Final = frozenset({"wait", "reacquire", "acquire", "release", "locked"})
 
 
 class ConditionState(ObjState):

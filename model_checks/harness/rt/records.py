@@ -29,6 +29,25 @@ class Chooser(Protocol):
         ...
 
 
+class NativeChooser:
+    """Base of the built-in choosers, compiled with the scheduler, which calls their methods
+    directly (a native call) rather than looking ``choose`` up by name at every step. Any other
+    object with ``Chooser``'s two methods still works; it just takes the generic call."""
+
+    def choose(self, ex: Execution, enabled: list[Action]) -> Action | None:
+        raise NotImplementedError
+
+    def after_step(self, ex: Execution) -> None:
+        return None
+
+    def keep(self, ex: Execution, t: ThreadInfo) -> bool:
+        """May ``t``, whose step just ended, run the next step without the enabled set being
+        computed? True only where ``choose`` would certainly pick ``(t.tid, NORMAL)``, and after
+        consuming whatever ``choose`` would have consumed to pick it (random draws): the
+        execution is then exactly the one ``choose`` gives. False: ask ``choose``."""
+        return False
+
+
 class SyncObserver(Protocol):
     """Sees every operation the scheduler runs (the data-race detector, ``races.py``)."""
 

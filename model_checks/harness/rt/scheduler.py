@@ -16,6 +16,7 @@ from __future__ import annotations
 import sys
 import traceback
 from collections.abc import Callable
+from typing import Final
 
 from model_checks.harness.rt.backends import ABORT, Abort, Backend, Done
 from model_checks.harness.rt.ending import (
@@ -45,12 +46,17 @@ from model_checks.harness.rt.objects import (
 from model_checks.harness.rt.records import (
     Chooser,
     Hooks,
+    NativeChooser,
     Step,
     SyncObserver,
     ThreadInfo,
     _by_tid,
     _Crash,
 )
+
+# ``ABORT`` as a static of the compiled core (an imported name is a dictionary look-up per use,
+# and ``perform`` tests it at every step)
+_ABORT: Final = ABORT
 
 
 class Execution:
@@ -98,12 +104,16 @@ class Execution:
         # choosers that ignore ``after_step`` say so (``needs_after_step = False``): one call
         # less per step
         self.after_step_hook = getattr(chooser, "needs_after_step", True)
-        self._live: list[ThreadInfo] = []  # spawned and not finished, by thread id
+        self.live: list[ThreadInfo] = []  # spawned and not finished, by thread id
         # the built-in choosers only ever pick from ``enabled`` (``trusted = True``); anyone
         # else's choice is checked
         self.trusted = getattr(chooser, "trusted", False)
+        # a built-in chooser is called natively, and may let the running thread go on without the
+        # enabled set (``NativeChooser.keep``)
+        self.native: NativeChooser | None = chooser if isinstance(chooser, NativeChooser) else None
         # the data-race detector, when on: told of every operation run (one test per step when off)
         self.race: SyncObserver | None = None
+        self._value: object = None  # what the thread ``_next`` chose goes on with
 
     # ----------------------------------------------------------------- objects and threads
     def new_object(self, factory: Callable[[int], ObjState]) -> ObjState:
@@ -124,8 +134,10 @@ class Execution:
         info = self.threads[st.tid]
         info.born = True
         info.pending = Op("begin", st)
-        self._live.append(info)
-        self._live.sort(key=_by_tid)
+        live = self.live
+        live.append(info)
+        if len(live) > 1 and live[-2].tid > info.tid:  # spawned after a later-created thread
+            live.sort(key=_by_tid)
         body = info.body
         tid = info.tid
         self.backend.spawn(tid, lambda first: self._thread_main(tid, body, first))
@@ -139,9 +151,10 @@ class Execution:
         generation, and the standard scenario spent about a fifth of its time in those
         collections. Cleared, most of it is freed by reference counting at once."""
         self.steps = []
+        self._value = None
         self.threads = []
         self.objects = []
-        self._live = []
+        self.live = []
         self.hooks = Hooks()
         self.backend.close()
 
@@ -178,23 +191,25 @@ class Execution:
             op.deadline = self.clock + max(op.timeout, 0.0)
         self.threads[tid].pending = op
         self.current = None
+        crash: _Crash | None = None
         try:
             # the step that just ended: inline ``_after_step`` (this runs at every step)
             if self.failure is None and self.hooks.invariants:
                 self._check_invariants()
             if self.after_step_hook:
-                self.chooser.after_step(self)
-            nxt: tuple[int, object] | _Crash | None = self._advance()
+                self._chooser_after_step()
+            nxt = self._next()
         except BaseException as exc:  # the scheduler's own error: the driver re-raises it
-            nxt = _Crash(exc)
-        if nxt is None or isinstance(nxt, _Crash):  # over (or broken): the driver takes it from here
-            answer = self.backend.suspend(nxt)
-        elif nxt[0] == tid:  # chosen again: go on without any switch
-            answer = nxt[1]
+            crash = _Crash(exc)
+            nxt = -1
+        if nxt == tid:  # chosen again: go on without any switch
+            answer = self._value
+        elif nxt < 0:  # over (or broken): the driver takes it from here
+            answer = self.backend.suspend(crash)
         else:
-            answer = self.backend.switch(nxt[0], nxt[1])
+            answer = self.backend.switch(nxt, self._value)
         self.current = tid
-        if answer is ABORT:
+        if answer is _ABORT:
             raise Abort()
         if type(answer) is Raise:  # the operation raises in its thread
             raise answer.error
@@ -256,6 +271,11 @@ class Execution:
                 self.limit_cut.add(f"spurious_limit={self.spurious_limit}")
         return alts, idle
 
+    def can_run(self, op: Op, tid: int) -> bool:
+        """Is ``op``, ``tid``'s pending operation, enabled as it is (``NORMAL``)?"""
+        gate = op.gate
+        return not gate or (gate == ASK and op.obj.enabled(self, op, tid))
+
     def enabled_actions(self) -> list[Action]:
         """Enabled actions, the running thread's first (so "index 0" means "no preemption")."""
         prev = self.last or 0
@@ -265,7 +285,7 @@ class Execution:
         # step, for every thread, so the common cases are decided here: an operation whose
         # ``gate`` says it always runs (most do) or never runs without a notify needs no call, and
         # the alternatives list of ``actions`` is built only for blocked timed or spurious waits.
-        for t in self._live:
+        for t in self.live:
             op = t.pending
             assert op is not None  # live threads always have one
             gate = op.gate
@@ -288,10 +308,22 @@ class Execution:
         if out or not idle:
             self.prev_enabled = bool(out) and out[0][0] == prev
             return out
-        # nothing else can run: the virtual clock jumps to the earliest deadline
-        first = min(idle, key=lambda t: (self.threads[t].pending.deadline, t))  # type: ignore[union-attr]
+        # nothing else can run: the virtual clock jumps to the earliest deadline (the first
+        # thread of the earliest; a loop, not ``min`` with a key: a lambda here would make the
+        # compiled core allocate its closure at every call of this per-step method)
+        first = idle[0]
+        soonest = self._deadline(first)
+        for tid in idle[1:]:
+            deadline = self._deadline(tid)
+            if deadline < soonest or (deadline == soonest and tid < first):
+                first, soonest = tid, deadline
         self.prev_enabled = first == prev
         return [(first, TIMEOUT)]
+
+    def _deadline(self, tid: int) -> float:
+        op = self.threads[tid].pending
+        assert op is not None
+        return op.deadline
 
     def run(self, main: Callable[[], object]) -> None:
         st = self.new_thread_state("main", main)
@@ -323,38 +355,68 @@ class Execution:
         if self.failure is None and self.hooks.invariants:
             self._check_invariants()
         if self.after_step_hook:
+            self._chooser_after_step()
+
+    def _chooser_after_step(self) -> None:
+        native = self.native
+        if native is not None:
+            native.after_step(self)
+        else:
             self.chooser.after_step(self)
 
     def _advance(self) -> tuple[int, object] | None:
+        """``_next`` as a message for the driver: (thread, value), or None when it is over."""
+        tid = self._next()
+        if tid < 0:
+            return None
+        value, self._value = self._value, None
+        return tid, value
+
+    def _next(self) -> int:
         """Run scheduling steps until one hands a thread a value to continue with: return that
-        (thread, value); None when the execution is over (``idle`` says if no thread could run)."""
+        thread, with the value in ``_value`` (not a tuple: this runs at every step); -1 when the
+        execution is over (``idle`` says if no thread could run)."""
         steps = self.steps
         chooser = self.chooser
+        native = self.native
+        threads = self.threads
         while self.failure is None or self.keep_going:
-            enabled = self.enabled_actions()
-            if not enabled:
-                self.idle = True
-                return None
-            if len(steps) >= self.max_steps:
-                self.failure = self.failure or ExecFailure(
-                    "livelock",
-                    f"execution exceeded max_steps={self.max_steps} (a livelock, or raise max_steps)",
-                )
-                return None
-            action = chooser.choose(self, enabled)
-            if action is None:
-                self.abandoned = True
-                return None
-            if not self.trusted and action not in enabled:
-                raise UsageError(f"strategy chose {action} which is not enabled")
-            resumed = self._execute(action, enabled)
-            if resumed is not None:
+            last = self.last
+            action: Action | None
+            if (
+                native is not None
+                and last is not None
+                and len(steps) < self.max_steps
+                and native.keep(self, threads[last])
+            ):
+                # the chooser picks the running thread again: no enabled set to build
+                self.prev_enabled = True
+                action = threads[last].run
+            else:
+                enabled = self.enabled_actions()
+                if not enabled:
+                    self.idle = True
+                    return -1
+                if len(steps) >= self.max_steps:
+                    self.failure = self.failure or ExecFailure(
+                        "livelock",
+                        f"execution exceeded max_steps={self.max_steps} (a livelock, or raise max_steps)",
+                    )
+                    return -1
+                action = native.choose(self, enabled) if native is not None else chooser.choose(self, enabled)
+                if action is None:
+                    self.abandoned = True
+                    return -1
+                if not self.trusted and action not in enabled:
+                    raise UsageError(f"strategy chose {action} which is not enabled")
+            resumed = self._execute(action)
+            if resumed >= 0:
                 return resumed
             self._after_step()
-        return None
+        return -1
 
-    def _execute(self, action: Action, enabled: list[Action]) -> tuple[int, object] | None:
-        """Run ``action``'s operation; return (thread, value) if that thread now goes on."""
+    def _execute(self, action: Action) -> int:
+        """Run ``action``'s operation; return its thread if it now goes on (with ``_value``), else -1."""
         tid, alt = action
         t = self.threads[tid]
         op = t.pending
@@ -378,18 +440,19 @@ class Execution:
         out = op.obj.apply(self, op, tid, alt)
         if type(out) is Park:
             t.pending = out.op
-            return None
+            return -1
         if op.kind == "exit":
             t.finished = True
             t.pending = None
-            self._live.remove(t)
-            return None
+            self.live.remove(t)
+            return -1
         if type(out) is Resume:
-            step.result = value = out.value
-            return tid, value
+            step.result = self._value = out.value
+            return tid
         assert isinstance(out, Raise)
         step.result = out.error
-        return tid, out
+        self._value = out
+        return tid
 
     def _completed(self, t: ThreadInfo, done: Done) -> None:
         if done.error is not None and not isinstance(done.error, Abort):

@@ -9,17 +9,35 @@ is seeded from (seed, execution index), so a seed reproduces the same executions
 
 from __future__ import annotations
 
+import _random
 import random
 
 from model_checks.harness.rt.objects import Action
+from model_checks.harness.rt.records import NativeChooser, ThreadInfo
 from model_checks.harness.rt.scheduler import Execution
 
 
 def _rng(seed: int, index: int) -> random.Random:
-    return random.Random(seed * 1_000_003 + index)
+    """``random.Random(seed * 1_000_003 + index)``, seeded once: ``Random.__init__`` seeds through
+    its Python-level ``seed`` and the C type's seeding behind it, about a tenth of an empty
+    execution. ``tests/harness/test_harness_speedups.py`` checks the states are equal."""
+    rng = random.Random.__new__(random.Random)
+    _random.Random.seed(rng, seed * 1_000_003 + index)
+    rng.gauss_next = None  # type: ignore[attr-defined]  # what ``Random.seed`` sets besides the C state
+    return rng
 
 
-class RandomChooser:
+def below(rng: random.Random, n: int) -> int:
+    """``rng.randrange(n)`` for ``n > 0``, drawing exactly what it draws (CPython's
+    ``_randbelow_with_getrandbits``) without its Python-level argument handling."""
+    k = n.bit_length()
+    r: int = rng.getrandbits(k)
+    while r >= n:
+        r = rng.getrandbits(k)
+    return r
+
+
+class RandomChooser(NativeChooser):
     trusted = True  # picks only from ``enabled``
     needs_after_step = False  # the execution may skip calling ``after_step``
 
@@ -27,13 +45,13 @@ class RandomChooser:
         self.rng = _rng(seed, index)
 
     def choose(self, ex: Execution, enabled: list[Action]) -> Action | None:
-        return enabled[self.rng.randrange(len(enabled))]
+        return enabled[below(self.rng, len(enabled))]
 
     def after_step(self, ex: Execution) -> None:
         return None
 
 
-class PctChooser:
+class PctChooser(NativeChooser):
     trusted = True  # picks only from ``enabled``
     needs_after_step = False  # the execution may skip calling ``after_step``
 
@@ -41,9 +59,40 @@ class PctChooser:
         self.rng = _rng(seed, index)
         self.depth = max(1, depth)
         k = max(1, expected_steps)
-        self.change_points = {self.rng.randrange(1, k + 1): i for i in range(1, self.depth)}
+        self.change_points = {1 + below(self.rng, k): i for i in range(1, self.depth)}
         self.priority: dict[int, float] = {}
         self._bits = self.rng.getrandbits
+
+    def keep(self, ex: Execution, t: ThreadInfo) -> bool:
+        # The rule below without the enabled set, at the steps where its answer is already known:
+        # no change point on this step, every live thread has its priority (none is given one in
+        # ``enabled`` order here), ``t`` can run, and no thread of a higher priority can, nor has
+        # a timeout or spurious-wakeup alternative (those, and the limits cutting them, are
+        # ``enabled_actions``' to work out, so any such thread, of any priority, sends the step
+        # there). Then ``choose`` would pick ``t`` with the one draw of ``randrange(1)``.
+        if len(ex.steps) + 1 in self.change_points:
+            return False
+        priority = self.priority
+        p = priority.get(t.tid)
+        op = t.pending
+        if p is None or op is None or t.finished or not ex.can_run(op, t.tid):
+            return False
+        spurious = ex.spurious_wakeups
+        for u in ex.live:
+            if u is t:
+                continue
+            q = priority.get(u.tid)
+            other = u.pending
+            if q is None or other is None:
+                return False
+            if other.timeout is not None or (spurious and other.kind == "wake"):
+                return False
+            if q > p and ex.can_run(other, u.tid):
+                return False
+        bits = self._bits
+        while bits(1):
+            pass
+        return True
 
     def choose(self, ex: Execution, enabled: list[Action]) -> Action | None:
         # Runs at every step, so it is written for speed; what it computes is the textbook rule
@@ -66,7 +115,12 @@ class PctChooser:
         point = self.change_points.get(len(ex.steps) + 1)
         if point is not None:
             priority[best] = self.depth - point
-            best = max({t for t, _ in enabled}, key=lambda t: priority[t])
+            # the highest priority again (a loop rather than ``max`` with a key: a lambda would
+            # make the compiled core allocate its closure at every call)
+            top = -1.0
+            for tid, _ in enabled:
+                if priority[tid] > top:
+                    best, top = tid, priority[tid]
         if single:
             # the draws of ``randrange(1)`` (see ``draw_one``), inline: this runs at every step
             bits = self._bits
@@ -76,7 +130,7 @@ class PctChooser:
                 if action[0] == best:
                     return action
         alts = [a for a in enabled if a[0] == best]
-        return alts[self.rng.randrange(len(alts))]
+        return alts[below(self.rng, len(alts))]
 
     def after_step(self, ex: Execution) -> None:
         return None

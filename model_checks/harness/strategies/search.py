@@ -29,6 +29,7 @@ from model_checks.harness.rt.objects import (
     Op,
     dependent,
 )
+from model_checks.harness.rt.records import NativeChooser
 from model_checks.harness.rt.scheduler import Execution, UsageError
 
 Clock = list[int]
@@ -98,10 +99,11 @@ class Frame:
     raised: bool = False  # the step's operation raised in its thread (it ran, but did nothing)
 
 
-class SearchChooser:
+class SearchChooser(NativeChooser):
     """One instance drives a whole exhaustive search (many executions)."""
 
     trusted = True  # chooses only from ``enabled`` (a replayed prefix is checked against it)
+    needs_after_step = True  # the race analysis
 
     def __init__(self, dpor: bool, preemption_bound: int | None) -> None:
         self.dpor = dpor and preemption_bound is None
@@ -130,13 +132,13 @@ class SearchChooser:
             return f.chosen
         prev = ex.steps[-1].tid if ex.steps else None
         prev_enabled = prev is not None and any(a[0] == prev for a in enabled)
-
-        def within(a: Action) -> bool:
-            if self.bound is None or not prev_enabled or a[0] == prev:
-                return True
-            return ex.preemptions < self.bound
-
-        allowed = [a for a in enabled if within(a)]
+        # within the preemption bound: every action, or only the running thread's once the bound
+        # is spent (no nested function here: the compiled core would allocate its closure per step)
+        bound = self.bound
+        if bound is None or not prev_enabled or ex.preemptions < bound:
+            allowed = list(enabled)
+        else:
+            allowed = [a for a in enabled if a[0] == prev]
         if len(allowed) < len(enabled):
             self.cut = True
         ops = {t.tid: t.pending for t in ex.threads if t.pending is not None and not t.finished}

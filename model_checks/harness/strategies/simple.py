@@ -5,10 +5,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from model_checks.harness.rt.objects import ALT_MARK, Action
+from model_checks.harness.rt.records import NativeChooser
 from model_checks.harness.rt.scheduler import Execution
 
 
-class ReplayChooser:
+class ReplayChooser(NativeChooser):
     """Follow a recorded schedule exactly; note where the program departs from it."""
 
     trusted = True  # picks only from ``enabled``
@@ -40,7 +41,7 @@ class ReplayChooser:
         return None
 
 
-class IndexChooser:
+class IndexChooser(NativeChooser):
     """Choice ``k`` picks ``enabled[k % len(enabled)]``; 0 (and running out) means "keep the
     running thread", so shrinking the list towards zeros shrinks towards fewer preemptions."""
 

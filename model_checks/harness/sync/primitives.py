@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import queue as _queue
 from collections.abc import Callable
-from typing import Any, Generic, TypeVar
+from typing import Any, Final, Generic, TypeVar
 
 from model_checks.harness.rt.objects import (
     AtomicState,
@@ -27,7 +27,7 @@ def _timeout(blocking: bool, timeout: float | None) -> float | None:
     return timeout
 
 
-_BLOCKING = (True,)
+_BLOCKING: Final = (True,)
 
 
 class Lock:

@@ -19,6 +19,7 @@ import random
 from collections.abc import Iterator
 from typing import Any
 
+from model_checks.conformance.numbering import Numbering
 from reference.event_pool import header as pool_header
 
 Event = dict[str, Any]
@@ -59,12 +60,9 @@ def events(
     stop_set = False
     stopping = False
     ended = False
-    seq = 0
+    numbering = Numbering()
 
-    def ev(thread: str, event: str, **fields: Any) -> Event:
-        nonlocal seq
-        seq += 1
-        return {"seq": seq, "thread": thread, "event": event, **fields}
+    ev = numbering.event
 
     def busy(t: int) -> None:
         k = where[t]
@@ -101,7 +99,7 @@ def events(
             yield signal(-1, "main")
             return
         if not stopping:
-            if seq >= n:
+            if numbering.seq >= n:
                 stopping = True
                 yield ev("main", "stop_begin", mode=stop)
                 if stop == "discard" and head < len(listed):
@@ -182,17 +180,17 @@ def events(
     idle_picks = 0
     while not ended:
         actor = rng.randrange(threads + 1) - 1
-        before = seq
+        before = numbering.seq
         if actor < 0:
             yield from client()
         elif state[actor] != EXITED:
             yield from pool(actor)
-        if seq > before:
+        if numbering.seq > before:
             idle_picks = 0
         else:
             idle_picks += 1
             if idle_picks > 100_000:  # never expected: some step is always enabled
-                raise RuntimeError(f"the generator is stuck after {seq} events")
+                raise RuntimeError(f"the generator is stuck after {numbering.seq} events")
 
 
 def lines(n: int, **options: Any) -> Iterator[str]:

@@ -15,7 +15,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from model_checks.conformance.judged_once import JudgedOnce
 from model_checks.conformance.validator import validate_lines
+from model_checks.conformance.verdict import Verdict
 from model_checks.designs.work_lane.link.scenario import Builder, LinkScenario, Run, link_program
 from model_checks.designs.work_lane.scenarios import (
     SCENARIO_OPTIONS,
@@ -51,12 +53,22 @@ class ImplToSpec:
 
 
 class _Validating:
-    """Validates one execution's trace, incrementally (invariant) and complete (final)."""
+    """Validates one execution's trace, incrementally (invariant) and complete (final).
 
-    def __init__(self, tracer: RecordingTracer, counter: list[int], cut: Callable[[], int | None]) -> None:
+    ``verdicts`` is shared by the executions of one search: the prefixes and traces it judged
+    allowed are not judged again (most executions repeat a trace already judged)."""
+
+    def __init__(
+        self,
+        tracer: RecordingTracer,
+        counter: list[int],
+        cut: Callable[[], int | None],
+        verdicts: JudgedOnce[Verdict],
+    ) -> None:
         self.tracer = tracer
         self.counter = counter
         self.cut = cut
+        self.verdicts = verdicts
         self.seen = 0
 
     def _lines(self, limit: int | None) -> list[str]:
@@ -70,20 +82,24 @@ class _Validating:
         if n == self.seen or self.tracer.config is None:
             return True
         self.seen = n
-        verdict = validate_lines(self._lines(None))
+        verdict = self.verdicts(self._lines(None))
         if not verdict.allowed:
             raise TraceRejected(f"validator: rule {verdict.rule}: {verdict.message}")
         return True
 
     def final(self) -> None:
         cut = self.cut()
-        verdict = validate_lines(self._lines(cut))
+        verdict = self.verdicts(self._lines(cut))
         self.counter[0] += 1
         self.counter[1] += verdict.events
         if not verdict.allowed:
             raise TraceRejected(f"validator: rule {verdict.rule}: {verdict.message}")
         if verdict.prefix and cut is None:
             raise TraceRejected(f"validator: the trace never reaches stop_end: {verdict.message}")
+
+
+def _search_verdicts() -> JudgedOnce[Verdict]:
+    return JudgedOnce(lambda lines: validate_lines(list(lines)), keep=lambda v: v.allowed)
 
 
 def _finish(subject: str, result: HarnessResult, counter: list[int], started: float) -> ImplToSpec:
@@ -120,13 +136,14 @@ def check_link_scenario(
     ``stop_begin`` went unseen; sequenced, it is found. It costs few executions (47 against 11,
     194 against 126 on the exhaustive CI scenarios)."""
     counter = [0, 0]
+    verdicts = _search_verdicts()
     started = time.perf_counter()
 
     def program(rt: ControlledRuntime) -> object:
         holder: list[Run] = []
         finals = _run_capturing(sc, rt, holder, build, sequenced)
         run = holder[0]
-        v = _Validating(run.tracer, counter, lambda: run.cut)
+        v = _Validating(run.tracer, counter, lambda: run.cut, verdicts)
         rt.invariant(v.invariant, "trace allowed by the spec")
         return [*finals, v.final]
 
@@ -159,6 +176,7 @@ def check_harness_scenario(name: str, options: Options | None = None, **schedule
     Threads are the harness's (``p0``, ``main`` stops, ``w0``..), items ``repr((p, i))``."""
     sc: LaneScenario = SCENARIO_SPECS[name]
     counter = [0, 0]
+    verdicts = _search_verdicts()
     started = time.perf_counter()
 
     def program(rt: ControlledRuntime) -> object:
@@ -170,7 +188,7 @@ def check_harness_scenario(name: str, options: Options | None = None, **schedule
             return WorkerPool(workers, capacity, runtime, tracer)
 
         final = lane_program(sc, pool_factory=pool_factory, **scheduler_options)(rt)
-        v = _Validating(tracers[0], counter, lambda: None)
+        v = _Validating(tracers[0], counter, lambda: None, verdicts)
         rt.invariant(v.invariant, "trace allowed by the spec")
         return [final, v.final]
 

@@ -25,6 +25,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from model_checks.conformance.numbering import Numbering
+
 Event = dict[str, Any]
 STUCK = 10_000  # turns in a row without an event: a bug of the generator, never a valid run
 
@@ -70,17 +72,14 @@ def events(
     parked: list[int] = []
     settled: set[str] = set()
     finished: deque[str] = deque(maxlen=64)  # recently settled tasks, for the caller's joins
-    seq = 0
+    numbering = Numbering()
     made = 0
     open_tasks = 0  # introduced, not yet done or discarded
     stopping = False
     discarding = False
     idle_turns = 0
 
-    def ev(thread: str, event: str, **fields: Any) -> Event:
-        nonlocal seq
-        seq += 1
-        return {"seq": seq, "thread": thread, "event": event, **fields}
+    ev = numbering.event
 
     def awaited(w: int) -> str | None:
         """The subtask w's innermost task waits for in its join, while it is not settled."""
@@ -202,7 +201,7 @@ def events(
             yield ev(me, "join", task=frame.task)
 
     while True:
-        if not stopping and seq >= n:
+        if not stopping and numbering.seq >= n:
             stopping = True
             yield ev("main", "stop_begin", mode=stop)
             if stop == "discard":
@@ -221,13 +220,13 @@ def events(
                 yield ev("main", "unpark", worker=u)
             yield ev("main", "stop_end", mode=stop, result="ok")
             return
-        before = seq
+        before = numbering.seq
         if rand() < (0.02 if stopping else 0.12):
             # The caller: a submit (refused once stop began), sometimes a join of a finished task.
             if finished and rand() < 0.2:
                 yield ev("main", "join", task=finished[0])
             elif stopping:
-                yield ev("main", "submit", task=f"late{seq}", result="invalid_state")
+                yield ev("main", "submit", task=f"late{numbering.seq}", result="invalid_state")
             elif open_tasks < backlog:  # a bounded backlog: the run can end soon after the stop
                 made += 1
                 task = f"t{made}"
@@ -239,6 +238,6 @@ def events(
             w = rng.randrange(workers)
             if w not in parked:
                 yield from worker_turn(w)
-        idle_turns = idle_turns + 1 if seq == before else 0
+        idle_turns = idle_turns + 1 if numbering.seq == before else 0
         if idle_turns > STUCK:
-            raise RuntimeError(f"the trace generator is stuck at seq {seq} (seed {seed})")
+            raise RuntimeError(f"the trace generator is stuck at seq {numbering.seq} (seed {seed})")
