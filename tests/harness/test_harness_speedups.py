@@ -108,16 +108,18 @@ class KeepOrChoose:
         return None
 
 
+# The programs both PCT comparisons run: the standard scenario; one where every thread may wake
+# spuriously or time out (several alternatives a step: ``keep`` must leave those to ``choose``);
+# a small bounded buffer.
+PCT_PROGRAMS = [
+    (lambda: SCENARIOS["work-lane/lanes-2x2-budget1"](), Options(max_steps=5_000)),
+    (lambda: SCENARIOS["work-lane/stop-drain-races-posts"](), Options(spurious_wakeups=True)),
+    (lambda: bounded_buffer(1, 2, 1, 2), Options()),
+]
+
+
 @pytest.mark.timeout(120)
-@pytest.mark.parametrize(
-    ("program", "options"),
-    [
-        (lambda: SCENARIOS["work-lane/lanes-2x2-budget1"](), Options(max_steps=5_000)),
-        # every thread may wake spuriously or time out: ``keep`` must leave those steps to ``choose``
-        (lambda: SCENARIOS["work-lane/stop-drain-races-posts"](), Options(spurious_wakeups=True)),
-        (lambda: bounded_buffer(1, 2, 1, 2), Options()),
-    ],
-)
+@pytest.mark.parametrize(("program", "options"), PCT_PROGRAMS)
 def test_pct_keeps_the_running_thread_only_where_the_plain_rule_does(program: Any, options: Options) -> None:
     prog = program()
     kept = 0
@@ -162,15 +164,7 @@ def test_a_rebuilt_core_is_compiled_and_an_edited_one_stale(
 
 
 @pytest.mark.timeout(120)
-@pytest.mark.parametrize(
-    ("program", "options"),
-    [
-        (lambda: SCENARIOS["work-lane/lanes-2x2-budget1"](), Options(max_steps=5_000)),
-        # timeouts and spurious wakeups give threads several alternatives (the non-"single" path)
-        (lambda: SCENARIOS["work-lane/stop-drain-races-posts"](), Options(spurious_wakeups=True)),
-        (lambda: bounded_buffer(1, 2, 1, 2), Options()),
-    ],
-)
+@pytest.mark.parametrize(("program", "options"), PCT_PROGRAMS)
 def test_pct_explores_what_the_plain_rule_explores(program: Any, options: Options) -> None:
     prog = program()
     for index in range(25):
