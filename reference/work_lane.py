@@ -34,7 +34,8 @@ that reaches that lane then blocks on the mutex and hands the GIL on, and each h
 wakes a thread on another core: pinned to one core the scheduler ran 4-5x faster than on two
 (docs/performance.md). So, untraced, the three critical sections make no call while the mutex
 is held: ``with mutex`` (entering a ``with`` block checks no drop request, an ``acquire()``
-call returning does; ``critical_section`` makes that ``with`` cheaper), attribute stores and
+call returning does; ``critical_section`` makes that ``with`` cheaper, and under the threading
+runtime the mutex is a ``runtime.TokenLock``, cheaper still), attribute stores and
 loads, the capacity decided from two counters kept under the mutex (``appended`` by producers,
 ``may_be_full_at`` by the drainer at the end of a drain), and the append written
 ``self._section + item`` (a binary operator calling the FIFO's ``append``).
@@ -50,7 +51,7 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Any, Generic, TypeVar
 
-from .runtime import FifoLike, Runtime
+from .runtime import FifoLike, Runtime, cheap_lock
 from .tracing import Tracer, default_label
 from .worker_pool import WorkItem, critical_section
 
@@ -167,7 +168,9 @@ class WorkLane(LaneBase[T, LaneEnv]):
         super().__init__(index, invoke, context, env)
         self.capacity = env.capacity
         self._label = env.label
-        self.mutex = env.runtime.lock(name=f"lane[{index}].mutex")
+        # A ``TokenLock`` under the threading runtime (``cheap_lock``): a post's one critical
+        # section is most of its cost.
+        self.mutex = cheap_lock(env.runtime, name=f"lane[{index}].mutex")
         self.queue: FifoLike[T] = env.runtime.deque(name=f"lane[{index}].queue")
         # ``with self._section``: the mutex, held; ``self._section + item``: the queue's append,
         # with no call (see ``critical_section``).

@@ -31,18 +31,17 @@ deque's own (``reference.work_stealing_deque``); ``deque_factory`` plugs a deque
 from __future__ import annotations
 
 import random
-from collections import deque
 from collections.abc import Callable, Iterator
 from typing import Any, Unpack
 
 from . import arguments
 from .results import Result
+from .runtime import FifoLike
 from .scheduler import StopMode
 from .work_stealing_base import PoolBase, PoolOptions, create_pool
 from .work_stealing_deque import ABORT, OK, ChaseLevDeque
 from .work_stealing_task import (
     DESIGN,
-    PENDING,
     PoolStats,
     TaskDiscarded,
     TaskFailed,
@@ -80,9 +79,10 @@ class WorkStealingPool(PoolBase):
         if type(self)._find_work is WorkStealingPool._find_work:
             # where the worker loop looks first; not for a subclass that finds work its own way
             self._takes = [d.take for d in self._deques]
-        self._injector: deque[TaskHandle] = deque()  # guarded by _inj_lock
-        # Its length, changed under _inj_lock: a lock-free emptiness test (Dekker with parking).
-        self._injected = rt.atomic_int(0, name="injected")
+        # Appended under _inj_lock (Stop closes admission under it); popped without it when
+        # untraced: each append, popleft and len is one atomic call (a plain deque under the GIL),
+        # so a pop is one step and its len the lock-free emptiness test (Dekker with parking).
+        self._injector: FifoLike[TaskHandle] = rt.deque(name="injector.queue")
         # Each worker's victim order: a choice only with two others or more (below that, no
         # generator, whose hidden state would also keep state-hash pruning from the pool).
         self._rngs = (
@@ -93,7 +93,6 @@ class WorkStealingPool(PoolBase):
 
     def _inject(self, task: TaskHandle) -> None:
         self._injector.append(task)  # under _inj_lock (PoolBase.submit)
-        self._injected.fetch_add(1)
 
     def _push_spawned(self, w: int, task: TaskHandle) -> None:
         self._deques[w].push(task)
@@ -108,26 +107,6 @@ class WorkStealingPool(PoolBase):
         if status == OK:
             return task
         return self._find_elsewhere(w)
-
-    def _wait_for(self, w: int, task: TaskHandle) -> None:
-        """``PoolBase._wait_for`` with the own deque's take called here (one Python call less)."""
-        if self._takes is None:  # a subclass's own ``_find_work``
-            super()._wait_for(w, task)
-            return
-        take = self._takes[w]
-        states = self._states
-        while True:
-            if states is not None:  # announced for the checker, as PoolBase._pending_task does
-                states.load()
-            if task.state != PENDING:
-                return
-            found = take()[1]
-            if found is None:
-                found = self._find_elsewhere(w)
-            if found is not None:
-                self._run(w, found)
-            elif not self._park(w, task):
-                return  # the pool failed
 
     def _find_elsewhere(self, w: int) -> TaskHandle | None:
         """The injector, then one round of victims (the own deque came back empty or lost)."""
@@ -145,17 +124,21 @@ class WorkStealingPool(PoolBase):
         return None
 
     def _pop_injector(self, w: int) -> TaskHandle | None:
-        if self._tracer is None and self._injected.load() == 0:
-            return None  # the usual case in fork/join: no lock round trip
-        with self._inj_lock:
-            if not self._injector:
-                if self._tracer is not None:
-                    self._emit("steal", {"worker": w, "victim": "injector", "task": None, "result": "empty"})
+        injector = self._injector
+        if self._tracer is None:
+            if not len(injector):
+                return None  # the usual case in fork/join: one read
+            try:
+                return injector.popleft()
+            except IndexError:  # another worker (or Stop) popped the last one since
                 return None
-            task = self._injector.popleft()
-            self._injected.fetch_add(-1)
-            if self._tracer is not None:
-                self._emit("steal", {"worker": w, "victim": "injector", "task": task.id, "result": "ok"})
+        # Traced: popped and logged under the lock, so the log orders it with submit and Stop.
+        with self._inj_lock:
+            if not len(injector):
+                self._emit("steal", {"worker": w, "victim": "injector", "task": None, "result": "empty"})
+                return None
+            task = injector.popleft()
+            self._emit("steal", {"worker": w, "victim": "injector", "task": task.id, "result": "ok"})
             return task
 
     def _victims(self, w: int) -> Iterator[int]:
@@ -173,7 +156,7 @@ class WorkStealingPool(PoolBase):
         for d in self._deques:
             if d.owner != w and d.looks_nonempty():
                 return True
-        return self._injected.load() > 0
+        return len(self._injector) > 0
 
     def _take_everything(self) -> list[TaskHandle]:
         # Workers are joined or discarding: what is left in the queues, oldest first.
@@ -183,16 +166,19 @@ class WorkStealingPool(PoolBase):
         return items
 
     def _empty_injector(self) -> list[TaskHandle]:
-        items = list(self._injector)
-        self._injector.clear()
-        self._injected.store(0)
+        # One pop at a time: untraced workers pop without the lock, and each pop takes a task once.
+        items: list[TaskHandle] = []
+        injector = self._injector
+        while len(injector):
+            try:
+                items.append(injector.popleft())
+            except IndexError:
+                break
         return items
 
     def queue_lengths(self) -> list[int]:
         """Each deque's length, then the injector's (a snapshot, for tests and benches)."""
-        with self._inj_lock:
-            injected = len(self._injector)
-        return [len(d) for d in self._deques] + [injected]
+        return [len(d) for d in self._deques] + [len(self._injector)]
 
 
 def create(**options: Any) -> tuple[Result, WorkStealingPool | None]:

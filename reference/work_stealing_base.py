@@ -8,7 +8,9 @@ Parking: a worker with nothing to do registers as a sleeper, re-checks every que
 only then sleeps; whoever makes work visible (push, submit) and then sees a registered
 sleeper wakes one. Registering before the re-check and publishing before the sleeper check
 is Dekker's pattern on sequentially consistent atomics, so no worker sleeps while work it
-could see exists (the lost wakeup).
+could see exists (the lost wakeup). Registration, re-check and the park happen under the
+park lock; the sleep itself is on the worker's own semaphore, released once by the waker that
+unregisters it, so a wake costs no second park-lock round trip.
 
 ``join`` from a worker never blocks while there is work: it runs other tasks until the
 joined task is done, and parks only when nothing is runnable; completing a task a parked
@@ -27,7 +29,7 @@ as a waiter: the completion that brings it there takes the park lock only when o
 Mutant seams: ``_wait_for`` (what a worker's join does while the task is not done),
 ``_wait_external``, ``_run``, ``_wait_quiet`` (Stop's wait); the subclasses' ``_recheck`` and
 ``_find_work`` (or, with a queue per worker, ``_takes`` and ``_find_elsewhere``: the worker
-loop calls the own queue's take itself, one Python call less per task).
+loop and a worker's join call the own queue's take themselves, one Python call less per task).
 """
 
 from __future__ import annotations
@@ -43,7 +45,14 @@ from . import arguments
 from .arguments import MAX_SIZE, MAX_WORKERS
 from .failure import FailureState, SchedulerFailed, SchedulerFailure
 from .results import Result
-from .runtime import DEFAULT_RUNTIME, AtomicInt, ConditionLike, Runtime, ThreadHandle, ThreadingRuntime
+from .runtime import (
+    DEFAULT_RUNTIME,
+    AtomicInt,
+    Runtime,
+    SemaphoreLike,
+    ThreadHandle,
+    ThreadingRuntime,
+)
 from .scheduler import StopMode
 from .tracing import Tracer
 from .work_stealing_task import DISCARDED, DONE, EXTERNAL, PENDING, RAISED, PoolStats, TaskHandle, log_error
@@ -113,9 +122,10 @@ class PoolBase(FailureState):
         self._pending = rt.atomic_int(0, name="pending")  # accepted tasks not yet done or discarded
         self._discarding = rt.atomic_int(0, name="discarding")
         self._park_lock = rt.lock(name="park")
-        self._conds: list[ConditionLike] = [
-            rt.condition(self._park_lock, name=f"park[{w}]") for w in range(workers)
-        ]
+        # A parked worker sleeps on its own semaphore, released once by the waker that unregisters
+        # it (``_unpark``, under the park lock): waking needs no second round trip of the park
+        # lock, which three threads (both wakers and the sleeper) would otherwise meet again.
+        self._wakeups: list[SemaphoreLike] = [rt.semaphore(0, name=f"park[{w}]") for w in range(workers)]
         self._idle = rt.condition(self._park_lock, name="idle")  # Stop and external joiners wait here
         # Under _park_lock: registered to park (cleared by a waker), and actually asleep.
         self._sleeping = [False] * workers
@@ -268,12 +278,19 @@ class PoolBase(FailureState):
     def _wait_for(self, w: int, task: TaskHandle) -> None:
         """Help until ``task`` is done: run what this worker finds; park when there is nothing."""
         states = self._states
+        # As in the worker loop: the own queue's take called here when the pool has one.
+        take = None if self._takes is None else self._takes[w]
         while True:
             if states is not None:  # _pending_task inlined
                 states.load()
             if task.state != PENDING:
                 return
-            found = self._find_work(w)
+            if take is None:
+                found = self._find_work(w)
+            else:
+                found = take()[1]
+                if found is None:
+                    found = self._find_elsewhere(w)
             if found is not None:
                 self._run(w, found)
             elif not self._park(w, task):
@@ -296,8 +313,10 @@ class PoolBase(FailureState):
     # -- workers ------------------------------------------------------------
 
     def _worker_main(self, w: int) -> None:
-        with self._state_lock:
-            self._worker_ids[self._rt.current_thread()] = w
+        # No lock: each worker writes its own key once, before it runs a task, and only its own
+        # tasks (spawn, join) and Stop (which finds no key for its thread) read the table; a dict
+        # item store is atomic under the GIL. A lock here met Stop's state lock in every execution.
+        self._worker_ids[self._rt.current_thread()] = w
         task: TaskHandle | None = None
         # The own queue's take called here, not through _find_work: one Python call less per task.
         take = None if self._takes is None else self._takes[w]
@@ -376,22 +395,26 @@ class PoolBase(FailureState):
                 self._joiners.fetch_add(1)
             self._sleeping[w] = True
             self._sleepers.fetch_add(1)  # register first, then look again: Dekker with _notify_work
-            try:
-                if (joining is not None and not self._pending_task(joining)) or self._recheck(w):
-                    return True
-                self._parked[w] = True
-                self._emit("park", {"worker": w})
-                while self._sleeping[w] and not self._shutdown:
-                    self._conds[w].wait()
-                self._parked[w] = False
-                return not self._shutdown
-            finally:
-                if self._sleeping[w]:
-                    self._sleeping[w] = False
-                    self._sleepers.fetch_add(-1)
-                if joining is not None:
-                    joining.joiner = None
-                    self._joiners.fetch_add(-1)
+            if (joining is not None and not self._pending_task(joining)) or self._recheck(w):
+                self._sleeping[w] = False  # nobody unregistered it: the lock is still held
+                self._sleepers.fetch_add(-1)
+                self._unjoin(joining)
+                return True
+            self._parked[w] = True
+            self._emit("park", {"worker": w})
+        # Registered and parked: exactly one waker unregisters it (under the park lock, so after
+        # the registration above) and releases this semaphore once.
+        self._wakeups[w].acquire()
+        self._unjoin(joining)
+        return not self._shutdown  # declared GIL-atomic: written under the park lock before the release
+
+    def _unjoin(self, joining: TaskHandle | None) -> None:
+        if joining is not None:
+            # Not under the park lock: a completer that still reads this worker as the joiner finds
+            # it unregistered (``_sleeping``) and wakes nobody, or finds it registered again and
+            # wakes it once more (it then looks again: a spurious wake, never a lost one).
+            joining.joiner = None
+            self._joiners.fetch_add(-1)
 
     def _notify_work(self) -> None:
         """After making a task visible: wake one registered sleeper, if any (a parked one first)."""
@@ -407,12 +430,14 @@ class PoolBase(FailureState):
                 self._unpark((parked or registered)[0])
 
     def _unpark(self, v: int) -> None:
-        # Under the park lock.
+        # Under the park lock: unregister ``v`` and, if it sleeps, release it (once: it is no longer
+        # registered, so no other waker picks it until it registers again).
         self._sleeping[v] = False
         self._sleepers.fetch_add(-1)
         if self._parked[v]:
+            self._parked[v] = False
             self._emit("unpark", {"worker": v})
-            self._conds[v].notify()
+            self._wakeups[v].release()
 
     # -- discard, failure, Stop ------------------------------------------------
 
@@ -488,6 +513,10 @@ class PoolBase(FailureState):
 
     def _wait_quiet(self) -> None:
         """Stop's wait for ``pending`` to reach 0 (or the pool to fail)."""
+        # Admission is closed, so 0 is final: only a running task (itself counted) spawns. Seen
+        # without the lock, Stop skips a park-lock round trip that met every parking worker's.
+        if self._pending.load() == 0:
+            return
         with self._park_lock:
             if self._pending.load() > 0 and self._failure is None:
                 self._joiners.fetch_add(1)  # register, then look again: Dekker with _complete

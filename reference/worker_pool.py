@@ -40,7 +40,7 @@ from collections.abc import Callable, Hashable
 from types import TracebackType
 from typing import Any, Protocol
 
-from .runtime import INTERPRETER_LOCKS, LockLike, Runtime, ThreadHandle
+from .runtime import INTERPRETER_LOCKS, LockLike, Runtime, ThreadHandle, TokenLock
 from .tracing import Tracer
 
 _log = logging.getLogger(__name__)
@@ -75,9 +75,13 @@ def critical_section(lock: LockLike, append: Callable[[Any], object] | None = No
     still correct, only its cost differs. One class per lock: about 1.7 kB and 15 us, once, and
     reclaimed by the cyclic collector (a class refers to itself) once its lane is gone.
     """
-    if type(lock) not in INTERPRETER_LOCKS:
+    methods: dict[str, object]
+    if isinstance(lock, TokenLock):  # its queue's ``get`` and ``put``, as the lock's own class has them
+        methods = {"__slots__": (), "__enter__": lock.tokens.get, "__exit__": lock.tokens.put}
+    elif type(lock) in INTERPRETER_LOCKS:
+        methods = {"__slots__": (), "__enter__": lock.__enter__, "__exit__": lock.__exit__}
+    else:
         return _Section(lock, append)
-    methods: dict[str, object] = {"__slots__": (), "__enter__": lock.__enter__, "__exit__": lock.__exit__}
     if append is not None:
         methods["__add__"] = append
     section: CriticalSection = type("CriticalSection", (), methods)()

@@ -207,7 +207,7 @@ BUGGY_EXAMPLES: dict[str, tuple[Callable[[], Program], dict[str, Any]]] = {
     "pool-park-without-recheck (2 tasks)": (lambda: parking_pool(2, 2, recheck=False), {}),
     "pool-park-without-recheck (4 tasks)": (lambda: parking_pool(2, 4, recheck=False), {}),
 }
-FIRST_BUG_STRATEGIES = ("dpor", "pct", "portfolio")
+FIRST_BUG_STRATEGIES = ("dpor", "dpor-ipb", "pct", "portfolio")
 # Options of a design scenario that say which space is searched (the bench sets the rest).
 _SPACE_FIELDS = ("spurious_wakeups", "virtual_timeouts", "preemption_bound", "max_steps")
 

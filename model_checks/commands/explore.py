@@ -24,7 +24,7 @@ from model_checks.harness.swarm import SWARM_STRATEGIES
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_BOUNDED = 0, 1, 2, 3
 Factory = Callable[[], Callable[[ControlledRuntime], object]]
-STRATEGIES = ("dpor", "dfs", "random", "pct", "portfolio", "states")
+STRATEGIES = ("dpor-ipb", "dpor", "dfs", "random", "pct", "portfolio", "states")
 # `--strategy states`: plain DFS that prunes a prefix reaching an abstract state already explored
 # (harness/stateful.py); its exhaustive verdict says it is over abstract states.
 STATES = "states"
@@ -105,10 +105,11 @@ def explore_command(
     strategy: Annotated[
         str,
         typer.Option(
-            help="dpor | dfs | random | pct | portfolio (DPOR and PCT in turn: shallow bugs first) | "
+            help="dpor-ipb (DPOR, fewest preemptions first: shallow bugs first, still a proof) | "
+            "dpor (depth-first) | dfs | random | pct | portfolio (DPOR and PCT in turn) | "
             "states (DFS pruning prefixes that reach an abstract state already explored)"
         ),
-    ] = "dpor",
+    ] = "dpor-ipb",
     preemption_bound: Annotated[
         int | None, at_least_zero("max preemptions per execution", high=10_000)
     ] = None,

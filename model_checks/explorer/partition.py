@@ -36,6 +36,9 @@ if TYPE_CHECKING:
 
 Found = tuple[int, str, str, str]  # (local id, kind, property name, reason)
 CHECK_EVERY = 2048  # states between two looks at the clock and the state bound
+# One state's successors (``Partition.generator``): None when the state constraint keeps it from
+# being expanded, else (action index, canonical successor, its fingerprint, process) per action.
+Successors = list[tuple[int, Any, int, int]] | None
 
 
 class Partition:
@@ -146,52 +149,21 @@ class Partition:
                 found.append((j, "invariant", bad[0], bad[1]))
         return found
 
-    def expand(self, start: int, end: int, current_depth: int) -> tuple[list[Found], str | None]:
-        """Expand local states ``start .. end-1`` (one BFS layer): the violations found, and why
-        the layer was cut short (a bound), if it was."""
+    def generator(self) -> Callable[[Any], Successors]:
+        """The successors of one state, as ``Successors``: each enabled action's canonical
+        successor with its fingerprint, in dispatch order, or ``None`` when the state constraint
+        keeps the state from being expanded. Runs the spec's actions; touches no bookkeeping."""
         c = self.inst.constants
-        options = self.options
         canon = self.canon
         constraint = self.inst.spec.constraint_fn
-        terminal = self.inst.spec.terminal_fn
-        assert self.checker is not None
-        violated = self.checker.first_violated
-        states, seen, clash = self.states, self.seen, self.clash
-        parent, depth, switches, last_proc = self.parent, self.depth, self.switches, self.last_proc
-        offsets, dst, proc, enabled = self.offsets, self.dst, self.proc, self.enabled
-        fired = self.fired
         counters = self.dispatch.counters
         plan = self.dispatch.plan
         all_calls = self.dispatch.all_calls
-        size, rank = self.size, self.rank
-        outgoing, overflow, sent = self.outgoing, self.overflow, self.sent
-        project = self.project
-        fields_of = self.fields_of if size > 1 else None
-        mine: Any = None
-        assert self.codec is not None
-        # With several processes, stored states share interned fields with the states other
-        # processes send (``codec``), so that confirming a fingerprint hit rarely calls
-        # ``Function.__eq__``; one process gains nothing from it (measured: ±1%).
-        intern = self.codec.intern if size > 1 else None
-        found: list[Found] = []
-        incomplete: str | None = None
-        transitions = 0
-        for i in range(start, end):
-            state = states[i]
+
+        def successors(state: Any) -> Successors:
             if constraint is not None and not constraint(c, state):
-                self.constrained += 1
-                if offsets is not None:
-                    offsets.append(len(dst))  # type: ignore[arg-type]
-                    enabled.append(0)  # type: ignore[union-attr]
-                continue
-            d1 = depth[i] + 1
-            sw_i = switches[i]
-            lp_i = last_proc[i]
-            gid_i = i * size + rank
-            if fields_of is not None:
-                mine = fields_of(state)
-            mask = 0
-            n_succ = 0
+                return None
+            out: list[tuple[int, Any, int, int]] = []
             calls = plan(tuple([pc(c, state, p) for pc, p in counters])) if counters else all_calls
             for a_index, fn, args, pid in calls:
                 result = fn(c, state, *args)
@@ -199,10 +171,54 @@ class Partition:
                     continue
                 if type(result) is Emitted:
                     result = result.state
-                n_succ += 1
-                fired[a_index] += 1
                 key = canon(c, result) if canon else result
-                h = hash(key)
+                out.append((a_index, key, hash(key), pid))
+            return out
+
+        return successors
+
+    def placer(self, found: list[Found]) -> Callable[[int, Successors], int]:
+        """Take local state ``i``'s successors into the search: seen-set, parents, depths and
+        context switches, the batches for other owners, the state graph, invariant and deadlock
+        checks (violations appended to ``found``); the number of transitions taken.
+
+        The one loop every search runs per successor (``expand``, and a Ray worker taking what
+        it generated ahead); its locals are bound once per layer, not once per state."""
+        c = self.inst.constants
+        options = self.options
+        terminal = self.inst.spec.terminal_fn
+        assert self.checker is not None
+        violated = self.checker.first_violated
+        states, seen, clash = self.states, self.seen, self.clash
+        parent, depth, switches, last_proc = self.parent, self.depth, self.switches, self.last_proc
+        offsets, dst, proc, enabled = self.offsets, self.dst, self.proc, self.enabled
+        fired = self.fired
+        size, rank = self.size, self.rank
+        outgoing, overflow, sent = self.outgoing, self.overflow, self.sent
+        project = self.project
+        fields_of = self.fields_of if size > 1 else None
+        assert self.codec is not None
+        # With several processes, stored states share interned fields with the states other
+        # processes send (``codec``), so that confirming a fingerprint hit rarely calls
+        # ``Function.__eq__``; one process gains nothing from it (measured: ±1%).
+        intern = self.codec.intern if size > 1 else None
+
+        def place(i: int, out: Successors) -> int:
+            if out is None:
+                self.constrained += 1
+                if offsets is not None:
+                    offsets.append(len(dst))  # type: ignore[arg-type]
+                    enabled.append(0)  # type: ignore[union-attr]
+                return 0
+            state = states[i]
+            d1 = depth[i] + 1
+            sw_i = switches[i]
+            lp_i = last_proc[i]
+            gid_i = i * size + rank
+            mine = fields_of(state) if fields_of is not None else None
+            mask = 0
+            for a_index, key, h, pid in out:
+                fired[a_index] += 1
                 sw = sw_i + (1 if lp_i >= 0 and lp_i != pid else 0)
                 if size > 1 and (fields_of is None or fields_of(key) != mine):
                     owner = (h if project is None else hash(project(key))) % size
@@ -210,10 +226,10 @@ class Partition:
                         known = sent.get(h)
                         if known is not None and known == key:
                             continue  # its owner has it already, at this depth or less
-                        out = outgoing[owner]
-                        entry = out.get(h)
+                        box = outgoing[owner]
+                        entry = box.get(h)
                         if entry is None:
-                            out[h] = [key, gid_i, sw, pid]
+                            box[h] = [key, gid_i, sw, pid]
                         elif entry[0] == key:
                             if sw < entry[2]:
                                 entry[1], entry[2], entry[3] = gid_i, sw, pid
@@ -250,19 +266,39 @@ class Partition:
                     if dst is not None:
                         dst.append(j)
                         proc.append(pid)  # type: ignore[union-attr]
-            transitions += n_succ
             if offsets is not None:
                 offsets.append(len(dst))  # type: ignore[arg-type]
                 enabled.append(mask)  # type: ignore[union-attr]
-            if n_succ == 0 and options.deadlock and not (terminal is not None and terminal(c, state)):
+            if not out and options.deadlock and not (terminal is not None and terminal(c, state)):
                 found.append((i, "deadlock", "Deadlock", "no action is enabled and the system is not done"))
+            return len(out)
+
+        return place
+
+    def bound_reached(self, transitions: int, current_depth: int) -> str | None:
+        """Looked at every ``CHECK_EVERY`` states: progress, and why to stop short, if a bound says so."""
+        options = self.options
+        if self.progress is not None:
+            self.progress(len(self.states), self.transitions + transitions, current_depth)
+        if options.time_limit is not None and time.perf_counter() - self.started > options.time_limit:
+            return f"time limit {options.time_limit:g}s reached"
+        if options.max_states is not None and len(self.states) > options.max_states:
+            return f"state bound {options.max_states} reached"
+        return None
+
+    def expand(self, start: int, end: int, current_depth: int) -> tuple[list[Found], str | None]:
+        """Expand local states ``start .. end-1`` (one BFS layer): the violations found, and why
+        the layer was cut short (a bound), if it was."""
+        found: list[Found] = []
+        successors = self.generator()
+        place = self.placer(found)
+        states = self.states
+        incomplete: str | None = None
+        transitions = 0
+        for i in range(start, end):
+            transitions += place(i, successors(states[i]))
             if i % CHECK_EVERY == 0:
-                if self.progress is not None:
-                    self.progress(len(states), self.transitions + transitions, current_depth)
-                if options.time_limit is not None and time.perf_counter() - self.started > options.time_limit:
-                    incomplete = f"time limit {options.time_limit:g}s reached"
-                if options.max_states is not None and len(states) > options.max_states:
-                    incomplete = f"state bound {options.max_states} reached"
+                incomplete = self.bound_reached(transitions, current_depth)
                 if incomplete:
                     break
         self.transitions += transitions

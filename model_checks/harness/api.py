@@ -111,7 +111,7 @@ def _check(
         s.run(IndexChooser(choices))
         s.result.bounded_by.append("one execution drawn by Hypothesis")
         result = s.finish()
-    elif opts.strategy in ("dpor", "dfs"):
+    elif opts.strategy in ("dpor-ipb", "dpor", "dfs"):
         result = loops.exhaustive(test_fn, opts)
     elif opts.strategy in ("random", "pct"):
         result = loops.randomized(test_fn, opts)
@@ -122,7 +122,7 @@ def _check(
     else:
         raise UsageError(
             f"unknown strategy {opts.strategy!r}: "
-            "use 'dpor', 'dfs', 'random', 'pct', 'portfolio' or 'coverage'"
+            "use 'dpor-ipb', 'dpor', 'dfs', 'random', 'pct', 'portfolio' or 'coverage'"
         )
     if result.failure is not None:
         if opts.minimize and choices is None:

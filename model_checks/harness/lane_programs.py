@@ -4,11 +4,13 @@ stopped: the lane-style designs' scenarios build theirs from these (designs shar
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from functools import partial
 from typing import Any, Protocol, TypeVar
 
 from model_checks.harness.runtime import ControlledRuntime
 
 R = TypeVar("R")
+Record = tuple[str, str, Mapping[str, Any]]  # (thread, event, fields), as a tracer's ``emit`` got them
 _NOT_SHOWN = ("seq", "thread", "event")
 
 
@@ -20,13 +22,46 @@ def shown_trace(tracer: Recording) -> Callable[[], list[object]]:
     """The trace a failure report shows (``rt.trace``): one line per recorded event."""
 
     def lines() -> list[object]:
-        return [f"{e['seq']:>3} {e['thread']:>5} {e['event']} {_fields(e)}" for e in tracer.events()]
+        return [_line(e["seq"], e["thread"], e["event"], e) for e in tracer.events()]
 
     return lines
 
 
-def _fields(e: Mapping[str, Any]) -> str:
-    return " ".join(f"{k}={v}" for k, v in e.items() if k not in _NOT_SHOWN)
+def _line(seq: int, thread: str, event: str, fields: Mapping[str, Any]) -> str:
+    shown = " ".join(f"{k}={v}" for k, v in fields.items() if k not in _NOT_SHOWN)
+    return f"{seq:>3} {thread:>5} {event} {shown}"
+
+
+class ReportedTrace:
+    """The trace a failure report shows, for a program whose state keeps no history.
+
+    A program checked with state pruning (``harness.stateful.check_states``) must not keep the
+    events it observed: a recorded trace makes two orders of independent steps two states that
+    never meet again. Such a program checks each step's events as they come (an invariant) and
+    hands them here with ``keep``; each batch becomes a trace source of its own (``rt.trace``).
+    Trace sources are read only by the report (the program cannot read them back), and the
+    harness's state (``rt/fingerprint.py``) holds the invariants, final checks and pending-work
+    predicates but not the report's sources: what is kept here is no state, by construction. The
+    lines are ``shown_trace``'s, numbered from 1 in the order the events were kept."""
+
+    def __init__(self, rt: ControlledRuntime) -> None:
+        self._rt = rt
+        self._shown = 0  # lines numbered so far; moves only while a report reads the sources
+        rt.trace(self._restart)  # the first source: numbering starts again at every reading
+
+    def keep(self, records: Sequence[Record]) -> None:
+        """The events of one step, in the order they were recorded."""
+        if records:
+            self._rt.trace(partial(self._lines, tuple(records)))
+
+    def _restart(self) -> list[object]:
+        self._shown = 0
+        return []
+
+    def _lines(self, records: tuple[Record, ...]) -> list[object]:
+        first = self._shown + 1
+        self._shown += len(records)
+        return [_line(first + i, thread, event, fields) for i, (thread, event, fields) in enumerate(records)]
 
 
 def produce_then_stop(

@@ -16,24 +16,33 @@ DEFAULT_RANDOM_EXECUTIONS = 1_000
 
 
 def exhaustive(test_fn: TestFn, options: Options) -> Result:
-    dpor = options.strategy == "dpor"
+    """The systematic search: ``dfs``, ``dpor`` (depth-first) or ``dpor-ipb`` (the same DPOR, its
+    pending points taken fewest preemptions first; ``strategies/search.py``)."""
+    dpor = options.strategy in ("dpor", "dpor-ipb")
+    ordered = options.strategy == "dpor-ipb"
     s = Search(test_fn, options, options.strategy)
     if dpor and options.preemption_bound is not None:
         s.result.strategy = "dfs"
         s.result.notes.append(
             "DPOR with sleep sets is unsound under a preemption bound: ran plain bounded DFS instead"
         )
-    chooser = SearchChooser(dpor, options.preemption_bound)
+    chooser = SearchChooser(dpor, options.preemption_bound, ordered)
     while True:
         chooser.start_execution()
         ex = s.run(chooser)
         if s.take_restart():
-            chooser = SearchChooser(dpor, options.preemption_bound)
+            chooser = SearchChooser(dpor, options.preemption_bound, ordered)
         elif (ex.failure is not None and not options.keep_going) or not chooser.advance():
             break
         if s.stop_for_budget():
             break
     s.take_search_figures(chooser)
+    if chooser.ordered and s.result.bounded_by and s.failed_ex is None:
+        # not a bound on the executions: a race found beyond it may still add points below it
+        s.result.notes.append(
+            f"dpor-ipb: stopped while exploring the points of {chooser.bound_now} preemptions "
+            "(fewest first); not a proof for any bound"
+        )
     return s.finish()
 
 

@@ -8,23 +8,26 @@ from typing import TYPE_CHECKING, Literal
 if TYPE_CHECKING:
     from model_checks.harness.strategies.frontier import Feedback
 
-Strategy = Literal["dpor", "dfs", "random", "pct", "portfolio", "coverage"]
+Strategy = Literal["dpor-ipb", "dpor", "dfs", "random", "pct", "portfolio", "coverage"]
 Backend = Literal["greenlet", "threads"]
 Verdict = Literal["exhaustive", "bounded", "failed"]
 
 
 @dataclass(frozen=True)
 class Options:
-    """Every knob of an exploration. Defaults give a sound, exhaustive DPOR search.
+    """Every knob of an exploration. Defaults give a sound, exhaustive DPOR search, shallow bugs first.
 
-    ``strategy``            "dpor" (default, exhaustive with partial-order reduction), "dfs" (plain
-                            exhaustive depth-first), "random" (uniform), "pct" (Burckhardt et al. 2010),
+    ``strategy``            "dpor-ipb" (default: exhaustive with partial-order reduction, its pending
+                            points taken fewest preemptions first: few-preemption bugs early, the
+                            same proof), "dpor" (the same DPOR, depth-first), "dfs" (plain
+                            exhaustive depth-first), "random" (uniform),
+                            "pct" (Burckhardt et al. 2010),
                             "portfolio" (DPOR and PCT executions in turn: shallow bugs early, still
                             "exhaustive" when the DPOR part completes), "coverage" (coverage-guided
                             sampling toward goals ``feedback`` reports open; strategies/frontier.py).
     ``preemption_bound``    at most this many preemptive context switches per execution; when it cuts
-                            anything the verdict is "bounded". With a bound, "dpor" runs plain bounded DFS
-                            (DPOR + sleep sets is unsound under a preemption bound).
+                            anything the verdict is "bounded". With a bound, "dpor" and "dpor-ipb" run
+                            plain bounded DFS (DPOR + sleep sets is unsound under a preemption bound).
     ``max_executions``      stop after this many executions (verdict "bounded" if the space was not covered).
     ``max_steps``           steps per execution; exceeding it is a "livelock" failure.
     ``time_limit``          seconds for the whole search (verdict "bounded" when it cuts the search).
@@ -55,7 +58,7 @@ class Options:
                             feedback (``strategies.frontier.Feedback``).
     """
 
-    strategy: Strategy = "dpor"
+    strategy: Strategy = "dpor-ipb"
     preemption_bound: int | None = None
     max_executions: int | None = None
     max_steps: int = 2_000

@@ -19,6 +19,7 @@ from typing import Any
 
 from model_checks.harness.execution import TestFn, resolved
 from model_checks.harness.options import Options, Result
+from model_checks.harness.rt.fingerprint import end_search
 from model_checks.harness.rt.scheduler import Execution, UsageError
 from model_checks.harness.searching import Search
 from model_checks.harness.strategies.stateful import StateCachingChooser
@@ -80,12 +81,27 @@ def check_states(
         )
     if opts.replay or opts.keep_going:
         raise UsageError("state pruning explores: not with replay or keep_going (use check)")
-    if opts.strategy not in ("dpor", "dfs"):
+    if opts.strategy not in ("dpor", "dpor-ipb", "dfs"):
         raise UsageError(f"state pruning is an exhaustive search: not with strategy {opts.strategy!r}")
     opts = resolved(opts)
     s = Search(test_fn, opts, STRATEGY)
     r = s.result = StatefulResult(verdict="exhaustive", strategy=STRATEGY, races=bool(opts.races))
     chooser = StateCachingChooser() if fingerprint_fn is None else StateCachingChooser(fingerprint_fn)
+    try:
+        _search(s, r, chooser)
+    finally:
+        end_search()  # lets go of the objects that were alive before the search
+    r.pruned = chooser.pruned
+    r.states, r.states_pruned, r.unhashed = len(chooser.visited), chooser.states_pruned, chooser.unhashed
+    r.notes.append(
+        f"state pruning: {len(chooser.visited)} abstract states, {chooser.states_pruned} executions "
+        f"stopped at an explored state, {chooser.unhashed} scheduling points not fingerprinted"
+    )
+    s.finish()  # fills in ``r``
+    return r
+
+
+def _search(s: Search, r: StatefulResult, chooser: StateCachingChooser) -> None:
     while True:
         chooser.start_execution()
         ex = s.run(chooser)
@@ -101,11 +117,3 @@ def check_states(
             break
         if s.stop_for_budget():
             break
-    r.pruned = chooser.pruned
-    r.states, r.states_pruned, r.unhashed = len(chooser.visited), chooser.states_pruned, chooser.unhashed
-    r.notes.append(
-        f"state pruning: {len(chooser.visited)} abstract states, {chooser.states_pruned} executions "
-        f"stopped at an explored state, {chooser.unhashed} scheduling points not fingerprinted"
-    )
-    s.finish()  # fills in ``r``
-    return r

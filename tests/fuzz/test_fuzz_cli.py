@@ -181,7 +181,7 @@ VALID = {
     "--config": ["small"],
     "-c": ["small"],
     "--component": ["lane", "worker", "gate"],
-    "--strategy": ["dpor", "pct", "random"],
+    "--strategy": ["dpor", "dpor-ipb", "pct", "random"],
     "--backend": ["greenlet", "threads"],
     "--observe": ["post,invoke", "post", "take"],
     "--custom": ["lanes=1,workers=1,capacity=1,budget=1,script=0", "lanes=2,script=01+x,stops=drain"],

@@ -22,7 +22,7 @@ import pytest
 
 from model_checks.harness import Options, check, examples, lane_programs, own_code, patch, patched
 from model_checks.harness.rt import fingerprint as fp
-from model_checks.harness.rt import frames
+from model_checks.harness.rt import frames, under_test
 from model_checks.harness.rt.scheduler import Execution, UsageError
 from model_checks.harness.runtime import ControlledRuntime
 from model_checks.harness.stateful import check_states
@@ -181,7 +181,8 @@ def test_programs_inside_the_harness_package_are_state(monkeypatch: pytest.Monke
         assert fp._machinery(own_code.HARNESS + source)
     assert not fp._program_file(patch.__file__ or "")  # its frames are walked, not its globals
     program = examples.bounded_buffer(1, 2, 2, 2)
-    monkeypatch.setattr(fp, "_machinery", _old_machinery)
+    # (every reader looks it up in ``under_test`` when called: one place to swap it)
+    monkeypatch.setattr(under_test, "_machinery", _old_machinery)
     old = check_states(program)
     # the cycle is not taken on trust any more: going round it, a thread is not enabled
     assert old.verdict == "bounded" and old.failure is None, old.report()

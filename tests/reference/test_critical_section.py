@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from reference.runtime import DEFAULT_RUNTIME, ThreadingRuntime, TokenLock, cheap_lock, token_lock
 from reference.worker_pool import critical_section
 
 
@@ -82,3 +83,52 @@ def test_any_other_lock_shares_one_class_and_means_the_same() -> None:
     assert list(queue) == [7]
     with pytest.raises(TypeError, match="without an append"):
         b + 1
+
+
+def test_a_token_lock_means_a_lock_and_its_section_holds_it() -> None:
+    """``cheap_lock`` under the threading runtime: a ``TokenLock``, with ``threading.Lock``'s meaning."""
+    lock = cheap_lock(DEFAULT_RUNTIME, name="lane")
+    assert isinstance(lock, TokenLock)
+    assert lock.acquire(blocking=False)
+    assert not _free_elsewhere(lock) and not lock.acquire(timeout=0.01)
+    lock.release()
+    with pytest.raises(RuntimeError, match="unlocked"):
+        lock.release()  # a second token would let two threads in
+    queue: deque[int] = deque()
+    section = critical_section(lock, append=queue.append)
+    with section:
+        assert lock.locked() and not _free_elsewhere(lock)
+        section + 3
+    with pytest.raises(ValueError), lock:
+        raise ValueError("inside")
+    assert not lock.locked() and _free_elsewhere(lock)
+    assert list(queue) == [3]
+
+
+def test_a_token_lock_excludes_threads() -> None:
+    lock = token_lock()
+    section = critical_section(lock)
+    inside, most = [0], [0]
+
+    def work() -> None:
+        for _ in range(2_000):
+            with section:
+                inside[0] += 1
+                most[0] = max(most[0], inside[0])
+                inside[0] -= 1
+
+    threads = [threading.Thread(target=work) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert most[0] == 1 and not lock.locked()
+
+
+class _OtherRuntime(ThreadingRuntime):
+    def lock(self, name: str = "") -> Any:
+        return _CountingLock()
+
+
+def test_another_runtimes_lock_is_kept() -> None:
+    assert isinstance(cheap_lock(_OtherRuntime()), _CountingLock)

@@ -150,19 +150,20 @@ def pg_bare(url: str, queue: str, out: str, name: str) -> None:
     _drain(out, step, conn.close)
 
 
-def pg_floor(url: str, queue: str, out: str, name: str) -> None:
-    """A lower bound on the PostgreSQL store's price (``--floor``); never the result."""
+def pg_functions(
+    url: str, queue: str, out: str, name: str, claim_function: str, finish_function: str
+) -> None:
+    """The bare loop's kind of client (one plain connection, one autocommit statement each,
+    nothing decoded) calling a claim and a finish function of the PostgreSQL store's kind."""
     import psycopg
     from psycopg.types.json import Jsonb
 
-    from reference.jobs import pg_fast  # psycopg's: an extra, not needed on SQLite
-
     conn = psycopg.connect(url, autocommit=True)
     claim = (
-        f"SELECT status, (job->>'id')::bigint AS id FROM {pg_fast.CLAIM_FUNCTION}"
+        f"SELECT status, (job->>'id')::bigint AS id FROM {claim_function}"
         "(%s, %s, %s, %s, %s, true, NULL, %s, 0)"
     )
-    finish = f"SELECT finished FROM {pg_fast.FINISH_FUNCTION}(%s, %s, NULL, %s, %s, 0)"
+    finish = f"SELECT finished FROM {finish_function}(%s, %s, NULL, %s, %s, 0)"
     sample = Jsonb([0.0, 0.0])
 
     def step() -> tuple[int | None, int, float, bool]:
@@ -175,12 +176,21 @@ def pg_floor(url: str, queue: str, out: str, name: str) -> None:
         if row[0] == "empty":
             return None, 0, seconds, False
         if row[0] != "admitted":  # budgets that never bind, no lease to reap: never the case
-            raise RuntimeError(f"the floor's claim went to the general path ({row[0]})")
-        if not conn.execute(finish, (row[1], token, sample, PROFILE_SAMPLES)).fetchone()[0]:  # type: ignore[index]
-            raise RuntimeError(f"the floor's finish of job {row[1]} found its lease gone")
+            raise RuntimeError(f"{claim_function} went to the general path ({row[0]}) in {queue}")
+        done = conn.execute(finish, (row[1], token, sample, PROFILE_SAMPLES)).fetchone()
+        if done is None or not done[0]:
+            raise RuntimeError(f"{finish_function}: job {row[1]}'s lease was gone")
         return int(row[1]), 0, seconds, False
 
     _drain(out, step, conn.close)
+
+
+def pg_floor(url: str, queue: str, out: str, name: str) -> None:
+    """A lower bound on the PostgreSQL store's price (``--floor``); never the result: the store's
+    own two functions called from the bare loop's kind of client."""
+    from reference.jobs import pg_fast  # psycopg's: an extra, not needed on SQLite
+
+    pg_functions(url, queue, out, name, pg_fast.CLAIM_FUNCTION, pg_fast.FINISH_FUNCTION)
 
 
 def admission(url: str, queue: str, out: str, name: str) -> None:

@@ -84,8 +84,11 @@ class NoRecheckMailbox(Mailbox[Any]):
         self.set_as_idle(processed)
 
 
-# The sender's CAS races the runner's re-check.
-@_mutant("check-then-set", "setAsScheduled as load, test and plain store", "invariant", _c(((0, 0),)))
+# Two senders' CASes race: both find the word Open after their appends. (A sender's CAS racing
+# the runner's re-check shows the same bug with one sender, but deeper: a run that ends with
+# messages queued keeps its reservation without a CAS, so that race needs the queue read empty
+# at the run's end and an append just after.)
+@_mutant("check-then-set", "setAsScheduled as load, test and plain store", "invariant", _c(((0,), (0,))))
 class CheckThenSetMailbox(Mailbox[Any]):
     """BUG: setAsScheduled loads, tests and then stores: two threads can both take the reservation."""
 

@@ -27,7 +27,7 @@ from typing import Any
 
 from model_checks.designs.work_lane import declared  # noqa: F401  (the design's GIL-atomic field)
 from model_checks.harness.lane_posts import Posts, round_robin_producers
-from model_checks.harness.lane_programs import produce_then_stop, shown_trace
+from model_checks.harness.lane_programs import ReportedTrace, produce_then_stop, shown_trace
 from model_checks.harness.options import Options
 from model_checks.harness.runtime import ControlledRuntime
 from reference.results import Result as TkResult
@@ -60,12 +60,18 @@ class _Observed:
     """What the scenario's callbacks saw, recorded so that recording adds no data race of its own:
     each producer appends to its own lists, each lane's callbacks (run by whichever worker drains
     the lane, or by Stop discarding it; one at a time, ordered by the lane's own synchronisation)
-    to that lane's lists. The lists exist before any thread starts; the final check merges them."""
+    to that lane's lists. The lists exist before any thread starts; the final check merges them.
+
+    Only what the checks need, and no history: per lane and producer, the indexes of the items
+    invoked (discarded) in the order they were, which is all conservation, "posted to this lane"
+    and per-producer FIFO read. Not which worker invoked an item, nor how one lane's invokes of
+    two producers' items interleaved: kept, they would make states that differ only in the past
+    (state pruning would then rarely see a state again)."""
 
     lanes: int
     producers: int
-    invoked: list[list[tuple[int, tuple[int, int], str]]] = field(default_factory=list)  # per lane
-    discarded: list[list[tuple[int, tuple[int, int]]]] = field(default_factory=list)  # per lane
+    invoked: list[list[list[int]]] = field(default_factory=list)  # [lane][producer] -> indexes
+    discarded: list[list[list[int]]] = field(default_factory=list)  # [lane][producer] -> indexes
     errors: list[list[tuple[int, tuple[int, int], str]]] = field(default_factory=list)  # per lane
     stop_results: list[TkResult] = field(default_factory=list)  # main thread only
     callback_stop: list[TkResult] = field(default_factory=list)  # per lane 0's first invoke only
@@ -73,12 +79,25 @@ class _Observed:
 
     def __post_init__(self) -> None:
         self.posts = Posts(self.producers, TkResult.SUCCESS)
-        self.invoked = [[] for _ in range(self.lanes)]
-        self.discarded = [[] for _ in range(self.lanes)]
+        self.invoked = [[[] for _ in range(self.producers)] for _ in range(self.lanes)]
+        self.discarded = [[[] for _ in range(self.producers)] for _ in range(self.lanes)]
         self.errors = [[] for _ in range(self.lanes)]
 
-    def all_invoked(self) -> list[tuple[int, tuple[int, int], str]]:
-        return [e for lane in self.invoked for e in lane]
+    def invoked_on(self, lane: int) -> int:
+        """How many items ``lane`` has invoked (read by that lane's own callbacks)."""
+        return sum(len(mine) for mine in self.invoked[lane])
+
+    def all_invoked(self) -> list[tuple[int, tuple[int, int]]]:
+        """Every invoke, as (lane, item)."""
+        return [
+            (lane, (p, i))
+            for lane, per in enumerate(self.invoked)
+            for p, mine in enumerate(per)
+            for i in mine
+        ]
+
+    def all_discarded(self) -> list[tuple[int, int]]:
+        return [(p, i) for per in self.discarded for p, mine in enumerate(per) for i in mine]
 
 
 class DrainOverlap(AssertionError):
@@ -88,24 +107,44 @@ class DrainOverlap(AssertionError):
 _DRAIN_EVENTS = frozenset({"drain_begin", "drain_end", "invoke"})
 
 
+class _StepTracer(RecordingTracer):
+    """The scheduler's tracer: a ``RecordingTracer`` whose records a reader may drop once read.
+    (A subclass, so the race detector's declaration of the recorder's list holds for it too:
+    ``harness/reference_fields.py``.)"""
+
+    def drop(self) -> None:
+        # in place: under the race detector the declared field's cell holds this very list
+        self._raw.clear()
+
+
 class _DrainWatch:
     """Checks "one drainer per lane" on the events the tracer recorded since the last step.
 
     It runs as the scenario's invariant, after every step, in the scheduler (not in the workers
     emitting the events): its bookkeeping is then no shared state of the program under test, and
     a step that emits nothing costs one length test. A failure shows up after the same step, with
-    the same message, as a check inside ``emit`` would give."""
+    the same message, as a check inside ``emit`` would give.
 
-    def __init__(self, tracer: RecordingTracer) -> None:
+    With ``report`` the events read are dropped from the tracer and handed to the failure report
+    instead (``lane_programs.ReportedTrace``), so the state keeps no trace: what the check needs
+    of the past is only who drains each lane now."""
+
+    def __init__(self, tracer: _StepTracer, report: ReportedTrace | None = None) -> None:
         self._tracer = tracer
-        self._seen = 0
+        self._report = report
+        self._seen = 0  # records already read (stays 0 when they are dropped)
         self._draining: dict[int, str] = {}  # lane -> worker draining it
         self.violation: str | None = None
 
     def check(self) -> bool:
-        if self.violation is None and len(self._tracer) > self._seen:
-            records = self._tracer.records(self._seen)
-            self._seen += len(records)
+        tracer = self._tracer
+        if self.violation is None and len(tracer) > self._seen:
+            records = tracer.records(self._seen)
+            if self._report is None:
+                self._seen += len(records)
+            else:
+                tracer.drop()
+                self._report.keep(records)
             for thread, kind, fields in records:
                 if kind in _DRAIN_EVENTS:
                     lane = int(fields.get("lane") or 0)
@@ -134,27 +173,37 @@ def lane_program(
     sc: LaneScenario,
     *,
     build: Callable[..., WorkerScheduler[Any]] = WorkerScheduler,
+    keep_trace: bool = True,
     **scheduler_options: Any,
 ) -> Program:
     """The scenario as a harness program. ``build`` makes the scheduler (same signature as
     ``WorkerScheduler``: a subclass, or a factory plugging mutant lanes/pools in);
-    ``scheduler_options`` are extra keyword arguments for it (e.g. ``lane_factory``)."""
+    ``scheduler_options`` are extra keyword arguments for it (e.g. ``lane_factory``).
+
+    ``keep_trace``: the scheduler's tracer (a ``RecordingTracer``) keeps the whole trace, for a
+    caller that reads it (the link's validator, ``link/impl_to_spec.py``, is handed it through a
+    ``pool_factory``). With False the program keeps no history: each step's events are checked
+    and then dropped, and a failure report still shows them all (``ReportedTrace``). The checks
+    are the same; what differs is only the state, which then lets state pruning
+    (``lanecheck explore --strategy states``) meet a state again after two orders of independent
+    steps. The rows and ``SCENARIOS`` use False."""
 
     def program(rt: ControlledRuntime) -> object:
         obs = _Observed(sc.lanes, sc.producers)
-        tracer = RecordingTracer()
-        watch = _DrainWatch(tracer)
+        tracer = _StepTracer()
+        report = None if keep_trace or not sc.traced else ReportedTrace(rt)
+        watch = _DrainWatch(tracer, report)
         holder: list[WorkerScheduler[tuple[int, int]]] = []
         lane1_ran = rt.event(name="lane1 invoked")
 
         def invoke(lane: int, item: tuple[int, int]) -> None:
-            obs.invoked[lane].append((lane, item, rt.thread_name()))
+            obs.invoked[lane][item[0]].append(item[1])
             if sc.rendezvous:
                 if lane == 1:
                     lane1_ran.set()
-                elif lane == 0 and len(obs.invoked[0]) == 1:
+                elif lane == 0 and obs.invoked_on(0) == 1:
                     lane1_ran.wait()
-            if sc.stop_from_callback and lane == 0 and len(obs.invoked[0]) == 1:
+            if sc.stop_from_callback and lane == 0 and obs.invoked_on(0) == 1:
                 obs.callback_stop.append(holder[0].stop(sc.stop))
             if sc.raising_item == item:
                 raise ValueError(f"invoke of {item} fails on purpose")
@@ -170,7 +219,7 @@ def lane_program(
             runtime=rt,
             tracer=tracer if sc.traced else None,
             on_error=on_error,
-            on_discard=lambda lane, item: obs.discarded[lane].append((lane, item)),
+            on_discard=lambda lane, item: obs.discarded[lane][item[0]].append(item[1]),
             sizing=Sizing.CHECKING,  # the spec's small sizes (capacity 1, ready queue = lanes)
             **scheduler_options,
         )
@@ -183,7 +232,8 @@ def lane_program(
 
         if sc.traced:
             rt.invariant(watch.check, "one drainer per lane")
-            rt.trace(shown_trace(tracer))
+            if report is None:
+                rt.trace(shown_trace(tracer))
         rt.pending_work(lambda: any(_queued(lane.queue) for lane in sched._lanes))
 
         stopped = produce_then_stop(
@@ -209,8 +259,8 @@ def _final_checks(sc: LaneScenario, obs: _Observed) -> tuple[Any, ...]:
     all_accepted = obs.posts.all_accepted()
     all_invoked = obs.all_invoked()
     accepted = sorted(item for item, _ in all_accepted)
-    invoked = sorted(item for _, item, _ in all_invoked)
-    discarded = sorted(item for lane in obs.discarded for _, item in lane)
+    invoked = sorted(item for _, item in all_invoked)
+    discarded = sorted(obs.all_discarded())
     assert obs.stop_results == [TkResult.SUCCESS], f"Stop returned {obs.stop_results}"
     if sc.stop_from_callback:
         assert obs.callback_stop == [TkResult.INVALID_STATE], f"Stop in a callback gave {obs.callback_stop}"
@@ -222,11 +272,11 @@ def _final_checks(sc: LaneScenario, obs: _Observed) -> tuple[Any, ...]:
             f"conservation: accepted {accepted}, invoked {invoked} + discarded {discarded}"
         )
     lane_of = dict(all_accepted)
-    for lane, item, _ in all_invoked:
+    for lane, item in all_invoked:
         assert lane_of.get(item) == lane, f"{item} invoked on lane {lane}, posted to {lane_of.get(item)}"
     for lane in range(sc.lanes):
         for p in range(sc.producers):
-            order = [item[1] for ln, item, _ in all_invoked if ln == lane and item[0] == p]
+            order = obs.invoked[lane][p]
             assert order == sorted(order), f"lane {lane} FIFO broken for producer {p}: {order}"
     if sc.raising_item is not None and sc.raising_item in invoked:
         errors = [e for lane in obs.errors for e in lane]
@@ -252,7 +302,7 @@ SCENARIO_SPECS: dict[str, LaneScenario] = {
 
 
 def _factory(spec: LaneScenario) -> Callable[[], Program]:
-    return lambda: lane_program(spec)
+    return lambda: lane_program(spec, keep_trace=False)
 
 
 SCENARIOS: dict[str, Callable[[], Program]] = {

@@ -23,8 +23,9 @@ declare_atomic(
 declare_atomic(
     "reference.work_stealing_task:TaskHandle",
     "joiner",
-    "set and cleared under the park lock by a parked joiner; read first without it by the "
-    "completer, as a filter after the joiners count (Dekker's pattern), then again under the lock",
+    "set under the park lock by a joiner that registers to park; cleared by a joining worker "
+    "after it wakes, without the lock; read first without it by the completer, as a filter after "
+    "the joiners count (Dekker's pattern), then again under the lock",
 )
 
 declare_atomic(
@@ -35,4 +36,13 @@ declare_atomic(
     "another; a stale read loses its CAS). Declared, the array is exempt from race reports; the "
     "explorer still orders every slot write against every slot read through the deque's "
     "'slots' cell (reference/work_stealing_deque.py)",
+)
+
+declare_atomic(
+    "reference.work_stealing_base:PoolBase",
+    "_shutdown",
+    "written under the park lock by Stop or a failure before it releases every parked worker's "
+    "semaphore; read without the lock by a worker that wakes from its semaphore: a wake for "
+    "shutdown comes after the write, and a stale False after a wake for work only sends the "
+    "worker round its loop to _park, which reads it again under the lock",
 )

@@ -139,7 +139,8 @@ class _StealWatch(RecordingTracer):
 def _queued(pool: PoolBase) -> bool:
     """Does a task wait in a queue? Read from the model, between steps (no scheduling point)."""
     if isinstance(pool, WorkStealingPool):
-        return bool(pool._injector) or any(d.looks_nonempty() for d in pool._deques)
+        injector = pool._injector  # the controlled deque's model, not its len (a scheduling point)
+        return bool(getattr(injector, "_items", injector)) or any(d.looks_nonempty() for d in pool._deques)
     return bool(getattr(pool, "_queue", ()))
 
 

@@ -24,12 +24,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from model_checks.explorer.partition import CHECK_EVERY, Found, Partition
-from spec.language import Emitted
-
-# What looking ahead at one state gave: ``None`` when the state constraint keeps it from being
-# expanded, else its successors as (action index, canonical successor, its hash, process).
-Ahead = list[tuple[int, Any, int, int]] | None
+from model_checks.explorer.partition import CHECK_EVERY, Found, Partition, Successors
 
 
 class LookAheadPartition(Partition):
@@ -41,7 +36,7 @@ class LookAheadPartition(Partition):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         assert not self.keep_graph, "a Ray worker keeps no state graph"
-        self.ahead: list[Ahead] = []  # for states ``ahead_from``, ``ahead_from + 1``, ...
+        self.ahead: list[Successors] = []  # for states ``ahead_from``, ``ahead_from + 1``, ...
         self.ahead_from = 0
         self.ahead_failed = False  # a state of this layer raised when looked at ahead
 
@@ -52,33 +47,14 @@ class LookAheadPartition(Partition):
             self.ahead, self.ahead_from, self.ahead_failed = [], start, False
         if self.ahead_failed:
             return False
-        c = self.inst.constants
-        canon = self.canon
-        constraint = self.inst.spec.constraint_fn
-        counters = self.dispatch.counters
-        plan = self.dispatch.plan
-        all_calls = self.dispatch.all_calls
+        successors = self.generator()
         states, ahead = self.states, self.ahead
         end = len(states)
         i = start + len(ahead)
         until = time.perf_counter() + seconds
         while i < end:
-            state = states[i]
             try:
-                if constraint is not None and not constraint(c, state):
-                    ahead.append(None)
-                else:
-                    out: list[tuple[int, Any, int, int]] = []
-                    calls = plan(tuple([pc(c, state, p) for pc, p in counters])) if counters else all_calls
-                    for a_index, fn, args, pid in calls:
-                        result = fn(c, state, *args)
-                        if result is None:
-                            continue
-                        if type(result) is Emitted:
-                            result = result.state
-                        key = canon(c, result) if canon else result
-                        out.append((a_index, key, hash(key), pid))
-                    ahead.append(out)
+                ahead.append(successors(states[i]))
             except Exception:
                 # A spec that raises here may never be asked to: the search can stop at this
                 # layer (a violation, a bound) before the state is expanded. Stop looking ahead;
@@ -96,7 +72,7 @@ class LookAheadPartition(Partition):
         taken = 0
         if self.ahead_from == start and self.ahead:
             taken = min(len(self.ahead), end - start)
-            incomplete = self._take(start, start + taken, found)
+            incomplete = self._take(start, start + taken, found, current_depth)
             self.ahead = []
             if incomplete is not None:
                 return found, incomplete
@@ -105,89 +81,17 @@ class LookAheadPartition(Partition):
         found.extend(more)
         return found, incomplete
 
-    def _take(self, start: int, stop: int, found: list[Found]) -> str | None:
-        """The loop of ``Partition.expand`` over states ``start .. stop-1``, their successors
-        already generated (``ahead``): every step in the same order, so the same outcome."""
-        c = self.inst.constants
-        options = self.options
-        terminal = self.inst.spec.terminal_fn
-        assert self.checker is not None
-        violated = self.checker.first_violated
-        states, seen, clash = self.states, self.seen, self.clash
-        parent, depth, switches, last_proc = self.parent, self.depth, self.switches, self.last_proc
-        fired = self.fired
-        size, rank = self.size, self.rank
-        outgoing, overflow, sent = self.outgoing, self.overflow, self.sent
-        project = self.project
-        fields_of = self.fields_of if size > 1 else None
-        mine: Any = None
-        assert self.codec is not None
-        intern = self.codec.intern if size > 1 else None
+    def _take(self, start: int, stop: int, found: list[Found], current_depth: int) -> str | None:
+        """``Partition.expand`` over states ``start .. stop-1`` with their successors already
+        generated (``ahead``): the same ``placer``, in the same order, so the same outcome."""
+        place = self.placer(found)
         ahead, base = self.ahead, self.ahead_from
         incomplete: str | None = None
         transitions = 0
         for i in range(start, stop):
-            out = ahead[i - base]
-            state = states[i]
-            if out is None:
-                self.constrained += 1
-                continue
-            d1 = depth[i] + 1
-            sw_i = switches[i]
-            lp_i = last_proc[i]
-            gid_i = i * size + rank
-            if fields_of is not None:
-                mine = fields_of(state)
-            for a_index, key, h, pid in out:
-                fired[a_index] += 1
-                sw = sw_i + (1 if lp_i >= 0 and lp_i != pid else 0)
-                if size > 1 and (fields_of is None or fields_of(key) != mine):
-                    owner = (h if project is None else hash(project(key))) % size
-                    if owner != rank:
-                        known = sent.get(h)
-                        if known is not None and known == key:
-                            continue
-                        box = outgoing[owner]
-                        entry = box.get(h)
-                        if entry is None:
-                            box[h] = [key, gid_i, sw, pid]
-                        elif entry[0] == key:
-                            if sw < entry[2]:
-                                entry[1], entry[2], entry[3] = gid_i, sw, pid
-                        else:
-                            overflow[owner].append([key, gid_i, sw, pid])
-                        continue
-                j = seen.get(h)
-                if j is not None and states[j] != key:
-                    j = clash.get(key)
-                if j is None:
-                    j = len(states)
-                    if intern is not None:
-                        key = intern(key)
-                    if h in seen:
-                        clash[key] = j
-                    else:
-                        seen[h] = j
-                    states.append(key)
-                    parent.append(gid_i)
-                    depth.append(d1)
-                    switches.append(sw)
-                    last_proc.append(pid)
-                    bad = violated(key, state)
-                    if bad is not None:
-                        found.append((j, "invariant", bad[0], bad[1]))
-                elif depth[j] == d1 and sw < switches[j]:
-                    parent[j] = gid_i
-                    switches[j] = sw
-                    last_proc[j] = pid
-            transitions += len(out)
-            if not out and options.deadlock and not (terminal is not None and terminal(c, state)):
-                found.append((i, "deadlock", "Deadlock", "no action is enabled and the system is not done"))
+            transitions += place(i, ahead[i - base])
             if i % CHECK_EVERY == 0:
-                if options.time_limit is not None and time.perf_counter() - self.started > options.time_limit:
-                    incomplete = f"time limit {options.time_limit:g}s reached"
-                if options.max_states is not None and len(states) > options.max_states:
-                    incomplete = f"state bound {options.max_states} reached"
+                incomplete = self.bound_reached(transitions, current_depth)
                 if incomplete:
                     break
         self.transitions += transitions

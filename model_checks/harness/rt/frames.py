@@ -62,9 +62,15 @@ def readable() -> bool:
 
 
 def _nlocalsplus(code: types.CodeType) -> int:
-    # 3.11 merges an argument that is also a cell into one slot
-    cells = [c for c in code.co_cellvars if c not in code.co_varnames]
-    return len(code.co_varnames) + len(cells) + len(code.co_freevars)
+    known = _NLOCALSPLUS.get(code)
+    if known is None:
+        # 3.11 merges an argument that is also a cell into one slot
+        cells = [c for c in code.co_cellvars if c not in code.co_varnames]
+        known = _NLOCALSPLUS[code] = len(code.co_varnames) + len(cells) + len(code.co_freevars)
+    return known
+
+
+_NLOCALSPLUS: dict[types.CodeType, int] = {}
 
 
 def _effect(ins: dis.Instruction, jump: bool) -> int:
@@ -139,13 +145,6 @@ def position(frame: types.FrameType) -> int:
     return table.get(lasti, lasti)
 
 
-def _slot(addr: int) -> object:
-    """The object in a ``localsplus`` slot; ``_NULL`` for an empty one."""
-    if not pointer_at(addr).value:
-        return _NULL
-    return object_at(addr).value
-
-
 class _Null:
     def __repr__(self) -> str:
         return "<NULL>"
@@ -172,7 +171,11 @@ def contents(frame: types.FrameType) -> tuple[list[object], list[object]]:
         depth = depth_at
     if depth < 0 or depth > code.co_stacksize:
         raise Unreadable(f"{code.co_qualname}: stack depth {depth} out of range")
-    slots = [_slot(base + LOCALSPLUS + 8 * k) for k in range(n + depth)]
+    m = n + depth
+    # one read of the slots' pointers, then the objects of the non-empty ones
+    pointers = memoryview(ctypes.string_at(base + LOCALSPLUS, 8 * m)).cast("Q")
+    objects = (ctypes.py_object * m).from_address(base + LOCALSPLUS)
+    slots: list[object] = [objects[k] if p else _NULL for k, p in enumerate(pointers)]
     return slots[:n], slots[n:]
 
 

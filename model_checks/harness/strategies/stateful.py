@@ -38,7 +38,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Hashable
 
-from model_checks.harness.rt.fingerprint import fingerprint
+from model_checks.harness.rt.fingerprint import begin_search, fingerprint
 from model_checks.harness.rt.objects import Action
 from model_checks.harness.rt.scheduler import Execution
 from model_checks.harness.strategies.search import check_replayed
@@ -62,6 +62,9 @@ class StateCachingChooser:
 
     def __init__(self, fingerprint_fn: Callable[[Execution], Hashable | None] = fingerprint) -> None:
         self.fingerprint = fingerprint_fn
+        # the objects alive before the first execution: the fingerprint writes them by reference
+        # (rt/seeds.py)
+        begin_search()
         self.stack: list[_Frame] = []
         self.replay_len = 0
         self.visited: set[Hashable] = set()

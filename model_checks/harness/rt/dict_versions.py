@@ -1,0 +1,55 @@
+"""Dict versions (PEP 509) for the state fingerprint's encoder: a live view of a dict's version
+number, and each module's data (its globals but ``__dunder__`` names) kept as one dict object
+refreshed only when the module's dict is written. CPython 3.11's object layout."""
+
+from __future__ import annotations
+
+import ctypes
+import operator
+from typing import Any
+
+_VERSION_AT = 24  # PyDictObject.ma_version_tag (CPython 3.11): a new global number at each write
+_PROXIED_AT = 16  # mappingproxyobject.mapping
+_value = operator.attrgetter("value")
+
+
+def _version_view(d: dict[Any, Any]) -> ctypes.c_uint64:
+    """A live view of ``d``'s version (PEP 509: every write to a dict gives it a new number from
+    one global counter, so an unchanged number is an unchanged dict). Valid while ``d`` lives:
+    the caller keeps it."""
+    return ctypes.c_uint64.from_address(id(d) + _VERSION_AT)
+
+
+class _ModuleData:
+    """A module's data but ``__dunder__`` names, as one dict object refreshed in place when the
+    module's dict is written: every reading that reaches the module holds the same object."""
+
+    __slots__ = ("data", "module_dict", "version", "view")
+
+    def __init__(self, d: dict[str, Any]) -> None:
+        self.module_dict = d
+        self.view = _version_view(d)
+        self.version = -1
+        self.data: dict[str, Any] = {}
+        self.refresh()
+
+    def refresh(self) -> None:
+        version = self.view.value
+        if version != self.version:
+            self.version = version
+            self.data.clear()
+            self.data.update((k, x) for k, x in self.module_dict.items() if not k.startswith("__"))
+
+
+_MODULE_DATA: dict[int, _ModuleData] = {}  # by id of the module's dict (kept alive in the entry)
+_view_of = operator.attrgetter("view")
+_version_of = operator.attrgetter("version")
+
+
+def _module_data(d: dict[str, Any]) -> dict[str, Any]:
+    known = _MODULE_DATA.get(id(d))
+    if known is None or known.module_dict is not d:
+        known = _MODULE_DATA[id(d)] = _ModuleData(d)
+    else:
+        known.refresh()
+    return known.data

@@ -1,0 +1,207 @@
+"""The state fingerprint's walk in Python (``_Canon``): the reading that ``fingerprint.py``'s
+docstring describes, as nested tuples. The encoder (``encoder.py``) reads the same and is what
+``fingerprint`` uses; the walk is its reference in the tests and its fallback for a heap nested
+deeper than the C pickler may recurse (``walk_fingerprint``)."""
+
+from __future__ import annotations
+
+import functools
+import itertools
+import re
+import sys
+import types
+from collections import deque
+from collections.abc import Hashable
+from typing import Any
+
+from model_checks.harness.rt import frames
+from model_checks.harness.rt.object_kinds import (
+    _BUILTIN_METHOD,
+    _DESCRIPTORS,
+    _HEAPTYPE,
+    _ITERATORS,
+    _LOGGING,
+    _OPAQUE_HARNESS,
+    Opaque,
+    _atom,
+    _python_class,
+)
+from model_checks.harness.rt.objects import ObjState, Op
+from model_checks.harness.rt.under_test import _program_file, _program_module
+
+_SCALARS = (int, str, bytes, type(None), type(Ellipsis))
+
+
+class _Canon:
+    """Serialises a reachable object graph; objects with identity are numbered as first met."""
+
+    def __init__(self) -> None:
+        self.seen: dict[int, int] = {}
+        self.alive: list[object] = []  # keeps walked objects (and so their ids) for the walk
+
+    def value(self, x: Any) -> Hashable:
+        t = type(x)
+        if t in _SCALARS:
+            scalar: Hashable = x
+            return scalar
+        if t is bool:
+            return ("b", x)
+        if t is float:
+            return ("f", float.hex(x))
+        if t is tuple:
+            return ("t", *[self.value(v) for v in x])
+        if t is types.CodeType:
+            return ("a", _atom(x))
+        if t is types.ModuleType:
+            if not _program_module(x):
+                return ("a", _atom(x))
+            return ("M", _atom(x), self.module_data(x.__dict__))
+        if x is frames.NULL:
+            return ("null",)
+        n = self.seen.get(id(x))
+        if n is not None:
+            return ("@", n)
+        self.seen[id(x)] = len(self.seen)
+        self.alive.append(x)
+        return self._walk(x, t)
+
+    def _walk(self, x: Any, t: type) -> Hashable:
+        v = self.value
+        if isinstance(x, ObjState):
+            return ("O", x.oid)
+        if t is list:
+            return ("l", *[v(i) for i in x])
+        if t is dict:
+            return ("d", *[(v(k), v(i)) for k, i in x.items()])
+        if t is set or t is frozenset:
+            return ("s", t is set, *[v(i) for i in x])
+        if t is deque:
+            return ("q", x.maxlen, *[v(i) for i in x])
+        if t is bytearray:
+            return ("ba", bytes(x))
+        if t is range or t is slice:
+            return ("r", t is range, v(x.start), v(x.stop), v(x.step))
+        if t is complex:
+            return ("c", float.hex(x.real), float.hex(x.imag))
+        if t is types.FunctionType:
+            return self._function(x)
+        if t is types.CellType:
+            try:
+                return ("C", v(x.cell_contents))
+            except ValueError:  # an empty cell
+                return ("C",)
+        if t is types.MethodType:
+            return ("m", v(x.__func__), v(x.__self__))
+        if t is types.BuiltinFunctionType or t is _BUILTIN_METHOD:
+            owner = x.__self__
+            return ("B", x.__qualname__, v(owner))
+        if t is functools.partial:  # its whole state: the function, arguments and attributes
+            return ("P", v(x.func), v(x.args), v(x.keywords), v(x.__dict__))
+        if t is staticmethod or t is classmethod:
+            return ("sm", t is staticmethod, v(x.__func__))
+        if t is property:
+            return ("p", v(x.fget), v(x.fset), v(x.fdel))
+        if isinstance(x, (types.GenericAlias, types.UnionType)):  # ``list[int]``, ``int | None``: immutable
+            return ("a", _atom(x))
+        if t is itertools.count:  # its repr is its whole state (start and step), on every version
+            return ("n", repr(x))
+        if isinstance(x, _LOGGING):
+            # the logging machinery is no state of the program: under pytest the root logger
+            # holds a capture handler with a real lock, which would refuse every state
+            return ("a", _atom(x))
+        if t is re.Pattern:  # immutable: its source and flags say it all
+            return ("re", v(x.pattern), x.flags)
+        if t in _DESCRIPTORS:
+            return ("a", _atom(x))  # descriptors of C types: immutable
+        if t in _ITERATORS:
+            # their whole state is what they reduce to: the iterable (walked, so its identity
+            # is kept) and the position
+            return ("i", _atom(t), v(x.__reduce__()))
+        if isinstance(x, type):
+            return self._class(x)
+        if t.__name__ in _OPAQUE_HARNESS and t.__module__.startswith("model_checks.harness"):
+            return ("H", t.__name__)
+        if isinstance(x, BaseException):
+            return (
+                "E",
+                _atom(t),
+                v(x.args),
+                v(x.__cause__),
+                v(x.__context__),
+                x.__suppress_context__,
+                self._fields(x),
+            )
+        if not _python_class(t):
+            raise Opaque(f"{t.__module__}.{t.__qualname__}")
+        base: Hashable = ()
+        b: Any
+        for b in (list, dict, set, frozenset, deque, tuple, int, str, bytes, float):
+            if isinstance(x, b):
+                base = v(b(x))
+                break
+        return ("o", _atom(t), base, self._fields(x))
+
+    def _fields(self, x: object) -> Hashable:
+        out: list[Hashable] = []
+        names: list[str] = []
+        for c in type(x).__mro__:
+            attrs = getattr(c, "__mypyc_attrs__", None)
+            if attrs is None:
+                attrs = c.__dict__.get("__slots__", ())
+                if isinstance(attrs, str):
+                    attrs = (attrs,)
+            names.extend(a for a in attrs if a not in ("__dict__", "__weakref__"))
+        for name in names:
+            out.append((name, self.value(getattr(x, name, frames.NULL))))
+        d = getattr(x, "__dict__", None)
+        if isinstance(d, dict):
+            out.append(self.value(d))
+        return tuple(out)
+
+    def _function(self, f: types.FunctionType) -> Hashable:
+        v = self.value
+        return (
+            "F",
+            _atom(f.__code__),
+            v(f.__defaults__),
+            v(f.__kwdefaults__),
+            v(f.__closure__),
+            v(f.__dict__) if f.__dict__ else (),
+            # the globals of code under test: what its calls read and write (a helper module's
+            # counter is state even when none of its frames is on a stack)
+            self.module_data(f.__globals__) if _program_file(f.__code__.co_filename) else (),
+        )
+
+    def module_data(self, d: dict[str, Any]) -> Hashable:
+        """A module's globals but its ``__dunder__`` names (``__builtins__`` among them)."""
+        n = self.seen.get(id(d))
+        if n is not None:
+            return ("@", n)
+        self.seen[id(d)] = len(self.seen)
+        self.alive.append(d)
+        return ("g", *[(k, self.value(x)) for k, x in d.items() if not k.startswith("__")])
+
+    def _class(self, c: type) -> Hashable:
+        module_file = getattr(sys.modules.get(c.__module__), "__file__", None)
+        if not c.__flags__ & _HEAPTYPE or (isinstance(module_file, str) and not _program_file(module_file)):
+            # a static C type (its attributes cannot change), or a class of the standard library,
+            # a package or the harness's machinery; a class of a module with no file (``__main__``
+            # under ``python -c``) is code under test
+            return ("T", _atom(c))
+        # a class of the code under test: its data attributes are state (methods by identity:
+        # the class outlives the execution, or is new in each and then never equal)
+        data = []
+        for k, val in c.__dict__.items():
+            if k.startswith("__") or k == "_abc_impl" or isinstance(val, types.FunctionType):
+                continue  # (``_abc_impl``: the ABC machinery's cache of subclass checks)
+            data.append((k, self.value(val)))
+        return ("T", _atom(c), tuple(data))
+
+    def op(self, op: Op | None) -> Hashable:
+        if op is None:
+            return None
+        obj = op.obj.oid if isinstance(op.obj, ObjState) else -1
+        return (op.kind, obj, self.value(op.args), op.timeout, op.deadline, self.value(op.result))
+
+    def model(self, obj: ObjState) -> Hashable:
+        return (obj.oid, _atom(type(obj)), self._fields(obj))

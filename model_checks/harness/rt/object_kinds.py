@@ -1,0 +1,121 @@
+"""How the state fingerprint tells kinds of objects apart, the same for its walk
+(``heap_walk.py``) and its encoder (``reducers.py``): long-lived objects named by a number
+(atoms), classes whose instance state Python shows, and the C types read whole or refused."""
+
+from __future__ import annotations
+
+import collections
+import logging
+import re
+import types
+from collections import deque
+from typing import Any
+
+# objects of the harness that stand for the whole execution: atoms, never walked
+_OPAQUE_HARNESS = frozenset(
+    {
+        "Execution",
+        "ControlledRuntime",
+        "GreenletBackend",
+        "ThreadBackend",
+        "ThreadInfo",
+        "RaceDetector",
+        "Hooks",
+    }
+)
+
+
+class Opaque(Exception):
+    """Something whose state the fingerprint cannot see: refuse the whole state."""
+
+
+# Long-lived objects (code, classes, module-level functions) are named by a small number; the
+# object is kept alive here so that its id is never reused for another.
+_ATOMS: dict[int, int] = {}
+_KEEP: list[object] = []
+
+
+def _atom(x: object) -> int:
+    n = _ATOMS.get(id(x))
+    if n is None:
+        n = _ATOMS[id(x)] = len(_KEEP)
+        _KEEP.append(x)
+    return n
+
+
+_PY_CLASS: dict[type, bool] = {}
+_HEAPTYPE = 1 << 9  # Py_TPFLAGS_HEAPTYPE
+_MANAGED_DICT = 1 << 4  # Py_TPFLAGS_MANAGED_DICT (3.11)
+_BUILTIN_BASES = (list, dict, set, frozenset, deque, tuple, int, str, bytes, float, BaseException)
+
+
+def _python_class(cls: type) -> bool:
+    """Is every class of ``cls``'s MRO one whose instance state Python shows (defined in Python,
+    compiled by mypyc, or a container the walk reads)?"""
+    known = _PY_CLASS.get(cls)
+    if known is not None:
+        return known
+    ok = True
+    for c in cls.__mro__:
+        if c is object or c in _BUILTIN_BASES or hasattr(c, "__mypyc_attrs__"):
+            continue
+        if not _python_layout(c):
+            ok = False
+            break
+    _PY_CLASS[cls] = ok
+    return ok
+
+
+def _python_layout(c: type) -> bool:
+    """Does ``c`` add to its base's instance layout only what a class statement adds (its
+    ``__slots__``, a weak-reference slot, a dict)? A C type — static like ``functools.partial``
+    or an extension's heap type like ``_random.Random`` — adds fields no attribute shows."""
+    if not c.__flags__ & _HEAPTYPE:
+        return False
+    base = c.__base__
+    if base is None:
+        return False
+    slots = c.__dict__.get("__slots__", ())
+    if isinstance(slots, str):
+        slots = (slots,)
+    extra = 8 * len([n for n in slots if n not in ("__dict__", "__weakref__")])
+    if c.__weakrefoffset__ and not base.__weakrefoffset__:
+        extra += 8
+    if c.__dictoffset__ and not base.__dictoffset__ and not c.__flags__ & _MANAGED_DICT:
+        extra += 8  # a dict pointer in the object (a managed dict lives before it)
+    return c.__basicsize__ == base.__basicsize__ + extra
+
+
+# C iterators whose ``__reduce__`` is their whole state (not dict and set iterators: they also
+# keep the size they started with, to raise when it changes)
+_SAMPLE_ITERATORS: tuple[Any, ...] = (
+    iter(range(1)),
+    iter(range(1 << 70)),
+    iter([]),
+    iter(()),
+    reversed([]),
+    iter(""),
+    iter("\u20ac"),
+    iter(b""),
+    enumerate(()),
+    zip(),
+    map(len, ()),
+    filter(None, ()),
+    reversed(range(1)),
+)
+_ITERATORS: frozenset[type] = frozenset(type(i) for i in _SAMPLE_ITERATORS)
+
+_LOGGING = (logging.Logger, logging.Handler, logging.Manager, logging.PlaceHolder)
+
+# a method of a C class defined with ``METH_METHOD`` (``re.Pattern.match``): like a builtin
+# function, its state is its name and the object it is bound to
+_BUILTIN_METHOD = type(re.compile("").match)
+_DESCRIPTORS = (
+    types.WrapperDescriptorType,
+    types.MethodDescriptorType,
+    types.ClassMethodDescriptorType,
+    types.GetSetDescriptorType,
+    types.MemberDescriptorType,
+    types.MethodWrapperType,
+    type(collections.namedtuple("_T", "a").a),  # type: ignore[attr-defined]  # a named tuple's field (``_tuplegetter``)
+)

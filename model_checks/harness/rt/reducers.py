@@ -1,0 +1,286 @@
+"""What the state fingerprint's encoder (``encoder.py``) writes of each object the C pickler does
+not serialise itself: a reduce tuple ``(_K, (tag, ...), state)`` holding what ``_Canon._walk``
+(``heap_walk.py``) reads of it, chosen by type alone (``_reducer``)."""
+
+from __future__ import annotations
+
+import ctypes
+import functools
+import itertools
+import operator
+import re
+import sys
+import types
+from collections import deque
+from typing import Any
+
+from model_checks.harness.rt import frames
+from model_checks.harness.rt.dict_versions import _PROXIED_AT, _VERSION_AT, _module_data
+from model_checks.harness.rt.object_kinds import (
+    _BUILTIN_METHOD,
+    _DESCRIPTORS,
+    _HEAPTYPE,
+    _ITERATORS,
+    _LOGGING,
+    _OPAQUE_HARNESS,
+    Opaque,
+    _atom,
+    _python_class,
+)
+from model_checks.harness.rt.objects import ObjState
+from model_checks.harness.rt.under_test import _program_file, _program_module
+
+
+def _K(*tag: object) -> None:
+    """The name under which every reduce tuple is written (never called: nothing is loaded)."""
+    raise AssertionError("fingerprints are never unpickled")
+
+
+# per class (kept alive here): its dict's version view (None: a static C type, which cannot
+# change), the version read, and the class's reduce tuple
+_CLASSES: dict[type, tuple[ctypes.c_uint64 | None, int, tuple[Any, ...]]] = {}
+
+
+def _r_class(c: Any) -> tuple[Any, ...]:
+    known = _CLASSES.get(c)
+    if known is not None:
+        view = known[0]
+        if view is None or view.value == known[1]:
+            return known[2]
+    r: Reduce
+    if not c.__flags__ & _HEAPTYPE:
+        r = (_K, ("a", _atom(c)))  # a static C type: its attributes cannot change
+        _CLASSES[c] = (None, 0, r)
+        return r
+    proxy = c.__dict__
+    real = ctypes.c_void_p.from_address(id(proxy) + _PROXIED_AT).value
+    assert real is not None  # (a class's dict is never replaced: the view stays valid)
+    view = ctypes.c_uint64.from_address(real + _VERSION_AT)
+    version = view.value
+    module_file = getattr(sys.modules.get(c.__module__), "__file__", None)
+    if isinstance(module_file, str) and not _program_file(module_file):
+        r = (_K, ("a", _atom(c)))  # see ``_Canon._class``; (``__module__`` is in the dict: its version)
+    else:
+        data = tuple(
+            kv
+            for k, val in proxy.items()
+            # (``_abc_impl``: the ABC machinery's cache of subclass checks)
+            if not (k.startswith("__") or k == "_abc_impl" or isinstance(val, types.FunctionType))
+            for kv in (k, val)
+        )  # name, value, name, value, ...
+        r = (_K, ("T", _atom(c)), data)
+    _CLASSES[c] = (view, version, r)
+    return r
+
+
+def _names(t: type) -> tuple[str, ...]:
+    """The names of ``t``'s slots and compiled attributes (``_Canon._fields``'s)."""
+    known = _LAYOUT.get(t)
+    if known is not None:
+        return known
+    names: list[str] = []
+    for c in t.__mro__:
+        attrs = getattr(c, "__mypyc_attrs__", None)
+        if attrs is None:
+            attrs = c.__dict__.get("__slots__", ())
+            if isinstance(attrs, str):
+                attrs = (attrs,)
+        names.extend(a for a in attrs if a not in ("__dict__", "__weakref__"))
+    _LAYOUT[t] = found = tuple(names)
+    return found
+
+
+_LAYOUT: dict[type, tuple[str, ...]] = {}
+
+
+def _fields_of(x: object) -> tuple[object, ...]:
+    """``_Canon._fields``'s reading: the slots and compiled attributes (``NULL`` if not set),
+    then the ``__dict__``."""
+    t = type(x)
+    getter = _GETTERS.get(t)
+    if getter is None:
+        getter = _GETTERS[t] = _getter(t)
+    try:
+        return getter(x)  # type: ignore[no-any-return]
+    except AttributeError:  # a slot not set
+        null = frames.NULL
+        out: list[object] = [getattr(x, name, null) for name in _names(t)]
+        d = getattr(x, "__dict__", None)
+        if isinstance(d, dict):
+            out.append(d)
+        return tuple(out)
+
+
+def _getter(t: type) -> Any:
+    """A C-speed reader of ``t``'s fields, as a tuple (raises AttributeError if a slot is not
+    set, or the instance has no dict)."""
+    names = _names(t)
+    if t.__dictoffset__:
+        names = (*names, "__dict__")
+    if not names:
+        return lambda x: ()
+    if len(names) == 1:
+        one = operator.attrgetter(names[0])
+        return lambda x: (one(x),)
+    return operator.attrgetter(*names)
+
+
+_GETTERS: dict[type, Any] = {}
+
+
+Reduce = tuple[Any, ...]
+
+
+def _r_atom(x: Any) -> Reduce:
+    return (_K, ("a", _atom(x)))
+
+
+def _r_module(x: Any) -> Reduce:
+    if not _program_module(x):
+        return (_K, ("a", _atom(x)))
+    return (_K, ("M", _atom(x)), (_module_data(x.__dict__),))
+
+
+def _r_null(x: Any) -> Reduce:
+    return (_K, ("null",))
+
+
+def _r_model(x: Any) -> Reduce:
+    return (_K, ("O", x.oid))
+
+
+def _r_deque(x: Any) -> Reduce:
+    return (_K, ("q", x.maxlen), (list(x),))
+
+
+def _r_range(x: Any) -> Reduce:
+    return (_K, ("r", type(x) is range), (x.start, x.stop, x.step))
+
+
+def _r_complex(x: Any) -> Reduce:
+    return (_K, ("c", x.real, x.imag))
+
+
+def _r_function(f: Any) -> Reduce:
+    code = f.__code__
+    # the globals of code under test: what its calls read and write (a helper module's counter
+    # is state even when none of its frames is on a stack)
+    g = _module_data(f.__globals__) if _program_file(code.co_filename) else None
+    return (_K, ("F", _atom(code)), (f.__defaults__, f.__kwdefaults__, f.__closure__, f.__dict__, g))
+
+
+def _r_cell(x: Any) -> Reduce:
+    try:
+        return (_K, ("C",), (x.cell_contents,))
+    except ValueError:  # an empty cell
+        return (_K, ("C0",))
+
+
+def _r_method(x: Any) -> Reduce:
+    return (_K, ("m",), (x.__func__, x.__self__))
+
+
+def _r_builtin(x: Any) -> Reduce:
+    return (_K, ("B", x.__qualname__), (x.__self__,))
+
+
+def _r_partial(x: Any) -> Reduce:  # its whole state: the function, arguments and attributes
+    return (_K, ("P",), (x.func, x.args, x.keywords, x.__dict__))
+
+
+def _r_static(x: Any) -> Reduce:
+    return (_K, ("sm", type(x) is staticmethod), (x.__func__,))
+
+
+def _r_property(x: Any) -> Reduce:
+    return (_K, ("p",), (x.fget, x.fset, x.fdel))
+
+
+def _r_count(x: Any) -> Reduce:  # its repr is its whole state (start and step), on every version
+    return (_K, ("n", repr(x)))
+
+
+def _r_pattern(x: Any) -> Reduce:  # immutable: its source and flags say it all
+    return (_K, ("re", x.pattern, x.flags))
+
+
+def _r_iterator(x: Any) -> Reduce:
+    # its whole state is what it reduces to: the iterable (identity kept) and the position
+    return (_K, ("i", _atom(type(x))), (x.__reduce__(),))
+
+
+def _r_harness(x: Any) -> Reduce:
+    return (_K, ("H", type(x).__name__))
+
+
+def _r_exception(x: Any) -> Reduce:
+    state = (x.args, x.__cause__, x.__context__, x.__suppress_context__, _fields_of(x))
+    return (_K, ("E", _atom(type(x))), state)
+
+
+def _r_instance(x: Any) -> Reduce:
+    t = type(x)
+    base = _BASE[t]
+    return (_K, ("o", _atom(t)), (None if base is None else base(x), _fields_of(x)))
+
+
+def _r_opaque(x: Any) -> Reduce:
+    t = type(x)
+    raise Opaque(f"{t.__module__}.{t.__qualname__}")
+
+
+_BASE: dict[type, Any] = {}
+_EXACT: dict[type, Any] = {
+    types.CodeType: _r_atom,
+    type(Ellipsis): _r_atom,
+    types.ModuleType: _r_module,
+    frames._Null: _r_null,
+    deque: _r_deque,
+    range: _r_range,
+    slice: _r_range,
+    complex: _r_complex,
+    types.FunctionType: _r_function,
+    types.CellType: _r_cell,
+    types.MethodType: _r_method,
+    types.BuiltinFunctionType: _r_builtin,
+    functools.partial: _r_partial,
+    staticmethod: _r_static,
+    classmethod: _r_static,
+    property: _r_property,
+    itertools.count: _r_count,
+    re.Pattern: _r_pattern,
+}
+
+
+def _reducer(t: type) -> Any:
+    """How objects of type ``t`` are read: the same decisions, in the same order, as
+    ``_Canon.value`` and ``_Canon._walk`` (each depends on the type alone)."""
+    r = _EXACT.get(t)
+    if r is not None:
+        return r
+    if issubclass(t, ObjState):
+        return _r_model
+    if t is _BUILTIN_METHOD:
+        return _r_builtin
+    if issubclass(t, (types.GenericAlias, types.UnionType)) or issubclass(t, _LOGGING) or t in _DESCRIPTORS:
+        return _r_atom
+    if t in _ITERATORS:
+        return _r_iterator
+    if issubclass(t, type):
+        return _r_class
+    if t.__name__ in _OPAQUE_HARNESS and t.__module__.startswith("model_checks.harness"):
+        return _r_harness
+    if issubclass(t, BaseException):
+        return _r_exception
+    if not _python_class(t):
+        return _r_opaque
+    base = None
+    for b in (list, dict, set, frozenset, deque, tuple, int, str, bytes, float):
+        if issubclass(t, b):
+            base = b
+            break
+    _BASE[t] = base
+    return _r_instance
+
+
+_REDUCERS: dict[type, Any] = {}

@@ -1,0 +1,49 @@
+"""A thread's frames of code under test, for the state fingerprint (``fingerprint.py``): the
+frames of its stack but the harness's machinery, and, for the running thread, none of the
+search's own (the chooser and whatever it called)."""
+
+from __future__ import annotations
+
+import os
+import sys
+import types
+from typing import TYPE_CHECKING
+
+from model_checks.harness import own_code
+from model_checks.harness.rt import frames, under_test
+
+if TYPE_CHECKING:
+    from model_checks.harness.rt.scheduler import Execution
+
+_BACKENDS = own_code.HARNESS + os.path.join("rt", "backends.py")
+
+
+def _below_chooser(ex: Execution) -> types.FrameType | None:
+    """The running thread's frame that called into the scheduler: the caller of the chooser's
+    ``choose`` (which called whatever computes the fingerprint). Everything above it is the
+    search's, not the thread's: a fingerprint function of a test, say, whose globals change."""
+    choose = getattr(type(ex.chooser), "choose", None)
+    code = getattr(choose, "__code__", None)
+    f: types.FrameType | None = sys._getframe(2)
+    while f is not None and f.f_code is not code:
+        f = f.f_back
+    if f is None:
+        raise frames.Unreadable(
+            "the chooser has no Python frame: the running thread's frames are not told from it"
+        )
+    return f.f_back
+
+
+def _stack_of(ex: Execution, tid: int) -> list[types.FrameType]:
+    """The thread's frames of code under test, outermost first (empty: not started, or over)."""
+    f = _below_chooser(ex) if ex.backend.current() == tid else ex.backend.frame(tid)
+    out: list[types.FrameType] = []
+    while f is not None:
+        code = f.f_code
+        if code.co_filename == _BACKENDS and code.co_name in ("_loop", "main"):
+            break  # below this is the backend's own loop (or an OS thread's bootstrap)
+        if not under_test._machinery(code.co_filename):
+            out.append(f)
+        f = f.f_back
+    out.reverse()
+    return out

@@ -1,0 +1,88 @@
+"""The pool's parking under the harness: a worker sleeps on its own semaphore, and the re-check stays.
+
+``PoolBase._park`` registers, re-checks and marks the worker parked under the park lock, then
+sleeps on the worker's semaphore, which the waker that unregisters it (``_unpark``, under the
+lock) releases once: a wake takes no second park-lock round trip. These tests show DPOR proves
+the pool with it (the race detector on too) and still catches a park that looks again before
+registering, or not at all.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+
+import pytest
+
+from model_checks.designs.work_stealing.harness import program
+from model_checks.designs.work_stealing.reference_mutants import ParkWithoutRecheckPool
+from model_checks.harness.api import check
+from model_checks.harness.options import Options, Result
+from reference.work_stealing import TaskHandle, WorkStealingPool
+
+
+@contextmanager
+def _quiet() -> Iterator[None]:
+    log = logging.getLogger("reference")  # a hung pool logs each execution's fault
+    previous = log.level
+    log.setLevel(logging.CRITICAL)
+    try:
+        yield
+    finally:
+        log.setLevel(previous)
+
+
+def _explore(name: str, build: Callable[..., WorkStealingPool] | None = None, races: bool = False) -> Result:
+    with _quiet():
+        return check(program(name, build), Options(strategy="dpor", time_limit=120, races=races))
+
+
+class _RecheckBeforeRegistering(WorkStealingPool):
+    """BUG: looks again, then registers: a submit between the two sees nobody to wake."""
+
+    def _recheck(self, w: int) -> bool:
+        return False  # the look is made below, before the registration
+
+    def _park(self, w: int, joining: TaskHandle | None) -> bool:
+        if WorkStealingPool._recheck(self, w):
+            return True
+        return super()._park(w, joining)
+
+
+@pytest.mark.timeout(240)
+@pytest.mark.parametrize("name", ["pool/park-wake", "pool/fork-join", "pool/stop-discard"])
+def test_the_pool_with_semaphore_sleep_is_exhaustive(name: str) -> None:
+    result = _explore(name)
+    assert result.failure is None, result.report()
+    assert result.verdict == "exhaustive", (result.verdict, result.executions)
+
+
+@pytest.mark.timeout(240)
+def test_the_semaphore_sleep_is_exhaustive_with_the_race_detector() -> None:
+    result = _explore("pool/park-wake", races=True)
+    assert result.failure is None, result.report()
+    assert result.verdict == "exhaustive" and result.races
+
+
+@pytest.mark.timeout(240)
+@pytest.mark.parametrize("bug", [ParkWithoutRecheckPool, _RecheckBeforeRegistering], ids=lambda c: c.__name__)
+def test_the_recheck_after_registering_is_needed(bug: type[WorkStealingPool]) -> None:
+    result = _explore("pool/park-wake", bug)  # a submit races the worker's park
+    assert result.failure is not None, f"{bug.__name__} missed: {result.verdict}"
+    assert result.failure.kind in ("lost_wakeup", "deadlock"), result.failure.message
+
+
+def test_a_stopped_pool_leaves_no_worker_registered_or_parked() -> None:
+    pool = WorkStealingPool(workers=3)
+    pool.stop()
+    assert pool._sleepers.load() == 0 and not any(pool._sleeping) and not any(pool._parked)
+
+
+@pytest.mark.timeout(240)
+def test_the_two_worker_park_wake_race_is_exhaustive_and_catches_a_park_without_recheck() -> None:
+    result = _explore("pool/park-wake-2w")
+    assert result.failure is None, result.report()
+    assert result.verdict == "exhaustive", (result.verdict, result.executions)
+    caught = _explore("pool/park-wake-2w", ParkWithoutRecheckPool)
+    assert caught.failure is not None and caught.failure.kind == "lost_wakeup", caught.verdict
