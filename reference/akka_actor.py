@@ -207,32 +207,6 @@ class Mailbox(Generic[T]):
                     _log.exception("tracing a process on %s failed; the message still runs", self.name)
             return msg
 
-    def dequeue_batch(self, budget: int) -> list[T]:
-        """Up to ``budget`` messages, oldest first, taken under one hold of the consumer lock.
-
-        Each pop comes after a read of the word of its own (``should_process_message``): per
-        message, the spec's ShouldProcessYes then Process, made while no other consumer can come
-        between; a read finding the mailbox suspended or closed ends the batch. ``process`` is
-        logged with each pop, as ``dequeue`` does. One lock hold instead of one per message is a
-        third of the worker's cost per message under fan-in.
-        """
-        batch: list[T] = []
-        load, pop = self.status.load, self.queue.popleft
-        tracing = self.dispatcher.tracer is not None
-        with self.lock:
-            while len(batch) < budget and not load() & SHOULD_NOT_PROCESS_MASK:
-                try:
-                    msg = pop()
-                except IndexError:
-                    break
-                batch.append(msg)
-                if tracing:
-                    try:
-                        self._emit("process", {"mailbox": self.index, "item": self._label(msg)})
-                    except Exception:
-                        _log.exception("tracing a process on %s failed; the message still runs", self.name)
-        return batch
-
     def has_messages(self) -> bool:
         return len(self.queue) > 0  # one atomic read of the FIFO
 
@@ -284,29 +258,25 @@ class Mailbox(Generic[T]):
     def process_mailbox(self) -> int:
         """Process up to ``max(throughput, 1)`` messages; stop early if empty, suspended or closed.
 
-        The messages are dequeued as one batch (``dequeue_batch``), then handed to ``receive``
-        outside the consumer lock. Dequeued is processed, for the spec and the trace alike: a
-        suspension or close that comes while the batch runs stops the next run, not this batch
-        (as the message being processed always was), and an exception that is
-        not an ``Exception`` (``KeyboardInterrupt``) from ``receive`` is raised once the rest of
-        the batch has run, so that no dequeued message is dropped.
+        ``should_process_message`` and ``invoke`` written out in the loop: per message the loop
+        is the worker's whole cost, and two calls fewer is a fifth of it. One message is dequeued
+        at a time, after its own read of the word, so a suspension or close made while a message
+        runs (by its ``receive``, or by supervision in ``on_error``) stops the run before the next.
         """
-        batch = self.dequeue_batch(max(self.dispatcher.throughput, 1))
-        receive = self.receive
-        interrupted: BaseException | None = None
-        for msg in batch:
+        budget = max(self.dispatcher.throughput, 1)
+        status, dequeue, receive = self.status, self.dequeue, self.receive
+        done = 0
+        while done < budget and not status.load() & SHOULD_NOT_PROCESS_MASK:
+            msg = dequeue()
+            if msg is EMPTY:
+                break
+            done += 1
+            self.processed += 1
             try:
-                try:
-                    receive(msg)
-                except Exception as exc:  # the actor's failure is reported; the mailbox goes on
-                    self.dispatcher.on_error(self.name, msg, exc)
-            except BaseException as exc:  # raised below, once the batch has run
-                if interrupted is None:
-                    interrupted = exc
-        self.processed += len(batch)
-        if interrupted is not None:
-            raise interrupted
-        return len(batch)
+                receive(msg)
+            except Exception as exc:  # the actor's failure is reported; the mailbox goes on
+                self.dispatcher.on_error(self.name, msg, exc)
+        return done
 
     def invoke(self, msg: T) -> None:
         """One message to the actor (what ``process_mailbox`` does for each)."""

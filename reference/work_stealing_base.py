@@ -395,24 +395,34 @@ class PoolBase(FailureState):
                 self._joiners.fetch_add(1)
             self._sleeping[w] = True
             self._sleepers.fetch_add(1)  # register first, then look again: Dekker with _notify_work
-            if (joining is not None and not self._pending_task(joining)) or self._recheck(w):
-                self._sleeping[w] = False  # nobody unregistered it: the lock is still held
-                self._sleepers.fetch_add(-1)
-                self._unjoin(joining)
-                return True
-            self._parked[w] = True
-            self._emit("park", {"worker": w})
+            try:
+                if (joining is not None and not self._pending_task(joining)) or self._recheck(w):
+                    self._unregister(w, joining)
+                    return True
+                self._parked[w] = True
+                self._emit("park", {"worker": w})
+            except BaseException:
+                # A re-check or a tracer that raised: undone while the lock is still held, so no
+                # waker has seen this worker parked, and none will spend a wake on it later.
+                self._unregister(w, joining)
+                raise
         # Registered and parked: exactly one waker unregisters it (under the park lock, so after
         # the registration above) and releases this semaphore once.
         self._wakeups[w].acquire()
         self._unjoin(joining)
         return not self._shutdown  # declared GIL-atomic: written under the park lock before the release
 
+    def _unregister(self, w: int, joining: TaskHandle | None) -> None:
+        # Under the park lock, by the worker itself: nobody unregistered it, nobody released it.
+        self._sleeping[w] = False
+        self._parked[w] = False
+        self._sleepers.fetch_add(-1)
+        self._unjoin(joining)
+
     def _unjoin(self, joining: TaskHandle | None) -> None:
         if joining is not None:
-            # Not under the park lock: a completer that still reads this worker as the joiner finds
-            # it unregistered (``_sleeping``) and wakes nobody, or finds it registered again and
-            # wakes it once more (it then looks again: a spurious wake, never a lost one).
+            # Not always under the park lock: a completer that still reads this worker as the
+            # joiner finds it unregistered (``_sleeping``, cleared by the waker) and wakes nobody.
             joining.joiner = None
             self._joiners.fetch_add(-1)
 

@@ -28,16 +28,11 @@ cleanUp's pops until empty: only appends run meanwhile, at the tail, so the
 cleanUp takes effect at its last pop). Actions that an implementation logs carry the
 event names of ``docs/akka-mailbox.md``.
 
-A message counts as processed when it is dequeued (``Process``); the actor's
-``receive`` is not a step here. So an implementation may take its run's messages
-as one batch — per message a ``ShouldProcessYes`` read then a ``Process`` pop, the
-consumer lock held throughout — and hand them to ``receive`` afterwards: that is a
-run of these steps, and the batch the worker holds is counted in ``processed``.
-Likewise a run's end that reads the queue non-empty and then the word exactly
-Scheduled may keep its reservation without writing the word: ``SetAsIdle``,
-``RegisterSeesOpen``, ``RegisterSeesMessages`` and ``SetAsScheduled`` back to
-back at that read leave the word as it was (only a cleanUp could have emptied the
-queue in between, and it follows a close, which leaves the word Closed).
+A run's end that reads the queue non-empty and then the word exactly Scheduled may
+keep its reservation without writing the word: ``SetAsIdle``, ``RegisterSeesOpen``,
+``RegisterSeesMessages`` and ``SetAsScheduled`` back to back at that read leave the
+word as it was (only a cleanUp could have emptied the queue in between, and it
+follows a close, which leaves the word Closed).
 """
 
 # ruff: noqa: F405  (names from the state module this one EXTENDS)

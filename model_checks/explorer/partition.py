@@ -280,10 +280,11 @@ class Partition:
         options = self.options
         if self.progress is not None:
             self.progress(len(self.states), self.transitions + transitions, current_depth)
-        if options.time_limit is not None and time.perf_counter() - self.started > options.time_limit:
-            return f"time limit {options.time_limit:g}s reached"
+        # Both bounds reached: the state bound is named, as it always was.
         if options.max_states is not None and len(self.states) > options.max_states:
             return f"state bound {options.max_states} reached"
+        if options.time_limit is not None and time.perf_counter() - self.started > options.time_limit:
+            return f"time limit {options.time_limit:g}s reached"
         return None
 
     def expand(self, start: int, end: int, current_depth: int) -> tuple[list[Found], str | None]:

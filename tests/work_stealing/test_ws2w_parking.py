@@ -10,6 +10,7 @@ registering, or not at all.
 from __future__ import annotations
 
 import logging
+import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
@@ -20,6 +21,7 @@ from model_checks.designs.work_stealing.reference_mutants import ParkWithoutRech
 from model_checks.harness.api import check
 from model_checks.harness.options import Options, Result
 from reference.work_stealing import TaskHandle, WorkStealingPool
+from reference.work_stealing_task import TaskFailed
 
 
 @contextmanager
@@ -86,3 +88,50 @@ def test_the_two_worker_park_wake_race_is_exhaustive_and_catches_a_park_without_
     assert result.verdict == "exhaustive", (result.verdict, result.executions)
     caught = _explore("pool/park-wake-2w", ParkWithoutRecheckPool)
     assert caught.failure is not None and caught.failure.kind == "lost_wakeup", caught.verdict
+
+
+class _RecheckRaisesOnce(WorkStealingPool):
+    """A re-check that raises once when armed (a broken deque or tracer): the park must be undone."""
+
+    armed = False
+    raised = False
+
+    def _recheck(self, w: int) -> bool:
+        if self.armed and not self.raised:
+            self.raised = True
+            raise RuntimeError("re-check failed")
+        return super()._recheck(w)
+
+
+@pytest.mark.timeout(60)
+def test_a_join_whose_park_raises_leaves_no_registration_behind() -> None:
+    # Real threads, two workers: the other worker steals the child and holds it, so the root's
+    # join finds nothing and parks, and that park's re-check raises. The root fails with it (its
+    # worker goes on); the registration must be undone: the join's count, the joiner, the sleeper.
+    pool = _RecheckRaisesOnce(workers=2)
+    started, release = threading.Event(), threading.Event()
+
+    def child() -> int:
+        started.set()
+        release.wait(10)
+        return 1
+
+    def root() -> int:
+        c = pool.spawn(child)
+        assert started.wait(10)
+        pool.armed = True
+        return int(pool.join(c))
+
+    with _quiet():
+        _, task = pool.submit(root)
+        assert task is not None
+        with pytest.raises(TaskFailed):
+            pool.join(task)
+        assert pool.raised
+        release.set()
+        _, after = pool.submit(lambda: 2)
+        assert after is not None and pool.join(after) == 2  # the worker went on
+        assert pool.stop().name == "SUCCESS"
+    assert pool._joiners.load() == 0
+    assert pool._sleepers.load() == 0
+    assert not any(pool._sleeping) and not any(pool._parked)

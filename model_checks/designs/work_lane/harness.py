@@ -23,7 +23,7 @@ def _table() -> dict[str, Scenario]:
     table = {
         name: Scenario(
             name,
-            partial(lane_program, spec, keep_trace=False),
+            partial(lane_program, spec),
             expect="bounded",
             options={"strategy": "pct", "seed": 1, "max_executions": 500, "races": True},
             quick_options={"strategy": "pct", "seed": 1, "max_executions": 50, "races": True},
@@ -34,7 +34,7 @@ def _table() -> dict[str, Scenario]:
     for name, m in REFERENCE_MUTANTS.items():
         table[f"mutant/{name}"] = Scenario(
             f"mutant/{name}",
-            partial(lane_program, LaneScenario(**m.scenario), build=m.build, keep_trace=False),
+            partial(lane_program, LaneScenario(**m.scenario), build=m.build),
             expect=m.expect,
             doc=m.doc,
             options={"strategy": "dpor", "spurious_wakeups": m.spurious_wakeups, "time_limit": 60},
@@ -51,7 +51,7 @@ def _table() -> dict[str, Scenario]:
         m = REFERENCE_MUTANTS[name]
         table[f"mutant-2x2/{name}"] = Scenario(
             f"mutant-2x2/{name}",
-            partial(lane_program, LaneScenario(), build=m.build, keep_trace=False),
+            partial(lane_program, LaneScenario(), build=m.build),
             expect=expect,
             doc=f"{m.doc}, on 2 lanes x 2 workers",
             options={"strategy": "portfolio", "seed": 1, "time_limit": 60},

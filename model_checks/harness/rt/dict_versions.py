@@ -6,17 +6,23 @@ from __future__ import annotations
 
 import ctypes
 import operator
+import sys
 from typing import Any
 
 _VERSION_AT = 24  # PyDictObject.ma_version_tag (CPython 3.11): a new global number at each write
 _PROXIED_AT = 16  # mappingproxyobject.mapping
 _value = operator.attrgetter("value")
+# The offsets are 3.11's, and from 3.12 on a write no longer always changes the tag (PEP 699):
+# the fingerprint runs only where ``frames.readable()`` says so (3.11), and this says why too.
+SUPPORTED = sys.version_info[:2] == (3, 11)
 
 
 def _version_view(d: dict[Any, Any]) -> ctypes.c_uint64:
     """A live view of ``d``'s version (PEP 509: every write to a dict gives it a new number from
     one global counter, so an unchanged number is an unchanged dict). Valid while ``d`` lives:
     the caller keeps it."""
+    if not SUPPORTED:
+        raise RuntimeError("dict versions are read with CPython 3.11's layout only")
     return ctypes.c_uint64.from_address(id(d) + _VERSION_AT)
 
 
