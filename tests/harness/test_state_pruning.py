@@ -240,8 +240,15 @@ def test_the_search_s_own_frames_are_not_the_running_thread_s(monkeypatch: pytes
     )
     counted = check_states(program)
     assert _CALLS[0] > 0
-    assert counted.verdict == "exhaustive" and counted.executions == default.executions
-    assert counted.executions < check(program, strategy="dfs").executions  # it prunes
+    assert counted.verdict == "exhaustive" and counted.outcomes == default.outcomes
+    # Were the wrapper's frames read as the thread's, no state would meet another and the search
+    # would run as many executions as plain DFS. The counts themselves may differ by a few: objects
+    # alive before a search are written by reference (``rt/seeds.py``), so what an earlier search
+    # left alive in this process can keep an equal object apart (seen once in the whole suite: 31
+    # against 28) -- a state met again less often, never two states taken for one.
+    plain = check(program, strategy="dfs").executions
+    assert default.executions < plain and counted.executions < plain  # both prune
+    assert abs(counted.executions - default.executions) * 4 <= default.executions
 
 
 def _take_twice_from_a_generator(lock: Lock) -> None:

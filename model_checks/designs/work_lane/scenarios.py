@@ -186,7 +186,8 @@ def lane_program(
     and then dropped, and a failure report still shows them all (``ReportedTrace``). The checks
     are the same; what differs is only the state, which then lets state pruning
     (``lanecheck explore --strategy states``) meet a state again after two orders of independent
-    steps. The rows and ``SCENARIOS`` use False."""
+    steps. ``SCENARIOS`` uses False; the harness rows (``harness.py``) keep the trace, which the
+    report site's real runs judge against the spec."""
 
     def program(rt: ControlledRuntime) -> object:
         obs = _Observed(sc.lanes, sc.producers)
