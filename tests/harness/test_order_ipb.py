@@ -43,9 +43,14 @@ def _trace(ex: Execution) -> Trace:
     return frozenset(e for e, _ in events), frozenset(pairs)
 
 
-def _traces(program: Program, options: Options, strategy: Strategy) -> tuple[set[Trace], int, set[object]]:
+def _traces(
+    program: Program,
+    options: Options,
+    strategy: Strategy,
+    stop: Callable[[SearchChooser], bool] = lambda chooser: False,
+) -> tuple[set[Trace], int, set[object]]:
     """Every trace the search reaches (sleep-set-blocked executions left out: they are cut
-    short), its executions and its outcomes."""
+    short), its executions and its outcomes; ``stop`` ends the search early."""
     opts = resolved(options.with_(strategy=strategy))
     search = Search(program, opts, strategy)
     chooser = SearchChooser(strategy != "dfs", None, strategy == "dpor-ipb")
@@ -55,7 +60,7 @@ def _traces(program: Program, options: Options, strategy: Strategy) -> tuple[set
         ex = search.run(chooser)
         if not ex.abandoned:
             traces.add(_trace(ex))
-        if not chooser.advance():
+        if not chooser.advance() or stop(chooser):
             break
     return traces, search.result.executions, search.result.outcomes
 
@@ -202,15 +207,6 @@ def test_dropping_the_deferred_points_would_miss_traces() -> None:
     reaches, so the deferred buckets are what makes the verdict a proof."""
     program = bounded_buffer(1, 2, 1, 1)
     opts = resolved(Options(strategy="dpor-ipb", keep_going=True, minimize=False, races=False))
-    search = Search(program, opts, "dpor-ipb")
-    chooser = SearchChooser(True, None, True)
-    reached: set[Trace] = set()
-    while True:
-        chooser.start_execution()
-        ex = search.run(chooser)
-        if not ex.abandoned:
-            reached.add(_trace(ex))
-        if not chooser.advance() or chooser.bound_now >= 2:
-            break
+    reached, _, _ = _traces(program, opts, "dpor-ipb", lambda chooser: chooser.bound_now >= 2)
     full, _, _ = _traces(bounded_buffer(1, 2, 1, 1), opts, "dpor")
     assert reached < full
