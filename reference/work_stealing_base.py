@@ -4,13 +4,8 @@
 (``reference.work_stealing``: a Chase-Lev deque per worker and an injector) and
 ``GlobalQueuePool`` (``reference.global_queue_pool``: one locked queue) fill that in.
 
-Parking: a worker with nothing to do registers as a sleeper, re-checks every queue, and
-only then sleeps; whoever makes work visible (push, submit) and then sees a registered
-sleeper wakes one. Registering before the re-check and publishing before the sleeper check
-is Dekker's pattern on sequentially consistent atomics, so no worker sleeps while work it
-could see exists (the lost wakeup). Registration, re-check and the park happen under the
-park lock; the sleep itself is on the worker's own semaphore, released once by the waker that
-unregisters it, so a wake costs no second park-lock round trip.
+Parking (a worker with nothing to do registers, re-checks every queue, then sleeps; whoever
+makes work visible wakes one) is ``Parking``'s, in ``reference.work_stealing_park``.
 
 ``join`` from a worker never blocks while there is work: it runs other tasks until the
 joined task is done, and parks only when nothing is runnable; completing a task a parked
@@ -49,12 +44,12 @@ from .runtime import (
     DEFAULT_RUNTIME,
     AtomicInt,
     Runtime,
-    SemaphoreLike,
     ThreadHandle,
     ThreadingRuntime,
 )
 from .scheduler import StopMode
 from .tracing import Tracer
+from .work_stealing_park import Parking
 from .work_stealing_task import DISCARDED, DONE, EXTERNAL, PENDING, RAISED, PoolStats, TaskHandle, log_error
 
 _log = logging.getLogger("reference")
@@ -71,13 +66,13 @@ class PoolOptions(TypedDict, total=False):
     seed: int
 
 
-class PoolBase(FailureState):
+class PoolBase(Parking, FailureState):
     """What both pools share: admission, fork/join, parking, running, Stop and failure.
 
     A subclass provides its queues (``_make_queues``, called before the workers
     start), where tasks go (``_inject`` under the injector lock,
     ``_push_spawned``), where workers find them (``_find_work``), the park
-    re-check (``_recheck``) and the queues' content for Stop (``_empty_injector``,
+    re-check (``_recheck``, declared by ``Parking``) and the queues' content for Stop (``_empty_injector``,
     ``_take_everything``).
     """
 
@@ -121,20 +116,7 @@ class PoolBase(FailureState):
         self._closed = False  # under _inj_lock: Stop began, no submit is accepted
         self._pending = rt.atomic_int(0, name="pending")  # accepted tasks not yet done or discarded
         self._discarding = rt.atomic_int(0, name="discarding")
-        self._park_lock = rt.lock(name="park")
-        # A parked worker sleeps on its own semaphore, released once by the waker that unregisters
-        # it (``_unpark``, under the park lock): waking needs no second round trip of the park
-        # lock, which three threads (both wakers and the sleeper) would otherwise meet again.
-        self._wakeups: list[SemaphoreLike] = [rt.semaphore(0, name=f"park[{w}]") for w in range(workers)]
-        self._idle = rt.condition(self._park_lock, name="idle")  # Stop and external joiners wait here
-        # Under _park_lock: registered to park (cleared by a waker), and actually asleep.
-        self._sleeping = [False] * workers
-        self._parked = [False] * workers
-        self._shutdown = False
-        self._sleepers = rt.atomic_int(0, name="sleepers")  # registered sleepers (a waker's cheap test)
-        # Threads registered to wait for a completion: parked and external joiners, and a Stop
-        # waiting for the pool to go quiet (a completer's cheap test).
-        self._joiners = rt.atomic_int(0, name="joiners")
+        self._init_parking(rt, workers)  # the park lock, the semaphores, who is registered
         # A task's state is a plain field, written once by its completer and read by joiners;
         # under a checking runtime each write and read is also announced on this atomic cell
         # (as the deque does for its slots) so partial-order reduction sees them conflict.
@@ -180,9 +162,6 @@ class PoolBase(FailureState):
     def _find_elsewhere(self, w: int) -> TaskHandle | None:
         """``_find_work`` after the own queue's take came back empty (see ``_takes``)."""
         return self._find_work(w)
-
-    @abstractmethod
-    def _recheck(self, w: int) -> bool: ...
 
     @abstractmethod
     def _empty_injector(self) -> list[TaskHandle]:
@@ -382,73 +361,6 @@ class PoolBase(FailureState):
                 if joiner is not None and joiner != EXTERNAL and self._sleeping[joiner]:
                     self._unpark(joiner)
 
-    # -- parking --------------------------------------------------------------
-
-    def _park(self, w: int, joining: TaskHandle | None) -> bool:
-        """Sleep until woken, unless a re-check after registering finds work (or ``joining`` done).
-        False: the worker must exit (shutdown or failure)."""
-        with self._park_lock:
-            if self._shutdown:
-                return False
-            if joining is not None:
-                joining.joiner = w
-                self._joiners.fetch_add(1)
-            self._sleeping[w] = True
-            self._sleepers.fetch_add(1)  # register first, then look again: Dekker with _notify_work
-            try:
-                if (joining is not None and not self._pending_task(joining)) or self._recheck(w):
-                    self._unregister(w, joining)
-                    return True
-                self._parked[w] = True
-                self._emit("park", {"worker": w})
-            except BaseException:
-                # A re-check or a tracer that raised: undone while the lock is still held, so no
-                # waker has seen this worker parked, and none will spend a wake on it later.
-                self._unregister(w, joining)
-                raise
-        # Registered and parked: exactly one waker unregisters it (under the park lock, so after
-        # the registration above) and releases this semaphore once.
-        self._wakeups[w].acquire()
-        self._unjoin(joining)
-        return not self._shutdown  # declared GIL-atomic: written under the park lock before the release
-
-    def _unregister(self, w: int, joining: TaskHandle | None) -> None:
-        # Under the park lock, by the worker itself: nobody unregistered it, nobody released it.
-        self._sleeping[w] = False
-        self._parked[w] = False
-        self._sleepers.fetch_add(-1)
-        self._unjoin(joining)
-
-    def _unjoin(self, joining: TaskHandle | None) -> None:
-        if joining is not None:
-            # Not always under the park lock: a completer that still reads this worker as the
-            # joiner finds it unregistered (``_sleeping``, cleared by the waker) and wakes nobody.
-            joining.joiner = None
-            self._joiners.fetch_add(-1)
-
-    def _notify_work(self) -> None:
-        """After making a task visible: wake one registered sleeper, if any (a parked one first)."""
-        if self._sleepers.load():
-            self._wake_one()
-
-    def _wake_one(self) -> None:
-        """Wake one registered sleeper, if any is still registered (a parked one first)."""
-        with self._park_lock:
-            registered = [v for v in range(self.workers) if self._sleeping[v]]
-            if registered:
-                parked = [v for v in registered if self._parked[v]]
-                self._unpark((parked or registered)[0])
-
-    def _unpark(self, v: int) -> None:
-        # Under the park lock: unregister ``v`` and, if it sleeps, release it (once: it is no longer
-        # registered, so no other waker picks it until it registers again).
-        self._sleeping[v] = False
-        self._sleepers.fetch_add(-1)
-        if self._parked[v]:
-            self._parked[v] = False
-            self._emit("unpark", {"worker": v})
-            self._wakeups[v].release()
-
     # -- discard, failure, Stop ------------------------------------------------
 
     def _discard(self, tasks: list[TaskHandle], *, logged: bool = False) -> None:
@@ -471,14 +383,6 @@ class PoolBase(FailureState):
             if self._failure is None:
                 self._failure = SchedulerFailure(error)
         self._wake_all(shutdown=True)
-
-    def _wake_all(self, shutdown: bool) -> None:
-        with self._park_lock:
-            self._shutdown = self._shutdown or shutdown
-            for v in range(self.workers):
-                if self._sleeping[v]:
-                    self._unpark(v)
-            self._idle.notify_all()
 
     def stop(self, mode: StopMode = StopMode.DRAIN) -> Result:
         """Stop and join the workers (see the module docstring). SUCCESS (also when already

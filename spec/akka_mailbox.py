@@ -93,26 +93,6 @@ def Init(c: Constants) -> list[Vars]:
 # ============================================================================ ACTIONS: producers (dispatch)
 
 
-def SendAt(c: Constants, s: Vars, p: str) -> tuple[int, int, Item] | None:
-    """The send producer ``p`` makes next, when it is idle: (sends done, mailbox, message), or None."""
-    pc, k, _ = s.producer[p]
-    send = c.send_of(p, k)
-    if pc != IDLE or send is None:
-        return None
-    return k, send[0], send[1]
-
-
-# A send is Akka's lock-free enqueue, three atomic steps with no lock around them: a read of
-# the word (Closed: a dead letter at once), the append to the queue, and one more read of the
-# word that decides what the sender owes: nothing when it is Scheduled or suspended (whoever
-# holds the reservation re-checks the queue after setAsIdle), setAsScheduled when it is Open,
-# and a cleanUp of its own when it is Closed (the close came between the two reads, maybe after
-# the supervisor's cleanUp: without this step the message would wait in a closed mailbox).
-P_APPEND = "append"  # the word read not Closed: the append is owed
-P_RECHECK = "reg-send-status"  # appended: the read that decides is owed ("reg-": about to register)
-P_CLEANUP = "send-clean-up"  # read Closed after the append: the sender's own cleanUp is owed
-
-
 @AkkaMailbox.action(Producers, event="send")
 def SendSeesOpen(c: Constants, s: Vars, p: str) -> object:
     """enqueue reads the word: not Closed, so the message is accepted and its append is owed."""
@@ -167,56 +147,35 @@ def Enqueue(c: Constants, s: Vars, p: str) -> object:
 @AkkaMailbox.action(Producers)
 def SendSeesUnscheduled(c: Constants, s: Vars, p: str) -> object:
     """After the append the word reads Open: registerForExecution, straight to setAsScheduled."""
-    pc, _, mb = s.producer[p]
-    if pc != P_RECHECK or mb is None or s.status[mb] != OPEN:
-        return None
-    return SetLocal(s, p, R_CAS, mb)
+    return ReadWord(s, p, P_RECHECK, lambda word: word == OPEN, R_CAS)
 
 
 @AkkaMailbox.action(Producers)
 def SendSeesScheduled(c: Constants, s: Vars, p: str) -> object:
     """After the append the word reads Scheduled or suspended: the sender owes nothing more."""
-    pc, _, mb = s.producer[p]
-    if pc != P_RECHECK or mb is None or s.status[mb] in (OPEN, CLOSED):
-        return None
-    return SetLocal(s, p, IDLE, None)
+    return ReadWord(s, p, P_RECHECK, lambda word: word not in (OPEN, CLOSED), IDLE)
 
 
 @AkkaMailbox.action(Producers)
 def SendSeesClosed(c: Constants, s: Vars, p: str) -> object:
     """After the append the word reads Closed: the close came after the first read."""
-    pc, _, mb = s.producer[p]
-    if pc != P_RECHECK or mb is None or not IsClosed(s.status[mb]):
-        return None
-    return SetLocal(s, p, P_CLEANUP, mb)
+    return ReadWord(s, p, P_RECHECK, IsClosed, P_CLEANUP)
 
 
 @AkkaMailbox.action(Producers, event="dead_letter")
 def SenderCleanUp(c: Constants, s: Vars, p: str) -> object:
     """The sender's cleanUp, under the consumer lock: what is queued goes to the dead letters."""
-    pc, _, mb = s.producer[p]
-    if pc != P_CLEANUP or mb is None or not s.queue[mb]:
+    mb = At(s, p, P_CLEANUP)
+    if mb is None or not s.queue[mb]:
         return None
-    items = [item for _, item in s.queue[mb]]
-    return emit(
-        SetLocal(
-            s._replace(queue=s.queue.except_(mb, ()), dead=s.dead.except_(mb, s.dead[mb] + len(items))),
-            p,
-            IDLE,
-            None,
-        ),
-        mailbox=mb,
-        items=items,
-    )
+    cleaned, items = CleanedUp(s, mb)
+    return emit(SetLocal(cleaned, p, IDLE, None), mailbox=mb, items=items)
 
 
 @AkkaMailbox.action(Producers)
 def SenderCleanUpEmpty(c: Constants, s: Vars, p: str) -> object:
     """The sender's cleanUp finds nothing: the supervisor's cleanUp (or a run) took the message."""
-    pc, _, mb = s.producer[p]
-    if pc != P_CLEANUP or mb is None or s.queue[mb]:
-        return None
-    return SetLocal(s, p, IDLE, None)
+    return ReadQueue(s, p, P_CLEANUP, False, IDLE)
 
 
 # ============================================================================ ACTIONS: registerForExecution
@@ -225,44 +184,32 @@ def SenderCleanUpEmpty(c: Constants, s: Vars, p: str) -> object:
 @AkkaMailbox.action(Registrars)
 def RegisterSeesOpen(c: Constants, s: Vars, p: str) -> object:
     """canBeScheduledForExecution reads the word: Open or Scheduled, so it goes on."""
-    pc, mb = Local(s, p)
-    if pc != R_STATUS or mb is None or s.status[mb] not in (OPEN, SCHEDULED):
-        return None
-    return SetLocal(s, p, R_CAS if HasHint(p) else R_QUEUE, mb)
+    return ReadWord(s, p, R_STATUS, lambda word: word in (OPEN, SCHEDULED), R_CAS if HasHint(p) else R_QUEUE)
 
 
 @AkkaMailbox.action(Registrars)
 def RegisterSeesBlocked(c: Constants, s: Vars, p: str) -> object:
     """canBeScheduledForExecution reads the word: closed or suspended, so no registration."""
-    pc, mb = Local(s, p)
-    if pc != R_STATUS or mb is None or s.status[mb] in (OPEN, SCHEDULED):
-        return None
-    return SetLocal(s, p, IDLE, None)
+    return ReadWord(s, p, R_STATUS, lambda word: word not in (OPEN, SCHEDULED), IDLE)
 
 
 @AkkaMailbox.action(Registrars)
 def RegisterSeesMessages(c: Constants, s: Vars, p: str) -> object:
     """With no hint, hasMessages looks at the queue itself: a message is there."""
-    pc, mb = Local(s, p)
-    if pc != R_QUEUE or mb is None or not s.queue[mb]:
-        return None
-    return SetLocal(s, p, R_CAS, mb)
+    return ReadQueue(s, p, R_QUEUE, True, R_CAS)
 
 
 @AkkaMailbox.action(Registrars)
 def RegisterSeesEmpty(c: Constants, s: Vars, p: str) -> object:
     """With no hint, hasMessages finds the queue empty: nothing to run."""
-    pc, mb = Local(s, p)
-    if pc != R_QUEUE or mb is None or s.queue[mb]:
-        return None
-    return SetLocal(s, p, IDLE, None)
+    return ReadQueue(s, p, R_QUEUE, False, IDLE)
 
 
 @AkkaMailbox.action(Registrars, event="schedule")
 def SetAsScheduled(c: Constants, s: Vars, p: str) -> object:
     """setAsScheduled: the CAS that sets Scheduled succeeds (the word is open and not scheduled)."""
-    pc, mb = Local(s, p)
-    if pc != R_CAS or mb is None:
+    mb = At(s, p, R_CAS)
+    if mb is None:
         return None
     word = s.status[mb]
     if word & SHOULD_SCHEDULE_MASK != OPEN:
@@ -275,17 +222,14 @@ def SetAsScheduled(c: Constants, s: Vars, p: str) -> object:
 @AkkaMailbox.action(Registrars)
 def AlreadyScheduled(c: Constants, s: Vars, p: str) -> object:
     """setAsScheduled returns false: someone else holds the reservation, or the mailbox closed."""
-    pc, mb = Local(s, p)
-    if pc != R_CAS or mb is None or s.status[mb] & SHOULD_SCHEDULE_MASK == OPEN:
-        return None
-    return SetLocal(s, p, IDLE, None)
+    return ReadWord(s, p, R_CAS, lambda word: word & SHOULD_SCHEDULE_MASK != OPEN, IDLE)
 
 
 @AkkaMailbox.action(Registrars, event="execute")
 def Execute(c: Constants, s: Vars, p: str) -> object:
     """executor.execute(mailbox): the reservation enters the executor's FIFO queue."""
-    pc, mb = Local(s, p)
-    if pc != R_EXECUTE or mb is None:
+    mb = At(s, p, R_EXECUTE)
+    if mb is None:
         return None
     return emit(SetLocal(s._replace(executor=(*s.executor, mb)), p, IDLE, None), mailbox=mb)
 
@@ -307,37 +251,25 @@ def RunBegin(c: Constants, s: Vars, w: str) -> object:
 @AkkaMailbox.action(Workers)
 def RunSeesOpen(c: Constants, s: Vars, w: str) -> object:
     """run: ``if (!isClosed)`` — not closed, so it processes messages."""
-    pc, mb, _ = s.worker[w]
-    if pc != W_CLOSED_CHECK or mb is None or IsClosed(s.status[mb]):
-        return None
-    return s._replace(worker=s.worker.except_(w, (W_SHOULD, mb, 0)))
+    return ReadWord(s, w, W_CLOSED_CHECK, lambda word: not IsClosed(word), W_SHOULD)
 
 
 @AkkaMailbox.action(Workers)
 def RunSeesClosed(c: Constants, s: Vars, w: str) -> object:
     """run: the mailbox is closed, so it processes nothing and goes straight to setAsIdle."""
-    pc, mb, _ = s.worker[w]
-    if pc != W_CLOSED_CHECK or mb is None or not IsClosed(s.status[mb]):
-        return None
-    return s._replace(worker=s.worker.except_(w, (W_SET_IDLE, mb, 0)))
+    return ReadWord(s, w, W_CLOSED_CHECK, IsClosed, W_SET_IDLE)
 
 
 @AkkaMailbox.action(Workers)
 def ShouldProcessYes(c: Constants, s: Vars, w: str) -> object:
     """processMailbox: shouldProcessMessage reads the word: neither closed nor suspended."""
-    pc, mb, n = s.worker[w]
-    if pc != W_SHOULD or mb is None or not ShouldProcess(s.status[mb]):
-        return None
-    return s._replace(worker=s.worker.except_(w, (W_DEQUEUE, mb, n)))
+    return ReadWord(s, w, W_SHOULD, ShouldProcess, W_DEQUEUE)
 
 
 @AkkaMailbox.action(Workers)
 def ShouldProcessNo(c: Constants, s: Vars, w: str) -> object:
     """processMailbox: suspended or closed, so the run stops early."""
-    pc, mb, n = s.worker[w]
-    if pc != W_SHOULD or mb is None or ShouldProcess(s.status[mb]):
-        return None
-    return s._replace(worker=s.worker.except_(w, (W_SET_IDLE, mb, n)))
+    return ReadWord(s, w, W_SHOULD, lambda word: not ShouldProcess(word), W_SET_IDLE)
 
 
 @AkkaMailbox.action(Workers, event="process")
@@ -363,10 +295,7 @@ def Process(c: Constants, s: Vars, w: str) -> object:
 @AkkaMailbox.action(Workers)
 def DequeueEmpty(c: Constants, s: Vars, w: str) -> object:
     """Under the consumer lock, dequeue finds nothing: the run stops early."""
-    pc, mb, n = s.worker[w]
-    if pc != W_DEQUEUE or mb is None or s.queue[mb]:
-        return None
-    return s._replace(worker=s.worker.except_(w, (W_SET_IDLE, mb, n)))
+    return ReadQueue(s, w, W_DEQUEUE, False, W_SET_IDLE)
 
 
 @AkkaMailbox.action(Workers, event="run_end")
@@ -385,15 +314,6 @@ def SetAsIdle(c: Constants, s: Vars, w: str) -> object:
 
 
 # ============================================================================ ACTIONS: supervisor
-
-
-def OpAt(c: Constants, s: Vars, t: str, kind: str) -> tuple[int, int] | None:
-    """Supervisor ``t``'s next operation, when it is idle and that is a ``kind``: (ops done, mailbox)."""
-    pc, k, _ = s.supervisor[t]
-    op = c.op_of(t, k)
-    if pc != IDLE or op is None or op[0] != kind:
-        return None
-    return k, op[1]
 
 
 @AkkaMailbox.action(Supervisors, event="suspend")
@@ -453,19 +373,13 @@ def Close(c: Constants, s: Vars, t: str) -> object:
 
 @AkkaMailbox.action(Supervisors, event="dead_letter")
 def CleanUp(c: Constants, s: Vars, t: str) -> object:
-    """cleanUp, under the consumer lock (pops until empty: one step): the queue goes to the dead letters."""
+    """cleanUp, under the consumer lock: what is queued goes to the dead letters."""
     pc, k, mb = s.supervisor[t]
     if pc != S_CLEANUP or mb is None or not s.queue[mb]:
         return None
-    items = [item for _, item in s.queue[mb]]
+    cleaned, items = CleanedUp(s, mb)
     return emit(
-        s._replace(
-            queue=s.queue.except_(mb, ()),
-            dead=s.dead.except_(mb, s.dead[mb] + len(items)),
-            supervisor=s.supervisor.except_(t, (IDLE, k + 1, None)),
-        ),
-        mailbox=mb,
-        items=items,
+        cleaned._replace(supervisor=s.supervisor.except_(t, (IDLE, k + 1, None))), mailbox=mb, items=items
     )
 
 

@@ -7,6 +7,7 @@ of the constants and one state.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import ClassVar, NamedTuple
 
@@ -96,6 +97,17 @@ class Vars(NamedTuple):
 IDLE = "idle"
 
 
+# A send is Akka's lock-free enqueue, three atomic steps with no lock around them: a read of
+# the word (Closed: a dead letter at once), the append to the queue, and one more read of the
+# word that decides what the sender owes: nothing when it is Scheduled or suspended (whoever
+# holds the reservation re-checks the queue after setAsIdle), setAsScheduled when it is Open,
+# and a cleanUp of its own when it is Closed (the close came between the two reads, maybe after
+# the supervisor's cleanUp: without this step the message would wait in a closed mailbox).
+P_APPEND = "append"  # the word read not Closed: the append is owed
+P_RECHECK = "reg-send-status"  # appended: the read that decides is owed ("reg-": about to register)
+P_CLEANUP = "send-clean-up"  # read Closed after the append: the sender's own cleanUp is owed
+
+
 # registerForExecution, shared by every registrar: status read -> queue read -> CAS -> execute
 R_STATUS, R_QUEUE, R_CAS, R_EXECUTE = "reg-status", "reg-queue", "reg-cas", "owes-execute"
 
@@ -140,17 +152,67 @@ def Local(s: Vars, p: str) -> tuple[str, int | None]:
     return spc, smb
 
 
+def At(s: Vars, p: str, pc: str) -> int | None:
+    """The mailbox process ``p`` is about, when it is at ``pc``; else None."""
+    here, mb = Local(s, p)
+    return mb if here == pc else None
+
+
 def SetLocal(s: Vars, p: str, pc: str, mb: int | None) -> Vars:
-    """Move a process to ``pc`` about ``mb``; back to idle forgets the mailbox."""
+    """Move a process to ``pc`` about ``mb``; back to idle forgets the mailbox.
+
+    A worker keeps the count of its run (0 from its setAsIdle on, through registerForExecution)."""
     if pc == IDLE:
         mb = None
     if p[0] == "p":
         _, k, _ = s.producer[p]
         return s._replace(producer=s.producer.except_(p, (pc, k, mb)))
     if p[0] == "w":
-        return s._replace(worker=s.worker.except_(p, (pc, mb, 0)))
+        return s._replace(worker=s.worker.except_(p, (pc, mb, s.worker[p][2])))
     _, k, _ = s.supervisor[p]
     return s._replace(supervisor=s.supervisor.except_(p, (pc, k, mb)))
+
+
+def ReadWord(s: Vars, p: str, at: str, test: Callable[[int], bool], then: str) -> Vars | None:
+    """One read of the status word by ``p`` at ``at``: when ``test(word)`` holds, ``p`` goes to ``then``."""
+    here, mb = Local(s, p)
+    if here != at or mb is None or not test(s.status[mb]):
+        return None
+    return SetLocal(s, p, then, mb)
+
+
+def ReadQueue(s: Vars, p: str, at: str, messages: bool, then: str) -> Vars | None:
+    """One look at the queue by ``p`` at ``at``: when it holds messages (or, ``messages=False``,
+    none), ``p`` goes on to ``then``."""
+    here, mb = Local(s, p)
+    if here != at or mb is None or bool(s.queue[mb]) != messages:
+        return None
+    return SetLocal(s, p, then, mb)
+
+
+def CleanedUp(s: Vars, mb: int) -> tuple[Vars, list[Item]]:
+    """cleanUp under the consumer lock (pops until empty: one step): the queue goes to the dead
+    letters. The next state and the messages it dead-lettered."""
+    items = [item for _, item in s.queue[mb]]
+    return s._replace(queue=s.queue.except_(mb, ()), dead=s.dead.except_(mb, s.dead[mb] + len(items))), items
+
+
+def SendAt(c: Constants, s: Vars, p: str) -> tuple[int, int, Item] | None:
+    """The send producer ``p`` makes next, when it is idle: (sends done, mailbox, message), or None."""
+    pc, k, _ = s.producer[p]
+    send = c.send_of(p, k)
+    if pc != IDLE or send is None:
+        return None
+    return k, send[0], send[1]
+
+
+def OpAt(c: Constants, s: Vars, t: str, kind: str) -> tuple[int, int] | None:
+    """Supervisor ``t``'s next operation, when it is idle and that is a ``kind``: (ops done, mailbox)."""
+    pc, k, _ = s.supervisor[t]
+    op = c.op_of(t, k)
+    if pc != IDLE or op is None or op[0] != kind:
+        return None
+    return k, op[1]
 
 
 def HasHint(p: str) -> bool:

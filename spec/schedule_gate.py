@@ -193,11 +193,8 @@ def AdmitCasLost(c: Constants, s: Vars, p: str) -> object:
 @ScheduleGate.action(Producers, event="permit_release")
 def ReleaseSurplus(c: Constants, s: Vars, p: str) -> object:
     """The surplus permit goes back to the pool, whatever the gate is now; the same post starts over."""
-    post = PostAt(c, s, p, P_CAS_LOST)
-    if post is None:
-        return None
-    k, actor, _ = post
-    return PermitReleased(s._replace(producer=s.producer.except_(p, (P_IDLE, k, False))), actor, "surplus")
+    moved = ProducerMovesOn(c, s, p, P_CAS_LOST, posts_done=0)
+    return None if moved is None else PermitReleased(*moved, "surplus")
 
 
 @ScheduleGate.action(Producers, event="admit_begin")
@@ -277,21 +274,15 @@ def AdmitEndBy(c: Constants, s: Vars, p: str, decide: Callable[[Gate, bool], tup
 @ScheduleGate.action(Producers, event="token_enqueue")
 def ProducerEnqueue(c: Constants, s: Vars, p: str) -> object:
     """EnqueueReadyToken: the last producer puts the actor's token in the ready queue (never full)."""
-    post = PostAt(c, s, p, P_OWES_TOKEN)
-    if post is None:
-        return None
-    k, actor, _ = post
-    return TokenEnqueued(s._replace(producer=s.producer.except_(p, (P_IDLE, k + 1, False))), actor)
+    moved = ProducerMovesOn(c, s, p, P_OWES_TOKEN, posts_done=1)
+    return None if moved is None else TokenEnqueued(*moved)
 
 
 @ScheduleGate.action(Producers, event="permit_release")
 def ProducerRelease(c: Constants, s: Vars, p: str) -> object:
     """ReleasePermit: the actor went Idle on this producer's CAS; its permit goes back to the pool."""
-    post = PostAt(c, s, p, P_OWES_RELEASE)
-    if post is None:
-        return None
-    k, actor, _ = post
-    return PermitReleased(s._replace(producer=s.producer.except_(p, (P_IDLE, k + 1, False))), actor, "idle")
+    moved = ProducerMovesOn(c, s, p, P_OWES_RELEASE, posts_done=1)
+    return None if moved is None else PermitReleased(*moved, "idle")
 
 
 # ============================================================================ ACTIONS: workers
@@ -311,10 +302,9 @@ def Take(c: Constants, s: Vars, w: str) -> object:
 @ScheduleGate.action(Workers, event="drain_begin")
 def DrainBegin(c: Constants, s: Vars, w: str) -> object:
     """CAS Scheduled -> Draining: the token's worker is now the actor's one drainer."""
-    pc, actor, _, _ = s.worker[w]
-    if pc != W_TOOK:
+    actor = DrainerAt(s, w, W_TOOK)
+    if actor is None:
         return None
-    assert actor is not None
     new = DrainBeginWord(s.gate[actor])
     if new is None:
         return None
@@ -396,20 +386,15 @@ def DrainEndBy(
 @ScheduleGate.action(Workers, event="token_enqueue")
 def WorkerEnqueue(c: Constants, s: Vars, w: str) -> object:
     """EnqueueReadyToken: the worker puts the actor's token at the back of the ready queue."""
-    pc, actor, _, _ = s.worker[w]
-    if pc != W_OWES_TOKEN:
-        return None
-    assert actor is not None
-    return TokenEnqueued(s._replace(worker=s.worker.except_(w, (W_IDLE, None, 0, False))), actor)
+    moved = WorkerMovesOn(s, w, W_OWES_TOKEN)
+    return None if moved is None else TokenEnqueued(*moved)
 
 
 @ScheduleGate.action(Workers, event="permit_release")
 def WorkerRelease(c: Constants, s: Vars, w: str) -> object:
     """ReleasePermit: the actor went Idle on the worker's CAS; its permit goes back to the pool."""
-    pc, actor, _, _ = s.worker[w]
-    if pc != W_OWES_RELEASE:
-        return None
-    return PermitReleased(s._replace(worker=s.worker.except_(w, (W_IDLE, None, 0, False))), actor, "idle")
+    moved = WorkerMovesOn(s, w, W_OWES_RELEASE)
+    return None if moved is None else PermitReleased(*moved, "idle")
 
 
 # ============================================================================ INVARIANTS

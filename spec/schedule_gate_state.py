@@ -203,6 +203,33 @@ def Reservations(c: Constants, s: Vars, actor: int) -> int:
     return held
 
 
+def ProducerMovesOn(c: Constants, s: Vars, p: str, at: str, posts_done: int) -> tuple[Vars, int] | None:
+    """Producer ``p`` at ``at`` goes idle, ``posts_done`` (0: retry the same post, 1: the next one)
+    further in its script: the state where it has, and the post's actor; None when not at ``at``."""
+    post = PostAt(c, s, p, at)
+    if post is None:
+        return None
+    k, actor, _ = post
+    return s._replace(producer=s.producer.except_(p, (P_IDLE, k + posts_done, False))), actor
+
+
+def DrainerAt(s: Vars, w: str, pc: str) -> int | None:
+    """The actor worker ``w`` holds the token of, when it is at ``pc``; else None."""
+    here, actor, _, _ = s.worker[w]
+    if here != pc:
+        return None
+    assert actor is not None  # every worker pc but idle holds a token
+    return actor
+
+
+def WorkerMovesOn(s: Vars, w: str, at: str) -> tuple[Vars, int] | None:
+    """Worker ``w`` at ``at`` goes idle: the state where it has, and the actor it held."""
+    actor = DrainerAt(s, w, at)
+    if actor is None:
+        return None
+    return s._replace(worker=s.worker.except_(w, (W_IDLE, None, 0, False))), actor
+
+
 def PostActor(c: Constants, p: str, k: int) -> int | None:
     post = c.post_of(p, k)
     return None if post is None else post[0]

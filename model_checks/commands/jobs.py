@@ -259,12 +259,9 @@ def register(app: typer.Typer) -> None:
         try:
             with _store(store_url, tracer=tracer, process=worker_name) as store:
                 worker = Worker(store, table, options, progress=progress)
-                previous = signal.getsignal(signal.SIGTERM)
-                signal.signal(signal.SIGTERM, lambda *_: worker.stop())  # a second one: give back now
-                try:
+                # A second SIGTERM calls stop again: the worker gives its job back now.
+                with jobs_pool.stopping_on((signal.SIGTERM,), worker.stop):
                     report = worker.run()
-                finally:
-                    signal.signal(signal.SIGTERM, previous)
         finally:
             if tracer is not None:
                 tracer.close()

@@ -10,7 +10,8 @@ import json
 import signal
 import sqlite3
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -76,6 +77,19 @@ StatusFileOption = Annotated[
         help=f"the pool's status file [default: ${pool_status.ENV}, else ./{pool_status.DEFAULT_FILE}]",
     ),
 ]
+
+
+@contextmanager
+def stopping_on(signals: tuple[signal.Signals, ...], stop: Callable[[], object]) -> Iterator[None]:
+    """While the block runs each of ``signals`` calls ``stop``; the handlers before are put back."""
+    previous = {s: signal.getsignal(s) for s in signals}
+    for s in signals:
+        signal.signal(s, lambda *_: stop())
+    try:
+        yield
+    finally:
+        for s, handler in previous.items():
+            signal.signal(s, handler)
 
 
 def handler_table(handlers: str) -> dict[str, Handler]:
@@ -201,14 +215,10 @@ def register(jobs_app: typer.Typer) -> None:
         except (ValueError, sqlite3.DatabaseError) as problem:
             raise CommandError(f"cannot open the store: {problem}", "--store") from None
         controller = PoolController(options, store, progress=progress)
-        previous = {s: signal.getsignal(s) for s in (signal.SIGTERM, signal.SIGINT)}
-        for s in previous:
-            signal.signal(s, lambda *_: controller.request_stop())
         try:
-            report = controller.run()
+            with stopping_on((signal.SIGTERM, signal.SIGINT), controller.request_stop):
+                report = controller.run()
         finally:
-            for s, handler in previous.items():
-                signal.signal(s, handler)
             store.close()
         doc = report.as_json()
         text = (

@@ -7,6 +7,15 @@ every field the action emits must equal the event's (fields named optional may
 be absent from the event). Nothing of the trace is kept: memory is the live
 state set plus what the design's binding keeps about its threads.
 
+Deferred steps (``deferred``): a design may name internal actions that *move right* past the
+actions of other processes (``movers.py`` states the condition and checks it on the spec's
+reachable states). Such a step is taken only when an event needs it: for the event's own
+processes, or where a step that may follow it before the event does not let it move. The
+search then holds a *lazy* set (``live``), whose closure under every internal action is the
+set above (``states``, computed only when asked: for words, at the end, for an observer), and
+drops a state that a deferred step of another state it holds reaches. Independent deferred
+steps of many processes then no longer multiply the live set.
+
 Design-neutral: a design module (``schedule_gate``, ``akka_mailbox``) binds
 threads to processes (``add_process`` when a thread first shows a role),
 announces each process's script entries as its events reveal them, and words
@@ -53,6 +62,11 @@ class NoMatch(Exception):
 _MISSING = object()
 
 
+def _no_key(s: State) -> None:
+    """The key of every state when the search has no ``local``: one for all."""
+    return None
+
+
 class TraceSearch:
     """The set of possible spec states, advanced by one observed event at a time."""
 
@@ -67,6 +81,7 @@ class TraceSearch:
         local: Callable[[State, Hashable], Hashable] | None = None,
         enabled_at: Mapping[str, frozenset[Hashable]] | None = None,
         pc_key: Callable[[State], Hashable] | None = None,
+        deferred: Mapping[str, frozenset[str]] | None = None,
     ) -> None:
         self.spec = spec
         self.c = constants
@@ -82,6 +97,16 @@ class TraceSearch:
         # enabled by it, so a state costs one call and one lookup, not one per process.
         # Without it the key is the tuple of ``local(state, p)`` over the processes.
         self.pc_key = pc_key
+        # ``deferred[action]``: the actions (of other processes) it does not move right past;
+        # it moves past every other one (``movers.violations`` checks the claim).
+        self.deferred = dict(deferred or {})
+        self._deferred_by_key: dict[tuple[Hashable, tuple[Hashable, ...]], list[Instance]] = {}
+        self._deferred_by_process: dict[
+            Hashable, list[tuple[Callable[..., Any], tuple[Hashable, ...], frozenset[Hashable] | None]]
+        ] = {}
+        self._hidden_names: dict[Hashable, frozenset[str]] = {}
+        self._deferred_names: dict[Hashable, frozenset[str]] = {}
+        self._relevant: dict[tuple[str, tuple[Hashable, ...], frozenset[Hashable]], frozenset[Hashable]] = {}
         self._internal: list[Instance] = []
         self._by_process: dict[
             Hashable, list[tuple[Callable[..., Any], tuple[Hashable, ...], frozenset[Hashable] | None]]
@@ -91,9 +116,10 @@ class TraceSearch:
         self._by_key: dict[Hashable, list[Instance]] = {}
         self._key_of: Callable[[State], Hashable] = self._pcs
         self._labelled: dict[str, dict[Hashable, list[Labelled]]] = {}
+        self._closed: set[State] | None = None
         self._rebind()
-        self.states: set[State] = self.closure(set(states))
-        self.peak = len(self.states)
+        self.live: set[State] = self.closure(set(states))
+        self.peak = len(self.live)
         # Off by default: the only cost of the seam is one ``is not None`` test per event.
         self.observer: Observer | None = None
 
@@ -112,7 +138,8 @@ class TraceSearch:
         for action in self.spec.actions:
             for args in action.instances(self.c):
                 if action.event is None:
-                    internal.append((action.fn, args))
+                    if action.name not in self.deferred:
+                        internal.append((action.fn, args))
                 else:
                     per = labelled.setdefault(action.event, {})
                     per.setdefault(args[0], []).append((action.name, action.fn, args))
@@ -121,16 +148,30 @@ class TraceSearch:
         by_process: dict[
             Hashable, list[tuple[Callable[..., Any], tuple[Hashable, ...], frozenset[Hashable] | None]]
         ] = {}
+        deferred_by_process: dict[
+            Hashable, list[tuple[Callable[..., Any], tuple[Hashable, ...], frozenset[Hashable] | None]]
+        ] = {}
+        hidden_names: dict[Hashable, set[str]] = {}
+        deferred_names: dict[Hashable, set[str]] = {}
         for action in self.spec.actions:
             if action.event is None:
                 allowed = self.enabled_at.get(action.name)
+                later = action.name in self.deferred
                 for args in action.instances(self.c):
-                    by_process.setdefault(args[0], []).append((action.fn, args, allowed))
+                    into = deferred_by_process if later else by_process
+                    into.setdefault(args[0], []).append((action.fn, args, allowed))
+                    (deferred_names if later else hidden_names).setdefault(args[0], set()).add(action.name)
+                    by_process.setdefault(args[0], [])
         self._by_process = by_process
+        self._deferred_by_process = deferred_by_process
+        self._hidden_names = {p: frozenset(n) for p, n in hidden_names.items()}
+        self._deferred_names = {p: frozenset(n) for p, n in deferred_names.items()}
+        self._deferred_by_key = {}
+        self._relevant = {}
         self._by_pc = {}
         self._processes = tuple(by_process)
         self._by_key = {}
-        self._key_of = self.pc_key if self.pc_key is not None else self._pcs
+        self._key_of = self.pc_key if self.pc_key is not None else self._pcs if self.local else _no_key
 
     def _pcs(self, s: State) -> tuple[Hashable, ...]:
         local = self.local
@@ -166,11 +207,11 @@ class TraceSearch:
         self.c = constants
         self._rebind()
         if extend is not None:
-            self.states = self.closure({extend(s) for s in self.states})
+            self.states = self.closure({extend(s) for s in self.live})
 
     def reclose(self) -> None:
         """Close the live states again (a script entry announced may enable internal steps)."""
-        self.states = self.closure(self.states)
+        self.states = self.closure(self.live)
 
     # -- the search ------------------------------------------------------------------------------
 
@@ -205,17 +246,160 @@ class TraceSearch:
                         push(nxt)
         return seen
 
+    # -- deferred steps ----------------------------------------------------------------------------
+
+    def _deferred_for(self, s: State, pcs: Hashable, processes: tuple[Hashable, ...]) -> list[Instance]:
+        """The deferred steps of ``processes`` that their program counters in ``s`` can enable
+        (looked up by the state's key ``pcs``, as the closure's steps are)."""
+        key = (pcs, processes)
+        found = self._deferred_by_key.get(key)
+        if found is None:
+            local = self.local
+            found = []
+            for p in processes:
+                # Without ``local`` every deferred step of the process is tried.
+                pc = local(s, p) if local is not None else None
+                found.extend(
+                    (fn, args)
+                    for fn, args, allowed in self._deferred_by_process.get(p, ())
+                    if local is None or allowed is None or pc in allowed
+                )
+            self._deferred_by_key[key] = found
+        return found
+
+    def _taking(self, kind: str, procs: tuple[Hashable, ...]) -> frozenset[Hashable]:
+        """The processes whose deferred steps this event needs: its own, and every one whose
+        deferred step might come before a step it does not move right past (that step of
+        another process may come before the event, or be the event's)."""
+        keys = frozenset([self._key_of(s) for s in self.live])
+        found = self._relevant.get((kind, procs, keys))
+        if found is not None:
+            return found
+        deferred_names = self._deferred_names
+        local = self.local
+        # A process's deferred steps can come before the event only where its pc in some state
+        # held lets one of them start (``movers``: only deferred steps follow a deferred step).
+        # Which of them then: any, once one can start (a chain may reach the others' pcs).
+        possible: dict[Hashable, set[str]] = {}
+        for q in deferred_names:
+            if self._hidden_names.get(q) or local is None:
+                possible[q] = set(deferred_names[q])
+                continue
+            pcs = {local(s, q) for s in self.live}
+            can_start = any(
+                (allowed := self.enabled_at.get(name)) is None or not pcs.isdisjoint(allowed)
+                for name in deferred_names[q]
+            )
+            possible[q] = set(deferred_names[q]) if can_start else set()
+        per = self._labelled.get(kind, {})
+        follows: dict[Hashable, set[str]] = {}
+        for p in procs:
+            follows.setdefault(p, set()).update(name for name, _, _ in per.get(p, ()))
+        for r, names in self._hidden_names.items():
+            follows.setdefault(r, set()).update(names)
+        taking = {p for p in procs if p in deferred_names}
+        for p in taking:
+            follows.setdefault(p, set()).update(possible[p])
+        changed = True
+        while changed:
+            changed = False
+            for q in deferred_names:
+                if q in taking or not possible[q]:
+                    continue
+                blocked = set().union(*(self.deferred[n] for n in possible[q]))
+                if any(r != q and not blocked.isdisjoint(f) for r, f in follows.items()):
+                    taking.add(q)
+                    follows.setdefault(q, set()).update(possible[q])
+                    changed = True
+        found = self._relevant[(kind, procs, keys)] = frozenset(taking)
+        return found
+
+    def _expand(self, states: set[State], taking: Iterable[Hashable]) -> set[State]:
+        """``states`` (closed under the internal steps that are not deferred) closed under those
+        and the deferred steps of ``taking``."""
+        procs = tuple(taking)
+        c = self.c
+        seen = set(states)
+        frontier: list[tuple[State, bool]] = [(s, True) for s in states]
+        key_of = self._key_of
+        by_key = self._by_key
+        instances = self._instances_for
+        deferred_for = self._deferred_for
+        every = self._internal if self.local is None else None
+        while frontier:
+            s, closed = frontier.pop()
+            key = key_of(s)
+            insts = deferred_for(s, key, procs)
+            if not closed:
+                if every is not None:
+                    insts = insts + every
+                else:
+                    found = by_key.get(key)
+                    insts = insts + (found if found is not None else instances(s, key))
+            for fn, args in insts:
+                nxt = fn(c, s, *args)
+                if nxt is not None and nxt not in seen:
+                    seen.add(nxt)
+                    frontier.append((nxt, False))
+        return seen
+
+    def _prune(self, states: set[State]) -> set[State]:
+        """Drop the states a deferred step of another state held reaches (its closure has them)."""
+        c = self.c
+        procs = tuple(self._deferred_by_process)
+        reaches: dict[State, set[State]] = {}
+        for s in states:
+            steps = self._deferred_for(s, self._key_of(s), procs)
+            found = {nxt for fn, args in steps if (nxt := fn(c, s, *args)) is not None}
+            found &= states
+            found.discard(s)
+            if found:
+                reaches[s] = found
+        if not reaches:
+            return states
+        reached = set().union(*reaches.values())
+        # Only a state kept vouches for those it reaches: a cycle of deferred steps drops none.
+        dropped = set().union(*(found for s, found in reaches.items() if s not in reached))
+        return states - dropped
+
+    @property
+    def states(self) -> set[State]:
+        """Every state some behaviour could be in: ``live`` closed under the deferred steps too
+        (computed when asked, once per event; ``live`` itself without deferred steps)."""
+        if not self._deferred_by_process:
+            return self.live
+        if self._closed is None:
+            self._closed = self._expand(self.live, tuple(self._deferred_by_process))
+        return self._closed
+
+    @states.setter
+    def states(self, states: set[State]) -> None:
+        """Hold ``states`` (closed under the steps not deferred, as ``live`` is)."""
+        self.live = states
+        self._closed = None
+
+    def closed(self) -> set[State]:
+        """``states``: every state some behaviour could be in."""
+        return self.states
+
     def step(self, ev: Mapping[str, Any], processes: Iterable[Hashable]) -> None:
         """Advance by ``ev``, taken by one of ``processes``; ``NoMatch`` when no behaviour takes it."""
         procs = tuple(processes)
         per = self._labelled.get(ev["event"], {})
         candidates = [inst for p in procs for inst in per.get(p, ())]
+        lazy = bool(self._deferred_by_process)
+        taking: frozenset[Hashable] = frozenset()
+        before = self.live
+        if lazy:
+            taking = self._taking(ev["event"], procs)
+            if taking:
+                before = self._expand(self.live, taking)
         c = self.c
         optional = self.optional
         invariants = self.invariants
         out: set[State] = set()
         add = out.add
-        for s in self.states:
+        for s in before:
             for _, fn, args in candidates:
                 r = fn(c, s, *args)
                 if type(r) is not Emitted:
@@ -233,10 +417,15 @@ class TraceSearch:
                     if len(out) != n and any(inv(c, nxt) is not None for inv in invariants):
                         out.discard(nxt)
         if not out:
-            raise NoMatch(sorted(self.states, key=repr), self.misses(ev, procs))
-        self.states = self.closure(out)
-        if len(self.states) > self.peak:
-            self.peak = len(self.states)
+            raise NoMatch(sorted(self.closed(), key=repr), self.misses(ev, procs))
+        self.live = self.closure(out)
+        if lazy and not taking <= set(procs):
+            # Deferred steps of processes other than the event's were taken: the states they
+            # reached may have taken the event too, beside the states they came from.
+            self.live = self._prune(self.live)
+        if len(self.live) > self.peak:
+            self.peak = len(self.live)
+        self._closed = None
         if self.observer is not None:
             self.observer(self)
 
@@ -244,7 +433,7 @@ class TraceSearch:
         """The steps of the bound processes that log this event's name, with the fields they would log."""
         per = self._labelled.get(ev["event"], {})
         found: list[Miss] = []
-        for s in sorted(self.states, key=repr):
+        for s in sorted(self.closed(), key=repr):
             for p in processes:
                 for name, fn, args in per.get(p, ()):
                     r = fn(self.c, s, *args)

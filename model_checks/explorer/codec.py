@@ -7,20 +7,33 @@ over plain values is sent instead as a tuple of ints, strings and tuples, which
 objects, sharing one key index per domain. Anything ``marshal`` refuses (a
 nested ``NamedTuple``, say) makes the whole batch go through ``pickle``, which is
 slower but always right. Decoding gives a value equal to the one encoded, with
-the same hash: the processes are forked from one interpreter, so they share
-its string-hash seed.
+the same hash within one hash seed (forked processes share their parent's; Ray's
+workers do not, and hash what they receive again).
+
+A batch of record states (``Codec.dump_batch``) goes further: each distinct field
+value once, and per state an index per field, in flat arrays: encoding and decoding
+a batch are a few C loops over it, not Python code per state and field.
 """
 
 from __future__ import annotations
 
 import marshal
 import pickle
-from collections.abc import Hashable
+import sys
+from array import array
+from collections import defaultdict
+from collections.abc import Hashable, Iterable, Sequence
+from functools import partial
+from itertools import chain, count
 from typing import Any
 
 from spec.language import Function
 
 _MARSHAL, _PICKLE = b"m", b"p"
+# A batch of records as a table of distinct field values plus field indexes (``Codec.dump_batch``).
+_TABLE_MARSHAL, _TABLE_PICKLE = b"T", b"P"
+# One batch entry as the explorer holds it: (fingerprint, state, parent gid, switches, pid).
+Entry = tuple[int, Any, int, int, int]
 
 
 class Codec:
@@ -69,6 +82,86 @@ class Codec:
         ]
         return self._record._make(fields)
 
+    def dump_batch(
+        self, entries: Iterable[Sequence[Any]], hashes: list[int] | None
+    ) -> tuple[bytes, list[Any]]:
+        """``(state, parent gid, switches, pid)`` entries as one bytes object; ``hashes``: their
+        fingerprints, sent along when the receiver may trust them (one hash seed), else ``None``.
+        Also the states again, interned (``intern``), for the sender to remember as sent.
+
+        Successors crossing to one owner in a layer share most of their field values (a step
+        changes one or two fields), so a record batch is a table of the distinct field values,
+        each encoded once, and per state one index per field, with the parents, switches and
+        pids, as flat machine arrays (``array.tobytes``): building it is a few C loops over the
+        batch (a ``defaultdict`` numbering values as they are first met), not Python code per
+        field, and decoding rebuilds each distinct ``Function`` once per batch. Values are
+        numbered with their type, so that ``1`` and ``True`` in two fields stay what they were.
+        Non-record states go as they are, through ``dumps``.
+        """
+        entries = list(entries)
+        states = [e[0] for e in entries]
+        record = self._record
+        if record is None or any(type(state) is not record for state in states):
+            sent_hashes: list[int | None] = [*hashes] if hashes is not None else [None] * len(states)
+            batch = [
+                (h, self.encode(e[0]), e[1], e[2], e[3]) for h, e in zip(sent_hashes, entries, strict=True)
+            ]
+            return dumps(batch), [self.intern(state) for state in states]
+        numbering: defaultdict[tuple[type, Any], int] = defaultdict(count().__next__)
+        flat = list(chain.from_iterable(states))
+        ids = array("I", map(numbering.__getitem__, zip(map(type, flat), flat, strict=True)))
+        table = [(v._keys, v._values) if kind is Function else (v,) for kind, v in numbering]
+        body = (
+            len(record._fields),
+            table,
+            ids.tobytes(),
+            array("q", [e[1] for e in entries]).tobytes(),
+            array("i", [e[2] for e in entries]).tobytes(),
+            array("i", [e[3] for e in entries]).tobytes(),
+            array("q", hashes).tobytes() if hashes is not None else b"",
+            sys.byteorder,
+        )
+        try:
+            data = _TABLE_MARSHAL + marshal.dumps(body)
+        except ValueError:  # a field value marshal cannot write
+            data = _TABLE_PICKLE + pickle.dumps(body, protocol=pickle.HIGHEST_PROTOCOL)
+        # Interned, each distinct value once: what ``intern`` gives, without its per-field loop.
+        canonical = self._canonical
+        values = [canonical.setdefault(v, v) if kind is Function else v for kind, v in numbering]
+        return data, _records(record, values, ids, len(record._fields))
+
+    def load_batch(self, data: bytes, rehash: bool) -> list[Entry]:
+        """A batch of ``dump_batch`` as ``(fingerprint, state, parent gid, switches, pid)``
+        entries; ``rehash``: hash the states here (the sender's hashes mean nothing here, or
+        were not sent). The states equal those sent, and equal values share one object."""
+        tag = data[:1]
+        if tag not in (_TABLE_MARSHAL, _TABLE_PICKLE):
+            out: list[Entry] = []
+            for h, encoded, parent, sw, pid in loads(data):
+                state = self.decode(encoded)
+                out.append((hash(state) if rehash or h is None else h, state, parent, sw, pid))
+            return out
+        body = memoryview(data)[1:]
+        width, table, ids_b, parents_b, sw_b, pid_b, hashes_b, order = (
+            marshal.loads(body) if tag == _TABLE_MARSHAL else pickle.loads(body)
+        )
+        if order != sys.byteorder:
+            raise ValueError("an explorer batch from a machine of the other byte order")
+        record = self._record
+        if record is None:
+            raise ValueError("a batch of records sent to an explorer of non-record states")
+        functions = self._functions
+        values = [
+            (functions[f] if f in functions else self._function(f)) if len(f) == 2 else f[0] for f in table
+        ]
+        ids = array("I")
+        ids.frombytes(ids_b)
+        states = _records(record, values, ids, width)
+        hashes: Iterable[int] = map(hash, states) if rehash or not hashes_b else array("q", hashes_b)
+        return list(
+            zip(hashes, states, _ints("q", parents_b), _ints("i", sw_b), _ints("i", pid_b), strict=True)
+        )
+
     def _function(self, data: tuple[tuple[Hashable, ...], tuple[Any, ...]]) -> Function[Any, Any]:
         keys, values = data
         index = self._index.get(keys)
@@ -78,6 +171,20 @@ class Codec:
         fn = self._canonical.setdefault(made, made)
         self._functions[data] = fn
         return fn
+
+
+def _records(record: type, values: list[Any], ids: array[int], width: int) -> list[Any]:
+    """Records of ``width`` fields each, field ``k`` of state ``n`` being ``values[ids[n * width + k]]``."""
+    fields = map(values.__getitem__, ids)
+    # ``width`` consecutive field values per state: ``zip`` of one iterator repeated; a record
+    # type's ``_make`` is this ``tuple.__new__`` behind a Python call.
+    return list(map(partial(tuple.__new__, record), zip(*[fields] * width, strict=False)))
+
+
+def _ints(code: str, data: bytes) -> list[int]:
+    values = array(code)
+    values.frombytes(data)
+    return values.tolist()
 
 
 def dumps(batch: list[Any]) -> bytes:

@@ -6,7 +6,7 @@ state belongs to the process ``hash(state) % N`` (``partition.py``). Each
 layer, every process expands the states it owns at that depth, then:
 
 1. hands every other process the successors it owns, one batch per owner
-   (``codec``: flat tuples through ``marshal``), sent from a thread so that
+   (``codec``: distinct field values and indexes), sent from a thread so that
    two processes sending to each other at once cannot both block on a full
    pipe;
 2. merges the batches it receives: new states join its next layer, and a

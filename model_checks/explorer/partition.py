@@ -314,17 +314,17 @@ class Partition:
         self.outgoing[owner], self.overflow[owner] = {}, []
         if self.codec is None:
             return wire.dumps([])
-        encode = self.codec.encode
-        # The fingerprint travels with the state: the processes share one hash seed, and
-        # equal values hash alike, so the owner need not hash the decoded state again.
-        batch = [(h, encode(e[0]), e[1], e[2], e[3]) for h, e in out.items()]
-        batch.extend((hash(e[0]), encode(e[0]), e[1], e[2], e[3]) for e in extra)
+        entries = [*out.values(), *extra]
+        # The fingerprint travels with the state when the processes share one hash seed (equal
+        # values hash alike), so the owner need not hash the decoded state again.
+        hashes = None if self.rehash_received else [*out, *(hash(e[0]) for e in extra)]
+        data, interned = self.codec.dump_batch(entries, hashes)
         sent = self.sent
-        intern = self.codec.intern
-        for h, e in out.items():
+        # ``interned`` lists ``out``'s states first; ``extra`` (fingerprint collisions) is not remembered.
+        for h, state in zip(out, interned, strict=False):
             if h not in sent:
-                sent[h] = intern(e[0])
-        return wire.dumps(batch)
+                sent[h] = state
+        return data
 
     def receive(self, data: bytes, d1: int) -> list[Found]:
         """Merge successors another process found for states this one owns (all at depth ``d1``)."""
@@ -334,14 +334,7 @@ class Partition:
         """A batch's entries as ``(fingerprint, state, parent gid, switches, pid)``, the states
         decoded (and hashed again where the sender's hashes mean nothing here)."""
         assert self.codec is not None
-        decode = self.codec.decode
-        if self.rehash_received:
-            entries = []
-            for _, encoded, parent, sw, pid in wire.loads(data):
-                key = decode(encoded)
-                entries.append((hash(key), key, parent, sw, pid))
-            return entries
-        return [(h, decode(encoded), parent, sw, pid) for h, encoded, parent, sw, pid in wire.loads(data)]
+        return self.codec.load_batch(data, self.rehash_received)
 
     def merge_batch(self, entries: list[tuple[int, Any, int, int, int]], d1: int) -> list[Found]:
         """Add decoded entries (``decode_batch``) at depth ``d1``: the invariant violations found."""

@@ -58,6 +58,16 @@ _LOCKS = f"""
     END IF;
 """
 
+USAGE = """
+    SELECT COUNT(*) FILTER (WHERE j.concurrency_group = c.concurrency_group),
+           COALESCE(SUM(j.cost_units) FILTER (WHERE j.queue = c.queue), 0),
+           COALESCE(SUM(j.cost_units) FILTER (WHERE j.concurrency_group = c.concurrency_group), 0)
+        INTO running, queue_cost, group_cost
+        FROM jobs j WHERE j.state = 'processing'
+        AND (j.queue = c.queue OR j.concurrency_group = c.concurrency_group);
+"""
+"""What runs and is spent on the candidate ``c``'s group and queue: summed under their key locks."""
+
 CLAIM_BODY = (
     """
 DECLARE
@@ -83,14 +93,9 @@ BEGIN
     SELECT b.budget INTO group_budget FROM budgets b WHERE b.kind = 'group' AND b.name = c.concurrency_group;
     IF c.cost_units > queue_budget OR c.cost_units > group_budget THEN
         RETURN;  -- can never run: the general claim fails it with the reason
-    END IF;
-    SELECT COUNT(*) FILTER (WHERE j.concurrency_group = c.concurrency_group),
-           COALESCE(SUM(j.cost_units) FILTER (WHERE j.queue = c.queue), 0),
-           COALESCE(SUM(j.cost_units) FILTER (WHERE j.concurrency_group = c.concurrency_group), 0)
-        INTO running, queue_cost, group_cost
-        FROM jobs j WHERE j.state = 'processing'
-        AND (j.queue = c.queue OR j.concurrency_group = c.concurrency_group);
-    IF (c.concurrency_group IS NOT NULL AND running >= c.concurrency_limit)
+    END IF;"""
+    + USAGE
+    + """    IF (c.concurrency_group IS NOT NULL AND running >= c.concurrency_limit)
         OR queue_cost + c.cost_units > queue_budget OR group_cost + c.cost_units > group_budget THEN
         RETURN;  -- denied (checks 1-3): the general claim denies it, naming the reason
     END IF;

@@ -10,22 +10,14 @@ import json
 from pathlib import Path
 from typing import Any
 
+from model_checks.designs.work_lane.trace.schema import SCHEMA
+
 HERE = Path(__file__).parent / "corpus"
 CONFIG = {"lanes": 2, "workers": 2, "lane_capacity": 2, "max_per_drain": 2, "ready_capacity": 2}
 Step = tuple[str, str, dict[str, Any]]
-# Every event kind of the Work Lane trace format, written out here independently of the reader.
-EVENTS = (
-    "post",
-    "submit",
-    "take",
-    "drain_begin",
-    "invoke",
-    "drain_end",
-    "stop_begin",
-    "stop_rejected",
-    "discard",
-    "stop_end",
-)
+# Every event kind of the Work Lane trace format, as its written contract (the JSON schema) lists
+# them: not from the reader's code (``fast.STEPS``, ``parse``), which the corpus is there to check.
+EVENTS: tuple[str, ...] = tuple(SCHEMA.document()["$defs"]["event"]["properties"]["event"]["enum"])
 
 
 def post(t: str, lane: int | None, item: Any, result: str = "ok", submit: bool = False) -> Step:

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import enum
+from typing import NamedTuple
+
 import pytest
 from hypothesis import HealthCheck, given, settings
 
@@ -12,7 +15,7 @@ from model_checks.explorer.check import CheckResult, check
 from model_checks.explorer.parallel import WorkerFailed
 from model_checks.explorer.search import Options
 from model_checks.registry import DESIGNS
-from spec.language import Instance, SpecBuilder
+from spec.language import Function, Instance, SpecBuilder
 from spec.work_lane import SPEC
 from tests.explorer.graphs import Graph, as_spec, assert_matches_brute_force, assert_same_search, graphs
 
@@ -125,6 +128,56 @@ def test_codec_round_trip_keeps_equality_and_hash() -> None:
     back = [wire.decode(x) for x in codec.loads(data)]
     assert back == states
     assert [hash(s) for s in back] == [hash(s) for s in states]
+
+
+def test_batch_round_trip_keeps_states_links_and_hashes() -> None:
+    inst = Instance(SPEC, CONFIGS["small"])
+    states = [s for s, _ in ownership.sample(inst, None, limit=200)]
+    entries = [(s, 7 * n - 1, n % 3, n % 4 - 1) for n, s in enumerate(states)]
+    sender = codec.Codec(states[0])
+    for hashes in ([hash(s) for s in states], None):
+        data, interned = sender.dump_batch(entries, hashes)
+        assert data[:1] == b"T"  # the table of distinct values, through marshal
+        assert interned == states
+        back = codec.Codec(states[0]).load_batch(data, rehash=hashes is None)
+        assert [(h, *rest) for h, *rest in back] == [(hash(s), s, p, sw, pid) for s, p, sw, pid in entries]
+        assert all(type(b[1]) is type(s) for b, s in zip(back, states, strict=True))
+
+
+class Shade(enum.Enum):
+    DARK = 1
+
+
+class _Flags(NamedTuple):
+    on: bool
+    number: int
+    kind: Shade | None
+    fn: Function[int, int]
+
+
+def test_batch_keeps_each_field_s_type_and_falls_back_to_pickle() -> None:
+    fn = Function((0, 1), (1, 0))
+    states = [
+        _Flags(True, 1, None, fn),
+        _Flags(False, 1, Shade.DARK, fn.except_(0, 0)),
+        _Flags(True, 0, None, fn),
+    ]
+    wire = codec.Codec(states[0])
+    data, _ = wire.dump_batch([(s, -1, 0, 0) for s in states], None)
+    assert data[:1] == b"P"  # an enum: marshal refuses it
+    back = [e[1] for e in codec.Codec(states[0]).load_batch(data, rehash=True)]
+    assert back == states
+    # ``True == 1``: numbered apart all the same, so no field changes type on the way
+    assert [(type(b.on), type(b.number)) for b in back] == [(bool, int)] * 3
+    assert back[0].fn is back[2].fn  # equal functions arrive as one object
+
+
+def test_batch_of_plain_states() -> None:
+    wire = codec.Codec(3)
+    entries = [(3, -1, 0, 0), ((1, "a"), 0, 1, 2)]
+    data, interned = wire.dump_batch(entries, None)
+    assert interned == [3, (1, "a")]
+    assert [e[1:] for e in codec.Codec(3).load_batch(data, rehash=True)] == entries
 
 
 def test_ownership_splits_work_lane_by_rarely_changed_fields() -> None:

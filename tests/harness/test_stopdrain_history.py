@@ -14,17 +14,13 @@ from collections.abc import Callable
 import pytest
 
 from model_checks.designs.work_lane.reference_mutants import REFERENCE_MUTANTS
-from model_checks.designs.work_lane.scenarios import (
-    LaneScenario,
-    _DrainWatch,
-    _StepTracer,
-    lane_program,
-)
+from model_checks.designs.work_lane.scenarios import LaneScenario, _DrainWatch, _StepTracer, lane_program
 from model_checks.harness import Options, check
 from model_checks.harness.design_rows import quiet_reference
 from model_checks.harness.lane_programs import ReportedTrace
 from model_checks.harness.runtime import ControlledRuntime
 from model_checks.harness.stateful import StatefulResult, check_states
+from tests.helpers.lane_mutants import caught_lane_mutant
 
 
 @pytest.mark.timeout(240)
@@ -32,25 +28,19 @@ from model_checks.harness.stateful import StatefulResult, check_states
 def test_every_mutant_is_caught_without_history_with_the_recorded_trace(name: str) -> None:
     m = REFERENCE_MUTANTS[name]
     sc = LaneScenario(**m.scenario)
-    options = Options(strategy="dpor", spurious_wakeups=m.spurious_wakeups, time_limit=180)
+    failure = caught_lane_mutant(name, time_limit=180, keep_trace=False)
+    # the failing schedule again, with the tracer keeping the whole trace: the same failure,
+    # and the report showed the same lines
     with quiet_reference():
-        summary = check(lane_program(sc, build=m.build, keep_trace=False), options)
-        assert summary.failure is not None, f"{name} not caught: {summary.summary()}"
-        assert summary.failure.kind == m.expect, summary.report()
-        # the failing schedule again, with the tracer keeping the whole trace: the same failure,
-        # and the report showed the same lines
         recorded = check(
             lane_program(sc, build=m.build),
-            Options(replay=summary.failure.schedule, spurious_wakeups=m.spurious_wakeups),
+            Options(replay=failure.schedule, spurious_wakeups=m.spurious_wakeups),
         )
     assert recorded.failure is not None
-    assert (recorded.failure.kind, recorded.failure.message) == (
-        summary.failure.kind,
-        summary.failure.message,
-    )
-    assert summary.failure.trace_events == recorded.failure.trace_events
+    assert (recorded.failure.kind, recorded.failure.message) == (failure.kind, failure.message)
+    assert failure.trace_events == recorded.failure.trace_events
     if sc.traced:
-        assert summary.failure.trace_events, "a traced scenario's report shows its trace"
+        assert failure.trace_events, "a traced scenario's report shows its trace"
 
 
 @pytest.mark.timeout(120)

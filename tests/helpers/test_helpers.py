@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+from dataclasses import replace
 from types import SimpleNamespace
 from typing import Any
 
@@ -10,11 +11,14 @@ import pytest
 
 from model_checks.designs.event_pool.harness import SCENARIOS
 from model_checks.designs.schedule_gate.configs import CONFIGS as GATE_CONFIGS
+from model_checks.designs.work_lane.reference_mutants import REFERENCE_MUTANTS as LANE_MUTANTS
+from reference.scheduler import WorkerScheduler
 from spec import schedule_gate as sg
 from spec.language import Instance
 from tests.helpers.cli import bad_option, refused
 from tests.helpers.gated import Gated
 from tests.helpers.harness_mutants import caught
+from tests.helpers.lane_mutants import caught_lane_mutant
 from tests.helpers.spec_walk import steps
 from tests.spec_helpers import reachable
 
@@ -79,3 +83,15 @@ def test_caught_fails_on_a_correct_program_or_a_mismatched_expectation(declared:
     scenarios = {"mutant/correct": SCENARIOS["one-thread"]}  # the correct reference: nothing to catch
     with pytest.raises(AssertionError):
         caught(scenarios, {"correct": SimpleNamespace(expect=declared)}, "correct")
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize("correct", [True, False], ids=["missed", "expects-other"])
+def test_caught_lane_mutant_fails_on_the_correct_reference_or_a_mismatched_expectation(
+    correct: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    seeded = LANE_MUTANTS["check-outside-lock"]  # one lane, one worker: DPOR ends in seconds
+    fake = replace(seeded, build=WorkerScheduler) if correct else replace(seeded, expect="lost_wakeup")
+    monkeypatch.setitem(LANE_MUTANTS, "fake", fake)
+    with pytest.raises(AssertionError):
+        caught_lane_mutant("fake", time_limit=60)

@@ -9,15 +9,7 @@ from typing import Any
 
 import pytest
 
-from reference import (
-    LaneHandle,
-    LaneSpec,
-    Result,
-    Sizing,
-    StopMode,
-    WorkerScheduler,
-    create,
-)
+from reference import LaneHandle, LaneSpec, Result, Sizing, StopMode, WorkerScheduler, create
 from tests.helpers.gated import Gated
 
 from .refsched_helpers import Recorder, make

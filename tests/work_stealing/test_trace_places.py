@@ -3,15 +3,14 @@
 from __future__ import annotations
 
 import random
-import tracemalloc
 from pathlib import Path
 
 import pytest
 
-from model_checks.conformance import validate_file
 from model_checks.designs.work_stealing.trace.model import DISCARDED, DONE, HELD, RUNNING
 from model_checks.designs.work_stealing.trace.places import Places, Runs
 from model_checks.designs.work_stealing.trace_bench import write_trace
+from tests.helpers.trace_memory import validation_peaks
 
 
 def test_runs_merge_and_answer_membership() -> None:
@@ -58,14 +57,6 @@ def test_the_validators_memory_does_not_grow_with_the_trace(tmp_path: Path) -> N
     short, long = tmp_path / "short.jsonl", tmp_path / "long.jsonl"
     write_trace(short, 5_000, 1)
     write_trace(long, 100_000, 1)
-    validate_file(short)  # imports and caches out of the measurement
-    peaks = []
-    for path in (short, long):
-        tracemalloc.start()
-        try:
-            assert validate_file(path).code == 0
-            peaks.append(tracemalloc.get_traced_memory()[1])
-        finally:
-            tracemalloc.stop()
+    peaks = validation_peaks(short, long)
     # before the runs, the long trace's peak was about 20 times the short one's
     assert peaks[1] < 2 * peaks[0], peaks

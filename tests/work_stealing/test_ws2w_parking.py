@@ -9,34 +9,22 @@ registering, or not at all.
 
 from __future__ import annotations
 
-import logging
 import threading
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 
 import pytest
 
 from model_checks.designs.work_stealing.harness import program
 from model_checks.designs.work_stealing.reference_mutants import ParkWithoutRecheckPool
 from model_checks.harness.api import check
+from model_checks.harness.design_rows import quiet_reference
 from model_checks.harness.options import Options, Result
 from reference.work_stealing import TaskHandle, WorkStealingPool
 from reference.work_stealing_task import TaskFailed
 
 
-@contextmanager
-def _quiet() -> Iterator[None]:
-    log = logging.getLogger("reference")  # a hung pool logs each execution's fault
-    previous = log.level
-    log.setLevel(logging.CRITICAL)
-    try:
-        yield
-    finally:
-        log.setLevel(previous)
-
-
 def _explore(name: str, build: Callable[..., WorkStealingPool] | None = None, races: bool = False) -> Result:
-    with _quiet():
+    with quiet_reference():  # a hung pool logs each execution's fault
         return check(program(name, build), Options(strategy="dpor", time_limit=120, races=races))
 
 
@@ -122,7 +110,7 @@ def test_a_join_whose_park_raises_leaves_no_registration_behind() -> None:
         pool.armed = True
         return int(pool.join(c))
 
-    with _quiet():
+    with quiet_reference():  # the root's failure is logged; the test asserts it instead
         _, task = pool.submit(root)
         assert task is not None
         with pytest.raises(TaskFailed):

@@ -167,14 +167,9 @@ END
         + checks
         + f"""
     PERFORM pg_advisory_xact_lock({pg_fast.LOCK_SPACE}, hashtext('group:' || c.concurrency_group));
-    PERFORM pg_advisory_xact_lock({pg_fast.LOCK_SPACE}, hashtext('queue:' || c.queue));
-    SELECT COUNT(*) FILTER (WHERE j.concurrency_group = c.concurrency_group),
-           COALESCE(SUM(j.cost_units) FILTER (WHERE j.queue = c.queue), 0),
-           COALESCE(SUM(j.cost_units) FILTER (WHERE j.concurrency_group = c.concurrency_group), 0)
-        INTO running, queue_cost, group_cost
-        FROM jobs j WHERE j.state = 'processing'
-        AND (j.queue = c.queue OR j.concurrency_group = c.concurrency_group);
-    IF running >= c.concurrency_limit OR queue_cost + c.cost_units > queue_budget
+    PERFORM pg_advisory_xact_lock({pg_fast.LOCK_SPACE}, hashtext('queue:' || c.queue));"""
+        + pg_fast.USAGE
+        + """    IF running >= c.concurrency_limit OR queue_cost + c.cost_units > queue_budget
         OR group_cost + c.cost_units > group_budget THEN
         RETURN;
     END IF;

@@ -22,8 +22,9 @@ from spec.akka_mailbox import (
     W_DEQUEUE,
     W_SET_IDLE,
     W_SHOULD,
+    At,
     Constants,
-    Local,
+    ReadWord,
     SetLocal,
     Vars,
 )
@@ -56,16 +57,13 @@ R_STORE = "reg-store"
 
 def ScheduleCheck(c: Constants, s: Vars, p: str) -> object:
     """BUG: setAsScheduled loads the word and sees it open and unscheduled ..."""
-    pc, mb = Local(s, p)
-    if pc != R_CAS or mb is None or s.status[mb] & (CLOSED | SCHEDULED):
-        return None
-    return SetLocal(s, p, R_STORE, mb)
+    return ReadWord(s, p, R_CAS, lambda word: not word & (CLOSED | SCHEDULED), R_STORE)
 
 
 def ScheduleStore(c: Constants, s: Vars, p: str) -> object:
     """BUG: ... and later stores Scheduled without comparing: two threads can both get here."""
-    pc, mb = Local(s, p)
-    if pc != R_STORE or mb is None:
+    mb = At(s, p, R_STORE)
+    if mb is None:
         return None
     return emit(
         SetLocal(s._replace(status=s.status.except_(mb, s.status[mb] | SCHEDULED)), p, R_EXECUTE, mb),
@@ -80,8 +78,8 @@ CHECK_THEN_SET = split(SPEC, "check-then-set", "SetAsScheduled", ScheduleCheck, 
 
 def SetAsScheduledIgnoringClosed(c: Constants, s: Vars, p: str) -> object:
     """BUG: setAsScheduled masks with Scheduled only (2, not 3), so a closed word gets scheduled."""
-    pc, mb = Local(s, p)
-    if pc != R_CAS or mb is None or s.status[mb] & SCHEDULED:
+    mb = At(s, p, R_CAS)
+    if mb is None or s.status[mb] & SCHEDULED:
         return None
     word = s.status[mb]
     return emit(
@@ -91,10 +89,7 @@ def SetAsScheduledIgnoringClosed(c: Constants, s: Vars, p: str) -> object:
 
 def AlreadyScheduledIgnoringClosed(c: Constants, s: Vars, p: str) -> object:
     """The refusal that goes with it: only a set Scheduled bit refuses."""
-    pc, mb = Local(s, p)
-    if pc != R_CAS or mb is None or not s.status[mb] & SCHEDULED:
-        return None
-    return SetLocal(s, p, IDLE, None)
+    return ReadWord(s, p, R_CAS, lambda word: bool(word & SCHEDULED), IDLE)
 
 
 SCHEDULE_WHILE_CLOSED = variant(
@@ -176,10 +171,7 @@ IDLE_STORE = split(SPEC, "idle-store", "SetAsIdle", SetAsIdleLoad, SetAsIdleStor
 
 def SendSeesClosedLeaves(c: Constants, s: Vars, p: str) -> object:
     """BUG: the word reads Closed after the append and the sender leaves, its message queued."""
-    pc, _, mb = s.producer[p]
-    if pc != am.P_RECHECK or mb is None or not am.IsClosed(s.status[mb]):
-        return None
-    return SetLocal(s, p, IDLE, None)
+    return ReadWord(s, p, am.P_RECHECK, am.IsClosed, IDLE)
 
 
 SEND_NO_CLEAN_UP = variant(SPEC, "send-no-clean-up", replace_actions={"SendSeesClosed": SendSeesClosedLeaves})

@@ -26,6 +26,7 @@ from spec.work_lane_state import (
     W_IDLE,
     Constants,
     EndingDrain,
+    Item,
     Producers,
     Vars,
 )
@@ -73,18 +74,41 @@ SPLIT_IDLE = split(SPEC, "split-idle", "DrainEndIdle", DrainSawEmpty, DrainEndId
 P_PUBLISHING = "publishing"
 
 
-def PostDecideFirst(c: Constants, s: Vars, p: str) -> object:
-    """BUG: under the lane mutex the producer decides whether to reserve, but publishes later."""
+def ReserveFirst(c: Constants, s: Vars, p: str) -> tuple[Vars, int, int, Item, bool] | None:
+    """The first half of a post split so that the reservation comes before the publish, in any
+    lane spec: with room in the lane, the producer takes the lane's reservation if it is Idle.
+    The state after (the producer not moved yet), the post (posts done, lane, item) and whether
+    it reserved; None unless ``p`` has a post with room."""
     post = wl.PostWithRoom(c, s, p)
     if post is None:
         return None
     k, lane, item = post
     reserve = s.status[lane] == IDLE
+    return (
+        s._replace(status=s.status.except_(lane, SCHEDULED) if reserve else s.status),
+        k,
+        lane,
+        item,
+        reserve,
+    )
+
+
+def PublishedLate(s: Vars, p: str, k: int, lane: int, item: Item, reserved: bool) -> Vars:
+    """The second half: the item enters the queue after the decision, and the producer goes on to
+    its next post, owing the lane's submission if it reserved."""
+    return wl.Published(s, lane, item)._replace(
+        producer=s.producer.except_(p, (P_OWES, k + 1, lane) if reserved else (P_IDLE, k + 1, None)),
+    )
+
+
+def PostDecideFirst(c: Constants, s: Vars, p: str) -> object:
+    """BUG: under the lane mutex the producer decides whether to reserve, but publishes later."""
+    first = ReserveFirst(c, s, p)
+    if first is None:
+        return None
+    after, k, lane, item, reserve = first
     return emit(
-        s._replace(
-            status=s.status.except_(lane, SCHEDULED) if reserve else s.status,
-            producer=s.producer.except_(p, (P_PUBLISHING + ("+owe" if reserve else ""), k, lane)),
-        ),
+        after._replace(producer=s.producer.except_(p, (P_PUBLISHING + ("+owe" if reserve else ""), k, lane))),
         lane=lane,
         item=item,
         result="ok",
@@ -99,10 +123,7 @@ def PublishLate(c: Constants, s: Vars, p: str) -> object:
         return None
     post = c.post_of(p, k)
     assert post is not None and lane is not None
-    owes = pc.endswith("+owe")
-    return wl.Published(s, lane, post[1])._replace(
-        producer=s.producer.except_(p, (P_OWES, k + 1, lane) if owes else (P_IDLE, k + 1, None)),
-    )
+    return PublishedLate(s, p, k, lane, post[1], reserved=pc.endswith("+owe"))
 
 
 PUBLISH_OUTSIDE_MUTEX = variant(

@@ -1,32 +1,18 @@
-"""Every complete behaviour of a spec configuration, projected onto the events it logs.
-
-A depth-first search over the state graph computes, per state, the set of event sequences
-from there to a state with no successor (memoised, so each state is expanded once). Steps
-whose event is not kept add nothing. Exhaustive: a configuration too large to enumerate
-raises ``TooManyTraces`` instead of answering from part of it.
+"""The behaviours the lock-free comparison (``refinement.py``) reads: every complete behaviour of a
+spec configuration projected onto the kept events (enumerated by ``model_checks.spec_behaviours``),
+and the replay of one trace over a spec to where it stops being allowed.
 """
 
 from __future__ import annotations
 
-import sys
-import time
-from collections.abc import Collection, Hashable
+from collections.abc import Collection
 from typing import Any
 
+from model_checks.spec_behaviours import Event, Trace, canonical, closure, event_of
+from model_checks.spec_behaviours import behaviours as enumerate_behaviours
 from spec.language import Instance, Spec, Transition
 
-Event = tuple[str, str, tuple[tuple[str, Hashable], ...]]  # (thread, event, sorted fields)
-Trace = tuple[Event, ...]
-
-
-class TooManyTraces(OverflowError):
-    """The behaviours could not be enumerated within the bound (traces per state, or seconds)."""
-
-
-def event_of(t: Transition) -> Event:
-    assert t.event is not None and t.fields is not None
-    fields = tuple(sorted((k, tuple(v) if isinstance(v, list) else v) for k, v in t.fields.items()))
-    return (str(t.process), t.event, fields)
+__all__ = ["Event", "Trace", "accepts", "behaviours", "canonical"]
 
 
 def behaviours(
@@ -40,62 +26,7 @@ def behaviours(
 
     A cycle in the state graph (a behaviour that need not end) or a deadlock is an error: the
     comparison needs every behaviour to be a finite sequence."""
-    deadline = None if time_limit is None else time.perf_counter() + time_limit
-    inst = Instance(spec, constants)
-    memo: dict[Any, frozenset[Trace]] = {}
-    on_path: set[Any] = set()
-
-    def suffixes(state: Any) -> frozenset[Trace]:
-        got = memo.get(state)
-        if got is not None:
-            return got
-        if state in on_path:
-            raise ValueError(f"{spec.name}: the state graph has a cycle at {inst.describe(state)}")
-        on_path.add(state)
-        out: set[Trace] = set()
-        successors = list(inst.successors(state))
-        if not successors:
-            if not inst.is_terminal(state):
-                raise ValueError(f"{spec.name} deadlocks in {inst.describe(state)}")
-            out.add(())
-        for t in successors:
-            rest = suffixes(t.state)
-            if t.event is None or t.event not in keep:
-                out |= rest
-            else:
-                ev = event_of(t)
-                out.update((ev, *r) for r in rest)
-            if len(out) > max_traces:
-                raise TooManyTraces(
-                    f"more than {max_traces:,} behaviours from one state: use a smaller configuration"
-                )
-        if deadline is not None and time.perf_counter() > deadline:
-            raise TooManyTraces(f"not enumerated within {time_limit:g} s ({len(memo):,} states done)")
-        on_path.discard(state)
-        frozen = frozenset(out)
-        memo[state] = frozen
-        return frozen
-
-    limit = sys.getrecursionlimit()
-    sys.setrecursionlimit(max(limit, 10_000))
-    try:
-        found: set[Trace] = set()
-        for s in inst.initial_states():
-            found |= suffixes(s)
-    finally:
-        sys.setrecursionlimit(limit)
-    return found
-
-
-def canonical(trace: Trace) -> Trace:
-    """Workers renamed ``w0``, ``w1`` ... by first appearance: they are interchangeable in both specs."""
-    names: dict[str, str] = {}
-    out = []
-    for thread, name, fields in trace:
-        if thread.startswith("w"):
-            thread = names.setdefault(thread, f"w{len(names)}")
-        out.append((thread, name, fields))
-    return tuple(out)
+    return enumerate_behaviours(spec, constants, keep, max_traces=max_traces, time_limit=time_limit).traces
 
 
 def accepts(spec: Spec, constants: Any, trace: Trace) -> int | None:
@@ -105,22 +36,16 @@ def accepts(spec: Spec, constants: Any, trace: Trace) -> int | None:
     trace is a prefix of behaviours but none ends there)."""
     inst = Instance(spec, constants)
 
-    def close(states: set[Any]) -> set[Any]:
-        todo, seen = list(states), set(states)
-        while todo:
-            for t in inst.successors(todo.pop()):
-                if t.event is None and t.state not in seen:
-                    seen.add(t.state)
-                    todo.append(t.state)
-        return seen
+    def silent(t: Transition) -> bool:
+        return t.event is None
 
-    current = close(set(inst.initial_states()))
+    current = closure(inst, inst.initial_states(), silent)
     for i, ev in enumerate(trace):
         nxt = {
             t.state for s in current for t in inst.successors(s) if t.event is not None and event_of(t) == ev
         }
         if not nxt:
             return i
-        current = close(nxt)
+        current = closure(inst, nxt, silent)
     ends = any(not any(True for _ in inst.successors(s)) for s in current)
     return None if ends else len(trace)

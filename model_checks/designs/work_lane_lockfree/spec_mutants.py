@@ -7,18 +7,21 @@ not wait and drops items, a lane reset that destroys items without reporting the
 
 from __future__ import annotations
 
-from model_checks.designs.work_lane.spec_mutants import W_GOING_IDLE, IdleLate, stop_skips_inflight
+from model_checks.designs.work_lane.spec_mutants import (
+    W_GOING_IDLE,
+    IdleLate,
+    PublishedLate,
+    ReserveFirst,
+    stop_skips_inflight,
+)
 from model_checks.mutant import SpecMutant, by_name
 from model_checks.spec_mutation import split
 from spec import work_lane_lockfree as lf
 from spec.language import Function, emit, variant
-from spec.work_lane import PostWithRoom, Published
 from spec.work_lane_lockfree import SPEC
 from spec.work_lane_lockfree_state import (
     DRAINING,
     IDLE,
-    P_IDLE,
-    P_OWES,
     SCHEDULED,
     STOPPED,
     W_IDLE,
@@ -38,16 +41,14 @@ P_CAS_WON, P_CAS_LOST = "cas-won", "cas-lost"
 
 def CasBeforePush(c: Constants, s: Vars, p: str) -> object:
     """BUG: the producer CASes the lane word before its item is in the queue."""
-    post = PostWithRoom(c, s, p)
-    if post is None:
+    first = ReserveFirst(c, s, p)
+    if first is None:
         return None
-    k, lane, _ = post
-    won = s.status[lane] == IDLE
+    after, k, lane, _, won = first
     return emit(
-        s._replace(
-            status=s.status.except_(lane, SCHEDULED) if won else s.status,
-            # The producer names the lane only while it holds its reservation.
-            producer=s.producer.except_(p, (P_CAS_WON, k, lane) if won else (P_CAS_LOST, k, None)),
+        # The producer names the lane only while it holds its reservation.
+        after._replace(
+            producer=s.producer.except_(p, (P_CAS_WON, k, lane) if won else (P_CAS_LOST, k, None))
         ),
         **lf.Cas(lane, IDLE, SCHEDULED, won),
     )
@@ -62,15 +63,7 @@ def PushAfterCas(c: Constants, s: Vars, p: str) -> object:
     assert post is not None
     lane = post[0]
     assert lane is not None
-    return emit(
-        Published(s, lane, post[1])._replace(
-            producer=s.producer.except_(
-                p, (P_OWES, k + 1, lane) if pc == P_CAS_WON else (P_IDLE, k + 1, None)
-            ),
-        ),
-        lane=lane,
-        item=post[1],
-    )
+    return emit(PublishedLate(s, p, k, lane, post[1], reserved=pc == P_CAS_WON), lane=lane, item=post[1])
 
 
 CAS_BEFORE_PUSH = split(

@@ -35,6 +35,7 @@ DESIGN = built_in(
     reference_modules=(
         "reference.work_stealing",
         "reference.work_stealing_base",
+        "reference.work_stealing_park",
         "reference.work_stealing_task",
         "reference.work_stealing_deque",
         "reference.global_queue_pool",

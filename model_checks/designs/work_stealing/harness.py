@@ -36,8 +36,10 @@ global/fork-join 2,954.)
 ``pool/park-wake-2w`` (two workers park while main submits; Stop(drain) waits, no external join) is
 exhaustive under DPOR, races off: 21,023 executions, 27 s at load 5 (uncompiled core). The other
 pools with two workers are sampled with PCT, so their rows say "bounded": their DPOR spaces are
-beyond a CI budget (60 s of DPOR: about 10,500 executions each, unfinished; park-wake-2w 37,567
-in 300 s, unfinished), and state-hash pruning does not yet pay there (docs/work-stealing.md,
+beyond a CI budget (60 s of DPOR at load 2, compiled core: fork-join-2w 20,209 and
+global/fork-join-2w 27,795 executions, unfinished; with the root queued before the workers start
+and one child, still over 72,000 unfinished: docs/work-stealing.md, *Tried in session 11*), and
+state-hash pruning does not yet pay there (docs/work-stealing.md,
 *Why the two-worker pools stay bounded* and *Tried again*: park-wake-2w 62,779 in 420 s and
 19,974 abstract states in 300 s, both unfinished).
 Each mutant must be caught, with the

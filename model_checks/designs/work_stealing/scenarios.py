@@ -9,8 +9,9 @@ never pushed comes out (a stale or unwritten slot).
 Pool programs (``pool_program``): a ``WorkStealingPool`` (or any pool with its API) on the
 controlled runtime; ``main`` submits root tasks, each of which may spawn children and join
 them, joins the roots from outside, then stops the pool. What must hold: every root's value is
-right, every task submitted or spawned runs exactly once (or is discarded exactly once, under
-Stop(discard)), Stop returns SUCCESS, a task's exception reaches ``on_error``; after every step,
+right (also when main does not join it: what the root's own joins added up to is checked), every
+task submitted or spawned runs exactly once (or is discarded exactly once, under Stop(discard)),
+Stop returns SUCCESS, a task's exception reaches ``on_error``; after every step,
 no worker has stolen from itself (checked on the trace as it is emitted). A stop that never
 returns while a task waits in a queue and a worker sleeps is a ``lost_wakeup``; workers all
 blocked with no one parked, a ``deadlock``.
@@ -160,6 +161,7 @@ def pool_program(
         # Starts per task, keyed in a fixed order: a count, not a history, so that two orders of
         # independent runs reach one state (state-hash pruning, `--strategy states`).
         runs = dict.fromkeys(tasks, 0)
+        totals: dict[str, int] = {}  # root -> what its joins of its children added up to
         errors: list[object] = []
         discarded: list[object] = []
         tracer = _StealWatch() if watch else None
@@ -195,6 +197,7 @@ def pool_program(
                         total += pool.join(h)
                     except TaskFailed:
                         total += 100
+                totals[f"r{r}"] = total  # checked at the end also when main does not join the root
                 return total
 
             return body
@@ -216,6 +219,11 @@ def pool_program(
             for r, value in enumerate(values):
                 want = expected if r == 0 else sum(c + 1 for c in range(sc.children))
                 assert value == want, f"root r{r} returned {value}, expected {want}"
+            for name, total in totals.items():
+                want = expected if name == "r0" else sum(c + 1 for c in range(sc.children))
+                assert total == want, f"root {name}'s joins added up to {total}, expected {want}"
+            if sc.stop is StopMode.DRAIN:
+                assert sorted(totals) == sorted(f"r{r}" for r in range(sc.roots)), f"roots finished: {totals}"
             twice = [t for t, n in runs.items() if n > 1]
             assert not twice, f"a task ran twice: {twice}"
             ran = [t for t, n in runs.items() if n]

@@ -5,7 +5,7 @@ The protocol is ``parallel.py``'s, with Ray as the transport: each worker is an 
 states. Per BFS layer:
 
 1. every worker expands its frontier and returns one batch per other worker: the successors that
-   worker owns (``codec``: flat tuples through ``marshal``, pickle as the fallback), as separate
+   worker owns (``codec``: one bytes object per batch, distinct field values and indexes), as separate
    Ray objects, so a batch goes from worker to worker through the object store, not through
    the driver;
    while the others are still at it, a worker that is done looks ahead at the next layer

@@ -4,7 +4,7 @@ Each worker times its own calls (``worker.py``) and keeps one row per BFS level:
 
 * ``expand``: generating its share of the layer, checking invariants, merging the successors
   it owns itself into its seen-set, and collecting the others';
-* ``encode``: turning the successors other workers own into batches (``codec`` + ``marshal``);
+* ``encode``: turning the successors other workers own into batches (``codec.Codec.dump_batch``);
 * ``ahead``: while waiting for the others' expansion, generating its own part of the next
   level ahead of time (``lookahead.py``: taken into the search by the next ``expand``);
 * ``decode``: reading the batches addressed to it back into states (and hashing them: another

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from model_checks.harness.rt.objects import ALT_MARK, Action
-from model_checks.harness.rt.records import NativeChooser
+from model_checks.harness.rt.records import NativeChooser, ThreadInfo
 from model_checks.harness.rt.scheduler import Execution
 
 
@@ -36,6 +36,25 @@ class ReplayChooser(NativeChooser):
             )
             return None
         return want
+
+    def keep(self, ex: Execution, t: ThreadInfo) -> bool:
+        # ``choose`` would return the recorded action, and it is ``t``'s own, enabled as it is:
+        # no enabled set is needed to follow it. A thread with a timeout or spurious-wakeup
+        # alternative sends the step to ``enabled_actions`` (the limits it records are its), as
+        # PCT's ``keep`` does, so the execution and its figures are exactly ``choose``'s.
+        i = len(ex.steps)
+        actions = self.actions
+        op = t.pending
+        if i >= len(actions) or actions[i] != t.run or op is None or t.finished or not ex.can_run(op, t.tid):
+            return False
+        spurious = ex.spurious_wakeups
+        for u in ex.live:
+            other = u.pending
+            if u is t or other is None:
+                continue
+            if other.timeout is not None or (spurious and other.kind == "wake"):
+                return False
+        return True
 
     def after_step(self, ex: Execution) -> None:
         return None

@@ -1,8 +1,11 @@
 """The pool's state as an event-pool trace shows it, and the checks every handler shares
 (``model.Model`` steps it; docs/event-pool.md, "The trace").
 
-Memory: per pool thread a few slots, per accepted post one byte and one seq (for the words of a
-repeat), and the works handed out ahead of the oldest listed one (cancels of some works only).
+Memory: per pool thread a few slots, per listed work one byte and one seq, and the works handed out
+ahead of the oldest listed one (cancels of some works only). Whether a work was handed out needs no
+history: works are handed out oldest first but for cancels, so ``next`` and ``ahead`` answer it.
+How and when one was (the words of a repeat) is kept for the ``KEPT`` works handed out last below
+``next`` only, so memory does not grow with the trace.
 """
 
 from __future__ import annotations
@@ -33,6 +36,9 @@ NEXT = {
 LISTED, TAKEN, CANCELLED, DISCARDED = 0, 1, 2, 3
 FATE = {TAKEN: "taken", CANCELLED: "cancelled", DISCARDED: "discarded"}
 SHOWN = 8  # works shown of a list in messages
+# Handed-out works below ``next`` whose fate and seq are kept for messages; the older ones are
+# forgotten in batches of as many (one slice deletion per ``KEPT`` works: amortised O(1) a work).
+KEPT = 1024
 
 
 def show_items(items: list[int]) -> str:
@@ -62,8 +68,11 @@ class PoolState:
         self.posted = 0
         self.next = 0  # the oldest work not yet handed out (never in ``ahead``)
         self.ahead: set[int] = set()  # works above ``next`` already handed out (cancelled out of order)
-        self.fate = bytearray()  # per accepted post: LISTED, TAKEN, CANCELLED, DISCARDED
-        self.when = array("q")  # per accepted post: seq of its post, then of its hand-out
+        # Per accepted post from work ``base`` on: LISTED, TAKEN, CANCELLED, DISCARDED, and the seq
+        # of its post, then of its hand-out. Works below ``base`` were all handed out (``base`` <= next).
+        self.base = 0
+        self.fate = bytearray()
+        self.when = array("q")
         self.done = 0
         self.cancelled = 0
         self.discarded = 0
@@ -94,15 +103,21 @@ class PoolState:
                 return "was never posted (no work was)"
             were = "only work 0 was" if self.posted == 1 else f"works 0 .. {self.posted - 1} were"
             return f"was never posted ({were})"
-        code = self.fate[i]
+        if i < self.base:
+            return (
+                f"was taken, cancelled or discarded before the {KEPT:,} works handed out last "
+                f"(the validator keeps how and when for those only)"
+            )
+        code, when = self.fate[i - self.base], self.when[i - self.base]
         if code == LISTED:
-            return f"is listed (posted at seq {self.when[i]})"
-        return f"was {FATE[code]} at seq {self.when[i]}"
+            return f"is listed (posted at seq {when})"
+        return f"was {FATE[code]} at seq {when}"
 
     def _hand_out(self, i: int, code: int, seq: int) -> None:
         """Work ``i`` (listed) leaves the list."""
-        self.fate[i] = code
-        self.when[i] = seq
+        base = self.base
+        self.fate[i - base] = code
+        self.when[i - base] = seq
         if i == self.next:
             n = i + 1
             ahead = self.ahead
@@ -110,8 +125,16 @@ class PoolState:
                 ahead.discard(n)
                 n += 1
             self.next = n
+            if n - base >= 2 * KEPT:
+                self._forget(n - KEPT - base)
         else:
             self.ahead.add(i)
+
+    def _forget(self, count: int) -> None:
+        """Drop the fate and seq of the ``count`` oldest works kept (all handed out: below ``next``)."""
+        del self.fate[:count]
+        del self.when[:count]
+        self.base += count
 
     def _hand_out_all(self, items: list[int], code: int, seq: int, how: str) -> None:
         """Works ``items`` (each listed, else rule 7 names it) leave the list."""

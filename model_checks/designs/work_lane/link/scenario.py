@@ -14,12 +14,13 @@ DPOR treats any two trace events as dependent and explores every order in which 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Protocol, TypedDict
 
 from model_checks.designs.work_lane import declared  # noqa: F401  (the design's GIL-atomic field)
 from model_checks.harness.runtime import ControlledRuntime
+from model_checks.spec_behaviours import canonical as canonical  # the link checks' name for it
 from reference.results import Result as TkResult
 from reference.scheduler import LaneHandle, LaneSpec, Sizing, StopMode, WorkerScheduler
 from reference.tracing import Fields, RecordingTracer, Tracer
@@ -98,6 +99,17 @@ class LinkScenario:
         )
 
 
+def _spec_config(name: str, callback_stop: str | None = None) -> LinkScenario:
+    """The scenario of one of the spec's configurations; ``callback_stop``: the mode of its Stop from
+    a callback, which the spec's constants leave open."""
+    # imported here, not kept in this module's globals: the state search walks those at every state
+    from model_checks.designs.work_lane.configs import CONFIGS
+
+    c = CONFIGS[name]
+    assert c.callback_stop == (callback_stop is not None), f"{name}: a Stop from a callback, or none"
+    return replace(LinkScenario.of(c), callback_stop=callback_stop)
+
+
 # The scenario-sized configurations of checks 1 and 2.
 LINK_SCENARIOS: dict[str, LinkScenario] = {
     "2x1-budget1": LinkScenario(script=((0,), (1,))),
@@ -114,17 +126,9 @@ LINK_SCENARIOS: dict[str, LinkScenario] = {
     "1x1-stop-discard": LinkScenario(script=((0,),), capacity=1, lanes=1, workers=1, stops=("discard",)),
     "1x1-2w-stop-drain": LinkScenario(script=((0,),), capacity=1, lanes=1, workers=2, stops=("drain",)),
     "1x1-2w-stop-discard": LinkScenario(script=((0,),), capacity=1, lanes=1, workers=2, stops=("discard",)),
-    # The spec's ``small`` configuration (model_checks/designs/work_lane/configs.py), all of it: two lanes
-    # and workers, a full lane, an invalid handle, two Stops racing the posts, a Stop from a callback
-    "small": LinkScenario(
-        lanes=2,
-        workers=2,
-        capacity=1,
-        budget=2,
-        script=((0, 0), (1, None)),
-        stops=("discard", "drain"),
-        callback_stop="drain",
-    ),
+    # The spec's ``small`` configuration, all of it: two lanes and workers, a full lane, an invalid
+    # handle, two Stops racing the posts, a Stop from a callback
+    "small": _spec_config("small", callback_stop="drain"),
 }
 
 
@@ -306,17 +310,6 @@ def emitted_key(thread: str, event: str, fields: Mapping[str, Any]) -> EventKey:
             )
         ),
     )
-
-
-def canonical(trace: Iterable[EventKey]) -> TraceKey:
-    """Workers are interchangeable: rename them ``w0``, ``w1``.. in order of first appearance."""
-    names: dict[str, str] = {}
-    out: list[EventKey] = []
-    for thread, event, fields in trace:
-        if thread.startswith("w"):
-            thread = names.setdefault(thread, f"w{len(names)}")
-        out.append((thread, event, fields))
-    return tuple(out)
 
 
 def key_lines(constants: wl.Constants, trace: TraceKey) -> Iterator[str]:

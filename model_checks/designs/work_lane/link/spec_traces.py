@@ -1,25 +1,33 @@
 """The observable traces a spec configuration allows: its complete behaviours projected onto events.
 
-A depth-first search over the spec's state graph computes, per state, the set of event sequences
-from there to a state with no successor (memoised, so each state is expanded once). Internal
+The enumeration is the generic one (``model_checks.spec_behaviours``); this module adds what the
+link checks read besides the traces: the labelled transitions and the kinds of step seen. Internal
 actions (``Admit``, ``StopCall``, ``Pop``, ``PopEmpty``, ``GiveUpDrain``) add no event.
 """
 
 from __future__ import annotations
 
-import functools
-import sys
-import time
-from collections.abc import Collection, Hashable
+from collections.abc import Callable, Collection, Hashable
 from dataclasses import dataclass, field
 from typing import Any
 
-from model_checks.designs.work_lane.link.scenario import EventKey, TraceKey, canonical
+from model_checks.designs.work_lane.link.scenario import EventKey, TraceKey
+from model_checks.spec_behaviours import TooManyTraces, behaviours, canonical, closure, event_of
 from spec import work_lane as wl
 from spec.language import Instance, Transition
 
 # A labelled transition of the state graph: (state, action name, process and parameters).
 TransitionKey = tuple[Any, str, tuple[Hashable, ...]]
+
+__all__ = [
+    "SpecTraces",
+    "TooManyTraces",
+    "TransitionKey",
+    "kind_of",
+    "realised",
+    "spec_traces",
+    "transition_event",
+]
 
 
 @dataclass
@@ -31,10 +39,7 @@ class SpecTraces:
     kinds: set[tuple[str, tuple[tuple[str, Any], ...]]] = field(default_factory=set)
 
 
-def transition_event(t: Transition) -> EventKey:
-    assert t.event is not None and t.fields is not None
-    fields = tuple(sorted((k, tuple(v) if isinstance(v, list) else v) for k, v in t.fields.items()))
-    return (str(t.process), t.event, fields)
+transition_event: Callable[[Transition], EventKey] = event_of  # the link modules' name for it
 
 
 def kind_of(t: Transition) -> tuple[str, tuple[tuple[str, Any], ...]]:
@@ -44,10 +49,6 @@ def kind_of(t: Transition) -> tuple[str, tuple[tuple[str, Any], ...]]:
         t.action.name,
         tuple(sorted((k, len(v) if isinstance(v, list) else v) for k, v in t.fields.items() if k != "item")),
     )
-
-
-class TooManyTraces(OverflowError):
-    """The spec's trace set could not be enumerated within the bound (traces or seconds)."""
 
 
 def spec_traces(
@@ -60,47 +61,23 @@ def spec_traces(
 
     The set can grow exponentially with the scenario: past ``max_traces`` traces in one state, or
     ``time_limit`` seconds, ``TooManyTraces`` says so instead of running on."""
-    deadline = None if time_limit is None else time.perf_counter() + time_limit
-    inst = Instance(wl.SPEC, constants)
     labelled: set[TransitionKey] = set()
     kinds: set[tuple[str, tuple[tuple[str, Any], ...]]] = set()
-    limit = sys.getrecursionlimit()
-    sys.setrecursionlimit(max(limit, 10_000))
 
-    @functools.cache  # each state once: the graph is a DAG with many paths to a state
-    def suffixes(state: Any) -> frozenset[tuple[EventKey, ...]]:
-        out: set[tuple[EventKey, ...]] = set()
-        successors = list(inst.successors(state))
-        if not successors:
-            if not inst.is_terminal(state):
-                raise AssertionError(f"the spec deadlocks in {inst.describe(state)}")
-            out.add(())
-        for t in successors:
-            rest = suffixes(t.state)
-            if t.event is None or (observed is not None and t.event not in observed):
-                out |= rest
-            else:
-                labelled.add((state, t.action.name, tuple(t.args)))
-                kinds.add(kind_of(t))
-                ev = transition_event(t)
-                out.update((ev, *r) for r in rest)
-            if len(out) > max_traces:
-                raise TooManyTraces(f"more than {max_traces} traces: choose a smaller scenario")
-        if deadline is not None and time.perf_counter() > deadline:
-            raise TooManyTraces(
-                f"the spec's trace set was not enumerated within {time_limit:g} s "
-                f"({suffixes.cache_info().currsize:,} states done): choose a smaller scenario, or "
-                "compare fewer events (--observe)"
-            )
-        return frozenset(out)
+    def kept(state: Any, t: Transition) -> None:
+        labelled.add((state, t.action.name, tuple(t.args)))
+        kinds.add(kind_of(t))
 
-    try:
-        raw: set[tuple[EventKey, ...]] = set()
-        for s in inst.initial_states():
-            raw |= suffixes(s)
-    finally:
-        sys.setrecursionlimit(limit)
-    return SpecTraces({canonical(t) for t in raw}, len(raw), suffixes.cache_info().currsize, labelled, kinds)
+    found = behaviours(
+        wl.SPEC,
+        constants,
+        observed,
+        max_traces=max_traces,
+        time_limit=time_limit,
+        hint="choose a smaller scenario, or compare fewer events (--observe)",
+        kept=kept,
+    )
+    return SpecTraces({canonical(t) for t in found.traces}, len(found.traces), found.states, labelled, kinds)
 
 
 def realised(
@@ -114,18 +91,7 @@ def realised(
     def silent(t: Transition) -> bool:
         return t.event is None or (observed is not None and t.event not in observed)
 
-    def close(states: set[Any]) -> set[Any]:
-        todo = list(states)
-        seen = set(states)
-        while todo:
-            s = todo.pop()
-            for t in inst.successors(s):
-                if silent(t) and t.state not in seen:
-                    seen.add(t.state)
-                    todo.append(t.state)
-        return seen
-
-    current = close(set(inst.initial_states()))
+    current = closure(inst, inst.initial_states(), silent)
     used: set[TransitionKey] = set()
     for ev in trace:
         nxt: set[Any] = set()
@@ -136,5 +102,5 @@ def realised(
                     nxt.add(t.state)
         if not nxt:
             return used, False
-        current = close(nxt)
+        current = closure(inst, nxt, silent)
     return used, True

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 from model_checks.conformance.validator import validate_lines
 from model_checks.designs.work_lane.link.guided import GuidedChooser, plans, segments_of
-from model_checks.designs.work_lane.link.scenario import LinkScenario, Run, canonical, event_key, link_program
+from model_checks.designs.work_lane.link.scenario import LinkScenario, Run, event_key, link_program
 from model_checks.designs.work_lane.reference_mutants import REFERENCE_MUTANTS
 from model_checks.designs.work_lane.spec_mutants import MUTANTS
 from model_checks.explorer.check import check as check_spec
@@ -33,6 +33,7 @@ from model_checks.harness.report import schedule_of
 from model_checks.harness.runtime import ControlledRuntime
 from model_checks.harness.schedule import test_tag
 from model_checks.registry import design
+from model_checks.spec_behaviours import canonical
 from spec import work_lane as wl
 
 PAIRS = {

@@ -21,7 +21,7 @@ the posts some live state has not yet made.
 
 from __future__ import annotations
 
-from collections.abc import Hashable
+from collections.abc import Hashable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -53,6 +53,17 @@ ENABLED_AT: dict[str, frozenset[Hashable]] = {
     "GiveUpDrain": frozenset({wlf.W_TOOK}),
     "StopCall": frozenset({wlf.S_IDLE}),
     "StopWhenStopped": frozenset({wlf.S_IDLE}),
+}
+
+# Every internal action is deferred (``search.TraceSearch``): taken only when an event needs it.
+# Each moves right past every action of another process but those named (checked on the spec's
+# reachable states by ``conformance.movers``: tests/conformance/test_deferred_steps.py). Without
+# this, whether each producer has passed its unlogged Admit multiplies the live set (2^producers).
+DEFERRED: dict[str, frozenset[str]] = {
+    "Admit": frozenset({"StopCall"}),
+    "StopCall": frozenset({"GiveUpDrain", "PostRefused", "StopWhileStopping"}),
+    "GiveUpDrain": frozenset({"DiscardLane", "StopEndDiscard"}),
+    "StopWhenStopped": frozenset(),
 }
 
 
@@ -115,7 +126,9 @@ def spec_event(ev: Event) -> Event:
 class LockFreeChecker:
     """The streaming judge of one work-lane-lockfree trace (a ``streamed.Checker``)."""
 
-    def __init__(self, config: dict[str, Any]) -> None:
+    def __init__(self, config: dict[str, Any], *, deferred: Mapping[str, frozenset[str]] = DEFERRED) -> None:
+        """``deferred``: the internal actions the search defers (``{}``: every one taken at once,
+        the cross-check of tests/conformance/test_deferred_steps.py)."""
         # Lanes join as the trace names them: a lane never named stays Idle and empty in every
         # behaviour, so the header's count (up to 65,536) costs nothing.
         self.c = HEADER.constants(LockFreeTraceConstants, config, callback_stop=True)
@@ -128,6 +141,7 @@ class LockFreeChecker:
             local=local_pc,
             enabled_at=ENABLED_AT,
             pc_key=pc_key,
+            deferred=deferred,
         )
         # Every behaviour of the spec satisfies its invariants but one that bounds a step: the ready
         # queue's capacity (a header may give ready_capacity < lanes). Only that one constrains.
@@ -142,7 +156,7 @@ class LockFreeChecker:
         c.producers.append(name)
         c.posts[name] = {}
         fresh = (wlf.P_IDLE, 0, None)
-        c_states = self.search.states
+        c_states = self.search.live
         self.search.rebind(c)
         extended = set()
         for s in c_states:
@@ -173,12 +187,12 @@ class LockFreeChecker:
     def _announce(self, ev: Event, p: str) -> None:
         """The thread's next post is this one: every live state that has not made it reads it."""
         posts = self.c.posts[p]
-        for s in self.search.states:
+        for s in self.search.live:  # deferred steps keep a producer's position
             pc, k, _ = s.producer[p]
             if pc in (wlf.P_IDLE, wlf.P_ADMITTED) and k not in posts:
                 posts[k] = (ev["lane"], ev["item"])
         if ev["lane"] is None:  # Admit needs a lane: a state that admitted this post admitted another
-            self.search.states = {s for s in self.search.states if s.producer[p][0] != wlf.P_ADMITTED}
+            self.search.states = {s for s in self.search.live if s.producer[p][0] != wlf.P_ADMITTED}
 
     def _processes(self, ev: Event) -> list[str]:
         kind, thread = ev["event"], ev["thread"]
@@ -235,7 +249,7 @@ class LockFreeChecker:
         if kind in ("post", "push", "cas", "submit"):
             p = f"p:{ev['thread']}"
             if p in self.c.posts:
-                forget_read(self.c.posts[p], self.search.states, lambda s: s.producer[p][1])
+                forget_read(self.c.posts[p], self.search.live, lambda s: s.producer[p][1])
 
     def _check_post(self, ev: Event) -> None:
         line = ev["seq"] + 1  # seq continuity is checked before a step: line N holds seq N - 1
@@ -256,7 +270,7 @@ class LockFreeChecker:
         lane = ev["lane"]
         keep = {
             s
-            for s in self.search.states
+            for s in self.search.closed()
             for t in procs
             if wlf.StopAt(s, t, "discard") and wlf.WorkersIdle(s) and not s.queue[lane]
         }
@@ -267,12 +281,13 @@ class LockFreeChecker:
     def finish(self, complete: bool) -> None:
         if not complete or self.complete:
             return
+        states = self.search.closed()  # before the run closes: a post not shown may be in flight
         self.c.closed[0] = True
-        if not any(_done(self.c, s) for s in self.search.states):
+        if not any(_done(self.c, s) for s in states):
             raise cannot_stop(7, self.pending()[1])
 
     def pending(self) -> tuple[dict[str, Any], list[str]]:
-        s = least_queued(self.search.states, lambda s: s.queue.values())
+        s = least_queued(self.search.closed(), lambda s: s.queue.values())
         items = {str(lane): [i for _, i in q] for lane, q in s.queue.items() if q}
         owed: dict[str, str] = {}
         for p, (pc, _, lane) in s.producer.items():
@@ -289,7 +304,7 @@ class LockFreeChecker:
         return {"items": items, "threads": dict(sorted(owed.items()))}, phrases
 
     def describe(self) -> list[dict[str, Any]]:
-        return shown_states(lambda s: wlf.Show(self.c, s), self.search.states)
+        return shown_states(lambda s: wlf.Show(self.c, s), self.search.closed())
 
     # -- words for a rejection -------------------------------------------------------------------
 
@@ -333,7 +348,7 @@ class LockFreeChecker:
         seen = sorted(
             {
                 f"{TRACE_WORD[s.status[lane]]} holding {[i for _, i in s.queue[lane]]}"
-                for s in self.search.states
+                for s in self.search.closed()
                 if lane in s.queue.domain()
             }
         )

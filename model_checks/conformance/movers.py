@@ -1,0 +1,95 @@
+"""Which internal actions of a spec move right: the condition behind the streaming search's
+deferred steps (``search.TraceSearch(deferred=...)``), checked on the spec's reachable states.
+
+An internal action ``d`` of process ``q`` *moves right past* an action ``a`` of another process
+when, from every reachable state ``s``: if ``s -d-> u -a-> t`` then ``s -a-> u' -d-> t`` with
+``a`` logging the same fields. Then in any behaviour a ``d`` step followed by steps it moves
+past can be taken after them instead, which is what lets the search leave it untaken until
+an event needs it. The search also needs the internal steps that may follow ``d`` in its own
+process to be deferred too (so no step the search takes at once is held back with it).
+
+A design declares, per deferred action, the actions it does *not* move past (``blocked``);
+``violations`` lists the pairs the spec's reachable states contradict, and a design's test
+asserts there are none.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Hashable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from spec.language import Action, Emitted, Spec
+
+# A broken claim: the deferred action, and the other action it does not move past (or
+# ``ENDS`` when the deferred step leaves its process an internal step that is not deferred).
+Violation = tuple[str, str]
+ENDS = "<its process's internal steps end>"
+
+
+@dataclass(frozen=True)
+class _Inst:
+    action: Action
+    args: tuple[Hashable, ...]
+
+    @property
+    def process(self) -> Hashable:
+        return self.args[0]
+
+
+def _apply(inst: _Inst, c: Any, s: Any) -> tuple[Any, Mapping[str, Any] | None] | None:
+    r = inst.action.fn(c, s, *inst.args)
+    if r is None:
+        return None
+    if type(r) is Emitted:
+        return r.state, dict(r.fields)
+    return r, None
+
+
+def violations(
+    spec: Spec, constants: Any, blocked: Mapping[str, frozenset[str]], *, limit: int = 200_000
+) -> tuple[set[Violation], int]:
+    """The claims of ``blocked`` (deferred action -> the actions it need not move past) that the
+    states reachable under ``constants`` contradict, and how many states were examined (all of
+    them, or ``limit`` when there are more: then the answer covers only those)."""
+    insts = [_Inst(a, args) for a in spec.actions for args in a.instances(constants)]
+    deferred = [i for i in insts if i.action.name in blocked]
+    assert spec.init_fn is not None
+    start = list(spec.init_fn(constants))
+    seen = set(start)
+    todo = deque(start)
+    found: set[Violation] = set()
+    examined = 0
+    while todo and examined < limit:
+        s = todo.popleft()
+        examined += 1
+        for d in deferred:
+            stepped = _apply(d, constants, s)
+            if stepped is None:
+                continue
+            u = stepped[0]
+            for other in insts:
+                if other.process == d.process:
+                    name = other.action.name
+                    if other.action.event is None and name not in blocked and _apply(other, constants, u):
+                        found.add((d.action.name, ENDS))
+                    continue
+                if other.action.name in blocked[d.action.name]:
+                    continue
+                after = _apply(other, constants, u)
+                if after is None:
+                    continue
+                before = _apply(other, constants, s)
+                back = None if before is None else _apply(d, constants, before[0])
+                if before is None or before[1] != after[1] or back is None or back[0] != after[0]:
+                    found.add((d.action.name, other.action.name))
+        for inst in insts:
+            nxt = _apply(inst, constants, s)
+            if nxt is not None and nxt[0] not in seen:
+                seen.add(nxt[0])
+                todo.append(nxt[0])
+    return found, examined
+
+
+__all__ = ["ENDS", "Violation", "violations"]
