@@ -15,18 +15,20 @@ Mutant seam: ``_park`` (``reference_mutants``' park without the re-check).
 
 from __future__ import annotations
 
-from abc import abstractmethod
+from abc import ABC, abstractmethod
 from typing import Any
 
 from .runtime import AtomicInt, ConditionLike, LockLike, Runtime, SemaphoreLike
 from .work_stealing_task import TaskHandle
 
 
-class Parking:
-    """Who is registered to park, who sleeps, and the wakes (the park lock guards them)."""
+class Parking(ABC):
+    """Who is registered to park, who sleeps, and the wakes (the park lock guards them).
+
+    An ABC so that a pool which forgets ``_recheck`` cannot be built: without it every worker would
+    park without re-checking, the lost wakeup this class exists to prevent."""
 
     workers: int
-    _failure: Any
 
     def _init_parking(self, rt: Runtime, workers: int) -> None:
         self._park_lock: LockLike = rt.lock(name="park")

@@ -91,6 +91,9 @@ def Init(c: Constants) -> list[Vars]:
 
 
 # ============================================================================ ACTIONS: producers (dispatch)
+# A send is three atomic steps: read the status word and, not Closed, owe the append (P_APPEND);
+# append, then re-check the word for registerForExecution (P_RECHECK); found Closed, clean the
+# message up (P_CLEANUP). The pcs and the reads are in spec/akka_mailbox_state.py.
 
 
 @AkkaMailbox.action(Producers, event="send")

@@ -110,9 +110,11 @@ def _machine_line(m: Measured) -> str:
     load_text = " / ".join(f"{x:g}" for x in load) if load else "unknown"
     pinned = "pinned" if m.machine.get("pinned") else "not pinned"
     cores = m.machine.get("usable_cores", m.machine.get("cores", "?"))
+    loop = m.machine.get("reference_loop_ms")
+    speed = f", reference loop {loop:g} ms" if isinstance(loop, (int, float)) else ""
     return (
         f"`lanecheck bench {m.name} --json`, {m.at}: load {load_text} (1/5/15 min), "
-        f"{cores} of {m.machine.get('cores', '?')} cores, {pinned}, "
+        f"{cores} of {m.machine.get('cores', '?')} cores, {pinned}{speed}, "
         f"Python {platform.python_version()} on {platform.machine()}."
     )
 

@@ -8,7 +8,7 @@ import json
 import os
 import sys
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Annotated, Any
@@ -17,6 +17,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from model_checks.bench.machine import context
 from model_checks.commands import CommandError
 from model_checks.commands.verify_costs import COSTS
 from model_checks.registry import designs as registered_designs
@@ -56,6 +57,9 @@ class Timing:
     wall_seconds: float
     units: list[UnitTiming]  # in plan order
     start_order: list[int] | None  # the order the units were started in, when this command chose it
+    # load and reference-loop speed before the run (``bench.machine.context``): wall times of two
+    # runs compare only on machines of the same speed
+    machine: dict[str, Any] = field(default_factory=dict)
 
     def as_json(self) -> dict[str, Any]:
         ran = [u for u in self.units if u.cpu_seconds is not None]
@@ -77,6 +81,7 @@ class Timing:
             "floor_seconds": round(max(cpu / self.jobs, longest_cpu), 1),
             # the units' CPU seconds scheduled as run_units hands them out, in the order started
             "predicted_wall_seconds": predicted,
+            "machine": self.machine,
             "units": [asdict(u) for u in self.units],
         }
 
@@ -89,6 +94,7 @@ class Timing:
         return (
             f"{len(self.units)} units, {t['cpu_seconds']:.1f} CPU seconds{slowest}; on {self.jobs}"
             f" worker(s) at least {t['floor_seconds']:.1f} s{predicted}, took {self.wall_seconds:.1f} s"
+            + (f" (reference loop {loop:g} ms)" if (loop := self.machine.get("reference_loop_ms")) else "")
         )
 
 
@@ -105,6 +111,7 @@ def collect_timed(
     """``collect``, with where the time went."""
     todo = units(areas, designs)
     workers = max(1, min(jobs, len(todo)))
+    machine = context()
     started = time.perf_counter()
     status = (
         console.status(f"verify: {len(todo)} units, {workers} at a time ...")
@@ -116,7 +123,7 @@ def collect_timed(
             rows, timing = _run(todo, quick, workers, console)
         else:
             rows, timing = _run_certified(todo, quick, workers, certificate, fresh, areas, designs, console)
-    return rows, dataclasses.replace(timing, wall_seconds=time.perf_counter() - started)
+    return rows, dataclasses.replace(timing, wall_seconds=time.perf_counter() - started, machine=machine)
 
 
 def _run(todo: list[Unit], quick: bool, jobs: int, console: Console | None) -> tuple[list[VerifyRow], Timing]:

@@ -10,13 +10,18 @@ process to be deferred too (so no step the search takes at once is held back wit
 
 A design declares, per deferred action, the actions it does *not* move past (``blocked``);
 ``violations`` lists the pairs the spec's reachable states contradict, and a design's test
-asserts there are none.
+asserts there are none. Two more facts the search relies on are checked with each pair: the
+state in between after the swap (``s -a-> u'``) keeps the spec's invariants whenever the state
+after both does (the search drops an event's successor that breaks one), and, given the search's
+``local``, another process's step never moves ``q``'s program counter (the search decides from
+the pcs it holds which processes' deferred steps an event needs). The answer covers the
+configurations it is run on: evidence for the trace checker's larger constants, not a proof.
 """
 
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Hashable, Mapping
+from collections.abc import Callable, Hashable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -26,6 +31,10 @@ from spec.language import Action, Emitted, Spec
 # ``ENDS`` when the deferred step leaves its process an internal step that is not deferred).
 Violation = tuple[str, str]
 ENDS = "<its process's internal steps end>"
+# Suffixes of the second name of a violation: the swap breaks an invariant in between, or the
+# other process's step moves the deferred action's process's program counter.
+BREAKS_INVARIANT = " (the state in between breaks an invariant)"
+MOVES_PC = " (moves the deferred process's pc)"
 
 
 @dataclass(frozen=True)
@@ -48,11 +57,22 @@ def _apply(inst: _Inst, c: Any, s: Any) -> tuple[Any, Mapping[str, Any] | None] 
 
 
 def violations(
-    spec: Spec, constants: Any, blocked: Mapping[str, frozenset[str]], *, limit: int = 200_000
+    spec: Spec,
+    constants: Any,
+    blocked: Mapping[str, frozenset[str]],
+    *,
+    local: Callable[[Any, Hashable], Hashable] | None = None,
+    limit: int = 200_000,
 ) -> tuple[set[Violation], int]:
     """The claims of ``blocked`` (deferred action -> the actions it need not move past) that the
     states reachable under ``constants`` contradict, and how many states were examined (all of
-    them, or ``limit`` when there are more: then the answer covers only those)."""
+    them, or ``limit`` when there are more: then the answer covers only those). ``local`` is the
+    search's program counter of a process in a state; without it pcs are not checked."""
+    invariants = [inv.fn for inv in spec.invariants]
+
+    def holds(state: Any) -> bool:
+        return all(inv(constants, state) is None for inv in invariants)
+
     insts = [_Inst(a, args) for a in spec.actions for args in a.instances(constants)]
     deferred = [i for i in insts if i.action.name in blocked]
     assert spec.init_fn is not None
@@ -84,6 +104,14 @@ def violations(
                 back = None if before is None else _apply(d, constants, before[0])
                 if before is None or before[1] != after[1] or back is None or back[0] != after[0]:
                     found.add((d.action.name, other.action.name))
+                    continue
+                if holds(after[0]) and not holds(before[0]):
+                    found.add((d.action.name, other.action.name + BREAKS_INVARIANT))
+                q = d.process
+                if local is not None and (
+                    local(before[0], q) != local(s, q) or local(after[0], q) != local(u, q)
+                ):
+                    found.add((d.action.name, other.action.name + MOVES_PC))
         for inst in insts:
             nxt = _apply(inst, constants, s)
             if nxt is not None and nxt[0] not in seen:
@@ -92,4 +120,4 @@ def violations(
     return found, examined
 
 
-__all__ = ["ENDS", "Violation", "violations"]
+__all__ = ["BREAKS_INVARIANT", "ENDS", "MOVES_PC", "Violation", "violations"]

@@ -95,8 +95,11 @@ class Codec:
         pids, as flat machine arrays (``array.tobytes``): building it is a few C loops over the
         batch (a ``defaultdict`` numbering values as they are first met), not Python code per
         field, and decoding rebuilds each distinct ``Function`` once per batch. Values are
-        numbered with their type, so that ``1`` and ``True`` in two fields stay what they were.
-        Non-record states go as they are, through ``dumps``.
+        numbered with their type, so that ``1`` and ``True`` as two fields stay what they were.
+        Inside a tuple or a ``Function`` equal values are one value whatever their type
+        (``(True, 'x')`` may come back as ``(1, 'x')``, ``0.0`` as ``-0.0``): equal states are one
+        state to every engine's seen-set, so this changes which of two equal states stands for
+        both, never which states exist. Non-record states go as they are, through ``dumps``.
         """
         entries = list(entries)
         states = [e[0] for e in entries]

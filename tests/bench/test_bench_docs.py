@@ -43,6 +43,18 @@ def test_render_heads_the_figures_with_when_and_on_what_machine() -> None:
     assert "| nested.p50_us | 12 |" in text
 
 
+def test_the_machine_line_names_the_reference_loop_when_it_was_timed() -> None:
+    m = Measured("alpha", {"x": 1}, {**MACHINE, "reference_loop_ms": 71.5}, "T")
+    assert "2 of 2 cores, not pinned, reference loop 71.5 ms, Python" in render(m)
+
+
+def test_the_reference_loop_is_timed_in_milliseconds() -> None:
+    from model_checks.bench.machine import context
+
+    facts = context()
+    assert 0 < facts["reference_loop_ms"] < 60_000 and facts["cores"] >= facts["usable_cores"] >= 1
+
+
 def test_update_replaces_only_the_measured_blocks_and_keeps_the_prose() -> None:
     out = update(DOC, {"alpha": Measured("alpha", {"x": 1}, MACHINE, "T")})
     assert "stale figures of alpha" not in out

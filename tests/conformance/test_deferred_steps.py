@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from model_checks.conformance.lines import validate_with
-from model_checks.conformance.movers import violations
+from model_checks.conformance.movers import MOVES_PC, violations
 from model_checks.conformance.verdict import Verdict
 from model_checks.designs.work_lane_lockfree.behaviours import behaviours
 from model_checks.designs.work_lane_lockfree.configs import CONFIGS
@@ -27,13 +27,23 @@ from spec import work_lane_lockfree as wlf
 
 Event = tuple[str, str, dict[str, Any]]
 
+
+def local_pc(s: wlf.Vars, process: Any) -> Any:
+    """A process's program counter in the spec's own names (the checker's ``local_pc`` reads the
+    trace's ``p:``/``w:`` names)."""
+    for part in (s.producer, s.worker):
+        if process in part.domain():
+            return part[process][0]
+    return s.stopper[process]
+
+
 EAGER = dataclasses.replace(FORMAT, make=lambda config: LockFreeChecker(config, deferred={}))
 
 
 @pytest.mark.timeout(600)
 @pytest.mark.parametrize("config", ["small", "refine"])
 def test_the_lockfree_declaration_holds_on_every_reachable_state(config: str) -> None:
-    found, examined = violations(wlf.SPEC, CONFIGS[config], DEFERRED, limit=1_000_000)
+    found, examined = violations(wlf.SPEC, CONFIGS[config], DEFERRED, local=local_pc, limit=1_000_000)
     assert examined < 1_000_000  # every reachable state, not a bounded sample
     assert not found, sorted(found)
 
@@ -137,3 +147,24 @@ def test_deferred_steps_keep_the_live_set_small(tmp_path: Path) -> None:
             checker.step(json.loads(line))
         peaks.append(checker.search.peak)
     assert peaks[0] * 4 <= peaks[1], peaks
+
+
+@pytest.mark.timeout(120)
+def test_a_process_with_deferred_and_eager_internal_steps_is_refused() -> None:
+    # The stoppers' StopCall deferred but not their GiveUpDrain and StopWhenStopped: the search
+    # could hold back a step a later eager one depends on, so it refuses the declaration.
+    header, _ = _spec_traces("refine", 1)
+    partial = dataclasses.replace(
+        FORMAT, make=lambda config: LockFreeChecker(config, deferred={"StopCall": DEFERRED["StopCall"]})
+    )
+    with pytest.raises(ValueError, match="both deferred internal actions and internal actions"):
+        validate_with(partial, [json.dumps(header)], engine="spec")
+
+
+@pytest.mark.timeout(600)
+def test_a_pc_that_another_process_moves_is_caught() -> None:
+    # A "pc" that is the whole state: every other process's step moves it, which the search could
+    # not rely on when it reads pcs to choose whose deferred steps an event needs.
+    found, _ = violations(wlf.SPEC, CONFIGS["refine"], DEFERRED, local=lambda s, process: s)
+    assert ("Admit", "Pop" + MOVES_PC) in found
+    assert not violations(wlf.SPEC, CONFIGS["refine"], DEFERRED, local=local_pc)[0]

@@ -172,6 +172,21 @@ def test_batch_keeps_each_field_s_type_and_falls_back_to_pickle() -> None:
     assert back[0].fn is back[2].fn  # equal functions arrive as one object
 
 
+class _Pair(NamedTuple):
+    inner: tuple[object, ...]
+    n: int
+
+
+def test_batch_keeps_nested_values_equal_not_their_types() -> None:
+    # Inside a field, equal values are one table entry whatever their type: the states that arrive
+    # are equal (and hash equal) to those sent, which is all a seen-set can tell apart anyway.
+    states = [_Pair((1, "x"), 0), _Pair((True, "x"), 1), _Pair((0.0,), 2), _Pair((-0.0,), 3)]
+    data, _ = codec.Codec(states[0]).dump_batch([(s, -1, 0, 0) for s in states], None)
+    back = [e[1] for e in codec.Codec(states[0]).load_batch(data, rehash=True)]
+    assert back == states and [hash(b) for b in back] == [hash(s) for s in states]
+    assert [type(b.n) for b in back] == [int] * 4
+
+
 def test_batch_of_plain_states() -> None:
     wire = codec.Codec(3)
     entries = [(3, -1, 0, 0), ((1, "a"), 0, 1, 2)]

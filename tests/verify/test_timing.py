@@ -99,6 +99,10 @@ def test_with_a_certificate_reused_units_cost_nothing_in_this_run(handoff: Path,
     cert = tmp_path / "run.json"
     first, timing = collect_timed(True, None, None, ["handoff"], jobs=1, certificate=cert)
     assert all(u.cpu_seconds is not None for u in timing.units)
+    # the machine's speed of the moment goes with the run, so two runs' wall times can be compared
+    machine = timing.as_json()["machine"]
+    assert machine["reference_loop_ms"] > 0 and machine["cores"] >= 1
+    assert f"reference loop {machine['reference_loop_ms']:g} ms" in timing.line()
     assert sum(u.rows for u in timing.units) == len(first)
     again, timing = collect_timed(True, None, None, ["handoff"], jobs=1, certificate=cert)
     assert all(r.reused_from for r in again) and all(r.cpu_seconds is None for r in again)

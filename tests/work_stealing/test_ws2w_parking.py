@@ -123,3 +123,14 @@ def test_a_join_whose_park_raises_leaves_no_registration_behind() -> None:
     assert pool._joiners.load() == 0
     assert pool._sleepers.load() == 0
     assert not any(pool._sleeping) and not any(pool._parked)
+
+
+def test_a_pool_that_forgets_the_recheck_cannot_be_built() -> None:
+    # Parking's re-check is abstract: a pool without one would park every worker without looking.
+    from reference.work_stealing_base import PoolBase
+
+    assert "_recheck" in PoolBase.__abstractmethods__
+    namespace = {k: v for k, v in vars(WorkStealingPool).items() if k != "_recheck"}
+    forgetful = type("Forgetful", WorkStealingPool.__bases__, namespace)
+    with pytest.raises(TypeError, match="_recheck"):
+        forgetful(workers=2)

@@ -22,7 +22,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from model_checks.conformance.automaton import Clock, Item
 from model_checks.conformance.header_config import HeaderConfig
 from model_checks.conformance.search import Miss, NoMatch, TraceSearch
 from model_checks.conformance.search_binding import add_process, add_units, forget_read
@@ -37,7 +36,6 @@ from model_checks.conformance.wording import (
     shown_states,
 )
 from spec import schedule_gate as sg
-from spec.language import Function
 
 DESIGN = "schedule-gate"
 HEADER = HeaderConfig(
@@ -321,71 +319,6 @@ def _make(config: dict[str, Any]) -> GateChecker:
     return GateChecker(config)
 
 
-# ------------------------------------------------------------------ the memoised engine's binding
-#
-# For ``automaton.MemoChecker``: where a checker's configuration holds items and clocks. Items
-# (the posted events) are only copied and compared by the spec; a producer's post count and its
-# script's positions form one clock (``PostAt`` reads the script at the count, which only grows
-# by one); an actor's ``published`` and ``processed`` another (only incremented; ``Done`` compares
-# them); ``returned`` a third (only incremented). Everything else is kept exactly.
-
-
-def _frozen_state(s: sg.Vars) -> Any:
-    t: Any = s  # its components change type: counts become clocks, items items
-    return t._replace(
-        mailbox=Function(s.mailbox.domain(), [tuple(map(Item, box)) for box in s.mailbox.values()]),
-        producer=Function(
-            s.producer.domain(),
-            [(pc, Clock(("k", p), k), ok) for p, (pc, k, ok) in s.producer.items()],
-        ),
-        published=Function(s.published.domain(), [Clock(("a", a), n) for a, n in s.published.items()]),
-        processed=Function(s.processed.domain(), [Clock(("a", a), n) for a, n in s.processed.items()]),
-        returned=Clock("returned", s.returned),
-    )
-
-
-def _thawed_state(s: Any) -> sg.Vars:
-    thawed: sg.Vars = s._replace(
-        mailbox=Function(s.mailbox.domain(), [tuple(i.value for i in box) for box in s.mailbox.values()]),
-        producer=Function(s.producer.domain(), [(pc, k.value, ok) for pc, k, ok in s.producer.values()]),
-        published=Function(s.published.domain(), [n.value for n in s.published.values()]),
-        processed=Function(s.processed.domain(), [n.value for n in s.processed.values()]),
-        returned=s.returned.value,
-    )
-    return thawed
-
-
-class GateMemo:
-    """The schedule-gate checker's configuration for ``automaton.MemoChecker``."""
-
-    item_fields = frozenset({"item"})
-
-    def freeze(self, checker: GateChecker) -> Any:
-        posts = tuple(
-            (
-                p,
-                tuple(
-                    (Clock(("k", p), k), (actor, Item(item))) for k, (actor, item) in sorted(script.items())
-                ),
-            )
-            for p, script in checker.c.posts.items()
-        )
-        idle = tuple((p, tuple(sorted(seen))) for p, seen in checker.idle_since.items())
-        states = frozenset(_frozen_state(s) for s in checker.search.states)
-        return states, posts, idle, checker.complete
-
-    def thaw(self, checker: GateChecker, frozen: Any) -> None:
-        states, posts, idle, complete = frozen
-        checker.search.states = {_thawed_state(s) for s in states}
-        for p, script in posts:
-            checker.c.posts[p] = {k.value: (actor, item.value) for k, (actor, item) in script}
-        checker.idle_since = {p: set(seen) for p, seen in idle}
-        checker.complete = complete
-
-    def binding(self, checker: GateChecker) -> Any:
-        return tuple(checker.c.producers), tuple(checker.c.bound_workers), checker.c.actors
-
-
 # The rules of the schedule-gate format (docs/schedule-gate.md, "What a validator enforces").
 GATE_RULES: dict[int, str] = {
     1: "permits: granted only while one is free and the actor is Idle, refused only when none is; "
@@ -435,4 +368,4 @@ FORMAT = HEADER.format(
     completion="stop_end",
 )
 
-__all__ = ["DESIGN", "FORMAT", "GateChecker", "GateMemo", "GateTraceConstants"]
+__all__ = ["DESIGN", "FORMAT", "GateChecker", "GateTraceConstants"]

@@ -2,11 +2,11 @@
 
 A task's completion is published through plain fields of its ``TaskHandle``: the completer
 writes ``state`` (after ``value``/``error``) and joiners read it without a lock, in Dekker's
-pattern with the pool's ``joiners`` count (reference/work_stealing_base.py, ``_complete`` and
-``_park``). Declared, each load and store of ``state`` is a scheduling point while race
-detection runs, and the value/error written before it are ordered by it. Imported by the
-modules that build the design's harness programs, so the declaration is in force whenever
-they run.
+pattern with the pool's ``joiners`` count (``_complete`` in reference/work_stealing_base.py,
+``_park`` in reference/work_stealing_park.py). Declared, each load and store of ``state`` is a
+scheduling point while race detection runs, and the value/error written before it are ordered
+by it. Imported by the modules that build the design's harness programs, so the declaration is
+in force whenever they run.
 """
 
 from __future__ import annotations
@@ -17,7 +17,8 @@ declare_atomic(
     "reference.work_stealing_task:TaskHandle",
     "state",
     "written once by the task's completer, read by joiners without a lock; Dekker's pattern with "
-    "the pool's joiners count (reference/work_stealing_base.py, _complete and _park)",
+    "the pool's joiners count (_complete in reference/work_stealing_base.py, _park in "
+    "reference/work_stealing_park.py)",
 )
 
 declare_atomic(

@@ -4,8 +4,8 @@
 Memory: per pool thread a few slots, per listed work one byte and one seq, and the works handed out
 ahead of the oldest listed one (cancels of some works only). Whether a work was handed out needs no
 history: works are handed out oldest first but for cancels, so ``next`` and ``ahead`` answer it.
-How and when one was (the words of a repeat) is kept for the ``KEPT`` works handed out last below
-``next`` only, so memory does not grow with the trace.
+How and when one was (the words of a repeat) is kept only for the ``KEPT`` to ``2 * KEPT - 1``
+works just below ``next`` (forgotten ``KEPT`` at a time), so memory does not grow with the trace.
 """
 
 from __future__ import annotations
@@ -105,8 +105,8 @@ class PoolState:
             return f"was never posted ({were})"
         if i < self.base:
             return (
-                f"was taken, cancelled or discarded before the {KEPT:,} works handed out last "
-                f"(the validator keeps how and when for those only)"
+                f"left the list earlier (taken, cancelled or discarded: how and when is kept only for "
+                f"works {self.base:,} and later)"
             )
         code, when = self.fate[i - self.base], self.when[i - self.base]
         if code == LISTED:
