@@ -140,13 +140,17 @@ def test_deferred_steps_keep_the_live_set_small(tmp_path: Path) -> None:
     write_trace(path, 12)
     text = path.read_text(encoding="utf-8").splitlines()
     config = json.loads(text[0])["config"]
-    peaks = []
+    held = []
     for deferred in (DEFERRED, {}):
         checker = LockFreeChecker(config, deferred=deferred)
+        total = 0
         for line in text[1:]:
             checker.step(json.loads(line))
-        peaks.append(checker.search.peak)
-    assert peaks[0] * 4 <= peaks[1], peaks
+            total += len(checker.search.live)
+        held.append(total)
+    # States held per event, summed over the trace: 2.6-3.3x fewer with deferral on the real-thread
+    # traces this writes (its interleaving varies; the peak alone moved between 2.4x and 4x)
+    assert held[0] * 2 <= held[1], held
 
 
 @pytest.mark.timeout(120)
