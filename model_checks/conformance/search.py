@@ -390,10 +390,6 @@ class TraceSearch:
         self.live = states
         self._closed = None
 
-    def closed(self) -> set[State]:
-        """``states``: every state some behaviour could be in."""
-        return self.states
-
     def step(self, ev: Mapping[str, Any], processes: Iterable[Hashable]) -> None:
         """Advance by ``ev``, taken by one of ``processes``; ``NoMatch`` when no behaviour takes it."""
         procs = tuple(processes)
@@ -432,7 +428,7 @@ class TraceSearch:
                     if len(out) != n and any(inv(c, nxt) is not None for inv in invariants):
                         out.discard(nxt)
         if not out:
-            raise NoMatch(sorted(self.closed(), key=repr), self.misses(ev, procs))
+            raise NoMatch(sorted(self.states, key=repr), self.misses(ev, procs))
         self.live = self.closure(out)
         if lazy and not taking <= set(procs):
             # Deferred steps of processes other than the event's were taken: the states they
@@ -448,7 +444,7 @@ class TraceSearch:
         """The steps of the bound processes that log this event's name, with the fields they would log."""
         per = self._labelled.get(ev["event"], {})
         found: list[Miss] = []
-        for s in sorted(self.closed(), key=repr):
+        for s in sorted(self.states, key=repr):
             for p in processes:
                 for name, fn, args in per.get(p, ()):
                     r = fn(self.c, s, *args)

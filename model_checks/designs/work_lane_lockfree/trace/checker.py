@@ -270,7 +270,7 @@ class LockFreeChecker:
         lane = ev["lane"]
         keep = {
             s
-            for s in self.search.closed()
+            for s in self.search.states
             for t in procs
             if wlf.StopAt(s, t, "discard") and wlf.WorkersIdle(s) and not s.queue[lane]
         }
@@ -281,13 +281,13 @@ class LockFreeChecker:
     def finish(self, complete: bool) -> None:
         if not complete or self.complete:
             return
-        states = self.search.closed()  # before the run closes: a post not shown may be in flight
+        states = self.search.states  # before the run closes: a post not shown may be in flight
         self.c.closed[0] = True
         if not any(_done(self.c, s) for s in states):
             raise cannot_stop(7, self.pending()[1])
 
     def pending(self) -> tuple[dict[str, Any], list[str]]:
-        s = least_queued(self.search.closed(), lambda s: s.queue.values())
+        s = least_queued(self.search.states, lambda s: s.queue.values())
         items = {str(lane): [i for _, i in q] for lane, q in s.queue.items() if q}
         owed: dict[str, str] = {}
         for p, (pc, _, lane) in s.producer.items():
@@ -304,7 +304,7 @@ class LockFreeChecker:
         return {"items": items, "threads": dict(sorted(owed.items()))}, phrases
 
     def describe(self) -> list[dict[str, Any]]:
-        return shown_states(lambda s: wlf.Show(self.c, s), self.search.closed())
+        return shown_states(lambda s: wlf.Show(self.c, s), self.search.states)
 
     # -- words for a rejection -------------------------------------------------------------------
 
@@ -348,7 +348,7 @@ class LockFreeChecker:
         seen = sorted(
             {
                 f"{TRACE_WORD[s.status[lane]]} holding {[i for _, i in s.queue[lane]]}"
-                for s in self.search.closed()
+                for s in self.search.states
                 if lane in s.queue.domain()
             }
         )
