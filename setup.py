@@ -1,13 +1,16 @@
-"""Build hook: compile the harness core with mypyc (see model_checks/harness/core.py).
+"""Build hook: compile the harness core with mypyc (see model_checks/harness/core.py) and the race
+detector's C trace function (``model_checks/harness/_race_tracer.c``, CPython 3.11 only).
 
 Everything else is in pyproject.toml. ``LANECHECK_PURE=1 pip install -e .`` skips compiling; a
-failed compilation leaves the pure-Python core, loudly, and the install goes on.
+failed compilation leaves the pure-Python core (or the race detector's Python tracer), loudly,
+and the install goes on.
 """
 
 import os
 import sys
 
-from setuptools import setup
+from setuptools import Extension, setup  # type: ignore[import-untyped]
+from setuptools.command.build_ext import build_ext  # type: ignore[import-untyped]
 
 CORE_FILES = [
     "model_checks/harness/rt/objects.py",
@@ -22,7 +25,7 @@ CORE_FILES = [
 ]
 
 
-def _extensions() -> list:
+def _extensions() -> list[Extension]:
     if os.environ.get("LANECHECK_PURE") == "1":
         return []
     try:
@@ -36,4 +39,30 @@ def _extensions() -> list:
         return []
 
 
-setup(ext_modules=_extensions())
+RACE_TRACER = Extension("model_checks.harness._race_tracer", ["model_checks/harness/_race_tracer.c"])
+
+
+def _race_tracer() -> list[Extension]:
+    # it reads CPython 3.11's frame layout (its internal headers, shipped with the Python headers)
+    if os.environ.get("LANECHECK_PURE") == "1" or sys.version_info[:2] != (3, 11):
+        return []
+    return [RACE_TRACER]
+
+
+class _BuildExt(build_ext):  # type: ignore[misc]
+    """A failed build of the race tracer leaves the Python tracer (``race_frames.NATIVE``)."""
+
+    def build_extension(self, ext: Extension) -> None:
+        if ext is not RACE_TRACER:
+            super().build_extension(ext)
+            return
+        try:
+            super().build_extension(ext)
+        except Exception as exc:  # no compiler or headers: the detector runs its Python tracer
+            print(
+                f"lanecheck: not building the race tracer ({exc!r}); races.py traces in Python",
+                file=sys.stderr,
+            )
+
+
+setup(ext_modules=[*_extensions(), *_race_tracer()], cmdclass={"build_ext": _BuildExt})

@@ -25,8 +25,9 @@ Each action is one transaction of the store or one step of a worker outside it.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from spec.job_processes import Producers, Timers, Workers
 from spec.language import WF, EventuallyAlways, Function, SpecBuilder, emit
@@ -110,6 +111,15 @@ def SetWorker(s: Vars, w: str, me: Worker) -> Vars:
     return s._replace(worker=s.worker.except_(w, me))
 
 
+def WorkerStep(s: Vars, w: str, at: str, when: Callable[[Worker], bool], **changes: Any) -> object:
+    """``w`` at ``at`` with ``when`` true of it takes a step that changes only its own record:
+    ``pc[w] = at /\\ when /\\ worker' = [worker EXCEPT ![w] = changes]``."""
+    me = s.worker[w]
+    if me.pc != at or not when(me):
+        return None
+    return emit(SetWorker(s, w, me._replace(**changes)), worker=w)
+
+
 def FirstPending(s: Vars) -> str | None:
     """The job a claim takes: the first pending one (``FOR UPDATE SKIP LOCKED``, in order)."""
     return next((j for j, status in s.job.items() if status == PENDING), None)
@@ -162,10 +172,7 @@ def WorkerPc(c: Constants, s: Vars, w: str) -> str:
 @JobWakeup.action(Workers, event="listen", at=W_CLAIM)
 def Listen(c: Constants, s: Vars, w: str) -> object:
     """A worker about to claim that is not listening runs LISTEN first."""
-    me = s.worker[w]
-    if me.pc != W_CLAIM or me.listening:
-        return None
-    return emit(SetWorker(s, w, me._replace(listening=True)), worker=w)
+    return WorkerStep(s, w, W_CLAIM, lambda me: not me.listening, listening=True)
 
 
 @JobWakeup.action(Workers, event="claim", at=W_CLAIM)
@@ -182,10 +189,7 @@ def Claim(c: Constants, s: Vars, w: str) -> object:
 @JobWakeup.action(Workers, event="idle", at=W_CLAIM)
 def FindNothing(c: Constants, s: Vars, w: str) -> object:
     """A listening worker's claim finds no pending job: it waits."""
-    me = s.worker[w]
-    if me.pc != W_CLAIM or not me.listening or FirstPending(s) is not None:
-        return None
-    return emit(SetWorker(s, w, me._replace(pc=W_WAIT)), worker=w)
+    return WorkerStep(s, w, W_CLAIM, lambda me: me.listening and FirstPending(s) is None, pc=W_WAIT)
 
 
 @JobWakeup.action(Workers, event="finish", at=W_RUN)
@@ -201,28 +205,19 @@ def Finish(c: Constants, s: Vars, w: str) -> object:
 @JobWakeup.action(Workers, event="wake", at=W_WAIT)
 def Wake(c: Constants, s: Vars, w: str) -> object:
     """A notification is there: the wait returns, having read every one; claim again."""
-    me = s.worker[w]
-    if me.pc != W_WAIT or not me.listening or not me.notified:
-        return None
-    return emit(SetWorker(s, w, me._replace(pc=W_CLAIM, notified=False)), worker=w)
+    return WorkerStep(s, w, W_WAIT, lambda me: me.listening and me.notified, pc=W_CLAIM, notified=False)
 
 
 @JobWakeup.action(Workers, event="timeout", at=W_WAIT)
 def Timeout(c: Constants, s: Vars, w: str) -> object:
     """The poll interval passes with no notification: claim again (the fallback)."""
-    me = s.worker[w]
-    if me.pc != W_WAIT or not me.listening or me.notified:
-        return None
-    return emit(SetWorker(s, w, me._replace(pc=W_CLAIM)), worker=w)
+    return WorkerStep(s, w, W_WAIT, lambda me: me.listening and not me.notified, pc=W_CLAIM)
 
 
 @JobWakeup.action(Workers, event="lost", at=W_WAIT)
 def ConnectionLost(c: Constants, s: Vars, w: str) -> object:
     """The wait finds its connection gone: back to claiming, which listens again first."""
-    me = s.worker[w]
-    if me.pc != W_WAIT or me.listening:
-        return None
-    return emit(SetWorker(s, w, me._replace(pc=W_CLAIM)), worker=w)
+    return WorkerStep(s, w, W_WAIT, lambda me: not me.listening, pc=W_CLAIM)
 
 
 # ============================================================================ INVARIANTS

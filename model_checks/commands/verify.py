@@ -8,10 +8,11 @@ import json
 import os
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, ParamSpec
 
 import typer
 from rich.console import Console
@@ -25,19 +26,7 @@ from model_checks.verify import Unit, VerifyRow, longest_first, makespan, plan, 
 
 MAX_JOBS = 256
 
-
-def collect(
-    quick: bool,
-    areas: list[str] | None,
-    console: Console | None,
-    designs: list[str] | None = None,
-    *,
-    jobs: int = 1,
-    certificate: Path | None = None,
-    fresh: bool = False,
-) -> list[VerifyRow]:
-    """The rows, in plan order; ``jobs`` worker processes; reused from / written to ``certificate``."""
-    return collect_timed(quick, areas, console, designs, jobs=jobs, certificate=certificate, fresh=fresh)[0]
+P = ParamSpec("P")
 
 
 @dataclass(frozen=True)
@@ -108,7 +97,8 @@ def collect_timed(
     certificate: Path | None = None,
     fresh: bool = False,
 ) -> tuple[list[VerifyRow], Timing]:
-    """``collect``, with where the time went."""
+    """The rows, in plan order, and where the time went; ``jobs`` worker processes; rows reused
+    from / written to ``certificate``."""
     todo = units(areas, designs)
     workers = max(1, min(jobs, len(todo)))
     machine = context()
@@ -124,6 +114,17 @@ def collect_timed(
         else:
             rows, timing = _run_certified(todo, quick, workers, certificate, fresh, areas, designs, console)
     return rows, dataclasses.replace(timing, wall_seconds=time.perf_counter() - started, machine=machine)
+
+
+def _rows_only(timed: Callable[P, tuple[list[VerifyRow], Timing]]) -> Callable[P, list[VerifyRow]]:
+    def rows(*args: P.args, **kwargs: P.kwargs) -> list[VerifyRow]:
+        return timed(*args, **kwargs)[0]
+
+    return rows
+
+
+collect = _rows_only(collect_timed)
+"""The rows, in plan order; ``jobs`` worker processes; reused from / written to ``certificate``."""
 
 
 def _run(todo: list[Unit], quick: bool, jobs: int, console: Console | None) -> tuple[list[VerifyRow], Timing]:

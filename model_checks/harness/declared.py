@@ -21,6 +21,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
+from model_checks.harness.patch import current_runtime
 from model_checks.harness.rt.objects import AtomicState, Op
 
 _DECLARED: dict[tuple[str, str], str] = {}  # ("module:Qualname", attribute) -> why it is atomic
@@ -85,8 +86,6 @@ _MUTABLE = (dict, list, set, deque, bytearray)
 
 
 def _point(obj: object, attribute: str, kind: str, value: object = None) -> None:
-    from model_checks.harness.patch import current_runtime
-
     rt = current_runtime()
     if rt is None:
         return  # the scheduler, an invariant, a final check, an uncontrolled thread: plain access
@@ -123,7 +122,9 @@ class _AtomicField:
     def __get__(self, obj: object, owner: type | None = None) -> Any:
         if obj is None:
             return self.original if self.has_original else self
-        _point(obj, self.attribute, "load", self._value(obj, owner))
+        value = self._value(obj, owner)
+        _point(obj, self.attribute, "load", value)
+        # read again: the point may have let other threads run, and one may have stored
         return self._value(obj, owner)
 
     def _value(self, obj: object, owner: type | None) -> Any:

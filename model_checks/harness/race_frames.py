@@ -1,13 +1,27 @@
 """The CPython 3.11 internals the race detector (``races.py``) reads and writes: the value stack
-of a traced frame (``stack_value``) and the thread state's tracing guard (``Untraced``)."""
+of a traced frame (``stack_value``) and the thread state's tracing guard (``Untraced``); and which
+trace function it installs (``NATIVE``: the C tracer ``_race_tracer`` when built, else Python),
+with the hot helpers of both (``stack_value``, ``join``, ``sync_op``; ``py_*`` in Python)."""
 
 from __future__ import annotations
 
 import ctypes
+import os
 import sys
 import types
+import warnings
+from collections.abc import Callable, Iterable
+from types import ModuleType
 
-from model_checks.harness.rt.frames import F_FRAME, LOCALSPLUS, STACKTOP, int_at, object_at, pointer_at
+from model_checks.harness.rt.frames import (
+    F_FRAME,
+    LOCALSPLUS,
+    STACKTOP,
+    _nlocalsplus,
+    int_at,
+    object_at,
+    pointer_at,
+)
 
 if sys.version_info[:2] != (3, 11):  # pragma: no cover - the stack layout below is 3.11's
     SUPPORTED = False
@@ -15,16 +29,103 @@ else:
     SUPPORTED = True
 
 
-def stack_value(frame: types.FrameType, depth: int) -> object:
+def py_stack_value(frame: types.FrameType, depth: int) -> object:
     """The value ``depth`` entries below the top of ``frame``'s value stack (1 = top); None for
     a NULL slot. The stack pointer (``stacktop``) is there to read: the interpreter stores it
-    before it calls the tracer (``_PyFrame_SetStackPointer`` in ``DO_TRACING``)."""
+    before it calls the tracer (``_PyFrame_SetStackPointer`` in ``DO_TRACING``); a frame outside
+    a trace event has none (-1), and reading past the stack's base would read a local: both are
+    a ValueError, as in the C version."""
     base = pointer_at(id(frame) + F_FRAME).value
     assert base is not None
-    addr = base + LOCALSPLUS + 8 * (int_at(base + STACKTOP).value - depth)
+    top = int_at(base + STACKTOP).value
+    if top < 0 or depth < 1 or top - depth < _nlocalsplus(frame.f_code):
+        raise ValueError(f"no value {depth} deep on this frame's stack")
+    addr = base + LOCALSPLUS + 8 * (top - depth)
     if not pointer_at(addr).value:
         return None
     return object_at(addr).value
+
+
+def py_join(into: list[int], other: list[int]) -> None:
+    """``into`` joined with the vector clock ``other`` in place (grown to its length)."""
+    if len(into) < len(other):
+        into.extend([0] * (len(other) - len(into)))
+    for i, v in enumerate(other):
+        if v > into[i]:
+            into[i] = v
+
+
+def py_sync_op(
+    vc: list[int],
+    tid: int,
+    objs: Iterable[int],
+    read: bool,
+    writes: dict[int, list[int]],
+    reads: dict[int, list[int]],
+    yielded: list[int] | None,
+    everything: list[int],
+) -> None:
+    """``RaceDetector.sync`` of an operation on the objects ``objs`` by thread ``tid`` (clock
+    ``vc``): acquire from their writes (a write also from their reads), publish to them, acquire
+    the last yield step, start a new epoch, and add the clock to the join of every step."""
+    for oid in objs:
+        w = writes.get(oid)
+        if w is not None:
+            py_join(vc, w)
+        r = reads.get(oid)
+        if read:
+            if r is None:
+                reads[oid] = list(vc)
+            else:
+                py_join(r, vc)
+        else:
+            if r is not None:
+                py_join(vc, r)
+            writes[oid] = list(vc)
+    if yielded is not None:
+        py_join(vc, yielded)
+    vc[tid] += 1
+    py_join(everything, vc)
+
+
+_SOURCE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_race_tracer.c")
+
+
+def _native() -> tuple[ModuleType | None, str]:
+    """The C tracer (``_race_tracer``, built by setup.py on 3.11) unless the pure mode is asked
+    for (``LANECHECK_PURE=1`` as for the compiled core, or ``LANECHECK_RACE_TRACER=python``),
+    it was not built, or it is older than its source (an edit not yet rebuilt: the Python
+    tracer, which behaves identically, runs with a warning)."""
+    if not SUPPORTED:
+        return None, "not CPython 3.11"
+    if os.environ.get("LANECHECK_PURE") == "1":
+        return None, "LANECHECK_PURE=1"
+    if os.environ.get("LANECHECK_RACE_TRACER") == "python":
+        return None, "LANECHECK_RACE_TRACER=python"
+    try:
+        from model_checks.harness import _race_tracer
+    except ImportError:
+        return None, "the C tracer was not built"
+    built = getattr(_race_tracer, "__file__", None)
+    if built and os.path.exists(_SOURCE) and os.path.getmtime(_SOURCE) > os.path.getmtime(built):
+        warnings.warn(
+            "lanecheck: _race_tracer.c is newer than its built module; the race detector uses its "
+            "Python tracer (slower). Rebuild with `pip install -e .`.",
+            stacklevel=2,
+        )
+        return None, "_race_tracer.c is newer than its built module"
+    return _race_tracer, "built at install"
+
+
+NATIVE, NATIVE_WHY = _native()
+stack_value: Callable[[types.FrameType, int], object] = NATIVE.stack_value if NATIVE else py_stack_value
+join: Callable[[list[int], list[int]], None] = NATIVE.join if NATIVE else py_join
+sync_op: Callable[..., None] = NATIVE.sync_op if NATIVE else py_sync_op
+
+
+def tracer_kind() -> str:
+    """ "c" or "python": which trace function the race detector installs in this process."""
+    return "c" if NATIVE is not None else "python"
 
 
 # CPython 3.11 PyThreadState (Include/cpython/pystate.h): ``tracing`` (the re-entrancy guard of

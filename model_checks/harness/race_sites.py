@@ -15,7 +15,9 @@ from typing import Any
 from model_checks.harness import own_code
 
 ALL = "<whole>"  # the key of an access to a whole container (len, iteration, clear, ...)
-Site = tuple[int, types.CodeType, int, str, bool]  # (thread, code, offset, what, is_write)
+# (thread, code, offset, what, is_write); what: a label, or the (object, key) it describes
+# (``what_of``, only for a report)
+Site = tuple[int, types.CodeType, int, "str | tuple[object, object]", bool]
 
 LIBRARIES = {sysconfig.get_path(name) for name in ("stdlib", "platstdlib", "purelib", "platlib")}
 SKIP_FILES = (*(p + os.sep for p in LIBRARIES if p), "<frozen")
@@ -111,8 +113,17 @@ def code_table(code: types.CodeType) -> Table | None:
 
 
 def harness_owned(obj: object) -> bool:
-    module = type(obj).__module__
-    return module.startswith("model_checks.harness") and module not in own_code.PROGRAM_MODULES
+    cls = type(obj)
+    owned = _OWNED.get(cls)
+    if owned is None:
+        module = cls.__module__
+        owned = _OWNED[cls] = (
+            module.startswith("model_checks.harness") and module not in own_code.PROGRAM_MODULES
+        )
+    return owned
+
+
+_OWNED: dict[type, bool] = {}  # type -> is it the harness's (asked at every attribute access)
 
 
 def describe(obj: object, key: object) -> str:
@@ -121,6 +132,11 @@ def describe(obj: object, key: object) -> str:
         return f"{kind} (whole)" if key is ALL else f"{kind}[{key!r}]"
     owner = obj.__name__ if isinstance(obj, type) else type(obj).__name__
     return f"{owner}.{key}"
+
+
+def what_of(site: Site) -> str:
+    what = site[3]
+    return what if isinstance(what, str) else describe(*what)
 
 
 def verb(site: Site) -> str:
@@ -143,3 +159,16 @@ def where(site: Site, short: bool = False) -> str:
 
 def line_of(site: Site) -> str:
     return linecache.getline(site[1].co_filename, lineno(site)).strip()
+
+
+def code_entries(code: types.CodeType) -> tuple[tuple[int, Any] | None, ...] | None:
+    """``code_table(code)`` for the C tracer (``_race_tracer``): a tuple with one entry per code
+    unit (the instruction at byte offset ``2 * i``), None where the instruction is no access;
+    None for code that is not traced."""
+    table = code_table(code)
+    if table is None:
+        return None
+    out: list[tuple[int, Any] | None] = [None] * (len(code.co_code) // 2)
+    for offset, entry in table.items():
+        out[offset // 2] = entry
+    return tuple(out)

@@ -11,11 +11,14 @@ explored execution also runs this detector:
   their writes) and publishes its clock to them; a yield point is ordered with every operation.
   This gives release->acquire of a lock, notify->woken wait, put->get, set->wait, spawn->begin,
   exit->join, atomics as sequentially consistent cells.
-* **Accesses** come from opcode tracing (``sys.settrace`` with ``f_trace_opcodes``) of the code
-  under test only (not the standard library, site-packages or the harness): attribute loads and
-  stores, subscripts, ``in``, iteration, ``len`` and the methods of dict/list/set/deque, and
-  module globals. The object and key of an access are read from the interpreter's value stack of
-  the traced frame (``_stack``), which CPython 3.11 keeps up to date while it calls the tracer.
+* **Accesses** come from opcode tracing (``f_trace_opcodes``) of the code under test only (not
+  the standard library, site-packages or the harness), entered inside a controlled thread's step
+  (not the scheduler's invariants and final checks): attribute loads and stores, subscripts,
+  ``in``, iteration, ``len`` and the methods of dict/list/set/deque, and module globals. The
+  trace function is C (``_race_tracer.c``: the per-opcode filter never calls Python outside an
+  access site) or, without it, ``_global`` in Python, deciding the same. The object and key of an
+  access are read from the interpreter's value stack of the traced frame (``stack_value``), which
+  CPython 3.11 keeps up to date while it calls the tracer.
 * **Shadow memory** per location (object, attribute or key): the last write's (thread, epoch,
   site) and each thread's last read (FastTrack's representation). A location one thread touches
   never reports; a read/read pair is never a race.
@@ -39,7 +42,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from model_checks.harness.declared import is_declared
-from model_checks.harness.race_frames import SUPPORTED, Untraced, stack_value
+from model_checks.harness.race_frames import NATIVE, SUPPORTED, Untraced, join, stack_value, sync_op
 from model_checks.harness.race_sites import (
     ALL,
     CODE_TYPES,
@@ -54,13 +57,14 @@ from model_checks.harness.race_sites import (
     STORE_GLOBAL,
     STORE_SUBSCR,
     SUBSCR,
-    TABLES,
     Site,
+    code_entries,
     code_table,
     describe,
     harness_owned,
     line_of,
     verb,
+    what_of,
     where,
 )
 from model_checks.harness.rt.objects import GLOBAL, LocationState, Op
@@ -81,14 +85,6 @@ class _Loc:
         self.w_epoch = 0
         self.w_site: Site | None = None
         self.reads: dict[int, tuple[int, Site]] = {}
-
-
-def _join(into: list[int], other: list[int]) -> None:
-    if len(into) < len(other):
-        into.extend([0] * (len(other) - len(into)))
-    for i, v in enumerate(other):
-        if v > into[i]:
-            into[i] = v
 
 
 class RaceDetector:
@@ -113,7 +109,12 @@ class RaceDetector:
         self.accesses = 0
         self.found = False
         self.exempt: set[int] = set()  # containers held in declared fields (``declared.py``)
-        self._trace = self._local
+        # the C trace function when built (``race_frames.NATIVE``), else ``_global`` in Python
+        self._tracer = (
+            NATIVE.Tracer(ex, code_entries, self._site, CODE_TYPES, CONTAINERS, METHODS)
+            if NATIVE is not None
+            else None
+        )
 
     # ---------------------------------------------------------------- happens-before
     def _clock(self, tid: int) -> list[int]:
@@ -134,32 +135,12 @@ class RaceDetector:
             # a yield point stands for the unseen access that follows it, in its own step: the
             # explorer orders that whole step (operation and tail) with every other step, so it
             # acquires every step so far, tails included, and publishes its own tail (below)
-            _join(vc, self.everything)
+            join(vc, self.everything)
             vc[tid] += 1
             self.yielded = list(vc)
-            _join(self.everything, vc)
+            join(self.everything, vc)
             return
-        else:
-            writes, reads = self.writes, self.reads
-            for oid in objs:
-                w = writes.get(oid)
-                if w is not None:
-                    _join(vc, w)
-                if op.read:
-                    r = reads.get(oid)
-                    if r is None:
-                        reads[oid] = list(vc)
-                    else:
-                        _join(r, vc)
-                else:
-                    r = reads.get(oid)
-                    if r is not None:
-                        _join(vc, r)
-                    writes[oid] = list(vc)
-            if self.yielded is not None:
-                _join(vc, self.yielded)
-        vc[tid] += 1
-        _join(self.everything, vc)
+        sync_op(vc, tid, objs, op.read, self.writes, self.reads, self.yielded, self.everything)
 
     def exempt_container(self, obj: object) -> None:
         """``obj`` is the content of a declared field: its accesses follow the field's scheduling
@@ -171,25 +152,45 @@ class RaceDetector:
     # ---------------------------------------------------------------- tracing
     def enter_thread(self) -> None:
         """Called at the start of every controlled thread (tracing is per OS thread)."""
-        sys.settrace(self._global)
+        if self._tracer is not None:
+            self._tracer.install()
+        else:
+            sys.settrace(self._global)
 
     def _global(self, frame: types.FrameType, event: str, arg: object) -> Callable[..., Any] | None:
-        if event != "call" or code_table(frame.f_code) is None:
+        """The pure-Python tracer (no C tracer built): the C one's decisions, in Python. A frame
+        is traced only if its code is under test and it is entered inside a controlled thread's
+        step: the scheduler's own evaluation between steps (invariants, final checks; ``current``
+        is None there) is not traced at all, and no access of it would be recorded anyway."""
+        if event != "call":
+            return None
+        table = code_table(frame.f_code)
+        if table is None or self.ex.current is None:
+            # a resumed generator keeps its earlier trace function: turn its opcodes off
+            frame.f_trace_opcodes = False
             return None
         frame.f_trace_lines = False
         frame.f_trace_opcodes = True
-        return self._trace
+        site = self._site
+        get = table.get
 
-    def _local(self, frame: types.FrameType, event: str, arg: object) -> Callable[..., Any] | None:
-        if event != "opcode" or self.found:
-            return self._trace
+        # bound to this code's table: one dictionary look-up per opcode, by offset
+        def local(frame: types.FrameType, event: str, arg: object) -> Callable[..., Any]:
+            if event == "opcode":
+                entry = get(frame.f_lasti)
+                if entry is not None:
+                    site(frame, entry)
+            return local
+
+        return local
+
+    def _site(self, frame: types.FrameType, entry: tuple[int, Any]) -> None:
+        """An access site (``race_sites.code_table``) is about to run in ``frame``."""
+        if self.found:
+            return
         tid = self.ex.current
         if tid is None:
-            return self._trace
-        table = TABLES.get(frame.f_code)
-        entry = table.get(frame.f_lasti) if table else None
-        if entry is None:
-            return self._trace
+            return
         kind, arg_ = entry
         if kind == LOAD_ATTR:
             obj = stack_value(frame, 1)
@@ -219,7 +220,6 @@ class RaceDetector:
             self._access(tid, frame.f_globals, arg_, True, frame, f"global {arg_}")
         else:
             self._call(tid, frame, arg_)
-        return self._trace
 
     def _call(self, tid: int, frame: types.FrameType, argc: int) -> None:
         meth = stack_value(frame, argc + 2)
@@ -273,34 +273,45 @@ class RaceDetector:
         if oid in self.exempt:
             return
         self.accesses += 1
-        site: Site = (tid, frame.f_code, frame.f_lasti, label or describe(obj, key), write)
-        vc = self._clock(tid)
-        epoch = vc[tid]
+        code, offset = frame.f_code, frame.f_lasti
+        # the location's words are made only for a report (``_report``): the object is kept alive
+        site: Site = (tid, code, offset, label or (obj, key), write)
+        try:
+            vc = self.clocks[tid]
+            epoch = vc[tid]
+        except IndexError:  # the thread's first access before any operation of its own
+            vc = self._clock(tid)
+            epoch = vc[tid]
         points = self.points
-        if points and (frame.f_code, frame.f_lasti) in points:
+        if points and (code, offset) in points:
             self._interleave(obj, key, write)
             vc = self._clock(tid)
             # the access is part of the point's operation: at the epoch that operation published
             epoch = vc[tid] - 1
         shadow = self.shadow
+        container = isinstance(obj, CONTAINERS)
         loc = shadow.get((oid, key))
         if loc is None:
             loc = shadow[(oid, key)] = _Loc()
             self.alive.append(obj)
-            if key is not ALL and isinstance(obj, CONTAINERS):
+            if container and key is not ALL:
                 self.keys.setdefault(oid, []).append(key)
-        others: list[_Loc] = []
-        if isinstance(obj, CONTAINERS):
+        # the common case, the location's last write by this thread (or none) and no read of
+        # another thread to overwrite, cannot conflict: no call
+        if ((loc.w_tid != tid and loc.w_tid >= 0) or (write and loc.reads)) and self._conflict(
+            loc, tid, vc, write, site
+        ):
+            return
+        if container:
             # a key conflicts with the whole container; the whole container with every key
             if key is ALL:
-                others = [shadow[(oid, k)] for k in self.keys.get(oid, ())]
+                for k in self.keys.get(oid, ()):
+                    if self._conflict(shadow[(oid, k)], tid, vc, write, site):
+                        return
             else:
                 whole = shadow.get((oid, ALL))
-                if whole is not None:
-                    others = [whole]
-        for other in [loc, *others]:
-            if self._conflict(other, tid, vc, write, site):
-                return
+                if whole is not None and self._conflict(whole, tid, vc, write, site):
+                    return
         if write:
             loc.w_tid, loc.w_epoch, loc.w_site = tid, epoch, site
             loc.reads.clear()
@@ -341,7 +352,7 @@ class RaceDetector:
         ex = self.ex
         if self.points is not None:
             self.racy = [(first[1], first[2]), (second[1], second[2])]
-        what = second[3]
+        what = what_of(second)
         a, b = ex.thread_label(first[0]), ex.thread_label(second[0])
         if a == b:  # two threads of one name (patch mode numbers Thread-N lazily): say which
             a, b = f"{a} (thread #{first[0]})", f"{b} (thread #{second[0]})"
@@ -351,10 +362,10 @@ class RaceDetector:
         )
         details = "\n".join(
             [
-                f"{verb(first)} of {first[3]} by thread {a}",
+                f"{verb(first)} of {what_of(first)} by thread {a}",
                 f"  {where(first)}",
                 f"    {line_of(first)}",
-                f"{verb(second)} of {second[3]} by thread {b} (not after the first: no lock, "
+                f"{verb(second)} of {what} by thread {b} (not after the first: no lock, "
                 "condition, queue, event, join or atomic orders them)",
                 f"  {where(second)}",
                 f"    {line_of(second)}",

@@ -40,12 +40,15 @@ from reference.jobs.sqlite_rows import (
     HANDLER,
     JOB_COLUMNS,
     LIMIT,
+    PLAIN_FLAG,
     QUEUE,
     READY_AT,
     SCHEMA,
     SPECIAL,
     START,
+    WHOLE,
     job_of,
+    plain_job,
     scan_sql,
     setter,
     started_job,
@@ -176,14 +179,24 @@ class SqliteStore(StoreCore):
             return super().claim(worker, conditions, queues)
         token = secrets.token_hex(8)  # drawn before the lock: wasted if nothing is claimed
         if self._tracer is None:  # ``_run`` without events: just the transaction, inline
-            with self._immediate:
+            cursor = self._cursor
+            cursor.execute("BEGIN IMMEDIATE")
+            try:
                 got = self._claim_first(worker, conditions, queues, token)
+            except BaseException:
+                if self._db.in_transaction:  # SQLite may have rolled back itself (as ``_Immediate``)
+                    cursor.execute("ROLLBACK")
+                raise
+            cursor.execute("COMMIT")
         else:
             got = self._run(lambda: self._claim_first(worker, conditions, queues, token))
         if isinstance(got, ClaimOutcome):
             return got
-        whole, attempts, lease_until, profile, decision = got
-        job = started_job(whole, worker, token, attempts, lease_until)
+        row, whole, attempts, lease_until, profile, decision = got
+        if whole is None:
+            job = plain_job(row, worker, token, attempts, lease_until)
+        else:
+            job = started_job(whole, worker, token, attempts, lease_until)
         started = self._started
         started[token] = job
         if len(started) > _LEASE_MEMO:
@@ -204,28 +217,30 @@ class SqliteStore(StoreCore):
 
     def _claim_first(
         self, worker: str, conditions: Conditions, queues: Sequence[str] | None, token: str
-    ) -> ClaimOutcome | tuple[Sequence[Any], int, float, Profile | None, Decision]:
+    ) -> ClaimOutcome | tuple[Sequence[Any], Sequence[Any] | None, int, float, Profile | None, Decision]:
         """Inside the claim's transaction: no lease to reap, the budgets as cached, and the first
-        candidate admitted: lease it (one read, one write) and return its row, its attempts and
-        lease end, the profile and the decision. Anything else (a lease to reap, budgets changed,
-        a job to refuse, or to deny with its reason) is the core's general claim, run here: the
-        read changed nothing, and that path reads again."""
+        candidate admitted: lease it (one read, one write) and return its ``PLAIN`` columns, its
+        whole row if one of its ``RARE`` columns is set (else None), its attempts and lease end,
+        the profile and the decision. Anything else (a lease to reap, budgets changed, a job to
+        refuse, or to deny with its reason) is the core's general claim, run here: the read
+        changed nothing, and that path reads again."""
         now = self._clock()
         params = () if queues is None else tuple(queues)
         cursor = self._cursor
         row = cursor.execute(scan_sql(None if queues is None else len(params))[1], (now, *params)).fetchone()
-        version, lapsed, samples, running, queue_cost, group_cost = row[:FAST]
-        whole = row[FAST:]
-        if whole[0] is None and lapsed is None:
+        version, samples, running, queue_cost, group_cost = row[:FAST]
+        plain = row[FAST:]
+        job_id = plain[0]
+        if job_id is None and version is not None:
             return ClaimOutcome(None)  # nothing claimable, nothing to reap
         cached = self._budgets_cache
-        if lapsed is not None or whole[0] is None or cached is None or cached[0] != version:
+        if version is None or cached is None or cached[0] != version:  # a lapsed lease, or new budgets
             return super()._claim(worker, conditions, queues)
         budgets = cached[1]
-        queue, group, cost = whole[QUEUE], whole[GROUP], whole[COST]
+        queue, group, cost = plain[QUEUE], plain[GROUP], plain[COST]
         if cost_refusal(queue, group, cost, budgets) is not None:
             return super()._claim(worker, conditions, queues)
-        profile = self._profiles.get(whole[HANDLER], samples)
+        profile = self._profiles.get(plain[HANDLER], samples)
         decision = decide(
             # Candidate(...) and Usage(...) as ``rows.frozen`` builds them (see ``claim``)
             frozen(
@@ -233,7 +248,7 @@ class SqliteStore(StoreCore):
                 {
                     "queue": queue,
                     "concurrency_group": group,
-                    "concurrency_limit": whole[LIMIT],
+                    "concurrency_limit": plain[LIMIT],
                     "cost_units": cost,
                 },
             ),
@@ -245,13 +260,15 @@ class SqliteStore(StoreCore):
         if not decision.admitted:
             return super()._claim(worker, conditions, queues)
         lease_until = now + conditions.lease
-        attempts = whole[ATTEMPTS] + 1
-        cursor.execute(START, (attempts, lease_until, token, worker, whole[0]))
+        attempts = plain[ATTEMPTS] + 1
+        # The rare columns only when one is set; read before the update, as the plain ones were.
+        whole = None if plain[PLAIN_FLAG] else cursor.execute(WHOLE, (job_id,)).fetchone()
+        cursor.execute(START, (attempts, lease_until, token, worker, job_id))
         if self._tracer is not None:
-            candidate = Ready._make([whole[i] for i in READY_AT])
+            candidate = Ready._make([plain[i] for i in READY_AT])
             self._emit_claim(worker, candidate)
             self._emit_started(worker, candidate, attempts, lease_until)
-        return whole, attempts, lease_until, profile, decision
+        return plain, whole, attempts, lease_until, profile, decision
 
     def finish(self, job_id: int, token: str, result: Any, duration: float, peak_memory: int) -> Job:
         started = self._started.get(token)
@@ -264,8 +281,15 @@ class SqliteStore(StoreCore):
         sample = f"[{float(duration)!r},{float(peak_memory)!r}]"
         worker = started.worker or self._process
         if self._tracer is None:  # ``_run`` without events, inline (as in ``claim``)
-            with self._immediate:
+            cursor = self._cursor
+            cursor.execute("BEGIN IMMEDIATE")
+            try:
                 done = self._finish_started(job_id, token, stored, started.handler, sample, worker)
+            except BaseException:
+                if self._db.in_transaction:
+                    cursor.execute("ROLLBACK")
+                raise
+            cursor.execute("COMMIT")
         else:
             done = self._run(
                 lambda: self._finish_started(job_id, token, stored, started.handler, sample, worker)

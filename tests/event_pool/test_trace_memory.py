@@ -12,17 +12,14 @@ from model_checks.conformance.verdict import NOT_ALLOWED
 from model_checks.designs.event_pool.trace import validate_lines
 from model_checks.designs.event_pool.trace.state import KEPT
 from model_checks.designs.event_pool.trace_bench import write_trace
-from tests.helpers.trace_memory import validation_peaks
+from tests.helpers.trace_memory import short_and_long_peaks
 
 
 @pytest.mark.timeout(240)
 def test_the_validators_memory_does_not_grow_with_the_trace(tmp_path: Path) -> None:
-    short, long = tmp_path / "short.jsonl", tmp_path / "long.jsonl"
-    write_trace(short, 20_000, 1)
-    write_trace(long, 200_000, 1)
-    peaks = validation_peaks(short, long)
+    short, long = short_and_long_peaks(tmp_path, write_trace, 20_000, 200_000)
     # with a byte and a seq kept per accepted post, the long trace's peak was about 8 times the short one's
-    assert peaks[1] < 1.5 * peaks[0], peaks
+    assert long < 1.5 * short, (short, long)
 
 
 def _trace(works: int, repeat: int) -> list[str]:

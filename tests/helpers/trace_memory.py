@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import tracemalloc
+from collections.abc import Callable
 from pathlib import Path
 
 from model_checks.conformance import validate_file
@@ -21,3 +22,15 @@ def validation_peaks(*paths: Path) -> list[int]:
         finally:
             tracemalloc.stop()
     return peaks
+
+
+def short_and_long_peaks(
+    folder: Path, write_trace: Callable[[Path, int, int], object], short: int, long: int
+) -> tuple[int, int]:
+    """The validation peaks of two traces ``write_trace`` writes into ``folder``, of ``short``
+    and ``long`` events (one seed): flat memory is the long one's peak close to the short one's."""
+    paths = folder / "short.jsonl", folder / "long.jsonl"
+    for path, events in zip(paths, (short, long), strict=True):
+        write_trace(path, events, 1)
+    short_peak, long_peak = validation_peaks(*paths)
+    return short_peak, long_peak

@@ -25,7 +25,7 @@ from reference.jobs.admission import ADMIT, Candidate, Usage
 from reference.jobs.core import PROFILE_SAMPLES, StoreCore
 from reference.jobs.model import Job
 from reference.jobs.rows import frozen, lease
-from reference.jobs.sqlite_rows import job_of, started_job
+from reference.jobs.sqlite_rows import JOB_COLUMNS, LEASED, PLAIN, RARE, job_of, plain_job, started_job
 from reference.jobs.sqlite_store import SqliteStore
 from reference.jobs.store import Claim, ClaimOutcome, StaleLease
 from reference.jobs.tracing import RecordingTracer
@@ -409,6 +409,13 @@ def test_the_started_job_is_the_row_with_its_lease(payload: str, result: str | N
     assert got.state is JobState.PROCESSING and got.payload == (
         None if payload == "null" else json.loads(payload)
     )
+    # the fast read's columns of the same row, when its rare columns are all NULL
+    plain_row = dict(zip([f.name for f in dataclasses.fields(Job)], row, strict=True))
+    plain_row.update(dict.fromkeys(RARE))
+    plain = plain_job([plain_row[c] for c in PLAIN] + [1], "w", "tok", 2, 40.0)
+    expected = started_job(list(plain_row.values()), "w", "tok", 2, 40.0)
+    assert plain == expected and _fields(plain) == _fields(expected)
+    assert list(plain.__dict__) == [f.name for f in dataclasses.fields(Job)]  # as __init__ orders them
 
 
 @pytest.mark.parametrize("cls", [Job, Candidate, Usage, Claim, ClaimOutcome])
@@ -419,3 +426,41 @@ def test_the_classes_built_by_frozen_meet_its_preconditions(cls: type) -> None:
     assert params is not None and params.frozen, f"{cls.__name__} is not a frozen dataclass"
     assert not hasattr(cls, "__post_init__"), f"{cls.__name__} has a __post_init__"
     assert "__slots__" not in cls.__dict__, f"{cls.__name__} has __slots__"
+
+
+def test_the_fast_read_columns_with_the_overwritten_and_the_rare_ones_are_the_job() -> None:
+    columns = (*PLAIN, *RARE, *LEASED)
+    assert sorted(columns) == sorted(f.name for f in dataclasses.fields(Job))
+    assert len(set(columns)) == len(columns)
+
+
+@pytest.mark.parametrize(
+    ("column", "value"),
+    [
+        (None, None),
+        ("last_denial", "queue_budget: full"),
+        ("reason", "boom"),
+        ("result", '{"r": 1}'),
+        ("workflow_id", 7),
+        ("step", 0),
+        ("item_index", 2),
+    ],
+)
+def test_the_fast_claim_reads_the_rare_columns_only_when_one_is_set(
+    column: str | None, value: object, tmp_path: Path
+) -> None:
+    with SqliteStore(tmp_path / "jobs.db") as store:
+        job = store.enqueue(JobSpec("q", {"n": 1}, concurrency_group="g", concurrency_limit=2))
+        if column is not None:  # as a denial, a failed attempt or a workflow would have left it
+            store._db.execute(f"UPDATE jobs SET {column} = ? WHERE id = ?", (value, job.id))
+        store.claim("w", OPEN, ["other"])  # fills the budgets' cache: the next claim is the fast one
+        statements: list[str] = []
+        store._db.set_trace_callback(statements.append)
+        claim = store.claim("w", OPEN).claim
+        store._db.set_trace_callback(None)
+        assert claim is not None and claim.job == store.get(job.id)
+        assert claim.job.state is JobState.PROCESSING and claim.job.payload == {"n": 1}
+        whole = [s for s in statements if s.startswith(f"SELECT {JOB_COLUMNS} FROM jobs WHERE id =")]
+        assert len(whole) == (column is not None), statements
+        # BEGIN, the read, the lease, COMMIT (and the whole row): not the general claim's statements
+        assert len(statements) == 4 + len(whole), statements

@@ -10,7 +10,7 @@ import pytest
 from model_checks.designs.work_stealing.trace.model import DISCARDED, DONE, HELD, RUNNING
 from model_checks.designs.work_stealing.trace.places import Places, Runs
 from model_checks.designs.work_stealing.trace_bench import write_trace
-from tests.helpers.trace_memory import validation_peaks
+from tests.helpers.trace_memory import short_and_long_peaks
 
 
 def test_runs_merge_and_answer_membership() -> None:
@@ -54,9 +54,6 @@ def test_places_answer_as_a_dict_would() -> None:
 
 @pytest.mark.timeout(240)
 def test_the_validators_memory_does_not_grow_with_the_trace(tmp_path: Path) -> None:
-    short, long = tmp_path / "short.jsonl", tmp_path / "long.jsonl"
-    write_trace(short, 5_000, 1)
-    write_trace(long, 100_000, 1)
-    peaks = validation_peaks(short, long)
+    short, long = short_and_long_peaks(tmp_path, write_trace, 5_000, 100_000)
     # before the runs, the long trace's peak was about 20 times the short one's
-    assert peaks[1] < 2 * peaks[0], peaks
+    assert long < 2 * short, (short, long)

@@ -2,21 +2,26 @@
 
 * the shared workload of `lanecheck bench designs` (``workload``), against a
   direct loop calling the same ``receive`` on one thread;
-* traces of the real reference for `lanecheck bench validate`
-  (``TRACE_BENCH``, ``akka_real_threads``): 2 producer threads, 3 mailboxes,
-  2 workers, a suspend/resume and a close; judged as finished runs.
+* traces of the real reference for `lanecheck bench validate` (``TRACE_BENCH``):
+  2 producer threads, 3 mailboxes, 2 workers, a suspend/resume and a close
+  (``supervised_workload``), judged as finished runs. ``akka_scheduled`` runs it
+  under the harness's scheduler with one PCT schedule per seed, so a seed always
+  writes the same trace (the validator's cost depends on the interleaving by orders
+  of magnitude: docs/performance.md); ``akka_real_threads`` runs it on OS threads.
 """
 
 from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from model_checks.bench.traces import TraceBench, dump
 from model_checks.bench.workload import Workload, drive, versus_direct
 from reference.akka_mailbox import ActorRef, Dispatcher, trace_header
+from reference.runtime import Runtime, ThreadHandle
 from reference.tracing import RecordingTracer
 
 
@@ -37,19 +42,27 @@ def bench(quick: bool = False) -> dict[str, Any]:
     return versus_direct(workload, _receive, quick)
 
 
-def akka_real_threads(sends: int) -> tuple[Any, list[dict[str, Any]]]:
-    """Run the reference on real threads with tracing on: ``(config, events)``."""
+StartThread = Callable[[Callable[[], None], str], ThreadHandle]
+
+
+def supervised_workload(
+    sends: int, start_thread: StartThread, runtime: Runtime | None = None
+) -> tuple[Any, list[dict[str, Any]]]:
+    """The traced workload: producers ``p0``, ``p1`` send ``sends`` messages each round-robin
+    over 3 mailboxes while the calling thread suspends and resumes mailbox 1 and closes
+    mailbox 2; then shutdown. ``(config, events)``."""
     tracer = RecordingTracer()
-    d = Dispatcher(throughput=2, workers=2, tracer=tracer)
-    refs: list[ActorRef[str]] = [d.spawn(lambda m: None) for _ in range(3)]
+    d = Dispatcher(throughput=2, workers=2, runtime=runtime, tracer=tracer)
+    refs: list[ActorRef[str]] = [d.spawn(_receive) for _ in range(3)]
 
-    def produce(p: int) -> None:
-        for k in range(sends):
-            refs[(k + p) % 3].tell(f"p{p}.{k}")
+    def producer(p: int) -> Callable[[], None]:
+        def produce() -> None:
+            for k in range(sends):
+                refs[(k + p) % 3].tell(f"p{p}.{k}")
 
-    threads = [threading.Thread(target=produce, args=(p,), name=f"p{p}") for p in range(2)]
-    for t in threads:
-        t.start()
+        return produce
+
+    threads = [start_thread(producer(p), f"p{p}") for p in range(2)]
     refs[1].suspend()
     refs[1].resume()
     refs[2].close()
@@ -61,9 +74,52 @@ def akka_real_threads(sends: int) -> tuple[Any, list[dict[str, Any]]]:
     return tracer.config, tracer.events()
 
 
+def _os_thread(target: Callable[[], None], name: str) -> ThreadHandle:
+    thread = threading.Thread(target=target, name=name)
+    thread.start()
+    return thread
+
+
+def akka_real_threads(sends: int) -> tuple[Any, list[dict[str, Any]]]:
+    """The workload on OS threads with tracing on (each run another interleaving): ``(config, events)``."""
+    return supervised_workload(sends, _os_thread)
+
+
+# Steps of one scheduled run: 41-66 per send (seeds 0, 2, 3 at 1,000 sends); the bound only
+# stops a livelock.
+_STEPS_PER_SEND = 200
+
+
+def akka_scheduled(sends: int, seed: int) -> tuple[Any, list[dict[str, Any]]]:
+    """The workload on the real reference under the harness's scheduler, one PCT schedule
+    chosen by ``seed`` (the harness decides every synchronisation: the same seed, the same
+    interleaving and trace): ``(config, events)``."""
+    from model_checks.harness import Options, check
+
+    got: list[tuple[Any, list[dict[str, Any]]]] = []
+
+    def program(rt: Any) -> None:
+        got.append(supervised_workload(sends, rt.start_thread, rt))
+
+    options = Options(
+        strategy="pct",
+        seed=seed,
+        max_executions=1,
+        max_steps=_STEPS_PER_SEND * (sends + 10),
+        minimize=False,
+        races=False,
+    )
+    result = check(program, options)
+    if result.failure is not None:
+        raise RuntimeError(f"the scheduled akka workload failed (seed {seed}): {result.failure.kind}")
+    if len(got) != 1:
+        raise RuntimeError(f"the scheduled akka workload ran {len(got)} times, not once (seed {seed})")
+    return got[0]
+
+
 def write_trace(path: Path, sends: int, seed: int = 0) -> int:
-    """A trace of ``akka_real_threads(sends)`` (real threads: ``seed`` is unused); its event count."""
-    config, events = akka_real_threads(sends)
+    """A trace of ``akka_scheduled(sends, seed)``; its event count."""
+    config, events = akka_scheduled(sends, seed)
     return dump(path, trace_header(config), events)
 
 

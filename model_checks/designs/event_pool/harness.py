@@ -30,7 +30,7 @@ EXHAUSTIVE: dict[str, tuple[PoolScenario, int, str]] = {
         142,
         "a work that raises is reported to on_error and the thread takes the next",
     ),
-    "two-threads": (PoolScenario(threads=2, posts=1), 506, "two threads, one work: idle first"),
+    "two-threads": (PoolScenario(threads=2, posts=1), 515, "two threads, one work: idle first"),
     "discard": (
         PoolScenario(threads=1, posts=2, stop=StopMode.DISCARD),
         118,

@@ -82,10 +82,7 @@ NOTIFY_ONLY = _without_poll("notify-only")
 
 def RelistenAndWait(c: Constants, s: Vars, w: str) -> object:
     """BUG: the wait finds its connection gone, runs LISTEN on a new one and waits again."""
-    me = s.worker[w]
-    if me.pc != W_WAIT or me.listening:
-        return None
-    return emit(jw.SetWorker(s, w, me._replace(listening=True)), worker=w)
+    return jw.WorkerStep(s, w, W_WAIT, lambda me: not me.listening, listening=True)
 
 
 RELISTEN_THEN_WAIT = _without_poll("relisten-then-wait", replace_actions={"ConnectionLost": RelistenAndWait})

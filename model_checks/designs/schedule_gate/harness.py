@@ -33,7 +33,7 @@ def _table() -> dict[str, Scenario]:
             partial(gate_program, GateScheduler, yield_in_handler=True, validate=True),
             expect="bounded",
             doc="two producers; every trace validated against the spec",
-            options={"preemption_bound": 1, "time_limit": 60, "races": True},
+            options={"preemption_bound": 1, "races": True},
             verify=False,
         ),
     }

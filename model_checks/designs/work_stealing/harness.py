@@ -24,6 +24,11 @@ pool/stop-discard                  946  1,668*    13.7     79*
 global/fork-join                 1,539     --     28       --
 =============================== ====== ====== ========== =========
 
+Session 12 (DPOR fixed where it missed traces: docs/harness.md, "dpor-ipb"), ``lanecheck verify``
+rows, compiled core, idle: deque/one-element 140, push-take-steal 2,271, resize-while-stealing 2,774,
+steal-after-resize 11,247 (races on; the table's 104 / 1,454 / 1,739 / 6,098 were short of
+exhaustive); the pool rows unchanged; park-wake-2w 21,023 -> 27,045.
+
 Pool rows races off re-measured after the semaphore sleep, the lock-free injector pop and Stop's
 quiet fast path (load 13-16, so the seconds are slow); ``*``: the figure before them. Before them:
 park-wake 226 / 541, park-wake-traced 316, fork-join 1,171, task-raises 611, stop-discard 1,668,

@@ -18,6 +18,9 @@ class ReplayChooser(NativeChooser):
     def __init__(self, actions: Sequence[Action]) -> None:
         self.actions = list(actions)
         self.divergence: str | None = None
+        # steps ``keep`` decided (the running thread continued with no enabled set built): a test
+        # reads it, since a compiled class cannot be subclassed to observe ``keep``
+        self.kept = 0
 
     def choose(self, ex: Execution, enabled: list[Action]) -> Action | None:
         i = len(ex.steps)
@@ -54,6 +57,7 @@ class ReplayChooser(NativeChooser):
                 continue
             if other.timeout is not None or (spurious and other.kind == "wake"):
                 return False
+        self.kept += 1
         return True
 
     def after_step(self, ex: Execution) -> None:

@@ -1,0 +1,567 @@
+/* The race detector's trace function in C (docs/harness.md, "Data races"; races.py).
+ *
+ * A Python trace function is a Python call per traced opcode: on the Akka reference program
+ * that call and its filter (is this instruction an access?) were most of the detector's cost.
+ * Here the whole filter stays in C and Python is called only at an access site:
+ *
+ *   PyTrace_CALL    the code's access table (``race_sites.code_table`` as a tuple indexed by
+ *                   code unit, None where an instruction is no access) is cached on the code
+ *                   object itself (PEP 523's co_extra, computed once by calling back into
+ *                   Python); opcode events are turned on only for code under test entered inside
+ *                   a controlled thread's step (``Execution.current`` set): the scheduler's own
+ *                   evaluation between steps (invariants, final checks) is never traced.
+ *   PyTrace_OPCODE  one tuple index at the frame's last instruction; the Python handler
+ *                   (``RaceDetector._site(frame, entry)``) runs only where it is not None.
+ *
+ * ``stack_value`` (a pointer read), ``join`` and ``sync_op`` (vector clocks, at every step) are
+ * the detector's other hot helpers. CPython 3.11 only (its frame layout): setup.py builds this on 3.11 alone and races.py
+ * falls back to the identical pure-Python tracer without it.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
+#if PY_VERSION_HEX < 0x030B0000 || PY_VERSION_HEX >= 0x030C0000
+#error "_race_tracer reads CPython 3.11's frames"
+#endif
+
+#define Py_BUILD_CORE 1
+#include "internal/pycore_frame.h"
+#undef Py_BUILD_CORE
+
+static Py_ssize_t extra_index = -1;
+static PyObject *str_current = NULL;
+
+static void
+free_extra(void *extra)
+{
+    Py_XDECREF((PyObject *)extra);
+}
+
+typedef struct {
+    PyObject_HEAD
+    PyObject *ex;       /* the Execution: ``current`` is read at call events */
+    PyObject *table_of; /* code -> tuple of entries by code unit, or None (a pure function) */
+    PyObject *handler;  /* (frame, entry) -> None, at an access site */
+    PyObject *code_types; /* race_sites.CODE_TYPES: reads of these are reads of code */
+    PyObject *containers; /* race_sites.CONTAINERS */
+    PyObject *methods;    /* race_sites.METHODS: the container methods that are accesses */
+    PyObject *len;        /* builtins.len */
+} Tracer;
+
+/* The entry kinds of race_sites (``LOAD_ATTR, STORE_ATTR, ... = range(9)``; a test compares). */
+enum { LOAD_ATTR, STORE_ATTR, SUBSCR, STORE_SUBSCR, GLOBAL_NAME, STORE_GLOBAL, CONTAINS, ITER,
+       CALL };
+
+static int
+is_instance(PyObject *obj, PyObject *types)
+{
+    return obj != NULL && PyObject_IsInstance(obj, types);
+}
+
+/* Could the handler record an access at this site? 0 only where ``RaceDetector._site`` is sure
+ * to record nothing (the same tests on the same stack values); 1 where it may; -1 on an error.
+ * Most sites are calls of anything but a container method and loads of functions and classes:
+ * they stay here, in C. */
+static int
+worth(Tracer *t, _PyInterpreterFrame *fr, PyObject *entry)
+{
+    if (!PyTuple_CheckExact(entry) || PyTuple_GET_SIZE(entry) != 2) {
+        return 1;
+    }
+    long kind = PyLong_AsLong(PyTuple_GET_ITEM(entry, 0));
+    if (kind == -1 && PyErr_Occurred()) {
+        return -1;
+    }
+    PyObject *arg = PyTuple_GET_ITEM(entry, 1);
+    int base = fr->f_code->co_nlocalsplus, top = fr->stacktop;
+#define STACK(depth) (top - (depth) >= base ? fr->localsplus[top - (depth)] : NULL)
+    if (top < base) {
+        return 1; /* no stack pointer stored: let the handler judge (and fail) */
+    }
+    switch (kind) {
+    case LOAD_ATTR: {
+        int code = is_instance(STACK(1), t->code_types);
+        return code < 0 ? -1 : !code;
+    }
+    case SUBSCR:
+    case STORE_SUBSCR:
+        return is_instance(STACK(2), t->containers);
+    case CONTAINS:
+    case ITER:
+        return is_instance(STACK(1), t->containers);
+    case GLOBAL_NAME: {
+        if (!PyDict_CheckExact(fr->f_globals) || !PyUnicode_CheckExact(arg)) {
+            return 1;
+        }
+        PyObject *value = PyDict_GetItemWithError(fr->f_globals, arg);
+        if (value == NULL) {
+            return PyErr_Occurred() ? -1 : 0; /* a builtin, or not defined yet: no global */
+        }
+        int code = is_instance(value, t->code_types);
+        return code < 0 ? -1 : !code;
+    }
+    case CALL: {
+        long argc = PyLong_AsLong(arg);
+        if (argc == -1 && PyErr_Occurred()) {
+            return -1;
+        }
+        if (argc < 0 || top - (argc + 2) < base) {
+            return 1;
+        }
+        PyObject *meth = STACK(argc + 2), *target = STACK(argc + 1);
+        if (meth != NULL) { /* obj.method(args) */
+            if (!PyObject_TypeCheck(meth, &PyMethodDescr_Type)) {
+                return 0;
+            }
+            int container = is_instance(target, t->containers);
+            if (container <= 0) {
+                return container;
+            }
+            return PyDict_Contains(t->methods, PyDescr_NAME(meth));
+        }
+        if (target == t->len && argc == 1) {
+            return is_instance(STACK(1), t->containers);
+        }
+        /* a bound builtin method called through a name: its __self__ a container */
+        if (!PyCFunction_Check(target)) {
+            return 0;
+        }
+        return is_instance(PyCFunction_GET_SELF(target), t->containers);
+    }
+    default: /* STORE_ATTR (the handler tests the object's owner), STORE_GLOBAL */
+        return 1;
+    }
+#undef STACK
+}
+
+/* The code's entries (borrowed: its co_extra slot owns them), computed on first sight. */
+static PyObject *
+entries_of(Tracer *t, PyCodeObject *code)
+{
+    void *extra = NULL;
+    if (_PyCode_GetExtra((PyObject *)code, extra_index, &extra) < 0) {
+        return NULL;
+    }
+    if (extra != NULL) {
+        return (PyObject *)extra;
+    }
+    PyObject *found = PyObject_CallOneArg(t->table_of, (PyObject *)code);
+    if (found == NULL) {
+        return NULL;
+    }
+    if (found != Py_None &&
+        (!PyTuple_Check(found) || PyTuple_GET_SIZE(found) != Py_SIZE(code))) {
+        Py_DECREF(found);
+        PyErr_SetString(PyExc_TypeError,
+                        "table_of must return None or a tuple with one entry per code unit");
+        return NULL;
+    }
+    if (_PyCode_SetExtra((PyObject *)code, extra_index, found) < 0) {
+        Py_DECREF(found);
+        return NULL;
+    }
+    return found;
+}
+
+/* As sys.settrace's trampoline does on an error: tracing stops and the exception propagates
+ * into the traced code (an ``Abort`` raised at an interleaved point unwinds the thread so). */
+static int
+fail(void)
+{
+    PyEval_SetTrace(NULL, NULL);
+    return -1;
+}
+
+static int
+trace(PyObject *obj, PyFrameObject *f, int what, PyObject *arg)
+{
+    Tracer *t = (Tracer *)obj;
+    _PyInterpreterFrame *fr = f->f_frame;
+    if (what == PyTrace_OPCODE) {
+        void *extra = NULL;
+        if (_PyCode_GetExtra((PyObject *)fr->f_code, extra_index, &extra) < 0) {
+            return fail();
+        }
+        PyObject *entries = (PyObject *)extra;
+        if (entries == NULL || entries == Py_None) {
+            return 0; /* opcode events turned on by someone else: not ours to judge */
+        }
+        int unit = _PyInterpreterFrame_LASTI(fr);
+        if (unit < 0 || unit >= PyTuple_GET_SIZE(entries)) {
+            return 0;
+        }
+        PyObject *entry = PyTuple_GET_ITEM(entries, unit);
+        if (entry == Py_None) {
+            return 0;
+        }
+        int go = worth(t, fr, entry);
+        if (go <= 0) {
+            return go < 0 ? fail() : 0;
+        }
+        PyObject *args[2] = {(PyObject *)f, entry};
+        PyObject *out = PyObject_Vectorcall(t->handler, args, 2, NULL);
+        if (out == NULL) {
+            return fail();
+        }
+        Py_DECREF(out);
+        return 0;
+    }
+    if (what == PyTrace_CALL) {
+        PyObject *entries = entries_of(t, fr->f_code);
+        if (entries == NULL) {
+            return fail();
+        }
+        int on = 0;
+        if (entries != Py_None) {
+            PyObject *current = PyObject_GetAttr(t->ex, str_current);
+            if (current == NULL) {
+                return fail();
+            }
+            on = current != Py_None;
+            Py_DECREF(current);
+        }
+        /* no line events at all: nothing here uses them, and each would be a call */
+        f->f_trace_lines = 0;
+        f->f_trace_opcodes = (char)on;
+    }
+    return 0;
+}
+
+static int
+Tracer_init(Tracer *self, PyObject *args, PyObject *kwds)
+{
+    static char *kwlist[] = {"ex", "table_of", "handler", "code_types", "containers", "methods",
+                             NULL};
+    PyObject *ex, *table_of, *handler, *code_types, *containers, *methods;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OOOO!O!O!", kwlist, &ex, &table_of, &handler,
+                                     &PyTuple_Type, &code_types, &PyTuple_Type, &containers,
+                                     &PyDict_Type, &methods)) {
+        return -1;
+    }
+    if (!PyCallable_Check(table_of) || !PyCallable_Check(handler)) {
+        PyErr_SetString(PyExc_TypeError, "table_of and handler must be callable");
+        return -1;
+    }
+    PyObject *len = PyDict_GetItemString(PyEval_GetBuiltins(), "len");
+    if (len == NULL) {
+        PyErr_SetString(PyExc_RuntimeError, "no builtins.len");
+        return -1;
+    }
+    Py_XSETREF(self->ex, Py_NewRef(ex));
+    Py_XSETREF(self->table_of, Py_NewRef(table_of));
+    Py_XSETREF(self->handler, Py_NewRef(handler));
+    Py_XSETREF(self->code_types, Py_NewRef(code_types));
+    Py_XSETREF(self->containers, Py_NewRef(containers));
+    Py_XSETREF(self->methods, Py_NewRef(methods));
+    Py_XSETREF(self->len, Py_NewRef(len));
+    return 0;
+}
+
+static int
+Tracer_traverse(Tracer *self, visitproc visit, void *arg)
+{
+    Py_VISIT(self->ex);
+    Py_VISIT(self->table_of);
+    Py_VISIT(self->handler);
+    Py_VISIT(self->code_types);
+    Py_VISIT(self->containers);
+    Py_VISIT(self->methods);
+    Py_VISIT(self->len);
+    return 0;
+}
+
+static int
+Tracer_clear(Tracer *self)
+{
+    Py_CLEAR(self->ex);
+    Py_CLEAR(self->table_of);
+    Py_CLEAR(self->handler);
+    Py_CLEAR(self->code_types);
+    Py_CLEAR(self->containers);
+    Py_CLEAR(self->methods);
+    Py_CLEAR(self->len);
+    return 0;
+}
+
+static void
+Tracer_dealloc(Tracer *self)
+{
+    PyObject_GC_UnTrack(self);
+    Tracer_clear(self);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static PyObject *
+Tracer_install(Tracer *self, PyObject *Py_UNUSED(ignored))
+{
+    if (self->handler == NULL) {
+        PyErr_SetString(PyExc_RuntimeError, "Tracer not initialised");
+        return NULL;
+    }
+    PyEval_SetTrace(trace, (PyObject *)self);
+    Py_RETURN_NONE;
+}
+
+/* A saved ``sys.gettrace()`` is this object: restored with ``sys.settrace(tracer)`` (a nested
+ * ``check`` restoring its caller's tracer) it is called as a Python trace function at the next
+ * call event; it then makes itself the C trace function again. */
+static PyObject *
+Tracer_call(Tracer *self, PyObject *args, PyObject *kwds)
+{
+    if (self->handler == NULL) {
+        PyErr_SetString(PyExc_RuntimeError, "Tracer not initialised");
+        return NULL;
+    }
+    PyEval_SetTrace(trace, (PyObject *)self);
+    Py_RETURN_NONE;
+}
+
+static PyMethodDef Tracer_methods[] = {
+    {"install", (PyCFunction)Tracer_install, METH_NOARGS,
+     "Make this the calling OS thread's trace function (as sys.settrace; sys.settrace(None) "
+     "removes it)."},
+    {NULL}};
+
+static PyTypeObject TracerType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "model_checks.harness._race_tracer.Tracer",
+    .tp_basicsize = sizeof(Tracer),
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC,
+    .tp_doc = "Tracer(ex, table_of, handler, code_types, containers, methods): the race "
+              "detector's trace function.",
+    .tp_new = PyType_GenericNew,
+    .tp_init = (initproc)Tracer_init,
+    .tp_dealloc = (destructor)Tracer_dealloc,
+    .tp_traverse = (traverseproc)Tracer_traverse,
+    .tp_clear = (inquiry)Tracer_clear,
+    .tp_methods = Tracer_methods,
+    .tp_call = (ternaryfunc)Tracer_call,
+};
+
+/* stack_value(frame, depth): the value ``depth`` entries below the top of a traced frame's value
+ * stack (1 = top), None for a NULL slot; ValueError when the frame has no stored stack pointer
+ * or the depth is past its stack (only a frame inside a trace event has one). */
+static PyObject *
+stack_value(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 2 || !PyFrame_Check(args[0])) {
+        PyErr_SetString(PyExc_TypeError, "stack_value(frame, depth)");
+        return NULL;
+    }
+    long depth = PyLong_AsLong(args[1]);
+    if (depth == -1 && PyErr_Occurred()) {
+        return NULL;
+    }
+    _PyInterpreterFrame *fr = ((PyFrameObject *)args[0])->f_frame;
+    long index = (long)fr->stacktop - depth;
+    if (fr->stacktop < 0 || depth < 1 || index < fr->f_code->co_nlocalsplus) {
+        PyErr_Format(PyExc_ValueError, "no value %ld deep on this frame's stack", depth);
+        return NULL;
+    }
+    PyObject *value = fr->localsplus[index];
+    if (value == NULL) {
+        Py_RETURN_NONE;
+    }
+    return Py_NewRef(value);
+}
+
+/* into[i] = max(into[i], other[i]), into grown with zeros to other's length (vector clocks). */
+static int
+join_into(PyObject *into, PyObject *other)
+{
+    Py_ssize_t n = PyList_GET_SIZE(other);
+    while (PyList_GET_SIZE(into) < n) {
+        PyObject *zero = PyLong_FromLong(0);
+        if (zero == NULL || PyList_Append(into, zero) < 0) {
+            Py_XDECREF(zero);
+            return -1;
+        }
+        Py_DECREF(zero);
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *a = PyList_GET_ITEM(into, i), *b = PyList_GET_ITEM(other, i);
+        if (a == b) {
+            continue;
+        }
+        int greater = PyObject_RichCompareBool(b, a, Py_GT);
+        if (greater < 0) {
+            return -1;
+        }
+        if (greater) {
+            Py_INCREF(b);
+            PyList_SET_ITEM(into, i, b);
+            Py_DECREF(a);
+        }
+    }
+    return 0;
+}
+
+static int
+is_clock(PyObject *obj)
+{
+    if (!PyList_CheckExact(obj)) {
+        PyErr_SetString(PyExc_TypeError, "a vector clock is a list of ints");
+        return 0;
+    }
+    return 1;
+}
+
+/* join(into, other): the vector clock ``into`` joined with ``other``, in place. */
+static PyObject *
+join(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 2) {
+        PyErr_SetString(PyExc_TypeError, "join(into: list, other: list)");
+        return NULL;
+    }
+    if (!is_clock(args[0]) || !is_clock(args[1]) || join_into(args[0], args[1]) < 0) {
+        return NULL;
+    }
+    Py_RETURN_NONE;
+}
+
+/* sync_op(vc, tid, objs, read, writes, reads, yielded, everything): ``RaceDetector.sync`` for an
+ * operation on the objects ``objs`` (race_frames.py_sync_op is the same in Python). */
+static PyObject *
+sync_op(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 8) {
+        PyErr_SetString(PyExc_TypeError,
+                        "sync_op(vc, tid, objs, read, writes, reads, yielded, everything)");
+        return NULL;
+    }
+    PyObject *vc = args[0], *objs = args[2], *writes = args[4], *reads = args[5];
+    PyObject *yielded = args[6], *everything = args[7];
+    if (!is_clock(vc) || !is_clock(everything) || (yielded != Py_None && !is_clock(yielded))) {
+        return NULL;
+    }
+    if (!PyDict_CheckExact(writes) || !PyDict_CheckExact(reads)) {
+        PyErr_SetString(PyExc_TypeError, "writes and reads are dicts");
+        return NULL;
+    }
+    Py_ssize_t tid = PyLong_AsSsize_t(args[1]);
+    if (tid == -1 && PyErr_Occurred()) {
+        return NULL;
+    }
+    if (tid < 0 || tid >= PyList_GET_SIZE(vc)) {
+        PyErr_SetString(PyExc_IndexError, "the thread has no entry in its clock");
+        return NULL;
+    }
+    int read = PyObject_IsTrue(args[3]);
+    if (read < 0) {
+        return NULL;
+    }
+    PyObject *it = PyObject_GetIter(objs);
+    if (it == NULL) {
+        return NULL;
+    }
+    PyObject *oid;
+    while ((oid = PyIter_Next(it)) != NULL) {
+        PyObject *w = PyDict_GetItemWithError(writes, oid);
+        int bad = (w == NULL && PyErr_Occurred()) || (w != NULL && (!is_clock(w) || join_into(vc, w) < 0));
+        PyObject *r = bad ? NULL : PyDict_GetItemWithError(reads, oid);
+        bad = bad || (r == NULL && PyErr_Occurred()) || (r != NULL && !is_clock(r));
+        if (!bad) {
+            if (read) {
+                if (r == NULL) {
+                    PyObject *copy = PyList_GetSlice(vc, 0, PyList_GET_SIZE(vc));
+                    bad = copy == NULL || PyDict_SetItem(reads, oid, copy) < 0;
+                    Py_XDECREF(copy);
+                }
+                else {
+                    bad = join_into(r, vc) < 0;
+                }
+            }
+            else {
+                bad = r != NULL && join_into(vc, r) < 0;
+                if (!bad) {
+                    PyObject *copy = PyList_GetSlice(vc, 0, PyList_GET_SIZE(vc));
+                    bad = copy == NULL || PyDict_SetItem(writes, oid, copy) < 0;
+                    Py_XDECREF(copy);
+                }
+            }
+        }
+        Py_DECREF(oid);
+        if (bad) {
+            Py_DECREF(it);
+            return NULL;
+        }
+    }
+    Py_DECREF(it);
+    if (PyErr_Occurred()) {
+        return NULL;
+    }
+    if (yielded != Py_None && join_into(vc, yielded) < 0) {
+        return NULL;
+    }
+    PyObject *old = PyList_GET_ITEM(vc, tid);
+    long epoch = PyLong_AsLong(old);
+    if (epoch == -1 && PyErr_Occurred()) {
+        return NULL;
+    }
+    PyObject *next = PyLong_FromLong(epoch + 1);
+    if (next == NULL) {
+        return NULL;
+    }
+    PyList_SET_ITEM(vc, tid, next);
+    Py_DECREF(old);
+    if (join_into(everything, vc) < 0) {
+        return NULL;
+    }
+    Py_RETURN_NONE;
+}
+
+static PyMethodDef module_methods[] = {
+    {"stack_value", (PyCFunction)(void (*)(void))stack_value, METH_FASTCALL,
+     "stack_value(frame, depth): a value of a traced frame's stack (1 = top)."},
+    {"join", (PyCFunction)(void (*)(void))join, METH_FASTCALL,
+     "join(into, other): the vector clock ``into`` joined with ``other``, in place."},
+    {"sync_op", (PyCFunction)(void (*)(void))sync_op, METH_FASTCALL,
+     "sync_op(vc, tid, objs, read, writes, reads, yielded, everything): RaceDetector.sync of an "
+     "operation on objects."},
+    {NULL}};
+
+static struct PyModuleDef module_def = {
+    PyModuleDef_HEAD_INIT, "_race_tracer",
+    "The race detector's trace function, stack reader and clock join in C (races.py).", -1,
+    module_methods, NULL, NULL, NULL, NULL,
+};
+
+PyMODINIT_FUNC
+PyInit__race_tracer(void)
+{
+    if (PyType_Ready(&TracerType) < 0) {
+        return NULL;
+    }
+    if (extra_index < 0) {
+        extra_index = _PyEval_RequestCodeExtraIndex(free_extra);
+        if (extra_index < 0) {
+            PyErr_SetString(PyExc_RuntimeError, "no co_extra slot left for the race tracer");
+            return NULL;
+        }
+    }
+    if (str_current == NULL) {
+        str_current = PyUnicode_InternFromString("current");
+        if (str_current == NULL) {
+            return NULL;
+        }
+    }
+    PyObject *m = PyModule_Create(&module_def);
+    if (m == NULL) {
+        return NULL;
+    }
+    Py_INCREF(&TracerType);
+    if (PyModule_AddObject(m, "Tracer", (PyObject *)&TracerType) < 0) {
+        Py_DECREF(&TracerType);
+        Py_DECREF(m);
+        return NULL;
+    }
+    PyObject *kinds = Py_BuildValue("(sssssssss)", "LOAD_ATTR", "STORE_ATTR", "SUBSCR",
+                                    "STORE_SUBSCR", "GLOBAL_NAME", "STORE_GLOBAL", "CONTAINS",
+                                    "ITER", "CALL");
+    if (kinds == NULL || PyModule_AddObject(m, "KINDS", kinds) < 0) {
+        Py_XDECREF(kinds);
+        Py_DECREF(m);
+        return NULL;
+    }
+    return m;
+}
