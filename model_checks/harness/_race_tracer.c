@@ -14,8 +14,8 @@
  *                   (``RaceDetector._site(frame, entry)``) runs only where it is not None.
  *
  * ``stack_value`` (a pointer read), ``join`` and ``sync_op`` (vector clocks, at every step) are
- * the detector's other hot helpers. CPython 3.11 only (its frame layout): setup.py builds this on 3.11 alone and races.py
- * falls back to the identical pure-Python tracer without it.
+ * the detector's other hot helpers. CPython 3.11 only (its frame layout): setup.py builds this
+ * on 3.11 alone and races.py falls back to the identical pure-Python tracer without it.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -148,6 +148,16 @@ entries_of(Tracer *t, PyCodeObject *code)
     PyObject *found = PyObject_CallOneArg(t->table_of, (PyObject *)code);
     if (found == NULL) {
         return NULL;
+    }
+    /* table_of ran Python code, so another OS thread may have stored a table meanwhile: keep
+     * that one, since overwriting the slot would leak it or free it under its reader */
+    if (_PyCode_GetExtra((PyObject *)code, extra_index, &extra) < 0) {
+        Py_DECREF(found);
+        return NULL;
+    }
+    if (extra != NULL) {
+        Py_DECREF(found);
+        return (PyObject *)extra;
     }
     if (found != Py_None &&
         (!PyTuple_Check(found) || PyTuple_GET_SIZE(found) != Py_SIZE(code))) {
@@ -304,15 +314,25 @@ Tracer_install(Tracer *self, PyObject *Py_UNUSED(ignored))
 
 /* A saved ``sys.gettrace()`` is this object: restored with ``sys.settrace(tracer)`` (a nested
  * ``check`` restoring its caller's tracer) it is called as a Python trace function at the next
- * call event; it then makes itself the C trace function again. */
+ * call event; it then makes itself the C trace function again and judges that call as the C
+ * function would have, or the frame of that call would run untraced. */
 static PyObject *
 Tracer_call(Tracer *self, PyObject *args, PyObject *kwds)
 {
+    PyObject *frame, *event, *arg;
+    if (!PyArg_ParseTuple(args, "OOO", &frame, &event, &arg)) {
+        return NULL;
+    }
     if (self->handler == NULL) {
         PyErr_SetString(PyExc_RuntimeError, "Tracer not initialised");
         return NULL;
     }
     PyEval_SetTrace(trace, (PyObject *)self);
+    if (PyFrame_Check(frame) && PyUnicode_Check(event) &&
+        PyUnicode_CompareWithASCIIString(event, "call") == 0 &&
+        trace((PyObject *)self, (PyFrameObject *)frame, PyTrace_CALL, arg) < 0) {
+        return NULL;
+    }
     Py_RETURN_NONE;
 }
 

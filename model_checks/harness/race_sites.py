@@ -103,10 +103,18 @@ def code_table(code: types.CodeType) -> Table | None:
     # the programs under test that live in the harness's folder are traced wherever it is installed
     if file in own_code.PROGRAM_FILES or not (file.startswith(SKIP_FILES) or own_code.own(file)):
         found = {}
+        prefix: int | None = None
         for ins in dis.get_instructions(code):
+            if ins.opname == "EXTENDED_ARG":
+                # 3.11 runs the instruction after an EXTENDED_ARG with no trace event of its own:
+                # its event is the prefix's (the stack is unchanged until then), so it is keyed there
+                prefix = ins.offset if prefix is None else prefix
+                continue
             kind = OPCODES.get(ins.opname)
             if kind is not None:
-                found[ins.offset] = (kind, ins.argval if kind != CALL else ins.arg)
+                at = ins.offset if prefix is None else prefix
+                found[at] = (kind, ins.argval if kind != CALL else ins.arg)
+            prefix = None
         found = found or None
     TABLES[code] = found
     return found
