@@ -18,11 +18,9 @@ from __future__ import annotations
 import pytest
 
 from model_checks.harness import Options, check
-from model_checks.harness.execution import resolved
-from model_checks.harness.searching import Search
 from model_checks.harness.strategies.search import SearchChooser
 from tests.harness.test_harness_differential import Prog, build
-from tests.harness.test_order_ipb import Trace, _three_threads, _trace, _traces
+from tests.harness.test_order_ipb import Trace, _three_threads, _traces
 
 OPTS = Options(keep_going=True, minimize=False, spurious_wakeups=False, races=False)
 READ_READ_WRITE: Prog = [[("fetch_add", 1, 0)], [("load", 1, 1)], [("load", 1, 1)]]
@@ -30,17 +28,7 @@ NOTIFY_TWO_TIMED_WAITERS: Prog = [[("notify", 1, 1)], [("cwait", 1, 0)], [("cwai
 
 
 def _sleep_only(prog: Prog) -> tuple[set[Trace], int, set[object]]:
-    search = Search(build(prog), resolved(OPTS.with_(strategy="dpor")), "dpor")
-    chooser = SearchChooser(True, None, False, sleep_only=True)
-    traces: set[Trace] = set()
-    while True:
-        chooser.start_execution()
-        ex = search.run(chooser)
-        if not ex.abandoned:
-            traces.add(_trace(ex))
-        if not chooser.advance():
-            break
-    return traces, search.result.executions, search.result.outcomes
+    return _traces(build(prog), OPTS, "dpor", chooser=SearchChooser(True, None, False, sleep_only=True))
 
 
 def _loaded(outcome: object, thread: int) -> object:

@@ -48,12 +48,15 @@ def _traces(
     options: Options,
     strategy: Strategy,
     stop: Callable[[SearchChooser], bool] = lambda chooser: False,
+    chooser: SearchChooser | None = None,
 ) -> tuple[set[Trace], int, set[object]]:
     """Every trace the search reaches (sleep-set-blocked executions left out: they are cut
-    short), its executions and its outcomes; ``stop`` ends the search early."""
+    short), its executions and its outcomes; ``stop`` ends the search early; ``chooser``: another
+    chooser than ``strategy``'s own."""
     opts = resolved(options.with_(strategy=strategy))
     search = Search(program, opts, strategy)
-    chooser = SearchChooser(strategy != "dfs", None, strategy == "dpor-ipb")
+    if chooser is None:
+        chooser = SearchChooser(strategy != "dfs", None, strategy == "dpor-ipb")
     traces: set[Trace] = set()
     while True:
         chooser.start_execution()

@@ -6,14 +6,15 @@ from __future__ import annotations
 
 import dis
 import itertools
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 import pytest
 
-from model_checks.harness import check, race_frames, races
+from model_checks.harness import check
 from model_checks.harness.race_sites import LOAD_ATTR, STORE_ATTR, code_table
 from model_checks.harness.runtime import ControlledRuntime
+from tests.harness.test_race_tracer import tracer  # noqa: F401  (the fixture: each trace function)
 
 
 def _bump_past_256_names() -> Callable[[Any], None]:
@@ -48,19 +49,6 @@ def test_the_access_is_keyed_at_its_prefix() -> None:
     assert [table.get(offset) for offset, _ in prefixed] == [(LOAD_ATTR, "target"), (STORE_ATTR, "target")]
 
 
-@pytest.fixture(params=["c", "python"])
-def tracer(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
-    if request.param == "c":
-        if race_frames.NATIVE is None:
-            pytest.skip(f"no C tracer: {race_frames.NATIVE_WHY}")
-    else:
-        monkeypatch.setattr(races, "NATIVE", None)
-        monkeypatch.setattr(races, "stack_value", race_frames.py_stack_value)
-        monkeypatch.setattr(races, "join", race_frames.py_join)
-        monkeypatch.setattr(races, "sync_op", race_frames.py_sync_op)
-    yield request.param
-
-
 def _two_bumps(locked: bool) -> Callable[[ControlledRuntime], None]:
     def program(rt: ControlledRuntime) -> None:
         box = Box()
@@ -81,7 +69,8 @@ def _two_bumps(locked: bool) -> Callable[[ControlledRuntime], None]:
 
 
 @pytest.mark.timeout(60)
-def test_a_lost_update_behind_extended_args_is_a_race(tracer: str) -> None:
+@pytest.mark.usefixtures("tracer")
+def test_a_lost_update_behind_extended_args_is_a_race() -> None:
     racy = check(_two_bumps(locked=False), races=True)
     assert racy.failure is not None and racy.failure.kind == "data_race", racy.report()
     assert "Box.target" in racy.failure.message

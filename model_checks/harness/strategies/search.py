@@ -318,20 +318,13 @@ class SearchChooser(NativeChooser):
             op = fi.op
             if not dependent(op, nxt) or not _coenabled(op, nxt, fi.raised):
                 continue
-            if self._hb(i, fi.tid, p):
-                # every earlier step dependent with it through the objects it writes happens
-                # before it, hence before p: none of them races either
-                if op.objs is GLOBAL:
-                    break
-                if not op.read:
-                    uncovered -= op.objs
-                    if not uncovered:
-                        break
-                continue
-            if any(self._before(i, fi.tid, j) for j in found):
-                continue
-            self._add_backtrack(fi, i, p, d, nxt)
-            found.append(i)
+            if not self._hb(i, fi.tid, p):
+                if any(self._before(i, fi.tid, j) for j in found):
+                    continue
+                self._add_backtrack(fi, i, p, d, nxt)
+                found.append(i)
+            # a step happening before p, or the race just recorded: every earlier step dependent
+            # with it through the objects it writes happens before it, so none of them races
             if op.objs is GLOBAL:
                 break
             if not op.read:
