@@ -1,9 +1,11 @@
-"""Build hook: compile the harness core with mypyc (see model_checks/harness/core.py) and the race
-detector's C trace function (``model_checks/harness/_race_tracer.c``, CPython 3.11 only).
+"""Build hook: compile the harness core with mypyc (see model_checks/harness/core.py), the generic
+trace search with mypyc (``SEARCH_FILES``: the streaming search and the driver of the designs it
+judges; docs/conformance.md, section 6) and the race detector's C trace function
+(``model_checks/harness/_race_tracer.c``, CPython 3.11 only).
 
 Everything else is in pyproject.toml. ``LANECHECK_PURE=1 pip install -e .`` skips compiling; a
-failed compilation leaves the pure-Python core (or the race detector's Python tracer), loudly,
-and the install goes on.
+failed compilation leaves the pure-Python core (or search, or the race detector's Python tracer),
+loudly, and the install goes on.
 """
 
 import os
@@ -24,18 +26,32 @@ CORE_FILES = [
     "model_checks/harness/strategies/simple.py",
 ]
 
+# A group of its own (its own shared library): a failure to compile one group leaves the other
+# compiled, and neither group's modules call into the other's.
+# ``reader.py`` stays Python: it decides, before either is imported, whether they run compiled.
+SEARCH_FILES = [
+    "model_checks/conformance/search.py",
+    "model_checks/conformance/streamed.py",
+]
+
 
 def _extensions() -> list[Extension]:
     if os.environ.get("LANECHECK_PURE") == "1":
         return []
+    return [*_compiled("the harness core", CORE_FILES), *_compiled("the trace search", SEARCH_FILES)]
+
+
+def _compiled(what: str, files: list[str]) -> list[Extension]:
     try:
         from mypyc.build import mypycify
 
         # The build environment has none of the test-time packages (hypothesis, pytest) that
-        # non-compiled modules of the package import; their types do not reach the core.
-        return mypycify(["--ignore-missing-imports", *CORE_FILES], opt_level="3")
+        # non-compiled modules of the package import; their types do not reach the compiled code.
+        # Without those packages some ``type: ignore`` of the modules imported goes unused.
+        flags = ["--ignore-missing-imports", "--no-warn-unused-ignores"]
+        return mypycify([*flags, *files], opt_level="3")
     except (Exception, SystemExit) as exc:  # a missing compiler or a type error: pure Python
-        print(f"lanecheck: not compiling the harness core ({exc!r}); it runs as Python", file=sys.stderr)
+        print(f"lanecheck: not compiling {what} ({exc!r}); it runs as Python", file=sys.stderr)
         return []
 
 

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 if TYPE_CHECKING:
     from .akka_mailbox import Dispatcher
-    from .runtime import FifoLike
+    from .runtime import FifoLike, LockLike
 
 T = TypeVar("T")
 
@@ -159,7 +159,7 @@ class Mailbox(Generic[T]):
         between them, so the caller reads the word again after the append and, finding it
         Closed, cleans up itself (``Dispatcher.send``). False means it went to the dead letters.
         The ``send`` event is logged with the read, where the send's fate is decided (ok: it
-        will be processed or dead-lettered); the append is not logged.
+        will be processed or dead-lettered); the ``append`` event with the append.
         """
         trace_lock = self.trace_lock
         if trace_lock is None:
@@ -181,8 +181,10 @@ class Mailbox(Generic[T]):
                     # the append (or the dead letter) is still made, and then the error raised.
                     error = exc
             if not closed:
-                self.queue.append(msg)
-                if error is not None:
+                if error is None:
+                    self._append_traced(msg, label, trace_lock)
+                else:
+                    self.queue.append(msg)  # the message is accepted: appended, unlogged, then the error
                     raise error
                 return True
             if error is not None:
@@ -191,6 +193,23 @@ class Mailbox(Generic[T]):
         self.dispatcher.dead_letter(self, [msg])
         return False
 
+    def _append_traced(self, msg: T, label: Any, trace_lock: LockLike) -> None:
+        """The append and its ``append`` event as one step, under ``trace_lock``.
+
+        The event tells a validator where the message stands in the queue, so the trace must show
+        the appends in queue order and each before anything that took its message out. Every
+        traced append holds ``trace_lock``, which orders the appends with their events (and with
+        cleanUps and status events); a runner may pop the message before its event is logged, but
+        it logs ``process`` under ``trace_lock`` too (``dequeue``), so after it. A lock-free read
+        of the queue's length (a registration's ``has_messages``, a run's end) may also see the
+        message first: it logs nothing itself, and what it leads to either takes ``trace_lock``
+        (setAsScheduled's CAS, staying scheduled: after the event) or ends the registration as a
+        read of the queue without the message would. Untraced, the append takes no lock.
+        """
+        with trace_lock:
+            self.queue.append(msg)
+            self._emit("append", {"mailbox": self.index, "item": label})
+
     def dequeue(self) -> T:
         """The oldest message, or ``EMPTY``; emits ``process`` when it takes one."""
         with self.lock:
@@ -198,11 +217,16 @@ class Mailbox(Generic[T]):
                 msg = self.queue.popleft()
             except IndexError:
                 return EMPTY  # type: ignore[no-any-return]
-            if self.dispatcher.tracer is not None:
+            trace_lock = self.trace_lock
+            if trace_lock is not None:
+                # Logged under trace_lock too: the run's read of the word before this pop may have
+                # seen a status CAS (a resume) whose event is not logged yet; this event then
+                # waits for it, as the spec orders them (tests/akka/test_append_harness.py).
                 # The label and the tracer are user code: the message is popped and must
                 # still be processed, so a failure is logged and the trace lacks the event.
                 try:
-                    self._emit("process", {"mailbox": self.index, "item": self._label(msg)})
+                    with trace_lock:
+                        self._emit("process", {"mailbox": self.index, "item": self._label(msg)})
                 except Exception:
                     _log.exception("tracing a process on %s failed; the message still runs", self.name)
             return msg

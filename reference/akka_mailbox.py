@@ -29,8 +29,9 @@ after its append: nothing is dropped silently (Pekko swaps the actor's mailbox
 for the dead-letter mailbox instead, and may drop such a message).
 
 Trace events (``docs/akka-mailbox.md``) are emitted at each step's linearisation
-point: ``send`` with the read that decides its fate (the append that follows is not
-logged), ``process`` and ``dead_letter`` with their pops, the status events right
+point: ``send`` with the read that decides its fate, ``append`` with the append (under the
+trace lock: the trace shows the queue's order), ``process`` and ``dead_letter`` with their pops
+(``process`` under the trace lock too, after any status event its run's read saw), the status events right
 after their successful CAS, ``execute``/``run_begin`` under the executor lock. With
 no tracer each emit is skipped behind one ``is not None``.
 
@@ -154,8 +155,9 @@ class Dispatcher:
             self._threads.append(rt.start_thread(self._worker, name=f"w{i}"))
 
     def config(self) -> dict[str, int]:
-        """The ``config`` of this dispatcher's trace header (mailboxes counts those spawned so far)."""
-        return {"workers": self.workers, "throughput": self.throughput}
+        """The ``config`` of this dispatcher's trace header: ``logs_append`` says its trace logs
+        every accepted message's ``append`` (docs/akka-mailbox.md)."""
+        return {"workers": self.workers, "throughput": self.throughput, "logs_append": True}
 
     # -- actors --------------------------------------------------------------------------------------
 

@@ -38,9 +38,11 @@ follows a close, which leaves the word Closed).
 # ruff: noqa: F405  (names from the state module this one EXTENDS)
 from __future__ import annotations
 
+from dataclasses import replace
+
 # EXTENDS akka_mailbox_state: its constants, variables, operators and invariants are this module's too.
 from spec.akka_mailbox_state import *  # noqa: F403
-from spec.language import WF, EventuallyAlways, Function, SpecBuilder, emit
+from spec.language import WF, Action, Emitted, EventuallyAlways, Function, Spec, SpecBuilder, emit
 
 # ============================================================================ CONSTANTS
 
@@ -131,19 +133,28 @@ def SendToClosed(c: Constants, s: Vars, p: str) -> object:
     )
 
 
-@AkkaMailbox.action(Producers)
+@AkkaMailbox.action(Producers, event="append")
 def Enqueue(c: Constants, s: Vars, p: str) -> object:
-    """The append, with no lock and whatever the word is now: one atomic step of the queue."""
+    """The append, with no lock and whatever the word is now: one atomic step of the queue.
+
+    Logged as ``append``: without it nothing pins a sender's last append until its message is
+    processed, and a validator must hold every place it could have taken in the queue. A trace
+    format that does not log it (``config.logs_append`` absent) is judged against
+    ``WithoutAppendEvents(SPEC)``, where this step is internal."""
     pc, k, mb = s.producer[p]
     send = c.send_of(p, k)
     if pc != P_APPEND or mb is None or send is None:
         return None
     item = send[1]
     position = s.sent[mb] + 1
-    return s._replace(
-        queue=s.queue.except_(mb, (*s.queue[mb], (position, item))),
-        sent=s.sent.except_(mb, position),
-        producer=s.producer.except_(p, (P_RECHECK, k + 1, mb)),
+    return emit(
+        s._replace(
+            queue=s.queue.except_(mb, (*s.queue[mb], (position, item))),
+            sent=s.sent.except_(mb, position),
+            producer=s.producer.except_(p, (P_RECHECK, k + 1, mb)),
+        ),
+        mailbox=mb,
+        item=item,
     )
 
 
@@ -455,3 +466,31 @@ AkkaMailbox.describe(Show)
 
 
 SPEC = AkkaMailbox.spec
+
+
+# ============================================================================ THE FORMAT WITHOUT `append`
+
+
+APPEND_EVENT = "append"
+
+
+def WithoutAppendEvents(spec: Spec) -> Spec:
+    """``spec`` (the design or a mutant) as a trace without ``append`` events sees it: every step
+    that logs ``append`` internal, with the same guard and effect. The trace format before
+    ``append`` existed, which ports may still write (docs/akka-mailbox.md, *Trace events*)."""
+
+    def unlogged(action: Action) -> Action:
+        logged = action.fn
+
+        def step(c: Constants, s: Vars, *args: object) -> object:
+            r = logged(c, s, *args)
+            return r.state if type(r) is Emitted else r
+
+        step.__name__ = action.name
+        return replace(action, fn=step, event=None)
+
+    actions = tuple(unlogged(a) if a.event == APPEND_EVENT else a for a in spec.actions)
+    return replace(spec, actions=actions)
+
+
+SPEC_WITHOUT_APPEND_EVENTS = WithoutAppendEvents(SPEC)

@@ -46,6 +46,11 @@ class Constants(Scripted[int]):
 
     HEADER: ClassVar[tuple[str, ...]] = ("mailboxes", "workers", "throughput")
 
+    def header(self) -> dict[str, int]:
+        """The trace header's ``config``: the sizes, and ``logs_append`` (this spec's ``Enqueue``
+        logs ``append``, so a trace of its behaviours has one per accepted send)."""
+        return {**super().header(), "logs_append": True}
+
     def supervisor_names(self) -> tuple[str, ...]:
         return tuple(f"s{i}" for i in range(len(self.supervise)))
 

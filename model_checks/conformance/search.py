@@ -27,9 +27,17 @@ from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from spec.language import Emitted, Spec
+
+try:
+    from mypy_extensions import mypyc_attr
+except ImportError:  # an install without mypy's extensions runs this module as Python: no-op
+
+    def mypyc_attr(*_args: Any, **_kwargs: Any) -> Callable[[type], type]:  # type: ignore[misc]
+        return lambda cls: cls
+
 
 State = Any
 Instance = tuple[Callable[..., Any], tuple[Hashable, ...]]
@@ -62,11 +70,26 @@ class NoMatch(Exception):
 _MISSING = object()
 
 
+CACHE_LIMIT = 256  # entries of each memo keyed by pcs (``TraceSearch(cache_limit=...)``)
+
+M = TypeVar("M", bound=dict[Any, Any])
+
+
+def _bounded(memo: M, limit: int) -> M:
+    """``memo``, emptied first when it holds ``limit`` entries (it is one more function's cache:
+    what it held is computed again when asked)."""
+    if len(memo) >= limit:
+        memo.clear()
+    return memo
+
+
 def _no_key(s: State) -> None:
     """The key of every state when the search has no ``local``: one for all."""
     return None
 
 
+# Compiled by mypyc at install (setup.py, SEARCH_FILES); tests and bindings subclass it in Python.
+@mypyc_attr(allow_interpreted_subclasses=True)
 class TraceSearch:
     """The set of possible spec states, advanced by one observed event at a time."""
 
@@ -82,6 +105,7 @@ class TraceSearch:
         enabled_at: Mapping[str, frozenset[Hashable]] | None = None,
         pc_key: Callable[[State], Hashable] | None = None,
         deferred: Mapping[str, frozenset[str]] | None = None,
+        cache_limit: int = CACHE_LIMIT,
     ) -> None:
         self.spec = spec
         self.c = constants
@@ -100,6 +124,10 @@ class TraceSearch:
         # ``deferred[action]``: the actions (of other processes) it does not move right past;
         # it moves past every other one (``movers.violations`` checks the claim).
         self.deferred = dict(deferred or {})
+        # The memos keyed by the states' pcs (``_by_key``, ``_deferred_by_key``, ``_relevant``)
+        # meet new combinations of pcs all along a trace: each is emptied when it reaches this
+        # many entries, so memory stays bounded on any length of trace.
+        self.cache_limit = cache_limit
         self._deferred_by_key: dict[tuple[Hashable, tuple[Hashable, ...]], list[Instance]] = {}
         self._deferred_by_process: dict[
             Hashable, list[tuple[Callable[..., Any], tuple[Hashable, ...], frozenset[Hashable] | None]]
@@ -195,7 +223,7 @@ class TraceSearch:
         """The internal steps that can be enabled in a state whose processes' pcs give ``key``."""
         at = self._instances_at
         found = [inst for p, pc in zip(self._processes, self._pcs(s), strict=True) for inst in at(p, pc)]
-        self._by_key[key] = found
+        _bounded(self._by_key, self.cache_limit)[key] = found
         return found
 
     def _instances_at(self, process: Hashable, pc: Hashable) -> list[Instance]:
@@ -248,7 +276,8 @@ class TraceSearch:
                 if insts is None:
                     insts = instances(s, key)
             for fn, args in insts:
-                nxt = fn(c, s, *args)
+                # One argument (the process) is the common case: a call without a tuple built.
+                nxt = fn(c, s, args[0]) if len(args) == 1 else fn(c, s, *args)
                 if nxt is not None:
                     # One hash per successor: most are duplicates, and hashing a state calls
                     # every component's ``__hash__``.
@@ -276,7 +305,7 @@ class TraceSearch:
                     for fn, args, allowed in self._deferred_by_process.get(p, ())
                     if local is None or allowed is None or pc in allowed
                 )
-            self._deferred_by_key[key] = found
+            _bounded(self._deferred_by_key, self.cache_limit)[key] = found
         return found
 
     def _taking(self, kind: str, procs: tuple[Hashable, ...]) -> frozenset[Hashable]:
@@ -323,7 +352,7 @@ class TraceSearch:
                     taking.add(q)
                     follows.setdefault(q, set()).update(possible[q])
                     changed = True
-        found = self._relevant[(kind, procs, keys)] = frozenset(taking)
+        found = _bounded(self._relevant, self.cache_limit)[(kind, procs, keys)] = frozenset(taking)
         return found
 
     def _expand(self, states: set[State], taking: Iterable[Hashable]) -> set[State]:
@@ -412,7 +441,7 @@ class TraceSearch:
         add = out.add
         for s in before:
             for _, fn, args in candidates:
-                r = fn(c, s, *args)
+                r = fn(c, s, args[0]) if len(args) == 1 else fn(c, s, *args)
                 if type(r) is not Emitted:
                     continue
                 for k, v in r.fields.items():

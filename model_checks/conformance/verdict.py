@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 ALLOWED, NOT_ALLOWED, MALFORMED = 0, 1, 2
@@ -41,21 +41,14 @@ class Verdict:
         return None if fmt is None else fmt.rules.get(self.rule)
 
     def as_json(self) -> dict[str, Any]:
-        return {
-            "allowed": self.allowed,
-            "code": self.code,
-            "message": self.message,
-            "seq": self.seq,
-            "line": self.line,
-            "rule": self.rule,
-            "rule_text": self.rule_text(),
-            "prefix": self.prefix,
-            "events": self.events,
-            "pending": self.pending,
-            "last_states": self.last_states,
-            "engine": self.engine,
-            "design": self.design,
-        }
+        """Every field by its name, in their order, and the broken rule in words after its number
+        (read from the fields so that a field added is never left out of ``--json``)."""
+        doc: dict[str, Any] = {}
+        for f in fields(self):
+            doc[f.name] = getattr(self, f.name)
+            if f.name == "rule":
+                doc["rule_text"] = self.rule_text()
+        return doc
 
 
 class Rejected(Exception):

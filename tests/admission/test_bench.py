@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sqlite3
 from pathlib import Path
 
 import pytest
@@ -49,3 +50,26 @@ def test_jobs_per_second_against_workers_on_both_stores_in_a_table_and_a_chart(
     assert table(figures).count("\n") == 1 + len(rows)
     png = chart(figures, tmp_path / "scale.png")
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_the_callgrind_loops_each_drain_their_jobs_once(tmp_path: Path) -> None:
+    from model_checks.designs.admission import bench_callgrind as cg
+
+    path = tmp_path / "jobs.db"
+    cg.prep(path, jobs=8)
+    cg.bare(path, 3)
+    cg.minimal(path, 2)
+    cg.store(path, 3)
+    with sqlite3.connect(path) as db:
+        states = dict(db.execute("SELECT queue || ':' || state, COUNT(*) FROM jobs GROUP BY 1").fetchall())
+        samples = db.execute(
+            "SELECT json_array_length(samples) FROM profiles WHERE handler = 'noop'"
+        ).fetchone()
+    # prep's one run, then 2 + 3: every admission job finished once, each with its sample
+    assert states == {"bare:done": 3, "bare:pending": 5, "adm:done": 6, "adm:pending": 2}
+    assert samples == (6,)
+    with pytest.raises(RuntimeError, match="ran out of jobs"):
+        cg.store(path, 3)  # two left
+    with pytest.raises(RuntimeError, match="no instruction count"):
+        cg._collected("==1== valgrind: failed to start")
+    assert cg._collected("==7== Events    : Ir\n==7== Collected : 123456\n") == 123456

@@ -10,6 +10,7 @@ import pytest
 
 from model_checks.conformance import validate_file
 from model_checks.designs.akka_mailbox.bench import TRACE_BENCH, akka_scheduled
+from model_checks.designs.akka_mailbox.trace import validate, without_append_events
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -32,7 +33,7 @@ def test_the_seed_chooses_the_interleaving(tmp_path: Path) -> None:
 
 def test_the_scheduled_trace_is_a_whole_run_of_every_thread() -> None:
     config, events = akka_scheduled(SENDS, 0)
-    assert config == {"workers": 2, "throughput": 2}
+    assert config == {"workers": 2, "throughput": 2, "logs_append": True}
     sends = [e for e in events if e["event"] == "send"]
     assert len(sends) == 2 * SENDS
     assert {e["event"] for e in events} >= {"suspend", "resume", "close", "process", "run_end"}
@@ -44,6 +45,14 @@ def test_the_validator_accepts_the_bench_trace_as_a_finished_run(tmp_path: Path,
     TRACE_BENCH.write(path, SENDS, seed)
     verdict = validate_file(path, complete=TRACE_BENCH.complete)
     assert verdict.code == 0, verdict.message
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_the_bench_trace_without_its_appends_is_accepted_too(seed: int) -> None:
+    """The format before `append` (an older port's) on the same interleaving: the same verdict."""
+    config, events = akka_scheduled(SENDS, seed)
+    assert any(e["event"] == "append" for e in events)
+    validate(*without_append_events(config, events), complete=True)
 
 
 def test_the_bench_trace_with_a_message_processed_twice_is_rejected(tmp_path: Path) -> None:

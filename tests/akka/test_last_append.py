@@ -1,6 +1,8 @@
-"""A sender's last append is not logged: its message may sit anywhere behind what was appended
-before its ``send`` was logged, and the validator holds every such place until the message is
-processed (docs/conformance.md §6: the cost of the slow real-thread interleavings)."""
+"""A sender's last append, in a trace without ``append`` events: its message may sit anywhere
+behind what was appended before its ``send`` was logged, and the validator holds every such place
+until the message is processed (docs/conformance.md §6: the cost of the slow real-thread
+interleavings). With ``append`` logged (``config.logs_append``) the place is known at once and the
+search holds one queue, whatever N."""
 
 from __future__ import annotations
 
@@ -68,3 +70,75 @@ def test_the_search_holds_one_state_per_place_until_the_message_is_processed() -
         checker.step(dict(ev))
     assert {s.queue[0][-1][1] for s in checker.search.states} == {f"a{N - 1}", f"a{N}"}
     assert len({s.queue[0] for s in checker.search.states}) == 2  # aN appended or not
+
+
+# --- the same run with its appends logged ------------------------------------------------------
+
+LOGGED = {"workers": 1, "throughput": 100, "logs_append": True}
+
+
+def _logged_sends(n: int, place: int) -> list[dict[str, Any]]:
+    """``_sends`` with every append logged after its send; x's append after p1's append of
+    a(place - 1), that is behind ``place`` of p1's messages."""
+
+    def append(thread: str, item: str) -> dict[str, Any]:
+        return {"thread": thread, "event": "append", "mailbox": 0, "item": item}
+
+    def send(thread: str, item: str) -> dict[str, Any]:
+        return {"thread": thread, "event": "send", "mailbox": 0, "item": item, "result": "ok"}
+
+    events = [
+        send("p1", "a0"),
+        append("p1", "a0"),
+        {"thread": "p1", "event": "schedule", "mailbox": 0},
+        {"thread": "p1", "event": "execute", "mailbox": 0},
+        send("p0", "x"),
+    ]
+    for k in range(1, n + 1):
+        if k == place:
+            events.append(append("p0", "x"))
+        events += [send("p1", f"a{k}"), append("p1", f"a{k}")]
+    if place == n + 1:
+        events.append(append("p0", "x"))
+    return events
+
+
+def _queues_per_event(n: int, place: int) -> list[int]:
+    checker = AkkaChecker(LOGGED)
+    counts = []
+    for ev in _logged_sends(n, place):
+        checker.step(dict(ev))
+        counts.append(len({s.queue[0] for s in checker.search.states}))
+    return counts
+
+
+@pytest.mark.parametrize("place", [1, 2, N // 2, N + 1])
+def test_with_appends_logged_the_place_is_the_trace_order(place: int) -> None:
+    order = [f"a{k}" for k in range(N + 1)]
+    order.insert(place, "x")
+    validate(LOGGED, _logged_sends(N, place) + _run(order), complete=True)
+    # Any other place is refused: the queue's order is what the appends show.
+    for other in {1, N + 1} - {place}:
+        wrong = [f"a{k}" for k in range(N + 1)]
+        wrong.insert(other, "x")
+        with pytest.raises(TraceRejected) as caught:
+            validate(LOGGED, _logged_sends(N, place) + _run(wrong), complete=True)
+        assert caught.value.rule == 4, caught.value.message
+
+
+def test_with_appends_logged_the_search_holds_one_queue_whatever_n() -> None:
+    """The slow case above (2N + 3 queues held) with its appends logged: one queue after every
+    event, and the live set's peak the same for N and 2N sends (it does not grow with them)."""
+    for place in (1, N // 2, N + 1):
+        assert set(_queues_per_event(N, place)) == {1}
+    peaks = []
+    for n in (N, 2 * N):
+        checker = AkkaChecker(LOGGED)
+        for ev in _logged_sends(n, n // 2):
+            checker.step(dict(ev))
+        peaks.append(checker.search.peak)
+    assert peaks[0] == peaks[1] <= 8, peaks
+    without = AkkaChecker({"workers": 1, "throughput": 100})
+    for ev in _sends():
+        without.step(dict(ev))
+    assert without.search.peak > 2 * N  # what logging the append removes (the test above)

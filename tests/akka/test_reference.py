@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import threading
-from collections import defaultdict
+from collections import defaultdict, deque
 from typing import Any
 
 import pytest
@@ -13,12 +13,22 @@ from reference.tracing import RecordingTracer
 
 
 def _check_trace(events: list[dict[str, Any]], budget: int) -> None:
-    """The spec's safety rules that a trace shows directly: one runner, budget, FIFO per sender."""
+    """The spec's safety rules that a trace shows directly: one runner, budget, FIFO per sender;
+    and the queue's order is the appends' order in the trace (each message taken out, processed
+    or dead-lettered, after its append and in that order)."""
     running: dict[int, str] = {}
     per_run: dict[str, int] = {}
     last: dict[tuple[int, str], int] = {}
+    queued: dict[int, deque[Any]] = defaultdict(deque)
     for e in events:
         kind, thread = e["event"], e["thread"]
+        if kind == "append":
+            queued[e["mailbox"]].append(e["item"])
+        elif kind == "process":
+            assert queued[e["mailbox"]] and queued[e["mailbox"]].popleft() == e["item"], f"seq {e['seq']}"
+        elif kind == "dead_letter":
+            for item in e["items"]:
+                assert queued[e["mailbox"]] and queued[e["mailbox"]].popleft() == item, f"seq {e['seq']}"
         if kind == "run_begin":
             assert e["mailbox"] not in running, f"seq {e['seq']}: mailbox {e['mailbox']} run twice at once"
             running[e["mailbox"]] = thread
@@ -77,7 +87,7 @@ def test_stress_conservation_fifo_one_runner() -> None:
             assert mine == sorted(mine), f"mailbox {mb} not FIFO for p{p}"
             assert mine == [k for k in range(per_producer) if (k * 7 + p) % mailboxes == mb]
     _check_trace(tracer.events(), throughput)
-    assert tracer.config == {"workers": workers, "throughput": throughput}
+    assert tracer.config == {"workers": workers, "throughput": throughput, "logs_append": True}
     assert trace_header(tracer.config)["design"] == "akka-mailbox"
 
 

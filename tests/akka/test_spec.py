@@ -86,4 +86,4 @@ def test_bad_script_is_a_configuration_error() -> None:
 
 
 def test_header_names_the_parameters() -> None:
-    assert CONFIGS["small"].header() == {"mailboxes": 2, "workers": 1, "throughput": 1}
+    assert CONFIGS["small"].header() == {"mailboxes": 2, "workers": 1, "throughput": 1, "logs_append": True}

@@ -25,6 +25,7 @@ from typing import Any
 
 import pytest
 
+from model_checks.compiled_choice import decide
 from model_checks.designs.work_lane.scenarios import SCENARIOS
 from model_checks.harness import Options, check, core
 from model_checks.harness.api import run_once
@@ -137,7 +138,7 @@ def test_a_rebuilt_core_is_compiled_and_an_edited_one_stale(
 ) -> None:
     # mypyc relinks only its shared library when a core module changes; each module's loader
     # keeps its old time, which alone would make a fresh build look stale
-    monkeypatch.setattr(core, "_ROOT", str(tmp_path))
+    monkeypatch.syspath_prepend(str(tmp_path))  # where an install would make the library importable
     monkeypatch.delenv("LANECHECK_PURE", raising=False)
     suffix = importlib.machinery.EXTENSION_SUFFIXES[0]
     for name in core.CORE:
@@ -156,11 +157,13 @@ def test_a_rebuilt_core_is_compiled_and_an_edited_one_stale(
     for path in tmp_path.rglob("*.py"):
         os.utime(path, (loaders_at - 1, loaders_at - 1))
     os.utime(source, (edited_at, edited_at))
-    assert core._decide()[0] == "pure"  # edited after the build
+    importlib.invalidate_caches()
+    assert decide(core.CORE, "harness core", str(tmp_path))[0] == "pure"  # edited after the build
     os.utime(foreign, (rebuilt_at, rebuilt_at))
-    assert core._decide()[0] == "pure"  # a newer library that is not ours is no rebuild
+    assert decide(core.CORE, "harness core", str(tmp_path))[0] == "pure"  # a newer library, not ours
     os.utime(group, (rebuilt_at, rebuilt_at))
-    assert core._decide() == ("compiled", "built at install")  # rebuilt: only the library is new
+    # rebuilt: only the library is new
+    assert decide(core.CORE, "harness core", str(tmp_path)) == ("compiled", "built at install")
 
 
 @pytest.mark.timeout(120)

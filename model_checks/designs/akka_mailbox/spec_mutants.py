@@ -205,10 +205,14 @@ def EnqueueDecided(c: Constants, s: Vars, p: str) -> object:
     word = int(pc.split(":")[1])
     position = s.sent[mb] + 1
     then = (R_CAS, k + 1, mb) if word == am.OPEN else (IDLE, k + 1, None)
-    return s._replace(
-        queue=s.queue.except_(mb, (*s.queue[mb], (position, send[1]))),
-        sent=s.sent.except_(mb, position),
-        producer=s.producer.except_(p, then),
+    return emit(
+        s._replace(
+            queue=s.queue.except_(mb, (*s.queue[mb], (position, send[1]))),
+            sent=s.sent.except_(mb, position),
+            producer=s.producer.except_(p, then),
+        ),
+        mailbox=mb,
+        item=send[1],
     )
 
 

@@ -17,6 +17,15 @@ behaviour).
 present it must be the spec's (docs/akka-mailbox.md): this is what shows a
 ``setAsIdle`` that overwrote a concurrent close.
 
+``append`` (the spec's ``Enqueue``) is logged by a trace whose header says
+``config.logs_append: true``, and then for every accepted send, by its sender
+before its next event: the search takes the spec as it is. Without the key the
+trace is of the format before ``append`` (an older port's): the search takes
+``WithoutAppendEvents(SPEC)``, where the append is an internal step placed
+wherever the events allow, and an ``append`` event is refused. The header decides
+once, so that a trace cannot switch formats midway (a first ``append`` late in a
+trace could not say whether the sends before it had theirs).
+
 A trace has no end event of its own: ``complete=True`` (``lanecheck validate
 --complete``) says the run is over, and the trace must then end where the spec
 may stop — every script done, every thread idle, the executor queue empty and
@@ -92,6 +101,7 @@ ROLE_OF_EVENT: dict[str, tuple[str, ...]] = {
     "resume": ("s",),
     "close": ("s",),
     "dead_letter": ("s", "p"),  # a supervisor's cleanUp after its close, or a sender's own
+    "append": ("p",),
 }
 SUPERVISOR_OPS = frozenset({"suspend", "resume", "close"})
 RULE_OF_EVENT = {
@@ -105,6 +115,7 @@ RULE_OF_EVENT = {
     "resume": 5,
     "close": 5,
     "dead_letter": 6,
+    "append": 4,
 }
 HINT = {
     "schedule": "setAsScheduled succeeds only on an open, unscheduled word",
@@ -115,11 +126,15 @@ HINT = {
     "run_end": "setAsIdle ends a run that began on this thread",
     "dead_letter": "cleanUp follows the supervisor's close, or a sender's read of Closed after its"
     " append, and moves what is queued",
+    "append": "an append follows its sender's send ok, once, before that sender's next event",
 }
+# The header key that says a trace logs ``append`` (docs/akka-mailbox.md, *Trace events*).
+LOGS_APPEND = "logs_append"
 OPTIONAL_FIELDS = ("status",)
 
 # The program counters at which each internal action of the spec can be enabled (its first
 # guard); the search calls an action only there. tests/akka checks this against the spec.
+# ``Enqueue`` is internal only in the format without ``append`` (``WithoutAppendEvents``).
 ENABLED_AT: dict[str, frozenset[str]] = {
     "Enqueue": frozenset({am.P_APPEND}),
     "SendSeesUnscheduled": frozenset({am.P_RECHECK}),
@@ -146,7 +161,8 @@ def _pc(s: am.Vars, process: Any) -> str:
 
 def _waiting(c: am.Constants, s: am.Vars) -> dict[int, list[Any]]:
     """Per mailbox, the messages accepted and not yet settled: queued, or their append still owed
-    (the append is not logged, so a state where it has not happened yet holds them too)."""
+    (without ``append`` events a state where it has not happened yet holds them too; with them,
+    a prefix may end between a send and its append)."""
     out: dict[int, list[Any]] = {mb: [item for _, item in s.queue[mb]] for mb in am.Mailboxes(c)}
     for p, (pc, k, mb) in s.producer.items():
         send = c.send_of(p, k)
@@ -169,11 +185,15 @@ class AkkaChecker:
     def __init__(self, config: Mapping[str, Any]) -> None:
         # No ``workers`` (a caller's own config, not a header): any number of worker threads.
         self.workers = int(config.get("workers", 0))
+        logs_append = config.get(LOGS_APPEND, False)
+        if type(logs_append) is not bool:  # a file's header is held to the schema before this
+            raise ValueError(f"config.{LOGS_APPEND} must be true or false, not {logs_append!r}")
+        self.logs_append = logs_append
         self.c = TraceConstants(
             mailboxes=0, workers=max(self.workers, 1), throughput=int(config["throughput"])
         )
         self.search = TraceSearch(
-            am.SPEC,
+            am.SPEC if logs_append else am.SPEC_WITHOUT_APPEND_EVENTS,
             self.c,
             am.Init(self.c),
             optional=OPTIONAL_FIELDS,
@@ -237,6 +257,24 @@ class AkkaChecker:
             if pc == am.IDLE and k not in script:
                 script[k] = entry
 
+    def _append_first(self, ev: Event) -> None:
+        """A thread with a sender's role and another logs nothing between a send and its append.
+
+        The spec binds each role to a process of its own, so another role's step (a close, an
+        ``execute``) could otherwise pass the sender's owed append: the states where it is owed
+        cannot take this event."""
+        thread = ev["thread"]
+        p = f"p:{thread}"
+        if ev["event"] == "append" or p not in self.c.sends:
+            return
+        states = self.search.states
+        kept = {s for s in states if s.producer[p][0] != am.P_APPEND}
+        if not kept:
+            owed = self._appends_owed(states, thread)
+            raise Rejected(4, f"{show_event(ev)} — {thread} logs it before the append of {owed}")
+        if len(kept) != len(states):
+            self.search.states = kept
+
     def _forget(self, thread: str) -> None:
         """Drop script entries no live state can read again (memory stays bounded)."""
         p, s = f"p:{thread}", f"s:{thread}"
@@ -248,8 +286,16 @@ class AkkaChecker:
     # -- the Checker protocol -------------------------------------------------------------------
 
     def step(self, ev: Event) -> None:
+        if ev["event"] == "append" and not self.logs_append:
+            raise Rejected(
+                4,
+                f"{show_event(ev)} — an append event in a trace whose header does not say"
+                f" config.{LOGS_APPEND}: true (a trace logs every accepted send's append, or none)",
+            )
         self.c = add_units(self.search, self.c, "mailboxes", ev["mailbox"], UNNAMED_MAILBOX)
         procs = self._processes(ev)
+        if self.logs_append and procs != [f"p:{ev['thread']}"]:
+            self._append_first(ev)
         self._announce(ev)
         try:
             self.search.step(ev, procs)
@@ -262,6 +308,9 @@ class AkkaChecker:
             return
         c = self.c
         if not any(am.Done(c, s) and am.AllSettled(c, s) for s in self.search.states):
+            owed = self._appends_owed(self.search.states)
+            if owed:
+                raise Rejected(4, f"the trace ends with the append of {owed} never logged")
             _, items = _least_waiting(c, self.search.states)
             raise Rejected(
                 6,
@@ -290,12 +339,59 @@ class AkkaChecker:
 
     # -- words for a rejection -------------------------------------------------------------------
 
+    def _appends_owed(self, states: Iterable[am.Vars], thread: str | None = None) -> str:
+        """With ``append`` logged: the sends (of ``thread``, or of any) whose append every state
+        still owes, worded; empty when some state owes none (or appends are not logged)."""
+        if not self.logs_append:
+            return ""
+        owed: set[str] | None = None
+        for s in states:
+            here = {
+                f"{p[2:]}'s send of {send[1]!r} to mailbox {mb}"
+                for p, (pc, k, mb) in s.producer.items()
+                if pc == am.P_APPEND
+                and (thread is None or p == f"p:{thread}")
+                and (send := self.c.send_of(p, k)) is not None
+            }
+            owed = here if owed is None else owed & here
+            if not owed:
+                return ""
+        return ", ".join(sorted(owed or ()))
+
+    def _append_words(self, ev: Event, procs: list[str], states: list[am.Vars]) -> str | None:
+        """Why an event is refused when an ``append`` is missing, repeated or misplaced (only when
+        appends are logged: otherwise an append not yet taken is one the search may still place)."""
+        if not self.logs_append:
+            return None
+        kind, thread = ev["event"], ev["thread"]
+        owed = self._appends_owed(states, thread)
+        if owed and kind != "append":
+            return f"{thread} logs {kind} before the append of {owed} (an ok send's append comes first)"
+        item = ev.get("item")
+        if kind == "process" and any(
+            pc == am.P_APPEND and (send := self.c.send_of(p, k)) is not None and send[1] == item
+            for s in states
+            for p, (pc, k, _) in s.producer.items()
+        ):
+            return f"{item!r} is processed before its append"
+        if kind == "append" and not any(s.producer[p][0] == am.P_APPEND for s in states for p in procs):
+            return (
+                f"{thread} owes no append here: {HINT['append']}"
+                f" (a second append of a message, or one before its send)"
+            )
+        return None
+
     def _why(self, ev: Event, procs: list[str], none: NoMatch) -> tuple[int, str]:
         kind = ev["event"]
         head = show_event(ev)
         rule = RULE_OF_EVENT.get(kind, 1)
         if not procs:
+            if kind == "append":
+                return rule, f"{head} — {ev['thread']} has logged no send: {HINT['append']}"
             return rule, f"{head} — {ev['thread']} has not acted in a role that logs {kind}"
+        about_append = self._append_words(ev, procs, none.states)
+        if about_append is not None:
+            return 4, f"{head} — {about_append}"
         misses = [m for m in none.misses if m.differing]
         if misses:
             if kind == "run_end" and all(m.differing == ("status",) for m in misses):
@@ -329,13 +425,26 @@ def validate(
         raise TraceRejected(seq, where + rejected.message, rejected.rule) from None
 
 
+def without_append_events(
+    config: Mapping[str, Any], events: Iterable[Mapping[str, Any]]
+) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """The same run as a trace of the format before ``append``: the header key and the ``append``
+    events dropped, ``seq`` renumbered (what an older port logs of that interleaving)."""
+    kept = [dict(e) for e in events if e["event"] != "append"]
+    for seq, e in enumerate(kept, start=1):
+        if "seq" in e:
+            e["seq"] = seq
+    return {k: v for k, v in config.items() if k != LOGS_APPEND}, kept
+
+
 # The rules of the akka-mailbox format (docs/akka-mailbox.md, "Rules a validator enforces").
 AKKA_RULES: dict[int, str] = {
     1: "one reservation: schedule only on an open, unscheduled word; each schedule followed by its execute",
     2: "the executor is FIFO: run_begins in execute order",
     3: "one runner: process/run_end on the thread of the run_begin; at most max(throughput, 1) "
     "processes per run; `processed` is their count",
-    4: "FIFO per mailbox, nothing twice, nothing invented",
+    4: "FIFO per mailbox, nothing twice, nothing invented (and with config.logs_append, each ok send's"
+    " append once, by its sender before its next event, before the message is processed)",
     5: "closed is absorbing: no send ok after close, and a logged `status` word is the spec's",
     6: "a complete trace ends with every ok message processed or dead-lettered (else a lost wakeup,"
     " or a message left in a closed mailbox)",
@@ -359,6 +468,7 @@ FORMAT = HEADER.format(
         "resume": (_MAILBOX,),
         "close": (_MAILBOX,),
         "dead_letter": (_MAILBOX, ("items", is_items)),
+        "append": (_MAILBOX, ("item", is_item)),
     },
     make=AkkaChecker,
     rules=AKKA_RULES,
@@ -388,7 +498,7 @@ def rows(quick: bool) -> Iterator[Any]:
 
     started = time.perf_counter()
     # Bounded by counts, not by a time limit, so a rerun (or a certificate's check) explores the
-    # same executions on any machine: --quick every schedule with at most one preemption (3,326
+    # same executions on any machine: --quick every schedule with at most one preemption (3,837
     # executions), the full run the first 6,000 of depth-first order with at most two (what 120 s
     # reached before the race tracer was native).
     result = check(
@@ -424,7 +534,7 @@ def rows(quick: bool) -> Iterator[Any]:
         events = [e for e in r.failure.trace_events if isinstance(e, dict)]
         try:
             validate(
-                {"workers": m.constants.workers, "throughput": m.constants.throughput},
+                {"workers": m.constants.workers, "throughput": m.constants.throughput, LOGS_APPEND: True},
                 events,
                 complete=r.failure.kind in WHOLE_RUN_FAILURES,
             )

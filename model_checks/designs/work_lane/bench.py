@@ -329,7 +329,7 @@ def bench(quick: bool = False) -> dict[str, object]:
         "direct_items_per_s": round(direct_rate),
         "ratio_vs_executor": round(scheduler_rate / executor_rate, 2),
         "ratio_vs_direct": round(scheduler_rate / direct_rate, 4),
-        "target_vs_executor": 15.0,
+        "target_vs_executor": 20.0,  # issue 24: unpinned, every run of 5
         "target_vs_direct": 0.40,
         "latency_p50_us": round(p50, 1),
         "latency_p99_us": round(p99, 1),

@@ -27,7 +27,14 @@ from typing import Any
 
 from model_checks.designs.work_lane import declared  # noqa: F401  (the design's GIL-atomic field)
 from model_checks.harness.lane_posts import Posts, round_robin_producers
-from model_checks.harness.lane_programs import ReportedTrace, produce_then_stop, shown_trace
+from model_checks.harness.lane_programs import (
+    DrainOverlap,
+    ReportedTrace,
+    assert_conserved,
+    drain_violation,
+    produce_then_stop,
+    shown_trace,
+)
 from model_checks.harness.options import Options
 from model_checks.harness.runtime import ControlledRuntime
 from reference.results import Result as TkResult
@@ -100,10 +107,6 @@ class _Observed:
         return [(p, i) for per in self.discarded for p, mine in enumerate(per) for i in mine]
 
 
-class DrainOverlap(AssertionError):
-    """Two workers drained one lane at once, or an invoke ran outside its lane's drain."""
-
-
 _DRAIN_EVENTS = frozenset({"drain_begin", "drain_end", "invoke"})
 
 
@@ -148,25 +151,12 @@ class _DrainWatch:
             for thread, kind, fields in records:
                 if kind in _DRAIN_EVENTS:
                     lane = int(fields.get("lane") or 0)
-                    self.violation = _drain_violation(self._draining, lane, kind, thread)
+                    self.violation = drain_violation(self._draining, lane, kind, thread)
                     if self.violation is not None:
                         break
         if self.violation is not None:
             raise DrainOverlap(self.violation)
         return True
-
-
-def _drain_violation(draining: dict[int, str], lane: int, kind: str, who: str) -> str | None:
-    if kind == "drain_begin":
-        if lane in draining:
-            return f"lane {lane}: {who} began a drain while {draining[lane]} drains it"
-        draining[lane] = who
-    elif kind == "drain_end":
-        if draining.pop(lane, None) != who:
-            return f"lane {lane}: {who} ended a drain it did not begin"
-    elif kind == "invoke" and draining.get(lane) != who:
-        return f"lane {lane}: {who} invoked outside its own drain"
-    return None
 
 
 def lane_program(
@@ -265,13 +255,7 @@ def _final_checks(sc: LaneScenario, obs: _Observed) -> tuple[Any, ...]:
     assert obs.stop_results == [TkResult.SUCCESS], f"Stop returned {obs.stop_results}"
     if sc.stop_from_callback:
         assert obs.callback_stop == [TkResult.INVALID_STATE], f"Stop in a callback gave {obs.callback_stop}"
-    if sc.stop is StopMode.DRAIN:
-        assert invoked == accepted, f"conservation: accepted {accepted}, invoked {invoked}"
-        assert not discarded, f"Stop(drain) discarded {discarded}"
-    else:
-        assert sorted(invoked + discarded) == accepted, (
-            f"conservation: accepted {accepted}, invoked {invoked} + discarded {discarded}"
-        )
+    assert_conserved(sc.stop is StopMode.DRAIN, accepted, invoked, discarded)
     lane_of = dict(all_accepted)
     for lane, item in all_invoked:
         assert lane_of.get(item) == lane, f"{item} invoked on lane {lane}, posted to {lane_of.get(item)}"

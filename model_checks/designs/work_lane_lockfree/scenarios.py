@@ -27,7 +27,13 @@ from typing import Any
 from model_checks.conformance.judged_once import JudgedOnce
 from model_checks.designs.work_lane_lockfree.trace.validate import validate_lines
 from model_checks.harness.lane_posts import Item, Posts, round_robin_producers
-from model_checks.harness.lane_programs import produce_then_stop, shown_trace
+from model_checks.harness.lane_programs import (
+    DrainOverlap,
+    assert_conserved,
+    drain_violation,
+    produce_then_stop,
+    shown_trace,
+)
 from model_checks.harness.runtime import ControlledRuntime
 from reference.results import Result
 from reference.tracing import RecordingTracer
@@ -67,10 +73,6 @@ class _Observed:
         self.discarded = [[] for _ in range(self.lanes)]
 
 
-class DrainOverlap(AssertionError):
-    """Two workers drained one lane at once, or an invoke ran outside its lane's drain."""
-
-
 class _DrainWatch:
     """ "One drainer per lane" on the events recorded since the last step; it runs as the
     scenario's invariant, in the harness's scheduler, so its bookkeeping is no shared state of the
@@ -93,17 +95,12 @@ class _DrainWatch:
     def _step(self, kind: str, lane: object, who: str, e: Mapping[str, Any]) -> None:
         if not isinstance(lane, int):
             return
-        if kind == "drain_begin":
-            if lane in self._draining:
-                raise DrainOverlap(f"lane {lane}: {who} began a drain while {self._draining[lane]} drains it")
-            self._draining[lane] = who
-        elif kind == "cas" and e.get("from") == "draining":
-            # the drain's end: the CAS out of Draining
-            if self._draining.pop(lane, None) != who:
-                raise DrainOverlap(f"lane {lane}: {who} ended a drain it did not begin")
+        if kind == "cas" and e.get("from") == "draining":  # the drain's end: the CAS out of Draining
+            kind = "drain_end"
             self.empty_drains += e.get("invoked") == 0
-        elif kind == "invoke" and self._draining.get(lane) != who:
-            raise DrainOverlap(f"lane {lane}: {who} invoked outside its own drain")
+        violation = drain_violation(self._draining, lane, kind, who)
+        if violation is not None:
+            raise DrainOverlap(violation)
 
 
 def lockfree_program(
@@ -212,13 +209,7 @@ def final_checks(sc: LockFreeScenario, obs: _Observed, sched: LockFreeScheduler[
     accepted = sorted(item for item, _ in obs.posts.all_accepted())
     invoked = sorted(item for lane in obs.invoked for item in lane)
     discarded = sorted(item for lane in obs.discarded for item in lane)
-    if sc.stop is StopMode.DRAIN:
-        assert invoked == accepted, f"conservation: accepted {accepted}, invoked {invoked}"
-        assert not discarded, f"Stop(drain) discarded {discarded}"
-    else:
-        assert sorted(invoked + discarded) == accepted, (
-            f"conservation: accepted {accepted}, invoked {invoked} + discarded {discarded}"
-        )
+    assert_conserved(sc.stop is StopMode.DRAIN, accepted, invoked, discarded)
     lane_of = dict(obs.posts.all_accepted())
     for lane in range(sc.lanes):
         for item in obs.invoked[lane] + obs.discarded[lane]:

@@ -24,6 +24,7 @@ from model_checks.harness.rt.object_kinds import (
     _OPAQUE_HARNESS,
     Opaque,
     _atom,
+    _names,
     _python_class,
 )
 from model_checks.harness.rt.objects import ObjState, Op
@@ -143,15 +144,7 @@ class _Canon:
 
     def _fields(self, x: object) -> Hashable:
         out: list[Hashable] = []
-        names: list[str] = []
-        for c in type(x).__mro__:
-            attrs = getattr(c, "__mypyc_attrs__", None)
-            if attrs is None:
-                attrs = c.__dict__.get("__slots__", ())
-                if isinstance(attrs, str):
-                    attrs = (attrs,)
-            names.extend(a for a in attrs if a not in ("__dict__", "__weakref__"))
-        for name in names:
+        for name in _names(type(x)):
             out.append((name, self.value(getattr(x, name, frames.NULL))))
         d = getattr(x, "__dict__", None)
         if isinstance(d, dict):

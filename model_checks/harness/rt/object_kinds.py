@@ -75,15 +75,40 @@ def _python_layout(c: type) -> bool:
     base = c.__base__
     if base is None:
         return False
-    slots = c.__dict__.get("__slots__", ())
-    if isinstance(slots, str):
-        slots = (slots,)
-    extra = 8 * len([n for n in slots if n not in ("__dict__", "__weakref__")])
+    extra = 8 * len(_own_slots(c))
     if c.__weakrefoffset__ and not base.__weakrefoffset__:
         extra += 8
     if c.__dictoffset__ and not base.__dictoffset__ and not c.__flags__ & _MANAGED_DICT:
         extra += 8  # a dict pointer in the object (a managed dict lives before it)
     return c.__basicsize__ == base.__basicsize__ + extra
+
+
+def _own_slots(c: type) -> list[str]:
+    """The instance fields ``c``'s own ``__slots__`` adds (not the dict and weak-reference slots)."""
+    slots = c.__dict__.get("__slots__", ())
+    if isinstance(slots, str):
+        slots = (slots,)
+    return [n for n in slots if n not in ("__dict__", "__weakref__")]
+
+
+def _names(t: type) -> tuple[str, ...]:
+    """The names of ``t``'s slots and compiled attributes, read by the walk (``_Canon._fields``)
+    and the encoder (``reducers._fields_of``) alike."""
+    known = _LAYOUT.get(t)
+    if known is not None:
+        return known
+    names: list[str] = []
+    for c in t.__mro__:
+        attrs = getattr(c, "__mypyc_attrs__", None)
+        if attrs is None:
+            names.extend(_own_slots(c))
+        else:
+            names.extend(a for a in attrs if a not in ("__dict__", "__weakref__"))
+    _LAYOUT[t] = found = tuple(names)
+    return found
+
+
+_LAYOUT: dict[type, tuple[str, ...]] = {}
 
 
 # C iterators whose ``__reduce__`` is their whole state (not dict and set iterators: they also

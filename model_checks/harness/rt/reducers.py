@@ -25,6 +25,7 @@ from model_checks.harness.rt.object_kinds import (
     _OPAQUE_HARNESS,
     Opaque,
     _atom,
+    _names,
     _python_class,
 )
 from model_checks.harness.rt.objects import ObjState
@@ -71,26 +72,6 @@ def _r_class(c: Any) -> tuple[Any, ...]:
         r = (_K, ("T", _atom(c)), data)
     _CLASSES[c] = (view, version, r)
     return r
-
-
-def _names(t: type) -> tuple[str, ...]:
-    """The names of ``t``'s slots and compiled attributes (``_Canon._fields``'s)."""
-    known = _LAYOUT.get(t)
-    if known is not None:
-        return known
-    names: list[str] = []
-    for c in t.__mro__:
-        attrs = getattr(c, "__mypyc_attrs__", None)
-        if attrs is None:
-            attrs = c.__dict__.get("__slots__", ())
-            if isinstance(attrs, str):
-                attrs = (attrs,)
-        names.extend(a for a in attrs if a not in ("__dict__", "__weakref__"))
-    _LAYOUT[t] = found = tuple(names)
-    return found
-
-
-_LAYOUT: dict[type, tuple[str, ...]] = {}
 
 
 def _fields_of(x: object) -> tuple[object, ...]:

@@ -77,6 +77,10 @@ class Divergence(AssertionError):
 
 SPURIOUS_MARK = "~"  # a prefix entry "w0~": w0's spurious wakeup
 
+# Called before every execution a rule starts, in order: where a run may be stopped between two
+# executions of the reference (a test's CPU budget), never inside one.
+BEFORE_EXECUTION: list[Callable[[], None]] = []
+
 
 @dataclass
 class PrefixChooser:
@@ -166,6 +170,8 @@ def execute(
 ) -> Observed:
     """One execution from the start: replay ``prefix``, then step ``goal`` (``spurious``: its
     first step a spurious wakeup, which needs ``spurious_wakeups``)."""
+    for hook in BEFORE_EXECUTION:
+        hook()
     chooser = PrefixChooser(list(prefix), goal, cap, until_event, spurious)
     program = mbt_program(scenario, build, chooser.run.append)
     options = Options(

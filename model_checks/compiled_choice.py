@@ -1,0 +1,122 @@
+"""Whether a group of modules that ``pip install`` compiles with mypyc runs compiled or as Python.
+
+mypyc compiles a group of plain, typed modules into one shared library (``<hash>__mypyc.*``
+beside the packages) and a small loader per module. The modules of a group share native
+classes, so they are used all together or not at all: the Python sources run instead when
+
+* ``LANECHECK_PURE=1`` is set (to debug or profile them as Python), or
+* any compiled module is older than its source (an edited checkout: the edit is what runs,
+  with a warning saying how to rebuild), or
+* the group's shared library cannot be imported (an editable install made before the group
+  existed maps no such top-level module), or
+* nothing, or only part of the group, was compiled.
+
+The decision is taken when a group is declared, before any of its modules is imported; a
+compiled module's body runs before the import system files it, too late to step aside, so the
+module that declares a group stays Python itself.
+"""
+
+from __future__ import annotations
+
+import importlib.machinery
+import importlib.util
+import os
+import re
+import sys
+import warnings
+from collections.abc import Sequence
+from importlib.machinery import ModuleSpec
+from types import ModuleType
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def paths(name: str, root: str = ROOT) -> tuple[str, list[str]]:
+    """Module ``name``'s source and the paths its compiled loader may have."""
+    base = os.path.join(root, *name.split("."))
+    return base + ".py", [base + suffix for suffix in importlib.machinery.EXTENSION_SUFFIXES]
+
+
+def group_of(loader: str) -> str | None:
+    """The shared library's module (``<hash>__mypyc``) that a compiled module's loader names:
+    only that file counts (another package's library beside ours must not pass for ours)."""
+    with open(loader, "rb") as f:
+        found = re.search(rb"([A-Za-z0-9_]+__mypyc)", f.read())
+    return None if found is None else found[1].decode()
+
+
+def group_built(group: str, root: str = ROOT) -> float:
+    """When ``group``'s shared library was built (0 if it is not there). A rebuild after an edit
+    relinks it while a module's own loader is left as it was when nothing in it changed: that
+    loader's time alone would call a freshly rebuilt group stale."""
+    found = [os.path.join(root, group) + suffix for suffix in importlib.machinery.EXTENSION_SUFFIXES]
+    return max((os.path.getmtime(p) for p in found if os.path.exists(p)), default=0.0)
+
+
+def decide(modules: Sequence[str], what: str, root: str = ROOT) -> tuple[str, str]:
+    """("compiled" | "pure", why) for the group ``modules`` (``what`` names it in the reason)."""
+    if os.environ.get("LANECHECK_PURE") == "1":
+        return "pure", "LANECHECK_PURE=1"
+    compiled = 0
+    for name in modules:
+        source, built = paths(name, root)
+        found = [p for p in built if os.path.exists(p)]
+        if not found:
+            continue
+        compiled += 1
+        group = group_of(found[0])
+        if group is not None and importlib.util.find_spec(group) is None:
+            return "pure", f"{group} is not importable (the install predates it)"
+        built_at = max(os.path.getmtime(found[0]), 0.0 if group is None else group_built(group, root))
+        if os.path.exists(source) and os.path.getmtime(source) > built_at:
+            return "pure", f"{os.path.relpath(source, root)} is newer than its compiled module"
+    if compiled == 0:
+        return "pure", f"{what} was not compiled at install"
+    if compiled < len(modules):
+        return "pure", f"only some of {what}'s modules were compiled"
+    return "compiled", "built at install"
+
+
+class _SourceFirst:
+    """A meta-path finder that loads a group's modules from their ``.py`` files."""
+
+    def __init__(self, modules: Sequence[str]) -> None:
+        self.modules = frozenset(modules)
+
+    def find_spec(
+        self, name: str, path: Sequence[str] | None = None, target: ModuleType | None = None
+    ) -> ModuleSpec | None:
+        if name not in self.modules:
+            return None
+        return importlib.util.spec_from_file_location(name, paths(name)[0])
+
+
+class CompiledGroup:
+    """One group's decision (taken at construction) and the means to act on it."""
+
+    def __init__(self, modules: Sequence[str], what: str, warning: type[Warning]) -> None:
+        self.modules = tuple(modules)
+        self.what = what
+        self.warning = warning
+        self.kind, self.why = decide(self.modules, what)
+
+    def describe(self) -> str:
+        return f"{self.kind} {self.what} ({self.why})"
+
+    def install(self, slower: str) -> None:
+        """With the decision "pure", make the sources the modules imported (``slower`` says what
+        that costs, in the warning given when a build is stale or unreachable)."""
+        if self.kind == "compiled" or any(name in sys.modules for name in self.modules):
+            return  # compiled, or already imported (a reload): leave them as they are
+        if "newer" in self.why or "importable" in self.why:
+            warnings.warn(
+                f"lanecheck: {self.why}; running {self.what} as Python ({slower}). "
+                "Rebuild it with `pip install -e .` (or `python setup.py -q build_ext --inplace`).",
+                self.warning,
+                stacklevel=3,
+            )
+        if not any(isinstance(f, _SourceFirst) and f.modules == set(self.modules) for f in sys.meta_path):
+            sys.meta_path.insert(0, _SourceFirst(self.modules))
+
+
+__all__ = ["ROOT", "CompiledGroup", "decide", "group_built", "group_of", "paths"]

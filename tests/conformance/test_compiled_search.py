@@ -1,0 +1,213 @@
+"""The compiled trace search (setup.py's ``SEARCH_FILES``, mypyc) against its Python source.
+
+Both engines judge one corpus of every searched design's traces (a short bench trace of the
+reference, its prefix, traces perturbed into other verdicts, the Schedule Gate's reference
+mutants' failing traces and the checked-in fixtures): every verdict must be the same, field for
+field and word for word. ``reader.search_decision`` (``model_checks/compiled_choice.py``) picks
+the engine: its stale, partial, unreachable and pure cases are checked on a scratch tree.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from model_checks.bench.traces import trace_benches
+from model_checks.compiled_choice import paths
+from model_checks.conformance import reader
+from model_checks.conformance.designs import design_format
+from model_checks.conformance.streamed import DesignFormat
+
+ROOT = Path(__file__).resolve().parents[2]
+FIXTURES = [
+    ROOT / "tests/gate/fixtures/surplus_after_idle.jsonl",
+    ROOT / "tests/work_lane_lockfree/fixtures/capacity_linearised.jsonl",
+    ROOT / "tests/work_lane_lockfree/fixtures/capacity_logged_late.jsonl",
+]
+
+# Run in a fresh interpreter so that the environment picks the engine (``LANECHECK_PURE``).
+JUDGE = """
+import dataclasses, json, sys
+from pathlib import Path
+from model_checks.conformance import reader, validate_file
+import model_checks.conformance.search as search, model_checks.conformance.streamed as streamed
+out = {"kind": reader.search_kind(), "files": [search.__file__, streamed.__file__], "verdicts": {}}
+for arg in sys.argv[1:]:
+    path, complete = arg.rsplit("|", 1)
+    v = validate_file(Path(path), complete=complete == "1")
+    out["verdicts"][Path(path).name] = dataclasses.asdict(v)
+print(json.dumps(out, default=repr, sort_keys=True))
+"""
+
+
+def _searched() -> dict[str, Any]:
+    return {name: b for name, b in trace_benches().items() if isinstance(design_format(name), DesignFormat)}
+
+
+def _write(path: Path, lines: list[str]) -> Path:
+    path.write_text("".join(line + "\n" for line in lines))
+    return path
+
+
+def _renumbered(events: list[dict[str, Any]]) -> list[str]:
+    return [json.dumps({**e, "seq": n}) for n, e in enumerate(events, start=1)]
+
+
+def _perturbed(name: str, lines: list[str], out: Path) -> list[Path]:
+    """Traces of ``name`` made from a valid one: a prefix, events dropped, neighbours swapped,
+    a field's value changed, a seq gap (most are rejected; which is what both engines must say)."""
+    header, events = lines[0], [json.loads(line) for line in lines[1:]]
+    n = len(events)
+    made = [_write(out / f"{name}-prefix.jsonl", lines[: 1 + n // 2])]
+    for at in (n // 5, n // 2, 4 * n // 5):
+        dropped = events[:at] + events[at + 1 :]
+        made.append(_write(out / f"{name}-drop{at}.jsonl", [header, *_renumbered(dropped)]))
+        swapped = [*events[:at], events[at + 1], events[at], *events[at + 2 :]]
+        made.append(_write(out / f"{name}-swap{at}.jsonl", [header, *_renumbered(swapped)]))
+        changed = [dict(e) for e in events]
+        for key, value in changed[at].items():
+            if key in ("seq", "thread", "event"):
+                continue
+            if type(value) is bool:
+                changed[at][key] = not value
+            elif type(value) is int:
+                changed[at][key] = value + 1
+            elif type(value) is str:
+                changed[at][key] = value + "x"
+            break
+        made.append(_write(out / f"{name}-field{at}.jsonl", [header, *_renumbered(changed)]))
+    gap = [header, *lines[1 : n // 3], json.dumps({**events[n // 3], "seq": n // 3 + 5})]
+    made.append(_write(out / f"{name}-gap.jsonl", gap))
+    return made
+
+
+def _gate_mutant_traces(out: Path) -> list[Path]:
+    from model_checks.designs.schedule_gate.reference_mutants import REFERENCE_MUTANTS
+    from model_checks.designs.schedule_gate.scenarios import MUTANT_SCENARIOS, failure_lines, gate_program
+    from model_checks.harness import check
+
+    made = []
+    for name, (kwargs, options) in sorted(MUTANT_SCENARIOS.items()):
+        result = check(gate_program(REFERENCE_MUTANTS[name].build, traced=True, **kwargs), options)
+        assert result.failure is not None, result.summary()
+        made.append(_write(out / f"gate-mutant-{name}.jsonl", failure_lines(result.failure, **kwargs)))
+    return made
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory: pytest.TempPathFactory) -> list[str]:
+    """Arguments for ``JUDGE``: ``path|complete`` of every trace of the corpus."""
+    out = tmp_path_factory.mktemp("corpus")
+    args: list[str] = []
+    for name, bench in _searched().items():
+        path = out / f"{name}.jsonl"
+        bench.write(path, bench.quick_sizes[1], 0)
+        lines = path.read_text().splitlines()
+        complete = "1" if bench.complete else "0"
+        args += [f"{p}|{complete}" for p in [path, *_perturbed(name, lines, out)]]
+    args += [f"{p}|0" for p in [*_gate_mutant_traces(out), *FIXTURES]]
+    return args
+
+
+def _judged(args: list[str], *, pure: bool) -> dict[str, Any]:
+    env = {k: v for k, v in os.environ.items() if k != "LANECHECK_PURE"}
+    if pure:
+        env["LANECHECK_PURE"] = "1"
+    done = subprocess.run(
+        [sys.executable, "-c", JUDGE, *args], capture_output=True, text=True, env=env, cwd=ROOT, check=True
+    )
+    found: dict[str, Any] = json.loads(done.stdout)
+    return found
+
+
+def differences(a: dict[str, Any], b: dict[str, Any]) -> list[str]:
+    """The traces whose verdicts differ between two runs of ``JUDGE``, with the fields that differ."""
+    found = []
+    for name in sorted(set(a) | set(b)):
+        va, vb = a.get(name, {}), b.get(name, {})
+        fields = sorted(k for k in set(va) | set(vb) if va.get(k) != vb.get(k))
+        if fields:
+            found.append(f"{name}: {', '.join(fields)}")
+    return found
+
+
+@pytest.mark.timeout(600)
+def test_compiled_and_pure_searches_give_the_same_verdicts(corpus: list[str]) -> None:
+    compiled = _judged(corpus, pure=False)
+    if compiled["kind"] != "compiled":
+        pytest.skip("the trace search is not compiled here (setup.py SEARCH_FILES): nothing to compare")
+    pure = _judged(corpus, pure=True)
+    assert pure["kind"] == "pure" and all(f.endswith(".py") for f in pure["files"]), pure["files"]
+    assert not any(f.endswith(".py") for f in compiled["files"]), compiled["files"]
+    assert differences(compiled["verdicts"], pure["verdicts"]) == []
+    # Not a vacuous agreement: every design has traces both accepted and rejected.
+    verdicts = compiled["verdicts"]
+    for name in _searched():
+        codes = {v["code"] for trace, v in verdicts.items() if trace.startswith(f"{name}")}
+        assert {0, 1} <= codes, (name, codes)
+    mutants = [v for trace, v in verdicts.items() if trace.startswith("gate-mutant-")]
+    assert len(mutants) == 5 and all(v["code"] == 1 for v in mutants), mutants
+
+
+def test_differences_name_a_verdict_that_differs_in_its_words_only() -> None:
+    same = {"code": 1, "seq": 4, "message": "seq 4: no behaviour"}
+    assert differences({"t": same}, {"t": dict(same)}) == []
+    assert differences({"t": same}, {"t": {**same, "message": "seq 4: other words"}}) == ["t: message"]
+    assert differences({"t": same}, {}) == ["t: code, message, seq"]
+
+
+def _tree(tmp_path: Path, *, compiled: bool, source_newer: bool = False) -> str:
+    """A scratch checkout: the search's sources and, with ``compiled``, a compiled module for each."""
+    root = str(tmp_path)
+    for name in reader.SEARCH:
+        source, built = map(Path, (paths(name, root)[0], paths(name, root)[1][0]))
+        source.parent.mkdir(parents=True, exist_ok=True)
+        source.write_text("")
+        if compiled:
+            built.write_bytes(b"no group named here")
+            older, newer = (built, source) if source_newer else (source, built)
+            os.utime(older, (1_000_000, 1_000_000))
+            os.utime(newer, (2_000_000, 2_000_000))
+    return root
+
+
+def test_the_decision_runs_the_sources_when_a_compiled_module_is_stale(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.delenv("LANECHECK_PURE", raising=False)
+    assert reader.search_decision(root=_tree(tmp_path / "fresh", compiled=True)) == (
+        "compiled",
+        "built at install",
+    )
+    kind, why = reader.search_decision(root=_tree(tmp_path / "stale", compiled=True, source_newer=True))
+    assert kind == "pure" and "search.py is newer than its compiled module" in why, why
+    assert reader.search_decision(root=_tree(tmp_path / "none", compiled=False)) == (
+        "pure",
+        "trace search was not compiled at install",
+    )
+    monkeypatch.setenv("LANECHECK_PURE", "1")
+    assert reader.search_decision(root=_tree(tmp_path / "fresh2", compiled=True)) == (
+        "pure",
+        "LANECHECK_PURE=1",
+    )
+
+
+def test_the_decision_runs_the_sources_when_the_group_is_partly_compiled_or_not_importable(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.delenv("LANECHECK_PURE", raising=False)
+    root = _tree(tmp_path / "part", compiled=True)
+    Path(paths(reader.SEARCH[-1], root)[1][0]).unlink()
+    assert reader.search_decision(root=root) == ("pure", "only some of trace search's modules were compiled")
+    # an editable install made before the group existed maps no such top-level module
+    root = _tree(tmp_path / "unmapped", compiled=True)
+    for name in reader.SEARCH:
+        Path(paths(name, root)[1][0]).write_bytes(b"... 0123456789abcdef0000__mypyc ...")
+    kind, why = reader.search_decision(root=root)
+    assert kind == "pure" and why == "0123456789abcdef0000__mypyc is not importable (the install predates it)"
