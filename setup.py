@@ -66,19 +66,15 @@ def _race_tracer() -> list[Extension]:
 
 
 class _BuildExt(build_ext):  # type: ignore[misc]
-    """A failed build of the race tracer leaves the Python tracer (``race_frames.NATIVE``)."""
+    """A failed build leaves Python in its place, loudly: the sources of a mypyc group (whose
+    loaders then find no shared library: ``model_checks/compiled_choice.py``), or the race
+    detector's Python tracer (``race_frames.NATIVE``)."""
 
     def build_extension(self, ext: Extension) -> None:
-        if ext is not RACE_TRACER:
-            super().build_extension(ext)
-            return
         try:
             super().build_extension(ext)
-        except Exception as exc:  # no compiler or headers: the detector runs its Python tracer
-            print(
-                f"lanecheck: not building the race tracer ({exc!r}); races.py traces in Python",
-                file=sys.stderr,
-            )
+        except Exception as exc:  # no compiler or headers
+            print(f"lanecheck: not building {ext.name} ({exc!r}); it runs as Python", file=sys.stderr)
 
 
 setup(ext_modules=[*_extensions(), *_race_tracer()], cmdclass={"build_ext": _BuildExt})

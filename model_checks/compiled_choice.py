@@ -53,10 +53,16 @@ def group_built(group: str, root: str = ROOT) -> float:
     return max((os.path.getmtime(p) for p in found if os.path.exists(p)), default=0.0)
 
 
+ASKED, NOT_BUILT = "LANECHECK_PURE=1", "not compiled at install"
+QUIET = frozenset((ASKED, NOT_BUILT))
+"""The reasons for the sources that are what the user chose (or a machine without mypyc): no
+warning. Every other reason is a build gone stale, partial or unreachable."""
+
+
 def decide(modules: Sequence[str], what: str, root: str = ROOT) -> tuple[str, str]:
     """("compiled" | "pure", why) for the group ``modules`` (``what`` names it in the reason)."""
     if os.environ.get("LANECHECK_PURE") == "1":
-        return "pure", "LANECHECK_PURE=1"
+        return "pure", ASKED
     compiled = 0
     for name in modules:
         source, built = paths(name, root)
@@ -71,7 +77,7 @@ def decide(modules: Sequence[str], what: str, root: str = ROOT) -> tuple[str, st
         if os.path.exists(source) and os.path.getmtime(source) > built_at:
             return "pure", f"{os.path.relpath(source, root)} is newer than its compiled module"
     if compiled == 0:
-        return "pure", f"{what} was not compiled at install"
+        return "pure", NOT_BUILT
     if compiled < len(modules):
         return "pure", f"only some of {what}'s modules were compiled"
     return "compiled", "built at install"
@@ -80,25 +86,27 @@ def decide(modules: Sequence[str], what: str, root: str = ROOT) -> tuple[str, st
 class _SourceFirst:
     """A meta-path finder that loads a group's modules from their ``.py`` files."""
 
-    def __init__(self, modules: Sequence[str]) -> None:
+    def __init__(self, modules: Sequence[str], root: str) -> None:
         self.modules = frozenset(modules)
+        self.root = root
 
     def find_spec(
         self, name: str, path: Sequence[str] | None = None, target: ModuleType | None = None
     ) -> ModuleSpec | None:
         if name not in self.modules:
             return None
-        return importlib.util.spec_from_file_location(name, paths(name)[0])
+        return importlib.util.spec_from_file_location(name, paths(name, self.root)[0])
 
 
 class CompiledGroup:
     """One group's decision (taken at construction) and the means to act on it."""
 
-    def __init__(self, modules: Sequence[str], what: str, warning: type[Warning]) -> None:
+    def __init__(self, modules: Sequence[str], what: str, warning: type[Warning], root: str = ROOT) -> None:
         self.modules = tuple(modules)
         self.what = what
         self.warning = warning
-        self.kind, self.why = decide(self.modules, what)
+        self.root = root
+        self.kind, self.why = decide(self.modules, what, root)
 
     def describe(self) -> str:
         return f"{self.kind} {self.what} ({self.why})"
@@ -108,15 +116,25 @@ class CompiledGroup:
         that costs, in the warning given when a build is stale or unreachable)."""
         if self.kind == "compiled" or any(name in sys.modules for name in self.modules):
             return  # compiled, or already imported (a reload): leave them as they are
-        if "newer" in self.why or "importable" in self.why:
+        if self.why not in QUIET:  # something went wrong with a build: say so
             warnings.warn(
                 f"lanecheck: {self.why}; running {self.what} as Python ({slower}). "
-                "Rebuild it with `pip install -e .` (or `python setup.py -q build_ext --inplace`).",
+                "Rebuild it with `pip install -e .`.",
                 self.warning,
                 stacklevel=3,
             )
         if not any(isinstance(f, _SourceFirst) and f.modules == set(self.modules) for f in sys.meta_path):
-            sys.meta_path.insert(0, _SourceFirst(self.modules))
+            sys.meta_path.insert(0, _SourceFirst(self.modules, self.root))
 
 
-__all__ = ["ROOT", "CompiledGroup", "decide", "group_built", "group_of", "paths"]
+__all__ = [
+    "ASKED",
+    "NOT_BUILT",
+    "QUIET",
+    "ROOT",
+    "CompiledGroup",
+    "decide",
+    "group_built",
+    "group_of",
+    "paths",
+]

@@ -44,3 +44,6 @@ def describe() -> str:
 
 def install() -> None:
     _GROUP.install("about half the speed")
+
+
+install()

@@ -105,7 +105,7 @@ def _refused(events: list[dict[str, Any]], complete: bool = False) -> TraceRejec
         ([send("p0", "a"), append("p0", "a", mailbox=1)], 2, "mailbox = 0"),
         ([send("p0", "a"), append("p0", "b")], 2, "item = 'a'"),
         # a thread with two roles: its close cannot pass its own owed append
-        ([send("main", "a"), ev("main", "close")], 2, "main logs it before the append of main's send"),
+        ([send("main", "a"), ev("main", "close")], 2, "main logs close before the append of main's send"),
         # out of order: processed against the appends' order
         (
             [

@@ -11,8 +11,10 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
+import sysconfig
 from pathlib import Path
 from typing import Any
 
@@ -189,7 +191,7 @@ def test_the_decision_runs_the_sources_when_a_compiled_module_is_stale(
     assert kind == "pure" and "search.py is newer than its compiled module" in why, why
     assert reader.search_decision(root=_tree(tmp_path / "none", compiled=False)) == (
         "pure",
-        "trace search was not compiled at install",
+        "not compiled at install",
     )
     monkeypatch.setenv("LANECHECK_PURE", "1")
     assert reader.search_decision(root=_tree(tmp_path / "fresh2", compiled=True)) == (
@@ -211,3 +213,18 @@ def test_the_decision_runs_the_sources_when_the_group_is_partly_compiled_or_not_
         Path(paths(name, root)[1][0]).write_bytes(b"... 0123456789abcdef0000__mypyc ...")
     kind, why = reader.search_decision(root=root)
     assert kind == "pure" and why == "0123456789abcdef0000__mypyc is not importable (the install predates it)"
+
+
+def test_the_installed_search_is_the_compiled_one() -> None:
+    # the compiled-vs-pure comparison skips without a compiled search: this says why it is missing
+    if os.environ.get("LANECHECK_PURE") == "1":
+        pytest.skip("LANECHECK_PURE=1: the pure-Python search was asked for")
+    if "newer" in reader.describe_search():
+        pytest.skip(f"{reader.describe_search()}: rebuild with `pip install -e .`")
+    compiler = sysconfig.get_config_var("CC") or "cc"
+    if reader.search_kind() != "compiled" and shutil.which(compiler.split()[0]) is None:
+        pytest.skip(f"{reader.describe_search()}: no C compiler ({compiler}) to build it with")
+    assert reader.search_kind() == "compiled", f"{reader.describe_search()} (setup.py compiles it at install)"
+    import model_checks.conformance.search as search
+
+    assert not search.__file__.endswith(".py"), search.__file__

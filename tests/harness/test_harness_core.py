@@ -35,8 +35,9 @@ ROOT = Path(__file__).resolve().parents[2]
 FINGERPRINT_SCRIPT = """
 import json, sys
 from model_checks.harness import core
+import model_checks.harness.rt.scheduler as scheduler
 from tests.harness.test_harness_core import fingerprints
-print(json.dumps({"kind": core.kind(), "runs": fingerprints()}))
+print(json.dumps({"kind": core.kind(), "file": scheduler.__file__, "runs": fingerprints()}))
 """
 
 
@@ -156,7 +157,7 @@ def test_pure_and_compiled_cores_explore_the_same_executions() -> None:
     )
     assert done.returncode == 0, done.stderr[-2000:]
     pure = json.loads(done.stdout.strip().splitlines()[-1])
-    assert pure["kind"] == "pure"
+    assert pure["kind"] == "pure" and pure["file"].endswith(".py"), pure["file"]  # decided, and done
     compiled = json.loads(json.dumps(fingerprints()))
     assert compiled.keys() == pure["runs"].keys()
     for key, runs in compiled.items():

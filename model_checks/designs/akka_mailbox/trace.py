@@ -271,7 +271,11 @@ class AkkaChecker:
         kept = {s for s in states if s.producer[p][0] != am.P_APPEND}
         if not kept:
             owed = self._appends_owed(states, thread)
-            raise Rejected(4, f"{show_event(ev)} — {thread} logs it before the append of {owed}")
+            raise Rejected(
+                4,
+                f"{show_event(ev)} — {thread} logs {ev['event']} before the append of {owed}"
+                " (an ok send's append comes first)",
+            )
         if len(kept) != len(states):
             self.search.states = kept
 
