@@ -154,7 +154,7 @@ class Dispatcher:
         for i in range(workers):
             self._threads.append(rt.start_thread(self._worker, name=f"w{i}"))
 
-    def config(self) -> dict[str, int]:
+    def config(self) -> dict[str, int | bool]:
         """The ``config`` of this dispatcher's trace header: ``logs_append`` says its trace logs
         every accepted message's ``append`` (docs/akka-mailbox.md)."""
         return {"workers": self.workers, "throughput": self.throughput, "logs_append": True}

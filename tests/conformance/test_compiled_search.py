@@ -11,10 +11,8 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
-import sysconfig
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +23,7 @@ from model_checks.compiled_choice import paths
 from model_checks.conformance import reader
 from model_checks.conformance.designs import design_format
 from model_checks.conformance.streamed import DesignFormat
+from tests.compiled import assert_installed_compiled
 
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = [
@@ -217,14 +216,4 @@ def test_the_decision_runs_the_sources_when_the_group_is_partly_compiled_or_not_
 
 def test_the_installed_search_is_the_compiled_one() -> None:
     # the compiled-vs-pure comparison skips without a compiled search: this says why it is missing
-    if os.environ.get("LANECHECK_PURE") == "1":
-        pytest.skip("LANECHECK_PURE=1: the pure-Python search was asked for")
-    if "newer" in reader.describe_search():
-        pytest.skip(f"{reader.describe_search()}: rebuild with `pip install -e .`")
-    compiler = sysconfig.get_config_var("CC") or "cc"
-    if reader.search_kind() != "compiled" and shutil.which(compiler.split()[0]) is None:
-        pytest.skip(f"{reader.describe_search()}: no C compiler ({compiler}) to build it with")
-    assert reader.search_kind() == "compiled", f"{reader.describe_search()} (setup.py compiles it at install)"
-    import model_checks.conformance.search as search
-
-    assert not search.__file__.endswith(".py"), search.__file__
+    assert_installed_compiled(reader.search_kind(), reader.describe_search(), reader.SEARCH[0])

@@ -11,10 +11,8 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
-import sysconfig
 from collections.abc import Callable
 from pathlib import Path
 from typing import Literal
@@ -29,6 +27,7 @@ from model_checks.harness.rt.objects import ALWAYS, NEVER, TIMEOUT, Action
 from model_checks.harness.rt.scheduler import Execution
 from model_checks.harness.runtime import ControlledRuntime
 from model_checks.harness.strategies.randomized import PctChooser, RandomChooser
+from tests.compiled import assert_installed_compiled
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -128,20 +127,9 @@ def fingerprints() -> dict[str, list[object]]:
 
 
 def test_the_installed_core_is_the_compiled_one() -> None:
-    if os.environ.get("LANECHECK_PURE") == "1":
-        pytest.skip("LANECHECK_PURE=1: the pure-Python core was asked for")
-    if "newer" in core.describe():
-        pytest.skip(f"{core.describe()}: rebuild with `pip install -e .`")
-    compiler = sysconfig.get_config_var("CC") or "cc"
-    if core.kind() != "compiled" and shutil.which(compiler.split()[0]) is None:
-        pytest.skip(f"{core.describe()}: no C compiler ({compiler}) to build it with")
-    assert core.kind() == "compiled", f"{core.describe()} (setup.py compiles it with mypyc at install)"
-    import model_checks.harness.rt.scheduler as scheduler
-
-    assert not scheduler.__file__.endswith(".py")
+    assert_installed_compiled(core.kind(), core.describe(), "model_checks.harness.rt.scheduler")
 
 
-@pytest.mark.timeout(600)
 def test_pure_and_compiled_cores_explore_the_same_executions() -> None:
     if core.kind() != "compiled":
         pytest.skip(f"only one core here: {core.describe()}")
