@@ -1,7 +1,8 @@
 """Build hook: compile the harness core with mypyc (see model_checks/harness/core.py), the generic
-trace search with mypyc (``SEARCH_FILES``: the streaming search and the driver of the designs it
-judges; docs/conformance.md, section 6) and the race detector's C trace function
-(``model_checks/harness/_race_tracer.c``, CPython 3.11 only).
+trace search with mypyc (``SEARCH_FILES``: the trace reader, the streaming search and the driver
+of the designs it judges; docs/conformance.md, section 6), the spec's function values
+(``SPEC_FILES``, run compiled where the trace search is imported first) and the race detector's
+C trace function (``model_checks/harness/_race_tracer.c``, CPython 3.11 only).
 
 Everything else is in pyproject.toml. ``LANECHECK_PURE=1 pip install -e .`` skips compiling; a
 failed compilation leaves the pure-Python core (or search, or the race detector's Python tracer),
@@ -28,17 +29,32 @@ CORE_FILES = [
 
 # A group of its own (its own shared library): a failure to compile one group leaves the other
 # compiled, and neither group's modules call into the other's.
-# ``reader.py`` stays Python: it decides, before either is imported, whether they run compiled.
+# ``conformance/__init__.py`` (never compiled) decides, before any of them is imported, whether
+# they run compiled.
 SEARCH_FILES = [
+    "model_checks/conformance/reader.py",
     "model_checks/conformance/search.py",
     "model_checks/conformance/streamed.py",
 ]
+
+# The spec's function values (the states' components: every step builds some), a group of its own.
+# It is *hidden*: its loaders are named ``function.mypyc.<suffix>``, which no plain import looks
+# for, so the spec (which imports nothing of ours, so nothing of ours decides before it) always
+# loads its source unless ``conformance/__init__.py`` decided "compiled" first
+# (``model_checks/compiled_choice.py``, ``HIDDEN``).
+SPEC_FILES = ["spec/function.py"]
+HIDDEN = ".mypyc"
+HIDDEN_MODULES = frozenset(f.removesuffix(".py").replace("/", ".") for f in SPEC_FILES)
 
 
 def _extensions() -> list[Extension]:
     if os.environ.get("LANECHECK_PURE") == "1":
         return []
-    return [*_compiled("the harness core", CORE_FILES), *_compiled("the trace search", SEARCH_FILES)]
+    return [
+        *_compiled("the harness core", CORE_FILES),
+        *_compiled("the trace search", SEARCH_FILES),
+        *_compiled("the spec's functions", SPEC_FILES),
+    ]
 
 
 def _compiled(what: str, files: list[str]) -> list[Extension]:
@@ -65,10 +81,27 @@ def _race_tracer() -> list[Extension]:
     return [RACE_TRACER]
 
 
+def _hidden(path: str) -> str:
+    """``.../function.<suffix>`` -> ``.../function.mypyc.<suffix>``."""
+    folder, file = os.path.split(path)
+    module, dot, suffix = file.partition(".")
+    return os.path.join(folder, module + HIDDEN + dot + suffix)
+
+
 class _BuildExt(build_ext):  # type: ignore[misc]
     """A failed build leaves Python in its place, loudly: the sources of a mypyc group (whose
     loaders then find no shared library: ``model_checks/compiled_choice.py``), or the race
     detector's Python tracer (``race_frames.NATIVE``)."""
+
+    # Where an extension is built (``get_ext_fullpath``) and where ``--inplace`` copies it from
+    # (``get_ext_filename`` of the full name): a hidden module's loader, in both.
+    def get_ext_fullpath(self, ext_name: str) -> str:
+        path: str = super().get_ext_fullpath(ext_name)
+        return _hidden(path) if self.get_ext_fullname(ext_name) in HIDDEN_MODULES else path
+
+    def get_ext_filename(self, fullname: str) -> str:
+        name: str = super().get_ext_filename(fullname)
+        return _hidden(name) if fullname in HIDDEN_MODULES else name
 
     def build_extension(self, ext: Extension) -> None:
         try:

@@ -81,12 +81,25 @@ class Function(Generic[K, V]):
             return NotImplemented
         return self._hash == other._hash and self._values == other._values and self._keys == other._keys
 
+    def __reduce__(self) -> tuple[Callable[..., Function[K, V]], tuple[object, ...]]:
+        # What pickle copies of a plain object with slots, its four slots as they are (hash too:
+        # model_checks/explorer/ray/portable.py), said for a compiled ``Function``, which has none.
+        return _unpickled, (self._keys, self._values, self._index, self._hash)
+
     def __repr__(self) -> str:
         inner = ", ".join(f"{k!r}: {v!r}" for k, v in self.items())
         return f"[{inner}]"
 
     def as_dict(self) -> dict[K, V]:
         return dict(self.items())
+
+
+def _unpickled(
+    keys: tuple[K, ...], values: tuple[V, ...], index: dict[K, int], hashed: int
+) -> Function[K, V]:
+    f = Function(keys, values, index)
+    f._hash = hashed
+    return f
 
 
 def replace_at(values: tuple[V, ...], i: int, value: V) -> tuple[V, ...]:

@@ -18,11 +18,10 @@ from __future__ import annotations
 import json
 import re
 from array import array
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from itertools import accumulate
 from typing import IO, Any
 
-from model_checks.compiled_choice import ROOT, CompiledGroup, decide
 from model_checks.conformance.verdict import Malformed
 
 MAX_LINE_BYTES = 64 * 1024 * 1024  # one line; for lines given as text, characters
@@ -238,35 +237,10 @@ def required_ok(
 
 # ------------------------------------------------------------------------------ compiled or source
 
-# The generic trace search's modules that setup.py compiles with mypyc (``SEARCH_FILES``). Every
-# validation imports this module before them (``conformance/__init__`` -> ``validator``), so it
-# decides for both (``model_checks/compiled_choice.py``), as ``harness/core.py`` does for the
-# harness core, and stays Python itself.
-SEARCH = (
-    "model_checks.conformance.search",
-    "model_checks.conformance.streamed",
-)
-
-
-class StaleSearchWarning(UserWarning):
-    """The compiled trace search is older than its sources (or unreachable); the sources run."""
-
-
-def search_decision(names: Sequence[str] = SEARCH, root: str = ROOT) -> tuple[str, str]:
-    """("compiled" | "pure", why) for the modules ``names`` of the checkout at ``root``."""
-    return decide(names, "trace search", root)
-
-
-_GROUP = CompiledGroup(SEARCH, "trace search", StaleSearchWarning)
-
 
 def search_kind() -> str:
-    """ "compiled" or "pure": which trace search (search, streamed) this process runs."""
-    return _GROUP.kind
+    """ "compiled" or "pure": which trace search this process runs (decided, and kept, by
+    ``model_checks/conformance/__init__.py``: this module is one of the group it decides for)."""
+    from model_checks import conformance
 
-
-def describe_search() -> str:
-    return _GROUP.describe()
-
-
-_GROUP.install("slower")
+    return conformance.search_kind()

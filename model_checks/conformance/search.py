@@ -105,6 +105,10 @@ class TraceSearch:
         enabled_at: Mapping[str, frozenset[Hashable]] | None = None,
         pc_key: Callable[[State], Hashable] | None = None,
         deferred: Mapping[str, frozenset[str]] | None = None,
+        unit: Callable[[State, Hashable], Hashable] | None = None,
+        unit_field: str | None = None,
+        moves_to: Mapping[str, frozenset[Hashable]] | None = None,
+        emits: Mapping[str, Mapping[str, Any]] | None = None,
         cache_limit: int = CACHE_LIMIT,
     ) -> None:
         self.spec = spec
@@ -124,6 +128,26 @@ class TraceSearch:
         # ``deferred[action]``: the actions (of other processes) it does not move right past;
         # it moves past every other one (``movers.violations`` checks the claim).
         self.deferred = dict(deferred or {})
+        # ``unit(state, process)``: the unit (a mailbox, a lane) a process's deferred steps are
+        # about; an event's unit is its field ``unit_field``, and an internal step's is its
+        # process's. With it, a deferred action does not move past a step named in ``deferred``
+        # only when both are about the same unit (None: about any); ``movers.violations`` checks
+        # the claim with the same ``unit``.
+        self.unit = unit
+        self.unit_field = unit_field
+        # ``moves_to[action]``: the pcs a deferred action may leave its process at. With the
+        # labelled actions' ``at`` (the pcs they fire from), an event's own process's deferred
+        # step that cannot lead to the event's pc is not one that comes before it (a worker that
+        # gives up its drain does not then log drain_begin), so it pulls in no other process's
+        # steps. ``movers.violations`` checks both tables on the spec's reachable states.
+        self.moves_to = dict(moves_to or {})
+        # ``emits[action]``: fields a logged action always emits with these values. An event
+        # that shows another value is not that action's, in any state: it is no candidate, and
+        # no other process's step needs to come before it (``movers.violations`` checks it).
+        self.emits = {name: dict(fields) for name, fields in (emits or {}).items()}
+        self._event_at: dict[str, frozenset[Hashable] | None] = {
+            a.name: a.at for a in spec.actions if a.event is not None
+        }
         # The memos keyed by the states' pcs (``_by_key``, ``_deferred_by_key``, ``_relevant``)
         # meet new combinations of pcs all along a trace: each is emptied when it reaches this
         # many entries, so memory stays bounded on any length of trace.
@@ -134,7 +158,17 @@ class TraceSearch:
         ] = {}
         self._hidden_names: dict[Hashable, frozenset[str]] = {}
         self._deferred_names: dict[Hashable, frozenset[str]] = {}
-        self._relevant: dict[tuple[str, tuple[Hashable, ...], frozenset[Hashable]], frozenset[Hashable]] = {}
+        self._relevant: dict[
+            tuple[
+                str,
+                tuple[Hashable, ...],
+                frozenset[Hashable],
+                Hashable,
+                frozenset[tuple[Hashable, ...]],
+                frozenset[str],
+            ],
+            frozenset[Hashable],
+        ] = {}
         self._internal: list[Instance] = []
         self._by_process: dict[
             Hashable, list[tuple[Callable[..., Any], tuple[Hashable, ...], frozenset[Hashable] | None]]
@@ -257,6 +291,9 @@ class TraceSearch:
 
     def closure(self, states: set[State]) -> set[State]:
         seen = set(states)
+        if not self._internal:
+            # Every internal action is deferred (or there is none): nothing to take at once.
+            return seen
         frontier = list(states)
         c = self.c
         push = frontier.append
@@ -308,39 +345,91 @@ class TraceSearch:
             _bounded(self._deferred_by_key, self.cache_limit)[key] = found
         return found
 
-    def _taking(self, kind: str, procs: tuple[Hashable, ...]) -> frozenset[Hashable]:
+    def _may_log(self, name: str, ev: Mapping[str, Any]) -> bool:
+        """Whether the logged action ``name`` could log ``ev`` by the fields it always emits."""
+        for k, v in self.emits.get(name, {}).items():
+            got = ev.get(k, _MISSING)
+            if got != v and not (got is _MISSING and k in self.optional):
+                return False
+        return True
+
+    def _taking(
+        self,
+        kind: str,
+        procs: tuple[Hashable, ...],
+        at: Hashable = None,
+        ruled_out: frozenset[str] = frozenset(),
+    ) -> frozenset[Hashable]:
         """The processes whose deferred steps this event needs: its own, and every one whose
         deferred step might come before a step it does not move right past (that step of
-        another process may come before the event, or be the event's)."""
-        keys = frozenset([self._key_of(s) for s in self.live])
-        found = self._relevant.get((kind, procs, keys))
+        another process may come before the event, or be the event's). ``at``: the event's unit
+        (None: any, or the search has no ``unit``); ``ruled_out``: the event's actions whose
+        ``emits`` it contradicts."""
+        live = self.live
+        keys = frozenset([self._key_of(s) for s in live])
+        unit = self.unit
+        deferred_names = self._deferred_names
+        # The units held join the memo's key: a ``pc_key`` is not trusted to determine them (nothing
+        # checks that it does), and the pcs alone do not.
+        units: frozenset[tuple[Hashable, ...]] = (
+            frozenset([tuple([unit(s, q) for q in deferred_names]) for s in live])
+            if unit is not None
+            else frozenset()
+        )
+        memo_key = (kind, procs, keys, at, units, ruled_out)
+        found = self._relevant.get(memo_key)
         if found is not None:
             return found
-        deferred_names = self._deferred_names
         local = self.local
         # A process's deferred steps can come before the event only where its pc in some state
         # held lets one of them start (``movers``: only deferred steps follow a deferred step).
-        # Which of them then: any, once one can start (a chain may reach the others' pcs).
+        # Which of them then: any, once one can start (a chain may reach the others' pcs). What
+        # they are about: the process's unit in those states (a chain keeps it: ``movers``).
         possible: dict[Hashable, set[str]] = {}
+        about: dict[Hashable, set[Hashable] | None] = {}
         for q in deferred_names:
             if local is None:
                 possible[q] = set(deferred_names[q])
+                about[q] = None
                 continue
-            pcs = {local(s, q) for s in self.live}
-            can_start = any(
-                (allowed := self.enabled_at.get(name)) is None or not pcs.isdisjoint(allowed)
-                for name in deferred_names[q]
-            )
+            starts: set[Hashable] | None = set()
+            for s in live:
+                pc = local(s, q)
+                if any(
+                    (allowed := self.enabled_at.get(name)) is None or pc in allowed
+                    for name in deferred_names[q]
+                ):
+                    u = unit(s, q) if unit is not None else None
+                    if u is None or starts is None:
+                        starts = None
+                        break
+                    starts.add(u)
+            can_start = starts is None or bool(starts)
             possible[q] = set(deferred_names[q]) if can_start else set()
+            about[q] = starts
         per = self._labelled.get(kind, {})
-        follows: dict[Hashable, set[str]] = {}
+        # Per process, the steps that may come before the event (or be it), each with the units
+        # they may be about (None: any).
+        follows: dict[Hashable, list[tuple[set[str], set[Hashable] | None]]] = {}
+        event_units: set[Hashable] | None = None if at is None or unit is None else {at}
         for p in procs:
-            follows.setdefault(p, set()).update(name for name, _, _ in per.get(p, ()))
+            logs = {name for name, _, _ in per.get(p, ()) if name not in ruled_out}
+            follows.setdefault(p, []).append((logs, event_units))
         for r, names in self._hidden_names.items():
-            follows.setdefault(r, set()).update(names)
+            follows.setdefault(r, []).append((set(names), None))
         taking = {p for p in procs if p in deferred_names}
         for p in taking:
-            follows.setdefault(p, set()).update(possible[p])
+            before = possible[p]
+            # Only the one process that takes the event must end at its pc: with several bound
+            # (roles of one thread), any of them may take it, and each other one's deferred steps
+            # stay possible whatever pc they lead to.
+            if self.moves_to and local is not None and len(procs) == 1:
+                before = self._leading_to(
+                    p,
+                    before,
+                    [self._event_at.get(name) for name, _, _ in per.get(p, ()) if name not in ruled_out],
+                )
+            follows.setdefault(p, []).append((before, about[p]))
         changed = True
         while changed:
             changed = False
@@ -348,12 +437,56 @@ class TraceSearch:
                 if q in taking or not possible[q]:
                     continue
                 blocked = set().union(*(self.deferred[n] for n in possible[q]))
-                if any(r != q and not blocked.isdisjoint(f) for r, f in follows.items()):
+                mine = about[q]
+                if any(
+                    r != q
+                    and not blocked.isdisjoint(names)
+                    and (mine is None or units_of is None or not mine.isdisjoint(units_of))
+                    for r, entries in follows.items()
+                    for names, units_of in entries
+                ):
                     taking.add(q)
-                    follows.setdefault(q, set()).update(possible[q])
+                    follows.setdefault(q, []).append((possible[q], mine))
                     changed = True
-        found = _bounded(self._relevant, self.cache_limit)[(kind, procs, keys)] = frozenset(taking)
+        found = _bounded(self._relevant, self.cache_limit)[memo_key] = frozenset(taking)
         return found
+
+    def _leading_to(
+        self, p: Hashable, names: set[str], targets: list[frozenset[Hashable] | None]
+    ) -> set[str]:
+        """Those of ``names`` (deferred actions of ``p``) after which ``p``'s deferred steps may
+        bring its pc to one of ``targets`` (the pcs its event's actions fire from; None: any)."""
+        if any(t is None for t in targets):
+            return names
+        wanted: set[Hashable] = set().union(*[t for t in targets if t is not None])
+        mine = self._deferred_names.get(p, frozenset())
+        kept: set[str] = set()
+        for name in names:
+            first = self.moves_to.get(name)
+            if first is None:
+                kept.add(name)
+                continue
+            seen = set(first)
+            todo = list(first)
+            while todo:
+                pc = todo.pop()
+                if pc in wanted:
+                    kept.add(name)
+                    break
+                for then in mine:
+                    allowed = self.enabled_at.get(then)
+                    if allowed is not None and pc not in allowed:
+                        continue
+                    after = self.moves_to.get(then)
+                    if after is None:  # not declared: it may lead anywhere
+                        kept.add(name)
+                        todo = []
+                        break
+                    for nxt in after:
+                        if nxt not in seen:
+                            seen.add(nxt)
+                            todo.append(nxt)
+        return kept
 
     def _expand(self, states: set[State], taking: Iterable[Hashable]) -> set[State]:
         """``states`` (closed under the internal steps that are not deferred) closed under those
@@ -367,11 +500,12 @@ class TraceSearch:
         instances = self._instances_for
         deferred_for = self._deferred_for
         every = self._internal if self.local is None else None
+        eager = bool(self._internal)  # some internal steps are not deferred: close under them too
         while frontier:
             s, closed = frontier.pop()
             key = key_of(s)
             insts = deferred_for(s, key, procs)
-            if not closed:
+            if eager and not closed:
                 if every is not None:
                     insts = insts + every
                 else:
@@ -384,24 +518,47 @@ class TraceSearch:
                     frontier.append((nxt, False))
         return seen
 
-    def _prune(self, states: set[State]) -> set[State]:
-        """Drop the states a deferred step of another state held reaches (its closure has them)."""
+    def _prune(self, states: set[State], procs: tuple[Hashable, ...] | None = None) -> set[State]:
+        """Drop the states that deferred steps (of ``procs``; None: of every process) of another
+        state held reach (its closure has them)."""
         c = self.c
-        procs = tuple(self._deferred_by_process)
-        reaches: dict[State, set[State]] = {}
-        for s in states:
-            steps = self._deferred_for(s, self._key_of(s), procs)
-            found = {nxt for fn, args in steps if (nxt := fn(c, s, *args)) is not None}
-            found &= states
-            found.discard(s)
-            if found:
-                reaches[s] = found
-        if not reaches:
+        if procs is None:
+            procs = tuple(self._deferred_by_process)
+        key_of = self._key_of
+        deferred_for = self._deferred_for
+        held = list(states)
+        # States by number: the graph below hashes each state once, not once per edge.
+        number = {s: i for i, s in enumerate(held)}
+        reaches: list[list[int]] = []
+        any_edge = False
+        for i, s in enumerate(held):
+            edges: list[int] = []
+            for fn, args in deferred_for(s, key_of(s), procs):
+                nxt = fn(c, s, args[0]) if len(args) == 1 else fn(c, s, *args)
+                if nxt is not None:
+                    j = number.get(nxt, i)
+                    if j != i:
+                        edges.append(j)
+                        any_edge = True
+            reaches.append(edges)
+        if not any_edge:
             return states
-        reached = set().union(*reaches.values())
-        # Only a state kept vouches for those it reaches: a cycle of deferred steps drops none.
-        dropped = set().union(*(found for s, found in reaches.items() if s not in reached))
-        return states - dropped
+        # Reached through any chain of such steps among the states held: a state reached from
+        # one it cannot reach back is in that one's closure.
+        below: list[set[int]] = []
+        for edges in reaches:
+            seen = set(edges)
+            todo = list(edges)
+            while todo:
+                for t in reaches[todo.pop()]:
+                    if t not in seen:
+                        seen.add(t)
+                        todo.append(t)
+            below.append(seen)
+        # Only a state strictly above another drops it: the states of a cycle of deferred steps
+        # reach each other and are all kept (a strict order has a top, which vouches for the rest).
+        dropped = {t for i, found in enumerate(below) for t in found if i not in below[t]}
+        return {s for i, s in enumerate(held) if i not in dropped}
 
     @property
     def states(self) -> set[State]:
@@ -427,11 +584,19 @@ class TraceSearch:
         self._closed = None
         per = self._labelled.get(ev["event"], {})
         candidates = [inst for p in procs for inst in per.get(p, ())]
+        if self.emits:
+            candidates = [inst for inst in candidates if self._may_log(inst[0], ev)]
         lazy = bool(self._deferred_by_process)
         taking: frozenset[Hashable] = frozenset()
         before = self.live
         if lazy:
-            taking = self._taking(ev["event"], procs)
+            field = self.unit_field
+            ruled_out = (
+                frozenset([name for name, _, _ in per_all if not self._may_log(name, ev)])
+                if self.emits and (per_all := [inst for p in procs for inst in per.get(p, ())])
+                else frozenset()
+            )
+            taking = self._taking(ev["event"], procs, ev.get(field) if field is not None else None, ruled_out)
             if taking:
                 before = self._expand(self.live, taking)
         c = self.c
@@ -462,7 +627,9 @@ class TraceSearch:
         if lazy and not taking <= set(procs):
             # Deferred steps of processes other than the event's were taken: the states they
             # reached may have taken the event too, beside the states they came from.
-            self.live = self._prune(self.live)
+            # The states the event added differ by the steps of the processes taken: their steps
+            # are the edges that find them (any subset of the edges drops only what is reached).
+            self.live = self._prune(self.live, tuple(taking))
         if len(self.live) > self.peak:
             self.peak = len(self.live)
         self._closed = None

@@ -11,6 +11,7 @@ from collections.abc import Callable, Hashable
 from typing import Any
 
 from model_checks.harness.rt.objects import Op, YieldState
+from model_checks.harness.rt.records import Watched
 from model_checks.harness.rt.scheduler import Execution, UsageError
 from model_checks.harness.sync.fifo import Fifo
 from model_checks.harness.sync.primitives import (
@@ -91,9 +92,16 @@ class ControlledRuntime:
         return self._ex.clock
 
     # --- what must hold -------------------------------------------------------------------
-    def invariant(self, check: Callable[[], object], name: str = "") -> None:
-        """Check ``check()`` after every step; raising or returning False is a failure."""
-        self._ex.hooks.invariants.append((name or getattr(check, "__name__", "invariant"), check))
+    def invariant(
+        self, check: Callable[[], object], name: str = "", *, watch: list[Any] | None = None
+    ) -> None:
+        """Check ``check()`` after every step; raising or returning False is a failure.
+
+        ``watch``: the list ``check`` reads (e.g. a tracer's records), when that is all it reads:
+        ``check`` then runs only after the steps that changed the list's length (and once at the
+        first step), which must be the only steps after which it could fail."""
+        label = name or getattr(check, "__name__", "invariant")
+        self._ex.hooks.invariants.append((label, check if watch is None else Watched(check, watch)))
 
     def pending_work(self, predicate: Callable[[], bool]) -> None:
         """At a deadlock where some thread waits for a signal, ``predicate()`` true = lost wakeup."""

@@ -6,7 +6,7 @@ import json
 
 from model_checks.conformance.validator import validate_lines
 from model_checks.designs.akka_mailbox.configs import CONFIGS
-from model_checks.designs.akka_mailbox.trace import ENABLED_AT
+from model_checks.designs.akka_mailbox.trace_search import ENABLED_AT
 from reference.akka_mailbox import trace_header
 from spec import akka_mailbox as am
 from tests.spec_helpers import assert_enabled_only_at

@@ -3,8 +3,10 @@
 Both engines judge one corpus of every searched design's traces (a short bench trace of the
 reference, its prefix, traces perturbed into other verdicts, the Schedule Gate's reference
 mutants' failing traces and the checked-in fixtures): every verdict must be the same, field for
-field and word for word. ``reader.search_decision`` (``model_checks/compiled_choice.py``) picks
-the engine: its stale, partial, unreachable and pure cases are checked on a scratch tree.
+field and word for word. ``conformance.search_decision`` (``model_checks/compiled_choice.py``)
+picks the engine: its stale, partial, unreachable and pure cases are checked on a scratch tree.
+The spec's functions (``spec/function.py``, a hidden group) run compiled beside the compiled
+search, and as their source wherever the spec is imported first.
 """
 
 from __future__ import annotations
@@ -18,8 +20,9 @@ from typing import Any
 
 import pytest
 
+from model_checks import conformance
 from model_checks.bench.traces import trace_benches
-from model_checks.compiled_choice import paths
+from model_checks.compiled_choice import EARLIER, HIDDEN, paths
 from model_checks.conformance import reader
 from model_checks.conformance.designs import design_format
 from model_checks.conformance.streamed import DesignFormat
@@ -36,9 +39,16 @@ FIXTURES = [
 JUDGE = """
 import dataclasses, json, sys
 from pathlib import Path
-from model_checks.conformance import reader, validate_file
-import model_checks.conformance.search as search, model_checks.conformance.streamed as streamed
-out = {"kind": reader.search_kind(), "files": [search.__file__, streamed.__file__], "verdicts": {}}
+from model_checks import conformance
+from model_checks.conformance import validate_file
+import model_checks.conformance.reader as reader, model_checks.conformance.search as search
+import model_checks.conformance.streamed as streamed, spec.function as function
+out = {
+    "kind": conformance.search_kind(),
+    "spec_kind": conformance.spec_values_kind(),
+    "files": [reader.__file__, search.__file__, streamed.__file__, function.__file__],
+    "verdicts": {},
+}
 for arg in sys.argv[1:]:
     path, complete = arg.rsplit("|", 1)
     v = validate_file(Path(path), complete=complete == "1")
@@ -141,10 +151,11 @@ def differences(a: dict[str, Any], b: dict[str, Any]) -> list[str]:
 @pytest.mark.timeout(600)
 def test_compiled_and_pure_searches_give_the_same_verdicts(corpus: list[str]) -> None:
     compiled = _judged(corpus, pure=False)
-    if compiled["kind"] != "compiled":
+    if compiled["kind"] != "compiled" or compiled["spec_kind"] != "compiled":
         pytest.skip("the trace search is not compiled here (setup.py SEARCH_FILES): nothing to compare")
     pure = _judged(corpus, pure=True)
-    assert pure["kind"] == "pure" and all(f.endswith(".py") for f in pure["files"]), pure["files"]
+    assert pure["kind"] == pure["spec_kind"] == "pure", pure
+    assert all(f.endswith(".py") for f in pure["files"]), pure["files"]
     assert not any(f.endswith(".py") for f in compiled["files"]), compiled["files"]
     assert differences(compiled["verdicts"], pure["verdicts"]) == []
     # Not a vacuous agreement: every design has traces both accepted and rejected.
@@ -166,7 +177,7 @@ def test_differences_name_a_verdict_that_differs_in_its_words_only() -> None:
 def _tree(tmp_path: Path, *, compiled: bool, source_newer: bool = False) -> str:
     """A scratch checkout: the search's sources and, with ``compiled``, a compiled module for each."""
     root = str(tmp_path)
-    for name in reader.SEARCH:
+    for name in conformance.SEARCH:
         source, built = map(Path, (paths(name, root)[0], paths(name, root)[1][0]))
         source.parent.mkdir(parents=True, exist_ok=True)
         source.write_text("")
@@ -182,18 +193,18 @@ def test_the_decision_runs_the_sources_when_a_compiled_module_is_stale(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     monkeypatch.delenv("LANECHECK_PURE", raising=False)
-    assert reader.search_decision(root=_tree(tmp_path / "fresh", compiled=True)) == (
+    assert conformance.search_decision(root=_tree(tmp_path / "fresh", compiled=True)) == (
         "compiled",
         "built at install",
     )
-    kind, why = reader.search_decision(root=_tree(tmp_path / "stale", compiled=True, source_newer=True))
-    assert kind == "pure" and "search.py is newer than its compiled module" in why, why
-    assert reader.search_decision(root=_tree(tmp_path / "none", compiled=False)) == (
+    kind, why = conformance.search_decision(root=_tree(tmp_path / "stale", compiled=True, source_newer=True))
+    assert kind == "pure" and "reader.py is newer than its compiled module" in why, why
+    assert conformance.search_decision(root=_tree(tmp_path / "none", compiled=False)) == (
         "pure",
         "not compiled at install",
     )
     monkeypatch.setenv("LANECHECK_PURE", "1")
-    assert reader.search_decision(root=_tree(tmp_path / "fresh2", compiled=True)) == (
+    assert conformance.search_decision(root=_tree(tmp_path / "fresh2", compiled=True)) == (
         "pure",
         "LANECHECK_PURE=1",
     )
@@ -204,16 +215,60 @@ def test_the_decision_runs_the_sources_when_the_group_is_partly_compiled_or_not_
 ) -> None:
     monkeypatch.delenv("LANECHECK_PURE", raising=False)
     root = _tree(tmp_path / "part", compiled=True)
-    Path(paths(reader.SEARCH[-1], root)[1][0]).unlink()
-    assert reader.search_decision(root=root) == ("pure", "only some of trace search's modules were compiled")
+    Path(paths(conformance.SEARCH[-1], root)[1][0]).unlink()
+    assert conformance.search_decision(root=root) == (
+        "pure",
+        "only some of trace search's modules were compiled",
+    )
     # an editable install made before the group existed maps no such top-level module
     root = _tree(tmp_path / "unmapped", compiled=True)
-    for name in reader.SEARCH:
+    for name in conformance.SEARCH:
         Path(paths(name, root)[1][0]).write_bytes(b"... 0123456789abcdef0000__mypyc ...")
-    kind, why = reader.search_decision(root=root)
+    kind, why = conformance.search_decision(root=root)
     assert kind == "pure" and why == "0123456789abcdef0000__mypyc is not importable (the install predates it)"
 
 
 def test_the_installed_search_is_the_compiled_one() -> None:
     # the compiled-vs-pure comparison skips without a compiled search: this says why it is missing
-    assert_installed_compiled(reader.search_kind(), reader.describe_search(), reader.SEARCH[0])
+    assert_installed_compiled(conformance.search_kind(), conformance.describe_search(), conformance.SEARCH[0])
+    assert reader.search_kind() == conformance.search_kind()  # where the docs and notes ask
+
+
+SPEC_FIRST = """
+import json, pickle, sys
+if sys.argv[1] == "spec first":
+    import spec.function
+from model_checks import conformance
+import spec.function
+kind, describe = conformance.spec_values_kind(), conformance.describe_spec_values()
+f = spec.function.Function(("a", "b"), (1, (2, "x")))
+back = pickle.loads(pickle.dumps([f, f.except_("a", 3)]))
+pickled = back == [f, f.except_("a", 3)] and back[0]._hash == f._hash and type(back[0]) is type(f)
+print(json.dumps([kind, describe, spec.function.__file__, pickled]))
+"""
+
+
+def _spec_values(order: str, *, pure: bool = False) -> tuple[str, str, str]:
+    env = {k: v for k, v in os.environ.items() if k != "LANECHECK_PURE"}
+    if pure:
+        env["LANECHECK_PURE"] = "1"
+    command = [sys.executable, "-c", SPEC_FIRST, order]
+    done = subprocess.run(command, capture_output=True, text=True, env=env, cwd=ROOT, check=True)
+    kind, describe, file, pickled = json.loads(done.stdout)
+    assert pickled, (order, pure)  # compiled or not, a ``Function`` pickles as it did
+    return kind, describe, file
+
+
+def test_the_spec_functions_run_compiled_only_when_decided_before_the_spec_is_imported() -> None:
+    kind, describe, file = _spec_values("search first")
+    assert_installed_compiled(kind, describe, "spec.function", loaded=file)
+    assert file == paths("spec.function", str(ROOT), hidden=True)[1][0]
+    assert Path(file).name.startswith("function" + HIDDEN + ".")
+    # Imported first, the spec loads the source: a plain import never finds the hidden loader.
+    source = str(ROOT / "spec/function.py")
+    assert _spec_values("spec first") == ("pure", f"pure spec functions ({EARLIER})", source)
+    assert _spec_values("search first", pure=True) == (
+        "pure",
+        "pure spec functions (LANECHECK_PURE=1)",
+        source,
+    )

@@ -46,6 +46,16 @@ from model_checks.conformance.streamed import Event, is_count, is_item, is_items
 from model_checks.conformance.trace_processes import TraceProcesses
 from model_checks.conformance.verdict import Rejected
 from model_checks.conformance.wording import show_event, shown_states
+from model_checks.designs.akka_mailbox import verify_rows
+from model_checks.designs.akka_mailbox.trace_search import (
+    DEFERRED,
+    ENABLED_AT,
+    UNIT_FIELD,
+    local_pc,
+    mailbox_of,
+    pc_key,
+)
+from model_checks.designs.akka_mailbox.verify_rows import WHOLE_RUN_FAILURES as WHOLE_RUN_FAILURES
 from spec import akka_mailbox as am
 
 DESIGN = "akka-mailbox"
@@ -132,32 +142,6 @@ HINT = {
 LOGS_APPEND = "logs_append"
 OPTIONAL_FIELDS = ("status",)
 
-# The program counters at which each internal action of the spec can be enabled (its first
-# guard); the search calls an action only there. tests/akka checks this against the spec.
-# ``Enqueue`` is internal only in the format without ``append`` (``WithoutAppendEvents``).
-ENABLED_AT: dict[str, frozenset[str]] = {
-    "Enqueue": frozenset({am.P_APPEND}),
-    "SendSeesUnscheduled": frozenset({am.P_RECHECK}),
-    "SendSeesScheduled": frozenset({am.P_RECHECK}),
-    "SendSeesClosed": frozenset({am.P_RECHECK}),
-    "SenderCleanUpEmpty": frozenset({am.P_CLEANUP}),
-    "RegisterSeesOpen": frozenset({am.R_STATUS}),
-    "RegisterSeesBlocked": frozenset({am.R_STATUS}),
-    "RegisterSeesMessages": frozenset({am.R_QUEUE}),
-    "RegisterSeesEmpty": frozenset({am.R_QUEUE}),
-    "AlreadyScheduled": frozenset({am.R_CAS}),
-    "RunSeesOpen": frozenset({am.W_CLOSED_CHECK}),
-    "RunSeesClosed": frozenset({am.W_CLOSED_CHECK}),
-    "ShouldProcessYes": frozenset({am.W_SHOULD}),
-    "ShouldProcessNo": frozenset({am.W_SHOULD}),
-    "DequeueEmpty": frozenset({am.W_DEQUEUE}),
-    "CleanUpEmpty": frozenset({am.S_CLEANUP}),
-}
-
-
-def _pc(s: am.Vars, process: Any) -> str:
-    return am.Local(s, process)[0]
-
 
 def _waiting(c: am.Constants, s: am.Vars) -> dict[int, list[Any]]:
     """Per mailbox, the messages accepted and not yet settled: queued, or their append still owed
@@ -182,13 +166,20 @@ class AkkaChecker:
 
     complete = False  # the format has no end event: the caller says so (``finish(complete=True)``)
 
-    def __init__(self, config: Mapping[str, Any]) -> None:
+    def __init__(
+        self, config: Mapping[str, Any], *, deferred: Mapping[str, frozenset[str]] | None = None
+    ) -> None:
+        """``deferred``: the internal actions the search defers (default: ``DEFERRED`` when the trace
+        logs ``append``, none without; ``{}``: every one taken at once, the cross-check of
+        tests/akka/test_deferred_units.py)."""
         # No ``workers`` (a caller's own config, not a header): any number of worker threads.
         self.workers = int(config.get("workers", 0))
         logs_append = config.get(LOGS_APPEND, False)
         if type(logs_append) is not bool:  # a file's header is held to the schema before this
             raise ValueError(f"config.{LOGS_APPEND} must be true or false, not {logs_append!r}")
         self.logs_append = logs_append
+        if deferred is None:
+            deferred = DEFERRED if logs_append else {}
         self.c = TraceConstants(
             mailboxes=0, workers=max(self.workers, 1), throughput=int(config["throughput"])
         )
@@ -198,8 +189,12 @@ class AkkaChecker:
             am.Init(self.c),
             optional=OPTIONAL_FIELDS,
             check_invariants=False,
-            local=_pc,
+            local=local_pc,
             enabled_at=ENABLED_AT,
+            pc_key=pc_key,
+            deferred=deferred,
+            unit=mailbox_of,
+            unit_field=UNIT_FIELD,
         )
 
     # -- binding ---------------------------------------------------------------------------------
@@ -252,9 +247,15 @@ class AkkaChecker:
             local = 1
         else:
             return
-        for st in self.search.states:
+        # The live states, not their closure: a deferred step keeps a process's place in its
+        # script but a cleanUp that finds nothing, which ends the close (``k`` + 1), so a state
+        # that may still reach idle reads the same entry. A state that cannot take this event
+        # before its next logged step reads it too, and dies at it.
+        for st in self.search.live:
             pc, k, _ = (st.producer if local == 0 else st.supervisor)[p]
-            if pc == am.IDLE and k not in script:
+            if pc == am.S_CLEANUP:
+                k += 1
+            if k not in script:
                 script[k] = entry
 
     def _append_first(self, ev: Event) -> None:
@@ -267,10 +268,11 @@ class AkkaChecker:
         p = f"p:{thread}"
         if ev["event"] == "append" or p not in self.c.sends:
             return
-        states = self.search.states
+        # The live states: no deferred step leaves or enters P_APPEND (the append is logged).
+        states = self.search.live
         kept = {s for s in states if s.producer[p][0] != am.P_APPEND}
         if not kept:
-            owed = self._appends_owed(states, thread)
+            owed = self._appends_owed(self.search.states, thread)
             raise Rejected(
                 4,
                 f"{show_event(ev)} — {thread} logs {ev['event']} before the append of {owed}"
@@ -283,9 +285,9 @@ class AkkaChecker:
         """Drop script entries no live state can read again (memory stays bounded)."""
         p, s = f"p:{thread}", f"s:{thread}"
         if p in self.c.sends:
-            forget_read(self.c.sends[p], self.search.states, lambda st: st.producer[p][1])
+            forget_read(self.c.sends[p], self.search.live, lambda st: st.producer[p][1])
         if s in self.c.ops:
-            forget_read(self.c.ops[s], self.search.states, lambda st: st.supervisor[s][1])
+            forget_read(self.c.ops[s], self.search.live, lambda st: st.supervisor[s][1])
 
     # -- the Checker protocol -------------------------------------------------------------------
 
@@ -481,75 +483,15 @@ FORMAT = HEADER.format(
 )
 
 
-# The harness failures of ``reference_mutants.program`` found when the run is over, so that
-# their trace is whole (``complete``): a lost wakeup (everyone waits), and the final check
-# (the program's only assertion, after shutdown joined every thread).
-WHOLE_RUN_FAILURES = ("lost_wakeup", "assertion")
+def _refusal(config: dict[str, Any], events: list[dict[str, Any]], complete: bool) -> str | None:
+    """None when the validator allows a failing run's trace, else its words (``verify_rows.Judge``)."""
+    try:
+        validate(config, events, complete=complete)
+    except TraceRejected as exc:
+        return exc.message
+    return None
 
 
 def rows(quick: bool) -> Iterator[Any]:
-    """Rows of ``lanecheck verify`` for this design's reference: harness runs and trace conformance.
-
-    A provider in the sense of ``model_checks.verify`` (``rows(quick) -> Iterator[VerifyRow]``).
-    """
-    import time
-
-    from model_checks.designs.akka_mailbox.harness import SUPERVISED
-    from model_checks.designs.akka_mailbox.reference_mutants import REFERENCE_MUTANTS, program
-    from model_checks.harness import Options, check
-    from model_checks.verify import VerifyRow
-    from reference.akka_mailbox import Dispatcher
-
-    started = time.perf_counter()
-    # Bounded by counts, not by a time limit, so a rerun (or a certificate's check) explores the
-    # same executions on any machine: --quick every schedule with at most one preemption (3,837
-    # executions), the full run the first 6,000 of depth-first order with at most two (what 120 s
-    # reached before the race tracer was native).
-    result = check(
-        program(SUPERVISED, Dispatcher),
-        Options(preemption_bound=1, races=True)
-        if quick
-        else Options(preemption_bound=2, max_executions=6_000, races=True),
-    )
-    # A bounded search that found nothing is "no failure (bounded)", never a plain pass.
-    bound = "" if result.verdict == "exhaustive" else f" ({result.verdict})"
-    yield VerifyRow(
-        "harness",
-        "akka-mailbox reference",
-        "no failure" + bound,
-        ("no failure" if result.failure is None else result.failure.kind) + bound,
-        result.summary(),
-        time.perf_counter() - started,
-    )
-    for m in REFERENCE_MUTANTS.values():
-        started = time.perf_counter()
-        r = check(program(m.constants, m.build), Options(time_limit=60))
-        kind = r.failure.kind if r.failure is not None else "no failure"
-        yield VerifyRow(
-            "harness-mutant",
-            f"akka-mailbox reference {m.name}",
-            m.expect,
-            kind,
-            r.summary(),
-            time.perf_counter() - started,
-        )
-        if r.failure is None:
-            continue
-        events = [e for e in r.failure.trace_events if isinstance(e, dict)]
-        try:
-            validate(
-                {"workers": m.constants.workers, "throughput": m.constants.throughput, LOGS_APPEND: True},
-                events,
-                complete=r.failure.kind in WHOLE_RUN_FAILURES,
-            )
-            actual, detail = "allowed", f"{len(events)} events"
-        except TraceRejected as exc:
-            actual, detail = "rejected", exc.message
-        yield VerifyRow(
-            "conformance",
-            f"akka-mailbox trace of reference {m.name}",
-            "rejected",
-            actual,
-            detail,
-            time.perf_counter() - started,
-        )
+    """Rows of ``lanecheck verify`` for this design (``verify_rows.rows``, with this validator)."""
+    return verify_rows.rows(quick, _refusal)

@@ -20,7 +20,7 @@ has announced and not yet finished.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from model_checks.conformance.header_config import HeaderConfig
 from model_checks.conformance.search import Miss, NoMatch, TraceSearch
@@ -36,6 +36,7 @@ from model_checks.conformance.wording import (
     shown_states,
 )
 from spec import schedule_gate as sg
+from spec.language import Function
 
 DESIGN = "schedule-gate"
 HEADER = HeaderConfig(
@@ -61,6 +62,7 @@ class GateTraceConstants(TraceProcesses, sg.Constants):
 
 
 PRODUCER_EVENTS = frozenset({"permit_acquire", "admit_begin", "publish", "admit_end"})
+MOVES_PRODUCER = PRODUCER_EVENTS | {"token_enqueue", "permit_release"}  # may settle a post
 WORKER_EVENTS = frozenset({"take", "drain_begin", "process", "drain_end"})
 STARTS_POST = frozenset({"permit_acquire", "admit_begin"})
 RULE_OF_EVENT = {
@@ -103,9 +105,35 @@ ENABLED_AT: dict[str, frozenset[str]] = {
 }
 
 
+# A producer idle before a post the trace has not shown yet: its ``SeeIdle`` (the one internal step
+# at ``P_IDLE``) reads that post and cannot be enabled, so the search need not try it there.
+P_IDLE_UNANNOUNCED = "idle, next post not shown yet"
+
+
 def local_pc(s: sg.Vars, process: Any) -> str:
     local = s.producer[process] if process in s.producer.domain() else s.worker[process]
     return str(local[0])
+
+
+def announced_pc(c: Any, s: sg.Vars, process: Any) -> str:
+    """``local_pc``, with ``P_IDLE_UNANNOUNCED`` for a producer idle before a post that ``c``
+    (``post_of``) does not hold yet: no internal step is enabled there (``ENABLED_AT``)."""
+    if process in s.producer.domain():
+        pc, k, _ = s.producer[process]
+        return P_IDLE_UNANNOUNCED if pc == sg.P_IDLE and c.post_of(process, k) is None else str(pc)
+    return str(s.worker[process][0])
+
+
+MEMO_LIMIT = 256  # entries of each of ``GateChecker``'s memos (then it starts over): memory stays flat
+
+K = TypeVar("K")
+V = TypeVar("V")
+
+
+def _remember(memo: dict[K, V], key: K, value: V) -> None:
+    if len(memo) >= MEMO_LIMIT:
+        memo.clear()
+    memo[key] = value
 
 
 class GateChecker:
@@ -115,16 +143,92 @@ class GateChecker:
         # Actors join as the trace names them (``_grow``): an actor never named stays Idle with an
         # empty mailbox in every behaviour, so the header's count (up to 65,536) costs nothing.
         self.c = HEADER.constants(GateTraceConstants, config)
+        # ``pcs_key``'s parts by producer function and by worker function, and the last of each
+        # (checked by identity first: most states keep their parent's). The producers' part reads
+        # which posts are announced: ``_forget_pcs`` whenever the posts change.
+        self._producer_pcs: dict[Function[str, tuple[str, int, bool]], tuple[str, ...]] = {}
+        self._worker_pcs: dict[Function[str, tuple[str, int | None, int, bool]], tuple[str, ...]] = {}
+        self._last_pcs: tuple[object, tuple[str, ...]] = (None, ())
+        self._last_wpcs: tuple[object, tuple[str, ...]] = (None, ())
+        self._last_idle: tuple[object, frozenset[int]] = (None, frozenset())
         # A behaviour is Init and Next steps: invariants are what the explorer proves of them, not
         # constraints on them (unlike work-lane's ready queue), so the search does not check them.
         self.search = TraceSearch(
-            sg.SPEC, self.c, sg.Init(self.c), check_invariants=False, local=local_pc, enabled_at=ENABLED_AT
+            sg.SPEC,
+            self.c,
+            sg.Init(self.c),
+            check_invariants=False,
+            local=self.local,
+            enabled_at=ENABLED_AT,
+            pc_key=self.pcs_key,
         )
         self.complete = False
         # Per producer: the actors whose gate was Idle at some moment since its last event. Its
         # load of the gate (``SeeIdle``) may have happened at any such moment, before the trace
         # shows which actor the post is for (gate phases change only by logged CASes).
         self.idle_since: dict[str, set[int]] = {}
+        # The Idle actors of a gate function: states share their gate function until an event
+        # changes it, so this is one lookup per state instead of a pass over its actors.
+        self._idle_of: dict[Function[int, sg.Gate], frozenset[int]] = {}
+        self._names: dict[str, tuple[str, str]] = {}  # thread -> its producer's and worker's names
+
+    # -- the search's view of program counters -----------------------------------------------------
+
+    def local(self, s: sg.Vars, process: Any) -> str:
+        """The search's ``local``: ``announced_pc`` under the constants bound now."""
+        return announced_pc(self.c, s, process)
+
+    def pcs_key(self, s: sg.Vars) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        """The producers' ``local`` and the workers' (the search's ``pc_key``): one call per state
+        for the closure's key instead of one per process. A state shares its producer function, or
+        its worker function, with the state it comes from: each part is one lookup then."""
+        producer, worker = s.producer, s.worker
+        last = self._last_pcs
+        if producer is last[0]:
+            pcs = last[1]
+        else:
+            known = self._producer_pcs.get(producer)
+            if known is not None:
+                pcs = known
+            else:
+                posts = self.c.posts
+                idle, unannounced = sg.P_IDLE, P_IDLE_UNANNOUNCED
+                pcs = tuple(
+                    [
+                        unannounced if pc == idle and k not in posts[p] else pc
+                        for p, (pc, k, _) in producer.items()
+                    ]
+                )
+                _remember(self._producer_pcs, producer, pcs)
+            self._last_pcs = (producer, pcs)
+        last_w = self._last_wpcs
+        if worker is last_w[0]:
+            wpcs = last_w[1]
+        else:
+            known = self._worker_pcs.get(worker)
+            if known is not None:
+                wpcs = known
+            else:
+                wpcs = tuple([v[0] for v in worker.values()])
+                _remember(self._worker_pcs, worker, wpcs)
+            self._last_wpcs = (worker, wpcs)
+        return pcs, wpcs
+
+    def _forget_pcs(self) -> None:
+        """The posts changed: the producers' pcs computed so far may be stale."""
+        self._producer_pcs.clear()
+        self._last_pcs = (None, ())
+
+    def _idle_actors(self, gate: Function[int, sg.Gate]) -> frozenset[int]:
+        last = self._last_idle
+        if gate is last[0]:
+            return last[1]
+        found = self._idle_of.get(gate)
+        if found is None:
+            found = frozenset([a for a, g in gate.items() if g.phase == sg.IDLE])
+            _remember(self._idle_of, gate, found)
+        self._last_idle = (gate, found)
+        return found
 
     # -- binding ---------------------------------------------------------------------------------
 
@@ -145,9 +249,8 @@ class GateChecker:
             c.bound_workers.append(name)
             add_process(self.search, c, "worker", name, (sg.W_IDLE, None, 0, False))
 
-    def _processes(self, ev: Event) -> list[str]:
+    def _processes(self, ev: Event, p: str, w: str) -> list[str]:
         kind, thread = ev["event"], ev["thread"]
-        p, w = f"p:{thread}", f"w:{thread}"
         c = self.c
         if kind in STARTS_POST and p not in c.posts:
             self._add("p", p)
@@ -179,6 +282,7 @@ class GateChecker:
             pc, k, _ = s.producer[p]
             if pc == sg.P_IDLE and k not in posts:
                 posts[k] = (actor, ev["item"])
+                self._forget_pcs()
         if ev["event"] == "permit_acquire" and actor in self.idle_since[p]:
             extra = set()
             for s in self.search.states:
@@ -188,14 +292,16 @@ class GateChecker:
             if extra:
                 self.search.states = self.search.closure(self.search.states | extra)
 
-    def _track_idle(self, ev: Event) -> None:
-        actor = ev.get("actor")
-        p = f"p:{ev['thread']}"
+    def _track_idle(self, p: str, actor: int) -> None:
+        # The actors Idle in some state now: one memo lookup per state (about one state is live).
+        states = self.search.states
+        if len(states) == 1:
+            idle = self._idle_actors(next(iter(states)).gate)
+        else:
+            idle = frozenset().union(*[self._idle_actors(s.gate) for s in states])
         if p in self.idle_since:
-            self.idle_since[p] = {
-                a for s in self.search.states for a, g in s.gate.items() if g.phase == sg.IDLE
-            }
-        if actor is not None and any(s.gate[actor].phase == sg.IDLE for s in self.search.states):
+            self.idle_since[p] = set(idle)
+        if actor in idle:
             for seen in self.idle_since.values():
                 seen.add(actor)
 
@@ -211,18 +317,26 @@ class GateChecker:
         actor = ev["actor"]
         if actor >= self.c.actors:
             self._grow(actor)
-        procs = self._processes(ev)
+        names = self._names.get(thread)
+        if names is None:
+            names = (f"p:{thread}", f"w:{thread}")
+            _remember(self._names, thread, names)
+        p, w = names
+        procs = self._processes(ev, p, w)
         if kind in STARTS_POST:
-            self._announce(ev, f"p:{thread}")
+            self._announce(ev, p)
         try:
             self.search.step(ev, procs)
         except NoMatch as none:
             raise Rejected(*self._why(ev, procs, none)) from None
-        self._track_idle(ev)
-        if kind in PRODUCER_EVENTS or kind in ("token_enqueue", "permit_release"):
-            p = f"p:{thread}"
-            if p in self.c.posts:
-                forget_read(self.c.posts[p], self.search.states, lambda s: s.producer[p][1])
+        self._track_idle(p, actor)
+        # ``forget_read`` keeps a script of one entry: only a longer one can shrink.
+        posts = self.c.posts.get(p) if kind in MOVES_PRODUCER else None
+        if posts is not None and len(posts) > 1:
+            held = len(posts)
+            forget_read(posts, self.search.states, lambda s: s.producer[p][1])
+            if len(posts) != held:
+                self._forget_pcs()
 
     def _stop(self, ev: Event) -> None:
         done = {s for s in self.search.states if sg.Done(self.c, s)}
@@ -368,4 +482,12 @@ FORMAT = HEADER.format(
     completion="stop_end",
 )
 
-__all__ = ["DESIGN", "FORMAT", "GateChecker", "GateTraceConstants"]
+__all__ = [
+    "DESIGN",
+    "FORMAT",
+    "P_IDLE_UNANNOUNCED",
+    "GateChecker",
+    "GateTraceConstants",
+    "announced_pc",
+    "local_pc",
+]

@@ -21,7 +21,7 @@ Schedule spaces here are large: use a preemption bound, an execution cap or PCT 
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -115,9 +115,13 @@ class _StepTracer(RecordingTracer):
     (A subclass, so the race detector's declaration of the recorder's list holds for it too:
     ``harness/reference_fields.py``.)"""
 
-    def drop(self) -> None:
-        # in place: under the race detector the declared field's cell holds this very list
-        self._raw.clear()
+    def raw(self) -> list[tuple[str, str, Any]]:
+        """The list the records are appended to (the same list for the tracer's whole life: it is
+        only ever cleared in place), for a reader that looks at it after every step. Read from
+        the instance's dict: under the race detector ``_raw`` is a declared field, and reading
+        it through its descriptor from a controlled thread would be a scheduling point of its own."""
+        raw: list[tuple[str, str, Any]] = self.__dict__["_raw"]
+        return raw
 
 
 class _DrainWatch:
@@ -133,25 +137,30 @@ class _DrainWatch:
     of the past is only who drains each lane now."""
 
     def __init__(self, tracer: _StepTracer, report: ReportedTrace | None = None) -> None:
-        self._tracer = tracer
+        # the tracer's list, read directly: this runs after every step that emitted
+        self.records = tracer.raw()
         self._report = report
         self._seen = 0  # records already read (stays 0 when they are dropped)
         self._draining: dict[int, str] = {}  # lane -> worker draining it
         self.violation: str | None = None
 
     def check(self) -> bool:
-        tracer = self._tracer
-        if self.violation is None and len(tracer) > self._seen:
-            records = tracer.records(self._seen)
+        raw = self.records
+        if self.violation is None and len(raw) > self._seen:
+            records: Sequence[tuple[str, str, Any]]
             if self._report is None:
-                self._seen += len(records)
+                records = raw[self._seen :]
+                self._seen = len(raw)
             else:
-                tracer.drop()
+                records = tuple(raw)  # what ``ReportedTrace.keep`` keeps
+                # in place: under the race detector the declared field's cell holds this list
+                raw.clear()
                 self._report.keep(records)
+            draining = self._draining
             for thread, kind, fields in records:
                 if kind in _DRAIN_EVENTS:
                     lane = int(fields.get("lane") or 0)
-                    self.violation = drain_violation(self._draining, lane, kind, thread)
+                    self.violation = drain_violation(draining, lane, kind, thread)
                     if self.violation is not None:
                         break
         if self.violation is not None:
@@ -222,7 +231,8 @@ def lane_program(
         )
 
         if sc.traced:
-            rt.invariant(watch.check, "one drainer per lane")
+            # it reads only the tracer's records: checked after the steps that emitted some
+            rt.invariant(watch.check, "one drainer per lane", watch=watch.records)
             if report is None:
                 rt.trace(shown_trace(tracer))
         rt.pending_work(lambda: any(_queued(lane.queue) for lane in sched._lanes))

@@ -44,9 +44,10 @@ pools with two workers are sampled with PCT, so their rows say "bounded": their 
 beyond a CI budget (60 s of DPOR at load 2, compiled core: fork-join-2w 20,209 and
 global/fork-join-2w 27,795 executions, unfinished; with the root queued before the workers start
 and one child, still over 72,000 unfinished: docs/work-stealing.md, *Tried in session 11*), and
-state-hash pruning does not yet pay there (docs/work-stealing.md,
-*Why the two-worker pools stay bounded* and *Tried again*: park-wake-2w 62,779 in 420 s and
-19,974 abstract states in 300 s, both unfinished).
+state-hash pruning proves them in minutes, not seconds: `lanecheck explore NAME --strategy
+states` is exhaustive over 255,583 abstract states (pool/fork-join-2w) and 116,520
+(global/fork-join-2w), held to those counts by tests/work_stealing/test_two_worker_proofs.py
+(a soak, outside the suite; docs/work-stealing.md, *Session 14*).
 Each mutant must be caught, with the
 failure kind it names, by DPOR in the correct scenario it names; the minimised counterexamples
 have 0 to 3 preemptions (take-without-cas 3, steal-reads-after-cas 2, steal-without-cas 2,
@@ -138,6 +139,8 @@ POOLS_2W_EXHAUSTIVE: dict[str, tuple[type[Any], PoolScenario, str]] = {
     ),
 }
 
+# Two workers, sampled by the verify rows (PCT); their proofs are the state-caching search's, minutes
+# each (tests/work_stealing/test_two_worker_proofs.py).
 POOLS_2W: dict[str, tuple[type[Any], PoolScenario, str]] = {
     "pool/fork-join-2w": (
         WorkStealingPool,

@@ -63,6 +63,9 @@ class Backend(Protocol):
     # ``ids.get(whoami())`` is ``current()`` without the call (the scheduler asks at every step)
     ids: dict[Any, int]
     whoami: Callable[[], Any]
+    # Optional, ``direct``: a dict of objects by thread id whose ``switch(value)`` does what
+    # ``switch(tid, value)`` and ``resume(tid, value)`` do (greenlets); the scheduler then calls
+    # it itself (``GreenletBackend``)
 
     def frame(self, tid: int) -> FrameType | None: ...
 
@@ -118,6 +121,9 @@ class GreenletBackend:
     def __init__(self) -> None:
         self._parent = greenlet.getcurrent()
         self._greenlets: dict[int, Any] = {}
+        # the same dictionary, for the compiled scheduler: it switches to a thread's greenlet
+        # itself (``switch`` and ``resume`` below, without a Python call around each switch)
+        self.direct = self._greenlets
         self.ids: dict[Any, int] = {}
         self.whoami = _getcurrent
         self._pool = _pool_of(self._parent)

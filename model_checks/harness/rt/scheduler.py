@@ -16,7 +16,7 @@ from __future__ import annotations
 import sys
 import traceback
 from collections.abc import Callable
-from typing import Final
+from typing import Any, Final
 
 from model_checks.harness.rt.backends import ABORT, Abort, Backend, Done
 from model_checks.harness.rt.ending import (
@@ -50,6 +50,7 @@ from model_checks.harness.rt.records import (
     Step,
     SyncObserver,
     ThreadInfo,
+    Watched,
     _by_tid,
     _Crash,
 )
@@ -114,6 +115,8 @@ class Execution:
         # the data-race detector, when on: told of every operation run (one test per step when off)
         self.race: SyncObserver | None = None
         self._value: object = None  # what the thread ``_next`` chose goes on with
+        # a back end's threads that switch to themselves (``Backend.direct``: greenlets), or None
+        self._direct: dict[int, Any] | None = getattr(backend, "direct", None)
 
     # ----------------------------------------------------------------- objects and threads
     def new_object(self, factory: Callable[[int], ObjState]) -> ObjState:
@@ -207,7 +210,11 @@ class Execution:
         elif nxt < 0:  # over (or broken): the driver takes it from here
             answer = self.backend.suspend(crash)
         else:
-            answer = self.backend.switch(nxt, self._value)
+            direct = self._direct
+            if direct is not None:
+                answer = direct[nxt].switch(self._value)
+            else:
+                answer = self.backend.switch(nxt, self._value)
         self.current = tid
         if answer is _ABORT:
             raise Abort()
@@ -291,9 +298,9 @@ class Execution:
             gate = op.gate
             if not gate or (gate == ASK and op.obj.enabled(self, op, t.tid)):
                 if t.tid == prev:
-                    out.insert(0, t.run)
+                    out.insert(0, t.action)
                 else:
-                    out.append(t.run)
+                    out.append(t.action)
                 continue
             if op.timeout is None and not (self.spurious_wakeups and op.kind == "wake"):
                 continue
@@ -342,7 +349,8 @@ class Execution:
                 raise nxt.error
             if not isinstance(nxt, tuple):
                 raise AssertionError(f"unexpected message from a controlled thread: {nxt!r}")
-            nxt = self.backend.resume(nxt[0], nxt[1])
+            direct = self._direct  # greenlets: switched to directly (``Backend.direct``)
+            nxt = direct[nxt[0]].switch(nxt[1]) if direct is not None else self.backend.resume(nxt[0], nxt[1])
             self.current = None
         if self.idle:
             if all(t.finished or not t.born for t in self.threads):
@@ -391,7 +399,7 @@ class Execution:
             ):
                 # the chooser picks the running thread again: no enabled set to build
                 self.prev_enabled = True
-                action = threads[last].run
+                action = threads[last].action
             else:
                 enabled = self.enabled_actions()
                 if not enabled:
@@ -463,6 +471,8 @@ class Execution:
 
     def _check_invariants(self) -> None:
         for name, check in self.hooks.invariants:
+            if isinstance(check, Watched) and not check.due():
+                continue  # nothing it reads changed: it would say True again
             try:
                 ok = check()
             except Abort:

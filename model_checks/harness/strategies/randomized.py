@@ -11,10 +11,13 @@ from __future__ import annotations
 
 import _random
 import random
+from typing import Final
 
 from model_checks.harness.rt.objects import Action
 from model_checks.harness.rt.records import NativeChooser, ThreadInfo
 from model_checks.harness.rt.scheduler import Execution
+
+_NONE: Final = -1.0  # no priority yet (every priority PCT gives is at least 1)
 
 
 def _rng(seed: int, index: int) -> random.Random:
@@ -60,8 +63,22 @@ class PctChooser(NativeChooser):
         self.depth = max(1, depth)
         k = max(1, expected_steps)
         self.change_points = {1 + below(self.rng, k): i for i in range(1, self.depth)}
-        self.priority: dict[int, float] = {}
+        # no change point after this step: ``keep`` then skips the look-up
+        self._last_point = max(self.change_points, default=0)
+        # per thread id, its priority; _NONE until it has one (priorities are all >= 1). A list
+        # of floats, not a dict: ``keep`` reads every live thread's at every step
+        self.priority: list[float] = []
         self._bits = self.rng.getrandbits
+
+    def _priority(self, tid: int) -> float:
+        priority = self.priority
+        return priority[tid] if tid < len(priority) else _NONE
+
+    def _give(self, tid: int, p: float) -> None:
+        priority = self.priority
+        while len(priority) <= tid:
+            priority.append(_NONE)
+        priority[tid] = p
 
     def keep(self, ex: Execution, t: ThreadInfo) -> bool:
         # The rule below without the enabled set, at the steps where its answer is already known:
@@ -70,20 +87,23 @@ class PctChooser(NativeChooser):
         # a timeout or spurious-wakeup alternative (those, and the limits cutting them, are
         # ``enabled_actions``' to work out, so any such thread, of any priority, sends the step
         # there). Then ``choose`` would pick ``t`` with the one draw of ``randrange(1)``.
-        if len(ex.steps) + 1 in self.change_points:
+        step = len(ex.steps) + 1
+        if step <= self._last_point and step in self.change_points:
             return False
-        priority = self.priority
-        p = priority.get(t.tid)
+        priority = self.priority  # ``_priority``, inline: this runs at most steps, per live thread
+        known = len(priority)
+        tid = t.tid
+        p = priority[tid] if tid < known else _NONE
         op = t.pending
-        if p is None or op is None or t.finished or not ex.can_run(op, t.tid):
+        if p == _NONE or op is None or t.finished or not ex.can_run(op, tid):
             return False
         spurious = ex.spurious_wakeups
         for u in ex.live:
             if u is t:
                 continue
-            q = priority.get(u.tid)
+            q = priority[u.tid] if u.tid < known else _NONE
             other = u.pending
-            if q is None or other is None:
+            if q == _NONE or other is None:
                 return False
             if other.timeout is not None or (spurious and other.kind == "wake"):
                 return False
@@ -97,7 +117,6 @@ class PctChooser(NativeChooser):
     def choose(self, ex: Execution, enabled: list[Action]) -> Action | None:
         # Runs at every step, so it is written for speed; what it computes is the textbook rule
         # (and the same random draws as ever, so a seed keeps naming the same executions).
-        priority = self.priority
         best = -1
         top = -1.0
         single = True  # every enabled thread has one alternative (the usual case)
@@ -107,20 +126,22 @@ class PctChooser(NativeChooser):
                 single = False
                 continue
             last = tid
-            p = priority.get(tid)
-            if p is None:
-                p = priority[tid] = self.depth + self.rng.random() * 1000
+            p = self._priority(tid)
+            if p == _NONE:
+                p = self.depth + self.rng.random() * 1000
+                self._give(tid, p)
             if p > top:  # priorities are distinct, so this is the maximum whatever the order
                 best, top = tid, p
         point = self.change_points.get(len(ex.steps) + 1)
         if point is not None:
-            priority[best] = self.depth - point
+            self._give(best, self.depth - point)
             # the highest priority again (a loop rather than ``max`` with a key: a lambda would
             # make the compiled core allocate its closure at every call)
             top = -1.0
             for tid, _ in enabled:
-                if priority[tid] > top:
-                    best, top = tid, priority[tid]
+                p = self._priority(tid)
+                if p > top:
+                    best, top = tid, p
         if single:
             # the draws of ``randrange(1)`` (see ``draw_one``), inline: this runs at every step
             bits = self._bits

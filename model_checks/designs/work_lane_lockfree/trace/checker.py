@@ -65,6 +65,19 @@ DEFERRED: dict[str, frozenset[str]] = {
     "GiveUpDrain": frozenset({"DiscardLane", "StopEndDiscard"}),
     "StopWhenStopped": frozenset(),
 }
+# The pcs each deferred action leaves its process at (checked like ``DEFERRED``). With the spec's
+# ``at=`` on its logged actions the search sees that a worker's GiveUpDrain cannot come before
+# its own drain_begin, so a drain_begin no longer pulls in every Stop call and, behind those,
+# every producer's Admit.
+MOVES_TO: dict[str, frozenset[Hashable]] = {
+    "Admit": frozenset({wlf.P_ADMITTED}),
+    "StopCall": frozenset({wlf.S_ACTIVE}),
+    "GiveUpDrain": frozenset({wlf.W_IDLE}),
+    "StopWhenStopped": frozenset({"done"}),
+}
+# Fields logged actions always emit with one value (checked like ``DEFERRED``): a post that
+# returned ok is no PostRefused, so it pulls in no Stop call (which PostRefused would follow).
+EMITS: dict[str, dict[str, Any]] = {"PostRefused": {"result": "invalid_state"}}
 
 
 @dataclass(frozen=True, eq=False)
@@ -142,6 +155,8 @@ class LockFreeChecker:
             enabled_at=ENABLED_AT,
             pc_key=pc_key,
             deferred=deferred,
+            moves_to=MOVES_TO,
+            emits=EMITS,
         )
         # Every behaviour of the spec satisfies its invariants but one that bounds a step: the ready
         # queue's capacity (a header may give ready_capacity < lanes). Only that one constrains.

@@ -1,0 +1,85 @@
+"""The akka-mailbox spec's options for the streaming search (``search.TraceSearch``): where its
+internal actions can be enabled, which of them are deferred, and what each step is about.
+
+Every internal step of the spec is one read (of a mailbox's status word or queue) or a write of
+one mailbox, by one process about the mailbox its program counter names: a step about another
+mailbox moves past it. The unlogged tails of independent threads (a worker's re-registration
+after ``run_end``, a sender's re-check after its append) then need not multiply the live set
+(docs/conformance.md, "Why some Akka interleavings cost 10-50x more"): each is deferred until an
+event about its mailbox needs it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable
+from typing import Any
+
+from spec import akka_mailbox as am
+
+# The program counters at which each internal action of the spec can be enabled (its first
+# guard); the search calls an action only there. tests/akka checks this against the spec.
+# ``Enqueue`` is internal only in the format without ``append`` (``WithoutAppendEvents``).
+ENABLED_AT: dict[str, frozenset[str]] = {
+    "Enqueue": frozenset({am.P_APPEND}),
+    "SendSeesUnscheduled": frozenset({am.P_RECHECK}),
+    "SendSeesScheduled": frozenset({am.P_RECHECK}),
+    "SendSeesClosed": frozenset({am.P_RECHECK}),
+    "SenderCleanUpEmpty": frozenset({am.P_CLEANUP}),
+    "RegisterSeesOpen": frozenset({am.R_STATUS}),
+    "RegisterSeesBlocked": frozenset({am.R_STATUS}),
+    "RegisterSeesMessages": frozenset({am.R_QUEUE}),
+    "RegisterSeesEmpty": frozenset({am.R_QUEUE}),
+    "AlreadyScheduled": frozenset({am.R_CAS}),
+    "RunSeesOpen": frozenset({am.W_CLOSED_CHECK}),
+    "RunSeesClosed": frozenset({am.W_CLOSED_CHECK}),
+    "ShouldProcessYes": frozenset({am.W_SHOULD}),
+    "ShouldProcessNo": frozenset({am.W_SHOULD}),
+    "DequeueEmpty": frozenset({am.W_DEQUEUE}),
+    "CleanUpEmpty": frozenset({am.S_CLEANUP}),
+}
+
+# With ``append`` logged, every internal action is deferred: each moves right past every step of
+# another process but those named here *about the same mailbox* (``unit``; checked on the spec's
+# reachable states by ``conformance.movers``: tests/akka/test_deferred_units.py). Without
+# ``append`` events the append is internal and two appends to one mailbox do not commute: that
+# format is searched without deferral, as before.
+DEFERRED: dict[str, frozenset[str]] = {
+    "SendSeesUnscheduled": frozenset({"Close", "SetAsScheduled", "Suspend"}),
+    "SendSeesScheduled": frozenset({"Resume", "SetAsIdle"}),
+    "SendSeesClosed": frozenset(),
+    "SenderCleanUpEmpty": frozenset(),
+    "RegisterSeesOpen": frozenset({"Close", "Suspend"}),
+    "RegisterSeesBlocked": frozenset({"Resume"}),
+    "RegisterSeesMessages": frozenset({"Process"}),
+    "RegisterSeesEmpty": frozenset({"Enqueue"}),
+    "AlreadyScheduled": frozenset({"SetAsIdle"}),
+    "RunSeesOpen": frozenset({"Close"}),
+    "RunSeesClosed": frozenset(),
+    "ShouldProcessYes": frozenset({"Close", "Suspend"}),
+    "ShouldProcessNo": frozenset({"Resume"}),
+    "DequeueEmpty": frozenset({"Enqueue"}),
+    "CleanUpEmpty": frozenset({"Enqueue"}),
+}
+UNIT_FIELD = "mailbox"  # every event names the mailbox it is about
+
+
+def local_pc(s: am.Vars, process: Any) -> str:
+    """A process's program counter (the search's ``local``)."""
+    return am.Local(s, process)[0]
+
+
+def mailbox_of(s: am.Vars, process: Any) -> Hashable:
+    """The mailbox a process's step is about (the search's ``unit``; None when idle)."""
+    return am.Local(s, process)[1]
+
+
+def pc_key(s: am.Vars) -> Hashable:
+    """Every process's program counter and mailbox at once (the search's ``pc_key``)."""
+    return (
+        tuple([(pc, mb) for pc, _, mb in s.producer.values()]),
+        tuple([(pc, mb) for pc, mb, _ in s.worker.values()]),
+        tuple([(pc, mb) for pc, _, mb in s.supervisor.values()]),
+    )
+
+
+__all__ = ["DEFERRED", "ENABLED_AT", "UNIT_FIELD", "local_pc", "mailbox_of", "pc_key"]

@@ -1,0 +1,124 @@
+"""The Akka mailbox's deferred internal steps, per mailbox (``trace_search.DEFERRED``, ``unit``).
+
+The declaration is checked on every reachable state of small configurations (``movers``, with
+the unit: a blocked pair binds only steps about the same mailbox), wrong declarations and wrong
+units are caught, and the deferred search gives the eager one's verdict word for word on
+scheduled runs of the bench workload, their prefixes and mutants (each judged as a prefix and as
+a complete trace).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from typing import Any
+
+import pytest
+
+from model_checks.conformance.lines import validate_with
+from model_checks.conformance.movers import MOVES_UNIT, violations
+from model_checks.conformance.verdict import Verdict
+from model_checks.designs.akka_mailbox.bench import akka_scheduled
+from model_checks.designs.akka_mailbox.configs import CONFIGS
+from model_checks.designs.akka_mailbox.trace import FORMAT, AkkaChecker
+from model_checks.designs.akka_mailbox.trace_search import DEFERRED, UNIT_FIELD, local_pc, mailbox_of
+from spec import akka_mailbox as am
+
+EAGER = dataclasses.replace(FORMAT, make=lambda config: AkkaChecker(config, deferred={}))
+
+
+def _violations(
+    config: str, blocked: dict[str, frozenset[str]], unit: Any = mailbox_of
+) -> set[tuple[str, str]]:
+    found, examined = violations(
+        am.SPEC, CONFIGS[config], blocked, local=local_pc, unit=unit, unit_field=UNIT_FIELD, limit=1_000_000
+    )
+    assert examined < 1_000_000  # every reachable state, not a bounded sample
+    return found
+
+
+@pytest.mark.timeout(600)
+@pytest.mark.parametrize("config", ["small", "compare"])
+def test_the_declaration_holds_per_mailbox_on_every_reachable_state(config: str) -> None:
+    assert not _violations(config, DEFERRED)
+
+
+def test_every_internal_action_is_deferred() -> None:
+    # The search refuses a process with deferred and eager internal steps; the table covers all.
+    assert set(DEFERRED) == {a.name for a in am.SPEC.actions if a.event is None}
+
+
+@pytest.mark.timeout(300)
+def test_a_wrong_declaration_is_caught() -> None:
+    # An empty queue read cannot move past an append to that mailbox: the read would see it.
+    found = _violations("small", {**DEFERRED, "RegisterSeesEmpty": frozenset()})
+    assert ("RegisterSeesEmpty", "Enqueue") in found
+
+
+@pytest.mark.timeout(300)
+def test_a_unit_that_names_no_mailbox_is_caught() -> None:
+    # Every step "about a unit of its own": no blocked pair binds, and the reads that do not
+    # move past a close of their mailbox show it.
+    found = _violations("small", DEFERRED, unit=lambda s, process: process)
+    assert ("RegisterSeesOpen", "Close") in found
+
+
+@pytest.mark.timeout(300)
+def test_a_unit_that_other_processes_change_is_caught() -> None:
+    # A unit that counts the executor queue: another process's execute changes it, so the units
+    # the search holds would not say what a deferred step is about when it is taken.
+    found = _violations("small", DEFERRED, unit=lambda s, process: (am.Local(s, process)[1], len(s.executor)))
+    assert any(other.endswith(MOVES_UNIT) for _, other in found)
+
+
+def _same(lines: list[str], complete: bool) -> Verdict:
+    lazy = validate_with(FORMAT, lines, engine="spec", complete=complete)
+    eager = validate_with(EAGER, lines, engine="spec", complete=complete)
+    assert dataclasses.asdict(lazy) == dataclasses.asdict(eager), lines
+    return lazy
+
+
+def _lines(config: dict[str, Any], events: list[dict[str, Any]]) -> list[str]:
+    header = {"trace": "lanecheck", "version": 1, "design": "akka-mailbox", "config": config}
+    body = [json.dumps({**e, "seq": n}) for n, e in enumerate(events, start=1)]
+    return [json.dumps(header), *body]
+
+
+def _mutants(events: list[dict[str, Any]]) -> list[list[dict[str, Any]]]:
+    """Each event dropped, each pair of neighbours from different threads swapped, each mailbox
+    named one higher."""
+    out = [events[:i] + events[i + 1 :] for i in range(len(events))]
+    for i in range(len(events) - 1):
+        if events[i]["thread"] != events[i + 1]["thread"]:
+            out.append([*events[:i], events[i + 1], events[i], *events[i + 2 :]])
+    for i, e in enumerate(events):
+        out.append([*events[:i], {**e, "mailbox": e["mailbox"] + 1}, *events[i + 1 :]])
+    return out
+
+
+@pytest.mark.timeout(900)
+@pytest.mark.parametrize("seed", [0, 3])
+def test_deferred_and_eager_agree_on_scheduled_runs_and_their_mutants(seed: int) -> None:
+    config, events = akka_scheduled(6, seed)
+    assert _same(_lines(config, events), complete=True).code == 0
+    codes = set()
+    for n, mutant in enumerate(_mutants(events)):
+        codes.add(_same(_lines(config, mutant), complete=n % 2 == 0).code)
+    assert {0, 1} <= codes  # the corpus holds rejected traces, not only accepted ones
+
+
+@pytest.mark.timeout(600)
+def test_deferred_steps_keep_the_live_set_small() -> None:
+    """What the deferral is for: the unlogged tails of independent threads no longer multiply
+    the states held."""
+    config, events = akka_scheduled(60, 0)
+    held = []
+    for deferred in (DEFERRED, {}):
+        checker = AkkaChecker(config, deferred=deferred)
+        total = 0
+        for n, e in enumerate(events, start=1):
+            checker.step({**e, "seq": n})
+            total += len(checker.search.live)
+        checker.finish(complete=True)
+        held.append(total)
+    assert held[0] * 4 <= held[1], held

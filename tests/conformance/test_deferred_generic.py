@@ -1,0 +1,227 @@
+"""The streaming search's deferred steps on toy specs: what the pruning drops (states below
+another held one, through any chain of deferred steps, never a cycle's), and which processes'
+deferred steps an event needs when steps are declared per unit or with the pcs they lead to."""
+
+from __future__ import annotations
+
+from collections.abc import Hashable
+from typing import Any
+
+from model_checks.conformance.search import TraceSearch
+from spec.language import Action, Spec, emit
+
+Q = ("q",)
+
+
+def _spec(*actions: Action) -> Spec:
+    return Spec(name="toy", init_fn=lambda c: [0], actions=actions)
+
+
+def _search(spec: Spec, deferred: dict[str, frozenset[str]], **options: Any) -> TraceSearch:
+    return TraceSearch(spec, None, [0], check_invariants=False, deferred=deferred, **options)
+
+
+def test_a_chain_of_deferred_steps_keeps_only_its_top() -> None:
+    # 0 -> 1 -> 2 -> 3: the closure of {0} holds them all, so 1, 2 and 3 go (3 only through 1 and 2).
+    step = Action("Inc", lambda c, s, q: s + 1 if s < 3 else None, (lambda c: Q,), None)
+    search = _search(_spec(step), {"Inc": frozenset()})
+    assert search._prune({0, 1, 2, 3}) == {0}
+    # Chains are followed through the states held only (the deferred steps are not explored
+    # further): 3 is reached from 1 through 2, which is not held, so both stay.
+    assert search._prune({1, 3}) == {1, 3}
+    assert search._prune({3}) == {3}
+
+
+def test_a_cycle_of_deferred_steps_keeps_its_states() -> None:
+    # 0 <-> 1, and 1 -> 2: neither 0 nor 1 is strictly above the other, so both stay (dropping
+    # both would lose them); 2 is below them and goes.
+    def flip(c: Any, s: int, q: str) -> int | None:
+        return {0: 1, 1: 0}.get(s)
+
+    def leave(c: Any, s: int, q: str) -> int | None:
+        return 2 if s == 1 else None
+
+    spec = _spec(Action("Flip", flip, (lambda c: Q,), None), Action("Leave", leave, (lambda c: Q,), None))
+    search = _search(spec, {"Flip": frozenset(), "Leave": frozenset()})
+    assert search._prune({0, 1}) == {0, 1}
+    assert search._prune({0, 1, 2}) == {0, 1}
+    assert search._prune({1, 2}) == {1}
+
+
+# Two readers, each about its own box (its unit), and a writer whose event names a box.
+READERS = ("r0", "r1")
+
+
+def _units_spec() -> Spec:
+    def read(c: Any, s: Any, r: str) -> Any:
+        return None  # never enabled: only the choice of processes is under test
+
+    def write(c: Any, s: Any, w: str) -> Any:
+        return emit(s, box=0)
+
+    return _spec(
+        Action("Read", read, (lambda c: READERS,), None),
+        Action("Write", write, (lambda c: ("w",),), "write"),
+    )
+
+
+def _reading(s: Any, p: str) -> str:
+    return "reading"  # every process's pc: the units are what the search reads (with ``local``)
+
+
+def test_per_unit_dependencies_take_only_the_event_units_processes() -> None:
+    box = {"r0": 0, "r1": 1}
+    per_unit = _search(
+        _units_spec(),
+        {"Read": frozenset({"Write"})},
+        local=_reading,
+        unit=lambda s, p: box.get(p),
+        unit_field="box",
+    )
+    assert per_unit._taking("write", ("w",), 0) == {"r0"}
+    assert per_unit._taking("write", ("w",), 1) == {"r1"}
+    # An event that names no unit may be about any: both.
+    assert per_unit._taking("write", ("w",), None) == {"r0", "r1"}
+    by_name = _search(_units_spec(), {"Read": frozenset({"Write"})})
+    assert by_name._taking("write", ("w",), 0) == {"r0", "r1"}
+
+
+def test_a_process_about_no_unit_is_taken_for_every_unit() -> None:
+    box: dict[str, int | None] = {"r0": 0, "r1": None}
+    search = _search(
+        _units_spec(),
+        {"Read": frozenset({"Write"})},
+        local=_reading,
+        unit=lambda s, p: box[p],
+        unit_field="box",
+    )
+    assert search._taking("write", ("w",), 0) == {"r0", "r1"}
+
+
+def _giving_up_spec(at: frozenset[str] | None) -> Spec:
+    """A worker at "took" either gives up (internal, to "idle") or begins (logged, from ``at``);
+    a stopper's call (internal) enables the giving up, so it does not move past it."""
+
+    def give_up(c: Any, s: Any, w: str) -> Any:
+        return None
+
+    def begin(c: Any, s: Any, w: str) -> Any:
+        return emit(s)
+
+    def call(c: Any, s: Any, t: str) -> Any:
+        return None
+
+    return _spec(
+        Action("GiveUp", give_up, (lambda c: ("w",),), None),
+        Action("Begin", begin, (lambda c: ("w",),), "begin", at=at),
+        Action("Call", call, (lambda c: ("t",),), None),
+    )
+
+
+def _giving_up_search(at: frozenset[str] | None, moves_to: dict[str, frozenset[str]] | None) -> TraceSearch:
+    pcs = {"w": "took", "t": "idle"}
+    return _search(
+        _giving_up_spec(at),
+        {"GiveUp": frozenset(), "Call": frozenset({"GiveUp"})},
+        local=lambda s, p: pcs[p],
+        enabled_at={"GiveUp": frozenset({"took"}), "Call": frozenset({"idle"})},
+        moves_to=moves_to,
+    )
+
+
+def test_a_step_that_cannot_lead_to_the_event_pulls_in_nothing() -> None:
+    # Giving up leaves the worker idle, and its event fires from "took": the stopper's call,
+    # which only giving up depends on, is not needed before the worker's event.
+    lean = _giving_up_search(
+        frozenset({"took"}), {"GiveUp": frozenset({"idle"}), "Call": frozenset({"active"})}
+    )
+    assert lean._taking("begin", ("w",)) == {"w"}
+
+
+def test_without_the_tables_or_with_a_path_the_step_still_counts() -> None:
+    full = {"w", "t"}
+    assert _giving_up_search(frozenset({"took"}), None)._taking("begin", ("w",)) == full
+    # The event may fire from any pc: giving up may come before it.
+    assert _giving_up_search(None, {"GiveUp": frozenset({"idle"})})._taking("begin", ("w",)) == full
+    # Giving up leads back to where the event fires.
+    back = {"GiveUp": frozenset({"took"}), "Call": frozenset({"active"})}
+    assert _giving_up_search(frozenset({"took"}), back)._taking("begin", ("w",)) == full
+    # A deferred step without a declared target may lead anywhere.
+    assert (
+        _giving_up_search(frozenset({"took"}), {"Call": frozenset({"active"})})._taking("begin", ("w",))
+        == full
+    )
+
+
+def _refused_spec() -> Spec:
+    """A producer's post is refused (logged with result "refused") only after a stopper's call
+    (internal), which therefore does not move past the refusal; an accepted post does not care."""
+
+    def refused(c: Any, s: Any, p: str) -> Any:
+        return emit(s, result="refused")
+
+    def accepted(c: Any, s: Any, p: str) -> Any:
+        return emit(s, result="ok")
+
+    def call(c: Any, s: Any, t: str) -> Any:
+        return None
+
+    return _spec(
+        Action("Refused", refused, (lambda c: ("p",),), "post"),
+        Action("Accepted", accepted, (lambda c: ("p",),), "post"),
+        Action("Call", call, (lambda c: ("t",),), None),
+    )
+
+
+def test_an_action_whose_fixed_field_the_event_contradicts_pulls_in_nothing() -> None:
+    blocked = {"Call": frozenset({"Refused"})}
+    lean = _search(_refused_spec(), blocked, emits={"Refused": {"result": "refused"}})
+    assert lean._may_log("Refused", {"event": "post", "result": "refused"})
+    assert not lean._may_log("Refused", {"event": "post", "result": "ok"})
+    assert lean._taking("post", ("p",), None, frozenset({"Refused"})) == frozenset()
+    # The refusal itself, or no table: the stopper's call may have to come first.
+    assert lean._taking("post", ("p",), None, frozenset()) == {"t"}
+    assert _search(_refused_spec(), blocked)._taking("post", ("p",)) == {"t"}
+
+
+def test_moves_to_does_not_narrow_an_event_bound_to_several_processes() -> None:
+    # One thread in two roles: the event binds a and b, and only a can take it (after b's
+    # deferred Db, which reads t's deferred Dt). Narrowing b's steps to those leading to b's own
+    # logging pc would drop Db, so Dt would not be taken and the valid Dt;Db;Ea(v=2) rejected.
+    def d_t(c: Any, s: tuple[int, int, int], p: str) -> tuple[int, int, int] | None:
+        return (1, s[1], s[2]) if s[0] == 0 else None
+
+    def d_b(c: Any, s: tuple[int, int, int], p: str) -> tuple[int, int, int] | None:
+        return (s[0], 1 + s[0], s[2]) if s[1] == 0 else None
+
+    def e_a(c: Any, s: tuple[int, int, int], p: str) -> object:
+        return emit((s[0], s[1], 1), v=s[1]) if s[1] != 0 and s[2] == 0 else None
+
+    spec = Spec(
+        name="toy",
+        init_fn=lambda c: [(0, 0, 0)],
+        actions=(
+            Action("Dt", d_t, (lambda c: ("t",),), None),
+            Action("Db", d_b, (lambda c: ("b",),), None),
+            Action("Ea", e_a, (lambda c: ("a",),), "e", at=frozenset({"a0"})),
+            Action("Eb", lambda c, s, p: None, (lambda c: ("b",),), "e", at=frozenset({"bZ"})),
+        ),
+    )
+
+    def local(s: Any, p: Hashable) -> str:
+        pcs: dict[Hashable, str] = {"a": f"a{s[2]}", "b": "b0" if s[1] == 0 else "b1", "t": f"t{s[0]}"}
+        return pcs[p]
+
+    search = TraceSearch(
+        spec,
+        None,
+        [(0, 0, 0)],
+        check_invariants=False,
+        local=local,
+        enabled_at={"Dt": frozenset({"t0"}), "Db": frozenset({"b0"})},
+        deferred={"Dt": frozenset({"Db"}), "Db": frozenset({"Ea", "Dt"})},
+        moves_to={"Dt": frozenset({"t1"}), "Db": frozenset({"b1"})},
+    )
+    assert search._taking("e", ("a", "b")) >= {"b", "t"}
+    search.step({"event": "e", "v": 2}, ("a", "b"))
+    assert search.states
