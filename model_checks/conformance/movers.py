@@ -24,8 +24,9 @@ leaves its process's unit as it was while a deferred step of it may follow, and 
 another process changes it (``MOVES_UNIT``).
 
 With ``moves_to`` (the search's option: the pcs each deferred action leaves its process at) the
-search also trusts the spec's ``at=`` of its logged actions (the pcs they fire from): both are
-checked on every step taken from a reachable state (``LEAVES_PC``, ``OUTSIDE_AT``).
+search also trusts the spec's ``at=`` of its logged actions (the pcs they fire from) and that no
+step of another process moves a deferring process's pc: all three are checked on every step taken
+from a reachable state (``LEAVES_PC``, ``OUTSIDE_AT``, ``MOVES_PC``).
 """
 
 from __future__ import annotations
@@ -190,6 +191,13 @@ def violations(
                 for q, names in deferring.items():
                     if q != inst.process and unit(nxt[0], q) != unit(s, q):
                         found.add((names[0], inst.action.name + MOVES_UNIT))
+            if moves_to is not None and local is not None and nxt is not None:
+                # ``moves_to`` narrows a process's deferred steps to those leading to the pc of its
+                # event: only its own steps may move that pc, from any reachable state, not only
+                # where a deferred step of it is enabled (the swap's check above).
+                for q, names in deferring.items():
+                    if q != inst.process and local(nxt[0], q) != local(s, q):
+                        found.add((names[0], inst.action.name + MOVES_PC))
             if nxt is not None and nxt[0] not in seen:
                 seen.add(nxt[0])
                 todo.append(nxt[0])

@@ -1,12 +1,14 @@
 """The streaming search's deferred steps on toy specs: what the pruning drops (states below
 another held one, through any chain of deferred steps, never a cycle's), and which processes'
-deferred steps an event needs when steps are declared per unit or with the pcs they lead to."""
+deferred steps an event needs when steps are declared per unit or with the pcs they lead to; and
+that ``movers.violations`` catches a table the search would wrongly trust."""
 
 from __future__ import annotations
 
 from collections.abc import Hashable
 from typing import Any
 
+from model_checks.conformance.movers import MOVES_PC, MOVES_UNIT, violations
 from model_checks.conformance.search import TraceSearch
 from spec.language import Action, Spec, emit
 
@@ -225,3 +227,53 @@ def test_moves_to_does_not_narrow_an_event_bound_to_several_processes() -> None:
     assert search._taking("e", ("a", "b")) >= {"b", "t"}
     search.step({"event": "e", "v": 2}, ("a", "b"))
     assert search.states
+
+
+def test_movers_catches_another_process_moving_a_deferring_process_pc() -> None:
+    # State (a's pc, b's pc). a's deferred Da moves a from 0 to 1; b's Kb, logged, also sets a's pc
+    # to 2 where no deferred step of a is enabled: the swap check never sees it, the moves_to check must.
+    def da(c: Any, s: tuple[int, int], p: str) -> tuple[int, int] | None:
+        return (1, s[1]) if s[0] == 0 else None
+
+    def kb(c: Any, s: tuple[int, int], p: str) -> object:
+        return emit((2, 1), v=0) if s[1] == 0 and s[0] == 1 else None
+
+    spec = Spec(
+        name="toy",
+        init_fn=lambda c: [(0, 0)],
+        actions=(
+            Action("Da", da, (lambda c: ("a",),), None),
+            Action("Kb", kb, (lambda c: ("b",),), "k", at=frozenset({"b0"})),
+        ),
+    )
+
+    def local(s: Any, p: Hashable) -> str:
+        return f"a{s[0]}" if p == "a" else f"b{s[1]}"
+
+    tables: dict[str, Any] = {"local": local, "moves_to": {"Da": frozenset({"a1"})}}
+    found, _ = violations(spec, None, {"Da": frozenset({"Kb"})}, **tables)
+    assert ("Da", "Kb" + MOVES_PC) in found
+    # Without moves_to the search does not rely on it, and nothing else is broken here.
+    found, _ = violations(spec, None, {"Da": frozenset({"Kb"})}, local=local)
+    assert not found
+
+
+def test_movers_catches_a_deferred_chain_changing_its_own_unit() -> None:
+    # State (a's pc, a's unit). Da moves a on and changes its unit; Db, deferred too, may follow:
+    # the chain's steps would be about two units, which the per-unit search cannot follow.
+    def da(c: Any, s: tuple[int, int], p: str) -> tuple[int, int] | None:
+        return (1, 1) if s[0] == 0 else None
+
+    def db(c: Any, s: tuple[int, int], p: str) -> tuple[int, int] | None:
+        return (2, s[1]) if s[0] == 1 else None
+
+    spec = Spec(
+        name="toy",
+        init_fn=lambda c: [(0, 0)],
+        actions=(Action("Da", da, (lambda c: ("a",),), None), Action("Db", db, (lambda c: ("a",),), None)),
+    )
+    blocked = {"Da": frozenset[str](), "Db": frozenset[str]()}
+    found, _ = violations(spec, None, blocked, unit=lambda s, p: s[1])
+    assert ("Da", "Db" + MOVES_UNIT) in found
+    found, _ = violations(spec, None, blocked, unit=lambda s, p: 0)  # one unit throughout
+    assert not found
