@@ -71,6 +71,15 @@ QUIET = frozenset((ASKED, NOT_BUILT))
 warning. Every other reason is a build gone stale, partial or unreachable."""
 
 
+def _reachable(group: str, root: str) -> bool:
+    """Can the loaders import their group's library? A top-level one (``<hash>__mypyc``) is found
+    the way an install maps it; one in a package (a group of one module) beside its module, looked
+    for as a file: ``find_spec`` would import the package, and deciding must import nothing."""
+    if "." in group:
+        return group_built(group, root) > 0
+    return importlib.util.find_spec(group) is not None
+
+
 def decide(modules: Sequence[str], what: str, root: str = ROOT, hidden: bool = False) -> tuple[str, str]:
     """("compiled" | "pure", why) for the group ``modules`` (``what`` names it in the reason)."""
     if os.environ.get("LANECHECK_PURE") == "1":
@@ -83,7 +92,7 @@ def decide(modules: Sequence[str], what: str, root: str = ROOT, hidden: bool = F
             continue
         compiled += 1
         group = group_of(found[0])
-        if group is not None and importlib.util.find_spec(group) is None:
+        if group is not None and not _reachable(group, root):
             return "pure", f"{group} is not importable (the install predates it)"
         built_at = max(os.path.getmtime(found[0]), 0.0 if group is None else group_built(group, root))
         if os.path.exists(source) and os.path.getmtime(source) > built_at:
