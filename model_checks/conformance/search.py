@@ -137,8 +137,8 @@ class TraceSearch:
         self.unit_field = unit_field
         # ``moves_to[action]``: the pcs a deferred action may leave its process at. With the
         # labelled actions' ``at`` (the pcs they fire from), an event's own process's deferred
-        # step that cannot lead to the event's pc is not one that comes before it (a worker that
-        # gives up its drain does not then log drain_begin), so it pulls in no other process's
+        # step that cannot lead to the event's pc is not one that comes before it (a step that
+        # leaves its process where it never logs this event), so it pulls in no other process's
         # steps. ``movers.violations`` checks both tables on the spec's reachable states.
         self.moves_to = dict(moves_to or {})
         # ``emits[action]``: fields a logged action always emits with these values. An event

@@ -19,8 +19,9 @@ has announced and not yet finished.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import Any, Generic, TypeVar
 
 from model_checks.conformance.header_config import HeaderConfig
 from model_checks.conformance.search import Miss, NoMatch, TraceSearch
@@ -136,6 +137,38 @@ def _remember(memo: dict[K, V], key: K, value: V) -> None:
     memo[key] = value
 
 
+class _PartMemo(Generic[K, V]):
+    """``compute(part)`` by part, bounded, with the last part checked by identity first (most
+    states keep their parent's function)."""
+
+    def __init__(self, compute: Callable[[K], V]) -> None:
+        self.compute = compute
+        self.memo: dict[K, V] = {}
+        self.last: tuple[object, V | None] = (None, None)
+
+    def __call__(self, part: K) -> V:
+        last = self.last
+        if part is last[0]:
+            return last[1]  # type: ignore[return-value]
+        found = self.memo.get(part)
+        if found is None:
+            found = self.compute(part)
+            _remember(self.memo, part, found)
+        self.last = (part, found)
+        return found
+
+    def __len__(self) -> int:
+        return len(self.memo)
+
+    def forget(self) -> None:
+        self.memo.clear()
+        self.last = (None, None)
+
+
+def _worker_part(worker: Function[str, tuple[str, int | None, int, bool]]) -> tuple[str, ...]:
+    return tuple([v[0] for v in worker.values()])
+
+
 class GateChecker:
     """The streaming judge of one schedule-gate trace (a ``streamed.Checker``)."""
 
@@ -146,10 +179,8 @@ class GateChecker:
         # ``pcs_key``'s parts by producer function and by worker function, and the last of each
         # (checked by identity first: most states keep their parent's). The producers' part reads
         # which posts are announced: ``_forget_pcs`` whenever the posts change.
-        self._producer_pcs: dict[Function[str, tuple[str, int, bool]], tuple[str, ...]] = {}
-        self._worker_pcs: dict[Function[str, tuple[str, int | None, int, bool]], tuple[str, ...]] = {}
-        self._last_pcs: tuple[object, tuple[str, ...]] = (None, ())
-        self._last_wpcs: tuple[object, tuple[str, ...]] = (None, ())
+        self._producer_pcs = _PartMemo(self._producer_part)
+        self._worker_pcs = _PartMemo(_worker_part)
         self._last_idle: tuple[object, frozenset[int]] = (None, frozenset())
         # A behaviour is Init and Next steps: invariants are what the explorer proves of them, not
         # constraints on them (unlike work-lane's ready queue), so the search does not check them.
@@ -182,42 +213,18 @@ class GateChecker:
         """The producers' ``local`` and the workers' (the search's ``pc_key``): one call per state
         for the closure's key instead of one per process. A state shares its producer function, or
         its worker function, with the state it comes from: each part is one lookup then."""
-        producer, worker = s.producer, s.worker
-        last = self._last_pcs
-        if producer is last[0]:
-            pcs = last[1]
-        else:
-            known = self._producer_pcs.get(producer)
-            if known is not None:
-                pcs = known
-            else:
-                posts = self.c.posts
-                idle, unannounced = sg.P_IDLE, P_IDLE_UNANNOUNCED
-                pcs = tuple(
-                    [
-                        unannounced if pc == idle and k not in posts[p] else pc
-                        for p, (pc, k, _) in producer.items()
-                    ]
-                )
-                _remember(self._producer_pcs, producer, pcs)
-            self._last_pcs = (producer, pcs)
-        last_w = self._last_wpcs
-        if worker is last_w[0]:
-            wpcs = last_w[1]
-        else:
-            known = self._worker_pcs.get(worker)
-            if known is not None:
-                wpcs = known
-            else:
-                wpcs = tuple([v[0] for v in worker.values()])
-                _remember(self._worker_pcs, worker, wpcs)
-            self._last_wpcs = (worker, wpcs)
-        return pcs, wpcs
+        return self._producer_pcs(s.producer), self._worker_pcs(s.worker)
+
+    def _producer_part(self, producer: Function[str, tuple[str, int, bool]]) -> tuple[str, ...]:
+        posts = self.c.posts
+        idle, unannounced = sg.P_IDLE, P_IDLE_UNANNOUNCED
+        return tuple(
+            [unannounced if pc == idle and k not in posts[p] else pc for p, (pc, k, _) in producer.items()]
+        )
 
     def _forget_pcs(self) -> None:
         """The posts changed: the producers' pcs computed so far may be stale."""
-        self._producer_pcs.clear()
-        self._last_pcs = (None, ())
+        self._producer_pcs.forget()
 
     def _idle_actors(self, gate: Function[int, sg.Gate]) -> frozenset[int]:
         last = self._last_idle

@@ -105,7 +105,7 @@ class Watched:
     """An invariant that reads only what a list records (``rt.invariant(check, watch=records)``):
     after a step that left the list's length as ``check`` last left it, it would only say True
     again, so the scheduler does not call it (a length test, natively, instead of a Python call
-    at every step: the standard scenario's drain watch was 30% of the bytecode it ran).
+    at every step, which for a trace-reading check is most of what it costs).
     ``check`` may empty the list (a reader that drops what it read); the length it leaves is the
     one compared. Called directly (a report, the fingerprint's walk), it always runs ``check``."""
 
