@@ -35,6 +35,9 @@ SEARCH_FILES = [
     "model_checks/conformance/reader.py",
     "model_checks/conformance/search.py",
     "model_checks/conformance/streamed.py",
+    "model_checks/conformance/action_tables.py",
+    "model_checks/conformance/deferral.py",
+    "model_checks/conformance/near_miss.py",
 ]
 
 # The spec's function values (the states' components: every step builds some), a group of its own.

@@ -20,6 +20,7 @@ from typing import Any
 
 from model_checks.bench.workload import offered
 from model_checks.conformance import validate_file
+from reference.tracing import RecordingTracer
 
 
 @dataclass(frozen=True)
@@ -38,6 +39,14 @@ class TraceBench:
 def trace_benches() -> dict[str, TraceBench]:
     """Every design's trace bench, by design name (registry order)."""
     return offered("TRACE_BENCH")
+
+
+def recorded(tracer: RecordingTracer, what: str) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """What ``tracer`` recorded of one run: ``(config, events)``; ``RuntimeError`` if ``what`` (the
+    traced object) began no trace."""
+    if tracer.config is None:
+        raise RuntimeError(f"the {what} began no trace")
+    return tracer.config, tracer.events()
 
 
 def dump(path: Path, header: Mapping[str, object], events: Iterable[Mapping[str, object]]) -> int:

@@ -18,6 +18,9 @@ SEARCH = (
     "model_checks.conformance.reader",
     "model_checks.conformance.search",
     "model_checks.conformance.streamed",
+    "model_checks.conformance.action_tables",
+    "model_checks.conformance.deferral",
+    "model_checks.conformance.near_miss",
 )
 
 
@@ -34,7 +37,7 @@ _GROUP = CompiledGroup(SEARCH, "trace search", StaleSearchWarning)
 
 
 def search_kind() -> str:
-    """ "compiled" or "pure": which trace search (reader, search, streamed) this process runs."""
+    """ "compiled" or "pure": the trace search this process runs (reader, search, streamed, ...)."""
     return _GROUP.kind
 
 

@@ -26,9 +26,13 @@ step is a loop of plain calls.
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Iterable, Mapping
-from dataclasses import dataclass
 from typing import Any, TypeVar
 
+from model_checks.conformance.action_tables import Gated, Instance, Labelled, action_tables
+from model_checks.conformance.deferral import dominated, may_log, needed, needed_at_most
+from model_checks.conformance.near_miss import Miss as Miss
+from model_checks.conformance.near_miss import NoMatch as NoMatch
+from model_checks.conformance.near_miss import near_misses
 from spec.language import Emitted, Spec
 
 try:
@@ -40,31 +44,9 @@ except ImportError:  # an install without mypy's extensions runs this module as 
 
 
 State = Any
-Instance = tuple[Callable[..., Any], tuple[Hashable, ...]]
-Labelled = tuple[str, Callable[..., Any], tuple[Hashable, ...]]  # (action name, fn, its arguments)
 # Called with the search after each event it took (``TraceSearch.observer``): its ``states`` and
 # ``c`` are then what some behaviour could be in, under the constants bound so far.
 Observer = Callable[["TraceSearch"], None]
-
-
-@dataclass(frozen=True)
-class Miss:
-    """A near miss: from ``state``, ``action`` of ``process`` logs this event with other field values."""
-
-    state: State
-    action: str
-    process: Hashable
-    fields: Mapping[str, Any]  # what the spec's step would log
-    differing: tuple[str, ...]  # the fields whose values differ from the event's
-
-
-class NoMatch(Exception):
-    """No behaviour of the spec takes this event from any of the current states."""
-
-    def __init__(self, states: list[State], misses: list[Miss]) -> None:
-        super().__init__("no behaviour of the spec takes this event")
-        self.states = states
-        self.misses = misses
 
 
 _MISSING = object()
@@ -153,9 +135,7 @@ class TraceSearch:
         # many entries, so memory stays bounded on any length of trace.
         self.cache_limit = cache_limit
         self._deferred_by_key: dict[tuple[Hashable, tuple[Hashable, ...]], list[Instance]] = {}
-        self._deferred_by_process: dict[
-            Hashable, list[tuple[Callable[..., Any], tuple[Hashable, ...], frozenset[Hashable] | None]]
-        ] = {}
+        self._deferred_by_process: dict[Hashable, list[Gated]] = {}
         self._hidden_names: dict[Hashable, frozenset[str]] = {}
         self._deferred_names: dict[Hashable, frozenset[str]] = {}
         self._relevant: dict[
@@ -169,10 +149,12 @@ class TraceSearch:
             ],
             frozenset[Hashable],
         ] = {}
-        self._internal: list[Instance] = []
-        self._by_process: dict[
-            Hashable, list[tuple[Callable[..., Any], tuple[Hashable, ...], frozenset[Hashable] | None]]
+        # ``needed_at_most`` by event: (kind, processes, ruled out) -> (at most, at least).
+        self._bounds: dict[
+            tuple[str, tuple[Hashable, ...], frozenset[str]], tuple[frozenset[Hashable], frozenset[Hashable]]
         ] = {}
+        self._internal: list[Instance] = []
+        self._by_process: dict[Hashable, list[Gated]] = {}
         self._by_pc: dict[tuple[Hashable, Hashable], list[Instance]] = {}
         self._processes: tuple[Hashable, ...] = ()
         self._by_key: dict[Hashable, list[Instance]] = {}
@@ -196,54 +178,18 @@ class TraceSearch:
     def _rebind(self) -> None:
         """Recompute every action instance: the processes (or constants) changed."""
         self._closed = None
-        internal: list[Instance] = []
-        labelled: dict[str, dict[Hashable, list[Labelled]]] = {}
-        for action in self.spec.actions:
-            for args in action.instances(self.c):
-                if action.event is None:
-                    if action.name not in self.deferred:
-                        internal.append((action.fn, args))
-                else:
-                    per = labelled.setdefault(action.event, {})
-                    per.setdefault(args[0], []).append((action.name, action.fn, args))
-        self._internal = internal
-        self._labelled = labelled
-        by_process: dict[
-            Hashable, list[tuple[Callable[..., Any], tuple[Hashable, ...], frozenset[Hashable] | None]]
-        ] = {}
-        deferred_by_process: dict[
-            Hashable, list[tuple[Callable[..., Any], tuple[Hashable, ...], frozenset[Hashable] | None]]
-        ] = {}
-        hidden_names: dict[Hashable, set[str]] = {}
-        deferred_names: dict[Hashable, set[str]] = {}
-        for action in self.spec.actions:
-            if action.event is None:
-                allowed = self.enabled_at.get(action.name)
-                later = action.name in self.deferred
-                for args in action.instances(self.c):
-                    into = deferred_by_process if later else by_process
-                    into.setdefault(args[0], []).append((action.fn, args, allowed))
-                    (deferred_names if later else hidden_names).setdefault(args[0], set()).add(action.name)
-                    by_process.setdefault(args[0], [])
-        self._by_process = by_process
-        self._deferred_by_process = deferred_by_process
-        self._hidden_names = {p: frozenset(n) for p, n in hidden_names.items()}
-        self._deferred_names = {p: frozenset(n) for p, n in deferred_names.items()}
-        # ``_taking`` reads a process's pcs to decide whether its deferred steps can come before an
-        # event, which holds only while nothing but deferred steps follow a deferred step of it
-        # (``movers`` checks that for the step right after, not after a blocked step of another
-        # process, which could enable an internal step taken at once): not supported until a design
-        # needs it.
-        mixed = sorted(repr(p) for p in deferred_names if hidden_names.get(p))
-        if mixed:
-            raise ValueError(
-                f"TraceSearch: process(es) {', '.join(mixed)} have both deferred internal actions and "
-                "internal actions that are not deferred; defer all of a process's internal actions or none"
-            )
+        t = action_tables(self.spec, self.c, self.deferred, self.enabled_at)
+        self._internal = t.internal
+        self._labelled = t.labelled
+        self._by_process = t.by_process
+        self._deferred_by_process = t.deferred_by_process
+        self._hidden_names = t.hidden_names
+        self._deferred_names = t.deferred_names
         self._deferred_by_key = {}
         self._relevant = {}
+        self._bounds = {}
         self._by_pc = {}
-        self._processes = tuple(by_process)
+        self._processes = tuple(t.by_process)
         self._by_key = {}
         self._key_of = self.pc_key if self.pc_key is not None else self._pcs if self.local else _no_key
 
@@ -347,11 +293,7 @@ class TraceSearch:
 
     def _may_log(self, name: str, ev: Mapping[str, Any]) -> bool:
         """Whether the logged action ``name`` could log ``ev`` by the fields it always emits."""
-        for k, v in self.emits.get(name, {}).items():
-            got = ev.get(k, _MISSING)
-            if got != v and not (got is _MISSING and k in self.optional):
-                return False
-        return True
+        return may_log(self.emits, self.optional, name, ev)
 
     def _taking(
         self,
@@ -360,11 +302,21 @@ class TraceSearch:
         at: Hashable = None,
         ruled_out: frozenset[str] = frozenset(),
     ) -> frozenset[Hashable]:
-        """The processes whose deferred steps this event needs: its own, and every one whose
-        deferred step might come before a step it does not move right past (that step of
-        another process may come before the event, or be the event's). ``at``: the event's unit
-        (None: any, or the search has no ``unit``); ``ruled_out``: the event's actions whose
-        ``emits`` it contradicts."""
+        """The processes whose deferred steps this event needs (``deferral.needed``), memoised by
+        what decides it: the event, the held states' pcs and their units."""
+        bounds = self._bounds.get((kind, procs, ruled_out))
+        if bounds is None:
+            bounds = needed_at_most(
+                procs,
+                ruled_out,
+                self._labelled.get(kind, {}),
+                deferred=self.deferred,
+                deferred_names=self._deferred_names,
+                hidden_names=self._hidden_names,
+            )
+            _bounded(self._bounds, self.cache_limit)[(kind, procs, ruled_out)] = bounds
+        if bounds[0] == bounds[1]:
+            return bounds[1]
         live = self.live
         keys = frozenset([self._key_of(s) for s in live])
         unit = self.unit
@@ -380,132 +332,53 @@ class TraceSearch:
         found = self._relevant.get(memo_key)
         if found is not None:
             return found
-        local = self.local
-        # A process's deferred steps can come before the event only where its pc in some state
-        # held lets one of them start (``movers``: only deferred steps follow a deferred step).
-        # Which of them then: any, once one can start (a chain may reach the others' pcs). What
-        # they are about: the process's unit in those states (a chain keeps it: ``movers``).
-        possible: dict[Hashable, set[str]] = {}
-        about: dict[Hashable, set[Hashable] | None] = {}
-        for q in deferred_names:
-            if local is None:
-                possible[q] = set(deferred_names[q])
-                about[q] = None
-                continue
-            starts: set[Hashable] | None = set()
-            for s in live:
-                pc = local(s, q)
-                if any(
-                    (allowed := self.enabled_at.get(name)) is None or pc in allowed
-                    for name in deferred_names[q]
-                ):
-                    u = unit(s, q) if unit is not None else None
-                    if u is None or starts is None:
-                        starts = None
-                        break
-                    starts.add(u)
-            can_start = starts is None or bool(starts)
-            possible[q] = set(deferred_names[q]) if can_start else set()
-            about[q] = starts
-        per = self._labelled.get(kind, {})
-        # Per process, the steps that may come before the event (or be it), each with the units
-        # they may be about (None: any).
-        follows: dict[Hashable, list[tuple[set[str], set[Hashable] | None]]] = {}
-        event_units: set[Hashable] | None = None if at is None or unit is None else {at}
-        for p in procs:
-            logs = {name for name, _, _ in per.get(p, ()) if name not in ruled_out}
-            follows.setdefault(p, []).append((logs, event_units))
-        for r, names in self._hidden_names.items():
-            follows.setdefault(r, []).append((set(names), None))
-        taking = {p for p in procs if p in deferred_names}
-        for p in taking:
-            before = possible[p]
-            # Only the one process that takes the event must end at its pc: with several bound
-            # (roles of one thread), any of them may take it, and each other one's deferred steps
-            # stay possible whatever pc they lead to.
-            if self.moves_to and local is not None and len(procs) == 1:
-                before = self._leading_to(
-                    p,
-                    before,
-                    [self._event_at.get(name) for name, _, _ in per.get(p, ()) if name not in ruled_out],
-                )
-            follows.setdefault(p, []).append((before, about[p]))
-        changed = True
-        while changed:
-            changed = False
-            for q in deferred_names:
-                if q in taking or not possible[q]:
-                    continue
-                blocked = set().union(*(self.deferred[n] for n in possible[q]))
-                mine = about[q]
-                if any(
-                    r != q
-                    and not blocked.isdisjoint(names)
-                    and (mine is None or units_of is None or not mine.isdisjoint(units_of))
-                    for r, entries in follows.items()
-                    for names, units_of in entries
-                ):
-                    taking.add(q)
-                    follows.setdefault(q, []).append((possible[q], mine))
-                    changed = True
-        found = _bounded(self._relevant, self.cache_limit)[memo_key] = frozenset(taking)
+        found = needed(
+            live,
+            procs,
+            at,
+            ruled_out,
+            self._labelled.get(kind, {}),
+            local=self.local,
+            unit=unit,
+            deferred=self.deferred,
+            deferred_names=deferred_names,
+            hidden_names=self._hidden_names,
+            enabled_at=self.enabled_at,
+            moves_to=self.moves_to,
+            event_at=self._event_at,
+        )
+        _bounded(self._relevant, self.cache_limit)[memo_key] = found
         return found
-
-    def _leading_to(
-        self, p: Hashable, names: set[str], targets: list[frozenset[Hashable] | None]
-    ) -> set[str]:
-        """Those of ``names`` (deferred actions of ``p``) after which ``p``'s deferred steps may
-        bring its pc to one of ``targets`` (the pcs its event's actions fire from; None: any)."""
-        if any(t is None for t in targets):
-            return names
-        wanted: set[Hashable] = set().union(*[t for t in targets if t is not None])
-        mine = self._deferred_names.get(p, frozenset())
-        kept: set[str] = set()
-        for name in names:
-            first = self.moves_to.get(name)
-            if first is None:
-                kept.add(name)
-                continue
-            seen = set(first)
-            todo = list(first)
-            while todo:
-                pc = todo.pop()
-                if pc in wanted:
-                    kept.add(name)
-                    break
-                for then in mine:
-                    allowed = self.enabled_at.get(then)
-                    if allowed is not None and pc not in allowed:
-                        continue
-                    after = self.moves_to.get(then)
-                    if after is None:  # not declared: it may lead anywhere
-                        kept.add(name)
-                        todo = []
-                        break
-                    for nxt in after:
-                        if nxt not in seen:
-                            seen.add(nxt)
-                            todo.append(nxt)
-        return kept
 
     def _expand(self, states: set[State], taking: Iterable[Hashable]) -> set[State]:
         """``states`` (closed under the internal steps that are not deferred) closed under those
         and the deferred steps of ``taking``."""
         procs = tuple(taking)
         c = self.c
-        seen = set(states)
-        frontier: list[tuple[State, bool]] = [(s, True) for s in states]
         key_of = self._key_of
+        deferred_for = self._deferred_for
+        # The held states' deferred steps first: most events find none enabled (a process in the
+        # middle of its work), and then nothing is copied.
+        frontier: list[State] = []
+        for s in states:
+            for fn, args in deferred_for(s, key_of(s), procs):
+                nxt = fn(c, s, *args)
+                if nxt is not None and nxt not in states:
+                    frontier.append(nxt)
+        if not frontier:
+            return states
+        seen = set(states)
+        seen.update(frontier)
+        todo = list(seen.difference(states))
         by_key = self._by_key
         instances = self._instances_for
-        deferred_for = self._deferred_for
         every = self._internal if self.local is None else None
         eager = bool(self._internal)  # some internal steps are not deferred: close under them too
-        while frontier:
-            s, closed = frontier.pop()
+        while todo:
+            s = todo.pop()
             key = key_of(s)
             insts = deferred_for(s, key, procs)
-            if eager and not closed:
+            if eager:
                 if every is not None:
                     insts = insts + every
                 else:
@@ -515,7 +388,7 @@ class TraceSearch:
                 nxt = fn(c, s, *args)
                 if nxt is not None and nxt not in seen:
                     seen.add(nxt)
-                    frontier.append((nxt, False))
+                    todo.append(nxt)
         return seen
 
     def _prune(self, states: set[State], procs: tuple[Hashable, ...] | None = None) -> set[State]:
@@ -543,21 +416,7 @@ class TraceSearch:
             reaches.append(edges)
         if not any_edge:
             return states
-        # Reached through any chain of such steps among the states held: a state reached from
-        # one it cannot reach back is in that one's closure.
-        below: list[set[int]] = []
-        for edges in reaches:
-            seen = set(edges)
-            todo = list(edges)
-            while todo:
-                for t in reaches[todo.pop()]:
-                    if t not in seen:
-                        seen.add(t)
-                        todo.append(t)
-            below.append(seen)
-        # Only a state strictly above another drops it: the states of a cycle of deferred steps
-        # reach each other and are all kept (a strict order has a top, which vouches for the rest).
-        dropped = {t for i, found in enumerate(below) for t in found if i not in below[t]}
+        dropped = dominated(reaches)
         return {s for i, s in enumerate(held) if i not in dropped}
 
     @property
@@ -638,18 +497,6 @@ class TraceSearch:
 
     def misses(self, ev: Mapping[str, Any], processes: Iterable[Hashable]) -> list[Miss]:
         """The steps of the bound processes that log this event's name, with the fields they would log."""
-        per = self._labelled.get(ev["event"], {})
-        found: list[Miss] = []
-        for s in sorted(self.states, key=repr):
-            for p in processes:
-                for name, fn, args in per.get(p, ()):
-                    r = fn(self.c, s, *args)
-                    if type(r) is not Emitted:
-                        continue
-                    differing = tuple(
-                        k
-                        for k, v in r.fields.items()
-                        if ev.get(k, _MISSING) != v and not (k not in ev and k in self.optional)
-                    )
-                    found.append(Miss(s, name, p, dict(r.fields), differing))
-        return found
+        return near_misses(
+            self.c, self.states, self._labelled.get(ev["event"], {}), ev, processes, self.optional
+        )

@@ -1,8 +1,10 @@
 """Types of the race detector's C tracer (``_race_tracer.c``; ``race_frames.NATIVE``)."""
 
 import types
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from typing import Any
+
+from model_checks.harness.race_frames import py_join, py_stack_value, py_sync_op
 
 KINDS: tuple[str, ...]
 
@@ -19,16 +21,8 @@ class Tracer:
     def install(self) -> None: ...
     def __call__(self, frame: types.FrameType, event: str, arg: object, /) -> None: ...
 
-def stack_value(frame: types.FrameType, depth: int, /) -> object: ...
-def join(into: list[int], other: list[int], /) -> None: ...
-def sync_op(
-    vc: list[int],
-    tid: int,
-    objs: Iterable[int],
-    read: bool,
-    writes: dict[int, list[int]],
-    reads: dict[int, list[int]],
-    yielded: list[int] | None,
-    everything: list[int],
-    /,
-) -> None: ...
+# The hot helpers have the types of their Python twins (``race_frames.py_*``, the one source:
+# the C tracer must behave identically, positional-only arguments included).
+stack_value = py_stack_value
+join = py_join
+sync_op = py_sync_op

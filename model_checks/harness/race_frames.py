@@ -29,7 +29,7 @@ else:
     SUPPORTED = True
 
 
-def py_stack_value(frame: types.FrameType, depth: int) -> object:
+def py_stack_value(frame: types.FrameType, depth: int, /) -> object:
     """The value ``depth`` entries below the top of ``frame``'s value stack (1 = top); None for
     a NULL slot. The stack pointer (``stacktop``) is there to read: the interpreter stores it
     before it calls the tracer (``_PyFrame_SetStackPointer`` in ``DO_TRACING``); a frame outside
@@ -46,7 +46,7 @@ def py_stack_value(frame: types.FrameType, depth: int) -> object:
     return object_at(addr).value
 
 
-def py_join(into: list[int], other: list[int]) -> None:
+def py_join(into: list[int], other: list[int], /) -> None:
     """``into`` joined with the vector clock ``other`` in place (grown to its length)."""
     if len(into) < len(other):
         into.extend([0] * (len(other) - len(into)))
@@ -64,6 +64,7 @@ def py_sync_op(
     reads: dict[int, list[int]],
     yielded: list[int] | None,
     everything: list[int],
+    /,
 ) -> None:
     """``RaceDetector.sync`` of an operation on the objects ``objs`` by thread ``tid`` (clock
     ``vc``): acquire from their writes (a write also from their reads), publish to them, acquire

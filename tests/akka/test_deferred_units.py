@@ -15,14 +15,14 @@ from typing import Any
 
 import pytest
 
-from model_checks.conformance.lines import validate_with
-from model_checks.conformance.movers import MOVES_UNIT, violations
+from model_checks.conformance.movers import MOVES_UNIT
 from model_checks.conformance.verdict import Verdict
 from model_checks.designs.akka_mailbox.bench import akka_scheduled
 from model_checks.designs.akka_mailbox.configs import CONFIGS
 from model_checks.designs.akka_mailbox.trace import FORMAT, AkkaChecker
 from model_checks.designs.akka_mailbox.trace_search import DEFERRED, UNIT_FIELD, local_pc, mailbox_of
 from spec import akka_mailbox as am
+from tests.conformance.deferral_checks import mutants, reachable_violations, same_verdict
 
 EAGER = dataclasses.replace(FORMAT, make=lambda config: AkkaChecker(config, deferred={}))
 
@@ -30,11 +30,9 @@ EAGER = dataclasses.replace(FORMAT, make=lambda config: AkkaChecker(config, defe
 def _violations(
     config: str, blocked: dict[str, frozenset[str]], unit: Any = mailbox_of
 ) -> set[tuple[str, str]]:
-    found, examined = violations(
-        am.SPEC, CONFIGS[config], blocked, local=local_pc, unit=unit, unit_field=UNIT_FIELD, limit=1_000_000
+    return reachable_violations(
+        am.SPEC, CONFIGS[config], blocked, local=local_pc, unit=unit, unit_field=UNIT_FIELD
     )
-    assert examined < 1_000_000  # every reachable state, not a bounded sample
-    return found
 
 
 @pytest.mark.timeout(600)
@@ -72,10 +70,7 @@ def test_a_unit_that_other_processes_change_is_caught() -> None:
 
 
 def _same(lines: list[str], complete: bool) -> Verdict:
-    lazy = validate_with(FORMAT, lines, engine="spec", complete=complete)
-    eager = validate_with(EAGER, lines, engine="spec", complete=complete)
-    assert dataclasses.asdict(lazy) == dataclasses.asdict(eager), lines
-    return lazy
+    return same_verdict(FORMAT, EAGER, lines, complete)
 
 
 def _lines(config: dict[str, Any], events: list[dict[str, Any]]) -> list[str]:
@@ -84,25 +79,13 @@ def _lines(config: dict[str, Any], events: list[dict[str, Any]]) -> list[str]:
     return [json.dumps(header), *body]
 
 
-def _mutants(events: list[dict[str, Any]]) -> list[list[dict[str, Any]]]:
-    """Each event dropped, each pair of neighbours from different threads swapped, each mailbox
-    named one higher."""
-    out = [events[:i] + events[i + 1 :] for i in range(len(events))]
-    for i in range(len(events) - 1):
-        if events[i]["thread"] != events[i + 1]["thread"]:
-            out.append([*events[:i], events[i + 1], events[i], *events[i + 2 :]])
-    for i, e in enumerate(events):
-        out.append([*events[:i], {**e, "mailbox": e["mailbox"] + 1}, *events[i + 1 :]])
-    return out
-
-
 @pytest.mark.timeout(900)
 @pytest.mark.parametrize("seed", [0, 3])
 def test_deferred_and_eager_agree_on_scheduled_runs_and_their_mutants(seed: int) -> None:
     config, events = akka_scheduled(6, seed)
     assert _same(_lines(config, events), complete=True).code == 0
     codes = set()
-    for n, mutant in enumerate(_mutants(events)):
+    for n, mutant in enumerate(mutants(events, UNIT_FIELD)):
         codes.add(_same(_lines(config, mutant), complete=n % 2 == 0).code)
     assert {0, 1} <= codes  # the corpus holds rejected traces, not only accepted ones
 

@@ -392,7 +392,7 @@ def test_typer_is_the_one_doing_range_checks() -> None:
     assert runner.invoke(probe, ["--x", "nan"]).exit_code == 2
 
 
-# -- found by the rerun of the probe (tests/fuzz/probe_bad_input.py) --------------------------------
+# -- found by the rerun of the probe (tests/fuzz/probe_bad_input/) ---------------------------------
 
 
 @pytest.mark.parametrize("design", ["job-pool"])

@@ -43,7 +43,7 @@ from reference.event_pool import EventPool, StopMode
 from reference.tracing import RecordingTracer
 from spec import event_pool as ep
 from tests.event_pool import test_trace
-from tests.event_pool.test_trace import CASES, GOOD_ONE, trace, wake
+from tests.event_pool.trace_cases import CASES, GOOD_ONE, trace, wake
 
 
 def spec_verdict(lines: list[str], complete: bool = False) -> Verdict:

@@ -1,4 +1,4 @@
-"""The scripted probe of every entry point (``tests/fuzz/probe_bad_input.py``) as a marked job.
+"""The scripted probe of every entry point (``tests/fuzz/probe_bad_input/``) as a marked job.
 
 It takes minutes (each of ~750 cases in a child process with its own limits), so it runs outside
 the suite: ``pytest -m soak tests/fuzz/test_probe.py``. The short fuzz properties run in CI.

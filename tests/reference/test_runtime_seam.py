@@ -23,6 +23,7 @@ from reference.runtime import (
     SemaphoreLike,
     ThreadHandle,
 )
+from tests.helpers.discards import Discards
 
 from .refsched_helpers import Recorder, make
 
@@ -163,7 +164,7 @@ def test_a_double_submission_overflows_the_ready_queue_loudly() -> None:
     gate = threading.Event()
     entered = threading.Event()
     ran: list[Any] = []
-    discarded: list[tuple[int, Any]] = []
+    discarded = Discards()
 
     def invoke(context: Any, item: Any) -> None:
         ran.append(item)
@@ -171,12 +172,7 @@ def test_a_double_submission_overflows_the_ready_queue_loudly() -> None:
         gate.wait(5)
 
     scheduler = make(
-        invoke,
-        lanes=2,
-        workers=1,
-        ready_capacity=2,
-        lane_factory=DoubleSubmitLane,
-        on_discard=lambda lane, item: discarded.append((lane, item)),
+        invoke, lanes=2, workers=1, ready_capacity=2, lane_factory=DoubleSubmitLane, on_discard=discarded
     )
     busy, scheduled = scheduler.get_lane(0)[1], scheduler.get_lane(1)[1]
     scheduler.try_post(busy, 0)  # taken by the only worker, which blocks in invoke

@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 from reference import RecordingTracer, Result, StopMode
+from tests.helpers.discards import Discards
 from tests.helpers.waiting import wait_until
 
 from .refsched_helpers import Recorder, assert_valid, make
@@ -59,15 +60,9 @@ def test_stop_drain_runs_every_accepted_item() -> None:
 def test_stop_discard_drops_queued_items_and_lets_the_running_drain_finish() -> None:
     tracer = RecordingTracer()
     gate = Gate()
-    discarded: list[tuple[int, Any]] = []
+    discarded = Discards()
     scheduler = make(
-        gate,
-        lanes=2,
-        workers=1,
-        lane_capacity=16,
-        max_per_drain=2,
-        tracer=tracer,
-        on_discard=lambda lane, item: discarded.append((lane, item)),
+        gate, lanes=2, workers=1, lane_capacity=16, max_per_drain=2, tracer=tracer, on_discard=discarded
     )
     lane0, lane1 = scheduler.get_lane(0)[1], scheduler.get_lane(1)[1]
     for item in ("a0", "a1", "a2", "a3"):

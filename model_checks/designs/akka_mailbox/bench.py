@@ -18,7 +18,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from model_checks.bench.traces import TraceBench, dump
+from model_checks.bench.scheduled import run_scheduled
+from model_checks.bench.traces import TraceBench, dump, recorded
 from model_checks.bench.workload import Workload, drive, versus_direct
 from reference.akka_mailbox import ActorRef, Dispatcher, trace_header
 from reference.runtime import Runtime, ThreadHandle
@@ -69,9 +70,7 @@ def supervised_workload(
     for t in threads:
         t.join()
     d.shutdown()
-    if tracer.config is None:
-        raise RuntimeError("the dispatcher began no trace")
-    return tracer.config, tracer.events()
+    return recorded(tracer, "dispatcher")
 
 
 def _os_thread(target: Callable[[], None], name: str) -> ThreadHandle:
@@ -94,27 +93,12 @@ def akka_scheduled(sends: int, seed: int) -> tuple[Any, list[dict[str, Any]]]:
     """The workload on the real reference under the harness's scheduler, one PCT schedule
     chosen by ``seed`` (the harness decides every synchronisation: the same seed, the same
     interleaving and trace): ``(config, events)``."""
-    from model_checks.harness import Options, check
-
-    got: list[tuple[Any, list[dict[str, Any]]]] = []
-
-    def program(rt: Any) -> None:
-        got.append(supervised_workload(sends, rt.start_thread, rt))
-
-    options = Options(
-        strategy="pct",
+    return run_scheduled(
+        lambda rt: supervised_workload(sends, rt.start_thread, rt),
         seed=seed,
-        max_executions=1,
         max_steps=_STEPS_PER_SEND * (sends + 10),
-        minimize=False,
-        races=False,
+        what="akka workload",
     )
-    result = check(program, options)
-    if result.failure is not None:
-        raise RuntimeError(f"the scheduled akka workload failed (seed {seed}): {result.failure.kind}")
-    if len(got) != 1:
-        raise RuntimeError(f"the scheduled akka workload ran {len(got)} times, not once (seed {seed})")
-    return got[0]
 
 
 def write_trace(path: Path, sends: int, seed: int = 0) -> int:

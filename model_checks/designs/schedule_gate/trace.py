@@ -36,6 +36,15 @@ from model_checks.conformance.wording import (
     show_event,
     shown_states,
 )
+from model_checks.designs.schedule_gate.trace_search import (
+    DEFERRED,
+    ENABLED_AT,
+    P_IDLE_UNANNOUNCED,
+    UNIT_FIELD,
+    announced_pc,
+    drained_actor,
+    local_pc,
+)
 from spec import schedule_gate as sg
 from spec.language import Function
 
@@ -95,36 +104,6 @@ HINT = {
 }
 
 
-# The program counters at which each internal action of the spec can be enabled (its first
-# guard); the search calls an action only there. tests/gate checks this against the spec.
-ENABLED_AT: dict[str, frozenset[str]] = {
-    "SeeIdle": frozenset({sg.P_IDLE}),
-    "RefusalSeesRunnable": frozenset({sg.P_SAW_IDLE}),
-    "AdmitCasLost": frozenset({sg.P_PERMIT}),
-    "FoundEmpty": frozenset({sg.W_DRAIN}),
-    "BudgetSpent": frozenset({sg.W_DRAIN}),
-}
-
-
-# A producer idle before a post the trace has not shown yet: its ``SeeIdle`` (the one internal step
-# at ``P_IDLE``) reads that post and cannot be enabled, so the search need not try it there.
-P_IDLE_UNANNOUNCED = "idle, next post not shown yet"
-
-
-def local_pc(s: sg.Vars, process: Any) -> str:
-    local = s.producer[process] if process in s.producer.domain() else s.worker[process]
-    return str(local[0])
-
-
-def announced_pc(c: Any, s: sg.Vars, process: Any) -> str:
-    """``local_pc``, with ``P_IDLE_UNANNOUNCED`` for a producer idle before a post that ``c``
-    (``post_of``) does not hold yet: no internal step is enabled there (``ENABLED_AT``)."""
-    if process in s.producer.domain():
-        pc, k, _ = s.producer[process]
-        return P_IDLE_UNANNOUNCED if pc == sg.P_IDLE and c.post_of(process, k) is None else str(pc)
-    return str(s.worker[process][0])
-
-
 MEMO_LIMIT = 256  # entries of each of ``GateChecker``'s memos (then it starts over): memory stays flat
 
 K = TypeVar("K")
@@ -172,7 +151,9 @@ def _worker_part(worker: Function[str, tuple[str, int | None, int, bool]]) -> tu
 class GateChecker:
     """The streaming judge of one schedule-gate trace (a ``streamed.Checker``)."""
 
-    def __init__(self, config: dict[str, Any]) -> None:
+    def __init__(self, config: dict[str, Any], *, deferred: dict[str, frozenset[str]] | None = None) -> None:
+        """``deferred``: the internal actions the search defers (default ``DEFERRED``; ``{}``: every
+        one taken at once, the cross-check of tests/gate/test_deferred_drains.py)."""
         # Actors join as the trace names them (``_grow``): an actor never named stays Idle with an
         # empty mailbox in every behaviour, so the header's count (up to 65,536) costs nothing.
         self.c = HEADER.constants(GateTraceConstants, config)
@@ -192,6 +173,9 @@ class GateChecker:
             local=self.local,
             enabled_at=ENABLED_AT,
             pc_key=self.pcs_key,
+            deferred=DEFERRED if deferred is None else deferred,
+            unit=drained_actor,
+            unit_field=UNIT_FIELD,
         )
         self.complete = False
         # Per producer: the actors whose gate was Idle at some moment since its last event. Its
@@ -285,23 +269,32 @@ class GateChecker:
         """
         posts = self.c.posts[p]
         actor = ev["actor"]
-        for s in self.search.states:
+        # The live states, not their closure: the deferred steps (a worker's) leave every producer
+        # and every gate as they are, so both give the same producers' pcs and posts.
+        live = self.search.live
+        announced = False
+        for s in live:
             pc, k, _ = s.producer[p]
             if pc == sg.P_IDLE and k not in posts:
                 posts[k] = (actor, ev["item"])
                 self._forget_pcs()
+                announced = True
+        extra = set()
         if ev["event"] == "permit_acquire" and actor in self.idle_since[p]:
-            extra = set()
-            for s in self.search.states:
+            for s in live:
                 pc, k, _ = s.producer[p]
                 if pc == sg.P_IDLE and posts.get(k, (None,))[0] == actor:
                     extra.add(s._replace(producer=s.producer.except_(p, (sg.P_SAW_IDLE, k, False))))
-            if extra:
-                self.search.states = self.search.closure(self.search.states | extra)
+        # A post announced may enable the producer's load of the gate: the states held are closed
+        # again under the constants of now, so that what a rejection shows is the same whichever
+        # internal steps the search defers.
+        if announced or extra:
+            self.search.states = self.search.closure(live | extra)
 
     def _track_idle(self, p: str, actor: int) -> None:
-        # The actors Idle in some state now: one memo lookup per state (about one state is live).
-        states = self.search.states
+        # The actors Idle in some state now: one memo lookup per state (about one state is live;
+        # the deferred steps change no gate, so the live states tell).
+        states = self.search.live
         if len(states) == 1:
             idle = self._idle_actors(next(iter(states)).gate)
         else:
@@ -341,7 +334,7 @@ class GateChecker:
         posts = self.c.posts.get(p) if kind in MOVES_PRODUCER else None
         if posts is not None and len(posts) > 1:
             held = len(posts)
-            forget_read(posts, self.search.states, lambda s: s.producer[p][1])
+            forget_read(posts, self.search.live, lambda s: s.producer[p][1])
             if len(posts) != held:
                 self._forget_pcs()
 
@@ -491,6 +484,7 @@ FORMAT = HEADER.format(
 
 __all__ = [
     "DESIGN",
+    "ENABLED_AT",
     "FORMAT",
     "P_IDLE_UNANNOUNCED",
     "GateChecker",

@@ -68,7 +68,12 @@ def register_final(ex: Execution, value: object) -> None:
         for v in value:
             register_final(ex, v)
     else:
-        raise UsageError("a test may return None, a final check (callable) or a list of them")
+        shown = repr(value)
+        shown = shown if len(shown) <= 60 else shown[:57] + "..."
+        raise UsageError(
+            f"a test may return None, a final check (callable) or a list of them, not {shown} "
+            f"({type(value).__name__})"
+        )
 
 
 def thread_failed(ex: Execution, t: ThreadInfo, error: BaseException) -> None:

@@ -16,16 +16,19 @@ from typing import Any
 
 from model_checks.harness.rt import frames
 from model_checks.harness.rt.object_kinds import (
-    _BUILTIN_METHOD,
-    _DESCRIPTORS,
+    _BASE,
     _HEAPTYPE,
-    _ITERATORS,
-    _LOGGING,
-    _OPAQUE_HARNESS,
+    ATOM,
+    BUILTIN,
+    CLASS,
+    EXCEPTION,
+    HARNESS,
+    ITERATOR,
+    OPAQUE,
     Opaque,
     _atom,
+    _kind,
     _names,
-    _python_class,
 )
 from model_checks.harness.rt.objects import ObjState, Op
 from model_checks.harness.rt.under_test import _program_file, _program_module
@@ -93,36 +96,28 @@ class _Canon:
                 return ("C",)
         if t is types.MethodType:
             return ("m", v(x.__func__), v(x.__self__))
-        if t is types.BuiltinFunctionType or t is _BUILTIN_METHOD:
-            owner = x.__self__
-            return ("B", x.__qualname__, v(owner))
         if t is functools.partial:  # its whole state: the function, arguments and attributes
             return ("P", v(x.func), v(x.args), v(x.keywords), v(x.__dict__))
         if t is staticmethod or t is classmethod:
             return ("sm", t is staticmethod, v(x.__func__))
         if t is property:
             return ("p", v(x.fget), v(x.fset), v(x.fdel))
-        if isinstance(x, (types.GenericAlias, types.UnionType)):  # ``list[int]``, ``int | None``: immutable
-            return ("a", _atom(x))
         if t is itertools.count:  # its repr is its whole state (start and step), on every version
             return ("n", repr(x))
-        if isinstance(x, _LOGGING):
-            # the logging machinery is no state of the program: under pytest the root logger
-            # holds a capture handler with a real lock, which would refuse every state
-            return ("a", _atom(x))
         if t is re.Pattern:  # immutable: its source and flags say it all
             return ("re", v(x.pattern), x.flags)
-        if t in _DESCRIPTORS:
-            return ("a", _atom(x))  # descriptors of C types: immutable
-        if t in _ITERATORS:
-            # their whole state is what they reduce to: the iterable (walked, so its identity
-            # is kept) and the position
+        kind = _kind(t)
+        if kind == BUILTIN:
+            return ("B", x.__qualname__, v(x.__self__))
+        if kind == ATOM:
+            return ("a", _atom(x))
+        if kind == ITERATOR:  # the iterable (walked, so its identity is kept) and the position
             return ("i", _atom(t), v(x.__reduce__()))
-        if isinstance(x, type):
+        if kind == CLASS:
             return self._class(x)
-        if t.__name__ in _OPAQUE_HARNESS and t.__module__.startswith("model_checks.harness"):
+        if kind == HARNESS:
             return ("H", t.__name__)
-        if isinstance(x, BaseException):
+        if kind == EXCEPTION:
             return (
                 "E",
                 _atom(t),
@@ -132,15 +127,10 @@ class _Canon:
                 x.__suppress_context__,
                 self._fields(x),
             )
-        if not _python_class(t):
+        if kind == OPAQUE:
             raise Opaque(f"{t.__module__}.{t.__qualname__}")
-        base: Hashable = ()
-        b: Any
-        for b in (list, dict, set, frozenset, deque, tuple, int, str, bytes, float):
-            if isinstance(x, b):
-                base = v(b(x))
-                break
-        return ("o", _atom(t), base, self._fields(x))
+        base = _BASE[t]
+        return ("o", _atom(t), () if base is None else v(base(x)), self._fields(x))
 
     def _fields(self, x: object) -> Hashable:
         out: list[Hashable] = []

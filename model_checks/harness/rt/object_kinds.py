@@ -1,6 +1,7 @@
 """How the state fingerprint tells kinds of objects apart, the same for its walk
 (``heap_walk.py``) and its encoder (``reducers.py``): long-lived objects named by a number
-(atoms), classes whose instance state Python shows, and the C types read whole or refused."""
+(atoms), classes whose instance state Python shows, the C types read whole or refused, and so
+the kind of object each type is (``_kind``)."""
 
 from __future__ import annotations
 
@@ -144,3 +145,49 @@ _DESCRIPTORS = (
     types.MethodWrapperType,
     type(collections.namedtuple("_T", "a").a),  # type: ignore[attr-defined]  # a named tuple's field (``_tuplegetter``)
 )
+
+
+# What the walk (``_Canon._walk``) and the encoder (``reducers._reducer``) make of an object whose
+# type neither reads as one of its exact types: one decision for both, in one order, by type alone
+# (``_kind``, kept per type).
+BUILTIN = "builtin"  # a builtin function or C method: its name and the object it is bound to
+ATOM = "atom"  # named by a number: immutable, or no state of the program (logging)
+ITERATOR = "iterator"  # a C iterator: what it reduces to is its whole state
+CLASS = "class"
+HARNESS = "harness"  # an object of the harness that stands for the whole execution
+EXCEPTION = "exception"
+OPAQUE = "opaque"  # state Python does not show: the whole state is refused
+INSTANCE = "instance"  # its fields, after its built-in base's value (``_BASE``)
+
+_KIND: dict[type, str] = {}
+# per type of kind INSTANCE: the built-in base whose value is read with the fields (None: none)
+_BASE: dict[type, Any] = {}
+_READ_BASES = (list, dict, set, frozenset, deque, tuple, int, str, bytes, float)
+
+
+def _kind(t: type) -> str:
+    known = _KIND.get(t)
+    if known is None:
+        known = _KIND[t] = _decide(t)
+    return known
+
+
+def _decide(t: type) -> str:
+    if t is types.BuiltinFunctionType or t is _BUILTIN_METHOD:
+        return BUILTIN
+    # (the logging machinery is no state of the program: under pytest the root logger holds a
+    # capture handler with a real lock, which would refuse every state)
+    if issubclass(t, (types.GenericAlias, types.UnionType)) or issubclass(t, _LOGGING) or t in _DESCRIPTORS:
+        return ATOM
+    if t in _ITERATORS:
+        return ITERATOR
+    if issubclass(t, type):
+        return CLASS
+    if t.__name__ in _OPAQUE_HARNESS and t.__module__.startswith("model_checks.harness"):
+        return HARNESS
+    if issubclass(t, BaseException):
+        return EXCEPTION
+    if not _python_class(t):
+        return OPAQUE
+    _BASE[t] = next((b for b in _READ_BASES if issubclass(t, b)), None)
+    return INSTANCE

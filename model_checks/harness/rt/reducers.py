@@ -17,16 +17,20 @@ from typing import Any
 from model_checks.harness.rt import frames
 from model_checks.harness.rt.dict_versions import _PROXIED_AT, _VERSION_AT, _module_data
 from model_checks.harness.rt.object_kinds import (
-    _BUILTIN_METHOD,
-    _DESCRIPTORS,
+    _BASE,
     _HEAPTYPE,
-    _ITERATORS,
-    _LOGGING,
-    _OPAQUE_HARNESS,
+    ATOM,
+    BUILTIN,
+    CLASS,
+    EXCEPTION,
+    HARNESS,
+    INSTANCE,
+    ITERATOR,
+    OPAQUE,
     Opaque,
     _atom,
+    _kind,
     _names,
-    _python_class,
 )
 from model_checks.harness.rt.objects import ObjState
 from model_checks.harness.rt.under_test import _program_file, _program_module
@@ -210,7 +214,6 @@ def _r_opaque(x: Any) -> Reduce:
     raise Opaque(f"{t.__module__}.{t.__qualname__}")
 
 
-_BASE: dict[type, Any] = {}
 _EXACT: dict[type, Any] = {
     types.CodeType: _r_atom,
     type(Ellipsis): _r_atom,
@@ -223,7 +226,6 @@ _EXACT: dict[type, Any] = {
     types.FunctionType: _r_function,
     types.CellType: _r_cell,
     types.MethodType: _r_method,
-    types.BuiltinFunctionType: _r_builtin,
     functools.partial: _r_partial,
     staticmethod: _r_static,
     classmethod: _r_static,
@@ -233,35 +235,28 @@ _EXACT: dict[type, Any] = {
 }
 
 
+# what each kind of object (``object_kinds._kind``) is written as
+_BY_KIND: dict[str, Any] = {
+    BUILTIN: _r_builtin,
+    ATOM: _r_atom,
+    ITERATOR: _r_iterator,
+    CLASS: _r_class,
+    HARNESS: _r_harness,
+    EXCEPTION: _r_exception,
+    OPAQUE: _r_opaque,
+    INSTANCE: _r_instance,
+}
+
+
 def _reducer(t: type) -> Any:
-    """How objects of type ``t`` are read: the same decisions, in the same order, as
-    ``_Canon.value`` and ``_Canon._walk`` (each depends on the type alone)."""
+    """How objects of type ``t`` are read: the same as ``_Canon.value`` and ``_Canon._walk`` (each
+    depends on the type alone): the exact types each reads, then the kinds both share."""
     r = _EXACT.get(t)
     if r is not None:
         return r
     if issubclass(t, ObjState):
         return _r_model
-    if t is _BUILTIN_METHOD:
-        return _r_builtin
-    if issubclass(t, (types.GenericAlias, types.UnionType)) or issubclass(t, _LOGGING) or t in _DESCRIPTORS:
-        return _r_atom
-    if t in _ITERATORS:
-        return _r_iterator
-    if issubclass(t, type):
-        return _r_class
-    if t.__name__ in _OPAQUE_HARNESS and t.__module__.startswith("model_checks.harness"):
-        return _r_harness
-    if issubclass(t, BaseException):
-        return _r_exception
-    if not _python_class(t):
-        return _r_opaque
-    base = None
-    for b in (list, dict, set, frozenset, deque, tuple, int, str, bytes, float):
-        if issubclass(t, b):
-            base = b
-            break
-    _BASE[t] = base
-    return _r_instance
+    return _BY_KIND[_kind(t)]
 
 
 _REDUCERS: dict[type, Any] = {}

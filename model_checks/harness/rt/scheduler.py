@@ -463,11 +463,13 @@ class Execution:
         return tid
 
     def _completed(self, t: ThreadInfo, done: Done) -> None:
+        # The body is over: recorded first, because the misuse reported below (a UsageError)
+        # ends the execution, and teardown must not resume a body that has already returned.
+        t.pending = Op("exit", t.state)
         if done.error is not None and not isinstance(done.error, Abort):
             thread_failed(self, t, done.error)
         if t.tid == 0 and done.error is None:
             register_final(self, done.value)
-        t.pending = Op("exit", t.state)
 
     def _check_invariants(self) -> None:
         for name, check in self.hooks.invariants:

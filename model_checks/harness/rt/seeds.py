@@ -24,9 +24,8 @@ import operator
 from typing import TYPE_CHECKING, Any
 
 from model_checks.harness.rt.dict_versions import _MODULE_DATA, _value, _version_of, _view_of
-from model_checks.harness.rt.object_kinds import _names
+from model_checks.harness.rt.object_kinds import _BASE, _names
 from model_checks.harness.rt.reducers import (
-    _BASE,
     _CLASSES,
     _K,
     Reduce,

@@ -121,6 +121,31 @@ def pc_key(s: wlf.Vars) -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ..
     )
 
 
+class LastPcKey:
+    """``pc_key``, remembering its last answer by the identity of the three functions it reads:
+    the search asks for the key of the same state several times in a row (its closure, then the
+    next event's look at the states held), and a successor shares most functions with its parent."""
+
+    def __init__(self) -> None:
+        self._last: tuple[
+            object, object, object, tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]
+        ] = (
+            None,
+            None,
+            None,
+            ((), (), ()),
+        )
+
+    def __call__(self, s: wlf.Vars) -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]:
+        producer, worker, stopper = s.producer, s.worker, s.stopper
+        last = self._last
+        if producer is last[0] and worker is last[1] and stopper is last[2]:
+            return last[3]
+        key = pc_key(s)
+        self._last = (producer, worker, stopper, key)
+        return key
+
+
 def spec_event(ev: Event) -> Event:
     """The event as the spec's action labels it (see the module docstring)."""
     kind = ev["event"]
@@ -153,7 +178,7 @@ class LockFreeChecker:
             optional=OPTIONAL,
             local=local_pc,
             enabled_at=ENABLED_AT,
-            pc_key=pc_key,
+            pc_key=LastPcKey(),
             deferred=deferred,
             moves_to=MOVES_TO,
             emits=EMITS,

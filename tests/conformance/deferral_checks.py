@@ -1,0 +1,57 @@
+"""What a design's test of its deferred internal steps checks, shared by the designs that defer
+(``search.TraceSearch(deferred=...)``): the declaration on every reachable state of a
+configuration, and the deferred search's verdicts against the eager one's, word for word, on a
+corpus of traces and their mutants."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Hashable, Mapping
+from typing import Any
+
+from model_checks.conformance.lines import validate_with
+from model_checks.conformance.movers import Violation, violations
+from model_checks.conformance.streamed import DesignFormat
+from model_checks.conformance.verdict import Verdict
+from spec.language import Spec
+
+LIMIT = 1_000_000
+
+
+def reachable_violations(
+    spec: Spec,
+    constants: Any,
+    blocked: Mapping[str, frozenset[str]],
+    *,
+    local: Callable[[Any, Hashable], Hashable],
+    unit: Callable[[Any, Hashable], Hashable],
+    unit_field: str,
+) -> set[Violation]:
+    """``movers.violations`` over every state reachable under ``constants`` (fails if there are
+    more than ``LIMIT``: then the answer would cover a sample)."""
+    found, examined = violations(
+        spec, constants, blocked, local=local, unit=unit, unit_field=unit_field, limit=LIMIT
+    )
+    assert examined < LIMIT  # every reachable state, not a bounded sample
+    return found
+
+
+def same_verdict(lazy: DesignFormat, eager: DesignFormat, lines: list[str], complete: bool) -> Verdict:
+    """The verdict of the deferred search (format ``lazy``), asserted equal to the eager one's."""
+    got = validate_with(lazy, lines, engine="spec", complete=complete)
+    want = validate_with(eager, lines, engine="spec", complete=complete)
+    assert dataclasses.asdict(got) == dataclasses.asdict(want), lines
+    return got
+
+
+def mutants(events: list[dict[str, Any]], unit_field: str, keep: int = 0) -> list[list[dict[str, Any]]]:
+    """Each event dropped, each pair of neighbours from different threads swapped, each event's
+    unit named one higher; the last ``keep`` events (an end event) stay as they are."""
+    body, end = (events[:-keep], events[-keep:]) if keep else (events, [])
+    out = [body[:i] + body[i + 1 :] + end for i in range(len(body))]
+    for i in range(len(body) - 1):
+        if body[i]["thread"] != body[i + 1]["thread"]:
+            out.append([*body[:i], body[i + 1], body[i], *body[i + 2 :], *end])
+    for i, e in enumerate(body):
+        out.append([*body[:i], {**e, unit_field: e[unit_field] + 1}, *body[i + 1 :], *end])
+    return out
