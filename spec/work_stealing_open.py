@@ -11,7 +11,9 @@ whose tasks are code, not a tree fixed in advance:
 * **A running task's body** (``BODY``) spawns its next child (the deque's push), waits in
   ``Wait`` for one child it spawned (join: suspended as a ``Frame``; the worker helps —
   looks for work — until that child is done, then ``Resume``s), or completes (``Done``, the
-  labelled completion). Completing a task wakes the worker whose innermost join waits for it.
+  labelled completion, then ``Settle``: the reference logs ``done`` before it stores the task's
+  state, so a joiner can still find the task pending in between). Completing a task wakes the
+  worker whose innermost join waits for it.
 * **Looking for work**: a victim found empty, or a lost CAS, sends the thief to another victim
   (any other worker, any number of times: the reference tries each once a round and retries
   the one that aborted), or it gives up and goes to park (``GiveUp``).
@@ -46,7 +48,7 @@ from spec.language import Action, Emitted, Spec, emit, variant
 from spec.work_stealing_state import *  # noqa: F403
 
 # Worker program counters added here.
-BODY, ADMITTED, DISCARDS, PARKING = "body", "admitted", "discards", "parking"
+BODY, ADMITTED, DISCARDS, PARKING, SETTLING = "body", "admitted", "discards", "parking", "settling"
 
 # The client's program counters after Submit's ("submit" / "notify"): Stop and its ends. Stop(discard)
 # goes DISCARD (began), FLAGGED (the discarding flag is up), DISCARDING (the injector is discarded).
@@ -230,12 +232,23 @@ def Resume(c: Constants, s: Vars, w: str) -> object:
 
 
 def Done(c: Constants, s: Vars, w: str) -> object:
-    """The body returns: the task is done; the worker looks for work (or its join goes on)."""
+    """The body returns and ``done`` is logged; the task's state is stored next (``Settle``): the
+    reference logs first, so a joiner may still read the task pending after its ``done``."""
     me = at(s, w, BODY)
     if me is None:
         return None
     assert me.task is not None
-    return emit(Settled(c, goto(s, w, Local(FIND, stack=me.stack)), me.task), task=me.task)
+    return emit(goto(s, w, Local(SETTLING, task=me.task, stack=me.stack)), task=me.task)
+
+
+def Settle(c: Constants, s: Vars, w: str) -> object:
+    """The task's state is stored: it is done, a worker whose join waits for it is woken, and this
+    worker looks for work (or its join goes on)."""
+    me = at(s, w, SETTLING)
+    if me is None:
+        return None
+    assert me.task is not None
+    return Settled(c, goto(s, w, Local(FIND, stack=me.stack)), me.task)
 
 
 # ============================================================================ ACTIONS: looking for work
@@ -439,6 +452,7 @@ OPEN: Spec = variant(
         _action(DiscardHeld, W, "discard", DISCARDS),
         _action(Wait, (Workers, Fanout), None, BODY),
         _action(Done, W, "done", BODY),
+        _action(Settle, W, None, SETTLING),
         _action(GiveUp, W, None, STEAL),
         _action(RecheckFindsNothing, W, None, RECHECK),
         _action(ProgramPush, W, None, FIND),

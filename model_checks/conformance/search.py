@@ -443,18 +443,18 @@ class TraceSearch:
         self._closed = None
         per = self._labelled.get(ev["event"], {})
         candidates = [inst for p in procs for inst in per.get(p, ())]
-        if self.emits:
-            candidates = [inst for inst in candidates if self._may_log(inst[0], ev)]
+        # The event's actions that its fields rule out (``emits``): no candidates, and no reason
+        # for another process's deferred steps to come first.
+        ruled_out: frozenset[str] = frozenset()
+        if self.emits and candidates:
+            ruled_out = frozenset([name for name, _, _ in candidates if not self._may_log(name, ev)])
+            if ruled_out:
+                candidates = [inst for inst in candidates if inst[0] not in ruled_out]
         lazy = bool(self._deferred_by_process)
         taking: frozenset[Hashable] = frozenset()
         before = self.live
         if lazy:
             field = self.unit_field
-            ruled_out = (
-                frozenset([name for name, _, _ in per_all if not self._may_log(name, ev)])
-                if self.emits and (per_all := [inst for p in procs for inst in per.get(p, ())])
-                else frozenset()
-            )
             taking = self._taking(ev["event"], procs, ev.get(field) if field is not None else None, ruled_out)
             if taking:
                 before = self._expand(self.live, taking)
