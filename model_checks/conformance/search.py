@@ -16,7 +16,7 @@ set above (``states``, computed only when asked: for words, at the end, for an o
 drops a state that a deferred step of another state it holds reaches. Independent deferred
 steps of many processes then no longer multiply the live set.
 
-Design-neutral: a design module (``schedule_gate``, ``akka_mailbox``) binds
+Design-neutral: a design's trace binding (in its folder under ``designs``) binds
 threads to processes (``add_process`` when a thread first shows a role),
 announces each process's script entries as its events reveal them, and words
 the verdicts. Action instances are computed once per set of processes, so a

@@ -277,3 +277,27 @@ def test_movers_catches_a_deferred_chain_changing_its_own_unit() -> None:
     assert ("Da", "Db" + MOVES_UNIT) in found
     found, _ = violations(spec, None, blocked, unit=lambda s, p: 0)  # one unit throughout
     assert not found
+
+
+def test_the_state_free_bound_skips_the_look_only_when_nothing_can_be_pulled() -> None:
+    """``needed_at_most``: an event that a deferred step does not move past bounds the pull by
+    every process that may take such a step (the look at the states held then decides); one that
+    blocks nothing is its own processes' alone (no look)."""
+    from model_checks.conformance.deferral import needed_at_most
+
+    blocking = _search(_units_spec(), {"Read": frozenset({"Write"})})
+    free = _search(_units_spec(), {"Read": frozenset()})
+    for search, most in ((blocking, {"r0", "r1"}), (free, set())):
+        bound = needed_at_most(
+            ("w",),
+            frozenset(),
+            search._labelled.get("write", {}),
+            deferred=search.deferred,
+            deferred_names=search._deferred_names,
+            hidden_names=search._hidden_names,
+        )
+        assert bound == (frozenset(most), frozenset()), bound
+    # Where the bound is wider than the event's own processes the search looks, and takes both
+    # readers; where it is not, none.
+    assert blocking._taking("write", ("w",)) == {"r0", "r1"}
+    assert free._taking("write", ("w",)) == frozenset()
