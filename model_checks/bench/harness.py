@@ -11,7 +11,10 @@
   process: a process runs one core) on the standard scenario, in the same run;
 * time to first bug (executions and seconds) of DPOR, PCT and the portfolio on every reference
   mutant of every design and the buggy classic programs (``time_to_first_bug``; alone:
-  ``python -m model_checks.bench.harness --time-to-first-bug [SECONDS]``).
+  ``python -m model_checks.bench.harness --time-to-first-bug [SECONDS]``);
+* proofs of issue 16's 3-thread producer/consumer by DPOR, by state-hash pruning and by state
+  pruning with sleep sets (``state_proofs``; alone: ``python -m model_checks.bench.state_proofs
+  [SECONDS]``).
 """
 
 from __future__ import annotations
@@ -28,7 +31,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Literal
 
-from model_checks.bench import harness_plain
+from model_checks.bench import harness_plain, state_proofs
 from model_checks.design import Program
 from model_checks.harness import Options, check, core, patched
 from model_checks.harness.examples import (
@@ -279,6 +282,7 @@ def bench(quick: bool = False) -> dict[str, Any]:
         "plain_threading": against_frontrun(),
         "compiled_vs_pure": compiled_vs_pure(100 if quick else 500),
         "time_to_first_bug": time_to_first_bug(5.0 if quick else 30.0),
+        "state_proofs": state_proofs.proofs(5.0 if quick else 60.0),
     }
 
 

@@ -122,6 +122,15 @@ def explore_command(
     backend: Annotated[str, typer.Option(help="greenlet | threads")] = "greenlet",
     spurious_wakeups: Annotated[bool, typer.Option(help="Condition.wait may wake spuriously")] = False,
     virtual_timeouts: Annotated[bool, typer.Option(help="timeouts may expire at any point")] = True,
+    sleep_sets: Annotated[
+        bool,
+        typer.Option(
+            "--sleep-sets/--no-sleep-sets",
+            help="with --strategy states: skip steps that commute with one already taken (every "
+            "state is still visited); --no-sleep-sets takes every transition, which also rules "
+            "out livelocks",
+        ),
+    ] = True,
     races: Annotated[
         bool | None,
         typer.Option(
@@ -195,6 +204,8 @@ def explore_command(
         # Not "no replay": an empty string (an unset shell variable) would run a whole search instead.
         raise CommandError("an empty schedule string replays nothing; give one a report printed", "--replay")
     _check_engine(engine, address, workers, swarm_size, strategy, replay)
+    if not sleep_sets and strategy != STATES:
+        raise CommandError("it is for the state search: it needs --strategy states", "--no-sleep-sets")
     options = Options(
         strategy="dfs" if strategy == STATES else strategy,  # type: ignore[arg-type]
         preemption_bound=preemption_bound,
@@ -225,7 +236,7 @@ def explore_command(
             if strategy == STATES:
                 from model_checks.harness.stateful import check_states
 
-                result = check_states(program, options)
+                result = check_states(program, options, sleep_sets=sleep_sets)
             else:
                 result = check(program, options, on_execution=on_execution)
     except UsageError as exc:

@@ -7,7 +7,10 @@ traces are many but whose states are few (a producer/consumer around one lock) g
 
 The verdict says its granularity: ``exhaustive over abstract states`` — every reachable state
 (the model's objects, each thread's frames with their locals and value stacks, the heap they
-reach) at synchronisation-point granularity. With the race detector on, races are checked in the
+reach) at synchronisation-point granularity. With sleep sets (the default) it says so: every
+state is visited but transitions that commute with one already taken are not run again, so a
+cycle (a livelock) is reported where the search meets one and is not otherwise ruled out; the
+proof is then, as DPOR's, for a terminating program. With the race detector on, races are checked in the
 executions run, but pruning cuts executions, so this is no proof of data-race freedom.
 """
 
@@ -19,7 +22,7 @@ from typing import Any
 
 from model_checks.harness.execution import TestFn, resolved
 from model_checks.harness.options import Options, Result
-from model_checks.harness.rt.fingerprint import end_search
+from model_checks.harness.rt.fingerprint import end_search, fingerprint
 from model_checks.harness.rt.scheduler import Execution, UsageError
 from model_checks.harness.searching import Search
 from model_checks.harness.strategies.stateful import StateCachingChooser
@@ -30,6 +33,14 @@ GRANULARITY = (
     "granularity; a state is the controlled objects' model plus each thread's frames, locals, "
     "value stack and the heap they reach)"
 )
+# with sleep sets, the same states but not every transition: a cycle is not ruled out
+SLEEP_GRANULARITY = (
+    "exhaustive over abstract states (every reachable state visited at synchronisation-point "
+    "granularity, with sleep sets: steps that commute with one already taken are not run again, "
+    "so a livelock is found only where the search meets its cycle: a proof for a terminating "
+    "program; a state is the controlled objects' model plus each thread's frames, locals, value "
+    "stack and the heap they reach)"
+)
 
 
 @dataclass
@@ -39,15 +50,19 @@ class StatefulResult(Result):
     states: int = 0  # abstract states explored
     states_pruned: int = 0  # executions stopped at a state already explored
     unhashed: int = 0  # scheduling points whose state could not be taken (not pruned there)
+    single: int = 0  # new scheduling points with one action to take (not fingerprinted)
+    sleep_sets: bool = False  # transitions commuting with one taken were skipped
+    sleep_blocked: int = 0  # executions stopped where every enabled action was asleep
 
     def verdict_text(self) -> str:
         if self.verdict != "exhaustive":
             return self.verdict
+        granularity = SLEEP_GRANULARITY if self.sleep_sets else GRANULARITY
         if self.races:
-            return GRANULARITY[:-1] + (
+            return granularity[:-1] + (
                 "; no data race in the executions run, not a proof of data-race freedom)"
             )
-        return GRANULARITY[:-1] + "; synchronisation points only)"
+        return granularity[:-1] + "; synchronisation points only)"
 
 
 def check_states(
@@ -55,6 +70,7 @@ def check_states(
     options: Options | None = None,
     *,
     fingerprint_fn: Callable[[Execution], Hashable | None] | None = None,
+    sleep_sets: bool = True,
     **overrides: Any,
 ) -> Result:
     """Explore every reachable abstract state of ``test_fn(rt)`` (see the module's docstring).
@@ -71,7 +87,12 @@ def check_states(
     the trace's automaton position there instead of the trace, and pairs it with the generic
     fingerprint. It must keep the contract: equal values, equal futures.
 
-    The result is a ``StatefulResult`` (its figures: ``states``, ``states_pruned``, ``unhashed``)."""
+    ``sleep_sets`` (default): skip the transitions that commute with one already taken
+    (``strategies/stateful.py``). Every state is still visited, not every transition: a caller
+    that needs every transition (the link's coverage of spec steps, an edge each) passes False.
+
+    The result is a ``StatefulResult`` (its figures: ``states``, ``states_pruned``, ``unhashed``,
+    ``single``, ``sleep_blocked``)."""
     opts = (options or Options()).with_(**overrides) if overrides else (options or Options())
     if opts.preemption_bound is not None:
         raise UsageError("state pruning needs an unbounded search: not with preemption_bound")
@@ -85,17 +106,22 @@ def check_states(
         raise UsageError(f"state pruning is an exhaustive search: not with strategy {opts.strategy!r}")
     opts = resolved(opts)
     s = Search(test_fn, opts, STRATEGY)
-    r = s.result = StatefulResult(verdict="exhaustive", strategy=STRATEGY, races=bool(opts.races))
-    chooser = StateCachingChooser() if fingerprint_fn is None else StateCachingChooser(fingerprint_fn)
+    r = s.result = StatefulResult(
+        verdict="exhaustive", strategy=STRATEGY, races=bool(opts.races), sleep_sets=sleep_sets
+    )
+    chooser = StateCachingChooser(fingerprint_fn or fingerprint, sleep_sets=sleep_sets)
     try:
         _search(s, r, chooser)
     finally:
         end_search()  # lets go of the objects that were alive before the search
     r.pruned = chooser.pruned
     r.states, r.states_pruned, r.unhashed = len(chooser.visited), chooser.states_pruned, chooser.unhashed
+    r.single, r.sleep_blocked = chooser.single, chooser.sleep_blocked
+    slept = f", {chooser.sleep_blocked} stopped with every action asleep" if sleep_sets else ""
     r.notes.append(
         f"state pruning: {len(chooser.visited)} abstract states, {chooser.states_pruned} executions "
-        f"stopped at an explored state, {chooser.unhashed} scheduling points not fingerprinted"
+        f"stopped at an explored state{slept}, {chooser.unhashed} scheduling points not "
+        f"fingerprinted ({chooser.single} more with one action to take)"
     )
     s.finish()  # fills in ``r``
     return r

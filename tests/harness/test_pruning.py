@@ -11,12 +11,12 @@ from collections.abc import Callable
 
 import pytest
 
+from model_checks.bench import harness_plain
 from model_checks.harness import Options, check, patched
 from model_checks.harness.examples import bounded_buffer
 from model_checks.harness.rt.objects import ConditionState, LockState, Op
 from model_checks.harness.runtime import ControlledRuntime
 from model_checks.harness.strategies.search import _coenabled
-from tests.harness import plain_prodcons
 
 
 def _objects() -> tuple[LockState, LockState, ConditionState]:
@@ -51,7 +51,7 @@ def test_the_refinement_stays_where_it_must() -> None:
 
 def _prodcons(items: int, capacity: int, buggy: bool) -> Callable[[ControlledRuntime], object]:
     def program(rt: ControlledRuntime) -> object:
-        got = plain_prodcons.run_two_producers(items, capacity, buggy)
+        got = harness_plain.run_two_producers(items, capacity, buggy)
         return lambda: tuple(got)
 
     return program
@@ -80,7 +80,7 @@ def _merges(a: tuple[int, ...], b: tuple[int, ...]) -> set[tuple[int, ...]]:
 def test_dpor_sees_every_order_of_the_three_thread_producer_consumer(capacity: int) -> None:
     # the consumer may take the two producers' items in any merge of their orders: DPOR must
     # reach each of the 6 (a lost one would be a reduction that pruned a real execution)
-    with patched(plain_prodcons):
+    with patched(harness_plain):
         result = check(_prodcons(2, capacity, False), Options(strategy="dpor", races=False))
     assert result.verdict == "exhaustive", result.summary()
     assert result.outcomes == _merges((0, 1), (100, 101))
@@ -89,7 +89,7 @@ def test_dpor_sees_every_order_of_the_three_thread_producer_consumer(capacity: i
 @pytest.mark.timeout(120)
 def test_the_wrong_waiter_woken_is_still_found() -> None:
     # notify instead of notify_all: a producer wakes the other producer, and the consumer sleeps
-    with patched(plain_prodcons):
+    with patched(harness_plain):
         bug = check(_prodcons(2, 1, True), Options(strategy="dpor", races=False, minimize=False))
         ok = check(_prodcons(2, 1, False), Options(strategy="dpor", races=False))
     assert bug.failure is not None and bug.failure.kind == "deadlock", bug.summary()

@@ -20,20 +20,19 @@ from typing import Any
 
 import pytest
 
+from model_checks.bench import harness_plain
 from model_checks.harness import Options, check, examples, lane_programs, own_code, patch, patched
 from model_checks.harness.rt import fingerprint as fp
 from model_checks.harness.rt import frames, under_test
 from model_checks.harness.rt.scheduler import Execution, UsageError
 from model_checks.harness.runtime import ControlledRuntime
 from model_checks.harness.stateful import check_states
-from model_checks.harness.strategies import stateful
 from model_checks.harness.sync.primitives import Lock
-from tests.harness import plain_prodcons
 
 
 def _prodcons(items: int, buggy: bool = False) -> Callable[[ControlledRuntime], object]:
     def program(rt: ControlledRuntime) -> object:
-        got = plain_prodcons.run_two_producers(items, 1, buggy)
+        got = harness_plain.run_two_producers(items, 1, buggy)
         return lambda: tuple(got)
 
     return program
@@ -48,7 +47,7 @@ def _merges(a: tuple[int, ...], b: tuple[int, ...]) -> set[tuple[int, ...]]:
 @pytest.mark.timeout(240)
 def test_pruning_proves_what_dpor_only_bounds() -> None:
     # the 3-thread Lock + Condition producer/consumer, plain threading (patch mode)
-    with patched(plain_prodcons):
+    with patched(harness_plain):
         dpor = check(_prodcons(2), races=False, max_executions=800)
         states = check_states(_prodcons(2), races=False, max_executions=2_000)
     assert dpor.verdict == "bounded", dpor.summary()  # DPOR needs 3,857 executions
@@ -62,7 +61,7 @@ def test_pruning_proves_what_dpor_only_bounds() -> None:
 @pytest.mark.timeout(120)
 def test_pruning_still_finds_the_lost_wakeup() -> None:
     # notify instead of notify_all: a producer may wake the other producer, and all sleep
-    with patched(plain_prodcons):
+    with patched(harness_plain):
         result = check_states(_prodcons(2, buggy=True), races=False, minimize=False)
     assert result.verdict == "failed"
     assert result.failure is not None and result.failure.kind == "deadlock", result.report()
@@ -146,24 +145,19 @@ def _third_store_passes(rt: ControlledRuntime) -> object:
 
 
 @pytest.mark.timeout(60)
-def test_a_fingerprint_without_value_stacks_is_caught_by_the_cycle_check(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
+def test_a_fingerprint_without_value_stacks_is_caught_by_the_cycle_check() -> None:
     sound = check_states(_third_store_fails)
     assert sound.failure is not None and sound.failure.kind == "assertion", sound.report()
     assert check_states(_third_store_passes).verdict == "exhaustive"
-    monkeypatch.setattr(
-        "model_checks.harness.stateful.StateCachingChooser",
-        lambda: stateful.StateCachingChooser(_without_stacks),
-    )
     # the two first stores look like one state: a false cycle. Going round it runs the third
     # store (a real failure, reported), or the thread ends: never a livelock nor a proof
-    unsound = check_states(_third_store_fails)
-    assert unsound.failure is not None and unsound.failure.kind == "assertion", unsound.report()
-    assert any("conflated" in b for b in unsound.bounded_by), unsound.bounded_by
-    ended = check_states(_third_store_passes)
-    assert ended.verdict == "bounded" and ended.failure is None, ended.report()
-    assert "conflated two states" in ended.bounded_by[0] and "steps" in ended.bounded_by[0]
+    for sleep_sets in (True, False):
+        unsound = check_states(_third_store_fails, fingerprint_fn=_without_stacks, sleep_sets=sleep_sets)
+        assert unsound.failure is not None and unsound.failure.kind == "assertion", unsound.report()
+        assert any("conflated" in b for b in unsound.bounded_by), unsound.bounded_by
+        ended = check_states(_third_store_passes, fingerprint_fn=_without_stacks, sleep_sets=sleep_sets)
+        assert ended.verdict == "bounded" and ended.failure is None, ended.report()
+        assert "conflated two states" in ended.bounded_by[0] and "steps" in ended.bounded_by[0]
 
 
 def _old_machinery(name: str) -> bool:
@@ -231,14 +225,10 @@ def test_a_state_seen_again_on_the_path_is_a_livelock() -> None:
     assert check(program, strategy="dfs").failure is not None  # the plain search: max_steps
 
 
-def test_the_search_s_own_frames_are_not_the_running_thread_s(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_search_s_own_frames_are_not_the_running_thread_s() -> None:
     program = examples.counter(2, locked=True)
     default = check_states(program)
-    monkeypatch.setattr(
-        "model_checks.harness.stateful.StateCachingChooser",
-        lambda: stateful.StateCachingChooser(_counting_fingerprint),
-    )
-    counted = check_states(program)
+    counted = check_states(program, fingerprint_fn=_counting_fingerprint)
     assert _CALLS[0] > 0
     assert counted.verdict == "exhaustive" and counted.outcomes == default.outcomes
     # Were the wrapper's frames read as the thread's, no state would meet another and the search

@@ -15,7 +15,6 @@ from model_checks.harness import Options, Result, check, examples
 from model_checks.harness.rt.scheduler import Execution
 from model_checks.harness.runtime import ControlledRuntime
 from model_checks.harness.stateful import check_states
-from model_checks.harness.strategies import stateful
 from tests.harness import test_harness_differential as generated
 
 Program = Callable[[ControlledRuntime], object]
@@ -35,10 +34,19 @@ def _reference(build: Callable[[], Program], opts: Options) -> Result:
     return check(build(), opts.with_(strategy="dpor"))
 
 
-def _same_answer(build: Callable[[], Program], opts: Options) -> None:
+def _same_answer(
+    build: Callable[[], Program],
+    opts: Options,
+    fingerprint_fn: Callable[[Execution], Hashable | None] | None = None,
+) -> None:
     want = _reference(build, opts)
-    got = check_states(build(), opts)
-    what = f"states: {got.report()}\nreference ({want.strategy}): {want.summary()}"
+    for sleep_sets in (True, False):
+        got = check_states(build(), opts, fingerprint_fn=fingerprint_fn, sleep_sets=sleep_sets)
+        _agree(got, want, sleep_sets)
+
+
+def _agree(got: Result, want: Result, sleep_sets: bool) -> None:
+    what = f"states (sleep sets {sleep_sets}): {got.report()}\nreference ({want.strategy}): {want.summary()}"
     assert not any("conflated" in b for b in got.bounded_by), what
     assert got.verdict == want.verdict, what
     if want.strategy == "dfs":
@@ -71,14 +79,10 @@ def _by_depth(ex: Execution) -> Hashable:
     return len(ex.steps)  # takes every state at one depth for one: prunes real executions
 
 
-def test_the_comparison_fails_on_a_fingerprint_that_conflates(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_comparison_fails_on_a_fingerprint_that_conflates() -> None:
     _same_answer(examples.PROGRAMS["timed-wait"], Options(minimize=False))
-    monkeypatch.setattr(
-        "model_checks.harness.stateful.StateCachingChooser",
-        lambda: stateful.StateCachingChooser(_by_depth),
-    )
     with pytest.raises(AssertionError, match="outcomes"):
-        _same_answer(examples.PROGRAMS["timed-wait"], Options(minimize=False))
+        _same_answer(examples.PROGRAMS["timed-wait"], Options(minimize=False), _by_depth)
 
 
 @pytest.mark.soak

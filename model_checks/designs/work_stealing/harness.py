@@ -44,8 +44,8 @@ pools with two workers are sampled with PCT, so their rows say "bounded": their 
 beyond a CI budget (60 s of DPOR at load 2, compiled core: fork-join-2w 20,209 and
 global/fork-join-2w 27,795 executions, unfinished; with the root queued before the workers start
 and one child, still over 72,000 unfinished: docs/work-stealing.md, *Tried in session 11*), and
-state-hash pruning proves them in minutes, not seconds: `lanecheck explore NAME --strategy
-states` is exhaustive over 255,583 abstract states (pool/fork-join-2w) and 116,520
+state-hash pruning proves them in one to two CPU minutes: `lanecheck explore NAME --strategy
+states` (sleep sets) is exhaustive over 61,646 stored states (pool/fork-join-2w) and 26,139
 (global/fork-join-2w), held to those counts by tests/work_stealing/test_two_worker_proofs.py
 (a soak, outside the suite; docs/work-stealing.md, *Session 14*).
 Each mutant must be caught, with the

@@ -32,6 +32,24 @@ failure met while pumping is real and is reported).
 
 Not with a preemption bound: the bound makes a state's future depend on the preemptions spent
 on the way there (refused by ``harness.stateful``).
+
+With ``sleep_sets`` (``check_states``' default), transitions that commute with one already taken
+are skipped, as in Godefroid, Holzmann and Pirottin's "State-space caching revisited" (CAV 1992;
+Godefroid 1996, ch. 5): a node's sleep set holds actions explored from an ancestor and
+independent of every step since (``rt.objects.dependent``, DPOR's relation), which lead to states
+reached that way; a state is stored with the sleep set it was explored with, and met again with a
+sleep set that does not cover the stored one, the actions asleep then but awake now are run from
+it and the stored set shrinks to the intersection. Every reachable state is still visited, so
+deadlocks, invariant failures, failing steps and final outcomes are all found; not every
+transition is taken, so a cycle is found where the search meets it on its path (pumped as
+above), and the search, like DPOR, is a proof for terminating programs. The saving is in the
+executions that plain DFS stops at a state reached by another order of the same steps.
+
+A scheduling point where one action is awake is not fingerprinted (``single``): with nothing to
+choose, the state after it is met again at the next point that has a choice, so storing it saves
+no execution, and a point stored or not is sound for state caching (the cited paper stores only
+some states). A cycle through such points only runs on to ``max_steps``: the plain search's
+livelock, found the plain way.
 """
 
 from __future__ import annotations
@@ -39,48 +57,75 @@ from __future__ import annotations
 from collections.abc import Callable, Hashable
 
 from model_checks.harness.rt.fingerprint import begin_search, fingerprint
-from model_checks.harness.rt.objects import Action
+from model_checks.harness.rt.objects import Action, Op, dependent
 from model_checks.harness.rt.scheduler import Execution
 from model_checks.harness.strategies.search import check_replayed
 
 
 class _Frame:
-    __slots__ = ("chosen", "enabled", "key", "todo")
+    __slots__ = ("chosen", "enabled", "key", "ops", "sleep", "todo")
 
-    def __init__(self, enabled: list[Action], key: Hashable | None) -> None:
+    def __init__(
+        self,
+        enabled: list[Action],
+        key: Hashable | None,
+        awake: list[Action],
+        sleep: set[Action],
+        ops: dict[int, Op],
+    ) -> None:
         self.enabled = enabled
         self.key = key
-        self.chosen = enabled[0]
-        self.todo = list(enabled[1:])
+        self.chosen = awake[0]
+        self.todo = awake[1:]
+        self.sleep = sleep  # asleep here: on arrival, then every action explored from here
+        self.ops = ops  # each live thread's pending operation (empty without sleep sets)
 
 
 class StateCachingChooser:
     """One instance drives a whole search (many executions)."""
 
     trusted = True
-    needs_after_step = False
 
-    def __init__(self, fingerprint_fn: Callable[[Execution], Hashable | None] = fingerprint) -> None:
+    def __init__(
+        self,
+        fingerprint_fn: Callable[[Execution], Hashable | None] = fingerprint,
+        sleep_sets: bool = False,
+    ) -> None:
         self.fingerprint = fingerprint_fn
+        self.sleep_sets = sleep_sets
+        self.needs_after_step = sleep_sets
         # the objects alive before the first execution: the fingerprint writes them by reference
         # (rt/seeds.py)
         begin_search()
         self.stack: list[_Frame] = []
         self.replay_len = 0
-        self.visited: set[Hashable] = set()
+        # explored states -> the sleep set they were explored with (empty without sleep sets)
+        self.visited: dict[Hashable, frozenset[Action]] = {}
         self.on_path: dict[Hashable, int] = {}  # states of the current path -> their step
         self.states_pruned = 0  # executions stopped at a state already explored
         self.unhashed = 0  # scheduling points whose state could not be fingerprinted
+        self.single = 0  # new scheduling points with one action awake (not fingerprinted)
+        self.sleep_blocked = 0  # executions stopped where every enabled action was asleep
         self.pruned = 0
+        self.next_sleep: set[Action] = set()
         # a cycle being confirmed: its first step, the step that came back, its choices
         self.cycle: tuple[int, int, list[Action]] | None = None
         self.conflation: str | None = None  # why a cycle did not repeat: the fingerprint's hole
 
     def start_execution(self) -> None:
         self.cycle = None
+        self.next_sleep = set()
 
     def after_step(self, ex: Execution) -> None:
-        pass
+        d = len(ex.steps) - 1
+        if d != len(self.stack) - 1 or self.cycle is not None:
+            return  # a replayed step (its child's sleep set is on the stack), or pumping
+        step = ex.steps[d]
+        f = self.stack[d]
+        ops = f.ops
+        self.next_sleep = {
+            b for b in f.sleep if b[0] != step.tid and b[0] in ops and not dependent(ops[b[0]], step.op)
+        }
 
     def choose(self, ex: Execution, enabled: list[Action]) -> Action | None:
         d = len(ex.steps)
@@ -90,27 +135,57 @@ class StateCachingChooser:
             f = self.stack[d]
             check_replayed(d, f.enabled, enabled)
             return f.chosen
-        key = self.fingerprint(ex)
-        if key is None:
-            self.unhashed += 1
-        elif key in self.on_path:
-            # a cycle: the plain search would go round it until max_steps (a livelock); go round
-            # it here too, so that the livelock reported is one execution really run
-            first = self.on_path[key]
-            self.cycle = (first, d, [(st.tid, st.alt) for st in ex.steps[first:d]])
-            return self._pump(ex, enabled)
-        elif key in self.visited:
-            self.states_pruned += 1
+        sleep = self.next_sleep
+        self.next_sleep = set()
+        awake = [a for a in enabled if a not in sleep] if sleep else list(enabled)
+        if not awake:
+            self.sleep_blocked += 1
             self.pruned += len(enabled)
             return None
+        key: Hashable | None = None
+        if len(awake) == 1:
+            self.single += 1
         else:
-            self.visited.add(key)
-        f = _Frame(list(enabled), key)
+            key = self.fingerprint(ex)
+            if key is None:
+                self.unhashed += 1
+            elif key in self.on_path:
+                # a cycle: the plain search would go round it until max_steps (a livelock); go
+                # round it here too, so that the livelock reported is one execution really run
+                first = self.on_path[key]
+                self.cycle = (first, d, [(st.tid, st.alt) for st in ex.steps[first:d]])
+                return self._pump(ex, enabled)
+            else:
+                stored = self.visited.get(key)
+                if stored is not None:
+                    again = self._revisit(stored, sleep, enabled)
+                    if again is None:
+                        self.states_pruned += 1
+                        self.pruned += len(enabled)
+                        return None
+                    awake, sleep = again
+                self.visited[key] = frozenset(sleep)
+        self.pruned += len(enabled) - len(awake)
+        ops: dict[int, Op] = {}
+        if self.sleep_sets:
+            ops = {t.tid: t.pending for t in ex.threads if t.pending is not None and not t.finished}
+        f = _Frame(list(enabled), key, awake, sleep, ops)
         if key is not None:
             self.on_path[key] = d
         self.stack.append(f)
         self.replay_len = len(self.stack)
         return f.chosen
+
+    @staticmethod
+    def _revisit(
+        stored: frozenset[Action], sleep: set[Action], enabled: list[Action]
+    ) -> tuple[list[Action], set[Action]] | None:
+        """A state explored before, met again with ``sleep``: None if nothing is left to run
+        from it, else the actions to run (asleep when it was explored, awake now) and the sleep
+        set to run them with (the intersection, which the state is stored with from now on)."""
+        if stored <= sleep:
+            return None
+        return [a for a in enabled if a in stored and a not in sleep], set(stored & sleep)
 
     def _pump(self, ex: Execution, enabled: list[Action]) -> Action | None:
         assert self.cycle is not None
@@ -149,6 +224,8 @@ class StateCachingChooser:
         while self.stack:
             f = self.stack[-1]
             if f.todo:
+                if self.sleep_sets:
+                    f.sleep.add(f.chosen)  # explored from here: asleep in the next branches
                 f.chosen = f.todo.pop(0)
                 self.replay_len = len(self.stack)
                 return True

@@ -179,6 +179,7 @@ def reach(
         reach_program(sc, follower.outbox, observed=observed, build=build),
         Options(max_steps=5_000, races=False, time_limit=time_limit, max_executions=max_executions),
         fingerprint_fn=follower.fingerprint,
+        sleep_sets=False,  # a spec step is an edge: every transition must be taken, not only states
     )
     assert isinstance(result, StatefulResult)
     follower.drain()  # the last execution's tail
