@@ -1,7 +1,8 @@
 """``check_states``: exhaustive search with state-hash pruning (issue 16, "proofs, not bounds").
 
-Plain DFS over scheduling choices that stops an execution at an abstract state it has already
-explored (``strategies/stateful.py``; the state is ``rt/fingerprint.py``'s). Where DPOR must run
+DFS over scheduling choices that stops an execution at an abstract state it has already
+explored (``strategies/stateful.py``; the state is ``rt/fingerprint.py``'s), with sleep sets by
+default (steps that commute with one already taken are not run again). Where DPOR must run
 every Mazurkiewicz trace of a program, this runs each reachable *state* once: a small program whose
 traces are many but whose states are few (a producer/consumer around one lock) gets a proof.
 

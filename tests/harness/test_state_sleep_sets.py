@@ -64,3 +64,19 @@ def test_a_state_met_again_runs_what_was_asleep_then_and_is_awake_now() -> None:
     assert revisit(frozenset(), set(), [a, b]) is None
     again = revisit(frozenset({a, b}), {b, c}, [a, b, c])
     assert again == ([a], {b})  # a runs now; stored from now on with the intersection
+
+
+@pytest.mark.timeout(180)
+def test_every_work_lane_reference_mutant_is_caught_by_the_sleep_set_search() -> None:
+    # each on its own scenario, with the failure kind it names: the reduction keeps the bugs
+    from model_checks.designs.work_lane.reference_mutants import REFERENCE_MUTANTS
+    from model_checks.designs.work_lane.scenarios import LaneScenario, lane_program
+    from model_checks.harness.design_rows import quiet_reference
+
+    for name, m in REFERENCE_MUTANTS.items():
+        program = lane_program(LaneScenario(**m.scenario), build=m.build, keep_trace=False)
+        with quiet_reference():
+            result = check_states(
+                program, Options(races=False, time_limit=60, spurious_wakeups=m.spurious_wakeups)
+            )
+        assert result.failure is not None and result.failure.kind == m.expect, (name, result.summary())
