@@ -88,9 +88,11 @@ def test_the_comparison_fails_on_a_fingerprint_that_conflates() -> None:
 @pytest.mark.soak
 @pytest.mark.timeout(1800)
 @pytest.mark.parametrize("spurious", [False, True])
-def test_soak_states_agree_on_every_example(spurious: bool) -> None:
-    # the bounded buffer with spurious wakeups: more than DPOR finishes in half an hour
-    _examples(spurious, sorted(set(examples.PROGRAMS) - ({"bounded-buffer"} if spurious else set())))
+@pytest.mark.parametrize("name", sorted(examples.PROGRAMS))
+def test_soak_states_agree_on_every_example(name: str, spurious: bool) -> None:
+    if spurious and name == "bounded-buffer":
+        pytest.skip("the bounded buffer with spurious wakeups: more than DPOR finishes in half an hour")
+    _examples(spurious, [name])
 
 
 @pytest.mark.soak
