@@ -403,3 +403,31 @@ def test_a_helper_module_s_globals_are_state() -> None:
     before = c.value(helper.add)
     helper.add(1)
     assert fp._Canon().value(helper.add) != before
+
+
+class _NoFields:
+    __slots__ = ()  # no slots and no ``__dict__``: its seeded reading is its class alone
+
+
+_MARK = _NoFields()  # alive before the search: written by reference, its reading checked
+
+
+def _holds_a_mark(rt: ControlledRuntime) -> object:
+    a = rt.atomic_int(0)
+
+    def run() -> None:
+        mark = _MARK
+        a.store(1)
+        assert mark is _MARK
+
+    rt.start_thread(run, "a")
+    rt.start_thread(run, "b")
+    return None
+
+
+@pytest.mark.timeout(60)
+def test_a_pre_existing_object_with_no_fields_is_state() -> None:
+    # was a TypeError from the seeds' check (a getter of one name returns no tuple), seen on the
+    # Schedule Gate's and the lock-free Work Lane's scenarios
+    result = check_states(_holds_a_mark)
+    assert result.verdict == "exhaustive" and result.unhashed == 0, result.report()

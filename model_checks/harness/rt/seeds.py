@@ -80,6 +80,10 @@ def _seed_check(t: type, r: Any) -> Any:
             # an instance read by its class, its slots and its ``__dict__`` (its built-in base,
             # if any, is an immutable value, read once)
             names = ("__class__", *_names(t), *(("__dict__",) if t.__dictoffset__ else ()))
+            if len(names) == 1:
+                # no slots and no ``__dict__`` (``__slots__ = ()``): a getter of one name returns
+                # the value itself, not a tuple, so the class is read twice
+                names = ("__class__", "__class__")
             check = _INSTANCE_CHECKS[t] = operator.attrgetter(*names)
             _ARITY[check] = len(names)
     return check
