@@ -26,7 +26,7 @@ from model_checks.harness.rt import fingerprint as fp
 from model_checks.harness.rt import frames, under_test
 from model_checks.harness.rt.scheduler import Execution, UsageError
 from model_checks.harness.runtime import ControlledRuntime
-from model_checks.harness.stateful import check_states
+from model_checks.harness.stateful import StatefulResult, check_states
 from model_checks.harness.sync.primitives import Lock
 
 
@@ -430,4 +430,5 @@ def test_a_pre_existing_object_with_no_fields_is_state() -> None:
     # was a TypeError from the seeds' check (a getter of one name returns no tuple), seen on the
     # Schedule Gate's and the lock-free Work Lane's scenarios
     result = check_states(_holds_a_mark)
+    assert isinstance(result, StatefulResult)
     assert result.verdict == "exhaustive" and result.unhashed == 0, result.report()
