@@ -48,7 +48,7 @@ SLEEP_GRANULARITY = (
 class StatefulResult(Result):
     """A ``Result`` whose exhaustive verdict names what state pruning proved."""
 
-    states: int = 0  # abstract states explored
+    states: int = 0  # abstract states stored (every point with a choice of two or more steps)
     states_pruned: int = 0  # executions stopped at a state already explored
     unhashed: int = 0  # scheduling points whose state could not be taken (not pruned there)
     single: int = 0  # new scheduling points with one action to take (not fingerprinted)
