@@ -22,9 +22,14 @@ PROGRAMS = ((2, 1), (3, 1), (3, 2))
 SEARCHES = ("dpor", "states", "states+sleep")
 
 
-def _program(items: int, capacity: int) -> Callable[[ControlledRuntime], object]:
+def producer_consumer(
+    items: int, capacity: int, buggy: bool = False
+) -> Callable[[ControlledRuntime], object]:
+    """The issue's program as a harness test: its outcome is the order the consumer took the items
+    in. Run it under ``patched(harness_plain)``."""
+
     def program(rt: ControlledRuntime) -> object:
-        got = harness_plain.run_two_producers(items, capacity)
+        got = harness_plain.run_two_producers(items, capacity, buggy)
         return lambda: tuple(got)
 
     return program
@@ -32,7 +37,7 @@ def _program(items: int, capacity: int) -> Callable[[ControlledRuntime], object]
 
 def _search(name: str, items: int, capacity: int, time_limit: float) -> Result:
     options = Options(races=False, minimize=False, time_limit=time_limit)
-    program = _program(items, capacity)
+    program = producer_consumer(items, capacity)
     if name == "dpor":
         return check(program, options.with_(strategy="dpor"))
     from model_checks.harness.stateful import check_states  # brings the heap fingerprint

@@ -7,15 +7,13 @@ pairs as races, and no longer analyses a parked wait that can never run as it is
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 import pytest
 
 from model_checks.bench import harness_plain
+from model_checks.bench.state_proofs import producer_consumer
 from model_checks.harness import Options, check, patched
 from model_checks.harness.examples import bounded_buffer
 from model_checks.harness.rt.objects import ConditionState, LockState, Op
-from model_checks.harness.runtime import ControlledRuntime
 from model_checks.harness.strategies.search import _coenabled
 
 
@@ -49,14 +47,6 @@ def test_the_refinement_stays_where_it_must() -> None:
     assert _coenabled(Op("notify", cond), Op("notify", cond), False)
 
 
-def _prodcons(items: int, capacity: int, buggy: bool) -> Callable[[ControlledRuntime], object]:
-    def program(rt: ControlledRuntime) -> object:
-        got = harness_plain.run_two_producers(items, capacity, buggy)
-        return lambda: tuple(got)
-
-    return program
-
-
 @pytest.mark.timeout(120)
 @pytest.mark.parametrize("capacity", [1, 2])
 def test_dpor_agrees_with_dfs_on_a_bounded_buffer(capacity: int) -> None:
@@ -81,7 +71,7 @@ def test_dpor_sees_every_order_of_the_three_thread_producer_consumer(capacity: i
     # the consumer may take the two producers' items in any merge of their orders: DPOR must
     # reach each of the 6 (a lost one would be a reduction that pruned a real execution)
     with patched(harness_plain):
-        result = check(_prodcons(2, capacity, False), Options(strategy="dpor", races=False))
+        result = check(producer_consumer(2, capacity), Options(strategy="dpor", races=False))
     assert result.verdict == "exhaustive", result.summary()
     assert result.outcomes == _merges((0, 1), (100, 101))
 
@@ -90,7 +80,9 @@ def test_dpor_sees_every_order_of_the_three_thread_producer_consumer(capacity: i
 def test_the_wrong_waiter_woken_is_still_found() -> None:
     # notify instead of notify_all: a producer wakes the other producer, and the consumer sleeps
     with patched(harness_plain):
-        bug = check(_prodcons(2, 1, True), Options(strategy="dpor", races=False, minimize=False))
-        ok = check(_prodcons(2, 1, False), Options(strategy="dpor", races=False))
+        bug = check(
+            producer_consumer(2, 1, buggy=True), Options(strategy="dpor", races=False, minimize=False)
+        )
+        ok = check(producer_consumer(2, 1), Options(strategy="dpor", races=False))
     assert bug.failure is not None and bug.failure.kind == "deadlock", bug.summary()
     assert ok.verdict == "exhaustive" and len(ok.outcomes) == 6, ok.summary()

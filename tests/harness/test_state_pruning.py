@@ -21,6 +21,7 @@ from typing import Any
 import pytest
 
 from model_checks.bench import harness_plain
+from model_checks.bench.state_proofs import producer_consumer
 from model_checks.harness import Options, check, examples, lane_programs, own_code, patch, patched
 from model_checks.harness.rt import fingerprint as fp
 from model_checks.harness.rt import frames, under_test
@@ -28,14 +29,6 @@ from model_checks.harness.rt.scheduler import Execution, UsageError
 from model_checks.harness.runtime import ControlledRuntime
 from model_checks.harness.stateful import StatefulResult, check_states
 from model_checks.harness.sync.primitives import Lock
-
-
-def _prodcons(items: int, buggy: bool = False) -> Callable[[ControlledRuntime], object]:
-    def program(rt: ControlledRuntime) -> object:
-        got = harness_plain.run_two_producers(items, 1, buggy)
-        return lambda: tuple(got)
-
-    return program
 
 
 def _merges(a: tuple[int, ...], b: tuple[int, ...]) -> set[tuple[int, ...]]:
@@ -48,8 +41,8 @@ def _merges(a: tuple[int, ...], b: tuple[int, ...]) -> set[tuple[int, ...]]:
 def test_pruning_proves_what_dpor_only_bounds() -> None:
     # the 3-thread Lock + Condition producer/consumer, plain threading (patch mode)
     with patched(harness_plain):
-        dpor = check(_prodcons(2), races=False, max_executions=800)
-        states = check_states(_prodcons(2), races=False, max_executions=2_000)
+        dpor = check(producer_consumer(2, 1), races=False, max_executions=800)
+        states = check_states(producer_consumer(2, 1), races=False, max_executions=2_000)
     assert dpor.verdict == "bounded", dpor.summary()  # DPOR needs 3,857 executions
     assert states.verdict == "exhaustive", states.report()
     assert states.executions < 2_000
@@ -62,7 +55,7 @@ def test_pruning_proves_what_dpor_only_bounds() -> None:
 def test_pruning_still_finds_the_lost_wakeup() -> None:
     # notify instead of notify_all: a producer may wake the other producer, and all sleep
     with patched(harness_plain):
-        result = check_states(_prodcons(2, buggy=True), races=False, minimize=False)
+        result = check_states(producer_consumer(2, 1, buggy=True), races=False, minimize=False)
     assert result.verdict == "failed"
     assert result.failure is not None and result.failure.kind == "deadlock", result.report()
 

@@ -4,13 +4,11 @@ comparison with the plain search."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 import pytest
 
 from model_checks.bench import harness_plain
+from model_checks.bench.state_proofs import producer_consumer
 from model_checks.harness import Options, check, patched
-from model_checks.harness.runtime import ControlledRuntime
 from model_checks.harness.stateful import StatefulResult, check_states
 from model_checks.harness.strategies import stateful
 from tests.harness import test_harness_differential as generated
@@ -20,19 +18,11 @@ from tests.harness import test_harness_differential as generated
 CAUGHT_SEEDS = (12, 13, 20)
 
 
-def _prodcons(items: int, capacity: int) -> Callable[[ControlledRuntime], object]:
-    def program(rt: ControlledRuntime) -> object:
-        got = harness_plain.run_two_producers(items, capacity, False)
-        return lambda: tuple(got)
-
-    return program
-
-
 @pytest.mark.timeout(120)
 def test_sleep_sets_prove_the_same_with_fewer_executions() -> None:
     with patched(harness_plain):
-        plain = check_states(_prodcons(2, 1), races=False, minimize=False, sleep_sets=False)
-        slept = check_states(_prodcons(2, 1), races=False, minimize=False)
+        plain = check_states(producer_consumer(2, 1), races=False, minimize=False, sleep_sets=False)
+        slept = check_states(producer_consumer(2, 1), races=False, minimize=False)
     assert isinstance(slept, StatefulResult) and isinstance(plain, StatefulResult)
     assert plain.verdict == slept.verdict == "exhaustive", (plain.report(), slept.report())
     assert slept.outcomes == plain.outcomes and len(slept.outcomes) == 6
