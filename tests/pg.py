@@ -131,6 +131,14 @@ class PgServer:
         log = str(self.root / "server.log")
         self._run("pg_ctl", "-D", str(self.data), "-l", log, "-m", "fast", "-w", "-t", "60", "restart")
 
+    def halt(self) -> None:
+        """``pg_ctl stop -m fast``, keeping the data: the server is away until ``resume``."""
+        self._run("pg_ctl", "-D", str(self.data), "-m", "fast", "-w", "-t", "60", "stop")
+
+    def resume(self) -> None:
+        log = str(self.root / "server.log")
+        self._run("pg_ctl", "-D", str(self.data), "-l", log, "-w", "-t", "60", "start")
+
     def stop(self) -> None:
         try:
             self._run("pg_ctl", "-D", str(self.data), "-m", "immediate", "-w", "stop")

@@ -6,12 +6,14 @@ conservation of the accepted items when Stop returns."""
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from functools import partial
 from typing import Any, Protocol, TypeVar
 
 from model_checks.harness.runtime import ControlledRuntime
 
 R = TypeVar("R")
+Program = Callable[[ControlledRuntime], object]
 Record = tuple[str, str, Mapping[str, Any]]  # (thread, event, fields), as a tracer's ``emit`` got them
 _NOT_SHOWN = ("seq", "thread", "event")
 
@@ -64,6 +66,22 @@ class ReportedTrace:
         first = self._shown + 1
         self._shown += len(records)
         return [_line(first + i, thread, event, fields) for i, (thread, event, fields) in enumerate(records)]
+
+
+@dataclass(frozen=True)
+class LaneRace:
+    """The race every lane scenario sets up: ``producers`` threads each post ``items`` items,
+    producer p's item i to lane (p + i) % ``lanes``, against ``workers`` workers that drain at most
+    ``budget`` items a turn from lanes holding ``capacity``; then a Stop, which starts before the
+    producers are joined with ``stop_races_posts``. A design's scenario adds its own knobs."""
+
+    producers: int = 2
+    items: int = 2
+    lanes: int = 2
+    workers: int = 2
+    budget: int = 1
+    capacity: int = 4
+    stop_races_posts: bool = False
 
 
 def produce_then_stop(

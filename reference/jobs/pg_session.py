@@ -24,7 +24,7 @@ import psycopg
 from psycopg import errors
 from psycopg.pq import TransactionStatus
 from psycopg.rows import dict_row
-from psycopg_pool import ConnectionPool
+from psycopg_pool import ConnectionPool, PoolTimeout
 
 from reference.jobs.core import StoreCore
 from reference.jobs.model import Job
@@ -116,7 +116,12 @@ class PgSession(StoreCore):
         try:
             conn = self._own
             if conn is None:
-                conn = self._own = self._pool.getconn()
+                try:
+                    conn = self._own = self._pool.getconn()
+                except PoolTimeout as problem:
+                    # While the server restarts the pool reconnects with a growing backoff, which
+                    # can outlast one checkout's timeout. Nothing of the step ran: it may run again.
+                    raise ConnectionLost(f"no connection from the pool: {problem}") from problem
             try:
                 yield conn
             finally:
@@ -195,8 +200,9 @@ class PgSession(StoreCore):
                 if attempt == RETRIES:
                     raise
                 _backoff(attempt)
-            except psycopg.OperationalError:
-                if not broken or time.monotonic() >= deadline:
+            except psycopg.OperationalError as problem:
+                lost = broken or isinstance(problem, ConnectionLost)
+                if not lost or time.monotonic() >= deadline:
                     raise
                 self.reconnects += 1
                 time.sleep(_RECONNECT_PAUSE)

@@ -18,6 +18,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -28,6 +29,7 @@ import pytest
 from model_checks.conformance.validator import validate_lines
 from model_checks.designs.admission.trace import merged_lines
 from reference.jobs import JobSpec
+from reference.jobs.admission import Conditions
 from reference.jobs.location import open_store
 from reference.jobs.tracing import JsonlTraceFile
 from tests.pg import PgServer
@@ -135,10 +137,18 @@ def test_postgresql_restarted_mid_run_workers_reconnect_and_go_on(
     traces, log = tmp_path / "traces", tmp_path / "ran.log"
     traces.mkdir()
     jobs = 40
-    enqueue_all(pg_url, traces, [{"n": n, "log": str(log), "sleep": 0.05} for n in range(jobs)])
+    enqueue_all(pg_url, traces, [{"n": n, "log": str(log), "sleep": 0.2} for n in range(jobs)])
     workers = [worker(pg_url, traces, f"w{i}", "--until-done", "--poll", "0.1") for i in range(2)]
+
+    def both_running() -> bool:
+        # A worker's trace has events past its header once it has opened the store and claimed:
+        # a worker still starting (a loaded machine) would meet the restart at its first connect,
+        # which fails at once by design (tests/jobs/test_cli_pg.py), not mid-run.
+        files = [next(iter(traces.glob(f"trace-w{i}-*.jsonl")), None) for i in range(2)]
+        return all(f is not None and len(f.read_text().splitlines()) > 1 for f in files)
+
     try:
-        wait_for(lambda: log.exists() and len(log.read_text().split()) >= 6, 30, "the first jobs to run")
+        wait_for(both_running, 60, "both workers to claim a job")
         pg_server.restart()  # every session is cut, mid-claim, mid-finish or mid-wait
         assert len(log.read_text().split()) < jobs  # it really was mid-run
         results = [w.communicate(timeout=90) for w in workers]
@@ -146,8 +156,8 @@ def test_postgresql_restarted_mid_run_workers_reconnect_and_go_on(
         for w in workers:
             if w.poll() is None:
                 w.kill()
-    for w, (_, err) in zip(workers, results, strict=True):
-        assert w.returncode == 0, err
+    for w, (out, err) in zip(workers, results, strict=True):
+        assert w.returncode == 0, f"stdout: {out}\nstderr: {err}"  # --json: an error is on stdout
     reports = [json.loads(out) for out, _ in results]
     assert sum(r["done"] for r in reports) == jobs  # each job completed by exactly one worker
     assert all(r["lease_lost"] == 0 for r in reports)
@@ -156,3 +166,28 @@ def test_postgresql_restarted_mid_run_workers_reconnect_and_go_on(
     assert all(job.attempts == 1 for job in stored)
     assert sorted(int(n) for n in log.read_text().split()) == list(range(jobs))  # each ran once
     validate(traces, counts)
+
+
+@pytest.mark.timeout(120)
+def test_a_step_outlasts_a_server_away_longer_than_one_pool_checkout(
+    pg_server: PgServer, pg_url: str
+) -> None:
+    """While the server is down the pool reconnects with a growing backoff, which can outlast one
+    checkout's timeout (the CLI's is 10 s; 1 s here): that is a connection lost before anything
+    ran, so both kinds of step (a transaction, the fast claim's one statement) wait it out."""
+    store = open_store(pg_url, connect_timeout=1.0, reconnect_timeout=60.0)
+    try:
+        store.enqueue(JobSpec("q", {"n": 0}))
+        for step in (lambda: store.enqueue(JobSpec("q", {"n": 1})), lambda: store.claim("w", Conditions())):
+            pg_server.halt()
+            back = threading.Timer(3.0, pg_server.resume)  # away for three checkouts' timeouts
+            back.start()
+            try:
+                step()
+            finally:
+                back.join()
+        assert store.reconnects > 0
+        counts = dict(store.status(0).counts)
+        assert sum(counts.values()) == 2 and counts["processing"] == 1, counts
+    finally:
+        store.close()

@@ -10,7 +10,7 @@ import pytest
 
 from model_checks.conformance.verdict import ALLOWED
 from tests.work_stealing.test_spec_trace import GOOD, both, lines_of
-from tests.work_stealing.test_trace import E, done, park, run, steal, take
+from tests.work_stealing.test_trace import E, done, finds_nothing, owner_runs, park, run
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -19,14 +19,10 @@ pytestmark = pytest.mark.timeout(120)
 # wakes w0, whose join of b returns.
 JOIN_SEES_PENDING_AFTER_DONE = [
     *GOOD[:10],  # a forks b and c on w0; w1 steals b and runs it
-    take(0, "c"),
-    run(0, "c"),
-    done(0, "c"),
+    *owner_runs(0, "c"),
     E("w0", "join", task="c"),
     done(1, "b"),
-    take(0, None, "empty"),
-    steal(0, "injector", None, "empty"),
-    steal(0, 1, None, "empty"),
+    *finds_nothing(0, 1),
     park(0),
     E("w1", "unpark", worker=0),
     E("w0", "join", task="b"),

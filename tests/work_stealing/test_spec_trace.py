@@ -56,7 +56,21 @@ from reference.work_stealing import header as pool_header
 from reference.work_stealing_deque import ChaseLevDeque
 from spec import work_stealing_open as wo
 from spec.work_stealing_state import Vars
-from tests.work_stealing.test_trace import E, done, park, push, run, steal, stop_begin, stop_end, submit, take
+from tests.work_stealing.test_trace import (
+    E,
+    done,
+    finds_nothing,
+    owner_runs,
+    park,
+    push,
+    run,
+    steal,
+    stop_begin,
+    stop_end,
+    submit,
+    take,
+    thief_runs,
+)
 
 pytestmark = pytest.mark.timeout(280)
 
@@ -100,22 +114,14 @@ GOOD: list[Ev] = [
     push(0, "c", 2),
     take(1, None, "empty"),
     steal(1, "injector", None, "empty"),
-    steal(1, 0, "b"),
-    run(1, "b"),
-    done(1, "b"),
-    take(0, "c"),
-    run(0, "c"),
-    done(0, "c"),
+    *thief_runs(1, 0, "b"),
+    *owner_runs(0, "c"),
     E("w0", "join", task="c"),
     E("w0", "join", task="b"),
     done(0, "a"),
-    take(0, None, "empty"),
-    steal(0, "injector", None, "empty"),
-    steal(0, 1, None, "empty"),
+    *finds_nothing(0, 1),
     park(0),
-    take(1, None, "empty"),
-    steal(1, "injector", None, "empty"),
-    steal(1, 0, None, "empty"),
+    *finds_nothing(1, 0),
     park(1),
     stop_begin(),
     E("main", "unpark", worker=0),

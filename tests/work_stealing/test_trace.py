@@ -65,6 +65,21 @@ def done(w: int, task: Any, outcome: str = "ok") -> Ev:
     return E(f"w{w}", "done", worker=w, task=task, outcome=outcome)
 
 
+def owner_runs(w: int, task: Any) -> list[Ev]:
+    """``w`` takes ``task`` from its own deque, runs it and completes it."""
+    return [take(w, task), run(w, task), done(w, task)]
+
+
+def thief_runs(w: int, victim: Any, task: Any) -> list[Ev]:
+    """``w`` steals ``task`` from ``victim``, runs it and completes it."""
+    return [steal(w, victim, task), run(w, task), done(w, task)]
+
+
+def finds_nothing(w: int, other: int) -> list[Ev]:
+    """``w`` looks for work everywhere (its own deque, the injector, ``other``'s) and finds none."""
+    return [take(w, None, "empty"), steal(w, "injector", None, "empty"), steal(w, other, None, "empty")]
+
+
 def park(w: int) -> Ev:
     return E(f"w{w}", "park", worker=w)
 
@@ -94,15 +109,9 @@ VALID: list[Ev] = [
     push(0, "c", 2),
     E("w0", "resize", worker=0, capacity=4),
     push(0, "d", 3),
-    steal(1, 0, "b"),
-    run(1, "b"),
-    done(1, "b"),
-    take(0, "d"),
-    run(0, "d"),
-    done(0, "d"),
-    take(0, "c"),
-    run(0, "c"),
-    done(0, "c"),
+    *thief_runs(1, 0, "b"),
+    *owner_runs(0, "d"),
+    *owner_runs(0, "c"),
     E("w0", "join", task="b"),
     done(0, "a"),
     take(0, None, "empty"),
@@ -397,7 +406,7 @@ def test_lost_wakeup_at_the_end() -> None:
     assert (verdict.code, verdict.seq, verdict.rule) == (1, None, 7), verdict.message
     assert "w0 parked at seq 7" in verdict.message and "lost wakeup" in verdict.message
     # The same park is fine when the task is later run: the worker that parked was not needed.
-    fine = [*events[:6], take(0, "b"), run(0, "b"), done(0, "b"), park(0)]
+    fine = [*events[:6], *owner_runs(0, "b"), park(0)]
     assert judge(fine, complete=True).code == 0
 
 

@@ -29,6 +29,8 @@ from model_checks.designs.work_lane import declared  # noqa: F401  (the design's
 from model_checks.harness.lane_posts import Posts, round_robin_producers
 from model_checks.harness.lane_programs import (
     DrainOverlap,
+    LaneRace,
+    Program,
     ReportedTrace,
     assert_conserved,
     drain_violation,
@@ -41,19 +43,10 @@ from reference.results import Result as TkResult
 from reference.scheduler import LaneSpec, Sizing, StopMode, WorkerScheduler
 from reference.tracing import RecordingTracer
 
-Program = Callable[[ControlledRuntime], object]
-
 
 @dataclass(frozen=True)
-class LaneScenario:
-    producers: int = 2
-    items: int = 2
-    lanes: int = 2
-    workers: int = 2
-    budget: int = 1
-    capacity: int = 4
+class LaneScenario(LaneRace):
     stop: StopMode = StopMode.DRAIN
-    stop_races_posts: bool = False  # Stop starts before the producers are joined
     stop_from_callback: bool = False  # the first invoke calls stop() and must be refused
     raising_item: tuple[int, int] | None = None  # (producer, index) whose invoke raises
     rendezvous: bool = False  # lane 0's first invoke waits until lane 1 has invoked an item

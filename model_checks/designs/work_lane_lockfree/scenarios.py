@@ -29,6 +29,8 @@ from model_checks.designs.work_lane_lockfree.trace.validate import validate_line
 from model_checks.harness.lane_posts import Item, Posts, round_robin_producers
 from model_checks.harness.lane_programs import (
     DrainOverlap,
+    LaneRace,
+    Program,
     assert_conserved,
     drain_violation,
     produce_then_stop,
@@ -39,19 +41,15 @@ from reference.results import Result
 from reference.tracing import RecordingTracer
 from reference.work_lane_lockfree import LaneSpec, LockFreeScheduler, Sizing, StopMode, trace_header
 
-Program = Callable[[ControlledRuntime], object]
-
 
 @dataclass(frozen=True)
-class LockFreeScenario:
-    producers: int = 2
-    items: int = 1  # posts per producer; producer p posts item i to lane (p + i) % lanes
+class LockFreeScenario(LaneRace):
+    # Smaller than the locked Work Lane's: every atomic of a lock-free lane is a scheduling point.
+    items: int = 1
     lanes: int = 1
     workers: int = 1
-    budget: int = 1
     capacity: int = 2
     stop: StopMode = StopMode.DRAIN
-    stop_races_posts: bool = False  # Stop starts before the producers are joined
 
 
 @dataclass
