@@ -175,7 +175,10 @@ def test_a_step_outlasts_a_server_away_longer_than_one_pool_checkout(
     """While the server is down the pool reconnects with a growing backoff, which can outlast one
     checkout's timeout (the CLI's is 10 s; 1 s here): that is a connection lost before anything
     ran, so both kinds of step (a transaction, the fast claim's one statement) wait it out."""
+    from reference.jobs.pg_store import PgStore  # psycopg: only where a server is
+
     store = open_store(pg_url, connect_timeout=1.0, reconnect_timeout=60.0)
+    assert isinstance(store, PgStore)
     try:
         store.enqueue(JobSpec("q", {"n": 0}))
         for step in (lambda: store.enqueue(JobSpec("q", {"n": 1})), lambda: store.claim("w", Conditions())):
