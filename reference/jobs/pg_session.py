@@ -6,7 +6,7 @@ worker's steps pay no pool checkout. A store belongs to one thread, as a ``Sqlit
 step's transaction state lives in the store, so a step of another thread waits until the running
 one is over (its steps are serialised, never interleaved). A step that a deadlock or serialization
 failure aborted is run again (``RETRIES`` times); so is one whose connection broke before its
-commit (for up to ``reconnect_timeout`` seconds). A connection lost *during* the commit leaves the
+commit, or that got no connection from the pool (for up to ``reconnect_timeout`` seconds). A connection lost *during* the commit leaves the
 step in doubt: that error is raised, never retried, so an enqueue is never doubled. See
 ``pg_store`` for the store these serve.
 """
@@ -172,7 +172,8 @@ class PgSession(StoreCore):
     def _statement(self, sql: str, params: tuple[Any, ...]) -> dict[str, Any]:
         """``sql`` (one row back) as one autocommit statement: its own transaction, one round trip,
         and the server holds its locks only while it runs and commits it. Run again after a
-        deadlock or serialization failure, or a connection that broke before the result came back.
+        deadlock or serialization failure, a connection that broke before the result came back, or
+        no connection to be had (the server away: nothing was sent).
 
         A result comes back only once the statement committed (the server answers the statement's
         Sync after the commit), so a break is either before the commit — nothing happened, the
