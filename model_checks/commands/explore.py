@@ -17,6 +17,7 @@ from rich.console import Console
 from model_checks import progress, registry
 from model_checks.commands import CommandError, at_least_zero, count, seconds, seed
 from model_checks.harness import Options, ReplayDivergence, Result, check
+from model_checks.harness.options import STATES
 from model_checks.harness.rt.scheduler import UsageError
 from model_checks.harness.runtime import ControlledRuntime
 from model_checks.harness.schedule import MAX_REPLAY_STEPS
@@ -24,10 +25,7 @@ from model_checks.harness.swarm import SWARM_STRATEGIES
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_BOUNDED = 0, 1, 2, 3
 Factory = Callable[[], Callable[[ControlledRuntime], object]]
-STRATEGIES = ("dpor-ipb", "dpor", "dfs", "random", "pct", "portfolio", "states")
-# `--strategy states`: plain DFS that prunes a prefix reaching an abstract state already explored
-# (harness/stateful.py); its exhaustive verdict says it is over abstract states.
-STATES = "states"
+STRATEGIES = ("dpor-ipb", "dpor", "dfs", "random", "pct", "portfolio", STATES)
 BACKENDS = ("greenlet", "threads")
 ENGINES = ("local", "ray")
 MAX_SWARM = 10_000

@@ -10,12 +10,14 @@ from __future__ import annotations
 import contextlib
 import logging
 import time
-from collections.abc import Collection, Iterator, Sequence
+from collections.abc import Collection, Iterator, Mapping, Sequence
+from typing import Any
 
 from model_checks.conformance.verdict import Verdict
-from model_checks.design import Design, Scenario
+from model_checks.design import Design, Program, Scenario
 from model_checks.harness.api import check
-from model_checks.harness.options import Options, Result
+from model_checks.harness.options import STATES, Options, Result
+from model_checks.harness.stateful import check_states
 from model_checks.verify import VerifyRow
 
 
@@ -37,9 +39,17 @@ def quiet_reference() -> Iterator[None]:
 def run_scenario(scenario: Scenario, quick: bool) -> Result:
     fields = scenario.options if not quick or scenario.quick_options is None else scenario.quick_options
     if not scenario.must_fail:
-        return check(scenario.build(), Options(**fields))
+        return _search(scenario.build(), fields)
     with quiet_reference():
-        return check(scenario.build(), Options(**fields))
+        return _search(scenario.build(), fields)
+
+
+def _search(program: Program, fields: Mapping[str, Any]) -> Result:
+    if fields.get("strategy") == STATES:
+        # The state search (harness/stateful.py): a proof over abstract states where DPOR's
+        # traces are too many; its verdict names that granularity.
+        return check_states(program, Options(**{**fields, "strategy": "dfs"}))
+    return check(program, Options(**fields))
 
 
 def scenario_row(design: Design, scenario: Scenario, quick: bool) -> VerifyRow:

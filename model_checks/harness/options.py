@@ -9,6 +9,10 @@ if TYPE_CHECKING:
     from model_checks.harness.strategies.frontier import Feedback
 
 Strategy = Literal["dpor-ipb", "dpor", "dfs", "random", "pct", "portfolio", "coverage"]
+# Not a ``Strategy`` of ``check``: the name under which `lanecheck explore --strategy` and a verify
+# row's options ask for ``stateful.check_states`` (DFS pruning prefixes that reach an abstract
+# state already explored; its exhaustive verdict says it is over abstract states).
+STATES = "states"
 Backend = Literal["greenlet", "threads"]
 Verdict = Literal["exhaustive", "bounded", "failed"]
 

@@ -55,6 +55,11 @@ class StatefulResult(Result):
     sleep_sets: bool = False  # transitions commuting with one taken were skipped
     sleep_blocked: int = 0  # executions stopped where every enabled action was asleep
 
+    def figures(self) -> str:
+        # a verify row shows these, not the verdict's text: they say it was a search over states
+        sleeping = " (sleep sets)" if self.sleep_sets else ""
+        return f"{super().figures()}, {self.states} abstract states{sleeping}"
+
     def verdict_text(self) -> str:
         if self.verdict != "exhaustive":
             return self.verdict

@@ -40,14 +40,16 @@ global/fork-join 2,954.)
 
 ``pool/park-wake-2w`` (two workers park while main submits; Stop(drain) waits, no external join) is
 exhaustive under DPOR, races off: 21,023 executions, 27 s at load 5 (uncompiled core). The other
-pools with two workers are sampled with PCT, so their rows say "bounded": their DPOR spaces are
-beyond a CI budget (60 s of DPOR at load 2, compiled core: fork-join-2w 20,209 and
-global/fork-join-2w 27,795 executions, unfinished; with the root queued before the workers start
-and one child, still over 72,000 unfinished: docs/work-stealing.md, *Tried in session 11*), and
+pools with two workers are beyond DPOR in a CI budget (60 s of DPOR at load 2, compiled core:
+fork-join-2w 20,209 and global/fork-join-2w 27,795 executions, unfinished; with the root queued
+before the workers start and one child, still over 72,000 unfinished: docs/work-stealing.md,
+*Tried in session 11*), and
 state-hash pruning proves them in one to two CPU minutes: `lanecheck explore NAME --strategy
 states` (sleep sets) is exhaustive over 61,646 stored states (pool/fork-join-2w) and 26,139
 (global/fork-join-2w), held to those counts by tests/work_stealing/test_two_worker_proofs.py
-(a soak, outside the suite; docs/work-stealing.md, *Session 14*).
+(a soak, outside the suite; docs/work-stealing.md, *Session 14*). The verify row of
+global/fork-join-2w is that proof (since session 17); pool/fork-join-2w's row samples with PCT
+and says "bounded"; so do both with ``--quick``.
 Each mutant must be caught, with the
 failure kind it names, by DPOR in the correct scenario it names; the minimised counterexamples
 have 0 to 3 preemptions (take-without-cas 3, steal-reads-after-cas 2, steal-without-cas 2,
@@ -139,8 +141,9 @@ POOLS_2W_EXHAUSTIVE: dict[str, tuple[type[Any], PoolScenario, str]] = {
     ),
 }
 
-# Two workers, sampled by the verify rows (PCT); their proofs are the state-caching search's, minutes
-# each (tests/work_stealing/test_two_worker_proofs.py).
+# Two workers, beyond DPOR's reach: proved by the state-caching search (tests/work_stealing/
+# test_two_worker_proofs.py). The verify row of the global-lock pool is that proof (about 35 CPU s);
+# the stealing pool's takes about two minutes, so its row samples with PCT and says "bounded".
 POOLS_2W: dict[str, tuple[type[Any], PoolScenario, str]] = {
     "pool/fork-join-2w": (
         WorkStealingPool,
@@ -153,6 +156,10 @@ POOLS_2W: dict[str, tuple[type[Any], PoolScenario, str]] = {
         "the global-lock baseline with 2 workers",
     ),
 }
+PROVED_BY_STATES = {"global/fork-join-2w"}
+# The state search with sleep sets, races off (pruning cuts executions: no race proof); the time
+# limit is a guard, the row must end exhaustive.
+BY_STATES = {"strategy": "states", "time_limit": 900}
 
 EXHAUSTIVE = {"strategy": "dpor", "time_limit": 120}
 # With the race detector (declared.py names the deliberate GIL-atomic fields): a proof for the
@@ -186,6 +193,17 @@ def _table() -> dict[str, Scenario]:
         build = partial(program, name)
         table[name] = Scenario(name, build, doc=doc, options=EXHAUSTIVE, quick_options=EXHAUSTIVE)
     for name, (_, _, doc) in POOLS_2W.items():
+        if name in PROVED_BY_STATES:
+            table[name] = Scenario(
+                name,
+                partial(program, name),
+                doc=doc,
+                options=BY_STATES,
+                quick_options=SAMPLED_QUICK,
+                quick_expect="bounded",
+                subject=f"scenario work-stealing/{name} [states; pct with --quick]",
+            )
+            continue
         table[name] = Scenario(
             name,
             partial(program, name),
