@@ -6,9 +6,9 @@ worker's steps pay no pool checkout. A store belongs to one thread, as a ``Sqlit
 step's transaction state lives in the store, so a step of another thread waits until the running
 one is over (its steps are serialised, never interleaved). A step that a deadlock or serialization
 failure aborted is run again (``RETRIES`` times); so is one whose connection broke before its
-commit, or that got no connection from the pool (for up to ``reconnect_timeout`` seconds). A connection lost *during* the commit leaves the
-step in doubt: that error is raised, never retried, so an enqueue is never doubled. See
-``pg_store`` for the store these serve.
+commit, or that got no connection from the pool (for up to ``reconnect_timeout`` seconds). A
+connection lost *during* the commit leaves the step in doubt: that error is raised, never
+retried, so an enqueue is never doubled. See ``pg_store`` for the store these serve.
 """
 
 from __future__ import annotations

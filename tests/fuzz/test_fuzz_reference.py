@@ -27,11 +27,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from reference.akka_mailbox import Dispatcher, Send
 from reference.arguments import MAX_LANES, MAX_SIZE, MAX_WORKERS
 from reference.results import Result
-from reference.scheduler import LaneHandle, LaneSpec, Sizing, StopMode, WorkerScheduler, config_error, create
-from reference.akka_mailbox import Dispatcher, Send
 from reference.schedule_gate import GateScheduler
+from reference.scheduler import LaneHandle, LaneSpec, Sizing, StopMode, WorkerScheduler, config_error, create
 from tests.fuzz.conftest import PROFILE
 
 EXTREME_INTS = [
