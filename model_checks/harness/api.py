@@ -66,14 +66,14 @@ def check(
     """
     PROGRESS[0] = on_execution
     try:
-        with _heap_frozen():
+        with heap_frozen():
             return _check(test_fn, options, choices, overrides)
     finally:
         PROGRESS[0] = None
 
 
 @contextlib.contextmanager
-def _heap_frozen() -> Iterator[None]:
+def heap_frozen() -> Iterator[None]:
     """Exclude what existed before the search from the cyclic GC while it runs.
 
     Every execution makes cyclic garbage (its threads, objects and the scheduler under test), so

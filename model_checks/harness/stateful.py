@@ -21,6 +21,7 @@ from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 from typing import Any
 
+from model_checks.harness.api import heap_frozen
 from model_checks.harness.execution import TestFn, resolved
 from model_checks.harness.options import Options, Result
 from model_checks.harness.rt.fingerprint import end_search, fingerprint
@@ -117,7 +118,11 @@ def check_states(
     )
     chooser = StateCachingChooser(fingerprint_fn or fingerprint, sleep_sets=sleep_sets)
     try:
-        _search(s, r, chooser)
+        # Frozen once the pre-existing objects are known (the chooser took them), as ``check``
+        # freezes them: every execution makes cyclic garbage, and the full collections then no
+        # longer walk the rest of the process.
+        with heap_frozen():
+            _search(s, r, chooser)
     finally:
         end_search()  # lets go of the objects that were alive before the search
     r.pruned = chooser.pruned

@@ -19,6 +19,7 @@ import pytest
 from model_checks.harness import check, examples
 from model_checks.harness.rt import fingerprint as fp
 from model_checks.harness.rt import frames
+from model_checks.harness.rt import seeds as seeds_module
 from model_checks.harness.rt.scheduler import Execution
 from model_checks.harness.stateful import StatefulResult, check_states
 
@@ -242,3 +243,36 @@ def test_a_heap_deeper_than_the_pickler_may_recurse_is_refused_by_it_not_crashed
         assert fp._Canon().value(chain)
     finally:
         sys.setrecursionlimit(limit)
+
+
+def test_objects_a_caller_froze_are_still_pre_existing() -> None:
+    """``gc.get_objects`` lists no frozen object: under a caller's ``gc.freeze`` the search would
+    seed nothing and write every state in full. ``begin_search`` unfreezes to list them (and
+    freezes again)."""
+    import gc
+
+    kept = Box([1])
+    gc.freeze()
+    try:
+        assert all(x is not kept for x in gc.get_objects())  # what the search has to work around
+        fp.begin_search()
+        seeds = seeds_module._SEEDS[0]
+        assert seeds is not None and id(kept) in seeds.pre
+        assert gc.get_freeze_count() > 0  # the caller's freeze stands
+    finally:
+        fp.end_search()
+        gc.unfreeze()
+
+
+def test_the_state_search_freezes_what_existed_before_it_only_while_it_runs() -> None:
+    import gc
+
+    seen: list[int] = []
+
+    def program(rt: Any) -> object:
+        seen.append(gc.get_freeze_count())
+        return examples.counter(2, locked=True)(rt)
+
+    result = check_states(program)
+    assert result.verdict == "exhaustive" and seen and min(seen) > 0
+    assert gc.get_freeze_count() == 0
