@@ -70,18 +70,16 @@ class ReportedTrace:
 
 @dataclass(frozen=True)
 class LaneRace:
-    """The race every lane scenario sets up: ``producers`` threads each post ``items`` items,
-    producer p's item i to lane (p + i) % ``lanes``, against ``workers`` workers that drain at most
-    ``budget`` items a turn from lanes holding ``capacity``; then a Stop, which starts before the
-    producers are joined with ``stop_races_posts``. A design's scenario adds its own knobs."""
+    """The race every lane scenario sets up: producers post, workers drain, then a Stop. A
+    design's scenario adds its own knobs."""
 
-    producers: int = 2
-    items: int = 2
+    producers: int = 2  # threads p0, p1, ...
+    items: int = 2  # posts per producer: producer p posts its item i to lane (p + i) % lanes
     lanes: int = 2
     workers: int = 2
-    budget: int = 1
-    capacity: int = 4
-    stop_races_posts: bool = False
+    budget: int = 1  # items a worker invokes from one lane before it moves on (max_per_drain)
+    capacity: int = 4  # items a lane holds
+    stop_races_posts: bool = False  # Stop starts before the producers are joined
 
 
 def produce_then_stop(
