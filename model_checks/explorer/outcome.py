@@ -16,9 +16,9 @@ HOLDS, VIOLATED, INCOMPLETE = "holds", "violated", "incomplete"
 
 @dataclass
 class Stats:
-    states: int = 0
-    transitions: int = 0
-    depth: int = 0
+    states: int = 0  # distinct states found
+    transitions: int = 0  # steps taken, to a new state or not
+    depth: int = 0  # the greatest BFS depth reached (steps from an initial state)
     seconds: float = 0.0
     action_names: list[str] = field(default_factory=list)
     fired: list[int] = field(default_factory=list)  # firings per action, in declaration order

@@ -100,12 +100,21 @@ class WorkerOptions:
 @dataclass
 class WorkerReport:
     done: int = 0
+    """Jobs this worker ran and finished."""
     failed: int = 0
+    """Runs that failed on the job's last attempt: the job failed."""
     retried: int = 0
+    """Runs that failed and were put back for a later attempt."""
     lease_lost: int = 0
+    """Runs (or give-backs) whose lease had expired by then: the job had moved on, nothing recorded."""
     denied: dict[str, int] = field(default_factory=dict)
+    """Admission denials by reason (the job given back, no attempt spent)."""
     refused: int = 0
+    """Jobs its claims failed because they can never run (their cost alone exceeds a budget that
+    shrank after they were queued)."""
     expired: int = 0
+    """Expired leases its claims reaped (a run that died or stalled): the job pending again, or
+    failed when that was its last attempt."""
     released: int = 0
     """Jobs given back unrun because the worker had to stop (their attempts not spent)."""
     stopped: str = ""
