@@ -43,11 +43,11 @@ exhaustive under DPOR, races off: 21,023 executions, 27 s at load 5 (uncompiled 
 pools with two workers are beyond DPOR in a CI budget (60 s of DPOR at load 2, compiled core:
 fork-join-2w 20,209 and global/fork-join-2w 27,795 executions, unfinished; with the root queued
 before the workers start and one child, still over 72,000 unfinished: docs/work-stealing.md,
-*Tried in session 11*), and
-state-hash pruning proves them in one to two CPU minutes: `lanecheck explore NAME --strategy
-states` (sleep sets) is exhaustive over 61,646 stored states (pool/fork-join-2w) and 26,139
-(global/fork-join-2w), held to those counts by tests/work_stealing/test_two_worker_proofs.py
-(a soak, outside the suite; docs/work-stealing.md, *Session 14*). The verify row of
+*Tried in session 11*), and state-hash pruning proves them in under two CPU minutes: `lanecheck
+explore NAME --strategy states` (sleep sets) is exhaustive over 61,646 stored states
+(pool/fork-join-2w) and 26,139 (global/fork-join-2w), held to those counts by
+tests/work_stealing/test_two_worker_proofs.py (a soak, outside the suite; docs/work-stealing.md,
+*Session 14*). The verify row of
 global/fork-join-2w is that proof (since session 17); pool/fork-join-2w's row samples with PCT
 and says "bounded"; so do both with ``--quick``.
 Each mutant must be caught, with the
@@ -142,7 +142,7 @@ POOLS_2W_EXHAUSTIVE: dict[str, tuple[type[Any], PoolScenario, str]] = {
 }
 
 # Two workers, beyond DPOR's reach: proved by the state-caching search (tests/work_stealing/
-# test_two_worker_proofs.py). The verify row of the global-lock pool is that proof (about 35 CPU s);
+# test_two_worker_proofs.py). The verify row of the global-lock pool is that proof (about 26 CPU s);
 # the stealing pool's takes about two minutes, so its row samples with PCT and says "bounded".
 POOLS_2W: dict[str, tuple[type[Any], PoolScenario, str]] = {
     "pool/fork-join-2w": (
