@@ -47,13 +47,12 @@ before the workers start and one child, still over 72,000 unfinished: docs/work-
 explore NAME --strategy states` (sleep sets) is exhaustive over 61,646 stored states
 (pool/fork-join-2w) and 26,139 (global/fork-join-2w), held to those counts by
 tests/work_stealing/test_two_worker_proofs.py (a soak, outside the suite; docs/work-stealing.md,
-*Session 14*). The verify row of
-global/fork-join-2w is that proof (since session 17); pool/fork-join-2w's row samples with PCT
-and says "bounded"; so do both with ``--quick``.
-Each mutant must be caught, with the
-failure kind it names, by DPOR in the correct scenario it names; the minimised counterexamples
-have 0 to 3 preemptions (take-without-cas 3, steal-reads-after-cas 2, steal-without-cas 2,
-park-without-recheck 2, the others 0).
+*Session 14*). The verify row of global/fork-join-2w is that proof (since session 17);
+pool/fork-join-2w's row samples with PCT and says "bounded"; so do both with ``--quick``.
+
+Each mutant must be caught, with the failure kind it names, by DPOR in the correct scenario it
+names; the minimised counterexamples have 0 to 3 preemptions (take-without-cas 3,
+steal-reads-after-cas 2, steal-without-cas 2, park-without-recheck 2, the others 0).
 """
 
 from __future__ import annotations
