@@ -12,7 +12,7 @@ from model_checks.design import Scenario
 from model_checks.designs.work_stealing.harness import SCENARIOS, program
 from model_checks.designs.work_stealing.reference_mutants import REFERENCE_MUTANTS
 from model_checks.harness.api import check
-from model_checks.harness.design_rows import quiet_reference, run_scenario
+from model_checks.harness.design_rows import expected_verdict, quiet_reference, run_scenario
 from model_checks.harness.options import Options, Result
 
 
@@ -21,10 +21,6 @@ def _run(scenario: Scenario) -> Result:
     # each execution's fault, hence quiet
     with quiet_reference():
         return run_scenario(scenario, quick=True)
-
-
-def _expected(scenario: Scenario) -> str:
-    return scenario.quick_expect if scenario.quick_expect is not None else scenario.expect
 
 
 CORRECT = [name for name, sc in SCENARIOS.items() if not sc.must_fail]
@@ -37,7 +33,7 @@ def test_correct_scenario_gets_its_verdict(name: str) -> None:
     scenario = SCENARIOS[name]
     result = _run(scenario)
     assert result.failure is None, result.report()
-    assert result.verdict == _expected(scenario), (result.verdict, result.bounded_by)
+    assert result.verdict == expected_verdict(scenario, quick=True), (result.verdict, result.bounded_by)
     assert result.executions > 1
 
 
