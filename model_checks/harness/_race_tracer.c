@@ -48,6 +48,13 @@ typedef struct {
     PyObject *len;        /* builtins.len */
 } Tracer;
 
+/* Every object member, once: init, traverse and clear walk this list, so a member added to the
+ * struct and here cannot be left out of the garbage collector's view. */
+#define TRACER_MEMBERS(X) X(ex) X(table_of) X(handler) X(code_types) X(containers) X(methods) X(len)
+#define SET_MEMBER(m) Py_XSETREF(self->m, Py_NewRef(m));
+#define VISIT_MEMBER(m) Py_VISIT(self->m);
+#define CLEAR_MEMBER(m) Py_CLEAR(self->m);
+
 /* The entry kinds of race_sites (``LOAD_ATTR, STORE_ATTR, ... = range(9)``; a test compares). */
 enum { LOAD_ATTR, STORE_ATTR, SUBSCR, STORE_SUBSCR, GLOBAL_NAME, STORE_GLOBAL, CONTAINS, ITER,
        CALL };
@@ -257,39 +264,21 @@ Tracer_init(Tracer *self, PyObject *args, PyObject *kwds)
         PyErr_SetString(PyExc_RuntimeError, "no builtins.len");
         return -1;
     }
-    Py_XSETREF(self->ex, Py_NewRef(ex));
-    Py_XSETREF(self->table_of, Py_NewRef(table_of));
-    Py_XSETREF(self->handler, Py_NewRef(handler));
-    Py_XSETREF(self->code_types, Py_NewRef(code_types));
-    Py_XSETREF(self->containers, Py_NewRef(containers));
-    Py_XSETREF(self->methods, Py_NewRef(methods));
-    Py_XSETREF(self->len, Py_NewRef(len));
+    TRACER_MEMBERS(SET_MEMBER)
     return 0;
 }
 
 static int
 Tracer_traverse(Tracer *self, visitproc visit, void *arg)
 {
-    Py_VISIT(self->ex);
-    Py_VISIT(self->table_of);
-    Py_VISIT(self->handler);
-    Py_VISIT(self->code_types);
-    Py_VISIT(self->containers);
-    Py_VISIT(self->methods);
-    Py_VISIT(self->len);
+    TRACER_MEMBERS(VISIT_MEMBER)
     return 0;
 }
 
 static int
 Tracer_clear(Tracer *self)
 {
-    Py_CLEAR(self->ex);
-    Py_CLEAR(self->table_of);
-    Py_CLEAR(self->handler);
-    Py_CLEAR(self->code_types);
-    Py_CLEAR(self->containers);
-    Py_CLEAR(self->methods);
-    Py_CLEAR(self->len);
+    TRACER_MEMBERS(CLEAR_MEMBER)
     return 0;
 }
 
