@@ -48,6 +48,12 @@ class Scenario:
     ``verify=False`` leaves the row to the design's own provider (a scenario whose
     check needs more than a verdict, e.g. its failing trace validated), and the
     scenario is still listed and run by `lanecheck explore`.
+
+    ``build_for_states``, when given, builds the same program with the same checks but keeping no
+    history (no recorded trace, no event log): what the state search (``strategy "states"``,
+    ``lanecheck explore --strategy states``) runs, since a kept history makes two orders of
+    independent steps two states that never meet again. ``build`` keeps what other readers of
+    an execution need (the report site reads a run's whole trace).
     """
 
     name: str
@@ -59,10 +65,17 @@ class Scenario:
     quick_expect: str | None = None
     subject: str | None = None
     verify: bool = True
+    build_for_states: Callable[[], Program] | None = None
 
     @property
     def must_fail(self) -> bool:
         return self.expect not in ("exhaustive", "bounded")
+
+    def program(self, *, for_states: bool = False) -> Program:
+        """The program to run; ``for_states``: the one the state search runs."""
+        if for_states and self.build_for_states is not None:
+            return self.build_for_states()
+        return self.build()
 
 
 class Lazy(Generic[T]):

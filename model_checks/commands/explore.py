@@ -31,10 +31,11 @@ ENGINES = ("local", "ray")
 MAX_SWARM = 10_000
 
 
-def grouped_scenarios() -> dict[str, dict[str, Factory]]:
+def grouped_scenarios(for_states: bool = False) -> dict[str, dict[str, Factory]]:
     """Every runnable scenario, by group: the classic harness programs, then each registered
     design's scenarios (``Design.harness()``: its reference, and each seeded reference bug), named
-    ``<design>/<scenario>``."""
+    ``<design>/<scenario>``; ``for_states``: each as the state search runs it (keeping no
+    history where the design says how: ``Scenario.build_for_states``)."""
     from model_checks.harness.examples import PROGRAMS
 
     groups: dict[str, dict[str, Factory]] = {"harness examples": dict(PROGRAMS)}
@@ -44,19 +45,22 @@ def grouped_scenarios() -> dict[str, dict[str, Factory]]:
         except ImportError:  # a design whose reference is not importable here: listed without it
             continue
         if table:
-            groups[design.name] = {f"{design.name}/{name}": s.build for name, s in table.items()}
+            named = {f"{design.name}/{name}": s for name, s in table.items()}
+            groups[design.name] = {n: partial(s.program, for_states=for_states) for n, s in named.items()}
     return groups
 
 
-def scenarios() -> dict[str, Factory]:
+def scenarios(for_states: bool = False) -> dict[str, Factory]:
     """Every runnable scenario by name (names are unique across the groups)."""
-    return {name: factory for group in grouped_scenarios().values() for name, factory in group.items()}
+    groups = grouped_scenarios(for_states)
+    return {name: factory for group in groups.values() for name, factory in group.items()}
 
 
-def build_scenario(name: str) -> Callable[[ControlledRuntime], object]:
+def build_scenario(name: str, for_states: bool = False) -> Callable[[ControlledRuntime], object]:
     """The program of scenario ``name``, named after it so that its schedule strings are stable
-    across runs and processes (module-level: a Ray worker is handed it with the name)."""
-    program = scenarios()[name]()
+    across runs and processes (module-level: a Ray worker is handed it with the name);
+    ``for_states``: as the state search runs it."""
+    program = scenarios(for_states)[name]()
     program.__qualname__ = f"scenario:{name}"
     program.__module__ = "lanecheck"
     return program
@@ -82,6 +86,8 @@ def _as_json(name: str, result: Result) -> dict[str, Any]:
         "steps": result.steps,
         "max_preemptions": result.max_preemptions,
         "pruned": result.pruned,
+        # the state search's abstract states stored (None for the other strategies)
+        "states": getattr(result, "states", None),
         "elapsed": round(result.elapsed, 4),
         "bounded_by": result.bounded_by,
         "notes": result.notes,
@@ -220,7 +226,7 @@ def explore_command(
     )
     if swarm_size is not None:
         _run_swarm(scenario, options, swarm_size, address, workers, interleave_races, as_json)
-    program = build_scenario(scenario)
+    program = build_scenario(scenario, for_states=strategy == STATES)
     err = Console(stderr=True)
     try:
         with progress.executions(

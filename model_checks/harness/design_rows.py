@@ -39,7 +39,7 @@ def quiet_reference() -> Iterator[None]:
 def run_scenario(scenario: Scenario, quick: bool) -> Result:
     fields = scenario.options if not quick or scenario.quick_options is None else scenario.quick_options
     with quiet_reference() if scenario.must_fail else contextlib.nullcontext():
-        return _search(scenario.build(), fields)
+        return _search(scenario.program(for_states=fields.get("strategy") == STATES), fields)
 
 
 def expected_verdict(scenario: Scenario, quick: bool) -> str:

@@ -30,3 +30,26 @@ def test_no_sleep_sets_needs_the_state_search() -> None:
     result = runner.invoke(app, ["explore", "handoff-while", "--no-sleep-sets"])
     assert result.exit_code != 0
     assert "--no-sleep-sets" in result.output and "--strategy states" in result.output
+
+
+@pytest.mark.timeout(120)
+def test_a_design_scenario_is_searched_as_its_history_free_twin() -> None:
+    # The Work Lane's harness rows keep the whole trace (the report site reads it); a kept trace
+    # makes two orders of independent steps two states. The state search runs the scenario's
+    # ``build_for_states`` instead: same checks, no history, fewer states, the same verdict.
+    from model_checks.commands.explore import build_scenario
+    from model_checks.harness import Options
+    from model_checks.harness.stateful import StatefulResult, check_states
+
+    name = "work-lane/stop-from-callback"
+    options = Options(races=False, minimize=False, time_limit=60)
+    kept = check_states(build_scenario(name), options)
+    free = check_states(build_scenario(name, for_states=True), options)
+    assert isinstance(kept, StatefulResult) and isinstance(free, StatefulResult)
+    assert kept.verdict == free.verdict == "exhaustive", (kept.figures(), free.figures())
+    assert kept.outcomes == free.outcomes
+    assert free.states < kept.states / 2, (free.states, kept.states)
+
+    shown = runner.invoke(app, ["explore", name, "--strategy", "states", "--json"])
+    assert shown.exit_code == 0, shown.output
+    assert json.loads(shown.output)["states"] == free.states

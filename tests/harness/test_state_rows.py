@@ -37,3 +37,28 @@ def test_a_state_row_catches_a_lost_wakeup() -> None:
     scenario = Scenario("pool", pool, expect="lost_wakeup", options={"strategy": "states"})
     row = scenario_row(DESIGN, scenario, quick=False)
     assert row.actual == "caught" and row.ok, row.figures
+
+
+def test_a_state_row_runs_the_scenarios_history_free_build() -> None:
+    def kept() -> Program:
+        raise AssertionError("the state search ran the build that keeps history")
+
+    scenario = Scenario(
+        "buffer",
+        kept,
+        build_for_states=lambda: bounded_buffer(1, 2, 1, 1),
+        options={"strategy": "states"},
+    )
+    row = scenario_row(DESIGN, scenario, quick=False)
+    assert row.actual == "exhaustive", row.figures
+    # any other strategy runs ``build``
+    other = Scenario("buffer", kept, build_for_states=scenario.build_for_states, options={"strategy": "dfs"})
+    with pytest.raises(AssertionError, match="keeps history"):
+        scenario_row(DESIGN, other, quick=False)
+
+
+def test_a_scenario_without_a_history_free_build_gives_its_build_to_the_state_search() -> None:
+    built = bounded_buffer(1, 2, 1, 1)
+    scenario = Scenario("buffer", lambda: built)
+    assert scenario.program(for_states=True) is built
+    assert scenario.program() is built

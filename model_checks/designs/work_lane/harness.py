@@ -24,6 +24,7 @@ def _table() -> dict[str, Scenario]:
         name: Scenario(
             name,
             partial(lane_program, spec),
+            build_for_states=partial(lane_program, spec, keep_trace=False),
             expect="bounded",
             options={"strategy": "pct", "seed": 1, "max_executions": 500, "races": True},
             quick_options={"strategy": "pct", "seed": 1, "max_executions": 50, "races": True},
@@ -32,9 +33,11 @@ def _table() -> dict[str, Scenario]:
         for name, spec in SCENARIO_SPECS.items()
     }
     for name, m in REFERENCE_MUTANTS.items():
+        scenario = LaneScenario(**m.scenario)
         table[f"mutant/{name}"] = Scenario(
             f"mutant/{name}",
-            partial(lane_program, LaneScenario(**m.scenario), build=m.build),
+            partial(lane_program, scenario, build=m.build),
+            build_for_states=partial(lane_program, scenario, build=m.build, keep_trace=False),
             expect=m.expect,
             doc=m.doc,
             options={"strategy": "dpor", "spurious_wakeups": m.spurious_wakeups, "time_limit": 60},
@@ -52,6 +55,7 @@ def _table() -> dict[str, Scenario]:
         table[f"mutant-2x2/{name}"] = Scenario(
             f"mutant-2x2/{name}",
             partial(lane_program, LaneScenario(), build=m.build),
+            build_for_states=partial(lane_program, LaneScenario(), build=m.build, keep_trace=False),
             expect=expect,
             doc=f"{m.doc}, on 2 lanes x 2 workers",
             options={"strategy": "portfolio", "seed": 1, "time_limit": 60},

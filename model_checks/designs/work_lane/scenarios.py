@@ -179,7 +179,8 @@ def lane_program(
     are the same; what differs is only the state, which then lets state pruning
     (``lanecheck explore --strategy states``) meet a state again after two orders of independent
     steps. ``SCENARIOS`` uses False; the harness rows (``harness.py``) keep the trace, which the
-    report site's real runs judge against the spec."""
+    report site's real runs judge against the spec, and give the state search their False twin
+    (``Scenario.build_for_states``)."""
 
     def program(rt: ControlledRuntime) -> object:
         obs = _Observed(sc.lanes, sc.producers)
