@@ -346,21 +346,35 @@ static PyTypeObject TracerType = {
     .tp_call = (ternaryfunc)Tracer_call,
 };
 
+/* The frame and the depth of ``stack_value`` and ``frame_contents`` (``expected`` arguments in
+ * all): 0, or -1 with the error set. */
+static int
+frame_args(PyObject *const *args, Py_ssize_t nargs, Py_ssize_t expected, const char *usage,
+           _PyInterpreterFrame **fr, long *depth)
+{
+    if (nargs != expected || !PyFrame_Check(args[0])) {
+        PyErr_SetString(PyExc_TypeError, usage);
+        return -1;
+    }
+    *depth = PyLong_AsLong(args[1]);
+    if (*depth == -1 && PyErr_Occurred()) {
+        return -1;
+    }
+    *fr = ((PyFrameObject *)args[0])->f_frame;
+    return 0;
+}
+
 /* stack_value(frame, depth): the value ``depth`` entries below the top of a traced frame's value
  * stack (1 = top), None for a NULL slot; ValueError when the frame has no stored stack pointer
  * or the depth is past its stack (only a frame inside a trace event has one). */
 static PyObject *
 stack_value(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 {
-    if (nargs != 2 || !PyFrame_Check(args[0])) {
-        PyErr_SetString(PyExc_TypeError, "stack_value(frame, depth)");
+    _PyInterpreterFrame *fr;
+    long depth;
+    if (frame_args(args, nargs, 2, "stack_value(frame, depth)", &fr, &depth) < 0) {
         return NULL;
     }
-    long depth = PyLong_AsLong(args[1]);
-    if (depth == -1 && PyErr_Occurred()) {
-        return NULL;
-    }
-    _PyInterpreterFrame *fr = ((PyFrameObject *)args[0])->f_frame;
     long index = (long)fr->stacktop - depth;
     if (fr->stacktop < 0 || depth < 1 || index < fr->f_code->co_nlocalsplus) {
         PyErr_Format(PyExc_ValueError, "no value %ld deep on this frame's stack", depth);
@@ -371,6 +385,57 @@ stack_value(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
         Py_RETURN_NONE;
     }
     return Py_NewRef(value);
+}
+
+/* frame_contents(frame, depth, null) -> (locals, stack): what ``rt/frames.py``'s ``contents``
+ * reads of a suspended frame (the fast locals with cells and free variables, then ``depth``
+ * values of the stack, bottom first; ``null`` where a slot is empty) in one call instead of a
+ * ctypes read per slot: the state fingerprint reads every frame of every thread at each state.
+ * ``depth`` -1: the depth the frame recorded (``stacktop``), or None when it recorded none (the
+ * caller then computes it from the bytecode). ValueError where the frame cannot be read. */
+static PyObject *
+frame_contents(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    _PyInterpreterFrame *fr;
+    long depth;
+    if (frame_args(args, nargs, 3, "frame_contents(frame, depth, null)", &fr, &depth) < 0) {
+        return NULL;
+    }
+    if (fr == NULL) {
+        PyErr_SetString(PyExc_ValueError, "a frame with no interpreter frame");
+        return NULL;
+    }
+    PyCodeObject *code = fr->f_code;
+    Py_ssize_t n = code->co_nlocalsplus;
+    if (depth == -1) {
+        if (fr->stacktop < 0) {
+            Py_RETURN_NONE;
+        }
+        depth = (long)fr->stacktop - (long)n;
+    }
+    if (depth < 0 || depth > code->co_stacksize) {
+        PyErr_Format(PyExc_ValueError, "%U: stack depth %ld out of range", code->co_qualname, depth);
+        return NULL;
+    }
+    PyObject *null = args[2];
+    PyObject *locals = PyList_New(n);
+    PyObject *stack = PyList_New(depth);
+    if (locals == NULL || stack == NULL) {
+        Py_XDECREF(locals);
+        Py_XDECREF(stack);
+        return NULL;
+    }
+    for (Py_ssize_t i = 0; i < n + depth; i++) {
+        PyObject *value = fr->localsplus[i];
+        value = Py_NewRef(value == NULL ? null : value);
+        if (i < n) {
+            PyList_SET_ITEM(locals, i, value);
+        }
+        else {
+            PyList_SET_ITEM(stack, i - n, value);
+        }
+    }
+    return Py_BuildValue("(NN)", locals, stack);
 }
 
 /* into[i] = max(into[i], other[i]), into grown with zeros to other's length (vector clocks). */
@@ -520,6 +585,8 @@ sync_op(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 }
 
 static PyMethodDef module_methods[] = {
+    {"frame_contents", (PyCFunction)(void (*)(void))frame_contents, METH_FASTCALL,
+     "frame_contents(frame, depth, null): (locals, stack) of a suspended frame (rt/frames.py)."},
     {"stack_value", (PyCFunction)(void (*)(void))stack_value, METH_FASTCALL,
      "stack_value(frame, depth): a value of a traced frame's stack (1 = top)."},
     {"join", (PyCFunction)(void (*)(void))join, METH_FASTCALL,
@@ -531,7 +598,8 @@ static PyMethodDef module_methods[] = {
 
 static struct PyModuleDef module_def = {
     PyModuleDef_HEAD_INIT, "_race_tracer",
-    "The race detector's trace function, stack reader and clock join in C (races.py).", -1,
+    "The race detector's trace function, stack reader and clock join, and the fingerprint's frame "
+    "reader, in C (races.py, rt/frames.py).", -1,
     module_methods, NULL, NULL, NULL, NULL,
 };
 

@@ -6,12 +6,9 @@ with the hot helpers of both (``stack_value``, ``join``, ``sync_op``; ``py_*`` i
 from __future__ import annotations
 
 import ctypes
-import os
 import sys
 import types
-import warnings
 from collections.abc import Callable, Iterable
-from types import ModuleType
 
 from model_checks.harness.rt.frames import (
     F_FRAME,
@@ -22,6 +19,8 @@ from model_checks.harness.rt.frames import (
     object_at,
     pointer_at,
 )
+from model_checks.harness.rt.native import NATIVE as NATIVE
+from model_checks.harness.rt.native import NATIVE_WHY as NATIVE_WHY
 
 if sys.version_info[:2] != (3, 11):  # pragma: no cover - the stack layout below is 3.11's
     SUPPORTED = False
@@ -89,36 +88,6 @@ def py_sync_op(
     py_join(everything, vc)
 
 
-_SOURCE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_race_tracer.c")
-
-
-def _native() -> tuple[ModuleType | None, str]:
-    """The C tracer (``_race_tracer``, built by setup.py on 3.11) unless the pure mode is asked
-    for (``LANECHECK_PURE=1`` as for the compiled core, or ``LANECHECK_RACE_TRACER=python``),
-    it was not built, or it is older than its source (an edit not yet rebuilt: the Python
-    tracer, which behaves identically, runs with a warning)."""
-    if not SUPPORTED:
-        return None, "not CPython 3.11"
-    if os.environ.get("LANECHECK_PURE") == "1":
-        return None, "LANECHECK_PURE=1"
-    if os.environ.get("LANECHECK_RACE_TRACER") == "python":
-        return None, "LANECHECK_RACE_TRACER=python"
-    try:
-        from model_checks.harness import _race_tracer
-    except ImportError:
-        return None, "the C tracer was not built"
-    built = getattr(_race_tracer, "__file__", None)
-    if built and os.path.exists(_SOURCE) and os.path.getmtime(_SOURCE) > os.path.getmtime(built):
-        warnings.warn(
-            "lanecheck: _race_tracer.c is newer than its built module; the race detector uses its "
-            "Python tracer (slower). Rebuild with `pip install -e .`.",
-            stacklevel=2,
-        )
-        return None, "_race_tracer.c is newer than its built module"
-    return _race_tracer, "built at install"
-
-
-NATIVE, NATIVE_WHY = _native()
 stack_value: Callable[[types.FrameType, int], object] = NATIVE.stack_value if NATIVE else py_stack_value
 join: Callable[[list[int], list[int]], None] = NATIVE.join if NATIVE else py_join
 sync_op: Callable[..., None] = NATIVE.sync_op if NATIVE else py_sync_op

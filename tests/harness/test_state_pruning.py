@@ -108,16 +108,16 @@ def _third_store_fails(rt: ControlledRuntime) -> object:
 
 
 def _without_stacks(ex: Execution) -> Hashable | None:
-    real = frames.contents
+    real = fp._contents  # the frame reader the fingerprint uses (C where built, else frames.contents)
 
     def no_stack(frame: types.FrameType) -> tuple[list[object], list[object]]:
         return real(frame)[0], []
 
-    frames.contents = no_stack  # fingerprint reads it through the module
+    fp._contents = no_stack  # fingerprint looks it up through its module at each frame
     try:
         return fp.fingerprint(ex)
     finally:
-        frames.contents = real
+        fp._contents = real
 
 
 def _third_store_passes(rt: ControlledRuntime) -> object:

@@ -49,8 +49,9 @@ The parts, one module each: ``under_test.py`` (which code is under test), ``obje
 (atoms, hidden C state, the types read whole), ``heap_walk.py`` (the walk), ``reducers.py`` (what
 the encoder writes of each object), ``dict_versions.py`` (PEP 509 views, module data),
 ``seeds.py`` (the pre-existing objects written by reference and their checks), ``encoder.py``
-(the pickler, the static section, ``encode``) and ``stacks.py`` (a thread's frames); this module
-assembles a state from them.
+(the pickler, the static section, ``encode``), ``stacks.py`` (a thread's frames) and ``frames.py``
+(a frame's slots, read by one C call a frame where ``native.py`` says the C module is built);
+this module assembles a state from them.
 """
 
 from __future__ import annotations
@@ -63,6 +64,7 @@ from model_checks.harness.rt import frames, under_test
 from model_checks.harness.rt.dict_versions import _module_data
 from model_checks.harness.rt.encoder import encode as encode
 from model_checks.harness.rt.heap_walk import _Canon as _Canon
+from model_checks.harness.rt.native import NATIVE
 from model_checks.harness.rt.object_kinds import Opaque as Opaque
 from model_checks.harness.rt.object_kinds import _atom
 from model_checks.harness.rt.objects import ObjState
@@ -78,6 +80,9 @@ from model_checks.harness.rt.under_test import _program_file as _program_file
 
 if TYPE_CHECKING:
     from model_checks.harness.rt.scheduler import Execution
+
+# every frame of every thread is read at each state: by one C call a frame where it is built
+_contents = frames.contents if NATIVE is None else frames.native_contents(NATIVE.frame_contents)
 
 
 def fingerprint(ex: Execution) -> Hashable | None:
@@ -102,7 +107,7 @@ def fingerprint(ex: Execution) -> Hashable | None:
         for t in ex.threads:
             frame_parts: list[object] = []
             for f in _stack_of(ex, t.tid):
-                local, stack = frames.contents(f)
+                local, stack = _contents(f)
                 code = f.f_code
                 frame_parts.append((_atom(code), frames.position(f), local, stack))
                 if _program_file(code.co_filename):
@@ -168,7 +173,7 @@ def walk_fingerprint(ex: Execution) -> Hashable | None:
         for t in ex.threads:
             frame_parts: list[Hashable] = []
             for f in _stack_of(ex, t.tid):
-                local, stack = frames.contents(f)
+                local, stack = _contents(f)
                 frame_parts.append(
                     (_atom(f.f_code), frames.position(f), c.value(tuple(local)), c.value(tuple(stack)))
                 )

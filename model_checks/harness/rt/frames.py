@@ -24,6 +24,7 @@ import dis
 import itertools
 import sys
 import types
+from collections.abc import Callable
 
 # The layout (offsets in bytes), read here and by the race detector (``race_frames.py``).
 F_FRAME = 24  # PyFrameObject.f_frame
@@ -180,3 +181,27 @@ def contents(frame: types.FrameType) -> tuple[list[object], list[object]]:
 
 
 NULL = _NULL
+
+# frame_contents(frame, depth, null) of the C tracer (``_race_tracer.c``): (locals, stack), or None
+# with depth -1 where the frame recorded no depth
+NativeRead = Callable[[types.FrameType, int, object], "tuple[list[object], list[object]] | None"]
+
+
+def native_contents(read: NativeRead) -> Callable[[types.FrameType], tuple[list[object], list[object]]]:
+    """``contents`` by one C call a frame (``read``) instead of a ctypes read a slot."""
+
+    def contents_in_c(frame: types.FrameType) -> tuple[list[object], list[object]]:
+        try:
+            got = read(frame, -1, _NULL)
+            if got is None:  # a running frame, or one calling C code: the depth from the bytecode
+                code = frame.f_code
+                depth = stack_depths(code).get(frame.f_lasti)
+                if depth is None:
+                    raise Unreadable(f"{code.co_qualname}: no stack depth at offset {frame.f_lasti}")
+                got = read(frame, depth, _NULL)
+        except ValueError as problem:
+            raise Unreadable(str(problem)) from None
+        assert got is not None
+        return got
+
+    return contents_in_c
