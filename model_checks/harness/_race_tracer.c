@@ -420,9 +420,11 @@ frame_contents(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     PyObject *null = args[2];
     PyObject *locals = PyList_New(n);
     PyObject *stack = PyList_New(depth);
-    if (locals == NULL || stack == NULL) {
+    PyObject *both = PyTuple_New(2);
+    if (locals == NULL || stack == NULL || both == NULL) {
         Py_XDECREF(locals);
         Py_XDECREF(stack);
+        Py_XDECREF(both);
         return NULL;
     }
     for (Py_ssize_t i = 0; i < n + depth; i++) {
@@ -435,7 +437,9 @@ frame_contents(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
             PyList_SET_ITEM(stack, i - n, value);
         }
     }
-    return Py_BuildValue("(NN)", locals, stack);
+    PyTuple_SET_ITEM(both, 0, locals);
+    PyTuple_SET_ITEM(both, 1, stack);
+    return both;
 }
 
 /* into[i] = max(into[i], other[i]), into grown with zeros to other's length (vector clocks). */
