@@ -53,3 +53,17 @@ def test_a_design_scenario_is_searched_as_its_history_free_twin() -> None:
     shown = runner.invoke(app, ["explore", name, "--strategy", "states", "--json"])
     assert shown.exit_code == 0, shown.output
     assert json.loads(shown.output)["states"] == free.states
+
+
+@pytest.mark.timeout(120)
+def test_a_failure_the_state_search_finds_in_the_twin_replays_on_the_scenario() -> None:
+    # The report's hint replays without --strategy states, so on ``build``: the twin differs only
+    # in what the scheduler keeps between steps, never in a scheduling point of the program.
+    name = "work-lane/mutant/stop-skips-inflight"
+    found = runner.invoke(app, ["explore", name, "--strategy", "states", "--json"])
+    failure = json.loads(found.output)["failure"]
+    assert failure is not None and failure["kind"] == "assertion", found.output
+    replayed = runner.invoke(app, ["explore", name, "--replay", failure["schedule"], "--json"])
+    again = json.loads(replayed.output)["failure"]
+    assert again is not None and again["kind"] == "assertion", replayed.output
+    assert again["message"] == failure["message"]
