@@ -28,6 +28,8 @@
 #include "internal/pycore_frame.h"
 #undef Py_BUILD_CORE
 
+#include "_fingerprint_hot.h"
+
 static Py_ssize_t extra_index = -1;
 static PyObject *str_current = NULL;
 
@@ -603,7 +605,7 @@ static PyMethodDef module_methods[] = {
 static struct PyModuleDef module_def = {
     PyModuleDef_HEAD_INIT, "_race_tracer",
     "The race detector's trace function, stack reader and clock join, and the fingerprint's frame "
-    "reader, in C (races.py, rt/frames.py).", -1,
+    "reader, reducer and seed check, in C (races.py, rt/frames.py, _fingerprint_hot.c).", -1,
     module_methods, NULL, NULL, NULL, NULL,
 };
 
@@ -641,6 +643,10 @@ PyInit__race_tracer(void)
                                     "ITER", "CALL");
     if (kinds == NULL || PyModule_AddObject(m, "KINDS", kinds) < 0) {
         Py_XDECREF(kinds);
+        Py_DECREF(m);
+        return NULL;
+    }
+    if (lanecheck_add_fingerprint_hot(m) < 0) {
         Py_DECREF(m);
         return NULL;
     }

@@ -1,4 +1,4 @@
-"""Types of the race detector's C tracer (``_race_tracer.c``; ``race_frames.NATIVE``)."""
+"""Types of the C helpers (``_race_tracer.c``, ``_fingerprint_hot.c``; ``rt/native.NATIVE``)."""
 
 import types
 from collections.abc import Callable
@@ -26,3 +26,27 @@ class Tracer:
 stack_value = py_stack_value
 join = py_join
 sync_op = py_sync_op
+
+# The state fingerprint's frame reader (``rt/frames.native_contents``) and hot paths
+# (``_fingerprint_hot.c``: ``rt/encoder.py``, ``rt/seeds.py``, ``rt/dict_versions.py``).
+def frame_contents(
+    frame: types.FrameType, depth: int, null: object, /
+) -> tuple[list[object], list[object]] | None: ...
+
+REDUCER_KINDS: tuple[str, ...]
+
+class Reducer:
+    def __init__(
+        self,
+        table: dict[type, tuple[Any, ...]],
+        pre: set[int] | None,
+        fallback: Callable[[object], Any],
+        tag: object,
+    ) -> None: ...
+    def __call__(self, obj: object, /) -> Any: ...
+
+def same_readings(
+    getters: list[Any], checked: list[object], flat: list[object], function_getter: object, /
+) -> bool: ...
+def same_versions(objects: list[Any], versions: list[int], /) -> bool: ...
+def same_items(sequences: list[Any], lengths: list[int], items: list[object], /) -> bool: ...

@@ -9,6 +9,8 @@ import operator
 import sys
 from typing import Any
 
+from model_checks.harness.rt.native import NATIVE
+
 _VERSION_AT = 24  # PyDictObject.ma_version_tag (CPython 3.11): a new global number at each write
 _PROXIED_AT = 16  # mappingproxyobject.mapping
 _value = operator.attrgetter("value")
@@ -24,6 +26,20 @@ def _version_view(d: dict[Any, Any]) -> ctypes.c_uint64:
     if not SUPPORTED:
         raise RuntimeError("dict versions are read with CPython 3.11's layout only")
     return ctypes.c_uint64.from_address(id(d) + _VERSION_AT)
+
+
+def _same_versions_in_python(objects: list[Any], views: list[ctypes.c_uint64], versions: list[int]) -> bool:
+    """Is each dict (or class namespace) of ``objects`` at its version in ``versions``? Read
+    through ``views``, their version views."""
+    return list(map(_value, views)) == versions
+
+
+def _same_versions_in_c(objects: list[Any], views: list[ctypes.c_uint64], versions: list[int]) -> bool:
+    """The same, each version read from the dict's struct (``_fingerprint_hot.c``)."""
+    return bool(NATIVE.same_versions(objects, versions))  # type: ignore[union-attr]
+
+
+same_versions = _same_versions_in_python if NATIVE is None else _same_versions_in_c
 
 
 class _ModuleData:
@@ -50,6 +66,7 @@ class _ModuleData:
 _MODULE_DATA: dict[int, _ModuleData] = {}  # by id of the module's dict (kept alive in the entry)
 _view_of = operator.attrgetter("view")
 _version_of = operator.attrgetter("version")
+_dict_of = operator.attrgetter("module_dict")
 
 
 def _module_data(d: dict[str, Any]) -> dict[str, Any]:

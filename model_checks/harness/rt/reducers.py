@@ -116,6 +116,29 @@ _GETTERS: dict[type, Any] = {}
 Reduce = tuple[Any, ...]
 
 
+# The heads of the reduce tuples that name no state of the object: one object each (per type where
+# they name it), shared by these reducers and the C reducer (``_fingerprint_hot.c``), which must
+# write the same bytes (the pickler memoises a head by identity: a shared one is written once a
+# dump, then referred to).
+_NULL_HEAD = ("null",)
+_CELL_HEAD = ("C",)
+_EMPTY_CELL_HEAD = ("C0",)
+_METHOD_HEAD = ("m",)
+_PARTIAL_HEAD = ("P",)
+_MODEL_LETTER = "O"
+_UNBOUNDED_DEQUE_HEAD = ("q", None)
+_METHOD_READ = operator.attrgetter("__func__", "__self__")
+_PARTIAL_READ = operator.attrgetter("func", "args", "keywords", "__dict__")  # its whole state
+_HEADS: dict[type, tuple[str, object]] = {}  # per type: an instance's or a harness object's head
+
+
+def _head(letter: str, t: type) -> tuple[str, object]:
+    known = _HEADS.get(t)
+    if known is None:
+        known = _HEADS[t] = (letter, _atom(t) if letter == "o" else t.__name__)
+    return known
+
+
 def _r_atom(x: Any) -> Reduce:
     return (_K, ("a", _atom(x)))
 
@@ -127,15 +150,16 @@ def _r_module(x: Any) -> Reduce:
 
 
 def _r_null(x: Any) -> Reduce:
-    return (_K, ("null",))
+    return (_K, _NULL_HEAD)
 
 
 def _r_model(x: Any) -> Reduce:
-    return (_K, ("O", x.oid))
+    return (_K, (_MODEL_LETTER, x.oid))
 
 
 def _r_deque(x: Any) -> Reduce:
-    return (_K, ("q", x.maxlen), (list(x),))
+    maxlen = x.maxlen
+    return (_K, _UNBOUNDED_DEQUE_HEAD if maxlen is None else ("q", maxlen), (list(x),))
 
 
 def _r_range(x: Any) -> Reduce:
@@ -147,30 +171,42 @@ def _r_complex(x: Any) -> Reduce:
 
 
 def _r_function(f: Any) -> Reduce:
-    code = f.__code__
+    head, reads_globals = _function_head(f.__code__)
     # the globals of code under test: what its calls read and write (a helper module's counter
     # is state even when none of its frames is on a stack)
-    g = _module_data(f.__globals__) if _program_file(code.co_filename) else None
-    return (_K, ("F", _atom(code)), (f.__defaults__, f.__kwdefaults__, f.__closure__, f.__dict__, g))
+    g = _module_data(f.__globals__) if reads_globals else None
+    return (_K, head, (f.__defaults__, f.__kwdefaults__, f.__closure__, f.__dict__, g))
+
+
+# per code object: its functions' head and whether they read their globals (code under test);
+# emptied when what is code under test changes (``fingerprint._forget_if_machinery_changed``)
+_CODE_HEADS: dict[types.CodeType, tuple[tuple[str, int], bool]] = {}
+
+
+def _function_head(code: types.CodeType) -> tuple[tuple[str, int], bool]:
+    known = _CODE_HEADS.get(code)
+    if known is None:
+        known = _CODE_HEADS[code] = (("F", _atom(code)), _program_file(code.co_filename))
+    return known
 
 
 def _r_cell(x: Any) -> Reduce:
     try:
-        return (_K, ("C",), (x.cell_contents,))
+        return (_K, _CELL_HEAD, (x.cell_contents,))
     except ValueError:  # an empty cell
-        return (_K, ("C0",))
+        return (_K, _EMPTY_CELL_HEAD)
 
 
 def _r_method(x: Any) -> Reduce:
-    return (_K, ("m",), (x.__func__, x.__self__))
+    return (_K, _METHOD_HEAD, _METHOD_READ(x))
 
 
 def _r_builtin(x: Any) -> Reduce:
     return (_K, ("B", x.__qualname__), (x.__self__,))
 
 
-def _r_partial(x: Any) -> Reduce:  # its whole state: the function, arguments and attributes
-    return (_K, ("P",), (x.func, x.args, x.keywords, x.__dict__))
+def _r_partial(x: Any) -> Reduce:
+    return (_K, _PARTIAL_HEAD, _PARTIAL_READ(x))
 
 
 def _r_static(x: Any) -> Reduce:
@@ -195,7 +231,7 @@ def _r_iterator(x: Any) -> Reduce:
 
 
 def _r_harness(x: Any) -> Reduce:
-    return (_K, ("H", type(x).__name__))
+    return (_K, _head("H", type(x)))
 
 
 def _r_exception(x: Any) -> Reduce:
@@ -206,7 +242,7 @@ def _r_exception(x: Any) -> Reduce:
 def _r_instance(x: Any) -> Reduce:
     t = type(x)
     base = _BASE[t]
-    return (_K, ("o", _atom(t)), (None if base is None else base(x), _fields_of(x)))
+    return (_K, _head("o", t), (None if base is None else base(x), _fields_of(x)))
 
 
 def _r_opaque(x: Any) -> Reduce:
@@ -260,3 +296,36 @@ def _reducer(t: type) -> Any:
 
 
 _REDUCERS: dict[type, Any] = {}
+
+
+# The C reducer's entry kinds (``_fingerprint_hot.c``; its ``REDUCER_KINDS`` names them in this
+# order, which a test compares).
+INSTANCE_ENTRY, ATTRS_ENTRY, CONST_ENTRY, CELL_ENTRY, MODEL_ENTRY, DEQUE_ENTRY, FUNCTION_ENTRY = range(7)
+
+
+def native_entry(t: type, r: Any) -> tuple[Any, ...] | None:
+    """What the C reducer needs to reduce objects of type ``t`` exactly as ``r`` (their Python
+    reducer) does, or None where it leaves them to ``r``: the objects an execution creates most
+    (docs/performance.md, session 19), each by the same head object and the same reading."""
+    if r is _r_instance:
+        getter = _GETTERS.get(t)
+        if getter is None:
+            getter = _GETTERS[t] = _getter(t)
+        return (INSTANCE_ENTRY, _head("o", t), getter, _BASE[t])
+    if r is _r_method:
+        return (ATTRS_ENTRY, _METHOD_HEAD, _METHOD_READ)
+    if r is _r_partial:
+        return (ATTRS_ENTRY, _PARTIAL_HEAD, _PARTIAL_READ)
+    if r is _r_null:
+        return (CONST_ENTRY, _NULL_HEAD)
+    if r is _r_harness:
+        return (CONST_ENTRY, _head("H", t))
+    if r is _r_cell:
+        return (CELL_ENTRY, _CELL_HEAD, _EMPTY_CELL_HEAD)
+    if r is _r_model:
+        return (MODEL_ENTRY, _MODEL_LETTER, "oid")
+    if r is _r_deque:
+        return (DEQUE_ENTRY, _UNBOUNDED_DEQUE_HEAD, "maxlen")
+    if r is _r_function:
+        return (FUNCTION_ENTRY, _CODE_HEADS, _module_data)
+    return None

@@ -23,7 +23,15 @@ import itertools
 import operator
 from typing import TYPE_CHECKING, Any
 
-from model_checks.harness.rt.dict_versions import _MODULE_DATA, _value, _version_of, _view_of
+from model_checks.harness.rt.dict_versions import (
+    _MODULE_DATA,
+    _dict_of,
+    _value,
+    _version_of,
+    _view_of,
+    same_versions,
+)
+from model_checks.harness.rt.native import NATIVE
 from model_checks.harness.rt.object_kinds import _BASE, _names
 from model_checks.harness.rt.reducers import (
     _CLASSES,
@@ -102,6 +110,7 @@ class _Seeds:
         self.memo: dict[int, tuple[int, object]] = {id(_K): (0, _K)}
         self.static: list[object] = [None]  # by memo index: the object's reading now (``_entry``)
         self.classes: list[tuple[int, type]] = []
+        self.class_objects: list[type] = []  # (the classes of ``classes``, for ``same_versions``)
         self.class_versions: list[int] = []
         self.class_views: list[ctypes.c_uint64] = []
         # the objects checked by attribute getters: each one's getter, memo index, and (flat)
@@ -125,6 +134,7 @@ class _Seeds:
             view = _CLASSES[x][0]  # type: ignore[index]
             if view is not None:
                 self.classes.append((i, x))  # type: ignore[arg-type]
+                self.class_objects.append(x)  # type: ignore[arg-type]
                 self.class_views.append(view)
                 self.class_versions.append(_CLASSES[x][1])  # type: ignore[index]
         elif check is not _CONSTANT:
@@ -136,23 +146,18 @@ class _Seeds:
     def refresh(self) -> None:
         """Bring every seeded object's reduce tuple up to date (see ``_K``'s comment)."""
         modules = list(_MODULE_DATA.values())
-        if list(map(_value, map(_view_of, modules))) != list(map(_version_of, modules)):
+        module_versions = list(map(_version_of, modules))
+        if not same_versions(list(map(_dict_of, modules)), list(map(_view_of, modules)), module_versions):
             for m in modules:
                 m.refresh()
-        versions = list(map(_value, self.class_views))
-        if versions != self.class_versions:
+        if not same_versions(self.class_objects, self.class_views, self.class_versions):
+            versions = list(map(_value, self.class_views))
             for k, (i, c) in enumerate(self.classes):
                 if versions[k] != self.class_versions[k]:
                     self.static[i] = _entry(_r_class(c))
             self.class_versions = versions
             self.generation += 1
-        try:
-            # one pass in C: every getter on its object, each identity against the one kept
-            read = itertools.chain.from_iterable(map(operator.call, self.getters, self.checked))
-            same = all(map(operator.is_, read, self.flat))
-        except (ValueError, AttributeError):  # an emptied cell, a slot not set
-            same = False
-        if not same:
+        if not _same_readings(self.getters, self.checked, self.flat):
             self.generation += 1
             fresh: list[object] = []  # (kept whole: ``map`` stops at the shorter list)
             for x, check, i in zip(self.checked, self.getters, self.indexes, strict=True):
@@ -160,6 +165,24 @@ class _Seeds:
                 fresh.extend(inputs)
                 self.static[i] = _entry(_reducer(type(x))(x))
             self.flat = fresh
+
+
+def _same_readings_in_python(getters: list[Any], checked: list[object], flat: list[object]) -> bool:
+    """Does every seeded object's getter still read the identities kept (``flat``)? One pass at
+    C speed: every getter on its object, each identity against the one kept."""
+    try:
+        read = itertools.chain.from_iterable(map(operator.call, getters, checked))
+        return all(map(operator.is_, read, flat))
+    except (ValueError, AttributeError):  # an emptied cell, a slot not set
+        return False
+
+
+def _same_readings_in_c(getters: list[Any], checked: list[object], flat: list[object]) -> bool:
+    """The same check in C (``_fingerprint_hot.c``), a function's inputs read from its struct."""
+    return bool(NATIVE.same_readings(getters, checked, flat, _FUNCTION_INPUTS))  # type: ignore[union-attr]
+
+
+_same_readings = _same_readings_in_python if NATIVE is None else _same_readings_in_c
 
 
 def _entry(r: Reduce) -> object:

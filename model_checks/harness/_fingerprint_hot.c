@@ -1,0 +1,548 @@
+/* The state fingerprint's two hottest Python paths, in C (rt/encoder.py, rt/seeds.py).
+ *
+ * Profiled on ``work-lane/stop-drain-races-posts`` under the state search (docs/performance.md,
+ * session 19), a fingerprint spent about a quarter of its time in the pickler's calls back into
+ * Python for the ~90 objects an execution creates, and as much again in checking that what it
+ * keeps between dumps is unchanged (~150 seeded objects' inputs, ~150 dict versions read through
+ * ctypes, ~300 list items). Those are here, each exactly what the Python it replaces does:
+ *
+ *   Reducer       the pickler's ``reducer_override`` for objects of the types listed in a table
+ *                 that rt/reducers.py fills (``native_entry``) with the very head objects its
+ *                 Python reducers use: the reduce tuples are equal, item by item and head by
+ *                 identity, so a state is written to the same bytes either way (the pickler
+ *                 memoises by identity). Any other object, and any object that existed before
+ *                 the search (``pre``: a candidate for seeding), goes to the Python reducer.
+ *   same_readings ``_Seeds.refresh``'s check that every seeded object's inputs are still the
+ *                 objects recorded; a function's six inputs are read from its struct (what its
+ *                 attribute getters return) instead of six attribute lookups.
+ *   same_versions, same_items
+ *                 the checks that the static section (``_Section.valid``), the classes and the
+ *                 modules are unchanged: dict versions read from the dicts' structs, the items
+ *                 of lists and sets compared in one loop.
+ *
+ * Compiled into the ``_race_tracer`` extension (setup.py) and registered by its module init.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <stddef.h>
+
+#include "_fingerprint_hot.h"
+
+/* The entry kinds (rt/reducers.py names the same numbers; a test compares):
+ *   (INSTANCE, head, getter)     -> (tag, head, (None, getter(x)))
+ *   (ATTRS, head, getter)        -> (tag, head, getter(x))
+ *   (CONST, head)                -> (tag, head)
+ *   (CELL, head, empty_head)     -> (tag, head, (x.cell_contents,)), or (tag, empty_head)
+ *   (MODEL, letter, name)        -> (tag, (letter, getattr(x, name)))
+ *   (DEQUE, head, name)          -> (tag, head, (list(x),)) where getattr(x, name) is None (an
+ *                                   unbounded deque; a bounded one goes to the Python reducer)
+ *   (FUNCTION, heads, module_data)
+ *                                -> (tag, head, (defaults, kwdefaults, closure, __dict__, g))
+ *                                   where heads[x.__code__] is (head, reads_globals) and g is
+ *                                   module_data(x.__globals__) if reads_globals else None (a code
+ *                                   not in ``heads`` yet goes to the Python reducer, which adds it)
+ * A getter that raises AttributeError (a slot not set) hands the object to the Python reducer,
+ * which reads it attribute by attribute. */
+enum { K_INSTANCE, K_ATTRS, K_CONST, K_CELL, K_MODEL, K_DEQUE, K_FUNCTION, K_COUNT };
+
+typedef struct {
+    PyObject_HEAD
+    PyObject *table;    /* dict: type -> entry tuple */
+    PyObject *pre;      /* set of the ids of the search's pre-existing objects, or None */
+    PyObject *fallback; /* obj -> reduce tuple: the Python reducer */
+    PyObject *tag;      /* reducers._K, the first item of every reduce tuple */
+    vectorcallfunc vectorcall;
+} Reducer;
+
+#define REDUCER_MEMBERS(X) X(table) X(pre) X(fallback) X(tag)
+#define VISIT_MEMBER(m) Py_VISIT(self->m);
+#define CLEAR_MEMBER(m) Py_CLEAR(self->m);
+
+static PyObject *
+call_fallback(Reducer *self, PyObject *obj)
+{
+    return PyObject_CallOneArg(self->fallback, obj);
+}
+
+/* getter(x), or NULL with no error set where it raised AttributeError (the Python reducer then
+ * reads the object), or NULL with the error set. */
+static PyObject *
+read_fields(PyObject *getter, PyObject *obj)
+{
+    PyObject *fields = PyObject_CallOneArg(getter, obj);
+    if (fields == NULL && PyErr_ExceptionMatches(PyExc_AttributeError)) {
+        PyErr_Clear();
+    }
+    return fields;
+}
+
+static int
+is_pre_existing(Reducer *self, PyObject *obj)
+{
+    if (self->pre == Py_None) {
+        return 0;
+    }
+    PyObject *key = PyLong_FromVoidPtr(obj);
+    if (key == NULL) {
+        return -1;
+    }
+    int found = PySet_Contains(self->pre, key);
+    Py_DECREF(key);
+    return found;
+}
+
+static PyObject *
+reduce_by_entry(Reducer *self, PyObject *obj, PyObject *entry)
+{
+    Py_ssize_t n = PyTuple_GET_SIZE(entry);
+    long kind = PyLong_AsLong(PyTuple_GET_ITEM(entry, 0));
+    if (kind == -1 && PyErr_Occurred()) {
+        return NULL;
+    }
+    static const Py_ssize_t sizes[K_COUNT] = {4, 3, 2, 3, 3, 3, 3};
+    if (kind < 0 || kind >= K_COUNT || n != sizes[kind]) {
+        PyErr_Format(PyExc_ValueError, "a malformed reducer entry (kind %ld, %zd items)", kind, n);
+        return NULL;
+    }
+    PyObject *head = PyTuple_GET_ITEM(entry, 1);
+    PyObject *fields, *state;
+    switch (kind) {
+    case K_INSTANCE: {
+        PyObject *base = PyTuple_GET_ITEM(entry, 3);
+        PyObject *value = base == Py_None ? Py_NewRef(Py_None) : PyObject_CallOneArg(base, obj);
+        if (value == NULL) {
+            return NULL;
+        }
+        fields = read_fields(PyTuple_GET_ITEM(entry, 2), obj);
+        if (fields == NULL) {
+            Py_DECREF(value);
+            return PyErr_Occurred() ? NULL : call_fallback(self, obj);
+        }
+        state = PyTuple_Pack(2, value, fields);
+        Py_DECREF(value);
+        Py_DECREF(fields);
+        if (state == NULL) {
+            return NULL;
+        }
+        break;
+    }
+    case K_ATTRS:
+        state = read_fields(PyTuple_GET_ITEM(entry, 2), obj);
+        if (state == NULL) {
+            return PyErr_Occurred() ? NULL : call_fallback(self, obj);
+        }
+        break;
+    case K_CONST:
+        return PyTuple_Pack(2, self->tag, head);
+    case K_CELL: {
+        if (!PyCell_Check(obj)) {
+            return call_fallback(self, obj);
+        }
+        PyObject *contents = PyCell_GET(obj);
+        if (contents == NULL) {
+            return PyTuple_Pack(2, self->tag, PyTuple_GET_ITEM(entry, 2));
+        }
+        state = PyTuple_Pack(1, contents);
+        if (state == NULL) {
+            return NULL;
+        }
+        break;
+    }
+    case K_DEQUE: {
+        PyObject *maxlen = PyObject_GetAttr(obj, PyTuple_GET_ITEM(entry, 2));
+        if (maxlen == NULL) {
+            return NULL;
+        }
+        Py_DECREF(maxlen);
+        if (maxlen != Py_None) {
+            return call_fallback(self, obj);
+        }
+        PyObject *items = PySequence_List(obj);
+        if (items == NULL) {
+            return NULL;
+        }
+        state = PyTuple_Pack(1, items);
+        Py_DECREF(items);
+        if (state == NULL) {
+            return NULL;
+        }
+        break;
+    }
+    case K_FUNCTION: {
+        if (!PyFunction_Check(obj) || !PyDict_Check(head)) {
+            return call_fallback(self, obj);
+        }
+        PyFunctionObject *f = (PyFunctionObject *)obj;
+        PyObject *known = PyDict_GetItemWithError(head, f->func_code);
+        if (known == NULL) {
+            return PyErr_Occurred() ? NULL : call_fallback(self, obj);
+        }
+        if (!PyTuple_Check(known) || PyTuple_GET_SIZE(known) != 2) {
+            PyErr_SetString(PyExc_ValueError, "a function head is (head, reads_globals)");
+            return NULL;
+        }
+        PyObject *fhead = PyTuple_GET_ITEM(known, 0);
+        int reads_globals = PyObject_IsTrue(PyTuple_GET_ITEM(known, 1));
+        if (reads_globals < 0) {
+            return NULL;
+        }
+        Py_INCREF(fhead); /* (module_data runs Python code, which may change ``heads``) */
+        PyObject *g = reads_globals ? PyObject_CallOneArg(PyTuple_GET_ITEM(entry, 2), f->func_globals)
+                                    : Py_NewRef(Py_None);
+        PyObject *dict = g == NULL ? NULL : PyObject_GenericGetDict(obj, NULL);
+        if (dict == NULL) {
+            Py_DECREF(fhead);
+            Py_XDECREF(g);
+            return NULL;
+        }
+        state = PyTuple_Pack(5, f->func_defaults ? f->func_defaults : Py_None,
+                             f->func_kwdefaults ? f->func_kwdefaults : Py_None,
+                             f->func_closure ? f->func_closure : Py_None, dict, g);
+        Py_DECREF(dict);
+        Py_DECREF(g);
+        if (state == NULL) {
+            Py_DECREF(fhead);
+            return NULL;
+        }
+        PyObject *reduced = PyTuple_Pack(3, self->tag, fhead, state);
+        Py_DECREF(fhead);
+        Py_DECREF(state);
+        return reduced;
+    }
+    default: { /* K_MODEL */
+        PyObject *value = PyObject_GetAttr(obj, PyTuple_GET_ITEM(entry, 2));
+        if (value == NULL) {
+            return NULL;
+        }
+        PyObject *named = PyTuple_Pack(2, head, value);
+        Py_DECREF(value);
+        if (named == NULL) {
+            return NULL;
+        }
+        PyObject *reduced = PyTuple_Pack(2, self->tag, named);
+        Py_DECREF(named);
+        return reduced;
+    }
+    }
+    PyObject *reduced = PyTuple_Pack(3, self->tag, head, state);
+    Py_DECREF(state);
+    return reduced;
+}
+
+static PyObject *
+Reducer_vectorcall(PyObject *callable, PyObject *const *args, size_t nargsf, PyObject *kwnames)
+{
+    Reducer *self = (Reducer *)callable;
+    if (PyVectorcall_NARGS(nargsf) != 1 || kwnames != NULL) {
+        PyErr_SetString(PyExc_TypeError, "a reducer takes one object");
+        return NULL;
+    }
+    PyObject *obj = args[0];
+    PyObject *entry = PyDict_GetItemWithError(self->table, (PyObject *)Py_TYPE(obj));
+    if (entry == NULL) {
+        return PyErr_Occurred() ? NULL : call_fallback(self, obj);
+    }
+    if (!PyTuple_Check(entry) || PyTuple_GET_SIZE(entry) < 2) {
+        PyErr_SetString(PyExc_ValueError, "a reducer entry is a tuple (kind, head, ...)");
+        return NULL;
+    }
+    int pre = is_pre_existing(self, obj);
+    if (pre < 0) {
+        return NULL;
+    }
+    if (pre) {
+        return call_fallback(self, obj);
+    }
+    Py_INCREF(entry); /* (the table may change under a fallback) */
+    PyObject *reduced = reduce_by_entry(self, obj, entry);
+    Py_DECREF(entry);
+    return reduced;
+}
+
+static int
+Reducer_init(Reducer *self, PyObject *args, PyObject *kwds)
+{
+    static char *kwlist[] = {"table", "pre", "fallback", "tag", NULL};
+    PyObject *table, *pre, *fallback, *tag;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O!OOO", kwlist, &PyDict_Type, &table, &pre,
+                                     &fallback, &tag)) {
+        return -1;
+    }
+    if (pre != Py_None && !PySet_Check(pre)) {
+        PyErr_SetString(PyExc_TypeError, "pre is a set of ids or None");
+        return -1;
+    }
+    if (!PyCallable_Check(fallback)) {
+        PyErr_SetString(PyExc_TypeError, "fallback must be callable");
+        return -1;
+    }
+    Py_XSETREF(self->table, Py_NewRef(table));
+    Py_XSETREF(self->pre, Py_NewRef(pre));
+    Py_XSETREF(self->fallback, Py_NewRef(fallback));
+    Py_XSETREF(self->tag, Py_NewRef(tag));
+    self->vectorcall = Reducer_vectorcall;
+    return 0;
+}
+
+static int
+Reducer_traverse(Reducer *self, visitproc visit, void *arg)
+{
+    REDUCER_MEMBERS(VISIT_MEMBER)
+    return 0;
+}
+
+static int
+Reducer_clear(Reducer *self)
+{
+    REDUCER_MEMBERS(CLEAR_MEMBER)
+    return 0;
+}
+
+static void
+Reducer_dealloc(Reducer *self)
+{
+    PyObject_GC_UnTrack(self);
+    Reducer_clear(self);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static PyObject *
+Reducer_call(PyObject *self, PyObject *args, PyObject *kwargs)
+{
+    return PyVectorcall_Call(self, args, kwargs);
+}
+
+static PyTypeObject ReducerType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "model_checks.harness._race_tracer.Reducer",
+    .tp_doc = "Reducer(table, pre, fallback, tag): the fingerprint pickler's reducer_override in C "
+              "for the types in ``table`` (rt/reducers.py's native_entry), the Python reducer "
+              "``fallback`` for the rest and for the objects whose ids are in ``pre``.",
+    .tp_basicsize = sizeof(Reducer),
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_HAVE_VECTORCALL,
+    .tp_vectorcall_offset = offsetof(Reducer, vectorcall),
+    .tp_call = Reducer_call,
+    .tp_new = PyType_GenericNew,
+    .tp_init = (initproc)Reducer_init,
+    .tp_traverse = (traverseproc)Reducer_traverse,
+    .tp_clear = (inquiry)Reducer_clear,
+    .tp_dealloc = (destructor)Reducer_dealloc,
+};
+
+/* A function's inputs as ``seeds._FUNCTION_INPUTS`` reads them (its attribute getters return
+ * None for an unset default, keyword default or closure). */
+static void
+function_inputs(PyFunctionObject *f, PyObject *out[6])
+{
+    out[0] = f->func_code;
+    out[1] = f->func_defaults ? f->func_defaults : Py_None;
+    out[2] = f->func_kwdefaults ? f->func_kwdefaults : Py_None;
+    out[3] = f->func_closure ? f->func_closure : Py_None;
+    out[4] = f->func_dict; /* (NULL before its first reading: never the object recorded) */
+    out[5] = f->func_globals;
+}
+
+/* same_readings(getters, checked, flat, function_getter): every getters[i](checked[i]), in
+ * order, is the objects of ``flat`` (by identity); False as soon as one is not, or a getter
+ * raises ValueError or AttributeError (an emptied cell, a slot not set). */
+static PyObject *
+same_readings(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 4) {
+        PyErr_SetString(PyExc_TypeError, "same_readings(getters, checked, flat, function_getter)");
+        return NULL;
+    }
+    PyObject *getters = args[0], *checked = args[1], *flat = args[2], *function_getter = args[3];
+    if (!PyList_Check(getters) || !PyList_Check(checked) || !PyList_Check(flat)) {
+        PyErr_SetString(PyExc_TypeError, "getters, checked and flat are lists");
+        return NULL;
+    }
+    Py_ssize_t n = PyList_GET_SIZE(getters), nflat = PyList_GET_SIZE(flat), k = 0;
+    if (PyList_GET_SIZE(checked) != n) {
+        Py_RETURN_FALSE;
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        if (PyList_GET_SIZE(getters) != n || PyList_GET_SIZE(checked) != n ||
+            PyList_GET_SIZE(flat) != nflat) {
+            Py_RETURN_FALSE; /* (a getter's Python code changed the lists) */
+        }
+        PyObject *getter = PyList_GET_ITEM(getters, i), *x = PyList_GET_ITEM(checked, i);
+        if (getter == function_getter && PyFunction_Check(x)) {
+            PyObject *inputs[6];
+            function_inputs((PyFunctionObject *)x, inputs);
+            if (k + 6 > nflat) {
+                Py_RETURN_FALSE;
+            }
+            for (int j = 0; j < 6; j++) {
+                if (inputs[j] != PyList_GET_ITEM(flat, k + j)) {
+                    Py_RETURN_FALSE;
+                }
+            }
+            k += 6;
+            continue;
+        }
+        /* (a getter may run Python code: keep both alive across the call) */
+        Py_INCREF(getter);
+        Py_INCREF(x);
+        PyObject *read = PyObject_CallOneArg(getter, x);
+        Py_DECREF(getter);
+        Py_DECREF(x);
+        if (read == NULL) {
+            if (PyErr_ExceptionMatches(PyExc_ValueError) ||
+                PyErr_ExceptionMatches(PyExc_AttributeError)) {
+                PyErr_Clear();
+                Py_RETURN_FALSE;
+            }
+            return NULL;
+        }
+        int same = PyTuple_Check(read) && PyList_GET_SIZE(flat) == nflat &&
+                   k + PyTuple_GET_SIZE(read) <= nflat;
+        if (same) {
+            Py_ssize_t m = PyTuple_GET_SIZE(read);
+            for (Py_ssize_t j = 0; j < m && same; j++) {
+                same = PyTuple_GET_ITEM(read, j) == PyList_GET_ITEM(flat, k + j);
+            }
+            k += m;
+        }
+        Py_DECREF(read);
+        if (!same) {
+            Py_RETURN_FALSE;
+        }
+    }
+    return PyBool_FromLong(k == nflat);
+}
+
+/* The dict whose version stands for ``x``: ``x`` itself, or a class's namespace. */
+static PyDictObject *
+versioned_dict(PyObject *x)
+{
+    if (PyDict_Check(x)) {
+        return (PyDictObject *)x;
+    }
+    if (PyType_Check(x) && ((PyTypeObject *)x)->tp_dict != NULL) {
+        return (PyDictObject *)((PyTypeObject *)x)->tp_dict;
+    }
+    PyErr_Format(PyExc_TypeError, "a dict or a class, not %.100s", Py_TYPE(x)->tp_name);
+    return NULL;
+}
+
+/* same_versions(objects, versions): is each dict (or class namespace) of ``objects`` at the
+ * version (PEP 509) recorded in ``versions``? Read from the dict's struct, as
+ * rt/dict_versions.py reads it through a ctypes view. */
+static PyObject *
+same_versions(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 2 || !PyList_Check(args[0]) || !PyList_Check(args[1])) {
+        PyErr_SetString(PyExc_TypeError, "same_versions(objects: list, versions: list)");
+        return NULL;
+    }
+    PyObject *objects = args[0], *versions = args[1];
+    Py_ssize_t n = PyList_GET_SIZE(objects);
+    if (PyList_GET_SIZE(versions) != n) {
+        Py_RETURN_FALSE;
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyDictObject *d = versioned_dict(PyList_GET_ITEM(objects, i));
+        if (d == NULL) {
+            return NULL;
+        }
+        unsigned long long recorded = PyLong_AsUnsignedLongLong(PyList_GET_ITEM(versions, i));
+        if (recorded == (unsigned long long)-1 && PyErr_Occurred()) {
+            return NULL;
+        }
+        if (d->ma_version_tag != recorded) {
+            Py_RETURN_FALSE;
+        }
+    }
+    Py_RETURN_TRUE;
+}
+
+/* same_items(sequences, lengths, items): does each list or set of ``sequences`` still have its
+ * recorded length and, in iteration order, the objects of ``items`` (by identity), all of them
+ * one after another? */
+static PyObject *
+same_items(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 3 || !PyList_Check(args[0]) || !PyList_Check(args[1]) || !PyList_Check(args[2])) {
+        PyErr_SetString(PyExc_TypeError, "same_items(sequences: list, lengths: list, items: list)");
+        return NULL;
+    }
+    PyObject *sequences = args[0], *lengths = args[1], *items = args[2];
+    Py_ssize_t n = PyList_GET_SIZE(sequences), nitems = PyList_GET_SIZE(items), k = 0;
+    if (PyList_GET_SIZE(lengths) != n) {
+        Py_RETURN_FALSE;
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *seq = PyList_GET_ITEM(sequences, i);
+        Py_ssize_t length = PyLong_AsSsize_t(PyList_GET_ITEM(lengths, i));
+        if (length == -1 && PyErr_Occurred()) {
+            return NULL;
+        }
+        if (PyObject_Length(seq) != length || k + length > nitems) {
+            if (PyErr_Occurred()) {
+                return NULL;
+            }
+            Py_RETURN_FALSE;
+        }
+        if (PyList_Check(seq)) {
+            for (Py_ssize_t j = 0; j < length; j++) {
+                if (PyList_GET_ITEM(seq, j) != PyList_GET_ITEM(items, k + j)) {
+                    Py_RETURN_FALSE;
+                }
+            }
+            k += length;
+            continue;
+        }
+        /* a set: its iteration order (no Python code runs while iterating a set) */
+        PyObject *it = PyObject_GetIter(seq);
+        if (it == NULL) {
+            return NULL;
+        }
+        PyObject *x;
+        int same = 1;
+        while (same && (x = PyIter_Next(it)) != NULL) {
+            same = k < nitems && x == PyList_GET_ITEM(items, k);
+            k++;
+            Py_DECREF(x);
+        }
+        Py_DECREF(it);
+        if (PyErr_Occurred()) {
+            return NULL;
+        }
+        if (!same) {
+            Py_RETURN_FALSE;
+        }
+    }
+    return PyBool_FromLong(k == nitems);
+}
+
+static PyMethodDef fingerprint_methods[] = {
+    {"same_versions", (PyCFunction)(void (*)(void))same_versions, METH_FASTCALL,
+     "same_versions(objects, versions): every dict or class namespace at its recorded version."},
+    {"same_items", (PyCFunction)(void (*)(void))same_items, METH_FASTCALL,
+     "same_items(sequences, lengths, items): every list or set with its recorded items."},
+    {"same_readings", (PyCFunction)(void (*)(void))same_readings, METH_FASTCALL,
+     "same_readings(getters, checked, flat, function_getter): _Seeds.refresh's check (rt/seeds.py)."},
+    {NULL}};
+
+int
+lanecheck_add_fingerprint_hot(PyObject *module)
+{
+    if (PyType_Ready(&ReducerType) < 0) {
+        return -1;
+    }
+    Py_INCREF(&ReducerType);
+    if (PyModule_AddObject(module, "Reducer", (PyObject *)&ReducerType) < 0) {
+        Py_DECREF(&ReducerType);
+        return -1;
+    }
+    if (PyModule_AddFunctions(module, fingerprint_methods) < 0) {
+        return -1;
+    }
+    PyObject *kinds =
+        Py_BuildValue("(sssssss)", "INSTANCE", "ATTRS", "CONST", "CELL", "MODEL", "DEQUE", "FUNCTION");
+    if (kinds == NULL || PyModule_AddObject(module, "REDUCER_KINDS", kinds) < 0) {
+        Py_XDECREF(kinds);
+        return -1;
+    }
+    return 0;
+}
