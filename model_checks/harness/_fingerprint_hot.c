@@ -76,6 +76,73 @@ read_fields(PyObject *getter, PyObject *obj)
     return fields;
 }
 
+/* An instance's fields as ``reducers._fields_of`` reads them: its slots, by ``getter`` (None: no
+ * slots; ``single``: one name, whose bare value it returns), then its ``dict_name`` attribute
+ * (None: it has no ``__dict__``) if that is a dict, left out if the instance has none (a compiled
+ * class's dict is made only when an attribute outside its slots is set). NULL with no error set
+ * where a slot is not set or the ``__dict__`` is no dict: the Python reducer reads it. */
+static PyObject *
+instance_fields(PyObject *entry, PyObject *obj)
+{
+    PyObject *getter = PyTuple_GET_ITEM(entry, 2), *dict_name = PyTuple_GET_ITEM(entry, 5);
+    int single = PyObject_IsTrue(PyTuple_GET_ITEM(entry, 4));
+    if (single < 0) {
+        return NULL;
+    }
+    PyObject *slots;
+    if (getter == Py_None) {
+        slots = PyTuple_New(0);
+    }
+    else {
+        PyObject *read = read_fields(getter, obj);
+        if (read == NULL) {
+            return NULL;
+        }
+        if (single) {
+            slots = PyTuple_Pack(1, read);
+            Py_DECREF(read);
+        }
+        else if (!PyTuple_Check(read)) {
+            Py_DECREF(read);
+            PyErr_SetString(PyExc_ValueError, "an instance's slots getter returned no tuple");
+            return NULL;
+        }
+        else {
+            slots = read;
+        }
+    }
+    if (slots == NULL || dict_name == Py_None) {
+        return slots;
+    }
+    PyObject *d = PyObject_GetAttr(obj, dict_name);
+    if (d == NULL) {
+        if (!PyErr_ExceptionMatches(PyExc_AttributeError)) {
+            Py_DECREF(slots);
+            return NULL;
+        }
+        PyErr_Clear();
+        return slots; /* no dict: as ``getattr(x, "__dict__", None)`` reads it */
+    }
+    if (!PyDict_Check(d)) {
+        Py_DECREF(d);
+        Py_DECREF(slots);
+        return NULL;
+    }
+    Py_ssize_t n = PyTuple_GET_SIZE(slots);
+    PyObject *out = PyTuple_New(n + 1);
+    if (out == NULL) {
+        Py_DECREF(d);
+        Py_DECREF(slots);
+        return NULL;
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyTuple_SET_ITEM(out, i, Py_NewRef(PyTuple_GET_ITEM(slots, i)));
+    }
+    PyTuple_SET_ITEM(out, n, d);
+    Py_DECREF(slots);
+    return out;
+}
+
 static int
 is_pre_existing(Reducer *self, PyObject *obj)
 {
@@ -99,7 +166,7 @@ reduce_by_entry(Reducer *self, PyObject *obj, PyObject *entry)
     if (kind == -1 && PyErr_Occurred()) {
         return NULL;
     }
-    static const Py_ssize_t sizes[K_COUNT] = {4, 3, 2, 3, 3, 3, 3};
+    static const Py_ssize_t sizes[K_COUNT] = {6, 3, 2, 3, 3, 3, 3};
     if (kind < 0 || kind >= K_COUNT || n != sizes[kind]) {
         PyErr_Format(PyExc_ValueError, "a malformed reducer entry (kind %ld, %zd items)", kind, n);
         return NULL;
@@ -113,7 +180,7 @@ reduce_by_entry(Reducer *self, PyObject *obj, PyObject *entry)
         if (value == NULL) {
             return NULL;
         }
-        fields = read_fields(PyTuple_GET_ITEM(entry, 2), obj);
+        fields = instance_fields(entry, obj);
         if (fields == NULL) {
             Py_DECREF(value);
             return PyErr_Occurred() ? NULL : call_fallback(self, obj);

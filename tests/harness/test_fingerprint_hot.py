@@ -21,7 +21,7 @@ from typing import Any, NamedTuple
 
 import pytest
 
-from model_checks.harness import examples
+from model_checks.harness import check, examples
 from model_checks.harness.rt import dict_versions, encoder, frames, reducers
 from model_checks.harness.rt import fingerprint as fp
 from model_checks.harness.rt import seeds as seeds_module
@@ -50,6 +50,32 @@ class Slotted:
     __slots__ = ("a", "b")
     a: object
     b: object
+
+
+class OneSlot:
+    __slots__ = ("only",)
+
+    def __init__(self) -> None:
+        self.only = [1]
+
+
+def _compiled_instance() -> Any:
+    """An ``Atomic`` of the harness (a compiled class where the core is built): made by a
+    program under ``check``, kept alive with its execution."""
+    made: list[object] = []
+
+    def program(rt: Any) -> None:
+        made.append(rt.atomic_int(0))
+
+    check(program, max_executions=1)
+    return made[0]
+
+
+def _compiled_with_dict() -> object:
+    atomic = _compiled_instance()
+    atomic.__orig_class__ = type(atomic)  # (as ``Atomic[int](...)`` sets it: its dict is made)
+    assert isinstance(atomic.__dict__, dict)
+    return atomic
 
 
 class Pair(NamedTuple):  # an instance with a built-in base (tuple), read with its fields
@@ -89,6 +115,9 @@ CASES: list[tuple[str, Callable[[], object], bool]] = [
     ("instance with slots", lambda: _slotted("x"), True),
     ("instance with a slot not set", Slotted, False),
     ("instance with a tuple base", lambda: Pair(1, [2]), True),
+    ("instance with one slot", lambda: OneSlot(), True),
+    ("instance of a compiled class, its dict never made", _compiled_instance, True),
+    ("instance of a compiled class with its dict", _compiled_with_dict, True),
     ("bound method", lambda: Plain([]).__len__, True),
     ("partial", lambda: functools.partial(max, 1, key=abs), True),
     ("empty-slot marker", lambda: frames.NULL, True),
@@ -165,7 +194,9 @@ def test_an_error_of_a_reading_reaches_the_pickler() -> None:
             raise KeyError(name)  # not AttributeError: no fallback, an error
 
     assert NATIVE is not None
-    table = {Exploding: (reducers.INSTANCE_ENTRY, ("o", 0), reducers._getter(Exploding), None)}
+    entry = reducers.native_entry(Exploding, reducers._reducer(Exploding))
+    assert entry is not None and entry[0] == reducers.INSTANCE_ENTRY
+    table = {Exploding: entry}
     reduce = NATIVE.Reducer(table, None, _python_reduce, reducers._K)
     with pytest.raises(KeyError):
         reduce(Exploding())

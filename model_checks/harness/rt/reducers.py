@@ -308,10 +308,13 @@ def native_entry(t: type, r: Any) -> tuple[Any, ...] | None:
     reducer) does, or None where it leaves them to ``r``: the objects an execution creates most
     (docs/performance.md, session 19), each by the same head object and the same reading."""
     if r is _r_instance:
-        getter = _GETTERS.get(t)
-        if getter is None:
-            getter = _GETTERS[t] = _getter(t)
-        return (INSTANCE_ENTRY, _head("o", t), getter, _BASE[t])
+        # its slots by one getter, then its ``__dict__`` read apart: a compiled class's instance
+        # has none until an attribute outside its slots is set, where ``_fields_of``'s getter
+        # would raise at every object
+        names = _names(t)
+        slots = operator.attrgetter(*names) if names else None
+        dict_name = "__dict__" if t.__dictoffset__ else None
+        return (INSTANCE_ENTRY, _head("o", t), slots, _BASE[t], len(names) == 1, dict_name)
     if r is _r_method:
         return (ATTRS_ENTRY, _METHOD_HEAD, _METHOD_READ)
     if r is _r_partial:
