@@ -1,4 +1,5 @@
-/* The state fingerprint's two hottest Python paths, in C (rt/encoder.py, rt/seeds.py).
+/* The state fingerprint's hottest Python paths, in C (rt/encoder.py, rt/seeds.py,
+ * rt/dict_versions.py).
  *
  * Profiled on ``work-lane/stop-drain-races-posts`` under the state search (docs/performance.md,
  * session 19), a fingerprint spent about a quarter of its time in the pickler's calls back into
@@ -29,7 +30,9 @@
 #include "_fingerprint_hot.h"
 
 /* The entry kinds (rt/reducers.py names the same numbers; a test compares):
- *   (INSTANCE, head, getter)     -> (tag, head, (None, getter(x)))
+ *   (INSTANCE, head, getter, base, single, dict_name)
+ *                                -> (tag, head, (None or base(x), fields)), the fields as
+ *                                   ``reducers._fields_of`` reads them (``instance_fields``)
  *   (ATTRS, head, getter)        -> (tag, head, getter(x))
  *   (CONST, head)                -> (tag, head)
  *   (CELL, head, empty_head)     -> (tag, head, (x.cell_contents,)), or (tag, empty_head)
@@ -42,7 +45,7 @@
  *                                   module_data(x.__globals__) if reads_globals else None (a code
  *                                   not in ``heads`` yet goes to the Python reducer, which adds it)
  * A getter that raises AttributeError (a slot not set) hands the object to the Python reducer,
- * which reads it attribute by attribute. */
+ * which reads it attribute by attribute; so does a function whose code is not in ``heads`` yet. */
 enum { K_INSTANCE, K_ATTRS, K_CONST, K_CELL, K_MODEL, K_DEQUE, K_FUNCTION, K_COUNT };
 
 typedef struct {
