@@ -9,7 +9,7 @@ between the ToolKit factory's sizes and the small ones the model checks use.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass, fields
 from enum import Enum
 from typing import Any, Generic, NamedTuple, TypeVar
 
@@ -67,7 +67,12 @@ class SchedulerConfig:
 
     def as_trace_config(self) -> dict[str, int]:
         """A trace header's ``config`` object: these fields, by their names, in this order."""
-        return asdict(self)
+        # (not ``asdict``, which deep-copies each value: a traced scheduler's construction paid
+        # for it, and the harness builds one per execution)
+        return {name: getattr(self, name) for name in _CONFIG_FIELDS}
+
+
+_CONFIG_FIELDS = tuple(f.name for f in fields(SchedulerConfig))
 
 
 def checked_config(

@@ -24,7 +24,8 @@ as a waiter: the completion that brings it there takes the park lock only when o
 Mutant seams: ``_wait_for`` (what a worker's join does while the task is not done),
 ``_wait_external``, ``_run``, ``_wait_quiet`` (Stop's wait); the subclasses' ``_recheck`` and
 ``_find_work`` (or, with a queue per worker, ``_takes`` and ``_find_elsewhere``: the worker
-loop and a worker's join call the own queue's take themselves, one Python call less per task).
+loop, ``_work``, which a worker's join runs too, calls the own queue's take itself, one Python
+call less per task).
 """
 
 from __future__ import annotations
@@ -256,24 +257,7 @@ class PoolBase(Parking, FailureState):
 
     def _wait_for(self, w: int, task: TaskHandle) -> None:
         """Help until ``task`` is done: run what this worker finds; park when there is nothing."""
-        states = self._states
-        # As in the worker loop: the own queue's take called here when the pool has one.
-        take = None if self._takes is None else self._takes[w]
-        while True:
-            if states is not None:  # _pending_task inlined
-                states.load()
-            if task.state != PENDING:
-                return
-            if take is None:
-                found = self._find_work(w)
-            else:
-                found = take()[1]
-                if found is None:
-                    found = self._find_elsewhere(w)
-            if found is not None:
-                self._run(w, found)
-            elif not self._park(w, task):
-                return  # the pool failed
+        self._work(w, task)
 
     def _wait_external(self, task: TaskHandle) -> None:
         with self._park_lock:
@@ -296,11 +280,27 @@ class PoolBase(Parking, FailureState):
         # tasks (spawn, join) and Stop (which finds no key for its thread) read the table; a dict
         # item store is atomic under the GIL. A lock here met Stop's state lock in every execution.
         self._worker_ids[self._rt.current_thread()] = w
-        task: TaskHandle | None = None
+        self._work(w, None)
+
+    def _work(self, w: int, joined: TaskHandle | None) -> None:
+        """Worker ``w``'s loop: take from its own queue, else find work elsewhere; run what it
+        found, or park when there is nothing. The worker loop (``joined`` None) runs until
+        shutdown or the pool fails, and a fault of our own code fails the pool here; a worker's
+        join runs it until ``joined`` is done, and a fault goes up to the task that joined."""
+        states = self._states
         # The own queue's take called here, not through _find_work: one Python call less per task.
         take = None if self._takes is None else self._takes[w]
+        task: TaskHandle | None = None
         try:
-            while self._failure is None:
+            while True:
+                if joined is None:
+                    if self._failure is not None:
+                        return
+                else:
+                    if states is not None:  # _pending_task inlined
+                        states.load()
+                    if joined.state != PENDING:
+                        return
                 if take is None:
                     task = self._find_work(w)
                 else:
@@ -309,9 +309,11 @@ class PoolBase(Parking, FailureState):
                         task = self._find_elsewhere(w)
                 if task is not None:
                     self._run(w, task)
-                elif not self._park(w, None):
-                    return
+                elif not self._park(w, joined):
+                    return  # shutdown, or the pool failed
         except BaseException as exc:  # our own code: a task's exceptions are caught in _run
+            if joined is not None:
+                raise
             _log.exception("worker %d failed", w)
             self._fail(exc)
             if task is not None and task.state == PENDING:

@@ -389,37 +389,18 @@ stack_value(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     return Py_NewRef(value);
 }
 
-/* frame_contents(frame, depth, null) -> (locals, stack): what ``rt/frames.py``'s ``contents``
- * reads of a suspended frame (the fast locals with cells and free variables, then ``depth``
- * values of the stack, bottom first; ``null`` where a slot is empty) in one call instead of a
- * ctypes read per slot: the state fingerprint reads every frame of every thread at each state.
- * ``depth`` -1: the depth the frame recorded (``stacktop``), or None when it recorded none (the
- * caller then computes it from the bytecode). ValueError where the frame cannot be read. */
+/* The fast locals (with cells and free variables) and the ``depth`` values of the stack, bottom
+ * first, of a suspended frame, ``null`` where a slot is empty: a new (locals, stack) tuple, or
+ * NULL with ValueError when the depth is out of the frame's range. */
 static PyObject *
-frame_contents(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+read_slots(_PyInterpreterFrame *fr, long depth, PyObject *null)
 {
-    _PyInterpreterFrame *fr;
-    long depth;
-    if (frame_args(args, nargs, 3, "frame_contents(frame, depth, null)", &fr, &depth) < 0) {
-        return NULL;
-    }
-    if (fr == NULL) {
-        PyErr_SetString(PyExc_ValueError, "a frame with no interpreter frame");
-        return NULL;
-    }
     PyCodeObject *code = fr->f_code;
     Py_ssize_t n = code->co_nlocalsplus;
-    if (depth == -1) {
-        if (fr->stacktop < 0) {
-            Py_RETURN_NONE;
-        }
-        depth = (long)fr->stacktop - (long)n;
-    }
     if (depth < 0 || depth > code->co_stacksize) {
         PyErr_Format(PyExc_ValueError, "%U: stack depth %ld out of range", code->co_qualname, depth);
         return NULL;
     }
-    PyObject *null = args[2];
     PyObject *locals = PyList_New(n);
     PyObject *stack = PyList_New(depth);
     PyObject *both = PyTuple_New(2);
@@ -442,6 +423,175 @@ frame_contents(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     PyTuple_SET_ITEM(both, 0, locals);
     PyTuple_SET_ITEM(both, 1, stack);
     return both;
+}
+
+/* frame_contents(frame, depth, null) -> (locals, stack): what ``rt/frames.py``'s ``contents``
+ * reads of a suspended frame (``read_slots``) in one call instead of a ctypes read per slot.
+ * ``depth`` -1: the depth the frame recorded (``stacktop``), or None when it recorded none (the
+ * caller then computes it from the bytecode). ValueError where the frame cannot be read. */
+static PyObject *
+frame_contents(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    _PyInterpreterFrame *fr;
+    long depth;
+    if (frame_args(args, nargs, 3, "frame_contents(frame, depth, null)", &fr, &depth) < 0) {
+        return NULL;
+    }
+    if (fr == NULL) {
+        PyErr_SetString(PyExc_ValueError, "a frame with no interpreter frame");
+        return NULL;
+    }
+    if (depth == -1) {
+        if (fr->stacktop < 0) {
+            Py_RETURN_NONE;
+        }
+        depth = (long)fr->stacktop - (long)fr->f_code->co_nlocalsplus;
+    }
+    return read_slots(fr, depth, args[2]);
+}
+
+/* The kinds of a code's entry in ``thread_frames``' table (rt/thread_frames.py names the same
+ * numbers; a test compares). */
+enum { FRAME_SKIP, FRAME_STOP, FRAME_READ, FRAME_READ_GLOBALS };
+
+/* One frame's part, (atom, position, locals, stack), as rt/thread_frames.py's Python twin builds
+ * it from ``entry`` = (kind, atom, positions or None, depths or None); NULL with an error set. */
+static PyObject *
+frame_part(PyFrameObject *f, PyObject *entry, PyObject *null)
+{
+    _PyInterpreterFrame *fr = f->f_frame;
+    if (fr == NULL) {
+        PyErr_SetString(PyExc_ValueError, "a frame with no interpreter frame");
+        return NULL;
+    }
+    PyObject *positions = PyTuple_GET_ITEM(entry, 2), *depths = PyTuple_GET_ITEM(entry, 3);
+    PyObject *lasti = PyLong_FromLong(PyFrame_GetLasti(f));
+    if (lasti == NULL) {
+        return NULL;
+    }
+    long depth;
+    if (fr->stacktop >= 0) {
+        depth = (long)fr->stacktop - (long)fr->f_code->co_nlocalsplus;
+    }
+    else {
+        /* running, or calling C code: the depth before the instruction, from the bytecode */
+        PyObject *known = depths == Py_None ? NULL : PyDict_GetItemWithError(depths, lasti);
+        if (known == NULL) {
+            if (!PyErr_Occurred()) {
+                PyErr_Format(PyExc_ValueError, "%U: no stack depth at offset %S",
+                             fr->f_code->co_qualname, lasti);
+            }
+            Py_DECREF(lasti);
+            return NULL;
+        }
+        depth = PyLong_AsLong(known);
+        if (depth == -1 && PyErr_Occurred()) {
+            Py_DECREF(lasti);
+            return NULL;
+        }
+    }
+    /* a call suspended in PRECALL is named by its CALL (``frames.position``) */
+    PyObject *mapped = positions == Py_None ? NULL : PyDict_GetItemWithError(positions, lasti);
+    if (mapped == NULL && PyErr_Occurred()) {
+        Py_DECREF(lasti);
+        return NULL;
+    }
+    PyObject *position = lasti;
+    if (mapped != NULL) {
+        position = Py_NewRef(mapped);
+        Py_DECREF(lasti);
+    }
+    PyObject *both = read_slots(fr, depth, null);
+    if (both == NULL) {
+        Py_DECREF(position);
+        return NULL;
+    }
+    PyObject *part = PyTuple_Pack(4, PyTuple_GET_ITEM(entry, 1), position, PyTuple_GET_ITEM(both, 0),
+                                  PyTuple_GET_ITEM(both, 1));
+    Py_DECREF(position);
+    Py_DECREF(both);
+    return part;
+}
+
+/* thread_frames(frame, table, null) -> (parts, globals), or a code object missing from ``table``
+ * (the caller enters it and calls again): a thread's frames from ``frame`` outwards, read as
+ * rt/thread_frames.py's Python twin reads them (the state fingerprint reads every frame of every
+ * thread at each state; in Python that walk was a third of a fingerprint). ``parts`` and
+ * ``globals`` are outermost first. ValueError where a frame cannot be read. */
+static PyObject *
+thread_frames(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 3 || (args[0] != Py_None && !PyFrame_Check(args[0])) || !PyDict_Check(args[1])) {
+        PyErr_SetString(PyExc_TypeError, "thread_frames(frame or None, table, null)");
+        return NULL;
+    }
+    PyObject *table = args[1], *null = args[2];
+    PyObject *parts = PyList_New(0), *globals = PyList_New(0);
+    if (parts == NULL || globals == NULL) {
+        goto fail;
+    }
+    PyFrameObject *f = args[0] == Py_None ? NULL : (PyFrameObject *)Py_NewRef(args[0]);
+    while (f != NULL) {
+        PyCodeObject *code = PyFrame_GetCode(f);
+        PyObject *entry = PyDict_GetItemWithError(table, (PyObject *)code);
+        if (entry == NULL) {
+            Py_DECREF(f);
+            Py_DECREF(parts);
+            Py_DECREF(globals);
+            if (PyErr_Occurred()) {
+                Py_DECREF(code);
+                return NULL;
+            }
+            return (PyObject *)code;
+        }
+        Py_DECREF(code);
+        if (!PyTuple_Check(entry) || PyTuple_GET_SIZE(entry) != 4) {
+            PyErr_SetString(PyExc_TypeError, "thread_frames: an entry is (kind, atom, positions, depths)");
+            Py_DECREF(f);
+            goto fail;
+        }
+        long kind = PyLong_AsLong(PyTuple_GET_ITEM(entry, 0));
+        if (kind == -1 && PyErr_Occurred()) {
+            Py_DECREF(f);
+            goto fail;
+        }
+        if (kind == FRAME_STOP) {
+            Py_DECREF(f);
+            break;
+        }
+        if (kind == FRAME_READ || kind == FRAME_READ_GLOBALS) {
+            PyObject *part = frame_part(f, entry, null);
+            if (part == NULL || PyList_Append(parts, part) < 0) {
+                Py_XDECREF(part);
+                Py_DECREF(f);
+                goto fail;
+            }
+            Py_DECREF(part);
+            if (kind == FRAME_READ_GLOBALS) {
+                PyObject *g = PyFrame_GetGlobals(f);
+                if (g == NULL || PyList_Append(globals, g) < 0) {
+                    Py_XDECREF(g);
+                    Py_DECREF(f);
+                    goto fail;
+                }
+                Py_DECREF(g);
+            }
+        }
+        PyFrameObject *back = PyFrame_GetBack(f);
+        Py_DECREF(f);
+        f = back;
+    }
+    if (PyList_Reverse(parts) < 0 || PyList_Reverse(globals) < 0) {
+        goto fail;
+    }
+    PyObject *out = PyTuple_Pack(2, parts, globals);
+    Py_DECREF(parts);
+    Py_DECREF(globals);
+    return out;
+fail:
+    Py_XDECREF(parts);
+    Py_XDECREF(globals);
+    return NULL;
 }
 
 /* into[i] = max(into[i], other[i]), into grown with zeros to other's length (vector clocks). */
@@ -593,6 +743,9 @@ sync_op(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 static PyMethodDef module_methods[] = {
     {"frame_contents", (PyCFunction)(void (*)(void))frame_contents, METH_FASTCALL,
      "frame_contents(frame, depth, null): (locals, stack) of a suspended frame (rt/frames.py)."},
+    {"thread_frames", (PyCFunction)(void (*)(void))thread_frames, METH_FASTCALL,
+     "thread_frames(frame, table, null): a thread's frames as the state fingerprint reads them "
+     "(rt/thread_frames.py)."},
     {"stack_value", (PyCFunction)(void (*)(void))stack_value, METH_FASTCALL,
      "stack_value(frame, depth): a value of a traced frame's stack (1 = top)."},
     {"join", (PyCFunction)(void (*)(void))join, METH_FASTCALL,
@@ -643,6 +796,12 @@ PyInit__race_tracer(void)
                                     "ITER", "CALL");
     if (kinds == NULL || PyModule_AddObject(m, "KINDS", kinds) < 0) {
         Py_XDECREF(kinds);
+        Py_DECREF(m);
+        return NULL;
+    }
+    PyObject *frame_kinds = Py_BuildValue("(ssss)", "SKIP", "STOP", "READ", "READ_GLOBALS");
+    if (frame_kinds == NULL || PyModule_AddObject(m, "FRAME_KINDS", frame_kinds) < 0) {
+        Py_XDECREF(frame_kinds);
         Py_DECREF(m);
         return NULL;
     }

@@ -33,6 +33,12 @@ def frame_contents(
     frame: types.FrameType, depth: int, null: object, /
 ) -> tuple[list[object], list[object]] | None: ...
 
+FRAME_KINDS: tuple[str, ...]
+
+def thread_frames(
+    frame: types.FrameType | None, table: dict[types.CodeType, Any], null: object, /
+) -> tuple[list[tuple[int, int, list[object], list[object]]], list[dict[str, object]]] | types.CodeType: ...
+
 REDUCER_KINDS: tuple[str, ...]
 
 class Reducer:

@@ -24,7 +24,7 @@ from model_checks.bench import harness_plain
 from model_checks.bench.state_proofs import producer_consumer
 from model_checks.harness import Options, check, examples, lane_programs, own_code, patch, patched
 from model_checks.harness.rt import fingerprint as fp
-from model_checks.harness.rt import frames, under_test
+from model_checks.harness.rt import frames, thread_frames, under_test
 from model_checks.harness.rt.scheduler import Execution, UsageError
 from model_checks.harness.runtime import ControlledRuntime
 from model_checks.harness.stateful import StatefulResult, check_states
@@ -108,16 +108,20 @@ def _third_store_fails(rt: ControlledRuntime) -> object:
 
 
 def _without_stacks(ex: Execution) -> Hashable | None:
-    real = fp._contents  # the frame reader the fingerprint uses (C where built, else frames.contents)
+    real = thread_frames._walk  # the walk the fingerprint uses (C where built, else in Python)
 
-    def no_stack(frame: types.FrameType) -> tuple[list[object], list[object]]:
-        return real(frame)[0], []
+    def no_stack(frame: types.FrameType | None, table: dict[types.CodeType, Any], null: object) -> Any:
+        got = real(frame, table, null)
+        if isinstance(got, types.CodeType):
+            return got
+        parts, module_data = got
+        return [(atom, position, local, []) for atom, position, local, _ in parts], module_data
 
-    fp._contents = no_stack  # fingerprint looks it up through its module at each frame
+    thread_frames._walk = no_stack  # looked up through its module at each thread
     try:
         return fp.fingerprint(ex)
     finally:
-        fp._contents = real
+        thread_frames._walk = real
 
 
 def _third_store_passes(rt: ControlledRuntime) -> object:

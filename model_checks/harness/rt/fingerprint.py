@@ -49,8 +49,9 @@ The parts, one module each: ``under_test.py`` (which code is under test), ``obje
 (atoms, hidden C state, the types read whole), ``heap_walk.py`` (the walk), ``reducers.py`` (what
 the encoder writes of each object), ``dict_versions.py`` (PEP 509 views, module data),
 ``seeds.py`` (the pre-existing objects written by reference and their checks), ``encoder.py``
-(the pickler, the static section, ``encode``), ``stacks.py`` (a thread's frames) and ``frames.py``
-(a frame's slots, read by one C call a frame where ``native.py`` says the C module is built);
+(the pickler, the static section, ``encode``), ``thread_frames.py`` (a thread's frames, walked by
+one C call a thread where ``native.py`` says the C module is built; ``stacks.py`` and ``frames.py``
+read the same for the walk in Python);
 this module assembles a state from them. Where it is built, the hottest paths of the reducers,
 the seeds' check and the section's check run in C (``_fingerprint_hot.c``: session 19, about
 0.7x the CPU of the stop-drain proof, docs/performance.md).
@@ -75,7 +76,9 @@ from model_checks.harness.rt.seeds import _SEEDS
 from model_checks.harness.rt.seeds import _Seeds as _Seeds
 from model_checks.harness.rt.seeds import begin_search as begin_search
 from model_checks.harness.rt.seeds import end_search as end_search
-from model_checks.harness.rt.stacks import _stack_of
+from model_checks.harness.rt.stacks import _below_chooser, _stack_of
+from model_checks.harness.rt.thread_frames import TABLE as _FRAME_TABLE
+from model_checks.harness.rt.thread_frames import thread_frames
 from model_checks.harness.rt.under_test import _PROGRAM_FILES
 from model_checks.harness.rt.under_test import _machinery as _machinery
 from model_checks.harness.rt.under_test import _program_file as _program_file
@@ -106,14 +109,14 @@ def fingerprint(ex: Execution) -> Hashable | None:
             [(obj.oid, _atom(type(obj)), _fields_of(obj)) for obj in ex.objects],
         ]
         modules: dict[str, dict[str, object]] = {}
+        current = ex.backend.current()
         for t in ex.threads:
-            frame_parts: list[object] = []
-            for f in _stack_of(ex, t.tid):
-                local, stack = _contents(f)
-                code = f.f_code
-                frame_parts.append((_atom(code), frames.position(f), local, stack))
-                if _program_file(code.co_filename):
-                    modules.setdefault(str(f.f_globals.get("__name__", "?")), f.f_globals)
+            tid = t.tid
+            frame_parts, module_data = thread_frames(
+                _below_chooser(ex) if tid == current else ex.backend.frame(tid)
+            )
+            for g in module_data:
+                modules.setdefault(str(g.get("__name__", "?")), g)
             op = t.pending
             pending = (
                 None
@@ -127,7 +130,7 @@ def fingerprint(ex: Execution) -> Hashable | None:
                     op.result,
                 )
             )
-            parts.append((t.tid, t.born, t.finished, pending, frame_parts))
+            parts.append((tid, t.born, t.finished, pending, frame_parts))
         parts.extend((name, _module_data(modules[name])) for name in sorted(modules))
         hooks = ex.hooks
         parts.append(([fn for _, fn in hooks.invariants], hooks.final, hooks.pending_work))
@@ -152,6 +155,7 @@ def _forget_if_machinery_changed() -> None:
         _PROGRAM_FILES.clear()
         _CLASSES.clear()
         _CODE_HEADS.clear()
+        _FRAME_TABLE.clear()
         _SEEDS[0] = None
 
 

@@ -133,7 +133,13 @@ def position(frame: types.FrameType) -> int:
     is named by its ``CALL``. (3.11 specialises a warm ``PRECALL`` to make a C call itself,
     so the same suspended call shows ``f_lasti`` at ``PRECALL`` once warm and at ``CALL`` before:
     one state with two names, which only cost pruning.)"""
-    code = frame.f_code
+    lasti = frame.f_lasti
+    return position_table(frame.f_code).get(lasti, lasti)
+
+
+def position_table(code: types.CodeType) -> dict[int, int]:
+    """``position``'s renaming for ``code``: the offset of each ``PRECALL`` followed by its ``CALL``
+    -> the ``CALL``'s."""
     table = _POSITIONS.get(code)
     if table is None:
         instrs = list(dis.get_instructions(code))
@@ -142,8 +148,7 @@ def position(frame: types.FrameType) -> int:
             for ins, nxt in itertools.pairwise(instrs)
             if ins.opcode == _PRECALL and nxt.opcode == _CALL
         }
-    lasti = frame.f_lasti
-    return table.get(lasti, lasti)
+    return table
 
 
 class _Null:
@@ -157,6 +162,18 @@ _NULL = _Null()
 def contents(frame: types.FrameType) -> tuple[list[object], list[object]]:
     """(fast locals with cells and free variables, value stack bottom first) of a *suspended*
     frame; an empty slot is ``NULL``."""
+    return _contents(frame, stack_depths)
+
+
+def contents_at(frame: types.FrameType, depths: dict[int, int] | None) -> tuple[list[object], list[object]]:
+    """``contents``, the stack depths of the frame's code given (``stack_depths``'s; None where
+    they could not be computed: a frame that recorded no depth is then unreadable)."""
+    return _contents(frame, lambda code: {} if depths is None else depths)
+
+
+def _contents(
+    frame: types.FrameType, depths_of: Callable[[types.CodeType], dict[int, int]]
+) -> tuple[list[object], list[object]]:
     code = frame.f_code
     base = pointer_at(id(frame) + F_FRAME).value
     if base is None:
@@ -166,7 +183,7 @@ def contents(frame: types.FrameType) -> tuple[list[object], list[object]]:
     if top >= 0:
         depth = top - n
     else:
-        depth_at = stack_depths(code).get(frame.f_lasti)
+        depth_at = depths_of(code).get(frame.f_lasti)
         if depth_at is None:
             raise Unreadable(f"{code.co_qualname}: no stack depth at offset {frame.f_lasti}")
         depth = depth_at

@@ -105,7 +105,9 @@ def _names(t: type) -> tuple[str, ...]:
             names.extend(_own_slots(c))
         else:
             names.extend(a for a in attrs if a not in ("__dict__", "__weakref__"))
-    _LAYOUT[t] = found = tuple(names)
+    # once each: a compiled class's ``__mypyc_attrs__`` repeats its bases' (a slot redeclared by
+    # a subclass shadows the base's, which no name then reads)
+    _LAYOUT[t] = found = tuple(dict.fromkeys(names))
     return found
 
 

@@ -6,8 +6,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Final, NamedTuple, Protocol
 
+from model_checks.harness.rt.ending import UsageError
 from model_checks.harness.rt.objects import NORMAL, Action, Op, ThreadState
 
 if TYPE_CHECKING:
@@ -18,7 +19,10 @@ class Chooser(Protocol):
     """Decides every step. A chooser whose ``after_step`` does nothing may say so with a class
     attribute ``needs_after_step = False``: the execution then skips the call. One that only
     ever returns an element of ``enabled`` (or None) may say ``trusted = True``: its choice is
-    then not checked."""
+    then not checked. One that re-runs a prefix of an earlier execution on its way to a new
+    branch may hand it to the execution with a method ``replay_prefix()`` (``Replay``): the
+    execution runs those steps itself, without calling ``choose``, and calls ``after_step`` only
+    from step ``quiet`` on."""
 
     def choose(self, ex: Execution, enabled: list[Action]) -> Action | None:
         """Pick the next action among ``enabled`` (ordered: running thread first); None abandons."""
@@ -27,6 +31,31 @@ class Chooser(Protocol):
     def after_step(self, ex: Execution) -> None:
         """Called after every step (DPOR's race analysis hooks in here)."""
         ...
+
+
+class Replay(NamedTuple):
+    """A prefix of choices replayed (``Chooser.replay_prefix``): at step ``d < len(chosen)`` the
+    enabled actions must be ``enabled[d]`` (``check_replayed``) and ``chosen[d]`` runs; the
+    chooser's ``after_step`` is not called after the steps before ``quiet``."""
+
+    enabled: list[list[Action]]
+    chosen: list[Action]
+    quiet: int
+
+
+NO_REPLAY: Final = Replay([], [], 0)
+
+
+def check_replayed(step: int, before: list[Action], now: list[Action]) -> None:
+    """A step replayed on the way to a new branch must find the actions it found when it was
+    first run: a search that re-runs the test relies on the test being deterministic."""
+    # (the same list as a rule: a replayed step's actions come in the same order)
+    if before != now and set(before) != set(now):
+        raise UsageError(
+            f"the test is not deterministic: at step {step} the same schedule enabled "
+            f"{sorted(before)} before and {sorted(now)} now (does it use time, "
+            "randomness, or real threads / locks the harness does not control?)"
+        )
 
 
 class NativeChooser:

@@ -44,15 +44,18 @@ from model_checks.harness.rt.objects import (
     ThreadState,
 )
 from model_checks.harness.rt.records import (
+    NO_REPLAY,
     Chooser,
     Hooks,
     NativeChooser,
+    Replay,
     Step,
     SyncObserver,
     ThreadInfo,
     Watched,
     _by_tid,
     _Crash,
+    check_replayed,
 )
 
 # ``ABORT`` as a static of the compiled core (an imported name is a dictionary look-up per use,
@@ -105,6 +108,13 @@ class Execution:
         # choosers that ignore ``after_step`` say so (``needs_after_step = False``): one call
         # less per step
         self.after_step_hook = getattr(chooser, "needs_after_step", True)
+        # the steps a search re-runs on its way to a new branch, run here without asking the
+        # chooser (``Chooser.replay_prefix``)
+        prefix = getattr(chooser, "replay_prefix", None)
+        replay: Replay = NO_REPLAY if prefix is None else prefix()
+        self.replay_enabled: list[list[Action]] = replay.enabled
+        self.replay_chosen: list[Action] = replay.chosen
+        self.quiet = replay.quiet
         self.live: list[ThreadInfo] = []  # spawned and not finished, by thread id
         # the built-in choosers only ever pick from ``enabled`` (``trusted = True``); anyone
         # else's choice is checked
@@ -199,7 +209,7 @@ class Execution:
             # the step that just ended: inline ``_after_step`` (this runs at every step)
             if self.failure is None and self.hooks.invariants:
                 self._check_invariants()
-            if self.after_step_hook:
+            if self.after_step_hook and len(self.steps) > self.quiet:
                 self._chooser_after_step()
             nxt = self._next()
         except BaseException as exc:  # the scheduler's own error: the driver re-raises it
@@ -362,7 +372,7 @@ class Execution:
         """The running step ended (its thread finished, or its operation parked it)."""
         if self.failure is None and self.hooks.invariants:
             self._check_invariants()
-        if self.after_step_hook:
+        if self.after_step_hook and len(self.steps) > self.quiet:
             self._chooser_after_step()
 
     def _chooser_after_step(self) -> None:
@@ -394,7 +404,7 @@ class Execution:
             if (
                 native is not None
                 and last is not None
-                and len(steps) < self.max_steps
+                and len(self.replay_chosen) <= len(steps) < self.max_steps
                 and native.keep(self, threads[last])
             ):
                 # the chooser picks the running thread again: no enabled set to build
@@ -411,7 +421,14 @@ class Execution:
                         f"execution exceeded max_steps={self.max_steps} (a livelock, or raise max_steps)",
                     )
                     return -1
-                action = native.choose(self, enabled) if native is not None else chooser.choose(self, enabled)
+                d = len(steps)
+                if d < len(self.replay_chosen):
+                    check_replayed(d, self.replay_enabled[d], enabled)
+                    action = self.replay_chosen[d]
+                elif native is not None:
+                    action = native.choose(self, enabled)
+                else:
+                    action = chooser.choose(self, enabled)
                 if action is None:
                     self.abandoned = True
                     return -1

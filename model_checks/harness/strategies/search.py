@@ -43,8 +43,8 @@ from model_checks.harness.rt.objects import (
     Op,
     dependent,
 )
-from model_checks.harness.rt.records import NativeChooser
-from model_checks.harness.rt.scheduler import Execution, UsageError
+from model_checks.harness.rt.records import NativeChooser, check_replayed
+from model_checks.harness.rt.scheduler import Execution
 
 Clock = list[int]
 
@@ -86,18 +86,6 @@ def _coenabled(earlier: Op, later: Op, earlier_raised: bool) -> bool:
     if earlier.kind in _NEEDS_LOCK and isinstance(earlier.obj, ConditionState):
         return earlier.obj.lock is not lock
     return True
-
-
-def check_replayed(step: int, before: list[Action], now: list[Action]) -> None:
-    """A step replayed on the way to a new branch must find the actions it found when it was
-    first run: a search that re-runs the test relies on the test being deterministic."""
-    # (the same list as a rule: a replayed step's actions come in the same order)
-    if before != now and set(before) != set(now):
-        raise UsageError(
-            f"the test is not deterministic: at step {step} the same schedule enabled "
-            f"{sorted(before)} before and {sorted(now)} now (does it use time, "
-            "randomness, or real threads / locks the harness does not control?)"
-        )
 
 
 @dataclass(eq=False)
