@@ -19,6 +19,7 @@ from model_checks.harness.examples import (
 )
 from model_checks.harness.rt.scheduler import UsageError
 from model_checks.harness.runtime import ControlledRuntime
+from model_checks.harness.stateful import check_states
 
 
 @pytest.mark.timeout(60)
@@ -67,8 +68,9 @@ def test_pct_finds_lock_order_inversion() -> None:
 
 
 @pytest.mark.timeout(60)
-@pytest.mark.parametrize("strategy", ["dpor", "dfs"])
+@pytest.mark.parametrize("strategy", ["dpor", "dfs", "states"])
 def test_a_test_that_is_not_deterministic_is_refused(strategy: str) -> None:
+    # (the state search replays its prefix in the execution itself: ``Chooser.replay_prefix``)
     runs = [0]
 
     def program(rt: ControlledRuntime) -> None:
@@ -83,7 +85,10 @@ def test_a_test_that_is_not_deterministic_is_refused(strategy: str) -> None:
             rt.start_thread(body, f"t{i}")
 
     with pytest.raises(UsageError, match="not deterministic: at step"):
-        check(program, strategy=strategy)
+        if strategy == "states":
+            check_states(program)
+        else:
+            check(program, strategy=strategy)
 
 
 @settings(max_examples=300, deadline=None, database=None, suppress_health_check=list(HealthCheck))

@@ -1,7 +1,8 @@
 """A chooser's replayed prefix (``Chooser.replay_prefix``): the execution runs those steps itself,
 asking the chooser nothing and calling its ``after_step`` only from step ``quiet`` on, checks that
-each replayed step finds the actions it found before, and the state search explores exactly what
-it explored when it replayed through ``choose``."""
+each replayed step finds the actions it found before (and the state search's refusal of a test that
+is not deterministic: tests/harness/test_harness_search.py), and the state search explores exactly
+what it explored when it replayed through ``choose``."""
 
 from __future__ import annotations
 
@@ -16,7 +17,6 @@ from model_checks.harness.rt.backends import make_backend
 from model_checks.harness.rt.objects import Action
 from model_checks.harness.rt.records import Replay
 from model_checks.harness.rt.scheduler import Execution, UsageError
-from model_checks.harness.runtime import ControlledRuntime
 from model_checks.harness.stateful import StatefulResult, check_states
 from model_checks.harness.strategies.stateful import StateCachingChooser
 
@@ -76,24 +76,6 @@ def test_a_replayed_step_that_finds_other_actions_is_refused() -> None:
     wrong[2] = [*wrong[2], (99, 0)]
     with pytest.raises(UsageError, match="not deterministic: at step 2"):
         _run(program, Recorder(Replay(wrong, first.chosen[:3], 0)))
-
-
-def test_a_test_that_is_not_deterministic_is_refused_by_the_state_search() -> None:
-    runs = [0]
-
-    def program(rt: ControlledRuntime) -> None:
-        runs[0] += 1  # state the harness does not control, kept from one execution to the next
-        lock = rt.lock("L")
-
-        def body() -> None:
-            with lock:
-                pass
-
-        for i in range(2 if runs[0] == 1 else 3):
-            rt.start_thread(body, f"t{i}")
-
-    with pytest.raises(UsageError, match="not deterministic: at step"):
-        check_states(program)
 
 
 class ReplayedByChoose(StateCachingChooser):

@@ -1,6 +1,8 @@
 """A thread's frames of code under test, for the state fingerprint (``fingerprint.py``): the
 frames of its stack but the harness's machinery, and, for the running thread, none of the
-search's own (the chooser and whatever it called)."""
+search's own (the chooser and whatever it called). ``fingerprint`` reads the same frames through
+``thread_frames.py`` (one call a thread, from ``_below_chooser`` or the thread's suspended frame);
+``_stack_of`` is the walk of ``walk_fingerprint``, its reference."""
 
 from __future__ import annotations
 
