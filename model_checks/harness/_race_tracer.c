@@ -531,9 +531,10 @@ thread_frames(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
         goto fail;
     }
     PyFrameObject *f = args[0] == Py_None ? NULL : (PyFrameObject *)Py_NewRef(args[0]);
+    PyObject *entry = NULL;
     while (f != NULL) {
         PyCodeObject *code = PyFrame_GetCode(f);
-        PyObject *entry = PyDict_GetItemWithError(table, (PyObject *)code);
+        entry = PyDict_GetItemWithError(table, (PyObject *)code);
         if (entry == NULL) {
             Py_DECREF(f);
             Py_DECREF(parts);
@@ -545,17 +546,18 @@ thread_frames(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
             return (PyObject *)code;
         }
         Py_DECREF(code);
+        /* held: the allocations below may run a collection, and a finalizer may change the table */
+        Py_INCREF(entry);
         if (!PyTuple_Check(entry) || PyTuple_GET_SIZE(entry) != 4) {
             PyErr_SetString(PyExc_TypeError, "thread_frames: an entry is (kind, atom, positions, depths)");
-            Py_DECREF(f);
-            goto fail;
+            goto fail_in_frame;
         }
         long kind = PyLong_AsLong(PyTuple_GET_ITEM(entry, 0));
         if (kind == -1 && PyErr_Occurred()) {
-            Py_DECREF(f);
-            goto fail;
+            goto fail_in_frame;
         }
         if (kind == FRAME_STOP) {
+            Py_DECREF(entry);
             Py_DECREF(f);
             break;
         }
@@ -563,20 +565,19 @@ thread_frames(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
             PyObject *part = frame_part(f, entry, null);
             if (part == NULL || PyList_Append(parts, part) < 0) {
                 Py_XDECREF(part);
-                Py_DECREF(f);
-                goto fail;
+                goto fail_in_frame;
             }
             Py_DECREF(part);
             if (kind == FRAME_READ_GLOBALS) {
                 PyObject *g = PyFrame_GetGlobals(f);
                 if (g == NULL || PyList_Append(globals, g) < 0) {
                     Py_XDECREF(g);
-                    Py_DECREF(f);
-                    goto fail;
+                    goto fail_in_frame;
                 }
                 Py_DECREF(g);
             }
         }
+        Py_DECREF(entry);
         PyFrameObject *back = PyFrame_GetBack(f);
         Py_DECREF(f);
         f = back;
@@ -588,6 +589,9 @@ thread_frames(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     Py_DECREF(parts);
     Py_DECREF(globals);
     return out;
+fail_in_frame:
+    Py_DECREF(entry);
+    Py_DECREF(f);
 fail:
     Py_XDECREF(parts);
     Py_XDECREF(globals);

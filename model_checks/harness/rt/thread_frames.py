@@ -69,7 +69,7 @@ def thread_frames_in_python(
         kind, atom, positions, depths = e
         if kind == STOP:
             break
-        if kind != SKIP:
+        if kind in (READ, READ_GLOBALS):
             lasti = f.f_lasti
             local, stack = frames.contents_at(f, depths)
             parts.append((atom, lasti if positions is None else positions.get(lasti, lasti), local, stack))
