@@ -3,7 +3,7 @@ trace search with mypyc (``SEARCH_FILES``: the trace reader, the streaming searc
 of the designs it judges; docs/conformance.md, section 6), the spec's function values
 (``SPEC_FILES``, run compiled where the trace search is imported first) and the race detector's
 C trace function (``model_checks/harness/_race_tracer.c``, with the state fingerprint's hot paths,
-``_fingerprint_hot.c``; CPython 3.11 only).
+``_fingerprint_hot.c`` and ``_field_reader.c``; CPython 3.11 only).
 
 Everything else is in pyproject.toml. ``LANECHECK_PURE=1 pip install -e .`` skips compiling; a
 failed compilation leaves the pure-Python core (or search, or the race detector's Python tracer),
@@ -78,7 +78,11 @@ def _compiled(what: str, files: list[str]) -> list[Extension]:
 # (the fingerprint's hot paths share its module: one C extension, one policy in ``rt/native.py``)
 RACE_TRACER = Extension(
     "model_checks.harness._race_tracer",
-    ["model_checks/harness/_race_tracer.c", "model_checks/harness/_fingerprint_hot.c"],
+    [
+        "model_checks/harness/_race_tracer.c",
+        "model_checks/harness/_fingerprint_hot.c",
+        "model_checks/harness/_field_reader.c",
+    ],
     depends=["model_checks/harness/_fingerprint_hot.h"],
 )
 

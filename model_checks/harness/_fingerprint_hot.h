@@ -8,4 +8,7 @@
 /* Adds ``Reducer``, ``same_readings`` and ``REDUCER_KINDS`` to ``module``; -1 with an error set. */
 int lanecheck_add_fingerprint_hot(PyObject *module);
 
+/* Adds ``FieldReader`` (_field_reader.c) to ``module``; -1 with an error set. */
+int lanecheck_add_field_reader(PyObject *module);
+
 #endif

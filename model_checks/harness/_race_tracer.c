@@ -809,7 +809,7 @@ PyInit__race_tracer(void)
         Py_DECREF(m);
         return NULL;
     }
-    if (lanecheck_add_fingerprint_hot(m) < 0) {
+    if (lanecheck_add_fingerprint_hot(m) < 0 || lanecheck_add_field_reader(m) < 0) {
         Py_DECREF(m);
         return NULL;
     }

@@ -39,6 +39,10 @@ def thread_frames(
     frame: types.FrameType | None, table: dict[types.CodeType, Any], null: object, /
 ) -> tuple[list[tuple[int, int, list[object], list[object]]], list[dict[str, object]]] | types.CodeType: ...
 
+class FieldReader:
+    def __init__(self, type: type, names: tuple[str, ...]) -> None: ...
+    def __call__(self, obj: object, /) -> Any: ...
+
 REDUCER_KINDS: tuple[str, ...]
 
 class Reducer:

@@ -1,10 +1,12 @@
 """``rt/native.py`` uses the C helpers only while the built module is newer than every one of its
-sources (``_race_tracer.c``, ``_fingerprint_hot.c`` and its header): an edit not yet rebuilt
-falls back to the Python code, with a warning that names the file."""
+sources (``_race_tracer.c``, ``_fingerprint_hot.c``, ``_field_reader.c`` and their header: the
+ones setup.py builds the extension from): an edit not yet rebuilt falls back to the Python code,
+with a warning that names the file."""
 
 from __future__ import annotations
 
 import os
+import re
 import sys
 from pathlib import Path
 
@@ -23,27 +25,33 @@ def _built() -> str:
     return str(_race_tracer.__file__)
 
 
-@pytest.mark.parametrize(
-    "edited", [0, 1, 2], ids=["_race_tracer.c", "_fingerprint_hot.c", "_fingerprint_hot.h"]
-)
+NAMES = [os.path.basename(source) for source in native._SOURCES]
+
+
+def test_the_sources_checked_are_the_ones_setup_py_builds_from() -> None:
+    setup = (Path(__file__).resolve().parents[2] / "setup.py").read_text()
+    built_from = set(re.findall(r"model_checks/harness/(_\w+\.[ch])\b", setup))
+    assert built_from == set(NAMES)
+
+
+@pytest.mark.parametrize("edited", NAMES)
 def test_a_source_newer_than_the_built_module_turns_the_c_helpers_off(
-    edited: int, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    edited: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     built = os.path.getmtime(_built())
     monkeypatch.delenv("LANECHECK_PURE", raising=False)
     monkeypatch.delenv("LANECHECK_RACE_TRACER", raising=False)
     sources = []
-    for k, name in enumerate(("_race_tracer.c", "_fingerprint_hot.c", "_fingerprint_hot.h")):
+    for name in NAMES:
         path = tmp_path / name
         path.write_text("/* a source */\n")
-        when = built + 60 if k == edited else built - 60
+        when = built + 60 if name == edited else built - 60
         os.utime(path, (when, when))
         sources.append(str(path))
     monkeypatch.setattr(native, "_SOURCES", sources)
     with pytest.warns(UserWarning, match="is newer than its built module"):
         module, why = native._native()
-    name = ("_race_tracer.c", "_fingerprint_hot.c", "_fingerprint_hot.h")[edited]
-    assert module is None and why == f"{name} is newer than its built module"
+    assert module is None and why == f"{edited} is newer than its built module"
 
 
 def test_sources_older_than_the_built_module_keep_the_c_helpers(

@@ -13,7 +13,8 @@ from types import ModuleType
 _HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # the extension's sources (setup.py's ``RACE_TRACER``)
 _SOURCES = [
-    os.path.join(_HERE, name) for name in ("_race_tracer.c", "_fingerprint_hot.c", "_fingerprint_hot.h")
+    os.path.join(_HERE, name)
+    for name in ("_race_tracer.c", "_fingerprint_hot.c", "_field_reader.c", "_fingerprint_hot.h")
 ]
 
 

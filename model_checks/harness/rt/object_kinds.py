@@ -7,10 +7,13 @@ from __future__ import annotations
 
 import collections
 import logging
+import operator
 import re
 import types
 from collections import deque
 from typing import Any
+
+from model_checks.harness.rt.native import NATIVE
 
 # objects of the harness that stand for the whole execution: atoms, never walked
 _OPAQUE_HARNESS = frozenset(
@@ -112,6 +115,16 @@ def _names(t: type) -> tuple[str, ...]:
 
 
 _LAYOUT: dict[type, tuple[str, ...]] = {}
+
+
+def field_reader(t: type, names: tuple[str, ...]) -> Any:
+    """``operator.attrgetter(*names)`` for the instances of ``t`` (one name: its value; several: a
+    tuple), in C where ``native.py`` says it is built: ``FieldReader`` looks ``t``'s descriptors
+    up once, not at every read (``_field_reader.c``; the fingerprint reads every instance's fields
+    at each state)."""
+    if NATIVE is None:
+        return operator.attrgetter(*names)
+    return NATIVE.FieldReader(t, names)
 
 
 # C iterators whose ``__reduce__`` is their whole state (not dict and set iterators: they also

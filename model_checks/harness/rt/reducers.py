@@ -31,6 +31,7 @@ from model_checks.harness.rt.object_kinds import (
     _atom,
     _kind,
     _names,
+    field_reader,
 )
 from model_checks.harness.rt.objects import ObjState
 from model_checks.harness.rt.under_test import _program_file, _program_module
@@ -105,9 +106,9 @@ def _getter(t: type) -> Any:
     if not names:
         return lambda x: ()
     if len(names) == 1:
-        one = operator.attrgetter(names[0])
+        one = field_reader(t, names)
         return lambda x: (one(x),)
-    return operator.attrgetter(*names)
+    return field_reader(t, names)
 
 
 _GETTERS: dict[type, Any] = {}
@@ -312,7 +313,7 @@ def native_entry(t: type, r: Any) -> tuple[Any, ...] | None:
         # has none until an attribute outside its slots is set, where ``_fields_of``'s getter
         # would raise at every object
         names = _names(t)
-        slots = operator.attrgetter(*names) if names else None
+        slots = field_reader(t, names) if names else None
         dict_name = "__dict__" if t.__dictoffset__ else None
         return (INSTANCE_ENTRY, _head("o", t), slots, _BASE[t], len(names) == 1, dict_name)
     if r is _r_method:

@@ -32,7 +32,7 @@ from model_checks.harness.rt.dict_versions import (
     same_versions,
 )
 from model_checks.harness.rt.native import NATIVE
-from model_checks.harness.rt.object_kinds import _BASE, _names
+from model_checks.harness.rt.object_kinds import _BASE, _names, field_reader
 from model_checks.harness.rt.reducers import (
     _CLASSES,
     _K,
@@ -92,7 +92,7 @@ def _seed_check(t: type, r: Any) -> Any:
                 # no slots and no ``__dict__`` (``__slots__ = ()``): a getter of one name returns
                 # the value itself, not a tuple, so the class is read twice
                 names = ("__class__", "__class__")
-            check = _INSTANCE_CHECKS[t] = operator.attrgetter(*names)
+            check = _INSTANCE_CHECKS[t] = field_reader(t, names)
             _ARITY[check] = len(names)
     return check
 
