@@ -29,8 +29,6 @@ typedef struct {
 } FieldReader;
 
 #define FIELD_READER_MEMBERS(X) X(type) X(names) X(descrs)
-#define FR_VISIT(m) Py_VISIT(self->m);
-#define FR_CLEAR(m) Py_CLEAR(self->m);
 
 /* ``descrs`` filled from ``type`` as it is now; 0, or -1 with an error set. */
 static int
@@ -152,27 +150,7 @@ FieldReader_init(FieldReader *self, PyObject *args, PyObject *kwds)
     return 0;
 }
 
-static int
-FieldReader_traverse(FieldReader *self, visitproc visit, void *arg)
-{
-    FIELD_READER_MEMBERS(FR_VISIT)
-    return 0;
-}
-
-static int
-FieldReader_clear(FieldReader *self)
-{
-    FIELD_READER_MEMBERS(FR_CLEAR)
-    return 0;
-}
-
-static void
-FieldReader_dealloc(FieldReader *self)
-{
-    PyObject_GC_UnTrack(self);
-    FieldReader_clear(self);
-    Py_TYPE(self)->tp_free((PyObject *)self);
-}
+LANECHECK_GC_METHODS(FieldReader, FIELD_READER_MEMBERS)
 
 static PyTypeObject FieldReaderType = {
     PyVarObject_HEAD_INIT(NULL, 0).tp_name = "model_checks.harness._race_tracer.FieldReader",

@@ -58,8 +58,6 @@ typedef struct {
 } Reducer;
 
 #define REDUCER_MEMBERS(X) X(table) X(pre) X(fallback) X(tag)
-#define VISIT_MEMBER(m) Py_VISIT(self->m);
-#define CLEAR_MEMBER(m) Py_CLEAR(self->m);
 
 static PyObject *
 call_fallback(Reducer *self, PyObject *obj)
@@ -354,27 +352,7 @@ Reducer_init(Reducer *self, PyObject *args, PyObject *kwds)
     return 0;
 }
 
-static int
-Reducer_traverse(Reducer *self, visitproc visit, void *arg)
-{
-    REDUCER_MEMBERS(VISIT_MEMBER)
-    return 0;
-}
-
-static int
-Reducer_clear(Reducer *self)
-{
-    REDUCER_MEMBERS(CLEAR_MEMBER)
-    return 0;
-}
-
-static void
-Reducer_dealloc(Reducer *self)
-{
-    PyObject_GC_UnTrack(self);
-    Reducer_clear(self);
-    Py_TYPE(self)->tp_free((PyObject *)self);
-}
+LANECHECK_GC_METHODS(Reducer, REDUCER_MEMBERS)
 
 static PyObject *
 Reducer_call(PyObject *self, PyObject *args, PyObject *kwargs)

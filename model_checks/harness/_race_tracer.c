@@ -54,8 +54,6 @@ typedef struct {
  * struct and here cannot be left out of the garbage collector's view. */
 #define TRACER_MEMBERS(X) X(ex) X(table_of) X(handler) X(code_types) X(containers) X(methods) X(len)
 #define SET_MEMBER(m) Py_XSETREF(self->m, Py_NewRef(m));
-#define VISIT_MEMBER(m) Py_VISIT(self->m);
-#define CLEAR_MEMBER(m) Py_CLEAR(self->m);
 
 /* The entry kinds of race_sites (``LOAD_ATTR, STORE_ATTR, ... = range(9)``; a test compares). */
 enum { LOAD_ATTR, STORE_ATTR, SUBSCR, STORE_SUBSCR, GLOBAL_NAME, STORE_GLOBAL, CONTAINS, ITER,
@@ -270,27 +268,7 @@ Tracer_init(Tracer *self, PyObject *args, PyObject *kwds)
     return 0;
 }
 
-static int
-Tracer_traverse(Tracer *self, visitproc visit, void *arg)
-{
-    TRACER_MEMBERS(VISIT_MEMBER)
-    return 0;
-}
-
-static int
-Tracer_clear(Tracer *self)
-{
-    TRACER_MEMBERS(CLEAR_MEMBER)
-    return 0;
-}
-
-static void
-Tracer_dealloc(Tracer *self)
-{
-    PyObject_GC_UnTrack(self);
-    Tracer_clear(self);
-    Py_TYPE(self)->tp_free((PyObject *)self);
-}
+LANECHECK_GC_METHODS(Tracer, TRACER_MEMBERS)
 
 static PyObject *
 Tracer_install(Tracer *self, PyObject *Py_UNUSED(ignored))
