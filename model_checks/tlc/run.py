@@ -128,11 +128,19 @@ def parse(output: str) -> Transcript:
     return facts
 
 
-def _java_command(workers: int, metadir: Path, cfg: str, module: str, heap: str | None) -> list[str]:
+def _java_command(workers: int, scratch: Path, cfg: str, module: str, heap: str | None) -> list[str]:
+    """TLC on ``module`` in ``scratch``: its states under ``scratch/states`` and the JVM's
+    temporary files under ``scratch/tmp``, so that two TLCs run at once (the test suite's
+    workers do) share no directory. (One such run once failed to parse its model, "Module-Table
+    lookup failure", in session 20's CI, and passed when run again; the cause is not known, and a
+    shared temporary directory is the one thing two runs still had in common.)"""
     java, tools = jar.find_java(), jar.find_jar()
     if java is None or tools is None:
         raise TlcError(jar.unavailable() or "TLC is not available")
-    command = [java, "-XX:+UseParallelGC"]
+    tmp = scratch / "tmp"
+    tmp.mkdir(exist_ok=True)
+    metadir = scratch / "states"
+    command = [java, "-XX:+UseParallelGC", f"-Djava.io.tmpdir={tmp}"]
     if heap is not None:
         command.append(f"-Xmx{heap}")
     command += ["-cp", str(tools), "tlc2.TLC", "-tool", "-workers", str(workers)]
@@ -156,7 +164,7 @@ def run_model(
         for module in twin.modules:
             shutil.copy(twin.directory / module, directory / module)
         model.write(directory)
-        command = _java_command(workers, directory / "states", cfg, model.name, heap)
+        command = _java_command(workers, directory, cfg, model.name, heap)
         if not deadlock:
             command.insert(command.index("-tool"), "-deadlock")  # TLC's flag *disables* the check
         started = time.perf_counter()
