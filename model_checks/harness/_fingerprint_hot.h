@@ -1,5 +1,6 @@
-/* The state fingerprint's hot paths in C (_fingerprint_hot.c), added to the _race_tracer module
- * by its init. */
+/* What the _race_tracer extension's C files share: the state fingerprint's hot paths
+ * (_fingerprint_hot.c) and its field reader (_field_reader.c), added to the module by its init
+ * (_race_tracer.c), and the collector methods of their types and of the race tracer's. */
 #ifndef LANECHECK_FINGERPRINT_HOT_H
 #define LANECHECK_FINGERPRINT_HOT_H
 
