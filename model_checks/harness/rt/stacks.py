@@ -20,6 +20,12 @@ if TYPE_CHECKING:
 _BACKENDS = own_code.HARNESS + os.path.join("rt", "backends.py")
 
 
+def ends_walk(code: types.CodeType) -> bool:
+    """Is ``code`` the backend's own loop (or an OS thread's bootstrap)? A thread's frames of code
+    under test are above it."""
+    return code.co_filename == _BACKENDS and code.co_name in ("_loop", "main")
+
+
 def _below_chooser(ex: Execution) -> types.FrameType | None:
     """The running thread's frame that called into the scheduler: the caller of the chooser's
     ``choose`` (which called whatever computes the fingerprint). Everything above it is the
@@ -42,8 +48,8 @@ def _stack_of(ex: Execution, tid: int) -> list[types.FrameType]:
     out: list[types.FrameType] = []
     while f is not None:
         code = f.f_code
-        if code.co_filename == _BACKENDS and code.co_name in ("_loop", "main"):
-            break  # below this is the backend's own loop (or an OS thread's bootstrap)
+        if ends_walk(code):
+            break
         if not under_test._machinery(code.co_filename):
             out.append(f)
         f = f.f_back

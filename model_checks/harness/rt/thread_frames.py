@@ -13,12 +13,10 @@ what the C function does. Both give what ``_stack_of`` and ``frames.contents`` g
 
 from __future__ import annotations
 
-import os
 import types
 from collections.abc import Callable
 
-from model_checks.harness import own_code
-from model_checks.harness.rt import frames, under_test
+from model_checks.harness.rt import frames, stacks, under_test
 from model_checks.harness.rt.native import NATIVE
 from model_checks.harness.rt.object_kinds import _atom
 
@@ -31,8 +29,6 @@ Entry = tuple[int, int, "dict[int, int] | None", "dict[int, int] | None"]
 # whose module data is state), outermost first
 Frames = tuple[list[tuple[int, int, list[object], list[object]]], list[dict[str, object]]]
 
-_BACKENDS = own_code.HARNESS + os.path.join("rt", "backends.py")
-
 # per code object: its entry. Emptied with the other per-code tables when what is machinery
 # changes (``fingerprint._forget_if_machinery_changed``).
 TABLE: dict[types.CodeType, Entry] = {}
@@ -41,8 +37,8 @@ TABLE: dict[types.CodeType, Entry] = {}
 def entry(code: types.CodeType) -> Entry:
     """What the walk needs to know of ``code``'s frames (``_stack_of``'s and ``fingerprint``'s
     questions, answered once)."""
-    if code.co_filename == _BACKENDS and code.co_name in ("_loop", "main"):
-        return (STOP, 0, None, None)  # below this is the backend's own loop (or a thread's bootstrap)
+    if stacks.ends_walk(code):
+        return (STOP, 0, None, None)
     if under_test._machinery(code.co_filename):
         return (SKIP, 0, None, None)
     kind = READ_GLOBALS if under_test._program_file(code.co_filename) else READ

@@ -140,6 +140,8 @@ class StateCachingChooser:
         if self.cycle is not None:
             return self._pump(ex, enabled)
         if d < self.replay_len:
+            # (an execution runs the prefix itself, ``replay_prefix``: this is the way of one that
+            # does not, tests/harness/test_replay_prefix.py's reference)
             f = self.stack[d]
             check_replayed(d, f.enabled, enabled)
             return f.chosen
