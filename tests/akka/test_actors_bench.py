@@ -18,8 +18,9 @@ from model_checks.designs.akka_mailbox import actors_bench
         lambda: actors_bench.pykka_ping_pong(300),
         lambda: actors_bench.ours_fan_in(200, 3),
         lambda: actors_bench.pykka_fan_in(200, 3),
+        lambda: actors_bench.floor_fan_in(200, 3),
     ],
-    ids=["ours-ping-pong", "pykka-ping-pong", "ours-fan-in", "pykka-fan-in"],
+    ids=["ours-ping-pong", "pykka-ping-pong", "ours-fan-in", "pykka-fan-in", "floor-fan-in"],
 )
 def test_each_workload_delivers_every_message(run: object) -> None:
     # Each workload waits for its last message (a lost one would hit DEADLINE_S and raise).
