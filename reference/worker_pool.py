@@ -81,7 +81,10 @@ def critical_section(lock: LockLike, append: Callable[[Any], object] | None = No
     elif type(lock) in INTERPRETER_LOCKS:
         methods = {"__slots__": (), "__enter__": lock.__enter__, "__exit__": lock.__exit__}
     else:
-        return _Section(lock, append)
+        # a runtime's lock that makes its own section (the harness's controlled lock: the same
+        # enter, exit and append, in its compiled code), else the shared class below
+        own = getattr(lock, "critical_section", None)
+        return _Section(lock, append) if own is None else own(append)
     if append is not None:
         methods["__add__"] = append
     section: CriticalSection = type("CriticalSection", (), methods)()
@@ -89,9 +92,10 @@ def critical_section(lock: LockLike, append: Callable[[Any], object] | None = No
 
 
 # Only the interpreter's own locks are worth a class each: their ``with`` is what the class makes
-# cheaper. Any other lock (a runtime's controlled lock under the harness, a test's double) gets
-# one shared class with the same meaning, so no class is made per lock there: a class made anew
-# in every execution would make two equal states of a search look different.
+# cheaper. Any other lock (a test's double) gets one shared class with the same meaning, so no
+# class is made per lock there: a class made anew in every execution would make two equal states
+# of a search look different. A lock with a ``critical_section(append)`` method makes its own
+# section, with the same meaning (the harness's controlled lock, whose section is compiled code).
 
 
 class _Section:

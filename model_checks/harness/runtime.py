@@ -93,15 +93,28 @@ class ControlledRuntime:
 
     # --- what must hold -------------------------------------------------------------------
     def invariant(
-        self, check: Callable[[], object], name: str = "", *, watch: list[Any] | None = None
+        self,
+        check: Callable[[], object],
+        name: str = "",
+        *,
+        watch: list[Any] | None = None,
+        kinds: frozenset[str] | None = None,
     ) -> None:
         """Check ``check()`` after every step; raising or returning False is a failure.
 
         ``watch``: the list ``check`` reads (e.g. a tracer's records), when that is all it reads:
         ``check`` then runs only after the steps that changed the list's length (and once at the
-        first step), which must be the only steps after which it could fail."""
+        first step), which must be the only steps after which it could fail. ``kinds`` (with
+        ``watch`` of records ``(thread, kind, fields)``, left in the list by ``check``): only
+        after the steps that added a record of one of these kinds, the only ones ``check`` can
+        fail on (``records.Watched``)."""
         label = name or getattr(check, "__name__", "invariant")
-        self._ex.hooks.invariants.append((label, check if watch is None else Watched(check, watch)))
+        if watch is None:
+            if kinds is not None:
+                raise UsageError("rt.invariant(kinds=...) needs the list it filters: watch=...")
+            self._ex.hooks.invariants.append((label, check))
+            return
+        self._ex.hooks.invariants.append((label, Watched(check, watch, kinds)))
 
     def pending_work(self, predicate: Callable[[], bool]) -> None:
         """At a deadlock where some thread waits for a signal, ``predicate()`` true = lost wakeup."""

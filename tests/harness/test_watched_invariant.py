@@ -229,3 +229,37 @@ def test_direct_greenlet_switches_explore_what_the_thread_back_end_does() -> Non
             (s.tid, s.alt, s.op.kind) for s in threads.steps
         ]
         assert green.outcome == threads.outcome == 6
+
+
+def test_watched_kinds_skips_only_the_steps_that_added_no_such_record() -> None:
+    records: list[tuple[str, str, dict[str, int]]] = []
+    calls: list[int] = []
+
+    def check_records() -> bool:
+        calls.append(len(records))
+        return True
+
+    w = Watched(check_records, records, frozenset({"invoke"}))
+    assert w.due()  # never ran: due, whatever the kinds
+    w()
+    records.append(("w0", "take", {}))
+    assert not w.due()  # only a record of another kind: skipped...
+    assert not w.due()  # ...and passed over
+    records.append(("w0", "invoke", {}))
+    assert w.due()
+    w()
+    records.append(("w0", "post", {}))
+    records.append(("w0", "invoke", {}))
+    assert w.due()  # a step that added both kinds
+    assert calls == [0, 2]
+
+
+def test_kinds_needs_a_watched_list() -> None:
+    from model_checks.harness.rt.ending import UsageError
+
+    def program(rt: ControlledRuntime) -> object:
+        rt.invariant(lambda: True, "k", kinds=frozenset({"invoke"}))
+        return None
+
+    with pytest.raises(UsageError, match="watch="):
+        check(program, Options(strategy="pct", seed=1, max_executions=1))

@@ -132,3 +132,23 @@ class _OtherRuntime(ThreadingRuntime):
 
 def test_another_runtimes_lock_is_kept() -> None:
     assert isinstance(cheap_lock(_OtherRuntime()), _CountingLock)
+
+
+class _SectionMakingLock(_CountingLock):
+    """A runtime's lock that makes its own critical section (as the harness's controlled lock does)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.asked: list[object] = []
+
+    def critical_section(self, append: Any = None) -> object:
+        self.asked.append(append)
+        return ("own section", append)
+
+
+def test_a_lock_that_makes_its_own_section_is_asked_for_it() -> None:
+    lock = _SectionMakingLock()
+    queue: deque[int] = deque()
+    made: list[object] = [critical_section(lock, append=queue.append), critical_section(lock)]
+    assert made == [("own section", queue.append), ("own section", None)]
+    assert lock.asked == [queue.append, None]

@@ -136,18 +136,39 @@ class Watched:
     again, so the scheduler does not call it (a length test, natively, instead of a Python call
     at every step, which for a trace-reading check is most of what it costs).
     ``check`` may empty the list (a reader that drops what it read); the length it leaves is the
-    one compared. Called directly (a report, the fingerprint's walk), it always runs ``check``."""
+    one compared. Called directly (a report, the fingerprint's walk), it always runs ``check``.
 
-    __slots__ = ("check", "seen", "watched")
+    ``kinds``: the list holds records ``(thread, kind, fields)`` (a tracer's) and ``check`` can
+    only fail on a record whose kind is one of these, and reads no other state: a step that
+    added only records of other kinds then skips it too (they stay in the list, read by the next
+    call). Not for a ``check`` that empties the list: that would change what it keeps per step."""
 
-    def __init__(self, check: Callable[[], object], watched: list[Any]) -> None:
+    __slots__ = ("check", "kinds", "seen", "watched")
+
+    def __init__(
+        self, check: Callable[[], object], watched: list[Any], kinds: frozenset[str] | None = None
+    ) -> None:
         self.check = check
         self.watched = watched
+        self.kinds = kinds
         self.seen = -1  # no length yet: the first check always runs
 
     def due(self) -> bool:
-        """Has the list changed length since ``check`` last ran?"""
-        return len(self.watched) != self.seen
+        """Has the list changed length since ``check`` last ran (with ``kinds``: by a record of one
+        of those kinds)?"""
+        watched = self.watched
+        n = len(watched)
+        seen = self.seen
+        if n == seen:
+            return False
+        kinds = self.kinds
+        if kinds is None or seen < 0 or n < seen:
+            return True
+        for i in range(seen, n):
+            if watched[i][1] in kinds:
+                return True
+        self.seen = n  # only records ``check`` passes over: it would say True again
+        return False
 
     def __call__(self) -> object:
         out = self.check()
