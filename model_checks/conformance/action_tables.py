@@ -72,3 +72,22 @@ def action_tables(
         hidden_names={p: frozenset(n) for p, n in hidden_names.items()},
         deferred_names={p: frozenset(n) for p, n in deferred_names.items()},
     )
+
+
+def steps_at(
+    table: dict[Hashable, dict[Hashable, list[Instance]]],
+    gated: Mapping[Hashable, list[Gated]],
+    process: Hashable,
+    pc: Hashable,
+) -> list[Instance]:
+    """The steps of ``process`` (``gated[process]``) that can be enabled at ``pc``, kept in
+    ``table`` per process and pc: a process's pcs are few, so each is worked out once."""
+    per = table.get(process)
+    if per is None:
+        per = table[process] = {}
+    found = per.get(pc)
+    if found is None:
+        found = per[pc] = [
+            (fn, args) for fn, args, allowed in gated.get(process, ()) if allowed is None or pc in allowed
+        ]
+    return found

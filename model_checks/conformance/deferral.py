@@ -120,6 +120,29 @@ def needed(
     return frozenset(taking)
 
 
+def units_renamed(
+    starts: Iterable[tuple[tuple[Hashable, Hashable], ...]], at: Hashable
+) -> frozenset[tuple[tuple[Hashable, Hashable], ...]]:
+    """What ``needed`` reads of the states held, as a memo key: per state, its deferring processes
+    whose pc lets a deferred step start, each with its unit there (``starts``), the units renamed
+    one to one in the order met, the event's unit (``at``) first. ``needed`` compares units only
+    with each other and with ``at``, so states that differ by such a renaming get one answer, and
+    the key recurs where the units themselves (actors, mailboxes) do not."""
+    names: dict[Hashable, int] = {} if at is None else {at: 0}
+    renamed: list[tuple[tuple[Hashable, Hashable], ...]] = []
+    for pairs in starts:
+        sig: list[tuple[Hashable, Hashable]] = []
+        for q, u in pairs:
+            if u is not None:
+                n = names.get(u)
+                if n is None:
+                    n = names[u] = len(names)
+                u = n
+            sig.append((q, u))
+        renamed.append(tuple(sig))
+    return frozenset(renamed)
+
+
 def needed_at_most(
     procs: tuple[Hashable, ...],
     ruled_out: frozenset[str],

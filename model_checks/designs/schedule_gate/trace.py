@@ -144,8 +144,8 @@ class _PartMemo(Generic[K, V]):
         self.last = (None, None)
 
 
-def _worker_part(worker: Function[str, tuple[str, int | None, int, bool]]) -> tuple[str, ...]:
-    return tuple([v[0] for v in worker.values()])
+def _worker_part(worker: Function[str, tuple[str, int | None, int, bool]]) -> tuple[tuple[str, str], ...]:
+    return tuple([(w, v[0]) for w, v in worker.items()])
 
 
 class GateChecker:
@@ -173,6 +173,7 @@ class GateChecker:
             local=self.local,
             enabled_at=ENABLED_AT,
             pc_key=self.pcs_key,
+            pc_parts=True,
             deferred=DEFERRED if deferred is None else deferred,
             unit=drained_actor,
             unit_field=UNIT_FIELD,
@@ -193,17 +194,21 @@ class GateChecker:
         """The search's ``local``: ``announced_pc`` under the constants bound now."""
         return announced_pc(self.c, s, process)
 
-    def pcs_key(self, s: sg.Vars) -> tuple[tuple[str, ...], tuple[str, ...]]:
-        """The producers' ``local`` and the workers' (the search's ``pc_key``): one call per state
-        for the closure's key instead of one per process. A state shares its producer function, or
+    def pcs_key(self, s: sg.Vars) -> tuple[tuple[tuple[str, str], ...], tuple[tuple[str, str], ...]]:
+        """The producers' ``local`` and the workers' (the search's ``pc_key``, in parts of
+        ``(process, pc)`` pairs: ``pc_parts``): one call per state for the closure's key instead
+        of one per process. A state shares its producer function, or
         its worker function, with the state it comes from: each part is one lookup then."""
         return self._producer_pcs(s.producer), self._worker_pcs(s.worker)
 
-    def _producer_part(self, producer: Function[str, tuple[str, int, bool]]) -> tuple[str, ...]:
+    def _producer_part(self, producer: Function[str, tuple[str, int, bool]]) -> tuple[tuple[str, str], ...]:
         posts = self.c.posts
         idle, unannounced = sg.P_IDLE, P_IDLE_UNANNOUNCED
         return tuple(
-            [unannounced if pc == idle and k not in posts[p] else pc for p, (pc, k, _) in producer.items()]
+            [
+                (p, unannounced if pc == idle and k not in posts[p] else pc)
+                for p, (pc, k, _) in producer.items()
+            ]
         )
 
     def _forget_pcs(self) -> None:
