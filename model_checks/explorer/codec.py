@@ -66,6 +66,23 @@ class Codec:
         canonical = self._canonical
         return self._record._make([canonical.setdefault(v, v) if type(v) is Function else v for v in state])
 
+    def intern_step(self, state: Any, parent: Any) -> Any:
+        """``intern(state)`` for a successor of ``parent``, a state already interned: the fields
+        it shares with ``parent`` (the same objects: most of them, since a step changes one or
+        two) are canonical already, so only the others are looked up. Measured on the Work Lane
+        ``large``: 1.74 -> 1.25 µs a state."""
+        record = self._record
+        if type(state) is not record or type(parent) is not record:
+            return self.intern(state)
+        canonical = self._canonical
+        return tuple.__new__(
+            record,
+            [
+                v if v is p or type(v) is not Function else canonical.setdefault(v, v)
+                for v, p in zip(state, parent, strict=True)
+            ],
+        )
+
     def encode(self, state: Any) -> Any:
         if type(state) is not self._record:
             return state

@@ -200,3 +200,17 @@ def test_ownership_splits_work_lane_by_rarely_changed_fields() -> None:
     fields = ownership.choose(ownership.sample(inst, None), 2)
     assert fields is not None and len(fields) < len(inst.initial_states()[0])
     assert ownership.choose(ownership.sample(inst, None), 1) is None
+
+
+def test_intern_step_is_intern_for_a_successor_of_an_interned_state() -> None:
+    inst = Instance(SPEC, CONFIGS["small"])
+    pairs = ownership.sample(inst, None, limit=200)
+    wire = codec.Codec(pairs[0][0])
+    for state, successors in pairs:
+        parent = wire.intern(state)
+        for nxt in successors:
+            stepped, interned = wire.intern_step(nxt, parent), wire.intern(nxt)
+            assert stepped == nxt and type(stepped) is type(nxt)
+            # the same canonical objects, field by field, as interning the whole state
+            assert all(a is b for a, b in zip(stepped, interned, strict=True))
+    assert wire.intern_step(3, 4) == 3  # not a record: as it is
