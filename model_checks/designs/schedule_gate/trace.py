@@ -197,8 +197,8 @@ class GateChecker:
     def pcs_key(self, s: sg.Vars) -> tuple[tuple[tuple[str, str], ...], tuple[tuple[str, str], ...]]:
         """The producers' ``local`` and the workers' (the search's ``pc_key``, in parts of
         ``(process, pc)`` pairs: ``pc_parts``): one call per state for the closure's key instead
-        of one per process. A state shares its producer function, or
-        its worker function, with the state it comes from: each part is one lookup then."""
+        of one per process. A state shares its producer function, or its worker function, with
+        the state it comes from: each part is one lookup then."""
         return self._producer_pcs(s.producer), self._worker_pcs(s.worker)
 
     def _producer_part(self, producer: Function[str, tuple[str, int, bool]]) -> tuple[tuple[str, str], ...]:

@@ -251,6 +251,7 @@ def lane_program(
     return program
 
 
+# Looked up once, not at the end of every execution (``_final_checks``).
 _SUCCESS = TkResult.SUCCESS
 _DRAIN = StopMode.DRAIN
 
