@@ -105,9 +105,9 @@ def _fan_in(tell: Callable[[int], object], n: int, senders: int, done: threading
 def floor_fan_in(n: int, senders: int) -> float:
     """Messages per second of the same fan-in with no mailbox at all: ``senders`` threads append to
     one ``deque`` that one thread pops in a busy loop, calling the same kind of ``receive``; no
-    status word, no wake-up, no lock. No correct actor in this interpreter delivers faster, so the
-    figure says how far from the interpreter's limit each side runs on this machine today (the
-    limit moves from day to day with the price of the GIL's hand-offs, as pykka's rate does)."""
+    status word, no wake-up, no lock: a ceiling for a mailbox that delivers one message at a time
+    in this interpreter, so the figure says how far below it each side runs on this machine today
+    (the ceiling moves from day to day with the price of the GIL's hand-offs, as pykka's rate does)."""
     queue: deque[int] = deque()
     total = n * senders
     seen = [0]
