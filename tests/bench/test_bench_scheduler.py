@@ -49,8 +49,14 @@ def test_bench_quick_reports_every_figure() -> None:
         "noop_tracer_overhead",
         "tracing_off_overhead",
         "ceiling_vs_direct",
+        "ceiling_vs_executor",
     ):
         assert key in figures
+    # the ceiling: what the design's own per-item CPU allows against this run's executor
+    per = figures["per_item_ns"]
+    assert isinstance(per, dict)
+    ceiling = 1e9 / (per["post_alone_cpu"] + per["drain_alone_cpu"]) / figures["executor_items_per_s"]
+    assert figures["ceiling_vs_executor"] == pytest.approx(ceiling, rel=0.02)
     per_item = figures["per_item_ns"]
     assert isinstance(per_item, dict)
     assert {"post_alone_cpu", "drain_alone_cpu", "direct_cpu_ns", "lock_round_trip_ns"} <= set(per_item)
