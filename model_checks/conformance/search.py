@@ -339,8 +339,8 @@ class TraceSearch:
         memo_key: tuple[Any, ...]
         if self.pc_parts:
             # Only what ``needed`` reads of the states (the pcs read off their keys, ``unit``
-            # called for the deferring processes that can start): on the gate, 1,269 calls of
-            # ``needed`` in 9,000 events became 208.
+            # called for the deferring processes that can start): far more events then find their
+            # answer in the memo (docs/conformance.md, "Session 21").
             starts = units_renamed([self._starts(s) for s in live], at)
             memo_key = (kind, procs, starts, at is None, ruled_out)
         else:

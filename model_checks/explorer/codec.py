@@ -69,8 +69,8 @@ class Codec:
     def intern_step(self, state: Any, parent: Any) -> Any:
         """``intern(state)`` for a successor of ``parent``, a state already interned: the fields
         it shares with ``parent`` (the same objects: most of them, since a step changes one or
-        two) are canonical already, so only the others are looked up. Measured on the Work Lane
-        ``large``: 1.74 -> 1.25 µs a state."""
+        two) are canonical already, so only the others are looked up (1.74 -> 1.25 µs a state:
+        docs/scale-out.md, "Session 21")."""
         record = self._record
         if type(state) is not record or type(parent) is not record:
             return self.intern(state)

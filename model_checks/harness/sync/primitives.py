@@ -77,9 +77,9 @@ class Lock:
 class Section:
     """A controlled lock's critical section (``Lock.critical_section``): ``with section`` is
     ``with lock`` and ``section + item`` calls ``append(item)``, as the reference's generic
-    ``_Section`` does; compiled, neither runs a Python frame (a lane's or the pool's mutex is
-    entered and left about 45 times an execution of the standard scenario). The operations,
-    their objects and so the steps are the lock's own."""
+    ``_Section`` does; compiled, neither runs a Python frame (a reference's mutexes are entered
+    and left dozens of times an execution). The operations, their objects and so the steps are
+    the lock's own."""
 
     def __init__(self, lock: Lock, append: Callable[[Any], object] | None) -> None:
         self._lock = lock
