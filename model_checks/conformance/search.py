@@ -282,28 +282,25 @@ class TraceSearch:
         if self.pc_parts:
             # The key names every process's pc: looked up per process and pc, no call of ``local``
             # (whole keys rarely recur where processes move independently).
-            found: list[Instance] = []
+            steps: list[Instance] = []
             parts: PcParts = pcs  # type: ignore[assignment]
             for part in parts:
                 for p, pc in part:
                     if p in processes:
-                        found.extend(self._deferred_at_pc(p, pc))
-            return found
+                        steps.extend(self._deferred_at_pc(p, pc))
+            return steps
         key = (pcs, processes)
-        cached = self._deferred_by_key.get(key)
-        if cached is None:
+        found = self._deferred_by_key.get(key)
+        if found is None:
             local = self.local
-            cached = []
+            found = []
             for p in processes:
-                # Without ``local`` every deferred step of the process is tried.
-                pc = local(s, p) if local is not None else None
-                cached.extend(
-                    (fn, args)
-                    for fn, args, allowed in self._deferred_by_process.get(p, ())
-                    if local is None or allowed is None or pc in allowed
-                )
-            _bounded(self._deferred_by_key, self.cache_limit)[key] = cached
-        return cached
+                if local is not None:
+                    found.extend(self._deferred_at_pc(p, local(s, p)))
+                else:  # without ``local`` every deferred step of the process is tried
+                    found.extend((fn, args) for fn, args, _ in self._deferred_by_process.get(p, ()))
+            _bounded(self._deferred_by_key, self.cache_limit)[key] = found
+        return found
 
     def _deferred_at_pc(self, process: Hashable, pc: Hashable) -> list[Instance]:
         """The deferred steps of ``process`` that can be enabled at ``pc``."""
