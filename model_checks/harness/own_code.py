@@ -6,8 +6,8 @@ drivers that run a search) and programs under test (``examples.py``; ``lane_prog
 Three readers ask, each for its own reason:
 
 * the source of an operation and a blocked thread's stack (``rt/ending.py``): the user's lines,
-  past the machinery and ``patch.py``'s wrappers, and past the steps the lane designs' scenarios
-  share, so that a report names the scenario's line;
+  past the machinery and the wrappers of ``patch.py`` and ``patch_local.py``, and past the steps
+  the lane designs' scenarios share, so that a report names the scenario's line;
 * the state fingerprint (``rt/fingerprint.py``): a thread's frames and a program's globals are
   state, the machinery's are not; the wrappers run on a program's behalf (``Thread.run`` calls
   its target), so their frames are state and their globals bookkeeping;
@@ -53,7 +53,7 @@ MACHINERY_FILES = frozenset(
         "verify_rows.py",
     )
 )
-WRAPPERS = frozenset({HARNESS + "patch.py"})
+WRAPPERS = frozenset({HARNESS + "patch.py", HARNESS + "patch_local.py"})
 _PROGRAMS = ("examples", "lane_programs", "lane_posts")
 PROGRAM_FILES = frozenset(HARNESS + name + ".py" for name in _PROGRAMS)
 PROGRAM_MODULES = frozenset(f"model_checks.harness.{name}" for name in _PROGRAMS)

@@ -1,16 +1,22 @@
 """Patch mode: run unmodified code written against plain ``threading`` / ``queue``.
 
-``with patched(module, ...):`` temporarily replaces ``Thread``, ``Lock``, ``RLock``, ``Condition``,
-``Event``, ``Semaphore``, ``BoundedSemaphore``, ``current_thread``, ``get_ident`` in ``threading``,
-``Queue``, ``SimpleQueue``, ``LifoQueue`` in ``queue`` and ``time.sleep`` -- and the same
-objects wherever the given modules imported them by name (``from threading import Lock``).
-Inside a controlled thread the replacements create controlled objects; anywhere else (pytest,
-Hypothesis, the harness itself) they hand out the real ones, so nothing else is disturbed.
+``with patched(module, ...):`` temporarily replaces ``Thread``, ``Timer``, ``Lock``, ``RLock``,
+``Condition``, ``Event``, ``Semaphore``, ``BoundedSemaphore``, ``local``, ``current_thread``,
+``get_ident`` in ``threading``, ``Queue``, ``SimpleQueue``, ``LifoQueue`` in ``queue``,
+``time.sleep`` and the clocks (``monotonic``, ``perf_counter``, ``time`` and their ``_ns``
+forms, which read the virtual clock) -- and the same objects wherever the given modules
+imported them by name (``from threading import Lock``). Inside a controlled thread the
+replacements create controlled objects; anywhere else (pytest, Hypothesis, the harness itself)
+they hand out the real ones, so nothing else is disturbed. What the standard library builds on
+these names follows: ``threading.Barrier``, ``queue.PriorityQueue`` and
+``concurrent.futures.ThreadPoolExecutor`` run on controlled locks, conditions, queues and threads.
 """
 
 from __future__ import annotations
 
+import _thread
 import queue
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -18,6 +24,8 @@ from contextlib import contextmanager
 from types import ModuleType
 from typing import Any
 
+from model_checks.harness import patch_local
+from model_checks.harness.rt.backends import Abort
 from model_checks.harness.rt.scheduler import UsageError
 from model_checks.harness.runtime import ControlledRuntime
 from model_checks.harness.sync.primitives import Queue, Semaphore, ThreadHandle
@@ -47,6 +55,17 @@ def _controlled() -> ControlledRuntime | None:
     if rt is None or rt._ex.running_thread() is None:
         return None
     return rt
+
+
+def _running() -> tuple[object, int] | None:
+    rt = _CURRENT[0]
+    if rt is None:
+        return None
+    tid = rt._ex.running_thread()
+    return None if tid is None else (rt._ex, tid)
+
+
+patch_local.running[0] = _running
 
 
 _real_thread = threading.Thread
@@ -86,8 +105,15 @@ class Thread:
         self._target = target
         self._args = args
         self._kwargs = kwargs or {}
-        self._name = name or f"Thread-{len(rt._ex.objects)}"
-        self.daemon = bool(daemon)
+        # hashed by when it was made in the execution, not by address: a program that keeps
+        # threads in a set (``ThreadPoolExecutor`` joins ``self._threads`` in set order) then
+        # meets them in the same order whenever a schedule is replayed
+        self._made = len(rt._ex.objects)
+        self._name = name or f"Thread-{self._made}"
+        # as ``threading``: a new thread is a daemon if the thread creating it is one
+        creator = rt._ex.running_thread()
+        inherited = creator is not None and rt._ex.threads[creator].daemon
+        self.daemon = bool(daemon) if daemon is not None else inherited
         self._handle: ThreadHandle | None = None
 
     @property
@@ -98,8 +124,17 @@ class Thread:
     def name(self, value: str) -> None:
         self._name = value
 
+    def __hash__(self) -> int:
+        return self._made
+
     def getName(self) -> str:
         return self._name
+
+    def isDaemon(self) -> bool:
+        return self.daemon
+
+    def setDaemon(self, daemonic: bool) -> None:
+        self.daemon = daemonic
 
     @property
     def ident(self) -> int | None:
@@ -112,12 +147,14 @@ class Thread:
     def start(self) -> None:
         if self._handle is not None:
             raise RuntimeError("threads can only be started once")
-        self._handle = self._rt.start_thread(self.run, self._name)
+        self._handle = self._rt.start_thread(self.run, self._name, daemon=self.daemon)
         _THREAD_OBJECTS[id(self._rt), self._handle.ident] = self
 
     def join(self, timeout: float | None = None) -> None:
         if self._handle is None:
             raise RuntimeError("cannot join thread before it is started")
+        if self._rt._ex.running_thread() == self._handle.ident:
+            raise RuntimeError("cannot join current thread")
         self._handle.join(timeout)
 
     def is_alive(self) -> bool:
@@ -125,6 +162,44 @@ class Thread:
 
 
 _THREAD_OBJECTS: dict[tuple[int, int], Thread] = {}
+
+_real_timer = threading.Timer
+_EPOCH = time.time()  # what ``time.time()`` reads at the virtual clock's 0 in every execution
+
+
+class Timer(Thread):
+    """``threading.Timer``: calls ``function`` once ``interval`` seconds have passed unless
+    ``cancel``led first. The wait is a timed wait of the virtual clock, so with virtual timeouts
+    the call may come at any point the search chooses, before or after the others' steps."""
+
+    def __new__(cls, *args: Any, **kwargs: Any) -> Any:
+        if _controlled() is None and cls is Timer:
+            return _real_timer(*args, **kwargs)
+        return super().__new__(cls)
+
+    def __init__(
+        self,
+        interval: float,
+        function: Callable[..., object],
+        args: tuple[Any, ...] | None = None,
+        kwargs: dict[str, Any] | None = None,
+    ) -> None:
+        super().__init__()
+        self.interval = interval
+        self.function = function
+        self.args = args if args is not None else ()
+        self.kwargs = kwargs if kwargs is not None else {}
+        self.finished = self._rt.event()
+
+    def cancel(self) -> None:
+        """Stop the timer if it has not called ``function`` yet."""
+        self.finished.set()
+
+    def run(self) -> None:
+        self.finished.wait(self.interval)
+        if not self.finished.is_set():
+            self.function(*self.args, **self.kwargs)
+        self.finished.set()
 
 
 def _current_thread(rt: ControlledRuntime) -> Any:
@@ -151,6 +226,8 @@ def _either(
 # What a controlled thread gets instead of each name (``threading.Thread`` is a class of its own).
 _REPLACEMENTS: list[tuple[ModuleType, str, Any, Any]] = [
     (threading, "Thread", _real_thread, Thread),
+    (threading, "Timer", _real_timer, Timer),
+    (threading, "local", threading.local, patch_local.local),
     _either(threading, "Lock", lambda rt: rt.lock()),
     _either(threading, "RLock", lambda rt, *args, **kwargs: rt.rlock()),
     _either(threading, "Condition", lambda rt, lock=None: rt.condition(lock)),
@@ -163,6 +240,15 @@ _REPLACEMENTS: list[tuple[ModuleType, str, Any, Any]] = [
     _either(queue, "SimpleQueue", lambda rt: rt.queue(0)),
     _either(queue, "LifoQueue", lambda rt, maxsize=0: Queue(rt._ex, maxsize, lifo=True)),
     _either(time, "sleep", lambda rt, seconds: rt.sleep(seconds)),
+    # the clocks read the virtual clock, which sleeps and timeouts move: a deadline computed from
+    # them passes when a timed wait times out, as it would in real time (``time`` from a fixed
+    # epoch, so that every execution reads the same values)
+    _either(time, "monotonic", lambda rt: rt.monotonic()),
+    _either(time, "monotonic_ns", lambda rt: int(rt.monotonic() * 1e9)),
+    _either(time, "perf_counter", lambda rt: rt.monotonic()),
+    _either(time, "perf_counter_ns", lambda rt: int(rt.monotonic() * 1e9)),
+    _either(time, "time", lambda rt: _EPOCH + rt.monotonic()),
+    _either(time, "time_ns", lambda rt: int((_EPOCH + rt.monotonic()) * 1e9)),
 ]
 
 
@@ -172,20 +258,94 @@ def patched(*modules: ModuleType) -> Iterator[None]:
     ``modules``) with controlled versions for the duration of the block."""
     undo: list[tuple[Any, str, Any]] = []
     _ACTIVE[0] += 1
+    hook = sys.unraisablehook
+    sys.unraisablehook = _unraisable(hook)
     try:
         for mod, attr, _real, fake in _REPLACEMENTS:
             undo.append((mod, attr, getattr(mod, attr)))
             setattr(mod, attr, fake)
         by_identity = {id(real): fake for _, _, real, fake in _REPLACEMENTS}
-        for module in modules:
+        # ``queue`` reads the clock by name (``from time import monotonic as time``) for the timed
+        # waits of the classes it defines on ``threading``'s names (``PriorityQueue``)
+        for module in (*modules, queue):
             for name, value in list(vars(module).items()):
                 fake = by_identity.get(id(value))
+                if fake is None and type(value) is _thread._local:
+                    # a module's ``_tls = threading.local()``, made when it was imported
+                    fake = patch_local.replacing(value)
                 if fake is not None:
                     undo.append((module, name, value))
                     setattr(module, name, fake)
+                elif isinstance(value, type):
+                    _rebase(value, undo)
         yield
     finally:
         _ACTIVE[0] -= 1
         for target, name, value in reversed(undo):
-            setattr(target, name, value)
-        _THREAD_OBJECTS.clear()
+            if value is _INHERITED:
+                delattr(target, name)
+            else:
+                setattr(target, name, value)
+        _forget_controlled_threads()
+        sys.unraisablehook = hook
+
+
+# The classes a program's own class may derive from, with what it derives from while patched.
+_BASES: dict[type, type] = {_real_thread: Thread, _real_timer: Timer}
+
+
+def _rebase(cls: type, undo: list[tuple[Any, str, Any]]) -> None:
+    """A program's class defined on the real ``Thread`` or ``Timer`` (at import, before patching)
+    derives from the controlled one while patched; on the real ``threading.local`` it cannot (its
+    layout is the C type's), so making one in a controlled thread is refused, naming the fix."""
+    bases = cls.__bases__
+    if any(base in _BASES for base in bases):
+        undo.append((cls, "__bases__", bases))
+        cls.__bases__ = tuple(_BASES.get(base, base) for base in bases)
+    elif issubclass(cls, _thread._local) and cls is not _thread._local:
+        undo.append((cls, "__new__", cls.__dict__.get("__new__", _INHERITED)))
+        cls.__new__ = _refuse_real_local(cls)  # type: ignore[method-assign]
+
+
+_INHERITED = object()  # an attribute the class did not define itself: undone by deleting it
+
+
+def _refuse_real_local(cls: type) -> Any:
+    real_new: Any = cls.__new__
+
+    def __new__(kind: type, *args: Any, **kwargs: Any) -> Any:
+        if _controlled() is not None:
+            raise UsageError(
+                f"{kind.__qualname__} derives from the real threading.local (it was defined before "
+                "patching), which would give every controlled thread one namespace: define it while "
+                "patched (import its module inside the `patched()` block)"
+            )
+        return real_new(kind) if real_new is object.__new__ else real_new(kind, *args, **kwargs)
+
+    return staticmethod(__new__)
+
+
+def _unraisable(hook: Callable[[Any], object]) -> Callable[[Any], object]:
+    """``sys.unraisablehook`` that passes over the harness's ``Abort``: a callback the garbage
+    collector runs after an execution ended (a ``ThreadPoolExecutor``'s weakref callback putting
+    to a controlled queue) is told its execution is gone, which says nothing about the program."""
+
+    def unraisable(info: Any) -> object:
+        if isinstance(info.exc_value, Abort):
+            return None
+        return hook(info)
+
+    return unraisable
+
+
+def _forget_controlled_threads() -> None:
+    """Drop the controlled threads the standard library still refers to once patching ends:
+    ``concurrent.futures`` keeps each worker thread and its queue for the interpreter's exit,
+    when it would put to a queue of a finished execution."""
+    _THREAD_OBJECTS.clear()
+    futures_thread = sys.modules.get("concurrent.futures.thread")
+    queues = getattr(futures_thread, "_threads_queues", None)
+    if queues is not None:
+        for thread in list(queues):
+            if isinstance(thread, Thread):
+                queues.pop(thread, None)

@@ -12,7 +12,7 @@ import types
 from collections import deque
 from typing import Any
 
-from model_checks.harness import own_code
+from model_checks.harness import own_code, patch_local
 
 ALL = "<whole>"  # the key of an access to a whole container (len, iteration, clear, ...)
 # (thread, code, offset, what, is_write); what: a label, or the (object, key) it describes
@@ -127,8 +127,13 @@ def harness_owned(obj: object) -> bool:
         module = cls.__module__
         owned = _OWNED[cls] = (
             module.startswith("model_checks.harness") and module not in own_code.PROGRAM_MODULES
-        )
+        ) or issubclass(cls, PER_THREAD)
     return owned
+
+
+# Classes whose instances hold one namespace per thread (patch mode's ``threading.local``, and the
+# program's subclasses of it): their attributes are never shared, so never a race.
+PER_THREAD: tuple[type, ...] = (patch_local.local,)
 
 
 _OWNED: dict[type, bool] = {}  # type -> is it the harness's (asked at every attribute access)

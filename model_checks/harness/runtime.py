@@ -62,8 +62,10 @@ class ControlledRuntime:
     def deque(self, name: str = "") -> Fifo[Any]:
         return Fifo(self._ex, name)
 
-    def start_thread(self, target: Callable[[], None], name: str) -> ThreadHandle:
-        st = self._ex.new_thread_state(name, target)
+    def start_thread(self, target: Callable[[], None], name: str, *, daemon: bool = False) -> ThreadHandle:
+        """Start a controlled thread. A ``daemon`` one does not keep the program going: once every
+        other thread has finished the execution ends, wherever the daemon threads are."""
+        st = self._ex.new_thread_state(name, target, daemon)
         handle = ThreadHandle(self._ex, st)
         self._handles[st.tid] = handle
         self._ex.perform(Op("spawn", st, (st.name,)))

@@ -342,14 +342,15 @@ class SemaphoreState(ObjState):
 
 class QueueState(ObjState):
     kind = "queue"
-    gates: ClassVar[dict[str, int]] = {"put": ASK, "get": ASK}
-    signals: ClassVar[frozenset[str]] = frozenset({"put", "get"})
+    gates: ClassVar[dict[str, int]] = {"put": ASK, "get": ASK, "join": ASK}
+    signals: ClassVar[frozenset[str]] = frozenset({"put", "get", "join"})
 
     def __init__(self, oid: int, name: str, maxsize: int, lifo: bool = False) -> None:
         super().__init__(oid, name)
         self.maxsize = maxsize
         self.lifo = lifo
         self.items: deque[object] = deque()
+        self.unfinished = 0  # items put and not yet marked done (``task_done``), as ``queue.Queue``
 
     def full(self) -> bool:
         return 0 < self.maxsize <= len(self.items)
@@ -359,6 +360,8 @@ class QueueState(ObjState):
             return not self.full()
         if op.kind == "get" and op.args[0]:
             return bool(self.items)
+        if op.kind == "join":
+            return self.unfinished == 0
         return True
 
     def apply(self, ex: Execution, op: Op, tid: int, alt: int) -> Outcome:
@@ -366,6 +369,7 @@ class QueueState(ObjState):
             if alt == TIMEOUT or self.full():
                 return Raise(_queue.Full())
             self.items.append(op.args[0])
+            self.unfinished += 1
             return RESUME_NONE
         if op.kind == "get":
             if alt == TIMEOUT or not self.items:
@@ -377,7 +381,21 @@ class QueueState(ObjState):
             return Resume(not self.items)
         if op.kind == "full":
             return Resume(self.full())
+        if op.kind == "task_done":
+            if self.unfinished <= 0:
+                return Raise(ValueError("task_done() called too many times"))
+            self.unfinished -= 1
+            return RESUME_NONE
+        if op.kind == "join":
+            return RESUME_NONE
+        if op.kind == "unfinished":
+            return Resume(self.unfinished)
         raise NotImplementedError(op.kind)
+
+    def blocked_detail(self, ex: Execution, op: Op) -> str:
+        if op.kind == "join":
+            return f"{self.unfinished} item(s) not yet marked done"
+        return ""
 
 
 class AtomicState(ObjState):

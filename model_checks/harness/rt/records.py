@@ -97,9 +97,11 @@ class _Crash:
 class ThreadInfo:
     """One controlled thread and its pending operation."""
 
-    __slots__ = ("action", "body", "born", "finished", "name", "pending", "run", "state", "tid")
+    __slots__ = ("action", "body", "born", "daemon", "finished", "name", "pending", "run", "state", "tid")
 
-    def __init__(self, tid: int, name: str, state: ThreadState, body: Callable[[], object]) -> None:
+    def __init__(
+        self, tid: int, name: str, state: ThreadState, body: Callable[[], object], daemon: bool = False
+    ) -> None:
         self.tid = tid
         self.name = name
         self.state = state
@@ -107,6 +109,9 @@ class ThreadInfo:
         self.pending: Op | None = None
         self.finished = False
         self.born = False  # spawned (its ``spawn`` operation ran); until then it has no pending op
+        # as ``threading``'s daemon threads: the program ends once every other thread has finished,
+        # wherever its daemon threads are then
+        self.daemon = daemon
         self.run: Action = (tid, NORMAL)  # the action offered at most steps
         # ``run`` as one tuple, built once, for the scheduler's per-step reads: the compiled core
         # stores an ``Action`` attribute unboxed, and every read of ``run`` builds a new tuple

@@ -116,6 +116,8 @@ class Execution:
         self.replay_chosen: list[Action] = replay.chosen
         self.quiet = replay.quiet
         self.live: list[ThreadInfo] = []  # spawned and not finished, by thread id
+        self.daemons = False  # has a daemon thread been created (``new_thread_state``)
+        self.only_daemons = False  # every thread still running is a daemon: the program is over
         # the built-in choosers only ever pick from ``enabled`` (``trusted = True``); anyone
         # else's choice is checked
         self.trusted = getattr(chooser, "trusted", False)
@@ -134,13 +136,14 @@ class Execution:
         self.objects.append(obj)
         return obj
 
-    def new_thread_state(self, name: str, body: Callable[[], object]) -> ThreadState:
+    def new_thread_state(self, name: str, body: Callable[[], object], daemon: bool = False) -> ThreadState:
         # The thread takes its place in ``threads`` now, so that ``threads[tid]`` is it even when
         # threads created later are spawned first; it has no pending operation until its spawn.
         tid = len(self.threads)
         st = self.new_object(lambda oid: ThreadState(oid, name or f"t{tid}", tid))
         assert isinstance(st, ThreadState)
-        self.threads.append(ThreadInfo(tid, st.name, st, body))
+        self.threads.append(ThreadInfo(tid, st.name, st, body, daemon))
+        self.daemons = self.daemons or daemon
         return st
 
     def add_thread(self, st: ThreadState) -> None:
@@ -363,8 +366,8 @@ class Execution:
             nxt = direct[nxt[0]].switch(nxt[1]) if direct is not None else self.backend.resume(nxt[0], nxt[1])
             self.current = None
         if self.idle:
-            if all(t.finished or not t.born for t in self.threads):
-                finish(self)
+            if all(t.finished or not t.born or t.daemon for t in self.threads):
+                finish(self)  # daemon threads still parked are left there, as at interpreter exit
             else:
                 deadlock(self)
 
@@ -438,6 +441,9 @@ class Execution:
             if resumed >= 0:
                 return resumed
             self._after_step()
+            if self.only_daemons:
+                self.idle = True  # what is left are daemon threads: the program is over
+                return -1
         return -1
 
     def _execute(self, action: Action) -> int:
@@ -469,7 +475,10 @@ class Execution:
         if op.kind == "exit":
             t.finished = True
             t.pending = None
-            self.live.remove(t)
+            live = self.live
+            live.remove(t)
+            if self.daemons and live and all(x.daemon for x in live):
+                self.only_daemons = True
             return -1
         if type(out) is Resume:
             step.result = self._value = out.value

@@ -230,8 +230,19 @@ class Queue:
     def full(self) -> bool:
         return bool(self._ex.perform(Op("full", self._st, read=True)))
 
-    def task_done(self) -> None:  # accepted for compatibility; join() on a queue is not modelled
-        return None
+    def task_done(self) -> None:
+        """One item taken earlier is processed (``ValueError`` if more than were put)."""
+        self._ex.perform(Op("task_done", self._st))
+
+    def join(self) -> None:
+        """Block until every item put has been marked done (``task_done``)."""
+        self._ex.perform(Op("join", self._st))
+
+    @property
+    def unfinished_tasks(self) -> int:
+        count = self._ex.perform(Op("unfinished", self._st, read=True))
+        assert isinstance(count, int)
+        return count
 
 
 Full = _queue.Full
