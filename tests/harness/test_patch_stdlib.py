@@ -61,8 +61,9 @@ def _caught(program: Callable[[], None], kind: str, says: str = "", **options: o
     ],
     ids=lambda p: p.__name__,
 )
-def test_correct_programs_are_proved(program: Callable[[], None]) -> None:
-    _proved(program)
+@pytest.mark.parametrize("backend", ["greenlet", "threads"])
+def test_correct_programs_are_proved(program: Callable[[], None], backend: str) -> None:
+    _proved(program, backend=backend)
 
 
 def test_join_returning_before_the_work_is_recorded_is_caught() -> None:
