@@ -1,10 +1,13 @@
-"""`lanecheck explore`: run a built-in harness scenario under the controlled scheduler.
+"""`lanecheck explore`: run a built-in harness scenario, or a program of your own written against
+plain ``threading`` (``MODULE:FUNCTION``, in patch mode: ``own_program.py``), under the controlled
+scheduler.
 
 Exit codes: 0 exhaustive and no failure, 1 failure found, 2 usage error, 3 bounded (incomplete).
 """
 
 from __future__ import annotations
 
+import contextlib
 import difflib
 import json
 from collections.abc import Callable
@@ -15,8 +18,8 @@ import typer
 from rich.console import Console
 
 from model_checks import progress, registry
-from model_checks.commands import CommandError, at_least_zero, count, seconds, seed
-from model_checks.harness import Options, ReplayDivergence, Result, check
+from model_checks.commands import CommandError, at_least_zero, count, own_program, seconds, seed
+from model_checks.harness import Options, ReplayDivergence, Result, check, patched
 from model_checks.harness.options import STATES
 from model_checks.harness.rt.scheduler import UsageError
 from model_checks.harness.runtime import ControlledRuntime
@@ -105,7 +108,13 @@ def _as_json(name: str, result: Result) -> dict[str, Any]:
 
 
 def explore_command(
-    scenario: Annotated[str | None, typer.Argument(help="scenario name (see --list)")] = None,
+    scenario: Annotated[
+        str | None,
+        typer.Argument(
+            help="scenario name (see --list), or MODULE:FUNCTION / FILE.py:FUNCTION: a program of your"
+            " own written against plain threading, run in patch mode"
+        ),
+    ] = None,
     strategy: Annotated[
         str,
         typer.Option(
@@ -196,7 +205,8 @@ def explore_command(
         raise CommandError(
             "no scenario named: give one listed above, e.g. `lanecheck explore counter-locked`"
         )
-    if scenario not in table:
+    own = own_program.load(scenario) if scenario not in table and own_program.is_own(scenario) else None
+    if own is None and scenario not in table:
         near = difflib.get_close_matches(scenario, table, n=3)
         hint = f"; did you mean {', '.join(near)}?" if near else ""
         raise CommandError(f"unknown scenario {scenario!r}{hint} (see lanecheck explore --list)")
@@ -225,17 +235,24 @@ def explore_command(
         replay=replay,
     )
     if swarm_size is not None:
+        if own is not None:
+            raise CommandError(
+                "a swarm runs the built-in scenarios (its workers rebuild them by name)", "--swarm"
+            )
         _run_swarm(scenario, options, swarm_size, address, workers, interleave_races, as_json)
-    program = build_scenario(scenario, for_states=strategy == STATES)
+    program = own[1] if own is not None else build_scenario(scenario, for_states=strategy == STATES)
     err = Console(stderr=True)
     try:
-        with progress.executions(
-            err,
-            f"exploring {scenario}",
-            enabled=not as_json and replay is None,
-            max_executions=max_executions,
-            time_limit=time_limit,
-        ) as tick:
+        with (
+            patched(own[0]) if own is not None else contextlib.nullcontext(),
+            progress.executions(
+                err,
+                f"exploring {scenario}",
+                enabled=not as_json and replay is None,
+                max_executions=max_executions,
+                time_limit=time_limit,
+            ) as tick,
+        ):
             on_execution = None if tick is None else _on_execution(tick)
             if strategy == STATES:
                 from model_checks.harness.stateful import check_states

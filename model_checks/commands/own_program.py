@@ -1,0 +1,98 @@
+"""A program of the user's own for `lanecheck explore MODULE:FUNCTION` (or ``FILE.py:FUNCTION``):
+code written against plain ``threading``, run in patch mode (docs/harness.md, "Patch mode").
+
+``FUNCTION`` is the program's main thread: it takes no argument (plain ``threading`` code), or
+one, the controlled runtime (code written against the harness's API). What cannot be loaded is a
+``CommandError`` that names the problem.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import inspect
+import os
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from types import ModuleType
+
+from model_checks.commands import CommandError
+from model_checks.harness.runtime import ControlledRuntime
+
+Program = Callable[[ControlledRuntime], object]
+
+
+def is_own(name: str) -> bool:
+    """Does ``name`` name a program of the user's own (``MODULE:FUNCTION``)?"""
+    return ":" in name
+
+
+def load(name: str) -> tuple[ModuleType, Program]:
+    """The module of ``MODULE:FUNCTION`` and its function as a harness program."""
+    where, _, function = name.rpartition(":")
+    if not where or not function:
+        raise CommandError(f"{name!r}: give MODULE:FUNCTION or FILE.py:FUNCTION")
+    module = _module(where)
+    fn = getattr(module, function, None)
+    if fn is None:
+        raise CommandError(f"{where} has no {function!r}")
+    if not callable(fn):
+        raise CommandError(f"{where}.{function} is a {type(fn).__name__}, not a function")
+    takes_rt = _takes_runtime(fn, f"{where}.{function}")
+
+    def program(rt: ControlledRuntime) -> object:
+        return fn(rt) if takes_rt else fn()
+
+    # schedule strings and reports name the program
+    program.__qualname__ = f"program:{name}"
+    return module, program
+
+
+def _module(where: str) -> ModuleType:
+    if where.endswith(".py"):
+        path = Path(where)
+        if not path.is_file():
+            raise CommandError(f"no such file: {where}")
+        spec = importlib.util.spec_from_file_location(path.stem, path)
+        if spec is None or spec.loader is None:
+            raise CommandError(f"{where} cannot be imported")
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[path.stem] = module  # dataclasses and pickling look their module up by name
+        _import(lambda: spec.loader.exec_module(module), where)  # type: ignore[union-attr]
+        return module
+    if os.getcwd() not in sys.path:
+        sys.path.insert(0, os.getcwd())  # as `python -m` does: a module of the current folder
+    found: list[ModuleType] = []
+    _import(lambda: found.append(importlib.import_module(where)), where)
+    return found[0]
+
+
+def _import(run: Callable[[], object], where: str) -> None:
+    try:
+        run()
+    except ModuleNotFoundError as error:
+        raise CommandError(f"cannot import {where}: {error}") from None
+    except Exception as error:  # the user's module failed while it was imported
+        raise CommandError(f"importing {where} raised {type(error).__name__}: {error}") from None
+
+
+def _takes_runtime(fn: Callable[..., object], shown: str) -> bool:
+    try:
+        signature = inspect.signature(fn)
+    except (TypeError, ValueError):
+        return False
+    required = [
+        p
+        for p in signature.parameters.values()
+        if p.default is p.empty and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
+    ]
+    if len(required) > 1:
+        raise CommandError(
+            f"{shown} needs {len(required)} arguments: the program's main thread takes none (plain "
+            "threading) or one, the controlled runtime"
+        )
+    return len(required) == 1
+
+
+__all__ = ["is_own", "load"]

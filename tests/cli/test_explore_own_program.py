@@ -1,0 +1,134 @@
+"""`lanecheck explore MODULE:FUNCTION` / `FILE.py:FUNCTION`: a program of the user's own, written
+against plain ``threading``, explored in patch mode; its failure replays from the printed string,
+and what cannot be loaded is refused naming the problem (exit 2)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from model_checks.cli import app
+
+runner = CliRunner()
+
+PROGRAM = '''
+import queue
+import threading
+
+counter = {"n": 0}
+
+
+def lost_update():
+    def bump():
+        counter["n"] = counter["n"] + 1
+
+    threads = [threading.Thread(target=bump) for _ in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+
+
+def workers_then_join():
+    q = queue.Queue()
+    done = []
+    mutex = threading.Lock()
+
+    def worker():
+        while True:
+            item = q.get()
+            with mutex:
+                done.append(item)
+            q.task_done()
+
+    threading.Thread(target=worker, daemon=True).start()
+    q.put(1)
+    q.join()
+    with mutex:
+        assert done == [1]
+
+
+def with_runtime(rt):
+    flag = rt.event()
+    rt.start_thread(flag.set, "setter")
+    flag.wait()
+
+
+def two_arguments(a, b):
+    pass
+
+
+NOT_A_FUNCTION = 3
+'''
+
+
+@pytest.fixture
+def program_file(tmp_path: Path) -> Path:
+    path = tmp_path / "user_program.py"
+    path.write_text(PROGRAM)
+    return path
+
+
+@pytest.mark.timeout(120)
+def test_a_correct_program_is_proved(program_file: Path) -> None:
+    result = runner.invoke(app, ["explore", f"{program_file}:workers_then_join", "--json"])
+    assert result.exit_code == 0, result.output
+    facts = json.loads(result.output)
+    assert facts["verdict"] == "exhaustive" and facts["races"] is True
+
+
+@pytest.mark.timeout(120)
+def test_a_function_taking_the_runtime_is_given_it(program_file: Path) -> None:
+    result = runner.invoke(app, ["explore", f"{program_file}:with_runtime"])
+    assert result.exit_code == 0, result.output
+
+
+@pytest.mark.timeout(120)
+def test_a_race_is_found_and_its_schedule_replays(
+    program_file: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # as a module of the current folder, the way `python -m` finds it
+    monkeypatch.chdir(program_file.parent)
+    monkeypatch.delitem(sys.modules, "user_program", raising=False)
+    found = runner.invoke(app, ["explore", "user_program:lost_update", "--json"])
+    assert found.exit_code == 1, found.output
+    facts = json.loads(found.output)
+    assert facts["failure"]["kind"] == "data_race"
+    replayed = runner.invoke(
+        app, ["explore", "user_program:lost_update", "--replay", facts["failure"]["schedule"], "--json"]
+    )
+    assert replayed.exit_code == 1, replayed.output
+    assert json.loads(replayed.output)["failure"]["kind"] == "data_race"
+
+
+@pytest.mark.parametrize(
+    ("target", "says"),
+    [
+        ("{file}:missing", "has no 'missing'"),
+        ("{file}:NOT_A_FUNCTION", "is a int, not a function"),
+        ("{file}:two_arguments", "needs 2 arguments"),
+        ("{dir}/absent.py:main", "no such file"),
+        ("no_such_module_anywhere:main", "cannot import no_such_module_anywhere"),
+        (":main", "give MODULE:FUNCTION"),
+    ],
+)
+def test_what_cannot_be_loaded_is_refused_naming_the_problem(
+    program_file: Path, target: str, says: str
+) -> None:
+    name = target.format(file=program_file, dir=program_file.parent)
+    result = runner.invoke(app, ["explore", name])
+    assert result.exit_code == 2, result.output
+    assert says in result.output
+
+
+def test_a_swarm_is_refused_for_an_own_program(program_file: Path) -> None:
+    result = runner.invoke(
+        app,
+        ["explore", f"{program_file}:lost_update", "--swarm", "2", "--engine", "ray", "--strategy", "pct"],
+    )
+    assert result.exit_code == 2, result.output
+    assert "--swarm" in result.output and "built-in scenarios" in result.output
