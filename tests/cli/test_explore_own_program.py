@@ -15,7 +15,7 @@ from model_checks.cli import app
 
 runner = CliRunner()
 
-PROGRAM = '''
+PROGRAM = """
 import queue
 import threading
 
@@ -63,7 +63,7 @@ def two_arguments(a, b):
 
 
 NOT_A_FUNCTION = 3
-'''
+"""
 
 
 @pytest.fixture
