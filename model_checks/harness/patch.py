@@ -35,6 +35,10 @@ _CURRENT: list[ControlledRuntime | None] = [None]
 
 def set_current(rt: ControlledRuntime | None) -> None:
     _CURRENT[0] = rt
+    _MADE[0] = 0  # each execution numbers its threads from 1, as a fresh interpreter would
+
+
+_MADE = [0]  # ``Thread`` objects made in the running execution
 
 
 _ACTIVE = [0]  # how many ``patched`` blocks are open (race detection defaults on inside one)
@@ -105,11 +109,15 @@ class Thread:
         self._target = target
         self._args = args
         self._kwargs = kwargs or {}
-        # hashed by when it was made in the execution, not by address: a program that keeps
+        # hashed by the order it was made in the execution, not by address: a program that keeps
         # threads in a set (``ThreadPoolExecutor`` joins ``self._threads`` in set order) then
         # meets them in the same order whenever a schedule is replayed
-        self._made = len(rt._ex.objects)
-        self._name = name or f"Thread-{self._made}"
+        _MADE[0] += 1
+        self._made = _MADE[0]
+        # as ``threading`` names them: ``Thread-N (target)``
+        called = getattr(target, "__name__", None)
+        own_name = f"Thread-{self._made}" + (f" ({called})" if called is not None else "")
+        self._name = name or own_name
         # as ``threading``: a new thread is a daemon if the thread creating it is one
         creator = rt._ex.running_thread()
         inherited = creator is not None and rt._ex.threads[creator].daemon

@@ -354,7 +354,7 @@ class RaceDetector:
             self.racy = [(first[1], first[2]), (second[1], second[2])]
         what = what_of(second)
         a, b = ex.thread_label(first[0]), ex.thread_label(second[0])
-        if a == b:  # two threads of one name (patch mode numbers Thread-N lazily): say which
+        if a == b:  # two threads the program gave one name: say which
             a, b = f"{a} (thread #{first[0]})", f"{b} (thread #{second[0]})"
         msg = (
             f"data race on {what}: {verb(first)} by {a} at {where(first, short=True)} and "

@@ -329,3 +329,14 @@ def join_current_thread() -> None:
 
     _run_all([threading.Thread(target=joins_itself)])
     assert refused == ["cannot join current thread"], refused
+
+
+def philosophers_bug() -> None:
+    """Each takes its left fork, then its right: all three can hold one and wait for ever."""
+    forks = [threading.Lock() for _ in range(3)]
+
+    def eat(seat: int) -> None:
+        with forks[seat], forks[(seat + 1) % 3]:
+            pass
+
+    _run_all([threading.Thread(target=eat, args=(seat,)) for seat in range(3)])

@@ -150,3 +150,10 @@ def test_a_daemon_thread_of_the_runtime_api_is_left_where_it_waits() -> None:
 
     result = check(program)
     assert result.failure is None and result.verdict == "exhaustive", result.report()
+
+
+def test_threads_are_named_as_threading_names_them_in_a_report() -> None:
+    # the deadlock's message names each thread; they all read one name before
+    _caught(
+        prog.philosophers_bug, "deadlock", "blocked: main, Thread-1 (eat), Thread-2 (eat), Thread-3 (eat)"
+    )

@@ -47,7 +47,8 @@ def test_lost_update_is_a_race_with_both_sites_in_the_report() -> None:
     report = result.report()
     assert "write of Counter.count" in report and "read of Counter.count" in report
     assert "self.count += 1" in report  # the source line of both sites
-    assert "thread #1" in report and "thread #2" in report  # both threads (same default names)
+    # both threads, by their names as ``threading`` gives them: ``Thread-N (target)``
+    assert "Thread-1 (racy_inc)" in report and "Thread-2 (racy_inc)" in report
     assert "replay" in report
 
 
