@@ -36,6 +36,9 @@ _CURRENT: list[ControlledRuntime | None] = [None]
 def set_current(rt: ControlledRuntime | None) -> None:
     _CURRENT[0] = rt
     _MADE[0] = 0  # each execution numbers its threads from 1, as a fresh interpreter would
+    # the thread objects of earlier executions (keyed by their runtime's id, which a later
+    # runtime may reuse) must not answer ``current_thread`` in this one
+    _THREAD_OBJECTS.clear()
 
 
 _MADE = [0]  # ``Thread`` objects made in the running execution
