@@ -42,7 +42,20 @@ from dataclasses import replace
 
 # EXTENDS akka_mailbox_state: its constants, variables, operators and invariants are this module's too.
 from spec.akka_mailbox_state import *  # noqa: F403
-from spec.language import WF, Action, Emitted, EventuallyAlways, Function, Spec, SpecBuilder, emit
+from spec.language import (
+    WF,
+    Action,
+    Append,
+    Emitted,
+    EventuallyAlways,
+    Function,
+    Head,
+    Seq,
+    Spec,
+    SpecBuilder,
+    Tail,
+    emit,
+)
 
 # ============================================================================ CONSTANTS
 
@@ -78,7 +91,7 @@ def Init(c: Constants) -> list[Vars]:
     return [
         Vars(
             status=Function.const(boxes, OPEN),
-            queue=Function.const(boxes, ()),
+            queue=Function.const(boxes, Seq()),
             executor=(),
             producer=Function.const(Producers(c), (IDLE, 0, None)),
             worker=Function.const(Workers(c), (IDLE, None, 0)),
@@ -149,7 +162,7 @@ def Enqueue(c: Constants, s: Vars, p: str) -> object:
     position = s.sent[mb] + 1
     return emit(
         s._replace(
-            queue=s.queue.except_(mb, (*s.queue[mb], (position, item))),
+            queue=s.queue.except_(mb, Append(s.queue[mb], (position, item))),
             sent=s.sent.except_(mb, position),
             producer=s.producer.except_(p, (P_RECHECK, k + 1, mb)),
         ),
@@ -292,7 +305,7 @@ def Process(c: Constants, s: Vars, w: str) -> object:
     pc, mb, n = s.worker[w]
     if pc != W_DEQUEUE or mb is None or not s.queue[mb]:
         return None
-    (position, item), rest = s.queue[mb][0], s.queue[mb][1:]
+    (position, item), rest = Head(s.queue[mb]), Tail(s.queue[mb])
     done = n + 1
     return emit(
         s._replace(

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import ClassVar, NamedTuple
 
-from spec.language import Function
+from spec.language import Function, Seq
 from spec.processes import Producers as Producers  # re-exported: spec/akka_mailbox.py
 from spec.processes import Scripted
 from spec.processes import Workers as Workers
@@ -85,7 +85,7 @@ def Registrars(c: Constants) -> tuple[str, ...]:
 
 class Vars(NamedTuple):
     status: Function[int, int]  # the status word: Closed bit 1, Scheduled bit 2, suspend count * 4
-    queue: Function[int, tuple[Queued, ...]]  # the message queue (under its own lock)
+    queue: Function[int, Seq[Queued]]  # the message queue (under its own lock)
     executor: tuple[int, ...]  # the executor's FIFO of mailboxes to run
     # Per process: the program counter and what it holds.
     producer: Function[str, tuple[str, int, int | None]]  # (pc, sends done, mailbox being registered)
@@ -199,7 +199,9 @@ def CleanedUp(s: Vars, mb: int) -> tuple[Vars, list[Item]]:
     """cleanUp under the consumer lock (pops until empty: one step): the queue goes to the dead
     letters. The next state and the messages it dead-lettered."""
     items = [item for _, item in s.queue[mb]]
-    return s._replace(queue=s.queue.except_(mb, ()), dead=s.dead.except_(mb, s.dead[mb] + len(items))), items
+    return s._replace(
+        queue=s.queue.except_(mb, Seq()), dead=s.dead.except_(mb, s.dead[mb] + len(items))
+    ), items
 
 
 def SendAt(c: Constants, s: Vars, p: str) -> tuple[int, int, Item] | None:

@@ -37,9 +37,13 @@ from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping, Seq
 from dataclasses import dataclass, field, replace
 from typing import Any, Generic, TypeVar, overload
 
-# TLA functions (``status[lane]``) and EXCEPT have a module of their own; they are part of this
+# TLA functions (``status[lane]``), EXCEPT and sequences have a module of their own; they are part of this
 # vocabulary, so they are offered here too.
+from spec.function import Append as Append
 from spec.function import Function as Function
+from spec.function import Head as Head
+from spec.function import Seq as Seq
+from spec.function import Tail as Tail
 from spec.function import replace_at as replace_at
 
 K = TypeVar("K", bound=Hashable)
@@ -450,7 +454,7 @@ def _plain(value: Any) -> Any:
     """A JSON-friendly rendering of a state value."""
     if isinstance(value, Function):
         return {str(k): _plain(v) for k, v in value.items()}
-    if isinstance(value, tuple):
+    if isinstance(value, tuple | Seq):
         return [_plain(v) for v in value]
     return value
 

@@ -397,7 +397,7 @@ class TraceSearch:
         frontier: list[State] = []
         for s in states:
             for fn, args in deferred_for(s, key_of(s), procs):
-                nxt = fn(c, s, *args)
+                nxt = fn(c, s, args[0]) if len(args) == 1 else fn(c, s, *args)
                 if nxt is not None and nxt not in states:
                     frontier.append(nxt)
         if not frontier:
@@ -420,7 +420,7 @@ class TraceSearch:
                     found = by_key.get(key)
                     insts = insts + (found if found is not None else instances(s, key))
             for fn, args in insts:
-                nxt = fn(c, s, *args)
+                nxt = fn(c, s, args[0]) if len(args) == 1 else fn(c, s, *args)
                 if nxt is not None and nxt not in seen:
                     seen.add(nxt)
                     todo.append(nxt)

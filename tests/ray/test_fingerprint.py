@@ -10,13 +10,13 @@ import sys
 import pytest
 
 from model_checks.explorer.ray import fingerprint, portable
-from spec.language import Function
+from spec.language import Append, Function, Seq, Tail
 
-STATE = (Function(("a", "b"), ("idle", None)), ("p0", 3, None), frozenset({"x", "y"}))
+STATE = (Function(("a", "b"), ("idle", None)), ("p0", 3, None), frozenset({"x", "y"}), Seq(["m", "n"]))
 SNIPPET = """
-from spec.language import Function
+from spec.language import Function, Seq
 from model_checks.explorer.ray import fingerprint
-state = (Function(("a", "b"), ("idle", None)), ("p0", 3, None), frozenset({"x", "y"}))
+state = (Function(("a", "b"), ("idle", None)), ("p0", 3, None), frozenset({"x", "y"}), Seq(["m", "n"]))
 print(fingerprint.digest(state), hash(state))
 """
 
@@ -45,6 +45,9 @@ def test_equal_values_digest_alike_and_unequal_ones_apart() -> None:
     assert fingerprint.digest((1, "a")) != fingerprint.digest((1, "a", None))
     assert fingerprint.digest("1") != fingerprint.digest(1)
     assert fingerprint.digest(frozenset({1, 2})) == fingerprint.digest(frozenset({2, 1}))
+    # A sequence by its elements, however it was built, and never as the tuple it is not equal to.
+    assert fingerprint.digest(Tail(Append(Seq(["l", "m"]), "n"))) == fingerprint.digest(Seq(["m", "n"]))
+    assert fingerprint.digest(Seq(["m", "n"])) != fingerprint.digest(("m", "n"))
 
 
 def test_a_value_without_canonical_encoding_is_refused_by_name() -> None:

@@ -28,7 +28,7 @@ from spec.akka_mailbox import (
     SetLocal,
     Vars,
 )
-from spec.language import emit, variant
+from spec.language import Append, Head, Tail, emit, variant
 
 # --- no-recheck: the run ends with setAsIdle and never registers again ----------------------
 
@@ -109,7 +109,7 @@ def ProcessPastThroughput(c: Constants, s: Vars, w: str) -> object:
     pc, mb, n = s.worker[w]
     if pc != W_DEQUEUE or mb is None or not s.queue[mb]:
         return None
-    (position, item), rest = s.queue[mb][0], s.queue[mb][1:]
+    (position, item), rest = Head(s.queue[mb]), Tail(s.queue[mb])
     return emit(
         s._replace(
             queue=s.queue.except_(mb, rest),
@@ -207,7 +207,7 @@ def EnqueueDecided(c: Constants, s: Vars, p: str) -> object:
     then = (R_CAS, k + 1, mb) if word == am.OPEN else (IDLE, k + 1, None)
     return emit(
         s._replace(
-            queue=s.queue.except_(mb, (*s.queue[mb], (position, send[1]))),
+            queue=s.queue.except_(mb, Append(s.queue[mb], (position, send[1]))),
             sent=s.sent.except_(mb, position),
             producer=s.producer.except_(p, then),
         ),

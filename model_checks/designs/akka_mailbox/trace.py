@@ -51,19 +51,20 @@ from model_checks.designs.akka_mailbox.trace_search import (
     DEFERRED,
     ENABLED_AT,
     UNIT_FIELD,
+    PcKey,
     local_pc,
     mailbox_of,
-    pc_key,
 )
 from model_checks.designs.akka_mailbox.verify_rows import WHOLE_RUN_FAILURES as WHOLE_RUN_FAILURES
 from spec import akka_mailbox as am
+from spec.language import Seq
 
 DESIGN = "akka-mailbox"
 HEADER = HeaderConfig(index="mailbox", units="mailboxes", indexed=("workers",), sizes=("throughput",))
 # A mailbox the trace has not named yet: open and empty, nothing ever sent to it, in every state.
 UNNAMED_MAILBOX = {
     "status": am.OPEN,
-    "queue": (),
+    "queue": Seq(),
     "sent": 0,
     "processed": 0,
     "last": 0,
@@ -191,7 +192,7 @@ class AkkaChecker:
             check_invariants=False,
             local=local_pc,
             enabled_at=ENABLED_AT,
-            pc_key=pc_key,
+            pc_key=PcKey(),
             deferred=deferred,
             unit=mailbox_of,
             unit_field=UNIT_FIELD,

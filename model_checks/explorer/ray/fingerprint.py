@@ -19,7 +19,7 @@ from hashlib import blake2b
 from operator import itemgetter
 from typing import Any
 
-from spec.language import Function
+from spec.language import Function, Seq
 
 MEMO_LIMIT = 1 << 20  # owner-field values remembered per process; beyond it, digested each time
 
@@ -56,6 +56,10 @@ def _encode(value: Any, out: list[bytes]) -> None:
         out.append(b"(" + struct.pack("<I", len(value)))
         for item in value:
             _encode(item, out)
+    elif isinstance(value, Seq):  # equal sequences hold equal elements, and never equal a tuple
+        out.append(b"<" + struct.pack("<I", len(value)))
+        for item in value:
+            _encode(item, out)
     elif isinstance(value, Function):
         out.append(b"f")
         _encode(value.domain(), out)
@@ -70,8 +74,8 @@ def _encode(value: Any, out: list[bytes]) -> None:
         _encode((type(value).__qualname__, tuple(getattr(value, n) for n in names)), out)
     else:
         raise TypeError(
-            f"the ray engine cannot fingerprint a {type(value).__qualname__} in a state: it has no "
-            "canonical encoding (use ints, strings, tuples, Functions, sets, enums, dataclasses or None)"
+            f"the ray engine cannot fingerprint a {type(value).__qualname__} in a state: it has no canonical"
+            " encoding (use ints, strings, tuples, Functions, Seqs, sets, enums, dataclasses or None)"
         )
 
 
