@@ -45,9 +45,12 @@ def show(value: object) -> str:
 
 def count(field: str, value: object, *, minimum: int = 1, maximum: int = MAX_SIZE) -> int:
     """An ``int`` (not ``bool``, not ``float``) in ``[minimum, maximum]``."""
-    if not isinstance(value, int) or isinstance(value, bool):  # a flag is never a count
-        raise TypeError(f"{field} must be an int, got {type(value).__name__} {show(value)}")
-    number = int.__int__(value)  # an int subclass's own comparisons are not trusted
+    if type(value) is int:  # a plain int (most calls): none of the tests below can refuse it
+        number = value
+    else:
+        if not isinstance(value, int) or isinstance(value, bool):  # a flag is never a count
+            raise TypeError(f"{field} must be an int, got {type(value).__name__} {show(value)}")
+        number = int.__int__(value)  # an int subclass's own comparisons are not trusted
     if number < minimum:
         raise ValueError(f"{field} must be at least {minimum}, got {show(number)}")
     if number > maximum:
@@ -80,10 +83,15 @@ def checked_index(field: str, value: object, size: int) -> int:
 
 def sequence(field: str, value: object, *, maximum: int) -> list[Any]:
     """A sequence (not a string, not an iterator) of 1 to ``maximum`` elements, copied to a list."""
-    if isinstance(value, str | bytes | bytearray) or not isinstance(value, Sequence):
+    items: Sequence[Any]
+    if type(value) is list or type(value) is tuple:  # most calls: spared the ABC's isinstance
+        items = value
+    elif isinstance(value, str | bytes | bytearray) or not isinstance(value, Sequence):
         raise TypeError(f"{field} must be a sequence (a list or a tuple), got {type(value).__name__}")
+    else:
+        items = value
     try:
-        length = len(value)
+        length = len(items)
     except OverflowError:  # e.g. range(2**70): its length does not fit a C size
         raise ValueError(f"{field} may hold at most {maximum} elements, got more than 2**63") from None
     if length < 1:
@@ -130,11 +138,12 @@ def provides(field: str, value: object, methods: tuple[str, ...], *, optional: b
     """An object with every method in ``methods`` (a runtime, a tracer), or ``None`` when ``optional``."""
     if value is None and optional:
         return None
-    missing = [name for name in methods if not callable(getattr(value, name, None))]
-    if missing:
-        raise TypeError(
-            f"{field} must provide {', '.join(methods)}; {type(value).__name__} lacks {', '.join(missing)}"
-        )
+    for name in methods:
+        if not callable(getattr(value, name, None)):  # refused: the message names all it lacks
+            missing = ", ".join(m for m in methods if not callable(getattr(value, m, None)))
+            raise TypeError(
+                f"{field} must provide {', '.join(methods)}; {type(value).__name__} lacks {missing}"
+            )
     return value
 
 

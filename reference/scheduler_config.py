@@ -9,7 +9,7 @@ between the ToolKit factory's sizes and the small ones the model checks use.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from enum import Enum
 from typing import Any, Generic, NamedTuple, TypeVar
 
@@ -67,12 +67,16 @@ class SchedulerConfig:
 
     def as_trace_config(self) -> dict[str, int]:
         """A trace header's ``config`` object: these fields, by their names, in this order."""
-        # (not ``asdict``, which deep-copies each value: a traced scheduler's construction paid
-        # for it, and the harness builds one per execution)
-        return {name: getattr(self, name) for name in _CONFIG_FIELDS}
-
-
-_CONFIG_FIELDS = tuple(f.name for f in fields(SchedulerConfig))
+        # (a display, not ``asdict``, which deep-copies each value, nor a comprehension over the
+        # fields: a traced scheduler's construction paid for either, and the harness builds one
+        # per execution)
+        return {
+            "lanes": self.lanes,
+            "workers": self.workers,
+            "lane_capacity": self.lane_capacity,
+            "max_per_drain": self.max_per_drain,
+            "ready_capacity": self.ready_capacity,
+        }
 
 
 def checked_config(
@@ -91,8 +95,9 @@ def checked_config(
     size_rule = arguments.member("sizing", sizing, Sizing)
     specs = arguments.sequence("lanes", lanes, maximum=MAX_LANES)
     for i, spec in enumerate(specs):
-        arguments.instance(f"lanes[{i}]", spec, LaneSpec)
-        arguments.function(f"lanes[{i}].invoke", spec.invoke)
+        if type(spec) is not LaneSpec or not callable(spec.invoke):  # the field names only if refused
+            arguments.instance(f"lanes[{i}]", spec, LaneSpec)
+            arguments.function(f"lanes[{i}].invoke", spec.invoke)
     worker_count = arguments.count("workers", workers, maximum=MAX_WORKERS)
     toolkit = size_rule is Sizing.TOOLKIT
     size = arguments.power_of_two if toolkit else arguments.count
@@ -107,14 +112,9 @@ def checked_config(
                 f"ready_capacity must be at least the number of lanes ({len(specs)}), got {ready}: "
                 "every lane may be queued at once"
             )
-    config = SchedulerConfig(
-        lanes=len(specs),
-        workers=worker_count,
-        lane_capacity=capacity,
-        max_per_drain=budget,
-        ready_capacity=ready,
-    )
-    return specs, config
+    # (positional: a frozen dataclass's construction by keywords costs a third more, and the
+    # harness builds a scheduler per execution)
+    return specs, SchedulerConfig(len(specs), worker_count, capacity, budget, ready)
 
 
 def config_error(
@@ -131,13 +131,24 @@ def config_error(
     )
 
 
-def check_options(options: dict[str, object]) -> None:
-    arguments.runtime(options["runtime"])
-    arguments.tracer(options["tracer"])
-    for name in ("on_error", "on_discard", "item_label"):
-        arguments.function(name, options[name], optional=True)
-    for name in ("lane_factory", "pool_factory"):
-        arguments.function(name, options[name])
+def check_options(
+    *,
+    runtime: object,
+    tracer: object,
+    on_error: object,
+    on_discard: object,
+    item_label: object,
+    lane_factory: object,
+    pool_factory: object,
+) -> None:
+    """The scheduler's other arguments, in this order; ``TypeError`` naming the first refused."""
+    arguments.runtime(runtime)
+    arguments.tracer(tracer)
+    for name, hook in (("on_error", on_error), ("on_discard", on_discard), ("item_label", item_label)):
+        if hook is not None:  # (``None``, the default, needs no call)
+            arguments.function(name, hook)
+    arguments.function("lane_factory", lane_factory)
+    arguments.function("pool_factory", pool_factory)
 
 
 __all__ = [

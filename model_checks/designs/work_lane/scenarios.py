@@ -211,7 +211,7 @@ def lane_program(
             obs.errors[lane].append((lane, item, type(exc).__name__))
 
         sched: WorkerScheduler[tuple[int, int]] = build(
-            [LaneSpec(invoke, context=i) for i in range(sc.lanes)],
+            [LaneSpec(invoke, i) for i in range(sc.lanes)],
             workers=sc.workers,
             lane_capacity=sc.capacity,
             max_per_drain=sc.budget,
@@ -222,7 +222,10 @@ def lane_program(
             sizing=Sizing.CHECKING,  # the spec's small sizes (capacity 1, ready queue = lanes)
             **scheduler_options,
         )
-        holder.append(sched)
+        if sc.stop_from_callback:
+            # Only then: the lanes hold ``invoke``, so the scheduler in its closure is a cycle
+            # left to the cyclic collector after every execution.
+            holder.append(sched)
         handles = [sched.get_lane(i)[1] for i in range(sc.lanes)]
 
         producer = round_robin_producers(
