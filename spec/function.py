@@ -64,7 +64,9 @@ class Function(Generic[K, V]):
         return self._values
 
     def items(self) -> Iterator[tuple[K, V]]:
-        return zip(self._keys, self._values, strict=True)
+        # Keys and values have one length (``__init__`` checks): no ``strict``, whose keyword
+        # argument takes ``zip`` off its fast call (the trace search calls this in every step).
+        return zip(self._keys, self._values)  # noqa: B905
 
     def __iter__(self) -> Iterator[K]:
         return iter(self._keys)
@@ -111,7 +113,11 @@ def replace_at(values: tuple[V, ...], i: int, value: V) -> tuple[V, ...]:
     post: __return__[i] == value
     post: all(__return__[j] == values[j] for j in range(len(values)) if j != i)
     """
-    return (*values[:i], value, *values[i + 1 :])
+    # One copy, one store: compiled, this is a few calls where two slices and their unpacking
+    # into a new tuple were many (``except_`` builds every successor state's changed functions).
+    changed = list(values)
+    changed[i] = value
+    return tuple(changed)
 
 
 # ============================================================================ sequences

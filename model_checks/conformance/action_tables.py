@@ -4,7 +4,7 @@ process. Recomputed when a process (or an index) joins; nothing here is per stat
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Mapping
+from collections.abc import Callable, Hashable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -91,3 +91,87 @@ def steps_at(
             (fn, args) for fn, args, allowed in gated.get(process, ()) if allowed is None or pc in allowed
         ]
     return found
+
+
+class PartSteps:
+    """What the search reads of one part of a state's pcs (``TraceSearch(pc_parts=...)``): its
+    processes' internal steps (not deferred) that can be enabled there, in the part's order, and
+    per process whose deferred steps can start there those steps."""
+
+    def __init__(
+        self,
+        pcs: tuple[tuple[Hashable, Hashable], ...],
+        steps: list[Instance],
+        deferred: list[tuple[Hashable, list[Instance]]],
+    ) -> None:
+        self.pcs = pcs  # the part's ``(process, pc)`` pairs
+        self.steps = steps
+        self.deferred = deferred
+        # the deferring processes whose pc lets one of their deferred steps start
+        self.starts = tuple([p for p, _ in deferred])
+
+
+# Per process, per pc: its steps taken at once and its deferred steps enabled there (both lists
+# are ``steps_at``'s, looked up together).
+BothAt = dict[Hashable, dict[Hashable, tuple[list[Instance], list[Instance]]]]
+
+
+def part_steps(
+    pairs: tuple[tuple[Hashable, Hashable], ...],
+    both: BothAt,
+    by_pc: dict[Hashable, dict[Hashable, list[Instance]]],
+    by_process: Mapping[Hashable, list[Gated]],
+    deferred_at: dict[Hashable, dict[Hashable, list[Instance]]],
+    deferred_by_process: Mapping[Hashable, list[Gated]],
+) -> PartSteps:
+    """The steps of the ``(process, pc)`` pairs of one part, from the per-process tables
+    (``steps_at``): the steps taken at once and the deferred ones, each in the pairs' order."""
+    steps: list[Instance] = []
+    deferred: list[tuple[Hashable, list[Instance]]] = []
+    for p, pc in pairs:
+        per = both.get(p)
+        if per is None:
+            per = both[p] = {}
+        at = per.get(pc)
+        if at is None:
+            at = per[pc] = (
+                steps_at(by_pc, by_process, p, pc),
+                steps_at(deferred_at, deferred_by_process, p, pc),
+            )
+        steps.extend(at[0])
+        if at[1]:
+            deferred.append((p, at[1]))
+    return PartSteps(pairs, steps, deferred)
+
+
+class FunctionPcs:
+    """A part's pcs (``TraceSearch(pc_parts=...)``) read off a component that is a ``Function``
+    from process to its local tuple, whose item ``index`` is the pc: ``(process, pc)`` for each
+    process, in the function's order. Compiled with the search, so that a part it meets at every
+    new function (about every event) costs no Python; ``refine(process, local)`` gives the pc
+    instead where the item is one of ``refined`` (a pc the binding splits by what the trace has
+    shown so far: then ``forget_pcs`` when that changes)."""
+
+    def __init__(
+        self,
+        index: int = 0,
+        refined: Iterable[Hashable] = (),
+        refine: Callable[[Any, Any], Hashable] | None = None,
+    ) -> None:
+        self.index = index
+        self.refined = frozenset(refined)
+        self.refine = refine
+
+    def __call__(self, component: Any) -> tuple[tuple[Hashable, Hashable], ...]:
+        names: tuple[Hashable, ...] = component.domain()
+        locals_: tuple[Any, ...] = component.values()
+        refined = self.refined
+        refine = self.refine
+        index = self.index
+        pairs: list[tuple[Hashable, Hashable]] = []
+        for i, local in enumerate(locals_):
+            pc: Hashable = local[index]
+            if refine is not None and pc in refined:
+                pc = refine(names[i], local)
+            pairs.append((names[i], pc))
+        return tuple(pairs)

@@ -62,6 +62,10 @@ def _constant(name: str) -> Any:
 _DECODER = json.JSONDecoder(object_pairs_hook=_object, parse_constant=_constant)
 # The decoder's own scanner: what ``json.loads`` calls, minus its per-call checks and regex passes.
 _SCAN: Callable[[str, int], tuple[Any, int]] = _DECODER.scan_once  # type: ignore[attr-defined]
+# The same without the duplicate-key hook (``parse_line`` says when its object can be trusted).
+_SCAN_PLAIN: Callable[[str, int], tuple[Any, int]] = json.JSONDecoder(  # type: ignore[attr-defined]
+    parse_constant=_constant
+).scan_once
 _STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"', re.S)
 _NOT_BRACKET = re.compile(r"[^\[\]{}]+")
 _STEP = bytes.maketrans(b"[]{}", b"\x01\xff\x01\xff")  # +1 / -1 as signed bytes
@@ -79,6 +83,16 @@ def parse_line(text: str, line: int) -> Any:
     # Cheap bound first: fewer opening brackets than the limit cannot nest deeper than it.
     if text.count("[") + text.count("{") > MAX_DEPTH or len(text) > MAX_LINE_BYTES:
         _check_shape(text, line)
+    # Fast path: the plain scanner, without a Python call per object. Its object can hide a
+    # repeated key, unless it has as many keys as the line has colons: every key, at any depth,
+    # has a colon after it, so then none repeats and nothing nests (a colon inside a string
+    # only sends the line the slow way).
+    try:
+        obj, end = _SCAN_PLAIN(text, 0)
+    except (StopIteration, ValueError, RecursionError):
+        end = -1
+    if end == len(text) and type(obj) is dict and len(obj) == text.count(":"):
+        return obj
     try:
         obj, end = _SCAN(text, 0)
     except (StopIteration, ValueError, RecursionError):

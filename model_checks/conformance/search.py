@@ -28,7 +28,17 @@ from __future__ import annotations
 from collections.abc import Callable, Hashable, Iterable, Mapping
 from typing import Any, TypeVar
 
-from model_checks.conformance.action_tables import Gated, Instance, Labelled, action_tables, steps_at
+from model_checks.conformance.action_tables import (
+    BothAt,
+    Gated,
+    Instance,
+    Labelled,
+    PartSteps,
+    action_tables,
+    part_steps,
+    steps_at,
+)
+from model_checks.conformance.action_tables import FunctionPcs as FunctionPcs  # for bindings
 from model_checks.conformance.deferral import dominated, may_log, needed, needed_at_most, units_renamed
 from model_checks.conformance.near_miss import Miss as Miss
 from model_checks.conformance.near_miss import NoMatch as NoMatch
@@ -51,9 +61,10 @@ Observer = Callable[["TraceSearch"], None]
 
 _MISSING = object()
 
-# A ``pc_key`` with ``pc_parts``: parts of (process, pc) pairs (typed, so that the compiled search
-# walks them as tuples).
-PcParts = tuple[tuple[tuple[Hashable, Hashable], ...], ...]
+# One part of a state's pcs (``pc_parts``): ``(process, pc)`` pairs.
+PcPart = tuple[tuple[Hashable, Hashable], ...]
+# How a part is read off a state: (the state's component it depends on, the part of that component).
+PartOf = tuple[Callable[[State], Hashable], Callable[[Any], PcPart]]
 
 
 CACHE_LIMIT = 256  # entries of each memo keyed by pcs (``TraceSearch(cache_limit=...)``)
@@ -90,7 +101,7 @@ class TraceSearch:
         local: Callable[[State, Hashable], Hashable] | None = None,
         enabled_at: Mapping[str, frozenset[Hashable]] | None = None,
         pc_key: Callable[[State], Hashable] | None = None,
-        pc_parts: bool = False,
+        pc_parts: Iterable[PartOf] = (),
         deferred: Mapping[str, frozenset[str]] | None = None,
         unit: Callable[[State, Hashable], Hashable] | None = None,
         unit_field: str | None = None,
@@ -112,12 +123,15 @@ class TraceSearch:
         # enabled by it, so a state costs one call and one lookup, not one per process.
         # Without it the key is the tuple of ``local(state, p)`` over the processes.
         self.pc_key = pc_key
-        # ``pc_parts``: ``pc_key(state)`` is a tuple of parts, each a tuple of ``(process,
-        # local(state, process))`` pairs, together naming every process. A key the closure has not
-        # met is then put together from its processes' steps by (process, pc), without a call of
-        # ``local``: where processes move independently (producers and workers), whole
-        # keys rarely recur. Only with ``local`` (the pcs' meaning) and ``pc_key`` both given.
-        self.pc_parts = pc_parts and pc_key is not None and local is not None
+        # ``pc_parts``: the pcs in parts, each read off one component of a state, ``(component,
+        # part)``: ``part(component(state))`` is a tuple of ``(process, local(state, process))``
+        # pairs, and the parts together name every process (``pc_key`` is then not used). Each
+        # part's steps are worked out once per value of its component (remembered by identity
+        # first: a state mostly shares a component with the state it comes from), and a state's
+        # steps are its parts': where processes move independently (producers and workers), whole
+        # keys rarely recur, but each part's do. ``forget_pcs`` when a part's meaning changes
+        # (it may read the constants). Only with ``local`` (the pcs' meaning) given.
+        self.pc_parts: tuple[PartOf, ...] = tuple(pc_parts) if local is not None else ()
         # ``deferred[action]``: the actions (of other processes) it does not move right past;
         # it moves past every other one (``movers.violations`` checks the claim).
         self.deferred = dict(deferred or {})
@@ -160,9 +174,16 @@ class TraceSearch:
         # Per process, per pc: its steps (not deferred) and its deferred steps enabled there.
         self._by_pc: dict[Hashable, dict[Hashable, list[Instance]]] = {}
         self._deferred_at: dict[Hashable, dict[Hashable, list[Instance]]] = {}
+        self._both_at: BothAt = {}
         self._processes: tuple[Hashable, ...] = ()
         self._by_key: dict[Hashable, list[Instance]] = {}
         self._key_of: Callable[[State], Hashable] = self._pcs
+        # With ``pc_parts``: per part, its steps by the component's value, and the last component
+        # met with its steps (checked by identity first); the last state's parts.
+        self._part_memo: list[dict[Hashable, PartSteps]] = []
+        self._part_last: list[tuple[object, PartSteps | None]] = []
+        self._last_state: object = _MISSING
+        self._last_parts: tuple[PartSteps, ...] = ()
         self._labelled: dict[str, dict[Hashable, list[Labelled]]] = {}
         self._closed: set[State] | None = None
         self._rebind()
@@ -194,9 +215,57 @@ class TraceSearch:
         self._bounds = {}
         self._by_pc = {}
         self._deferred_at = {}
+        self._both_at = {}
         self._processes = tuple(t.by_process)
         self._by_key = {}
         self._key_of = self.pc_key if self.pc_key is not None else self._pcs if self.local else _no_key
+        self._part_memo = [{} for _ in self.pc_parts]
+        self._part_last = [(_MISSING, None) for _ in self.pc_parts]
+        self._last_state = _MISSING
+
+    def forget_pcs(self, part: int) -> None:
+        """Work the pcs of ``pc_parts[part]`` out again: what it reads besides its component (the
+        constants: a script entry announced) changed (without ``pc_parts``, nothing)."""
+        if not self.pc_parts:
+            return
+        self._part_memo[part].clear()
+        self._part_last[part] = (_MISSING, None)
+        self._last_state = _MISSING
+
+    def _parts(self, s: State) -> tuple[PartSteps, ...]:
+        """With ``pc_parts``: the steps of each part of ``s``'s pcs (its processes' steps at their
+        pcs), each worked out once per value of the part's component."""
+        if s is self._last_state:
+            return self._last_parts
+        found: list[PartSteps] = []
+        for i, (component_of, pcs_of) in enumerate(self.pc_parts):
+            component = component_of(s)
+            last = self._part_last[i]
+            part = last[1]
+            if component is not last[0] or part is None:
+                memo = self._part_memo[i]
+                part = memo.get(component)
+                if part is None:
+                    part = part_steps(
+                        pcs_of(component),
+                        self._both_at,
+                        self._by_pc,
+                        self._by_process,
+                        self._deferred_at,
+                        self._deferred_by_process,
+                    )
+                    _bounded(memo, self.cache_limit)[component] = part
+                self._part_last[i] = (component, part)
+            found.append(part)
+        parts = tuple(found)
+        self._last_state = s
+        self._last_parts = parts
+        return parts
+
+    def part_pcs(self, s: State) -> tuple[PcPart, ...]:
+        """With ``pc_parts``: each part's ``(process, pc)`` pairs in ``s``, as the search reads them
+        (tests compare them with ``local``)."""
+        return tuple([part.pcs for part in self._parts(s)])
 
     def _pcs(self, s: State) -> tuple[Hashable, ...]:
         local = self.local
@@ -207,16 +276,20 @@ class TraceSearch:
     def _instances_for(self, s: State, key: Hashable) -> list[Instance]:
         """The internal steps that can be enabled in a state whose processes' pcs give ``key``."""
         found: list[Instance] = []
-        if self.pc_parts:
-            parts: PcParts = key  # type: ignore[assignment]
-            for part in parts:
-                for p, pc in part:
-                    found.extend(self._instances_at(p, pc))
-        else:
-            for p, pc in zip(self._processes, self._pcs(s), strict=True):
-                found.extend(self._instances_at(p, pc))
+        for p, pc in zip(self._processes, self._pcs(s), strict=True):
+            found.extend(self._instances_at(p, pc))
         _bounded(self._by_key, self.cache_limit)[key] = found
         return found
+
+    def _steps_of(self, s: State) -> tuple[list[Instance], ...]:
+        """The internal steps (not deferred) that the pcs of ``s`` can enable, in lists."""
+        if self.pc_parts:
+            return tuple([part.steps for part in self._parts(s)])
+        if self.local is None:  # every internal step is tried in every state
+            return (self._internal,)
+        key = self._key_of(s)
+        found = self._by_key.get(key)
+        return (found if found is not None else self._instances_for(s, key),)
 
     def _instances_at(self, process: Hashable, pc: Hashable) -> list[Instance]:
         """The internal steps (not deferred) of ``process`` that can be enabled at ``pc``."""
@@ -246,50 +319,37 @@ class TraceSearch:
             return seen
         frontier = list(states)
         c = self.c
-        push = frontier.append
-        add = seen.add
         # Without ``local`` every internal step is tried in every state; with it, only those its
-        # process's program counter can enable, looked up by the state's key.
-        every = self._internal if self.local is None else None
-        key_of = self._key_of
-        by_key = self._by_key
-        instances = self._instances_for
+        # processes' program counters can enable, looked up by the state's key (or its parts').
         while frontier:
             s = frontier.pop()
-            insts = every
-            if insts is None:
-                key = key_of(s)
-                insts = by_key.get(key)
-                if insts is None:
-                    insts = instances(s, key)
-            for fn, args in insts:
-                # One argument (the process) is the common case: a call without a tuple built.
-                nxt = fn(c, s, args[0]) if len(args) == 1 else fn(c, s, *args)
-                if nxt is not None:
-                    # One hash per successor: most are duplicates, and hashing a state calls
-                    # every component's ``__hash__``.
-                    n = len(seen)
-                    add(nxt)
-                    if len(seen) != n:
-                        push(nxt)
+            for insts in self._steps_of(s):
+                for fn, args in insts:
+                    # One argument (the process) is the common case: a call without a tuple built.
+                    nxt = fn(c, s, args[0]) if len(args) == 1 else fn(c, s, *args)
+                    if nxt is not None:
+                        # One hash per successor: most are duplicates, and hashing a state calls
+                        # every component's ``__hash__``.
+                        n = len(seen)
+                        seen.add(nxt)
+                        if len(seen) != n:
+                            frontier.append(nxt)
         return seen
 
     # -- deferred steps ----------------------------------------------------------------------------
 
-    def _deferred_for(self, s: State, pcs: Hashable, processes: tuple[Hashable, ...]) -> list[Instance]:
+    def _deferred_for(self, s: State, processes: tuple[Hashable, ...]) -> list[Instance]:
         """The deferred steps of ``processes`` that their program counters in ``s`` can enable
-        (looked up by the state's key ``pcs``, as the closure's steps are)."""
+        (looked up by the state's key, or its parts' steps, as the closure's steps are)."""
         if self.pc_parts:
-            # The key names every process's pc: looked up per process and pc, no call of ``local``
-            # (whole keys rarely recur where processes move independently).
+            # The parts name every process's pc: no call of ``local``.
             steps: list[Instance] = []
-            parts: PcParts = pcs  # type: ignore[assignment]
-            for part in parts:
-                for p, pc in part:
+            for part in self._parts(s):
+                for p, later in part.deferred:
                     if p in processes:
-                        steps.extend(self._deferred_at_pc(p, pc))
+                        steps.extend(later)
             return steps
-        key = (pcs, processes)
+        key = (self._key_of(s), processes)
         found = self._deferred_by_key.get(key)
         if found is None:
             local = self.local
@@ -377,12 +437,9 @@ class TraceSearch:
         read off its key), with their units there: all that ``deferral.needed`` reads of a state."""
         unit = self.unit
         found: list[tuple[Hashable, Hashable]] = []
-        parts: PcParts = self._key_of(s)  # type: ignore[assignment]
-        deferring = self._deferred_names
-        for part in parts:
-            for q, pc in part:
-                if q in deferring and self._deferred_at_pc(q, pc):
-                    found.append((q, unit(s, q) if unit is not None else None))
+        for part in self._parts(s):
+            for q in part.starts:
+                found.append((q, unit(s, q) if unit is not None else None))
         return tuple(found)
 
     def _expand(self, states: set[State], taking: Iterable[Hashable]) -> set[State]:
@@ -390,13 +447,11 @@ class TraceSearch:
         and the deferred steps of ``taking``."""
         procs = tuple(taking)
         c = self.c
-        key_of = self._key_of
-        deferred_for = self._deferred_for
         # The held states' deferred steps first: most events find none enabled (a process in the
         # middle of its work), and then nothing is copied.
         frontier: list[State] = []
         for s in states:
-            for fn, args in deferred_for(s, key_of(s), procs):
+            for fn, args in self._deferred_for(s, procs):
                 nxt = fn(c, s, args[0]) if len(args) == 1 else fn(c, s, *args)
                 if nxt is not None and nxt not in states:
                     frontier.append(nxt)
@@ -405,25 +460,18 @@ class TraceSearch:
         seen = set(states)
         seen.update(frontier)
         todo = list(seen.difference(states))
-        by_key = self._by_key
-        instances = self._instances_for
-        every = self._internal if self.local is None else None
         eager = bool(self._internal)  # some internal steps are not deferred: close under them too
         while todo:
             s = todo.pop()
-            key = key_of(s)
-            insts = deferred_for(s, key, procs)
+            lists: tuple[list[Instance], ...] = (self._deferred_for(s, procs),)
             if eager:
-                if every is not None:
-                    insts = insts + every
-                else:
-                    found = by_key.get(key)
-                    insts = insts + (found if found is not None else instances(s, key))
-            for fn, args in insts:
-                nxt = fn(c, s, args[0]) if len(args) == 1 else fn(c, s, *args)
-                if nxt is not None and nxt not in seen:
-                    seen.add(nxt)
-                    todo.append(nxt)
+                lists += self._steps_of(s)
+            for insts in lists:
+                for fn, args in insts:
+                    nxt = fn(c, s, args[0]) if len(args) == 1 else fn(c, s, *args)
+                    if nxt is not None and nxt not in seen:
+                        seen.add(nxt)
+                        todo.append(nxt)
         return seen
 
     def _prune(self, states: set[State], procs: tuple[Hashable, ...] | None = None) -> set[State]:
@@ -432,8 +480,6 @@ class TraceSearch:
         c = self.c
         if procs is None:
             procs = tuple(self._deferred_by_process)
-        key_of = self._key_of
-        deferred_for = self._deferred_for
         held = list(states)
         # States by number: the graph below hashes each state once, not once per edge.
         number = {s: i for i, s in enumerate(held)}
@@ -441,7 +487,7 @@ class TraceSearch:
         any_edge = False
         for i, s in enumerate(held):
             edges: list[int] = []
-            for fn, args in deferred_for(s, key_of(s), procs):
+            for fn, args in self._deferred_for(s, procs):
                 nxt = fn(c, s, args[0]) if len(args) == 1 else fn(c, s, *args)
                 if nxt is not None:
                     j = number.get(nxt, i)

@@ -19,7 +19,7 @@ from model_checks.designs.schedule_gate import trace as gate_trace
 
 
 def _run(lines: list[str], monkeypatch: pytest.MonkeyPatch, limit: int | None) -> tuple[list[Any], int]:
-    """The states after each event, and the most entries the pcs memo held."""
+    """The states after each event, and the most entries a pcs memo held."""
     seen: list[Any] = []
     most = [0]
 
@@ -30,7 +30,7 @@ def _run(lines: list[str], monkeypatch: pytest.MonkeyPatch, limit: int | None) -
         def step(self, ev: Any, processes: Any) -> None:
             super().step(ev, processes)
             seen.append(frozenset(self.states))
-            most[0] = max(most[0], len(self._by_key))
+            most[0] = max(most[0], len(self._by_key), *(len(m) for m in self._part_memo))
 
     monkeypatch.setattr(gate_trace, "TraceSearch", Recording)
     verdict = validate_lines(lines)

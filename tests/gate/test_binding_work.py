@@ -1,6 +1,7 @@
-"""The Schedule Gate binding's per-event work (issue 24): the search's key (``pcs_key``), the
-refined program counter (``announced_pc``) and the Idle actors by gate function (``_track_idle``)
-must say exactly what the plain definitions say, and their memos stay bounded."""
+"""The Schedule Gate binding's per-event work (issue 24): the pcs the search reads off the states
+(``pc_parts``), the refined program counter (``announced_pc``) and the actors Idle since a
+producer's last event (``was_idle``) must say exactly what the plain definitions say, and their
+memos stay bounded."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from typing import Any
 import pytest
 
 from model_checks.bench.traces import trace_benches
+from model_checks.conformance.search import TraceSearch
 from model_checks.designs.schedule_gate import trace as gate_trace
 from model_checks.designs.schedule_gate.configs import CONFIGS
 from model_checks.designs.schedule_gate.trace import (
@@ -58,40 +60,63 @@ def _plain_key(checker: GateChecker, s: sg.Vars) -> tuple[tuple[tuple[str, str],
 
 
 class _PlainIdle(GateChecker):
-    """The binding as it was: every state's gates walked on every event."""
+    """The definition, walked: per producer a set of actors, every state's gates looked at after
+    every event (the binding as it was)."""
+
+    def __init__(self, config: dict[str, Any]) -> None:
+        self.plain: dict[str, set[int]] = {}
+        super().__init__(config)
+
+    def _grow(self, actor: int) -> None:
+        for seen in self.plain.values():
+            seen.update(range(self.c.actors, actor + 1))
+        super()._grow(actor)
+
+    def _add(self, role: str, name: str) -> None:
+        if role == "p":
+            self.plain[name] = set(range(self.c.actors))  # every gate starts Idle
+        super()._add(role, name)
 
     def _track_idle(self, p: str, actor: int) -> None:
-        if p in self.idle_since:
-            self.idle_since[p] = {
-                a for s in self.search.states for a, g in s.gate.items() if g.phase == sg.IDLE
-            }
+        if p in self.plain:
+            self.plain[p] = {a for s in self.search.states for a, g in s.gate.items() if g.phase == sg.IDLE}
         if any(s.gate[actor].phase == sg.IDLE for s in self.search.states):
-            for seen in self.idle_since.values():
+            for seen in self.plain.values():
                 seen.add(actor)
 
+    def was_idle(self, p: str, actor: int) -> bool:
+        return actor in self.plain[p]
 
-class _OnlyTheEventsActor(GateChecker):
+    def idle_since(self, p: str) -> set[int]:
+        return set(self.plain[p])
+
+
+class _OnlyTheEventsActor(_PlainIdle):
     """A wrong shortcut: only the event's actor is looked at (an event drops states, so other
     actors can stop being Idle in every state held)."""
 
     def _track_idle(self, p: str, actor: int) -> None:
-        if p in self.idle_since:
-            self.idle_since[p] = set()
+        if p in self.plain:
+            self.plain[p] = set()
         if any(s.gate[actor].phase == sg.IDLE for s in self.search.states):
-            for seen in self.idle_since.values():
+            for seen in self.plain.values():
                 seen.add(actor)
+
+
+def _idle_since(checker: GateChecker) -> dict[str, set[int]]:
+    return {p: checker.idle_since(p) for p in checker.c.producers}
 
 
 def _first_divergence(a: GateChecker, b: GateChecker, events: list[dict[str, Any]]) -> int | None:
     for n, ev in enumerate(events):
         a.step(ev)
         b.step(ev)
-        if a.idle_since != b.idle_since or a.search.states != b.search.states:
+        if _idle_since(a) != _idle_since(b) or a.search.states != b.search.states:
             return n
     return None
 
 
-def test_idle_actors_by_gate_function_are_the_walk_over_every_gate(
+def test_idle_since_a_producers_last_event_is_the_walk_over_every_gate(
     bench_trace: tuple[dict[str, Any], list[dict[str, Any]]],
 ) -> None:
     config, events = bench_trace
@@ -100,7 +125,7 @@ def test_idle_actors_by_gate_function_are_the_walk_over_every_gate(
     assert _first_divergence(_OnlyTheEventsActor(config), _PlainIdle(config), events) is not None
 
 
-def test_pcs_key_is_every_process_local_after_every_event(
+def test_the_parts_pcs_are_every_process_local_after_every_event(
     bench_trace: tuple[dict[str, Any], list[dict[str, Any]]],
 ) -> None:
     config, events = bench_trace
@@ -109,17 +134,45 @@ def test_pcs_key_is_every_process_local_after_every_event(
     for ev in events:
         checker.step(ev)
         for s in checker.search.states:
-            key = checker.pcs_key(s)
+            key = checker.search.part_pcs(s)
             assert key == _plain_key(checker, s), ev
             unannounced += P_IDLE_UNANNOUNCED in [pc for _, pc in key[0]]
     assert unannounced > 0  # the refinement is met, not only its absence
 
 
-def test_pcs_key_must_forget_when_a_post_is_announced(
+def _states_after_each_event(
+    config: dict[str, Any], events: list[dict[str, Any]], monkeypatch: pytest.MonkeyPatch, **options: Any
+) -> list[frozenset[Any]]:
+    class Searching(TraceSearch):
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            super().__init__(*args, **{**kwargs, **options})
+
+    with monkeypatch.context() as patch:
+        patch.setattr(gate_trace, "TraceSearch", Searching)
+        checker = GateChecker(config)
+        seen = []
+        for ev in events:
+            checker.step(ev)
+            seen.append(frozenset(checker.search.states))
+    return seen
+
+
+def test_steps_by_parts_and_by_local_give_the_same_states(
+    bench_trace: tuple[dict[str, Any], list[dict[str, Any]]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    config, events = bench_trace
+    by_parts = _states_after_each_event(config, events, monkeypatch)
+    by_local = _states_after_each_event(config, events, monkeypatch, pc_parts=())
+    tight = _states_after_each_event(config, events, monkeypatch, cache_limit=2)
+    assert by_parts == by_local == tight
+    assert any(len(states) > 1 for states in by_parts)  # the closure had choices to agree on
+
+
+def test_the_parts_pcs_must_be_forgotten_when_a_post_is_announced(
     bench_trace: tuple[dict[str, Any], list[dict[str, Any]]],
 ) -> None:
-    """The producers' part reads the posts: a post announced behind the memos' back leaves a
-    stale key, which the comparison with ``local`` catches (``_announce`` forgets them)."""
+    """The producers' part reads the posts: a post announced behind the search's back leaves
+    stale pcs, which the comparison with ``local`` catches (``_announce`` forgets them)."""
     config, events = bench_trace
     checker = GateChecker(config)
     for ev in events[:40]:
@@ -132,11 +185,11 @@ def test_pcs_key_must_forget_when_a_post_is_announced(
     ]
     assert stale, "an idle producer with its next post not shown yet"
     s, p, k = stale[0]
-    assert checker.pcs_key(s) == _plain_key(checker, s)
+    assert checker.search.part_pcs(s) == _plain_key(checker, s)
     checker.c.posts[p][k] = (0, "x")  # as ``_announce`` does, without forgetting
-    assert checker.pcs_key(s) != _plain_key(checker, s)
+    assert checker.search.part_pcs(s) != _plain_key(checker, s)
     checker._forget_pcs()
-    assert checker.pcs_key(s) == _plain_key(checker, s)
+    assert checker.search.part_pcs(s) == _plain_key(checker, s)
 
 
 def test_the_memos_stay_bounded_and_change_nothing(
@@ -146,14 +199,18 @@ def test_the_memos_stay_bounded_and_change_nothing(
     roomy = GateChecker(config)
     for ev in events:
         roomy.step(ev)
-    memos = (roomy._producer_pcs, roomy._worker_pcs, roomy._idle_of)
-    assert all(len(m) <= gate_trace.MEMO_LIMIT for m in memos)
-    monkeypatch.setattr(gate_trace, "MEMO_LIMIT", 4)
+    assert all(len(m) <= roomy.search.cache_limit for m in roomy.search._part_memo)
+
+    class Tight(TraceSearch):
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            super().__init__(*args, **{**kwargs, "cache_limit": 4})
+
+    monkeypatch.setattr(gate_trace, "TraceSearch", Tight)
     tight = GateChecker(config)
     biggest = 0
     for ev in events:
         tight.step(ev)
-        biggest = max(biggest, len(tight._worker_pcs), len(tight._idle_of))
+        biggest = max(biggest, *(len(m) for m in tight.search._part_memo))
         assert biggest <= 4
     assert biggest == 4  # the bound bites
-    assert tight.search.states == roomy.search.states and tight.idle_since == roomy.idle_since
+    assert tight.search.states == roomy.search.states and _idle_since(tight) == _idle_since(roomy)

@@ -19,12 +19,12 @@ has announced and not yet finished.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Generic, TypeVar
+from operator import attrgetter
+from typing import Any, TypeVar
 
 from model_checks.conformance.header_config import HeaderConfig
-from model_checks.conformance.search import Miss, NoMatch, TraceSearch
+from model_checks.conformance.search import FunctionPcs, Miss, NoMatch, TraceSearch
 from model_checks.conformance.search_binding import add_process, add_units, forget_read
 from model_checks.conformance.search_words import least_queued, misses_logged, pending_phrases
 from model_checks.conformance.streamed import Event, is_bool, is_count, is_item, one_of
@@ -116,36 +116,7 @@ def _remember(memo: dict[K, V], key: K, value: V) -> None:
     memo[key] = value
 
 
-class _PartMemo(Generic[K, V]):
-    """``compute(part)`` by part, bounded, with the last part checked by identity first (most
-    states keep their parent's function)."""
-
-    def __init__(self, compute: Callable[[K], V]) -> None:
-        self.compute = compute
-        self.memo: dict[K, V] = {}
-        self.last: tuple[object, V | None] = (None, None)
-
-    def __call__(self, part: K) -> V:
-        last = self.last
-        if part is last[0]:
-            return last[1]  # type: ignore[return-value]
-        found = self.memo.get(part)
-        if found is None:
-            found = self.compute(part)
-            _remember(self.memo, part, found)
-        self.last = (part, found)
-        return found
-
-    def __len__(self) -> int:
-        return len(self.memo)
-
-    def forget(self) -> None:
-        self.memo.clear()
-        self.last = (None, None)
-
-
-def _worker_part(worker: Function[str, tuple[str, int | None, int, bool]]) -> tuple[tuple[str, str], ...]:
-    return tuple([(w, v[0]) for w, v in worker.items()])
+PRODUCERS_PART = 0  # the producers' pcs are the search's first part (``pc_parts``)
 
 
 class GateChecker:
@@ -157,12 +128,6 @@ class GateChecker:
         # Actors join as the trace names them (``_grow``): an actor never named stays Idle with an
         # empty mailbox in every behaviour, so the header's count (up to 65,536) costs nothing.
         self.c = HEADER.constants(GateTraceConstants, config)
-        # ``pcs_key``'s parts by producer function and by worker function, and the last of each
-        # (checked by identity first: most states keep their parent's). The producers' part reads
-        # which posts are announced: ``_forget_pcs`` whenever the posts change.
-        self._producer_pcs = _PartMemo(self._producer_part)
-        self._worker_pcs = _PartMemo(_worker_part)
-        self._last_idle: tuple[object, frozenset[int]] = (None, frozenset())
         # A behaviour is Init and Next steps: invariants are what the explorer proves of them, not
         # constraints on them (unlike work-lane's ready queue), so the search does not check them.
         self.search = TraceSearch(
@@ -172,20 +137,28 @@ class GateChecker:
             check_invariants=False,
             local=self.local,
             enabled_at=ENABLED_AT,
-            pc_key=self.pcs_key,
-            pc_parts=True,
+            # The producers' pcs and the workers', each read off its own function (the search
+            # remembers each part by its function): ``announced_pc``, whose idle producers' pcs
+            # read which posts are announced (``_forget_pcs`` whenever the posts change).
+            pc_parts=[
+                (attrgetter("producer"), FunctionPcs(refined=[sg.P_IDLE], refine=self._idle_pc)),
+                (attrgetter("worker"), FunctionPcs()),
+            ],
             deferred=DEFERRED if deferred is None else deferred,
             unit=drained_actor,
             unit_field=UNIT_FIELD,
         )
         self.complete = False
-        # Per producer: the actors whose gate was Idle at some moment since its last event. Its
-        # load of the gate (``SeeIdle``) may have happened at any such moment, before the trace
-        # shows which actor the post is for (gate phases change only by logged CASes).
-        self.idle_since: dict[str, set[int]] = {}
-        # The Idle actors of a gate function: states share their gate function until an event
-        # changes it, so this is one lookup per state instead of a pass over its actors.
-        self._idle_of: dict[Function[int, sg.Gate], frozenset[int]] = {}
+        # Per producer, the actors whose gate was Idle at some moment since its last event
+        # (``was_idle``): its load of the gate (``SeeIdle``) may have happened at any such moment,
+        # before the trace shows which actor the post is for. Gate phases change only by logged
+        # CASes, each about the event's actor, so that is an actor Idle in some state held right
+        # after the producer's last event (kept as those states' gate functions, read only when
+        # asked), or one that an event about it since then left Idle in some state held (the last
+        # event that did, by number).
+        self._events = 0  # events stepped
+        self._last_seen: dict[str, tuple[int, tuple[Function[int, sg.Gate], ...] | None]] = {}
+        self._idle_at: dict[int, int] = {}  # actor -> the last event about it that left it Idle
         self._names: dict[str, tuple[str, str]] = {}  # thread -> its producer's and worker's names
 
     # -- the search's view of program counters -----------------------------------------------------
@@ -194,44 +167,33 @@ class GateChecker:
         """The search's ``local``: ``announced_pc`` under the constants bound now."""
         return announced_pc(self.c, s, process)
 
-    def pcs_key(self, s: sg.Vars) -> tuple[tuple[tuple[str, str], ...], tuple[tuple[str, str], ...]]:
-        """The producers' ``local`` and the workers' (the search's ``pc_key``, in parts of
-        ``(process, pc)`` pairs: ``pc_parts``): one call per state for the closure's key instead
-        of one per process. A state shares its producer function, or its worker function, with
-        the state it comes from: each part is one lookup then."""
-        return self._producer_pcs(s.producer), self._worker_pcs(s.worker)
-
-    def _producer_part(self, producer: Function[str, tuple[str, int, bool]]) -> tuple[tuple[str, str], ...]:
-        posts = self.c.posts
-        idle, unannounced = sg.P_IDLE, P_IDLE_UNANNOUNCED
-        return tuple(
-            [
-                (p, unannounced if pc == idle and k not in posts[p] else pc)
-                for p, (pc, k, _) in producer.items()
-            ]
-        )
+    def _idle_pc(self, p: str, local: tuple[str, int, bool]) -> str:
+        """An idle producer's ``announced_pc``: whether the trace has shown its next post."""
+        return sg.P_IDLE if local[1] in self.c.posts[p] else P_IDLE_UNANNOUNCED
 
     def _forget_pcs(self) -> None:
         """The posts changed: the producers' pcs computed so far may be stale."""
-        self._producer_pcs.forget()
+        self.search.forget_pcs(PRODUCERS_PART)
 
-    def _idle_actors(self, gate: Function[int, sg.Gate]) -> frozenset[int]:
-        last = self._last_idle
-        if gate is last[0]:
-            return last[1]
-        found = self._idle_of.get(gate)
-        if found is None:
-            found = frozenset([a for a, g in gate.items() if g.phase == sg.IDLE])
-            _remember(self._idle_of, gate, found)
-        self._last_idle = (gate, found)
-        return found
+    def was_idle(self, p: str, actor: int) -> bool:
+        """Whether ``actor``'s gate was Idle at some moment since producer ``p``'s last event."""
+        seen, gates = self._last_seen[p]
+        if self._idle_at.get(actor, -1) > seen:
+            return True
+        # None: no event of ``p`` yet, and every gate starts Idle (an actor named later has
+        # joined Idle, at an event after ``p``'s: above).
+        return gates is None or any(g[actor].phase == sg.IDLE for g in gates)
+
+    def idle_since(self, p: str) -> set[int]:
+        """The actors ``was_idle`` names for ``p`` (for tests and people)."""
+        return {a for a in range(self.c.actors) if self.was_idle(p, a)}
 
     # -- binding ---------------------------------------------------------------------------------
 
     def _grow(self, actor: int) -> None:
         """Actors up to ``actor`` join every state, Idle with empty mailboxes (and were always Idle)."""
-        for seen in self.idle_since.values():
-            seen.update(range(self.c.actors, actor + 1))
+        for a in range(self.c.actors, actor + 1):
+            self._idle_at[a] = self._events  # Idle now, after every producer's last event
         self.c = add_units(self.search, self.c, "actors", actor, UNNAMED_ACTOR)
 
     def _add(self, role: str, name: str) -> None:
@@ -239,7 +201,7 @@ class GateChecker:
         if role == "p":
             c.producers.append(name)
             c.posts[name] = {}
-            self.idle_since[name] = set(range(c.actors))  # every gate starts Idle
+            self._last_seen[name] = (self._events, None)  # every gate starts Idle
             add_process(self.search, c, "producer", name, (sg.P_IDLE, 0, False))
         else:
             c.bound_workers.append(name)
@@ -285,7 +247,7 @@ class GateChecker:
                 self._forget_pcs()
                 announced = True
         extra = set()
-        if ev["event"] == "permit_acquire" and actor in self.idle_since[p]:
+        if ev["event"] == "permit_acquire" and self.was_idle(p, actor):
             for s in live:
                 pc, k, _ = s.producer[p]
                 if pc == sg.P_IDLE and posts.get(k, (None,))[0] == actor:
@@ -297,18 +259,15 @@ class GateChecker:
             self.search.states = self.search.closure(live | extra)
 
     def _track_idle(self, p: str, actor: int) -> None:
-        # The actors Idle in some state now: one memo lookup per state (about one state is live;
-        # the deferred steps change no gate, so the live states tell).
-        states = self.search.live
-        if len(states) == 1:
-            idle = self._idle_actors(next(iter(states)).gate)
-        else:
-            idle = frozenset().union(*[self._idle_actors(s.gate) for s in states])
-        if p in self.idle_since:
-            self.idle_since[p] = set(idle)
-        if actor in idle:
-            for seen in self.idle_since.values():
-                seen.add(actor)
+        # The deferred steps change no gate: the live states tell (mostly one is held).
+        live = self.search.live
+        gates = (next(iter(live)).gate,) if len(live) == 1 else tuple([s.gate for s in live])
+        if p in self._last_seen:
+            self._last_seen[p] = (self._events, gates)
+        for g in gates:
+            if g[actor].phase == sg.IDLE:
+                self._idle_at[actor] = self._events
+                break
 
     # -- the Checker protocol -------------------------------------------------------------------
 
@@ -319,6 +278,7 @@ class GateChecker:
         if kind == "stop_end":
             self._stop(ev)
             return
+        self._events += 1
         actor = ev["actor"]
         if actor >= self.c.actors:
             self._grow(actor)
