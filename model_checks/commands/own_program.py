@@ -54,11 +54,14 @@ def _module(where: str) -> ModuleType:
         path = Path(where)
         if not path.is_file():
             raise CommandError(f"no such file: {where}")
-        spec = importlib.util.spec_from_file_location(path.stem, path)
+        # registered by name (dataclasses and pickling look a module up), but never over a module
+        # already loaded: a file called queue.py must not replace the standard library's
+        name = path.stem if path.stem not in sys.modules else f"_lanecheck_program_{path.stem}"
+        spec = importlib.util.spec_from_file_location(name, path)
         if spec is None or spec.loader is None:
             raise CommandError(f"{where} cannot be imported")
         module = importlib.util.module_from_spec(spec)
-        sys.modules[path.stem] = module  # dataclasses and pickling look their module up by name
+        sys.modules[name] = module
         _import(lambda: spec.loader.exec_module(module), where)  # type: ignore[union-attr]
         return module
     if os.getcwd() not in sys.path:

@@ -132,3 +132,14 @@ def test_a_swarm_is_refused_for_an_own_program(program_file: Path) -> None:
     )
     assert result.exit_code == 2, result.output
     assert "--swarm" in result.output and "built-in scenarios" in result.output
+
+
+@pytest.mark.timeout(120)
+def test_a_file_named_like_a_loaded_module_does_not_replace_it(tmp_path: Path) -> None:
+    import queue
+
+    path = tmp_path / "queue.py"
+    path.write_text(PROGRAM)
+    result = runner.invoke(app, ["explore", f"{path}:workers_then_join"])
+    assert result.exit_code == 0, result.output
+    assert sys.modules["queue"] is queue
