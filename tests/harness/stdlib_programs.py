@@ -9,6 +9,7 @@ from __future__ import annotations
 import queue
 import threading
 import time
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 
 TLS = threading.local()
@@ -340,3 +341,28 @@ def philosophers_bug() -> None:
             pass
 
     _run_all([threading.Thread(target=eat, args=(seat,)) for seat in range(3)])
+
+
+def misuse_raises_as_threading_does() -> None:
+    """Releasing an unlocked lock, another thread's ``RLock`` and waiting on a condition not held
+    raise ``RuntimeError``, as with the real primitives; a plain ``Lock`` may be released by
+    another thread than the one that took it."""
+    refused: list[str] = []
+
+    def expect_refusal(action: Callable[[], object], what: str) -> None:
+        try:
+            action()
+        except RuntimeError:
+            refused.append(what)
+
+    lock, rlock, cond = threading.Lock(), threading.RLock(), threading.Condition()
+    expect_refusal(lock.release, "unlocked")
+    expect_refusal(cond.wait, "wait")
+    expect_refusal(cond.notify, "notify")
+    rlock.acquire()
+    lock.acquire()
+    _run_all([threading.Thread(target=expect_refusal, args=(rlock.release, "rlock of another"))])
+    _run_all([threading.Thread(target=lock.release)])  # a Lock has no owner
+    rlock.release()
+    assert not lock.locked()
+    assert refused == ["unlocked", "wait", "notify", "rlock of another"], refused

@@ -58,6 +58,7 @@ def _caught(program: Callable[[], None], kind: str, says: str = "", **options: o
         prog.executor_two_submitters,
         prog.thread_subclass_workers,
         prog.join_current_thread,
+        prog.misuse_raises_as_threading_does,
     ],
     ids=lambda p: p.__name__,
 )
