@@ -331,7 +331,7 @@ def _refuse_real_local(cls: type) -> Any:
                 "patching), which would give every controlled thread one namespace: define it while "
                 "patched (import its module inside the `patched()` block)"
             )
-        return real_new(kind) if real_new is object.__new__ else real_new(kind, *args, **kwargs)
+        return real_new(kind, *args, **kwargs)  # ``_thread._local``'s, which takes them
 
     return staticmethod(__new__)
 

@@ -66,3 +66,14 @@ def test_a_running_scheduler_keeps_its_links() -> None:
         assert all(item.callback.func == sched._drain_lane for item in sched._work_items)  # type: ignore[attr-defined]
     finally:
         assert sched.stop() is Result.SUCCESS
+
+
+def test_a_work_item_run_after_stop_says_so() -> None:
+    # The unlinked callback is not a silent no-op: a broken Stop that let a work item run after
+    # joining its workers would raise, naming what happened.
+    sched: WorkerScheduler[None] = WorkerScheduler(
+        [LaneSpec(lambda _, item: None)], workers=1, lane_capacity=2, max_per_drain=1
+    )
+    assert sched.stop() is Result.SUCCESS
+    with pytest.raises(RuntimeError, match="after Stop joined"):
+        sched._work_items[0].callback()
