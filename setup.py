@@ -21,6 +21,7 @@ CORE_FILES = [
     "model_checks/harness/rt/records.py",
     "model_checks/harness/rt/scheduler.py",
     "model_checks/harness/runtime.py",
+    "model_checks/harness/drain_watch.py",
     "model_checks/harness/sync/fifo.py",
     "model_checks/harness/sync/primitives.py",
     "model_checks/harness/strategies/randomized.py",

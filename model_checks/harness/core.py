@@ -18,6 +18,7 @@ CORE = (
     "model_checks.harness.rt.records",
     "model_checks.harness.rt.scheduler",
     "model_checks.harness.runtime",
+    "model_checks.harness.drain_watch",
     "model_checks.harness.sync.fifo",
     "model_checks.harness.sync.primitives",
     "model_checks.harness.strategies.randomized",

@@ -1,7 +1,7 @@
 """Pieces of the harness programs in which producer threads post to a scheduler that is then
 stopped: the lane-style designs' scenarios build theirs from these (designs share no code),
-and the checks they make alike: one drainer per lane, read from the trace's events, and the
-conservation of the accepted items when Stop returns."""
+and the checks they make alike: the conservation of the accepted items when Stop returns, and
+(``drain_watch.py``, compiled) one drainer per lane, read from the trace's events."""
 
 from __future__ import annotations
 
@@ -103,23 +103,8 @@ def produce_then_stop(
 
 
 class DrainOverlap(AssertionError):
-    """Two workers drained one lane at once, or an invoke ran outside its lane's drain."""
-
-
-def drain_violation(draining: dict[int, str], lane: int, kind: str, who: str) -> str | None:
-    """Why ``who``'s event ``kind`` (``drain_begin``, ``drain_end`` or ``invoke``; a design names
-    its own drain's end ``drain_end`` here) on ``lane`` breaks "one drainer per lane", or None.
-    ``draining`` (lane -> the worker draining it) is the past the check needs, updated here."""
-    if kind == "drain_begin":
-        if lane in draining:
-            return f"lane {lane}: {who} began a drain while {draining[lane]} drains it"
-        draining[lane] = who
-    elif kind == "drain_end":
-        if draining.pop(lane, None) != who:
-            return f"lane {lane}: {who} ended a drain it did not begin"
-    elif kind == "invoke" and draining.get(lane) != who:
-        return f"lane {lane}: {who} invoked outside its own drain"
-    return None
+    """Two workers drained one lane at once, or an invoke ran outside its lane's drain
+    (``drain_watch.py``; an exception class of its own here: the compiled core cannot define one)."""
 
 
 def assert_conserved(drain: bool, accepted: list[Any], invoked: list[Any], discarded: list[Any]) -> None:

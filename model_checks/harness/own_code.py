@@ -2,7 +2,8 @@
 
 The folder holds both: the machinery (the scheduler, the primitives' model, the strategies, the
 drivers that run a search) and programs under test (``examples.py``; ``lane_programs.py`` and
-``lane_posts.py``, the steps the lane designs' scenarios share).
+``lane_posts.py``, the steps the lane designs' scenarios share; ``drain_watch.py``, the check they
+share, a scenario's invariant as a design's own checks are).
 Three readers ask, each for its own reason:
 
 * the source of an operation and a blocked thread's stack (``rt/ending.py``): the user's lines,
@@ -54,7 +55,7 @@ MACHINERY_FILES = frozenset(
     )
 )
 WRAPPERS = frozenset({HARNESS + "patch.py", HARNESS + "patch_local.py"})
-_PROGRAMS = ("examples", "lane_programs", "lane_posts")
+_PROGRAMS = ("examples", "lane_programs", "lane_posts", "drain_watch")
 PROGRAM_FILES = frozenset(HARNESS + name + ".py" for name in _PROGRAMS)
 PROGRAM_MODULES = frozenset(f"model_checks.harness.{name}" for name in _PROGRAMS)
 # the steps the lane designs' scenarios share: code under test, but not the line a report names

@@ -1,5 +1,5 @@
-"""``harness.lane_programs``: the "one drainer per lane" rule and the conservation at Stop that the
-Work Lane's and the lock-free Work Lane's scenarios both check."""
+"""``harness.drain_watch`` and ``harness.lane_programs``: the "one drainer per lane" rule and the
+conservation at Stop that the Work Lane's and the lock-free Work Lane's scenarios both check."""
 
 from __future__ import annotations
 
@@ -7,7 +7,8 @@ import re
 
 import pytest
 
-from model_checks.harness.lane_programs import assert_conserved, drain_violation
+from model_checks.harness.drain_watch import DrainWatch, drain_violation
+from model_checks.harness.lane_programs import DrainOverlap, assert_conserved
 
 
 def test_drains_taking_turns_and_invokes_inside_them_pass() -> None:
@@ -33,6 +34,33 @@ def test_two_drainers_or_an_invoke_outside_a_drain_is_named(steps: list[tuple[st
     found = [drain_violation(draining, 3, kind, who) for kind, who in steps]
     assert found[:-1] == [None] * (len(steps) - 1)
     assert found[-1] == f"lane 3: {words}"
+
+
+def test_the_watch_reads_each_record_once_and_skips_other_events() -> None:
+    records: list[tuple[str, str, dict[str, int]]] = [("w0", "drain_begin", {"lane": 1}), ("p0", "post", {})]
+    watch = DrainWatch(records)
+    assert watch.check()
+    records += [("w0", "invoke", {"lane": 1}), ("w0", "drain_end", {"lane": 1})]
+    assert watch.check() and watch.check()  # a second call reads nothing new
+    records.append(("w1", "invoke", {"lane": 1}))
+    with pytest.raises(DrainOverlap, match="lane 1: w1 invoked outside its own drain"):
+        watch.check()
+    assert len(records) == 5  # kept: no ``keep``
+    with pytest.raises(DrainOverlap):  # once broken, it stays broken
+        watch.check()
+
+
+def test_the_watch_with_keep_hands_each_batch_on_and_empties_the_list() -> None:
+    kept: list[tuple[object, ...]] = []
+    records: list[tuple[str, str, dict[str, int]]] = [("w0", "drain_begin", {"lane": 0})]
+    watch = DrainWatch(records, kept.append)
+    assert watch.check() and records == []
+    records += [("w1", "drain_begin", {"lane": 0}), ("w1", "post", {})]
+    with pytest.raises(DrainOverlap, match="lane 0: w1 began a drain while w0 drains it"):
+        watch.check()
+    second: tuple[object, ...] = (("w1", "drain_begin", {"lane": 0}), ("w1", "post", {}))
+    assert kept == [(("w0", "drain_begin", {"lane": 0}),), second]
+    assert records == []
 
 
 def test_conservation_holds() -> None:

@@ -14,7 +14,7 @@ from collections.abc import Callable
 import pytest
 
 from model_checks.designs.work_lane.reference_mutants import REFERENCE_MUTANTS
-from model_checks.designs.work_lane.scenarios import LaneScenario, _DrainWatch, _StepTracer, lane_program
+from model_checks.designs.work_lane.scenarios import LaneScenario, _drain_watch, _StepTracer, lane_program
 from model_checks.harness import Options, check
 from model_checks.harness.design_rows import quiet_reference
 from model_checks.harness.lane_programs import ReportedTrace
@@ -98,7 +98,7 @@ def _two_workers_one_lane(emit: Emit, keep_trace: bool = False) -> Callable[[Con
     def program(rt: ControlledRuntime) -> object:
         tracer = _StepTracer()
         tracer.begin({})
-        watch = _DrainWatch(tracer, None if keep_trace else ReportedTrace(rt))
+        watch = _drain_watch(tracer, None if keep_trace else ReportedTrace(rt))
         rt.invariant(watch.check, "one drainer per lane")
         for name in ("w0", "w1"):
             rt.start_thread(lambda: emit(rt, tracer), name)

@@ -182,7 +182,7 @@ def overlapping_drains(watched: bool, report: bool) -> Program:
 
     def program(rt: ControlledRuntime) -> object:
         tracer = scenarios._StepTracer()
-        watch = scenarios._DrainWatch(tracer, ReportedTrace(rt) if report else None)
+        watch = scenarios._drain_watch(tracer, ReportedTrace(rt) if report else None)
         rt.invariant(watch.check, "one drainer per lane", watch=watch.records if watched else None)
         lock = rt.lock("lane")
 

@@ -21,19 +21,18 @@ Schedule spaces here are large: use a preemption bound, an execution cap or PCT 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from model_checks.designs.work_lane import declared  # noqa: F401  (the design's GIL-atomic field)
+from model_checks.harness.drain_watch import DRAIN_EVENTS, DrainWatch
 from model_checks.harness.lane_posts import Posts, round_robin_producers
 from model_checks.harness.lane_programs import (
-    DrainOverlap,
     LaneRace,
     Program,
     ReportedTrace,
     assert_conserved,
-    drain_violation,
     produce_then_stop,
     shown_trace,
 )
@@ -105,9 +104,6 @@ class _Observed:
         return [(p, i) for per in self.discarded for p, mine in enumerate(per) for i in mine]
 
 
-_DRAIN_EVENTS = frozenset({"drain_begin", "drain_end", "invoke"})
-
-
 class _StepTracer(RecordingTracer):
     """The scheduler's tracer: a ``RecordingTracer`` whose records a reader may drop once read.
     (A subclass, so the race detector's declaration of the recorder's list holds for it too:
@@ -122,48 +118,11 @@ class _StepTracer(RecordingTracer):
         return raw
 
 
-class _DrainWatch:
-    """Checks "one drainer per lane" on the events the tracer recorded since the last step.
-
-    It runs as the scenario's invariant, after every step, in the scheduler (not in the workers
-    emitting the events): its bookkeeping is then no shared state of the program under test, and
-    a step that emits nothing costs one length test. A failure shows up after the same step, with
-    the same message, as a check inside ``emit`` would give.
-
-    With ``report`` the events read are dropped from the tracer and handed to the failure report
-    instead (``lane_programs.ReportedTrace``), so the state keeps no trace: what the check needs
-    of the past is only who drains each lane now."""
-
-    def __init__(self, tracer: _StepTracer, report: ReportedTrace | None = None) -> None:
-        # the tracer's list, read directly: this runs after every step that emitted
-        self.records = tracer.raw()
-        self._report = report
-        self._seen = 0  # records already read (stays 0 when they are dropped)
-        self._draining: dict[int, str] = {}  # lane -> worker draining it
-        self.violation: str | None = None
-
-    def check(self) -> bool:
-        raw = self.records
-        if self.violation is None and len(raw) > self._seen:
-            records: Sequence[tuple[str, str, Any]]
-            if self._report is None:
-                records = raw[self._seen :]
-                self._seen = len(raw)
-            else:
-                records = tuple(raw)  # what ``ReportedTrace.keep`` keeps
-                # in place: under the race detector the declared field's cell holds this list
-                raw.clear()
-                self._report.keep(records)
-            draining = self._draining
-            for thread, kind, fields in records:
-                if kind in _DRAIN_EVENTS:
-                    lane = int(fields.get("lane") or 0)
-                    self.violation = drain_violation(draining, lane, kind, thread)
-                    if self.violation is not None:
-                        break
-        if self.violation is not None:
-            raise DrainOverlap(self.violation)
-        return True
+def _drain_watch(tracer: _StepTracer, report: ReportedTrace | None = None) -> DrainWatch:
+    """The scenario's "one drainer per lane" invariant over its tracer's records. With ``report``
+    the events read are dropped from the tracer and handed to the failure report instead
+    (``lane_programs.ReportedTrace``), so the state keeps no trace."""
+    return DrainWatch(tracer.raw(), None if report is None else report.keep)
 
 
 def lane_program(
@@ -191,7 +150,7 @@ def lane_program(
         obs = _Observed(sc.lanes, sc.producers)
         tracer = _StepTracer()
         report = None if keep_trace or not sc.traced else ReportedTrace(rt)
-        watch = _DrainWatch(tracer, report)
+        watch = _drain_watch(tracer, report)
         holder: list[WorkerScheduler[tuple[int, int]]] = []
         lane1_ran = rt.event(name="lane1 invoked")
 
@@ -235,7 +194,7 @@ def lane_program(
         if sc.traced:
             # it reads only the tracer's records: checked after the steps that emitted some (and
             # that keep them: only drain events can break it, so only those steps)
-            kinds = _DRAIN_EVENTS if report is None else None
+            kinds = DRAIN_EVENTS if report is None else None
             rt.invariant(watch.check, "one drainer per lane", watch=watch.records, kinds=kinds)
             if report is None:
                 rt.trace(shown_trace(tracer))

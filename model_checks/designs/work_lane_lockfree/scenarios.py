@@ -26,13 +26,13 @@ from typing import Any
 
 from model_checks.conformance.judged_once import JudgedOnce
 from model_checks.designs.work_lane_lockfree.trace.validate import validate_lines
+from model_checks.harness.drain_watch import drain_violation
 from model_checks.harness.lane_posts import Item, Posts, round_robin_producers
 from model_checks.harness.lane_programs import (
     DrainOverlap,
     LaneRace,
     Program,
     assert_conserved,
-    drain_violation,
     produce_then_stop,
     shown_trace,
 )

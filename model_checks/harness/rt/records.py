@@ -5,7 +5,6 @@ with it (``setup.py``)."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Final, NamedTuple, Protocol
 
 from model_checks.harness.rt.ending import UsageError
@@ -181,11 +180,12 @@ class Watched:
         return out
 
 
-@dataclass
 class Hooks:
-    """What the test registered on its runtime for this execution."""
+    """What the test registered on its runtime for this execution. (A plain class: a dataclass's
+    generated ``__init__`` would run as Python, twice an execution.)"""
 
-    invariants: list[tuple[str, Callable[[], object]]] = field(default_factory=list)
-    pending_work: list[Callable[[], bool]] = field(default_factory=list)
-    final: list[Callable[[], object]] = field(default_factory=list)
-    trace: list[Callable[[], list[object]]] = field(default_factory=list)
+    def __init__(self) -> None:
+        self.invariants: list[tuple[str, Callable[[], object]]] = []
+        self.pending_work: list[Callable[[], bool]] = []
+        self.final: list[Callable[[], object]] = []
+        self.trace: list[Callable[[], list[object]]] = []
