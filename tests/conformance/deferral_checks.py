@@ -1,11 +1,12 @@
 """What a design's test of its deferred internal steps checks, shared by the designs that defer
 (``search.TraceSearch(deferred=...)``): the declaration on every reachable state of a
-configuration, and the deferred search's verdicts against the eager one's, word for word, on a
-corpus of traces and their mutants."""
+configuration, the deferred search's verdicts against the eager one's, word for word, on a
+corpus of traces and their mutants, and the live set the deferral keeps small."""
 
 from __future__ import annotations
 
 import dataclasses
+import json
 from collections.abc import Callable, Hashable, Mapping
 from typing import Any
 
@@ -55,3 +56,35 @@ def mutants(events: list[dict[str, Any]], unit_field: str, keep: int = 0) -> lis
     for i, e in enumerate(body):
         out.append([*body[:i], {**e, unit_field: e[unit_field] + 1}, *body[i + 1 :], *end])
     return out
+
+
+def numbered_lines(header: Mapping[str, Any], events: list[dict[str, Any]]) -> list[str]:
+    """A trace's lines: ``header``, then ``events`` numbered from 1."""
+    return [json.dumps(header), *(json.dumps({**e, "seq": n}) for n, e in enumerate(events, start=1))]
+
+
+def agree_on_run_and_mutants(
+    lazy: DesignFormat,
+    eager: DesignFormat,
+    header: Mapping[str, Any],
+    events: list[dict[str, Any]],
+    unit_field: str,
+    keep: int = 0,
+) -> None:
+    """The run ``events`` is a complete behaviour, and on it and each of its ``mutants`` (judged
+    in turn as a complete trace and as a prefix) the deferred search says what the eager one says."""
+    assert same_verdict(lazy, eager, numbered_lines(header, events), complete=True).code == 0
+    codes = set()
+    for n, mutant in enumerate(mutants(events, unit_field, keep)):
+        codes.add(same_verdict(lazy, eager, numbered_lines(header, mutant), complete=n % 2 == 0).code)
+    assert {0, 1} <= codes  # the corpus holds rejected traces, not only accepted ones
+
+
+def live_set_sum(checker: Any, events: list[dict[str, Any]]) -> int:
+    """``checker`` (a ``streamed.Checker`` over a ``TraceSearch``) stepped through ``events``
+    numbered from 1: the sum over the steps of how many states its search holds."""
+    total = 0
+    for n, e in enumerate(events, start=1):
+        checker.step({**e, "seq": n})
+        total += len(checker.search.live)
+    return total

@@ -14,14 +14,18 @@ from typing import Any
 
 import pytest
 
-from model_checks.conformance.verdict import Verdict
 from model_checks.designs.schedule_gate.bench import gate_scheduled
 from model_checks.designs.schedule_gate.configs import CONFIGS
 from model_checks.designs.schedule_gate.trace import FORMAT, GateChecker
 from model_checks.designs.schedule_gate.trace_search import DEFERRED, UNIT_FIELD, drained_actor, local_pc
 from reference.schedule_gate import header
 from spec import schedule_gate as sg
-from tests.conformance.deferral_checks import mutants, reachable_violations, same_verdict
+from tests.conformance.deferral_checks import (
+    agree_on_run_and_mutants,
+    live_set_sum,
+    reachable_violations,
+    same_verdict,
+)
 
 EAGER = dataclasses.replace(FORMAT, make=lambda config: GateChecker(config, deferred={}))
 
@@ -92,25 +96,12 @@ def test_the_producer_reads_measured_and_not_kept_would_hold() -> None:
     }
 
 
-def _lines(config: dict[str, Any], events: list[dict[str, Any]]) -> list[str]:
-    body = [json.dumps({**e, "seq": n}) for n, e in enumerate(events, start=1)]
-    return [json.dumps(header(config)), *body]
-
-
-def _same(lines: list[str], complete: bool) -> Verdict:
-    return same_verdict(FORMAT, EAGER, lines, complete)
-
-
 @pytest.mark.timeout(900)
 @pytest.mark.parametrize(("strategy", "seed"), [("random", 0), ("random", 5), ("pct", 1)])
 def test_deferred_and_eager_agree_on_scheduled_runs_and_their_mutants(strategy: Any, seed: int) -> None:
     config, events = gate_scheduled(3, seed, strategy)
     assert events[-1]["event"] == "stop_end"
-    assert _same(_lines(config, events), complete=True).code == 0
-    codes = set()
-    for n, mutant in enumerate(mutants(events, UNIT_FIELD, keep=1)):
-        codes.add(_same(_lines(config, mutant), complete=n % 2 == 0).code)
-    assert {0, 1} <= codes  # the corpus holds rejected traces, not only accepted ones
+    agree_on_run_and_mutants(FORMAT, EAGER, header(config), events, UNIT_FIELD, keep=1)
 
 
 @pytest.mark.timeout(600)
@@ -120,12 +111,8 @@ def test_deferred_steps_keep_the_live_set_small() -> None:
     held = []
     for deferred in (DEFERRED, {}):
         checker = GateChecker(config, deferred=deferred)
-        total = 0
-        for n, e in enumerate(events, start=1):
-            checker.step({**e, "seq": n})
-            total += len(checker.search.live)
+        held.append(live_set_sum(checker, events))
         assert checker.complete
-        held.append(total)
     assert held[0] * 1.25 <= held[1], held
 
 
@@ -136,5 +123,5 @@ def test_deferred_and_eager_agree_on_real_thread_runs() -> None:
     for permits in (1, 3):
         config, events = _real_run(80, permits=permits)
         lines = [json.dumps(header(config))] + [json.dumps(e) for e in events]
-        assert _same(lines, complete=True).code == 0
-        assert _same(lines[: len(lines) // 2], complete=False).code == 0
+        assert same_verdict(FORMAT, EAGER, lines, complete=True).code == 0
+        assert same_verdict(FORMAT, EAGER, lines[: len(lines) // 2], complete=False).code == 0

@@ -8,6 +8,7 @@ tests assert both, so a weaker checker (or a vacuous spec) shows up at once.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from model_checks.mutant import SpecMutant, by_name
@@ -74,23 +75,26 @@ SPLIT_IDLE = split(SPEC, "split-idle", "DrainEndIdle", DrainSawEmpty, DrainEndId
 P_PUBLISHING = "publishing"
 
 
-def ReserveFirst(c: Constants, s: Vars, p: str) -> tuple[Vars, int, int, Item, bool] | None:
+# Where a producer waits between the halves of a post split in two: its pc, posts done and the
+# lane it names, given the posts done, the lane and whether it reserved the lane.
+Parked = Callable[[int, int, bool], tuple[str, int, int | None]]
+
+
+def ReserveFirst(c: Constants, s: Vars, p: str, parked: Parked) -> tuple[Vars, int, Item, bool] | None:
     """The first half of a post split so that the reservation comes before the publish, in any
-    lane spec: with room in the lane, the producer takes the lane's reservation if it is Idle.
-    The state after (the producer not moved yet), the post (posts done, lane, item) and whether
-    it reserved; None unless ``p`` has a post with room."""
+    lane spec: with room in the lane, the producer takes the lane's reservation if it is Idle,
+    and waits where ``parked`` says. The state after, the lane, the item and whether it
+    reserved; None unless ``p`` has a post with room."""
     post = wl.PostWithRoom(c, s, p)
     if post is None:
         return None
     k, lane, item = post
     reserve = s.status[lane] == IDLE
-    return (
-        s._replace(status=s.status.except_(lane, SCHEDULED) if reserve else s.status),
-        k,
-        lane,
-        item,
-        reserve,
+    after = s._replace(
+        status=s.status.except_(lane, SCHEDULED) if reserve else s.status,
+        producer=s.producer.except_(p, parked(k, lane, reserve)),
     )
+    return after, lane, item, reserve
 
 
 def PublishedLate(s: Vars, p: str, k: int, lane: int, item: Item, reserved: bool) -> Vars:
@@ -103,17 +107,11 @@ def PublishedLate(s: Vars, p: str, k: int, lane: int, item: Item, reserved: bool
 
 def PostDecideFirst(c: Constants, s: Vars, p: str) -> object:
     """BUG: under the lane mutex the producer decides whether to reserve, but publishes later."""
-    first = ReserveFirst(c, s, p)
+    first = ReserveFirst(c, s, p, lambda k, lane, owe: (P_PUBLISHING + ("+owe" if owe else ""), k, lane))
     if first is None:
         return None
-    after, k, lane, item, reserve = first
-    return emit(
-        after._replace(producer=s.producer.except_(p, (P_PUBLISHING + ("+owe" if reserve else ""), k, lane))),
-        lane=lane,
-        item=item,
-        result="ok",
-        submit=reserve,
-    )
+    after, lane, item, reserve = first
+    return emit(after, lane=lane, item=item, result="ok", submit=reserve)
 
 
 def PublishLate(c: Constants, s: Vars, p: str) -> object:

@@ -41,17 +41,12 @@ P_CAS_WON, P_CAS_LOST = "cas-won", "cas-lost"
 
 def CasBeforePush(c: Constants, s: Vars, p: str) -> object:
     """BUG: the producer CASes the lane word before its item is in the queue."""
-    first = ReserveFirst(c, s, p)
+    # The producer names the lane only while it holds its reservation.
+    first = ReserveFirst(c, s, p, lambda k, lane, won: (P_CAS_WON, k, lane) if won else (P_CAS_LOST, k, None))
     if first is None:
         return None
-    after, k, lane, _, won = first
-    return emit(
-        # The producer names the lane only while it holds its reservation.
-        after._replace(
-            producer=s.producer.except_(p, (P_CAS_WON, k, lane) if won else (P_CAS_LOST, k, None))
-        ),
-        **lf.Cas(lane, IDLE, SCHEDULED, won),
-    )
+    after, lane, _, won = first
+    return emit(after, **lf.Cas(lane, IDLE, SCHEDULED, won))
 
 
 def PushAfterCas(c: Constants, s: Vars, p: str) -> object:
