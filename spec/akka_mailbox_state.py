@@ -11,7 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import ClassVar, NamedTuple
 
-from spec.language import Function, Seq
+from spec.language import Function, Seq, variables
 from spec.processes import Producers as Producers  # re-exported: spec/akka_mailbox.py
 from spec.processes import Scripted
 from spec.processes import Workers as Workers
@@ -83,6 +83,7 @@ def Registrars(c: Constants) -> tuple[str, ...]:
 # ============================================================================ VARIABLES
 
 
+@variables
 class Vars(NamedTuple):
     status: Function[int, int]  # the status word: Closed bit 1, Scheduled bit 2, suspend count * 4
     queue: Function[int, Seq[Queued]]  # the message queue (under its own lock)

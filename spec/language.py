@@ -7,7 +7,8 @@ order of a TLA+ module:
   with ``ASSUME``-style checks registered by ``@spec.assume``;
 * **variables** — an immutable, hashable ``NamedTuple`` (``VARIABLES``); TLA
   functions such as ``status[lane]`` are ``Function`` values, and
-  ``f.except_(k, v)`` is ``[f EXCEPT ![k] = v]``;
+  ``f.except_(k, v)`` is ``[f EXCEPT ![k] = v]``; ``@variables`` on it makes
+  ``s._replace(x=e)`` (``x' = e``, the rest UNCHANGED) one plain call;
 * ``@spec.init`` — the initial states (``Init``);
 * ``@spec.action(Workers, event="take")`` — one guarded action per verb of the
   domain: ``\\E w \\in Workers : Take(w)``. The action returns ``None`` when its
@@ -65,6 +66,27 @@ class Emitted(Generic[S]):
 def emit(state: S, **fields: Any) -> Emitted[S]:
     """Label a step with the fields of its observable event (the event's name is the action's)."""
     return Emitted(state, fields)
+
+
+def variables(cls: type[S]) -> type[S]:
+    """``VARIABLES``: a spec's state, a ``NamedTuple`` of its variables, where ``s._replace(x=e)``
+    is a step's ``x' = e`` with every other variable UNCHANGED.
+
+    Its ``_replace`` becomes one plain call with a keyword per variable: the ``collections`` one
+    makes a dict of the changes and maps its ``pop`` over every field, three calls a step, and the
+    trace search takes several steps an event (docs/conformance.md, "Session 23"). The same
+    values, the same class; only an unknown name is refused as any keyword is (``TypeError``)."""
+    fields: tuple[str, ...] = cls._fields  # type: ignore[attr-defined]
+    keywords = ", ".join(f"{name}=_SAME" for name in fields)
+    values = ", ".join(f"self[{i}] if {name} is _SAME else {name}" for i, name in enumerate(fields))
+    source = f"def _replace(self, *, {keywords}):\n    return _new(_cls, ({values},))\n"
+    namespace: dict[str, Any] = {"_SAME": object(), "_new": tuple.__new__, "_cls": cls}
+    exec(source, namespace)  # as ``collections.namedtuple`` builds its ``__new__``
+    replace = namespace["_replace"]
+    replace.__doc__ = f"{cls.__name__} with the variables named set to the values given."
+    replace.__qualname__ = f"{cls.__name__}._replace"
+    setattr(cls, "_replace", replace)  # noqa: B010  (NamedTuple refuses it in the class body)
+    return cls
 
 
 # --------------------------------------------------------------------------- declarations

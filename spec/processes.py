@@ -58,7 +58,9 @@ def PostAt(c: Scripted[T], s: Any, p: str, pc: str) -> tuple[int, T, str] | None
     """The post producer ``p`` is making, when it is at ``pc`` (``s.producer[p]`` is (pc, posts
     done, ...)): (posts done, target, item), or None."""
     here, k, _ = s.producer[p]
+    if here != pc:  # before the script is read: most calls are a step tried at another pc
+        return None
     post = c.post_of(p, k)
-    if here != pc or post is None:
+    if post is None:
         return None
     return k, post[0], post[1]

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar, NamedTuple
 
-from spec.language import Function
+from spec.language import Function, variables
 from spec.processes import PostAt as PostAt
 from spec.processes import Producers as Producers  # re-exported: spec/schedule_gate.py
 from spec.processes import Scripted
@@ -84,6 +84,7 @@ class Gate(NamedTuple):
 IDLE_GATE = Gate(IDLE, False, False, 0)
 
 
+@variables
 class Vars(NamedTuple):
     gate: Function[int, Gate]  # one CAS word per actor
     mailbox: Function[int, tuple[Item, ...]]  # a bounded MPSC queue of events per actor

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import ClassVar, NamedTuple
 
-from spec.language import Function
+from spec.language import Function, variables
 from spec.processes import PostAt as PostAt
 from spec.processes import Producers as Producers  # re-exported: spec/work_lane.py
 from spec.processes import Scripted
@@ -72,6 +72,7 @@ def Modes(c: Constants) -> tuple[str, ...]:
 # ============================================================================ VARIABLES
 
 
+@variables
 class Vars(NamedTuple):
     queue: Function[int, tuple[Queued, ...]]  # the lane's bounded MPMC queue
     status: Function[int, str]  # Idle | Scheduled | Draining, under the lane mutex

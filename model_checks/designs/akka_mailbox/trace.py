@@ -36,10 +36,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from operator import attrgetter
 from typing import Any
 
 from model_checks.conformance.header_config import HeaderConfig
-from model_checks.conformance.search import Miss, NoMatch, TraceSearch
+from model_checks.conformance.search import FunctionPcs, Miss, NoMatch, TraceSearch
 from model_checks.conformance.search_binding import add_process, add_units, forget_read
 from model_checks.conformance.search_words import least_queued, misses_logged, pending_phrases
 from model_checks.conformance.streamed import Event, is_count, is_item, is_items, one_of
@@ -51,7 +52,6 @@ from model_checks.designs.akka_mailbox.trace_search import (
     DEFERRED,
     ENABLED_AT,
     UNIT_FIELD,
-    PcKey,
     local_pc,
     mailbox_of,
 )
@@ -192,7 +192,9 @@ class AkkaChecker:
             check_invariants=False,
             local=local_pc,
             enabled_at=ENABLED_AT,
-            pc_key=PcKey(),
+            # Each kind of process's pcs read off its own function, their steps remembered per
+            # function (a step moves one process: the other two parts are met again as they were).
+            pc_parts=[(attrgetter(f), FunctionPcs()) for f in ("producer", "worker", "supervisor")],
             deferred=deferred,
             unit=mailbox_of,
             unit_field=UNIT_FIELD,

@@ -73,47 +73,4 @@ def mailbox_of(s: am.Vars, process: Any) -> Hashable:
     return am.Local(s, process)[1]
 
 
-def pc_key(s: am.Vars) -> Hashable:
-    """Every process's program counter and mailbox at once (the search's ``pc_key``)."""
-    return (
-        tuple([(pc, mb) for pc, _, mb in s.producer.values()]),
-        tuple([(pc, mb) for pc, mb, _ in s.worker.values()]),
-        tuple([(pc, mb) for pc, _, mb in s.supervisor.values()]),
-    )
-
-
-Part = tuple[tuple[str, int | None], ...]
-
-PARTS_REMEMBERED = 64  # functions whose part ``PcKey`` keeps; it forgets them all at once beyond
-
-
-class PcKey:
-    """``pc_key``, each of its three parts remembered by the identity of the function it is read
-    from: a step changes one process's local state, so the states the search meets in one event
-    share most of these functions (its expansion asks for the key of every state it makes, its
-    pruning again, the next event's look at the states held again)."""
-
-    def __init__(self) -> None:
-        # id(function) -> (function, its part); the function is held, so its id is not reused.
-        self._parts: dict[int, tuple[object, Part]] = {}
-
-    def __call__(self, s: am.Vars) -> tuple[Part, Part, Part]:
-        parts = self._parts
-        if len(parts) >= PARTS_REMEMBERED:
-            parts.clear()
-        producer, worker, supervisor = s.producer, s.worker, s.supervisor
-        got = parts.get(id(producer))
-        if got is None or got[0] is not producer:
-            got = parts[id(producer)] = (producer, tuple([(pc, mb) for pc, _, mb in producer.values()]))
-        mine = got[1]
-        got = parts.get(id(worker))
-        if got is None or got[0] is not worker:
-            got = parts[id(worker)] = (worker, tuple([(pc, mb) for pc, mb, _ in worker.values()]))
-        theirs = got[1]
-        got = parts.get(id(supervisor))
-        if got is None or got[0] is not supervisor:
-            got = parts[id(supervisor)] = (supervisor, tuple([(pc, mb) for pc, _, mb in supervisor.values()]))
-        return mine, theirs, got[1]
-
-
-__all__ = ["DEFERRED", "ENABLED_AT", "UNIT_FIELD", "PcKey", "local_pc", "mailbox_of", "pc_key"]
+__all__ = ["DEFERRED", "ENABLED_AT", "UNIT_FIELD", "local_pc", "mailbox_of"]
