@@ -170,13 +170,5 @@ static PyTypeObject FieldReaderType = {
 int
 lanecheck_add_field_reader(PyObject *module)
 {
-    if (PyType_Ready(&FieldReaderType) < 0) {
-        return -1;
-    }
-    Py_INCREF(&FieldReaderType);
-    if (PyModule_AddObject(module, "FieldReader", (PyObject *)&FieldReaderType) < 0) {
-        Py_DECREF(&FieldReaderType);
-        return -1;
-    }
-    return 0;
+    return PyModule_AddType(module, &FieldReaderType);
 }

@@ -575,15 +575,7 @@ static PyMethodDef fingerprint_methods[] = {
 int
 lanecheck_add_fingerprint_hot(PyObject *module)
 {
-    if (PyType_Ready(&ReducerType) < 0) {
-        return -1;
-    }
-    Py_INCREF(&ReducerType);
-    if (PyModule_AddObject(module, "Reducer", (PyObject *)&ReducerType) < 0) {
-        Py_DECREF(&ReducerType);
-        return -1;
-    }
-    if (PyModule_AddFunctions(module, fingerprint_methods) < 0) {
+    if (PyModule_AddType(module, &ReducerType) < 0 || PyModule_AddFunctions(module, fingerprint_methods) < 0) {
         return -1;
     }
     PyObject *kinds =

@@ -747,9 +747,6 @@ static struct PyModuleDef module_def = {
 PyMODINIT_FUNC
 PyInit__race_tracer(void)
 {
-    if (PyType_Ready(&TracerType) < 0) {
-        return NULL;
-    }
     if (extra_index < 0) {
         extra_index = _PyEval_RequestCodeExtraIndex(free_extra);
         if (extra_index < 0) {
@@ -767,9 +764,7 @@ PyInit__race_tracer(void)
     if (m == NULL) {
         return NULL;
     }
-    Py_INCREF(&TracerType);
-    if (PyModule_AddObject(m, "Tracer", (PyObject *)&TracerType) < 0) {
-        Py_DECREF(&TracerType);
+    if (PyModule_AddType(m, &TracerType) < 0) {
         Py_DECREF(m);
         return NULL;
     }

@@ -1,16 +1,15 @@
 """The Akka mailbox's deferred internal steps, per mailbox (``trace_search.DEFERRED``, ``unit``).
 
-The declaration is checked on every reachable state of small configurations (``movers``, with
-the unit: a blocked pair binds only steps about the same mailbox), wrong declarations and wrong
-units are caught, and the deferred search gives the eager one's verdict word for word on
-scheduled runs of the bench workload, their prefixes and mutants (each judged as a prefix and as
-a complete trace).
+The declaration (``DECLARED``) is checked on every reachable state of small configurations, with
+a wrong declaration and a unit naming no mailbox, as every per-unit design's is
+(``tests/conformance/test_deferred_per_unit.py``); here: a unit that other processes change is
+caught, and the deferred search gives the eager one's verdict word for word on scheduled runs of
+the bench workload, their prefixes and mutants (each judged as a prefix and as a complete trace).
 """
 
 from __future__ import annotations
 
 import dataclasses
-from typing import Any
 
 import pytest
 
@@ -20,23 +19,12 @@ from model_checks.designs.akka_mailbox.configs import CONFIGS
 from model_checks.designs.akka_mailbox.trace import FORMAT, AkkaChecker
 from model_checks.designs.akka_mailbox.trace_search import DEFERRED, UNIT_FIELD, local_pc, mailbox_of
 from spec import akka_mailbox as am
-from tests.conformance.deferral_checks import agree_on_run_and_mutants, live_set_sum, reachable_violations
+from tests.conformance.deferral_checks import Declaration, agree_on_run_and_mutants, live_set_sum
 
 EAGER = dataclasses.replace(FORMAT, make=lambda config: AkkaChecker(config, deferred={}))
 
 
-def _violations(
-    config: str, blocked: dict[str, frozenset[str]], unit: Any = mailbox_of
-) -> set[tuple[str, str]]:
-    return reachable_violations(
-        am.SPEC, CONFIGS[config], blocked, local=local_pc, unit=unit, unit_field=UNIT_FIELD
-    )
-
-
-@pytest.mark.timeout(600)
-@pytest.mark.parametrize("config", ["small", "compare"])
-def test_the_declaration_holds_per_mailbox_on_every_reachable_state(config: str) -> None:
-    assert not _violations(config, DEFERRED)
+DECLARED = Declaration(am.SPEC, CONFIGS, DEFERRED, local=local_pc, unit=mailbox_of, unit_field=UNIT_FIELD)
 
 
 def test_every_internal_action_is_deferred() -> None:
@@ -45,25 +33,10 @@ def test_every_internal_action_is_deferred() -> None:
 
 
 @pytest.mark.timeout(300)
-def test_a_wrong_declaration_is_caught() -> None:
-    # An empty queue read cannot move past an append to that mailbox: the read would see it.
-    found = _violations("small", {**DEFERRED, "RegisterSeesEmpty": frozenset()})
-    assert ("RegisterSeesEmpty", "Enqueue") in found
-
-
-@pytest.mark.timeout(300)
-def test_a_unit_that_names_no_mailbox_is_caught() -> None:
-    # Every step "about a unit of its own": no blocked pair binds, and the reads that do not
-    # move past a close of their mailbox show it.
-    found = _violations("small", DEFERRED, unit=lambda s, process: process)
-    assert ("RegisterSeesOpen", "Close") in found
-
-
-@pytest.mark.timeout(300)
 def test_a_unit_that_other_processes_change_is_caught() -> None:
     # A unit that counts the executor queue: another process's execute changes it, so the units
     # the search holds would not say what a deferred step is about when it is taken.
-    found = _violations("small", DEFERRED, unit=lambda s, process: (am.Local(s, process)[1], len(s.executor)))
+    found = DECLARED.violations("small", unit=lambda s, process: (am.Local(s, process)[1], len(s.executor)))
     assert any(other.endswith(MOVES_UNIT) for _, other in found)
 
 

@@ -1,13 +1,15 @@
 """What a design's test of its deferred internal steps checks, shared by the designs that defer
 (``search.TraceSearch(deferred=...)``): the declaration on every reachable state of a
-configuration, the deferred search's verdicts against the eager one's, word for word, on a
-corpus of traces and their mutants, and the live set the deferral keeps small."""
+configuration (``Declaration``, for the designs that defer per unit), the deferred search's
+verdicts against the eager one's, word for word, on a corpus of traces and their mutants, and the
+live set the deferral keeps small."""
 
 from __future__ import annotations
 
 import dataclasses
 import json
 from collections.abc import Callable, Hashable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from model_checks.conformance.lines import validate_with
@@ -35,6 +37,36 @@ def reachable_violations(
     )
     assert examined < LIMIT  # every reachable state, not a bounded sample
     return found
+
+
+Unit = Callable[[Any, Any], Hashable]  # (a state, a process): what the process's step is about
+
+
+@dataclass(frozen=True)
+class Declaration:
+    """A design's deferred steps declared per unit (its ``trace_search``): what its tests check
+    on every reachable state of a configuration (``violations``)."""
+
+    spec: Spec
+    configs: Mapping[str, Any]
+    deferred: Mapping[str, frozenset[str]]
+    local: Callable[[Any, Hashable], Hashable]
+    unit: Unit
+    unit_field: str
+
+    def violations(
+        self, config: str, blocked: Mapping[str, frozenset[str]] | None = None, unit: Unit | None = None
+    ) -> set[Violation]:
+        """``reachable_violations`` of ``blocked`` (default: the declaration) and ``unit`` (default:
+        the design's) under the configuration named ``config``."""
+        return reachable_violations(
+            self.spec,
+            self.configs[config],
+            self.deferred if blocked is None else blocked,
+            local=self.local,
+            unit=self.unit if unit is None else unit,
+            unit_field=self.unit_field,
+        )
 
 
 def same_verdict(lazy: DesignFormat, eager: DesignFormat, lines: list[str], complete: bool) -> Verdict:

@@ -11,7 +11,7 @@ import re
 import sys
 import types
 from collections import deque
-from collections.abc import Hashable
+from collections.abc import Hashable, Mapping
 from typing import Any
 
 from model_checks.harness.rt import frames
@@ -34,6 +34,25 @@ from model_checks.harness.rt.objects import ObjState, Op
 from model_checks.harness.rt.under_test import _program_file, _program_module
 
 _SCALARS = (int, str, bytes, type(None), type(Ellipsis))
+
+
+def machinery_class(c: type) -> bool:
+    """``c`` is a class of the standard library, a package or the harness's machinery, read as an
+    atom (by the walk and the encoder alike); a class of a module with no file (``__main__`` under
+    ``python -c``) is code under test."""
+    module_file = getattr(sys.modules.get(c.__module__), "__file__", None)
+    return isinstance(module_file, str) and not _program_file(module_file)
+
+
+def class_data(namespace: Mapping[str, object]) -> list[tuple[str, object]]:
+    """The state of a class of the code under test: its data attributes, as (name, value) in the
+    namespace's order (methods by identity: the class outlives the execution, or is new in each and
+    then never equal; ``_abc_impl``: the ABC machinery's cache of subclass checks)."""
+    return [
+        (k, val)
+        for k, val in namespace.items()
+        if not (k.startswith("__") or k == "_abc_impl" or isinstance(val, types.FunctionType))
+    ]
 
 
 class _Canon:
@@ -165,20 +184,9 @@ class _Canon:
         return ("g", *[(k, self.value(x)) for k, x in d.items() if not k.startswith("__")])
 
     def _class(self, c: type) -> Hashable:
-        module_file = getattr(sys.modules.get(c.__module__), "__file__", None)
-        if not c.__flags__ & _HEAPTYPE or (isinstance(module_file, str) and not _program_file(module_file)):
-            # a static C type (its attributes cannot change), or a class of the standard library,
-            # a package or the harness's machinery; a class of a module with no file (``__main__``
-            # under ``python -c``) is code under test
-            return ("T", _atom(c))
-        # a class of the code under test: its data attributes are state (methods by identity:
-        # the class outlives the execution, or is new in each and then never equal)
-        data = []
-        for k, val in c.__dict__.items():
-            if k.startswith("__") or k == "_abc_impl" or isinstance(val, types.FunctionType):
-                continue  # (``_abc_impl``: the ABC machinery's cache of subclass checks)
-            data.append((k, self.value(val)))
-        return ("T", _atom(c), tuple(data))
+        if not c.__flags__ & _HEAPTYPE or machinery_class(c):
+            return ("T", _atom(c))  # a static C type: its attributes cannot change
+        return ("T", _atom(c), tuple((k, self.value(val)) for k, val in class_data(c.__dict__)))
 
     def op(self, op: Op | None) -> Hashable:
         if op is None:

@@ -9,13 +9,13 @@ import functools
 import itertools
 import operator
 import re
-import sys
 import types
 from collections import deque
 from typing import Any
 
 from model_checks.harness.rt import frames
 from model_checks.harness.rt.dict_versions import _PROXIED_AT, _VERSION_AT, _module_data
+from model_checks.harness.rt.heap_walk import class_data, machinery_class
 from model_checks.harness.rt.object_kinds import (
     _BASE,
     _HEAPTYPE,
@@ -63,17 +63,10 @@ def _r_class(c: Any) -> tuple[Any, ...]:
     assert real is not None  # (a class's dict is never replaced: the view stays valid)
     view = ctypes.c_uint64.from_address(real + _VERSION_AT)
     version = view.value
-    module_file = getattr(sys.modules.get(c.__module__), "__file__", None)
-    if isinstance(module_file, str) and not _program_file(module_file):
-        r = (_K, ("a", _atom(c)))  # see ``_Canon._class``; (``__module__`` is in the dict: its version)
+    if machinery_class(c):
+        r = (_K, ("a", _atom(c)))  # (``__module__`` is in the dict: its version)
     else:
-        data = tuple(
-            kv
-            for k, val in proxy.items()
-            # (``_abc_impl``: the ABC machinery's cache of subclass checks)
-            if not (k.startswith("__") or k == "_abc_impl" or isinstance(val, types.FunctionType))
-            for kv in (k, val)
-        )  # name, value, name, value, ...
+        data = tuple(kv for pair in class_data(proxy) for kv in pair)  # name, value, name, value, ...
         r = (_K, ("T", _atom(c)), data)
     _CLASSES[c] = (view, version, r)
     return r
