@@ -109,6 +109,9 @@ class PartSteps:
         self.deferred = deferred
         # the deferring processes whose pc lets one of their deferred steps start
         self.starts = tuple([p for p, _ in deferred])
+        # those processes with their units as the search's ``unit`` gives them, when the part's
+        # component names them (``FunctionPcs(unit=...)``); else None
+        self.started: tuple[tuple[Hashable, Hashable], ...] | None = None
 
 
 # Per process, per pc: its steps taken at once and its deferred steps enabled there (both lists
@@ -150,17 +153,21 @@ class FunctionPcs:
     process, in the function's order. Compiled with the search, so that a part it meets at every
     new function (about every event) costs no Python; ``refine(process, local)`` gives the pc
     instead where the item is one of ``refined`` (a pc the binding splits by what the trace has
-    shown so far: then ``forget_pcs`` when that changes)."""
+    shown so far: then ``forget_pcs`` when that changes). With ``unit``, item ``unit`` of the local
+    tuple is the process's unit (what the search's ``unit`` gives: tests check they agree), read
+    with the part rather than by a call per state."""
 
     def __init__(
         self,
         index: int = 0,
         refined: Iterable[Hashable] = (),
         refine: Callable[[Any, Any], Hashable] | None = None,
+        unit: int | None = None,
     ) -> None:
         self.index = index
         self.refined = frozenset(refined)
         self.refine = refine
+        self.unit = unit
 
     def __call__(self, component: Any) -> tuple[tuple[Hashable, Hashable], ...]:
         names: tuple[Hashable, ...] = component.domain()
@@ -175,3 +182,13 @@ class FunctionPcs:
                 pc = refine(names[i], local)
             pairs.append((names[i], pc))
         return tuple(pairs)
+
+    def started(
+        self, component: Any, processes: tuple[Hashable, ...]
+    ) -> tuple[tuple[Hashable, Hashable], ...] | None:
+        """``processes`` with their units (item ``unit`` of each one's local tuple); None
+        without ``unit``."""
+        unit = self.unit
+        if unit is None:
+            return None
+        return tuple([(p, component[p][unit]) for p in processes])

@@ -132,6 +132,11 @@ class TraceSearch:
         # keys rarely recur, but each part's do. ``forget_pcs`` when a part's meaning changes
         # (it may read the constants). Only with ``local`` (the pcs' meaning) given.
         self.pc_parts: tuple[PartOf, ...] = tuple(pc_parts) if local is not None else ()
+        # The parts whose pcs come with their processes' units (``FunctionPcs(unit=...)``): read
+        # with the pcs, where ``unit`` would be a call per state and process.
+        self._part_pcs: list[FunctionPcs | None] = [
+            pcs_of if isinstance(pcs_of, FunctionPcs) else None for _, pcs_of in self.pc_parts
+        ]
         # ``deferred[action]``: the actions (of other processes) it does not move right past;
         # it moves past every other one (``movers.violations`` checks the claim).
         self.deferred = dict(deferred or {})
@@ -246,6 +251,7 @@ class TraceSearch:
                 memo = self._part_memo[i]
                 part = memo.get(component)
                 if part is None:
+                    reader = self._part_pcs[i]
                     part = part_steps(
                         pcs_of(component),
                         self._both_at,
@@ -254,6 +260,8 @@ class TraceSearch:
                         self._deferred_at,
                         self._deferred_by_process,
                     )
+                    if reader is not None and reader.unit is not None:
+                        part.started = reader.started(component, part.starts)
                     _bounded(memo, self.cache_limit)[component] = part
                 self._part_last[i] = (component, part)
             found.append(part)
@@ -438,9 +446,18 @@ class TraceSearch:
         unit = self.unit
         found: list[tuple[Hashable, Hashable]] = []
         for part in self._parts(s):
+            started = part.started
+            if started is not None and unit is not None:
+                found.extend(started)
+                continue
             for q in part.starts:
                 found.append((q, unit(s, q) if unit is not None else None))
         return tuple(found)
+
+    def starts(self, s: State) -> tuple[tuple[Hashable, Hashable], ...]:
+        """With ``pc_parts``: the processes whose deferred steps can start in ``s``, with their
+        units, as the search reads them (tests compare them with ``local`` and ``unit``)."""
+        return self._starts(s)
 
     def _expand(self, states: set[State], taking: Iterable[Hashable]) -> set[State]:
         """``states`` (closed under the internal steps that are not deferred) closed under those

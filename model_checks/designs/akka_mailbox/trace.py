@@ -51,6 +51,7 @@ from model_checks.designs.akka_mailbox import verify_rows
 from model_checks.designs.akka_mailbox.trace_search import (
     DEFERRED,
     ENABLED_AT,
+    MAILBOX_ITEM,
     UNIT_FIELD,
     local_pc,
     mailbox_of,
@@ -142,6 +143,7 @@ HINT = {
 # The header key that says a trace logs ``append`` (docs/akka-mailbox.md, *Trace events*).
 LOGS_APPEND = "logs_append"
 OPTIONAL_FIELDS = ("status",)
+PROCS_LIMIT = 256  # entries of ``AkkaChecker``'s memo of an event's processes: memory stays flat
 
 
 def _waiting(c: am.Constants, s: am.Vars) -> dict[int, list[Any]]:
@@ -179,6 +181,9 @@ class AkkaChecker:
         if type(logs_append) is not bool:  # a file's header is held to the schema before this
             raise ValueError(f"config.{LOGS_APPEND} must be true or false, not {logs_append!r}")
         self.logs_append = logs_append
+        # (event kind, thread) -> the processes it may be, once its thread's roles are bound
+        # (``_processes``; forgotten whenever a process joins)
+        self._procs: dict[tuple[str, str], list[str]] = {}
         if deferred is None:
             deferred = DEFERRED if logs_append else {}
         self.c = TraceConstants(
@@ -193,8 +198,9 @@ class AkkaChecker:
             local=local_pc,
             enabled_at=ENABLED_AT,
             # Each kind of process's pcs read off its own function, their steps remembered per
-            # function (a step moves one process: the other two parts are met again as they were).
-            pc_parts=[(attrgetter(f), FunctionPcs()) for f in ("producer", "worker", "supervisor")],
+            # function (a step moves one process: the other two parts are met again as they were),
+            # each process's mailbox (``mailbox_of``) read with its pc.
+            pc_parts=[(attrgetter(f), FunctionPcs(unit=item)) for f, item in MAILBOX_ITEM.items()],
             deferred=deferred,
             unit=mailbox_of,
             unit_field=UNIT_FIELD,
@@ -204,6 +210,7 @@ class AkkaChecker:
 
     def _add(self, role: str, name: str) -> None:
         c = self.c
+        self._procs.clear()
         if role == "p":
             c.producers.append(name)
             c.sends[name] = {}
@@ -301,8 +308,15 @@ class AkkaChecker:
                 f"{show_event(ev)} — an append event in a trace whose header does not say"
                 f" config.{LOGS_APPEND}: true (a trace logs every accepted send's append, or none)",
             )
-        self.c = add_units(self.search, self.c, "mailboxes", ev["mailbox"], UNNAMED_MAILBOX)
-        procs = self._processes(ev)
+        if ev["mailbox"] >= self.c.mailboxes:
+            self.c = add_units(self.search, self.c, "mailboxes", ev["mailbox"], UNNAMED_MAILBOX)
+        key = (ev["event"], ev["thread"])
+        procs = self._procs.get(key)
+        if procs is None:
+            procs = self._processes(ev)
+            if len(self._procs) >= PROCS_LIMIT:
+                self._procs.clear()
+            self._procs[key] = procs
         if self.logs_append and procs != [f"p:{ev['thread']}"]:
             self._append_first(ev)
         self._announce(ev)

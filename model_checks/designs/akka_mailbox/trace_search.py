@@ -61,6 +61,9 @@ DEFERRED: dict[str, frozenset[str]] = {
     "CleanUpEmpty": frozenset({"Enqueue"}),
 }
 UNIT_FIELD = "mailbox"  # every event names the mailbox it is about
+# Per kind of process (its function in the state), the item of its local tuple naming its mailbox
+# (``am.Local``'s): what ``mailbox_of`` reads, read by the search with the pcs.
+MAILBOX_ITEM: dict[str, int] = {"producer": 2, "worker": 1, "supervisor": 2}
 
 
 def local_pc(s: am.Vars, process: Any) -> str:
@@ -73,4 +76,4 @@ def mailbox_of(s: am.Vars, process: Any) -> Hashable:
     return am.Local(s, process)[1]
 
 
-__all__ = ["DEFERRED", "ENABLED_AT", "UNIT_FIELD", "local_pc", "mailbox_of"]
+__all__ = ["DEFERRED", "ENABLED_AT", "MAILBOX_ITEM", "UNIT_FIELD", "local_pc", "mailbox_of"]

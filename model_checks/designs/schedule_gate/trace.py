@@ -41,6 +41,7 @@ from model_checks.designs.schedule_gate.trace_search import (
     ENABLED_AT,
     P_IDLE_UNANNOUNCED,
     UNIT_FIELD,
+    WORKER_ACTOR,
     announced_pc,
     drained_actor,
     local_pc,
@@ -139,10 +140,11 @@ class GateChecker:
             enabled_at=ENABLED_AT,
             # The producers' pcs and the workers', each read off its own function (the search
             # remembers each part by its function): ``announced_pc``, whose idle producers' pcs
-            # read which posts are announced (``_forget_pcs`` whenever the posts change).
+            # read which posts are announced (``_forget_pcs`` whenever the posts change); a
+            # worker's unit (``drained_actor``) read with its pc.
             pc_parts=[
                 (attrgetter("producer"), FunctionPcs(refined=[sg.P_IDLE], refine=self._idle_pc)),
-                (attrgetter("worker"), FunctionPcs()),
+                (attrgetter("worker"), FunctionPcs(unit=WORKER_ACTOR)),
             ],
             deferred=DEFERRED if deferred is None else deferred,
             unit=drained_actor,
@@ -160,6 +162,9 @@ class GateChecker:
         self._last_seen: dict[str, tuple[int, tuple[Function[int, sg.Gate], ...] | None]] = {}
         self._idle_at: dict[int, int] = {}  # actor -> the last event about it that left it Idle
         self._names: dict[str, tuple[str, str]] = {}  # thread -> its producer's and worker's names
+        # (event kind, thread) -> the processes it may be, once its thread's roles are bound
+        # (``_processes``; forgotten whenever a process joins)
+        self._procs: dict[tuple[str, str], list[str]] = {}
 
     # -- the search's view of program counters -----------------------------------------------------
 
@@ -198,6 +203,7 @@ class GateChecker:
 
     def _add(self, role: str, name: str) -> None:
         c = self.c
+        self._procs.clear()
         if role == "p":
             c.producers.append(name)
             c.posts[name] = {}
@@ -287,7 +293,10 @@ class GateChecker:
             names = (f"p:{thread}", f"w:{thread}")
             _remember(self._names, thread, names)
         p, w = names
-        procs = self._processes(ev, p, w)
+        procs = self._procs.get((kind, thread))
+        if procs is None:
+            procs = self._processes(ev, p, w)
+            _remember(self._procs, (kind, thread), procs)
         if kind in STARTS_POST:
             self._announce(ev, p)
         try:

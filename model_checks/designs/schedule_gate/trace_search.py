@@ -18,7 +18,7 @@ went Idle again), and cost a third more time per event.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Final
 
 from spec import schedule_gate as sg
 
@@ -59,11 +59,14 @@ def announced_pc(c: Any, s: sg.Vars, process: Any) -> str:
     return str(s.worker[process][0])
 
 
+WORKER_ACTOR: Final = 1  # the item of a worker's local tuple naming the actor it took or drains
+
+
 def drained_actor(s: sg.Vars, process: Any) -> int | None:
     """The actor a worker's step is about (the search's ``unit``): the one it took or drains; None
     for an idle worker and for a producer (whose steps are not deferred)."""
     if process in s.worker.domain():
-        actor: int | None = s.worker[process][1]
+        actor: int | None = s.worker[process][WORKER_ACTOR]
         return actor
     return None
 
@@ -73,6 +76,7 @@ __all__ = [
     "ENABLED_AT",
     "P_IDLE_UNANNOUNCED",
     "UNIT_FIELD",
+    "WORKER_ACTOR",
     "announced_pc",
     "drained_actor",
     "local_pc",

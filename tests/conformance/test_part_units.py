@@ -1,0 +1,64 @@
+"""The units the search reads with the pcs (``FunctionPcs(unit=...)``) are the binding's ``unit``.
+
+``TraceSearch`` decides which deferred steps an event needs from the processes that can start one
+in each held state and their units; with ``FunctionPcs(unit=...)`` it reads those units off the
+same component as the pcs instead of calling ``unit`` per state and process. On the bench traces
+of both bindings that declare it, they agree after every event, and a wrong item is caught.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from model_checks.conformance.search import FunctionPcs
+from model_checks.designs.akka_mailbox.bench import akka_scheduled
+from model_checks.designs.akka_mailbox.trace import AkkaChecker
+from model_checks.designs.schedule_gate.bench import gate_scheduled
+from model_checks.designs.schedule_gate.trace import GateChecker
+
+pytestmark = pytest.mark.timeout(300)
+
+
+def _gate() -> tuple[Any, list[dict[str, Any]]]:
+    config, events = gate_scheduled(40, 0)
+    return GateChecker(config), [e for e in events if e["event"] != "stop_end"]
+
+
+def _akka() -> tuple[Any, list[dict[str, Any]]]:
+    config, events = akka_scheduled(30, 0)
+    return AkkaChecker(config), events
+
+
+def _disagreements(checker: Any, events: list[dict[str, Any]]) -> tuple[int, int]:
+    """(starts read, of them with a unit other than ``unit``'s) over every state after every event."""
+    read = wrong = 0
+    for ev in events:
+        checker.step(ev)
+        search = checker.search
+        for s in search.states:
+            for q, unit in search.starts(s):
+                read += 1
+                wrong += unit != search.unit(s, q)
+    return read, wrong
+
+
+@pytest.mark.parametrize("make", [_gate, _akka], ids=["schedule-gate", "akka-mailbox"])
+def test_the_units_read_with_the_pcs_are_the_bindings_unit(make: Callable[[], Any]) -> None:
+    checker, events = make()
+    read, wrong = _disagreements(checker, events)
+    assert read > 0  # deferred steps could start: the units were read
+    assert wrong == 0
+
+
+def test_a_wrong_unit_item_is_caught() -> None:
+    checker, events = _akka()
+    search = checker.search
+    for i, (_, pcs_of) in enumerate(search.pc_parts):
+        assert isinstance(pcs_of, FunctionPcs)
+        pcs_of.unit = 0  # the pc, not the mailbox
+        search.forget_pcs(i)
+    _, wrong = _disagreements(checker, events)
+    assert wrong > 0
