@@ -31,7 +31,8 @@ class ControlledRuntime:
 
     def __init__(self, ex: Execution) -> None:
         self._ex = ex
-        self._yield = ex.new_object(lambda oid: YieldState(oid, "yield"))
+        self._yield = YieldState(len(ex.objects), "yield")
+        ex.add_object(self._yield)
         self._handles: dict[int, ThreadHandle] = {}
 
     # --- the seam -------------------------------------------------------------------------

@@ -3,6 +3,8 @@
 * PCT draws the same random numbers as the textbook rule written plainly (so a seed names the
   same executions as before the shortcuts), also where it lets the running thread go on without
   building the enabled set (``PctChooser.keep``);
+* an operation shared by its announcements (a lock's acquire and release...) is never shared
+  where it would be written to (an execution recording source lines, a timed operation);
 * a freshly rebuilt core counts as compiled, an edited one as stale (``core._decide``);
 * a thread chosen again goes on without any context switch, and the back ends agree;
 * source lines are recorded only for the failing execution's report (a replay), yet every
@@ -86,6 +88,46 @@ def test_seeding_and_below_draw_what_random_draws(seed: int) -> None:
         for _ in range(50):
             assert below(fast, n) == plain.randrange(n)
     assert fast.getstate() == plain.getstate()
+
+
+def test_constant_operations_are_shared_only_while_no_source_is_recorded() -> None:
+    def program(rt: ControlledRuntime) -> None:
+        lock = rt.lock("l")
+        cond = rt.condition(lock, "c")
+        fifo = rt.deque("q")
+
+        def worker() -> None:
+            for _ in range(2):
+                with lock:
+                    cond.notify()
+                fifo.append(1)
+                len(fifo)
+                fifo.popleft()
+            with lock:
+                cond.wait(timeout=0.5)
+
+        t = rt.start_thread(worker, "w")
+        t.join()
+
+    def ops(ex: Execution) -> dict[tuple[str, str], set[int]]:
+        seen: dict[tuple[str, str], set[int]] = {}
+        for s in ex.steps:
+            seen.setdefault((s.op.kind, s.op.obj.name), set()).add(id(s.op))
+        return seen
+
+    for sources in (False, True):
+        ex = run_once(program, Options(max_steps=200), PctChooser(7, 0, 3, 50), sources=sources)
+        assert ex.failure is None
+        seen = ops(ex)
+        for key in [("acquire", "l"), ("release", "l"), ("notify", "c"), ("len", "q"), ("popleft", "q")]:
+            # announced two or three times each: one Op for all, or one each while recording
+            steps = [s for s in ex.steps if (s.op.kind, s.op.obj.name) == key]
+            assert len(steps) >= 2, key
+            assert len(seen[key]) == (len(steps) if sources else 1), key
+        if sources:
+            assert all(s.op.source != ("", 0) for s in ex.steps if s.op.kind in ("acquire", "release"))
+        # a timed wait always gets its own operation (its deadline is its own)
+        assert len([s for s in ex.steps if s.op.kind == "wait"]) == 1
 
 
 class KeepOrChoose:

@@ -107,7 +107,9 @@ def _names(t: type) -> tuple[str, ...]:
         if attrs is None:
             names.extend(_own_slots(c))
         else:
-            names.extend(a for a in attrs if a not in ("__dict__", "__weakref__"))
+            names.extend(
+                a for a in attrs if a not in ("__dict__", "__weakref__") and not a.startswith(SHARED)
+            )
     # once each: a compiled class's ``__mypyc_attrs__`` repeats its bases' (a slot redeclared by
     # a subclass shadows the base's, which no name then reads)
     _LAYOUT[t] = found = tuple(dict.fromkeys(names))
@@ -115,6 +117,11 @@ def _names(t: type) -> tuple[str, ...]:
 
 
 _LAYOUT: dict[type, tuple[str, ...]] = {}
+
+# A compiled primitive's operation shared by its announcements (``sync/primitives.py``), made at
+# its first use: a function of the primitive's object and constants, no state. Read, it would
+# tell a lock acquired before from one never acquired, two states that are one.
+SHARED = "_shared_"
 
 
 def field_reader(t: type, names: tuple[str, ...]) -> Any:

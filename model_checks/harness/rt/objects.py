@@ -139,6 +139,10 @@ class Park:
 Outcome = Resume | Raise | Park
 
 
+# ``frozenset({oid})`` per object id, shared by the objects of every execution
+_OWN: Final[dict[int, frozenset[int]]] = {}
+
+
 class ObjState:
     """Model state of one controlled object."""
 
@@ -153,7 +157,10 @@ class ObjState:
     def __init__(self, oid: int, name: str) -> None:
         self.oid = oid
         self.name = name or f"{self.kind}#{oid}"
-        self.own: frozenset[int] = frozenset({oid})  # built once: every op on it shares it
+        # built once: every op on it shares it (and the objects of every execution with this id:
+        # a frozenset is immutable, and made anew it cost each object a set and a frozenset)
+        own = _OWN.get(oid)
+        self.own: frozenset[int] = _OWN.setdefault(oid, frozenset({oid})) if own is None else own
         # ``gates``, read once per object: a class attribute is a by-name look-up for the compiled
         # core, and every ``Op`` reads its object's
         self.gate_of: dict[str, int] = self.gates

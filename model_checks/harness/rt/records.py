@@ -68,6 +68,12 @@ class NativeChooser:
     def after_step(self, ex: Execution) -> None:
         return None
 
+    def replay_prefix(self) -> Replay:
+        """``Chooser``'s optional ``replay_prefix``: none of the built-in choosers replays a prefix
+        itself. (Declared here so that the execution asks natively: ``getattr`` with a default
+        made and dropped an ``AttributeError`` for every execution of a built-in chooser.)"""
+        return NO_REPLAY
+
     def keep(self, ex: Execution, t: ThreadInfo) -> bool:
         """May ``t``, whose step just ended, run the next step without the enabled set being
         computed? True only where ``choose`` would certainly pick ``(t.tid, NORMAL)``, and after
@@ -96,7 +102,19 @@ class _Crash:
 class ThreadInfo:
     """One controlled thread and its pending operation."""
 
-    __slots__ = ("action", "body", "born", "daemon", "finished", "name", "pending", "run", "state", "tid")
+    __slots__ = (
+        "action",
+        "body",
+        "born",
+        "daemon",
+        "finished",
+        "name",
+        "pending",
+        "rank",
+        "run",
+        "state",
+        "tid",
+    )
 
     def __init__(
         self, tid: int, name: str, state: ThreadState, body: Callable[[], object], daemon: bool = False
@@ -115,6 +133,10 @@ class ThreadInfo:
         # ``run`` as one tuple, built once, for the scheduler's per-step reads: the compiled core
         # stores an ``Action`` attribute unboxed, and every read of ``run`` builds a new tuple
         self.action: Any = self.run
+        # the chooser's priority of the thread (PCT's, ``strategies/randomized.py``), -1.0 until it
+        # gives one: a float attribute of a compiled class is read unboxed, where a chooser's own
+        # list of floats cost a bounds check and an unboxing per live thread at every step
+        self.rank = -1.0
 
 
 def _by_tid(t: ThreadInfo) -> int:

@@ -110,8 +110,12 @@ class Execution:
         self.after_step_hook = getattr(chooser, "needs_after_step", True)
         # the steps a search re-runs on its way to a new branch, run here without asking the
         # chooser (``Chooser.replay_prefix``)
-        prefix = getattr(chooser, "replay_prefix", None)
-        replay: Replay = NO_REPLAY if prefix is None else prefix()
+        native = chooser if isinstance(chooser, NativeChooser) else None
+        if native is not None:
+            replay: Replay = native.replay_prefix()
+        else:
+            prefix = getattr(chooser, "replay_prefix", None)
+            replay = NO_REPLAY if prefix is None else prefix()
         self.replay_enabled: list[list[Action]] = replay.enabled
         self.replay_chosen: list[Action] = replay.chosen
         self.quiet = replay.quiet
@@ -123,7 +127,7 @@ class Execution:
         self.trusted = getattr(chooser, "trusted", False)
         # a built-in chooser is called natively, and may let the running thread go on without the
         # enabled set (``NativeChooser.keep``)
-        self.native: NativeChooser | None = chooser if isinstance(chooser, NativeChooser) else None
+        self.native: NativeChooser | None = native
         # the data-race detector, when on: told of every operation run (one test per step when off)
         self.race: SyncObserver | None = None
         self._value: object = None  # what the thread ``_next`` chose goes on with
@@ -136,12 +140,19 @@ class Execution:
         self.objects.append(obj)
         return obj
 
+    def add_object(self, obj: ObjState) -> None:
+        """Register ``obj``, made with ``len(objects)`` as its id: ``new_object`` without the
+        factory (the compiled primitives' constructors; a factory is a closure made and called
+        through Python's call protocol for every object of every execution)."""
+        assert obj.oid == len(self.objects)
+        self.objects.append(obj)
+
     def new_thread_state(self, name: str, body: Callable[[], object], daemon: bool = False) -> ThreadState:
         # The thread takes its place in ``threads`` now, so that ``threads[tid]`` is it even when
         # threads created later are spawned first; it has no pending operation until its spawn.
         tid = len(self.threads)
-        st = self.new_object(lambda oid: ThreadState(oid, name or f"t{tid}", tid))
-        assert isinstance(st, ThreadState)
+        st = ThreadState(len(self.objects), name or f"t{tid}", tid)
+        self.add_object(st)
         self.threads.append(ThreadInfo(tid, st.name, st, body, daemon))
         self.daemons = self.daemons or daemon
         return st
@@ -190,7 +201,10 @@ class Execution:
         if self.aborting:
             raise Abort()
         tid = self.current
-        if tid is None or self._ids.get(self._whoami()) != tid:
+        # (``caller`` narrowed to an int before the comparison: an optional int compared with an int
+        # boxes both and calls Python's rich comparison, at every step)
+        caller = None if tid is None else self._ids.get(self._whoami())
+        if tid is None or caller is None or caller != tid:
             if op.read:  # invariants and final checks may read controlled objects directly
                 out = op.obj.apply(self, op, -1, NORMAL)
                 assert isinstance(out, Resume)
@@ -239,7 +253,10 @@ class Execution:
         """The controlled thread whose code runs here; None in the scheduler and its hooks
         (invariants, final checks) and in threads the harness does not control."""
         tid = self.current
-        if tid is None or self._ids.get(self._whoami()) != tid:
+        if tid is None:
+            return None
+        caller = self._ids.get(self._whoami())
+        if caller is None or caller != tid:
             return None
         return tid
 

@@ -63,22 +63,16 @@ class PctChooser(NativeChooser):
         self.depth = max(1, depth)
         k = max(1, expected_steps)
         self.change_points = {1 + below(self.rng, k): i for i in range(1, self.depth)}
-        # no change point after this step: ``keep`` then skips the look-up
-        self._last_point = max(self.change_points, default=0)
-        # per thread id, its priority; _NONE until it has one (priorities are all >= 1). A list
-        # of floats, not a dict: ``keep`` reads every live thread's at every step
-        self.priority: list[float] = []
+        # ``_at_point[step]`` is nonzero where a change point falls (a byte string read by index:
+        # ``keep`` asks at every step, where a dictionary look-up boxed the step number)
+        at_point = bytearray(max(self.change_points, default=0) + 1)
+        for step in self.change_points:
+            at_point[step] = 1
+        self._at_point = bytes(at_point)
+        # A thread's priority is its ``ThreadInfo.rank`` (_NONE until it has one; priorities are
+        # all >= 1): an unboxed attribute, where ``keep`` reads every live thread's at every step.
+        # A chooser runs one execution, whose threads it ranks.
         self._bits = self.rng.getrandbits
-
-    def _priority(self, tid: int) -> float:
-        priority = self.priority
-        return priority[tid] if tid < len(priority) else _NONE
-
-    def _give(self, tid: int, p: float) -> None:
-        priority = self.priority
-        while len(priority) <= tid:
-            priority.append(_NONE)
-        priority[tid] = p
 
     def keep(self, ex: Execution, t: ThreadInfo) -> bool:
         # The rule below without the enabled set, at the steps where its answer is already known:
@@ -88,12 +82,11 @@ class PctChooser(NativeChooser):
         # ``enabled_actions``' to work out, so any such thread, of any priority, sends the step
         # there). Then ``choose`` would pick ``t`` with the one draw of ``randrange(1)``.
         step = len(ex.steps) + 1
-        if step <= self._last_point and step in self.change_points:
+        at_point = self._at_point
+        if step < len(at_point) and at_point[step]:
             return False
-        priority = self.priority  # ``_priority``, inline: this runs at most steps, per live thread
-        known = len(priority)
         tid = t.tid
-        p = priority[tid] if tid < known else _NONE
+        p = t.rank
         op = t.pending
         if p == _NONE or op is None or t.finished or not ex.can_run(op, tid):
             return False
@@ -101,7 +94,7 @@ class PctChooser(NativeChooser):
         for u in ex.live:
             if u is t:
                 continue
-            q = priority[u.tid] if u.tid < known else _NONE
+            q = u.rank
             other = u.pending
             if q == _NONE or other is None:
                 return False
@@ -121,25 +114,27 @@ class PctChooser(NativeChooser):
         top = -1.0
         single = True  # every enabled thread has one alternative (the usual case)
         last = -1
+        threads = ex.threads
         for tid, _ in enabled:  # threads without a priority get one in ``enabled`` order
             if tid == last:
                 single = False
                 continue
             last = tid
-            p = self._priority(tid)
+            t = threads[tid]
+            p = t.rank
             if p == _NONE:
                 p = self.depth + self.rng.random() * 1000
-                self._give(tid, p)
+                t.rank = p
             if p > top:  # priorities are distinct, so this is the maximum whatever the order
                 best, top = tid, p
         point = self.change_points.get(len(ex.steps) + 1)
         if point is not None:
-            self._give(best, self.depth - point)
+            threads[best].rank = float(self.depth - point)
             # the highest priority again (a loop rather than ``max`` with a key: a lambda would
             # make the compiled core allocate its closure at every call)
             top = -1.0
             for tid, _ in enabled:
-                p = self._priority(tid)
+                p = threads[tid].rank
                 if p > top:
                     best, top = tid, p
         if single:

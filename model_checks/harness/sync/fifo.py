@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections import deque
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
-from model_checks.harness.rt.objects import ObjState, Op, Outcome, Raise, Resume
+from model_checks.harness.rt.objects import RESUME_NONE, ObjState, Op, Outcome, Raise, Resume
 
 if TYPE_CHECKING:
     from model_checks.harness.rt.scheduler import Execution
@@ -32,7 +32,7 @@ class FifoState(ObjState):
         kind = op.kind
         if kind == "append":
             self.items.append(op.args[0])
-            return Resume(None)
+            return RESUME_NONE
         if kind == "popleft":
             if not self.items:
                 return Raise(IndexError("pop from an empty deque"))
@@ -47,9 +47,12 @@ class Fifo(Generic[T]):
 
     def __init__(self, ex: Execution, name: str = "") -> None:
         self._ex = ex
-        st = ex.new_object(lambda oid: FifoState(oid, name))
-        assert isinstance(st, FifoState)
+        st = FifoState(len(ex.objects), name)
+        ex.add_object(st)
         self._st = st
+        # ``popleft`` and ``len``, shared by their announcements (``sync/primitives.py``)
+        self._shared_popleft: Op | None = None
+        self._shared_len: Op | None = None
 
     @property
     def name(self) -> str:
@@ -59,15 +62,25 @@ class Fifo(Generic[T]):
         self._ex.perform(Op("append", self._st, (item,)))
 
     def popleft(self) -> T:
-        return self._ex.perform(Op("popleft", self._st))  # type: ignore[return-value]
+        op = self._shared_popleft
+        if op is None or self._ex.sources:
+            op = Op("popleft", self._st)
+            if not self._ex.sources:
+                self._shared_popleft = op
+        return self._ex.perform(op)  # type: ignore[return-value]
 
     def __len__(self) -> int:
-        size = self._ex.perform(Op("len", self._st, read=True))
+        op = self._shared_len
+        if op is None or self._ex.sources:
+            op = Op("len", self._st, read=True)
+            if not self._ex.sources:
+                self._shared_len = op
+        size = self._ex.perform(op)
         assert isinstance(size, int)
         return size
 
     def __bool__(self) -> bool:
-        return len(self) > 0
+        return self.__len__() > 0  # (a native call: ``len(self)`` went through Python's protocol)
 
     @property
     def _items(self) -> deque[Any]:

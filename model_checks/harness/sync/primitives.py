@@ -28,6 +28,19 @@ def _timeout(blocking: bool, timeout: float | None) -> float | None:
 
 
 _BLOCKING: Final = (True,)
+_NOTIFY_ONE: Final = (1,)
+
+# Sharing an operation. An ``Op`` whose kind, object and arguments are constant (a plain
+# ``with lock:``'s acquire and release, an untimed wait or join, ``notify()``) is built once per
+# primitive and announced again at every call: announced, an ``Op`` is only read (by the
+# scheduler, the objects, DPOR, the race detector, the fingerprint, a report), except that an
+# execution recording source lines writes each operation's ``source``, and a timed one gets its
+# ``deadline``: with ``Execution.sources`` on every call builds its own, and a timed operation
+# always does. Building and freeing an ``Op`` was ~700 instructions, and most steps of a
+# reference's run announce one of these (docs/harness.md, session 24). The attributes keeping
+# them are named ``_shared_...``: the state fingerprint does not read them (they are made at a
+# primitive's first use, so a lock acquired before and one never acquired would differ;
+# ``rt/object_kinds.py``, ``SHARED``).
 
 
 class Lock:
@@ -35,22 +48,42 @@ class Lock:
 
     def __init__(self, ex: Execution, name: str = "", reentrant: bool = False) -> None:
         self._ex = ex
-        st = ex.new_object(lambda oid: LockState(oid, name, reentrant))
-        assert isinstance(st, LockState)
+        st = LockState(len(ex.objects), name, reentrant)
+        ex.add_object(st)
         self._st = st
+        # the blocking acquire and the release, shared by their announcements (see above)
+        self._shared_acquire: Op | None = None
+        self._shared_release: Op | None = None
 
     @property
     def name(self) -> str:
         return self._st.name
 
+    def acquire_op(self) -> Op:
+        """The plain blocking acquire (shared, unless the execution records sources)."""
+        op = self._shared_acquire
+        if op is None or self._ex.sources:
+            op = Op("acquire", self._st, _BLOCKING)
+            if not self._ex.sources:
+                self._shared_acquire = op
+        return op
+
+    def release_op(self) -> Op:
+        op = self._shared_release
+        if op is None or self._ex.sources:
+            op = Op("release", self._st)
+            if not self._ex.sources:
+                self._shared_release = op
+        return op
+
     def acquire(self, blocking: bool = True, timeout: float = -1) -> bool:
         if blocking is True and timeout == -1:  # the plain ``with lock:``: no timeout to work out
-            return bool(self._ex.perform(Op("acquire", self._st, _BLOCKING)))
+            return bool(self._ex.perform(self.acquire_op()))
         t = _timeout(blocking, timeout)
         return bool(self._ex.perform(Op("acquire", self._st, (blocking,), timeout=t)))
 
     def release(self) -> None:
-        self._ex.perform(Op("release", self._st))
+        self._ex.perform(self.release_op())
 
     def locked(self) -> bool:
         return bool(self._ex.perform(Op("locked", self._st, read=True)))
@@ -60,10 +93,10 @@ class Lock:
 
     # ``with lock:`` goes straight to the operation (one call less per step than via acquire)
     def __enter__(self) -> bool:
-        return bool(self._ex.perform(Op("acquire", self._st, _BLOCKING)))
+        return bool(self._ex.perform(self.acquire_op()))
 
     def __exit__(self, *exc: object) -> None:
-        self._ex.perform(Op("release", self._st))
+        self._ex.perform(self.release_op())
 
     def critical_section(self, append: Callable[[Any], object] | None = None) -> Section:
         """``reference.worker_pool.critical_section`` of this lock (it asks a lock that has this
@@ -87,11 +120,11 @@ class Section:
 
     def __enter__(self) -> bool:
         lock = self._lock
-        return bool(lock._ex.perform(Op("acquire", lock._st, _BLOCKING)))
+        return bool(lock._ex.perform(lock.acquire_op()))
 
     def __exit__(self, *exc: object) -> None:
         lock = self._lock
-        lock._ex.perform(Op("release", lock._st))
+        lock._ex.perform(lock.release_op())
 
     def __add__(self, item: Any) -> object:
         append = self._append
@@ -113,9 +146,13 @@ class Condition:
         if not isinstance(lock, Lock):
             raise TypeError("a controlled Condition needs a lock from the same controlled runtime")
         self._lock = lock
-        st = ex.new_object(lambda oid: ConditionState(oid, name, lock._st))
-        assert isinstance(st, ConditionState)
+        st = ConditionState(len(ex.objects), name, lock._st)
+        ex.add_object(st)
         self._st = st
+        # the untimed wait, ``notify()`` and ``notify_all()``, shared (see above)
+        self._shared_wait: Op | None = None
+        self._shared_notify: Op | None = None
+        self._shared_notify_all: Op | None = None
 
     def acquire(self, blocking: bool = True, timeout: float = -1) -> bool:
         return self._lock.acquire(blocking, timeout)
@@ -130,8 +167,14 @@ class Condition:
         self._lock.__exit__()
 
     def wait(self, timeout: float | None = None) -> bool:
-        t = None if timeout is None else max(timeout, 0.0)
-        return bool(self._ex.perform(Op("wait", self._st, timeout=t)))
+        if timeout is not None:
+            return bool(self._ex.perform(Op("wait", self._st, timeout=max(timeout, 0.0))))
+        op = self._shared_wait
+        if op is None or self._ex.sources:
+            op = Op("wait", self._st)
+            if not self._ex.sources:
+                self._shared_wait = op
+        return bool(self._ex.perform(op))
 
     def wait_for(self, predicate: Callable[[], T], timeout: float | None = None) -> T:
         deadline = None if timeout is None else self._ex.clock + timeout
@@ -147,10 +190,23 @@ class Condition:
         return result
 
     def notify(self, n: int = 1) -> None:
-        self._ex.perform(Op("notify", self._st, (n,)))
+        if n != 1:
+            self._ex.perform(Op("notify", self._st, (n,)))
+            return
+        op = self._shared_notify
+        if op is None or self._ex.sources:
+            op = Op("notify", self._st, _NOTIFY_ONE)
+            if not self._ex.sources:
+                self._shared_notify = op
+        self._ex.perform(op)
 
     def notify_all(self) -> None:
-        self._ex.perform(Op("notify_all", self._st))
+        op = self._shared_notify_all
+        if op is None or self._ex.sources:
+            op = Op("notify_all", self._st)
+            if not self._ex.sources:
+                self._shared_notify_all = op
+        self._ex.perform(op)
 
     def notifyAll(self) -> None:
         self.notify_all()
@@ -159,7 +215,9 @@ class Condition:
 class Event:
     def __init__(self, ex: Execution, name: str = "") -> None:
         self._ex = ex
-        self._st = ex.new_object(lambda oid: EventState(oid, name))
+        st = EventState(len(ex.objects), name)
+        ex.add_object(st)
+        self._st = st
 
     def set(self) -> None:
         self._ex.perform(Op("set", self._st))
@@ -292,6 +350,7 @@ class ThreadHandle:
     def __init__(self, ex: Execution, st: ThreadState) -> None:
         self._ex = ex
         self._st = st
+        self._shared_join: Op | None = None  # the untimed join, shared (see above)
 
     @property
     def name(self) -> str:
@@ -302,8 +361,15 @@ class ThreadHandle:
         return self._st.tid
 
     def join(self, timeout: float | None = None) -> None:
-        t = None if timeout is None else max(timeout, 0.0)
-        self._ex.perform(Op("join", self._st, timeout=t))
+        if timeout is not None:
+            self._ex.perform(Op("join", self._st, timeout=max(timeout, 0.0)))
+            return
+        op = self._shared_join
+        if op is None or self._ex.sources:
+            op = Op("join", self._st)
+            if not self._ex.sources:
+                self._shared_join = op
+        self._ex.perform(op)
 
     def is_alive(self) -> bool:
         return bool(self._ex.perform(Op("is_alive", self._st, read=True)))
