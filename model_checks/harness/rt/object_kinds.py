@@ -118,9 +118,9 @@ def _names(t: type) -> tuple[str, ...]:
 
 _LAYOUT: dict[type, tuple[str, ...]] = {}
 
-# A compiled primitive's operation shared by its announcements (``sync/primitives.py``), made at
-# its first use: a function of the primitive's object and constants, no state. Read, it would
-# tell a lock acquired before from one never acquired, two states that are one.
+# A compiled primitive's operation shared by its announcements (``sync/primitives.py``): a function
+# of the primitive's object and constants, no state (and absent while an execution records
+# sources: read, it would tell two executions' states apart by that alone).
 SHARED = "_shared_"
 
 

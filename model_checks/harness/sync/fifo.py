@@ -51,8 +51,9 @@ class Fifo(Generic[T]):
         ex.add_object(st)
         self._st = st
         # ``popleft`` and ``len``, shared by their announcements (``sync/primitives.py``)
-        self._shared_popleft: Op | None = None
-        self._shared_len: Op | None = None
+        shared = not ex.sources
+        self._shared_popleft = Op("popleft", st) if shared else None
+        self._shared_len = Op("len", st, read=True) if shared else None
 
     @property
     def name(self) -> str:
@@ -62,20 +63,10 @@ class Fifo(Generic[T]):
         self._ex.perform(Op("append", self._st, (item,)))
 
     def popleft(self) -> T:
-        op = self._shared_popleft
-        if op is None or self._ex.sources:
-            op = Op("popleft", self._st)
-            if not self._ex.sources:
-                self._shared_popleft = op
-        return self._ex.perform(op)  # type: ignore[return-value]
+        return self._ex.perform(self._shared_popleft or Op("popleft", self._st))  # type: ignore[return-value]
 
     def __len__(self) -> int:
-        op = self._shared_len
-        if op is None or self._ex.sources:
-            op = Op("len", self._st, read=True)
-            if not self._ex.sources:
-                self._shared_len = op
-        size = self._ex.perform(op)
+        size = self._ex.perform(self._shared_len or Op("len", self._st, read=True))
         assert isinstance(size, int)
         return size
 

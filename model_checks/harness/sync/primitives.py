@@ -37,10 +37,10 @@ _NOTIFY_ONE: Final = (1,)
 # execution recording source lines writes each operation's ``source``, and a timed one gets its
 # ``deadline``: with ``Execution.sources`` on every call builds its own, and a timed operation
 # always does. Building and freeing an ``Op`` was ~700 instructions, and most steps of a
-# reference's run announce one of these (docs/harness.md, session 24). The attributes keeping
-# them are named ``_shared_...``: the state fingerprint does not read them (they are made at a
-# primitive's first use, so a lock acquired before and one never acquired would differ;
-# ``rt/object_kinds.py``, ``SHARED``).
+# reference's run announce one of these (docs/harness.md, session 24). The primitive builds them
+# with itself (none while the execution records sources, which it does from its start), in
+# attributes named ``_shared_...`` that the state fingerprint does not read (``rt/object_kinds.py``,
+# ``SHARED``: they hold nothing but constants of the primitive).
 
 
 class Lock:
@@ -52,8 +52,9 @@ class Lock:
         ex.add_object(st)
         self._st = st
         # the blocking acquire and the release, shared by their announcements (see above)
-        self._shared_acquire: Op | None = None
-        self._shared_release: Op | None = None
+        shared = not ex.sources
+        self._shared_acquire = Op("acquire", st, _BLOCKING) if shared else None
+        self._shared_release = Op("release", st) if shared else None
 
     @property
     def name(self) -> str:
@@ -61,20 +62,10 @@ class Lock:
 
     def acquire_op(self) -> Op:
         """The plain blocking acquire (shared, unless the execution records sources)."""
-        op = self._shared_acquire
-        if op is None or self._ex.sources:
-            op = Op("acquire", self._st, _BLOCKING)
-            if not self._ex.sources:
-                self._shared_acquire = op
-        return op
+        return self._shared_acquire or Op("acquire", self._st, _BLOCKING)
 
     def release_op(self) -> Op:
-        op = self._shared_release
-        if op is None or self._ex.sources:
-            op = Op("release", self._st)
-            if not self._ex.sources:
-                self._shared_release = op
-        return op
+        return self._shared_release or Op("release", self._st)
 
     def acquire(self, blocking: bool = True, timeout: float = -1) -> bool:
         if blocking is True and timeout == -1:  # the plain ``with lock:``: no timeout to work out
@@ -150,9 +141,10 @@ class Condition:
         ex.add_object(st)
         self._st = st
         # the untimed wait, ``notify()`` and ``notify_all()``, shared (see above)
-        self._shared_wait: Op | None = None
-        self._shared_notify: Op | None = None
-        self._shared_notify_all: Op | None = None
+        shared = not ex.sources
+        self._shared_wait = Op("wait", st) if shared else None
+        self._shared_notify = Op("notify", st, _NOTIFY_ONE) if shared else None
+        self._shared_notify_all = Op("notify_all", st) if shared else None
 
     def acquire(self, blocking: bool = True, timeout: float = -1) -> bool:
         return self._lock.acquire(blocking, timeout)
@@ -169,12 +161,7 @@ class Condition:
     def wait(self, timeout: float | None = None) -> bool:
         if timeout is not None:
             return bool(self._ex.perform(Op("wait", self._st, timeout=max(timeout, 0.0))))
-        op = self._shared_wait
-        if op is None or self._ex.sources:
-            op = Op("wait", self._st)
-            if not self._ex.sources:
-                self._shared_wait = op
-        return bool(self._ex.perform(op))
+        return bool(self._ex.perform(self._shared_wait or Op("wait", self._st)))
 
     def wait_for(self, predicate: Callable[[], T], timeout: float | None = None) -> T:
         deadline = None if timeout is None else self._ex.clock + timeout
@@ -193,20 +180,10 @@ class Condition:
         if n != 1:
             self._ex.perform(Op("notify", self._st, (n,)))
             return
-        op = self._shared_notify
-        if op is None or self._ex.sources:
-            op = Op("notify", self._st, _NOTIFY_ONE)
-            if not self._ex.sources:
-                self._shared_notify = op
-        self._ex.perform(op)
+        self._ex.perform(self._shared_notify or Op("notify", self._st, _NOTIFY_ONE))
 
     def notify_all(self) -> None:
-        op = self._shared_notify_all
-        if op is None or self._ex.sources:
-            op = Op("notify_all", self._st)
-            if not self._ex.sources:
-                self._shared_notify_all = op
-        self._ex.perform(op)
+        self._ex.perform(self._shared_notify_all or Op("notify_all", self._st))
 
     def notifyAll(self) -> None:
         self.notify_all()
@@ -350,7 +327,7 @@ class ThreadHandle:
     def __init__(self, ex: Execution, st: ThreadState) -> None:
         self._ex = ex
         self._st = st
-        self._shared_join: Op | None = None  # the untimed join, shared (see above)
+        self._shared_join = None if ex.sources else Op("join", st)  # the untimed join, shared (see above)
 
     @property
     def name(self) -> str:
@@ -364,12 +341,7 @@ class ThreadHandle:
         if timeout is not None:
             self._ex.perform(Op("join", self._st, timeout=max(timeout, 0.0)))
             return
-        op = self._shared_join
-        if op is None or self._ex.sources:
-            op = Op("join", self._st)
-            if not self._ex.sources:
-                self._shared_join = op
-        self._ex.perform(op)
+        self._ex.perform(self._shared_join or Op("join", self._st))
 
     def is_alive(self) -> bool:
         return bool(self._ex.perform(Op("is_alive", self._st, read=True)))
