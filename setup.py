@@ -107,6 +107,12 @@ class _BuildExt(build_ext):  # type: ignore[misc]
     loaders then find no shared library: ``model_checks/compiled_choice.py``), or the race
     detector's Python tracer (``race_frames.NATIVE``)."""
 
+    def initialize_options(self) -> None:
+        super().initialize_options()
+        # The compiled groups and the C tracer are separate extensions, each a long compile: build
+        # them on every core (about a quarter off a 2-core install; ``-j N`` still decides).
+        self.parallel = True
+
     # Where an extension is built (``get_ext_fullpath``) and where ``--inplace`` copies it from
     # (``get_ext_filename`` of the full name): a hidden module's loader, in both.
     def get_ext_fullpath(self, ext_name: str) -> str:
