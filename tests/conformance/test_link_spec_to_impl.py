@@ -30,6 +30,8 @@ from model_checks.harness import Options, check
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "conformance.md"
 CI_CASES = [name for name, case in CASES.items() if case.ci]
 _results: dict[str, Comparison] = {}
+# One xdist worker for the module, so that each comparison is computed once, not once a worker.
+pytestmark = pytest.mark.xdist_group("link-spec-to-impl")
 
 
 def result(name: str) -> Comparison:

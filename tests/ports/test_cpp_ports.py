@@ -32,6 +32,8 @@ pytestmark = [
         GXX is None, reason="no C++ compiler: g++ is not on PATH, the C++ port kit cannot be built"
     ),
     pytest.mark.timeout(240),
+    # One xdist worker for the module: its binaries (a module fixture, ~20-40 s of g++) are built once.
+    pytest.mark.xdist_group("cpp-ports"),
 ]
 
 DESIGNS = {"locked": "work_lane_locked.cpp", "lockfree": "work_lane_lockfree.cpp"}
