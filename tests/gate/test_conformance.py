@@ -13,6 +13,8 @@ from typer.testing import CliRunner
 from model_checks.bench.workload import run_producers
 from model_checks.cli import app
 from model_checks.conformance.validator import validate_lines
+from model_checks.conformance.verdict import Verdict
+from model_checks.designs.schedule_gate import scenarios as gate_scenarios
 from model_checks.designs.schedule_gate.configs import CONFIGS
 from model_checks.designs.schedule_gate.reference_mutants import REFERENCE_MUTANTS
 from model_checks.designs.schedule_gate.scenarios import MUTANT_SCENARIOS, failure_lines, gate_program
@@ -151,6 +153,27 @@ def test_every_execution_of_the_one_producer_scenario_validates() -> None:
     result = check(gate_program(GateScheduler, script=((0,),), validate=True), Options(time_limit=60))
     assert result.failure is None, result.report()
     assert result.verdict == "exhaustive", result.summary()
+
+
+@pytest.mark.timeout(120)
+def test_each_distinct_trace_of_a_search_is_judged_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    judged: list[tuple[str, ...]] = []
+
+    def counting(lines: list[str]) -> Verdict:
+        judged.append(tuple(lines))
+        return validate_lines(lines)
+
+    monkeypatch.setattr(gate_scenarios, "validate_lines", counting)
+    result = check(gate_program(GateScheduler, script=((0,),), validate=True), Options(time_limit=60))
+    assert result.failure is None and result.verdict == "exhaustive", result.summary()
+    # Every execution's trace was checked, each distinct one by the validator, once.
+    assert 0 < len(judged) < result.executions
+    assert len(set(judged)) == len(judged)
+
+    # A rejected trace is not remembered: it fails the search wherever it appears.
+    monkeypatch.setattr(gate_scenarios, "validate_lines", lambda lines: validate_lines(lines[:-1]))
+    failed = check(gate_program(GateScheduler, script=((0,),), validate=True), Options(time_limit=60))
+    assert failed.failure is not None and "trace not allowed" in failed.failure.message
 
 
 @pytest.mark.timeout(120)

@@ -6,7 +6,9 @@ import json
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from model_checks.conformance.judged_once import JudgedOnce
 from model_checks.conformance.validator import validate_lines
+from model_checks.conformance.verdict import Verdict
 from model_checks.designs.schedule_gate import declared  # noqa: F401  (the design's GIL-atomic field)
 from model_checks.harness.options import Failure, Options
 from model_checks.harness.runtime import ControlledRuntime
@@ -41,8 +43,10 @@ def gate_program(
     ``traced``: each execution records its trace (a fresh tracer; a failure carries the
     events). ``validate`` (implies ``traced``): at the end of each execution its trace must
     be a complete behaviour of the spec (``lanecheck validate``), so a search checks the
-    trace of every execution it explores.
+    trace of every execution it explores; each distinct trace is judged once a search (most
+    executions differ only in steps that log nothing, ``conformance.judged_once``).
     """
+    judge = JudgedOnce(validate_lines, _allowed_whole) if validate else None
 
     def program(rt: ControlledRuntime) -> object:
         tracer = RecordingTracer() if traced or validate else None
@@ -98,15 +102,20 @@ def gate_program(
             done = sorted(e for box in ran for e in box)
             assert done == accepted, f"accepted {accepted} but ran {done}"
             assert sched.free_permits() == permits, f"{sched.free_permits()} permits free of {permits}"
-            if validate:
+            if judge is not None:
                 assert tracer is not None
-                verdict = validate_lines(trace_lines(tracer))
-                assert verdict.code == 0 and not verdict.prefix, f"trace not allowed: {verdict.message}"
+                verdict = judge(trace_lines(tracer))
+                assert _allowed_whole(verdict), f"trace not allowed: {verdict.message}"
             return tuple(sorted((e, r.name) for e, r in results.items()))
 
         return final
 
     return program
+
+
+def _allowed_whole(verdict: Verdict) -> bool:
+    """The verdict a finished run's trace must get: allowed as a complete behaviour."""
+    return verdict.code == 0 and not verdict.prefix
 
 
 def trace_lines(tracer: RecordingTracer) -> list[str]:
