@@ -170,7 +170,7 @@ def test_each_distinct_trace_of_a_search_is_judged_once(monkeypatch: pytest.Monk
     assert 0 < len(judged) < result.executions
     assert len(set(judged)) == len(judged)
 
-    # A rejected trace is not remembered: it fails the search wherever it appears.
+    # A rejection still fails the search (the memo keeps allowed verdicts only).
     monkeypatch.setattr(gate_scenarios, "validate_lines", lambda lines: validate_lines(lines[:-1]))
     failed = check(gate_program(GateScheduler, script=((0,),), validate=True), Options(time_limit=60))
     assert failed.failure is not None and "trace not allowed" in failed.failure.message
