@@ -23,9 +23,8 @@ pytestmark = pytest.mark.xdist_group("together")
 
 @pytest.mark.parametrize("i", range(8))
 def test_grouped(i: int) -> None:
-    out = os.environ["WORKERS_SEEN"]
-    with open(os.path.join(out, f"grouped-{i}"), "w") as f:
-        f.write(os.environ.get("PYTEST_XDIST_WORKER", "none"))
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "none")
+    open(os.path.join(os.environ["WORKERS_SEEN"], f"{i}-{worker}"), "w").close()
 """
 
 ALONE = """
@@ -38,23 +37,35 @@ def test_alone(i: int) -> None:
 """
 
 
-@pytest.mark.timeout(180)
-def test_the_tests_of_one_xdist_group_run_in_one_worker(tmp_path: Path) -> None:
-    suite = tmp_path / "suite"
-    suite.mkdir()
+def workers_of_the_group(tmp_path: Path, dist: str) -> dict[str, set[str]]:
+    """Run the small suite with ``-n 2 --dist DIST``: each grouped test and the workers it ran in."""
+    suite = tmp_path / dist / "suite"
+    suite.mkdir(parents=True)
     (suite / "test_grouped.py").write_text(GROUPED)
     (suite / "test_alone.py").write_text(ALONE)
     (suite / "pytest.ini").write_text("[pytest]\n")  # this suite's own root: none of our options
-    seen = tmp_path / "workers"
+    seen = tmp_path / dist / "workers"
     seen.mkdir()
     command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-n", "2"]
-    command += ["--dist", "loadgroup", f"--basetemp={tmp_path / 'base'}", str(suite)]
+    command += ["--dist", dist, f"--basetemp={tmp_path / dist / 'base'}", str(suite)]
     env = {**os.environ, "WORKERS_SEEN": str(seen)}
     done = subprocess.run(
         command, cwd=suite, env=env, capture_output=True, text=True, timeout=150, check=False
     )
     assert done.returncode == 0, done.stdout + done.stderr
-    workers = {p.name: p.read_text() for p in seen.iterdir()}
-    assert len(workers) == 8, workers
-    assert len(set(workers.values())) == 1, f"one group ran in several workers: {workers}"
-    assert set(workers.values()) <= {"gw0", "gw1"}, workers
+    ran: dict[str, set[str]] = {}
+    for p in seen.iterdir():
+        test, worker = p.name.split("-")
+        ran.setdefault(test, set()).add(worker)
+    return ran
+
+
+@pytest.mark.timeout(300)
+def test_the_tests_of_one_xdist_group_run_in_one_worker(tmp_path: Path) -> None:
+    ran = workers_of_the_group(tmp_path, "loadgroup")
+    assert len(ran) == 8, ran
+    workers = set().union(*ran.values())
+    assert len(workers) == 1 and workers <= {"gw0", "gw1"}, f"one group ran in several workers: {ran}"
+    # What a split looks like to this check: with ``--dist each`` every test runs in both workers.
+    split = set().union(*workers_of_the_group(tmp_path, "each").values())
+    assert split == {"gw0", "gw1"}, split
