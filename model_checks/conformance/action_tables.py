@@ -103,15 +103,20 @@ class PartSteps:
         pcs: tuple[tuple[Hashable, Hashable], ...],
         steps: list[Instance],
         deferred: list[tuple[Hashable, list[Instance]]],
+        start_pcs: tuple[Hashable, ...],
     ) -> None:
         self.pcs = pcs  # the part's ``(process, pc)`` pairs
         self.steps = steps
         self.deferred = deferred
-        # the deferring processes whose pc lets one of their deferred steps start
+        # the deferring processes whose pc lets one of their deferred steps start, and those pcs
         self.starts = tuple([p for p, _ in deferred])
+        self.start_pcs = start_pcs
         # those processes with their units as the search's ``unit`` gives them, when the part's
         # component names them (``FunctionPcs(unit=...)``); else None
         self.started: tuple[tuple[Hashable, Hashable], ...] | None = None
+        # with ``started``: those processes with the deferred actions each may take from its pc
+        # and its unit (``deferral.Chain``, what ``needed`` reads of a state); else None
+        self.chains: tuple[tuple[Hashable, frozenset[str], Hashable], ...] | None = None
 
 
 # Per process, per pc: its steps taken at once and its deferred steps enabled there (both lists
@@ -131,6 +136,7 @@ def part_steps(
     (``steps_at``): the steps taken at once and the deferred ones, each in the pairs' order."""
     steps: list[Instance] = []
     deferred: list[tuple[Hashable, list[Instance]]] = []
+    start_pcs: list[Hashable] = []
     for p, pc in pairs:
         per = both.get(p)
         if per is None:
@@ -144,30 +150,36 @@ def part_steps(
         steps.extend(at[0])
         if at[1]:
             deferred.append((p, at[1]))
-    return PartSteps(pairs, steps, deferred)
+            start_pcs.append(pc)
+    return PartSteps(pairs, steps, deferred, tuple(start_pcs))
 
 
 class FunctionPcs:
     """A part's pcs (``TraceSearch(pc_parts=...)``) read off a component that is a ``Function``
-    from process to its local tuple, whose item ``index`` is the pc: ``(process, pc)`` for each
-    process, in the function's order. Compiled with the search, so that a part it meets at every
-    new function (about every event) costs no Python; ``refine(process, local)`` gives the pc
-    instead where the item is one of ``refined`` (a pc the binding splits by what the trace has
-    shown so far: then ``forget_pcs`` when that changes). With ``unit``, item ``unit`` of the local
-    tuple is the process's unit (what the search's ``unit`` gives: tests check they agree), read
-    with the part rather than by a call per state."""
+    from process to its local tuple, whose item ``index`` is the pc (``index=None``: the value is
+    the pc itself): ``(process, pc)`` for each process, in the function's order. Compiled with the
+    search, so that a part it meets at every new function (about every event) costs no Python;
+    ``refine(process, local)`` gives the pc instead where the item is one of ``refined`` (a pc the
+    binding splits by what the trace has shown so far: then ``forget_pcs`` when that changes).
+    With ``unit``, item ``unit`` of the local tuple is the process's unit (what the search's
+    ``unit`` gives: tests check they agree), read with the part rather than by a call per state;
+    with ``unit_at`` too, only at those pcs (at the others its unit is None: any). ``unit_at``
+    alone (``()``): no process of the part has a unit at any pc."""
 
     def __init__(
         self,
-        index: int = 0,
+        index: int | None = 0,
         refined: Iterable[Hashable] = (),
         refine: Callable[[Any, Any], Hashable] | None = None,
         unit: int | None = None,
+        unit_at: Iterable[Hashable] | None = None,
     ) -> None:
         self.index = index
         self.refined = frozenset(refined)
         self.refine = refine
         self.unit = unit
+        self.unit_at = None if unit_at is None else frozenset(unit_at)
+        self.has_units = unit is not None or unit_at is not None
 
     def __call__(self, component: Any) -> tuple[tuple[Hashable, Hashable], ...]:
         names: tuple[Hashable, ...] = component.domain()
@@ -177,18 +189,27 @@ class FunctionPcs:
         index = self.index
         pairs: list[tuple[Hashable, Hashable]] = []
         for i, local in enumerate(locals_):
-            pc: Hashable = local[index]
+            pc: Hashable = local if index is None else local[index]
             if refine is not None and pc in refined:
                 pc = refine(names[i], local)
             pairs.append((names[i], pc))
         return tuple(pairs)
 
     def started(
-        self, component: Any, processes: tuple[Hashable, ...]
+        self, component: Any, processes: tuple[Hashable, ...], pcs: tuple[Hashable, ...]
     ) -> tuple[tuple[Hashable, Hashable], ...] | None:
-        """``processes`` with their units (item ``unit`` of each one's local tuple); None
-        without ``unit``."""
-        unit = self.unit
-        if unit is None:
+        """``processes`` (at ``pcs``) with their units (item ``unit`` of each one's local tuple,
+        where ``unit_at`` lets it be read; else None); None without ``unit`` or ``unit_at``."""
+        if not self.has_units:
             return None
-        return tuple([(p, component[p][unit]) for p in processes])
+        unit = self.unit
+        at = self.unit_at
+        if at is None and unit is not None:
+            return tuple([(p, component[p][unit]) for p in processes])
+        found: list[tuple[Hashable, Hashable]] = []
+        for p, pc in zip(processes, pcs, strict=True):
+            u: Hashable = None
+            if unit is not None and (at is None or pc in at):
+                u = component[p][unit]
+            found.append((p, u))
+        return tuple(found)

@@ -30,67 +30,66 @@ def may_log(
     return True
 
 
+# What one process held may do before an event: (the process, the deferred actions it may take from
+# its pc on, the unit they are about or None for any).
+Chain = tuple[Hashable, frozenset[str], Hashable]
+
+
 def needed(
-    live: Iterable[State],
+    held: Iterable[tuple[Chain, ...]],
     procs: tuple[Hashable, ...],
     at: Hashable,
     ruled_out: frozenset[str],
     per: Mapping[Hashable, list[Labelled]],
     *,
-    local: Callable[[State, Hashable], Hashable] | None,
-    unit: Callable[[State, Hashable], Hashable] | None,
+    units: bool,
+    pcs: bool,
     deferred: Mapping[str, frozenset[str]],
     deferred_names: Mapping[Hashable, frozenset[str]],
     hidden_names: Mapping[Hashable, frozenset[str]],
     enabled_at: Mapping[str, frozenset[Hashable]],
     moves_to: Mapping[str, frozenset[Hashable]],
     event_at: Mapping[str, frozenset[Hashable] | None],
+    blocked_of: dict[frozenset[str], frozenset[str]] | None = None,
 ) -> frozenset[Hashable]:
-    """The processes whose deferred steps an event needs, held in ``live``: the event's own
-    (``procs``; ``per`` their labelled actions of the event's kind), and every one whose deferred
-    step might come before a step it does not move right past (that step of another process may
-    come before the event, or be the event's). ``at``: the event's unit (None: any, or the search
-    has no ``unit``); ``ruled_out``: the event's actions whose ``emits`` it contradicts."""
-    held = list(live)
-    # A process's deferred steps can come before the event only where its pc in some state
-    # held lets one of them start (``movers``: only deferred steps follow a deferred step).
-    # Which of them then: any, once one can start (a chain may reach the others' pcs). What
-    # they are about: the process's unit in those states (a chain keeps it: ``movers``).
-    possible: dict[Hashable, set[str]] = {}
-    about: dict[Hashable, set[Hashable] | None] = {}
-    for q in deferred_names:
-        if local is None:
-            possible[q] = set(deferred_names[q])
-            about[q] = None
-            continue
-        starts: set[Hashable] | None = set()
-        for s in held:
-            pc = local(s, q)
-            if any((allowed := enabled_at.get(name)) is None or pc in allowed for name in deferred_names[q]):
-                u = unit(s, q) if unit is not None else None
-                if u is None or starts is None:
-                    starts = None
-                    break
-                starts.add(u)
-        can_start = starts is None or bool(starts)
-        possible[q] = set(deferred_names[q]) if can_start else set()
-        about[q] = starts
-    # Per process, the steps that may come before the event (or be it), each with the units
-    # they may be about (None: any).
-    follows: dict[Hashable, list[tuple[set[str], set[Hashable] | None]]] = {}
-    event_units: set[Hashable] | None = None if at is None or unit is None else {at}
+    """The processes whose deferred steps an event needs: the event's own (``procs``; ``per``
+    their labelled actions of the event's kind), and every one whose deferred step might come
+    before a step it does not move right past (that step of another process may come before the
+    event, or be the event's). ``held``: per state held, the chains of its processes whose pc lets a
+    deferred step start (``movers``: only deferred steps follow a deferred step; a chain keeps its
+    unit). ``at``: the event's unit (None: any); ``units``: the search has ``unit``; ``pcs``: the
+    chains were read off pcs (the search has ``local``); ``ruled_out``: the event's actions whose
+    ``emits`` it contradicts; ``blocked_of``: a memo of what a chain's actions do not move past."""
+    # The steps that may come before the event (or be it), by the units they may be about:
+    # ``anywhere`` about any unit, ``about[u]`` about unit ``u`` (``some_unit``: about one).
+    anywhere: set[str] = set()
+    about: dict[Hashable, set[str]] = {}
+    some_unit: set[str] = set()
+    event_any = at is None or not units
     for p in procs:
-        logs = {name for name, _, _ in per.get(p, ()) if name not in ruled_out}
-        follows.setdefault(p, []).append((logs, event_units))
-    for r, names in hidden_names.items():
-        follows.setdefault(r, []).append((set(names), None))
+        names = [name for name, _, _ in per.get(p, ()) if name not in ruled_out]
+        if event_any:
+            anywhere.update(names)
+        else:
+            about.setdefault(at, set()).update(names)
+            some_unit.update(names)
+    for hidden in hidden_names.values():
+        anywhere.update(hidden)
     taking = {p for p in procs if p in deferred_names}
+    own: dict[Hashable, set[tuple[frozenset[str], Hashable]]] = {}
+    others: dict[Hashable, set[tuple[frozenset[str], Hashable]]] = {}
+    for found in held:
+        for q, chain, u in found:
+            (own if q in taking else others).setdefault(q, set()).add((chain, u))
     for p in taking:
-        before = possible[p]
+        mine = own.get(p, set())
+        before: set[str] = set()
+        for chain, _ in mine:
+            before.update(chain)
         # Only the one process that takes the event must end at its pc: with several bound
         # (roles of one thread), any of them may take it, and each other one's deferred steps
         # stay possible whatever pc they lead to.
-        if moves_to and local is not None and len(procs) == 1:
+        if moves_to and pcs and len(procs) == 1:
             before = leading_to(
                 before,
                 [event_at.get(name) for name, _, _ in per.get(p, ()) if name not in ruled_out],
@@ -98,47 +97,96 @@ def needed(
                 enabled_at=enabled_at,
                 moves_to=moves_to,
             )
-        follows.setdefault(p, []).append((before, about[p]))
+        held_units = {u for _, u in mine}
+        if None in held_units:
+            anywhere.update(before)
+        else:
+            for u in held_units:
+                about.setdefault(u, set()).update(before)
+                some_unit.update(before)
+    memo = blocked_of if blocked_of is not None else {}
+    pending = list(others.items())
     changed = True
-    while changed:
+    while changed and pending:
         changed = False
-        for q in deferred_names:
-            if q in taking or not possible[q]:
+        rest: list[tuple[Hashable, set[tuple[frozenset[str], Hashable]]]] = []
+        for q, chains in pending:
+            hit = False
+            for chain, u in chains:
+                blocked = memo.get(chain)
+                if blocked is None:
+                    blocked = memo[chain] = frozenset().union(*[deferred[n] for n in chain])
+                if not blocked.isdisjoint(anywhere) or not blocked.isdisjoint(
+                    some_unit if u is None else about.get(u, ())
+                ):
+                    hit = True
+                    break
+            if not hit:
+                rest.append((q, chains))
                 continue
-            blocked = set().union(*(deferred[n] for n in possible[q]))
-            mine = about[q]
-            if any(
-                r != q
-                and not blocked.isdisjoint(names)
-                and (mine is None or units_of is None or not mine.isdisjoint(units_of))
-                for r, entries in follows.items()
-                for names, units_of in entries
-            ):
-                taking.add(q)
-                follows.setdefault(q, []).append((possible[q], mine))
-                changed = True
+            # q's steps may come before the event: what they do not move past is pulled in too.
+            taking.add(q)
+            changed = True
+            for chain, u in chains:
+                if u is None:
+                    anywhere.update(chain)
+                else:
+                    about.setdefault(u, set()).update(chain)
+                    some_unit.update(chain)
+        pending = rest
     return frozenset(taking)
 
 
+def reachable_from(
+    pc: Hashable,
+    mine: frozenset[str],
+    *,
+    enabled_at: Mapping[str, frozenset[Hashable]],
+    moves_to: Mapping[str, frozenset[Hashable]],
+) -> frozenset[str]:
+    """The deferred actions of a process (``mine``) that it may take from ``pc`` on: those enabled
+    there, then at the pcs they leave it at (``moves_to``; one not declared may lead anywhere, so
+    then every one of ``mine``)."""
+    names: set[str] = set()
+    seen = {pc}
+    todo = [pc]
+    while todo:
+        at = todo.pop()
+        for name in mine:
+            allowed = enabled_at.get(name)
+            if name in names or (allowed is not None and at not in allowed):
+                continue
+            names.add(name)
+            after = moves_to.get(name)
+            if after is None:
+                return mine
+            for nxt in after:
+                if nxt not in seen:
+                    seen.add(nxt)
+                    todo.append(nxt)
+    return frozenset(names)
+
+
 def units_renamed(
-    starts: Iterable[tuple[tuple[Hashable, Hashable], ...]], at: Hashable
-) -> frozenset[tuple[tuple[Hashable, Hashable], ...]]:
+    starts: Iterable[tuple[tuple[Hashable, Hashable, Hashable], ...]], at: Hashable
+) -> frozenset[tuple[tuple[Hashable, Hashable, Hashable], ...]]:
     """What ``needed`` reads of the states held, as a memo key: per state, its deferring processes
-    whose pc lets a deferred step start, each with its unit there (``starts``), the units renamed
-    one to one in the order met, the event's unit (``at``) first. ``needed`` compares units only
-    with each other and with ``at``, so states that differ by such a renaming get one answer, and
-    the key recurs where the units themselves (actors, mailboxes) do not."""
+    whose pc lets a deferred step start, each with that pc and its unit there (``starts``:
+    ``(process, pc, unit)``), the units renamed one to one in the order met, the event's unit
+    (``at``) first. ``needed`` compares units only with each other and with ``at``, so states that
+    differ by such a renaming get one answer, and the key recurs where the units themselves
+    (actors, mailboxes) do not."""
     names: dict[Hashable, int] = {} if at is None else {at: 0}
-    renamed: list[tuple[tuple[Hashable, Hashable], ...]] = []
-    for pairs in starts:
-        sig: list[tuple[Hashable, Hashable]] = []
-        for q, u in pairs:
+    renamed: list[tuple[tuple[Hashable, Hashable, Hashable], ...]] = []
+    for triples in starts:
+        sig: list[tuple[Hashable, Hashable, Hashable]] = []
+        for q, pc, u in triples:
             if u is not None:
                 n = names.get(u)
                 if n is None:
                     n = names[u] = len(names)
                 u = n
-            sig.append((q, u))
+            sig.append((q, pc, u))
         renamed.append(tuple(sig))
     return frozenset(renamed)
 

@@ -39,7 +39,15 @@ from model_checks.conformance.action_tables import (
     steps_at,
 )
 from model_checks.conformance.action_tables import FunctionPcs as FunctionPcs  # for bindings
-from model_checks.conformance.deferral import dominated, may_log, needed, needed_at_most, units_renamed
+from model_checks.conformance.deferral import (
+    Chain,
+    dominated,
+    may_log,
+    needed,
+    needed_at_most,
+    reachable_from,
+    units_renamed,
+)
 from model_checks.conformance.near_miss import Miss as Miss
 from model_checks.conformance.near_miss import NoMatch as NoMatch
 from model_checks.conformance.near_miss import near_misses
@@ -170,6 +178,10 @@ class TraceSearch:
         self._deferred_names: dict[Hashable, frozenset[str]] = {}
         # ``needed`` by (kind, processes, what decides it of the states held and the event).
         self._relevant: dict[tuple[Any, ...], frozenset[Hashable]] = {}
+        # Per (process, pc): the deferred actions it may take from there (``reachable_from``).
+        self._reach: dict[tuple[Hashable, Hashable], frozenset[str]] = {}
+        # Per set of deferred actions: the actions one of them does not move right past.
+        self._blocked_of: dict[frozenset[str], frozenset[str]] = {}
         # ``needed_at_most`` by event: (kind, processes, ruled out) -> (at most, at least).
         self._bounds: dict[
             tuple[str, tuple[Hashable, ...], frozenset[str]], tuple[frozenset[Hashable], frozenset[Hashable]]
@@ -217,6 +229,7 @@ class TraceSearch:
         self._deferred_names = t.deferred_names
         self._deferred_by_key = {}
         self._relevant = {}
+        self._reach = {}
         self._bounds = {}
         self._by_pc = {}
         self._deferred_at = {}
@@ -260,8 +273,8 @@ class TraceSearch:
                         self._deferred_at,
                         self._deferred_by_process,
                     )
-                    if reader is not None and reader.unit is not None:
-                        part.started = reader.started(component, part.starts)
+                    if reader is not None and reader.has_units:
+                        part.started = reader.started(component, part.starts, part.start_pcs)
                     _bounded(memo, self.cache_limit)[component] = part
                 self._part_last[i] = (component, part)
             found.append(part)
@@ -402,12 +415,13 @@ class TraceSearch:
             return bounds[1]
         live = self.live
         memo_key: tuple[Any, ...]
+        held: list[tuple[Chain, ...]] | None = None
         if self.pc_parts:
-            # Only what ``needed`` reads of the states (the pcs read off their keys, ``unit``
-            # called for the deferring processes that can start): far more events then find their
+            # Only what ``needed`` reads of the states (each deferring process that can start,
+            # with what it can take from its pc and its unit): far more events then find their
             # answer in the memo (docs/conformance.md, "Session 21").
-            starts = units_renamed([self._starts(s) for s in live], at)
-            memo_key = (kind, procs, starts, at is None, ruled_out)
+            held = [self._start_chains(s) for s in live]
+            memo_key = (kind, procs, units_renamed(held, at), at is None, ruled_out)
         else:
             keys = frozenset([self._key_of(s) for s in live])
             unit = self.unit
@@ -423,26 +437,27 @@ class TraceSearch:
         if found is not None:
             return found
         found = needed(
-            live,
+            held if held is not None else [self._chains(s) for s in live],
             procs,
             at,
             ruled_out,
             self._labelled.get(kind, {}),
-            local=self.local,
-            unit=self.unit,
+            units=self.unit is not None,
+            pcs=self.local is not None,
             deferred=self.deferred,
             deferred_names=self._deferred_names,
             hidden_names=self._hidden_names,
             enabled_at=self.enabled_at,
             moves_to=self.moves_to,
             event_at=self._event_at,
+            blocked_of=self._blocked_of,
         )
         _bounded(self._relevant, self.cache_limit)[memo_key] = found
         return found
 
     def _starts(self, s: State) -> tuple[tuple[Hashable, Hashable], ...]:
         """With ``pc_parts``: the processes whose deferred steps can start in ``s`` (by their pcs,
-        read off its key), with their units there: all that ``deferral.needed`` reads of a state."""
+        read off its key), with their units there."""
         unit = self.unit
         found: list[tuple[Hashable, Hashable]] = []
         for part in self._parts(s):
@@ -453,6 +468,60 @@ class TraceSearch:
             for q in part.starts:
                 found.append((q, unit(s, q) if unit is not None else None))
         return tuple(found)
+
+    def _start_chains(self, s: State) -> tuple[Chain, ...]:
+        """With ``pc_parts``: ``_starts`` with the deferred actions each process may take from its
+        pc, ``(process, actions, unit)``: all that ``deferral.needed`` reads of a state."""
+        parts = self._parts(s)
+        if self.unit is not None and all([part.started is not None for part in parts]):
+            # Read off the parts (their units too): worked out once per part.
+            return tuple([chain for part in parts for chain in self._part_chains(part)])
+        found: list[Chain] = []
+        pcs = [pc for part in parts for pc in part.start_pcs]
+        for (q, u), pc in zip(self._starts(s), pcs, strict=True):
+            found.append((q, self.reach(q, pc), u))
+        return tuple(found)
+
+    def _part_chains(self, part: PartSteps) -> tuple[Chain, ...]:
+        """A part's ``(process, actions, unit)`` when it names its units (``started``)."""
+        chains = part.chains
+        if chains is None:
+            started = part.started
+            assert started is not None
+            chains = part.chains = tuple(
+                [(q, self.reach(q, pc), u) for (q, u), pc in zip(started, part.start_pcs, strict=True)]
+            )
+        return chains
+
+    def _chains(self, s: State) -> tuple[Chain, ...]:
+        """``_start_chains`` without ``pc_parts``: by ``local`` and ``unit`` (without ``local``,
+        every deferred action of every deferring process, about any unit)."""
+        local = self.local
+        unit = self.unit
+        found: list[Chain] = []
+        for q, mine in self._deferred_names.items():
+            if local is None:
+                found.append((q, mine, None))
+                continue
+            names = self.reach(q, local(s, q))
+            if names:
+                found.append((q, names, unit(s, q) if unit is not None else None))
+        return tuple(found)
+
+    def reach(self, process: Hashable, pc: Hashable) -> frozenset[str]:
+        """The deferred actions ``process`` may take from ``pc`` on (``deferral.reachable_from``),
+        worked out once per process and pc."""
+        key = (process, pc)
+        found = self._reach.get(key)
+        if found is None:
+            found = reachable_from(
+                pc,
+                self._deferred_names.get(process, frozenset()),
+                enabled_at=self.enabled_at,
+                moves_to=self.moves_to,
+            )
+            self._reach[key] = found
+        return found
 
     def starts(self, s: State) -> tuple[tuple[Hashable, Hashable], ...]:
         """With ``pc_parts``: the processes whose deferred steps can start in ``s``, with their

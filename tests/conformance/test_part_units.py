@@ -1,9 +1,10 @@
 """The units the search reads with the pcs (``FunctionPcs(unit=...)``) are the binding's ``unit``.
 
 ``TraceSearch`` decides which deferred steps an event needs from the processes that can start one
-in each held state and their units; with ``FunctionPcs(unit=...)`` it reads those units off the
-same component as the pcs instead of calling ``unit`` per state and process. On the bench traces
-of both bindings that declare it, they agree after every event, and a wrong item is caught.
+in each held state and their units; with ``FunctionPcs(unit=..., unit_at=...)`` it reads those
+units off the same component as the pcs instead of calling ``unit`` per state and process. On the
+bench traces of the bindings that declare it, they agree after every event, and wrong ones are
+caught.
 """
 
 from __future__ import annotations
@@ -18,6 +19,9 @@ from model_checks.designs.akka_mailbox.bench import akka_scheduled
 from model_checks.designs.akka_mailbox.trace import AkkaChecker
 from model_checks.designs.schedule_gate.bench import gate_scheduled
 from model_checks.designs.schedule_gate.trace import GateChecker
+from model_checks.designs.work_lane.bench_traces import CONFIG, synthetic_events
+from model_checks.designs.work_lane.trace.parse import Config
+from model_checks.designs.work_lane.trace.spec_engine import SpecEngine
 
 pytestmark = pytest.mark.timeout(300)
 
@@ -30,6 +34,10 @@ def _gate() -> tuple[Any, list[dict[str, Any]]]:
 def _akka() -> tuple[Any, list[dict[str, Any]]]:
     config, events = akka_scheduled(30, 0)
     return AkkaChecker(config), events
+
+
+def _work_lane() -> tuple[Any, list[dict[str, Any]]]:
+    return SpecEngine(Config(**CONFIG)), list(synthetic_events(400, 5))
 
 
 def _disagreements(checker: Any, events: list[dict[str, Any]]) -> tuple[int, int]:
@@ -45,7 +53,9 @@ def _disagreements(checker: Any, events: list[dict[str, Any]]) -> tuple[int, int
     return read, wrong
 
 
-@pytest.mark.parametrize("make", [_gate, _akka], ids=["schedule-gate", "akka-mailbox"])
+@pytest.mark.parametrize(
+    "make", [_gate, _akka, _work_lane], ids=["schedule-gate", "akka-mailbox", "work-lane"]
+)
 def test_the_units_read_with_the_pcs_are_the_bindings_unit(make: Callable[[], Any]) -> None:
     checker, events = make()
     read, wrong = _disagreements(checker, events)
@@ -60,5 +70,19 @@ def test_a_wrong_unit_item_is_caught() -> None:
         assert isinstance(pcs_of, FunctionPcs)
         pcs_of.unit = 0  # the pc, not the mailbox
         search.forget_pcs(i)
+    _, wrong = _disagreements(checker, events)
+    assert wrong > 0
+
+
+def test_a_unit_read_at_the_wrong_pcs_is_caught() -> None:
+    # The Work Lane's workers are about their lane only while they drain (their pops); read at
+    # every pc, a worker that took a lane would be about it too, which ``drained_lane`` says not.
+    checker, events = _work_lane()
+    search = checker.search
+    workers = 1  # the part read off the ``worker`` component
+    pcs_of = search.pc_parts[workers][1]
+    assert isinstance(pcs_of, FunctionPcs)
+    pcs_of.unit_at = None
+    search.forget_pcs(workers)
     _, wrong = _disagreements(checker, events)
     assert wrong > 0

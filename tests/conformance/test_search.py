@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from model_checks.conformance.lane_roles import role_pc
 from model_checks.conformance.search import TraceSearch
 from model_checks.conformance.streamed import NotObservable, validate_events
 from model_checks.designs.work_lane_lockfree.trace import checker as lf_checker
@@ -104,9 +105,9 @@ def test_the_lockfree_pc_key_lists_every_process_pc() -> None:
     c.bound_workers.append("w:b")
     (s,) = list(wlf.Init(c))
     producers, workers, stoppers = lf_checker.pc_key(s)
-    assert list(producers) == [lf_checker.local_pc(s, "p:a")]
-    assert list(workers) == [lf_checker.local_pc(s, "w:b")]
-    assert list(stoppers) == [lf_checker.local_pc(s, t) for t in c.stopper_names()]
+    assert list(producers) == [role_pc(s, "p:a")]
+    assert list(workers) == [role_pc(s, "w:b")]
+    assert list(stoppers) == [role_pc(s, t) for t in c.stopper_names()]
 
 
 def _lockfree_verdict(lines: list[str], observe: Any = None) -> Any:

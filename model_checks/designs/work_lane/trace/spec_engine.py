@@ -1,186 +1,198 @@
-"""The generic engine: a search of the spec's own actions, constrained by the trace.
+"""The generic engine: the streaming search of the spec's own actions (``conformance.search``),
+constrained by the trace, with the threads bound as ``binding`` says.
 
-After each event it keeps the *set* of spec states some behaviour could be in
-(deduplicated), closed under the spec's internal actions. Each event is matched
-against the labelled actions of the process its thread is bound to
-(``binding``); fields must be equal. It streams: producers join at their first
-post and their scripts are learned as the posts come (``binding.UNKNOWN_POST``
-stands for a post not yet seen), so memory is the live state set, not the
-trace. It is the reference the fast path is tested against.
+After each event the search holds the set of spec states some behaviour could be in. The steps
+the trace does not log are deferred (``DEFERRED``): a producer's ``Admit``, a worker's ``Pop``,
+``PopEmpty`` and ``GiveUpDrain``, a Stop call taking effect. Each is taken only when an event
+needs it, so whether every producer has passed its stop-state check, or every drainer its next
+pop, does not multiply the states held. It streams: producers join at their first post and their
+scripts are learned as the posts come, so memory is the live state set, not the trace. It is the
+reference the fast path is tested against.
 """
 
 from __future__ import annotations
 
-import dataclasses
-from collections.abc import Callable, Hashable
+from collections.abc import Hashable, Mapping
+from operator import attrgetter
 from typing import Any
 
-from model_checks.conformance.binding import with_entry
-from model_checks.conformance.search_binding import forget_read, joined
+from model_checks.conformance.lane_roles import add_producer, announce_post, role_pc
+from model_checks.conformance.search import FunctionPcs, NoMatch, TraceSearch
+from model_checks.conformance.search_binding import add_process, add_units, forget_read
 from model_checks.conformance.search_words import least_queued
 from model_checks.conformance.verdict import Rejected
 from model_checks.conformance.wording import shown_states
-from model_checks.designs.work_lane.trace.binding import ANON, ROLE_OF, TraceConstants, normalize
+from model_checks.designs.work_lane.trace.binding import (
+    ANON,
+    TraceConstants,
+    WithinPool,
+    drained_lane,
+    plain,
+)
 from model_checks.designs.work_lane.trace.explain import explain
 from model_checks.designs.work_lane.trace.parse import HEADER, Config, Event
 from spec import work_lane as wl
-from spec.language import Action, Emitted, Spec
 
-Bound = tuple[Action, str, list[tuple[Hashable, ...]]]
 # A lane the trace has not named yet: Idle and empty, nothing ever accepted, in every state.
 UNNAMED_LANE = {"queue": (), "status": wl.IDLE, "accepted": 0, "invoked": 0, "discarded": 0}
+
+# The program counters at which each internal action can be enabled (its first guard).
+ENABLED_AT: dict[str, frozenset[Hashable]] = {
+    "Admit": frozenset({wl.P_IDLE}),
+    "GiveUpDrain": frozenset({wl.W_TOOK}),
+    "Pop": frozenset({wl.W_DRAIN}),
+    "PopEmpty": frozenset({wl.W_DRAIN}),
+    "StopCall": frozenset({wl.S_IDLE}),
+    "StopWhenStopped": frozenset({wl.S_IDLE}),
+}
+
+# Every internal action is deferred (``search.TraceSearch``): taken only when an event needs it.
+# Each moves right past every action of another process but those named (checked on the spec's
+# reachable states by ``conformance.movers``: tests/conformance/test_work_lane_deferred.py). A pop
+# does not move past an accepted post to its lane (``drained_lane``: per lane): with the lane full,
+# the post needs the room the pop made; an empty pop cannot follow a post that filled the lane.
+DEFERRED: dict[str, frozenset[str]] = {
+    "Admit": frozenset({"StopCall"}),
+    "StopCall": frozenset({"GiveUpDrain", "PostRefused", "StopWhileStopping"}),
+    "StopWhenStopped": frozenset(),
+    "GiveUpDrain": frozenset({"DiscardLane", "StopEndDiscard"}),
+    "Pop": frozenset({"PostAccepted"}),
+    "PopEmpty": frozenset({"PostAccepted"}),
+}
+# The pcs each deferred action leaves its process at (checked like ``DEFERRED``). With the spec's
+# ``at=`` on its logged actions the search sees, e.g., that a worker's pops cannot lead to its
+# ``take``, so a take pulls in no other worker's pops.
+MOVES_TO: dict[str, frozenset[Hashable]] = {
+    "Admit": frozenset({wl.P_ADMITTED}),
+    "StopCall": frozenset({wl.S_ACTIVE}),
+    "StopWhenStopped": frozenset({"done"}),
+    "GiveUpDrain": frozenset({wl.W_IDLE}),
+    "Pop": frozenset({wl.W_DRAIN}),
+    "PopEmpty": frozenset({wl.W_DECIDE}),
+}
+# Fields logged actions always emit with one value (checked like ``DEFERRED``): a post that
+# returned ok is no PostRefused, so it pulls in no Stop call (which PostRefused would follow).
+EMITS: dict[str, dict[str, Any]] = {"PostRefused": {"result": "invalid_state"}}
+
+# Each state's pcs in three parts, read in compiled code: producers and workers hold their pc
+# first in their local tuple, a stopper's value is its pc. With them the units ``drained_lane``
+# gives: a drainer's lane (item 1 of its tuple), no unit for anyone else.
+PC_PARTS = (
+    (attrgetter("producer"), FunctionPcs(unit_at=())),
+    (attrgetter("worker"), FunctionPcs(unit=1, unit_at={wl.W_DRAIN})),
+    (attrgetter("stopper"), FunctionPcs(index=None, unit_at=())),
+)
+
+
+# The pcs of a producer that has not made its next post yet.
+WAITING = frozenset({wl.P_IDLE, wl.P_ADMITTED})
+
+
+def _closing(s: wl.Vars) -> bool:
+    return s.phase == wl.CLOSING
 
 
 class SpecEngine:
     name = "spec"
 
-    def __init__(self, config: Config, spec: Spec = wl.SPEC) -> None:
-        posts: dict[str, dict[int, tuple[int | None, Any]]] = {}
-        # Lanes join as the trace names them (``_grow``): a lane never named stays Idle and empty
-        # in every behaviour, so leaving it out changes no verdict, and the header's count
-        # (up to 65,536) costs nothing.
-        self.c = HEADER.constants(TraceConstants, config.as_dict(), callback_stop=True, posts=posts)
-        assert spec.init_fn is not None
-        self.spec = spec
-        self.internal: list[Bound] = []
-        self.labelled: dict[str, list[Bound]] = {}
-        self._bind()
-        self.invariants = [inv.fn for inv in spec.invariants]
-        self.current_stop: dict[str, str] = {}
-        self.states: set[wl.Vars] = self.closure({normalize(s) for s in spec.init_fn(self.c)})
+    def __init__(self, config: Config, *, deferred: Mapping[str, frozenset[str]] = DEFERRED) -> None:
+        """``deferred``: the internal actions the search defers (``{}``: every one taken at once,
+        the cross-check of tests/conformance/test_work_lane_deferred.py)."""
+        # Lanes join as the trace names them: a lane never named stays Idle and empty in every
+        # behaviour, so the header's count (up to 65,536) costs nothing.
+        self.c = HEADER.constants(TraceConstants, config.as_dict(), callback_stop=True)
+        self.search = TraceSearch(
+            wl.SPEC,
+            self.c,
+            wl.Init(self.c),
+            local=role_pc,
+            enabled_at=ENABLED_AT,
+            pc_parts=PC_PARTS,
+            deferred=deferred,
+            unit=drained_lane,
+            unit_field="lane",
+            moves_to=MOVES_TO,
+            emits=EMITS,
+        )
+        # Every behaviour of the spec satisfies its invariants, but two bound a step the trace
+        # shows: the ready queue's capacity (a header may give ready_capacity < lanes) and the
+        # pool's size (threads beyond it may take, but no more than ``workers`` at once).
+        self.search.invariants = [wl.ReadyQueueBounded, WithinPool]
+        self.stop_of: dict[str, str] = {}  # thread -> the anonymous Stop call its stop_begin owns
+        self.owner: dict[str, str] = {}  # that Stop call -> "<thread>@<seq>", its name in words
 
-    def _bind(self) -> None:
-        """Each action with the values of its extra domains (``Lanes`` for a discard), for ``self.c``."""
-        self.internal = []
-        self.labelled = {}
-        for action in self.spec.actions:
-            role = ROLE_OF[action.domains[0]]
-            extras: list[tuple[Hashable, ...]] = [()]
-            for domain in action.domains[1:]:
-                extras = [(*e, v) for e in extras for v in domain(self.c)]
-            if action.event is None:
-                self.internal.append((action, role, extras))
-            else:
-                self.labelled.setdefault(action.event, []).append((action, role, extras))
+    @property
+    def states(self) -> set[wl.Vars]:
+        """The states some behaviour could be in, in the trace's words (``binding.plain``)."""
+        return {plain(s, self.owner) for s in self.search.states}
 
-    @staticmethod
-    def _domain(s: wl.Vars, role: str) -> tuple[Hashable, ...]:
-        f = s.producer if role == "producer" else s.worker if role == "worker" else s.stopper
-        return f.domain()
+    # -- binding ---------------------------------------------------------------------------------
 
-    def closure(self, states: set[wl.Vars]) -> set[wl.Vars]:
-        seen = set(states)
-        frontier = list(states)
+    def _add_producer(self, name: str, lane: int | None) -> None:
+        # Its Admit may have come before the (unlogged) Stop call that closed admission.
+        admitted = (wl.P_ADMITTED, 0, None) if lane is not None else None
+        add_producer(self.search, self.c, name, (wl.P_IDLE, 0, None), admitted, _closing)
+
+    def _add_stopper(self, name: str, mode: str) -> None:
+        self.c.stoppers.append(name)
+        self.c.modes[name] = mode
+        add_process(self.search, self.c, "stopper", name, wl.S_IDLE)
+
+    def _announce(self, ev: Event, p: str) -> None:
+        """The thread's next post is this one: every live state that has not made it reads it."""
+        post = (ev["lane"], ev["item"])
+        announce_post(self.search, self.c.posts[p], p, post, WAITING, wl.P_ADMITTED)
+
+    def _processes(self, ev: Event) -> list[str]:
+        """The processes that may take the event (binding a thread's role the first time it shows)."""
+        kind, thread = ev["event"], ev["thread"]
         c = self.c
-        while frontier:
-            s = frontier.pop()
-            for action, role, extras in self.internal:
-                fn = action.fn
-                for p in self._domain(s, role):
-                    for extra in extras:
-                        nxt = fn(c, s, p, *extra)
-                        if nxt is None:
-                            continue
-                        nxt = normalize(nxt)
-                        if nxt not in seen:
-                            seen.add(nxt)
-                            frontier.append(nxt)
-        return seen
+        p, w = f"p:{thread}", f"w:{thread}"
+        if kind == "post":
+            if p not in c.posts:
+                self._add_producer(p, ev["lane"])
+            return [p]
+        if kind == "take" and w not in c.bound_workers:
+            c.bound_workers.append(w)
+            add_process(self.search, c, "worker", w, (wl.W_IDLE, None, 0, None))
+        if kind == "submit":
+            return [q for q in (p, w) if q in c.posts or q in c.bound_workers]
+        if kind == "stop_rejected" and ev["reason"] == "stop_in_progress":
+            name = f"s:{thread}@{ev['seq']}"
+            self._add_stopper(name, ev["mode"])
+            return [name]
+        if kind == "stop_begin":
+            return [ANON[ev["mode"]]]
+        if kind in ("discard", "stop_end"):
+            return [self.stop_of[thread]] if thread in self.stop_of else []
+        return [w] if w in c.bound_workers else []
 
-    def _fire(self, s: wl.Vars, ev: Event, role: str, proc: str, out: set[wl.Vars]) -> None:
-        c = self.c
-        for action, a_role, extras in self.labelled.get(ev["event"], ()):
-            if a_role != role or proc not in self._domain(s, role):
-                continue
-            fn: Callable[..., Any] = action.fn
-            for extra in extras:
-                r = fn(c, s, proc, *extra)
-                if type(r) is not Emitted:
-                    continue
-                if any(ev.get(k, _MISSING) != v for k, v in r.fields.items()):
-                    continue
-                nxt = normalize(r.state)
-                if any(inv(c, nxt) is not None for inv in self.invariants):
-                    continue  # e.g. a submit that overflows the ready queue: the spec rules it out
-                out.add(nxt)
-
-    def _learn_post(self, ev: Event) -> None:
-        """Bind the posting thread (a producer from its first post) and learn this post of its script."""
-        p = ev["thread"]
-        posts = self.c.posts
-        lane = ev["lane"]
-        if p not in posts:
-            posts[p] = {}
-            fresh = (wl.P_IDLE, 0, None)
-            extended = set()
-            for s in self.states:
-                extended.add(s._replace(producer=with_entry(s.producer, p, fresh)))
-                if s.phase == wl.CLOSING and lane is not None:
-                    # Its Admit may have come before the (unlogged) Stop call that closed admission.
-                    admitted = with_entry(s.producer, p, (wl.P_ADMITTED, 0, None))
-                    extended.add(s._replace(producer=admitted))
-            self.states = self.closure(extended)
-        script = posts[p]
-        for s in self.states:
-            k = s.producer[p][1]
-            if k not in script:
-                script[k] = (lane, ev["item"])
-        if lane is None:  # Admit needs a lane: a state that admitted this post admitted another one
-            self.states = {s for s in self.states if s.producer[p][0] != wl.P_ADMITTED}
-
-    def _grow(self, lane: int) -> None:
-        """Lanes up to ``lane`` join every state, Idle and empty."""
-        new = tuple(range(self.c.lanes, lane + 1))
-        self.c = dataclasses.replace(self.c, lanes=lane + 1)
-        self._bind()
-        self.states = {joined(s, new, UNNAMED_LANE) for s in self.states}
+    # -- one event -------------------------------------------------------------------------------
 
     def step(self, ev: Event) -> None:
         kind, thread = ev["event"], ev["thread"]
         lane = ev.get("lane")
         if type(lane) is int and lane >= self.c.lanes:
-            self._grow(lane)
+            self.c = add_units(self.search, self.c, "lanes", lane, UNNAMED_LANE)
+        procs = self._processes(ev)
         if kind == "post":
-            self._learn_post(ev)
-        out: set[wl.Vars] = set()
-        for s in self.states:
-            if kind == "post":
-                self._fire(s, ev, "producer", thread, out)
-            elif kind == "submit":
-                self._fire(s, ev, "producer", thread, out)
-                self._fire(s, ev, "worker", thread, out)
-            elif kind == "take":
-                if thread not in s.worker.domain() and len(s.worker) < self.c.workers:
-                    s = s._replace(worker=with_entry(s.worker, thread, (wl.W_IDLE, None, 0, None)))
-                self._fire(s, ev, "worker", thread, out)
-            elif kind in ("drain_begin", "invoke", "drain_end") or (
-                kind == "stop_rejected" and ev["reason"] == "in_callback"
-            ):
-                self._fire(s, ev, "worker", thread, out)
-            elif kind == "stop_rejected":
-                name = f"{thread}@{ev['seq']}"
-                self.c.modes[name] = ev["mode"]
-                self._fire(s._replace(stopper=with_entry(s.stopper, name, "idle")), ev, "stopper", name, out)
-            elif kind == "stop_begin":
-                name = f"{thread}@{ev['seq']}"
-                self.c.modes[name] = ev["mode"]
-                anon = ANON[ev["mode"]]
-                if s.stopper.as_dict().get(anon) == "active":
-                    taken = with_entry(with_entry(s.stopper, anon, "done"), name, "active")
-                    self._fire(s._replace(stopper=taken), ev, "stopper", name, out)
-            else:  # discard, stop_end
-                name = self.current_stop.get(thread, "")
-                self._fire(s, ev, "stopper", name, out)
-        if not out:
-            rule, message = explain(ev, sorted(self.states, key=repr), self.c)
-            raise Rejected(rule, message)
+            self._announce(ev, procs[0])
+        try:
+            self.search.step(ev, procs)
+        except NoMatch as none:
+            shown = sorted({plain(s, self.owner) for s in none.states}, key=repr)
+            raise Rejected(*explain(ev, shown, self.c)) from None
         if kind == "stop_begin":
-            self.current_stop[thread] = f"{thread}@{ev['seq']}"
+            self.stop_of[thread] = procs[0]
+            self.owner[procs[0]] = f"{thread}@{ev['seq']}"
         elif kind == "stop_end":
-            self.current_stop.pop(thread, None)
-        self.states = self.closure(out)
-        if kind == "post":
-            forget_read(self.c.posts[thread], self.states, lambda s: s.producer[thread][1])
+            self.owner.pop(self.stop_of.pop(thread, ""), None)
+        if kind in ("post", "submit"):
+            p = f"p:{thread}"
+            if p in self.c.posts:
+                forget_read(self.c.posts[p], self.search.live, lambda s: s.producer[p][1])
+
+    # -- words -----------------------------------------------------------------------------------
 
     def describe(self) -> list[dict[str, Any]]:
         return shown_states(lambda s: wl.Show(self.c, s), self.states)
@@ -191,6 +203,3 @@ class SpecEngine:
         owed = {p: lane for p, (pc, _, lane) in s.producer.items() if pc == wl.P_OWES}
         owed.update({w: lane for w, (pc, lane, _, _) in s.worker.items() if pc == wl.W_OWES})
         return {"items": items, "submissions": dict(sorted(owed.items()))}
-
-
-_MISSING = object()

@@ -22,7 +22,7 @@ from model_checks.conformance.verdict import Malformed, Rejected
 from model_checks.designs.work_lane.trace.binding import TraceConstants
 from model_checks.designs.work_lane.trace.parse import HEADER, Config, Event, EventChecker
 from model_checks.designs.work_lane.trace.rules import RULES
-from model_checks.designs.work_lane.trace.spec_engine import SpecEngine
+from model_checks.designs.work_lane.trace.spec_engine import DEFERRED, SpecEngine
 from model_checks.designs.work_lane.trace.validate import DESIGN, owes_problem, pending_phrases
 from spec import work_lane as wl
 
@@ -32,10 +32,13 @@ Observer = Callable[["SpecChecker"], None]
 class SpecChecker:
     """One trace: ``SpecEngine`` stepped event by event, with the format's rules around it."""
 
-    def __init__(self, config: Mapping[str, Any]) -> None:
+    def __init__(
+        self, config: Mapping[str, Any], *, deferred: Mapping[str, frozenset[str]] = DEFERRED
+    ) -> None:
+        """``deferred``: the steps the engine defers (``{}``: every one taken at once)."""
         bound = Config(**{k: config[k] for k in Config.__dataclass_fields__})
         self.well_formed = EventChecker(bound)
-        self.engine = SpecEngine(bound)
+        self.engine = SpecEngine(bound, deferred=deferred)
         self.owes: dict[str, int] = {}  # thread -> the lane whose submission it must log next
         self.complete = False  # the trace showed stop_end
         self.observer: Observer | None = None

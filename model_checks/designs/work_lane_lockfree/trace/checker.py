@@ -25,7 +25,7 @@ from collections.abc import Hashable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from model_checks.conformance.binding import with_entry
+from model_checks.conformance.lane_roles import add_producer, announce_post, role_pc
 from model_checks.conformance.search import Miss, NoMatch, TraceSearch
 from model_checks.conformance.search_binding import add_process, add_units, forget_read
 from model_checks.conformance.search_words import least_queued, pending_phrases
@@ -103,17 +103,16 @@ class LockFreeTraceConstants(TraceProcesses, wlf.Constants):
         return self.modes[stopper]
 
 
-def local_pc(s: wlf.Vars, process: Any) -> str:
-    name = str(process)
-    if name.startswith("p:"):
-        return s.producer[name][0]
-    if name.startswith("w:"):
-        return s.worker[name][0]
-    return s.stopper[name]
+# The pcs of a producer that has not made its next post yet.
+WAITING = frozenset({wlf.P_IDLE, wlf.P_ADMITTED})
+
+
+def _closing(s: wlf.Vars) -> bool:
+    return s.phase == wlf.CLOSING
 
 
 def pc_key(s: wlf.Vars) -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]:
-    """Every process's ``local_pc`` at once (the search's ``pc_key``): producers, workers, stoppers."""
+    """Every process's ``role_pc`` at once (the search's ``pc_key``): producers, workers, stoppers."""
     return (
         tuple([v[0] for v in s.producer.values()]),
         tuple([v[0] for v in s.worker.values()]),
@@ -176,7 +175,7 @@ class LockFreeChecker:
             self.c,
             wlf.Init(self.c),
             optional=OPTIONAL,
-            local=local_pc,
+            local=role_pc,
             enabled_at=ENABLED_AT,
             pc_key=LastPcKey(),
             deferred=deferred,
@@ -192,20 +191,9 @@ class LockFreeChecker:
     # -- binding ---------------------------------------------------------------------------------
 
     def _add_producer(self, name: str, lane: int | None) -> None:
-        c = self.c
-        c.producers.append(name)
-        c.posts[name] = {}
-        fresh = (wlf.P_IDLE, 0, None)
-        c_states = self.search.live
-        self.search.rebind(c)
-        extended = set()
-        for s in c_states:
-            extended.add(s._replace(producer=with_entry(s.producer, name, fresh)))
-            if s.phase == wlf.CLOSING and lane is not None:
-                # Its Admit may have come before the (unlogged) Stop call that closed admission.
-                admitted = (wlf.P_ADMITTED, 0, None)
-                extended.add(s._replace(producer=with_entry(s.producer, name, admitted)))
-        self.search.states = self.search.closure(extended)
+        # Its Admit may have come before the (unlogged) Stop call that closed admission.
+        admitted = (wlf.P_ADMITTED, 0, None) if lane is not None else None
+        add_producer(self.search, self.c, name, (wlf.P_IDLE, 0, None), admitted, _closing)
 
     def _add_worker(self, ev: Event, name: str) -> None:
         c = self.c
@@ -226,13 +214,8 @@ class LockFreeChecker:
 
     def _announce(self, ev: Event, p: str) -> None:
         """The thread's next post is this one: every live state that has not made it reads it."""
-        posts = self.c.posts[p]
-        for s in self.search.live:  # deferred steps keep a producer's position
-            pc, k, _ = s.producer[p]
-            if pc in (wlf.P_IDLE, wlf.P_ADMITTED) and k not in posts:
-                posts[k] = (ev["lane"], ev["item"])
-        if ev["lane"] is None:  # Admit needs a lane: a state that admitted this post admitted another
-            self.search.states = {s for s in self.search.live if s.producer[p][0] != wlf.P_ADMITTED}
+        post = (ev["lane"], ev["item"])
+        announce_post(self.search, self.c.posts[p], p, post, WAITING, wlf.P_ADMITTED)
 
     def _processes(self, ev: Event) -> list[str]:
         kind, thread = ev["event"], ev["thread"]
