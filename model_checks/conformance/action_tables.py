@@ -164,7 +164,9 @@ class FunctionPcs:
     With ``unit``, item ``unit`` of the local tuple is the process's unit (what the search's
     ``unit`` gives: tests check they agree), read with the part rather than by a call per state;
     with ``unit_at`` too, only at those pcs (at the others its unit is None: any). ``unit_at``
-    alone (``()``): no process of the part has a unit at any pc."""
+    alone (``()``): no process of the part has a unit at any pc. ``by_pcs``: the component changes
+    where its pcs do not (a script position moves on), so the search remembers the part's steps by
+    its pcs too (only for a part whose units do not come from the component)."""
 
     def __init__(
         self,
@@ -173,6 +175,7 @@ class FunctionPcs:
         refine: Callable[[Any, Any], Hashable] | None = None,
         unit: int | None = None,
         unit_at: Iterable[Hashable] | None = None,
+        by_pcs: bool = False,
     ) -> None:
         self.index = index
         self.refined = frozenset(refined)
@@ -180,6 +183,7 @@ class FunctionPcs:
         self.unit = unit
         self.unit_at = None if unit_at is None else frozenset(unit_at)
         self.has_units = unit is not None or unit_at is not None
+        self.by_pcs = by_pcs and unit is None
 
     def __call__(self, component: Any) -> tuple[tuple[Hashable, Hashable], ...]:
         names: tuple[Hashable, ...] = component.domain()
@@ -206,6 +210,8 @@ class FunctionPcs:
         at = self.unit_at
         if at is None and unit is not None:
             return tuple([(p, component[p][unit]) for p in processes])
+        if unit is None:
+            return tuple([(p, None) for p in processes])
         found: list[tuple[Hashable, Hashable]] = []
         for p, pc in zip(processes, pcs, strict=True):
             u: Hashable = None

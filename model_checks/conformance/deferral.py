@@ -51,6 +51,7 @@ def needed(
     moves_to: Mapping[str, frozenset[Hashable]],
     event_at: Mapping[str, frozenset[Hashable] | None],
     blocked_of: dict[frozenset[str], frozenset[str]] | None = None,
+    leading: Mapping[Hashable, frozenset[str]] | None = None,
 ) -> frozenset[Hashable]:
     """The processes whose deferred steps an event needs: the event's own (``procs``; ``per``
     their labelled actions of the event's kind), and every one whose deferred step might come
@@ -59,7 +60,9 @@ def needed(
     deferred step start (``movers``: only deferred steps follow a deferred step; a chain keeps its
     unit). ``at``: the event's unit (None: any); ``units``: the search has ``unit``; ``pcs``: the
     chains were read off pcs (the search has ``local``); ``ruled_out``: the event's actions whose
-    ``emits`` it contradicts; ``blocked_of``: a memo of what a chain's actions do not move past."""
+    ``emits`` it contradicts; ``blocked_of``: a memo of what a chain's actions do not move past;
+    ``leading``: per process of the event, ``leading_to`` of all its deferred actions (worked out
+    once per kind of event by the caller)."""
     # The steps that may come before the event (or be it), by the units they may be about:
     # ``anywhere`` about any unit, ``about[u]`` about unit ``u`` (``some_unit``: about one).
     anywhere: set[str] = set()
@@ -67,36 +70,45 @@ def needed(
     some_unit: set[str] = set()
     event_any = at is None or not units
     for p in procs:
-        names = [name for name, _, _ in per.get(p, ()) if name not in ruled_out]
+        logs = [name for name, _, _ in per.get(p, ()) if name not in ruled_out]
         if event_any:
-            anywhere.update(names)
+            anywhere.update(logs)
         else:
-            about.setdefault(at, set()).update(names)
-            some_unit.update(names)
+            about.setdefault(at, set()).update(logs)
+            some_unit.update(logs)
     for hidden in hidden_names.values():
         anywhere.update(hidden)
     taking = {p for p in procs if p in deferred_names}
-    own: dict[Hashable, set[tuple[frozenset[str], Hashable]]] = {}
-    others: dict[Hashable, set[tuple[frozenset[str], Hashable]]] = {}
+    # The held processes' chains: the event's own ones widen what may come before the event; the
+    # others may be pulled in.
+    own: dict[Hashable, list[tuple[frozenset[str], Hashable]]] = {}
+    pending: list[Chain] = []
     for found in held:
-        for q, chain, u in found:
-            (own if q in taking else others).setdefault(q, set()).add((chain, u))
-    for p in taking:
-        mine = own.get(p, set())
+        for chain in found:
+            q = chain[0]
+            if q in taking:
+                own.setdefault(q, []).append((chain[1], chain[2]))
+            else:
+                pending.append(chain)
+    for p, mine in own.items():
         before: set[str] = set()
-        for chain, _ in mine:
-            before.update(chain)
+        for names, _ in mine:
+            before.update(names)
         # Only the one process that takes the event must end at its pc: with several bound
         # (roles of one thread), any of them may take it, and each other one's deferred steps
         # stay possible whatever pc they lead to.
         if moves_to and pcs and len(procs) == 1:
-            before = leading_to(
-                before,
-                [event_at.get(name) for name, _, _ in per.get(p, ()) if name not in ruled_out],
-                deferred_names.get(p, frozenset()),
-                enabled_at=enabled_at,
-                moves_to=moves_to,
-            )
+            lead = leading.get(p) if leading is not None else None
+            if lead is not None:
+                before &= lead  # ``leading_to`` keeps each action or not by itself
+            else:
+                before = leading_to(
+                    before,
+                    [event_at.get(name) for name, _, _ in per.get(p, ()) if name not in ruled_out],
+                    deferred_names.get(p, frozenset()),
+                    enabled_at=enabled_at,
+                    moves_to=moves_to,
+                )
         held_units = {u for _, u in mine}
         if None in held_units:
             anywhere.update(before)
@@ -105,34 +117,33 @@ def needed(
                 about.setdefault(u, set()).update(before)
                 some_unit.update(before)
     memo = blocked_of if blocked_of is not None else {}
-    pending = list(others.items())
-    changed = True
-    while changed and pending:
-        changed = False
-        rest: list[tuple[Hashable, set[tuple[frozenset[str], Hashable]]]] = []
-        for q, chains in pending:
-            hit = False
-            for chain, u in chains:
-                blocked = memo.get(chain)
-                if blocked is None:
-                    blocked = memo[chain] = frozenset().union(*[deferred[n] for n in chain])
-                if not blocked.isdisjoint(anywhere) or not blocked.isdisjoint(
-                    some_unit if u is None else about.get(u, ())
-                ):
-                    hit = True
-                    break
-            if not hit:
-                rest.append((q, chains))
+    while pending:
+        # The processes one of whose chains a step that may come first does not let move.
+        hit: set[Hashable] = set()
+        for q, names, u in pending:
+            if q in hit:
                 continue
-            # q's steps may come before the event: what they do not move past is pulled in too.
-            taking.add(q)
-            changed = True
-            for chain, u in chains:
-                if u is None:
-                    anywhere.update(chain)
-                else:
-                    about.setdefault(u, set()).update(chain)
-                    some_unit.update(chain)
+            blocked = memo.get(names)
+            if blocked is None:
+                blocked = memo[names] = frozenset().union(*[deferred[n] for n in names])
+            if not blocked.isdisjoint(anywhere) or not blocked.isdisjoint(
+                some_unit if u is None else about.get(u, ())
+            ):
+                hit.add(q)
+        if not hit:
+            break
+        # Their steps may come before the event: what those do not move past is pulled in too.
+        taking.update(hit)
+        rest: list[Chain] = []
+        for chain in pending:
+            q, names, u = chain
+            if q not in hit:
+                rest.append(chain)
+            elif u is None:
+                anywhere.update(names)
+            else:
+                about.setdefault(u, set()).update(names)
+                some_unit.update(names)
         pending = rest
     return frozenset(taking)
 

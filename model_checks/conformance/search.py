@@ -42,6 +42,7 @@ from model_checks.conformance.action_tables import FunctionPcs as FunctionPcs  #
 from model_checks.conformance.deferral import (
     Chain,
     dominated,
+    leading_to,
     may_log,
     needed,
     needed_at_most,
@@ -182,6 +183,11 @@ class TraceSearch:
         self._reach: dict[tuple[Hashable, Hashable], frozenset[str]] = {}
         # Per set of deferred actions: the actions one of them does not move right past.
         self._blocked_of: dict[frozenset[str], frozenset[str]] = {}
+        # Per event (kind, its one process, ruled out): that process's deferred actions after
+        # which it may reach the pcs the event's actions fire from (``leading_to``).
+        self._leads: dict[
+            tuple[str, tuple[Hashable, ...], frozenset[str]], dict[Hashable, frozenset[str]]
+        ] = {}
         # ``needed_at_most`` by event: (kind, processes, ruled out) -> (at most, at least).
         self._bounds: dict[
             tuple[str, tuple[Hashable, ...], frozenset[str]], tuple[frozenset[Hashable], frozenset[Hashable]]
@@ -199,6 +205,9 @@ class TraceSearch:
         # met with its steps (checked by identity first); the last state's parts.
         self._part_memo: list[dict[Hashable, PartSteps]] = []
         self._part_last: list[tuple[object, PartSteps | None]] = []
+        # Per part that asks for it (``FunctionPcs(by_pcs=True)``), its steps by its pcs: a new
+        # component value (a producer's script position moved on) mostly has pcs met before.
+        self._pcs_memo: list[dict[PcPart, PartSteps]] = []
         self._last_state: object = _MISSING
         self._last_parts: tuple[PartSteps, ...] = ()
         self._labelled: dict[str, dict[Hashable, list[Labelled]]] = {}
@@ -230,6 +239,7 @@ class TraceSearch:
         self._deferred_by_key = {}
         self._relevant = {}
         self._reach = {}
+        self._leads = {}
         self._bounds = {}
         self._by_pc = {}
         self._deferred_at = {}
@@ -239,6 +249,7 @@ class TraceSearch:
         self._key_of = self.pc_key if self.pc_key is not None else self._pcs if self.local else _no_key
         self._part_memo = [{} for _ in self.pc_parts]
         self._part_last = [(_MISSING, None) for _ in self.pc_parts]
+        self._pcs_memo = [{} for _ in self.pc_parts]
         self._last_state = _MISSING
 
     def forget_pcs(self, part: int) -> None:
@@ -248,6 +259,7 @@ class TraceSearch:
             return
         self._part_memo[part].clear()
         self._part_last[part] = (_MISSING, None)
+        self._pcs_memo[part].clear()
         self._last_state = _MISSING
 
     def _parts(self, s: State) -> tuple[PartSteps, ...]:
@@ -264,17 +276,7 @@ class TraceSearch:
                 memo = self._part_memo[i]
                 part = memo.get(component)
                 if part is None:
-                    reader = self._part_pcs[i]
-                    part = part_steps(
-                        pcs_of(component),
-                        self._both_at,
-                        self._by_pc,
-                        self._by_process,
-                        self._deferred_at,
-                        self._deferred_by_process,
-                    )
-                    if reader is not None and reader.has_units:
-                        part.started = reader.started(component, part.starts, part.start_pcs)
+                    part = self._part_of(i, component, pcs_of(component))
                     _bounded(memo, self.cache_limit)[component] = part
                 self._part_last[i] = (component, part)
             found.append(part)
@@ -282,6 +284,29 @@ class TraceSearch:
         self._last_state = s
         self._last_parts = parts
         return parts
+
+    def _part_of(self, i: int, component: Any, pairs: PcPart) -> PartSteps:
+        """Part ``i``'s steps at ``pairs`` (its pcs, read off ``component``), with the units the
+        component gives its processes; remembered by the pcs too where the part says so
+        (``FunctionPcs(by_pcs=True)``)."""
+        reader = self._part_pcs[i]
+        by_unit = reader is None or not reader.by_pcs
+        by_pcs = self._pcs_memo[i]
+        part = None if by_unit else by_pcs.get(pairs)
+        if part is None:
+            part = part_steps(
+                pairs,
+                self._both_at,
+                self._by_pc,
+                self._by_process,
+                self._deferred_at,
+                self._deferred_by_process,
+            )
+            if reader is not None and reader.has_units:
+                part.started = reader.started(component, part.starts, part.start_pcs)
+            if not by_unit:
+                _bounded(by_pcs, self.cache_limit)[pairs] = part
+        return part
 
     def part_pcs(self, s: State) -> tuple[PcPart, ...]:
         """With ``pc_parts``: each part's ``(process, pc)`` pairs in ``s``, as the search reads them
@@ -451,8 +476,34 @@ class TraceSearch:
             moves_to=self.moves_to,
             event_at=self._event_at,
             blocked_of=self._blocked_of,
+            leading=self._leading(kind, procs, ruled_out),
         )
         _bounded(self._relevant, self.cache_limit)[memo_key] = found
+        return found
+
+    def _leading(
+        self, kind: str, procs: tuple[Hashable, ...], ruled_out: frozenset[str]
+    ) -> dict[Hashable, frozenset[str]]:
+        """``needed``'s ``leading`` for this event: worked out once per kind, process and ruled out."""
+        key = (kind, procs, ruled_out)
+        found = self._leads.get(key)
+        if found is None:
+            found = {}
+            if self.moves_to and self.local is not None and len(procs) == 1:
+                per = self._labelled.get(kind, {})
+                for p in procs:
+                    mine = self._deferred_names.get(p)
+                    if mine is None:
+                        continue
+                    targets = [
+                        self._event_at.get(name) for name, _, _ in per.get(p, ()) if name not in ruled_out
+                    ]
+                    found[p] = frozenset(
+                        leading_to(
+                            set(mine), targets, mine, enabled_at=self.enabled_at, moves_to=self.moves_to
+                        )
+                    )
+            _bounded(self._leads, self.cache_limit)[key] = found
         return found
 
     def _starts(self, s: State) -> tuple[tuple[Hashable, Hashable], ...]:

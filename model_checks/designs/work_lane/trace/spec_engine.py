@@ -12,7 +12,7 @@ reference the fast path is tested against.
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Mapping
+from collections.abc import Callable, Hashable, Mapping
 from operator import attrgetter
 from typing import Any
 
@@ -74,14 +74,18 @@ MOVES_TO: dict[str, frozenset[Hashable]] = {
 # returned ok is no PostRefused, so it pulls in no Stop call (which PostRefused would follow).
 EMITS: dict[str, dict[str, Any]] = {"PostRefused": {"result": "invalid_state"}}
 
-# Each state's pcs in three parts, read in compiled code: producers and workers hold their pc
-# first in their local tuple, a stopper's value is its pc. With them the units ``drained_lane``
-# gives: a drainer's lane (item 1 of its tuple), no unit for anyone else.
-PC_PARTS = (
-    (attrgetter("producer"), FunctionPcs(unit_at=())),
-    (attrgetter("worker"), FunctionPcs(unit=1, unit_at={wl.W_DRAIN})),
-    (attrgetter("stopper"), FunctionPcs(index=None, unit_at=())),
-)
+
+def pc_parts() -> list[tuple[Callable[[wl.Vars], Any], FunctionPcs]]:
+    """Each state's pcs in three parts, read in compiled code (new readers for each search):
+    producers and workers hold their pc first in their local tuple, a stopper's value is its pc.
+    With them the units ``drained_lane`` gives: a drainer's lane (item 1 of its tuple), no unit
+    for anyone else. The producers' part changes at every post (a script position), their pcs far
+    less often."""
+    return [
+        (attrgetter("producer"), FunctionPcs(unit_at=(), by_pcs=True)),
+        (attrgetter("worker"), FunctionPcs(unit=1, unit_at={wl.W_DRAIN})),
+        (attrgetter("stopper"), FunctionPcs(index=None, unit_at=())),
+    ]
 
 
 # The pcs of a producer that has not made its next post yet.
@@ -107,7 +111,7 @@ class SpecEngine:
             wl.Init(self.c),
             local=role_pc,
             enabled_at=ENABLED_AT,
-            pc_parts=PC_PARTS,
+            pc_parts=pc_parts(),
             deferred=deferred,
             unit=drained_lane,
             unit_field="lane",
