@@ -1,11 +1,12 @@
-"""Binding the threads of a lane-family trace (producers that post, workers that take, Stop calls)
-to a streaming search (``search.TraceSearch``): what the Work Lane's and the lock-free lane's
-bindings share.
+"""Binding the threads of a lane trace (producers that post to lanes, workers that take them, Stop
+calls) to a streaming search (``search.TraceSearch``): what the bindings of such specs share.
 
-Their specs name the roles' local values alike: ``producer[p] = (pc, k, lane)`` (``k`` the posts
-made so far), ``worker[w] = (pc, ...)``, ``stopper[t] = pc``; the trace's threads are bound as
-``p:<thread>``, ``w:<thread>`` and any other name for a Stop call. A producer's script is learned
-post by post: its next post is announced to every live state that has not made it yet.
+Such a spec names the roles' local values so: ``producer[p] = (pc, k, lane)`` (``k`` the posts
+made so far), ``worker[w] = (pc, ...)``, ``stopper[t] = pc``, and keeps the Stop calls' modes and
+the producers' scripts in its constants (``stoppers``, ``modes``, ``producers``, ``posts``). The
+trace's threads are bound as ``p:<thread>``, ``w:<thread>`` and any other name for a Stop call. A
+producer's script is learned post by post: its next post is announced to every live state that
+has not made it yet.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from typing import Any
 
 from model_checks.conformance.binding import with_entry
 from model_checks.conformance.search import TraceSearch
+from model_checks.conformance.search_binding import add_process
 
 State = Any
 
@@ -54,6 +56,13 @@ def add_producer(
         if admitted is not None and closing(s):
             extended.add(s._replace(producer=with_entry(s.producer, name, admitted)))
     search.states = search.closure(extended)
+
+
+def add_stopper(search: TraceSearch, constants: Any, name: str, mode: str, start: Hashable) -> None:
+    """Bind Stop call ``name`` of ``mode``: every live state maps it to ``start``."""
+    constants.stoppers.append(name)
+    constants.modes[name] = mode
+    add_process(search, constants, "stopper", name, start)
 
 
 def announce_post(

@@ -16,7 +16,7 @@ from collections.abc import Callable, Hashable, Mapping
 from operator import attrgetter
 from typing import Any
 
-from model_checks.conformance.lane_roles import add_producer, announce_post, role_pc
+from model_checks.conformance.lane_roles import add_producer, add_stopper, announce_post, role_pc
 from model_checks.conformance.search import FunctionPcs, NoMatch, TraceSearch
 from model_checks.conformance.search_binding import add_process, add_units, forget_read
 from model_checks.conformance.search_words import least_queued
@@ -137,11 +137,6 @@ class SpecEngine:
         admitted = (wl.P_ADMITTED, 0, None) if lane is not None else None
         add_producer(self.search, self.c, name, (wl.P_IDLE, 0, None), admitted, _closing)
 
-    def _add_stopper(self, name: str, mode: str) -> None:
-        self.c.stoppers.append(name)
-        self.c.modes[name] = mode
-        add_process(self.search, self.c, "stopper", name, wl.S_IDLE)
-
     def _announce(self, ev: Event, p: str) -> None:
         """The thread's next post is this one: every live state that has not made it reads it."""
         post = (ev["lane"], ev["item"])
@@ -163,7 +158,7 @@ class SpecEngine:
             return [q for q in (p, w) if q in c.posts or q in c.bound_workers]
         if kind == "stop_rejected" and ev["reason"] == "stop_in_progress":
             name = f"s:{thread}@{ev['seq']}"
-            self._add_stopper(name, ev["mode"])
+            add_stopper(self.search, c, name, ev["mode"], wl.S_IDLE)
             return [name]
         if kind == "stop_begin":
             return [ANON[ev["mode"]]]

@@ -25,7 +25,7 @@ from collections.abc import Hashable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from model_checks.conformance.lane_roles import add_producer, announce_post, role_pc
+from model_checks.conformance.lane_roles import add_producer, add_stopper, announce_post, role_pc
 from model_checks.conformance.search import Miss, NoMatch, TraceSearch
 from model_checks.conformance.search_binding import add_process, add_units, forget_read
 from model_checks.conformance.search_words import least_queued, pending_phrases
@@ -207,11 +207,6 @@ class LockFreeChecker:
         c.bound_workers.append(name)
         add_process(self.search, c, "worker", name, (wlf.W_IDLE, None, 0, None))
 
-    def _add_stopper(self, name: str, mode: str) -> None:
-        self.c.stoppers.append(name)
-        self.c.modes[name] = mode
-        add_process(self.search, self.c, "stopper", name, wlf.S_IDLE)
-
     def _announce(self, ev: Event, p: str) -> None:
         """The thread's next post is this one: every live state that has not made it reads it."""
         post = (ev["lane"], ev["item"])
@@ -231,7 +226,7 @@ class LockFreeChecker:
             return [q for q in (p, w) if q in c.posts or q in c.bound_workers]
         if kind == "stop_rejected" and ev["reason"] == "stop_in_progress":
             name = f"s:{thread}@{ev['seq']}"
-            self._add_stopper(name, ev["mode"])
+            add_stopper(self.search, c, name, ev["mode"], wlf.S_IDLE)
             return [name]
         if kind == "stop_begin":
             return [ANON[ev["mode"]]]
