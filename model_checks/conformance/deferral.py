@@ -43,26 +43,22 @@ def needed(
     per: Mapping[Hashable, list[Labelled]],
     *,
     units: bool,
-    pcs: bool,
     deferred: Mapping[str, frozenset[str]],
     deferred_names: Mapping[Hashable, frozenset[str]],
     hidden_names: Mapping[Hashable, frozenset[str]],
-    enabled_at: Mapping[str, frozenset[Hashable]],
-    moves_to: Mapping[str, frozenset[Hashable]],
-    event_at: Mapping[str, frozenset[Hashable] | None],
-    blocked_of: dict[frozenset[str], frozenset[str]] | None = None,
-    leading: Mapping[Hashable, frozenset[str]] | None = None,
+    blocked_of: dict[frozenset[str], frozenset[str]],
+    leading: Mapping[Hashable, frozenset[str]],
 ) -> frozenset[Hashable]:
     """The processes whose deferred steps an event needs: the event's own (``procs``; ``per``
     their labelled actions of the event's kind), and every one whose deferred step might come
     before a step it does not move right past (that step of another process may come before the
     event, or be the event's). ``held``: per state held, the chains of its processes whose pc lets a
     deferred step start (``movers``: only deferred steps follow a deferred step; a chain keeps its
-    unit). ``at``: the event's unit (None: any); ``units``: the search has ``unit``; ``pcs``: the
-    chains were read off pcs (the search has ``local``); ``ruled_out``: the event's actions whose
-    ``emits`` it contradicts; ``blocked_of``: a memo of what a chain's actions do not move past;
-    ``leading``: per process of the event, ``leading_to`` of all its deferred actions (worked out
-    once per kind of event by the caller)."""
+    unit). ``at``: the event's unit (None: any); ``units``: the search has ``unit``;
+    ``ruled_out``: the event's actions whose ``emits`` it contradicts; ``blocked_of``: a memo of
+    what a chain's actions do not move past; ``leading``: the event's one process (when the search
+    has ``local`` and ``moves_to``) with ``leading_to`` of all its deferred actions, worked out once
+    per kind of event by the caller: only those may come before its event."""
     # The steps that may come before the event (or be it), by the units they may be about:
     # ``anywhere`` about any unit, ``about[u]`` about unit ``u`` (``some_unit``: about one).
     anywhere: set[str] = set()
@@ -97,18 +93,9 @@ def needed(
         # Only the one process that takes the event must end at its pc: with several bound
         # (roles of one thread), any of them may take it, and each other one's deferred steps
         # stay possible whatever pc they lead to.
-        if moves_to and pcs and len(procs) == 1:
-            lead = leading.get(p) if leading is not None else None
-            if lead is not None:
-                before &= lead  # ``leading_to`` keeps each action or not by itself
-            else:
-                before = leading_to(
-                    before,
-                    [event_at.get(name) for name, _, _ in per.get(p, ()) if name not in ruled_out],
-                    deferred_names.get(p, frozenset()),
-                    enabled_at=enabled_at,
-                    moves_to=moves_to,
-                )
+        lead = leading.get(p)
+        if lead is not None:
+            before &= lead  # ``leading_to`` keeps each action or not by itself
         held_units = {u for _, u in mine}
         if None in held_units:
             anywhere.update(before)
@@ -116,7 +103,7 @@ def needed(
             for u in held_units:
                 about.setdefault(u, set()).update(before)
                 some_unit.update(before)
-    memo = blocked_of if blocked_of is not None else {}
+    memo = blocked_of
     while pending:
         # The processes one of whose chains a step that may come first does not let move.
         hit: set[Hashable] = set()

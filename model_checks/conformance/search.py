@@ -468,13 +468,9 @@ class TraceSearch:
             ruled_out,
             self._labelled.get(kind, {}),
             units=self.unit is not None,
-            pcs=self.local is not None,
             deferred=self.deferred,
             deferred_names=self._deferred_names,
             hidden_names=self._hidden_names,
-            enabled_at=self.enabled_at,
-            moves_to=self.moves_to,
-            event_at=self._event_at,
             blocked_of=self._blocked_of,
             leading=self._leading(kind, procs, ruled_out),
         )
