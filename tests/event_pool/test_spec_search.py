@@ -43,7 +43,7 @@ from reference.event_pool import EventPool, StopMode
 from reference.tracing import RecordingTracer
 from spec import event_pool as ep
 from tests.event_pool import test_trace
-from tests.event_pool.trace_cases import CASES, GOOD_ONE, trace, wake
+from tests.event_pool.trace_cases import CASES, GOOD_ONE, done, post, run, signal, take, trace, wait, wake
 
 
 def spec_verdict(lines: list[str], complete: bool = False) -> Verdict:
@@ -200,6 +200,41 @@ def test_the_hand_made_valid_traces_are_allowed_by_both() -> None:
     assert fast.code == ALLOWED and fast.prefix
 
 
+def test_a_signal_logged_after_a_wait_may_coalesce_before_it() -> None:
+    """``wait`` is logged just before the wait and ``signal`` just before SetEvent: a SetEvent
+    logged after a thread's ``wait`` may still come before that wait and coalesce with a signal
+    left set, so the thread's next wait may time out. A generated 20k-event trace showed it: the
+    search once bound ``wait`` to the wait itself and refused the timeout."""
+    events = [
+        wait("t0"),
+        wake("t0", "timeout"),
+        post(0, "t0"),  # t0 is idle (awake, it has not looked at the list yet): picked
+        take("t0", 0),
+        signal("t0"),  # t0 is awake: its event stays set
+        run("t0", 0),
+        done("t0", 0),
+        take("t0", None),
+        wait("t0"),  # logged; the wait itself may come after the next SetEvent
+        post(1, "t0"),
+        signal("t0"),  # may coalesce with the one left set; then the wait consumes both
+        wake("t0"),
+        take("t0", 1),
+        run("t0", 1),
+        done("t0", 1),
+        take("t0", None),
+        wait("t0"),
+        wake("t0", "timeout"),
+    ]
+    fast, _ = agree(trace(*events, threads=1))
+    assert fast.code == ALLOWED and fast.prefix, fast.message
+    # Or the wait came first and consumed the old signal: the last wait returns at once.
+    fast, _ = agree(trace(*events[:-1], wake("t0"), threads=1))
+    assert fast.code == ALLOWED and fast.prefix, fast.message
+    # One signal, two wakes by the event: an auto-reset event releases one wait per SetEvent.
+    fast, spec = agree(trace(*events[:9], wake("t0"), take("t0", None), wait("t0"), wake("t0"), threads=1))
+    assert fast.code == NOT_ALLOWED and fast.rule == spec.rule == 6, (fast.message, spec.message)
+
+
 def test_a_wake_by_stop_before_a_work_settled_is_refused_by_both() -> None:
     """No behaviour of the reference logs it: stop sets the stop event after the last settle."""
     events = [
@@ -263,6 +298,16 @@ def test_generated_traces_and_their_edits(seed: int) -> None:
         if how.startswith("drop"):
             agree(edited[: len(edited) // 2], complete=True)
     assert NOT_ALLOWED in kinds  # the edits did break traces
+
+
+@pytest.mark.timeout(120)
+def test_longer_generated_traces_at_the_benchs_defaults_agree() -> None:
+    """2,000 events each, four threads, the generator's defaults (as the bench writes them): before
+    the search bound ``wait`` to its log, it refused seeds 1, 4 and 5 (a stale signal coalesced)."""
+    for seed in range(6):
+        lines = list(generated(2_000, seed=seed))
+        fast, _ = agree(lines)
+        assert fast.code == ALLOWED and not fast.prefix, (seed, fast.message)
 
 
 # ------------------------------------------------------------------ real threads

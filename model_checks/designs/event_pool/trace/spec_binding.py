@@ -14,7 +14,7 @@ from model_checks.conformance.streamed import Event, FieldCheck, is_bool, one_of
 from model_checks.conformance.wording import show_event
 from model_checks.designs.event_pool.trace.fields import is_item, is_items
 from spec import event_pool as ep
-from spec.language import Action, Emitted, Spec
+from spec.language import Action, Emitted, Spec, emit
 
 CLIENT = "client"  # the spec's client process: the stopper's program counter lives in the state
 OPEN = 2**62  # ``submits`` while admission is open: the trace, not a constant, says how many
@@ -35,20 +35,52 @@ def _unlabelled(fn: Callable[..., Any]) -> Callable[..., Any]:
     return step
 
 
-def _bound(action: Action) -> Action:
+# A pool thread that logged ``wait`` and has not called the wait yet: the reference logs ``wait``
+# just before WaitForMultipleObjects, so a SetEvent logged after the ``wait`` may come before the
+# wait itself (and coalesce with a signal still set).
+LOGGED_WAIT = "wait-logged"
+
+
+def LogWait(c: ep.Constants, s: ep.Vars, t: str) -> Any:
+    """``wait`` is logged: the wait (``WaitForWork``) is still to come."""
+    if s.thread[t].pc != ep.WAIT:
+        return None
+    return emit(ep.goto(s, t, ep.Local(LOGGED_WAIT)))
+
+
+def _wait_after_log(wait: Callable[..., Any]) -> Callable[..., Any]:
+    """The spec's wait, internal, by a thread that logged it (``LOGGED_WAIT``)."""
+
+    def WaitForWork(c: ep.Constants, s: ep.Vars, t: str) -> Any:
+        if s.thread[t].pc != LOGGED_WAIT:
+            return None
+        r = wait(c, ep.goto(s, t, ep.Local(ep.WAIT)), t)
+        return r.state if type(r) is Emitted else r
+
+    return WaitForWork
+
+
+def _bound(action: Action) -> tuple[Action, ...]:
     # The trace does not log the callbacks' wait returning, nor the stop event being set: the
     # search closes over them; the spec's ``joined`` is the trace's ``stop_end``.
     if action.name in ("CallbacksDone", "Close"):
-        return dataclasses.replace(action, event=None, fn=_unlabelled(action.fn))
+        return (dataclasses.replace(action, event=None, fn=_unlabelled(action.fn)),)
     if action.name == "Joined":
-        return dataclasses.replace(action, event="stop_end")
-    return action
+        return (dataclasses.replace(action, event="stop_end"),)
+    if action.name == "WaitForWork":
+        logged = dataclasses.replace(action, name="LogWait", fn=LogWait, doc=LogWait.__doc__ or "")
+        waits = dataclasses.replace(
+            action, event=None, fn=_wait_after_log(action.fn), at=frozenset({LOGGED_WAIT})
+        )
+        return (logged, waits)
+    return (action,)
 
 
-SPEC: Spec = dataclasses.replace(ep.SPEC, actions=tuple(_bound(a) for a in ep.SPEC.actions))
+SPEC: Spec = dataclasses.replace(ep.SPEC, actions=tuple(b for a in ep.SPEC.actions for b in _bound(a)))
 
 # The program counters at which each internal step can be enabled (its first guard).
 ENABLED_AT: dict[str, frozenset[Hashable]] = {
+    "WaitForWork": frozenset({LOGGED_WAIT}),
     "TimeOut": frozenset({ep.BLOCKED}),
     "CallbacksDone": frozenset({ep.WAITING}),
     "Close": frozenset({ep.CLOSE}),

@@ -3,11 +3,14 @@ cross-check of the hand-written ``FORMAT`` (``Design.spec_trace_format``).
 
 The same lines as ``FORMAT`` reads (its header limits, its schema, its check of each event's fields),
 judged by ``conformance.search.TraceSearch``: the set of spec states some behaviour could be in,
-closed under the internal steps (``TimeOut`` — the waits may time out — and the stopper's unlogged
-``CallbacksDone`` and ``Close``). The binding (docs/event-pool.md, "The trace"):
+closed under the internal steps (a pool thread's wait after its ``wait`` is logged, ``TimeOut`` —
+the waits may time out — and the stopper's unlogged ``CallbacksDone`` and ``Close``). The binding
+(docs/event-pool.md, "The trace"):
 
-* a pool thread's ``wait`` / ``wake`` / ``take`` / ``run`` / ``done`` is the spec's labelled step of
-  that thread (``wait`` lacks the spec's ``blocked``: it is not observable);
+* a pool thread's ``wake`` / ``take`` / ``run`` / ``done`` is the spec's labelled step of that thread;
+  its ``wait`` is logged just before the wait, so it only says the wait is to come: the wait itself
+  (the spec's ``WaitForWork``, which may block) is internal, and a SetEvent logged after the
+  ``wait`` may still come first;
 * every other thread, and a pool thread inside a callback, is a client: the spec's one client
   lifted to many. Each poster has its own program counter (post, or owes the ``signal`` of the
   thread its post picked), swapped into the state for its step; ``post`` / ``signal`` are the
@@ -73,7 +76,6 @@ class PoolSearch:
             SPEC,
             self.c,
             start,
-            optional=("blocked",),
             check_invariants=False,
             local=local_pc,
             enabled_at=ENABLED_AT,
