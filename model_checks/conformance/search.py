@@ -664,14 +664,7 @@ class TraceSearch:
             ruled_out = frozenset([name for name, _, _ in candidates if not self._may_log(name, ev)])
             if ruled_out:
                 candidates = [inst for inst in candidates if inst[0] not in ruled_out]
-        lazy = bool(self._deferred_by_process)
-        taking: frozenset[Hashable] = frozenset()
-        before = self.live
-        if lazy:
-            field = self.unit_field
-            taking = self._taking(ev["event"], procs, ev.get(field) if field is not None else None, ruled_out)
-            if taking:
-                before = self._expand(self.live, taking)
+        before, taking = self._before(ev, procs, ruled_out)
         c = self.c
         optional = self.optional
         invariants = self.invariants
@@ -696,8 +689,41 @@ class TraceSearch:
                         out.discard(nxt)
         if not out:
             raise NoMatch(sorted(self.states, key=repr), self.misses(ev, procs))
+        self._hold(out, taking, procs)
+        if self.observer is not None:
+            self.observer(self)
+
+    def before(
+        self, ev: Mapping[str, Any], processes: Iterable[Hashable]
+    ) -> tuple[set[State], frozenset[Hashable]]:
+        """For a binding that takes an event's step itself (with a program counter it keeps outside
+        the state): the states held with the deferred steps the event may need taken first, and
+        whose steps those are. Hand the states the step reaches from them to ``after``."""
+        procs = tuple(processes)
+        per = self._labelled.get(ev["event"], {})
+        ruled_out: frozenset[str] = frozenset()
+        if self.emits:
+            names = [name for p in procs for name, _, _ in per.get(p, ())]
+            ruled_out = frozenset([name for name in names if not self._may_log(name, ev)])
+        return self._before(ev, procs, ruled_out)
+
+    def after(self, states: set[State], taken: frozenset[Hashable], processes: Iterable[Hashable]) -> None:
+        """Hold ``states``, which a step of ``processes`` the binding took reached from the states
+        ``before`` gave (``taken``: whose deferred steps it took)."""
+        self._hold(states, taken, tuple(processes))
+
+    def _before(
+        self, ev: Mapping[str, Any], procs: tuple[Hashable, ...], ruled_out: frozenset[str]
+    ) -> tuple[set[State], frozenset[Hashable]]:
+        if not self._deferred_by_process:
+            return self.live, frozenset()
+        field = self.unit_field
+        taking = self._taking(ev["event"], procs, ev.get(field) if field is not None else None, ruled_out)
+        return (self._expand(self.live, taking) if taking else self.live), taking
+
+    def _hold(self, out: set[State], taking: frozenset[Hashable], procs: tuple[Hashable, ...]) -> None:
         self.live = self.closure(out)
-        if lazy and not taking <= set(procs):
+        if not taking <= set(procs):
             # Deferred steps of processes other than the event's were taken: the states they
             # reached may have taken the event too, beside the states they came from.
             # The states the event added differ by the steps of those other processes: their
@@ -710,8 +736,6 @@ class TraceSearch:
         if len(self.live) > self.peak:
             self.peak = len(self.live)
         self._closed = None
-        if self.observer is not None:
-            self.observer(self)
 
     def misses(self, ev: Mapping[str, Any], processes: Iterable[Hashable]) -> list[Miss]:
         """The steps of the bound processes that log this event's name, with the fields they would log."""

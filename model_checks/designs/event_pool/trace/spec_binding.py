@@ -86,9 +86,29 @@ ENABLED_AT: dict[str, frozenset[Hashable]] = {
     "Close": frozenset({ep.CLOSE}),
 }
 
+# Every internal step is deferred (``search.TraceSearch``): taken only when an event needs it, so a
+# thread that logged ``wait`` is not held before its wait, blocked and timed out all at once. Each
+# moves right past every step of another process but those named: a signal or the stop event's
+# SetEvent releases a blocked wait, and a wake by stop needs the stop event set. A thread's wait
+# and timeout are about its own event (``thread_unit``): they move past a signal to another
+# thread. Checked on the spec's reachable states by ``conformance.movers``
+# (tests/event_pool/test_spec_deferred.py).
+DEFERRED: dict[str, frozenset[str]] = {
+    "WaitForWork": frozenset({"Signal", "Close"}),
+    "TimeOut": frozenset({"Signal", "Close"}),
+    "CallbacksDone": frozenset(),
+    "Close": frozenset({"Wake"}),
+}
+
 
 def local_pc(s: ep.Vars, process: Hashable) -> Hashable:
     return s.client.pc if process == CLIENT else s.thread[process].pc  # type: ignore[index]
+
+
+def thread_unit(s: ep.Vars, process: Hashable) -> Hashable:
+    """What a process's deferred steps are about: a pool thread's, its own event (a signal's
+    ``to``); the client's, every thread (None)."""
+    return None if process == CLIENT else process
 
 
 class Unknown:

@@ -34,7 +34,7 @@ events' fields and the words of a refused step are ``spec_binding``'s.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Hashable, Iterable
+from collections.abc import Callable, Hashable, Iterable, Mapping
 from typing import Any
 
 from model_checks.conformance.reader import MAX_INDEXED
@@ -45,6 +45,7 @@ from model_checks.designs.event_pool.trace.fields import CHECKS, problem
 from model_checks.designs.event_pool.trace.rules import RULES
 from model_checks.designs.event_pool.trace.spec_binding import (
     CLIENT,
+    DEFERRED,
     ENABLED_AT,
     FIELDS,
     OPEN,
@@ -56,6 +57,7 @@ from model_checks.designs.event_pool.trace.spec_binding import (
     local_pc,
     locked,
     show,
+    thread_unit,
     why_no_step,
 )
 from model_checks.designs.event_pool.trace.spec_works import Renumbering, settled_head
@@ -63,11 +65,16 @@ from model_checks.designs.event_pool.trace.validate import DESIGN
 from spec import event_pool as ep
 from spec.language import Emitted
 
+# The spec's event of each client step the binding takes itself (``cancel`` for a stop_begin too).
+CLIENT_EVENT = {"post": "post", "signal": "signal"}
+
 
 class PoolSearch:
     """The streaming judge of one event-pool trace (a ``streamed.Checker``)."""
 
-    def __init__(self, config: dict[str, Any]) -> None:
+    def __init__(self, config: dict[str, Any], *, deferred: Mapping[str, frozenset[str]] = DEFERRED) -> None:
+        """``deferred``: the internal steps the search defers (``{}``: every one taken at once, the
+        cross-check of tests/event_pool/test_spec_deferred.py)."""
         threads = int(config["threads"])
         self.c = ep.Constants(threads=threads, submits=OPEN, timeouts=True)
         self.names = frozenset(self.c.thread_names())
@@ -79,6 +86,9 @@ class PoolSearch:
             check_invariants=False,
             local=local_pc,
             enabled_at=ENABLED_AT,
+            deferred=deferred,
+            unit=thread_unit,
+            unit_field="to",
         )
         self.complete = False
         self.locals: dict[str, ep.Client] = {}  # poster -> its program counter (the stopper's: the state's)
@@ -201,7 +211,8 @@ class PoolSearch:
         return Unknown(item) if found is None else found
 
     def _in_callback(self, thread: str) -> bool:
-        return any(s.thread[thread].pc == ep.CALLBACK for s in self.search.states)
+        # A deferred step (a wait, a timeout, the stop) leaves a thread in its callback where it is.
+        return any(s.thread[thread].pc == ep.CALLBACK for s in self.search.live)
 
     # -- the clients -------------------------------------------------------------------------------
 
@@ -224,7 +235,11 @@ class PoolSearch:
         locals_: set[ep.Client] = set()
         emitted: list[Any] = []
         cands = list(candidates)
-        for s in self.search.states:
+        # The deferred steps this step does not move past, taken first (a signal's: its thread's
+        # wait and timeout): the search's ``before`` and ``after``, as its own step does them.
+        spec_ev = {"event": CLIENT_EVENT.get(ev["event"], "cancel"), "to": ev.get("to")}
+        before, taken = self.search.before(spec_ev, [CLIENT])
+        for s in before:
             if pool and s.thread[thread].pc != ep.CALLBACK:
                 continue  # a pool thread posts and signals only from inside a callback
             v = view(s._replace(client=local))
@@ -240,13 +255,13 @@ class PoolSearch:
         if keep is None:
             # The poster's next program counter follows from the event (a post's ``to``): one value.
             (self.locals[thread],) = locals_
-        self.search.states = self.search.closure(out)
+        self.search.after(out, taken, [CLIENT])
         return emitted
 
     def _post(self, ev: Event) -> None:
         if ev["result"] != "ok":
             return  # refused: no step of the spec, the work stays with the caller
-        posted = next(iter(self.search.states)).posted  # the same in every live state
+        posted = next(iter(self.search.live)).posted  # the same in every live state
         # Accepted posts are numbered in order: the next one is the spec's work ``posted``.
         item = posted if ev["item"] == self.accepted else Unknown(ev["item"])
         cands = [(ep.Post, (t,)) for t in self.c.thread_names()] + [(ep.PostAllBusy, ())]
@@ -256,7 +271,7 @@ class PoolSearch:
 
     def _relabel(self, ev: Event, items: list[int], rule: int) -> list[int]:
         """Put ``items`` (listed works) first in the list: the listed works are interchangeable."""
-        s = next(iter(self.search.states))
+        s = next(iter(self.search.live))  # deferred steps leave the list as it is
         listed = list(ep.Listed(s))
         back = {v: k for k, v in self.spec_of.items()}
         order = [back[i] for i in listed]
@@ -272,7 +287,7 @@ class PoolSearch:
     def _cancel(self, ev: Event) -> None:
         spec_items = self._relabel(ev, ev["items"], 7)
         k = len(spec_items)
-        s0 = next(iter(self.search.states))
+        s0 = next(iter(self.search.live))
         c = dataclasses.replace(self.c, cancel=True, submits=s0.next + k)
         # The named work object's submissions are the first k listed: the others are not its own.
         self._as_client(
@@ -289,7 +304,7 @@ class PoolSearch:
         if self.stop_mode is not None:
             raise Rejected(8, f"{show(ev)} — one stop only: stop({self.stop_mode}) began already")
         mode = ev["mode"]
-        s0 = next(iter(self.search.states))
+        s0 = next(iter(self.search.live))
         self.c = dataclasses.replace(self.c, submits=s0.posted, cancel=mode == "discard")
         self.search.c = self.c
         emitted = self._as_client(ev, [(ep.WaitForCallbacks, ())], {}, keep=lambda s, r: r)
@@ -337,7 +352,7 @@ class PoolSearch:
 
     def _compact(self) -> None:
         """Renumber the live states: drop the settled head of the array, keep one free slot."""
-        states = self.search.states
+        states = self.search.live  # deferred steps settle no work
         k = min(settled_head(s) for s in states)
         s0 = next(iter(states))
         if k == 0 and len(s0.fate) == s0.posted + 1:

@@ -1,0 +1,98 @@
+"""The event pool's spec engine defers the steps its traces do not log (``spec_binding.DEFERRED``).
+
+The declaration (which internal steps move right past which, a thread's wait and timeout per
+thread) is checked on every reachable state of a spec configuration (``conformance.movers``),
+wrong ones are caught, the deferred search gives the same verdict, word for word, as the search
+that takes every internal step at once, and it holds fewer states.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import random
+from typing import Any
+
+import pytest
+
+from model_checks.conformance.lines import validate_with
+from model_checks.conformance.movers import violations
+from model_checks.designs.event_pool.trace.generate import lines as generated
+from model_checks.designs.event_pool.trace.spec_binding import (
+    DEFERRED,
+    SPEC,
+    local_pc,
+    thread_unit,
+)
+from model_checks.designs.event_pool.trace.spec_search import SPEC_FORMAT, PoolSearch
+from spec import event_pool as ep
+from tests.event_pool.test_spec_search import edits
+
+pytestmark = pytest.mark.timeout(600)
+
+# Two threads, two submissions, cancel and timeouts: every step the trace binding has.
+CONFIG = ep.Constants(threads=2, submits=2, cancel=True, timeouts=True)
+
+
+def _violations(blocked: dict[str, frozenset[str]], unit: Any = thread_unit) -> set[tuple[str, str]]:
+    found, examined = violations(
+        SPEC,
+        CONFIG,
+        blocked,
+        local=local_pc,
+        unit=unit,
+        unit_field="to",
+        limit=1_000_000,
+    )
+    assert examined > 1_000 and examined < 1_000_000  # every reachable state, not a bounded sample
+    return found
+
+
+def test_the_declaration_holds_on_every_reachable_state() -> None:
+    assert not _violations(DEFERRED)
+
+
+def test_wrong_declarations_are_caught() -> None:
+    # A signal before the wait leaves the event set (the wait returns at once); after it, it
+    # releases the blocked wait: the two orders differ.
+    assert ("WaitForWork", "Signal") in _violations({**DEFERRED, "WaitForWork": frozenset({"Close"})})
+    # Timed out before the stop event is set, the wait reports a timeout; after, stop.
+    assert ("TimeOut", "Close") in _violations({**DEFERRED, "TimeOut": frozenset({"Signal"})})
+    # A wake by stop needs the stop event set first.
+    assert ("Close", "Wake") in _violations({**DEFERRED, "Close": frozenset()})
+
+    # A thread's wait is about its own event: a signal to any thread is not enough.
+    def client_unit(s: ep.Vars, process: Any) -> Any:
+        return "client" if process == "client" else "t0"
+
+    assert ("WaitForWork", "Signal") in _violations(DEFERRED, unit=client_unit)
+
+
+EAGER = dataclasses.replace(SPEC_FORMAT, make=lambda config: PoolSearch(config, deferred={}))
+
+
+def test_deferred_and_eager_agree_on_generated_traces_and_their_edits() -> None:
+    judged = rejected = 0
+    for seed in range(8):
+        text = list(generated(300, threads=1 + seed % 4, seed=seed, timeouts=0.05, cancels=0.05))
+        rng = random.Random(seed)
+        for edited in [text, *(e for _, e in edits(text, rng, 6))]:
+            for complete in (False, True):
+                lazy = validate_with(SPEC_FORMAT, edited, engine="spec", complete=complete)
+                eager = validate_with(EAGER, edited, engine="spec", complete=complete)
+                assert dataclasses.asdict(lazy) == dataclasses.asdict(eager), edited
+                judged += 1
+                rejected += not lazy.allowed
+    assert judged >= 100 and rejected >= 20
+
+
+def test_the_deferred_search_holds_fewer_states() -> None:
+    peaks = []
+    for deferred in (DEFERRED, {}):
+        checker = PoolSearch({"threads": 4}, deferred=deferred)
+        lines = list(generated(2_000, seed=1))
+        for line in lines[1:]:
+            checker.step(json.loads(line))
+        peaks.append(checker.search.peak)
+    lazy, eager = peaks
+    assert lazy * 4 <= eager, peaks
