@@ -34,6 +34,10 @@ class TraceBench:
     quick_sizes: tuple[int, int]  # (long, short) of `--quick`
     # Judge the traces as finished runs: for a design whose traces have no end event of their own.
     complete: bool = False
+    # (long, short) and their `--quick` pair for the generic engine (``--engine spec``) of a design
+    # with an engine of its own, where the generic one is far slower (default: ``sizes``).
+    generic_sizes: tuple[int, int] | None = None
+    generic_quick_sizes: tuple[int, int] | None = None
 
 
 def trace_benches() -> dict[str, TraceBench]:
@@ -61,21 +65,21 @@ def dump(path: Path, header: Mapping[str, object], events: Iterable[Mapping[str,
     return count
 
 
-def timed(path: Path, *, complete: bool = False) -> float:
+def timed(path: Path, *, complete: bool = False, engine: str = "fast") -> float:
     """Seconds ``validate_file`` takes on a trace that must validate."""
     started = time.perf_counter()
-    verdict = validate_file(path, complete=complete)
+    verdict = validate_file(path, engine, complete=complete)
     seconds = time.perf_counter() - started
     if verdict.code != 0:
         raise AssertionError(f"{path.name}: a bench trace did not validate: {verdict.message}")
     return seconds
 
 
-def peak_memory(path: Path, *, complete: bool = False) -> int:
+def peak_memory(path: Path, *, complete: bool = False, engine: str = "fast") -> int:
     """Peak traced memory (bytes) of validating a trace that must validate."""
     tracemalloc.start()
     try:
-        verdict = validate_file(path, complete=complete)
+        verdict = validate_file(path, engine, complete=complete)
         if verdict.code != 0:
             raise AssertionError(f"{path.name}: a bench trace did not validate: {verdict.message}")
         return tracemalloc.get_traced_memory()[1]
@@ -83,14 +87,17 @@ def peak_memory(path: Path, *, complete: bool = False) -> int:
         tracemalloc.stop()
 
 
-def figures(bench: TraceBench, directory: Path, long: int, short: int) -> dict[str, Any]:
-    """Events/s on the long trace, and peak traced memory at both lengths (to show it does not grow)."""
+def figures(
+    bench: TraceBench, directory: Path, long: int, short: int, *, engine: str = "fast"
+) -> dict[str, Any]:
+    """Events/s on the long trace, and peak traced memory at both lengths (to show it does not grow),
+    judged by ``engine`` (`lanecheck validate --engine`)."""
     long_path, short_path = directory / "long.jsonl", directory / "short.jsonl"
     events = bench.write(long_path, long, 0)
     short_events = bench.write(short_path, short, 1)
-    seconds = timed(long_path, complete=bench.complete)
-    memory_short = peak_memory(short_path, complete=bench.complete)
-    memory_long = peak_memory(long_path, complete=bench.complete)
+    seconds = timed(long_path, complete=bench.complete, engine=engine)
+    memory_short = peak_memory(short_path, complete=bench.complete, engine=engine)
+    memory_long = peak_memory(long_path, complete=bench.complete, engine=engine)
     return {
         "events": events,
         "trace_bytes": os.path.getsize(long_path),

@@ -64,13 +64,17 @@ def test_synthetic_bench_trace_validates_with_both_engines(tmp_path: Path) -> No
 
 def test_bench_shape() -> None:
     # small sizes for every searched design (one left out would get its full, minutes-long trace)
-    result = bench(quick=True, sizes=(3000, 300), generic_sizes=(40, 30, 40))
+    result = bench(quick=True, sizes=(3000, 300), generic_sizes=(400, 40, 30, 40, 60, 40))
     assert isinstance(result["events_per_second"], int) and result["events_per_second"] > 0
     assert "peak_memory_bytes" in result
     generic = result["generic_engine"]
+    # every design's generic engine: the only one of three, the others' --engine spec
     assert isinstance(generic, dict) and set(generic) == {
+        "work_lane",
         "schedule_gate",
         "akka_mailbox",
+        "work_stealing",
+        "event_pool",
         "work_lane_lockfree",
     }
     assert generic["schedule_gate"]["events_per_second"] > 0 and generic["akka_mailbox"]["events"] > 0
