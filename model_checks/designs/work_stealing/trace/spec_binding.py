@@ -43,6 +43,88 @@ ENABLED_AT.update(
     Shutdown=frozenset({wo.DRAIN, wo.DISCARDING}),
 )
 
+# Every internal step is deferred (``search.TraceSearch``): taken only when an event needs it.
+# Each moves right past every step of another process but those named (checked on the spec's
+# reachable states by ``conformance.movers``: tests/work_stealing/test_spec_deferred.py).
+DEFERRED: dict[str, frozenset[str]] = {
+    "Admit": frozenset({"RaiseFlag"}),
+    "GiveUp": frozenset(),
+    "Keep": frozenset(),
+    "NothingQueued": frozenset(),
+    "NotifyAfterPush": frozenset({"NotifyNobodyAfterSubmit", "RecheckFindsWork", "Unpark"}),
+    "NotifyAfterSubmit": frozenset({"NotifyNobody", "RecheckFindsWork", "Settle", "Unpark"}),
+    "NotifyNobody": frozenset({"Register"}),
+    "NotifyNobodyAfterSubmit": frozenset({"Register"}),
+    "ProgramPush": frozenset({"Steal"}),
+    "PushBegin": frozenset({"Steal"}),
+    "PushWrite": frozenset(),
+    "RaiseFlag": frozenset({"SeesDiscarding"}),
+    "RecheckFindsNothing": frozenset(
+        {"DiscardHeld", "NotifyAfterPush", "NotifyAfterSubmit", "Push", "Settle", "Shutdown", "Submit"}
+    ),
+    "RecheckFindsWork": frozenset(
+        {"DiscardInjector", "NotifyNobody", "NotifyNobodyAfterSubmit", "PopInjector", "Steal", "TakeBegin"}
+    ),
+    "Register": frozenset({"DiscardHeld", "NotifyAfterPush", "NotifyAfterSubmit", "Settle", "Shutdown"}),
+    "Resume": frozenset(),
+    "SeesDiscarding": frozenset(),
+    "Settle": frozenset(
+        {"NotifyNobodyAfterSubmit", "RecheckFindsWork", "Register", "Resume", "Shutdown", "StopEnd", "Unpark"}
+    ),
+    "Shutdown": frozenset({"RecheckFindsWork", "Register", "Unpark"}),
+    "SkipInjector": frozenset(),
+    "StealBegin": frozenset({"TakeLast"}),
+    "StealFirst": frozenset(),
+    "StealRead": frozenset(),
+    "StealSeesWork": frozenset({"TakeBegin"}),
+    "TakeBegin": frozenset({"DiscardHeld", "RecheckFindsNothing", "Settle", "StealEmpty"}),
+    "TakeContended": frozenset({"Steal"}),
+    "Wait": frozenset({"DiscardHeld", "Settle"}),
+}
+
+# The pcs each deferred action leaves its process at (checked like ``DEFERRED``). With the spec's
+# ``at=`` on its logged actions the search sees which of a worker's internal steps can lead to the
+# pc its event fires from, so an event pulls in no step that cannot come before it.
+MOVES_TO: dict[str, frozenset[Hashable]] = {
+    "Admit": frozenset({wo.ADMITTED}),
+    "GiveUp": frozenset({wo.SLEEPY}),
+    "Keep": frozenset({wo.FIND}),
+    "NothingQueued": frozenset({wo.DISCARDING}),
+    "NotifyAfterPush": frozenset({wo.BODY}),
+    "NotifyAfterSubmit": frozenset({"submit"}),  # the client's pc after Submit
+    "NotifyNobody": frozenset({wo.BODY}),
+    "NotifyNobodyAfterSubmit": frozenset({"submit"}),
+    "ProgramPush": frozenset({wo.GROW, wo.WRITE}),
+    "PushBegin": frozenset({wo.GROW, wo.WRITE}),
+    "PushWrite": frozenset({wo.PUBLISH}),
+    "RaiseFlag": frozenset({wo.FLAGGED}),
+    "RecheckFindsNothing": frozenset({wo.PARKING}),
+    "RecheckFindsWork": frozenset({wo.FIND}),
+    "Register": frozenset({wo.RECHECK}),
+    "Resume": frozenset({wo.BODY}),
+    "SeesDiscarding": frozenset({wo.DISCARDS}),
+    "Settle": frozenset({wo.FIND}),
+    "Shutdown": frozenset({wo.DRAIN, wo.DISCARDING}),
+    "SkipInjector": frozenset({wo.FIND}),
+    "StealBegin": frozenset({wo.STEAL_BOTTOM}),
+    "StealFirst": frozenset({wo.STEAL}),
+    "StealRead": frozenset({wo.STEAL_CAS}),
+    "StealSeesWork": frozenset({wo.STEAL_READ}),
+    "TakeBegin": frozenset({wo.TAKE}),
+    "TakeContended": frozenset({wo.TAKE_LAST}),
+    "Wait": frozenset({wo.FIND}),
+}
+
+# The steps of deque programs (``OpenConstants.deques``): in a pool's trace they are enabled nowhere.
+PROGRAM_STEPS = frozenset({"ProgramPush", "StealFirst", "SkipInjector", "Keep"})
+
+
+def enabled_at(deques: bool) -> dict[str, frozenset[Hashable]]:
+    """``ENABLED_AT`` for a trace of deque programs or (``deques`` false) of a pool."""
+    if deques:
+        return ENABLED_AT
+    return {name: frozenset() if name in PROGRAM_STEPS else pcs for name, pcs in ENABLED_AT.items()}
+
 
 def local_pc(s: Vars, process: Hashable) -> Hashable:
     return s.client[0] if process == CLIENT else s.worker[process].pc  # type: ignore[index]

@@ -25,6 +25,7 @@ Its checker is observable (``search``), so the review site's state coverage read
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Mapping
 from typing import Any
 
 from model_checks.conformance.search import NoMatch, TraceSearch
@@ -34,10 +35,12 @@ from model_checks.designs.work_stealing.trace.fields import EventFields
 from model_checks.designs.work_stealing.trace.rules import RULES
 from model_checks.designs.work_stealing.trace.spec_binding import (
     CLIENT,
-    ENABLED_AT,
+    DEFERRED,
     FIELDS,
+    MOVES_TO,
     OWNER_RULE,
     WORKER_EVENTS,
+    enabled_at,
     local_pc,
     process,
     show,
@@ -76,21 +79,36 @@ def header_refusal(config: dict[str, Any]) -> str | None:
 class StealingSearch:
     """The streaming judge of one work-stealing trace (a ``streamed.Checker``)."""
 
-    def __init__(self, config: dict[str, Any]) -> None:
+    def __init__(self, config: dict[str, Any], *, deferred: Mapping[str, frozenset[str]] = DEFERRED) -> None:
+        """``deferred``: the internal steps the search defers (``{}``: every one taken at once, the
+        cross-check of tests/work_stealing/test_spec_deferred.py)."""
+        self.deferred = deferred
         self.refused = header_refusal(config)
         workers = int(config["workers"])
         self.fields = EventFields(workers)
         self.names = frozenset(f"w{i}" for i in range(workers))
         self.c = wo.OpenConstants(workers=workers, capacity=int(config["capacity"]), tasks=(), roots=())
         start = [] if self.refused is not None else [wo.Init(self.c)]
-        self.search = TraceSearch(
-            wo.OPEN, self.c, start, check_invariants=False, local=local_pc, enabled_at=ENABLED_AT
-        )
+        self.search = self._search(start)
         self.running: dict[str, list[Any]] = {}  # worker -> its running tasks, innermost last
         self.known: set[Any] = set()  # tasks introduced so far
         self.stop_mode: str | None = None
         self.complete = False
         self.started = False  # an event was taken: the mode is chosen
+
+    def _search(self, start: list[Any]) -> TraceSearch:
+        """The search, for a pool's trace or (``c.deques``) one of deque programs: every internal
+        step deferred, each taken only when an event needs it (``spec_binding.DEFERRED``)."""
+        return TraceSearch(
+            wo.OPEN,
+            self.c,
+            start,
+            check_invariants=False,
+            local=local_pc,
+            enabled_at=enabled_at(self.c.deques),
+            deferred=self.deferred,
+            moves_to=MOVES_TO,
+        )
 
     # -- the Checker protocol -------------------------------------------------------------------
 
@@ -193,7 +211,11 @@ class StealingSearch:
         self.started = True
         kind = ev["event"]
         if kind == "push" or (kind == "steal" and ev["victim"] != "injector"):
-            self._rebind(dataclasses.replace(self.c, deques=True), lambda s: s)  # closed anew
+            # The deque programs' steps are enabled: a search of their own, watched as this one was.
+            observer = self.search.observer
+            self.c = dataclasses.replace(self.c, deques=True)
+            self.search = self._search([wo.Init(self.c)])
+            self.search.observer = observer
 
     def _parent(self, ev: Event) -> Any:
         running = self.running.get(ev["thread"])
@@ -212,6 +234,12 @@ class StealingSearch:
                 1, f"{show(ev)} — task {task!r} was introduced before: a task id is introduced once"
             )
         self.known.add(task)
+        if self.c.deques and parent is not None:
+            # A deque program's push numbers its task by the tasks known when it begins
+            # (``ProgramPush``): the steps that may lead to it are taken before the task is known.
+            procs = [process(ev, self.names)]
+            states, taken = self.search.before(spec_event(ev), procs)
+            self.search.after(states, taken, procs)
         c = self.c
         if parent is None:
             tasks, roots = (*c.tasks, (task, ())), (*c.roots, task)
