@@ -27,15 +27,25 @@ def reachable_violations(
     blocked: Mapping[str, frozenset[str]],
     *,
     local: Callable[[Any, Hashable], Hashable],
-    unit: Callable[[Any, Hashable], Hashable],
-    unit_field: str,
+    unit: Callable[[Any, Hashable], Hashable] | None = None,
+    unit_field: str | None = None,
+    moves_to: Mapping[str, frozenset[Hashable]] | None = None,
+    at_least: int = 1,
 ) -> set[Violation]:
     """``movers.violations`` over every state reachable under ``constants`` (fails if there are
-    more than ``LIMIT``: then the answer would cover a sample)."""
+    more than ``LIMIT``: then the answer would cover a sample; or fewer than ``at_least``: then
+    the configuration is not the one meant)."""
     found, examined = violations(
-        spec, constants, blocked, local=local, unit=unit, unit_field=unit_field, limit=LIMIT
+        spec,
+        constants,
+        blocked,
+        local=local,
+        unit=unit,
+        unit_field=unit_field,
+        moves_to=moves_to,
+        limit=LIMIT,
     )
-    assert examined < LIMIT  # every reachable state, not a bounded sample
+    assert at_least <= examined < LIMIT  # every reachable state, not a bounded sample
     return found
 
 

@@ -15,8 +15,6 @@ from typing import Any
 
 import pytest
 
-from model_checks.conformance.lines import validate_with
-from model_checks.conformance.movers import violations
 from model_checks.designs.event_pool.trace.generate import lines as generated
 from model_checks.designs.event_pool.trace.spec_binding import (
     DEFERRED,
@@ -26,6 +24,7 @@ from model_checks.designs.event_pool.trace.spec_binding import (
 )
 from model_checks.designs.event_pool.trace.spec_search import SPEC_FORMAT, PoolSearch
 from spec import event_pool as ep
+from tests.conformance.deferral_checks import reachable_violations, same_verdict
 from tests.event_pool.test_spec_search import edits
 
 pytestmark = pytest.mark.timeout(600)
@@ -35,17 +34,9 @@ CONFIG = ep.Constants(threads=2, submits=2, cancel=True, timeouts=True)
 
 
 def _violations(blocked: dict[str, frozenset[str]], unit: Any = thread_unit) -> set[tuple[str, str]]:
-    found, examined = violations(
-        SPEC,
-        CONFIG,
-        blocked,
-        local=local_pc,
-        unit=unit,
-        unit_field="to",
-        limit=1_000_000,
+    return reachable_violations(
+        SPEC, CONFIG, blocked, local=local_pc, unit=unit, unit_field="to", at_least=1_000
     )
-    assert examined > 1_000 and examined < 1_000_000  # every reachable state, not a bounded sample
-    return found
 
 
 def test_the_declaration_holds_on_every_reachable_state() -> None:
@@ -78,9 +69,7 @@ def test_deferred_and_eager_agree_on_generated_traces_and_their_edits() -> None:
         rng = random.Random(seed)
         for edited in [text, *(e for _, e in edits(text, rng, 6))]:
             for complete in (False, True):
-                lazy = validate_with(SPEC_FORMAT, edited, engine="spec", complete=complete)
-                eager = validate_with(EAGER, edited, engine="spec", complete=complete)
-                assert dataclasses.asdict(lazy) == dataclasses.asdict(eager), edited
+                lazy = same_verdict(SPEC_FORMAT, EAGER, edited, complete)
                 judged += 1
                 rejected += not lazy.allowed
     assert judged >= 100 and rejected >= 20
