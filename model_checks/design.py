@@ -150,7 +150,9 @@ class Design:
     # ``register(app: typer.Typer) -> None``.
     commands: tuple[str, ...] = ()
     # Benchmarks of its reference: `lanecheck bench NAME` -> ("module", "what it measures"); the
-    # module's ``bench(quick: bool) -> dict`` reports ratios against baselines of the same run.
+    # module's ``bench(quick: bool) -> dict`` reports ratios against baselines of the same run. A
+    # bench of its trace validator may give instead ``TRACE_BENCH`` (``bench.traces.TraceBench``)
+    # and ``GOAL`` (events/s): the validator is measured against the goal (``goal_figures``).
     benches: Mapping[str, tuple[str, str]] = field(default_factory=dict)
     # Extra pages of `lanecheck report` (the seed's own charts, say): "module:function", each
     # function ``pages(quick: bool) -> Iterable[tuple[str, str]]`` giving a title and an HTML fragment.

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import sys
+import types
 from pathlib import Path
 
 import pytest
@@ -70,3 +72,18 @@ def test_a_design_bench_named_like_another_is_left_out_with_a_warning(
         found = bench_command.benches()
     assert found["harness"] == bench_command.GENERIC_BENCHES["harness"]
     assert {"scheduler", "schedule-gate", "akka-mailbox"} <= set(found)
+
+
+@pytest.mark.timeout(120)
+def test_a_bench_module_may_give_a_trace_bench_and_a_goal_instead_of_bench(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    module = types.ModuleType("a_trace_bench")
+    first = next(iter(traces.trace_benches().values()))
+    module.TRACE_BENCH = dataclasses.replace(first, quick_sizes=(40, 20))  # type: ignore[attr-defined]
+    module.GOAL = 1  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, module.__name__, module)
+    monkeypatch.setattr(bench_command, "benches", lambda: {"a-trace": (module.__name__, "a trace bench")})
+    assert not bench_command.takes_store("a-trace")
+    figures = bench_command.run_bench("a-trace", quick=True)
+    assert figures["goal_events_per_s"] == 1 and figures["meets_goal"], figures

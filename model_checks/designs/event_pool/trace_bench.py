@@ -5,17 +5,13 @@ the pool, 4 threads, posts from the client and from callbacks, cancels, timeouts
 stop) to a temporary file and measures events/s of the validator reading it the way
 `lanecheck validate` does, and peak traced memory on a shorter trace (``bench.traces.goal_figures``).
 The goal is 50,000 events/s on the 1M-event trace (issue 18).
-Also ``python -m model_checks.designs.event_pool.trace_bench [--quick]``.
 """
 
 from __future__ import annotations
 
-import json
-import sys
 from pathlib import Path
-from typing import Any
 
-from model_checks.bench.traces import TraceBench, dump, goal_figures
+from model_checks.bench.traces import TraceBench, dump
 from model_checks.designs.event_pool.trace.generate import events, header
 
 GOAL = 50_000  # events/s on a 1M-event trace (issue 18)
@@ -34,11 +30,3 @@ TRACE_BENCH = TraceBench(
     generic_sizes=(200_000, 20_000),
     generic_quick_sizes=(20_000, 2_000),
 )
-
-
-def bench(quick: bool = False) -> dict[str, Any]:
-    return goal_figures(TRACE_BENCH, GOAL, quick=quick)
-
-
-if __name__ == "__main__":
-    print(json.dumps(bench(quick="--quick" in sys.argv[1:]), indent=2))

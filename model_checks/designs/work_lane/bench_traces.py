@@ -7,13 +7,12 @@ generic spec engine in tests/conformance).
 
 from __future__ import annotations
 
-import json
 import random
 from collections import deque
 from collections.abc import Iterator
 from pathlib import Path
 
-from model_checks.bench.traces import TraceBench
+from model_checks.bench.traces import TraceBench, dump
 from model_checks.conformance.numbering import Numbering
 
 CONFIG = {"lanes": 8, "workers": 4, "lane_capacity": 4, "max_per_drain": 3, "ready_capacity": 8}
@@ -92,14 +91,8 @@ def synthetic_events(n: int, seed: int = 0) -> Iterator[dict[str, object]]:
 
 def write_trace(path: Path, n: int, seed: int = 0) -> int:
     """Write a synthetic trace of about ``n`` events; the number of events written."""
-    count = 0
-    with open(path, "w", encoding="utf-8") as out:
-        header = {"trace": "lanecheck", "version": 1, "design": "work-lane", "config": CONFIG}
-        out.write(json.dumps(header) + "\n")
-        for event in synthetic_events(n, seed):
-            out.write(json.dumps(event, separators=(",", ":")) + "\n")
-            count += 1
-    return count
+    header = {"trace": "lanecheck", "version": 1, "design": "work-lane", "config": CONFIG}
+    return dump(path, header, synthetic_events(n, seed))
 
 
 # Events of a long and a short trace: a full run, and a quick one.

@@ -5,19 +5,15 @@ Writes a trace of the real reference on real threads (4 producers retrying on a 
 the validator reading it the way `lanecheck validate` does, and peak traced memory on a shorter
 one (``bench.traces.goal_figures``). The goal is issue 24's 50,000 events/s on a long trace; the
 v2 format is judged by the streaming spec search, far below it today (docs/performance.md).
-Also ``python -m model_checks.designs.work_lane_lockfree.trace_bench [--quick]``.
 """
 
 from __future__ import annotations
 
-import json
-import sys
 import threading
 import time
 from pathlib import Path
-from typing import Any
 
-from model_checks.bench.traces import TraceBench, goal_figures
+from model_checks.bench.traces import TraceBench
 from reference.results import Result
 from reference.tracing import JsonlTracer
 from reference.work_lane_lockfree import LaneSpec, LockFreeScheduler, StopMode, trace_header
@@ -63,11 +59,3 @@ def write_trace(path: Path, posts: int, seed: int = 0) -> int:
 # Posts per producer of the long and the short trace (about 5.6 events a post: 2,500 posts per
 # producer write about 56,000 events; the search judges about a thousand a second).
 TRACE_BENCH = TraceBench(write_trace, sizes=(2_500, 250), quick_sizes=(250, 50))
-
-
-def bench(quick: bool = False) -> dict[str, Any]:
-    return goal_figures(TRACE_BENCH, GOAL, quick=quick)
-
-
-if __name__ == "__main__":
-    print(json.dumps(bench(quick="--quick" in sys.argv[1:]), indent=2))

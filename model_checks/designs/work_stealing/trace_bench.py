@@ -5,17 +5,13 @@ schedule of the model, 4 workers, fork/join, steals, parking, a drain stop) to a
 temporary file and measures events/s of the validator reading it the way
 `lanecheck validate` does, and peak traced memory on a shorter trace
 (``bench.traces.goal_figures``). The goal is 50,000 events/s on the 1M-event trace.
-Also ``python -m model_checks.designs.work_stealing.trace_bench [--quick]``.
 """
 
 from __future__ import annotations
 
-import json
-import sys
 from pathlib import Path
-from typing import Any
 
-from model_checks.bench.traces import TraceBench, dump, goal_figures
+from model_checks.bench.traces import TraceBench, dump
 from model_checks.designs.work_stealing.trace.generate import events, header
 
 GOAL = 50_000  # events/s on a 1M-event trace (issue 17)
@@ -36,11 +32,3 @@ TRACE_BENCH = TraceBench(
     generic_sizes=(400, 100),
     generic_quick_sizes=(150, 50),
 )
-
-
-def bench(quick: bool = False) -> dict[str, Any]:
-    return goal_figures(TRACE_BENCH, GOAL, quick=quick)
-
-
-if __name__ == "__main__":
-    print(json.dumps(bench(quick="--quick" in sys.argv[1:]), indent=2))
