@@ -35,6 +35,10 @@ def may_log(
 Chain = tuple[Hashable, frozenset[str], Hashable]
 
 
+# What an event needs of the deferred steps: per process, the deferred actions it may take first.
+Taking = dict[Hashable, frozenset[str]]
+
+
 def needed(
     held: Iterable[tuple[Chain, ...]],
     procs: tuple[Hashable, ...],
@@ -48,17 +52,29 @@ def needed(
     hidden_names: Mapping[Hashable, frozenset[str]],
     blocked_of: dict[frozenset[str], frozenset[str]],
     leading: Mapping[Hashable, frozenset[str]],
-) -> frozenset[Hashable]:
-    """The processes whose deferred steps an event needs: the event's own (``procs``; ``per``
-    their labelled actions of the event's kind), and every one whose deferred step might come
-    before a step it does not move right past (that step of another process may come before the
-    event, or be the event's). ``held``: per state held, the chains of its processes whose pc lets a
-    deferred step start (``movers``: only deferred steps follow a deferred step; a chain keeps its
-    unit). ``at``: the event's unit (None: any); ``units``: the search has ``unit``;
-    ``ruled_out``: the event's actions whose ``emits`` it contradicts; ``blocked_of``: a memo of
-    what a chain's actions do not move past; ``leading``: the event's one process (when the search
-    has ``local`` and ``moves_to``) with ``leading_to`` of all its deferred actions, worked out once
-    per kind of event by the caller: only those may come before its event."""
+    enabled_at: Mapping[str, frozenset[Hashable]],
+    moves_to: Mapping[str, frozenset[Hashable]],
+    prefixes: dict[tuple[frozenset[str], frozenset[str], frozenset[str]], frozenset[str]],
+) -> Taking:
+    """The deferred steps an event needs, per process: the event's own (``procs``; ``per`` their
+    labelled actions of the event's kind), and those of every process whose deferred step might
+    come before a step it does not move right past (that step of another process may come before
+    the event, or be the event's), with the steps of that process that may lead to such a step.
+
+    Why no more: take a behaviour to the event and move each deferred step that moves right past
+    every step after it (up to the event) to after the event, last first. What stays of each
+    process is a prefix of its steps that ends at a step blocked by a later step, of another
+    process or the event: such a *conflicting* step and the steps of its process that may lead to
+    it (``moves_to``, ``enabled_at``) are all that this gives. Its later steps stay deferred.
+
+    ``held``: per state held, the chains of its processes whose pc lets a deferred step start
+    (``movers``: only deferred steps follow a deferred step; a chain keeps its unit). ``at``: the
+    event's unit (None: any); ``units``: the search has ``unit``; ``ruled_out``: the event's
+    actions whose ``emits`` it contradicts; ``blocked_of``: a memo of what a chain's actions do not
+    move past; ``leading``: the event's one process (when the search has ``local`` and
+    ``moves_to``) with ``leading_to`` of all its deferred actions, worked out once per kind of
+    event by the caller: only those may come before its event; ``prefixes``: a memo of the steps
+    of a chain that may lead to its conflicting ones."""
     # The steps that may come before the event (or be it), by the units they may be about:
     # ``anywhere`` about any unit, ``about[u]`` about unit ``u`` (``some_unit``: about one).
     anywhere: set[str] = set()
@@ -74,18 +90,18 @@ def needed(
             some_unit.update(logs)
     for hidden in hidden_names.values():
         anywhere.update(hidden)
-    taking = {p for p in procs if p in deferred_names}
+    taking: dict[Hashable, set[str]] = {p: set() for p in procs if p in deferred_names}
     # The held processes' chains: the event's own ones widen what may come before the event; the
     # others may be pulled in.
     own: dict[Hashable, list[tuple[frozenset[str], Hashable]]] = {}
-    pending: list[Chain] = []
+    others: set[Chain] = set()
     for found in held:
         for chain in found:
             q = chain[0]
             if q in taking:
                 own.setdefault(q, []).append((chain[1], chain[2]))
             else:
-                pending.append(chain)
+                others.add(chain)
     for p, mine in own.items():
         before: set[str] = set()
         for names, _ in mine:
@@ -96,6 +112,7 @@ def needed(
         lead = leading.get(p)
         if lead is not None:
             before &= lead  # ``leading_to`` keeps each action or not by itself
+        taking[p].update(before)
         held_units = {u for _, u in mine}
         if None in held_units:
             anywhere.update(before)
@@ -103,36 +120,56 @@ def needed(
             for u in held_units:
                 about.setdefault(u, set()).update(before)
                 some_unit.update(before)
-    memo = blocked_of
-    while pending:
-        # The processes one of whose chains a step that may come first does not let move.
-        hit: set[Hashable] = set()
-        for q, names, u in pending:
-            if q in hit:
-                continue
-            blocked = memo.get(names)
-            if blocked is None:
-                blocked = memo[names] = frozenset().union(*[deferred[n] for n in names])
-            if not blocked.isdisjoint(anywhere) or not blocked.isdisjoint(
-                some_unit if u is None else about.get(u, ())
-            ):
-                hit.add(q)
-        if not hit:
-            break
-        # Their steps may come before the event: what those do not move past is pulled in too.
-        taking.update(hit)
-        rest: list[Chain] = []
+    # Until nothing grows: each chain's steps that a step which may come first does not let move,
+    # with the steps that may lead to them. What they do not move past is pulled in in turn.
+    pending = list(others)  # the answer is a fixpoint: the order does not change it
+    given: dict[Chain, frozenset[str]] = {}
+    changed = True
+    while changed:
+        changed = False
         for chain in pending:
             q, names, u = chain
-            if q not in hit:
-                rest.append(chain)
-            elif u is None:
-                anywhere.update(names)
+            blocked = blocked_of.get(names)
+            if blocked is None:
+                blocked = blocked_of[names] = frozenset().union(*[deferred[n] for n in names])
+            seen = some_unit if u is None else about.get(u, ())
+            if blocked.isdisjoint(anywhere) and blocked.isdisjoint(seen):
+                continue
+            conflicting = frozenset(
+                [n for n in names if not (deferred[n].isdisjoint(anywhere) and deferred[n].isdisjoint(seen))]
+            )
+            if given.get(chain) == conflicting:
+                continue  # its prefix was given: what may come first only grows
+            given[chain] = conflicting
+            prefix = _prefix(names, conflicting, deferred_names[q], enabled_at, moves_to, prefixes)
+            taking.setdefault(q, set()).update(prefix)
+            if u is None:
+                anywhere.update(prefix)
             else:
-                about.setdefault(u, set()).update(names)
-                some_unit.update(names)
-        pending = rest
-    return frozenset(taking)
+                about.setdefault(u, set()).update(prefix)
+                some_unit.update(prefix)
+            changed = True
+    return {q: frozenset(names) for q, names in taking.items()}
+
+
+def _prefix(
+    names: frozenset[str],
+    conflicting: frozenset[str],
+    mine: frozenset[str],
+    enabled_at: Mapping[str, frozenset[Hashable]],
+    moves_to: Mapping[str, frozenset[Hashable]],
+    memo: dict[tuple[frozenset[str], frozenset[str], frozenset[str]], frozenset[str]],
+) -> frozenset[str]:
+    """Those of ``names`` (one chain's) that are ``conflicting`` or may lead to one of them."""
+    key = (names, conflicting, mine)
+    found = memo.get(key)
+    if found is None:
+        targets = [enabled_at.get(n) for n in conflicting]
+        rest = set(names.difference(conflicting))
+        found = memo[key] = conflicting.union(
+            leading_to(rest, targets, mine, enabled_at=enabled_at, moves_to=moves_to)
+        )
+    return found
 
 
 def reachable_from(

@@ -41,6 +41,7 @@ from model_checks.conformance.action_tables import (
 from model_checks.conformance.action_tables import FunctionPcs as FunctionPcs  # for bindings
 from model_checks.conformance.deferral import (
     Chain,
+    Taking,
     dominated,
     leading_to,
     may_log,
@@ -87,6 +88,11 @@ def _bounded(memo: M, limit: int) -> M:
     if len(memo) >= limit:
         memo.clear()
     return memo
+
+
+# What an event needs of the deferred steps: the processes whose steps are taken first, with (or
+# None: every one) the actions each may take, and the processes as a set.
+Plan = tuple[tuple[Hashable, ...], Taking | None, frozenset[Hashable]]
 
 
 def _no_key(s: State) -> None:
@@ -178,7 +184,11 @@ class TraceSearch:
         self._hidden_names: dict[Hashable, frozenset[str]] = {}
         self._deferred_names: dict[Hashable, frozenset[str]] = {}
         # ``needed`` by (kind, processes, what decides it of the states held and the event).
-        self._relevant: dict[tuple[Any, ...], frozenset[Hashable]] = {}
+        self._relevant: dict[tuple[Any, ...], Plan] = {}
+        # ``needed``'s memo of the steps of a chain that may lead to its conflicting ones.
+        self._prefixes: dict[tuple[frozenset[str], frozenset[str], frozenset[str]], frozenset[str]] = {}
+        # Each action's name by its function: which deferred steps of a process an event needs.
+        self._name_of: dict[Callable[..., Any], str] = {a.fn: a.name for a in spec.actions}
         # Per (process, pc): the deferred actions it may take from there (``reachable_from``).
         self._reach: dict[tuple[Hashable, Hashable], frozenset[str]] = {}
         # Per set of deferred actions: the actions one of them does not move right past.
@@ -188,9 +198,11 @@ class TraceSearch:
         self._leads: dict[
             tuple[str, tuple[Hashable, ...], frozenset[str]], dict[Hashable, frozenset[str]]
         ] = {}
-        # ``needed_at_most`` by event: (kind, processes, ruled out) -> (at most, at least).
+        # ``needed_at_most`` by event: (kind, processes, ruled out) -> (at most, at least, the plan
+        # when they are equal).
         self._bounds: dict[
-            tuple[str, tuple[Hashable, ...], frozenset[str]], tuple[frozenset[Hashable], frozenset[Hashable]]
+            tuple[str, tuple[Hashable, ...], frozenset[str]],
+            tuple[frozenset[Hashable], frozenset[Hashable], Plan],
         ] = {}
         self._internal: list[Instance] = []
         self._by_process: dict[Hashable, list[Gated]] = {}
@@ -238,6 +250,7 @@ class TraceSearch:
         self._deferred_names = t.deferred_names
         self._deferred_by_key = {}
         self._relevant = {}
+        self._prefixes = {}
         self._reach = {}
         self._leads = {}
         self._bounds = {}
@@ -416,18 +429,22 @@ class TraceSearch:
         """Whether the logged action ``name`` could log ``ev`` by the fields it always emits."""
         return may_log(self.emits, self.optional, name, ev)
 
-    def _taking(
+    def _taking(self, *event: Any) -> frozenset[Hashable]:
+        """The processes whose deferred steps this event needs (``_plan``'s; tests read it)."""
+        return self._plan(*event)[2]
+
+    def _plan(
         self,
         kind: str,
         procs: tuple[Hashable, ...],
         at: Hashable = None,
         ruled_out: frozenset[str] = frozenset(),
-    ) -> frozenset[Hashable]:
-        """The processes whose deferred steps this event needs (``deferral.needed``), memoised by
-        what decides it: the event, the held states' pcs and their units."""
+    ) -> Plan:
+        """The deferred steps this event needs (``deferral.needed``), memoised by what decides it:
+        the event, the held states' pcs and their units."""
         bounds = self._bounds.get((kind, procs, ruled_out))
         if bounds is None:
-            bounds = needed_at_most(
+            most, least = needed_at_most(
                 procs,
                 ruled_out,
                 self._labelled.get(kind, {}),
@@ -435,9 +452,11 @@ class TraceSearch:
                 deferred_names=self._deferred_names,
                 hidden_names=self._hidden_names,
             )
+            # The event's own processes only: every step of theirs, as the closure has them.
+            bounds = (most, least, (tuple(least), None, least))
             _bounded(self._bounds, self.cache_limit)[(kind, procs, ruled_out)] = bounds
         if bounds[0] == bounds[1]:
-            return bounds[1]
+            return bounds[2]
         live = self.live
         memo_key: tuple[Any, ...]
         held: list[tuple[Chain, ...]] | None = None
@@ -461,7 +480,7 @@ class TraceSearch:
         found = self._relevant.get(memo_key)
         if found is not None:
             return found
-        found = needed(
+        taking = needed(
             held if held is not None else [self._chains(s) for s in live],
             procs,
             at,
@@ -473,7 +492,14 @@ class TraceSearch:
             hidden_names=self._hidden_names,
             blocked_of=self._blocked_of,
             leading=self._leading(kind, procs, ruled_out),
+            enabled_at=self.enabled_at,
+            moves_to=self.moves_to,
+            prefixes=self._prefixes,
         )
+        # Each process's steps of the actions it may need only (with every one, nothing is
+        # checked step by step).
+        whole = all([names == self._deferred_names.get(p) for p, names in taking.items()])
+        found = (tuple(taking), None if whole else taking, frozenset(taking))
         _bounded(self._relevant, self.cache_limit)[memo_key] = found
         return found
 
@@ -575,16 +601,17 @@ class TraceSearch:
         units, as the search reads them (tests compare them with ``local`` and ``unit``)."""
         return self._starts(s)
 
-    def _expand(self, states: set[State], taking: Iterable[Hashable]) -> set[State]:
+    def _expand(
+        self, states: set[State], procs: tuple[Hashable, ...], only: Taking | None = None
+    ) -> set[State]:
         """``states`` (closed under the internal steps that are not deferred) closed under those
-        and the deferred steps of ``taking``."""
-        procs = tuple(taking)
+        and the deferred steps of ``procs`` (with ``only``: those of its actions per process)."""
         c = self.c
         # The held states' deferred steps first: most events find none enabled (a process in the
         # middle of its work), and then nothing is copied.
         frontier: list[State] = []
         for s in states:
-            for fn, args in self._deferred_for(s, procs):
+            for fn, args in self._deferred_among(s, procs, only):
                 nxt = fn(c, s, args[0]) if len(args) == 1 else fn(c, s, *args)
                 if nxt is not None and nxt not in states:
                     frontier.append(nxt)
@@ -596,7 +623,7 @@ class TraceSearch:
         eager = bool(self._internal)  # some internal steps are not deferred: close under them too
         while todo:
             s = todo.pop()
-            lists: tuple[list[Instance], ...] = (self._deferred_for(s, procs),)
+            lists: tuple[list[Instance], ...] = (self._deferred_among(s, procs, only),)
             if eager:
                 lists += self._steps_of(s)
             for insts in lists:
@@ -606,6 +633,14 @@ class TraceSearch:
                         seen.add(nxt)
                         todo.append(nxt)
         return seen
+
+    def _deferred_among(self, s: State, procs: tuple[Hashable, ...], only: Taking | None) -> list[Instance]:
+        """``_deferred_for``, keeping (with ``only``) each process's steps of the actions it names."""
+        steps = self._deferred_for(s, procs)
+        if only is None or not steps:
+            return steps
+        name_of = self._name_of
+        return [step for step in steps if name_of[step[0]] in only[step[1][0]]]
 
     def _prune(self, states: set[State], procs: tuple[Hashable, ...] | None = None) -> set[State]:
         """Drop the states that deferred steps (of ``procs``; None: of every process) of another
@@ -648,6 +683,15 @@ class TraceSearch:
         """Hold ``states`` (closed under the steps not deferred, as ``live`` is)."""
         self.live = states
         self._closed = None
+
+    def narrow(self, kept: set[State]) -> None:
+        """Hold ``kept``: the states some behaviour could be in after a check the trace makes
+        without a step (a join: its task is done). ``kept`` is a subset of ``states`` that the
+        deferred steps never leave (a task stays done), so its closure is itself and those of its
+        states that deferred steps of another reach are dropped: what is held stays as small as
+        after an event, not the whole closure."""
+        self.live = self._prune(kept) if self._deferred_by_process else kept
+        self._closed = kept
 
     def step(self, ev: Mapping[str, Any], processes: Iterable[Hashable]) -> None:
         """Advance by ``ev``, taken by one of ``processes``; ``NoMatch`` when no behaviour takes it."""
@@ -718,8 +762,10 @@ class TraceSearch:
         if not self._deferred_by_process:
             return self.live, frozenset()
         field = self.unit_field
-        taking = self._taking(ev["event"], procs, ev.get(field) if field is not None else None, ruled_out)
-        return (self._expand(self.live, taking) if taking else self.live), taking
+        taking, only, taken = self._plan(
+            ev["event"], procs, ev.get(field) if field is not None else None, ruled_out
+        )
+        return (self._expand(self.live, taking, only) if taking else self.live), taken
 
     def _hold(self, out: set[State], taking: frozenset[Hashable], procs: tuple[Hashable, ...]) -> None:
         self.live = self.closure(out)

@@ -9,7 +9,7 @@ from collections.abc import Hashable
 from typing import Any
 
 from model_checks.conformance.movers import MOVES_PC, MOVES_UNIT, violations
-from model_checks.conformance.search import TraceSearch
+from model_checks.conformance.search import NoMatch, TraceSearch
 from spec.language import Action, Spec, emit
 
 Q = ("q",)
@@ -301,3 +301,76 @@ def test_the_state_free_bound_skips_the_look_only_when_nothing_can_be_pulled() -
     # readers; where it is not, none.
     assert blocking._taking("write", ("w",)) == {"r0", "r1"}
     assert free._taking("write", ("w",)) == frozenset()
+
+
+# A process q walks a -> b -> c -> d by deferred steps A, B, C; only B (it sets x) does not move
+# past w's logged look at x. The look needs A and B of q first, never C.
+_WALK = {"A": ("a", "b"), "B": ("b", "c"), "C": ("c", "d")}
+
+
+def _walk_spec() -> Spec:
+    def walker(name: str) -> Any:
+        start, end = _WALK[name]
+
+        def step(c: Any, s: tuple[str, int], q: str) -> tuple[str, int] | None:
+            if s[0] != start:
+                return None
+            return (end, 1 if name == "B" else s[1])
+
+        return step
+
+    def look(c: Any, s: tuple[str, int], w: str) -> object:
+        return emit(s, x=s[1])
+
+    return Spec(
+        name="walk",
+        init_fn=lambda c: [("a", 0)],
+        actions=(
+            *(Action(name, walker(name), (lambda c: ("q",),), None) for name in _WALK),
+            Action("Look", look, (lambda c: ("w",),), "look"),
+        ),
+    )
+
+
+def _walk_search(deferred: dict[str, frozenset[str]], moves_to: bool = True) -> TraceSearch:
+    return TraceSearch(
+        _walk_spec(),
+        None,
+        [("a", 0)],
+        check_invariants=False,
+        local=lambda s, p: s[0] if p == "q" else "w",
+        enabled_at={name: frozenset({start}) for name, (start, _) in _WALK.items()},
+        deferred=deferred,
+        moves_to={name: frozenset({end}) for name, (_, end) in _WALK.items()} if moves_to else None,
+    )
+
+
+WALK_DEFERRED = {"A": frozenset[str](), "B": frozenset({"Look"}), "C": frozenset[str]()}
+
+
+def test_a_pulled_in_process_takes_only_the_steps_up_to_its_conflicting_one() -> None:
+    search = _walk_search(WALK_DEFERRED)
+    procs, only, taken = search._plan("look", ("w",))
+    assert taken == {"q"} and only == {"q": frozenset({"A", "B"})}
+    assert search._expand(search.live, procs, only) == {("a", 0), ("b", 0), ("c", 1)}
+    # Without moves_to nothing says what follows what: every step of q's may lead to B.
+    _, whole, _ = _walk_search(WALK_DEFERRED, moves_to=False)._plan("look", ("w",))
+    assert whole is None
+
+
+def test_taking_the_prefix_only_gives_the_eager_searchs_verdicts_and_states() -> None:
+    # x goes from 0 to 1 once: a look at 0 after a look at 1 is no behaviour.
+    for xs in ((1,), (0, 1), (0, 0, 1, 1), (1, 0), (0, 1, 0)):
+        lazy, eager = _walk_search(WALK_DEFERRED), _walk_search({})
+        for n, x in enumerate(xs):
+            valid = x == 1 or 1 not in xs[:n]
+            for search in (lazy, eager):
+                try:
+                    search.step({"event": "look", "x": x}, ("w",))
+                except NoMatch:
+                    assert not valid, (xs, n)
+                else:
+                    assert valid, (xs, n)
+            if not valid:
+                break
+            assert lazy.states == eager.states, (xs, n)

@@ -271,7 +271,7 @@ class StealingSearch:
         done = {s for s in self.search.states if s.done[task]}
         if not done:
             raise Rejected(4, f"{show(ev)} — join returns only once the task is done; {task!r} is not")
-        self.search.states = done
+        self.search.narrow(done)  # no step makes a task not done
         self._observed()
 
     def _observed(self) -> None:
