@@ -78,6 +78,12 @@ PartOf = tuple[Callable[[State], Hashable], Callable[[Any], PcPart]]
 
 
 CACHE_LIMIT = 256  # entries of each memo keyed by pcs (``TraceSearch(cache_limit=...)``)
+# ``_plan``'s memo holds this many times as many: its entries are small (a plan per event kind and
+# what the held states' chains are), and on the Work Lane's 20k-event bench trace they take about
+# 1,600 values, so at 256 it was emptied every few hundred events and ``needed`` ran again for two
+# events in three (instructions an event in the search: -11.7% there, the other designs' within
+# 0.4%; docs/performance.md, "Session 29").
+PLAN_CACHE_FACTOR = 16
 
 M = TypeVar("M", bound=dict[Any, Any])
 
@@ -177,8 +183,10 @@ class TraceSearch:
         }
         # The memos keyed by the states' pcs (``_by_key``, ``_deferred_by_key``, ``_relevant``)
         # meet new combinations of pcs all along a trace: each is emptied when it reaches this
-        # many entries, so memory stays bounded on any length of trace.
+        # many entries (``_relevant``: ``PLAN_CACHE_FACTOR`` times as many), so memory stays
+        # bounded on any length of trace.
         self.cache_limit = cache_limit
+        self.plan_cache_limit = PLAN_CACHE_FACTOR * cache_limit
         self._deferred_by_key: dict[tuple[Hashable, tuple[Hashable, ...]], list[Instance]] = {}
         self._deferred_by_process: dict[Hashable, list[Gated]] = {}
         self._hidden_names: dict[Hashable, frozenset[str]] = {}
@@ -500,7 +508,7 @@ class TraceSearch:
         # checked step by step).
         whole = all([names == self._deferred_names.get(p) for p, names in taking.items()])
         found = (tuple(taking), None if whole else taking, frozenset(taking))
-        _bounded(self._relevant, self.cache_limit)[memo_key] = found
+        _bounded(self._relevant, self.plan_cache_limit)[memo_key] = found
         return found
 
     def _leading(

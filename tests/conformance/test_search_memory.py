@@ -13,9 +13,10 @@ from typing import Any
 import pytest
 
 from model_checks.bench.traces import trace_benches
-from model_checks.conformance.search import TraceSearch
+from model_checks.conformance.search import PLAN_CACHE_FACTOR, TraceSearch
 from model_checks.conformance.validator import validate_lines
 from model_checks.designs.schedule_gate import trace as gate_trace
+from model_checks.designs.work_lane.trace import spec_engine as wl_engine
 
 
 def _run(lines: list[str], monkeypatch: pytest.MonkeyPatch, limit: int | None) -> tuple[list[Any], int]:
@@ -49,4 +50,40 @@ def test_a_bounded_memo_holds_the_same_states(tmp_path: Path, monkeypatch: pytes
     assert most_bounded <= 4
     # every event but the last (stop_end ends the run without a step of the search)
     assert len(free) == len(lines) - 2
+    assert bounded == free
+
+
+@pytest.mark.timeout(300)
+def test_the_plan_memo_is_bounded_at_its_own_limit(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``_plan``'s memo (``_relevant``) holds ``PLAN_CACHE_FACTOR`` times the pcs memos' limit: on a
+    Work Lane trace it reaches that bound and no more, and the states after each event are those
+    of an unbounded search."""
+    path = tmp_path / "work-lane.jsonl"
+    trace_benches()["work-lane"].write(path, 600, 0)
+    lines = path.read_text().splitlines()
+
+    def run(limit: int | None) -> tuple[list[Any], int, int]:
+        seen: list[Any] = []
+        most = [0, 0]
+
+        class Recording(TraceSearch):
+            def __init__(self, *args: Any, **kwargs: Any) -> None:
+                super().__init__(*args, **{**kwargs, **({} if limit is None else {"cache_limit": limit})})
+
+            def step(self, ev: Any, processes: Any) -> None:
+                super().step(ev, processes)
+                seen.append(frozenset(self.states))
+                most[0] = max(most[0], len(self._relevant))
+                most[1] = self.plan_cache_limit
+
+        monkeypatch.setattr(wl_engine, "TraceSearch", Recording)
+        verdict = validate_lines(lines, engine="spec")
+        assert verdict.code == 0, verdict.message
+        return seen, most[0], most[1]
+
+    free, most_free, _ = run(None)
+    bounded, most_bounded, plan_limit = run(1)
+    assert plan_limit == PLAN_CACHE_FACTOR
+    assert most_free > plan_limit  # the trace meets more plans than the tight bound: it bites
+    assert most_bounded == plan_limit
     assert bounded == free
