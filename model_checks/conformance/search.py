@@ -79,10 +79,9 @@ PartOf = tuple[Callable[[State], Hashable], Callable[[Any], PcPart]]
 
 CACHE_LIMIT = 256  # entries of each memo keyed by pcs (``TraceSearch(cache_limit=...)``)
 # ``_plan``'s memo holds this many times as many: its entries are small (a plan per event kind and
-# what the held states' chains are), and on the Work Lane's 20k-event bench trace they take about
+# what the held states' chains are), and on one design's 20k-event bench trace they take about
 # 1,600 values, so at 256 it was emptied every few hundred events and ``needed`` ran again for two
-# events in three (instructions an event in the search: -11.7% there, the other designs' within
-# 0.4%; docs/conformance.md, "Session 29").
+# events in three (the measurements: docs/conformance.md, "Session 29").
 PLAN_CACHE_FACTOR = 16
 
 M = TypeVar("M", bound=dict[Any, Any])
