@@ -89,10 +89,23 @@ def event_ok(checks: Mapping[str, Check], obj: Any) -> bool:
         return False
 
 
+def nameless_problem(obj: Any) -> str | None:
+    """Words for an object with no ``event`` field: a second header, or an event without its name
+    (a schema would name some event's missing field instead, a guess at which event it is)."""
+    if type(obj) is not dict or "event" in obj:
+        return None
+    if obj.get("trace") == "lanecheck":
+        return "a second header: only line 1 is the header, every later line is an event"
+    return "the event has no `event` field (its name)"
+
+
 def line_problem(design: str, events: Collection[str], obj: Any, *words: Callable[[Any], str | None]) -> str:
     """Why a line is not a well-formed event of ``design`` (whose event names are ``events``): its
     event's name, else the first of ``words`` (the schema's, then what the schema lets through)
     that finds something."""
+    nameless = nameless_problem(obj)
+    if nameless is not None:
+        return nameless
     if type(obj) is dict:
         kind = obj.get("event")
         if kind is not None and type(kind) is not str:

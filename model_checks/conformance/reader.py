@@ -286,6 +286,29 @@ def required_ok(
     return checks
 
 
+def known_fields(
+    obj: dict[str, Any],
+    checks: tuple[tuple[str, Callable[[Any], bool]], ...],
+    optional: tuple[tuple[str, Callable[[Any], bool]], ...] = (),
+) -> dict[str, Any]:
+    """The event ``obj`` (``required_ok`` gave its ``checks``; ``optional``: the fields its event
+    may have) without the fields its event does not define. The contract ignores an unknown extra
+    field, so no engine may read one: an extra ``lane`` on a Stop event names no lane."""
+    expected = 3 + len(checks)  # seq, thread, event
+    for name, _ in optional:
+        if name in obj:
+            expected += 1
+    if len(obj) == expected:  # the usual line: nothing extra, no copy
+        return obj
+    known = {"seq": obj["seq"], "thread": obj["thread"], "event": obj["event"]}
+    for name, _ in checks:
+        known[name] = obj[name]
+    for name, _ in optional:
+        if name in obj:
+            known[name] = obj[name]
+    return known
+
+
 # ------------------------------------------------------------------------------ compiled or source
 
 

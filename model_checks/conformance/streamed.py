@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from model_checks.conformance.fast_format import line_problem
-from model_checks.conformance.reader import MAX_INDEXED, parse_line, required_ok
+from model_checks.conformance.reader import MAX_INDEXED, known_fields, parse_line, required_ok
 from model_checks.conformance.reader import header_problem as limits_problem
 from model_checks.conformance.search import Observer, TraceSearch
 from model_checks.conformance.trace_schema import TraceSchema
@@ -192,6 +192,7 @@ def _judge(
                     f"line {line_no}: seq {obj['seq']} where {count + 1} was expected"
                     " (a gap or reorder in seq)",
                 )
+            obj = known_fields(obj, fmt.fields[obj["event"]], fmt.optional.get(obj["event"], ()))
             ev = obj
             checker.step(obj)
             count += 1

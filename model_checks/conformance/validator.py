@@ -13,7 +13,7 @@ from model_checks.conformance.designs import (
     design_format,
     engines_of,
 )
-from model_checks.conformance.reader import parse_line, stream_lines, text_lines
+from model_checks.conformance.reader import clip, parse_line, stream_lines, text_lines
 from model_checks.conformance.verdict import MALFORMED, Malformed, Verdict
 from model_checks.registry import designs
 
@@ -61,9 +61,12 @@ def _validate(it: Iterator[str], engine: str, complete: bool) -> Verdict:
         named = header.get("design") if type(header) is dict else None
         # A header without `design` is a trace of the default design (version 1 of the contract).
         name = named if type(named) is str else design  # an unhashable `design` is no name
-        fmt = design_format(name) or fmt
-        if fmt is None:
-            raise Malformed(1, f"line 1: no design {name!r} with a trace format is registered")
+        found = design_format(name)
+        if found is None:
+            known = "designs with one: " + ", ".join(n for n in designs() if design_format(n) is not None)
+            shown = clip(repr(name), 80)
+            raise Malformed(1, f"line 1: no design {shown} with a trace format is registered ({known})")
+        fmt = found
         if engine not in engines_of(fmt):
             # A design whose own format has only a hand-written engine may name the spec-driven
             # cross-check (`Design.spec_trace_format`): `--engine spec` is that.

@@ -403,3 +403,37 @@ def test_an_unhashable_event_or_design_is_malformed(tmp_path: Path, design: str)
     odd = json.loads(header(design))
     odd["design"] = {"a": 1}
     assert_malformed(tmp_path, json.dumps(odd) + "\n", 1, "design")
+
+
+@pytest.mark.parametrize("design", ["work-lane", "schedule-gate", "akka-mailbox"])
+def test_a_line_without_an_event_name_is_named_so(design: str) -> None:
+    # A review's finding: the schema's words guessed at an event ("'outcome' is a required
+    # property" for a post without its name; "'lane' is ..." for a second header).
+    second_header = validate_lines([header(design), header(design)])
+    assert (second_header.code, second_header.line) == (2, 2)
+    assert "a second header" in second_header.message
+    nameless = validate_lines([header(design), json.dumps({"seq": 1, "thread": "p0", "lane": 0})])
+    assert (nameless.code, nameless.line) == (2, 2)
+    assert "has no `event` field" in nameless.message
+
+
+def test_an_unknown_design_is_named() -> None:
+    # A review's finding: a header naming an unknown design was judged as a work-lane header
+    # ("design: 'work-lane' was expected").
+    verdict = validate_lines([header(design="work-lane").replace('"work-lane"', '"foo"')])
+    assert (verdict.code, verdict.line) == (2, 1)
+    assert "no design 'foo' with a trace format is registered" in verdict.message
+    assert "work-lane" in verdict.message  # the designs it could have named
+
+
+@pytest.mark.parametrize(
+    ("field", "words"), [("seq", "seq: 1.0 is not an integer"), ("lane", "lane: 1.0 is not")]
+)
+def test_a_fraction_in_a_work_lane_integer_is_named(field: str, words: str) -> None:
+    # A review's finding: JSON Schema takes 1.0 for an integer, so the words were "not a well-formed
+    # event" with no field named.
+    event = json.loads(post(1, lane=1))
+    event[field] = 1.0
+    verdict = validate_lines([header(), json.dumps(event)])
+    assert (verdict.code, verdict.line) == (2, 2)
+    assert words in verdict.message

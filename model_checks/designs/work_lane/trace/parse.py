@@ -11,8 +11,9 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from model_checks.conformance.fast_format import fraction_problem, nameless_problem
 from model_checks.conformance.header_config import HeaderConfig
-from model_checks.conformance.reader import clip, parse_line, required_ok
+from model_checks.conformance.reader import clip, known_fields, parse_line, required_ok
 from model_checks.conformance.reader import header_problem as limits_problem
 from model_checks.conformance.verdict import Malformed
 from model_checks.designs.work_lane.trace.schema import event_problem, header_problem
@@ -131,8 +132,12 @@ class EventChecker:
         return True
 
     def problem(self, obj: Any) -> str:
-        """Words for a line that ``ok`` refused, taken from the schema."""
-        return event_problem(obj, self.lanes) or "not a well-formed event"
+        """Words for a line that ``ok`` refused, taken from the schema (and for ``1.0``, an integer
+        to the schema and not to a trace, from ``fraction_problem``)."""
+        return event_problem(obj, self.lanes) or _fraction(obj) or "not a well-formed event"
+
+
+_fraction = fraction_problem(("seq", "lane", "invoked"), "item", "items", "an item is a string or an integer")
 
 
 @dataclass
@@ -157,6 +162,9 @@ def _events(it: Iterator[str], checker: EventChecker) -> Iterator[Event]:
         line_no += 1
         obj = parse_line(raw, line_no)
         if not ok(obj):
+            nameless = nameless_problem(obj)
+            if nameless is not None:
+                raise Malformed(line_no, f"line {line_no}: {nameless}")
             if type(obj) is dict and obj.get("event") is not None and not isinstance(obj.get("event"), str):
                 raise Malformed(line_no, f"line {line_no}: `event` must be a string")
             if type(obj) is dict and isinstance(obj.get("event"), str) and obj["event"] not in checker.fields:
@@ -168,4 +176,4 @@ def _events(it: Iterator[str], checker: EventChecker) -> Iterator[Event]:
                 f"line {line_no}: seq {obj['seq']} where {expected} was expected (a gap or reorder in seq)",
             )
         expected += 1
-        yield obj
+        yield known_fields(obj, checker.fields[obj["event"]])
