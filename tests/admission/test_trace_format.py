@@ -99,6 +99,44 @@ def test_a_good_trace_is_allowed_complete_with_end() -> None:
             5,
             "one transaction",
         ),
+        # The same worker's own steps wait too: an admit is followed at once by its start, a claim
+        # by its admit or deny (a review's finding: a finish before the start was allowed).
+        (
+            lambda: (
+                T()
+                .enqueue(1)
+                .add("w0", "claim", job=1, queue="q", group=None, cost=1)
+                .add("w0", "admit", job=1, queue="q", group=None, limit=None, cost=1)
+                .add("w0", "finish", job=1)
+            ),
+            2,
+            5,
+            "its next step is the start of that job",
+        ),
+        (
+            lambda: (
+                T()
+                .enqueue(1)
+                .add("w0", "claim", job=1, queue="q", group=None, cost=1)
+                .add("w0", "enqueue", job=2, queue="q", group=None, limit=None, cost=1, max_attempts=2)
+            ),
+            2,
+            4,
+            "w0 claimed job 1 at seq 3: its next step is the admit or deny",
+        ),
+        (
+            lambda: (
+                T()
+                .enqueue(1)
+                .enqueue(2)
+                .run("w0", 1)
+                .add("w0", "claim", job=2, queue="q", group=None, cost=1)
+                .add("w0", "finish", job=1)
+            ),
+            2,
+            8,
+            "its next step is the admit or deny",
+        ),
         (
             lambda: (
                 T({}, {})

@@ -415,6 +415,13 @@ def test_a_failed_stop_does_not_end_the_run() -> None:
     assert verdict.code == 0 and verdict.prefix
 
 
+def test_a_stop_returns_once_even_when_it_failed() -> None:
+    # A review's finding: a second stop_end (ok) after a failed one was allowed as complete.
+    verdict = judge([stop_begin(), stop_end(result="failed"), stop_end()])
+    assert (verdict.code, verdict.seq, verdict.rule) == (1, 3, 8), verdict.message
+    assert "stop already ended at seq 2" in verdict.message
+
+
 def test_task_ids_are_typed() -> None:
     # 1 and "1" are different tasks; the injector's oldest is the int.
     verdict = judge([submit(1), submit("1"), steal(0, "injector", "1")])

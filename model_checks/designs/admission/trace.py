@@ -40,6 +40,9 @@ from model_checks.designs.admission.trace_fields import (
 
 DESIGN = "admission"
 VERSION = 1
+# What a worker logs next while its claim, or its admission, is open (rule 2).
+NEXT_STEP = {"claim": ("admit", "deny"), "admit": ("start",)}
+DONE = {"claim": "claimed", "admit": "admitted"}
 
 
 # ------------------------------------------------------------------------------ the checker
@@ -174,6 +177,13 @@ class AdmissionChecker:
                 " claim-and-admit"
                 " is one transaction, no other worker's step comes between",
             )
+        if owed is not None and kind not in NEXT_STEP[owed.kind]:
+            raise Rejected(
+                2,
+                f"{_show(ev)} — {thread} {DONE[owed.kind]} job {owed.job} at seq {owed.seq}: its next step"
+                f" is the {' or '.join(NEXT_STEP[owed.kind])} of that job (claim-and-admit is one"
+                " transaction)",
+            )
         handler = getattr(self, f"_on_{kind}")
         handler(ev)
 
@@ -195,12 +205,6 @@ class AdmissionChecker:
     def _on_claim(self, ev: Event) -> None:
         job = self._job(ev)
         self._agrees(ev, job)
-        if self.open is not None and self.open.thread == ev["thread"]:
-            raise Rejected(
-                2,
-                f"{_show(ev)} — {ev['thread']} claimed job {self.open.job} at seq {self.open.seq}"
-                " and did not decide",
-            )
         if job.state != "pending":
             extra = f" by {job.holder}" if job.state == "processing" else ""
             raise Rejected(2, f"{_show(ev)} — job {ev['job']} is {job.state}{extra}: a double claim")

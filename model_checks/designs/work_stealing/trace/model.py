@@ -89,6 +89,7 @@ class Model:
         self.stop_mode: str | None = None
         self.stop_seq = 0
         self.stopped = False  # a stop_end ok: the run is over
+        self.stop_returned = 0  # the seq of the stop_end, ok or failed: the one Stop call returned
         self.handlers = {
             "submit": self.submit,
             "push": self.push,
@@ -408,9 +409,14 @@ class Model:
                     del self.phantom[at]
 
     def stop_end(self, ev: Event) -> None:
-        if self.stop_mode is None or self.stopped:
-            what = "no stop_begin" if self.stop_mode is None else "stop already ended"
+        if self.stop_mode is None or self.stop_returned:
+            what = (
+                "no stop_begin"
+                if self.stop_mode is None
+                else f"stop already ended at seq {self.stop_returned}"
+            )
             raise Rejected(8, f"stop_end with {what}")
+        self.stop_returned = ev["seq"]
         if ev["mode"] != self.stop_mode:
             raise Rejected(
                 8,
