@@ -4,7 +4,7 @@ Regression for a review's findings: an extra field that another event of the for
 ``lane`` on a Stop event) was read by the engines. As a list it crashed the spec engines (``TypeError:
 unhashable type``: the search took it for the event's unit); as a large integer it made the lock-free
 lane's engine and the Work Lane's spec engine grow state for a hundred million lanes. Each design's
-bench trace (a prefix) is judged as written and with extra fields on every event, by each engine it
+short bench run is judged as written and with extra fields on every event, by each engine it
 has, and the verdicts must agree.
 """
 
