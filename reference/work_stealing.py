@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Iterator
+from contextlib import ExitStack
 from typing import Any, Unpack
 
 from . import arguments
@@ -151,6 +152,21 @@ class WorkStealingPool(PoolBase):
 
     def _recheck(self, w: int) -> bool:
         """Is any work visible? Called registered as a sleeper, under the park lock."""
+        if self._tracer is None:
+            return self._sees_work(w)
+        # Traced, a submit makes its task visible and logs it in one step under the injector lock,
+        # a push under its deque's trace lock. Read outside those locks, the re-check could see a
+        # task whose event is not logged yet and look again: the log would then show the worker
+        # finding work before the submit or push that brought it. Under all of them (taken in the
+        # order park, injector, deques by owner; nothing takes them the other way round) the
+        # re-check sees every queue as the log has it, at one point.
+        with self._inj_lock, ExitStack() as held:
+            for d in self._deques:
+                if d.owner != w:
+                    held.enter_context(d.logged_step())
+            return self._sees_work(w)
+
+    def _sees_work(self, w: int) -> bool:
         # Not w's own deque: only w pushes on it, and w found it empty. (A loop, not a generator:
         # a thread suspended at a load inside a generator has a state no fingerprint can read.)
         for d in self._deques:

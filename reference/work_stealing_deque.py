@@ -41,7 +41,7 @@ atomic step and its emit, never the window between two steps of one operation
 (the take's ``top`` load and its CAS, the steal's read and its CAS): the races
 the algorithm settles stay open when traced, so a bug in them (a take or
 steal without its CAS) shows in the trace too. Code that takes part in the
-race takes the lock through ``_step()``. Without a tracer there is no lock and
+race takes the lock through ``logged_step()``. Without a tracer there is no lock and
 each operation pays one ``is not None`` test.
 
 Mutant seams (each small, overridden by ``reference_mutants``): ``_slot`` (the
@@ -191,7 +191,7 @@ class ChaseLevDeque(Generic[T]):
         b = self._b - 1
         self._bottom.store(b)
         self._b = b
-        with self._step():
+        with self.logged_step():
             t = self._top.load()
             if t < b:
                 item = self._buf[b & self._mask]
@@ -203,15 +203,16 @@ class ChaseLevDeque(Generic[T]):
                 self._trace_take(EMPTY, None)
                 return EMPTY, None
         item = self._buf[b & self._mask]
-        with self._step():  # a thief's CAS may come between the two steps, as untraced
+        with self.logged_step():  # a thief's CAS may come between the two steps, as untraced
             won = self._claim_last(t)
             self._trace_take(OK if won else LOST, item if won else None)
         self._bottom.store(t + 1)
         self._b = t + 1
         return (OK, item) if won else (LOST, None)
 
-    def _step(self) -> AbstractContextManager[object]:
-        """The trace lock around one atomic step and its event (a no-op context untraced)."""
+    def logged_step(self) -> AbstractContextManager[object]:
+        """The trace lock around one atomic step and its event (a no-op context untraced). A reader
+        that must see the deque as the log has it (the pool's park re-check) holds it too."""
         lock = self._trace_lock
         return _UNTRACED if lock is None else lock
 
@@ -248,7 +249,7 @@ class ChaseLevDeque(Generic[T]):
     def _steal_commit(self, thief: int, t: int, item: Any) -> tuple[str, T | None]:
         if self._trace_lock is None:
             return (OK, item) if self._top.compare_and_swap(t, t + 1) else (ABORT, None)
-        with self._step():  # the CAS and its event: one step
+        with self.logged_step():  # the CAS and its event: one step
             if self._top.compare_and_swap(t, t + 1):
                 self._trace_steal(thief, OK, item)
                 return OK, item

@@ -40,7 +40,7 @@ class LooseStealLog(ChaseLevDeque[str]):
     """Correct, but logs a won steal after leaving the trace lock: the log order can disagree."""
 
     def _steal_commit(self, thief: int, t: int, item: Any) -> tuple[str, str | None]:
-        with self._step():
+        with self.logged_step():
             won = self._top.compare_and_swap(t, t + 1)
         time.sleep(0)  # let another thread's step in between, as a preemption would
         self._trace_steal(thief, OK if won else ABORT, item if won else None)

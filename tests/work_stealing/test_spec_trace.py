@@ -369,6 +369,51 @@ def test_every_harness_execution_of_a_pool_scenario_is_allowed_by_both(name: str
         assert_allowed([json.dumps(pool_header(config)), *outcome[1]])
 
 
+class _RecheckOutsideTheTraceLocks(WorkStealingPool):
+    """The re-check before session 31: its reads outside the locks under which a submit or a push
+    is made visible and logged. It can see a submitted task before the submit is logged, look
+    again, and log an empty take that the log cannot explain. Real threads showed it once in CI."""
+
+    def _recheck(self, w: int) -> bool:
+        return self._sees_work(w)
+
+
+def _harness_traces(name: str, build: type[WorkStealingPool], logged_steps: bool) -> list[list[str]]:
+    _, sc, _, _ = POOLS[name]
+    program = traced_program(sc, build=build, collect=True, validate=False, logged_steps=logged_steps)
+    result = check(program, Options(strategy="dpor", time_limit=200))
+    assert result.failure is None and result.verdict == "exhaustive", (result.verdict, result.report())
+    config = {"workers": sc.workers, "capacity": sc.capacity, "pool": "stealing"}
+    return [[json.dumps(pool_header(config)), *o[1]] for o in result.outcomes if isinstance(o, tuple)]
+
+
+@pytest.mark.parametrize("name", ["pool/park-wake", "pool/fork-join"])
+def test_with_each_event_a_step_every_harness_trace_is_allowed_by_both(name: str) -> None:
+    """The harness also stops a thread between a change and its event (``harness.logged_steps``):
+    the pool's re-check reads under the trace locks, so every trace is still allowed."""
+    traces = _harness_traces(name, WorkStealingPool, logged_steps=True)
+    assert traces
+    for lines in traces:
+        assert_allowed(lines, complete=True)
+
+
+def test_with_each_event_a_step_the_harness_finds_a_recheck_outside_the_trace_locks() -> None:
+    """The re-check that reads outside the trace locks, found by an exhaustive search with each
+    event a step: the shortest refused trace is the worker's empty take logged right after its
+    empty search, before the submit it saw. Without events as steps the same search finds nothing:
+    the submit's event is logged in the step that made the task visible."""
+    traces = _harness_traces("pool/park-wake", _RecheckOutsideTheTraceLocks, logged_steps=True)
+    refused = [(spec, lines) for lines in traces if (spec := both(lines, complete=True)[1]).code != ALLOWED]
+    assert refused, "the harness with events as steps missed the re-check outside the trace locks"
+    spec, lines = min(refused, key=lambda r: (r[0].seq or 0, len(r[1])))
+    assert spec.code == NOT_ALLOWED and spec.seq == 3, spec.message
+    assert "no step of the spec logs take here" in spec.message, spec.message
+    first = [(e["thread"], e["event"], e.get("result")) for e in map(json.loads, lines[1:4])]
+    assert first == [("w0", "take", "empty"), ("w0", "steal", "empty"), ("w0", "take", "empty")]
+    unstepped = _harness_traces("pool/park-wake", _RecheckOutsideTheTraceLocks, logged_steps=False)
+    assert all(both(lines, complete=True)[1].code == ALLOWED for lines in unstepped)
+
+
 # ------------------------------------------------------------------ invalid traces
 
 

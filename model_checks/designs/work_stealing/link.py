@@ -41,6 +41,7 @@ from model_checks.designs.work_stealing.scenarios import PoolScenario, pool_prog
 from model_checks.designs.work_stealing.trace import judge
 from model_checks.designs.work_stealing.trace_export import project
 from model_checks.harness import Options, check
+from model_checks.harness.logged_steps import logged_as_steps
 from model_checks.harness.options import Result
 from model_checks.harness.runtime import ControlledRuntime
 from reference.tracing import RecordingTracer
@@ -149,12 +150,15 @@ def traced_program(
     validate: bool = True,
     collect: bool = False,
     judged_once: JudgedOnce | None = None,
+    logged_steps: bool = False,
 ) -> Callable[[ControlledRuntime], object]:
     """``pool_program(sc)`` with the pool traced: each execution's trace is reported in a failure,
     validated as a complete trace at its end (``validate``: a refused trace fails the search
     with the verdict; each distinct trace of the search judged once, ``JudgedOnce``), and returned
     as the execution's outcome (``collect``: its event lines). A test may pass ``judged_once``
-    (judging complete traces) to read its counts."""
+    (judging complete traces) to read its counts. ``logged_steps``: each event is a step of its
+    own (``harness.logged_steps``), so the search also stops a thread between a change and its
+    event."""
     judge_once = JudgedOnce(complete=True) if judged_once is None else judged_once
 
     def program(rt: ControlledRuntime) -> object:
@@ -164,7 +168,7 @@ def traced_program(
             tracer = RecordingTracer()
             tracers.append(tracer)
             rt.trace(lambda: list(tracer.events()))
-            return build(**{**options, "tracer": tracer})
+            return build(**{**options, "tracer": logged_as_steps(rt, tracer) if logged_steps else tracer})
 
         final = pool_program(sc, build=make)(rt)
         assert callable(final) and len(tracers) == 1

@@ -60,12 +60,12 @@ class StealWithoutCasDeque(ChaseLevDeque[T]):
     two steps, as untraced."""
 
     def _steal_commit(self, thief: int, t: int, item: Any) -> tuple[str, T | None]:
-        with self._step():
+        with self.logged_step():
             unchanged = self._top.load() == t
             if not unchanged:
                 self._trace_steal(thief, ABORT, None)
                 return ABORT, None
-        with self._step():
+        with self.logged_step():
             self._top.store(t + 1)  # the bug: another claim since our load is overwritten
             self._trace_steal(thief, OK, item)
         return OK, item
