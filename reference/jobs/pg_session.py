@@ -34,6 +34,10 @@ RETRIES = 8
 """How often a step aborted by a deadlock or serialization failure is run again before it raises."""
 RETRYABLE: tuple[type[Exception], ...] = (errors.DeadlockDetected, errors.SerializationFailure)
 RECONNECT_TIMEOUT = 60.0
+POOL_OPEN_TIMEOUT = 30.0
+"""Seconds the pool's first connection may take once the server has answered a plain connect. The
+server is there by then, so a slow pool is a busy machine, not a missing server: a short
+``connect_timeout`` fails fast on an absent server without failing a loaded one."""
 _RECONNECT_PAUSE = 0.05
 
 Connection = psycopg.Connection[dict[str, Any]]
@@ -83,7 +87,7 @@ class PgSession(StoreCore):
             open=False,
             name=f"lanecheck-jobs-{self._process}",
         )
-        self._pool.open(wait=True, timeout=connect_timeout)
+        self._pool.open(wait=True, timeout=max(connect_timeout, POOL_OPEN_TIMEOUT))
         self._own: Connection | None = None
         """The connection this store holds between steps (taken from the pool on first use)."""
         self._own_lock = threading.Lock()
