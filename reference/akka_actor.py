@@ -67,15 +67,26 @@ class Mailbox(Generic[T]):
     def set_as_scheduled(self) -> bool:
         """Set Scheduled iff the word is open and unscheduled; True when this call took the reservation."""
         status = self.status
-        while True:
-            s = status.load()
-            if s & SHOULD_SCHEDULE_MASK != OPEN:
-                return False
-            if self.trace_lock is None:  # untraced: the bare CAS, no event fields built
+        lock = self.trace_lock
+        if lock is None:  # untraced: the bare CAS loop, no event fields built
+            while True:
+                s = status.load()
+                if s & SHOULD_SCHEDULE_MASK != OPEN:
+                    return False
                 if status.compare_and_swap(s, s | SCHEDULED):
                     return True
-            elif self._cas(s, s | SCHEDULED, "schedule", {"mailbox": self.index}):
-                return True
+        # Traced, the read that finds the word taken is made under trace_lock too. It logs nothing,
+        # and the caller may go on to another mailbox and log there; read outside the lock, it
+        # could see a CAS whose event is not logged yet (``_cas`` makes the two one step only for
+        # threads that take the lock), and the log would show this thread's next event first.
+        with lock:
+            while True:
+                s = status.load()
+                if s & SHOULD_SCHEDULE_MASK != OPEN:
+                    return False
+                if status.compare_and_swap(s, s | SCHEDULED):
+                    self._emit("schedule", {"mailbox": self.index})
+                    return True
 
     def set_as_idle(self, processed: int) -> None:
         """Clear Scheduled, keeping the rest (a close or suspension in between is kept)."""
@@ -143,8 +154,23 @@ class Mailbox(Generic[T]):
             with lock:
                 self._emit(event, fields)
 
+    def logged_word(self) -> int:
+        """The status word, read under ``trace_lock`` (traced only): for a read after which this
+        thread may log nothing on this mailbox and go on elsewhere (above)."""
+        lock = self.trace_lock
+        assert lock is not None
+        with lock:
+            return self.status.load()
+
     def can_be_scheduled(self, has_message_hint: bool) -> bool:
         """Pekko's canBeScheduledForExecution (no system messages here)."""
+        lock = self.trace_lock
+        if lock is None:
+            return self._schedulable(has_message_hint)
+        with lock:  # traced: a "no" logs nothing, so it reads the word as the log has it (above)
+            return self._schedulable(has_message_hint)
+
+    def _schedulable(self, has_message_hint: bool) -> bool:
         s = self.status.load()
         if s in (OPEN, SCHEDULED):
             return has_message_hint or self.has_messages()

@@ -212,7 +212,9 @@ class Dispatcher:
             raise
         if not enqueued:
             return Send.DEAD_LETTER
-        word = mailbox.status.load()
+        # Traced, a Scheduled (or suspended) word sends this thread on with no event of this
+        # mailbox: it must not see a CAS whose event is not logged yet (``Mailbox.logged_word``).
+        word = mailbox.status.load() if mailbox.trace_lock is None else mailbox.logged_word()
         if word != SCHEDULED:  # Scheduled, by far the commonest under load, owes nothing
             self._after_append(mailbox, word)
         return Send.OK
