@@ -7,8 +7,8 @@ share, a scenario's invariant as a design's own checks are).
 Three readers ask, each for its own reason:
 
 * the source of an operation and a blocked thread's stack (``rt/ending.py``): the user's lines,
-  past the machinery and the wrappers of ``patch.py`` and ``patch_local.py``, and past the steps
-  the lane designs' scenarios share, so that a report names the scenario's line;
+  past the machinery and the wrappers of ``patch.py``, ``patch_local.py`` and ``logged_steps.py``,
+  and past the steps the lane designs' scenarios share, so that a report names the scenario's line;
 * the state fingerprint (``rt/fingerprint.py``): a thread's frames and a program's globals are
   state, the machinery's are not; the wrappers run on a program's behalf (``Thread.run`` calls
   its target), so their frames are state and their globals bookkeeping;
@@ -54,7 +54,9 @@ MACHINERY_FILES = frozenset(
         "verify_rows.py",
     )
 )
-WRAPPERS = frozenset({HARNESS + "patch.py", HARNESS + "patch_local.py"})
+# logged_steps.py's tracer too: its store before each event runs on the program's behalf, and a
+# report names the line that emitted the event
+WRAPPERS = frozenset({HARNESS + "patch.py", HARNESS + "patch_local.py", HARNESS + "logged_steps.py"})
 _PROGRAMS = ("examples", "lane_programs", "lane_posts", "drain_watch")
 PROGRAM_FILES = frozenset(HARNESS + name + ".py" for name in _PROGRAMS)
 PROGRAM_MODULES = frozenset(f"model_checks.harness.{name}" for name in _PROGRAMS)
