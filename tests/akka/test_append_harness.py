@@ -51,17 +51,19 @@ class YieldingTracer:
         self.inner.emit(thread, event, fields)
 
 
-def validating(
-    c: Constants, seen: list[int], dispatcher: Build = Dispatcher, *, yielding: bool = True
+def judged_run(
+    c: Constants,
+    dispatcher: Build,
+    wrap: Callable[[RecordingTracer, Any], Any],
+    judge: Callable[[Mapping[str, Any], list[dict[str, Any]]], None],
 ) -> Callable[[Any], object]:
-    """``program(c)`` whose final check also validates the run's trace in both formats;
-    ``yielding``: through a ``YieldingTracer``."""
-    made: list[Dispatcher] = []
+    """``program(c)`` on ``dispatcher``, its tracer wrapped by ``wrap(tracer, runtime)``, whose final
+    check also hands the run's header config and events to ``judge``."""
+    made: list[tuple[Dispatcher, RecordingTracer]] = []
 
     def build(*args: Any, tracer: RecordingTracer, runtime: Any, **kwargs: Any) -> Dispatcher:
-        shown = YieldingTracer(tracer, runtime) if yielding else tracer
-        d = dispatcher(*args, tracer=shown, runtime=runtime, **kwargs)
-        made.append(d)
+        d = dispatcher(*args, tracer=wrap(tracer, runtime), runtime=runtime, **kwargs)
+        made.append((d, tracer))
         return d
 
     inner = program(c, build)
@@ -72,18 +74,28 @@ def validating(
 
         def check_final() -> object:
             out = final()  # type: ignore[operator]
-            d = made[0]
-            tracer = d.tracer.inner if isinstance(d.tracer, YieldingTracer) else d.tracer
-            events = tracer.events()  # type: ignore[union-attr]
-            validate(d.config(), events, complete=True)
-            validate(*without_append_events(d.config(), events), complete=True)
-            seen[0] += 1
-            seen[1] += any(e["event"] == "append" for e in events)
+            d, tracer = made[0]
+            judge(d.config(), tracer.events())
             return out
 
         return check_final
 
     return test
+
+
+def validating(
+    c: Constants, seen: list[int], dispatcher: Build = Dispatcher, *, yielding: bool = True
+) -> Callable[[Any], object]:
+    """``program(c)`` whose final check also validates the run's trace in both formats;
+    ``yielding``: through a ``YieldingTracer``."""
+
+    def judge(config: Mapping[str, Any], events: list[dict[str, Any]]) -> None:
+        validate(config, events, complete=True)
+        validate(*without_append_events(config, events), complete=True)
+        seen[0] += 1
+        seen[1] += any(e["event"] == "append" for e in events)
+
+    return judged_run(c, dispatcher, YieldingTracer if yielding else (lambda tracer, rt: tracer), judge)
 
 
 def test_every_trace_of_appends_racing_pops_and_a_close_validates_in_both_formats() -> None:
@@ -165,32 +177,14 @@ def each_event_a_step(c: Constants, dispatcher: Build) -> Callable[[Any], object
     """``program(c)`` with each event a step of its own (``harness.logged_steps``), its final check
     validating the trace (each distinct trace once: most executions repeat one)."""
     judged: set[tuple[str, ...]] = set()
-    made: list[tuple[Dispatcher, RecordingTracer]] = []
 
-    def build(*args: Any, tracer: RecordingTracer, runtime: Any, **kwargs: Any) -> Dispatcher:
-        d = dispatcher(*args, tracer=logged_as_steps(runtime, tracer), runtime=runtime, **kwargs)
-        made.append((d, tracer))
-        return d
+    def judge(config: Mapping[str, Any], events: list[dict[str, Any]]) -> None:
+        key = tuple(repr(sorted((k, v) for k, v in e.items() if k != "seq")) for e in events)
+        if key not in judged:
+            judged.add(key)
+            validate(config, events, complete=True)
 
-    inner = program(c, build)
-
-    def test(rt: Any) -> object:
-        made.clear()
-        final = inner(rt)
-
-        def check_final() -> object:
-            out = final()  # type: ignore[operator]
-            d, tracer = made[0]
-            events = tracer.events()
-            key = tuple(repr(sorted((k, v) for k, v in e.items() if k != "seq")) for e in events)
-            if key not in judged:
-                judged.add(key)
-                validate(d.config(), events, complete=True)
-            return out
-
-        return check_final
-
-    return test
+    return judged_run(c, dispatcher, lambda tracer, rt: logged_as_steps(rt, tracer), judge)
 
 
 def test_with_each_event_a_step_a_registration_reading_outside_the_trace_lock_is_caught() -> None:
