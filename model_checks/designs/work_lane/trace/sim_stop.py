@@ -6,6 +6,7 @@ from collections import defaultdict
 from typing import Self
 
 from model_checks.conformance.verdict import Rejected
+from model_checks.designs.work_lane.trace.discards import not_held, take_out
 from model_checks.designs.work_lane.trace.parse import Event
 from model_checks.designs.work_lane.trace.sim_state import (
     CLOSING,
@@ -90,14 +91,11 @@ class StopSteps(SimState):
         if busy is not None:
             raise Rejected(7, f"discard on lane {lane} while workers are still busy: {busy}")
         queue = self.queue[lane]
-        if not queue or list(queue) != ev["items"]:
-            raise Rejected(
-                7,
-                f"discard of {show_items(ev['items'])} on lane {lane}, which holds "
-                f"{show_items(queue)}: a discard "
-                "lists exactly the items still queued, each once",
-            )
+        rest = take_out(queue, ev["items"])
+        if rest is None:
+            raise Rejected(7, not_held(lane, ev["items"], list(queue)))
         queue.clear()
+        queue.extend(rest)
         return None
 
     def stop_end(self, ev: Event) -> list[Self] | None:

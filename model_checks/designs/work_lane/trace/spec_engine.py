@@ -29,8 +29,10 @@ from model_checks.designs.work_lane.trace.binding import (
     drained_lane,
     plain,
 )
+from model_checks.designs.work_lane.trace.discards import not_held, take_out
 from model_checks.designs.work_lane.trace.explain import explain
 from model_checks.designs.work_lane.trace.parse import HEADER, Config, Event
+from model_checks.designs.work_lane.trace.sim_state import show_items
 from spec import work_lane as wl
 
 # A lane the trace has not named yet: Idle and empty, nothing ever accepted, in every state.
@@ -96,6 +98,12 @@ def _closing(s: wl.Vars) -> bool:
     return s.phase == wl.CLOSING
 
 
+def _may_discard(s: wl.Vars, stop: str) -> bool:
+    """Stop call ``stop`` may log a discard in ``s``: ``DiscardLane``'s guard (a worker that took a
+    work item gives it up first, deferred), for a lane with nothing to drop."""
+    return wl.StopAt(s, stop, "discard") and all(w[0] in (wl.W_IDLE, wl.W_TOOK) for w in s.worker.values())
+
+
 class SpecEngine:
     name = "spec"
 
@@ -124,6 +132,8 @@ class SpecEngine:
         self.search.invariants = [wl.ReadyQueueBounded, WithinPool]
         self.stop_of: dict[str, str] = {}  # thread -> the anonymous Stop call its stop_begin owns
         self.owner: dict[str, str] = {}  # that Stop call -> "<thread>@<seq>", its name in words
+        # lane -> the items its DiscardLane dropped that no discard has listed yet
+        self.unlisted: dict[int, list[Any]] = {}
 
     @property
     def states(self) -> set[wl.Vars]:
@@ -176,11 +186,17 @@ class SpecEngine:
         procs = self._processes(ev)
         if kind == "post":
             self._announce(ev, procs[0])
-        try:
-            self.search.step(ev, procs)
-        except NoMatch as none:
-            shown = sorted({plain(s, self.owner) for s in none.states}, key=repr)
-            raise Rejected(*explain(ev, shown, self.c)) from None
+        if kind == "stop_end" and self.unlisted and procs:
+            lane, held = min(self.unlisted.items())
+            raise Rejected(
+                7,
+                f"stop_end {ev['mode']} while lane {lane} still holds {show_items(held)}: every accepted "
+                "item must have been run or discarded first",
+            )
+        if kind == "discard":
+            self._discard(ev, procs)
+        else:
+            self._step(ev, procs)
         if kind == "stop_begin":
             self.stop_of[thread] = procs[0]
             self.owner[procs[0]] = f"{thread}@{ev['seq']}"
@@ -191,6 +207,55 @@ class SpecEngine:
             if p in self.c.posts:
                 forget_read(self.c.posts[p], self.search.live, lambda s: s.producer[p][1])
 
+    def _step(self, ev: Event, procs: list[str]) -> None:
+        try:
+            self.search.step(ev, procs)
+        except NoMatch as none:
+            shown = sorted({plain(s, self.owner) for s in none.states}, key=repr)
+            raise Rejected(*explain(ev, shown, self.c)) from None
+
+    def _discard(self, ev: Event, procs: list[str]) -> None:
+        """Rule 7 lets a lane's items be listed over several discards, in any order (``discards``).
+
+        The spec drops a lane's whole queue in one ``DiscardLane``: it is taken at the lane's
+        first discard that lists anything, and the items it dropped that this discard does not
+        list are kept here until a later discard lists them. Taking it early changes no other
+        verdict: once Stop(discard) has dropped a queue with no drain in flight, no drain begins
+        and no post is accepted, so no later event reads that lane's queue.
+        """
+        lane, items = ev["lane"], ev["items"]
+        stop = procs[0] if procs else None
+        unlisted = self.unlisted.get(lane)
+        if unlisted is not None and stop is not None:
+            rest = take_out(unlisted, items)
+            if rest is None:
+                raise Rejected(7, not_held(lane, items, unlisted))
+            self._still_unlisted(lane, rest)
+            return
+        may = [s for s in self.search.live if _may_discard(s, stop)] if stop is not None else []
+        if not items:
+            if not may:
+                self._step(ev, procs)  # refused, in the words of the step the spec lacks
+            return
+        by_queue: dict[tuple[Any, ...], set[wl.Vars]] = {}
+        for s in may:
+            by_queue.setdefault(tuple(i for _, i in s.queue[lane]), set()).add(s)
+        held = [q for q in by_queue if take_out(q, items) is not None]
+        if not held:
+            if not by_queue:
+                self._step(ev, procs)  # no behaviour may discard here: refused in the spec's words
+            raise Rejected(7, not_held(lane, items, list(min(by_queue, key=repr))))
+        queue = min(held, key=repr)  # with no drain in flight every behaviour holds one queue
+        self.search.states = by_queue[queue]
+        self._step({**ev, "items": list(queue)}, procs)
+        self._still_unlisted(lane, take_out(queue, items) or [])
+
+    def _still_unlisted(self, lane: int, rest: list[Any]) -> None:
+        if rest:
+            self.unlisted[lane] = rest
+        else:
+            self.unlisted.pop(lane, None)
+
     # -- words -----------------------------------------------------------------------------------
 
     def describe(self) -> list[dict[str, Any]]:
@@ -199,6 +264,7 @@ class SpecEngine:
     def pending(self) -> dict[str, Any]:
         s = least_queued(self.states, lambda s: s.queue.values())
         items = {str(lane): [i for _, i in s.queue[lane]] for lane in wl.Lanes(self.c) if s.queue[lane]}
+        items.update({str(lane): list(held) for lane, held in sorted(self.unlisted.items())})
         owed = {p: lane for p, (pc, _, lane) in s.producer.items() if pc == wl.P_OWES}
         owed.update({w: lane for w, (pc, lane, _, _) in s.worker.items() if pc == wl.W_OWES})
         return {"items": items, "submissions": dict(sorted(owed.items()))}
