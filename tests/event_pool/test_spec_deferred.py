@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 from model_checks.designs.event_pool.trace.generate import lines as generated
+from model_checks.designs.event_pool.trace.late_signals import is_setter
 from model_checks.designs.event_pool.trace.spec_binding import (
     DEFERRED,
     SPEC,
@@ -44,19 +45,21 @@ def test_the_declaration_holds_on_every_reachable_state() -> None:
 
 
 def test_wrong_declarations_are_caught() -> None:
-    # A signal before the wait leaves the event set (the wait returns at once); after it, it
-    # releases the blocked wait: the two orders differ.
-    assert ("WaitForWork", "Signal") in _violations({**DEFERRED, "WaitForWork": frozenset({"Close"})})
+    # A logged signal's SetEvent before the wait leaves the event set (the wait returns at once);
+    # after it, it releases the blocked wait: the two orders differ.
+    assert ("WaitForWork", "MakeSetEvent") in _violations({**DEFERRED, "WaitForWork": frozenset({"Close"})})
+    # Timed out before the SetEvent, the wait reports a timeout and leaves the event set; after, event.
+    assert ("TimeOut", "MakeSetEvent") in _violations({**DEFERRED, "TimeOut": frozenset({"Close"})})
     # Timed out before the stop event is set, the wait reports a timeout; after, stop.
-    assert ("TimeOut", "Close") in _violations({**DEFERRED, "TimeOut": frozenset({"Signal"})})
+    assert ("TimeOut", "Close") in _violations({**DEFERRED, "TimeOut": frozenset({"MakeSetEvent"})})
     # A wake by stop needs the stop event set first.
     assert ("Close", "Wake") in _violations({**DEFERRED, "Close": frozenset()})
 
-    # A thread's wait is about its own event: a signal to any thread is not enough.
-    def client_unit(s: ep.Vars, process: Any) -> Any:
-        return "client" if process == "client" else "t0"
+    # A thread's wait is about its own event: a SetEvent said to be about another unit is caught.
+    def setter_unit(s: ep.Vars, process: Any) -> Any:
+        return "setter" if process == "client" or is_setter(process) else "t0"
 
-    assert ("WaitForWork", "Signal") in _violations(DEFERRED, unit=client_unit)
+    assert ("WaitForWork", "MakeSetEvent") in _violations(DEFERRED, unit=setter_unit)
 
 
 EAGER = dataclasses.replace(SPEC_FORMAT, make=lambda config: PoolSearch(config, deferred={}))

@@ -35,13 +35,13 @@ from model_checks.designs.event_pool.reference_mutants import REFERENCE_MUTANTS
 from model_checks.designs.event_pool.scenarios import Build, PoolScenario, Program, pool_program
 from model_checks.designs.event_pool.trace import validate_lines
 from model_checks.designs.event_pool.trace.generate import lines as generated
+from model_checks.designs.event_pool.trace.late_signals import MAX_LATE, PoolState
 from model_checks.designs.event_pool.trace.spec_search import SPEC_FORMAT
 from model_checks.designs.event_pool.trace.traced import failure_lines, trace_lines, traced_program
 from model_checks.harness import Options, check
 from model_checks.harness.runtime import ControlledRuntime
 from reference.event_pool import EventPool, StopMode
 from reference.tracing import RecordingTracer
-from spec import event_pool as ep
 from tests.event_pool import test_trace
 from tests.event_pool.trace_cases import CASES, GOOD_ONE, done, post, run, signal, take, trace, wait, wake
 
@@ -103,7 +103,7 @@ def test_the_design_names_the_spec_format_and_its_search_is_observable() -> None
     seen: list[int] = []
 
     def observe(search: TraceSearch) -> None:
-        assert all(isinstance(s, ep.Vars) for s in search.states)
+        assert all(isinstance(s, PoolState) for s in search.states)
         seen.append(len(search.states))
 
     lines = trace(*GOOD_ONE, threads=1)
@@ -233,6 +233,69 @@ def test_a_signal_logged_after_a_wait_may_coalesce_before_it() -> None:
     # One signal, two wakes by the event: an auto-reset event releases one wait per SetEvent.
     fast, spec = agree(trace(*events[:9], wake("t0"), take("t0", None), wait("t0"), wake("t0"), threads=1))
     assert fast.code == NOT_ALLOWED and fast.rule == spec.rule == 6, (fast.message, spec.message)
+
+
+def test_a_signals_setevent_may_come_after_the_thread_timed_out() -> None:
+    """``signal`` is logged just before SetEvent, so the signalled thread may log its wait and time
+    out before the SetEvent; the SetEvent comes before the poster's next event, though. Found in
+    session 32: the search bound ``signal`` to the SetEvent itself and refused a reference trace."""
+    late = [post(0, "t0"), signal("t0"), wait("t0"), wake("t0", "timeout"), take("t0", 0)]
+    fast, _ = agree(trace(*late, threads=1))
+    assert fast.code == ALLOWED and fast.prefix, fast.message
+    # The SetEvent was made meanwhile and left the event set: the next wait returns at once ...
+    again = [*late, run("t0", 0), done("t0", 0), take("t0", None), wait("t0")]
+    fast, _ = agree(trace(*again, wake("t0"), threads=1))
+    assert fast.code == ALLOWED and fast.prefix, fast.message
+    # ... or the SetEvent is still to come (the poster logged nothing since): a timeout again.
+    fast, _ = agree(trace(*again, wake("t0", "timeout"), threads=1))
+    assert fast.code == ALLOWED and fast.prefix, fast.message
+
+
+def test_a_signals_setevent_comes_before_the_posters_next_event() -> None:
+    """Only the search holds the SetEvent to program order; the fast engine matches wakes against
+    the signals logged before them, never their timing (docs/event-pool.md), and allows these."""
+    # main posts again, so its SetEvent on t0 was made: t0's wait, logged after, finds the event set.
+    events = [post(0, "t0"), signal("t0"), post(1, None), wait("t0"), wake("t0", "timeout")]
+    spec = spec_verdict(trace(*events, threads=1), False)
+    assert spec.code == NOT_ALLOWED and spec.seq == 5, spec.message
+    assert validate_lines(trace(*events, threads=1)).code == ALLOWED
+    # The same two SetEvents made in a callback by a pool thread (a client inside its callback).
+    inner = [
+        wait("t1"),
+        post(0, "t1"),
+        signal("t1"),
+        wake("t1"),
+        take("t1", 0),
+        run("t1", 0),
+        post(1, "t0", thread="t1"),
+        signal("t0", thread="t1"),
+        wait("t0"),
+        wake("t0", "timeout"),
+    ]
+    fast, _ = agree(trace(*inner, threads=2))
+    assert fast.code == ALLOWED, fast.message
+    # t1's done comes after its SetEvent: t0's wait logged after that done finds the event set.
+    spec = spec_verdict(trace(*inner[:8], done("t1", 0), *inner[8:], threads=2), False)
+    assert spec.code == NOT_ALLOWED and spec.seq == 11, spec.message
+    # Logged before the done, the wait may have blocked and timed out before the SetEvent.
+    fast, _ = agree(trace(*inner[:9], done("t1", 0), inner[9], threads=2))
+    assert fast.code == ALLOWED, fast.message
+
+
+def test_more_setevents_owed_at_once_than_the_search_keeps_is_said_so() -> None:
+    # Seventeen clients each pick t0 and log their signal; none has made its SetEvent yet.
+    events: list[Any] = []
+    for i in range(MAX_LATE + 1):
+        client = f"c{i}"
+        events += [post(i, "t0", thread=client), signal("t0", thread=client), wait("t0")]
+        events += [wake("t0", "timeout"), take("t0", i), run("t0", i), done("t0", i), take("t0", None)]
+    lines = trace(*events, threads=1)
+    spec = spec_verdict(lines)
+    line = 8 * MAX_LATE + 3  # the seventeenth signal
+    assert spec.code == MALFORMED and spec.line == line, spec.message
+    assert f"more than {MAX_LATE} SetEvents logged and not yet made" in spec.message
+    # One SetEvent fewer is judged: every client may make its SetEvent after t0's timeouts.
+    assert spec_verdict(lines[: line - 1]).code == ALLOWED
 
 
 def test_a_wake_by_stop_before_a_work_settled_is_refused_by_both() -> None:
@@ -388,6 +451,15 @@ def test_every_execution_of_small_scenarios(name: str) -> None:
 def test_sampled_executions_of_larger_scenarios(name: str) -> None:
     sc, _ = SAMPLED[name]
     result = check(agreeing_program(sc), Options(strategy="pct", seed=3, max_executions=25))
+    assert result.verdict == "bounded" and result.failure is None, result.report()
+
+
+@pytest.mark.timeout(120)
+def test_more_executions_of_the_timeouts_scenario_agree() -> None:
+    # The reference logs ``signal`` just before SetEvent: the signalled thread may log its wait and
+    # time out in between. Until session 32 the spec engine refused 5 of this search's 37 traces.
+    sc, _ = SAMPLED["timeouts"]
+    result = check(agreeing_program(sc), Options(strategy="pct", seed=1, max_executions=500))
     assert result.verdict == "bounded" and result.failure is None, result.report()
 
 

@@ -13,6 +13,18 @@ from model_checks.conformance.search import NoMatch
 from model_checks.conformance.streamed import Event, FieldCheck, is_bool, one_of
 from model_checks.conformance.wording import show_event
 from model_checks.designs.event_pool.trace.fields import is_item, is_items
+from model_checks.designs.event_pool.trace.late_signals import (
+    MAX_LATE,
+    LogSignal,
+    MakeSetEvent,
+    PoolState,
+    Setters,
+    Slots,
+    bound,
+    is_setter,
+    owed_on,
+    target_of,
+)
 from spec import event_pool as ep
 from spec.language import Action, Emitted, Spec, emit
 
@@ -61,22 +73,43 @@ def _wait_after_log(wait: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def _bound(action: Action) -> tuple[Action, ...]:
-    # The trace does not log the callbacks' wait returning, nor the stop event being set: the
-    # search closes over them; the spec's ``joined`` is the trace's ``stop_end``.
-    if action.name in ("CallbacksDone", "Close"):
-        return (dataclasses.replace(action, event=None, fn=_unlabelled(action.fn)),)
-    if action.name == "Joined":
-        return (dataclasses.replace(action, event="stop_end"),)
+    if action.name == "Signal":
+        # ``signal`` is logged just before SetEvent: the SetEvent is a step of its own, later.
+        logged = dataclasses.replace(action, fn=LogSignal, doc=LogSignal.__doc__ or "")
+        made = Action(
+            name="MakeSetEvent",
+            fn=MakeSetEvent,
+            domains=(Setters, Slots),
+            event=None,
+            doc=MakeSetEvent.__doc__ or "",
+        )
+        return (logged, made)
     if action.name == "WaitForWork":
         logged = dataclasses.replace(action, name="LogWait", fn=LogWait, doc=LogWait.__doc__ or "")
         waits = dataclasses.replace(
             action, event=None, fn=_wait_after_log(action.fn), at=frozenset({LOGGED_WAIT})
         )
         return (logged, waits)
+    # The trace does not log the callbacks' wait returning, nor the stop event being set: the
+    # search closes over them; the spec's ``joined`` is the trace's ``stop_end``.
+    if action.name in ("CallbacksDone", "Close"):
+        action = dataclasses.replace(action, event=None, fn=_unlabelled(action.fn))
+    elif action.name == "Joined":
+        action = dataclasses.replace(action, event="stop_end")
     return (action,)
 
 
-SPEC: Spec = dataclasses.replace(ep.SPEC, actions=tuple(b for a in ep.SPEC.actions for b in _bound(a)))
+def init_states(c: ep.Constants) -> list[PoolState]:
+    """The spec's initial states, with no SetEvent owed."""
+    return [bound(s) for s in ep.Init(c)]
+
+
+# The search judges a trace by its events and checks no invariant (``check_invariants=False``):
+# the spec's invariants read a state as the spec's one client leaves it, where a SetEvent logged
+# and not yet made is a lost wakeup (``NoLostWakeup``'s "nobody will signal").
+SPEC: Spec = dataclasses.replace(
+    ep.SPEC, init_fn=init_states, invariants=(), actions=tuple(b for a in ep.SPEC.actions for b in _bound(a))
+)
 
 # The program counters at which each internal step can be enabled (its first guard).
 ENABLED_AT: dict[str, frozenset[Hashable]] = {
@@ -84,30 +117,37 @@ ENABLED_AT: dict[str, frozenset[Hashable]] = {
     "TimeOut": frozenset({ep.BLOCKED}),
     "CallbacksDone": frozenset({ep.WAITING}),
     "Close": frozenset({ep.CLOSE}),
+    "MakeSetEvent": frozenset(range(1, MAX_LATE + 1)),  # the SetEvents owed
 }
 
 # Every internal step is deferred (``search.TraceSearch``): taken only when an event needs it, so a
 # thread that logged ``wait`` is not held before its wait, blocked and timed out all at once. Each
-# moves right past every step of another process but those named: a signal or the stop event's
-# SetEvent releases a blocked wait, and a wake by stop needs the stop event set. A thread's wait
-# and timeout are about its own event (``thread_unit``): they move past a signal to another
-# thread. Checked on the spec's reachable states by ``conformance.movers``
-# (tests/event_pool/test_spec_deferred.py).
+# moves right past every step of another process but those named: a SetEvent (a signal's, or the
+# stop event's) releases a blocked wait or wakes it by another index, a wake by stop needs the stop
+# event set, and a signal adds a SetEvent owed (its setter's pc). A thread's wait and timeout, and
+# the SetEvents owed on its event, are about that event (``thread_unit``). A poster's next event
+# needs its SetEvent made: the search takes it then (``spec_search.PoolSearch._made``). Checked on
+# the spec's reachable states by ``conformance.movers`` (tests/event_pool/test_spec_deferred.py).
 DEFERRED: dict[str, frozenset[str]] = {
-    "WaitForWork": frozenset({"Signal", "Close"}),
-    "TimeOut": frozenset({"Signal", "Close"}),
+    "WaitForWork": frozenset({"MakeSetEvent", "Close"}),
+    "TimeOut": frozenset({"MakeSetEvent", "Close"}),
     "CallbacksDone": frozenset(),
-    "Close": frozenset({"Wake"}),
+    "Close": frozenset({"Wake", "MakeSetEvent"}),
+    "MakeSetEvent": frozenset({"WaitForWork", "TimeOut", "Wake", "Close", "Signal"}),
 }
 
 
-def local_pc(s: ep.Vars, process: Hashable) -> Hashable:
+def local_pc(s: PoolState, process: Hashable) -> Hashable:
+    if is_setter(process):
+        return owed_on(s, target_of(process))
     return s.client.pc if process == CLIENT else s.thread[process].pc  # type: ignore[index]
 
 
-def thread_unit(s: ep.Vars, process: Hashable) -> Hashable:
-    """What a process's deferred steps are about: a pool thread's, its own event (a signal's
-    ``to``); the client's, every thread (None)."""
+def thread_unit(s: PoolState, process: Hashable) -> Hashable:
+    """What a process's deferred steps are about: a pool thread's, and the SetEvents owed on its
+    event, that thread's event (a signal's ``to``); the client's, every thread (None)."""
+    if is_setter(process):
+        return target_of(process)
     return None if process == CLIENT else process
 
 

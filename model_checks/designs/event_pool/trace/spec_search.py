@@ -4,7 +4,8 @@ cross-check of the hand-written ``FORMAT`` (``Design.spec_trace_format``).
 The same lines as ``FORMAT`` reads (its header limits, its schema, its check of each event's fields),
 judged by ``conformance.search.TraceSearch``: the set of spec states some behaviour could be in,
 closed under the internal steps (a pool thread's wait after its ``wait`` is logged, ``TimeOut`` —
-the waits may time out — and the stopper's unlogged ``CallbacksDone`` and ``Close``). The binding
+the waits may time out —, a SetEvent after its ``signal`` is logged, and the stopper's unlogged
+``CallbacksDone`` and ``Close``). The binding
 (docs/event-pool.md, "The trace"):
 
 * a pool thread's ``wake`` / ``take`` / ``run`` / ``done`` is the spec's labelled step of that thread;
@@ -14,8 +15,9 @@ the waits may time out — and the stopper's unlogged ``CallbacksDone`` and ``Cl
 * every other thread, and a pool thread inside a callback, is a client: the spec's one client
   lifted to many. Each poster has its own program counter (post, or owes the ``signal`` of the
   thread its post picked), swapped into the state for its step; ``post`` / ``signal`` are the
-  spec's ``Post`` / ``PostAllBusy`` / ``Signal``. A refused post is no step of the spec (the work
-  stays with the caller);
+  spec's ``Post`` / ``PostAllBusy`` / ``Signal``, a ``signal`` its log only: the SetEvent comes
+  later, before the poster's next event (``late_signals``). A refused post is no step of the spec
+  (the work stays with the caller);
 * ``cancel items`` is the spec's ``WaitForCallbacks(cancel)`` over the named work object's listed
   submissions (the trace does not say which works are whose: the listed works are interchangeable
   in every state, so the named ones are put first); its wait for callbacks is not logged;
@@ -42,6 +44,14 @@ from model_checks.conformance.search import NoMatch, TraceSearch
 from model_checks.conformance.streamed import DesignFormat, Event
 from model_checks.conformance.verdict import Malformed, Rejected, plain
 from model_checks.designs.event_pool.trace.fields import CHECKS, problem
+from model_checks.designs.event_pool.trace.late_signals import (
+    LateLimit,
+    LogSignal,
+    PoolState,
+    as_poster,
+    made_by,
+    setter_of,
+)
 from model_checks.designs.event_pool.trace.rules import RULES
 from model_checks.designs.event_pool.trace.spec_binding import (
     CLIENT,
@@ -54,6 +64,7 @@ from model_checks.designs.event_pool.trace.spec_binding import (
     SPEC,
     STOP_EVENTS,
     Unknown,
+    init_states,
     local_pc,
     locked,
     show,
@@ -78,7 +89,7 @@ class PoolSearch:
         threads = int(config["threads"])
         self.c = ep.Constants(threads=threads, submits=OPEN, timeouts=True)
         self.names = frozenset(self.c.thread_names())
-        start = ep.Init(dataclasses.replace(self.c, submits=1))  # runs/fate: one slot, for work 0
+        start = init_states(dataclasses.replace(self.c, submits=1))  # runs/fate: one slot, for work 0
         self.search = TraceSearch(
             SPEC,
             self.c,
@@ -97,6 +108,7 @@ class PoolSearch:
         self.stopper: str | None = None
         self.stop_mode: str | None = None
         self.owed_discard: list[int] | None = None  # the works stop(discard) took out, to be logged
+        self.late: set[str] = set()  # the posters that logged a signal and may not have made its SetEvent
 
     # -- the Checker protocol -------------------------------------------------------------------
 
@@ -105,6 +117,8 @@ class PoolSearch:
         if not CHECKS[kind](ev):
             line = ev["seq"] + 1  # seq continuity is checked first: line N holds seq N - 1
             raise Malformed(line, f"line {line}: {problem(ev)}")
+        if thread in self.late:
+            self._made(thread)
         owed = self.locals.get(thread)
         if owed is not None and owed.pc == ep.SIGNAL and kind != "signal":
             raise Rejected(
@@ -132,7 +146,12 @@ class PoolSearch:
         elif kind == "post":
             self._post(ev)
         elif kind == "signal":
-            self._as_client(ev, [(ep.Signal, ())], {"to": ev["to"]})
+            try:
+                self._as_client(ev, [(LogSignal, ())], {"to": ev["to"]})
+            except LateLimit as too_many:
+                line = ev["seq"] + 1
+                raise Malformed(line, f"line {line}: {too_many}, the limit of this engine") from None
+            self.late.add(thread)
         elif kind == "cancel":
             self._cancel(ev)
         elif kind == "stop_begin":
@@ -148,6 +167,8 @@ class PoolSearch:
     def finish(self, complete: bool) -> None:
         if not complete or self.complete:
             return
+        for poster in sorted(self.late):  # the run is over: every SetEvent logged was made
+            self._made(poster)
         if not any(ep.Settled(self.c, s) for s in self.search.states):
             _, phrases = self.pending()
             raise Rejected(
@@ -180,6 +201,18 @@ class PoolSearch:
 
     def describe(self) -> list[dict[str, Any]]:
         return [plain(ep.Show(self.c, s)) for s in sorted(self.search.states, key=repr)[:8]]
+
+    def _made(self, poster: str) -> None:
+        """Keep the behaviours in which ``poster`` has made the SetEvent it logged: its next event
+        comes after it (program order)."""
+        self.late.discard(poster)
+        targets = {t for s in self.search.live for p, t in s.late if p == poster}
+        for t in sorted(targets):
+            # The SetEvent may have come after the signalled thread's wait or timeout, which the
+            # live states may not have taken yet (deferred): take them as that thread's wake would.
+            procs = [t, setter_of(t)]
+            before, taken = self.search.before({"event": "wake"}, procs)
+            self.search.after(made_by(before, poster), taken, procs)
 
     # -- the pool threads --------------------------------------------------------------------------
 
@@ -223,15 +256,15 @@ class PoolSearch:
         fields: dict[str, Any],
         *,
         c: ep.Constants | None = None,
-        view: Callable[[ep.Vars], ep.Vars] = lambda s: s,
-        keep: Callable[[ep.Vars, ep.Vars], ep.Vars] | None = None,
+        view: Callable[[PoolState], PoolState] = lambda s: s,
+        keep: Callable[[PoolState, PoolState], PoolState] | None = None,
     ) -> list[Any]:
         """Step the thread's client program: each live state with its program counter swapped in."""
         thread = ev["thread"]
         constants = self.c if c is None else c
         local = self.locals.get(thread, POSTING)
         pool = thread in self.names
-        out: set[ep.Vars] = set()
+        out: set[PoolState] = set()
         locals_: set[ep.Client] = set()
         emitted: list[Any] = []
         cands = list(candidates)
@@ -249,7 +282,9 @@ class PoolSearch:
                     continue
                 emitted.append(r.fields)
                 locals_.add(r.state.client)
-                out.add(keep(s, r.state) if keep is not None else r.state._replace(client=s.client))
+                # A signal's SetEvent is owed by this poster, not the spec's one client.
+                nxt = as_poster(r.state, CLIENT, thread)
+                out.add(keep(s, nxt) if keep is not None else nxt._replace(client=s.client))
         if not out:
             raise Rejected(self._client_rule(ev), f"{show(ev)} — {self._client_words(ev, local)}")
         if keep is None:
