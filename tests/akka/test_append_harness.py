@@ -34,23 +34,6 @@ SPREAD = Constants(
 )
 
 
-class YieldingTracer:
-    """The program's tracer with a scheduling point before each event: under real threads another
-    thread may run between a step and its ``emit`` (the GIL passes anywhere), which the harness
-    otherwise never shows (an ``emit`` is no synchronisation)."""
-
-    def __init__(self, inner: RecordingTracer, rt: Any) -> None:
-        self.inner = inner
-        self.rt = rt
-
-    def begin(self, config: Mapping[str, int]) -> None:
-        self.inner.begin(config)
-
-    def emit(self, thread: str, event: str, fields: dict[str, Any]) -> None:
-        self.rt.yield_point("emit")
-        self.inner.emit(thread, event, fields)
-
-
 def judged_run(
     c: Constants,
     dispatcher: Build,
@@ -87,7 +70,8 @@ def validating(
     c: Constants, seen: list[int], dispatcher: Build = Dispatcher, *, yielding: bool = True
 ) -> Callable[[Any], object]:
     """``program(c)`` whose final check also validates the run's trace in both formats;
-    ``yielding``: through a ``YieldingTracer``."""
+    ``yielding``: each event a step of its own (``harness.logged_steps``: under real threads another
+    thread may run between a step and its ``emit``, which the harness otherwise never shows)."""
 
     def judge(config: Mapping[str, Any], events: list[dict[str, Any]]) -> None:
         validate(config, events, complete=True)
@@ -95,12 +79,16 @@ def validating(
         seen[0] += 1
         seen[1] += any(e["event"] == "append" for e in events)
 
-    return judged_run(c, dispatcher, YieldingTracer if yielding else (lambda tracer, rt: tracer), judge)
+    return judged_run(c, dispatcher, _each_event_a_step if yielding else (lambda tracer, rt: tracer), judge)
+
+
+def _each_event_a_step(tracer: RecordingTracer, rt: Any) -> Any:
+    return logged_as_steps(rt, tracer)
 
 
 def test_every_trace_of_appends_racing_pops_and_a_close_validates_in_both_formats() -> None:
-    """The first 1,000 schedules within one preemption (of about 21,000), a scheduling point
-    before each ``emit`` included, and 500 PCT schedules."""
+    """The first 1,000 schedules within one preemption, each event a step of its own, and 500 PCT
+    schedules (bounded: a sample, not a proof)."""
     for options in (
         Options(preemption_bound=1, max_executions=1_000),
         Options(strategy="pct", seed=7, max_executions=500),

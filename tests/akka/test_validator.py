@@ -82,3 +82,23 @@ def test_a_send_accepted_after_the_close_is_rejected() -> None:
     ]
     verdict = validate_lines(_lines(events))
     assert verdict.code == 1 and verdict.seq == 2 and verdict.rule == 5, verdict.message
+
+
+def test_an_event_before_the_execute_a_schedule_owes_names_rule_1() -> None:
+    """A thread that logged ``schedule`` owes its ``execute`` before any other event of its own:
+    the refusal names that (rule 1), not the closed-mailbox words of the event it logged instead."""
+    scheduled: list[dict[str, object]] = [
+        {"thread": "p0", "event": "send", "mailbox": 0, "item": "m0", "result": "ok"},
+        {"thread": "p0", "event": "schedule", "mailbox": 0},
+    ]
+    for then in (
+        {"thread": "p0", "event": "send", "mailbox": 1, "item": "m1", "result": "ok"},
+        {"thread": "p0", "event": "send", "mailbox": 0, "item": "m1", "result": "ok"},
+        {"thread": "p0", "event": "close", "mailbox": 1},
+    ):
+        verdict = validate_lines(_lines([*scheduled, then]))
+        assert verdict.code == 1 and verdict.seq == 3 and verdict.rule == 1, verdict.message
+        assert "p0 logged schedule of mailbox 0 and owes its execute" in verdict.message
+    # Another thread's event is no business of p0's schedule.
+    other = {"thread": "p1", "event": "send", "mailbox": 1, "item": "m1", "result": "ok"}
+    assert validate_lines(_lines([*scheduled, other])).code == 0

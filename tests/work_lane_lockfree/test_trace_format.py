@@ -53,6 +53,11 @@ def test_a_minimal_trace_is_allowed_and_complete() -> None:
 def test_a_prefix_is_allowed_and_says_what_is_pending() -> None:
     v = validate_lines(lines(GOOD[:2]))
     assert v.allowed and v.prefix and "submit of lane 0" in v.message, v.message
+    # A Stop is pending only once the trace shows it: some behaviours call Stop early, unlogged.
+    for cut in (1, 2, 9):
+        assert "Stop" not in validate_lines(lines(GOOD[:cut])).message
+    v = validate_lines(lines(GOOD[:10]))
+    assert v.prefix and "a Stop(drain) in progress" in v.message, v.message
 
 
 def _replace(i: int, event: tuple[str, str, dict[str, Any]]) -> list[tuple[str, str, dict[str, Any]]]:

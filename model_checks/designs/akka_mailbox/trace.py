@@ -184,6 +184,8 @@ class AkkaChecker:
         # (event kind, thread) -> the processes it may be, once its thread's roles are bound
         # (``_processes``; forgotten whenever a process joins)
         self._procs: dict[tuple[str, str], list[str]] = {}
+        # thread -> the mailbox it logged schedule of and owes the execute of, next
+        self.executes_owed: dict[str, int] = {}
         if deferred is None:
             deferred = DEFERRED if logs_append else {}
         self.c = TraceConstants(
@@ -308,6 +310,15 @@ class AkkaChecker:
                 f"{show_event(ev)} — an append event in a trace whose header does not say"
                 f" config.{LOGS_APPEND}: true (a trace logs every accepted send's append, or none)",
             )
+        thread, kind = ev["thread"], ev["event"]
+        owed = self.executes_owed.get(thread)
+        if owed is not None and (kind != "execute" or ev["mailbox"] != owed):
+            # Whatever role the thread logs it in: the spec's roles are processes of their own.
+            raise Rejected(
+                1,
+                f"{show_event(ev)} — {thread} logged schedule of mailbox {owed} and owes its execute "
+                "before any other event of its own",
+            )
         if ev["mailbox"] >= self.c.mailboxes:
             self.c = add_units(self.search, self.c, "mailboxes", ev["mailbox"], UNNAMED_MAILBOX)
         key = (ev["event"], ev["thread"])
@@ -324,7 +335,11 @@ class AkkaChecker:
             self.search.step(ev, procs)
         except NoMatch as none:
             raise Rejected(*self._why(ev, procs, none)) from None
-        self._forget(ev["thread"])
+        if kind == "schedule":
+            self.executes_owed[thread] = ev["mailbox"]
+        elif kind == "execute":
+            self.executes_owed.pop(thread, None)
+        self._forget(thread)
 
     def finish(self, complete: bool) -> None:
         if not complete:

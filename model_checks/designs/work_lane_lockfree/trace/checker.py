@@ -317,8 +317,10 @@ class LockFreeChecker:
             if pc != wlf.W_IDLE:
                 owed[w[2:]] = f"{pc} lane {lane}"
         phrases = pending_phrases("items accepted and not yet invoked", "lane", items, owed)
-        if s.phase in (wlf.CLOSING, wlf.STOPPING):
-            phrases.append(f"a Stop({s.mode}) in progress")
+        # Only a Stop every behaviour has begun: some behaviours take an unlogged Stop call early.
+        modes = {t.mode for t in self.search.states if t.phase in (wlf.CLOSING, wlf.STOPPING)}
+        if len(modes) == 1 and all(t.phase in (wlf.CLOSING, wlf.STOPPING) for t in self.search.states):
+            phrases.append(f"a Stop({modes.pop()}) in progress")
         return {"items": items, "threads": dict(sorted(owed.items()))}, phrases
 
     def describe(self) -> list[dict[str, Any]]:
