@@ -34,9 +34,15 @@ pytestmark = pytest.mark.timeout(600)
 CONFIG = ep.Constants(threads=2, submits=2, cancel=True, timeouts=True)
 
 
-def _violations(blocked: dict[str, frozenset[str]], unit: Any = thread_unit) -> set[tuple[str, str]]:
+# One submission: enough to catch each wrong declaration below, in a tenth of the states.
+SMALL = ep.Constants(threads=2, submits=1, cancel=True, timeouts=True)
+
+
+def _violations(
+    blocked: dict[str, frozenset[str]], unit: Any = thread_unit, config: ep.Constants = CONFIG
+) -> set[tuple[str, str]]:
     return reachable_violations(
-        SPEC, CONFIG, blocked, local=local_pc, unit=unit, unit_field="to", at_least=1_000
+        SPEC, config, blocked, local=local_pc, unit=unit, unit_field="to", at_least=1_000
     )
 
 
@@ -47,19 +53,29 @@ def test_the_declaration_holds_on_every_reachable_state() -> None:
 def test_wrong_declarations_are_caught() -> None:
     # A logged signal's SetEvent before the wait leaves the event set (the wait returns at once);
     # after it, it releases the blocked wait: the two orders differ.
-    assert ("WaitForWork", "MakeSetEvent") in _violations({**DEFERRED, "WaitForWork": frozenset({"Close"})})
+    assert ("WaitForWork", "MakeSetEvent") in _violations(
+        {**DEFERRED, "WaitForWork": frozenset({"Close"})}, config=SMALL
+    )
     # Timed out before the SetEvent, the wait reports a timeout and leaves the event set; after, event.
-    assert ("TimeOut", "MakeSetEvent") in _violations({**DEFERRED, "TimeOut": frozenset({"Close"})})
+    assert ("TimeOut", "MakeSetEvent") in _violations(
+        {**DEFERRED, "TimeOut": frozenset({"Close"})}, config=SMALL
+    )
     # Timed out before the stop event is set, the wait reports a timeout; after, stop.
-    assert ("TimeOut", "Close") in _violations({**DEFERRED, "TimeOut": frozenset({"MakeSetEvent"})})
+    assert ("TimeOut", "Close") in _violations(
+        {**DEFERRED, "TimeOut": frozenset({"MakeSetEvent"})}, config=SMALL
+    )
     # A wake by stop needs the stop event set first.
-    assert ("Close", "Wake") in _violations({**DEFERRED, "Close": frozenset()})
+    assert ("Close", "Wake") in _violations({**DEFERRED, "Close": frozenset()}, config=SMALL)
+
+    # A SetEvent owed releases a blocked wait, so a wake may need it made first.
+    made = DEFERRED["MakeSetEvent"] - {"Wake"}
+    assert ("MakeSetEvent", "Wake") in _violations({**DEFERRED, "MakeSetEvent": made}, config=SMALL)
 
     # A thread's wait is about its own event: a SetEvent said to be about another unit is caught.
     def setter_unit(s: ep.Vars, process: Any) -> Any:
         return "setter" if process == "client" or is_setter(process) else "t0"
 
-    assert ("WaitForWork", "MakeSetEvent") in _violations(DEFERRED, unit=setter_unit)
+    assert ("WaitForWork", "MakeSetEvent") in _violations(DEFERRED, unit=setter_unit, config=SMALL)
 
 
 EAGER = dataclasses.replace(SPEC_FORMAT, make=lambda config: PoolSearch(config, deferred={}))
