@@ -99,8 +99,8 @@ def _closing(s: wl.Vars) -> bool:
 
 
 def _may_discard(s: wl.Vars, stop: str) -> bool:
-    """Stop call ``stop`` may log a discard in ``s``: ``DiscardLane``'s guard (a worker that took a
-    work item gives it up first, deferred), for a lane with nothing to drop."""
+    """Stop call ``stop`` may log a discard in ``s``: ``DiscardLane``'s guard but for the queue (a
+    worker that took a work item gives it up first, a deferred step)."""
     return wl.StopAt(s, stop, "discard") and all(w[0] in (wl.W_IDLE, wl.W_TOOK) for w in s.worker.values())
 
 
