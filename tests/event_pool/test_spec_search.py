@@ -42,6 +42,7 @@ from model_checks.harness import Options, check
 from model_checks.harness.runtime import ControlledRuntime
 from reference.event_pool import EventPool, StopMode
 from reference.tracing import RecordingTracer
+from spec import event_pool as ep
 from tests.event_pool import test_trace
 from tests.event_pool.trace_cases import CASES, GOOD_ONE, done, post, run, signal, take, trace, wait, wake
 
@@ -280,6 +281,12 @@ def test_a_signals_setevent_comes_before_the_posters_next_event() -> None:
     # Logged before the done, the wait may have blocked and timed out before the SetEvent.
     fast, _ = agree(trace(*inner[:9], done("t1", 0), inner[9], threads=2))
     assert fast.code == ALLOWED, fast.message
+
+
+def test_the_search_state_is_the_specs_vars_and_the_setevents_owed() -> None:
+    # ``PoolState`` repeats ``Vars``'s fields (``bound`` builds one from a Vars by position): a field
+    # added to the spec must be added there too.
+    assert PoolState._fields == (*ep.Vars._fields, "late")
 
 
 def test_more_setevents_owed_at_once_than_the_search_keeps_is_said_so() -> None:
