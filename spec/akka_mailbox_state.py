@@ -350,9 +350,10 @@ def ClosedIsAbsorbing(c: Constants, s: Vars) -> str | None:
 
 
 def Show(c: Constants, s: Vars) -> dict[str, object]:
+    # Over the state's own mailboxes, not Mailboxes(c): a trace's words show its mailbox numbers.
     return {
-        "status": {mb: ShowWord(s.status[mb]) for mb in Mailboxes(c)},
-        "queue": {mb: [item for _, item in s.queue[mb]] for mb in Mailboxes(c)},
+        "status": {mb: ShowWord(word) for mb, word in s.status.items()},
+        "queue": {mb: [item for _, item in queue] for mb, queue in s.queue.items()},
         "executor": list(s.executor),
         "producer": {
             p: f"{pc}#{k}" + (f" mailbox {mb}" if mb is not None else "")

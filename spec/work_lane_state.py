@@ -283,7 +283,8 @@ def StoppedMeansQuiet(c: Constants, s: Vars) -> str | None:
 
 def Show(c: Constants, s: Vars) -> dict[str, object]:
     return {
-        "queue": {lane: [item for _, item in s.queue[lane]] for lane in Lanes(c)},
+        # Over the state's own lanes, not Lanes(c): a trace's words show its lane numbers.
+        "queue": {lane: [item for _, item in queue] for lane, queue in s.queue.items()},
         "status": s.status.as_dict(),
         "ready": list(s.ready),
         "producer": {

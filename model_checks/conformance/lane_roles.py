@@ -2,7 +2,7 @@
 calls) to a streaming search (``search.TraceSearch``): what the bindings of such specs share.
 
 Such a spec names the roles' local values so: ``producer[p] = (pc, k, lane)`` (``k`` the posts
-made so far), ``worker[w] = (pc, ...)``, ``stopper[t] = pc``, and keeps the Stop calls' modes and
+made so far), ``worker[w] = (pc, lane, ...)``, ``stopper[t] = pc``, and keeps the Stop calls' modes and
 the producers' scripts in its constants (``stoppers``, ``modes``, ``producers``, ``posts``). The
 trace's threads are bound as ``p:<thread>``, ``w:<thread>`` and any other name for a Stop call. A
 producer's script is learned post by post: its next post is announced to every live state that
@@ -16,7 +16,7 @@ from typing import Any
 
 from model_checks.conformance.binding import with_entry
 from model_checks.conformance.search import TraceSearch
-from model_checks.conformance.search_binding import add_process
+from model_checks.conformance.search_binding import UnitNames, add_process
 
 State = Any
 
@@ -82,3 +82,18 @@ def announce_post(
             posts[k] = post
     if post[0] is None:
         search.states = {s for s in search.live if s.producer[p][0] != admitted}
+
+
+# A lane spec's functions of the lane, and its queue of lanes (the drain work items).
+PER_LANE = ("queue", "status", "accepted", "invoked", "discarded")
+
+
+def traced_lanes(s: State, lanes: UnitNames) -> State:
+    """``s`` with every lane in the trace's numbers (``lanes`` names them): what its words show."""
+    t = lanes.traced
+    return s._replace(
+        **{name: lanes.traced_function(getattr(s, name)) for name in PER_LANE},
+        ready=tuple(t(lane) for lane in s.ready),
+        producer=s.producer.with_values((pc, k, t(lane)) for pc, k, lane in s.producer.values()),
+        worker=s.worker.with_values((pc, t(lane), *rest) for pc, lane, *rest in s.worker.values()),
+    )

@@ -27,6 +27,7 @@ from model_checks.conformance import reader
 from model_checks.conformance.designs import design_format
 from model_checks.conformance.streamed import DesignFormat
 from tests.compiled import assert_installed_compiled
+from tests.helpers.perturbed import perturbed, write_lines
 
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = [
@@ -61,43 +62,6 @@ def _searched() -> dict[str, Any]:
     return {name: b for name, b in trace_benches().items() if isinstance(design_format(name), DesignFormat)}
 
 
-def _write(path: Path, lines: list[str]) -> Path:
-    path.write_text("".join(line + "\n" for line in lines))
-    return path
-
-
-def _renumbered(events: list[dict[str, Any]]) -> list[str]:
-    return [json.dumps({**e, "seq": n}) for n, e in enumerate(events, start=1)]
-
-
-def _perturbed(name: str, lines: list[str], out: Path) -> list[Path]:
-    """Traces of ``name`` made from a valid one: a prefix, events dropped, neighbours swapped,
-    a field's value changed, a seq gap (most are rejected; which is what both engines must say)."""
-    header, events = lines[0], [json.loads(line) for line in lines[1:]]
-    n = len(events)
-    made = [_write(out / f"{name}-prefix.jsonl", lines[: 1 + n // 2])]
-    for at in (n // 5, n // 2, 4 * n // 5):
-        dropped = events[:at] + events[at + 1 :]
-        made.append(_write(out / f"{name}-drop{at}.jsonl", [header, *_renumbered(dropped)]))
-        swapped = [*events[:at], events[at + 1], events[at], *events[at + 2 :]]
-        made.append(_write(out / f"{name}-swap{at}.jsonl", [header, *_renumbered(swapped)]))
-        changed = [dict(e) for e in events]
-        for key, value in changed[at].items():
-            if key in ("seq", "thread", "event"):
-                continue
-            if type(value) is bool:
-                changed[at][key] = not value
-            elif type(value) is int:
-                changed[at][key] = value + 1
-            elif type(value) is str:
-                changed[at][key] = value + "x"
-            break
-        made.append(_write(out / f"{name}-field{at}.jsonl", [header, *_renumbered(changed)]))
-    gap = [header, *lines[1 : n // 3], json.dumps({**events[n // 3], "seq": n // 3 + 5})]
-    made.append(_write(out / f"{name}-gap.jsonl", gap))
-    return made
-
-
 def _gate_mutant_traces(out: Path) -> list[Path]:
     from model_checks.designs.schedule_gate.reference_mutants import REFERENCE_MUTANTS
     from model_checks.designs.schedule_gate.scenarios import MUTANT_SCENARIOS, failure_lines, gate_program
@@ -107,7 +71,7 @@ def _gate_mutant_traces(out: Path) -> list[Path]:
     for name, (kwargs, options) in sorted(MUTANT_SCENARIOS.items()):
         result = check(gate_program(REFERENCE_MUTANTS[name].build, traced=True, **kwargs), options)
         assert result.failure is not None, result.summary()
-        made.append(_write(out / f"gate-mutant-{name}.jsonl", failure_lines(result.failure, **kwargs)))
+        made.append(write_lines(out / f"gate-mutant-{name}.jsonl", failure_lines(result.failure, **kwargs)))
     return made
 
 
@@ -121,7 +85,7 @@ def corpus(tmp_path_factory: pytest.TempPathFactory) -> list[str]:
         bench.write(path, bench.quick_sizes[1], 0)
         lines = path.read_text().splitlines()
         complete = "1" if bench.complete else "0"
-        args += [f"{p}|{complete}" for p in [path, *_perturbed(name, lines, out)]]
+        args += [f"{p}|{complete}" for p in [path, *perturbed(name, lines, out)]]
     args += [f"{p}|0" for p in [*_gate_mutant_traces(out), *FIXTURES]]
     return args
 

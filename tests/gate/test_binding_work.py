@@ -67,10 +67,12 @@ class _PlainIdle(GateChecker):
         self.plain: dict[str, set[int]] = {}
         super().__init__(config)
 
-    def _grow(self, actor: int) -> None:
+    def _grow(self, ev: dict[str, Any]) -> dict[str, Any]:
+        actors = self.c.actors
+        named = super()._grow(ev)
         for seen in self.plain.values():
-            seen.update(range(self.c.actors, actor + 1))
-        super()._grow(actor)
+            seen.update(range(actors, self.c.actors))
+        return named
 
     def _add(self, role: str, name: str) -> None:
         if role == "p":
@@ -88,7 +90,7 @@ class _PlainIdle(GateChecker):
         return actor in self.plain[p]
 
     def idle_since(self, p: str) -> set[int]:
-        return set(self.plain[p])
+        return {self.units.traced(a) for a in self.plain[p]}
 
 
 class _OnlyTheEventsActor(_PlainIdle):

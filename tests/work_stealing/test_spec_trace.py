@@ -175,9 +175,11 @@ def test_global_lock_traces_are_refused_by_name() -> None:
     assert empty.code == MALFORMED and "stealing pool only" in empty.message
 
 
+@pytest.mark.timeout(60)
 def test_sizes_beyond_the_spec_engine_are_refused_by_name() -> None:
     for workers, capacity, words in (
         (9, 2, "at most 8 workers"),
+        (65_536, 2, "at most 8 workers"),  # the header's own limit: refused before any search is built
         (2, 128, "capacity 64"),
         (2, 3, "power of two"),
     ):

@@ -11,7 +11,8 @@ process per role, which lets the spec interleave that thread's own steps a
 little more freely than the thread did (lenient, never stricter). ``schedule``
 and ``execute`` may come from any role of the thread. Mailboxes join as the
 events name them (a mailbox nobody has named is in its initial state in every
-behaviour).
+behaviour). The search names them 0, 1, 2, ... in the order the trace does
+(``search_binding.UnitNames``), so a trace's mailbox numbers cost nothing; words say the trace's.
 
 ``run_end`` may carry ``status``, the status word its ``setAsIdle`` wrote; when
 present it must be the spec's (docs/akka-mailbox.md): this is what shows a
@@ -41,7 +42,7 @@ from typing import Any
 
 from model_checks.conformance.header_config import HeaderConfig
 from model_checks.conformance.search import FunctionPcs, Miss, NoMatch, TraceSearch
-from model_checks.conformance.search_binding import add_process, add_units, forget_read
+from model_checks.conformance.search_binding import UnitNames, add_process, forget_read
 from model_checks.conformance.search_words import least_queued, misses_logged, pending_phrases
 from model_checks.conformance.streamed import Event, is_count, is_item, is_items, one_of
 from model_checks.conformance.trace_processes import TraceProcesses
@@ -191,6 +192,7 @@ class AkkaChecker:
         self.c = TraceConstants(
             mailboxes=0, workers=max(self.workers, 1), throughput=int(config["throughput"])
         )
+        self.units = UnitNames(UNIT_FIELD, "mailboxes", UNNAMED_MAILBOX)
         self.search = TraceSearch(
             am.SPEC if logs_append else am.SPEC_WITHOUT_APPEND_EVENTS,
             self.c,
@@ -319,8 +321,7 @@ class AkkaChecker:
                 f"{show_event(ev)} — {thread} logged schedule of mailbox {owed} and owes its execute "
                 "before any other event of its own",
             )
-        if ev["mailbox"] >= self.c.mailboxes:
-            self.c = add_units(self.search, self.c, "mailboxes", ev["mailbox"], UNNAMED_MAILBOX)
+        self.c, named = self.units.spec_event(self.search, self.c, ev)
         key = (ev["event"], ev["thread"])
         procs = self._procs.get(key)
         if procs is None:
@@ -330,11 +331,11 @@ class AkkaChecker:
             self._procs[key] = procs
         if self.logs_append and procs != [f"p:{ev['thread']}"]:
             self._append_first(ev)
-        self._announce(ev)
+        self._announce(named)
         try:
-            self.search.step(ev, procs)
+            self.search.step(named, procs)
         except NoMatch as none:
-            raise Rejected(*self._why(ev, procs, none)) from None
+            raise Rejected(*self._why(ev, named, procs, none)) from None
         if kind == "schedule":
             self.executes_owed[thread] = ev["mailbox"]
         elif kind == "execute":
@@ -361,21 +362,46 @@ class AkkaChecker:
     def pending(self) -> tuple[dict[str, Any], list[str]]:
         c = self.c
         s, waiting = _least_waiting(c, self.search.states)
-        queued = {str(mb): items for mb, items in waiting.items()}
+        traced = self.units.traced
+        queued = {str(traced(mb)): waiting[mb] for mb in self.units.in_trace_order(waiting)}
         busy: dict[str, str] = {}
         for fn in (s.producer, s.worker, s.supervisor):
             for name, local in fn.items():
                 if local[0] != am.IDLE:
-                    busy[name[2:]] = f"{local[0]} mailbox {am.Local(s, name)[1]}"
+                    busy[name[2:]] = f"{local[0]} mailbox {traced(am.Local(s, name)[1])}"
         phrases = pending_phrases("messages not yet processed", "mailbox", queued, busy)
         if s.executor:
-            phrases.append(f"executor queue {list(s.executor)}")
+            phrases.append(f"executor queue {[traced(mb) for mb in s.executor]}")
         return {"messages": queued, "threads": dict(sorted(busy.items()))}, phrases
 
     def describe(self) -> list[dict[str, Any]]:
-        return shown_states(lambda s: am.Show(self.c, s), self.search.states)
+        return shown_states(lambda s: am.Show(self.c, self._traced_state(s)), self.search.states)
 
     # -- words for a rejection -------------------------------------------------------------------
+
+    def _traced_state(self, s: am.Vars) -> am.Vars:
+        """``s`` with every mailbox in the trace's numbers: what its words show."""
+        t, keyed = self.units.traced, self.units.traced_function
+        return s._replace(
+            status=keyed(s.status),
+            queue=keyed(s.queue),
+            executor=tuple(t(mb) for mb in s.executor),
+            producer=s.producer.with_values((pc, k, t(mb)) for pc, k, mb in s.producer.values()),
+            worker=s.worker.with_values((pc, t(mb), n) for pc, mb, n in s.worker.values()),
+            supervisor=s.supervisor.with_values((pc, k, t(mb)) for pc, k, mb in s.supervisor.values()),
+            sent=keyed(s.sent),
+            processed=keyed(s.processed),
+            last=keyed(s.last),
+            dead=keyed(s.dead),
+            closed=keyed(s.closed),
+        )
+
+    def _status_word(self, m: Miss) -> str:
+        """The status word of the state a near miss comes from, for the mailbox it logs (given in
+        the trace's numbers: ``UnitNames.traced_miss``)."""
+        mb = m.fields.get("mailbox")
+        named = self.units.spec_unit(mb) if type(mb) is int else None
+        return am.ShowWord(m.state.status[named]) if named is not None else ""
 
     def _appends_owed(self, states: Iterable[am.Vars], thread: str | None = None) -> str:
         """With ``append`` logged: the sends (of ``thread``, or of any) whose append every state
@@ -385,7 +411,7 @@ class AkkaChecker:
         owed: set[str] | None = None
         for s in states:
             here = {
-                f"{p[2:]}'s send of {send[1]!r} to mailbox {mb}"
+                f"{p[2:]}'s send of {send[1]!r} to mailbox {self.units.traced(mb)}"
                 for p, (pc, k, mb) in s.producer.items()
                 if pc == am.P_APPEND
                 and (thread is None or p == f"p:{thread}")
@@ -419,7 +445,8 @@ class AkkaChecker:
             )
         return None
 
-    def _why(self, ev: Event, procs: list[str], none: NoMatch) -> tuple[int, str]:
+    def _why(self, ev: Event, named: Event, procs: list[str], none: NoMatch) -> tuple[int, str]:
+        """Why no behaviour takes ``ev`` (``named``: the same event in the spec's mailbox numbers)."""
         kind = ev["event"]
         head = show_event(ev)
         rule = RULE_OF_EVENT.get(kind, 1)
@@ -430,20 +457,15 @@ class AkkaChecker:
         about_append = self._append_words(ev, procs, none.states)
         if about_append is not None:
             return 4, f"{head} — {about_append}"
-        misses = [m for m in none.misses if m.differing]
+        misses = [self.units.traced_miss(m) for m in none.misses if m.differing]
         if misses:
             if kind == "run_end" and all(m.differing == ("status",) for m in misses):
                 rule = 5
-            return rule, f"{head} — {misses_logged(misses, _status_word, 'status word ')}"
-        mb = ev["mailbox"]
+            return rule, f"{head} — {misses_logged(misses, self._status_word, 'status word ')}"
+        mb = named["mailbox"]
         words = sorted({am.ShowWord(s.status[mb]) for s in none.states})
         hint = HINT.get(kind, "no behaviour of the spec takes this step here")
         return rule, f"{head} — {hint} (status word could be: {', '.join(words) or '-'})"
-
-
-def _status_word(m: Miss) -> str:
-    """The status word of the state a near miss comes from, for the mailbox it logs."""
-    return am.ShowWord(m.state.status[m.fields["mailbox"]]) if "mailbox" in m.fields else ""
 
 
 def validate(

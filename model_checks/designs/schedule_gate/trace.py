@@ -13,6 +13,9 @@ Binding (docs/schedule-gate.md, "Validating a trace"):
 * ``stop_end`` (the scheduler stopped: quiescent, every permit back) ends the
   run: some behaviour must be able to stop right there (``Done``).
 
+Actors are named 0, 1, 2, ... in the order the trace names them (``search_binding.UnitNames``):
+a state holds the actors the trace has named, whatever their numbers. Words say the trace's.
+
 Memory is the live state set plus, per thread, the posts that some live state
 has announced and not yet finished.
 """
@@ -25,7 +28,7 @@ from typing import Any, TypeVar
 
 from model_checks.conformance.header_config import HeaderConfig
 from model_checks.conformance.search import FunctionPcs, Miss, NoMatch, TraceSearch
-from model_checks.conformance.search_binding import add_process, add_units, forget_read
+from model_checks.conformance.search_binding import UnitNames, add_process, forget_read
 from model_checks.conformance.search_words import least_queued, misses_logged, pending_phrases
 from model_checks.conformance.streamed import Event, is_bool, is_count, is_item, one_of
 from model_checks.conformance.trace_processes import TraceProcesses
@@ -129,6 +132,7 @@ class GateChecker:
         # Actors join as the trace names them (``_grow``): an actor never named stays Idle with an
         # empty mailbox in every behaviour, so the header's count (up to 65,536) costs nothing.
         self.c = HEADER.constants(GateTraceConstants, config)
+        self.units = UnitNames(UNIT_FIELD, "actors", UNNAMED_ACTOR)
         # A behaviour is Init and Next steps: invariants are what the explorer proves of them, not
         # constraints on them (unlike work-lane's ready queue), so the search does not check them.
         self.search = TraceSearch(
@@ -191,15 +195,18 @@ class GateChecker:
 
     def idle_since(self, p: str) -> set[int]:
         """The actors ``was_idle`` names for ``p`` (for tests and people)."""
-        return {a for a in range(self.c.actors) if self.was_idle(p, a)}
+        return {self.units.traced(a) for a in range(self.c.actors) if self.was_idle(p, a)}
 
     # -- binding ---------------------------------------------------------------------------------
 
-    def _grow(self, actor: int) -> None:
-        """Actors up to ``actor`` join every state, Idle with empty mailboxes (and were always Idle)."""
-        for a in range(self.c.actors, actor + 1):
+    def _grow(self, ev: Event) -> Event:
+        """``ev`` with its actor in the spec's numbers: an actor named for the first time joins every
+        state, Idle with an empty mailbox (and was always Idle)."""
+        actors = self.c.actors
+        self.c, named = self.units.spec_event(self.search, self.c, ev)
+        for a in range(actors, self.c.actors):
             self._idle_at[a] = self._events  # Idle now, after every producer's last event
-        self.c = add_units(self.search, self.c, "actors", actor, UNNAMED_ACTOR)
+        return named
 
     def _add(self, role: str, name: str) -> None:
         c = self.c
@@ -285,9 +292,8 @@ class GateChecker:
             self._stop(ev)
             return
         self._events += 1
-        actor = ev["actor"]
-        if actor >= self.c.actors:
-            self._grow(actor)
+        named = self._grow(ev)
+        actor = named["actor"]
         names = self._names.get(thread)
         if names is None:
             names = (f"p:{thread}", f"w:{thread}")
@@ -298,11 +304,11 @@ class GateChecker:
             procs = self._processes(ev, p, w)
             _remember(self._procs, (kind, thread), procs)
         if kind in STARTS_POST:
-            self._announce(ev, p)
+            self._announce(named, p)
         try:
-            self.search.step(ev, procs)
+            self.search.step(named, procs)
         except NoMatch as none:
-            raise Rejected(*self._why(ev, procs, none)) from None
+            raise Rejected(*self._why(ev, named, procs, none)) from None
         self._track_idle(p, actor)
         # ``forget_read`` keeps a script of one entry: only a longer one can shrink.
         posts = self.c.posts.get(p) if kind in MOVES_PRODUCER else None
@@ -331,27 +337,52 @@ class GateChecker:
     def pending(self) -> tuple[dict[str, Any], list[str]]:
         s = least_queued(self.search.states, lambda s: s.mailbox.values())
         c = self.c
-        events = {str(a): list(box) for a, box in s.mailbox.items() if box}
+        traced = self.units.traced
+        events = {
+            str(traced(a)): list(s.mailbox[a])
+            for a in self.units.in_trace_order(s.mailbox.domain())
+            if s.mailbox[a]
+        }
         owed: dict[str, str] = {}
         for p, (pc, _, _) in s.producer.items():
             if pc != sg.P_IDLE:
                 owed[p[2:]] = pc
         for w, (wpc, actor, _, _) in s.worker.items():
             if wpc != sg.W_IDLE:
-                owed[w[2:]] = f"{wpc} actor {actor}"
+                owed[w[2:]] = f"{wpc} actor {traced(actor)}"
         phrases = pending_phrases("events published and not yet processed", "actor", events, owed)
         if s.free != c.permits:
             phrases.append(f"{c.permits - s.free} of {c.permits} permits out of the pool")
         if s.ready:
-            phrases.append(f"ready tokens {list(s.ready)}")
+            phrases.append(f"ready tokens {[traced(a) for a in s.ready]}")
         return {"events": events, "threads": dict(sorted(owed.items())), "free_permits": s.free}, phrases
 
     def describe(self) -> list[dict[str, Any]]:
-        return shown_states(lambda s: sg.Show(self.c, s), self.search.states)
+        return shown_states(lambda s: sg.Show(self.c, self._traced_state(s)), self.search.states)
 
     # -- words for a rejection -------------------------------------------------------------------
 
-    def _why(self, ev: Event, procs: list[str], none: NoMatch) -> tuple[int, str]:
+    def _traced_state(self, s: sg.Vars) -> sg.Vars:
+        """``s`` with every actor in the trace's numbers: what its words show."""
+        t, keyed = self.units.traced, self.units.traced_function
+        return s._replace(
+            gate=keyed(s.gate),
+            mailbox=keyed(s.mailbox),
+            ready=tuple(t(a) for a in s.ready),
+            worker=s.worker.with_values((pc, t(a), n, spent) for pc, a, n, spent in s.worker.values()),
+            published=keyed(s.published),
+            processed=keyed(s.processed),
+        )
+
+    def _gate_word(self, m: Miss) -> str:
+        """The gate word of the state a near miss comes from, for the actor it logs (given in the
+        trace's numbers: ``UnitNames.traced_miss``)."""
+        actor = m.fields.get("actor")
+        named = self.units.spec_unit(actor) if type(actor) is int else None
+        return f"gate {m.state.gate[named].show()}" if named is not None else ""
+
+    def _why(self, ev: Event, named: Event, procs: list[str], none: NoMatch) -> tuple[int, str]:
+        """Why no behaviour takes ``ev`` (``named``: the same event in the spec's actor numbers)."""
         kind, thread = ev["event"], ev["thread"]
         head = show_event(ev)
         states = none.states
@@ -362,10 +393,10 @@ class GateChecker:
             role = "a take" if kind in WORKER_EVENTS else "a permit_acquire or admit_begin"
             hint = HINT.get(kind, "no behaviour takes this step")
             return RULE_OF_EVENT.get(kind, 2), f"{head} — {hint}, and {thread} has logged no {role} before"
-        misses = [m for m in none.misses if m.differing]
+        misses = [self.units.traced_miss(m) for m in none.misses if m.differing]
         if misses:
-            return RULE_OF_EVENT.get(kind, 2), f"{head} — {misses_logged(misses, _gate_word)}"
-        words = sorted({s.gate[ev["actor"]].show() for s in states}) if "actor" in ev else []
+            return RULE_OF_EVENT.get(kind, 2), f"{head} — {misses_logged(misses, self._gate_word)}"
+        words = sorted({s.gate[named["actor"]].show() for s in states}) if "actor" in ev else []
         gate = could_be(f"gate of actor {ev['actor']}", words)
         return RULE_OF_EVENT.get(kind, 2), f"{head} — {HINT.get(kind, 'no behaviour takes this step')}{gate}"
 
@@ -377,16 +408,16 @@ class GateChecker:
             for p in procs:
                 if p in s.producer.domain():
                     pc, k, _ = s.producer[p]
+                    post = self.c.post_of(p, k)
+                    posted = "?" if post is None else self.units.traced(post[0])
                     if pc in (sg.P_OWES_TOKEN, sg.P_OWES_RELEASE):
-                        post = self.c.post_of(p, k)
-                        what = f"owes {_owed(pc)} of actor {post[0] if post else '?'}"
+                        what = f"owes {_owed(pc)} of actor {posted}"
                     elif pc == sg.P_CAS_LOST:
-                        post = self.c.post_of(p, k)
-                        what = f"owes a permit_release (surplus) of actor {post[0] if post else '?'}"
+                        what = f"owes a permit_release (surplus) of actor {posted}"
                 if p in s.worker.domain():
                     wpc, actor, _, _ = s.worker[p]
                     if wpc in (sg.W_OWES_TOKEN, sg.W_OWES_RELEASE):
-                        what = f"owes {_owed(wpc)} of actor {actor}"
+                        what = f"owes {_owed(wpc)} of actor {self.units.traced(actor)}"
             if what is None:
                 return None
             said.add(what)
@@ -395,12 +426,6 @@ class GateChecker:
 
 def _owed(pc: str) -> str:
     return "a token_enqueue" if pc.endswith("token") else "a permit_release"
-
-
-def _gate_word(m: Miss) -> str:
-    """The gate word of the state a near miss comes from, for the actor it logs."""
-    actor = m.fields.get("actor")
-    return f"gate {m.state.gate[actor].show()}" if isinstance(actor, int) else ""
 
 
 def _make(config: dict[str, Any]) -> GateChecker:

@@ -7,7 +7,9 @@ the trace does not log are deferred (``DEFERRED``): a producer's ``Admit``, a wo
 needs it, so whether every producer has passed its stop-state check, or every drainer its next
 pop, does not multiply the states held. It streams: producers join at their first post and their
 scripts are learned as the posts come, so memory is the live state set, not the trace. It is the
-reference the fast path is tested against.
+reference the fast path is tested against. Lanes are named 0, 1, 2, ... in the order the trace
+names them (``search_binding.UnitNames``): the states hold the lanes the trace named, whatever their
+numbers, and words say the trace's numbers.
 """
 
 from __future__ import annotations
@@ -16,9 +18,15 @@ from collections.abc import Callable, Hashable, Mapping
 from operator import attrgetter
 from typing import Any
 
-from model_checks.conformance.lane_roles import add_producer, add_stopper, announce_post, role_pc
+from model_checks.conformance.lane_roles import (
+    add_producer,
+    add_stopper,
+    announce_post,
+    role_pc,
+    traced_lanes,
+)
 from model_checks.conformance.search import FunctionPcs, NoMatch, TraceSearch
-from model_checks.conformance.search_binding import add_process, add_units, forget_read
+from model_checks.conformance.search_binding import UnitNames, add_process, forget_read
 from model_checks.conformance.search_words import least_queued
 from model_checks.conformance.verdict import Rejected
 from model_checks.conformance.wording import shown_states
@@ -113,6 +121,7 @@ class SpecEngine:
         # Lanes join as the trace names them: a lane never named stays Idle and empty in every
         # behaviour, so the header's count (up to 65,536) costs nothing.
         self.c = HEADER.constants(TraceConstants, config.as_dict(), callback_stop=True)
+        self.units = UnitNames("lane", "lanes", UNNAMED_LANE)
         self.search = TraceSearch(
             wl.SPEC,
             self.c,
@@ -132,13 +141,19 @@ class SpecEngine:
         self.search.invariants = [wl.ReadyQueueBounded, WithinPool]
         self.stop_of: dict[str, str] = {}  # thread -> the anonymous Stop call its stop_begin owns
         self.owner: dict[str, str] = {}  # that Stop call -> "<thread>@<seq>", its name in words
-        # lane -> the items its DiscardLane dropped that no discard has listed yet
+        # lane (the spec's number) -> the items its DiscardLane dropped that no discard has listed yet
         self.unlisted: dict[int, list[Any]] = {}
 
     @property
     def states(self) -> set[wl.Vars]:
-        """The states some behaviour could be in, in the trace's words (``binding.plain``)."""
-        return {plain(s, self.owner) for s in self.search.states}
+        """The states some behaviour could be in, in the trace's words (``_shown``)."""
+        return {self._shown(s) for s in self.search.states}
+
+    def _shown(self, s: wl.Vars) -> wl.Vars:
+        """``s`` in the trace's words: its processes as ``binding.plain`` names them, its lanes by
+        the trace's numbers."""
+        shown: wl.Vars = traced_lanes(plain(s, self.owner), self.units)
+        return shown
 
     # -- binding ---------------------------------------------------------------------------------
 
@@ -180,23 +195,22 @@ class SpecEngine:
 
     def step(self, ev: Event) -> None:
         kind, thread = ev["event"], ev["thread"]
-        lane = ev.get("lane")
-        if type(lane) is int and lane >= self.c.lanes:
-            self.c = add_units(self.search, self.c, "lanes", lane, UNNAMED_LANE)
+        self.c, named = self.units.spec_event(self.search, self.c, ev)
         procs = self._processes(ev)
         if kind == "post":
-            self._announce(ev, procs[0])
+            self._announce(named, procs[0])
         if kind == "stop_end" and self.unlisted and procs:
-            lane, held = min(self.unlisted.items())
+            lane = self.units.in_trace_order(self.unlisted)[0]
             raise Rejected(
                 7,
-                f"stop_end {ev['mode']} while lane {lane} still holds {show_items(held)}: every accepted "
-                "item must have been run or discarded first",
+                f"stop_end {ev['mode']} while lane {self.units.traced(lane)} still holds"
+                f" {show_items(self.unlisted[lane])}: every accepted item must have been run or"
+                " discarded first",
             )
         if kind == "discard":
-            self._discard(ev, procs)
+            self._discard(ev, named, procs)
         else:
-            self._step(ev, procs)
+            self._step(ev, named, procs)
         if kind == "stop_begin":
             self.stop_of[thread] = procs[0]
             self.owner[procs[0]] = f"{thread}@{ev['seq']}"
@@ -207,14 +221,15 @@ class SpecEngine:
             if p in self.c.posts:
                 forget_read(self.c.posts[p], self.search.live, lambda s: s.producer[p][1])
 
-    def _step(self, ev: Event, procs: list[str]) -> None:
+    def _step(self, ev: Event, named: Event, procs: list[str]) -> None:
+        """The search takes ``named`` (``ev`` in the spec's lane numbers); a refusal says ``ev``."""
         try:
-            self.search.step(ev, procs)
+            self.search.step(named, procs)
         except NoMatch as none:
-            shown = sorted({plain(s, self.owner) for s in none.states}, key=repr)
+            shown = sorted({self._shown(s) for s in none.states}, key=repr)
             raise Rejected(*explain(ev, shown, self.c)) from None
 
-    def _discard(self, ev: Event, procs: list[str]) -> None:
+    def _discard(self, ev: Event, named: Event, procs: list[str]) -> None:
         """Rule 7 lets a lane's items be listed over several discards, in any order (``discards``).
 
         The spec drops a lane's whole queue in one ``DiscardLane``: it is taken at the lane's
@@ -223,19 +238,19 @@ class SpecEngine:
         verdict: once Stop(discard) has dropped a queue with no drain in flight, no drain begins
         and no post is accepted, so no later event reads that lane's queue.
         """
-        lane, items = ev["lane"], ev["items"]
+        lane, items = named["lane"], ev["items"]
         stop = procs[0] if procs else None
         unlisted = self.unlisted.get(lane)
         if unlisted is not None and stop is not None:
             rest = take_out(unlisted, items)
             if rest is None:
-                raise Rejected(7, not_held(lane, items, unlisted))
+                raise Rejected(7, not_held(ev["lane"], items, unlisted))
             self._still_unlisted(lane, rest)
             return
         may = [s for s in self.search.live if _may_discard(s, stop)] if stop is not None else []
         if not items:
             if not may:
-                self._step(ev, procs)  # refused, in the words of the step the spec lacks
+                self._step(ev, named, procs)  # refused, in the words of the step the spec lacks
             return
         by_queue: dict[tuple[Any, ...], set[wl.Vars]] = {}
         for s in may:
@@ -243,11 +258,11 @@ class SpecEngine:
         held = [q for q in by_queue if take_out(q, items) is not None]
         if not held:
             if not by_queue:
-                self._step(ev, procs)  # no behaviour may discard here: refused in the spec's words
-            raise Rejected(7, not_held(lane, items, list(min(by_queue, key=repr))))
+                self._step(ev, named, procs)  # no behaviour may discard here: refused in the spec's words
+            raise Rejected(7, not_held(ev["lane"], items, list(min(by_queue, key=repr))))
         queue = min(held, key=repr)  # with no drain in flight every behaviour holds one queue
         self.search.states = by_queue[queue]
-        self._step({**ev, "items": list(queue)}, procs)
+        self._step(ev, {**named, "items": list(queue)}, procs)
         self._still_unlisted(lane, take_out(queue, items) or [])
 
     def _still_unlisted(self, lane: int, rest: list[Any]) -> None:
@@ -263,8 +278,11 @@ class SpecEngine:
 
     def pending(self) -> dict[str, Any]:
         s = least_queued(self.states, lambda s: s.queue.values())
-        items = {str(lane): [i for _, i in s.queue[lane]] for lane in wl.Lanes(self.c) if s.queue[lane]}
-        items.update({str(lane): list(held) for lane, held in sorted(self.unlisted.items())})
+        traced = self.units.traced
+        # ``s`` is in the trace's lane numbers; ``unlisted`` in the spec's.
+        queued = {lane: [i for _, i in queue] for lane, queue in s.queue.items() if queue}
+        queued.update({traced(lane): list(held) for lane, held in self.unlisted.items()})
+        items = {str(lane): queued[lane] for lane in sorted(queued)}
         owed = {p: lane for p, (pc, _, lane) in s.producer.items() if pc == wl.P_OWES}
         owed.update({w: lane for w, (pc, lane, _, _) in s.worker.items() if pc == wl.W_OWES})
         return {"items": items, "submissions": dict(sorted(owed.items()))}

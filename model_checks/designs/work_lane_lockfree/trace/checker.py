@@ -15,7 +15,9 @@ Binding (docs/trace-format.md, "Trace format v2"):
 
 Trace events are translated to the spec's labels first: ``push`` capacity_exceeded is the
 spec's ``post`` of ``PushFull``; ``cas`` ``from``/``to`` are its ``expect``/``new`` (words
-capitalised); ``reset`` is its ``discard``. Memory is the live state set plus, per producer,
+capitalised); ``reset`` is its ``discard``. Lanes are named 0, 1, 2, ... in the order the trace
+names them (``search_binding.UnitNames``), so the states hold only the lanes it named; words say
+the trace's numbers. Memory is the live state set plus, per producer,
 the posts some live state has not yet made.
 """
 
@@ -25,9 +27,15 @@ from collections.abc import Hashable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from model_checks.conformance.lane_roles import add_producer, add_stopper, announce_post, role_pc
+from model_checks.conformance.lane_roles import (
+    add_producer,
+    add_stopper,
+    announce_post,
+    role_pc,
+    traced_lanes,
+)
 from model_checks.conformance.search import Miss, NoMatch, TraceSearch
-from model_checks.conformance.search_binding import add_process, add_units, forget_read
+from model_checks.conformance.search_binding import UnitNames, add_process, forget_read
 from model_checks.conformance.search_words import least_queued, pending_phrases
 from model_checks.conformance.streamed import Event
 from model_checks.conformance.trace_processes import TraceProcesses
@@ -170,6 +178,7 @@ class LockFreeChecker:
         # behaviour, so the header's count (up to 65,536) costs nothing.
         self.c = HEADER.constants(LockFreeTraceConstants, config, callback_stop=True)
         self.lanes = int(config["lanes"])
+        self.units = UnitNames("lane", "lanes", UNNAMED_LANE)
         self.search = TraceSearch(
             wlf.SPEC,
             self.c,
@@ -238,7 +247,6 @@ class LockFreeChecker:
 
     def step(self, ev: Event) -> None:
         kind = ev["event"]
-        lane = ev.get("lane")
         if kind == "post":
             self._check_post(ev)
         if kind == "stop_end" and ev["result"] == "failed":
@@ -247,18 +255,17 @@ class LockFreeChecker:
                 f"stop_end {ev['mode']} reports that the scheduler failed (its own code raised): "
                 "no behaviour of the spec fails",
             )
-        if type(lane) is int and lane >= self.c.lanes:
-            self.c = add_units(self.search, self.c, "lanes", lane, UNNAMED_LANE)
+        self.c, named = self.units.spec_event(self.search, self.c, ev)
         procs = self._processes(ev)
         if kind in ("post", "push"):
-            self._announce(ev, procs[0])
+            self._announce(named, procs[0])
         if kind == "reset" and not ev["items"]:
-            self._empty_reset(ev, procs)
+            self._empty_reset(ev, named["lane"], procs)
             return
         try:
-            self.search.step(spec_event(ev), procs)
+            self.search.step(spec_event(named), procs)
         except NoMatch as none:
-            raise Rejected(*self._why(ev, procs, none)) from None
+            raise Rejected(*self._why(ev, named, procs, none)) from None
         if kind == "stop_begin":
             self.stop_of[ev["thread"]] = procs[0]
         elif kind == "stop_end":
@@ -283,9 +290,9 @@ class LockFreeChecker:
                 line, f"line {line}: a post has `lane: null` exactly when its result is invalid_argument"
             )
 
-    def _empty_reset(self, ev: Event, procs: list[str]) -> None:
-        """A reset that destroyed nothing: allowed where the Stop(discard) could reset that lane empty."""
-        lane = ev["lane"]
+    def _empty_reset(self, ev: Event, lane: int, procs: list[str]) -> None:
+        """A reset that destroyed nothing: allowed where the Stop(discard) could reset that lane
+        empty (``lane``: the spec's number of the event's)."""
         keep = {
             s
             for s in self.search.states
@@ -306,6 +313,7 @@ class LockFreeChecker:
 
     def pending(self) -> tuple[dict[str, Any], list[str]]:
         s = least_queued(self.search.states, lambda s: s.queue.values())
+        s = traced_lanes(s, self.units)
         items = {str(lane): [i for _, i in q] for lane, q in s.queue.items() if q}
         owed: dict[str, str] = {}
         for p, (pc, _, lane) in s.producer.items():
@@ -324,17 +332,19 @@ class LockFreeChecker:
         return {"items": items, "threads": dict(sorted(owed.items()))}, phrases
 
     def describe(self) -> list[dict[str, Any]]:
-        return shown_states(lambda s: wlf.Show(self.c, s), self.search.states)
+        return shown_states(lambda s: wlf.Show(self.c, traced_lanes(s, self.units)), self.search.states)
 
     # -- words for a rejection -------------------------------------------------------------------
 
-    def _why(self, ev: Event, procs: list[str], none: NoMatch) -> tuple[int, str]:
+    def _why(self, ev: Event, named: Event, procs: list[str], none: NoMatch) -> tuple[int, str]:
+        """Why no behaviour takes ``ev`` (``named``: the same event in the spec's lane numbers)."""
         kind, thread = ev["event"], ev["thread"]
         head = show_event(ev)
         rule = RULE_OF_EVENT.get(kind, 2)
         owing = _owing(none.states, procs)
         if owing is not None and kind not in ("submit", "submit_refused"):
-            return 2, f"{head} — {thread} owes the submission of lane {owing} and must log it first"
+            lane = self.units.traced(owing)
+            return 2, f"{head} — {thread} owes the submission of lane {lane} and must log it first"
         if kind == "stop_end":
             dropped = self._dropped(none.states, ev["mode"])
             if dropped:
@@ -357,14 +367,15 @@ class LockFreeChecker:
                 "stop_end": "a stop_begin",
             }.get(kind, "a take")
             return rule, f"{head} — {HINT.get(kind, '')}, and {thread} has logged no {role} before"
-        misses = [m for m in none.misses if m.differing]
+        misses = [self.units.traced_miss(m) for m in none.misses if m.differing]
         if misses:
             return rule, f"{head} — {_differ(misses)}"
-        lane = ev.get("lane")
-        words = self._lane_words(lane) if type(lane) is int else ""
+        unit = named.get("lane")
+        words = self._lane_words(unit) if type(unit) is int else ""
         return rule, f"{head} — {HINT.get(kind, 'no behaviour takes this step')}{words}"
 
     def _lane_words(self, lane: int) -> str:
+        """What lane ``lane`` (the spec's number) could hold, under its trace number."""
         seen = sorted(
             {
                 f"{TRACE_WORD[s.status[lane]]} holding {[i for _, i in s.queue[lane]]}"
@@ -372,7 +383,7 @@ class LockFreeChecker:
                 if lane in s.queue.domain()
             }
         )
-        return could_be(f"lane {lane}", seen, "; ")
+        return could_be(f"lane {self.units.traced(lane)}", seen, "; ")
 
     @staticmethod
     def _dropped(states: list[wlf.Vars], mode: str) -> str:

@@ -87,7 +87,10 @@ class StealingSearch:
         workers = int(config["workers"])
         self.fields = EventFields(workers)
         self.names = frozenset(f"w{i}" for i in range(workers))
-        self.c = wo.OpenConstants(workers=workers, capacity=int(config["capacity"]), tasks=(), roots=())
+        # A refused header is refused at its first event (or the end): no search of its size is
+        # built, which for 5,000 workers would not fit in memory (its actions' instances alone).
+        sized = (workers, int(config["capacity"])) if self.refused is None else (1, 1)
+        self.c = wo.OpenConstants(workers=sized[0], capacity=sized[1], tasks=(), roots=())
         start = [] if self.refused is not None else [wo.Init(self.c)]
         self.search = self._search(start)
         self.running: dict[str, list[Any]] = {}  # worker -> its running tasks, innermost last
