@@ -11,7 +11,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -124,54 +124,51 @@ def _judged(design: str, tmp_path: Path) -> list[tuple[str, list[str], str, Verd
     return judged
 
 
-@pytest.mark.timeout(300)
-@pytest.mark.parametrize("design", list(DESIGNS))
-def test_renumbered_units_get_the_same_verdict_in_their_own_numbers(design: str, tmp_path: Path) -> None:
+def _renumbered(
+    design: str, tmp_path: Path, renamed: Callable[[int], int]
+) -> Iterator[tuple[str, Verdict, Verdict]]:
+    """Per corpus trace and engine: ``(where, verdict renumbered, verdict expected)``, the latter
+    the first-use trace's verdict with its words renumbered."""
     field, count, _, _ = DESIGNS[design]
     complete = trace_benches()[design].complete
     for name, lines, engine, first in _judged(design, tmp_path):
-        second = validate_lines(_renamed_lines(lines, field, count, spread), engine, complete=complete)
+        second = validate_lines(_renamed_lines(lines, field, count, renamed), engine, complete=complete)
         expected = dataclasses.replace(
             first,
-            message=_renamed_words(first.message, field, spread),
-            pending=_renamed_shown(first.pending, field, spread),
-            last_states=_renamed_shown(first.last_states, field, spread),
+            message=_renamed_words(first.message, field, renamed),
+            pending=_renamed_shown(first.pending, field, renamed),
+            last_states=_renamed_shown(first.last_states, field, renamed),
         )
-        assert second == expected, (name, engine)
+        yield f"{name} ({engine})", second, expected
+
+
+@pytest.mark.timeout(300)
+@pytest.mark.parametrize("design", list(DESIGNS))
+def test_renumbered_units_get_the_same_verdict_in_their_own_numbers(design: str, tmp_path: Path) -> None:
+    for where, second, expected in _renumbered(design, tmp_path, spread):
+        assert second == expected, where
 
 
 @pytest.mark.timeout(300)
 @pytest.mark.parametrize("design", list(DESIGNS))
 def test_words_list_units_in_the_order_of_the_traces_numbers(design: str, tmp_path: Path) -> None:
     """Renumbered in the reverse order, the verdict is the same but for the order units are listed in."""
-    field, count, _, _ = DESIGNS[design]
-    complete = trace_benches()[design].complete
-    for name, lines, engine, first in _judged(design, tmp_path):
-        second = validate_lines(
-            _renamed_lines(lines, field, count, reversed_spread), engine, complete=complete
-        )
-        listed = rf"\b{field} (\d+): [^;]*"  # a unit's entry in a list of what each holds
-        message = _renamed_words(first.message, field, reversed_spread)
-        assert re.sub(listed, "-", second.message) == re.sub(listed, "-", message), (name, engine)
-        entries = re.findall(listed.replace("(", "(?:"), second.message)
-        assert sorted(entries) == sorted(re.findall(listed.replace("(", "(?:"), message)), (name, engine)
+    field = DESIGNS[design][0]
+    listed = rf"\b{field} (\d+): [^;]*"  # a unit's entry in a list of what each holds
+    entry = listed.replace("(", "(?:")
+    for where, second, expected in _renumbered(design, tmp_path, reversed_spread):
+        message = expected.message
+        assert re.sub(listed, "-", second.message) == re.sub(listed, "-", message), where
+        assert sorted(re.findall(entry, second.message)) == sorted(re.findall(entry, message)), where
         numbers = [int(n) for n in re.findall(listed, second.message)]
-        assert numbers == sorted(numbers), (name, engine, second.message)
+        assert numbers == sorted(numbers), (where, second.message)
         for shown in second.last_states:
             for value in shown.values():
                 if isinstance(value, dict) and all(str(k).isdigit() for k in value):
-                    assert list(value) == sorted(value, key=int), (name, engine, value)
-        expected = dataclasses.replace(
-            first,
-            message=second.message,
-            pending=_renamed_shown(first.pending, field, reversed_spread),
-            last_states=_unordered(_renamed_shown(first.last_states, field, reversed_spread)),
-        )
+                    assert list(value) == sorted(value, key=int), (where, value)
         # Dicts compare regardless of order; the states shown are a set, listed in some order.
-        assert dataclasses.replace(second, last_states=_unordered(second.last_states)) == expected, (
-            name,
-            engine,
-        )
+        unordered = dataclasses.replace(second, message=message, last_states=_unordered(second.last_states))
+        assert unordered == dataclasses.replace(expected, last_states=_unordered(expected.last_states)), where
 
 
 def _unordered(states: list[dict[str, Any]]) -> list[dict[str, Any]]:
