@@ -4,7 +4,7 @@ where the trace's differ, the few states the spec could be in."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Iterable, Mapping
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from typing import Any, TypeVar
 
 from model_checks.conformance.verdict import Rejected, plain
@@ -18,6 +18,13 @@ def show_event(ev: Mapping[str, Any], hidden: Collection[str] = ()) -> str:
     """``thread event {fields}``: an event as a rejection names it."""
     fields = {k: v for k, v in ev.items() if k not in _NOT_SHOWN and k not in hidden}
     return f"{ev['thread']} {ev['event']} {fields}"
+
+
+def some_of(first: Sequence[str], count: int) -> str:
+    """``first`` (the first few of ``count`` names) joined, saying how many more there are: a
+    message that names only some of the threads or jobs must not read as naming them all."""
+    more = count - len(first)
+    return ", ".join(first) + (f" and {more} more" if more > 0 else "")
 
 
 def mid_step(threads: Mapping[str, str]) -> str:

@@ -147,6 +147,14 @@ CASES: dict[str, tuple[list[Ev], int, bool, int | None, int, tuple[str, ...]]] =
         ("busy",),
     ),
     "no thread picked while one is idle": ([post(0, None)], 2, False, 1, 4, ("t0, t1 are idle",)),
+    "no thread picked while many are idle": (  # the words count the threads they do not name
+        [post(0, None)],
+        12,
+        False,
+        1,
+        4,
+        ("t0, t1, t2, t3, t4, t5, t6, t7 and 4 more are idle",),
+    ),
     "unlocked check then wait": (
         [*W0, *cycle("t0", 0), take("t0", None), post(1, None)],
         1,
@@ -331,6 +339,14 @@ CASES: dict[str, tuple[list[Ev], int, bool, int | None, int, tuple[str, ...]]] =
         2,
         8,
         ("t0 has not exited",),
+    ),
+    "stop_end before many threads exited": (  # the words count the threads they do not name
+        [stop_begin(), wait("t0"), wake("t0", "stop"), stop_end()],
+        20,
+        False,
+        4,
+        8,
+        ("t1, t2, t3, t4, t5, t6, t7, t8 and 11 more have not exited",),
     ),
     "stop_end failed": (
         [stop_begin(), wait("t0"), wake("t0", "stop"), stop_end(result="failed")],

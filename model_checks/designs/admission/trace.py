@@ -30,6 +30,7 @@ from typing import Any
 
 from model_checks.conformance.streamed import DesignFormat, Event
 from model_checks.conformance.verdict import Rejected
+from model_checks.conformance.wording import some_of
 from model_checks.designs.admission.trace_fields import (
     ADMISSION_RULES,
     BUDGET_REASONS,
@@ -365,8 +366,8 @@ class AdmissionChecker:
             theirs = ev["counts"].get(state)
             if theirs is None or theirs == mine[state]:
                 continue
-            held = [f"job {n} (seq {j.last_seq})" for n, j in self.jobs.items() if j.state == state][:5]
-            said = f": {', '.join(held)}" if held else ""
+            held = [f"job {n} (seq {j.last_seq})" for n, j in self.jobs.items() if j.state == state]
+            said = f": {some_of(held[:5], len(held))}" if held else ""
             raise Rejected(
                 9,
                 f"{_show(ev)} — the store holds {theirs} {state} job(s), the trace accounts for {mine[state]}"
@@ -380,9 +381,10 @@ class AdmissionChecker:
             raise Rejected(
                 9, f"{head}{self.open.thread}'s {self.open.kind} of job {self.open.job} is undecided"
             )
-        running = [f"job {n} ({j.holder})" for n, j in self.jobs.items() if j.state == "processing"][:5]
+        running = [f"job {n} ({j.holder})" for n, j in self.jobs.items() if j.state == "processing"]
         if running:
-            raise Rejected(9, f"{head}the run is over but {', '.join(running)} still processing: lost")
+            shown = some_of(running[:5], len(running))
+            raise Rejected(9, f"{head}the run is over but {shown} still processing: lost")
 
     def finish(self, complete: bool) -> None:
         if complete and not self.complete:

@@ -19,6 +19,7 @@ from typing import Any
 from model_checks.conformance.fast_format import Owed
 from model_checks.conformance.reader import clip
 from model_checks.conformance.verdict import Rejected
+from model_checks.conformance.wording import some_of
 from model_checks.designs.event_pool.trace.state import (
     ASLEEP,
     CANCELLED,
@@ -90,12 +91,12 @@ class Model(StopEvents):
             )
         if to is None:
             if self.idle_count:
-                idle = self._idle_names()
+                idle = some_of(self._idle_names(), self.idle_count)
+                are = "is" if self.idle_count == 1 else "are"
                 raise Rejected(
                     4,
-                    f"post of work {item} picks no thread while {', '.join(idle)} "
-                    f"{'is' if len(idle) == 1 else 'are'} idle: the work waits for a busy thread while an "
-                    "idle one sleeps (idle first)",
+                    f"post of work {item} picks no thread while {idle} {are} idle: the work waits for a"
+                    " busy thread while an idle one sleeps (idle first)",
                 )
         else:
             t = self.index.get(to)
@@ -106,10 +107,9 @@ class Model(StopEvents):
                     f"(t0 .. t{self.threads - 1})",
                 )
             if not self.idle[t]:
-                idle = self._idle_names()
-                others = (
-                    f" while {', '.join(idle)} {'sleeps' if len(idle) == 1 else 'sleep'} idle" if idle else ""
-                )
+                idle = some_of(self._idle_names(), self.idle_count)
+                sleeps = "sleeps" if self.idle_count == 1 else "sleep"
+                others = f" while {idle} {sleeps} idle" if self.idle_count else ""
                 raise Rejected(
                     4,
                     f"post of work {item} picks t{t}, which is busy (not idle since it was picked or took "

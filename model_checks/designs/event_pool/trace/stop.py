@@ -8,6 +8,7 @@ from itertools import pairwise
 
 from model_checks.conformance.reader import clip
 from model_checks.conformance.verdict import Rejected
+from model_checks.conformance.wording import some_of
 from model_checks.designs.event_pool.trace.state import (
     DISCARDED,
     EXITED,
@@ -111,10 +112,11 @@ class StopEvents(PoolState):
                 "fails (the works it dropped are reported, but the trace left the spec before)",
             )
         if self.exited < self.threads:
+            count = self.threads - self.exited
             left = [f"t{t}" for t in range(self.threads) if self.state[t] != EXITED][:SHOWN]
             raise Rejected(
                 8,
-                f"stop_end while {', '.join(left)} {'has' if len(left) == 1 else 'have'} not exited "
+                f"stop_end while {some_of(left, count)} {'has' if count == 1 else 'have'} not exited "
                 "(no wake stop): stop returns after joining every pool thread",
             )
         # Every work settled: a pool thread exits only at wake stop, which rule 8 holds to that.

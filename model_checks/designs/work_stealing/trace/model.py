@@ -31,6 +31,7 @@ from typing import Any
 from model_checks.conformance.fast_format import Owed
 from model_checks.conformance.reader import clip
 from model_checks.conformance.verdict import Rejected
+from model_checks.conformance.wording import some_of
 from model_checks.designs.work_stealing.trace.places import Places
 
 Task = str | int
@@ -478,7 +479,7 @@ class Model:
             owed.add("running", running, f"running: {running}")
         if self.parked:
             parked = [f"w{w}" for w in sorted(self.parked)][:SHOWN]
-            owed.add("parked", parked, f"parked: {', '.join(parked)}")
+            owed.add("parked", parked, f"parked: {some_of(parked, len(self.parked))}")
         owed.stop(self.stop_mode, self.stopped, self.stop_seq)
         return owed.pending()
 
