@@ -26,6 +26,7 @@ step is a loop of plain calls.
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Iterable, Mapping
+from heapq import heappop, heappush
 from typing import Any, TypeVar
 
 from model_checks.conformance.action_tables import (
@@ -690,6 +691,46 @@ class TraceSearch:
         """Hold ``states`` (closed under the steps not deferred, as ``live`` is)."""
         self.live = states
         self._closed = None
+
+    def reaches(self, accept: Callable[[State], bool]) -> bool:
+        """Whether some state of ``states`` is accepted, found without the whole closure: best
+        first from the states held, the state with the fewest deferred steps enabled next (the
+        nearest to quiescence, where a run's end is judged). The closure can be far larger than
+        the way to one such state: a sender that may or may not have re-checked, times each of
+        them, where only the state in which every one did ends the run."""
+        if self._closed is not None or not self._deferred_by_process:
+            return any([accept(s) for s in (self.live if self._closed is None else self._closed)])
+        c = self.c
+        procs = tuple(self._deferred_by_process)
+        eager = bool(self._internal)
+        seen: set[State] = set()
+        order = 0  # ties by arrival: a heap never compares two states
+        frontier: list[tuple[int, int, State, list[Instance]]] = []
+        for s in self.live:
+            seen.add(s)
+            steps = self._reach_steps(s, procs, eager)
+            heappush(frontier, (len(steps), order, s, steps))
+            order += 1
+        while frontier:
+            _, _, s, steps = heappop(frontier)
+            if accept(s):
+                return True
+            for fn, args in steps:
+                nxt = fn(c, s, args[0]) if len(args) == 1 else fn(c, s, *args)
+                if nxt is not None and nxt not in seen:
+                    seen.add(nxt)
+                    later = self._reach_steps(nxt, procs, eager)
+                    heappush(frontier, (len(later), order, nxt, later))
+                    order += 1
+        return False
+
+    def _reach_steps(self, s: State, procs: tuple[Hashable, ...], eager: bool) -> list[Instance]:
+        """``reaches``'s steps from ``s``: the deferred ones, and the internal ones not deferred."""
+        steps = list(self._deferred_for(s, procs))
+        if eager:
+            for insts in self._steps_of(s):
+                steps.extend(insts)
+        return steps
 
     def narrow(self, kept: set[State]) -> None:
         """Hold ``kept``: the states some behaviour could be in after a check the trace makes

@@ -13,18 +13,27 @@ import dataclasses
 
 import pytest
 
-from model_checks.conformance.movers import MOVES_UNIT
+from model_checks.conformance.movers import LEAVES_PC, MOVES_UNIT
+from model_checks.conformance.verdict import Rejected
 from model_checks.designs.akka_mailbox.bench import akka_scheduled
 from model_checks.designs.akka_mailbox.configs import CONFIGS
 from model_checks.designs.akka_mailbox.trace import FORMAT, AkkaChecker
-from model_checks.designs.akka_mailbox.trace_search import DEFERRED, UNIT_FIELD, local_pc, mailbox_of
+from model_checks.designs.akka_mailbox.trace_search import (
+    DEFERRED,
+    MOVES_TO,
+    UNIT_FIELD,
+    local_pc,
+    mailbox_of,
+)
 from spec import akka_mailbox as am
 from tests.conformance.deferral_checks import Declaration, agree_on_run_and_mutants, live_set_sum
 
 EAGER = dataclasses.replace(FORMAT, make=lambda config: AkkaChecker(config, deferred={}))
 
 
-DECLARED = Declaration(am.SPEC, CONFIGS, DEFERRED, local=local_pc, unit=mailbox_of, unit_field=UNIT_FIELD)
+DECLARED = Declaration(
+    am.SPEC, CONFIGS, DEFERRED, local=local_pc, unit=mailbox_of, unit_field=UNIT_FIELD, moves_to=MOVES_TO
+)
 
 
 def test_every_internal_action_is_deferred() -> None:
@@ -38,6 +47,81 @@ def test_a_unit_that_other_processes_change_is_caught() -> None:
     # the search holds would not say what a deferred step is about when it is taken.
     found = DECLARED.violations("small", unit=lambda s, process: (am.Local(s, process)[1], len(s.executor)))
     assert any(other.endswith(MOVES_UNIT) for _, other in found)
+
+
+@pytest.mark.timeout(300)
+def test_a_wrong_moves_to_is_caught() -> None:
+    # Claimed: a sender that finds the word Scheduled goes on to the CAS (the search would then
+    # pull such senders into every event that a CAS does not move past).
+    found = DECLARED.violations("small", moves_to={**MOVES_TO, "SendSeesScheduled": frozenset({am.R_CAS})})
+    assert ("SendSeesScheduled", LEAVES_PC) in found
+
+
+def _senders_then_one_run(n: int) -> list[dict[str, object]]:
+    """``n`` senders append to mailbox 0 while its first sender's schedule holds it Scheduled; one
+    run processes them all. Each sender's re-check after its append is unlogged."""
+    events: list[dict[str, object]] = []
+    for k in range(n):
+        t = f"p{k}"
+        events += [
+            {"thread": t, "event": "send", "mailbox": 0, "item": f"m{k}", "result": "ok"},
+            {"thread": t, "event": "append", "mailbox": 0, "item": f"m{k}"},
+        ]
+        if k == 0:
+            events += [
+                {"thread": t, "event": "schedule", "mailbox": 0},
+                {"thread": t, "event": "execute", "mailbox": 0},
+            ]
+    events.append({"thread": "w0", "event": "run_begin", "mailbox": 0})
+    events += [{"thread": "w0", "event": "process", "mailbox": 0, "item": f"m{k}"} for k in range(n)]
+    events.append({"thread": "w0", "event": "run_end", "mailbox": 0, "processed": n, "status": 0})
+    return [{"seq": seq, **e} for seq, e in enumerate(events, start=1)]
+
+
+@pytest.mark.timeout(120)
+def test_a_process_takes_no_senders_re_check() -> None:
+    """``MOVES_TO``: a sender owing its re-check can reach no queue read, so a ``process`` takes the
+    worker's steps only (it took every sender's: 2^senders states, at every message)."""
+    events = _senders_then_one_run(8)
+    checker = AkkaChecker({"workers": 1, "throughput": 8, "logs_append": True})
+    first = next(i for i, e in enumerate(events) if e["event"] == "process")
+    for ev in events[:first]:
+        checker.step(ev)
+    assert checker.search._taking("process", ("w:w0",), 0) == {"w:w0"}
+    for ev in events[first:-1]:
+        checker.step(ev)
+        assert len(checker.search.live) == 1
+    checker.step(events[-1])  # each sender may re-check before the run's setAsIdle, or after
+    assert len(checker.search.live) == 2**7
+    checker.finish(complete=True)  # the state where every one re-checked before: found first
+    cut = AkkaChecker({"workers": 1, "throughput": 8, "logs_append": True})
+    for ev in events[:-2]:  # the last message never processed
+        cut.step(ev)
+    with pytest.raises(Rejected) as refused:
+        cut.finish(complete=True)
+    assert refused.value.rule == 6 and "m7" in refused.value.message
+
+
+@pytest.mark.timeout(300)
+def test_reaches_is_any_state_of_the_closure() -> None:
+    """``TraceSearch.reaches`` (best first, stopping at the first) says what a look at every
+    state of the closure says, after every event, of predicates true nowhere, somewhere, late."""
+    events = _senders_then_one_run(4)
+    checker = AkkaChecker({"workers": 1, "throughput": 4, "logs_append": True})
+    predicates = {
+        "done": lambda s: am.Done(checker.c, s) and am.AllSettled(checker.c, s),
+        "a sender at its CAS": lambda s: any(pc == am.R_CAS for pc, _, _ in s.producer.values()),
+        "never": lambda s: False,
+    }
+    seen = {name: set() for name in predicates}
+    for ev in events:
+        checker.step(ev)
+        for name, accept in predicates.items():
+            found = checker.search.reaches(accept)
+            checker.search.states = checker.search.live  # ``reaches`` alone: no closure cached
+            assert found == any(accept(s) for s in checker.search.states), (ev, name)
+            seen[name].add(found)
+    assert seen == {"done": {False, True}, "a sender at its CAS": {False, True}, "never": {False}}
 
 
 @pytest.mark.timeout(900)

@@ -63,12 +63,17 @@ class Declaration:
     local: Callable[[Any, Hashable], Hashable]
     unit: Unit
     unit_field: str
+    moves_to: Mapping[str, frozenset[Hashable]] | None = None  # the pcs each deferred step leads to
 
     def violations(
-        self, config: str, blocked: Mapping[str, frozenset[str]] | None = None, unit: Unit | None = None
+        self,
+        config: str,
+        blocked: Mapping[str, frozenset[str]] | None = None,
+        unit: Unit | None = None,
+        moves_to: Mapping[str, frozenset[Hashable]] | None = None,
     ) -> set[Violation]:
-        """``reachable_violations`` of ``blocked`` (default: the declaration) and ``unit`` (default:
-        the design's) under the configuration named ``config``."""
+        """``reachable_violations`` of ``blocked`` (default: the declaration), ``unit`` and
+        ``moves_to`` (default: the design's) under the configuration named ``config``."""
         return reachable_violations(
             self.spec,
             self.configs[config],
@@ -76,6 +81,7 @@ class Declaration:
             local=self.local,
             unit=self.unit if unit is None else unit,
             unit_field=self.unit_field,
+            moves_to=self.moves_to if moves_to is None else moves_to,
         )
 
 

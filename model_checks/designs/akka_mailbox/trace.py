@@ -53,6 +53,7 @@ from model_checks.designs.akka_mailbox.trace_search import (
     DEFERRED,
     ENABLED_AT,
     MAILBOX_ITEM,
+    MOVES_TO,
     UNIT_FIELD,
     local_pc,
     mailbox_of,
@@ -208,6 +209,7 @@ class AkkaChecker:
             deferred=deferred,
             unit=mailbox_of,
             unit_field=UNIT_FIELD,
+            moves_to=MOVES_TO,
         )
 
     # -- binding ---------------------------------------------------------------------------------
@@ -346,7 +348,7 @@ class AkkaChecker:
         if not complete:
             return
         c = self.c
-        if not any(am.Done(c, s) and am.AllSettled(c, s) for s in self.search.states):
+        if not self.search.reaches(lambda s: am.Done(c, s) and am.AllSettled(c, s)):
             owed = self._appends_owed(self.search.states)
             if owed:
                 raise Rejected(4, f"the trace ends with the append of {owed} never logged")

@@ -60,6 +60,28 @@ DEFERRED: dict[str, frozenset[str]] = {
     "DequeueEmpty": frozenset({"Enqueue"}),
     "CleanUpEmpty": frozenset({"Enqueue"}),
 }
+# The pcs each internal action leaves its process at (checked on every reachable state like
+# ``DEFERRED``: tests/akka/test_deferred_units.py). With them the search sees which of a process's
+# deferred steps can lead to one an event does not move past: a sender owing its re-check after an
+# append can reach no queue read, so a ``process`` no longer expands every such sender (each may
+# or may not have re-checked: 2^senders states, pruned back to one, at every message).
+MOVES_TO: dict[str, frozenset[str]] = {
+    "SendSeesUnscheduled": frozenset({am.R_CAS}),
+    "SendSeesScheduled": frozenset({am.IDLE}),
+    "SendSeesClosed": frozenset({am.P_CLEANUP}),
+    "SenderCleanUpEmpty": frozenset({am.IDLE}),
+    "RegisterSeesOpen": frozenset({am.R_CAS, am.R_QUEUE}),
+    "RegisterSeesBlocked": frozenset({am.IDLE}),
+    "RegisterSeesMessages": frozenset({am.R_CAS}),
+    "RegisterSeesEmpty": frozenset({am.IDLE}),
+    "AlreadyScheduled": frozenset({am.IDLE}),
+    "RunSeesOpen": frozenset({am.W_SHOULD}),
+    "RunSeesClosed": frozenset({am.W_SET_IDLE}),
+    "ShouldProcessYes": frozenset({am.W_DEQUEUE}),
+    "ShouldProcessNo": frozenset({am.W_SET_IDLE}),
+    "DequeueEmpty": frozenset({am.W_SET_IDLE}),
+    "CleanUpEmpty": frozenset({am.IDLE}),
+}
 UNIT_FIELD = "mailbox"  # every event names the mailbox it is about
 # Per kind of process (its function in the state), the item of its local tuple naming its mailbox
 # (``am.Local``'s): what ``mailbox_of`` reads, read by the search with the pcs.
@@ -76,4 +98,4 @@ def mailbox_of(s: am.Vars, process: Any) -> Hashable:
     return am.Local(s, process)[1]
 
 
-__all__ = ["DEFERRED", "ENABLED_AT", "MAILBOX_ITEM", "UNIT_FIELD", "local_pc", "mailbox_of"]
+__all__ = ["DEFERRED", "ENABLED_AT", "MAILBOX_ITEM", "MOVES_TO", "UNIT_FIELD", "local_pc", "mailbox_of"]
