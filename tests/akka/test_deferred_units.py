@@ -10,6 +10,7 @@ the bench workload, their prefixes and mutants (each judged as a prefix and as a
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 
 import pytest
 
@@ -108,12 +109,12 @@ def test_reaches_is_any_state_of_the_closure() -> None:
     state of the closure says, after every event, of predicates true nowhere, somewhere, late."""
     events = _senders_then_one_run(4)
     checker = AkkaChecker({"workers": 1, "throughput": 4, "logs_append": True})
-    predicates = {
+    predicates: dict[str, Callable[[am.Vars], bool]] = {
         "done": lambda s: am.Done(checker.c, s) and am.AllSettled(checker.c, s),
         "a sender at its CAS": lambda s: any(pc == am.R_CAS for pc, _, _ in s.producer.values()),
         "never": lambda s: False,
     }
-    seen = {name: set() for name in predicates}
+    seen: dict[str, set[bool]] = {name: set() for name in predicates}
     for ev in events:
         checker.step(ev)
         for name, accept in predicates.items():
