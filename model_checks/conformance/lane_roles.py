@@ -90,10 +90,4 @@ PER_LANE = ("queue", "status", "accepted", "invoked", "discarded")
 
 def traced_lanes(s: State, lanes: UnitNames) -> State:
     """``s`` with every lane in the trace's numbers (``lanes`` names them): what its words show."""
-    t = lanes.traced
-    return s._replace(
-        **{name: lanes.traced_function(getattr(s, name)) for name in PER_LANE},
-        ready=tuple(t(lane) for lane in s.ready),
-        producer=s.producer.with_values((pc, k, t(lane)) for pc, k, lane in s.producer.values()),
-        worker=s.worker.with_values((pc, t(lane), *rest) for pc, lane, *rest in s.worker.values()),
-    )
+    return lanes.traced_state(s, PER_LANE, ("ready",), {"producer": 2, "worker": 1})

@@ -99,6 +99,25 @@ class UnitNames:
         pairs = sorted(f.items(), key=lambda entry: self._trace[entry[0]])
         return Function([self._trace[u] for u, _ in pairs], [v for _, v in pairs])
 
+    def traced_state(
+        self, s: S, per_unit: Iterable[str], queues: Iterable[str], held: Mapping[str, int]
+    ) -> S:
+        """A state (a ``NamedTuple``) with every unit in the trace's numbers, for words: its
+        ``per_unit`` functions keyed by them, its ``queues`` of units renumbered, and in each
+        function of ``held`` (a process's local tuples) the item at that index."""
+        t = self.traced
+
+        def renumbered(local: tuple[Any, ...], at: int) -> tuple[Any, ...]:
+            return (*local[:at], t(local[at]), *local[at + 1 :])
+
+        changes: dict[str, Any] = {name: self.traced_function(getattr(s, name)) for name in per_unit}
+        changes.update({name: tuple(t(u) for u in getattr(s, name)) for name in queues})
+        for name, at in held.items():
+            f = getattr(s, name)
+            changes[name] = f.with_values(renumbered(local, at) for local in f.values())
+        traced: S = s._replace(**changes)  # type: ignore[attr-defined]
+        return traced
+
     def in_trace_order(self, units: Iterable[int]) -> list[int]:
         """The spec's ``units`` in the order of their trace numbers (words list units so)."""
         return sorted(units, key=self._trace.__getitem__)

@@ -383,20 +383,8 @@ class AkkaChecker:
 
     def _traced_state(self, s: am.Vars) -> am.Vars:
         """``s`` with every mailbox in the trace's numbers: what its words show."""
-        t, keyed = self.units.traced, self.units.traced_function
-        return s._replace(
-            status=keyed(s.status),
-            queue=keyed(s.queue),
-            executor=tuple(t(mb) for mb in s.executor),
-            producer=s.producer.with_values((pc, k, t(mb)) for pc, k, mb in s.producer.values()),
-            worker=s.worker.with_values((pc, t(mb), n) for pc, mb, n in s.worker.values()),
-            supervisor=s.supervisor.with_values((pc, k, t(mb)) for pc, k, mb in s.supervisor.values()),
-            sent=keyed(s.sent),
-            processed=keyed(s.processed),
-            last=keyed(s.last),
-            dead=keyed(s.dead),
-            closed=keyed(s.closed),
-        )
+        per_mailbox = ("status", "queue", "sent", "processed", "last", "dead", "closed")
+        return self.units.traced_state(s, per_mailbox, ("executor",), MAILBOX_ITEM)
 
     def _status_word(self, m: Miss) -> str:
         """The status word of the state a near miss comes from, for the mailbox it logs (given in

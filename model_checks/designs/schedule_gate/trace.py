@@ -364,15 +364,8 @@ class GateChecker:
 
     def _traced_state(self, s: sg.Vars) -> sg.Vars:
         """``s`` with every actor in the trace's numbers: what its words show."""
-        t, keyed = self.units.traced, self.units.traced_function
-        return s._replace(
-            gate=keyed(s.gate),
-            mailbox=keyed(s.mailbox),
-            ready=tuple(t(a) for a in s.ready),
-            worker=s.worker.with_values((pc, t(a), n, spent) for pc, a, n, spent in s.worker.values()),
-            published=keyed(s.published),
-            processed=keyed(s.processed),
-        )
+        per_actor = ("gate", "mailbox", "published", "processed")
+        return self.units.traced_state(s, per_actor, ("ready",), {"worker": WORKER_ACTOR})
 
     def _gate_word(self, m: Miss) -> str:
         """The gate word of the state a near miss comes from, for the actor it logs (given in the
