@@ -36,6 +36,7 @@ CORE_FILES = [
 SEARCH_FILES = [
     "model_checks/conformance/reader.py",
     "model_checks/conformance/search.py",
+    "model_checks/conformance/step_index.py",
     "model_checks/conformance/streamed.py",
     "model_checks/conformance/action_tables.py",
     "model_checks/conformance/deferral.py",

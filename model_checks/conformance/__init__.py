@@ -17,6 +17,7 @@ from model_checks.compiled_choice import ROOT, CompiledGroup, decide
 SEARCH = (
     "model_checks.conformance.reader",
     "model_checks.conformance.search",
+    "model_checks.conformance.step_index",
     "model_checks.conformance.streamed",
     "model_checks.conformance.action_tables",
     "model_checks.conformance.deferral",

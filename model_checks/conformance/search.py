@@ -19,7 +19,8 @@ steps of many processes then no longer multiply the live set.
 Design-neutral: a design's trace binding (in its folder under ``designs``) binds
 threads to processes (``add_process`` when a thread first shows a role),
 announces each process's script entries as its events reveal them, and words
-the verdicts. Action instances are computed once per set of processes, so a
+the verdicts. Which steps a state's pcs can enable is the base class's job
+(``step_index.StepIndex``): action instances computed once per set of processes, so a
 step is a loop of plain calls.
 """
 
@@ -27,19 +28,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Iterable, Mapping
 from heapq import heappop, heappush
-from typing import Any, TypeVar
+from typing import Any
 
-from model_checks.conformance.action_tables import (
-    BothAt,
-    Gated,
-    Instance,
-    Labelled,
-    PartSteps,
-    action_tables,
-    part_steps,
-    steps_at,
-)
 from model_checks.conformance.action_tables import FunctionPcs as FunctionPcs  # for bindings
+from model_checks.conformance.action_tables import Instance
 from model_checks.conformance.deferral import (
     Chain,
     Taking,
@@ -48,12 +40,13 @@ from model_checks.conformance.deferral import (
     may_log,
     needed,
     needed_at_most,
-    reachable_from,
     units_renamed,
 )
 from model_checks.conformance.near_miss import Miss as Miss
 from model_checks.conformance.near_miss import NoMatch as NoMatch
 from model_checks.conformance.near_miss import near_misses
+from model_checks.conformance.step_index import CACHE_LIMIT as CACHE_LIMIT
+from model_checks.conformance.step_index import PartOf, State, StepIndex, bounded
 from spec.language import Emitted, Spec
 
 try:
@@ -64,7 +57,6 @@ except ImportError:  # an install without mypy's extensions runs this module as 
         return lambda cls: cls
 
 
-State = Any
 # Called with the search after each event it took (``TraceSearch.observer``): its ``states`` and
 # ``c`` are then what some behaviour could be in, under the constants bound so far.
 Observer = Callable[["TraceSearch"], None]
@@ -72,43 +64,21 @@ Observer = Callable[["TraceSearch"], None]
 
 _MISSING = object()
 
-# One part of a state's pcs (``pc_parts``): ``(process, pc)`` pairs.
-PcPart = tuple[tuple[Hashable, Hashable], ...]
-# How a part is read off a state: (the state's component it depends on, the part of that component).
-PartOf = tuple[Callable[[State], Hashable], Callable[[Any], PcPart]]
-
-
-CACHE_LIMIT = 256  # entries of each memo keyed by pcs (``TraceSearch(cache_limit=...)``)
-# ``_plan``'s memo holds this many times as many: its entries are small (a plan per event kind and
-# what the held states' chains are), and on one design's 20k-event bench trace they take about
-# 1,600 values, so at 256 it was emptied every few hundred events and ``needed`` ran again for two
-# events in three (the measurements: docs/conformance.md, "Session 29").
+# ``_plan``'s memo holds this many times as many entries as the others (``CACHE_LIMIT``): its
+# entries are small (a plan per event kind and what the held states' chains are), and on one
+# design's 20k-event bench trace they take about 1,600 values, so at 256 it was emptied every few
+# hundred events and ``needed`` ran again for two events in three (the measurements:
+# docs/conformance.md, "Session 29").
 PLAN_CACHE_FACTOR = 16
-
-M = TypeVar("M", bound=dict[Any, Any])
-
-
-def _bounded(memo: M, limit: int) -> M:
-    """``memo``, emptied first when it holds ``limit`` entries (it is one more function's cache:
-    what it held is computed again when asked)."""
-    if len(memo) >= limit:
-        memo.clear()
-    return memo
-
 
 # What an event needs of the deferred steps: the processes whose steps are taken first, with (or
 # None: every one) the actions each may take, and the processes as a set.
 Plan = tuple[tuple[Hashable, ...], Taking | None, frozenset[Hashable]]
 
 
-def _no_key(s: State) -> None:
-    """The key of every state when the search has no ``local``: one for all."""
-    return None
-
-
 # Compiled by mypyc at install (setup.py, SEARCH_FILES); tests and bindings subclass it in Python.
 @mypyc_attr(allow_interpreted_subclasses=True)
-class TraceSearch:
+class TraceSearch(StepIndex):
     """The set of possible spec states, advanced by one observed event at a time."""
 
     def __init__(
@@ -130,75 +100,41 @@ class TraceSearch:
         emits: Mapping[str, Mapping[str, Any]] | None = None,
         cache_limit: int = CACHE_LIMIT,
     ) -> None:
-        self.spec = spec
-        self.c = constants
+        super().__init__(
+            spec,
+            constants,
+            local=local,
+            enabled_at=enabled_at,
+            pc_key=pc_key,
+            pc_parts=pc_parts,
+            deferred=deferred,
+            unit=unit,
+            moves_to=moves_to,
+            cache_limit=cache_limit,
+        )
         self.optional = frozenset(optional)
         self.invariants = [inv.fn for inv in spec.invariants] if check_invariants else []
-        # ``enabled_at[action]``: the values of ``local(state, process)`` (its program counter)
-        # at which the internal action can be enabled at all. The closure then calls an action
-        # only where its own first guard could pass (tests check the table against the spec).
-        self.local = local
-        self.enabled_at = dict(enabled_at or {})
-        # ``pc_key(state)``: a cheap value from which every process's ``local`` follows (their
-        # program counters, side by side). The closure keys the internal steps that can be
-        # enabled by it, so a state costs one call and one lookup, not one per process.
-        # Without it the key is the tuple of ``local(state, p)`` over the processes.
-        self.pc_key = pc_key
-        # ``pc_parts``: the pcs in parts, each read off one component of a state, ``(component,
-        # part)``: ``part(component(state))`` is a tuple of ``(process, local(state, process))``
-        # pairs, and the parts together name every process (``pc_key`` is then not used). Each
-        # part's steps are worked out once per value of its component (remembered by identity
-        # first: a state mostly shares a component with the state it comes from), and a state's
-        # steps are its parts': where processes move independently (producers and workers), whole
-        # keys rarely recur, but each part's do. ``forget_pcs`` when a part's meaning changes
-        # (it may read the constants). Only with ``local`` (the pcs' meaning) given.
-        self.pc_parts: tuple[PartOf, ...] = tuple(pc_parts) if local is not None else ()
-        # The parts whose pcs come with their processes' units (``FunctionPcs(unit=...)``): read
-        # with the pcs, where ``unit`` would be a call per state and process.
-        self._part_pcs: list[FunctionPcs | None] = [
-            pcs_of if isinstance(pcs_of, FunctionPcs) else None for _, pcs_of in self.pc_parts
-        ]
-        # ``deferred[action]``: the actions (of other processes) it does not move right past;
-        # it moves past every other one (``movers.violations`` checks the claim).
-        self.deferred = dict(deferred or {})
-        # ``unit(state, process)``: the unit (a mailbox, a lane) a process's deferred steps are
-        # about; an event's unit is its field ``unit_field``, and an internal step's is its
-        # process's. With it, a deferred action does not move past a step named in ``deferred``
-        # only when both are about the same unit (None: about any); ``movers.violations`` checks
-        # the claim with the same ``unit``.
-        self.unit = unit
+        # An event's unit (``unit``'s, for a deferred step) is its field ``unit_field``.
         self.unit_field = unit_field
-        # ``moves_to[action]``: the pcs a deferred action may leave its process at. With the
-        # labelled actions' ``at`` (the pcs they fire from), an event's own process's deferred
-        # step that cannot lead to the event's pc is not one that comes before it (a step that
-        # leaves its process where it never logs this event), so it pulls in no other process's
-        # steps. ``movers.violations`` checks both tables on the spec's reachable states.
-        self.moves_to = dict(moves_to or {})
+        # ``moves_to`` (the base's) with the labelled actions' ``at`` (the pcs they fire from): an
+        # event's own process's deferred step that cannot lead to the event's pc is not one that
+        # comes before it (a step that leaves its process where it never logs this event), so it
+        # pulls in no other process's steps.
+        self._event_at: dict[str, frozenset[Hashable] | None] = {
+            a.name: a.at for a in spec.actions if a.event is not None
+        }
         # ``emits[action]``: fields a logged action always emits with these values. An event
         # that shows another value is not that action's, in any state: it is no candidate, and
         # no other process's step needs to come before it (``movers.violations`` checks it).
         self.emits = {name: dict(fields) for name, fields in (emits or {}).items()}
-        self._event_at: dict[str, frozenset[Hashable] | None] = {
-            a.name: a.at for a in spec.actions if a.event is not None
-        }
-        # The memos keyed by the states' pcs (``_by_key``, ``_deferred_by_key``, ``_relevant``)
-        # meet new combinations of pcs all along a trace: each is emptied when it reaches this
-        # many entries (``_relevant``: ``PLAN_CACHE_FACTOR`` times as many), so memory stays
-        # bounded on any length of trace.
-        self.cache_limit = cache_limit
+        # ``_relevant`` meets new combinations of pcs all along a trace, as the base's memos do.
         self.plan_cache_limit = PLAN_CACHE_FACTOR * cache_limit
-        self._deferred_by_key: dict[tuple[Hashable, tuple[Hashable, ...]], list[Instance]] = {}
-        self._deferred_by_process: dict[Hashable, list[Gated]] = {}
-        self._hidden_names: dict[Hashable, frozenset[str]] = {}
-        self._deferred_names: dict[Hashable, frozenset[str]] = {}
         # ``needed`` by (kind, processes, what decides it of the states held and the event).
         self._relevant: dict[tuple[Any, ...], Plan] = {}
         # ``needed``'s memo of the steps of a chain that may lead to its conflicting ones.
         self._prefixes: dict[tuple[frozenset[str], frozenset[str], frozenset[str]], frozenset[str]] = {}
         # Each action's name by its function: which deferred steps of a process an event needs.
         self._name_of: dict[Callable[..., Any], str] = {a.fn: a.name for a in spec.actions}
-        # Per (process, pc): the deferred actions it may take from there (``reachable_from``).
-        self._reach: dict[tuple[Hashable, Hashable], frozenset[str]] = {}
         # Per set of deferred actions: the actions one of them does not move right past.
         self._blocked_of: dict[frozenset[str], frozenset[str]] = {}
         # Per event (kind, its one process, ruled out): that process's deferred actions after
@@ -212,27 +148,7 @@ class TraceSearch:
             tuple[str, tuple[Hashable, ...], frozenset[str]],
             tuple[frozenset[Hashable], frozenset[Hashable], Plan],
         ] = {}
-        self._internal: list[Instance] = []
-        self._by_process: dict[Hashable, list[Gated]] = {}
-        # Per process, per pc: its steps (not deferred) and its deferred steps enabled there.
-        self._by_pc: dict[Hashable, dict[Hashable, list[Instance]]] = {}
-        self._deferred_at: dict[Hashable, dict[Hashable, list[Instance]]] = {}
-        self._both_at: BothAt = {}
-        self._processes: tuple[Hashable, ...] = ()
-        self._by_key: dict[Hashable, list[Instance]] = {}
-        self._key_of: Callable[[State], Hashable] = self._pcs
-        # With ``pc_parts``: per part, its steps by the component's value, and the last component
-        # met with its steps (checked by identity first); the last state's parts.
-        self._part_memo: list[dict[Hashable, PartSteps]] = []
-        self._part_last: list[tuple[object, PartSteps | None]] = []
-        # Per part that asks for it (``FunctionPcs(by_pcs=True)``), its steps by its pcs: a new
-        # component value (a producer's script position moved on) mostly has pcs met before.
-        self._pcs_memo: list[dict[PcPart, PartSteps]] = []
-        self._last_state: object = _MISSING
-        self._last_parts: tuple[PartSteps, ...] = ()
-        self._labelled: dict[str, dict[Hashable, list[Labelled]]] = {}
         self._closed: set[State] | None = None
-        self._rebind()
         self.live: set[State] = self.closure(set(states))
         self.peak = len(self.live)
         # Off by default: the only cost of the seam is one ``is not None`` test per event.
@@ -248,119 +164,12 @@ class TraceSearch:
 
     def _rebind(self) -> None:
         """Recompute every action instance: the processes (or constants) changed."""
+        self._index()
         self._closed = None
-        t = action_tables(self.spec, self.c, self.deferred, self.enabled_at)
-        self._internal = t.internal
-        self._labelled = t.labelled
-        self._by_process = t.by_process
-        self._deferred_by_process = t.deferred_by_process
-        self._hidden_names = t.hidden_names
-        self._deferred_names = t.deferred_names
-        self._deferred_by_key = {}
         self._relevant = {}
         self._prefixes = {}
-        self._reach = {}
         self._leads = {}
         self._bounds = {}
-        self._by_pc = {}
-        self._deferred_at = {}
-        self._both_at = {}
-        self._processes = tuple(t.by_process)
-        self._by_key = {}
-        self._key_of = self.pc_key if self.pc_key is not None else self._pcs if self.local else _no_key
-        self._part_memo = [{} for _ in self.pc_parts]
-        self._part_last = [(_MISSING, None) for _ in self.pc_parts]
-        self._pcs_memo = [{} for _ in self.pc_parts]
-        self._last_state = _MISSING
-
-    def forget_pcs(self, part: int) -> None:
-        """Work the pcs of ``pc_parts[part]`` out again: what it reads besides its component (the
-        constants: a script entry announced) changed (without ``pc_parts``, nothing)."""
-        if not self.pc_parts:
-            return
-        self._part_memo[part].clear()
-        self._part_last[part] = (_MISSING, None)
-        self._pcs_memo[part].clear()
-        self._last_state = _MISSING
-
-    def _parts(self, s: State) -> tuple[PartSteps, ...]:
-        """With ``pc_parts``: the steps of each part of ``s``'s pcs (its processes' steps at their
-        pcs), each worked out once per value of the part's component."""
-        if s is self._last_state:
-            return self._last_parts
-        found: list[PartSteps] = []
-        for i, (component_of, pcs_of) in enumerate(self.pc_parts):
-            component = component_of(s)
-            last = self._part_last[i]
-            part = last[1]
-            if component is not last[0] or part is None:
-                memo = self._part_memo[i]
-                part = memo.get(component)
-                if part is None:
-                    part = self._part_of(i, component, pcs_of(component))
-                    _bounded(memo, self.cache_limit)[component] = part
-                self._part_last[i] = (component, part)
-            found.append(part)
-        parts = tuple(found)
-        self._last_state = s
-        self._last_parts = parts
-        return parts
-
-    def _part_of(self, i: int, component: Any, pairs: PcPart) -> PartSteps:
-        """Part ``i``'s steps at ``pairs`` (its pcs, read off ``component``), with the units the
-        component gives its processes; remembered by the pcs too where the part says so
-        (``FunctionPcs(by_pcs=True)``)."""
-        reader = self._part_pcs[i]
-        by_unit = reader is None or not reader.by_pcs
-        by_pcs = self._pcs_memo[i]
-        part = None if by_unit else by_pcs.get(pairs)
-        if part is None:
-            part = part_steps(
-                pairs,
-                self._both_at,
-                self._by_pc,
-                self._by_process,
-                self._deferred_at,
-                self._deferred_by_process,
-            )
-            if reader is not None and reader.has_units:
-                part.started = reader.started(component, part.starts, part.start_pcs)
-            if not by_unit:
-                _bounded(by_pcs, self.cache_limit)[pairs] = part
-        return part
-
-    def part_pcs(self, s: State) -> tuple[PcPart, ...]:
-        """With ``pc_parts``: each part's ``(process, pc)`` pairs in ``s``, as the search reads them
-        (tests compare them with ``local``)."""
-        return tuple([part.pcs for part in self._parts(s)])
-
-    def _pcs(self, s: State) -> tuple[Hashable, ...]:
-        local = self.local
-        if local is None:  # the closure keys by pcs only when it has ``local``
-            raise TypeError("TraceSearch: program counters need ``local``")
-        return tuple([local(s, p) for p in self._processes])
-
-    def _instances_for(self, s: State, key: Hashable) -> list[Instance]:
-        """The internal steps that can be enabled in a state whose processes' pcs give ``key``."""
-        found: list[Instance] = []
-        for p, pc in zip(self._processes, self._pcs(s), strict=True):
-            found.extend(self._instances_at(p, pc))
-        _bounded(self._by_key, self.cache_limit)[key] = found
-        return found
-
-    def _steps_of(self, s: State) -> tuple[list[Instance], ...]:
-        """The internal steps (not deferred) that the pcs of ``s`` can enable, in lists."""
-        if self.pc_parts:
-            return tuple([part.steps for part in self._parts(s)])
-        if self.local is None:  # every internal step is tried in every state
-            return (self._internal,)
-        key = self._key_of(s)
-        found = self._by_key.get(key)
-        return (found if found is not None else self._instances_for(s, key),)
-
-    def _instances_at(self, process: Hashable, pc: Hashable) -> list[Instance]:
-        """The internal steps (not deferred) of ``process`` that can be enabled at ``pc``."""
-        return steps_at(self._by_pc, self._by_process, process, pc)
 
     def rebind(self, constants: Any, extend: Callable[[State], State] | None = None) -> None:
         """New constants (a process or an index joined): extend every state, recompute the instances.
@@ -405,34 +214,6 @@ class TraceSearch:
 
     # -- deferred steps ----------------------------------------------------------------------------
 
-    def _deferred_for(self, s: State, processes: tuple[Hashable, ...]) -> list[Instance]:
-        """The deferred steps of ``processes`` that their program counters in ``s`` can enable
-        (looked up by the state's key, or its parts' steps, as the closure's steps are)."""
-        if self.pc_parts:
-            # The parts name every process's pc: no call of ``local``.
-            steps: list[Instance] = []
-            for part in self._parts(s):
-                for p, later in part.deferred:
-                    if p in processes:
-                        steps.extend(later)
-            return steps
-        key = (self._key_of(s), processes)
-        found = self._deferred_by_key.get(key)
-        if found is None:
-            local = self.local
-            found = []
-            for p in processes:
-                if local is not None:
-                    found.extend(self._deferred_at_pc(p, local(s, p)))
-                else:  # without ``local`` every deferred step of the process is tried
-                    found.extend((fn, args) for fn, args, _ in self._deferred_by_process.get(p, ()))
-            _bounded(self._deferred_by_key, self.cache_limit)[key] = found
-        return found
-
-    def _deferred_at_pc(self, process: Hashable, pc: Hashable) -> list[Instance]:
-        """The deferred steps of ``process`` that can be enabled at ``pc``."""
-        return steps_at(self._deferred_at, self._deferred_by_process, process, pc)
-
     def _may_log(self, name: str, ev: Mapping[str, Any]) -> bool:
         """Whether the logged action ``name`` could log ``ev`` by the fields it always emits."""
         return may_log(self.emits, self.optional, name, ev)
@@ -462,7 +243,7 @@ class TraceSearch:
             )
             # The event's own processes only: every step of theirs, as the closure has them.
             bounds = (most, least, (tuple(least), None, least))
-            _bounded(self._bounds, self.cache_limit)[(kind, procs, ruled_out)] = bounds
+            bounded(self._bounds, self.cache_limit)[(kind, procs, ruled_out)] = bounds
         if bounds[0] == bounds[1]:
             return bounds[2]
         live = self.live
@@ -508,7 +289,7 @@ class TraceSearch:
         # checked step by step).
         whole = all([names == self._deferred_names.get(p) for p, names in taking.items()])
         found = (tuple(taking), None if whole else taking, frozenset(taking))
-        _bounded(self._relevant, self.plan_cache_limit)[memo_key] = found
+        bounded(self._relevant, self.plan_cache_limit)[memo_key] = found
         return found
 
     def _leading(
@@ -533,81 +314,8 @@ class TraceSearch:
                             set(mine), targets, mine, enabled_at=self.enabled_at, moves_to=self.moves_to
                         )
                     )
-            _bounded(self._leads, self.cache_limit)[key] = found
+            bounded(self._leads, self.cache_limit)[key] = found
         return found
-
-    def _starts(self, s: State) -> tuple[tuple[Hashable, Hashable], ...]:
-        """With ``pc_parts``: the processes whose deferred steps can start in ``s`` (by their pcs,
-        read off its key), with their units there."""
-        unit = self.unit
-        found: list[tuple[Hashable, Hashable]] = []
-        for part in self._parts(s):
-            started = part.started
-            if started is not None and unit is not None:
-                found.extend(started)
-                continue
-            for q in part.starts:
-                found.append((q, unit(s, q) if unit is not None else None))
-        return tuple(found)
-
-    def _start_chains(self, s: State) -> tuple[Chain, ...]:
-        """With ``pc_parts``: ``_starts`` with the deferred actions each process may take from its
-        pc, ``(process, actions, unit)``: all that ``deferral.needed`` reads of a state."""
-        parts = self._parts(s)
-        if self.unit is not None and all([part.started is not None for part in parts]):
-            # Read off the parts (their units too): worked out once per part.
-            return tuple([chain for part in parts for chain in self._part_chains(part)])
-        found: list[Chain] = []
-        pcs = [pc for part in parts for pc in part.start_pcs]
-        for (q, u), pc in zip(self._starts(s), pcs, strict=True):
-            found.append((q, self.reach(q, pc), u))
-        return tuple(found)
-
-    def _part_chains(self, part: PartSteps) -> tuple[Chain, ...]:
-        """A part's ``(process, actions, unit)`` when it names its units (``started``)."""
-        chains = part.chains
-        if chains is None:
-            started = part.started
-            assert started is not None
-            chains = part.chains = tuple(
-                [(q, self.reach(q, pc), u) for (q, u), pc in zip(started, part.start_pcs, strict=True)]
-            )
-        return chains
-
-    def _chains(self, s: State) -> tuple[Chain, ...]:
-        """``_start_chains`` without ``pc_parts``: by ``local`` and ``unit`` (without ``local``,
-        every deferred action of every deferring process, about any unit)."""
-        local = self.local
-        unit = self.unit
-        found: list[Chain] = []
-        for q, mine in self._deferred_names.items():
-            if local is None:
-                found.append((q, mine, None))
-                continue
-            names = self.reach(q, local(s, q))
-            if names:
-                found.append((q, names, unit(s, q) if unit is not None else None))
-        return tuple(found)
-
-    def reach(self, process: Hashable, pc: Hashable) -> frozenset[str]:
-        """The deferred actions ``process`` may take from ``pc`` on (``deferral.reachable_from``),
-        worked out once per process and pc."""
-        key = (process, pc)
-        found = self._reach.get(key)
-        if found is None:
-            found = reachable_from(
-                pc,
-                self._deferred_names.get(process, frozenset()),
-                enabled_at=self.enabled_at,
-                moves_to=self.moves_to,
-            )
-            self._reach[key] = found
-        return found
-
-    def starts(self, s: State) -> tuple[tuple[Hashable, Hashable], ...]:
-        """With ``pc_parts``: the processes whose deferred steps can start in ``s``, with their
-        units, as the search reads them (tests compare them with ``local`` and ``unit``)."""
-        return self._starts(s)
 
     def _expand(
         self, states: set[State], procs: tuple[Hashable, ...], only: Taking | None = None
