@@ -41,9 +41,9 @@ from operator import attrgetter
 from typing import Any
 
 from model_checks.conformance.header_config import HeaderConfig
-from model_checks.conformance.search import FunctionPcs, Miss, NoMatch, TraceSearch
+from model_checks.conformance.search import FunctionPcs, NoMatch, TraceSearch
 from model_checks.conformance.search_binding import UnitNames, add_process, forget_read
-from model_checks.conformance.search_words import least_queued, misses_logged, pending_phrases
+from model_checks.conformance.search_words import least_queued, pending_phrases
 from model_checks.conformance.streamed import Event, is_count, is_item, is_items, one_of
 from model_checks.conformance.trace_processes import TraceProcesses
 from model_checks.conformance.verdict import Rejected
@@ -58,6 +58,7 @@ from model_checks.designs.akka_mailbox.trace_search import (
     local_pc,
     mailbox_of,
 )
+from model_checks.designs.akka_mailbox.trace_words import AKKA_RULES, appends_owed, why
 from model_checks.designs.akka_mailbox.verify_rows import WHOLE_RUN_FAILURES as WHOLE_RUN_FAILURES
 from spec import akka_mailbox as am
 from spec.language import Seq
@@ -118,30 +119,6 @@ ROLE_OF_EVENT: dict[str, tuple[str, ...]] = {
     "append": ("p",),
 }
 SUPERVISOR_OPS = frozenset({"suspend", "resume", "close"})
-RULE_OF_EVENT = {
-    "send": 5,
-    "schedule": 1,
-    "execute": 1,
-    "run_begin": 2,
-    "process": 4,
-    "run_end": 3,
-    "suspend": 5,
-    "resume": 5,
-    "close": 5,
-    "dead_letter": 6,
-    "append": 4,
-}
-HINT = {
-    "schedule": "setAsScheduled succeeds only on an open, unscheduled word",
-    "execute": "execute follows the same thread's schedule",
-    "process": "a message is processed only inside a run, in send order, within max(throughput, 1)",
-    "send": "a send to a closed mailbox is a dead letter",
-    "run_begin": "a run begins only with the oldest mailbox the executor queue holds",
-    "run_end": "setAsIdle ends a run that began on this thread",
-    "dead_letter": "cleanUp follows the supervisor's close, or a sender's read of Closed after its"
-    " append, and moves what is queued",
-    "append": "an append follows its sender's send ok, once, before that sender's next event",
-}
 # The header key that says a trace logs ``append`` (docs/akka-mailbox.md, *Trace events*).
 LOGS_APPEND = "logs_append"
 OPTIONAL_FIELDS = ("status",)
@@ -288,7 +265,7 @@ class AkkaChecker:
         states = self.search.live
         kept = {s for s in states if s.producer[p][0] != am.P_APPEND}
         if not kept:
-            owed = self._appends_owed(self.search.states, thread)
+            owed = appends_owed(self.c, self.units, self.search.states, thread)
             raise Rejected(
                 4,
                 f"{show_event(ev)} — {thread} logs {ev['event']} before the append of {owed}"
@@ -337,7 +314,7 @@ class AkkaChecker:
         try:
             self.search.step(named, procs)
         except NoMatch as none:
-            raise Rejected(*self._why(ev, named, procs, none)) from None
+            raise Rejected(*why(self.c, self.units, self.logs_append, ev, named, procs, none)) from None
         if kind == "schedule":
             self.executes_owed[thread] = ev["mailbox"]
         elif kind == "execute":
@@ -349,7 +326,7 @@ class AkkaChecker:
             return
         c = self.c
         if not self.search.reaches(lambda s: am.Done(c, s) and am.AllSettled(c, s)):
-            owed = self._appends_owed(self.search.states)
+            owed = appends_owed(c, self.units, self.search.states) if self.logs_append else ""
             if owed:
                 raise Rejected(4, f"the trace ends with the append of {owed} never logged")
             _, items = _least_waiting(c, self.search.states)
@@ -379,83 +356,10 @@ class AkkaChecker:
     def describe(self) -> list[dict[str, Any]]:
         return shown_states(lambda s: am.Show(self.c, self._traced_state(s)), self.search.states)
 
-    # -- words for a rejection -------------------------------------------------------------------
-
     def _traced_state(self, s: am.Vars) -> am.Vars:
         """``s`` with every mailbox in the trace's numbers: what its words show."""
         per_mailbox = ("status", "queue", "sent", "processed", "last", "dead", "closed")
         return self.units.traced_state(s, per_mailbox, ("executor",), MAILBOX_ITEM)
-
-    def _status_word(self, m: Miss) -> str:
-        """The status word of the state a near miss comes from, for the mailbox it logs (given in
-        the trace's numbers: ``UnitNames.traced_miss``)."""
-        mb = m.fields.get("mailbox")
-        named = self.units.spec_unit(mb) if type(mb) is int else None
-        return am.ShowWord(m.state.status[named]) if named is not None else ""
-
-    def _appends_owed(self, states: Iterable[am.Vars], thread: str | None = None) -> str:
-        """With ``append`` logged: the sends (of ``thread``, or of any) whose append every state
-        still owes, worded; empty when some state owes none (or appends are not logged)."""
-        if not self.logs_append:
-            return ""
-        owed: set[str] | None = None
-        for s in states:
-            here = {
-                f"{p[2:]}'s send of {send[1]!r} to mailbox {self.units.traced(mb)}"
-                for p, (pc, k, mb) in s.producer.items()
-                if pc == am.P_APPEND
-                and (thread is None or p == f"p:{thread}")
-                and (send := self.c.send_of(p, k)) is not None
-            }
-            owed = here if owed is None else owed & here
-            if not owed:
-                return ""
-        return ", ".join(sorted(owed or ()))
-
-    def _append_words(self, ev: Event, procs: list[str], states: list[am.Vars]) -> str | None:
-        """Why an event is refused when an ``append`` is missing, repeated or misplaced (only when
-        appends are logged: otherwise an append not yet taken is one the search may still place)."""
-        if not self.logs_append:
-            return None
-        kind, thread = ev["event"], ev["thread"]
-        owed = self._appends_owed(states, thread)
-        if owed and kind != "append":
-            return f"{thread} logs {kind} before the append of {owed} (an ok send's append comes first)"
-        item = ev.get("item")
-        if kind == "process" and any(
-            pc == am.P_APPEND and (send := self.c.send_of(p, k)) is not None and send[1] == item
-            for s in states
-            for p, (pc, k, _) in s.producer.items()
-        ):
-            return f"{item!r} is processed before its append"
-        if kind == "append" and not any(s.producer[p][0] == am.P_APPEND for s in states for p in procs):
-            return (
-                f"{thread} owes no append here: {HINT['append']}"
-                f" (a second append of a message, or one before its send)"
-            )
-        return None
-
-    def _why(self, ev: Event, named: Event, procs: list[str], none: NoMatch) -> tuple[int, str]:
-        """Why no behaviour takes ``ev`` (``named``: the same event in the spec's mailbox numbers)."""
-        kind = ev["event"]
-        head = show_event(ev)
-        rule = RULE_OF_EVENT.get(kind, 1)
-        if not procs:
-            if kind == "append":
-                return rule, f"{head} — {ev['thread']} has logged no send: {HINT['append']}"
-            return rule, f"{head} — {ev['thread']} has not acted in a role that logs {kind}"
-        about_append = self._append_words(ev, procs, none.states)
-        if about_append is not None:
-            return 4, f"{head} — {about_append}"
-        misses = [self.units.traced_miss(m) for m in none.misses if m.differing]
-        if misses:
-            if kind == "run_end" and all(m.differing == ("status",) for m in misses):
-                rule = 5
-            return rule, f"{head} — {misses_logged(misses, self._status_word, 'status word ')}"
-        mb = named["mailbox"]
-        words = sorted({am.ShowWord(s.status[mb]) for s in none.states})
-        hint = HINT.get(kind, "no behaviour of the spec takes this step here")
-        return rule, f"{head} — {hint} (status word could be: {', '.join(words) or '-'})"
 
 
 def validate(
@@ -485,21 +389,6 @@ def without_append_events(
         if "seq" in e:
             e["seq"] = seq
     return {k: v for k, v in config.items() if k != LOGS_APPEND}, kept
-
-
-# The rules of the akka-mailbox format (docs/akka-mailbox.md, "Rules a validator enforces").
-AKKA_RULES: dict[int, str] = {
-    1: "one reservation: schedule only on an open, unscheduled word; each schedule followed by its execute",
-    2: "the executor is FIFO: run_begins in execute order",
-    3: "one runner: process/run_end on the thread of the run_begin; at most max(throughput, 1) "
-    "processes per run; `processed` is their count",
-    4: "FIFO per mailbox, nothing twice, nothing invented (and with config.logs_append, each ok send's"
-    " append once, by its sender before its next event, before the message is processed)",
-    5: "closed is absorbing: no send ok after close, and a logged `status` word is the spec's",
-    6: "a complete trace ends with every ok message processed or dead-lettered (else a lost wakeup,"
-    " or a message left in a closed mailbox)",
-    7: "a trace is judged as a prefix of some behaviour of the spec",
-}
 
 
 _MAILBOX = ("mailbox", is_count)
