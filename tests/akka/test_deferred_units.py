@@ -18,10 +18,12 @@ from model_checks.conformance.movers import LEAVES_PC, MOVES_UNIT
 from model_checks.conformance.verdict import Rejected
 from model_checks.designs.akka_mailbox.bench import akka_scheduled
 from model_checks.designs.akka_mailbox.configs import CONFIGS
-from model_checks.designs.akka_mailbox.trace import FORMAT, AkkaChecker
+from model_checks.designs.akka_mailbox.trace import FORMAT, AkkaChecker, without_append_events
 from model_checks.designs.akka_mailbox.trace_search import (
     DEFERRED,
+    DEFERRED_WITHOUT_APPEND_EVENTS,
     MOVES_TO,
+    MOVES_TO_WITHOUT_APPEND_EVENTS,
     UNIT_FIELD,
     local_pc,
     mailbox_of,
@@ -32,14 +34,68 @@ from tests.conformance.deferral_checks import Declaration, agree_on_run_and_muta
 EAGER = dataclasses.replace(FORMAT, make=lambda config: AkkaChecker(config, deferred={}))
 
 
+# Beside the design's configurations, one where two senders race a close of their mailbox (one of
+# them twice): ``small`` and ``compare`` have no close of a mailbox that two senders use, and the
+# declaration held there while four of its claims were false here (a re-check that read Scheduled
+# does not move past a close of its mailbox, nor a read of a non-empty queue past its cleanUp, nor
+# a sender's empty cleanUp past another's append: docs/conformance.md, "Session 34").
+CHECKED = {
+    **CONFIGS,
+    "close-races-sends": dataclasses.replace(
+        CONFIGS["small"], script=((0, 0), (0,)), supervise=((("close", 0),),)
+    ),
+}
+
 DECLARED = Declaration(
-    am.SPEC, CONFIGS, DEFERRED, local=local_pc, unit=mailbox_of, unit_field=UNIT_FIELD, moves_to=MOVES_TO
+    am.SPEC, CHECKED, DEFERRED, local=local_pc, unit=mailbox_of, unit_field=UNIT_FIELD, moves_to=MOVES_TO
+)
+
+
+# The format without ``append`` events: the append is an internal step, deferred too.
+DECLARED_WITHOUT_APPEND_EVENTS = Declaration(
+    am.SPEC_WITHOUT_APPEND_EVENTS,
+    CHECKED,
+    DEFERRED_WITHOUT_APPEND_EVENTS,
+    local=local_pc,
+    unit=mailbox_of,
+    unit_field=UNIT_FIELD,
+    moves_to=MOVES_TO_WITHOUT_APPEND_EVENTS,
 )
 
 
 def test_every_internal_action_is_deferred() -> None:
     # The search refuses a process with deferred and eager internal steps; the table covers all.
     assert set(DEFERRED) == {a.name for a in am.SPEC.actions if a.event is None}
+    internal = {a.name for a in am.SPEC_WITHOUT_APPEND_EVENTS.actions if a.event is None}
+    assert set(DEFERRED_WITHOUT_APPEND_EVENTS) == internal == set(DEFERRED) | {"Enqueue"}
+
+
+@pytest.mark.timeout(300)
+@pytest.mark.parametrize(
+    ("free", "blocked_by"),
+    [("SendSeesScheduled", "Close"), ("RegisterSeesMessages", "CleanUp"), ("SenderCleanUpEmpty", "Enqueue")],
+)
+def test_with_senders_racing_a_close_each_claim_made_before_is_caught(free: str, blocked_by: str) -> None:
+    """Each claim the declaration made before it was checked with senders racing a close."""
+    wrong = {**DEFERRED, free: DEFERRED[free] - {blocked_by}}
+    assert (free, blocked_by) in DECLARED.violations("close-races-sends", wrong)
+
+
+@pytest.mark.timeout(300)
+def test_without_append_events_the_declaration_holds_and_wrong_ones_are_caught() -> None:
+    """The append deferred in the format without ``append`` events: checked on every reachable
+    state of ``small`` and ``close-races-sends`` (``compare``, 39,894 states, and two larger ones were
+    checked too: docs/conformance.md, "Session 34"); an append free to move past another append to
+    its mailbox, or past the read of what it wrote, is caught, and so is a wrong ``moves_to``."""
+    declared = DECLARED_WITHOUT_APPEND_EVENTS
+    assert not declared.violations("small")
+    assert not declared.violations("close-races-sends")
+    blocked = DEFERRED_WITHOUT_APPEND_EVENTS["Enqueue"]
+    for free in ("Enqueue", "Process", "CleanUp"):
+        wrong = {**declared.deferred, "Enqueue": blocked - {free}}
+        assert ("Enqueue", free) in declared.violations("close-races-sends", wrong), free
+    leaves = declared.violations("small", moves_to={**MOVES_TO_WITHOUT_APPEND_EVENTS, "Enqueue": frozenset()})
+    assert ("Enqueue", LEAVES_PC) in leaves
 
 
 @pytest.mark.timeout(300)
@@ -131,6 +187,28 @@ def test_deferred_and_eager_agree_on_scheduled_runs_and_their_mutants(seed: int)
     config, events = akka_scheduled(6, seed)
     header = {"trace": "lanecheck", "version": 1, "design": "akka-mailbox", "config": config}
     agree_on_run_and_mutants(FORMAT, EAGER, header, events, UNIT_FIELD)
+
+
+@pytest.mark.timeout(900)
+@pytest.mark.parametrize("seed", [0, 3])
+def test_without_append_events_deferred_and_eager_agree(seed: int) -> None:
+    config, events = without_append_events(*akka_scheduled(6, seed))
+    header = {"trace": "lanecheck", "version": 1, "design": "akka-mailbox", "config": config}
+    agree_on_run_and_mutants(FORMAT, EAGER, header, events, UNIT_FIELD)
+
+
+@pytest.mark.timeout(300)
+def test_without_append_events_concurrent_senders_are_one_pending_append_each() -> None:
+    """Six senders append to one mailbox while it is scheduled: taken at once, every order of the
+    appends made so far is held at every event; deferred, each is one pending step until a
+    ``process`` needs it (7 senders took 35 s, 8 beyond a minute; docs/conformance.md, "Session 34")."""
+    config, events = without_append_events({"workers": 1, "throughput": 6}, _senders_then_one_run(6))
+    held = []
+    for deferred in (DEFERRED_WITHOUT_APPEND_EVENTS, {}):
+        checker = AkkaChecker(config, deferred=deferred)
+        held.append(live_set_sum(checker, [{k: v for k, v in e.items() if k != "seq"} for e in events]))
+        checker.finish(complete=True)
+    assert held[0] * 20 <= held[1], held
 
 
 @pytest.mark.timeout(600)

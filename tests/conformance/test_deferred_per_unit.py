@@ -23,8 +23,14 @@ from tests.gate.test_deferred_drains import DECLARED as GATE
 @pytest.mark.timeout(600)
 @pytest.mark.parametrize(
     ("declared", "config"),
-    [(AKKA, "small"), (AKKA, "compare"), (GATE, "small"), (GATE, "standard")],
-    ids=["akka-mailbox-small", "akka-mailbox-compare", "schedule-gate-small", "schedule-gate-standard"],
+    [(AKKA, "small"), (AKKA, "compare"), (AKKA, "close-races-sends"), (GATE, "small"), (GATE, "standard")],
+    ids=[
+        "akka-mailbox-small",
+        "akka-mailbox-compare",
+        "akka-mailbox-close-races-sends",
+        "schedule-gate-small",
+        "schedule-gate-standard",
+    ],
 )
 def test_the_declaration_holds_per_unit_on_every_reachable_state(declared: Declaration, config: str) -> None:
     assert not declared.violations(config)

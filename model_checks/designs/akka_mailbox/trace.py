@@ -51,9 +51,11 @@ from model_checks.conformance.wording import show_event, shown_states
 from model_checks.designs.akka_mailbox import verify_rows
 from model_checks.designs.akka_mailbox.trace_search import (
     DEFERRED,
+    DEFERRED_WITHOUT_APPEND_EVENTS,
     ENABLED_AT,
     MAILBOX_ITEM,
     MOVES_TO,
+    MOVES_TO_WITHOUT_APPEND_EVENTS,
     UNIT_FIELD,
     local_pc,
     mailbox_of,
@@ -152,8 +154,8 @@ class AkkaChecker:
         self, config: Mapping[str, Any], *, deferred: Mapping[str, frozenset[str]] | None = None
     ) -> None:
         """``deferred``: the internal actions the search defers (default: ``DEFERRED`` when the trace
-        logs ``append``, none without; ``{}``: every one taken at once, the cross-check of
-        tests/akka/test_deferred_units.py)."""
+        logs ``append``, ``DEFERRED_WITHOUT_APPEND_EVENTS`` when it does not; ``{}``: every one
+        taken at once, the cross-check of tests/akka/test_deferred_units.py)."""
         # No ``workers`` (a caller's own config, not a header): any number of worker threads.
         self.workers = int(config.get("workers", 0))
         logs_append = config.get(LOGS_APPEND, False)
@@ -166,7 +168,7 @@ class AkkaChecker:
         # thread -> the mailbox it logged schedule of and owes the execute of, next
         self.executes_owed: dict[str, int] = {}
         if deferred is None:
-            deferred = DEFERRED if logs_append else {}
+            deferred = DEFERRED if logs_append else DEFERRED_WITHOUT_APPEND_EVENTS
         self.c = TraceConstants(
             mailboxes=0, workers=max(self.workers, 1), throughput=int(config["throughput"])
         )
@@ -186,7 +188,7 @@ class AkkaChecker:
             deferred=deferred,
             unit=mailbox_of,
             unit_field=UNIT_FIELD,
-            moves_to=MOVES_TO,
+            moves_to=MOVES_TO if logs_append else MOVES_TO_WITHOUT_APPEND_EVENTS,
         )
 
     # -- binding ---------------------------------------------------------------------------------
@@ -241,12 +243,13 @@ class AkkaChecker:
         else:
             return
         # The live states, not their closure: a deferred step keeps a process's place in its
-        # script but a cleanUp that finds nothing, which ends the close (``k`` + 1), so a state
-        # that may still reach idle reads the same entry. A state that cannot take this event
-        # before its next logged step reads it too, and dies at it.
+        # script but two, which end an entry (``k`` + 1): a cleanUp that finds nothing ends a
+        # close, and an append (internal and deferred without ``append`` events) ends a send. So
+        # a state that may still reach idle reads the same entry. A state that cannot take this
+        # event before its next logged step reads it too, and dies at it.
         for st in self.search.live:
             pc, k, _ = (st.producer if local == 0 else st.supervisor)[p]
-            if pc == am.S_CLEANUP:
+            if pc == am.S_CLEANUP or pc == am.P_APPEND:
                 k += 1
             if k not in script:
                 script[k] = entry
