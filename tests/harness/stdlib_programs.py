@@ -6,6 +6,7 @@ on purpose."""
 
 from __future__ import annotations
 
+import contextlib
 import queue
 import threading
 import time
@@ -83,6 +84,42 @@ def daemon_left_spinning() -> None:
             time.sleep(1)
 
     threading.Thread(target=spin, daemon=True).start()
+
+
+def zero_timeout_tries() -> None:
+    """``acquire(timeout=0)`` and ``get(timeout=0)`` return at once, as a non-blocking call does:
+    tries, not timed waits (three of them were ``bounded by timeout_limit=2`` before)."""
+    sem = threading.Semaphore(0)
+    items: queue.Queue[int] = queue.Queue()
+    got: list[bool] = []
+
+    def give() -> None:
+        sem.release()
+        items.put(1)
+
+    t = threading.Thread(target=give)
+    t.start()
+    for _ in range(3):
+        got.append(sem.acquire(timeout=0))
+    with contextlib.suppress(queue.Empty):
+        items.get(timeout=0)
+    t.join()
+    assert got.count(True) <= 1, got
+
+
+def daemon_races_main_bug() -> None:
+    """The daemon may take the lock and write before the main thread reads: the assertion can
+    fail. Not one of the daemon's steps runs before the program's end in depth-first order."""
+    lock = threading.Lock()
+    state = {"x": 0}
+
+    def write() -> None:
+        with lock:
+            state["x"] = 1
+
+    threading.Thread(target=write, daemon=True).start()
+    with lock:
+        assert state["x"] == 0, state
 
 
 def non_daemon_waits_for_ever_bug() -> None:

@@ -16,6 +16,7 @@ import pytest
 from model_checks.harness import Result, check, patched
 from model_checks.harness.rt.scheduler import UsageError
 from model_checks.harness.runtime import ControlledRuntime
+from model_checks.harness.strategies.search import DAEMON_CUT
 from tests.harness import stdlib_programs as prog
 
 pytestmark = pytest.mark.timeout(120)
@@ -44,9 +45,8 @@ def _caught(program: Callable[[], None], kind: str, says: str = "", **options: o
 @pytest.mark.parametrize(
     "program",
     [
-        prog.queue_join_daemon_workers,
-        prog.daemon_left_spinning,
         prog.daemon_is_inherited,
+        prog.zero_timeout_tries,
         prog.clock_moves_with_sleep,
         prog.deadline_loop,
         prog.priority_queue_orders,
@@ -56,7 +56,6 @@ def _caught(program: Callable[[], None], kind: str, says: str = "", **options: o
         prog.local_subclass_made_while_patched,
         prog.barrier_meets,
         prog.executor_two_submitters,
-        prog.thread_subclass_workers,
         prog.join_current_thread,
         prog.misuse_raises_as_threading_does,
     ],
@@ -65,6 +64,20 @@ def _caught(program: Callable[[], None], kind: str, says: str = "", **options: o
 @pytest.mark.parametrize("backend", ["greenlet", "threads"])
 def test_correct_programs_are_proved(program: Callable[[], None], backend: str) -> None:
     _proved(program, backend=backend)
+
+
+@pytest.mark.parametrize(
+    "program", [prog.queue_join_daemon_workers, prog.thread_subclass_workers], ids=lambda p: p.__name__
+)
+@pytest.mark.parametrize("backend", ["greenlet", "threads"])
+def test_daemon_workers_are_proved_by_dfs_and_bound_dpor(program: Callable[[], None], backend: str) -> None:
+    # A daemon worker may not have reached its ``get`` when the main thread ends: DPOR never sees
+    # what it does next, so its verdict is bounded by that, named; depth-first search runs each
+    # daemon step by step in every order and proves the program.
+    result = _check(program, backend=backend)
+    assert result.failure is None and result.verdict == "bounded", result.report()
+    assert result.bounded_by == [DAEMON_CUT], result.report()
+    _proved(program, backend=backend, strategy="dfs")
 
 
 def test_join_returning_before_the_work_is_recorded_is_caught() -> None:
@@ -83,9 +96,21 @@ def test_a_non_daemon_thread_waiting_for_ever_is_still_a_deadlock() -> None:
     _caught(prog.non_daemon_waits_for_ever_bug, "deadlock")
 
 
-def test_a_daemon_thread_ends_with_the_program_in_one_execution() -> None:
-    # no livelock at max_steps: once the main thread is done, the spinning daemon is left
-    assert _proved(prog.daemon_left_spinning).executions == 1
+def test_a_daemon_thread_able_to_run_at_exit_bounds_dpor_by_name() -> None:
+    # No livelock at max_steps: once the main thread is done, the spinning daemon is left. But
+    # what it does next is never seen, so DPOR cannot say where it should have run earlier: the
+    # verdict is bounded, by that name, and never "exhaustive" (the next test's bug hides there).
+    result = _check(prog.daemon_left_spinning)
+    assert result.failure is None and result.executions == 1, result.report()
+    assert result.verdict == "bounded" and result.bounded_by == [DAEMON_CUT], result.report()
+
+
+@pytest.mark.parametrize("strategy", ["dpor", "dpor-ipb"])
+def test_a_daemon_racing_the_main_thread_is_no_proof_for_dpor_and_is_caught_by_dfs(strategy: str) -> None:
+    # Measured before the bound: "exhaustive" after 1 execution, the daemon never run.
+    result = _check(prog.daemon_races_main_bug, strategy=strategy)
+    assert result.verdict == "bounded" and DAEMON_CUT in result.bounded_by, result.report()
+    _caught(prog.daemon_races_main_bug, "assertion", strategy="dfs")
 
 
 def test_a_timer_that_fires_too_early_for_the_program_is_caught() -> None:
@@ -129,7 +154,7 @@ def test_executor_callbacks_told_their_execution_is_gone_report_nothing() -> Non
 
 def test_patching_restores_what_it_changed() -> None:
     real = (threading.Thread, threading.Timer, threading.local, prog.Worker.__bases__)
-    _proved(prog.thread_subclass_workers)
+    _proved(prog.thread_subclass_workers, strategy="dfs")
     with pytest.raises(UsageError):
         _check(prog.local_subclass_from_import)
     assert (threading.Thread, threading.Timer, threading.local, prog.Worker.__bases__) == real
@@ -149,7 +174,11 @@ def test_a_daemon_thread_of_the_runtime_api_is_left_where_it_waits() -> None:
 
         rt.start_thread(waiter, "waiter", daemon=True)
 
-    result = check(program)
+    # Not yet started when the main thread ends: DPOR cannot tell what it would do (bounded, by
+    # name); depth-first search runs it to its wait and proves the program.
+    bounded = check(program)
+    assert bounded.failure is None and bounded.bounded_by == [DAEMON_CUT], bounded.report()
+    result = check(program, strategy="dfs")
     assert result.failure is None and result.verdict == "exhaustive", result.report()
 
 

@@ -27,6 +27,12 @@ def _timeout(blocking: bool, timeout: float | None) -> float | None:
     return timeout
 
 
+def _blocks(blocking: bool, timeout: float | None) -> bool:
+    """Does the call wait at all? ``timeout=0`` returns at once, as ``blocking=False`` does (so
+    it is a try, not a timed wait that uses up the execution's timeouts)."""
+    return bool(blocking) and timeout != 0
+
+
 _BLOCKING: Final = (True,)
 _NOTIFY_ONE: Final = (1,)
 
@@ -70,6 +76,7 @@ class Lock:
     def acquire(self, blocking: bool = True, timeout: float = -1) -> bool:
         if blocking is True and timeout == -1:  # the plain ``with lock:``: no timeout to work out
             return bool(self._ex.perform(self.acquire_op()))
+        blocking = _blocks(blocking, timeout)
         t = _timeout(blocking, timeout)
         return bool(self._ex.perform(Op("acquire", self._st, (blocking,), timeout=t)))
 
@@ -221,6 +228,7 @@ class Semaphore:
         self._st = ex.new_object(lambda oid: SemaphoreState(oid, name, value, value if bounded else None))
 
     def acquire(self, blocking: bool = True, timeout: float | None = None) -> bool:
+        blocking = _blocks(blocking, timeout)
         t = _timeout(blocking, timeout)
         return bool(self._ex.perform(Op("acquire", self._st, (blocking,), timeout=t)))
 
@@ -243,9 +251,11 @@ class Queue:
         self._st = ex.new_object(lambda oid: QueueState(oid, name, maxsize, lifo))
 
     def put(self, item: object, block: bool = True, timeout: float | None = None) -> None:
+        block = _blocks(block, timeout)
         self._ex.perform(Op("put", self._st, (item, block), timeout=_timeout(block, timeout)))
 
     def get(self, block: bool = True, timeout: float | None = None) -> Any:
+        block = _blocks(block, timeout)
         return self._ex.perform(Op("get", self._st, (block,), timeout=_timeout(block, timeout)))
 
     def put_nowait(self, item: object) -> None:
