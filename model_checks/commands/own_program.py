@@ -54,6 +54,12 @@ def _module(where: str) -> ModuleType:
         path = Path(where)
         if not path.is_file():
             raise CommandError(f"no such file: {where}")
+        # The modules beside the file import as under `python FILE.py`, but from the end of the
+        # path, not its start: a file there named like a standard module (queue.py) must not
+        # replace it for lanecheck, nor for the processes it starts, which inherit the path.
+        folder = str(path.resolve().parent)
+        if folder not in sys.path:
+            sys.path.append(folder)
         # registered by name (dataclasses and pickling look a module up), but never over a module
         # already loaded: a file called queue.py must not replace the standard library's
         name = path.stem if path.stem not in sys.modules else f"_lanecheck_program_{path.stem}"

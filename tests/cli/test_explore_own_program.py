@@ -143,3 +143,25 @@ def test_a_file_named_like_a_loaded_module_does_not_replace_it(tmp_path: Path) -
     result = runner.invoke(app, ["explore", f"{path}:workers_then_join"])
     assert result.exit_code == 0, result.output
     assert sys.modules["queue"] is queue
+
+
+@pytest.mark.timeout(120)
+def test_a_file_imports_the_modules_beside_it_as_python_file_does(tmp_path: Path) -> None:
+    folder = tmp_path / "project"
+    folder.mkdir()
+    (folder / "shared_counter_cfg.py").write_text("counter = {'n': 0}\n")
+    (folder / "uses_sibling.py").write_text(
+        "import threading\n"
+        "import shared_counter_cfg\n\n\n"
+        "def main():\n"
+        "    def bump():\n"
+        "        shared_counter_cfg.counter['n'] += 1\n\n"
+        "    threads = [threading.Thread(target=bump) for _ in range(2)]\n"
+        "    for t in threads:\n"
+        "        t.start()\n"
+        "    for t in threads:\n"
+        "        t.join()\n"
+    )
+    result = runner.invoke(app, ["explore", f"{folder / 'uses_sibling.py'}:main", "--json"])
+    assert result.exit_code == 1, result.output  # loaded, and its lost update found
+    assert json.loads(result.output)["failure"]["kind"] == "data_race"
