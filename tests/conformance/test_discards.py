@@ -160,3 +160,47 @@ def test_take_out_keeps_the_order_of_what_is_held() -> None:
     assert "listed twice" in not_held(0, ["a", "a"], ["a"])
     with pytest.raises(ValueError):
         not_held(0, ["a"], ["a"])
+
+
+def _one_worker(steps: list[Step]) -> list[str]:
+    trace = lines(steps)
+    header = json.loads(trace[0])
+    header["config"] = {**CONFIG, "workers": 1}
+    return [json.dumps(header), *trace[1:]]
+
+
+def _agree(trace: list[str]) -> Verdict:
+    fast = validate_with(FAST, trace, engine="fast")
+    spec = validate_with(SPEC, trace, engine="spec")
+    assert (fast.code, fast.seq, fast.rule) == (spec.code, spec.seq, spec.rule), (fast.message, spec.message)
+    return spec
+
+
+def test_a_worker_that_gave_its_drain_up_frees_the_pool_for_another_thread() -> None:
+    """A pool of one: w0 takes lane 0, Stop(discard) begins, w0 gives its drain up (unlogged), and
+    another thread takes lane 1. The spec engine refused that take, naming a FIFO it did not break:
+    the give-up is deferred, and it was declared to move past another worker's take, which the
+    pool's size does not let it do (found by a review of the contract, session 34)."""
+    took = [
+        post("p0", 0, "a", True),
+        ("p0", "submit", {"lane": 0}),
+        post("p0", 1, "b", True),
+        ("p0", "submit", {"lane": 1}),
+        ("w0", "take", {"lane": 0}),
+    ]
+    verdict = _agree(
+        _one_worker(
+            [
+                *took,
+                ("main", "stop_begin", {"mode": "discard"}),
+                ("w1", "take", {"lane": 1}),
+                discard(0, ["a"]),
+                discard(1, ["b"]),
+                END,
+            ]
+        )
+    )
+    assert verdict.allowed and not verdict.prefix, verdict.message
+    # A drain begun is not given up: a second thread's take is one too many for the pool.
+    refused = _agree(_one_worker([*took, ("w0", "drain_begin", {"lane": 0}), ("w1", "take", {"lane": 1})]))
+    assert not refused.allowed and refused.rule == 3 and "only 1 workers" in refused.message
