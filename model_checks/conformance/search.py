@@ -46,16 +46,8 @@ from model_checks.conformance.near_miss import Miss as Miss
 from model_checks.conformance.near_miss import NoMatch as NoMatch
 from model_checks.conformance.near_miss import near_misses
 from model_checks.conformance.step_index import CACHE_LIMIT as CACHE_LIMIT
-from model_checks.conformance.step_index import PartOf, State, StepIndex, bounded
+from model_checks.conformance.step_index import PartOf, State, StepIndex, bounded, mypyc_attr
 from spec.language import Emitted, Spec
-
-try:
-    from mypy_extensions import mypyc_attr
-except ImportError:  # an install without mypy's extensions runs this module as Python: no-op
-
-    def mypyc_attr(*_args: Any, **_kwargs: Any) -> Callable[[type], type]:  # type: ignore[misc]
-        return lambda cls: cls
-
 
 # Called with the search after each event it took (``TraceSearch.observer``): its ``states`` and
 # ``c`` are then what some behaviour could be in, under the constants bound so far.

@@ -29,7 +29,7 @@ from model_checks.conformance.deferral import Chain, reachable_from
 from spec.language import Spec
 
 try:
-    from mypy_extensions import mypyc_attr
+    from mypy_extensions import mypyc_attr as mypyc_attr  # re-exported: search.py decorates with it
 except ImportError:  # an install without mypy's extensions runs this module as Python: no-op
 
     def mypyc_attr(*_args: Any, **_kwargs: Any) -> Callable[[type], type]:  # type: ignore[misc]
