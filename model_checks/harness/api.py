@@ -181,13 +181,13 @@ def set_replay_override(schedule: str | None) -> None:
 
 
 def explore(
-    options: Options | None = None, *, allow_bounded: bool = True, **overrides: Any
+    options: Options | None = None, *, allow_bounded: bool = False, **overrides: Any
 ) -> Callable[[TestFn], Callable[[], None]]:
     """Decorator: turn ``def test_x(rt): ...`` into a pytest test that explores it.
 
     ``@explore(preemption_bound=2)`` or ``@explore(Options(...))``. The test fails with the full
-    report when a failure is found, or when the verdict is "bounded" and ``allow_bounded`` is False.
-    """
+    report when a failure is found, and when the verdict is "bounded": a bound is never a pass,
+    unless the test says it accepts one (``allow_bounded=True``, e.g. a deliberate time limit)."""
     opts = (options or Options()).with_(**overrides) if overrides else (options or Options())
 
     def decorate(fn: TestFn) -> Callable[[], None]:

@@ -128,9 +128,28 @@ def test_patch_mode_leaves_other_code_alone() -> None:
 
 
 @pytest.mark.timeout(30)
-@explore(preemption_bound=3)
+@explore()
 def test_explore_decorator_passes(rt: ControlledRuntime) -> object:
     return fixed(rt)
+
+
+@pytest.mark.timeout(30)
+def test_explore_decorator_fails_a_bounded_search_unless_told_it_may_pass() -> None:
+    # A bound is never a pass: five executions of a correct program prove nothing (the review
+    # of session 34 found a buggy program's bounded run green, the default was to allow it).
+    @explore(max_executions=5)
+    def cut(rt: ControlledRuntime) -> object:
+        return fixed(rt)
+
+    with pytest.raises(AssertionError, match="search incomplete"):
+        cut()
+
+    @explore(max_executions=5, allow_bounded=True)
+    def accepted(rt: ControlledRuntime) -> object:
+        return fixed(rt)
+
+    accepted()
+    assert accepted.last_result.verdict == "bounded"  # type: ignore[attr-defined]
 
 
 @pytest.mark.timeout(30)
