@@ -75,6 +75,19 @@ if TYPE_CHECKING:
 Point = tuple[types.CodeType, int]  # an access site made a scheduling point: (code, offset)
 
 
+def alike(point: Point) -> list[Point]:
+    """``point`` and every other site of its code that accesses the same name the same way. 3.11
+    compiles a loop's condition twice (before the loop and at its back edge): a flag read racing
+    a write is found at one of them, and with only that one a scheduling point, a thread spinning
+    on the flag would spin at the other for ever, the writer never scheduled again."""
+    code, offset = point
+    table = code_table(code) or {}
+    entry = table.get(offset)
+    if entry is None or not isinstance(entry[1], str):  # a subscript, a call: no name to match
+        return [point]
+    return [(code, at) for at, other in sorted(table.items()) if other == entry]
+
+
 class _Loc:
     """Shadow memory of one location: the last write and each thread's last read since."""
 
@@ -186,7 +199,10 @@ class RaceDetector:
 
     def _site(self, frame: types.FrameType, entry: tuple[int, Any]) -> None:
         """An access site (``race_sites.code_table``) is about to run in ``frame``."""
-        if self.found:
+        if self.found and not self.points:
+            # One race is the execution's report. While racy sites are interleaved (``points``)
+            # they stay scheduling points after it: a thread spinning on a racy flag would
+            # otherwise never give way again, and the execution would never end.
             return
         tid = self.ex.current
         if tid is None:
@@ -348,10 +364,12 @@ class RaceDetector:
     def _report(self, first: Site, second: Site) -> None:
         from model_checks.harness.rt.scheduler import ExecFailure
 
+        if self.found:  # the execution's first race is its report (and the sites interleaved next)
+            return
         self.found = True
         ex = self.ex
         if self.points is not None:
-            self.racy = [(first[1], first[2]), (second[1], second[2])]
+            self.racy = [*alike((first[1], first[2])), *alike((second[1], second[2]))]
         what = what_of(second)
         a, b = ex.thread_label(first[0]), ex.thread_label(second[0])
         if a == b:  # two threads the program gave one name: say which

@@ -176,3 +176,18 @@ def declared_flag() -> object:
     f.stop = True
     t.join()
     return lambda: len(ran)
+
+
+def spin_on_flag() -> None:
+    """A worker spinning on a flag that the main thread sets, with no lock and no sleep: a race.
+    3.11 compiles the loop's condition twice (at the loop's entry and at its back edge)."""
+    f = Flag()
+
+    def worker() -> None:
+        while not f.stop:
+            pass
+
+    t = threading.Thread(target=worker)
+    t.start()
+    f.stop = True
+    t.join()

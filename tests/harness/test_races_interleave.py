@@ -92,3 +92,19 @@ def test_explore_command_flag() -> None:
     assert out.exit_code == 1 and "data_race" in out.output, out.output
     out = runner.invoke(app, ["explore", "counter-plain", "--interleave-races", "--no-races"])
     assert out.exit_code == 2 and "not with races=False" in out.output, out.output
+
+
+@pytest.mark.timeout(60)
+def test_a_thread_spinning_on_a_racy_flag_does_not_hang_the_search() -> None:
+    """Both compilations of the loop's condition become scheduling points (``races.alike``): with
+    only the one the race was found at, the worker spun at the other for ever, with no step for the
+    scheduler to take the main thread back (a review's program hung ``--interleave-races``). Spun
+    ahead of the writer, it is the unfair schedule's livelock at ``max_steps``."""
+
+    def program(rt: ControlledRuntime) -> None:
+        prog.spin_on_flag()
+
+    with patched(prog):
+        result = check(program, Options(interleave_races=True, max_steps=300))
+    assert result.failure is not None and result.failure.kind == "livelock", result.report()
+    assert any("interleave_races: data race on Flag.stop" in n for n in result.notes), result.notes
