@@ -51,7 +51,11 @@ FIRST_DISCARD = len(QUEUED) + 1
 
 
 def both(steps: list[Step]) -> tuple[Verdict, Verdict]:
-    trace = lines(steps)
+    return both_of(lines(steps))
+
+
+def both_of(trace: list[str]) -> tuple[Verdict, Verdict]:
+    """The two engines' verdicts on ``trace``, asserted to agree on code, seq and rule."""
     fast = validate_with(FAST, trace, engine="fast")
     spec = validate_with(SPEC, trace, engine="spec")
     assert (fast.code, fast.seq, fast.rule) == (spec.code, spec.seq, spec.rule), (fast.message, spec.message)
@@ -169,13 +173,6 @@ def _one_worker(steps: list[Step]) -> list[str]:
     return [json.dumps(header), *trace[1:]]
 
 
-def _agree(trace: list[str]) -> Verdict:
-    fast = validate_with(FAST, trace, engine="fast")
-    spec = validate_with(SPEC, trace, engine="spec")
-    assert (fast.code, fast.seq, fast.rule) == (spec.code, spec.seq, spec.rule), (fast.message, spec.message)
-    return spec
-
-
 def test_a_worker_that_gave_its_drain_up_frees_the_pool_for_another_thread() -> None:
     """A pool of one: w0 takes lane 0, Stop(discard) begins, w0 gives its drain up (unlogged), and
     another thread takes lane 1. The spec engine refused that take, naming a FIFO it did not break:
@@ -188,7 +185,7 @@ def test_a_worker_that_gave_its_drain_up_frees_the_pool_for_another_thread() -> 
         ("p0", "submit", {"lane": 1}),
         ("w0", "take", {"lane": 0}),
     ]
-    verdict = _agree(
+    _, verdict = both_of(
         _one_worker(
             [
                 *took,
@@ -202,5 +199,6 @@ def test_a_worker_that_gave_its_drain_up_frees_the_pool_for_another_thread() -> 
     )
     assert verdict.allowed and not verdict.prefix, verdict.message
     # A drain begun is not given up: a second thread's take is one too many for the pool.
-    refused = _agree(_one_worker([*took, ("w0", "drain_begin", {"lane": 0}), ("w1", "take", {"lane": 1})]))
+    began = [*took, ("w0", "drain_begin", {"lane": 0}), ("w1", "take", {"lane": 1})]
+    _, refused = both_of(_one_worker(began))
     assert not refused.allowed and refused.rule == 3 and "only 1 workers" in refused.message
