@@ -48,21 +48,54 @@ typedef struct {
     PyObject *containers; /* race_sites.CONTAINERS */
     PyObject *methods;    /* race_sites.METHODS: the container methods that are accesses */
     PyObject *len;        /* builtins.len */
+    PyObject *attr_builtins; /* (getattr, hasattr, setattr, delattr): race_sites.ATTR_BUILTINS */
 } Tracer;
 
 /* Every object member, once: init, traverse and clear walk this list, so a member added to the
  * struct and here cannot be left out of the garbage collector's view. */
-#define TRACER_MEMBERS(X) X(ex) X(table_of) X(handler) X(code_types) X(containers) X(methods) X(len)
+#define TRACER_MEMBERS(X)                                                                  \
+    X(ex) X(table_of) X(handler) X(code_types) X(containers) X(methods) X(len) X(attr_builtins)
 #define SET_MEMBER(m) Py_XSETREF(self->m, Py_NewRef(m));
 
-/* The entry kinds of race_sites (``LOAD_ATTR, STORE_ATTR, ... = range(9)``; a test compares). */
+/* The entry kinds of race_sites (``LOAD_ATTR, STORE_ATTR, ... = range(12)``; a test compares). */
 enum { LOAD_ATTR, STORE_ATTR, SUBSCR, STORE_SUBSCR, GLOBAL_NAME, STORE_GLOBAL, CONTAINS, ITER,
-       CALL };
+       CALL, LOAD_CELL, STORE_CELL, DELETE_SUBSCR };
 
 static int
 is_instance(PyObject *obj, PyObject *types)
 {
     return obj != NULL && PyObject_IsInstance(obj, types);
+}
+
+/* Is ``value`` (NULL: not there) data, not code? 1, 0, or -1 on an error. */
+static int
+is_data(Tracer *t, PyObject *value)
+{
+    if (value == NULL) {
+        return PyErr_Occurred() ? -1 : 0;
+    }
+    int code = is_instance(value, t->code_types);
+    return code < 0 ? -1 : !code;
+}
+
+/* ``races._load_attr``'s filter: a module's global or a class's data where its body (or a base's)
+ * defines it as data (``race_sites.class_owner``), any other object's attribute unless the
+ * object is code. */
+static int
+attr_worth(Tracer *t, PyObject *obj, PyObject *name)
+{
+    if (obj == NULL || !PyUnicode_Check(name)) {
+        return 1;
+    }
+    if (PyModule_Check(obj)) {
+        PyObject *dict = PyModule_GetDict(obj);
+        return dict == NULL ? 1 : is_data(t, PyDict_GetItemWithError(dict, name));
+    }
+    if (PyType_Check(obj)) {
+        return is_data(t, _PyType_Lookup((PyTypeObject *)obj, name));
+    }
+    int code = is_instance(obj, t->code_types);
+    return code < 0 ? -1 : !code;
 }
 
 /* Could the handler record an access at this site? 0 only where ``RaceDetector._site`` is sure
@@ -86,13 +119,30 @@ worth(Tracer *t, _PyInterpreterFrame *fr, PyObject *entry)
         return 1; /* no stack pointer stored: let the handler judge (and fail) */
     }
     switch (kind) {
-    case LOAD_ATTR: {
-        int code = is_instance(STACK(1), t->code_types);
-        return code < 0 ? -1 : !code;
-    }
+    case LOAD_ATTR:
+        return attr_worth(t, STACK(1), arg);
     case SUBSCR:
     case STORE_SUBSCR:
+    case DELETE_SUBSCR:
         return is_instance(STACK(2), t->containers);
+    case LOAD_CELL: { /* arg: (slot, name); a cell holding code is a read of code */
+        if (!PyTuple_Check(arg) || PyTuple_GET_SIZE(arg) != 2) {
+            return 1;
+        }
+        long slot = PyLong_AsLong(PyTuple_GET_ITEM(arg, 0));
+        if (slot == -1 && PyErr_Occurred()) {
+            return -1;
+        }
+        if (slot < 0 || slot >= base) {
+            return 1;
+        }
+        PyObject *cell = fr->localsplus[slot];
+        if (cell == NULL || !PyCell_Check(cell)) {
+            return 0;
+        }
+        PyObject *value = PyCell_GET(cell);
+        return value == NULL ? 0 : is_data(t, value);
+    }
     case CONTAINS:
     case ITER:
         return is_instance(STACK(1), t->containers);
@@ -129,13 +179,18 @@ worth(Tracer *t, _PyInterpreterFrame *fr, PyObject *entry)
         if (target == t->len && argc == 1) {
             return is_instance(STACK(1), t->containers);
         }
+        for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(t->attr_builtins); i++) {
+            if (target == PyTuple_GET_ITEM(t->attr_builtins, i)) {
+                return 1; /* getattr(obj, name) and kin: the handler reads the name */
+            }
+        }
         /* a bound builtin method called through a name: its __self__ a container */
         if (!PyCFunction_Check(target)) {
             return 0;
         }
         return is_instance(PyCFunction_GET_SELF(target), t->containers);
     }
-    default: /* STORE_ATTR (the handler tests the object's owner), STORE_GLOBAL */
+    default: /* STORE_ATTR (the handler tests the object's owner), STORE_GLOBAL, STORE_CELL */
         return 1;
     }
 #undef STACK
@@ -259,12 +314,27 @@ Tracer_init(Tracer *self, PyObject *args, PyObject *kwds)
         PyErr_SetString(PyExc_TypeError, "table_of and handler must be callable");
         return -1;
     }
-    PyObject *len = PyDict_GetItemString(PyEval_GetBuiltins(), "len");
+    PyObject *builtins = PyEval_GetBuiltins();
+    PyObject *len = PyDict_GetItemString(builtins, "len");
+    PyObject *found[4];
+    const char *names[4] = {"getattr", "hasattr", "setattr", "delattr"};
+    for (int i = 0; i < 4; i++) {
+        found[i] = PyDict_GetItemString(builtins, names[i]);
+        if (found[i] == NULL) {
+            PyErr_Format(PyExc_RuntimeError, "no builtins.%s", names[i]);
+            return -1;
+        }
+    }
     if (len == NULL) {
         PyErr_SetString(PyExc_RuntimeError, "no builtins.len");
         return -1;
     }
+    PyObject *attr_builtins = PyTuple_Pack(4, found[0], found[1], found[2], found[3]);
+    if (attr_builtins == NULL) {
+        return -1;
+    }
     TRACER_MEMBERS(SET_MEMBER)
+    Py_DECREF(attr_builtins);
     return 0;
 }
 
@@ -361,6 +431,27 @@ stack_value(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
         return NULL;
     }
     PyObject *value = fr->localsplus[index];
+    if (value == NULL) {
+        Py_RETURN_NONE;
+    }
+    return Py_NewRef(value);
+}
+
+/* fast_local(frame, slot): the raw content of a frame's fast-locals slot (for a cell or free
+ * variable, its cell), None for an empty slot; ValueError past the frame's locals. */
+static PyObject *
+fast_local(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    _PyInterpreterFrame *fr;
+    long slot;
+    if (frame_args(args, nargs, 2, "fast_local(frame, slot)", &fr, &slot) < 0) {
+        return NULL;
+    }
+    if (slot < 0 || slot >= fr->f_code->co_nlocalsplus) {
+        PyErr_Format(PyExc_ValueError, "no local slot %ld in this frame", slot);
+        return NULL;
+    }
+    PyObject *value = fr->localsplus[slot];
     if (value == NULL) {
         Py_RETURN_NONE;
     }
@@ -728,6 +819,8 @@ static PyMethodDef module_methods[] = {
     {"thread_frames", (PyCFunction)(void (*)(void))thread_frames, METH_FASTCALL,
      "thread_frames(frame, table, null): a thread's frames as the state fingerprint reads them "
      "(rt/thread_frames.py)."},
+    {"fast_local", (PyCFunction)(void (*)(void))fast_local, METH_FASTCALL,
+     "fast_local(frame, slot): a frame's fast-locals slot (a cell for a closure variable)."},
     {"stack_value", (PyCFunction)(void (*)(void))stack_value, METH_FASTCALL,
      "stack_value(frame, depth): a value of a traced frame's stack (1 = top)."},
     {"join", (PyCFunction)(void (*)(void))join, METH_FASTCALL,
@@ -768,9 +861,9 @@ PyInit__race_tracer(void)
         Py_DECREF(m);
         return NULL;
     }
-    PyObject *kinds = Py_BuildValue("(sssssssss)", "LOAD_ATTR", "STORE_ATTR", "SUBSCR",
+    PyObject *kinds = Py_BuildValue("(ssssssssssss)", "LOAD_ATTR", "STORE_ATTR", "SUBSCR",
                                     "STORE_SUBSCR", "GLOBAL_NAME", "STORE_GLOBAL", "CONTAINS",
-                                    "ITER", "CALL");
+                                    "ITER", "CALL", "LOAD_CELL", "STORE_CELL", "DELETE_SUBSCR");
     if (kinds == NULL || PyModule_AddObject(m, "KINDS", kinds) < 0) {
         Py_XDECREF(kinds);
         Py_DECREF(m);

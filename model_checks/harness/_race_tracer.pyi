@@ -4,7 +4,7 @@ import types
 from collections.abc import Callable
 from typing import Any
 
-from model_checks.harness.race_frames import py_join, py_stack_value, py_sync_op
+from model_checks.harness.race_frames import py_fast_local, py_join, py_stack_value, py_sync_op
 
 KINDS: tuple[str, ...]
 
@@ -24,6 +24,7 @@ class Tracer:
 # The hot helpers have the types of their Python twins (``race_frames.py_*``, the one source:
 # the C tracer must behave identically, positional-only arguments included).
 stack_value = py_stack_value
+fast_local = py_fast_local
 join = py_join
 sync_op = py_sync_op
 

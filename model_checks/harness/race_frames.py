@@ -1,7 +1,8 @@
 """The CPython 3.11 internals the race detector (``races.py``) reads and writes: the value stack
-of a traced frame (``stack_value``) and the thread state's tracing guard (``Untraced``); and which
-trace function it installs (``NATIVE``: the C tracer ``_race_tracer`` when built, else Python),
-with the hot helpers of both (``stack_value``, ``join``, ``sync_op``; ``py_*`` in Python)."""
+and fast locals of a traced frame (``stack_value``, ``fast_local``) and the thread state's
+tracing guard (``Untraced``); and which trace function it installs (``NATIVE``: the C tracer
+``_race_tracer`` when built, else Python), with the hot helpers of both (``stack_value``,
+``fast_local``, ``join``, ``sync_op``; ``py_*`` in Python)."""
 
 from __future__ import annotations
 
@@ -40,6 +41,20 @@ def py_stack_value(frame: types.FrameType, depth: int, /) -> object:
     if top < 0 or depth < 1 or top - depth < _nlocalsplus(frame.f_code):
         raise ValueError(f"no value {depth} deep on this frame's stack")
     addr = base + LOCALSPLUS + 8 * (top - depth)
+    if not pointer_at(addr).value:
+        return None
+    return object_at(addr).value
+
+
+def py_fast_local(frame: types.FrameType, slot: int, /) -> object:
+    """The raw content of ``frame``'s fast-locals slot ``slot`` (a cell where the slot is a cell or
+    free variable: what ``LOAD_DEREF slot`` reads through); None for an empty slot. ValueError
+    for a slot past the frame's locals, as in the C version."""
+    if slot < 0 or slot >= _nlocalsplus(frame.f_code):
+        raise ValueError(f"no local slot {slot} in this frame")
+    base = pointer_at(id(frame) + F_FRAME).value
+    assert base is not None
+    addr = base + LOCALSPLUS + 8 * slot
     if not pointer_at(addr).value:
         return None
     return object_at(addr).value
@@ -89,6 +104,7 @@ def py_sync_op(
 
 
 stack_value: Callable[[types.FrameType, int], object] = NATIVE.stack_value if NATIVE else py_stack_value
+fast_local: Callable[[types.FrameType, int], object] = NATIVE.fast_local if NATIVE else py_fast_local
 join: Callable[[list[int], list[int]], None] = NATIVE.join if NATIVE else py_join
 sync_op: Callable[..., None] = NATIVE.sync_op if NATIVE else py_sync_op
 

@@ -22,7 +22,8 @@ Site = tuple[int, types.CodeType, int, "str | tuple[object, object]", bool]
 LIBRARIES = {sysconfig.get_path(name) for name in ("stdlib", "platstdlib", "purelib", "platlib")}
 SKIP_FILES = (*(p + os.sep for p in LIBRARIES if p), "<frozen")
 
-# Reads of these are reads of code, not of shared state (module constants, classes, functions).
+# Reads of these are reads of code, not of shared state: functions, classes, modules, and what a
+# class body defines beside its data (methods' descriptors, properties, slots).
 CODE_TYPES = (
     types.ModuleType,
     type,
@@ -30,9 +31,19 @@ CODE_TYPES = (
     types.BuiltinFunctionType,
     types.MethodType,
     types.MethodDescriptorType,
+    types.ClassMethodDescriptorType,
+    types.WrapperDescriptorType,
+    types.MemberDescriptorType,
+    types.GetSetDescriptorType,
+    classmethod,
+    staticmethod,
+    property,
 )
 CONTAINERS = (dict, list, set, deque, bytearray)
-KEYED = (dict, set)  # per-key locations; lists and deques are one location each
+KEYED = (dict, set)  # per-key locations
+# per-index locations for a subscript by an int (``slots[i]``); every other access (``in``,
+# iteration, ``len``, a method, a slice, ``del``: whatever can move the items) is the whole
+INDEXED = (list, deque, bytearray)
 # container methods: name -> (is_write, keyed by the first argument)
 METHODS: dict[str, tuple[bool, bool]] = {
     "get": (False, True),
@@ -74,21 +85,60 @@ METHODS: dict[str, tuple[bool, bool]] = {
     "symmetric_difference_update": (True, False),
 }
 
-# opcode name -> handler kind
-LOAD_ATTR, STORE_ATTR, SUBSCR, STORE_SUBSCR, GLOBAL_NAME, STORE_GLOBAL, CONTAINS, ITER, CALL = range(9)
+# opcode name -> handler kind (``_race_tracer.c`` numbers them alike: its ``KINDS``)
+(
+    LOAD_ATTR,
+    STORE_ATTR,
+    SUBSCR,
+    STORE_SUBSCR,
+    GLOBAL_NAME,
+    STORE_GLOBAL,
+    CONTAINS,
+    ITER,
+    CALL,
+    LOAD_CELL,
+    STORE_CELL,
+    DELETE_SUBSCR,
+) = range(12)
+KINDS = (
+    "LOAD_ATTR",
+    "STORE_ATTR",
+    "SUBSCR",
+    "STORE_SUBSCR",
+    "GLOBAL_NAME",
+    "STORE_GLOBAL",
+    "CONTAINS",
+    "ITER",
+    "CALL",
+    "LOAD_CELL",
+    "STORE_CELL",
+    "DELETE_SUBSCR",
+)
 OPCODES = {
     "LOAD_ATTR": LOAD_ATTR,
     "STORE_ATTR": STORE_ATTR,
     "DELETE_ATTR": STORE_ATTR,
     "BINARY_SUBSCR": SUBSCR,
     "STORE_SUBSCR": STORE_SUBSCR,
-    "DELETE_SUBSCR": STORE_SUBSCR,
+    "DELETE_SUBSCR": DELETE_SUBSCR,
     "LOAD_GLOBAL": GLOBAL_NAME,
     "STORE_GLOBAL": STORE_GLOBAL,
     "DELETE_GLOBAL": STORE_GLOBAL,
+    # a closure's variable (``nonlocal``, or read by a nested function): its cell is the location
+    "LOAD_DEREF": LOAD_CELL,
+    "STORE_DEREF": STORE_CELL,
+    "DELETE_DEREF": STORE_CELL,
     "CONTAINS_OP": CONTAINS,
     "GET_ITER": ITER,
     "CALL": CALL,
+}
+NAMED = (LOAD_ATTR, STORE_ATTR, GLOBAL_NAME, STORE_GLOBAL, LOAD_CELL, STORE_CELL)
+# the builtins that access an attribute by name: name -> (is_write, argument counts)
+ATTR_BUILTINS: dict[object, tuple[bool, tuple[int, ...]]] = {
+    getattr: (False, (2, 3)),
+    hasattr: (False, (2,)),
+    setattr: (True, (3,)),
+    delattr: (True, (2,)),
 }
 Table = dict[int, tuple[int, Any]]
 TABLES: dict[types.CodeType, Table | None] = {}  # code -> offset -> (kind, argument); None: untraced
@@ -113,7 +163,10 @@ def code_table(code: types.CodeType) -> Table | None:
             kind = OPCODES.get(ins.opname)
             if kind is not None:
                 at = ins.offset if prefix is None else prefix
-                found[at] = (kind, ins.argval if kind != CALL else ins.arg)
+                if kind in (LOAD_CELL, STORE_CELL):  # the cell's slot in the frame, and its name
+                    found[at] = (kind, (ins.arg, ins.argval))
+                else:
+                    found[at] = (kind, ins.argval if kind != CALL else ins.arg)
             prefix = None
         found = found or None
     TABLES[code] = found
@@ -121,7 +174,10 @@ def code_table(code: types.CodeType) -> Table | None:
 
 
 def harness_owned(obj: object) -> bool:
-    cls = type(obj)
+    return harness_class(type(obj))
+
+
+def harness_class(cls: type) -> bool:
     owned = _OWNED.get(cls)
     if owned is None:
         module = cls.__module__
@@ -139,7 +195,22 @@ PER_THREAD: tuple[type, ...] = (patch_local.local,)
 _OWNED: dict[type, bool] = {}  # type -> is it the harness's (asked at every attribute access)
 
 
+def class_owner(cls: type, name: str) -> type | None:
+    """The class of ``cls``'s method resolution order whose body holds ``name`` as data (not code:
+    ``CODE_TYPES``), the location of ``cls.name``; None where it is code, or not found there."""
+    for klass in cls.__mro__:
+        value = klass.__dict__.get(name, _MISSING)
+        if value is not _MISSING:
+            return None if isinstance(value, CODE_TYPES) else klass
+    return None
+
+
+_MISSING = object()
+
+
 def describe(obj: object, key: object) -> str:
+    if isinstance(obj, types.CellType):
+        return f"closure variable {key}"
     if isinstance(obj, CONTAINERS):
         kind = type(obj).__name__
         return f"{kind} (whole)" if key is ALL else f"{kind}[{key!r}]"

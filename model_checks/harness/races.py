@@ -42,25 +42,41 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from model_checks.harness.declared import is_declared
-from model_checks.harness.race_frames import NATIVE, SUPPORTED, Untraced, join, stack_value, sync_op
+from model_checks.harness.race_frames import (
+    NATIVE,
+    SUPPORTED,
+    Untraced,
+    fast_local,
+    join,
+    stack_value,
+    sync_op,
+)
 from model_checks.harness.race_sites import (
     ALL,
+    ATTR_BUILTINS,
     CODE_TYPES,
     CONTAINERS,
     CONTAINS,
+    DELETE_SUBSCR,
     GLOBAL_NAME,
+    INDEXED,
     ITER,
     KEYED,
     LOAD_ATTR,
+    LOAD_CELL,
     METHODS,
+    NAMED,
     STORE_ATTR,
+    STORE_CELL,
     STORE_GLOBAL,
     STORE_SUBSCR,
     SUBSCR,
     Site,
+    class_owner,
     code_entries,
     code_table,
     describe,
+    harness_class,
     harness_owned,
     line_of,
     verb,
@@ -83,7 +99,7 @@ def alike(point: Point) -> list[Point]:
     code, offset = point
     table = code_table(code) or {}
     entry = table.get(offset)
-    if entry is None or not isinstance(entry[1], str):  # a subscript, a call: no name to match
+    if entry is None or entry[0] not in NAMED:  # a subscript, a call: no name to match
         return [point]
     return [(code, at) for at, other in sorted(table.items()) if other == entry]
 
@@ -209,17 +225,14 @@ class RaceDetector:
             return
         kind, arg_ = entry
         if kind == LOAD_ATTR:
-            obj = stack_value(frame, 1)
-            if not isinstance(obj, CODE_TYPES) and not harness_owned(obj):
-                self._attr(tid, obj, arg_, False, frame)
+            self._load_attr(tid, stack_value(frame, 1), arg_, frame)
         elif kind == STORE_ATTR:
-            obj = stack_value(frame, 1)
-            if not harness_owned(obj):
-                self._attr(tid, obj, arg_, True, frame)
-        elif kind in (SUBSCR, STORE_SUBSCR):
+            self._store_attr(tid, stack_value(frame, 1), arg_, frame)
+        elif kind in (SUBSCR, STORE_SUBSCR, DELETE_SUBSCR):
             container = stack_value(frame, 2)
             if isinstance(container, CONTAINERS):
-                self._item(tid, container, stack_value(frame, 1), kind == STORE_SUBSCR, frame)
+                key = stack_value(frame, 1)
+                self._item(tid, container, key, kind != SUBSCR, frame, indexed=kind != DELETE_SUBSCR)
         elif kind == CONTAINS:
             container = stack_value(frame, 1)
             if isinstance(container, CONTAINERS):
@@ -234,8 +247,46 @@ class RaceDetector:
                 self._access(tid, g, arg_, False, frame, f"global {arg_}")
         elif kind == STORE_GLOBAL:
             self._access(tid, frame.f_globals, arg_, True, frame, f"global {arg_}")
+        elif kind in (LOAD_CELL, STORE_CELL):
+            slot, name = arg_
+            cell = fast_local(frame, slot)
+            if not isinstance(cell, types.CellType):
+                return
+            if kind == LOAD_CELL:
+                try:
+                    value = cell.cell_contents
+                except ValueError:  # not bound yet: the load raises NameError
+                    return
+                if isinstance(value, CODE_TYPES):
+                    return
+            self._access(tid, cell, name, kind == STORE_CELL, frame, "")
         else:
             self._call(tid, frame, arg_)
+
+    def _load_attr(self, tid: int, obj: object, name: str, frame: types.FrameType) -> None:
+        """``obj.name`` is read: a module's global, a class's data (where its body defines it), or
+        an object's attribute; never code (a function, a class, a method's descriptor)."""
+        if isinstance(obj, types.ModuleType):
+            g = obj.__dict__
+            if name in g and not isinstance(g[name], CODE_TYPES):
+                self._access(tid, g, name, False, frame, f"global {name}")
+        elif isinstance(obj, type):
+            owner = class_owner(obj, name)
+            if owner is not None and not harness_class(owner):
+                self._attr(tid, owner, name, False, frame)
+        elif not isinstance(obj, CODE_TYPES) and not harness_owned(obj):
+            self._attr(tid, obj, name, False, frame)
+
+    def _store_attr(self, tid: int, obj: object, name: str, frame: types.FrameType) -> None:
+        """``obj.name`` is written (or deleted): a module's attribute is its global, the location
+        its own code writes with ``global``."""
+        if isinstance(obj, types.ModuleType):
+            self._access(tid, obj.__dict__, name, True, frame, f"global {name}")
+        elif isinstance(obj, type):
+            if not harness_class(obj):
+                self._attr(tid, obj, name, True, frame)
+        elif not harness_owned(obj):
+            self._attr(tid, obj, name, True, frame)
 
     def _call(self, tid: int, frame: types.FrameType, argc: int) -> None:
         meth = stack_value(frame, argc + 2)
@@ -249,6 +300,13 @@ class RaceDetector:
             container = stack_value(frame, 1)
             if isinstance(container, CONTAINERS):
                 self._access(tid, container, ALL, False, frame, "")
+            return
+        elif target in ATTR_BUILTINS:  # getattr(obj, "name"), setattr, delattr, hasattr
+            write, counts = ATTR_BUILTINS[target]
+            attr = stack_value(frame, argc - 1)
+            if argc in counts and isinstance(attr, str):
+                obj = stack_value(frame, argc)
+                (self._store_attr if write else self._load_attr)(tid, obj, attr, frame)
             return
         else:  # a bound builtin method called through a name: f = d.get; f(k)
             owner = getattr(target, "__self__", None)
@@ -271,12 +329,26 @@ class RaceDetector:
             return  # a declared GIL-atomic field: a scheduling point of its own (declared.py)
         self._access(tid, obj, name, write, frame, "")
 
-    def _item(self, tid: int, container: object, key: object, write: bool, frame: types.FrameType) -> None:
+    def _item(
+        self,
+        tid: int,
+        container: object,
+        key: object,
+        write: bool,
+        frame: types.FrameType,
+        indexed: bool = False,
+    ) -> None:
+        """An access to ``container[key]`` (``indexed``: a subscript, where an int is a position of
+        a sequence; otherwise ``key`` is an element, as in ``key in container``)."""
         if isinstance(container, KEYED):
             try:
                 hash(key)
             except TypeError:
                 key = ALL
+        elif indexed and type(key) is int and isinstance(container, INDEXED):
+            n = len(container)
+            # -1 and n - 1 are one location; out of range raises IndexError (no item touched)
+            key = key % n if -n <= key < n else ALL
         else:
             key = ALL
         self._access(tid, container, key, write, frame, "")

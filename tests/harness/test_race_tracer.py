@@ -173,6 +173,7 @@ def test_the_entry_kinds_agree_with_the_c_tracer() -> None:
     if race_frames.NATIVE is None:
         pytest.skip(f"no C tracer: {race_frames.NATIVE_WHY}")
     names = race_frames.NATIVE.KINDS
+    assert names == race_sites.KINDS
     assert [getattr(race_sites, name) for name in names] == list(range(len(names)))
     assert set(race_sites.OPCODES.values()) == set(range(len(names)))
 
@@ -235,6 +236,33 @@ def test_stack_value_reads_the_traced_frames_stack(stack_value: Callable[..., ob
     finally:
         sys.settrace(previous)
     assert seen == [holder, marker]
+
+
+@pytest.mark.parametrize("fast_local", _implementations("fast_local"))
+def test_fast_local_reads_a_closure_variables_cell(fast_local: Callable[..., object]) -> None:
+    """``LOAD_DEREF slot`` reads through the cell in the frame's slot: the cell itself is the
+    race detector's location, one for the outer frame and every closure over it."""
+    count = 0
+    found: dict[str, object] = {}
+
+    def slot_of(code: types.CodeType) -> int:
+        derefs = [i.arg for i in dis.get_instructions(code) if i.opname.endswith("_DEREF")]
+        names = [i.argval for i in dis.get_instructions(code) if i.opname.endswith("_DEREF")]
+        slot = derefs[names.index("count")]
+        assert slot is not None
+        return slot
+
+    def inner() -> int:
+        found["inner"] = fast_local(sys._getframe(0), slot_of(inner.__code__))
+        return count
+
+    inner()
+    frame = sys._getframe(0)
+    outer = fast_local(frame, slot_of(frame.f_code))
+    assert isinstance(outer, types.CellType) and outer is found["inner"]
+    assert outer.cell_contents == 0
+    with pytest.raises(ValueError, match="no local slot"):
+        fast_local(frame, 10_000)
 
 
 def test_sync_op_is_the_same_in_c_and_python() -> None:

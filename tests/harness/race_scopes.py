@@ -1,0 +1,204 @@
+"""Plain ``threading`` programs whose shared data lives outside an instance attribute or a
+container (tests/harness/test_race_scopes.py): a closure's variable, a module's attribute, a
+class's attribute, an attribute reached with ``getattr``/``setattr``, the items of a list. The
+racy ones have one bug, an unsynchronised access; the others must be proved race-free."""
+
+from __future__ import annotations
+
+import sys
+import threading
+from collections.abc import Callable
+
+hits = 0  # a module global, also written as ``this.hits`` through the module object
+this = sys.modules[__name__]
+
+
+def _run(*targets: Callable[[], object]) -> None:
+    threads = [threading.Thread(target=t) for t in targets]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+
+
+# ---------------------------------------------------------------- closures
+
+
+def closure_lost_update() -> None:
+    count = 0
+
+    def inc() -> None:
+        nonlocal count
+        count += 1  # the closure's cell, read and written with no lock
+
+    _run(inc, inc)
+    assert count == 2, f"lost update: {count}"
+
+
+def closure_locked() -> None:
+    count = 0
+    lock = threading.Lock()
+
+    def inc() -> None:
+        nonlocal count
+        with lock:
+            count += 1
+
+    _run(inc, inc)
+    assert count == 2
+
+
+def closure_flag() -> object:
+    """A worker reads a flag the main thread sets, both through the closure: a race."""
+    stop = False
+    ran: list[int] = []
+
+    def worker() -> None:
+        if not stop:
+            ran.append(1)
+
+    t = threading.Thread(target=worker)
+    t.start()
+    stop = True
+    t.join()
+    return lambda: len(ran)
+
+
+def closure_read_only() -> None:
+    """Threads read closure variables (data and a function) that nothing writes after the start."""
+    limit = 3
+    seen: list[list[int]] = [[], []]
+
+    def small(x: int) -> bool:
+        return x < limit
+
+    def reader(i: int) -> None:
+        for x in range(5):
+            if small(x):
+                seen[i].append(x)
+
+    _run(lambda: reader(0), lambda: reader(1))
+    assert seen[0] == seen[1] == [0, 1, 2]
+
+
+# ---------------------------------------------------------------- modules and classes
+
+
+def module_attribute_vs_global() -> None:
+    """One thread writes the global with ``global``, the other reads it as the module's attribute:
+    one location, a race."""
+
+    def writer() -> None:
+        global hits
+        hits = 1
+
+    def reader() -> None:
+        assert this.hits in (0, 1)
+
+    _run(writer, reader)
+
+
+class Config:
+    limit = 1
+
+
+class Tuned(Config):
+    pass
+
+
+def class_attribute() -> None:
+    """A class attribute set by one thread and read through a subclass by another: a race."""
+
+    def writer() -> None:
+        Config.limit = 5
+
+    def reader() -> None:
+        assert Tuned.limit >= 1
+
+    _run(writer, reader)
+
+
+class Box:
+    def __init__(self) -> None:
+        self.value = 0
+        self.lock = threading.Lock()
+
+    def method(self) -> int:
+        return 1
+
+
+def class_code_only() -> None:
+    """Threads read a class's methods and create instances: code, not data; no race."""
+    boxes: list[list[Box]] = [[], []]
+
+    def user(i: int) -> None:
+        b = Box()
+        boxes[i].append(b)
+        assert Box.method(b) == 1 and callable(Box.__init__)
+
+    _run(lambda: user(0), lambda: user(1))
+
+
+def getattr_lost_update() -> None:
+    box = Box()
+
+    def inc() -> None:
+        setattr(box, "value", getattr(box, "value") + 1)  # noqa: B009, B010
+
+    _run(inc, inc)
+    assert box.value == 2, f"lost update: {box.value}"
+
+
+def getattr_locked() -> None:
+    box = Box()
+
+    def inc() -> None:
+        with box.lock:
+            setattr(box, "value", getattr(box, "value") + 1)  # noqa: B009, B010
+
+    _run(inc, inc)
+    assert box.value == 2
+
+
+# ---------------------------------------------------------------- lists
+
+
+def list_slots_per_thread() -> None:
+    """Each thread writes its own slot of a shared list, then waits at a barrier and reads the
+    other's: distinct items before the barrier, ordered by it after; no race."""
+    slots = [0, 0]
+    barrier = threading.Barrier(2)
+
+    def worker(i: int) -> None:
+        slots[i] = i + 1
+        barrier.wait()
+        assert slots[1 - i] == 2 - i
+        assert slots[-1] == 2
+
+    _run(lambda: worker(0), lambda: worker(1))
+
+
+def list_same_slot() -> None:
+    """Both threads write the last slot, one as ``[-1]``, the other as ``[1]``: a race."""
+    slots = [0, 0]
+
+    def first() -> None:
+        slots[-1] = 1
+
+    def second() -> None:
+        slots[1] = 2
+
+    _run(first, second)
+
+
+def list_delete_moves_items() -> None:
+    """One thread deletes slot 0 (every later item moves), the other reads slot 1: a race."""
+    slots = [1, 2, 3]
+
+    def deleter() -> None:
+        del slots[0]
+
+    def reader() -> None:
+        assert slots[1] in (2, 3)
+
+    _run(deleter, reader)

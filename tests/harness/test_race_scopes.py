@@ -1,0 +1,123 @@
+"""The data-race detector beyond instance attributes and containers: closure variables (a cell is
+the location), a module's attribute (its global), a class's data, ``getattr``/``setattr`` by a
+constant name, and a list's items one by one. Before these, the racy closure, module, class and
+``getattr`` programs here were proved "exhaustive (for a data-race-free program)" (a false
+proof), and two threads writing their own slots of one list were reported as a race."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+
+from model_checks.harness import Options, Result, check, patched
+from tests.harness import race_scopes as prog
+
+DRF = "exhaustive (for a data-race-free program"
+
+
+def run(program: Callable[[], object], **options: object) -> Result:
+    with patched(prog):
+        return check(lambda rt: program(), Options(**options))  # type: ignore[arg-type]
+
+
+def line_of(text: str) -> str:
+    with open(prog.__file__) as fh:
+        for i, src in enumerate(fh, 1):
+            if text in src:
+                return f"race_scopes.py:{i}"
+    raise AssertionError(text)
+
+
+def assert_race(result: Result, what: str, *sites: str) -> None:
+    assert result.verdict == "failed", result.report()
+    failure = result.failure
+    assert failure is not None and failure.kind == "data_race", result.report()
+    assert f"data race on {what}:" in failure.message, failure.message
+    for site in sites:
+        assert line_of(site) in failure.message, (site, failure.message)
+
+
+@pytest.mark.timeout(60)
+def test_a_closure_variables_lost_update_is_a_race() -> None:
+    result = run(prog.closure_lost_update)
+    assert_race(result, "closure variable count", "count += 1  # the closure's cell")
+    assert result.executions <= 2, result.executions  # found in the first executions
+
+
+@pytest.mark.timeout(60)
+def test_a_closure_flag_read_by_a_worker_is_a_race() -> None:
+    assert_race(run(prog.closure_flag), "closure variable stop", "if not stop:", "stop = True")
+
+
+@pytest.mark.timeout(60)
+def test_a_module_attribute_and_its_global_are_one_location() -> None:
+    assert_race(run(prog.module_attribute_vs_global), "global hits", "hits = 1", "this.hits in")
+
+
+@pytest.mark.timeout(60)
+def test_a_class_attribute_read_through_a_subclass_is_a_race() -> None:
+    assert_race(run(prog.class_attribute), "Config.limit", "Config.limit = 5", "Tuned.limit >= 1")
+
+
+@pytest.mark.timeout(60)
+def test_getattr_and_setattr_by_name_are_accesses() -> None:
+    assert_race(run(prog.getattr_lost_update), "Box.value", 'setattr(box, "value", getattr(box, "value")')
+
+
+@pytest.mark.timeout(60)
+def test_one_slot_named_two_ways_is_one_location() -> None:
+    assert_race(run(prog.list_same_slot), "list[1]", "slots[-1] = 1", "slots[1] = 2")
+
+
+@pytest.mark.timeout(60)
+def test_deleting_an_item_moves_the_others() -> None:
+    assert_race(run(prog.list_delete_moves_items), "list[1]", "del slots[0]", "slots[1] in (2, 3)")
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize(
+    "program",
+    [
+        prog.closure_locked,
+        prog.closure_read_only,
+        prog.class_code_only,
+        prog.getattr_locked,
+        prog.list_slots_per_thread,
+    ],
+    ids=lambda p: p.__name__,
+)
+def test_race_free_versions_are_proved(program: Callable[[], object]) -> None:
+    result = run(program)
+    assert result.verdict == "exhaustive", result.report()
+    assert result.summary().startswith(DRF), result.summary()
+    assert result.races  # the detector ran in every execution
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize(
+    "program",
+    [prog.closure_lost_update, prog.getattr_lost_update, prog.class_attribute],
+    ids=lambda p: p.__name__,
+)
+def test_interleaving_the_race_shows_its_consequence(program: Callable[[], object]) -> None:
+    """With ``interleave_races`` the racy sites become scheduling points: the search then runs
+    them in both orders and ends with the race (or its consequence, the wrong count)."""
+    result = run(program, interleave_races=True)
+    assert result.verdict == "failed", result.report()
+    assert result.failure is not None and result.failure.kind in ("data_race", "assertion"), result.report()
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize("tracer", ["c", "python"])
+def test_both_tracers_find_the_closure_race(tracer: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    from model_checks.harness import race_frames, races
+
+    if tracer == "python":
+        monkeypatch.setattr(races, "NATIVE", None)
+        monkeypatch.setattr(races, "fast_local", race_frames.py_fast_local)
+        monkeypatch.setattr(races, "stack_value", race_frames.py_stack_value)
+    elif race_frames.NATIVE is None:
+        pytest.skip(f"no C tracer: {race_frames.NATIVE_WHY}")
+    assert_race(run(prog.closure_lost_update), "closure variable count")
+    assert run(prog.closure_locked).verdict == "exhaustive"
