@@ -19,6 +19,7 @@ from setuptools.command.build_ext import build_ext  # type: ignore[import-untype
 CORE_FILES = [
     "model_checks/harness/rt/objects.py",
     "model_checks/harness/rt/records.py",
+    "model_checks/harness/rt/fairness.py",
     "model_checks/harness/rt/scheduler.py",
     "model_checks/harness/runtime.py",
     "model_checks/harness/drain_watch.py",

@@ -21,6 +21,7 @@ from importlib import resources
 from typing import TYPE_CHECKING, Any
 
 from model_checks.conformance.reader import clip
+from model_checks.conformance.schema_words import words
 
 if TYPE_CHECKING:
     from jsonschema import Draft202012Validator  # type: ignore[import-untyped]
@@ -50,7 +51,7 @@ class TraceSchema:
         error = best_match(_validator(self, "header", 0).iter_errors(obj))
         if error is None:
             return None
-        return f"not a lanecheck {self.design} header: {_path(error)}: {clip(error.message)}"
+        return f"not a lanecheck {self.design} header: {_path(error)}: {words(error)}"
 
     def validator(self, definition: str, bound: int = 0) -> Any:
         """The compiled jsonschema validator of ``$defs`` ``definition`` (``index`` bounded by
@@ -65,7 +66,7 @@ class TraceSchema:
         error = best_match(_validator(self, "event", bound).iter_errors(obj))
         if error is None:
             return None
-        return f"{_path(error)}: {clip(error.message)}"
+        return f"{_path(error)}: {words(error)}"
 
 
 @cache

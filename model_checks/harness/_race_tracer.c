@@ -48,18 +48,18 @@ typedef struct {
     PyObject *containers; /* race_sites.CONTAINERS */
     PyObject *methods;    /* race_sites.METHODS: the container methods that are accesses */
     PyObject *len;        /* builtins.len */
-    PyObject *attr_builtins; /* (getattr, hasattr, setattr, delattr): race_sites.ATTR_BUILTINS */
+    PyObject *named_calls; /* race_sites.NAMED_CALLS: getattr and kin, heapq.heappush and kin */
 } Tracer;
 
 /* Every object member, once: init, traverse and clear walk this list, so a member added to the
  * struct and here cannot be left out of the garbage collector's view. */
 #define TRACER_MEMBERS(X)                                                                  \
-    X(ex) X(table_of) X(handler) X(code_types) X(containers) X(methods) X(len) X(attr_builtins)
+    X(ex) X(table_of) X(handler) X(code_types) X(containers) X(methods) X(len) X(named_calls)
 #define SET_MEMBER(m) Py_XSETREF(self->m, Py_NewRef(m));
 
-/* The entry kinds of race_sites (``LOAD_ATTR, STORE_ATTR, ... = range(12)``; a test compares). */
+/* The entry kinds of race_sites (``LOAD_ATTR, STORE_ATTR, ... = range(13)``; a test compares). */
 enum { LOAD_ATTR, STORE_ATTR, SUBSCR, STORE_SUBSCR, GLOBAL_NAME, STORE_GLOBAL, CONTAINS, ITER,
-       CALL, LOAD_CELL, STORE_CELL, DELETE_SUBSCR };
+       CALL, LOAD_CELL, STORE_CELL, DELETE_SUBSCR, BINARY };
 
 static int
 is_instance(PyObject *obj, PyObject *types)
@@ -146,6 +146,10 @@ worth(Tracer *t, _PyInterpreterFrame *fr, PyObject *entry)
     case CONTAINS:
     case ITER:
         return is_instance(STACK(1), t->containers);
+    case BINARY: { /* either operand a container */
+        int left = is_instance(STACK(2), t->containers);
+        return left != 0 ? left : is_instance(STACK(1), t->containers);
+    }
     case GLOBAL_NAME: {
         if (!PyDict_CheckExact(fr->f_globals) || !PyUnicode_CheckExact(arg)) {
             return 1;
@@ -179,9 +183,13 @@ worth(Tracer *t, _PyInterpreterFrame *fr, PyObject *entry)
         if (target == t->len && argc == 1) {
             return is_instance(STACK(1), t->containers);
         }
-        for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(t->attr_builtins); i++) {
-            if (target == PyTuple_GET_ITEM(t->attr_builtins, i)) {
-                return 1; /* getattr(obj, name) and kin: the handler reads the name */
+        if (target != NULL) {
+            int named = PyDict_Contains(t->named_calls, target);
+            if (named < 0) {
+                PyErr_Clear(); /* an unhashable callable: not one of them */
+            }
+            else if (named) {
+                return 1; /* getattr(obj, name), heapq.heappush(heap, x), ...: the handler decides */
             }
         }
         /* a bound builtin method called through a name: its __self__ a container */
@@ -303,38 +311,23 @@ static int
 Tracer_init(Tracer *self, PyObject *args, PyObject *kwds)
 {
     static char *kwlist[] = {"ex", "table_of", "handler", "code_types", "containers", "methods",
-                             NULL};
-    PyObject *ex, *table_of, *handler, *code_types, *containers, *methods;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OOOO!O!O!", kwlist, &ex, &table_of, &handler,
+                             "named_calls", NULL};
+    PyObject *ex, *table_of, *handler, *code_types, *containers, *methods, *named_calls;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OOOO!O!O!O!", kwlist, &ex, &table_of, &handler,
                                      &PyTuple_Type, &code_types, &PyTuple_Type, &containers,
-                                     &PyDict_Type, &methods)) {
+                                     &PyDict_Type, &methods, &PyDict_Type, &named_calls)) {
         return -1;
     }
     if (!PyCallable_Check(table_of) || !PyCallable_Check(handler)) {
         PyErr_SetString(PyExc_TypeError, "table_of and handler must be callable");
         return -1;
     }
-    PyObject *builtins = PyEval_GetBuiltins();
-    PyObject *len = PyDict_GetItemString(builtins, "len");
-    PyObject *found[4];
-    const char *names[4] = {"getattr", "hasattr", "setattr", "delattr"};
-    for (int i = 0; i < 4; i++) {
-        found[i] = PyDict_GetItemString(builtins, names[i]);
-        if (found[i] == NULL) {
-            PyErr_Format(PyExc_RuntimeError, "no builtins.%s", names[i]);
-            return -1;
-        }
-    }
+    PyObject *len = PyDict_GetItemString(PyEval_GetBuiltins(), "len");
     if (len == NULL) {
         PyErr_SetString(PyExc_RuntimeError, "no builtins.len");
         return -1;
     }
-    PyObject *attr_builtins = PyTuple_Pack(4, found[0], found[1], found[2], found[3]);
-    if (attr_builtins == NULL) {
-        return -1;
-    }
     TRACER_MEMBERS(SET_MEMBER)
-    Py_DECREF(attr_builtins);
     return 0;
 }
 
@@ -385,7 +378,7 @@ static PyTypeObject TracerType = {
     PyVarObject_HEAD_INIT(NULL, 0).tp_name = "model_checks.harness._race_tracer.Tracer",
     .tp_basicsize = sizeof(Tracer),
     .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC,
-    .tp_doc = "Tracer(ex, table_of, handler, code_types, containers, methods): the race "
+    .tp_doc = "Tracer(ex, table_of, handler, code_types, containers, methods, named_calls): the race "
               "detector's trace function.",
     .tp_new = PyType_GenericNew,
     .tp_init = (initproc)Tracer_init,
@@ -414,6 +407,13 @@ frame_args(PyObject *const *args, Py_ssize_t nargs, Py_ssize_t expected, const c
     return 0;
 }
 
+/* A new reference to a frame slot's content, None for an empty slot. */
+static PyObject *
+slot_or_none(PyObject *value)
+{
+    return Py_NewRef(value == NULL ? Py_None : value);
+}
+
 /* stack_value(frame, depth): the value ``depth`` entries below the top of a traced frame's value
  * stack (1 = top), None for a NULL slot; ValueError when the frame has no stored stack pointer
  * or the depth is past its stack (only a frame inside a trace event has one). */
@@ -430,11 +430,7 @@ stack_value(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
         PyErr_Format(PyExc_ValueError, "no value %ld deep on this frame's stack", depth);
         return NULL;
     }
-    PyObject *value = fr->localsplus[index];
-    if (value == NULL) {
-        Py_RETURN_NONE;
-    }
-    return Py_NewRef(value);
+    return slot_or_none(fr->localsplus[index]);
 }
 
 /* fast_local(frame, slot): the raw content of a frame's fast-locals slot (for a cell or free
@@ -451,11 +447,7 @@ fast_local(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
         PyErr_Format(PyExc_ValueError, "no local slot %ld in this frame", slot);
         return NULL;
     }
-    PyObject *value = fr->localsplus[slot];
-    if (value == NULL) {
-        Py_RETURN_NONE;
-    }
-    return Py_NewRef(value);
+    return slot_or_none(fr->localsplus[slot]);
 }
 
 /* The fast locals (with cells and free variables) and the ``depth`` values of the stack, bottom
@@ -861,9 +853,10 @@ PyInit__race_tracer(void)
         Py_DECREF(m);
         return NULL;
     }
-    PyObject *kinds = Py_BuildValue("(ssssssssssss)", "LOAD_ATTR", "STORE_ATTR", "SUBSCR",
+    PyObject *kinds = Py_BuildValue("(sssssssssssss)", "LOAD_ATTR", "STORE_ATTR", "SUBSCR",
                                     "STORE_SUBSCR", "GLOBAL_NAME", "STORE_GLOBAL", "CONTAINS",
-                                    "ITER", "CALL", "LOAD_CELL", "STORE_CELL", "DELETE_SUBSCR");
+                                    "ITER", "CALL", "LOAD_CELL", "STORE_CELL", "DELETE_SUBSCR",
+                                    "BINARY");
     if (kinds == NULL || PyModule_AddObject(m, "KINDS", kinds) < 0) {
         Py_XDECREF(kinds);
         Py_DECREF(m);

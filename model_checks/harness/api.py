@@ -45,7 +45,15 @@ def _replay_hint(test_fn: TestFn, schedule: str) -> str:
         node = current.rsplit(" ", 1)[0]
         return f"pytest '{node}' --lanecheck-replay={schedule}"
     name = getattr(test_fn, "__qualname__", "test_fn")
-    return f"replay({name}, {schedule!r})   # or Options(replay={schedule!r})"
+    if all(part.isidentifier() for part in name.split(".")):
+        return f"replay({name}, {schedule!r})   # or Options(replay={schedule!r})"
+    # a lambda or a nested function has no name to write in a call: say which function it is
+    code = getattr(test_fn, "__code__", None)
+    where = f" defined at {os.path.basename(code.co_filename)}:{code.co_firstlineno}" if code else ""
+    return (
+        f"replay(fn, {schedule!r}) with fn the function you checked ({name}{where}), "
+        f"or check it again with Options(replay={schedule!r})"
+    )
 
 
 def check(

@@ -16,6 +16,7 @@ from model_checks.compiled_choice import CompiledGroup
 CORE = (
     "model_checks.harness.rt.objects",
     "model_checks.harness.rt.records",
+    "model_checks.harness.rt.fairness",
     "model_checks.harness.rt.scheduler",
     "model_checks.harness.runtime",
     "model_checks.harness.drain_watch",

@@ -9,8 +9,8 @@ from collections.abc import Callable
 from model_checks.harness import races
 from model_checks.harness.declared import fields_as_points
 from model_checks.harness.options import Options
+from model_checks.harness.patch import RACES_OFF_BY_DEFAULT, set_current
 from model_checks.harness.patch import active as patch_mode
-from model_checks.harness.patch import set_current
 from model_checks.harness.rt.backends import Backend
 from model_checks.harness.rt.scheduler import Chooser, Execution, UsageError
 from model_checks.harness.runtime import ControlledRuntime
@@ -40,6 +40,7 @@ def execute(
     )
     ex.spurious_limit = options.spurious_limit
     ex.timeout_limit = options.timeout_limit
+    ex.fair_sleeps = options.fair_sleeps
     ex.keep_going = options.keep_going
     ex.sources = sources
     rt = ControlledRuntime(ex)
@@ -82,4 +83,5 @@ def resolved(options: Options) -> Options:
         if options.races:
             raise UsageError("the data-race detector needs CPython 3.11 (opcode tracing of its frames)")
         on = False
+    RACES_OFF_BY_DEFAULT[0] = options.races is None and not on and races.SUPPORTED
     return options if options.races is on else options.with_(races=on)

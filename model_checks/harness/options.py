@@ -60,6 +60,11 @@ class Options:
                             the first race is the failure. docs/harness.md, "Interleaving the races".
     ``feedback``            for "coverage" (required there, refused elsewhere): the program's coverage
                             feedback (``strategies.frontier.Feedback``).
+    ``fair_sleeps``         True (default): a thread that sleeps (``time.sleep``, ``rt.sleep``) gives way
+                            to every thread able to run then until each has run once (CHESS's fairness
+                            for threads that yield), so a correct spin-wait with a sleep ends instead of
+                            being a ``livelock``; a verdict then covers the fair schedules (it says so).
+                            False: a sleeping thread may run on at once, as any step.
     """
 
     strategy: Strategy = "dpor-ipb"
@@ -81,6 +86,7 @@ class Options:
     races: bool | None = None
     interleave_races: bool = False
     feedback: Feedback | None = None
+    fair_sleeps: bool = True
 
     def with_(self, **changes: object) -> Options:
         """A copy with some fields changed."""
@@ -146,6 +152,8 @@ class Result:
     failure_kinds: set[str] = field(default_factory=set)
     replay_hint: str = ""
     races: bool = False  # the data-race detector ran in every execution
+    # a sleeping thread was held back for fairness in some execution (``Options.fair_sleeps``)
+    fair: bool = False
 
     @property
     def ok(self) -> bool:
@@ -163,12 +171,14 @@ class Result:
         when the race detector ran, and only at synchronisation points when it did not."""
         if self.verdict != "exhaustive":
             return self.verdict
+        # the schedules a fair scheduler excludes were not run: the claim covers the fair ones
+        fair = "; fair at sleeps: a sleeping thread gave way to the threads able to run" if self.fair else ""
         if self.races:
             return (
                 "exhaustive (for a data-race-free program: every execution explored at "
-                "synchronisation-point granularity, no data race)"
+                f"synchronisation-point granularity, no data race{fair})"
             )
-        return "exhaustive (synchronisation points only)"
+        return f"exhaustive (synchronisation points only{fair})"
 
     def summary(self) -> str:
         head = f"{self.verdict_text()} ({self.strategy}): {self.figures()}"

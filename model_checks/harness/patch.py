@@ -52,6 +52,11 @@ def active() -> bool:
     return _ACTIVE[0] > 0
 
 
+# Set by each check as it resolves its options (``execution.resolved``): the race detector is off
+# only because patch mode was not on when the check started (``Options(races=None)``).
+RACES_OFF_BY_DEFAULT = [False]
+
+
 def current_runtime() -> ControlledRuntime | None:
     """The runtime of the execution whose controlled thread is running here, if any."""
     return _controlled()
@@ -267,6 +272,16 @@ _REPLACEMENTS: list[tuple[ModuleType, str, Any, Any]] = [
 def patched(*modules: ModuleType) -> Iterator[None]:
     """Replace the ``threading``/``queue``/``time.sleep`` names (and their by-name imports in
     ``modules``) with controlled versions for the duration of the block."""
+    if RACES_OFF_BY_DEFAULT[0] and _controlled() is not None:
+        # inside an explored execution: the detector was decided off when the check started,
+        # outside patch mode, so every plain access of the patched code would go unchecked and
+        # "exhaustive" would mean "synchronisation points only" for code written on threading
+        raise UsageError(
+            "patched() entered inside an explored test: the race detector (on by default in "
+            "patch mode) was decided off when the check started, outside it. Enter patched() "
+            "around check()/replay() or the @explore test's call, or pass races=True (or "
+            "races=False to say that synchronisation points only is what you want)"
+        )
     undo: list[tuple[Any, str, Any]] = []
     _ACTIVE[0] += 1
     hook = sys.unraisablehook

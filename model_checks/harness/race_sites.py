@@ -4,9 +4,13 @@ accesses (per code object, ``code_table``), and the words and source lines of a 
 
 from __future__ import annotations
 
+import bisect
+import copy
 import dis
+import heapq
 import linecache
 import os
+import random
 import sysconfig
 import types
 from collections import deque
@@ -99,7 +103,8 @@ METHODS: dict[str, tuple[bool, bool]] = {
     LOAD_CELL,
     STORE_CELL,
     DELETE_SUBSCR,
-) = range(12)
+    BINARY,
+) = range(13)
 KINDS = (
     "LOAD_ATTR",
     "STORE_ATTR",
@@ -113,6 +118,7 @@ KINDS = (
     "LOAD_CELL",
     "STORE_CELL",
     "DELETE_SUBSCR",
+    "BINARY",
 )
 OPCODES = {
     "LOAD_ATTR": LOAD_ATTR,
@@ -129,17 +135,73 @@ OPCODES = {
     "STORE_DEREF": STORE_CELL,
     "DELETE_DEREF": STORE_CELL,
     "CONTAINS_OP": CONTAINS,
+    # what reads its top of stack whole: iteration, unpacking, ``[*xs]``, ``{**d}``, ``f(*xs)``
     "GET_ITER": ITER,
+    "UNPACK_SEQUENCE": ITER,
+    "UNPACK_EX": ITER,
+    "LIST_EXTEND": ITER,
+    "SET_UPDATE": ITER,
+    "DICT_UPDATE": ITER,
+    "DICT_MERGE": ITER,
     "CALL": CALL,
+    # ``xs + ys`` reads both; ``xs += ys`` (``|=``, ``-=``, ...) changes a container in place
+    "BINARY_OP": BINARY,
 }
+# the operator numbers of ``BINARY_OP`` that change their left operand in place (``+=``, ``|=``, ...)
+INPLACE = frozenset(
+    i for i, (name, _) in enumerate(getattr(dis, "_nb_ops", ())) if name.startswith("NB_INPLACE_")
+)
 NAMED = (LOAD_ATTR, STORE_ATTR, GLOBAL_NAME, STORE_GLOBAL, LOAD_CELL, STORE_CELL)
-# the builtins that access an attribute by name: name -> (is_write, argument counts)
+# the builtins that access an attribute by name: function -> (is_write, argument counts)
 ATTR_BUILTINS: dict[object, tuple[bool, tuple[int, ...]]] = {
     getattr: (False, (2, 3)),
     hasattr: (False, (2,)),
     setattr: (True, (3,)),
     delattr: (True, (2,)),
 }
+# Functions outside the traced code that change (True) or read (False) the whole container given
+# as their first argument: ``heapq.heappush(self.heap, x)`` touches no traced opcode of the list.
+CONTAINER_FUNCTIONS: dict[object, bool] = {
+    heapq.heappush: True,
+    heapq.heappop: True,
+    heapq.heapify: True,
+    heapq.heapreplace: True,
+    heapq.heappushpop: True,
+    bisect.insort_left: True,
+    bisect.insort_right: True,
+    bisect.bisect_left: False,
+    bisect.bisect_right: False,
+    random.shuffle: True,
+    sorted: False,
+    min: False,
+    max: False,
+    sum: False,
+    any: False,
+    all: False,
+    # a copy or a view made from a container reads it whole
+    list: False,
+    tuple: False,
+    set: False,
+    frozenset: False,
+    dict: False,
+    enumerate: False,
+    iter: False,
+    reversed: False,
+    copy.copy: False,
+    copy.deepcopy: False,
+}
+# what the C tracer hands to the handler at a call of a function (not a method): both of the above
+NAMED_CALLS: dict[object, object] = {**ATTR_BUILTINS, **CONTAINER_FUNCTIONS}
+
+
+def named_call(target: object) -> bool:
+    """Is ``target`` a function of ``NAMED_CALLS`` (False for an unhashable callable)?"""
+    try:
+        return target in NAMED_CALLS
+    except TypeError:
+        return False
+
+
 Table = dict[int, tuple[int, Any]]
 TABLES: dict[types.CodeType, Table | None] = {}  # code -> offset -> (kind, argument); None: untraced
 
@@ -166,7 +228,7 @@ def code_table(code: types.CodeType) -> Table | None:
                 if kind in (LOAD_CELL, STORE_CELL):  # the cell's slot in the frame, and its name
                     found[at] = (kind, (ins.arg, ins.argval))
                 else:
-                    found[at] = (kind, ins.argval if kind != CALL else ins.arg)
+                    found[at] = (kind, ins.arg if kind in (CALL, BINARY) else ins.argval)
             prefix = None
         found = found or None
     TABLES[code] = found

@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import sys
 import types
+from collections import defaultdict
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -54,18 +55,22 @@ from model_checks.harness.race_frames import (
 from model_checks.harness.race_sites import (
     ALL,
     ATTR_BUILTINS,
+    BINARY,
     CODE_TYPES,
+    CONTAINER_FUNCTIONS,
     CONTAINERS,
     CONTAINS,
     DELETE_SUBSCR,
     GLOBAL_NAME,
     INDEXED,
+    INPLACE,
     ITER,
     KEYED,
     LOAD_ATTR,
     LOAD_CELL,
     METHODS,
     NAMED,
+    NAMED_CALLS,
     STORE_ATTR,
     STORE_CELL,
     STORE_GLOBAL,
@@ -79,6 +84,7 @@ from model_checks.harness.race_sites import (
     harness_class,
     harness_owned,
     line_of,
+    named_call,
     verb,
     what_of,
     where,
@@ -140,7 +146,7 @@ class RaceDetector:
         self.exempt: set[int] = set()  # containers held in declared fields (``declared.py``)
         # the C trace function when built (``race_frames.NATIVE``), else ``_global`` in Python
         self._tracer = (
-            NATIVE.Tracer(ex, code_entries, self._site, CODE_TYPES, CONTAINERS, METHODS)
+            NATIVE.Tracer(ex, code_entries, self._site, CODE_TYPES, CONTAINERS, METHODS, NAMED_CALLS)
             if NATIVE is not None
             else None
         )
@@ -247,6 +253,12 @@ class RaceDetector:
                 self._access(tid, g, arg_, False, frame, f"global {arg_}")
         elif kind == STORE_GLOBAL:
             self._access(tid, frame.f_globals, arg_, True, frame, f"global {arg_}")
+        elif kind == BINARY:
+            left, right = stack_value(frame, 2), stack_value(frame, 1)
+            if isinstance(right, CONTAINERS) and right is not left:
+                self._access(tid, right, ALL, False, frame, "")
+            if isinstance(left, CONTAINERS):
+                self._access(tid, left, ALL, arg_ in INPLACE, frame, "")
         elif kind in (LOAD_CELL, STORE_CELL):
             slot, name = arg_
             cell = fast_local(frame, slot)
@@ -301,12 +313,18 @@ class RaceDetector:
             if isinstance(container, CONTAINERS):
                 self._access(tid, container, ALL, False, frame, "")
             return
-        elif target in ATTR_BUILTINS:  # getattr(obj, "name"), setattr, delattr, hasattr
-            write, counts = ATTR_BUILTINS[target]
-            attr = stack_value(frame, argc - 1)
-            if argc in counts and isinstance(attr, str):
-                obj = stack_value(frame, argc)
-                (self._store_attr if write else self._load_attr)(tid, obj, attr, frame)
+        elif named_call(target):
+            if target in ATTR_BUILTINS:  # getattr(obj, "name"), setattr, delattr, hasattr
+                write, counts = ATTR_BUILTINS[target]
+                attr = stack_value(frame, argc - 1)
+                if argc in counts and isinstance(attr, str):
+                    obj = stack_value(frame, argc)
+                    (self._store_attr if write else self._load_attr)(tid, obj, attr, frame)
+            elif argc >= 1:  # heapq.heappush(heap, x), sorted(items), ...: the first argument
+                container = stack_value(frame, argc)
+                if isinstance(container, CONTAINERS):
+                    label = f"{getattr(target, '__name__', 'call')}({type(container).__name__})"
+                    self._access(tid, container, ALL, CONTAINER_FUNCTIONS[target], frame, label)
             return
         else:  # a bound builtin method called through a name: f = d.get; f(k)
             owner = getattr(target, "__self__", None)
@@ -345,6 +363,9 @@ class RaceDetector:
                 hash(key)
             except TypeError:
                 key = ALL
+            else:
+                if indexed and not write and isinstance(container, defaultdict) and key not in container:
+                    write = True  # the read of a missing key inserts it (``__missing__``)
         elif indexed and type(key) is int and isinstance(container, INDEXED):
             n = len(container)
             # -1 and n - 1 are one location; out of range raises IndexError (no item touched)

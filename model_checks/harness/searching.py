@@ -122,6 +122,8 @@ class Search:
         for cut in sorted(ex.limit_cut):
             if cut not in r.bounded_by:
                 r.bounded_by.append(cut)
+        if ex.fairness.cut:
+            r.fair = True
         if ex.failure is not None:
             r.failure_kinds.add(ex.failure.kind)
             if self.failed_ex is None:

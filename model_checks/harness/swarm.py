@@ -154,6 +154,7 @@ def _merge(
         merged.outcomes |= part.outcomes
         merged.failure_kinds |= part.failure_kinds
         merged.races = merged.races or part.races
+        merged.fair = merged.fair or part.fair
         for note in part.notes:
             if note not in merged.notes:
                 merged.notes.append(note)

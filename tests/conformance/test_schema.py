@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -193,3 +194,47 @@ def test_design_headers() -> None:
     for throughput in (0, -5):
         bad = {**good, "config": {"workers": 2, "throughput": throughput}}
         assert "throughput" in (design_header_problem(akka, bad) or "")
+
+
+DELETE = object()
+
+
+@pytest.mark.parametrize(
+    "fields,words",
+    [
+        (
+            {"lane": 0, "result": "invalid_argument"},
+            'result: "invalid_argument" is not allowed here (invalid_argument is the result of a post '
+            "on an invalid handle, whose lane is null)",
+        ),
+        (
+            {"lane": None, "result": "ok", "submit": True},
+            'result: "ok" where "invalid_argument" was expected (a post with lane null was made on '
+            "an invalid handle: its result is invalid_argument)",
+        ),
+        ({"item": True}, "item: true is not a string or an integer"),
+        ({"submit": None}, "submit: null is not a boolean"),
+        ({"lane": 7}, "lane: 7 is above the maximum 1 (a lane index, 0 to config.lanes - 1)"),
+        ({"item": DELETE}, '(the object): missing field "item"'),
+        (
+            {"result": "done"},
+            'result: "done" is not one of "ok", "capacity_exceeded", "invalid_state" or "invalid_argument"',
+        ),
+    ],
+)
+def test_a_refusal_is_worded_in_json_with_its_reason(fields: dict[str, object], words: str) -> None:
+    """A review found Python's ``True``/``None`` and raw keyword dumps in these words."""
+    from model_checks.designs.work_lane.trace.schema import event_problem
+
+    post = {
+        "seq": 1,
+        "thread": "p0",
+        "event": "post",
+        "lane": 0,
+        "item": "a",
+        "result": "ok",
+        "submit": False,
+    }
+    post.update(fields)
+    obj = {k: v for k, v in post.items() if v is not DELETE}
+    assert event_problem(obj, 2) == words

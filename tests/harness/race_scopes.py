@@ -5,8 +5,10 @@ racy ones have one bug, an unsynchronised access; the others must be proved race
 
 from __future__ import annotations
 
+import heapq
 import sys
 import threading
+from collections import defaultdict
 from collections.abc import Callable
 
 hits = 0  # a module global, also written as ``this.hits`` through the module object
@@ -202,3 +204,87 @@ def list_delete_moves_items() -> None:
         assert slots[1] in (2, 3)
 
     _run(deleter, reader)
+
+
+# ---------------------------------------------------------------- containers changed by a call
+
+
+def heap_push_race() -> None:
+    """Two threads push onto one heap with ``heapq`` and no lock: a race on the whole list."""
+    heap: list[int] = []
+
+    def push(x: int) -> None:
+        heapq.heappush(heap, x)
+
+    _run(lambda: push(2), lambda: push(1))
+
+
+def heap_push_locked() -> None:
+    heap: list[int] = []
+    lock = threading.Lock()
+
+    def push(x: int) -> None:
+        with lock:
+            heapq.heappush(heap, x)
+
+    _run(lambda: push(2), lambda: push(1))
+    assert heapq.heappop(heap) == 1
+
+
+def defaultdict_insert_race() -> None:
+    """One thread reads a missing key of a defaultdict (which inserts it), the other iterates."""
+    groups: defaultdict[str, list[int]] = defaultdict(list)
+    groups["a"].append(1)
+
+    def reader() -> None:
+        assert groups["b"] == []
+
+    def walker() -> None:
+        assert sum(len(v) for v in groups.values()) == 1
+
+    _run(reader, walker)
+
+
+def inplace_extend_race() -> None:
+    """One thread extends a shared list in place (``+=``), the other iterates it by ``enumerate``."""
+    log = [0]
+    holder = {"log": log}
+
+    def writer() -> None:
+        items = holder["log"]
+        items += [1]
+
+    def reader() -> None:
+        for _i, _x in enumerate(log):
+            pass
+
+    _run(writer, reader)
+
+
+def snapshot_race() -> None:
+    """A snapshot (``list(...)``, unpacking) taken while another thread appends: a race."""
+    log: list[int] = [0, 0]
+
+    def writer() -> None:
+        log.append(1)
+
+    def reader() -> None:
+        _first, *_rest = log
+
+    _run(writer, reader)
+
+
+def snapshot_locked() -> None:
+    log: list[int] = [0]
+    lock = threading.Lock()
+
+    def writer() -> None:
+        with lock:
+            log.append(1)
+
+    def reader() -> None:
+        with lock:
+            copy = list(log) + [*log]  # noqa: RUF005 - a binary operator on two lists, as written
+        assert copy[0] == 0
+
+    _run(writer, reader)

@@ -33,6 +33,19 @@ def test_schedule_string_round_trip() -> None:
 
 
 @pytest.mark.timeout(30)
+def test_the_replay_hint_of_a_lambda_is_a_call_one_can_write(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("PYTEST_CURRENT_TEST")  # the hint outside pytest: a Python call
+    named = check(racy)
+    assert named.failure is not None and named.replay_hint.startswith("replay(racy, 'lc1.")
+    found = check(lambda rt: racy(rt))
+    assert found.failure is not None
+    assert "<lambda>" not in found.replay_hint.split(" with fn ")[0], found.replay_hint
+    assert "replay(fn, " in found.replay_hint and "test_harness_replay.py:" in found.replay_hint
+    fn = lambda rt: racy(rt)  # noqa: E731 - a lambda of the same module: the same tag
+    assert replay(fn, found.failure.schedule).failure is not None
+
+
+@pytest.mark.timeout(30)
 @pytest.mark.parametrize("backend", ["greenlet", "threads"])
 def test_failure_replays_exactly(backend: str) -> None:
     opts = Options(backend=backend)  # type: ignore[arg-type]

@@ -75,10 +75,34 @@ def test_deleting_an_item_moves_the_others() -> None:
     assert_race(run(prog.list_delete_moves_items), "list[1]", "del slots[0]", "slots[1] in (2, 3)")
 
 
+@pytest.mark.timeout(60)
+def test_a_container_changed_by_a_library_function_is_accessed() -> None:
+    assert_race(run(prog.heap_push_race), "heappush(list)", "heapq.heappush(heap, x)")
+
+
+@pytest.mark.timeout(60)
+def test_reading_a_missing_key_of_a_defaultdict_writes_it() -> None:
+    assert_race(
+        run(prog.defaultdict_insert_race), "defaultdict.values()", 'groups["b"] == []', "groups.values()"
+    )
+
+
+@pytest.mark.timeout(60)
+def test_an_in_place_operator_writes_its_container() -> None:
+    assert_race(run(prog.inplace_extend_race), "enumerate(list)", "items += [1]", "enumerate(log)")
+
+
+@pytest.mark.timeout(60)
+def test_unpacking_reads_the_whole_container() -> None:
+    assert_race(run(prog.snapshot_race), "list (whole)", "log.append(1)", "_first, *_rest = log")
+
+
 @pytest.mark.timeout(120)
 @pytest.mark.parametrize(
     "program",
     [
+        prog.snapshot_locked,
+        prog.heap_push_locked,
         prog.closure_locked,
         prog.closure_read_only,
         prog.class_code_only,

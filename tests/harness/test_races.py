@@ -8,6 +8,7 @@ from collections.abc import Callable
 import pytest
 
 from model_checks.harness import Options, Result, check, declare_atomic, patched, replay, undeclare_atomic
+from model_checks.harness.rt.scheduler import UsageError
 from model_checks.harness.runtime import ControlledRuntime
 from tests.harness import race_programs as prog
 
@@ -116,6 +117,28 @@ def test_detection_is_on_by_default_in_patch_mode_only() -> None:
     # off by default on the controlled runtime, and the verdict says what it covers
     off = check(controlled_lost_update)
     assert not off.races and off.summary().startswith("exhaustive (synchronisation points only)")
+
+
+def patching_inside(rt: ControlledRuntime) -> None:
+    with patched(prog):
+        prog.lost_update()
+
+
+@pytest.mark.timeout(60)
+def test_patching_inside_an_explored_test_is_refused_unless_races_are_chosen() -> None:
+    """Patch mode entered inside the explored function comes too late for the default (the
+    detector is decided when the check starts): it used to give "exhaustive (synchronisation
+    points only)" for the racy program, whose verdict a reader takes for a proof."""
+    with pytest.raises(UsageError, match=r"patched\(\) entered inside an explored test"):
+        check(patching_inside)
+    found = check(patching_inside, races=True)
+    assert found.failure is not None and found.failure.kind == "data_race", found.report()
+    off = check(patching_inside, races=False)  # said in so many words: no refusal
+    assert off.verdict == "exhaustive" and off.summary().startswith(
+        "exhaustive (synchronisation points only)"
+    )
+    with patched(prog):  # the way the docs show
+        assert check(patching_inside).failure is not None
 
 
 def controlled_lost_update(rt: ControlledRuntime) -> None:

@@ -19,7 +19,7 @@ LOCATED = {
     "take-without-cas": ("seq 3 of 4 events", 3, 'take by w0 returns "x0" from an empty deque'),
     "steal-without-cas": ("seq 3 of 4 events", 3, 'returns "x0" from w0\'s empty deque'),
     "steal-reads-after-cas": ("seq 3 of 6 events", 6, 'push of "x2" on w0 reports size 2'),
-    "resize-drops-newest": ("line 8 of 8 lines", None, "task: None is not of type"),
+    "resize-drops-newest": ("line 8 of 8 lines", None, "task: null is not"),
     "resize-unpublished": ("seq 3 of 6 events", 6, "with no resize"),
     "stale-mask": ("seq 6 of 7 events", 3, 'the top (oldest) task of that deque ["x0", "x1"] is "x0"'),
     "park-without-recheck": ("line 5 of 5 lines", 7, "lost wakeup"),

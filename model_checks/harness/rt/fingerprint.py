@@ -106,6 +106,8 @@ def fingerprint(ex: Execution) -> Hashable | None:
             float.hex(ex.clock),
             sorted(ex.spurious_used.items()),
             sorted(ex.timeouts_used.items()),
+            # who a sleeper still gives way to decides what may run next (``fair_sleeps``)
+            ex.fairness.state(),
             [(obj.oid, _atom(type(obj)), _fields_of(obj)) for obj in ex.objects],
         ]
         modules: dict[str, dict[str, object]] = {}
@@ -174,6 +176,7 @@ def walk_fingerprint(ex: Execution) -> Hashable | None:
             ("clock", float.hex(ex.clock)),
             ("spurious", tuple(sorted(ex.spurious_used.items()))),
             ("timeouts", tuple(sorted(ex.timeouts_used.items()))),
+            ("gives way", tuple((t, tuple(others)) for t, others in ex.fairness.state())),
         ]
         parts.extend(c.model(obj) for obj in ex.objects)
         modules: dict[str, dict[str, object]] = {}

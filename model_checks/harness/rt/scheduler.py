@@ -30,6 +30,7 @@ from model_checks.harness.rt.ending import (
     teardown,
     thread_failed,
 )
+from model_checks.harness.rt.fairness import Fairness
 from model_checks.harness.rt.objects import (
     ASK,
     NORMAL,
@@ -128,6 +129,9 @@ class Execution:
         # a built-in chooser is called natively, and may let the running thread go on without the
         # enabled set (``NativeChooser.keep``)
         self.native: NativeChooser | None = native
+        # fairness at sleeps (``rt/fairness.py``): a sleeper gives way to the threads able to run
+        self.fair_sleeps = False
+        self.fairness = Fairness()
         # the data-race detector, when on: told of every operation run (one test per step when off)
         self.race: SyncObserver | None = None
         self._value: object = None  # what the thread ``_next`` chose goes on with
@@ -343,6 +347,8 @@ class Execution:
             if may_idle:
                 idle.append(tid)
         if out or not idle:
+            if self.fairness.waits_for and out:
+                out = self.fairness.allowed(out)
             self.prev_enabled = bool(out) and out[0][0] == prev
             return out
         # nothing else can run: the virtual clock jumps to the earliest deadline (the first
@@ -356,6 +362,15 @@ class Execution:
                 first, soonest = tid, deadline
         self.prev_enabled = first == prev
         return [(first, TIMEOUT)]
+
+    def _slept(self, tid: int) -> None:
+        """``tid`` ran a sleep: it gives way to every other thread able to run now."""
+        able: set[int] = set()
+        for t in self.live:
+            op = t.pending
+            if t.tid != tid and op is not None and self.can_run(op, t.tid):
+                able.add(t.tid)
+        self.fairness.slept(tid, able)
 
     def _deadline(self, tid: int) -> float:
         op = self.threads[tid].pending
@@ -425,6 +440,7 @@ class Execution:
                 native is not None
                 and last is not None
                 and len(self.replay_chosen) <= len(steps) < self.max_steps
+                and not self.fairness.waits_for
                 and native.keep(self, threads[last])
             ):
                 # the chooser picks the running thread again: no enabled set to build
@@ -477,6 +493,8 @@ class Execution:
         step = Step(tid, alt, op, preempt)
         self.steps.append(step)
         self.last = tid
+        if self.fairness.waits_for:
+            self.fairness.ran(tid)
         if alt:
             if alt == TIMEOUT:
                 self.clock = max(self.clock, op.deadline)
@@ -486,6 +504,8 @@ class Execution:
         if self.race is not None:
             self.race.sync(tid, op)
         out = op.obj.apply(self, op, tid, alt)
+        if self.fair_sleeps and op.kind == "sleep":
+            self._slept(tid)
         if type(out) is Park:
             t.pending = out.op
             return -1
