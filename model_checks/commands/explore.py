@@ -135,6 +135,17 @@ def explore_command(
     backend: Annotated[str, typer.Option(help="greenlet | threads")] = "greenlet",
     spurious_wakeups: Annotated[bool, typer.Option(help="Condition.wait may wake spuriously")] = False,
     virtual_timeouts: Annotated[bool, typer.Option(help="timeouts may expire at any point")] = True,
+    timeout_limit: Annotated[
+        int, at_least_zero("explored timeouts per thread per execution (beyond: only when idle)", high=1_000)
+    ] = 2,
+    fair_sleeps: Annotated[
+        bool,
+        typer.Option(
+            "--fair-sleeps/--no-fair-sleeps",
+            help="a thread sleeping again before the threads able to run at its last sleep ran "
+            "gives way to them (a spin-wait ends); --no-fair-sleeps explores every schedule",
+        ),
+    ] = True,
     sleep_sets: Annotated[
         bool,
         typer.Option(
@@ -230,6 +241,8 @@ def explore_command(
         backend=backend,  # type: ignore[arg-type]
         spurious_wakeups=spurious_wakeups,
         virtual_timeouts=virtual_timeouts,
+        timeout_limit=timeout_limit,
+        fair_sleeps=fair_sleeps,
         races=races,
         interleave_races=interleave_races,
         replay=replay,
@@ -244,7 +257,7 @@ def explore_command(
     err = Console(stderr=True)
     try:
         with (
-            patched(own[0]) if own is not None else contextlib.nullcontext(),
+            patched(own[0], *own_program.siblings(own[0])) if own is not None else contextlib.nullcontext(),
             progress.executions(
                 err,
                 f"exploring {scenario}",

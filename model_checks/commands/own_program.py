@@ -49,6 +49,22 @@ def load(name: str) -> tuple[ModuleType, Program]:
     return module, program
 
 
+def siblings(module: ModuleType) -> list[ModuleType]:
+    """The modules loaded from the program's own folder beside it (its helpers): patched with
+    it, so that their locks made at import stand in for controlled ones and their globals start
+    each execution afresh, as the program's own do."""
+    file = getattr(module, "__file__", None)
+    if not file:
+        return []
+    folder = os.path.dirname(os.path.abspath(file))
+    found = []
+    for other in list(sys.modules.values()):
+        path = getattr(other, "__file__", None)
+        if other is not module and path and os.path.dirname(os.path.abspath(path)) == folder:
+            found.append(other)
+    return found
+
+
 def _module(where: str) -> ModuleType:
     if where.endswith(".py"):
         path = Path(where)
@@ -104,4 +120,4 @@ def _takes_runtime(fn: Callable[..., object], shown: str) -> bool:
     return len(required) == 1
 
 
-__all__ = ["is_own", "load"]
+__all__ = ["is_own", "load", "siblings"]

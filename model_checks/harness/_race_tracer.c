@@ -144,8 +144,11 @@ worth(Tracer *t, _PyInterpreterFrame *fr, PyObject *entry)
         return value == NULL ? 0 : is_data(t, value);
     }
     case CONTAINS:
-    case ITER:
         return is_instance(STACK(1), t->containers);
+    case ITER: { /* a container read whole, or a generator run */
+        PyObject *iterated = STACK(1);
+        return iterated != NULL && PyGen_Check(iterated) ? 1 : is_instance(iterated, t->containers);
+    }
     case BINARY: { /* either operand a container */
         int left = is_instance(STACK(2), t->containers);
         return left != 0 ? left : is_instance(STACK(1), t->containers);

@@ -9,7 +9,7 @@ from collections.abc import Callable
 from model_checks.harness import races
 from model_checks.harness.declared import fields_as_points
 from model_checks.harness.options import Options
-from model_checks.harness.patch import RACES_OFF_BY_DEFAULT, set_current
+from model_checks.harness.patch import RACES_OFF_BY_DEFAULT, new_check, set_current, start_execution
 from model_checks.harness.patch import active as patch_mode
 from model_checks.harness.rt.backends import Backend
 from model_checks.harness.rt.scheduler import Chooser, Execution, UsageError
@@ -43,6 +43,7 @@ def execute(
     ex.fair_sleeps = options.fair_sleeps
     ex.keep_going = options.keep_going
     ex.sources = sources
+    start_execution()  # patch mode: the program's modules as the check's first execution found them
     rt = ControlledRuntime(ex)
     set_current(rt)
     if not options.races:
@@ -84,4 +85,5 @@ def resolved(options: Options) -> Options:
             raise UsageError("the data-race detector needs CPython 3.11 (opcode tracing of its frames)")
         on = False
     RACES_OFF_BY_DEFAULT[0] = options.races is None and not on and races.SUPPORTED
+    new_check()
     return options if options.races is on else options.with_(races=on)

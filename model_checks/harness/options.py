@@ -60,11 +60,12 @@ class Options:
                             the first race is the failure. docs/harness.md, "Interleaving the races".
     ``feedback``            for "coverage" (required there, refused elsewhere): the program's coverage
                             feedback (``strategies.frontier.Feedback``).
-    ``fair_sleeps``         True (default): a thread that sleeps (``time.sleep``, ``rt.sleep``) gives way
-                            to every thread able to run then until each has run once (CHESS's fairness
-                            for threads that yield), so a correct spin-wait with a sleep ends instead of
-                            being a ``livelock``; a verdict then covers the fair schedules (it says so).
-                            False: a sleeping thread may run on at once, as any step.
+    ``fair_sleeps``         True (default): a thread that sleeps again while a thread able to run at its
+                            last sleep has not run since (a spin) gives way to the threads able to run
+                            until each has run once (CHESS's fairness for threads that yield), so a
+                            correct spin-wait with a sleep ends instead of being a ``livelock``; a
+                            verdict then covers those fair schedules (it says so). False: a sleeping
+                            thread may run on, as any step.
     """
 
     strategy: Strategy = "dpor-ipb"
@@ -172,7 +173,12 @@ class Result:
         if self.verdict != "exhaustive":
             return self.verdict
         # the schedules a fair scheduler excludes were not run: the claim covers the fair ones
-        fair = "; fair at sleeps: a sleeping thread gave way to the threads able to run" if self.fair else ""
+        fair = (
+            "; fair at sleeps: a thread sleeping again before the threads able to run at its last "
+            "sleep had run gave way to them"
+            if self.fair
+            else ""
+        )
         if self.races:
             return (
                 "exhaustive (for a data-race-free program: every execution explored at "

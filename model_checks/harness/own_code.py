@@ -7,7 +7,8 @@ share, a scenario's invariant as a design's own checks are).
 Three readers ask, each for its own reason:
 
 * the source of an operation and a blocked thread's stack (``rt/ending.py``): the user's lines,
-  past the machinery and the wrappers of ``patch.py``, ``patch_local.py`` and ``logged_steps.py``,
+  past the machinery and the wrappers of ``patch.py``, ``patch_local.py``, ``patch_imported.py``
+  and ``logged_steps.py``,
   and past the steps the lane designs' scenarios share, so that a report names the scenario's line;
 * the state fingerprint (``rt/fingerprint.py``): a thread's frames and a program's globals are
   state, the machinery's are not; the wrappers run on a program's behalf (``Thread.run`` calls
@@ -40,6 +41,7 @@ MACHINERY_FILES = frozenset(
         "loops.py",
         "options.py",
         "own_code.py",
+        "patch_state.py",
         "pytest_plugin.py",
         "race_frames.py",
         "race_sites.py",
@@ -56,7 +58,10 @@ MACHINERY_FILES = frozenset(
 )
 # logged_steps.py's tracer too: its store before each event runs on the program's behalf, and a
 # report names the line that emitted the event
-WRAPPERS = frozenset({HARNESS + "patch.py", HARNESS + "patch_local.py", HARNESS + "logged_steps.py"})
+# patch_imported.py's stand-ins hand a program's calls to its lock's twin, as patch.py's wrappers do
+WRAPPERS = frozenset(
+    HARNESS + name for name in ("patch.py", "patch_local.py", "patch_imported.py", "logged_steps.py")
+)
 _PROGRAMS = ("examples", "lane_programs", "lane_posts", "drain_watch")
 PROGRAM_FILES = frozenset(HARNESS + name + ".py" for name in _PROGRAMS)
 PROGRAM_MODULES = frozenset(f"model_checks.harness.{name}" for name in _PROGRAMS)

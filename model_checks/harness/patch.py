@@ -15,6 +15,11 @@ these names follows: ``threading.Barrier``, ``queue.PriorityQueue`` and
 from __future__ import annotations
 
 import _thread
+
+# Imported now, before any patching: ``from concurrent.futures import ThreadPoolExecutor`` inside
+# an explored function would import it lazily, in a controlled thread, and its module-level lock
+# would be one execution's controlled lock (an outside review saw the ImportError, session 35).
+import concurrent.futures.thread  # noqa: F401
 import queue
 import sys
 import threading
@@ -24,7 +29,7 @@ from contextlib import contextmanager
 from types import ModuleType
 from typing import Any
 
-from model_checks.harness import patch_local
+from model_checks.harness import patch_imported, patch_local, patch_state
 from model_checks.harness.rt.backends import Abort
 from model_checks.harness.rt.scheduler import UsageError
 from model_checks.harness.runtime import ControlledRuntime
@@ -55,6 +60,27 @@ def active() -> bool:
 # Set by each check as it resolves its options (``execution.resolved``): the race detector is off
 # only because patch mode was not on when the check started (``Options(races=None)``).
 RACES_OFF_BY_DEFAULT = [False]
+
+# The program modules of the open ``patched`` blocks, and the state each execution of the running
+# check starts from (``patch_state``): taken at its first execution, restored at every later one.
+_MODULES: list[ModuleType] = []
+_START: list[patch_state.Snapshot | None] = [None]
+
+
+def new_check() -> None:
+    """A check begins (``execution.resolved``): its first execution takes the modules' state."""
+    _START[0] = None
+
+
+def start_execution() -> None:
+    """An execution begins: the program's modules as its check's first execution found them."""
+    if not _MODULES:
+        return
+    start = _START[0]
+    if start is None:
+        _START[0] = patch_state.Snapshot(tuple(dict.fromkeys(_MODULES)))
+    else:
+        start.restore()
 
 
 def current_runtime() -> ControlledRuntime | None:
@@ -291,6 +317,7 @@ def patched(*modules: ModuleType) -> Iterator[None]:
             undo.append((mod, attr, getattr(mod, attr)))
             setattr(mod, attr, fake)
         by_identity = {id(real): fake for _, _, real, fake in _REPLACEMENTS}
+        made: dict[int, patch_imported.StandIn] = {}
         # ``queue`` reads the clock by name (``from time import monotonic as time``) for the timed
         # waits of the classes it defines on ``threading``'s names (``PriorityQueue``)
         for module in (*modules, queue):
@@ -299,14 +326,26 @@ def patched(*modules: ModuleType) -> Iterator[None]:
                 if fake is None and type(value) is _thread._local:
                     # a module's ``_tls = threading.local()``, made when it was imported
                     fake = patch_local.replacing(value)
+                if fake is None and module is not queue:
+                    # a lock, condition, event, queue ... made at import (``patch_imported``)
+                    fake = patch_imported.stand_in(value, f"{module.__name__}.{name}", _controlled, made)
                 if fake is not None:
                     undo.append((module, name, value))
                     setattr(module, name, fake)
                 elif isinstance(value, type):
                     _rebase(value, undo)
+                if module is not queue and getattr(value, "__module__", None) == module.__name__:
+                    # the program's own class (its body's locks) or an object of one made at import
+                    _stand_in_fields(value, f"{module.__name__}.{name}", made, undo)
+        _MODULES.extend(modules)
+        _START[0] = None
         yield
     finally:
         _ACTIVE[0] -= 1
+        for module in modules:
+            if module in _MODULES:
+                _MODULES.remove(module)
+        _START[0] = None
         for target, name, value in reversed(undo):
             if value is _INHERITED:
                 delattr(target, name)
@@ -314,6 +353,21 @@ def patched(*modules: ModuleType) -> Iterator[None]:
                 setattr(target, name, value)
         _forget_controlled_threads()
         sys.unraisablehook = hook
+
+
+def _stand_in_fields(
+    owner: object, name: str, made: dict[int, patch_imported.StandIn], undo: list[tuple[Any, str, Any]]
+) -> None:
+    """Stand-ins for the synchronisation objects among ``owner``'s own attributes (a class's
+    ``_lock = threading.Lock()``, or ``self.lock`` of an object made at import)."""
+    fields = getattr(owner, "__dict__", None)
+    if not isinstance(fields, dict) and not isinstance(owner, type):
+        return
+    for field, value in list((fields or {}).items()):
+        fake = patch_imported.stand_in(value, f"{name}.{field}", _controlled, made)
+        if fake is not None:
+            undo.append((owner, field, value))
+            setattr(owner, field, fake)
 
 
 # The classes a program's own class may derive from, with what it derives from while patched.

@@ -82,6 +82,7 @@ METHODS: dict[str, tuple[bool, bool]] = {
     "clear": (True, False),
     "update": (True, False),
     "sort": (True, False),
+    "move_to_end": (True, False),
     "reverse": (True, False),
     "rotate": (True, False),
     "difference_update": (True, False),
@@ -143,9 +144,13 @@ OPCODES = {
     "SET_UPDATE": ITER,
     "DICT_UPDATE": ITER,
     "DICT_MERGE": ITER,
+    "FOR_ITER": ITER,  # a loop over a shared generator runs it (a write of the generator)
     "CALL": CALL,
-    # ``xs + ys`` reads both; ``xs += ys`` (``|=``, ``-=``, ...) changes a container in place
+    # ``xs + ys`` reads both; ``xs += ys`` (``|=``, ``-=``, ...) changes a container in place;
+    # a comparison (``xs == ys``) and a call with ``*xs`` / ``**d`` read their two top values alike
     "BINARY_OP": BINARY,
+    "COMPARE_OP": BINARY,
+    "CALL_FUNCTION_EX": BINARY,
 }
 # the operator numbers of ``BINARY_OP`` that change their left operand in place (``+=``, ``|=``, ...)
 INPLACE = frozenset(
@@ -189,6 +194,7 @@ CONTAINER_FUNCTIONS: dict[object, bool] = {
     reversed: False,
     copy.copy: False,
     copy.deepcopy: False,
+    next: True,  # of a generator shared by threads: it runs the generator (a write)
 }
 # what the C tracer hands to the handler at a call of a function (not a method): both of the above
 NAMED_CALLS: dict[object, object] = {**ATTR_BUILTINS, **CONTAINER_FUNCTIONS}
@@ -228,7 +234,9 @@ def code_table(code: types.CodeType) -> Table | None:
                 if kind in (LOAD_CELL, STORE_CELL):  # the cell's slot in the frame, and its name
                     found[at] = (kind, (ins.arg, ins.argval))
                 else:
-                    found[at] = (kind, ins.arg if kind in (CALL, BINARY) else ins.argval)
+                    # BINARY: only BINARY_OP's operator can be in place (``INPLACE``)
+                    arg = (ins.arg if ins.opname == "BINARY_OP" else -1) if kind == BINARY else ins.argval
+                    found[at] = (kind, ins.arg if kind == CALL else arg)
             prefix = None
         found = found or None
     TABLES[code] = found

@@ -166,6 +166,13 @@ class RaceDetector:
         accesses after the operation belong to the new step, which nothing has seen yet)."""
         vc = self._clock(tid)
         objs = op.objs
+        if op.kind == "sleep":
+            # A sleep synchronises nothing: it is a scheduling point (dependent with every step,
+            # for the explorer) but no release or acquire, so the accesses around it stay as
+            # unordered as they are on real threads (session 35: a sleep before an unlocked
+            # read-modify-write hid the lost update, treated as a barrier like a yield point)
+            vc[tid] += 1
+            return
         if objs is GLOBAL:
             # a yield point stands for the unseen access that follows it, in its own step: the
             # explorer orders that whole step (operation and tail) with every other step, so it
@@ -247,6 +254,8 @@ class RaceDetector:
             container = stack_value(frame, 1)
             if isinstance(container, CONTAINERS):
                 self._access(tid, container, ALL, False, frame, "")
+            elif isinstance(container, types.GeneratorType):
+                self._generator(tid, container, frame)
         elif kind == GLOBAL_NAME:
             g = frame.f_globals
             if not isinstance(g.get(arg_), CODE_TYPES) and arg_ in g:
@@ -275,6 +284,11 @@ class RaceDetector:
         else:
             self._call(tid, frame, arg_)
 
+    def _generator(self, tid: int, gen: types.GeneratorType[Any, Any, Any], frame: types.FrameType) -> None:
+        """``next(gen)`` or a loop over ``gen``: it runs the generator's frame, which two threads
+        cannot do at once (``ValueError: generator already executing``): a write."""
+        self._access(tid, gen, "<running>", True, frame, f"generator {gen.__qualname__}")
+
     def _load_attr(self, tid: int, obj: object, name: str, frame: types.FrameType) -> None:
         """``obj.name`` is read: a module's global, a class's data (where its body defines it), or
         an object's attribute; never code (a function, a class, a method's descriptor)."""
@@ -287,6 +301,13 @@ class RaceDetector:
             if owner is not None and not harness_class(owner):
                 self._attr(tid, owner, name, False, frame)
         elif not isinstance(obj, CODE_TYPES) and not harness_owned(obj):
+            fields = getattr(obj, "__dict__", None)
+            if isinstance(fields, dict) and name not in fields:
+                # not the object's own yet: its class's data (``self.limit`` reading
+                # ``Config.limit``), and the object's too, which a write would make its own
+                owner = class_owner(type(obj), name)
+                if owner is not None:
+                    self._attr(tid, owner, name, False, frame)
             self._attr(tid, obj, name, False, frame)
 
     def _store_attr(self, tid: int, obj: object, name: str, frame: types.FrameType) -> None:
@@ -322,7 +343,9 @@ class RaceDetector:
                     (self._store_attr if write else self._load_attr)(tid, obj, attr, frame)
             elif argc >= 1:  # heapq.heappush(heap, x), sorted(items), ...: the first argument
                 container = stack_value(frame, argc)
-                if isinstance(container, CONTAINERS):
+                if isinstance(container, types.GeneratorType) and target is next:
+                    self._generator(tid, container, frame)
+                elif isinstance(container, CONTAINERS) and target is not next:
                     label = f"{getattr(target, '__name__', 'call')}({type(container).__name__})"
                     self._access(tid, container, ALL, CONTAINER_FUNCTIONS[target], frame, label)
             return

@@ -8,8 +8,9 @@ from __future__ import annotations
 import heapq
 import sys
 import threading
-from collections import defaultdict
-from collections.abc import Callable
+import time
+from collections import OrderedDict, defaultdict
+from collections.abc import Callable, Iterator
 
 hits = 0  # a module global, also written as ``this.hits`` through the module object
 this = sys.modules[__name__]
@@ -286,5 +287,82 @@ def snapshot_locked() -> None:
         with lock:
             copy = list(log) + [*log]  # noqa: RUF005 - a binary operator on two lists, as written
         assert copy[0] == 0
+
+    _run(writer, reader)
+
+
+# ---------------------------------------------------------------- found by an outside review
+
+
+def sleep_then_lost_update() -> None:
+    """A sleep before an unlocked read-modify-write: the sleep orders nothing (was proved)."""
+    counter = [0]
+
+    def inc() -> None:
+        time.sleep(0.01)
+        v = counter[0]
+        counter[0] = v + 1
+
+    _run(inc, inc)
+    assert counter[0] == 2
+
+
+def star_call_race() -> None:
+    """``f(*xs)`` reads the list while another thread writes an item of it."""
+    xs = [1, 2]
+
+    def reader() -> None:
+        assert max(*xs) >= 1
+
+    def writer() -> None:
+        xs[0] = 5
+
+    _run(reader, writer)
+
+
+def compare_race() -> None:
+    xs, ys = [1], [1]
+
+    def reader() -> None:
+        assert (xs == ys) in (True, False)
+
+    def writer() -> None:
+        xs.append(2)
+
+    _run(reader, writer)
+
+
+def ordered_dict_move_race() -> None:
+    od = OrderedDict(a=1, b=2, c=3)
+
+    def mover() -> None:
+        od.move_to_end("a")
+
+    def reader() -> None:
+        assert next(iter(od)) in ("a", "b")
+
+    _run(mover, reader)
+
+
+def shared_generator() -> None:
+    def numbers() -> Iterator[int]:
+        n = 0
+        while True:
+            n += 1
+            yield n
+
+    gen = numbers()
+    _run(lambda: next(gen), lambda: next(gen))
+
+
+def class_data_through_instance() -> None:
+    """A class attribute written through the class, read through an instance (``self.limit``)."""
+    c = Config()
+
+    def writer() -> None:
+        Config.limit = 5
+
+    def reader() -> None:
+        assert c.limit >= 1
 
     _run(writer, reader)

@@ -51,6 +51,25 @@ def spin_flag_set_too_early() -> None:
     t.join()
 
 
+def sleep_taken_for_synchronisation() -> None:
+    """Buggy: the reader sleeps and assumes main has written by then. A thread's first sleep holds
+    nothing back, so the schedule where the reader goes first is run (an outside review found it
+    hidden when every sleep gave way)."""
+    lock = threading.Lock()
+    data = [0]
+
+    def reader() -> None:
+        time.sleep(0.01)
+        with lock:
+            assert data[0] == 1, "the sleep was not long enough"
+
+    t = threading.Thread(target=reader)
+    t.start()
+    with lock:
+        data[0] = 1
+    t.join()
+
+
 def busy_wait_without_sleep() -> None:
     """A busy-wait with no sleep: CHESS's rule holds back only a thread that sleeps, so the
     schedule that never switches away is still a livelock."""
@@ -108,9 +127,21 @@ def test_a_bug_behind_a_spin_wait_is_still_found() -> None:
 
 
 @pytest.mark.timeout(120)
+def test_a_sleep_taken_for_synchronisation_is_caught() -> None:
+    result = run(sleep_taken_for_synchronisation)
+    assert result.failure is not None and result.failure.kind == "assertion", result.report()
+    assert "not long enough" in result.failure.message
+
+
+@pytest.mark.timeout(120)
 def test_a_busy_wait_without_a_sleep_is_still_a_livelock() -> None:
     result = run(busy_wait_without_sleep)
     assert result.failure is not None and result.failure.kind == "livelock", result.report()
+    # the words say what the schedule is and how to make the loop give way
+    assert (
+        "ran its last" in result.failure.message and "steps alone (also live: main)" in result.failure.message
+    )
+    assert "time.sleep(0)" in result.failure.message
 
 
 @pytest.mark.timeout(120)

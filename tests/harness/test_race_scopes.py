@@ -97,6 +97,26 @@ def test_unpacking_reads_the_whole_container() -> None:
     assert_race(run(prog.snapshot_race), "list (whole)", "log.append(1)", "_first, *_rest = log")
 
 
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize(
+    "program,what",
+    [
+        (prog.sleep_then_lost_update, "list"),
+        (prog.star_call_race, "list"),
+        (prog.compare_race, "list"),
+        (prog.ordered_dict_move_race, "iter(OrderedDict)"),
+        (prog.shared_generator, "generator"),
+        (prog.class_data_through_instance, "Config.limit"),
+    ],
+    ids=lambda p: getattr(p, "__name__", ""),
+)
+def test_what_an_outside_review_found_proved_is_a_race(program: Callable[[], object], what: str) -> None:
+    """Each of these was "exhaustive (for a data-race-free program)" before session 35."""
+    result = run(program)
+    assert result.failure is not None and result.failure.kind == "data_race", result.report()
+    assert f"data race on {what}" in result.failure.message, result.failure.message
+
+
 @pytest.mark.timeout(120)
 @pytest.mark.parametrize(
     "program",

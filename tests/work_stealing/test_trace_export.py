@@ -81,4 +81,4 @@ def test_mutant_counterexamples_are_refused(name: str) -> None:
     verdict = judge_lines(lines(c, project(c, cx.steps)), complete=complete)
     assert verdict.code in codes, verdict.message
     if verdict.code == 2:
-        assert "task: None" in verdict.message  # the unwritten slot, named
+        assert "task: null" in verdict.message  # the unwritten slot, named

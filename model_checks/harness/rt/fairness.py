@@ -1,11 +1,15 @@
 """Fairness at sleeps: CHESS's rule for threads that yield (Musuvathi & Qadeer, "Fair stateless
-model checking", PLDI 2008), with a sleep as the yield (docs/harness.md, "Fairness at sleeps").
+model checking", PLDI 2008), with a sleep as the yield and applied to a thread that sleeps again
+(docs/harness.md, "Fairness at sleeps").
 
-A thread that sleeps gives way to the threads able to run at that moment: it is left out of the
-enabled set while one of them is able to run and has not run a step since. Without the rule a
-correct spin-wait (``while not ready(): time.sleep(...)``) runs, in the schedule that never
-switches away from it, until ``max_steps`` and is reported as a livelock, a schedule no real
-interpreter runs. Compiled with the rest of the core (``CORE``)."""
+A thread that sleeps a second time while a thread able to run at its previous sleep has not run
+since is spinning: it gives way to the threads able to run now, and is left out of the enabled
+set while one of them is able to run and has not run a step since. Without the rule a correct
+spin-wait (``while not ready(): time.sleep(...)``) runs, in the schedule that never switches away
+from it, until ``max_steps`` and is reported as a livelock, a schedule no real interpreter runs.
+A thread's first sleep holds nothing back, so a program that wrongly takes a sleep for
+synchronisation (``time.sleep(0.01)`` and then assume the other thread went first) is still
+shown the schedule where it did not. Compiled with the rest of the core (``CORE``)."""
 
 from __future__ import annotations
 
@@ -16,24 +20,31 @@ class Fairness:
     """Who gives way to whom in one execution."""
 
     def __init__(self) -> None:
-        self.waits_for: dict[int, set[int]] = {}  # a sleeper -> the threads it still gives way to
+        self.waits_for: dict[int, set[int]] = {}  # a spinning sleeper -> who it still gives way to
+        # a sleeper -> the threads able to run at its last sleep that have not run since
+        self.owed: dict[int, set[int]] = {}
         self.cut = False  # was a sleeper held back (a schedule the rule excludes, not run)
 
     def slept(self, tid: int, able: set[int]) -> None:
         """``tid`` ran a sleep while the threads ``able`` (not ``tid``) could run."""
+        spinning = bool(self.owed.get(tid))
         if able:
+            self.owed[tid] = set(able)
+        else:
+            self.owed.pop(tid, None)
+        if spinning and able:
             self.waits_for[tid] = able
         else:
             self.waits_for.pop(tid, None)
 
     def ran(self, tid: int) -> None:
-        """``tid`` runs a step: no sleeper gives way to it any longer."""
-        waits_for = self.waits_for
-        for sleeper in list(waits_for):
-            others = waits_for[sleeper]
-            others.discard(tid)
-            if not others:
-                del waits_for[sleeper]
+        """``tid`` runs a step: no sleeper gives way to it, or owes it a turn, any longer."""
+        for table in (self.waits_for, self.owed):
+            for sleeper in list(table):
+                others = table[sleeper]
+                others.discard(tid)
+                if not others:
+                    del table[sleeper]
 
     def allowed(self, out: list[Action]) -> list[Action]:
         """``out`` without the actions of a sleeper that still gives way to a thread in it. One
@@ -49,6 +60,10 @@ class Fairness:
         self.cut = True
         return kept
 
-    def state(self) -> list[tuple[int, list[int]]]:
+    def state(self) -> list[tuple[int, list[int], list[int]]]:
         """The part of the execution's state the rule adds (for a state fingerprint)."""
-        return sorted((t, sorted(others)) for t, others in self.waits_for.items())
+        empty: set[int] = set()
+        return [
+            (t, sorted(self.waits_for.get(t, empty)), sorted(self.owed.get(t, empty)))
+            for t in sorted(set(self.waits_for) | set(self.owed))
+        ]

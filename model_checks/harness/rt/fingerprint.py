@@ -176,7 +176,7 @@ def walk_fingerprint(ex: Execution) -> Hashable | None:
             ("clock", float.hex(ex.clock)),
             ("spurious", tuple(sorted(ex.spurious_used.items()))),
             ("timeouts", tuple(sorted(ex.timeouts_used.items()))),
-            ("gives way", tuple((t, tuple(others)) for t, others in ex.fairness.state())),
+            ("gives way", tuple((t, tuple(w), tuple(o)) for t, w, o in ex.fairness.state())),
         ]
         parts.extend(c.model(obj) for obj in ex.objects)
         modules: dict[str, dict[str, object]] = {}

@@ -372,6 +372,28 @@ class Execution:
                 able.add(t.tid)
         self.fairness.slept(tid, able)
 
+    def _livelock_words(self) -> str:
+        """What a run past ``max_steps`` looks like: a thread that ran alone to the end while
+        others lived may be a busy-wait in a schedule no interpreter keeps to; fairness holds
+        back only a thread that sleeps."""
+        words = f"execution exceeded max_steps={self.max_steps} (a livelock, or raise max_steps)"
+        steps = self.steps
+        last = steps[-1].tid if steps else -1
+        alone = 0
+        for step in reversed(steps):
+            if step.tid != last:
+                break
+            alone += 1
+        others = [t.tid for t in self.live if t.tid != last]
+        if alone >= 100 and others:
+            words += (
+                f": {self.thread_label(last)} ran its last {alone} steps alone (also live: "
+                f"{', '.join(self.thread_label(t) for t in others)}); if it is a busy-wait, the "
+                "schedule is unfair, as CPython switches threads every few milliseconds: a sleep "
+                "in the loop (time.sleep(0)) makes it give way (fairness at sleeps)"
+            )
+        return words
+
     def _deadline(self, tid: int) -> float:
         op = self.threads[tid].pending
         assert op is not None
@@ -452,10 +474,7 @@ class Execution:
                     self.idle = True
                     return -1
                 if len(steps) >= self.max_steps:
-                    self.failure = self.failure or ExecFailure(
-                        "livelock",
-                        f"execution exceeded max_steps={self.max_steps} (a livelock, or raise max_steps)",
-                    )
+                    self.failure = self.failure or ExecFailure("livelock", self._livelock_words())
                     return -1
                 d = len(steps)
                 if d < len(self.replay_chosen):
@@ -493,8 +512,9 @@ class Execution:
         step = Step(tid, alt, op, preempt)
         self.steps.append(step)
         self.last = tid
-        if self.fairness.waits_for:
-            self.fairness.ran(tid)
+        fairness = self.fairness
+        if fairness.waits_for or fairness.owed:
+            fairness.ran(tid)
         if alt:
             if alt == TIMEOUT:
                 self.clock = max(self.clock, op.deadline)

@@ -1,0 +1,132 @@
+"""Stand-ins for the synchronisation objects a program made at import, before patching.
+
+``lock = threading.Lock()`` at a module's top level (or a class body's, or in ``__init__`` of an
+object made at import) is a real lock: patching the ``threading`` names afterwards does not change
+it, so the explorer neither schedules its operations nor orders accesses by it. An outside review
+found what follows (session 35): a correctly locked counter reported as a data race, a queue's
+order assumed and proved, and a condition hand-off that blocked the process on the real lock.
+
+So ``patched(module)`` puts a ``StandIn`` in place of each such object it finds in the module's
+globals, its classes' attributes and the attributes of its module-level instances. A stand-in
+makes, in each execution, a controlled object of the same kind and starting state (a set event
+stays set; a queue's items, a semaphore's count are copied) the first time a controlled thread
+touches it, and hands every call to that object; outside a controlled thread it hands them to the
+real one. A condition made on one of these locks gets the lock's stand-in object of the same
+execution, so the two stay one.
+"""
+
+from __future__ import annotations
+
+import _thread
+import queue
+import threading
+from collections.abc import Callable
+from typing import Any
+
+from model_checks.harness.rt.scheduler import UsageError
+
+_REAL_LOCK = type(_thread.allocate_lock())
+_REAL_RLOCKS: tuple[type, ...] = tuple({type(threading.RLock()), threading._PyRLock})  # type: ignore[attr-defined]
+_REAL_CONDITION = threading.Condition
+_REAL_EVENT = threading.Event
+_REAL_SEMAPHORE = threading.Semaphore
+_REAL_BOUNDED = threading.BoundedSemaphore
+_REAL_BARRIER = threading.Barrier
+_REAL_QUEUES = (queue.PriorityQueue, queue.LifoQueue, queue.Queue)  # subclasses first
+
+Running = Callable[[], object]  # the runtime of the controlled thread running here, or None
+
+
+class StandIn:
+    """A program's synchronisation object made before patching: a controlled twin per execution."""
+
+    def __init__(self, real: object, make: Callable[[], object], running: Running, name: str) -> None:
+        self._real = real
+        self._make = make
+        self._running = running
+        self._name = name
+        self._runtime: object = None
+        self._twin: object = None
+
+    def _target(self) -> Any:
+        rt = self._running()
+        if rt is None:
+            return self._real
+        if self._runtime is not rt:  # a new execution: a fresh twin, in the object's first state
+            self._runtime, self._twin = rt, self._make()
+        return self._twin
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._target(), name)
+
+    def __enter__(self) -> Any:
+        return self._target().__enter__()
+
+    def __exit__(self, *exc: object) -> Any:
+        return self._target().__exit__(*exc)
+
+    def __repr__(self) -> str:
+        return f"<stand-in for {self._name}, made before patching>"
+
+
+def stand_in(real: object, name: str, running: Running, made: dict[int, StandIn]) -> StandIn | None:
+    """The stand-in of ``real`` (one per object: ``made``, by id), or None when it is not one of
+    ``threading``'s or ``queue``'s objects. ``UsageError`` for one in a state no fresh object
+    can start in (a lock held at patching)."""
+    found = made.get(id(real))
+    if found is not None:
+        return found
+    make = _maker(real, name, running, made)
+    if make is None:
+        return None
+    made[id(real)] = made_now = StandIn(real, make, running, name)
+    return made_now
+
+
+def _maker(real: Any, name: str, running: Running, made: dict[int, StandIn]) -> Callable[[], object] | None:
+    # The names are looked up when the twin is made, inside a controlled thread: the patched ones.
+    kind = type(real)
+    if kind is _REAL_LOCK or isinstance(real, _REAL_RLOCKS):
+        held = real.locked() if kind is _REAL_LOCK else real._is_owned()
+        if held:
+            raise UsageError(f"{name} is a lock held when patching began: release it before patched()")
+        return threading.Lock if kind is _REAL_LOCK else threading.RLock
+    if isinstance(real, _REAL_CONDITION):
+        lock = stand_in(getattr(real, "_lock"), f"{name}'s lock", running, made)  # noqa: B009
+        assert lock is not None, "a Condition's lock is a Lock or an RLock"
+        return lambda: threading.Condition(lock._target())
+    if isinstance(real, _REAL_EVENT):
+        was_set = real.is_set()
+
+        def event() -> object:
+            made_now = threading.Event()
+            if was_set:
+                made_now.set()
+            return made_now
+
+        return event
+    if isinstance(real, _REAL_SEMAPHORE):
+        value = real._value
+        bounded = isinstance(real, _REAL_BOUNDED)
+        return lambda: (threading.BoundedSemaphore if bounded else threading.Semaphore)(value)
+    if isinstance(real, _REAL_BARRIER):
+        parties = real.parties
+        return lambda: threading.Barrier(parties)
+    for cls in _REAL_QUEUES:
+        if isinstance(real, cls):
+            items = list(real.queue)
+            maxsize = real.maxsize
+            factory = {queue.PriorityQueue: "PriorityQueue", queue.LifoQueue: "LifoQueue"}.get(cls, "Queue")
+
+            def fill(factory: str = factory, items: list[Any] = items, maxsize: int = maxsize) -> object:
+                made_now = getattr(queue, factory)(maxsize)
+                for item in items:
+                    made_now.put_nowait(item)
+                return made_now
+
+            return fill
+    if type(real) is queue.SimpleQueue:
+        if real.qsize():
+            raise UsageError(f"{name} is a SimpleQueue holding items when patching began: not supported")
+        return queue.SimpleQueue
+    return None

@@ -1,0 +1,144 @@
+"""Programs whose synchronisation objects are made at import, before ``patched()`` (tests/harness/
+test_patch_imported.py): a module's lock, queue, condition and event, a class body's lock, and
+an object made at import holding its own lock. Each was a wrong answer before session 35."""
+
+from __future__ import annotations
+
+import queue
+import threading
+import time
+
+total = 0
+lock = threading.Lock()
+results: queue.Queue[int] = queue.Queue()
+ready = threading.Condition(lock)
+box: list[int] = []
+opened = threading.Event()
+opened.set()  # set at import: every execution starts with it set
+
+
+class Registry:
+    _lock = threading.Lock()
+    count = 0
+
+    def add(self) -> None:
+        with Registry._lock:
+            Registry.count += 1
+
+
+class Counter:
+    def __init__(self) -> None:
+        self.lock = threading.RLock()
+        self.n = 0
+
+    def inc(self) -> None:
+        with self.lock:
+            self.n += 1
+
+
+COUNTER = Counter()
+
+
+def _run(*targets: object) -> list[threading.Thread]:
+    threads = [threading.Thread(target=t) for t in targets]  # type: ignore[arg-type]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    return threads
+
+
+def module_lock_counter() -> None:
+    """Correct: the module's lock orders the increments (was a false data race)."""
+    global total
+    total = 0
+
+    def inc() -> None:
+        global total
+        with lock:
+            total += 1
+
+    _run(inc, inc)
+    assert total == 2
+
+
+def module_lock_sleep_inside() -> None:
+    """Correct, with a sleep while holding the module's lock (was a hang on the real lock)."""
+    counts = [0]
+
+    def inc() -> None:
+        with lock:
+            v = counts[0]
+            time.sleep(0)
+            counts[0] = v + 1
+
+    _run(inc, inc)
+    assert counts[0] == 2
+
+
+def queue_order_assumed() -> None:
+    """Buggy: two threads put into the module's queue; main assumes their order (was proved)."""
+    _run(lambda: results.put(1), lambda: results.put(2))
+    assert [results.get(), results.get()] == [1, 2]
+
+
+def condition_handoff() -> None:
+    """Correct: a hand-off on the module's condition, made on the module's lock (was a hang)."""
+    del box[:]
+
+    def consumer() -> None:
+        with ready:
+            while not box:
+                ready.wait()
+            assert box == [1]
+
+    def producer() -> None:
+        with lock:  # the condition's own lock: one lock, as at import
+            box.append(1)
+            ready.notify()
+
+    _run(consumer, producer)
+
+
+def event_set_at_import() -> None:
+    """Correct: the event was set at import, so the wait returns at once in every execution."""
+    _run(opened.wait, opened.wait)
+
+
+def class_lock_counter() -> None:
+    Registry.count = 0
+    r = Registry()
+    _run(r.add, r.add)
+    assert Registry.count == 2
+
+
+def instance_made_at_import() -> None:
+    COUNTER.n = 0
+    _run(COUNTER.inc, COUNTER.inc)
+    assert COUNTER.n == 2
+
+
+hits = 0  # only ``module_counter_not_reset`` touches these two, once per process
+hit_log: list[int] = []
+
+
+def module_counter_not_reset() -> None:
+    """Correct on a fresh interpreter: a module global and a module list, never reset by the
+    program (each execution must start from the module as it was)."""
+
+    def inc() -> None:
+        global hits
+        with lock:
+            hits += 1
+            hit_log.append(1)
+
+    _run(inc, inc)
+    assert hits == 2 and hit_log == [1, 1], (hits, hit_log)
+
+
+def lazy_executor_import() -> None:
+    """Correct: the executor is imported inside the function, as a user may (was an ImportError)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(2) as pool:
+        assert list(pool.map(abs, [-1, -2])) == [1, 2]

@@ -1,0 +1,113 @@
+"""Synchronisation objects made at import, before ``patched()``, stand in for controlled ones
+(``harness/patch_imported.py``; docs/harness.md, "Patch mode"): they order accesses, their
+operations are scheduling points, every execution starts them afresh, and outside a controlled
+thread they are the real objects."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from model_checks.harness import Options, Result, check, patched
+from model_checks.harness.patch_imported import StandIn
+from tests.harness import imported_programs as prog
+
+DRF = "exhaustive (for a data-race-free program"
+
+
+def run(program: Callable[[], object], **options: object) -> Result:
+    with patched(prog):
+        return check(lambda rt: program(), Options(**options))  # type: ignore[arg-type]
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize(
+    "program",
+    [
+        prog.module_lock_counter,
+        prog.module_lock_sleep_inside,
+        prog.condition_handoff,
+        prog.event_set_at_import,
+        prog.class_lock_counter,
+        prog.instance_made_at_import,
+        prog.module_counter_not_reset,
+        prog.lazy_executor_import,
+    ],
+    ids=lambda p: p.__name__,
+)
+def test_correct_programs_on_objects_made_at_import_are_proved(program: Callable[[], object]) -> None:
+    result = run(program, time_limit=60)
+    assert result.verdict == "exhaustive", result.report()
+    assert result.summary().startswith(DRF), result.summary()
+    assert result.executions > 1  # the objects' operations were interleaved
+
+
+@pytest.mark.timeout(120)
+def test_a_queue_made_at_import_is_interleaved() -> None:
+    result = run(prog.queue_order_assumed)
+    assert result.failure is not None and result.failure.kind == "assertion", result.report()
+    assert "results.get()" in result.failure.details or "imported_programs.py" in result.failure.table
+
+
+@pytest.mark.timeout(60)
+def test_the_real_objects_come_back_and_serve_outside_executions() -> None:
+    real_lock, real_queue = prog.lock, prog.results
+    with patched(prog):
+        assert isinstance(prog.lock, StandIn) and isinstance(prog.Registry.__dict__["_lock"], StandIn)
+        assert isinstance(prog.COUNTER.lock, StandIn)
+        with prog.lock:  # outside a controlled thread: the real lock
+            assert real_lock.locked()
+        assert not real_lock.locked()
+    assert prog.lock is real_lock and prog.results is real_queue
+    assert not isinstance(prog.Registry.__dict__["_lock"], StandIn)
+    assert not isinstance(prog.COUNTER.lock, StandIn)
+
+
+@pytest.mark.timeout(60)
+def test_a_lock_held_when_patching_begins_is_refused() -> None:
+    from model_checks.harness.rt.scheduler import UsageError
+
+    with prog.lock, pytest.raises(UsageError, match="held when patching began"), patched(prog):
+        pass
+    assert not isinstance(prog.lock, StandIn)
+
+
+@pytest.mark.timeout(60)
+def test_each_check_starts_from_the_modules_as_its_first_execution_found_them() -> None:
+    with patched(prog):
+        prog.total = 40  # the test's own setup, between patching and the check, is kept
+        result = check(lambda rt: prog.__dict__.__setitem__("total", prog.total + 1))
+        assert result.executions == 1 and prog.total == 41
+        again = check(lambda rt: prog.__dict__.__setitem__("total", prog.total + 1))
+        assert again.executions == 1 and prog.total == 42  # a new check starts from 41
+    prog.total = 0
+
+
+@pytest.mark.timeout(120)
+def test_a_programs_helper_modules_are_patched_with_it(tmp_path: Path) -> None:
+    """`lanecheck explore FILE.py:FUNCTION` patches the modules beside the file it imports."""
+    (tmp_path / "helper35.py").write_text("import threading\ncounter = 0\nlock = threading.Lock()\n")
+    (tmp_path / "main35.py").write_text(
+        "import threading\nimport helper35\n\n"
+        "def main():\n"
+        "    def inc():\n"
+        "        with helper35.lock:\n"
+        "            helper35.counter += 1\n"
+        "    ts = [threading.Thread(target=inc) for _ in range(2)]\n"
+        "    for t in ts:\n        t.start()\n"
+        "    for t in ts:\n        t.join()\n"
+        "    assert helper35.counter == 2, helper35.counter\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-m", "model_checks", "explore", f"{tmp_path / 'main35.py'}:main"],
+        capture_output=True,
+        text=True,
+        timeout=110,
+        cwd=tmp_path,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "exhaustive (for a data-race-free program" in done.stdout
