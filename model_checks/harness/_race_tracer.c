@@ -177,6 +177,10 @@ worth(Tracer *t, _PyInterpreterFrame *fr, PyObject *entry)
             if (!PyObject_TypeCheck(meth, &PyMethodDescr_Type)) {
                 return 0;
             }
+            int named = PyDict_Contains(t->named_calls, meth);
+            if (named != 0) {
+                return named; /* ", ".join(items): the handler reads the arguments */
+            }
             int container = is_instance(target, t->containers);
             if (container <= 0) {
                 return container;

@@ -27,6 +27,7 @@ def exhaustive(test_fn: TestFn, options: Options) -> Result:
             "DPOR with sleep sets is unsound under a preemption bound: ran plain bounded DFS instead"
         )
     chooser = SearchChooser(dpor, options.preemption_bound, ordered)
+    stopped = False  # by the budget, before the search ran out of points
     while True:
         chooser.start_execution()
         ex = s.run(chooser)
@@ -35,9 +36,10 @@ def exhaustive(test_fn: TestFn, options: Options) -> Result:
         elif (ex.failure is not None and not options.keep_going) or not chooser.advance():
             break
         if s.stop_for_budget():
+            stopped = True
             break
     s.take_search_figures(chooser)
-    if chooser.ordered and s.result.bounded_by and s.failed_ex is None:
+    if chooser.ordered and stopped and s.failed_ex is None:
         # not a bound on the executions: a race found beyond it may still add points below it
         s.result.notes.append(
             f"dpor-ipb: stopped while exploring the points of {chooser.bound_now} preemptions "

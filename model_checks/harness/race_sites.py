@@ -8,6 +8,7 @@ import bisect
 import copy
 import dis
 import heapq
+import json
 import linecache
 import os
 import random
@@ -19,9 +20,9 @@ from typing import Any
 from model_checks.harness import own_code, patch_local
 
 ALL = "<whole>"  # the key of an access to a whole container (len, iteration, clear, ...)
-# (thread, code, offset, what, is_write); what: a label, or the (object, key) it describes
-# (``what_of``, only for a report)
-Site = tuple[int, types.CodeType, int, "str | tuple[object, object]", bool]
+# (thread, code, offset, (object, key, label), is_write): the words of a report are made from the
+# object and key (``what_of``) or the label only when a race is reported
+Site = tuple[int, types.CodeType, int, tuple[object, object, str], bool]
 
 LIBRARIES = {sysconfig.get_path(name) for name in ("stdlib", "platstdlib", "purelib", "platlib")}
 SKIP_FILES = (*(p + os.sep for p in LIBRARIES if p), "<frozen")
@@ -164,8 +165,8 @@ ATTR_BUILTINS: dict[object, tuple[bool, tuple[int, ...]]] = {
     setattr: (True, (3,)),
     delattr: (True, (2,)),
 }
-# Functions outside the traced code that change (True) or read (False) the whole container given
-# as their first argument: ``heapq.heappush(self.heap, x)`` touches no traced opcode of the list.
+# Functions outside the traced code that read the containers given as their arguments whole, and
+# change (True) the first one: ``heapq.heappush(self.heap, x)`` touches no traced opcode of it.
 CONTAINER_FUNCTIONS: dict[object, bool] = {
     heapq.heappush: True,
     heapq.heappop: True,
@@ -195,6 +196,16 @@ CONTAINER_FUNCTIONS: dict[object, bool] = {
     copy.copy: False,
     copy.deepcopy: False,
     next: True,  # of a generator shared by threads: it runs the generator (a write)
+    zip: False,
+    map: False,
+    filter: False,
+    str: False,
+    repr: False,
+    format: False,
+    print: False,
+    json.dumps: False,
+    dict.fromkeys: False,
+    str.join: False,  # a method: ``", ".join(items)``
 }
 # what the C tracer hands to the handler at a call of a function (not a method): both of the above
 NAMED_CALLS: dict[object, object] = {**ATTR_BUILTINS, **CONTAINER_FUNCTIONS}
@@ -275,6 +286,16 @@ def class_owner(cls: type, name: str) -> type | None:
     return None
 
 
+def is_property(cls: type, name: str) -> bool:
+    """Is ``name`` a property of ``cls``? Its getter and setter are code under test, traced: the
+    accesses they make are the ones to report (``self._v``), not the property's name."""
+    for klass in cls.__mro__:
+        value = klass.__dict__.get(name, _MISSING)
+        if value is not _MISSING:
+            return isinstance(value, property)
+    return False
+
+
 _MISSING = object()
 
 
@@ -289,12 +310,23 @@ def describe(obj: object, key: object) -> str:
 
 
 def what_of(site: Site) -> str:
-    what = site[3]
-    return what if isinstance(what, str) else describe(*what)
+    """The location: a label that names it (``global x``, a generator), else the object and key;
+    a call's label (``list.append()``) says how it was touched, not what (``verb``)."""
+    obj, key, label = site[3]
+    return label if label and not label.endswith(")") else describe(obj, key)
 
 
 def verb(site: Site) -> str:
-    return "write" if site[4] else "read"
+    """``read`` or ``write``, with the call that made it (``write (list.append())``)."""
+    label = site[3][2]
+    done = "write" if site[4] else "read"
+    return f"{done} ({label})" if label.endswith(")") else done
+
+
+def both_of(first: Site, second: Site) -> str:
+    """The location(s) of a race: one, or the two that overlap (a key and its whole container)."""
+    a, b = what_of(first), what_of(second)
+    return b if a == b else f"{b} and {a}"
 
 
 def lineno(site: Site) -> int:

@@ -77,12 +77,14 @@ from model_checks.harness.race_sites import (
     STORE_SUBSCR,
     SUBSCR,
     Site,
+    both_of,
     class_owner,
     code_entries,
     code_table,
     describe,
     harness_class,
     harness_owned,
+    is_property,
     line_of,
     named_call,
     verb,
@@ -284,6 +286,17 @@ class RaceDetector:
         else:
             self._call(tid, frame, arg_)
 
+    def _read_arguments(
+        self, tid: int, frame: types.FrameType, argc: int, name: str, first_written: bool = False
+    ) -> None:
+        """The containers among a call's ``argc`` arguments are read whole (the first one written,
+        for a function that changes it: ``heappush``)."""
+        for depth in range(argc, 0, -1):  # the first argument is the deepest
+            arg = stack_value(frame, depth)
+            if isinstance(arg, CONTAINERS):
+                write = first_written and depth == argc
+                self._access(tid, arg, ALL, write, frame, f"{name}({type(arg).__name__})")
+
     def _generator(self, tid: int, gen: types.GeneratorType[Any, Any, Any], frame: types.FrameType) -> None:
         """``next(gen)`` or a loop over ``gen``: it runs the generator's frame, which two threads
         cannot do at once (``ValueError: generator already executing``): a write."""
@@ -303,6 +316,8 @@ class RaceDetector:
         elif not isinstance(obj, CODE_TYPES) and not harness_owned(obj):
             fields = getattr(obj, "__dict__", None)
             if isinstance(fields, dict) and name not in fields:
+                if is_property(type(obj), name):
+                    return  # its getter's own accesses are traced
                 # not the object's own yet: its class's data (``self.limit`` reading
                 # ``Config.limit``), and the object's too, which a write would make its own
                 owner = class_owner(type(obj), name)
@@ -319,12 +334,18 @@ class RaceDetector:
             if not harness_class(obj):
                 self._attr(tid, obj, name, True, frame)
         elif not harness_owned(obj):
+            fields = getattr(obj, "__dict__", None)
+            if isinstance(fields, dict) and name not in fields and is_property(type(obj), name):
+                return  # its setter's own accesses are traced
             self._attr(tid, obj, name, True, frame)
 
     def _call(self, tid: int, frame: types.FrameType, argc: int) -> None:
         meth = stack_value(frame, argc + 2)
         target = stack_value(frame, argc + 1)
         if meth is not None:  # obj.method(args): the method's function, then obj
+            if named_call(meth):  # ", ".join(items): its arguments are read whole
+                self._read_arguments(tid, frame, argc, getattr(meth, "__name__", "call"))
+                return
             if not isinstance(target, CONTAINERS) or not isinstance(meth, types.MethodDescriptorType):
                 return
             name = meth.__name__
@@ -341,13 +362,13 @@ class RaceDetector:
                 if argc in counts and isinstance(attr, str):
                     obj = stack_value(frame, argc)
                     (self._store_attr if write else self._load_attr)(tid, obj, attr, frame)
-            elif argc >= 1:  # heapq.heappush(heap, x), sorted(items), ...: the first argument
-                container = stack_value(frame, argc)
-                if isinstance(container, types.GeneratorType) and target is next:
-                    self._generator(tid, container, frame)
-                elif isinstance(container, CONTAINERS) and target is not next:
-                    label = f"{getattr(target, '__name__', 'call')}({type(container).__name__})"
-                    self._access(tid, container, ALL, CONTAINER_FUNCTIONS[target], frame, label)
+            elif target is next:
+                gen = stack_value(frame, argc) if argc >= 1 else None
+                if isinstance(gen, types.GeneratorType):
+                    self._generator(tid, gen, frame)
+            else:  # heapq.heappush(heap, x), sorted(items), zip(xs, ys): its containers
+                name = getattr(target, "__name__", "call")
+                self._read_arguments(tid, frame, argc, name, CONTAINER_FUNCTIONS[target])
             return
         else:  # a bound builtin method called through a name: f = d.get; f(k)
             owner = getattr(target, "__self__", None)
@@ -407,7 +428,7 @@ class RaceDetector:
         self.accesses += 1
         code, offset = frame.f_code, frame.f_lasti
         # the location's words are made only for a report (``_report``): the object is kept alive
-        site: Site = (tid, code, offset, label or (obj, key), write)
+        site: Site = (tid, code, offset, (obj, key, label), write)
         try:
             vc = self.clocks[tid]
             epoch = vc[tid]
@@ -486,7 +507,7 @@ class RaceDetector:
         ex = self.ex
         if self.points is not None:
             self.racy = [*alike((first[1], first[2])), *alike((second[1], second[2]))]
-        what = what_of(second)
+        what = both_of(first, second)
         a, b = ex.thread_label(first[0]), ex.thread_label(second[0])
         if a == b:  # two threads the program gave one name: say which
             a, b = f"{a} (thread #{first[0]})", f"{b} (thread #{second[0]})"
@@ -499,7 +520,7 @@ class RaceDetector:
                 f"{verb(first)} of {what_of(first)} by thread {a}",
                 f"  {where(first)}",
                 f"    {line_of(first)}",
-                f"{verb(second)} of {what} by thread {b} (not after the first: no lock, "
+                f"{verb(second)} of {what_of(second)} by thread {b} (not after the first: no lock, "
                 "condition, queue, event, join or atomic orders them)",
                 f"  {where(second)}",
                 f"    {line_of(second)}",

@@ -18,6 +18,7 @@ runner = CliRunner()
 PROGRAM = """
 import queue
 import threading
+import time
 
 counter = {"n": 0}
 
@@ -56,6 +57,36 @@ def with_runtime(rt):
     flag = rt.event()
     rt.start_thread(flag.set, "setter")
     flag.wait()
+
+
+def poll_with_sleep():
+    ready = threading.Event()
+
+    def worker():
+        while not ready.is_set():
+            time.sleep(0.01)
+
+    t = threading.Thread(target=worker)
+    t.start()
+    ready.set()
+    t.join()
+
+
+def poll_with_timeout():
+    q = queue.Queue()
+
+    def worker():
+        for _ in range(5):
+            try:
+                q.get(timeout=0.01)
+                return
+            except queue.Empty:
+                pass
+
+    t = threading.Thread(target=worker)
+    t.start()
+    q.put(1)
+    t.join()
 
 
 def two_arguments(a, b):
@@ -103,6 +134,29 @@ def test_a_race_is_found_and_its_schedule_replays(
     )
     assert replayed.exit_code == 1, replayed.output
     assert json.loads(replayed.output)["failure"]["kind"] == "data_race"
+
+
+@pytest.mark.timeout(120)
+def test_fairness_at_sleeps_can_be_turned_off(program_file: Path) -> None:
+    fair = runner.invoke(app, ["explore", f"{program_file}:poll_with_sleep", "--json"])
+    assert fair.exit_code == 0, fair.output
+    assert "fair at sleeps" in json.loads(fair.output)["verdict_text"]
+    unfair = runner.invoke(app, ["explore", f"{program_file}:poll_with_sleep", "--no-fair-sleeps", "--json"])
+    assert unfair.exit_code == 1, unfair.output
+    assert json.loads(unfair.output)["failure"]["kind"] == "livelock"
+
+
+@pytest.mark.timeout(120)
+def test_the_timeout_limit_is_an_option(program_file: Path) -> None:
+    """A polling loop of five timed gets is bounded by the default limit of 2 timeouts a thread,
+    and proved with the limit raised past its tries."""
+    bounded = runner.invoke(app, ["explore", f"{program_file}:poll_with_timeout", "--json"])
+    assert bounded.exit_code == 3, bounded.output
+    assert json.loads(bounded.output)["bounded_by"] == ["timeout_limit=2"]
+    proved = runner.invoke(
+        app, ["explore", f"{program_file}:poll_with_timeout", "--timeout-limit", "5", "--json"]
+    )
+    assert proved.exit_code == 0, proved.output
 
 
 @pytest.mark.parametrize(

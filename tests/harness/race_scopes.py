@@ -366,3 +366,56 @@ def class_data_through_instance() -> None:
         assert c.limit >= 1
 
     _run(writer, reader)
+
+
+class Temperature:
+    def __init__(self) -> None:
+        self._celsius = 0
+
+    @property
+    def celsius(self) -> int:
+        return self._celsius
+
+    @celsius.setter
+    def celsius(self, value: int) -> None:
+        self._celsius = value
+
+
+def property_race() -> None:
+    """A property read and set by two threads: the race is on the field its code touches."""
+    t = Temperature()
+
+    def writer() -> None:
+        t.celsius = 5
+
+    def reader() -> None:
+        assert t.celsius in (0, 5)
+
+    _run(writer, reader)
+
+
+def whole_and_key() -> None:
+    """``len(d)`` against an insert of another key: the whole dict and the key overlap."""
+    d = {"a": 1}
+
+    def reader() -> None:
+        assert len(d) >= 1
+
+    def writer() -> None:
+        d["b"] = 2
+
+    _run(reader, writer)
+
+
+def join_and_zip_race() -> None:
+    """``", ".join(words)`` and ``zip(a, words)`` read the list whole while another thread appends."""
+    words = ["a"]
+    other = ["x"]
+
+    def reader() -> None:
+        assert ", ".join(words) and list(zip(other, words, strict=False))
+
+    def writer() -> None:
+        words.append("b")
+
+    _run(reader, writer)

@@ -72,24 +72,29 @@ def test_one_slot_named_two_ways_is_one_location() -> None:
 
 @pytest.mark.timeout(60)
 def test_deleting_an_item_moves_the_others() -> None:
-    assert_race(run(prog.list_delete_moves_items), "list[1]", "del slots[0]", "slots[1] in (2, 3)")
+    assert_race(
+        run(prog.list_delete_moves_items), "list[1] and list (whole)", "del slots[0]", "slots[1] in (2, 3)"
+    )
 
 
 @pytest.mark.timeout(60)
 def test_a_container_changed_by_a_library_function_is_accessed() -> None:
-    assert_race(run(prog.heap_push_race), "heappush(list)", "heapq.heappush(heap, x)")
+    assert_race(run(prog.heap_push_race), "list (whole)", "heapq.heappush(heap, x)")
 
 
 @pytest.mark.timeout(60)
 def test_reading_a_missing_key_of_a_defaultdict_writes_it() -> None:
     assert_race(
-        run(prog.defaultdict_insert_race), "defaultdict.values()", 'groups["b"] == []', "groups.values()"
+        run(prog.defaultdict_insert_race),
+        "defaultdict (whole) and defaultdict['b']",
+        'groups["b"] == []',
+        "groups.values()",
     )
 
 
 @pytest.mark.timeout(60)
 def test_an_in_place_operator_writes_its_container() -> None:
-    assert_race(run(prog.inplace_extend_race), "enumerate(list)", "items += [1]", "enumerate(log)")
+    assert_race(run(prog.inplace_extend_race), "list (whole)", "items += [1]", "enumerate(log)")
 
 
 @pytest.mark.timeout(60)
@@ -104,9 +109,12 @@ def test_unpacking_reads_the_whole_container() -> None:
         (prog.sleep_then_lost_update, "list"),
         (prog.star_call_race, "list"),
         (prog.compare_race, "list"),
-        (prog.ordered_dict_move_race, "iter(OrderedDict)"),
+        (prog.ordered_dict_move_race, "OrderedDict (whole)"),
         (prog.shared_generator, "generator"),
         (prog.class_data_through_instance, "Config.limit"),
+        (prog.property_race, "Temperature._celsius"),
+        (prog.whole_and_key, "dict['b'] and dict (whole)"),
+        (prog.join_and_zip_race, "list (whole)"),
     ],
     ids=lambda p: getattr(p, "__name__", ""),
 )
