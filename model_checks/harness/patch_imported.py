@@ -32,8 +32,15 @@ _REAL_EVENT = threading.Event
 _REAL_SEMAPHORE = threading.Semaphore
 _REAL_BOUNDED = threading.BoundedSemaphore
 _REAL_BARRIER = threading.Barrier
-_REAL_QUEUES = (queue.PriorityQueue, queue.LifoQueue, queue.Queue)  # subclasses first
+# the real classes (captured here, before any patching: ``patched`` replaces the names) and the
+# name of each, looked up again when the twin is made (then the patched one)
+_REAL_QUEUES = (
+    (queue.PriorityQueue, "PriorityQueue"),
+    (queue.LifoQueue, "LifoQueue"),
+    (queue.Queue, "Queue"),
+)
 
+_REAL_SIMPLE_QUEUE = queue.SimpleQueue
 Running = Callable[[], object]  # the runtime of the controlled thread running here, or None
 
 
@@ -112,11 +119,10 @@ def _maker(real: Any, name: str, running: Running, made: dict[int, StandIn]) -> 
     if isinstance(real, _REAL_BARRIER):
         parties = real.parties
         return lambda: threading.Barrier(parties)
-    for cls in _REAL_QUEUES:
+    for cls, factory in _REAL_QUEUES:  # subclasses first
         if isinstance(real, cls):
             items = list(real.queue)
             maxsize = real.maxsize
-            factory = {queue.PriorityQueue: "PriorityQueue", queue.LifoQueue: "LifoQueue"}.get(cls, "Queue")
 
             def fill(factory: str = factory, items: list[Any] = items, maxsize: int = maxsize) -> object:
                 made_now = getattr(queue, factory)(maxsize)
@@ -125,7 +131,7 @@ def _maker(real: Any, name: str, running: Running, made: dict[int, StandIn]) -> 
                 return made_now
 
             return fill
-    if type(real) is queue.SimpleQueue:
+    if type(real) is _REAL_SIMPLE_QUEUE:
         if real.qsize():
             raise UsageError(f"{name} is a SimpleQueue holding items when patching began: not supported")
         return queue.SimpleQueue

@@ -5,13 +5,17 @@ starts it once in a fresh interpreter. A module global it changes (``global tota
 ``RESULTS.append(...)``, ``Registry.count += 1``) would carry one execution's values into the
 next: an outside review saw a correctly locked counter fail its ``assert total == 2`` at the
 fourth execution (session 35). So ``patched(module)`` takes a ``Snapshot`` of the module's
-globals and its classes' data, and every execution restores it: the bindings as they were, the
-contents of lists, dicts, sets and deques as they were (copied, so an execution's changes to them
-do not reach the snapshot), and globals made since removed."""
+globals, its classes' data and the attributes of the objects of its own classes it made at
+import, and every execution restores it: the bindings as they were, the contents of lists, dicts,
+sets and deques as they were (copied, so an execution's changes to them do not reach the
+snapshot), globals made since removed, its ``lru_cache`` functions emptied and the ``random``
+module's state as it was. Not restored: iterators (``itertools.count()``), objects of other
+modules' classes (a ``random.Random`` made at import), and what is reached only through them."""
 
 from __future__ import annotations
 
 import copy
+import random
 import types
 from collections import deque
 from typing import Any
@@ -57,23 +61,37 @@ def _restore(value: Any, contents: Any) -> None:
 
 
 class Snapshot:
-    """The globals of some modules and the data of their classes, to start each execution from."""
+    """The globals of some modules, the data of their classes and of the objects they made at
+    import, the caches of their functions and the ``random`` module's state, to start each
+    execution from."""
 
     def __init__(self, modules: tuple[types.ModuleType, ...]) -> None:
         self.modules: list[tuple[dict[str, Any], dict[str, tuple[object, object | None]]]] = []
-        self.classes: list[tuple[type, dict[str, tuple[object, object | None]]]] = []
+        self.classes: list[tuple[object, dict[str, tuple[object, object | None]]]] = []
+        self.caches: list[Any] = []  # functools.lru_cache functions: emptied
+        self.random = random.getstate()
         for module in modules:
             space = vars(module)
             self.modules.append((space, {name: _saved(value) for name, value in space.items()}))
             for value in list(space.values()):
-                if isinstance(value, type) and value.__module__ == module.__name__:
-                    data = {
-                        name: _saved(v)
-                        for name, v in vars(value).items()
-                        if not name.startswith("__") and not isinstance(v, _CODE)
-                    }
-                    if data:
-                        self.classes.append((value, data))
+                if hasattr(value, "cache_clear") and callable(value):
+                    self.caches.append(value)
+                elif isinstance(value, type) and value.__module__ == module.__name__:
+                    self._fields(value)
+                elif type(value).__module__ == module.__name__ and not isinstance(value, _CODE):
+                    self._fields(value)  # an object of the module's own class, made at import
+
+    def _fields(self, owner: object) -> None:
+        fields = getattr(owner, "__dict__", None)
+        if fields is None:
+            return
+        data = {
+            name: _saved(v)
+            for name, v in list(fields.items())
+            if not name.startswith("__") and not isinstance(v, _CODE)
+        }
+        if data:
+            self.classes.append((owner, data))
 
     def restore(self) -> None:
         for space, saved in self.modules:
@@ -83,11 +101,14 @@ class Snapshot:
                 if space.get(name, _ABSENT) is not value:
                     space[name] = value
                 _restore(value, contents)
-        for cls, data in self.classes:
+        for owner, data in self.classes:
             for name, (value, contents) in data.items():
-                if cls.__dict__.get(name, _ABSENT) is not value:
-                    setattr(cls, name, value)
+                if vars(owner).get(name, _ABSENT) is not value:
+                    setattr(owner, name, value)
                 _restore(value, contents)
+        for cached in self.caches:
+            cached.cache_clear()
+        random.setstate(self.random)
 
 
 _ABSENT = object()

@@ -207,8 +207,16 @@ CONTAINER_FUNCTIONS: dict[object, bool] = {
     dict.fromkeys: False,
     str.join: False,  # a method: ``", ".join(items)``
 }
-# what the C tracer hands to the handler at a call of a function (not a method): both of the above
-NAMED_CALLS: dict[object, object] = {**ATTR_BUILTINS, **CONTAINER_FUNCTIONS}
+# a generator's methods that run it, as ``next`` does (a write of the generator)
+GENERATOR_METHODS = frozenset(
+    {types.GeneratorType.send, types.GeneratorType.throw, types.GeneratorType.close}
+)
+# what the C tracer hands to the handler at a call: all of the above
+NAMED_CALLS: dict[object, object] = {
+    **ATTR_BUILTINS,
+    **CONTAINER_FUNCTIONS,
+    **dict.fromkeys(GENERATOR_METHODS, True),
+}
 
 
 def named_call(target: object) -> bool:

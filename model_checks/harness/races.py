@@ -61,6 +61,7 @@ from model_checks.harness.race_sites import (
     CONTAINERS,
     CONTAINS,
     DELETE_SUBSCR,
+    GENERATOR_METHODS,
     GLOBAL_NAME,
     INDEXED,
     INPLACE,
@@ -343,8 +344,12 @@ class RaceDetector:
         meth = stack_value(frame, argc + 2)
         target = stack_value(frame, argc + 1)
         if meth is not None:  # obj.method(args): the method's function, then obj
-            if named_call(meth):  # ", ".join(items): its arguments are read whole
-                self._read_arguments(tid, frame, argc, getattr(meth, "__name__", "call"))
+            if named_call(meth):
+                if meth in GENERATOR_METHODS:  # gen.send(v): it runs the generator
+                    if isinstance(target, types.GeneratorType):
+                        self._generator(tid, target, frame)
+                else:  # ", ".join(items): its arguments are read whole
+                    self._read_arguments(tid, frame, argc, getattr(meth, "__name__", "call"))
                 return
             if not isinstance(target, CONTAINERS) or not isinstance(meth, types.MethodDescriptorType):
                 return

@@ -5,6 +5,7 @@ an object made at import holding its own lock. Each was a wrong answer before se
 from __future__ import annotations
 
 import queue
+import random
 import threading
 import time
 
@@ -13,6 +14,8 @@ lock = threading.Lock()
 results: queue.Queue[int] = queue.Queue()
 ready = threading.Condition(lock)
 box: list[int] = []
+stack: queue.LifoQueue[int] = queue.LifoQueue()
+simple: queue.SimpleQueue[int] = queue.SimpleQueue()
 opened = threading.Event()
 opened.set()  # set at import: every execution starts with it set
 
@@ -142,3 +145,52 @@ def lazy_executor_import() -> None:
 
     with ThreadPoolExecutor(2) as pool:
         assert list(pool.map(abs, [-1, -2])) == [1, 2]
+
+
+def lifo_and_simple_queues() -> None:
+    """Correct: a LIFO queue made at import stays LIFO, a SimpleQueue made at import is controlled
+    (it was FIFO, and the SimpleQueue hung the process on the real one)."""
+
+    def producer() -> None:
+        stack.put(1)
+        stack.put(2)
+        simple.put(3)
+
+    _run(producer)
+    assert [stack.get(), stack.get()] == [2, 1]
+    assert simple.get() == 3
+
+
+class Init:
+    def __init__(self) -> None:
+        self.done = False
+        self.calls: list[int] = []
+
+
+INIT = Init()
+
+
+def first_caller_initialises() -> None:
+    """Correct on a fresh interpreter: an object made at import, its attributes changed by the
+    program (each execution starts from them as they were)."""
+    lock = threading.Lock()
+
+    def init() -> None:
+        with lock:
+            if not INIT.done:
+                INIT.done = True
+                INIT.calls.append(1)
+
+    _run(init, init)
+    assert INIT.calls == [1], INIT.calls
+
+
+def random_draw(draws: list[float]) -> None:
+    """Two threads under a lock, then one draw of the random module, kept by the caller."""
+
+    def hold() -> None:
+        with lock:
+            pass
+
+    _run(hold, hold)
+    draws.append(random.random())

@@ -10,7 +10,7 @@ import sys
 import threading
 import time
 from collections import OrderedDict, defaultdict
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterator
 
 hits = 0  # a module global, also written as ``this.hits`` through the module object
 this = sys.modules[__name__]
@@ -419,3 +419,14 @@ def join_and_zip_race() -> None:
         words.append("b")
 
     _run(reader, writer)
+
+
+def generator_send_race() -> None:
+    def echo() -> Generator[int, int, None]:
+        got = 0
+        while True:
+            got = yield got
+
+    gen = echo()
+    next(gen)
+    _run(lambda: gen.send(1), lambda: gen.send(2))

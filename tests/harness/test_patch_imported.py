@@ -36,6 +36,7 @@ def run(program: Callable[[], object], **options: object) -> Result:
         prog.instance_made_at_import,
         prog.module_counter_not_reset,
         prog.lazy_executor_import,
+        prog.first_caller_initialises,
     ],
     ids=lambda p: p.__name__,
 )
@@ -111,3 +112,17 @@ def test_a_programs_helper_modules_are_patched_with_it(tmp_path: Path) -> None:
     )
     assert done.returncode == 0, done.stdout + done.stderr
     assert "exhaustive (for a data-race-free program" in done.stdout
+
+
+@pytest.mark.timeout(60)
+def test_queues_made_at_import_keep_their_kind() -> None:
+    result = run(prog.lifo_and_simple_queues, time_limit=30)
+    assert result.verdict == "exhaustive", result.report()
+
+
+@pytest.mark.timeout(60)
+def test_every_execution_draws_the_random_modules_numbers_afresh() -> None:
+    draws: list[float] = []
+    with patched(prog):
+        result = check(lambda rt: prog.random_draw(draws))
+    assert result.executions > 1 and len(set(draws)) == 1, draws

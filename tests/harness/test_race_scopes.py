@@ -115,6 +115,7 @@ def test_unpacking_reads_the_whole_container() -> None:
         (prog.property_race, "Temperature._celsius"),
         (prog.whole_and_key, "dict['b'] and dict (whole)"),
         (prog.join_and_zip_race, "list (whole)"),
+        (prog.generator_send_race, "generator"),
     ],
     ids=lambda p: getattr(p, "__name__", ""),
 )

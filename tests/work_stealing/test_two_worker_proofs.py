@@ -24,8 +24,12 @@ from model_checks.harness.design_rows import quiet_reference
 from model_checks.harness.stateful import check_states
 
 # Abstract states stored by each proof (races off: the race detector runs on the one-worker
-# scenarios), with sleep sets: the same in processes with different hash seeds.
-PROVED_STATES = {"pool/fork-join-2w": 61_646, "global/fork-join-2w": 26_139}
+# scenarios), with sleep sets, by the compiled core: the same in processes with different hash
+# seeds (the pure-Python core stores a few less or more: 26,084 for the global pool at f24fa2e).
+# Re-pinned in session 35 from 61,646 and 26,139: ebc7582 (2026-12-04) made the pool's worker
+# loop and its join one loop, fewer states of the program under test (found by bisecting the
+# global pool's count; the proofs stay exhaustive, every point fingerprinted).
+PROVED_STATES = {"pool/fork-join-2w": 61_049, "global/fork-join-2w": 25_015}
 
 
 def _states(notes: list[str]) -> tuple[int, int]:
