@@ -39,7 +39,6 @@ _REAL_QUEUES = (
     (queue.LifoQueue, "LifoQueue"),
     (queue.Queue, "Queue"),
 )
-
 _REAL_SIMPLE_QUEUE = queue.SimpleQueue
 Running = Callable[[], object]  # the runtime of the controlled thread running here, or None
 
@@ -91,12 +90,17 @@ def stand_in(real: object, name: str, running: Running, made: dict[int, StandIn]
 
 
 def _maker(real: Any, name: str, running: Running, made: dict[int, StandIn]) -> Callable[[], object] | None:
-    # The names are looked up when the twin is made, inside a controlled thread: the patched ones.
+    # ``threading``'s and ``queue``'s names are looked up after patching (here, or when the twin
+    # is made): the patched ones, which make a controlled object inside a controlled thread.
     kind = type(real)
     if kind is _REAL_LOCK or isinstance(real, _REAL_RLOCKS):
         held = real.locked() if kind is _REAL_LOCK else real._is_owned()
         if held:
-            raise UsageError(f"{name} is a lock held when patching began: release it before patched()")
+            raise UsageError(
+                f"{name} is a lock held when patching began (acquired at import and not released): "
+                "a fresh lock for each execution cannot start held; release it before patched() "
+                "or `lanecheck explore` runs the program"
+            )
         return threading.Lock if kind is _REAL_LOCK else threading.RLock
     if isinstance(real, _REAL_CONDITION):
         lock = stand_in(getattr(real, "_lock"), f"{name}'s lock", running, made)  # noqa: B009

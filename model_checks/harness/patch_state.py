@@ -1,4 +1,4 @@
-"""Each execution starts from the program's modules as they were when patching began.
+"""Each execution starts from the program's modules as its check's first execution found them.
 
 A program's function is explored by running it again and again in one process, where a real run
 starts it once in a fresh interpreter. A module global it changes (``global total; total += 1``,

@@ -173,3 +173,28 @@ def test_state_pruning_keeps_fairness_in_the_state() -> None:
     with patched(sys.modules[__name__]):
         result = check_states(lambda rt: spin_until_set())
     assert result.verdict == "exhaustive", result.report()
+
+
+def sleeps_holding_the_lock() -> None:
+    """A livelock that sleeps: main polls with a sleep while holding the lock the worker needs
+    to set the flag. The report must not advise a sleep (the loop has one)."""
+    lock = threading.Lock()
+    box = {"go": False}
+
+    def worker() -> None:
+        with lock:
+            box["go"] = True
+
+    t = threading.Thread(target=worker)
+    t.start()
+    with lock:
+        while not box["go"]:
+            time.sleep(0.01)
+    t.join()
+
+
+@pytest.mark.timeout(120)
+def test_a_livelock_that_sleeps_is_told_from_a_busy_wait() -> None:
+    result = run(sleeps_holding_the_lock)
+    assert result.failure is not None and result.failure.kind == "livelock", result.report()
+    assert "sleeping in them" in result.failure.message and "time.sleep(0)" not in result.failure.message

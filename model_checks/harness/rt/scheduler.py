@@ -385,14 +385,21 @@ class Execution:
                 break
             alone += 1
         others = [t.tid for t in self.live if t.tid != last]
-        if alone >= 100 and others:
-            words += (
-                f": {self.thread_label(last)} ran its last {alone} steps alone (also live: "
-                f"{', '.join(self.thread_label(t) for t in others)}); if it is a busy-wait, the "
-                "schedule is unfair, as CPython switches threads every few milliseconds: a sleep "
-                "in the loop (time.sleep(0)) makes it give way (fairness at sleeps)"
+        if alone < 100 or not others:
+            return words
+        who = self.thread_label(last)
+        live = ", ".join(self.thread_label(t) for t in others)
+        if any(step.op.kind == "sleep" for step in steps[len(steps) - alone :]):
+            # it sleeps, so fairness would have let the others run: none of them could
+            return words + (
+                f": {who} ran its last {alone} steps alone, sleeping in them, while {live} could "
+                "not take over (blocked: on something it holds, or waits for?)"
             )
-        return words
+        return words + (
+            f": {who} ran its last {alone} steps alone (also live: {live}); if it is a busy-wait, "
+            "the schedule is unfair, as CPython switches threads every few milliseconds: a sleep "
+            "in the loop (time.sleep(0)) makes it give way (fairness at sleeps)"
+        )
 
     def _deadline(self, tid: int) -> float:
         op = self.threads[tid].pending
