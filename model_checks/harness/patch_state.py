@@ -72,7 +72,10 @@ class Snapshot:
         self.random = random.getstate()
         for module in modules:
             space = vars(module)
-            self.modules.append((space, {name: _saved(value) for name, value in space.items()}))
+            # ``__builtins__`` is the builtins module's own dict: restoring it in place would empty
+            # every module's builtins for a moment (another thread met ``NameError: hasattr``).
+            saved = {name: _saved(value) for name, value in space.items() if not _dunder(name)}
+            self.modules.append((space, saved))
             for value in list(space.values()):
                 if hasattr(value, "cache_clear") and callable(value):
                     self.caches.append(value)
@@ -88,14 +91,14 @@ class Snapshot:
         data = {
             name: _saved(v)
             for name, v in list(fields.items())
-            if not name.startswith("__") and not isinstance(v, _CODE)
+            if not _dunder(name) and not isinstance(v, _CODE)
         }
         if data:
             self.classes.append((owner, data))
 
     def restore(self) -> None:
         for space, saved in self.modules:
-            for name in [n for n in space if n not in saved]:
+            for name in [n for n in space if n not in saved and not _dunder(n)]:
                 del space[name]
             for name, (value, contents) in saved.items():
                 if space.get(name, _ABSENT) is not value:
@@ -112,3 +115,8 @@ class Snapshot:
 
 
 _ABSENT = object()
+
+
+def _dunder(name: str) -> bool:
+    """The interpreter's names (``__builtins__``, ``__spec__``, ...), not the program's state."""
+    return name.startswith("__") and name.endswith("__")

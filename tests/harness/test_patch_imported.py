@@ -5,6 +5,7 @@ thread they are the real objects."""
 
 from __future__ import annotations
 
+import builtins
 import subprocess
 import sys
 from collections.abc import Callable
@@ -126,3 +127,23 @@ def test_every_execution_draws_the_random_modules_numbers_afresh() -> None:
     with patched(prog):
         result = check(lambda rt: prog.random_draw(draws))
     assert result.executions > 1 and len(set(draws)) == 1, draws
+
+
+@pytest.mark.timeout(60)
+def test_restoring_the_modules_leaves_the_interpreters_names_alone() -> None:
+    # ``__builtins__`` in a module's globals is the builtins module's dict: restoring it emptied
+    # every module's builtins for a moment and dropped what was added since (a progress thread
+    # met ``NameError: hasattr``).
+    found: list[bool] = []
+
+    def program(rt: object) -> None:
+        found.append("_lanecheck_probe" in vars(builtins))
+        vars(builtins)["_lanecheck_probe"] = True
+        prog.module_lock_counter()
+
+    try:
+        with patched(prog):
+            result = check(program)
+    finally:
+        vars(builtins).pop("_lanecheck_probe", None)
+    assert result.executions > 1 and found == [False] + [True] * (result.executions - 1), found
