@@ -29,7 +29,7 @@ from contextlib import contextmanager
 from types import ModuleType
 from typing import Any
 
-from model_checks.harness import patch_imported, patch_local, patch_state
+from model_checks.harness import patch_imported, patch_local, patch_reach, patch_state
 from model_checks.harness.rt.backends import Abort
 from model_checks.harness.rt.scheduler import UsageError
 from model_checks.harness.runtime import ControlledRuntime
@@ -309,6 +309,7 @@ def patched(*modules: ModuleType) -> Iterator[None]:
             "races=False to say that synchronisation points only is what you want)"
         )
     undo: list[tuple[Any, str, Any]] = []
+    restores: list[Callable[[], None]] = []  # stand-ins put inside containers, defaults, cells
     _ACTIVE[0] += 1
     hook = sys.unraisablehook
     sys.unraisablehook = _unraisable(hook)
@@ -337,6 +338,10 @@ def patched(*modules: ModuleType) -> Iterator[None]:
                 if module is not queue and getattr(value, "__module__", None) == module.__name__:
                     # the program's own class (its body's locks) or an object of one made at import
                     _stand_in_fields(value, f"{module.__name__}.{name}", made, undo)
+        for module in modules:  # and what they reach: LOCKS = {"a": Lock()}, a default, a closure
+            patch_reach.stand_in_reached(
+                module, lambda value, name: patch_imported.stand_in(value, name, _controlled, made), restores
+            )
         _MODULES.extend(modules)
         _START[0] = None
         yield
@@ -346,6 +351,8 @@ def patched(*modules: ModuleType) -> Iterator[None]:
             if module in _MODULES:
                 _MODULES.remove(module)
         _START[0] = None
+        for restore in reversed(restores):
+            restore()
         for target, name, value in reversed(undo):
             if value is _INHERITED:
                 delattr(target, name)

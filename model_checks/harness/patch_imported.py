@@ -74,6 +74,13 @@ class StandIn:
     def __repr__(self) -> str:
         return f"<stand-in for {self._name}, made before patching>"
 
+    # A container copied (each execution's ``patch_state`` snapshot) holds the same handle.
+    def __copy__(self) -> StandIn:
+        return self
+
+    def __deepcopy__(self, memo: dict[int, object]) -> StandIn:
+        return self
+
 
 def stand_in(real: object, name: str, running: Running, made: dict[int, StandIn]) -> StandIn | None:
     """The stand-in of ``real`` (one per object: ``made``, by id), or None when it is not one of

@@ -1,0 +1,159 @@
+"""The synchronisation objects a program made at import that only a walk of its data finds.
+
+``patched(module)`` stands in (``patch_imported``) for a lock, condition, event, queue, ... made at
+import in the module's globals, its classes' attributes and the attributes of its module-level
+objects. An outside review (session 35) found the same objects one step further away, where a
+real lock was then taken for the program's: a false race, or the process blocked on it.
+
+    LOCKS = {"a": threading.Lock()}          PAIR = (threading.Lock(), threading.Event())
+    def f(lock=threading.Lock()): ...        g = functools.partial(work, threading.Lock())
+    def make(): lock = ...; return inner     (a closure made at import)
+    Slotted().lock, Outer().inner.lock       (``__slots__``; an object inside another)
+
+So ``stand_in_reached`` walks what a module's globals reach: lists, dicts, deques, tuples (and
+named tuples), the defaults, keyword defaults and closure of the module's own functions, a
+``partial``'s arguments, and the fields (``__dict__`` and ``__slots__``) of objects of the module's
+own classes, a few levels deep. Each synchronisation object found is replaced by its stand-in where
+it is: in place in a mutable container, field or cell; an immutable one (a tuple, the defaults, a
+partial) is rebuilt and put in its parent's place. Every change is undone when patching ends.
+"""
+
+from __future__ import annotations
+
+import functools
+import types
+from collections import deque
+from collections.abc import Callable
+from typing import Any
+
+# (value, its name in words) -> its stand-in, or None when it is no synchronisation object
+StandInFor = Callable[[object, str], object | None]
+Undo = list[Callable[[], None]]
+
+# How deep the walk goes below a module's global: far enough for a lock in a dict of objects of
+# the module's classes, not into every structure a program builds at import.
+DEPTH = 4
+
+
+def stand_in_reached(module: types.ModuleType, stand_in_for: StandInFor, undo: Undo) -> None:
+    """Stand-ins for the synchronisation objects that ``module``'s globals reach (not the globals
+    themselves, nor its classes' attributes and its objects' own: ``patched`` does those)."""
+    walk = _Walk(module.__name__, stand_in_for, undo)
+    for name, value in list(vars(module).items()):
+        if not name.startswith("__"):
+            walk.set_field(module, name, value, f"{module.__name__}.{name}", DEPTH + 1, stand_in=False)
+
+
+class _Walk:
+    def __init__(self, module: str, stand_in_for: StandInFor, undo: Undo) -> None:
+        self.module = module
+        self.stand_in_for = stand_in_for
+        self.undo = undo
+        self.seen: set[int] = set()
+
+    def own(self, value: object) -> bool:
+        """An object of the module's own classes, or one of its functions."""
+        if isinstance(value, types.FunctionType):
+            return value.__module__ == self.module
+        return type(value).__module__ == self.module
+
+    def replaced(self, value: object, name: str, depth: int) -> object | None:
+        """``value``'s stand-in, or ``value`` rebuilt with stand-ins inside (an immutable
+        container), or None when it stays as it is (after stand-ins were put inside it)."""
+        fake = self.stand_in_for(value, name)
+        if fake is not None:
+            return fake
+        return self.inside(value, name, depth)
+
+    def inside(self, value: object, name: str, depth: int) -> object | None:
+        """Put stand-ins inside ``value``; an immutable value with one inside comes back rebuilt."""
+        if depth <= 0 or id(value) in self.seen:
+            return None
+        if isinstance(value, (list, deque)):
+            self.seen.add(id(value))
+            for i, item in enumerate(list(value)):
+                self.put(value, i, item, f"{name}[{i}]", depth)
+        elif isinstance(value, dict):
+            self.seen.add(id(value))
+            for key, item in list(value.items()):
+                self.put(value, key, item, f"{name}[{key!r}]", depth)
+        elif type(value) is tuple or (isinstance(value, tuple) and hasattr(value, "_fields")):
+            self.seen.add(id(value))
+            items = [self.replaced(item, f"{name}[{i}]", depth - 1) for i, item in enumerate(value)]
+            if any(item is not None for item in items):
+                new = [item if item is not None else old for item, old in zip(items, value, strict=True)]
+                rebuild: Any = type(value)  # a named tuple takes its fields one by one
+                return rebuild(*new) if hasattr(value, "_fields") else tuple(new)
+        elif isinstance(value, functools.partial):
+            self.seen.add(id(value))
+            self.partial(value, name, depth)
+        elif isinstance(value, type) and value.__module__ == self.module:
+            self.seen.add(id(value))  # its own attributes are ``patched``'s: what they hold
+            for field, item in list(vars(value).items()):
+                if not field.startswith("__"):
+                    self.set_field(value, field, item, f"{name}.{field}", depth, stand_in=False)
+        elif self.own(value):
+            self.seen.add(id(value))
+            if isinstance(value, types.FunctionType):
+                self.function(value, name, depth)
+            else:
+                self.fields(value, name, depth)
+        return None
+
+    def put(self, container: Any, key: object, item: object, name: str, depth: int) -> None:
+        new = self.replaced(item, name, depth - 1)
+        if new is not None:
+            container[key] = new
+            self.undo.append(lambda: container.__setitem__(key, item))
+
+    def set_field(
+        self, owner: object, field: str, value: object, name: str, depth: int, stand_in: bool = True
+    ) -> None:
+        """``owner.field``, ``value``: its stand-in (unless not ``stand_in``: ``patched`` decided
+        on it already) or, rebuilt with stand-ins inside, put in its place."""
+        new = (self.replaced if stand_in else self.inside)(value, name, depth - 1)
+        if new is not None:
+            setattr(owner, field, new)
+            self.undo.append(lambda: setattr(owner, field, value))
+
+    def fields(self, obj: object, name: str, depth: int) -> None:
+        """An object of the module's class: its ``__dict__`` and its slots."""
+        for field, value in list(getattr(obj, "__dict__", {}).items()):
+            self.set_field(obj, field, value, f"{name}.{field}", depth)
+        for cls in type(obj).__mro__:
+            slots = cls.__dict__.get("__slots__", ())
+            for field in (slots,) if isinstance(slots, str) else slots:
+                if field not in ("__dict__", "__weakref__") and hasattr(obj, field):
+                    self.set_field(obj, field, getattr(obj, field), f"{name}.{field}", depth)
+
+    def function(self, fn: types.FunctionType, name: str, depth: int) -> None:
+        """The module's function: its defaults, keyword defaults and closure cells."""
+        defaults = fn.__defaults__
+        if defaults:
+            new = self.inside(defaults, f"{name} (a default)", depth)
+            if isinstance(new, tuple):
+                fn.__defaults__ = new
+                self.undo.append(lambda: setattr(fn, "__defaults__", defaults))
+        if fn.__kwdefaults__:
+            self.inside(fn.__kwdefaults__, f"{name} (a keyword default)", depth)
+        for var, cell in zip(fn.__code__.co_freevars, fn.__closure__ or (), strict=True):
+            try:
+                value = cell.cell_contents
+            except ValueError:  # not bound yet
+                continue
+            new = self.replaced(value, f"{name}'s {var}", depth - 1)
+            if new is not None:
+                cell.cell_contents = new
+                self.undo.append(functools.partial(setattr, cell, "cell_contents", value))
+
+    def partial(self, p: functools.partial[Any], name: str, depth: int) -> None:
+        """A ``partial``'s function, arguments and keywords (set together: its one setter)."""
+        state: Any = p.__reduce__()[2]
+        func, args, keywords, fields = state
+        new_args = self.inside(args, f"{name}'s arguments", depth)
+        self.inside(keywords or {}, f"{name}'s keywords", depth)
+        self.inside(func, f"{name}'s function", depth)
+        if isinstance(new_args, tuple):
+            setstate: Any = p.__setstate__  # type: ignore[attr-defined]  # (C partial's, untyped)
+            setstate((func, new_args, keywords, fields))
+            self.undo.append(lambda: setstate(state))

@@ -1,0 +1,144 @@
+"""Programs whose synchronisation objects, made at import, are reached only through the module's
+data (``patch_reach``): in a dict, a tuple, a named tuple, a default argument, a closure, a
+partial, a ``__slots__`` field, an object inside another, a class's list. Each is correct: two
+threads add one under the lock, so patch mode must prove it (a real lock left in place orders
+nothing the explorer sees: a false data race, or a hang on the real condition)."""
+
+from __future__ import annotations
+
+import functools
+import threading
+from collections.abc import Callable
+from typing import ClassVar, NamedTuple
+
+
+class Box:
+    def __init__(self) -> None:
+        self.n = 0
+
+
+def _twice(inc: Callable[[Box], None]) -> None:
+    box = Box()
+    threads = [threading.Thread(target=inc, args=(box,)) for _ in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert box.n == 2, box.n
+
+
+def _add(box: Box, lock: threading.Lock) -> None:
+    with lock:
+        box.n += 1
+
+
+LOCKS = {"count": threading.Lock()}
+PAIR = (threading.Lock(), threading.Event())
+
+
+class Guarded(NamedTuple):
+    lock: threading.Lock
+    name: str
+
+
+GUARDED = Guarded(threading.Lock(), "guarded")
+
+
+def _default(box: Box, lock: threading.Lock = threading.Lock()) -> None:  # noqa: B008
+    _add(box, lock)
+
+
+def _closure() -> Callable[[Box], None]:
+    lock = threading.Lock()
+    return lambda box: _add(box, lock)
+
+
+CLOSED = _closure()
+PARTIAL = functools.partial(_add, lock=threading.Lock())
+
+
+class Slotted:
+    __slots__ = ("lock",)
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+
+
+SLOTTED = Slotted()
+
+
+class Inner:
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+
+
+class Outer:
+    def __init__(self) -> None:
+        self.inner = Inner()
+
+
+OUTER = Outer()
+
+
+class Registry:
+    locks: ClassVar[list[threading.Lock]] = [threading.Lock()]
+
+
+CONDITIONS = {"ready": threading.Condition()}
+
+
+def in_a_dict() -> None:
+    _twice(lambda box: _add(box, LOCKS["count"]))
+
+
+def in_a_tuple() -> None:
+    _twice(lambda box: _add(box, PAIR[0]))
+
+
+def in_a_named_tuple() -> None:
+    _twice(lambda box: _add(box, GUARDED.lock))
+
+
+def as_a_default() -> None:
+    _twice(_default)
+
+
+def in_a_closure() -> None:
+    _twice(CLOSED)
+
+
+def in_a_partial() -> None:
+    _twice(PARTIAL)
+
+
+def in_a_slot() -> None:
+    _twice(lambda box: _add(box, SLOTTED.lock))
+
+
+def inside_another_object() -> None:
+    _twice(lambda box: _add(box, OUTER.inner.lock))
+
+
+def in_a_class_list() -> None:
+    _twice(lambda box: _add(box, Registry.locks[0]))
+
+
+def condition_in_a_dict() -> None:
+    ready = CONDITIONS["ready"]
+    box = Box()
+
+    def consumer() -> None:
+        with ready:
+            while not box.n:
+                ready.wait()
+
+    def producer() -> None:
+        with ready:
+            box.n = 1
+            ready.notify()
+
+    threads = [threading.Thread(target=consumer), threading.Thread(target=producer)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()

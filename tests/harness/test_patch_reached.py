@@ -1,0 +1,63 @@
+"""Patch mode stands in for the synchronisation objects a module's data reaches (``patch_reach``),
+and puts the real ones back when it ends."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+
+from model_checks.harness import Options, check, patched
+from model_checks.harness.patch_imported import StandIn
+from tests.harness import reached_programs as prog
+
+PROGRAMS = [
+    prog.in_a_dict,
+    prog.in_a_tuple,
+    prog.in_a_named_tuple,
+    prog.as_a_default,
+    prog.in_a_closure,
+    prog.in_a_partial,
+    prog.in_a_slot,
+    prog.inside_another_object,
+    prog.in_a_class_list,
+    prog.condition_in_a_dict,
+]
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize("program", PROGRAMS, ids=lambda p: p.__name__)
+def test_a_lock_the_modules_data_reaches_is_interleaved(program: Callable[[], None]) -> None:
+    with patched(prog):
+        result = check(lambda rt: program(), Options(time_limit=60))
+    assert result.verdict == "exhaustive", result.report()
+    assert result.summary().startswith("exhaustive (for a data-race-free program"), result.summary()
+    assert result.executions > 1  # the lock's operations were interleaved
+
+
+def _reached() -> list[object]:
+    return [
+        prog.LOCKS["count"],
+        prog.PAIR[0],
+        prog.PAIR[1],
+        prog.GUARDED.lock,
+        prog._default.__defaults__[0],  # type: ignore[index]
+        prog.CLOSED.__closure__[0].cell_contents,  # type: ignore[index]
+        prog.PARTIAL.keywords["lock"],
+        prog.SLOTTED.lock,
+        prog.OUTER.inner.lock,
+        prog.Registry.locks[0],
+        prog.CONDITIONS["ready"],
+    ]
+
+
+@pytest.mark.timeout(60)
+def test_the_real_objects_are_back_when_patching_ends() -> None:
+    before = _reached()
+    assert not any(isinstance(x, StandIn) for x in before)
+    with patched(prog):
+        during = _reached()
+        assert all(isinstance(x, StandIn) for x in during), during
+        assert isinstance(prog.PAIR, tuple) and prog.GUARDED.name == "guarded"
+    after = _reached()
+    assert all(a is b for a, b in zip(before, after, strict=True))
