@@ -27,26 +27,8 @@ from model_checks.designs.work_stealing.trace.spec_binding import ENABLED_AT, en
 from model_checks.designs.work_stealing.trace.spec_search import SPEC_FORMAT, StealingSearch
 from spec import work_stealing_open as wo
 from spec.work_stealing_state import Vars
-from tests.work_stealing.spec_trace_checks import (
-    GOOD,
-    assert_allowed,
-    assert_refused,
-    both,
-    generated,
-    lines_of,
-)
-from tests.work_stealing.test_trace import (
-    E,
-    done,
-    park,
-    push,
-    run,
-    steal,
-    stop_begin,
-    stop_end,
-    submit,
-    take,
-)
+from tests.work_stealing.both_engines import GOOD, assert_allowed, assert_refused, both, generated, lines_of
+from tests.work_stealing.test_trace import E, done, park, push, run, steal, stop_begin, stop_end, submit, take
 
 pytestmark = pytest.mark.timeout(280)
 

@@ -25,10 +25,7 @@ from reference.tracing import RecordingTracer
 from reference.work_stealing import WorkStealingPool
 from reference.work_stealing import header as pool_header
 from reference.work_stealing_deque import ChaseLevDeque
-from tests.work_stealing.spec_trace_checks import (
-    assert_allowed,
-    both,
-)
+from tests.work_stealing.both_engines import assert_allowed, both
 
 pytestmark = pytest.mark.timeout(280)
 

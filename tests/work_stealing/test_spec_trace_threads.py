@@ -29,9 +29,7 @@ from reference.scheduler import StopMode
 from reference.tracing import RecordingTracer
 from reference.work_stealing import WorkStealingPool
 from reference.work_stealing import header as pool_header
-from tests.work_stealing.spec_trace_checks import (
-    assert_allowed,
-)
+from tests.work_stealing.both_engines import assert_allowed
 
 pytestmark = pytest.mark.timeout(280)
 
