@@ -26,7 +26,7 @@ from model_checks.designs.event_pool.trace.spec_binding import (
 from model_checks.designs.event_pool.trace.spec_search import SPEC_FORMAT, PoolSearch
 from spec import event_pool as ep
 from tests.conformance.deferral_checks import reachable_violations, same_verdict
-from tests.event_pool.test_spec_search import edits
+from tests.event_pool.spec_search_checks import edits
 
 pytestmark = pytest.mark.timeout(600)
 

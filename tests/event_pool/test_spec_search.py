@@ -1,12 +1,9 @@
-"""The event pool's two engines agree: the hand-written ``FORMAT`` and the streaming search of the
-spec's own actions (``trace.spec_search.SPEC_FORMAT``), on valid traces (generated, real-thread
-runs of the reference, every harness execution of small scenarios) and invalid ones (each rule's
-minimal bad trace, each reference mutant's failing trace, single edits of valid traces).
-
-They give the same verdict kind (and prefix flag) always, and name the same seq and line always
-but in one case (``unanswered_wait``): a trace judged complete (``--complete``, no ``stop_end``)
-whose end leaves a pool thread asleep beside listed work. The fast engine names, as its seq, the
-wait of that thread that never returned; the search names no seq (the end is not an event).
+"""The event pool's two engines agree (spec_search_checks.py says how): the hand-written ``FORMAT``
+and the streaming search of the spec's own actions (``trace.spec_search.SPEC_FORMAT``). Here, the
+format itself, hand-made traces (each rule's minimal bad trace, the fast format's own valid traces,
+the orders of SetEvents and waits the reference may log) and ``lanecheck validate --engine spec``.
+Generated traces and real-thread runs, with their edits: test_spec_search_runs.py; every harness
+execution of small scenarios and each reference mutant's failing trace: test_spec_search_harness.py.
 
 Two differences the fast model once had are rules of its own now (rule 8), so no longer tolerated:
 a ``wake stop`` before every accepted work settled (``stop`` sets the stop event only after the last
@@ -15,85 +12,25 @@ settle), and a ``stop(discard)`` that does not log the whole list right after it
 from __future__ import annotations
 
 import json
-import logging
-import random
-import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
 import pytest
 
-from model_checks.conformance.lines import validate_with
 from model_checks.conformance.search import TraceSearch
 from model_checks.conformance.streamed import DesignFormat
 from model_checks.conformance.verdict import ALLOWED, MALFORMED, NOT_ALLOWED, Verdict
 from model_checks.design import load
 from model_checks.designs.event_pool import DESIGN
-from model_checks.designs.event_pool.harness import EXHAUSTIVE, SAMPLED
-from model_checks.designs.event_pool.reference_mutants import REFERENCE_MUTANTS
-from model_checks.designs.event_pool.scenarios import Build, PoolScenario, Program, pool_program
 from model_checks.designs.event_pool.trace import validate_lines
 from model_checks.designs.event_pool.trace.generate import lines as generated
 from model_checks.designs.event_pool.trace.late_signals import MAX_LATE, PoolState
 from model_checks.designs.event_pool.trace.spec_search import SPEC_FORMAT
-from model_checks.designs.event_pool.trace.traced import failure_lines, trace_lines, traced_program
-from model_checks.harness import Options, check
-from model_checks.harness.runtime import ControlledRuntime
-from reference.event_pool import EventPool, StopMode
-from reference.tracing import RecordingTracer
 from spec import event_pool as ep
 from tests.event_pool import test_trace
+from tests.event_pool.spec_search_checks import agree, check_agreement, spec_verdict
 from tests.event_pool.trace_cases import CASES, GOOD_ONE, done, post, run, signal, take, trace, wait, wake
-
-
-def spec_verdict(lines: list[str], complete: bool = False) -> Verdict:
-    return validate_with(SPEC_FORMAT, lines, engine="spec", complete=complete)
-
-
-def unanswered_wait(lines: list[str], complete: bool, fast: Verdict, spec: Verdict) -> bool:
-    """The one case where the seqs may differ (the module's doc): judged complete, both reject the
-    end; the fast engine names a ``wait`` after which its thread logged nothing, the search no seq."""
-    if not complete or fast.code != NOT_ALLOWED or spec.code != NOT_ALLOWED:
-        return False
-    if fast.rule != 9 or fast.seq is None or spec.seq is not None or (fast.line, spec.line) != (None, None):
-        return False
-    waited = json.loads(lines[fast.seq])  # line 0 is the header: seq N is on line index N
-    later = (json.loads(line)["thread"] for line in lines[fast.seq + 1 :])
-    return waited["event"] == "wait" and waited["thread"] not in later
-
-
-def check_agreement(lines: list[str], complete: bool, fast: Verdict, spec: Verdict) -> None:
-    assert (fast.code, fast.prefix) == (spec.code, spec.prefix), (fast.message, spec.message)
-    if not unanswered_wait(lines, complete, fast, spec):
-        assert (fast.seq, fast.line) == (spec.seq, spec.line), (fast.message, spec.message)
-
-
-def agree(lines: list[str], complete: bool = False) -> tuple[Verdict, Verdict]:
-    """Both engines' verdicts, after checking they are of one kind and name one seq (bar one case)."""
-    fast, spec = validate_lines(lines, complete=complete), spec_verdict(lines, complete)
-    check_agreement(lines, complete, fast, spec)
-    return fast, spec
-
-
-def renumbered(events: list[dict[str, Any]]) -> list[str]:
-    return [json.dumps({**e, "seq": n}) for n, e in enumerate(events, start=1)]
-
-
-def edits(lines: list[str], rng: random.Random, count: int) -> Iterator[tuple[str, list[str]]]:
-    """``count`` single edits of a trace, seqs renumbered: an event dropped, two swapped, a run repeated."""
-    head, events = lines[0], [json.loads(line) for line in lines[1:]]
-    runs = [i for i, e in enumerate(events) if e["event"] == "run"]
-    for _ in range(count):
-        i = rng.randrange(len(events) - 1)
-        dropped = events[:i] + events[i + 1 :]
-        yield f"drop {i}", [head, *renumbered(dropped)]
-        swapped = [*events[:i], events[i + 1], events[i], *events[i + 2 :]]
-        yield f"swap {i}", [head, *renumbered(swapped)]
-        if runs:
-            j = rng.choice(runs)
-            yield f"repeat run {j}", [head, *renumbered([*events[: j + 1], events[j], *events[j + 1 :]])]
-
 
 # ------------------------------------------------------------------ the format itself
 
@@ -349,143 +286,6 @@ def test_stop_discard_must_log_the_whole_list_before_anything_under_its_lock() -
         *head, ("main", "discard", {"items": [0, 1]}), ("t0", "wake", {"result": "event"}), threads=1
     )
     assert agree(whole)[0].code == ALLOWED
-
-
-# ------------------------------------------------------------------ generated traces and their edits
-
-
-@pytest.mark.timeout(60)
-@pytest.mark.parametrize("seed", range(4))
-def test_generated_traces_and_their_edits(seed: int) -> None:
-    stop = "discard" if seed % 2 else "drain"
-    lines = list(generated(150, threads=1 + seed % 3, seed=seed, stop=stop, timeouts=0.05, cancels=0.05))
-    fast, _ = agree(lines)
-    assert fast.code == ALLOWED and not fast.prefix
-    kinds = set()
-    for how, edited in edits(lines, random.Random(seed), 15):
-        kinds.add(agree(edited)[0].code)
-        # The end judged: a prefix cut anywhere, with --complete.
-        if how.startswith("drop"):
-            agree(edited[: len(edited) // 2], complete=True)
-    assert NOT_ALLOWED in kinds  # the edits did break traces
-
-
-@pytest.mark.timeout(120)
-def test_longer_generated_traces_at_the_benchs_defaults_agree() -> None:
-    """2,000 events each, four threads, the generator's defaults (as the bench writes them): before
-    the search bound ``wait`` to its log, it refused seeds 1, 4 and 5 (a stale signal coalesced)."""
-    for seed in range(6):
-        lines = list(generated(2_000, seed=seed))
-        fast, _ = agree(lines)
-        assert fast.code == ALLOWED and not fast.prefix, (seed, fast.message)
-
-
-# ------------------------------------------------------------------ real threads
-
-
-def real_run(threads: int, posts: int, mode: StopMode, seed: int) -> list[str]:
-    """A traced run of the reference on real threads: two posters, callbacks that post now and then."""
-    tracer = RecordingTracer()
-    pool = EventPool(threads, tracer=tracer, wait_timeout=0.001 if seed % 2 else None)
-    rng = random.Random(seed)
-    again = [rng.random() < 0.2 for _ in range(posts)]
-
-    def work(i: int) -> Callable[[], None]:
-        def call() -> None:
-            if again[i]:
-                pool.post(lambda: None)
-
-        return call
-
-    def poster(first: int) -> None:
-        for i in range(first, posts, 2):
-            pool.post(work(i))
-
-    other = threading.Thread(target=poster, args=(1,), name="poster")
-    other.start()
-    poster(0)
-    pool.post("not callable")  # type: ignore[arg-type]  # refused: invalid_argument
-    other.join()
-    pool.stop(mode)
-    return trace_lines(tracer)
-
-
-@pytest.mark.timeout(60)
-@pytest.mark.parametrize("seed", range(4))
-def test_real_thread_runs_and_their_edits(seed: int) -> None:
-    mode = StopMode.DISCARD if seed % 2 else StopMode.DRAIN
-    lines = real_run(1 + seed % 3, 40, mode, seed)
-    fast, _ = agree(lines)
-    assert fast.code == ALLOWED and not fast.prefix, fast.message
-    for _how, edited in edits(lines, random.Random(seed), 10):
-        agree(edited)
-
-
-# ------------------------------------------------------------------ the harness: every execution
-
-
-def agreeing_program(sc: PoolScenario, build: Build = EventPool) -> Program:
-    """``pool_program`` whose every execution's trace both engines judge, and must judge alike."""
-
-    def program(rt: ControlledRuntime) -> object:
-        tracers: list[RecordingTracer] = []
-
-        def make(threads: int, **options: Any) -> EventPool:
-            tracers.append(options["tracer"])
-            return build(threads, **options)
-
-        final = pool_program(sc, build=make)(rt)
-
-        def judged() -> None:
-            fast, _ = agree(trace_lines(tracers[0]))
-            assert fast.code == ALLOWED and not fast.prefix, fast.message
-
-        return [final, judged]
-
-    return program
-
-
-@pytest.mark.timeout(120)
-@pytest.mark.parametrize("name", ["one-thread", "one-thread-raises", "discard"])
-def test_every_execution_of_small_scenarios(name: str) -> None:
-    sc, executions, _ = EXHAUSTIVE[name]
-    result = check(agreeing_program(sc), Options(strategy="dpor", time_limit=100))
-    assert result.verdict == "exhaustive" and result.executions == executions, result.report()
-
-
-@pytest.mark.timeout(120)
-@pytest.mark.parametrize("name", sorted(SAMPLED))
-def test_sampled_executions_of_larger_scenarios(name: str) -> None:
-    sc, _ = SAMPLED[name]
-    result = check(agreeing_program(sc), Options(strategy="pct", seed=3, max_executions=25))
-    assert result.verdict == "bounded" and result.failure is None, result.report()
-
-
-@pytest.mark.timeout(120)
-def test_more_executions_of_the_timeouts_scenario_agree() -> None:
-    # The reference logs ``signal`` just before SetEvent: the signalled thread may log its wait and
-    # time out in between. Until session 32 the spec engine refused 5 of this search's 37 traces.
-    sc, _ = SAMPLED["timeouts"]
-    result = check(agreeing_program(sc), Options(strategy="pct", seed=1, max_executions=500))
-    assert result.verdict == "bounded" and result.failure is None, result.report()
-
-
-@pytest.mark.timeout(120)
-@pytest.mark.parametrize("name", sorted(REFERENCE_MUTANTS))
-def test_each_reference_mutants_failing_trace_is_rejected_by_both(
-    name: str, caplog: pytest.LogCaptureFixture
-) -> None:
-    m = REFERENCE_MUTANTS[name]
-    # a seeded bug logs tracebacks; caplog puts the level back after the test (later tests read the log)
-    caplog.set_level(logging.CRITICAL, logger="reference")
-    result = check(
-        traced_program(m.scenario, build=m.build, validate=False), Options(strategy="dpor", time_limit=60)
-    )
-    assert result.failure is not None, result.report()
-    lines = failure_lines(result.failure, m.scenario.threads)
-    complete = result.failure.kind == "lost_wakeup"  # a deadlock: the end is judged
-    fast, spec = agree(lines, complete)
-    assert fast.code == NOT_ALLOWED and spec.code == NOT_ALLOWED, (fast.message, spec.message)
 
 
 # ------------------------------------------------------------------ the command line

@@ -5,12 +5,15 @@ schedules."""
 
 from __future__ import annotations
 
+import sys
 import threading
 import time
+from functools import partial
 
 import pytest
 
-from model_checks.harness import Options, Result, check, patched
+from model_checks.harness import patched
+from tests.harness.patched_runs import run_patched
 
 
 def spin_until_set() -> None:
@@ -89,11 +92,7 @@ def busy_wait_without_sleep() -> None:
     t.join()
 
 
-def run(program: object, **options: object) -> Result:
-    import sys
-
-    with patched(sys.modules[__name__]):
-        return check(lambda rt: program(), Options(**options))  # type: ignore[operator, arg-type]
+run = partial(run_patched, sys.modules[__name__])
 
 
 @pytest.mark.timeout(120)

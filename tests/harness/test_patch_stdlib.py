@@ -10,21 +10,21 @@ import gc
 import sys
 import threading
 from collections.abc import Callable
+from functools import partial
 
 import pytest
 
-from model_checks.harness import Result, check, patched
+from model_checks.harness import Result, check
 from model_checks.harness.rt.scheduler import UsageError
 from model_checks.harness.runtime import ControlledRuntime
 from model_checks.harness.strategies.search import DAEMON_CUT
 from tests.harness import stdlib_programs as prog
+from tests.harness.patched_runs import run_patched
 
 pytestmark = pytest.mark.timeout(120)
 
 
-def _check(program: Callable[[], None], **options: object) -> Result:
-    with patched(prog):
-        return check(lambda rt: program(), **options)  # type: ignore[arg-type]
+_check = partial(run_patched, prog)
 
 
 def _proved(program: Callable[[], None], **options: object) -> Result:

@@ -7,99 +7,95 @@ proof), and two threads writing their own slots of one list were reported as a r
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 
 import pytest
 
-from model_checks.harness import Options, Result, check, patched
 from tests.harness import race_scopes as prog
+from tests.harness.patched_runs import assert_proved_race_free, assert_race, run_patched
 
-DRF = "exhaustive (for a data-race-free program"
-
-
-def run(program: Callable[[], object], **options: object) -> Result:
-    with patched(prog):
-        return check(lambda rt: program(), Options(**options))  # type: ignore[arg-type]
-
-
-def line_of(text: str) -> str:
-    with open(prog.__file__) as fh:
-        for i, src in enumerate(fh, 1):
-            if text in src:
-                return f"race_scopes.py:{i}"
-    raise AssertionError(text)
-
-
-def assert_race(result: Result, what: str, *sites: str) -> None:
-    assert result.verdict == "failed", result.report()
-    failure = result.failure
-    assert failure is not None and failure.kind == "data_race", result.report()
-    assert f"data race on {what}:" in failure.message, failure.message
-    for site in sites:
-        assert line_of(site) in failure.message, (site, failure.message)
+run = partial(run_patched, prog)
 
 
 @pytest.mark.timeout(60)
 def test_a_closure_variables_lost_update_is_a_race() -> None:
     result = run(prog.closure_lost_update)
-    assert_race(result, "closure variable count", "count += 1  # the closure's cell")
+    assert_race(result, prog, "closure variable count", "count += 1  # the closure's cell")
     assert result.executions <= 2, result.executions  # found in the first executions
 
 
-@pytest.mark.timeout(60)
-def test_a_closure_flag_read_by_a_worker_is_a_race() -> None:
-    assert_race(run(prog.closure_flag), "closure variable stop", "if not stop:", "stop = True")
-
-
-@pytest.mark.timeout(60)
-def test_a_module_attribute_and_its_global_are_one_location() -> None:
-    assert_race(run(prog.module_attribute_vs_global), "global hits", "hits = 1", "this.hits in")
-
-
-@pytest.mark.timeout(60)
-def test_a_class_attribute_read_through_a_subclass_is_a_race() -> None:
-    assert_race(run(prog.class_attribute), "Config.limit", "Config.limit = 5", "Tuned.limit >= 1")
-
-
-@pytest.mark.timeout(60)
-def test_getattr_and_setattr_by_name_are_accesses() -> None:
-    assert_race(run(prog.getattr_lost_update), "Box.value", 'setattr(box, "value", getattr(box, "value")')
-
-
-@pytest.mark.timeout(60)
-def test_one_slot_named_two_ways_is_one_location() -> None:
-    assert_race(run(prog.list_same_slot), "list[1]", "slots[-1] = 1", "slots[1] = 2")
-
-
-@pytest.mark.timeout(60)
-def test_deleting_an_item_moves_the_others() -> None:
-    assert_race(
-        run(prog.list_delete_moves_items), "list[1] and list (whole)", "del slots[0]", "slots[1] in (2, 3)"
-    )
-
-
-@pytest.mark.timeout(60)
-def test_a_container_changed_by_a_library_function_is_accessed() -> None:
-    assert_race(run(prog.heap_push_race), "list (whole)", "heapq.heappush(heap, x)")
-
-
-@pytest.mark.timeout(60)
-def test_reading_a_missing_key_of_a_defaultdict_writes_it() -> None:
-    assert_race(
-        run(prog.defaultdict_insert_race),
+# Each racy program, the location its report names and the source of the sites it names; the id
+# says what the program shows.
+RACY = [
+    pytest.param(
+        prog.closure_flag,
+        "closure variable stop",
+        ["if not stop:", "stop = True"],
+        id="a_closure_flag_read_by_a_worker_is_a_race",
+    ),
+    pytest.param(
+        prog.module_attribute_vs_global,
+        "global hits",
+        ["hits = 1", "this.hits in"],
+        id="a_module_attribute_and_its_global_are_one_location",
+    ),
+    pytest.param(
+        prog.class_attribute,
+        "Config.limit",
+        ["Config.limit = 5", "Tuned.limit >= 1"],
+        id="a_class_attribute_read_through_a_subclass_is_a_race",
+    ),
+    pytest.param(
+        prog.getattr_lost_update,
+        "Box.value",
+        ['setattr(box, "value", getattr(box, "value")'],
+        id="getattr_and_setattr_by_name_are_accesses",
+    ),
+    pytest.param(
+        prog.list_same_slot,
+        "list[1]",
+        ["slots[-1] = 1", "slots[1] = 2"],
+        id="one_slot_named_two_ways_is_one_location",
+    ),
+    pytest.param(
+        prog.list_delete_moves_items,
+        "list[1] and list (whole)",
+        ["del slots[0]", "slots[1] in (2, 3)"],
+        id="deleting_an_item_moves_the_others",
+    ),
+    pytest.param(
+        prog.heap_push_race,
+        "list (whole)",
+        ["heapq.heappush(heap, x)"],
+        id="a_container_changed_by_a_library_function_is_accessed",
+    ),
+    pytest.param(
+        prog.defaultdict_insert_race,
         "defaultdict (whole) and defaultdict['b']",
-        'groups["b"] == []',
-        "groups.values()",
-    )
+        ['groups["b"] == []', "groups.values()"],
+        id="reading_a_missing_key_of_a_defaultdict_writes_it",
+    ),
+    pytest.param(
+        prog.inplace_extend_race,
+        "list (whole)",
+        ["items += [1]", "enumerate(log)"],
+        id="an_in_place_operator_writes_its_container",
+    ),
+    pytest.param(
+        prog.snapshot_race,
+        "list (whole)",
+        ["log.append(1)", "_first, *_rest = log"],
+        id="unpacking_reads_the_whole_container",
+    ),
+]
 
 
 @pytest.mark.timeout(60)
-def test_an_in_place_operator_writes_its_container() -> None:
-    assert_race(run(prog.inplace_extend_race), "list (whole)", "items += [1]", "enumerate(log)")
-
-
-@pytest.mark.timeout(60)
-def test_unpacking_reads_the_whole_container() -> None:
-    assert_race(run(prog.snapshot_race), "list (whole)", "log.append(1)", "_first, *_rest = log")
+@pytest.mark.parametrize(("program", "what", "sites"), RACY)
+def test_a_racy_program_is_reported_at_its_sites(
+    program: Callable[[], object], what: str, sites: list[str]
+) -> None:
+    assert_race(run(program), prog, what, *sites)
 
 
 @pytest.mark.timeout(60)
@@ -142,8 +138,7 @@ def test_what_an_outside_review_found_proved_is_a_race(program: Callable[[], obj
 )
 def test_race_free_versions_are_proved(program: Callable[[], object]) -> None:
     result = run(program)
-    assert result.verdict == "exhaustive", result.report()
-    assert result.summary().startswith(DRF), result.summary()
+    assert_proved_race_free(result)
     assert result.races  # the detector ran in every execution
 
 
@@ -172,5 +167,5 @@ def test_both_tracers_find_the_closure_race(tracer: str, monkeypatch: pytest.Mon
         monkeypatch.setattr(races, "stack_value", race_frames.py_stack_value)
     elif race_frames.NATIVE is None:
         pytest.skip(f"no C tracer: {race_frames.NATIVE_WHY}")
-    assert_race(run(prog.closure_lost_update), "closure variable count")
+    assert_race(run(prog.closure_lost_update), prog, "closure variable count")
     assert run(prog.closure_locked).verdict == "exhaustive"

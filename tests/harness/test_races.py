@@ -4,47 +4,28 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 
 import pytest
 
-from model_checks.harness import Options, Result, check, declare_atomic, patched, replay, undeclare_atomic
+from model_checks.harness import check, declare_atomic, patched, replay, undeclare_atomic
 from model_checks.harness.rt.scheduler import UsageError
 from model_checks.harness.runtime import ControlledRuntime
 from tests.harness import race_programs as prog
+from tests.harness.patched_runs import assert_race, run_patched
 
 DRF = (
     "exhaustive (for a data-race-free program: every execution explored at "
     "synchronisation-point granularity, no data race)"
 )
 
-
-def run(program: Callable[[], object], **options: object) -> Result:
-    with patched(prog):
-        return check(lambda rt: program(), Options(**options))  # type: ignore[arg-type]
-
-
-def assert_race(result: Result, what: str, *lines: str) -> None:
-    assert result.verdict == "failed", result.summary()
-    failure = result.failure
-    assert failure is not None and failure.kind == "data_race", result.report()
-    assert f"data race on {what}" in failure.message, failure.message
-    for line in lines:
-        assert f"race_programs.py:{line}" in failure.details or f"race_programs.py:{line}" in failure.message
-    assert failure.schedule.startswith("lc1.")
-
-
-def line_of(text: str) -> str:
-    with open(prog.__file__) as fh:
-        for i, src in enumerate(fh, 1):
-            if text in src:
-                return str(i)
-    raise AssertionError(text)
+run = partial(run_patched, prog)
 
 
 @pytest.mark.timeout(60)
 def test_lost_update_is_a_race_with_both_sites_in_the_report() -> None:
     result = run(prog.lost_update)
-    assert_race(result, "Counter.count", line_of("self.count += 1  # read-modify-write"))
+    assert_race(result, prog, "Counter.count", "self.count += 1  # read-modify-write")
     report = result.report()
     assert "write of Counter.count" in report and "read of Counter.count" in report
     assert "self.count += 1" in report  # the source line of both sites
@@ -70,7 +51,7 @@ def test_a_race_replays_from_its_schedule() -> None:
 
 @pytest.mark.timeout(60)
 def test_dict_check_then_act_is_a_race() -> None:
-    assert_race(run(prog.dict_check_then_act), "dict['a']", line_of("self.data[key] = object()  # ..."))
+    assert_race(run(prog.dict_check_then_act), prog, "dict['a']", "self.data[key] = object()  # ...")
 
 
 @pytest.mark.timeout(60)
@@ -84,7 +65,7 @@ def test_locked_versions_are_proved_exhaustive(program: Callable[[], object]) ->
 @pytest.mark.timeout(60)
 def test_a_lock_released_before_the_write_is_still_a_race() -> None:
     result = run(prog.released_early)
-    assert_race(result, "Counter.count", line_of("self.count = value + 1"))
+    assert_race(result, prog, "Counter.count", "self.count = value + 1")
 
 
 @pytest.mark.timeout(60)
@@ -208,7 +189,7 @@ def test_a_yield_point_marks_an_access_the_explorer_interleaves() -> None:
 
 @pytest.mark.timeout(60)
 def test_a_declared_field_is_a_scheduling_point_not_a_race() -> None:
-    assert_race(run(prog.declared_flag), "Flag.stop")
+    assert_race(run(prog.declared_flag), prog, "Flag.stop")
     declare_atomic(prog.Flag, "stop", "a stop flag (test)")
     try:
         result = run(prog.declared_flag)

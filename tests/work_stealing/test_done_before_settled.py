@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from model_checks.conformance.verdict import ALLOWED
-from tests.work_stealing.test_spec_trace import GOOD, both, lines_of
+from tests.work_stealing.both_engines import GOOD, both, lines_of
 from tests.work_stealing.test_trace import E, done, finds_nothing, owner_runs, park, run
 
 pytestmark = pytest.mark.timeout(120)

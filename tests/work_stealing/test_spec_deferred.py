@@ -20,7 +20,7 @@ from model_checks.designs.work_stealing.trace.spec_binding import DEFERRED, MOVE
 from model_checks.designs.work_stealing.trace.spec_search import SPEC_FORMAT, StealingSearch
 from spec import work_stealing_open as wo
 from tests.conformance.deferral_checks import numbered_lines, reachable_violations, same_verdict
-from tests.work_stealing.test_spec_trace import generated, lines_of
+from tests.work_stealing.both_engines import generated, lines_of
 
 pytestmark = pytest.mark.timeout(600)
 

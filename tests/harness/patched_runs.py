@@ -1,0 +1,52 @@
+"""Checks of plain ``threading`` programs in patch mode, shared by the race and patch-mode tests
+(test_races.py, test_race_scopes.py, test_patch_imported.py, test_patch_stdlib.py,
+test_fair_sleeps.py): run a program of a module under ``patched(module)``, find a line of its
+source, and hold a data-race report to the sites it must name."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from types import ModuleType
+
+from model_checks.harness import Result, check, patched
+from model_checks.harness.options import Failure
+
+# What a proof of a racy-looking program says (the rest names the granularity).
+DRF = "exhaustive (for a data-race-free program"
+
+
+def run_patched(module: ModuleType, program: Callable[[], object], **options: object) -> Result:
+    """``check`` the plain program ``program()`` with ``module`` patched; ``options`` as for ``check``."""
+    with patched(module):
+        return check(lambda rt: program(), **options)  # type: ignore[arg-type]
+
+
+def source_line(module: ModuleType, text: str) -> str:
+    """``file.py:N``, the first line of ``module``'s source that holds ``text``, as a report names it."""
+    path = module.__file__
+    assert path is not None, module
+    with open(path) as fh:
+        for i, src in enumerate(fh, 1):
+            if text in src:
+                return f"{os.path.basename(path)}:{i}"
+    raise AssertionError(text)
+
+
+def assert_race(result: Result, module: ModuleType, what: str, *sites: str) -> Failure:
+    """The check failed with a data race on ``what`` whose report names, for each text of
+    ``sites``, the line of ``module`` that holds it; the failure carries its schedule."""
+    assert result.verdict == "failed", result.report()
+    failure = result.failure
+    assert failure is not None and failure.kind == "data_race", result.report()
+    assert f"data race on {what}:" in failure.message, failure.message
+    for site in sites:
+        assert source_line(module, site) in failure.message, (site, failure.message)
+    assert failure.schedule.startswith("lc1."), failure.schedule
+    return failure
+
+
+def assert_proved_race_free(result: Result) -> None:
+    """An exhaustive verdict that says it proves the program free of data races."""
+    assert result.verdict == "exhaustive", result.report()
+    assert result.summary().startswith(DRF), result.summary()
