@@ -26,7 +26,8 @@ from reference.jobs.worker import Handler, WorkerOptions, load_handlers
 MB = 1 << 20
 MAX_MB = 1 << 30
 
-# The options `jobs worker` and `jobs pool` share (``jobs.py`` imports them from here).
+# The options `jobs worker` and `jobs pool` share (``jobs.py`` imports them from here). The worker
+# flags among them keep one parameter name in both commands: ``worker_options`` reads them by it.
 HandlersOption = Annotated[str, typer.Option("--handlers", help="importable module with the handlers")]
 QueuesOption = Annotated[list[str] | None, typer.Option("--queue", help="claim only from these queues")]
 LeaseOption = Annotated[float, seconds("lease of a claimed job", "--lease")]
