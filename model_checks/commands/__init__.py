@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 import resource
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 import typer
 
@@ -53,6 +53,24 @@ def seconds(help: str, *decls: str) -> Any:
 
 def seed(help: str, *decls: str) -> Any:
     return typer.Option(*decls, min=0, max=MAX_SEED, help=f"{help} [0..2**63-1]")
+
+
+SEARCH_ENGINES = ("local", "ray")
+"""Where `check` and `explore` search: here, or on Ray workers (the ray extra, docs/scale-out.md)."""
+
+RayAddressOption = Annotated[
+    str | None,
+    typer.Option("--address", help="with --engine ray: the Ray cluster to join (default: start a local Ray)"),
+]
+
+
+def check_engine(engine: str, address: str | None) -> None:
+    """Refuse an ``--engine`` not in ``SEARCH_ENGINES`` and an empty ``--address``; which of its
+    other options need Ray, each command says in its own words."""
+    if engine not in SEARCH_ENGINES:
+        raise CommandError(f"{engine!r} is not one of {', '.join(SEARCH_ENGINES)}", "--engine")
+    if address is not None and not address.strip():
+        raise CommandError("an empty address names no cluster (omit it for a local Ray)", "--address")
 
 
 def worker_limit() -> int:

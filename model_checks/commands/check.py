@@ -14,7 +14,9 @@ from rich.console import Console
 from model_checks.commands import (
     MAX_WORKERS,
     CommandError,
+    RayAddressOption,
     at_least_zero,
+    check_engine,
     check_workers,
     count,
     output_file,
@@ -26,8 +28,6 @@ from model_checks.explorer.search import Options
 from model_checks.progress import spinner
 from model_checks.registry import DESIGNS, design
 from spec.language import Spec, SpecError
-
-ENGINES = ("local", "ray")
 
 
 def load_target(design_name: str, config: str, variant: str | None) -> tuple[Spec, Any]:
@@ -114,19 +114,13 @@ def register(app: typer.Typer) -> None:
                 " needs the ray extra, docs/scale-out.md)"
             ),
         ] = "local",
-        address: Annotated[
-            str | None,
-            typer.Option(help="with --engine ray: the Ray cluster to join (default: start a local Ray)"),
-        ] = None,
+        address: RayAddressOption = None,
     ) -> None:
         """Explore every reachable state; exit 0 holds, 1 violated, 2 usage/spec error, 3 incomplete."""
         err = Console(stderr=True)
-        if engine not in ENGINES:
-            raise CommandError(f"{engine!r} is not one of {', '.join(ENGINES)}", "--engine")
+        check_engine(engine, address)
         if address is not None and engine != "ray":
             raise CommandError("an address is a Ray cluster's: give --engine ray too", "--address")
-        if address is not None and not address.strip():
-            raise CommandError("an empty address names no cluster (omit it for a local Ray)", "--address")
         if engine == "local":
             check_workers(workers)
         output_file(mermaid, "--mermaid")

@@ -18,7 +18,16 @@ import typer
 from rich.console import Console
 
 from model_checks import progress, registry
-from model_checks.commands import CommandError, at_least_zero, count, own_program, seconds, seed
+from model_checks.commands import (
+    CommandError,
+    RayAddressOption,
+    at_least_zero,
+    check_engine,
+    count,
+    own_program,
+    seconds,
+    seed,
+)
 from model_checks.harness import Options, ReplayDivergence, Result, check, patched
 from model_checks.harness.options import STATES
 from model_checks.harness.rt.scheduler import UsageError
@@ -30,7 +39,6 @@ EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_BOUNDED = 0, 1, 2, 3
 Factory = Callable[[], Callable[[ControlledRuntime], object]]
 STRATEGIES = ("dpor-ipb", "dpor", "dfs", "random", "pct", "portfolio", STATES)
 BACKENDS = ("greenlet", "threads")
-ENGINES = ("local", "ray")
 MAX_SWARM = 10_000
 
 
@@ -183,10 +191,7 @@ def explore_command(
     engine: Annotated[
         str, typer.Option(help="local | ray: with ray, run --swarm N searches on Ray (docs/scale-out.md)")
     ] = "local",
-    address: Annotated[
-        str | None,
-        typer.Option(help="with --engine ray: the Ray cluster to join (default: start a local Ray)"),
-    ] = None,
+    address: RayAddressOption = None,
     workers: Annotated[
         int | None,
         count("with --swarm: searches running at once (default: all, as CPUs allow)", high=MAX_SWARM),
@@ -300,8 +305,7 @@ def _check_engine(
     replay: str | None,
 ) -> None:
     """Refuse engine options that do not go together, before any work."""
-    if engine not in ENGINES:
-        raise CommandError(f"{engine!r} is not one of {', '.join(ENGINES)}", "--engine")
+    check_engine(engine, address)
     if engine == "local":
         for given, option in ((swarm_size, "--swarm"), (address, "--address"), (workers, "--workers")):
             if given is not None:
@@ -315,8 +319,6 @@ def _check_engine(
         )
     if replay is not None:
         raise CommandError("a replay runs one schedule, here: drop --engine ray", "--replay")
-    if address is not None and not address.strip():
-        raise CommandError("an empty address names no cluster (omit it for a local Ray)", "--address")
 
 
 def _run_swarm(

@@ -201,6 +201,7 @@ def register(app: typer.Typer) -> None:
 
     @jobs_app.command("worker")
     def worker_command(
+        ctx: typer.Context,
         handlers: HandlersOption,
         queue: QueuesOption = None,
         once: Annotated[
@@ -233,25 +234,16 @@ def register(app: typer.Typer) -> None:
         json_out: JsonOption = False,
     ) -> None:
         """Claim and run jobs; progress on stderr, a summary (or --json report) on stdout."""
-        if lease <= 0:
-            raise CommandError("must be more than 0 seconds", "--lease")
-        table = jobs_pool.handler_table(handlers)
         worker_name = name if name is not None else f"w{os.getpid()}"
         options = jobs_pool.worker_options(
             worker_name,
-            queue,
-            lease=lease,
-            poll=poll,
-            retry_after=retry_after,
-            memory_limit=memory_limit,
-            memory_margin=memory_margin,
-            admission=admission,
-            system_memory=system_memory,
+            ctx.params,
             once=once,
             until_done=until_done,
             time_budget=time_budget,
             max_jobs=max_jobs,
         )
+        table = jobs_pool.handler_table(handlers)
         tracer = _trace_file(trace_dir, worker_name, {"handlers": handlers, "lease": lease})
 
         progress = jobs_pool.progress_printer(worker_name, quiet, "worker")

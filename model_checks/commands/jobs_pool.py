@@ -10,7 +10,7 @@ import json
 import signal
 import sqlite3
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated, Any
@@ -26,7 +26,8 @@ from reference.jobs.worker import Handler, WorkerOptions, load_handlers
 MB = 1 << 20
 MAX_MB = 1 << 30
 
-# The options `jobs worker` and `jobs pool` share (``jobs.py`` imports them from here).
+# The options `jobs worker` and `jobs pool` share (``jobs.py`` imports them from here). The worker
+# flags among them keep one parameter name in both commands: ``worker_options`` reads them by it.
 HandlersOption = Annotated[str, typer.Option("--handlers", help="importable module with the handlers")]
 QueuesOption = Annotated[list[str] | None, typer.Option("--queue", help="claim only from these queues")]
 LeaseOption = Annotated[float, seconds("lease of a claimed job", "--lease")]
@@ -100,30 +101,27 @@ def handler_table(handlers: str) -> dict[str, Handler]:
         raise CommandError(str(problem), "--handlers") from None
 
 
-def worker_options(
-    name: str,
-    queues: list[str] | None,
-    *,
-    lease: float,
-    poll: float,
-    retry_after: float,
-    memory_limit: int | None,
-    memory_margin: int,
-    admission: bool,
-    system_memory: bool,
-    **limits: Any,
-) -> WorkerOptions:
-    """A worker's options from the shared worker flags (sizes in MiB); ``limits`` are the rest."""
+def worker_options(name: str, given: Mapping[str, Any], **limits: Any) -> WorkerOptions:
+    """A worker's options from the worker flags as a command parsed them (its ``ctx.params``);
+    ``limits`` are the options only ``jobs worker`` takes.
+
+    Typer has no option groups (typer#153), so `jobs worker` and `jobs pool` each declare the
+    shared flags as parameters of their own, named alike with the ``*Option`` types above; the
+    flags are read here by those names so that the two commands cannot hand them on differently.
+    """
+    if given["lease"] <= 0:
+        raise CommandError("must be more than 0 seconds", "--lease")
+    queues, memory_limit = given["queue"], given["memory_limit"]
     return WorkerOptions(
         name=name,
         queues=tuple(queues) if queues else None,
-        lease=lease,
-        poll=poll,
-        admission=admission,
-        system_memory=system_memory,
+        lease=given["lease"],
+        poll=given["poll"],
+        admission=given["admission"],
+        system_memory=given["system_memory"],
         memory_limit=None if memory_limit is None else memory_limit * MB,
-        memory_margin=memory_margin * MB,
-        retry_after=retry_after,
+        memory_margin=given["memory_margin"] * MB,
+        retry_after=given["retry_after"],
         **limits,
     )
 
@@ -142,6 +140,7 @@ def _store_url(url: str | None) -> str:
 def register(jobs_app: typer.Typer) -> None:
     @jobs_app.command("pool")
     def pool_command(
+        ctx: typer.Context,
         handlers: HandlersOption,
         min_workers: Annotated[
             int, at_least_zero("workers kept running", "--min-workers", high=MAX_WORKERS)
@@ -183,8 +182,7 @@ def register(jobs_app: typer.Typer) -> None:
         json_out: JsonOption = False,
     ) -> None:
         """Run worker processes, scaled between --min-workers and --max-workers; SIGTERM stops them."""
-        if lease <= 0:
-            raise CommandError("must be more than 0 seconds", "--lease")
+        worker = worker_options(name, ctx.params)
         if interval <= 0:
             raise CommandError("must be more than 0 seconds", "--interval")
         if min_workers > max_workers:
@@ -192,17 +190,6 @@ def register(jobs_app: typer.Typer) -> None:
         handler_table(handlers)  # refused here, once, rather than by every worker it starts
         url = _store_url(store_url)
         policy = PoolPolicy(min_workers, max_workers, idle_grace, worker_memory * MB, memory_margin * MB)
-        worker = worker_options(
-            name,
-            queue,
-            lease=lease,
-            poll=poll,
-            retry_after=retry_after,
-            memory_limit=memory_limit,
-            memory_margin=memory_margin,
-            admission=admission,
-            system_memory=system_memory,
-        )
         status_path = status_file if status_file is not None else pool_status.default_path()
         if not status_path.parent.is_dir():
             raise CommandError(f"no such directory: {status_path.parent}", "--status-file")

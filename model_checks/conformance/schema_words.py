@@ -6,6 +6,7 @@ ties two fields together, such as a post with a lane never being ``invalid_argum
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any
 
 from model_checks.conformance.reader import clip
@@ -29,31 +30,38 @@ def _either(values: list[str]) -> str:
     return values[0] if len(values) == 1 else f"{', '.join(values[:-1])} or {values[-1]}"
 
 
+def _names(want: Any) -> list[Any]:
+    return want if isinstance(want, list) else [want]
+
+
+# A refusal of these keywords is the value as JSON, then what the schema's value for the keyword
+# asked of it.
+_ASKED: dict[str, Callable[[Any], str]] = {
+    "type": lambda want: f"is not {_either([_type_name(n) for n in _names(want)])}",
+    "const": lambda want: f"where {_json(want)} was expected",
+    "enum": lambda want: f"is not one of {_either([_json(v) for v in want])}",
+    "not": lambda want: "is not allowed here",
+    "minimum": lambda want: f"is below the minimum {_json(want)}",
+    "maximum": lambda want: f"is above the maximum {_json(want)}",
+    "minLength": lambda want: f"is shorter than {want} character{'s' if want != 1 else ''}",
+}
+
+
+def _fields(kind: str, keys: list[Any], error: Any) -> str:
+    # No key found (the instance is not an object, say): jsonschema's own message says more.
+    return f"{kind} field {_either([_json(k) for k in keys])}" if keys else str(error.message)
+
+
 def words(error: Any) -> str:
     """One jsonschema ``ValidationError`` in words (without its path)."""
     keyword, want, got = error.validator, error.validator_value, error.instance
-    if keyword == "type":
-        names = want if isinstance(want, list) else [want]
-        said = f"{_json(got)} is not {_either([_type_name(n) for n in names])}"
-    elif keyword == "const":
-        said = f"{_json(got)} where {_json(want)} was expected"
-    elif keyword == "enum":
-        said = f"{_json(got)} is not one of {_either([_json(v) for v in want])}"
-    elif keyword == "not":
-        said = f"{_json(got)} is not allowed here"
-    elif keyword == "minimum":
-        said = f"{_json(got)} is below the minimum {_json(want)}"
-    elif keyword == "maximum":
-        said = f"{_json(got)} is above the maximum {_json(want)}"
-    elif keyword == "minLength":
-        said = f"{_json(got)} is shorter than {want} character{'s' if want != 1 else ''}"
+    if keyword in _ASKED:
+        said = f"{_json(got)} {_ASKED[keyword](want)}"
     elif keyword == "required":
-        missing = [k for k in want if isinstance(got, dict) and k not in got]
-        said = f"missing field {_either([_json(k) for k in missing])}" if missing else str(error.message)
+        said = _fields("missing", [k for k in want if isinstance(got, dict) and k not in got], error)
     elif keyword == "additionalProperties" and isinstance(got, dict):
         named = error.schema.get("properties", {})
-        extra = [k for k in got if k not in named]
-        said = f"unknown field {_either([_json(k) for k in extra])}" if extra else str(error.message)
+        said = _fields("unknown", [k for k in got if k not in named], error)
     else:
         said = str(error.message)
     schema = error.schema if isinstance(error.schema, dict) else {}
