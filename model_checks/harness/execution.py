@@ -9,7 +9,13 @@ from collections.abc import Callable
 from model_checks.harness import races
 from model_checks.harness.declared import fields_as_points
 from model_checks.harness.options import Options
-from model_checks.harness.patch import RACES_OFF_BY_DEFAULT, new_check, set_current, start_execution
+from model_checks.harness.patch import (
+    RACES_OFF_BY_DEFAULT,
+    interpreter_exit,
+    new_check,
+    set_current,
+    start_execution,
+)
 from model_checks.harness.patch import active as patch_mode
 from model_checks.harness.rt.backends import Backend
 from model_checks.harness.rt.scheduler import Chooser, Execution, UsageError
@@ -46,9 +52,10 @@ def execute(
     start_execution()  # patch mode: the program's modules as the check's first execution found them
     rt = ControlledRuntime(ex)
     set_current(rt)
+    main = _exiting(test_fn, rt) if patch_mode() else lambda: test_fn(rt)
     if not options.races:
         try:
-            ex.run(lambda: test_fn(rt))
+            ex.run(main)
         finally:
             set_current(None)
         return ex
@@ -56,11 +63,23 @@ def execute(
     previous = sys.gettrace()
     try:
         with fields_as_points():
-            ex.run(lambda: test_fn(rt))
+            ex.run(main)
     finally:
         sys.settrace(previous)
         set_current(None)
     return ex
+
+
+def _exiting(test_fn: TestFn, rt: ControlledRuntime) -> Callable[[], object]:
+    """Patch mode's main thread: the program's, then the interpreter's exit (its pools' workers
+    told to end and joined, ``patch.interpreter_exit``)."""
+
+    def main() -> object:
+        out = test_fn(rt)
+        interpreter_exit(rt)
+        return out
+
+    return main
 
 
 def races_default(options: Options) -> bool:

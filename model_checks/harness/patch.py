@@ -20,6 +20,7 @@ import _thread
 # an explored function would import it lazily, in a controlled thread, and its module-level lock
 # would be one execution's controlled lock (an outside review saw the ImportError, session 35).
 import concurrent.futures.thread  # noqa: F401
+import gc
 import queue
 import sys
 import threading
@@ -310,6 +311,7 @@ def patched(*modules: ModuleType) -> Iterator[None]:
         )
     undo: list[tuple[Any, str, Any]] = []
     restores: list[Callable[[], None]] = []  # stand-ins put inside containers, defaults, cells
+    made: dict[int, patch_imported.StandIn] = {}
     _ACTIVE[0] += 1
     hook = sys.unraisablehook
     sys.unraisablehook = _unraisable(hook)
@@ -318,11 +320,12 @@ def patched(*modules: ModuleType) -> Iterator[None]:
             undo.append((mod, attr, getattr(mod, attr)))
             setattr(mod, attr, fake)
         by_identity = {id(real): fake for _, _, real, fake in _REPLACEMENTS}
-        made: dict[int, patch_imported.StandIn] = {}
         # ``queue`` reads the clock by name (``from time import monotonic as time``) for the timed
         # waits of the classes it defines on ``threading``'s names (``PriorityQueue``)
         for module in (*modules, queue):
-            for name, value in list(vars(module).items()):
+            # its objects before its classes: rebasing a class on the controlled Thread would hide
+            # that an object of it made at import is a real thread
+            for name, value in sorted(vars(module).items(), key=lambda item: isinstance(item[1], type)):
                 fake = by_identity.get(id(value))
                 if fake is None and type(value) is _thread._local:
                     # a module's ``_tls = threading.local()``, made when it was imported
@@ -359,6 +362,11 @@ def patched(*modules: ModuleType) -> Iterator[None]:
             else:
                 setattr(target, name, value)
         _forget_controlled_threads()
+        for fake in made.values():
+            fake.forget()
+        # the last execution's objects go now, while Abort in their callbacks is passed over (a
+        # pool's weakref callback puts to its ended execution's queue)
+        gc.collect()
         sys.unraisablehook = hook
 
 
@@ -423,6 +431,31 @@ def _unraisable(hook: Callable[[Any], object]) -> Callable[[Any], object]:
         return hook(info)
 
     return unraisable
+
+
+def interpreter_exit(rt: ControlledRuntime) -> None:
+    """What the interpreter does once the main thread's code returned, before it waits for the
+    other non-daemon threads: ``concurrent.futures``' exit hook tells the workers of every pool not
+    shut down that they are done, and joins them. Without it a program that never calls
+    ``shutdown`` (a module-level pool, most often) ended in a reported deadlock: its idle workers
+    blocked on their queue for ever, where the real interpreter exits."""
+    futures_thread = sys.modules.get("concurrent.futures.thread")
+    queues = getattr(futures_thread, "_threads_queues", None)
+    if futures_thread is None or not queues:
+        return
+    mine = [(t, q) for t, q in list(queues.items()) if isinstance(t, Thread) and t._rt is rt]
+    if not mine:
+        return
+    # the hook's own flag, which the workers read once their queue hands them None; set for this
+    # execution's exit only (the next execution starts before any exit)
+    futures_thread._shutdown = True  # type: ignore[attr-defined]
+    try:
+        for _, work_queue in mine:
+            work_queue.put(None)
+        for t, _ in mine:
+            t.join()
+    finally:
+        futures_thread._shutdown = False  # type: ignore[attr-defined]
 
 
 def _forget_controlled_threads() -> None:

@@ -6,6 +6,9 @@ it, so the explorer neither schedules its operations nor orders accesses by it. 
 found what follows (session 35): a correctly locked counter reported as a data race, a queue's
 order assumed and proved, and a condition hand-off that blocked the process on the real lock.
 
+A ``Thread`` or a ``ThreadPoolExecutor`` made at import (not started, given no work) is one too:
+each execution makes its own controlled one.
+
 So ``patched(module)`` puts a ``StandIn`` in place of each such object it finds in the module's
 globals, its classes' attributes and the attributes of its module-level instances. A stand-in
 makes, in each execution, a controlled object of the same kind and starting state (a set event
@@ -18,6 +21,7 @@ execution, so the two stay one.
 from __future__ import annotations
 
 import _thread
+import concurrent.futures.thread
 import queue
 import threading
 from collections.abc import Callable
@@ -40,6 +44,8 @@ _REAL_QUEUES = (
     (queue.Queue, "Queue"),
 )
 _REAL_SIMPLE_QUEUE = queue.SimpleQueue
+_REAL_THREAD = threading.Thread
+_EXECUTOR = concurrent.futures.thread.ThreadPoolExecutor
 Running = Callable[[], object]  # the runtime of the controlled thread running here, or None
 
 
@@ -61,6 +67,10 @@ class StandIn:
         if self._runtime is not rt:  # a new execution: a fresh twin, in the object's first state
             self._runtime, self._twin = rt, self._make()
         return self._twin
+
+    def forget(self) -> None:
+        """Patching ended: the last execution's twin goes."""
+        self._runtime = self._twin = None
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._target(), name)
@@ -142,8 +152,42 @@ def _maker(real: Any, name: str, running: Running, made: dict[int, StandIn]) -> 
                 return made_now
 
             return fill
+    if isinstance(real, (_REAL_THREAD, _EXECUTOR)):
+        return _runner(real, name)
     if type(real) is _REAL_SIMPLE_QUEUE:
         if real.qsize():
             raise UsageError(f"{name} is a SimpleQueue holding items when patching began: not supported")
         return queue.SimpleQueue
     return None
+
+
+def _runner(real: Any, name: str) -> Callable[[], object]:
+    """A ``Thread`` or a ``ThreadPoolExecutor`` made at import and not used yet: each execution makes
+    its own, as a fresh interpreter would. One already running threads cannot be, nor one of a
+    subclass (what its own ``__init__`` took is not known): ``UsageError``, naming the fix."""
+    kind = type(real).__name__
+    if type(real) not in (_REAL_THREAD, _EXECUTOR):
+        raise UsageError(
+            f"{name} is a {kind} made at import: a subclass of Thread or ThreadPoolExecutor cannot be "
+            "made afresh for each execution; make it inside the explored function"
+        )
+    if type(real) is _REAL_THREAD:
+        if real.is_alive() or real.ident is not None:
+            raise UsageError(
+                f"{name} is a thread started at import: it runs outside the explorer; start it inside "
+                "the explored function"
+            )
+        unstarted: Any = real  # (its private fields: what ``Thread.__init__`` kept)
+        target, args, kwargs = unstarted._target, unstarted._args, unstarted._kwargs
+        thread_name, daemon = real.name, real.daemon
+        return lambda: threading.Thread(
+            target=target, name=thread_name, args=args, kwargs=kwargs, daemon=daemon
+        )
+    if real._threads:
+        raise UsageError(
+            f"{name} is a ThreadPoolExecutor given work at import: its worker threads are real and run "
+            "outside the explorer; submit to it inside the explored function"
+        )
+    workers, prefix = real._max_workers, real._thread_name_prefix
+    initializer, initargs = real._initializer, real._initargs
+    return lambda: _EXECUTOR(workers, prefix, initializer, initargs)

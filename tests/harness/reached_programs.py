@@ -9,6 +9,7 @@ from __future__ import annotations
 import functools
 import threading
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from typing import ClassVar, NamedTuple
 
 
@@ -142,3 +143,38 @@ def condition_in_a_dict() -> None:
         t.start()
     for t in threads:
         t.join()
+
+
+# A pool and a thread made at import: each execution makes its own (``patch_imported._runner``).
+POOL = ThreadPoolExecutor(max_workers=1)
+
+
+def _double(x: int) -> int:
+    return 2 * x
+
+
+def pool_made_at_import() -> None:
+    futures = [POOL.submit(_double, i) for i in range(2)]
+    assert [f.result() for f in futures] == [0, 2]
+
+
+def pool_never_shut_down() -> None:
+    pool = ThreadPoolExecutor(max_workers=1)  # the interpreter's exit ends its worker
+    assert pool.submit(_double, 2).result() == 4
+
+
+SEEN = Box()
+
+
+def _see() -> None:
+    SEEN.n += 1
+
+
+WORKER = threading.Thread(target=_see)
+
+
+def thread_made_at_import_read_before_join() -> None:
+    WORKER.start()
+    seen = SEEN.n  # BUG: read before the join: a data race with the worker's write
+    WORKER.join()
+    assert seen in (0, 1)

@@ -3,12 +3,16 @@ and puts the real ones back when it ends."""
 
 from __future__ import annotations
 
+import importlib
+import sys
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 
 from model_checks.harness import Options, check, patched
 from model_checks.harness.patch_imported import StandIn
+from model_checks.harness.rt.scheduler import UsageError
 from tests.harness import reached_programs as prog
 
 PROGRAMS = [
@@ -22,6 +26,8 @@ PROGRAMS = [
     prog.inside_another_object,
     prog.in_a_class_list,
     prog.condition_in_a_dict,
+    prog.pool_made_at_import,
+    prog.pool_never_shut_down,
 ]
 
 
@@ -61,3 +67,56 @@ def test_the_real_objects_are_back_when_patching_ends() -> None:
         assert isinstance(prog.PAIR, tuple) and prog.GUARDED.name == "guarded"
     after = _reached()
     assert all(a is b for a, b in zip(before, after, strict=True))
+
+
+@pytest.mark.timeout(60)
+def test_a_thread_made_at_import_is_a_controlled_thread_of_each_execution() -> None:
+    with patched(prog):
+        result = check(lambda rt: prog.thread_made_at_import_read_before_join(), Options(time_limit=30))
+        again = check(lambda rt: prog.thread_made_at_import_read_before_join(), Options(time_limit=30))
+    assert result.failure is not None and result.failure.kind == "data_race", result.report()
+    assert "SEEN" in result.failure.message or "Box.n" in result.failure.message, result.failure.message
+    assert again.failure is not None and again.failure.kind == "data_race"  # a fresh thread each time
+
+
+STARTED = """
+import threading
+W = threading.Thread(target=print, args=("",))
+W.start()
+W.join()
+"""
+SUBCLASS = """
+import threading
+class Worker(threading.Thread):
+    pass
+W = Worker()
+"""
+BUSY_POOL = """
+from concurrent.futures import ThreadPoolExecutor
+POOL = ThreadPoolExecutor(max_workers=1)
+POOL.submit(int).result()
+"""
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize(
+    ("source", "words"),
+    [
+        (STARTED, "a thread started at import"),
+        (SUBCLASS, "a Worker made at import"),
+        (BUSY_POOL, "a ThreadPoolExecutor given work at import"),
+    ],
+    ids=["started", "subclass", "busy-pool"],
+)
+def test_a_thread_or_pool_that_cannot_start_afresh_is_refused_by_name(
+    source: str, words: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "made_at_import.py").write_text(source)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    module = importlib.import_module("made_at_import")
+    try:
+        with pytest.raises(UsageError, match=words), patched(module):
+            pass
+    finally:
+        sys.modules.pop("made_at_import", None)
+        getattr(module, "POOL", None) and module.POOL.shutdown()
