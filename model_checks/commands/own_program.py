@@ -13,10 +13,14 @@ import importlib.util
 import inspect
 import os
 import sys
+import sysconfig
 from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
 
+import model_checks
+import reference
+import spec
 from model_checks.commands import CommandError
 from model_checks.harness.runtime import ControlledRuntime
 
@@ -50,19 +54,36 @@ def load(name: str) -> tuple[ModuleType, Program]:
 
 
 def siblings(module: ModuleType) -> list[ModuleType]:
-    """The modules loaded from the program's own folder beside it (its helpers): patched with
-    it, so that their locks made at import stand in for controlled ones and their globals start
-    each execution afresh, as the program's own do."""
+    """The modules loaded from the program's own folder and the folders below it (its helpers,
+    its packages' modules): patched with it, so that their locks made at import stand in for
+    controlled ones and their globals start each execution afresh, as the program's own do.
+    Installed packages (a virtual environment inside the folder) and lanecheck's own modules are
+    not the program's."""
     file = getattr(module, "__file__", None)
     if not file:
         return []
-    folder = os.path.dirname(os.path.abspath(file))
+    below = _folder(os.path.dirname(file))
     found = []
     for other in list(sys.modules.values()):
         path = getattr(other, "__file__", None)
-        if other is not module and path and os.path.dirname(os.path.abspath(path)) == folder:
+        if other is module or not path:
+            continue
+        path = os.path.abspath(path)
+        if path.startswith(below) and not path.startswith(_NOT_THE_PROGRAMS):
             found.append(other)
     return found
+
+
+def _folder(path: str) -> str:
+    return os.path.join(os.path.abspath(path), "")  # ends in a separator: a prefix of what it holds
+
+
+_LIBRARIES = {sysconfig.get_path(name) for name in ("stdlib", "platstdlib", "purelib", "platlib")}
+_OURS = (model_checks, spec, reference)
+_NOT_THE_PROGRAMS = (
+    *(_folder(path) for path in _LIBRARIES),
+    *(_folder(os.path.dirname(package.__file__ or "")) for package in _OURS),
+)
 
 
 def _module(where: str) -> ModuleType:

@@ -86,6 +86,35 @@ def test_each_check_starts_from_the_modules_as_its_first_execution_found_them() 
 
 
 @pytest.mark.timeout(120)
+def test_a_helper_in_a_subpackage_is_patched_too(tmp_path: Path) -> None:
+    """A module of a package below the program's folder is the program's too (its lock was real:
+    a false data race)."""
+    (tmp_path / "pkg36").mkdir()
+    (tmp_path / "pkg36" / "__init__.py").write_text("")
+    (tmp_path / "pkg36" / "shared.py").write_text("import threading\ncounter = 0\nlock = threading.Lock()\n")
+    (tmp_path / "main36.py").write_text(
+        "import threading\nfrom pkg36 import shared\n\n"
+        "def main():\n"
+        "    def inc():\n"
+        "        with shared.lock:\n"
+        "            shared.counter += 1\n"
+        "    ts = [threading.Thread(target=inc) for _ in range(2)]\n"
+        "    for t in ts:\n        t.start()\n"
+        "    for t in ts:\n        t.join()\n"
+        "    assert shared.counter == 2, shared.counter\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-m", "model_checks", "explore", f"{tmp_path / 'main36.py'}:main"],
+        capture_output=True,
+        text=True,
+        timeout=110,
+        cwd=tmp_path,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "exhaustive (for a data-race-free program" in done.stdout
+
+
+@pytest.mark.timeout(120)
 def test_a_programs_helper_modules_are_patched_with_it(tmp_path: Path) -> None:
     """`lanecheck explore FILE.py:FUNCTION` patches the modules beside the file it imports."""
     (tmp_path / "helper35.py").write_text("import threading\ncounter = 0\nlock = threading.Lock()\n")
