@@ -8,13 +8,15 @@ fourth execution (session 35). So ``patched(module)`` takes a ``Snapshot`` of th
 globals, its classes' data and the attributes of the objects of its own classes it made at
 import, and every execution restores it: the bindings as they were, the contents of lists, dicts,
 sets and deques as they were (copied, so an execution's changes to them do not reach the
-snapshot), globals made since removed, its ``lru_cache`` functions emptied and the ``random``
-module's state as it was. Not restored: iterators (``itertools.count()``), objects of other
-modules' classes (a ``random.Random`` made at import), and what is reached only through them."""
+snapshot), a counter (``itertools.count()``) or a ``random.Random`` replaced by a copy of it as
+it was, its functions' attributes, globals made since removed, its ``lru_cache`` functions
+emptied and the ``random`` module's state as it was. Not restored: other iterators and objects of
+other modules' classes made at import, and what is reached only through them."""
 
 from __future__ import annotations
 
 import copy
+import itertools
 import random
 import types
 from collections import deque
@@ -32,13 +34,30 @@ _CODE = (
 )
 
 
+class _Fresh:
+    """A value restored by putting a copy of it, as it was, in its place: an object whose state
+    cannot be put back in place (a counter's next number, a generator's draws)."""
+
+    def __init__(self, value: object) -> None:
+        self.value = copy.deepcopy(value)
+
+    def make(self) -> object:
+        return copy.deepcopy(self.value)
+
+
+# iterators and generators of a module's own that copy (``ids = itertools.count()``)
+_REPLACED = (itertools.count, itertools.cycle, itertools.repeat, random.Random)
+
+
 def _saved(value: object) -> tuple[object, object | None]:
     """(the value, a copy of its contents to restore it from, or None when it is not restored)."""
-    if isinstance(value, _MUTABLE):
-        try:
+    try:
+        if isinstance(value, _MUTABLE):
             return value, copy.deepcopy(value)
-        except Exception:  # contents that cannot be copied are left as they are
-            return value, None
+        if isinstance(value, _REPLACED):
+            return value, _Fresh(value)
+    except Exception:  # contents that cannot be copied are left as they are
+        pass
     return value, None
 
 
@@ -83,6 +102,8 @@ class Snapshot:
                     self._fields(value)
                 elif type(value).__module__ == module.__name__ and not isinstance(value, _CODE):
                     self._fields(value)  # an object of the module's own class, made at import
+                elif isinstance(value, types.FunctionType) and value.__module__ == module.__name__:
+                    self._fields(value)  # its attributes (``bump.calls += 1``)
 
     def _fields(self, owner: object) -> None:
         fields = getattr(owner, "__dict__", None)
@@ -101,11 +122,17 @@ class Snapshot:
             for name in [n for n in space if n not in saved and not _dunder(n)]:
                 del space[name]
             for name, (value, contents) in saved.items():
+                if isinstance(contents, _Fresh):
+                    space[name] = contents.make()
+                    continue
                 if space.get(name, _ABSENT) is not value:
                     space[name] = value
                 _restore(value, contents)
         for owner, data in self.classes:
             for name, (value, contents) in data.items():
+                if isinstance(contents, _Fresh):
+                    setattr(owner, name, contents.make())
+                    continue
                 if vars(owner).get(name, _ABSENT) is not value:
                     setattr(owner, name, value)
                 _restore(value, contents)

@@ -4,6 +4,7 @@ an object made at import holding its own lock. Each was a wrong answer before se
 
 from __future__ import annotations
 
+import itertools
 import queue
 import random
 import threading
@@ -194,3 +195,29 @@ def random_draw(draws: list[float]) -> None:
 
     _run(hold, hold)
     draws.append(random.random())
+
+
+ids = itertools.count()
+rng = random.Random(7)
+
+
+def bump() -> None:
+    with lock:
+        bump.calls += 1  # type: ignore[attr-defined]
+
+
+bump.calls = 0  # type: ignore[attr-defined]
+
+
+def fresh_state_each_execution(seen: list[tuple[object, ...]]) -> None:
+    """Two threads take an id each and bump a function's attribute; one draw of a module's own
+    ``random.Random``: the same in every execution, as in a fresh interpreter."""
+    taken: list[int] = []
+
+    def work() -> None:
+        with lock:
+            taken.append(next(ids))
+        bump()
+
+    _run(work, work)
+    seen.append((sorted(taken), bump.calls, rng.random()))  # type: ignore[attr-defined]

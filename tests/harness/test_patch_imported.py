@@ -172,3 +172,12 @@ def test_restoring_the_modules_leaves_the_interpreters_names_alone() -> None:
     finally:
         vars(builtins).pop("_lanecheck_probe", None)
     assert result.executions > 1 and found == [False] + [True] * (result.executions - 1), found
+
+
+@pytest.mark.timeout(60)
+def test_counters_random_generators_and_function_attributes_start_afresh() -> None:
+    seen: list[tuple[object, ...]] = []
+    with patched(prog):
+        result = check(lambda rt: prog.fresh_state_each_execution(seen))
+    assert result.executions > 1 and all(s == seen[0] for s in seen), seen
+    assert seen[0][:2] == ([0, 1], 2)
