@@ -21,6 +21,7 @@ import _thread
 # would be one execution's controlled lock (an outside review saw the ImportError, session 35).
 import concurrent.futures.thread  # noqa: F401
 import gc
+import os
 import queue
 import sys
 import threading
@@ -31,6 +32,7 @@ from types import ModuleType
 from typing import Any
 
 from model_checks.harness import patch_imported, patch_local, patch_reach, patch_state
+from model_checks.harness.race_sites import SKIP_FILES
 from model_checks.harness.rt.backends import Abort
 from model_checks.harness.rt.scheduler import UsageError
 from model_checks.harness.runtime import ControlledRuntime
@@ -68,6 +70,11 @@ _MODULES: list[ModuleType] = []
 _START: list[patch_state.Snapshot | None] = [None]
 
 
+# The modules loaded when the running check's first execution began: one of the program's imported
+# later (``import helper`` inside the explored function) is imported afresh by each execution.
+_LOADED: list[frozenset[str]] = [frozenset()]
+
+
 def new_check() -> None:
     """A check begins (``execution.resolved``): its first execution takes the modules' state."""
     _START[0] = None
@@ -80,8 +87,21 @@ def start_execution() -> None:
     start = _START[0]
     if start is None:
         _START[0] = patch_state.Snapshot(tuple(dict.fromkeys(_MODULES)))
+        _LOADED[0] = frozenset(sys.modules)
     else:
+        _forget_imported()
         start.restore()
+
+
+def _forget_imported() -> None:
+    """Unload the program's modules that an execution imported: the next imports them afresh, as
+    a fresh interpreter does. Kept, a helper imported inside the explored function held the first
+    execution's controlled lock and its globals' last values ("the test is not deterministic")."""
+    folders = {os.path.join(os.path.dirname(os.path.abspath(m.__file__)), "") for m in _MODULES if m.__file__}
+    for name in set(sys.modules) - _LOADED[0]:
+        file = getattr(sys.modules.get(name), "__file__", None)
+        if file and os.path.abspath(file).startswith(tuple(folders)) and not file.startswith(SKIP_FILES):
+            del sys.modules[name]
 
 
 def current_runtime() -> ControlledRuntime | None:
@@ -350,6 +370,8 @@ def patched(*modules: ModuleType) -> Iterator[None]:
         yield
     finally:
         _ACTIVE[0] -= 1
+        if _START[0] is not None:
+            _forget_imported()  # they hold the last execution's controlled objects
         for module in modules:
             if module in _MODULES:
                 _MODULES.remove(module)

@@ -86,6 +86,36 @@ def test_each_check_starts_from_the_modules_as_its_first_execution_found_them() 
 
 
 @pytest.mark.timeout(120)
+def test_a_helper_imported_inside_the_explored_function_is_imported_by_each_execution(
+    tmp_path: Path,
+) -> None:
+    """Kept loaded, the helper held the first execution's controlled lock and its counter's last
+    value: "the test is not deterministic"."""
+    (tmp_path / "helper38.py").write_text("import threading\ncounter = 0\nlock = threading.Lock()\n")
+    (tmp_path / "main38.py").write_text(
+        "import threading\n\n"
+        "def main():\n"
+        "    import helper38\n"
+        "    def inc():\n"
+        "        with helper38.lock:\n"
+        "            helper38.counter += 1\n"
+        "    ts = [threading.Thread(target=inc) for _ in range(3)]\n"
+        "    for t in ts:\n        t.start()\n"
+        "    for t in ts:\n        t.join()\n"
+        "    assert helper38.counter == 3, helper38.counter\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-m", "model_checks", "explore", f"{tmp_path / 'main38.py'}:main"],
+        capture_output=True,
+        text=True,
+        timeout=110,
+        cwd=tmp_path,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "exhaustive (for a data-race-free program" in done.stdout
+
+
+@pytest.mark.timeout(120)
 def test_a_helper_in_a_subpackage_is_patched_too(tmp_path: Path) -> None:
     """A module of a package below the program's folder is the program's too (its lock was real:
     a false data race)."""
