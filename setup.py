@@ -2,8 +2,8 @@
 trace search with mypyc (``SEARCH_FILES``: the trace reader, the streaming search and the driver
 of the designs it judges; docs/conformance.md, section 6), the spec's function values
 (``SPEC_FILES``, run compiled where the trace search is imported first) and the race detector's
-C trace function (``model_checks/harness/_race_tracer.c``, with the state fingerprint's hot paths,
-``_fingerprint_hot.c`` and ``_field_reader.c``; CPython 3.11 only).
+C trace function (``model_checks/harness/_race_tracer.c``, with its frame reader and clocks and the
+state fingerprint's hot paths: the other ``_*.c`` files beside it; CPython 3.11 only).
 
 Everything else is in pyproject.toml. ``LANECHECK_PURE=1 pip install -e .`` skips compiling; a
 failed compilation leaves the pure-Python core (or search, or the race detector's Python tracer),
@@ -20,6 +20,7 @@ CORE_FILES = [
     "model_checks/harness/rt/objects.py",
     "model_checks/harness/rt/records.py",
     "model_checks/harness/rt/fairness.py",
+    "model_checks/harness/rt/enabled.py",
     "model_checks/harness/rt/scheduler.py",
     "model_checks/harness/runtime.py",
     "model_checks/harness/drain_watch.py",
@@ -42,6 +43,7 @@ SEARCH_FILES = [
     "model_checks/conformance/action_tables.py",
     "model_checks/conformance/deferral.py",
     "model_checks/conformance/near_miss.py",
+    "model_checks/conformance/event_plan.py",
 ]
 
 # The spec's function values (the states' components: every step builds some), a group of its own.
@@ -83,10 +85,13 @@ RACE_TRACER = Extension(
     "model_checks.harness._race_tracer",
     [
         "model_checks/harness/_race_tracer.c",
+        "model_checks/harness/_frame_reader.c",
+        "model_checks/harness/_race_clocks.c",
         "model_checks/harness/_fingerprint_hot.c",
+        "model_checks/harness/_fingerprint_same.c",
         "model_checks/harness/_field_reader.c",
     ],
-    depends=["model_checks/harness/_fingerprint_hot.h"],
+    depends=["model_checks/harness/_native.h"],
 )
 
 

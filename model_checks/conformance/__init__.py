@@ -22,6 +22,7 @@ SEARCH = (
     "model_checks.conformance.action_tables",
     "model_checks.conformance.deferral",
     "model_checks.conformance.near_miss",
+    "model_checks.conformance.event_plan",
 )
 
 

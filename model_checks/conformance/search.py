@@ -32,21 +32,13 @@ from typing import Any
 
 from model_checks.conformance.action_tables import FunctionPcs as FunctionPcs  # for bindings
 from model_checks.conformance.action_tables import Instance
-from model_checks.conformance.deferral import (
-    Chain,
-    Taking,
-    dominated,
-    leading_to,
-    may_log,
-    needed,
-    needed_at_most,
-    units_renamed,
-)
+from model_checks.conformance.deferral import Taking, dominated
+from model_checks.conformance.event_plan import PLAN_CACHE_FACTOR, EventPlanner
 from model_checks.conformance.near_miss import Miss as Miss
 from model_checks.conformance.near_miss import NoMatch as NoMatch
 from model_checks.conformance.near_miss import near_misses
 from model_checks.conformance.step_index import CACHE_LIMIT as CACHE_LIMIT
-from model_checks.conformance.step_index import PartOf, State, StepIndex, bounded, mypyc_attr
+from model_checks.conformance.step_index import PartOf, State, mypyc_attr
 from spec.language import Emitted, Spec
 
 # Called with the search after each event it took (``TraceSearch.observer``): its ``states`` and
@@ -56,21 +48,10 @@ Observer = Callable[["TraceSearch"], None]
 
 _MISSING = object()
 
-# ``_plan``'s memo holds this many times as many entries as the others (``CACHE_LIMIT``): its
-# entries are small (a plan per event kind and what the held states' chains are), and on one
-# design's 20k-event bench trace they take about 1,600 values, so at 256 it was emptied every few
-# hundred events and ``needed`` ran again for two events in three (the measurements:
-# docs/conformance.md, "Session 29").
-PLAN_CACHE_FACTOR = 16
-
-# What an event needs of the deferred steps: the processes whose steps are taken first, with (or
-# None: every one) the actions each may take, and the processes as a set.
-Plan = tuple[tuple[Hashable, ...], Taking | None, frozenset[Hashable]]
-
 
 # Compiled by mypyc at install (setup.py, SEARCH_FILES); tests and bindings subclass it in Python.
 @mypyc_attr(allow_interpreted_subclasses=True)
-class TraceSearch(StepIndex):
+class TraceSearch(EventPlanner):
     """The set of possible spec states, advanced by one observed event at a time."""
 
     def __init__(
@@ -121,25 +102,11 @@ class TraceSearch(StepIndex):
         self.emits = {name: dict(fields) for name, fields in (emits or {}).items()}
         # ``_relevant`` meets new combinations of pcs all along a trace, as the base's memos do.
         self.plan_cache_limit = PLAN_CACHE_FACTOR * cache_limit
-        # ``needed`` by (kind, processes, what decides it of the states held and the event).
-        self._relevant: dict[tuple[Any, ...], Plan] = {}
-        # ``needed``'s memo of the steps of a chain that may lead to its conflicting ones.
-        self._prefixes: dict[tuple[frozenset[str], frozenset[str], frozenset[str]], frozenset[str]] = {}
+        self._forget_plans()
         # Each action's name by its function: which deferred steps of a process an event needs.
         self._name_of: dict[Callable[..., Any], str] = {a.fn: a.name for a in spec.actions}
         # Per set of deferred actions: the actions one of them does not move right past.
         self._blocked_of: dict[frozenset[str], frozenset[str]] = {}
-        # Per event (kind, its one process, ruled out): that process's deferred actions after
-        # which it may reach the pcs the event's actions fire from (``leading_to``).
-        self._leads: dict[
-            tuple[str, tuple[Hashable, ...], frozenset[str]], dict[Hashable, frozenset[str]]
-        ] = {}
-        # ``needed_at_most`` by event: (kind, processes, ruled out) -> (at most, at least, the plan
-        # when they are equal).
-        self._bounds: dict[
-            tuple[str, tuple[Hashable, ...], frozenset[str]],
-            tuple[frozenset[Hashable], frozenset[Hashable], Plan],
-        ] = {}
         self._closed: set[State] | None = None
         self.live: set[State] = self.closure(set(states))
         self.peak = len(self.live)
@@ -158,10 +125,7 @@ class TraceSearch(StepIndex):
         """Recompute every action instance: the processes (or constants) changed."""
         self._index()
         self._closed = None
-        self._relevant = {}
-        self._prefixes = {}
-        self._leads = {}
-        self._bounds = {}
+        self._forget_plans()
 
     def rebind(self, constants: Any, extend: Callable[[State], State] | None = None) -> None:
         """New constants (a process or an index joined): extend every state, recompute the instances.
@@ -203,111 +167,6 @@ class TraceSearch(StepIndex):
                         if len(seen) != n:
                             frontier.append(nxt)
         return seen
-
-    # -- deferred steps ----------------------------------------------------------------------------
-
-    def _may_log(self, name: str, ev: Mapping[str, Any]) -> bool:
-        """Whether the logged action ``name`` could log ``ev`` by the fields it always emits."""
-        return may_log(self.emits, self.optional, name, ev)
-
-    def _taking(self, *event: Any) -> frozenset[Hashable]:
-        """The processes whose deferred steps this event needs (``_plan``'s; tests read it)."""
-        return self._plan(*event)[2]
-
-    def _plan(
-        self,
-        kind: str,
-        procs: tuple[Hashable, ...],
-        at: Hashable = None,
-        ruled_out: frozenset[str] = frozenset(),
-    ) -> Plan:
-        """The deferred steps this event needs (``deferral.needed``), memoised by what decides it:
-        the event, the held states' pcs and their units."""
-        bounds = self._bounds.get((kind, procs, ruled_out))
-        if bounds is None:
-            most, least = needed_at_most(
-                procs,
-                ruled_out,
-                self._labelled.get(kind, {}),
-                deferred=self.deferred,
-                deferred_names=self._deferred_names,
-                hidden_names=self._hidden_names,
-            )
-            # The event's own processes only: every step of theirs, as the closure has them.
-            bounds = (most, least, (tuple(least), None, least))
-            bounded(self._bounds, self.cache_limit)[(kind, procs, ruled_out)] = bounds
-        if bounds[0] == bounds[1]:
-            return bounds[2]
-        live = self.live
-        memo_key: tuple[Any, ...]
-        held: list[tuple[Chain, ...]] | None = None
-        if self.pc_parts:
-            # Only what ``needed`` reads of the states (each deferring process that can start,
-            # with what it can take from its pc and its unit): far more events then find their
-            # answer in the memo (docs/conformance.md, "Session 21").
-            held = [self._start_chains(s) for s in live]
-            memo_key = (kind, procs, units_renamed(held, at), at is None, ruled_out)
-        else:
-            keys = frozenset([self._key_of(s) for s in live])
-            unit = self.unit
-            # The units held join the memo's key: a ``pc_key`` is not trusted to determine them
-            # (nothing checks that it does), and the pcs alone do not.
-            units: frozenset[tuple[Hashable, ...]] = (
-                frozenset([tuple([unit(s, q) for q in self._deferred_names]) for s in live])
-                if unit is not None
-                else frozenset()
-            )
-            memo_key = (kind, procs, keys, at, units, ruled_out)
-        found = self._relevant.get(memo_key)
-        if found is not None:
-            return found
-        taking = needed(
-            held if held is not None else [self._chains(s) for s in live],
-            procs,
-            at,
-            ruled_out,
-            self._labelled.get(kind, {}),
-            units=self.unit is not None,
-            deferred=self.deferred,
-            deferred_names=self._deferred_names,
-            hidden_names=self._hidden_names,
-            blocked_of=self._blocked_of,
-            leading=self._leading(kind, procs, ruled_out),
-            enabled_at=self.enabled_at,
-            moves_to=self.moves_to,
-            prefixes=self._prefixes,
-        )
-        # Each process's steps of the actions it may need only (with every one, nothing is
-        # checked step by step).
-        whole = all([names == self._deferred_names.get(p) for p, names in taking.items()])
-        found = (tuple(taking), None if whole else taking, frozenset(taking))
-        bounded(self._relevant, self.plan_cache_limit)[memo_key] = found
-        return found
-
-    def _leading(
-        self, kind: str, procs: tuple[Hashable, ...], ruled_out: frozenset[str]
-    ) -> dict[Hashable, frozenset[str]]:
-        """``needed``'s ``leading`` for this event: worked out once per kind, process and ruled out."""
-        key = (kind, procs, ruled_out)
-        found = self._leads.get(key)
-        if found is None:
-            found = {}
-            if self.moves_to and self.local is not None and len(procs) == 1:
-                per = self._labelled.get(kind, {})
-                for p in procs:
-                    mine = self._deferred_names.get(p)
-                    if mine is None:
-                        continue
-                    targets = [
-                        self._event_at.get(name) for name, _, _ in per.get(p, ()) if name not in ruled_out
-                    ]
-                    found[p] = frozenset(
-                        leading_to(
-                            set(mine), targets, mine, enabled_at=self.enabled_at, moves_to=self.moves_to
-                        )
-                    )
-            bounded(self._leads, self.cache_limit)[key] = found
-        return found
 
     def _expand(
         self, states: set[State], procs: tuple[Hashable, ...], only: Taking | None = None

@@ -17,7 +17,7 @@
 #include <Python.h>
 #include <structmember.h>
 
-#include "_fingerprint_hot.h"
+#include "_native.h"
 
 typedef struct {
     PyObject_HEAD
@@ -116,12 +116,6 @@ FieldReader_vectorcall(PyObject *callable, PyObject *const *args, size_t nargsf,
     return out;
 }
 
-static PyObject *
-FieldReader_call(PyObject *self, PyObject *args, PyObject *kwds)
-{
-    return PyVectorcall_Call(self, args, kwds);
-}
-
 static int
 FieldReader_init(FieldReader *self, PyObject *args, PyObject *kwds)
 {
@@ -152,20 +146,10 @@ FieldReader_init(FieldReader *self, PyObject *args, PyObject *kwds)
 
 LANECHECK_GC_METHODS(FieldReader, FIELD_READER_MEMBERS)
 
-static PyTypeObject FieldReaderType = {
-    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "model_checks.harness._race_tracer.FieldReader",
-    .tp_doc = "FieldReader(type, names): operator.attrgetter(*names) for instances of ``type``, its "
-              "data descriptors looked up once while the type is unchanged.",
-    .tp_basicsize = sizeof(FieldReader),
-    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_HAVE_VECTORCALL,
-    .tp_vectorcall_offset = offsetof(FieldReader, vectorcall),
-    .tp_call = FieldReader_call,
-    .tp_new = PyType_GenericNew,
-    .tp_init = (initproc)FieldReader_init,
-    .tp_traverse = (traverseproc)FieldReader_traverse,
-    .tp_clear = (inquiry)FieldReader_clear,
-    .tp_dealloc = (destructor)FieldReader_dealloc,
-};
+LANECHECK_VECTORCALL_TYPE(
+    FieldReader, "FieldReader",
+    "FieldReader(type, names): operator.attrgetter(*names) for instances of ``type``, its data "
+    "descriptors looked up once while the type is unchanged.")
 
 int
 lanecheck_add_field_reader(PyObject *module)

@@ -28,7 +28,7 @@
 #include "internal/pycore_frame.h"
 #undef Py_BUILD_CORE
 
-#include "_fingerprint_hot.h"
+#include "_native.h"
 
 static Py_ssize_t extra_index = -1;
 static PyObject *str_current = NULL;
@@ -96,6 +96,36 @@ attr_worth(Tracer *t, PyObject *obj, PyObject *name)
     }
     int code = is_instance(obj, t->code_types);
     return code < 0 ? -1 : !code;
+}
+
+/* Is any of the ``argc`` arguments of the call about to run a container? 1, 0, or -1. */
+static int
+containers_among(Tracer *t, _PyInterpreterFrame *fr, long argc)
+{
+    int base = fr->f_code->co_nlocalsplus, top = fr->stacktop;
+    for (long depth = 1; depth <= argc && top - depth >= base; depth++) {
+        int found = is_instance(fr->localsplus[top - depth], t->containers);
+        if (found != 0) {
+            return found;
+        }
+    }
+    return 0;
+}
+
+/* A call of ``race_sites.NAMED_CALLS``'s ``callable``: 1 where the handler decides (getattr,
+ * next, gen.send, ...), else whether a container is among the arguments (``str(x)``,
+ * ``sorted(xs)``: the handler reads only those); -1 on an error, -2 when it is no named call. */
+static int
+named_worth(Tracer *t, _PyInterpreterFrame *fr, PyObject *callable, long argc)
+{
+    PyObject *how = PyDict_GetItemWithError(t->named_calls, callable);
+    if (how == NULL) {
+        if (PyErr_Occurred()) {
+            PyErr_Clear(); /* an unhashable callable: not one of them */
+        }
+        return -2;
+    }
+    return how == Py_True ? containers_among(t, fr, argc) : 1;
 }
 
 /* Could the handler record an access at this site? 0 only where ``RaceDetector._site`` is sure
@@ -177,9 +207,9 @@ worth(Tracer *t, _PyInterpreterFrame *fr, PyObject *entry)
             if (!PyObject_TypeCheck(meth, &PyMethodDescr_Type)) {
                 return 0;
             }
-            int named = PyDict_Contains(t->named_calls, meth);
-            if (named != 0) {
-                return named; /* ", ".join(items): the handler reads the arguments */
+            int named = named_worth(t, fr, meth, argc);
+            if (named != -2) {
+                return named; /* ", ".join(items): the containers among its arguments */
             }
             int container = is_instance(target, t->containers);
             if (container <= 0) {
@@ -191,12 +221,9 @@ worth(Tracer *t, _PyInterpreterFrame *fr, PyObject *entry)
             return is_instance(STACK(1), t->containers);
         }
         if (target != NULL) {
-            int named = PyDict_Contains(t->named_calls, target);
-            if (named < 0) {
-                PyErr_Clear(); /* an unhashable callable: not one of them */
-            }
-            else if (named) {
-                return 1; /* getattr(obj, name), heapq.heappush(heap, x), ...: the handler decides */
+            int named = named_worth(t, fr, target, argc);
+            if (named != -2) {
+                return named; /* getattr(obj, name), heapq.heappush(heap, x), str(x), ... */
             }
         }
         /* a bound builtin method called through a name: its __self__ a container */
@@ -396,444 +423,12 @@ static PyTypeObject TracerType = {
     .tp_call = (ternaryfunc)Tracer_call,
 };
 
-/* The frame and the depth of ``stack_value`` and ``frame_contents`` (``expected`` arguments in
- * all): 0, or -1 with the error set. */
-static int
-frame_args(PyObject *const *args, Py_ssize_t nargs, Py_ssize_t expected, const char *usage,
-           _PyInterpreterFrame **fr, long *depth)
-{
-    if (nargs != expected || !PyFrame_Check(args[0])) {
-        PyErr_SetString(PyExc_TypeError, usage);
-        return -1;
-    }
-    *depth = PyLong_AsLong(args[1]);
-    if (*depth == -1 && PyErr_Occurred()) {
-        return -1;
-    }
-    *fr = ((PyFrameObject *)args[0])->f_frame;
-    return 0;
-}
-
-/* A new reference to a frame slot's content, None for an empty slot. */
-static PyObject *
-slot_or_none(PyObject *value)
-{
-    return Py_NewRef(value == NULL ? Py_None : value);
-}
-
-/* stack_value(frame, depth): the value ``depth`` entries below the top of a traced frame's value
- * stack (1 = top), None for a NULL slot; ValueError when the frame has no stored stack pointer
- * or the depth is past its stack (only a frame inside a trace event has one). */
-static PyObject *
-stack_value(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
-{
-    _PyInterpreterFrame *fr;
-    long depth;
-    if (frame_args(args, nargs, 2, "stack_value(frame, depth)", &fr, &depth) < 0) {
-        return NULL;
-    }
-    long index = (long)fr->stacktop - depth;
-    if (fr->stacktop < 0 || depth < 1 || index < fr->f_code->co_nlocalsplus) {
-        PyErr_Format(PyExc_ValueError, "no value %ld deep on this frame's stack", depth);
-        return NULL;
-    }
-    return slot_or_none(fr->localsplus[index]);
-}
-
-/* fast_local(frame, slot): the raw content of a frame's fast-locals slot (for a cell or free
- * variable, its cell), None for an empty slot; ValueError past the frame's locals. */
-static PyObject *
-fast_local(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
-{
-    _PyInterpreterFrame *fr;
-    long slot;
-    if (frame_args(args, nargs, 2, "fast_local(frame, slot)", &fr, &slot) < 0) {
-        return NULL;
-    }
-    if (slot < 0 || slot >= fr->f_code->co_nlocalsplus) {
-        PyErr_Format(PyExc_ValueError, "no local slot %ld in this frame", slot);
-        return NULL;
-    }
-    return slot_or_none(fr->localsplus[slot]);
-}
-
-/* The fast locals (with cells and free variables) and the ``depth`` values of the stack, bottom
- * first, of a suspended frame, ``null`` where a slot is empty: a new (locals, stack) tuple, or
- * NULL with ValueError when the depth is out of the frame's range. */
-static PyObject *
-read_slots(_PyInterpreterFrame *fr, long depth, PyObject *null)
-{
-    PyCodeObject *code = fr->f_code;
-    Py_ssize_t n = code->co_nlocalsplus;
-    if (depth < 0 || depth > code->co_stacksize) {
-        PyErr_Format(PyExc_ValueError, "%U: stack depth %ld out of range", code->co_qualname, depth);
-        return NULL;
-    }
-    PyObject *locals = PyList_New(n);
-    PyObject *stack = PyList_New(depth);
-    PyObject *both = PyTuple_New(2);
-    if (locals == NULL || stack == NULL || both == NULL) {
-        Py_XDECREF(locals);
-        Py_XDECREF(stack);
-        Py_XDECREF(both);
-        return NULL;
-    }
-    for (Py_ssize_t i = 0; i < n + depth; i++) {
-        PyObject *value = fr->localsplus[i];
-        value = Py_NewRef(value == NULL ? null : value);
-        if (i < n) {
-            PyList_SET_ITEM(locals, i, value);
-        }
-        else {
-            PyList_SET_ITEM(stack, i - n, value);
-        }
-    }
-    PyTuple_SET_ITEM(both, 0, locals);
-    PyTuple_SET_ITEM(both, 1, stack);
-    return both;
-}
-
-/* frame_contents(frame, depth, null) -> (locals, stack): what ``rt/frames.py``'s ``contents``
- * reads of a suspended frame (``read_slots``) in one call instead of a ctypes read per slot.
- * ``depth`` -1: the depth the frame recorded (``stacktop``), or None when it recorded none (the
- * caller then computes it from the bytecode). ValueError where the frame cannot be read. */
-static PyObject *
-frame_contents(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
-{
-    _PyInterpreterFrame *fr;
-    long depth;
-    if (frame_args(args, nargs, 3, "frame_contents(frame, depth, null)", &fr, &depth) < 0) {
-        return NULL;
-    }
-    if (fr == NULL) {
-        PyErr_SetString(PyExc_ValueError, "a frame with no interpreter frame");
-        return NULL;
-    }
-    if (depth == -1) {
-        if (fr->stacktop < 0) {
-            Py_RETURN_NONE;
-        }
-        depth = (long)fr->stacktop - (long)fr->f_code->co_nlocalsplus;
-    }
-    return read_slots(fr, depth, args[2]);
-}
-
-/* The kinds of a code's entry in ``thread_frames``' table (rt/thread_frames.py names the same
- * numbers; a test compares). */
-enum { FRAME_SKIP, FRAME_STOP, FRAME_READ, FRAME_READ_GLOBALS };
-
-/* One frame's part, (atom, position, locals, stack), as rt/thread_frames.py's Python twin builds
- * it from ``entry`` = (kind, atom, positions or None, depths or None); NULL with an error set. */
-static PyObject *
-frame_part(PyFrameObject *f, PyObject *entry, PyObject *null)
-{
-    _PyInterpreterFrame *fr = f->f_frame;
-    if (fr == NULL) {
-        PyErr_SetString(PyExc_ValueError, "a frame with no interpreter frame");
-        return NULL;
-    }
-    PyObject *positions = PyTuple_GET_ITEM(entry, 2), *depths = PyTuple_GET_ITEM(entry, 3);
-    PyObject *lasti = PyLong_FromLong(PyFrame_GetLasti(f));
-    if (lasti == NULL) {
-        return NULL;
-    }
-    long depth;
-    if (fr->stacktop >= 0) {
-        depth = (long)fr->stacktop - (long)fr->f_code->co_nlocalsplus;
-    }
-    else {
-        /* running, or calling C code: the depth before the instruction, from the bytecode */
-        PyObject *known = depths == Py_None ? NULL : PyDict_GetItemWithError(depths, lasti);
-        if (known == NULL) {
-            if (!PyErr_Occurred()) {
-                PyErr_Format(PyExc_ValueError, "%U: no stack depth at offset %S",
-                             fr->f_code->co_qualname, lasti);
-            }
-            Py_DECREF(lasti);
-            return NULL;
-        }
-        depth = PyLong_AsLong(known);
-        if (depth == -1 && PyErr_Occurred()) {
-            Py_DECREF(lasti);
-            return NULL;
-        }
-    }
-    /* a call suspended in PRECALL is named by its CALL (``frames.position``) */
-    PyObject *mapped = positions == Py_None ? NULL : PyDict_GetItemWithError(positions, lasti);
-    if (mapped == NULL && PyErr_Occurred()) {
-        Py_DECREF(lasti);
-        return NULL;
-    }
-    PyObject *position = lasti;
-    if (mapped != NULL) {
-        position = Py_NewRef(mapped);
-        Py_DECREF(lasti);
-    }
-    PyObject *both = read_slots(fr, depth, null);
-    if (both == NULL) {
-        Py_DECREF(position);
-        return NULL;
-    }
-    PyObject *part = PyTuple_Pack(4, PyTuple_GET_ITEM(entry, 1), position, PyTuple_GET_ITEM(both, 0),
-                                  PyTuple_GET_ITEM(both, 1));
-    Py_DECREF(position);
-    Py_DECREF(both);
-    return part;
-}
-
-/* thread_frames(frame, table, null) -> (parts, globals), or a code object missing from ``table``
- * (the caller enters it and calls again): a thread's frames from ``frame`` outwards, read as
- * rt/thread_frames.py's Python twin reads them (the state fingerprint reads every frame of every
- * thread at each state; in Python that walk was a third of a fingerprint). ``parts`` and
- * ``globals`` are outermost first. ValueError where a frame cannot be read. */
-static PyObject *
-thread_frames(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
-{
-    if (nargs != 3 || (args[0] != Py_None && !PyFrame_Check(args[0])) || !PyDict_Check(args[1])) {
-        PyErr_SetString(PyExc_TypeError, "thread_frames(frame or None, table, null)");
-        return NULL;
-    }
-    PyObject *table = args[1], *null = args[2];
-    PyObject *parts = PyList_New(0), *globals = PyList_New(0);
-    if (parts == NULL || globals == NULL) {
-        goto fail;
-    }
-    PyFrameObject *f = args[0] == Py_None ? NULL : (PyFrameObject *)Py_NewRef(args[0]);
-    PyObject *entry = NULL;
-    while (f != NULL) {
-        PyCodeObject *code = PyFrame_GetCode(f);
-        entry = PyDict_GetItemWithError(table, (PyObject *)code);
-        if (entry == NULL) {
-            Py_DECREF(f);
-            Py_DECREF(parts);
-            Py_DECREF(globals);
-            if (PyErr_Occurred()) {
-                Py_DECREF(code);
-                return NULL;
-            }
-            return (PyObject *)code;
-        }
-        Py_DECREF(code);
-        /* held: the allocations below may run a collection, and a finalizer may change the table */
-        Py_INCREF(entry);
-        if (!PyTuple_Check(entry) || PyTuple_GET_SIZE(entry) != 4) {
-            PyErr_SetString(PyExc_TypeError, "thread_frames: an entry is (kind, atom, positions, depths)");
-            goto fail_in_frame;
-        }
-        long kind = PyLong_AsLong(PyTuple_GET_ITEM(entry, 0));
-        if (kind == -1 && PyErr_Occurred()) {
-            goto fail_in_frame;
-        }
-        if (kind == FRAME_STOP) {
-            Py_DECREF(entry);
-            Py_DECREF(f);
-            break;
-        }
-        if (kind == FRAME_READ || kind == FRAME_READ_GLOBALS) {
-            PyObject *part = frame_part(f, entry, null);
-            if (part == NULL || PyList_Append(parts, part) < 0) {
-                Py_XDECREF(part);
-                goto fail_in_frame;
-            }
-            Py_DECREF(part);
-            if (kind == FRAME_READ_GLOBALS) {
-                PyObject *g = PyFrame_GetGlobals(f);
-                if (g == NULL || PyList_Append(globals, g) < 0) {
-                    Py_XDECREF(g);
-                    goto fail_in_frame;
-                }
-                Py_DECREF(g);
-            }
-        }
-        Py_DECREF(entry);
-        PyFrameObject *back = PyFrame_GetBack(f);
-        Py_DECREF(f);
-        f = back;
-    }
-    if (PyList_Reverse(parts) < 0 || PyList_Reverse(globals) < 0) {
-        goto fail;
-    }
-    PyObject *out = PyTuple_Pack(2, parts, globals);
-    Py_DECREF(parts);
-    Py_DECREF(globals);
-    return out;
-fail_in_frame:
-    Py_DECREF(entry);
-    Py_DECREF(f);
-fail:
-    Py_XDECREF(parts);
-    Py_XDECREF(globals);
-    return NULL;
-}
-
-/* into[i] = max(into[i], other[i]), into grown with zeros to other's length (vector clocks). */
-static int
-join_into(PyObject *into, PyObject *other)
-{
-    Py_ssize_t n = PyList_GET_SIZE(other);
-    while (PyList_GET_SIZE(into) < n) {
-        PyObject *zero = PyLong_FromLong(0);
-        if (zero == NULL || PyList_Append(into, zero) < 0) {
-            Py_XDECREF(zero);
-            return -1;
-        }
-        Py_DECREF(zero);
-    }
-    for (Py_ssize_t i = 0; i < n; i++) {
-        PyObject *a = PyList_GET_ITEM(into, i), *b = PyList_GET_ITEM(other, i);
-        if (a == b) {
-            continue;
-        }
-        int greater = PyObject_RichCompareBool(b, a, Py_GT);
-        if (greater < 0) {
-            return -1;
-        }
-        if (greater) {
-            Py_INCREF(b);
-            PyList_SET_ITEM(into, i, b);
-            Py_DECREF(a);
-        }
-    }
-    return 0;
-}
-
-static int
-is_clock(PyObject *obj)
-{
-    if (!PyList_CheckExact(obj)) {
-        PyErr_SetString(PyExc_TypeError, "a vector clock is a list of ints");
-        return 0;
-    }
-    return 1;
-}
-
-/* join(into, other): the vector clock ``into`` joined with ``other``, in place. */
-static PyObject *
-join(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
-{
-    if (nargs != 2) {
-        PyErr_SetString(PyExc_TypeError, "join(into: list, other: list)");
-        return NULL;
-    }
-    if (!is_clock(args[0]) || !is_clock(args[1]) || join_into(args[0], args[1]) < 0) {
-        return NULL;
-    }
-    Py_RETURN_NONE;
-}
-
-/* sync_op(vc, tid, objs, read, writes, reads, yielded, everything): ``RaceDetector.sync`` for an
- * operation on the objects ``objs`` (race_frames.py_sync_op is the same in Python). */
-static PyObject *
-sync_op(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
-{
-    if (nargs != 8) {
-        PyErr_SetString(PyExc_TypeError,
-                        "sync_op(vc, tid, objs, read, writes, reads, yielded, everything)");
-        return NULL;
-    }
-    PyObject *vc = args[0], *objs = args[2], *writes = args[4], *reads = args[5];
-    PyObject *yielded = args[6], *everything = args[7];
-    if (!is_clock(vc) || !is_clock(everything) || (yielded != Py_None && !is_clock(yielded))) {
-        return NULL;
-    }
-    if (!PyDict_CheckExact(writes) || !PyDict_CheckExact(reads)) {
-        PyErr_SetString(PyExc_TypeError, "writes and reads are dicts");
-        return NULL;
-    }
-    Py_ssize_t tid = PyLong_AsSsize_t(args[1]);
-    if (tid == -1 && PyErr_Occurred()) {
-        return NULL;
-    }
-    if (tid < 0 || tid >= PyList_GET_SIZE(vc)) {
-        PyErr_SetString(PyExc_IndexError, "the thread has no entry in its clock");
-        return NULL;
-    }
-    int read = PyObject_IsTrue(args[3]);
-    if (read < 0) {
-        return NULL;
-    }
-    PyObject *it = PyObject_GetIter(objs);
-    if (it == NULL) {
-        return NULL;
-    }
-    PyObject *oid;
-    while ((oid = PyIter_Next(it)) != NULL) {
-        PyObject *w = PyDict_GetItemWithError(writes, oid);
-        int bad = (w == NULL && PyErr_Occurred()) || (w != NULL && (!is_clock(w) || join_into(vc, w) < 0));
-        PyObject *r = bad ? NULL : PyDict_GetItemWithError(reads, oid);
-        bad = bad || (r == NULL && PyErr_Occurred()) || (r != NULL && !is_clock(r));
-        if (!bad) {
-            if (read) {
-                if (r == NULL) {
-                    PyObject *copy = PyList_GetSlice(vc, 0, PyList_GET_SIZE(vc));
-                    bad = copy == NULL || PyDict_SetItem(reads, oid, copy) < 0;
-                    Py_XDECREF(copy);
-                }
-                else {
-                    bad = join_into(r, vc) < 0;
-                }
-            }
-            else {
-                bad = r != NULL && join_into(vc, r) < 0;
-                if (!bad) {
-                    PyObject *copy = PyList_GetSlice(vc, 0, PyList_GET_SIZE(vc));
-                    bad = copy == NULL || PyDict_SetItem(writes, oid, copy) < 0;
-                    Py_XDECREF(copy);
-                }
-            }
-        }
-        Py_DECREF(oid);
-        if (bad) {
-            Py_DECREF(it);
-            return NULL;
-        }
-    }
-    Py_DECREF(it);
-    if (PyErr_Occurred()) {
-        return NULL;
-    }
-    if (yielded != Py_None && join_into(vc, yielded) < 0) {
-        return NULL;
-    }
-    PyObject *old = PyList_GET_ITEM(vc, tid);
-    long epoch = PyLong_AsLong(old);
-    if (epoch == -1 && PyErr_Occurred()) {
-        return NULL;
-    }
-    PyObject *next = PyLong_FromLong(epoch + 1);
-    if (next == NULL) {
-        return NULL;
-    }
-    PyList_SET_ITEM(vc, tid, next);
-    Py_DECREF(old);
-    if (join_into(everything, vc) < 0) {
-        return NULL;
-    }
-    Py_RETURN_NONE;
-}
-
-static PyMethodDef module_methods[] = {
-    {"frame_contents", (PyCFunction)(void (*)(void))frame_contents, METH_FASTCALL,
-     "frame_contents(frame, depth, null): (locals, stack) of a suspended frame (rt/frames.py)."},
-    {"thread_frames", (PyCFunction)(void (*)(void))thread_frames, METH_FASTCALL,
-     "thread_frames(frame, table, null): a thread's frames as the state fingerprint reads them "
-     "(rt/thread_frames.py)."},
-    {"fast_local", (PyCFunction)(void (*)(void))fast_local, METH_FASTCALL,
-     "fast_local(frame, slot): a frame's fast-locals slot (a cell for a closure variable)."},
-    {"stack_value", (PyCFunction)(void (*)(void))stack_value, METH_FASTCALL,
-     "stack_value(frame, depth): a value of a traced frame's stack (1 = top)."},
-    {"join", (PyCFunction)(void (*)(void))join, METH_FASTCALL,
-     "join(into, other): the vector clock ``into`` joined with ``other``, in place."},
-    {"sync_op", (PyCFunction)(void (*)(void))sync_op, METH_FASTCALL,
-     "sync_op(vc, tid, objs, read, writes, reads, yielded, everything): RaceDetector.sync of an "
-     "operation on objects."},
-    {NULL}};
 
 static struct PyModuleDef module_def = {
     PyModuleDef_HEAD_INIT, "_race_tracer",
     "The race detector's trace function, stack reader and clock join, and the fingerprint's frame "
     "reader, reducer and seed check, in C (races.py, rt/frames.py, _fingerprint_hot.c).", -1,
-    module_methods, NULL, NULL, NULL, NULL,
+    NULL, NULL, NULL, NULL, NULL,
 };
 
 PyMODINIT_FUNC
@@ -869,13 +464,9 @@ PyInit__race_tracer(void)
         Py_DECREF(m);
         return NULL;
     }
-    PyObject *frame_kinds = Py_BuildValue("(ssss)", "SKIP", "STOP", "READ", "READ_GLOBALS");
-    if (frame_kinds == NULL || PyModule_AddObject(m, "FRAME_KINDS", frame_kinds) < 0) {
-        Py_XDECREF(frame_kinds);
-        Py_DECREF(m);
-        return NULL;
-    }
-    if (lanecheck_add_fingerprint_hot(m) < 0 || lanecheck_add_field_reader(m) < 0) {
+    if (lanecheck_add_frame_reader(m) < 0 || lanecheck_add_race_clocks(m) < 0 ||
+        lanecheck_add_fingerprint_hot(m) < 0 || lanecheck_add_fingerprint_same(m) < 0 ||
+        lanecheck_add_field_reader(m) < 0) {
         Py_DECREF(m);
         return NULL;
     }

@@ -1,6 +1,6 @@
 """What the race detector (``races.py``) traces and how it names it: which code is traced (not the
 standard library, site-packages or the harness), which opcodes and container methods are
-accesses (per code object, ``code_table``), and the words and source lines of a report."""
+accesses (per code object, ``code_table``); the words of a report are ``race_report.py``'s."""
 
 from __future__ import annotations
 
@@ -9,7 +9,6 @@ import copy
 import dis
 import heapq
 import json
-import linecache
 import os
 import random
 import sysconfig
@@ -23,6 +22,7 @@ ALL = "<whole>"  # the key of an access to a whole container (len, iteration, cl
 # (thread, code, offset, (object, key, label), is_write): the words of a report are made from the
 # object and key (``what_of``) or the label only when a race is reported
 Site = tuple[int, types.CodeType, int, tuple[object, object, str], bool]
+Point = tuple[types.CodeType, int]  # an access site made a scheduling point: (code, offset)
 
 LIBRARIES = {sysconfig.get_path(name) for name in ("stdlib", "platstdlib", "purelib", "platlib")}
 SKIP_FILES = (*(p + os.sep for p in LIBRARIES if p), "<frozen")
@@ -211,11 +211,13 @@ CONTAINER_FUNCTIONS: dict[object, bool] = {
 GENERATOR_METHODS = frozenset(
     {types.GeneratorType.send, types.GeneratorType.throw, types.GeneratorType.close}
 )
-# what the C tracer hands to the handler at a call: all of the above
-NAMED_CALLS: dict[object, object] = {
-    **ATTR_BUILTINS,
-    **CONTAINER_FUNCTIONS,
-    **dict.fromkeys(GENERATOR_METHODS, True),
+# What the C tracer hands to the handler at a call: all of the above. True: only with a container
+# among its arguments (``str(x)`` of a number touches no shared data; the tracer tests them in C).
+NAMED_CALLS: dict[object, bool] = {
+    **dict.fromkeys(CONTAINER_FUNCTIONS, True),
+    **dict.fromkeys(ATTR_BUILTINS, False),
+    **dict.fromkeys(GENERATOR_METHODS, False),
+    next: False,  # the handler looks for a generator
 }
 
 
@@ -307,52 +309,17 @@ def is_property(cls: type, name: str) -> bool:
 _MISSING = object()
 
 
-def describe(obj: object, key: object) -> str:
-    if isinstance(obj, types.CellType):
-        return f"closure variable {key}"
-    if isinstance(obj, CONTAINERS):
-        kind = type(obj).__name__
-        return f"{kind} (whole)" if key is ALL else f"{kind}[{key!r}]"
-    owner = obj.__name__ if isinstance(obj, type) else type(obj).__name__
-    return f"{owner}.{key}"
-
-
-def what_of(site: Site) -> str:
-    """The location: a label that names it (``global x``, a generator), else the object and key;
-    a call's label (``list.append()``) says how it was touched, not what (``verb``)."""
-    obj, key, label = site[3]
-    return label if label and not label.endswith(")") else describe(obj, key)
-
-
-def verb(site: Site) -> str:
-    """``read`` or ``write``, with the call that made it (``write (list.append())``)."""
-    label = site[3][2]
-    done = "write" if site[4] else "read"
-    return f"{done} ({label})" if label.endswith(")") else done
-
-
-def both_of(first: Site, second: Site) -> str:
-    """The location(s) of a race: one, or the two that overlap (a key and its whole container)."""
-    a, b = what_of(first), what_of(second)
-    return b if a == b else f"{b} and {a}"
-
-
-def lineno(site: Site) -> int:
-    code, offset = site[1], site[2]
-    line = code.co_firstlineno
-    for start, end, lineno in code.co_lines():
-        if start <= offset < end and lineno is not None:
-            return lineno
-    return line
-
-
-def where(site: Site, short: bool = False) -> str:
-    file = site[1].co_filename
-    return f"{os.path.basename(file) if short else file}:{lineno(site)}"
-
-
-def line_of(site: Site) -> str:
-    return linecache.getline(site[1].co_filename, lineno(site)).strip()
+def alike(point: Point) -> list[Point]:
+    """``point`` and every other site of its code that accesses the same name the same way. 3.11
+    compiles a loop's condition twice (before the loop and at its back edge): a flag read racing
+    a write is found at one of them, and with only that one a scheduling point, a thread spinning
+    on the flag would spin at the other for ever, the writer never scheduled again."""
+    code, offset = point
+    table = code_table(code) or {}
+    entry = table.get(offset)
+    if entry is None or entry[0] not in NAMED:  # a subscript, a call: no name to match
+        return [point]
+    return [(code, at) for at, other in sorted(table.items()) if other == entry]
 
 
 def code_entries(code: types.CodeType) -> tuple[tuple[int, Any] | None, ...] | None:

@@ -52,6 +52,7 @@ from model_checks.harness.race_frames import (
     stack_value,
     sync_op,
 )
+from model_checks.harness.race_report import describe, race_failure
 from model_checks.harness.race_sites import (
     ALL,
     ATTR_BUILTINS,
@@ -70,47 +71,27 @@ from model_checks.harness.race_sites import (
     LOAD_ATTR,
     LOAD_CELL,
     METHODS,
-    NAMED,
     NAMED_CALLS,
     STORE_ATTR,
     STORE_CELL,
     STORE_GLOBAL,
     STORE_SUBSCR,
     SUBSCR,
+    Point,
     Site,
-    both_of,
+    alike,
     class_owner,
     code_entries,
     code_table,
-    describe,
     harness_class,
     harness_owned,
     is_property,
-    line_of,
     named_call,
-    verb,
-    what_of,
-    where,
 )
 from model_checks.harness.rt.objects import GLOBAL, LocationState, Op
 
 if TYPE_CHECKING:
     from model_checks.harness.rt.scheduler import Execution
-
-Point = tuple[types.CodeType, int]  # an access site made a scheduling point: (code, offset)
-
-
-def alike(point: Point) -> list[Point]:
-    """``point`` and every other site of its code that accesses the same name the same way. 3.11
-    compiles a loop's condition twice (before the loop and at its back edge): a flag read racing
-    a write is found at one of them, and with only that one a scheduling point, a thread spinning
-    on the flag would spin at the other for ever, the writer never scheduled again."""
-    code, offset = point
-    table = code_table(code) or {}
-    entry = table.get(offset)
-    if entry is None or entry[0] not in NAMED:  # a subscript, a call: no name to match
-        return [point]
-    return [(code, at) for at, other in sorted(table.items()) if other == entry]
 
 
 class _Loc:
@@ -504,38 +485,13 @@ class RaceDetector:
         return False
 
     def _report(self, first: Site, second: Site) -> None:
-        from model_checks.harness.rt.scheduler import ExecFailure
-
         if self.found:  # the execution's first race is its report (and the sites interleaved next)
             return
         self.found = True
-        ex = self.ex
         if self.points is not None:
             self.racy = [*alike((first[1], first[2])), *alike((second[1], second[2]))]
-        what = both_of(first, second)
-        a, b = ex.thread_label(first[0]), ex.thread_label(second[0])
-        if a == b:  # two threads the program gave one name: say which
-            a, b = f"{a} (thread #{first[0]})", f"{b} (thread #{second[0]})"
-        msg = (
-            f"data race on {what}: {verb(first)} by {a} at {where(first, short=True)} and "
-            f"{verb(second)} by {b} at {where(second, short=True)} are not ordered by any synchronisation"
-        )
-        details = "\n".join(
-            [
-                f"{verb(first)} of {what_of(first)} by thread {a}",
-                f"  {where(first)}",
-                f"    {line_of(first)}",
-                f"{verb(second)} of {what_of(second)} by thread {b} (not after the first: no lock, "
-                "condition, queue, event, join or atomic orders them)",
-                f"  {where(second)}",
-                f"    {line_of(second)}",
-                "the exploration interleaves only synchronisation points, so it cannot show both orders:",
-                "protect the data with a lock, or, for a deliberate GIL-atomic access, declare it",
-                "(model_checks.harness.declare_atomic(cls, attribute): it then becomes a scheduling point)",
-            ]
-        )
-        if ex.failure is None:
-            ex.failure = ExecFailure("data_race", msg, details)
+        if self.ex.failure is None:
+            self.ex.failure = race_failure(self.ex, first, second)
 
 
 def _at(vc: list[int], i: int) -> int:

@@ -23,6 +23,7 @@ from model_checks.designs.work_lane.scenarios import SCENARIOS
 from model_checks.harness import Options, Result, check, core
 from model_checks.harness.api import run_once
 from model_checks.harness.examples import bounded_buffer, handoff, timed_wait
+from model_checks.harness.rt.enabled import thread_actions
 from model_checks.harness.rt.objects import ALWAYS, NEVER, TIMEOUT, Action
 from model_checks.harness.rt.scheduler import Execution
 from model_checks.harness.runtime import ControlledRuntime
@@ -173,7 +174,7 @@ class _EnabledOracle:
                 assert really, f"{op!r} has gate ALWAYS but its object says it is blocked"
             if op.gate == NEVER:
                 assert not really, f"{op!r} has gate NEVER but its object says it may run"
-            alts, _ = ex.actions(t.tid)
+            alts, _ = thread_actions(ex, t.tid)
             actions = [(t.tid, alt) for alt in alts]
             expected = actions + expected if t.tid == prev else expected + actions
         if expected:

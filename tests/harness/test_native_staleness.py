@@ -1,6 +1,6 @@
 """``rt/native.py`` uses the C helpers only while the built module is newer than every one of its
-sources (``_race_tracer.c``, ``_fingerprint_hot.c``, ``_field_reader.c`` and their header: the
-ones setup.py builds the extension from): an edit not yet rebuilt falls back to the Python code,
+sources (every ``_*.c`` file beside it and their header ``_native.h``: the ones setup.py builds
+the extension from): an edit not yet rebuilt falls back to the Python code,
 with a warning that names the file."""
 
 from __future__ import annotations

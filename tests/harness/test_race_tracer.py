@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from model_checks.harness import Options, Result, check, patched, race_frames, race_sites, races
+from model_checks.harness import Options, Result, check, patched, race_frames, race_report, race_sites, races
 from model_checks.harness.runtime import ControlledRuntime
 from tests.harness import race_programs as prog
 
@@ -55,7 +55,7 @@ def recorded(monkeypatch: pytest.MonkeyPatch) -> tuple[list[Record], list[str]]:
         label: str,
     ) -> None:
         accesses.append(
-            (frame.f_code.co_qualname, frame.f_lasti, write, label or race_sites.describe(obj, key))
+            (frame.f_code.co_qualname, frame.f_lasti, write, label or race_report.describe(obj, key))
         )
         access(self, tid, obj, key, write, frame, label)
 
@@ -317,3 +317,32 @@ def test_a_saved_c_tracer_restored_with_settrace_traces_again(monkeypatch: pytes
         result = check(program, Options(races=True, max_executions=1))
     assert result.failure is None, result.report()
     assert any(r[0] == "Counter.racy_inc" and r[2] for r in accesses), accesses
+
+
+def _named_calls(shared: list[int]) -> None:
+    # a listed function with no container among its arguments touches no shared data
+    str(7), repr(1.5), sorted((3, 1)), max(2, 5)
+
+
+def _named_call_on_a_list(shared: list[int]) -> None:
+    str(shared)
+
+
+@pytest.mark.timeout(60)
+def test_the_c_tracer_calls_the_handler_only_for_a_named_call_with_a_container(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    if race_frames.NATIVE is None:
+        pytest.skip(f"no C tracer: {race_frames.NATIVE_WHY}")
+    shared = [1, 2]
+    accesses, sites = recorded(monkeypatch)
+    with patched(prog):
+        result = check(
+            lambda rt: prog._run(lambda: _named_calls(shared), lambda: _named_call_on_a_list(shared)),
+            Options(races=True, max_executions=5),
+        )
+    assert result.verdict == "exhaustive", result.report()
+    assert "_named_calls" not in sites  # decided in C: no call into Python
+    assert "_named_call_on_a_list" in sites
+    assert ("_named_call_on_a_list", True) not in {(a[0], a[2]) for a in accesses}
+    assert any(a[0] == "_named_call_on_a_list" and a[3] == "str(list)" for a in accesses), accesses

@@ -16,7 +16,8 @@ from types import CodeType, FrameType
 from typing import TYPE_CHECKING
 
 from model_checks.harness.own_code import MACHINERY_DIRS, MACHINERY_FILES, SHARED_STEPS, WRAPPERS
-from model_checks.harness.rt.backends import ABORT, Done, format_frame
+from model_checks.harness.rt.backends import ABORT, Abort, Done, format_frame
+from model_checks.harness.rt.objects import Op
 
 if TYPE_CHECKING:
     from model_checks.harness.rt.scheduler import Execution, ThreadInfo
@@ -74,6 +75,17 @@ def register_final(ex: Execution, value: object) -> None:
             f"a test may return None, a final check (callable) or a list of them, not {shown} "
             f"({type(value).__name__})"
         )
+
+
+def thread_completed(ex: Execution, t: ThreadInfo, done: Done) -> None:
+    """``t``'s body is over (returned, or raised ``done.error``)."""
+    # Recorded first, because the misuse reported below (a UsageError) ends the execution, and
+    # teardown must not resume a body that has already returned.
+    t.pending = Op("exit", t.state)
+    if done.error is not None and not isinstance(done.error, Abort):
+        thread_failed(ex, t, done.error)
+    if t.tid == 0 and done.error is None:
+        register_final(ex, done.value)
 
 
 def thread_failed(ex: Execution, t: ThreadInfo, error: BaseException) -> None:
@@ -134,6 +146,36 @@ def deadlock(ex: Execution) -> None:
     else:
         kind, msg = "deadlock", f"no thread can run; blocked: {', '.join(blocked)}"
     ex.failure = ex.failure or ExecFailure(kind, msg, "\n".join(lines))
+
+
+def livelock_words(ex: Execution) -> str:
+    """What a run past ``max_steps`` looks like: a thread that ran alone to the end while
+    others lived may be a busy-wait in a schedule no interpreter keeps to; fairness holds
+    back only a thread that sleeps."""
+    words = f"execution exceeded max_steps={ex.max_steps} (a livelock, or raise max_steps)"
+    steps = ex.steps
+    last = steps[-1].tid if steps else -1
+    alone = 0
+    for step in reversed(steps):
+        if step.tid != last:
+            break
+        alone += 1
+    others = [t.tid for t in ex.live if t.tid != last]
+    if alone < 100 or not others:
+        return words
+    who = ex.thread_label(last)
+    live = ", ".join(ex.thread_label(t) for t in others)
+    if any(step.op.kind == "sleep" for step in steps[len(steps) - alone :]):
+        # it sleeps, so fairness would have let the others run: none of them could
+        return words + (
+            f": {who} ran its last {alone} steps alone, sleeping in them, while {live} could "
+            "not take over (blocked: on something it holds, or waits for?)"
+        )
+    return words + (
+        f": {who} ran its last {alone} steps alone (also live: {live}); if it is a busy-wait, "
+        "the schedule is unfair, as CPython switches threads every few milliseconds: a sleep "
+        "in the loop (time.sleep(0)) makes it give way (fairness at sleeps)"
+    )
 
 
 def teardown(ex: Execution) -> None:

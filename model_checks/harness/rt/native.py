@@ -5,17 +5,15 @@ trace function and hot helpers (``race_frames.py``), the fingerprint's frame rea
 
 from __future__ import annotations
 
+import glob
 import os
 import sys
 import warnings
 from types import ModuleType
 
 _HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-# the extension's sources (setup.py's ``RACE_TRACER``)
-_SOURCES = [
-    os.path.join(_HERE, name)
-    for name in ("_race_tracer.c", "_fingerprint_hot.c", "_field_reader.c", "_fingerprint_hot.h")
-]
+# the extension's sources (setup.py's ``RACE_TRACER``: every C file and header of the folder)
+_SOURCES = sorted(glob.glob(os.path.join(_HERE, "_*.[ch]")))
 
 
 def _native() -> tuple[ModuleType | None, str]:

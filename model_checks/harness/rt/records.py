@@ -4,10 +4,12 @@ with it (``setup.py``)."""
 
 from __future__ import annotations
 
+import traceback
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Final, NamedTuple, Protocol
 
-from model_checks.harness.rt.ending import UsageError
+from model_checks.harness.rt.backends import Abort
+from model_checks.harness.rt.ending import ExecFailure, UsageError
 from model_checks.harness.rt.objects import NORMAL, Action, Op, ThreadState
 
 if TYPE_CHECKING:
@@ -211,3 +213,25 @@ class Hooks:
         self.pending_work: list[Callable[[], bool]] = []
         self.final: list[Callable[[], object]] = []
         self.trace: list[Callable[[], list[object]]] = []
+
+
+def check_invariants(ex: Execution) -> None:
+    """The test's invariants on the state the last step left: the first that fails is the
+    execution's failure."""
+    for name, check in ex.hooks.invariants:
+        if isinstance(check, Watched) and not check.due():
+            continue  # nothing it reads changed: it would say True again
+        try:
+            ok = check()
+        except Abort:
+            raise
+        except BaseException as exc:  # an invariant that raises is a violated invariant
+            ex.failure = ExecFailure(
+                "invariant",
+                f"invariant {name} raised {type(exc).__name__}: {exc}",
+                traceback.format_exc(),
+            )
+            return
+        if ok is False:
+            ex.failure = ExecFailure("invariant", f"invariant {name} violated after step {len(ex.steps)}")
+            return

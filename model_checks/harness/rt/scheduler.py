@@ -14,25 +14,24 @@ handoff and takes the execution back at its end (docs/harness.md, "How a step ru
 from __future__ import annotations
 
 import sys
-import traceback
 from collections.abc import Callable
 from typing import Any, Final
 
 from model_checks.harness.rt.backends import ABORT, Abort, Backend, Done
+from model_checks.harness.rt.enabled import able_besides, enabled_actions
 from model_checks.harness.rt.ending import (
     SKIP_PREFIXES,
     ExecFailure,
     UsageError,
     deadlock,
     finish,
-    register_final,
+    livelock_words,
     source_of,
     teardown,
-    thread_failed,
+    thread_completed,
 )
 from model_checks.harness.rt.fairness import Fairness
 from model_checks.harness.rt.objects import (
-    ASK,
     NORMAL,
     SPURIOUS,
     TIMEOUT,
@@ -53,9 +52,9 @@ from model_checks.harness.rt.records import (
     Step,
     SyncObserver,
     ThreadInfo,
-    Watched,
     _by_tid,
     _Crash,
+    check_invariants,
     check_replayed,
 )
 
@@ -229,7 +228,7 @@ class Execution:
         try:
             # the step that just ended: inline ``_after_step`` (this runs at every step)
             if self.failure is None and self.hooks.invariants:
-                self._check_invariants()
+                check_invariants(self)
             if self.after_step_hook and len(self.steps) > self.quiet:
                 self._chooser_after_step()
             nxt = self._next()
@@ -281,131 +280,13 @@ class Execution:
         if self.aborting:
             return done
         try:
-            self._completed(self.threads[tid], done)
+            thread_completed(self, self.threads[tid], done)
             self._after_step()
             return self._advance()
         except BaseException as exc:  # the scheduler's own error: the driver re-raises it
             return _Crash(exc)
 
     # ----------------------------------------------------------------- the loop
-    def actions(self, tid: int) -> tuple[list[int], bool]:
-        """The enabled alternatives of ``tid``, and whether it may time out "when idle"."""
-        t = self.threads[tid]
-        op = t.pending
-        if t.finished or op is None:
-            return [], False
-        if op.obj.enabled(self, op, tid):
-            return [NORMAL], False
-        alts = []
-        idle = False
-        if op.timeout is not None and op.timeout >= 0:
-            if self.virtual_timeouts and self.timeouts_used.get(tid, 0) < self.timeout_limit:
-                alts.append(TIMEOUT)
-            else:
-                idle = True
-                if self.virtual_timeouts:
-                    self.limit_cut.add(f"timeout_limit={self.timeout_limit}")
-        if self.spurious_wakeups and op.kind == "wake":
-            if self.spurious_used.get(tid, 0) < self.spurious_limit:
-                alts.append(SPURIOUS)
-            else:
-                self.limit_cut.add(f"spurious_limit={self.spurious_limit}")
-        return alts, idle
-
-    def can_run(self, op: Op, tid: int) -> bool:
-        """Is ``op``, ``tid``'s pending operation, enabled as it is (``NORMAL``)?"""
-        gate = op.gate
-        return not gate or (gate == ASK and op.obj.enabled(self, op, tid))
-
-    def enabled_actions(self) -> list[Action]:
-        """Enabled actions, the running thread's first (so "index 0" means "no preemption")."""
-        prev = self.last or 0
-        out: list[Action] = []
-        idle: list[int] = []
-        # Live threads by id, the running thread's actions moved to the front. This runs at every
-        # step, for every thread, so the common cases are decided here: an operation whose
-        # ``gate`` says it always runs (most do) or never runs without a notify needs no call, and
-        # the alternatives list of ``actions`` is built only for blocked timed or spurious waits.
-        for t in self.live:
-            op = t.pending
-            assert op is not None  # live threads always have one
-            gate = op.gate
-            if not gate or (gate == ASK and op.obj.enabled(self, op, t.tid)):
-                if t.tid == prev:
-                    out.insert(0, t.action)
-                else:
-                    out.append(t.action)
-                continue
-            if op.timeout is None and not (self.spurious_wakeups and op.kind == "wake"):
-                continue
-            tid = t.tid
-            alts, may_idle = self.actions(tid)
-            if tid == prev:
-                out[0:0] = [(tid, alt) for alt in alts]
-            else:
-                out += [(tid, alt) for alt in alts]
-            if may_idle:
-                idle.append(tid)
-        if out or not idle:
-            if self.fairness.waits_for and out:
-                out = self.fairness.allowed(out)
-            self.prev_enabled = bool(out) and out[0][0] == prev
-            return out
-        # nothing else can run: the virtual clock jumps to the earliest deadline (the first
-        # thread of the earliest; a loop, not ``min`` with a key: a lambda here would make the
-        # compiled core allocate its closure at every call of this per-step method)
-        first = idle[0]
-        soonest = self._deadline(first)
-        for tid in idle[1:]:
-            deadline = self._deadline(tid)
-            if deadline < soonest or (deadline == soonest and tid < first):
-                first, soonest = tid, deadline
-        self.prev_enabled = first == prev
-        return [(first, TIMEOUT)]
-
-    def _slept(self, tid: int) -> None:
-        """``tid`` ran a sleep: it gives way to every other thread able to run now."""
-        able: set[int] = set()
-        for t in self.live:
-            op = t.pending
-            if t.tid != tid and op is not None and self.can_run(op, t.tid):
-                able.add(t.tid)
-        self.fairness.slept(tid, able)
-
-    def _livelock_words(self) -> str:
-        """What a run past ``max_steps`` looks like: a thread that ran alone to the end while
-        others lived may be a busy-wait in a schedule no interpreter keeps to; fairness holds
-        back only a thread that sleeps."""
-        words = f"execution exceeded max_steps={self.max_steps} (a livelock, or raise max_steps)"
-        steps = self.steps
-        last = steps[-1].tid if steps else -1
-        alone = 0
-        for step in reversed(steps):
-            if step.tid != last:
-                break
-            alone += 1
-        others = [t.tid for t in self.live if t.tid != last]
-        if alone < 100 or not others:
-            return words
-        who = self.thread_label(last)
-        live = ", ".join(self.thread_label(t) for t in others)
-        if any(step.op.kind == "sleep" for step in steps[len(steps) - alone :]):
-            # it sleeps, so fairness would have let the others run: none of them could
-            return words + (
-                f": {who} ran its last {alone} steps alone, sleeping in them, while {live} could "
-                "not take over (blocked: on something it holds, or waits for?)"
-            )
-        return words + (
-            f": {who} ran its last {alone} steps alone (also live: {live}); if it is a busy-wait, "
-            "the schedule is unfair, as CPython switches threads every few milliseconds: a sleep "
-            "in the loop (time.sleep(0)) makes it give way (fairness at sleeps)"
-        )
-
-    def _deadline(self, tid: int) -> float:
-        op = self.threads[tid].pending
-        assert op is not None
-        return op.deadline
-
     def run(self, main: Callable[[], object]) -> None:
         st = self.new_thread_state("main", main)
         self.add_thread(st)
@@ -435,7 +316,7 @@ class Execution:
     def _after_step(self) -> None:
         """The running step ended (its thread finished, or its operation parked it)."""
         if self.failure is None and self.hooks.invariants:
-            self._check_invariants()
+            check_invariants(self)
         if self.after_step_hook and len(self.steps) > self.quiet:
             self._chooser_after_step()
 
@@ -476,12 +357,12 @@ class Execution:
                 self.prev_enabled = True
                 action = threads[last].action
             else:
-                enabled = self.enabled_actions()
+                enabled = enabled_actions(self)
                 if not enabled:
                     self.idle = True
                     return -1
                 if len(steps) >= self.max_steps:
-                    self.failure = self.failure or ExecFailure("livelock", self._livelock_words())
+                    self.failure = self.failure or ExecFailure("livelock", livelock_words(self))
                     return -1
                 d = len(steps)
                 if d < len(self.replay_chosen):
@@ -532,7 +413,7 @@ class Execution:
             self.race.sync(tid, op)
         out = op.obj.apply(self, op, tid, alt)
         if self.fair_sleeps and op.kind == "sleep":
-            self._slept(tid)
+            fairness.slept(tid, able_besides(self, tid))
         if type(out) is Park:
             t.pending = out.op
             return -1
@@ -551,36 +432,6 @@ class Execution:
         step.result = out.error
         self._value = out
         return tid
-
-    def _completed(self, t: ThreadInfo, done: Done) -> None:
-        # The body is over: recorded first, because the misuse reported below (a UsageError)
-        # ends the execution, and teardown must not resume a body that has already returned.
-        t.pending = Op("exit", t.state)
-        if done.error is not None and not isinstance(done.error, Abort):
-            thread_failed(self, t, done.error)
-        if t.tid == 0 and done.error is None:
-            register_final(self, done.value)
-
-    def _check_invariants(self) -> None:
-        for name, check in self.hooks.invariants:
-            if isinstance(check, Watched) and not check.due():
-                continue  # nothing it reads changed: it would say True again
-            try:
-                ok = check()
-            except Abort:
-                raise
-            except BaseException as exc:  # an invariant that raises is a violated invariant
-                self.failure = ExecFailure(
-                    "invariant",
-                    f"invariant {name} raised {type(exc).__name__}: {exc}",
-                    traceback.format_exc(),
-                )
-                return
-            if ok is False:
-                self.failure = ExecFailure(
-                    "invariant", f"invariant {name} violated after step {len(self.steps)}"
-                )
-                return
 
 
 __all__ = [

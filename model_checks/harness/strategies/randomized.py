@@ -13,6 +13,7 @@ import _random
 import random
 from typing import Final
 
+from model_checks.harness.rt.enabled import can_run
 from model_checks.harness.rt.objects import Action
 from model_checks.harness.rt.records import NativeChooser, ThreadInfo
 from model_checks.harness.rt.scheduler import Execution
@@ -88,7 +89,7 @@ class PctChooser(NativeChooser):
         tid = t.tid
         p = t.rank
         op = t.pending
-        if p == _NONE or op is None or t.finished or not ex.can_run(op, tid):
+        if p == _NONE or op is None or t.finished or not can_run(ex, op, tid):
             return False
         spurious = ex.spurious_wakeups
         for u in ex.live:
@@ -100,7 +101,7 @@ class PctChooser(NativeChooser):
                 return False
             if other.timeout is not None or (spurious and other.kind == "wake"):
                 return False
-            if q > p and ex.can_run(other, u.tid):
+            if q > p and can_run(ex, other, u.tid):
                 return False
         bits = self._bits
         while bits(1):

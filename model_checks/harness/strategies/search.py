@@ -34,6 +34,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from model_checks.harness.rt.enabled import thread_actions
 from model_checks.harness.rt.objects import (
     GLOBAL,
     NEVER,
@@ -94,7 +95,7 @@ DAEMON_CUT = "daemon threads able to run at exit (DPOR cannot interleave their l
 
 def _may_go_on(ex: Execution, tid: int) -> bool:
     """Could thread ``tid``'s pending operation run (or time out) in the state reached?"""
-    alts, idle = ex.actions(tid)
+    alts, idle = thread_actions(ex, tid)
     return bool(alts) or idle
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from model_checks.harness.rt.enabled import can_run
 from model_checks.harness.rt.objects import ALT_MARK, Action
 from model_checks.harness.rt.records import NativeChooser, ThreadInfo
 from model_checks.harness.rt.scheduler import Execution
@@ -48,7 +49,7 @@ class ReplayChooser(NativeChooser):
         i = len(ex.steps)
         actions = self.actions
         op = t.pending
-        if i >= len(actions) or actions[i] != t.run or op is None or t.finished or not ex.can_run(op, t.tid):
+        if i >= len(actions) or actions[i] != t.run or op is None or t.finished or not can_run(ex, op, t.tid):
             return False
         spurious = ex.spurious_wakeups
         for u in ex.live:

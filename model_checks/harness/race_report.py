@@ -1,0 +1,91 @@
+"""How a data race is told: the location's words (``closure variable n``, ``dict['b']``,
+``Counter.value``), the verb with the call that made the access (``write (list.append())``), both
+sites' files, lines and source, and the failure of kind ``data_race`` the detector reports."""
+
+from __future__ import annotations
+
+import linecache
+import os
+import types
+from typing import TYPE_CHECKING
+
+from model_checks.harness.race_sites import ALL, CONTAINERS, Site
+from model_checks.harness.rt.ending import ExecFailure
+
+if TYPE_CHECKING:
+    from model_checks.harness.rt.scheduler import Execution
+
+
+def race_failure(ex: Execution, first: Site, second: Site) -> ExecFailure:
+    """The failure of an execution whose accesses ``first`` and ``second`` race."""
+    what = both_of(first, second)
+    a, b = ex.thread_label(first[0]), ex.thread_label(second[0])
+    if a == b:  # two threads the program gave one name: say which
+        a, b = f"{a} (thread #{first[0]})", f"{b} (thread #{second[0]})"
+    msg = (
+        f"data race on {what}: {verb(first)} by {a} at {where(first, short=True)} and "
+        f"{verb(second)} by {b} at {where(second, short=True)} are not ordered by any synchronisation"
+    )
+    details = "\n".join(
+        [
+            f"{verb(first)} of {what_of(first)} by thread {a}",
+            f"  {where(first)}",
+            f"    {line_of(first)}",
+            f"{verb(second)} of {what_of(second)} by thread {b} (not after the first: no lock, "
+            "condition, queue, event, join or atomic orders them)",
+            f"  {where(second)}",
+            f"    {line_of(second)}",
+            "the exploration interleaves only synchronisation points, so it cannot show both orders:",
+            "protect the data with a lock, or, for a deliberate GIL-atomic access, declare it",
+            "(model_checks.harness.declare_atomic(cls, attribute): it then becomes a scheduling point)",
+        ]
+    )
+    return ExecFailure("data_race", msg, details)
+
+
+def describe(obj: object, key: object) -> str:
+    if isinstance(obj, types.CellType):
+        return f"closure variable {key}"
+    if isinstance(obj, CONTAINERS):
+        kind = type(obj).__name__
+        return f"{kind} (whole)" if key is ALL else f"{kind}[{key!r}]"
+    owner = obj.__name__ if isinstance(obj, type) else type(obj).__name__
+    return f"{owner}.{key}"
+
+
+def what_of(site: Site) -> str:
+    """The location: a label that names it (``global x``, a generator), else the object and key;
+    a call's label (``list.append()``) says how it was touched, not what (``verb``)."""
+    obj, key, label = site[3]
+    return label if label and not label.endswith(")") else describe(obj, key)
+
+
+def verb(site: Site) -> str:
+    """``read`` or ``write``, with the call that made it (``write (list.append())``)."""
+    label = site[3][2]
+    done = "write" if site[4] else "read"
+    return f"{done} ({label})" if label.endswith(")") else done
+
+
+def both_of(first: Site, second: Site) -> str:
+    """The location(s) of a race: one, or the two that overlap (a key and its whole container)."""
+    a, b = what_of(first), what_of(second)
+    return b if a == b else f"{b} and {a}"
+
+
+def lineno(site: Site) -> int:
+    code, offset = site[1], site[2]
+    line = code.co_firstlineno
+    for start, end, lineno in code.co_lines():
+        if start <= offset < end and lineno is not None:
+            return lineno
+    return line
+
+
+def where(site: Site, short: bool = False) -> str:
+    file = site[1].co_filename
+    return f"{os.path.basename(file) if short else file}:{lineno(site)}"
+
+
+def line_of(site: Site) -> str:
+    return linecache.getline(site[1].co_filename, lineno(site)).strip()
