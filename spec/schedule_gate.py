@@ -87,16 +87,11 @@ def Init(c: Constants) -> list[Vars]:
     ]
 
 
-# Where each process is in its program: each action below names the counters it can
-# fire from (``at=``), which its guard also checks; the explorer skips it elsewhere.
-@ScheduleGate.program_counter(Producers)
-def ProducerPc(c: Constants, s: Vars, p: str) -> str:
-    return s.producer[p][0]
-
-
-@ScheduleGate.program_counter(Workers)
-def WorkerPc(c: Constants, s: Vars, w: str) -> str:
-    return s.worker[w][0]
+# Where each process is in its program (the pcs are spec.schedule_gate_state's): each action below
+# names the counters it can fire from (``at=``), which its guard also checks; the explorer skips it
+# elsewhere.
+ScheduleGate.program_counter(Producers)(ProducerPc)
+ScheduleGate.program_counter(Workers)(WorkerPc)
 
 
 # ============================================================================ ACTIONS: producers
