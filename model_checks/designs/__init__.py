@@ -4,7 +4,9 @@ A folder's ``__init__`` builds one ``model_checks.design.Design`` named
 ``DESIGN``; the registry (``model_checks.registry``) loads the folders it lists
 in ``BUILT_IN``, then third-party designs declared under the ``lanecheck.designs`` entry
 point group. Designs never import each other, and the generic packages never
-import a design (import-linter contracts in pyproject.toml).
+import a design (import-linter contracts in pyproject.toml). The little the folders share that
+reads a design's own spec (``internal_at``) is here, in the package they all belong to: a sibling
+module would be a design that the others import.
 """
 
 from __future__ import annotations
