@@ -38,20 +38,15 @@ follows a close, which leaves the word Closed).
 # ruff: noqa: F405  (names from the state module this one EXTENDS)
 from __future__ import annotations
 
-from dataclasses import replace
-
 # EXTENDS akka_mailbox_state: its constants, variables, operators and invariants are this module's too.
 from spec.akka_mailbox_state import *  # noqa: F403
 from spec.language import (
     WF,
-    Action,
     Append,
-    Emitted,
     EventuallyAlways,
     Function,
     Head,
     Seq,
-    Spec,
     SpecBuilder,
     Tail,
     emit,
@@ -105,13 +100,22 @@ def Init(c: Constants) -> list[Vars]:
     ]
 
 
+# Where each process is in its program (the pcs are spec.akka_mailbox_state's): each action below
+# names the counters it can fire from (``at=``), which its guard also checks; the explorer skips it
+# elsewhere. Every thread may run registerForExecution (``Registrars``).
+AkkaMailbox.program_counter(Producers)(ProducerPc)
+AkkaMailbox.program_counter(Workers)(WorkerPc)
+AkkaMailbox.program_counter(Supervisors)(SupervisorPc)
+AkkaMailbox.program_counter(Registrars)(RegistrarPc)
+
+
 # ============================================================================ ACTIONS: producers (dispatch)
 # A send is three atomic steps: read the status word and, not Closed, owe the append (P_APPEND);
 # append, then re-check the word for registerForExecution (P_RECHECK); found Closed, clean the
 # message up (P_CLEANUP). The pcs and the reads are in spec/akka_mailbox_state.py.
 
 
-@AkkaMailbox.action(Producers, event="send")
+@AkkaMailbox.action(Producers, event="send", at=IDLE)
 def SendSeesOpen(c: Constants, s: Vars, p: str) -> object:
     """enqueue reads the word: not Closed, so the message is accepted and its append is owed."""
     send = SendAt(c, s, p)
@@ -125,7 +129,7 @@ def SendSeesOpen(c: Constants, s: Vars, p: str) -> object:
     )
 
 
-@AkkaMailbox.action(Producers, event="send")
+@AkkaMailbox.action(Producers, event="send", at=IDLE)
 def SendToClosed(c: Constants, s: Vars, p: str) -> object:
     """enqueue reads the word: Closed, so the message goes to the dead letters at once."""
     send = SendAt(c, s, p)
@@ -146,14 +150,14 @@ def SendToClosed(c: Constants, s: Vars, p: str) -> object:
     )
 
 
-@AkkaMailbox.action(Producers, event="append")
+@AkkaMailbox.action(Producers, event="append", at=P_APPEND)
 def Enqueue(c: Constants, s: Vars, p: str) -> object:
     """The append, with no lock and whatever the word is now: one atomic step of the queue.
 
     Logged as ``append``: without it nothing pins a sender's last append until its message is
     processed, and a validator must hold every place it could have taken in the queue. A trace
-    format that does not log it (``config.logs_append`` absent) is judged against
-    ``WithoutAppendEvents(SPEC)``, where this step is internal."""
+    format that does not log it (``config.logs_append`` absent) is judged against this spec with
+    the step internal (``WithoutAppendEvents`` in the design's trace search)."""
     pc, k, mb = s.producer[p]
     send = c.send_of(p, k)
     if pc != P_APPEND or mb is None or send is None:
@@ -171,25 +175,25 @@ def Enqueue(c: Constants, s: Vars, p: str) -> object:
     )
 
 
-@AkkaMailbox.action(Producers)
+@AkkaMailbox.action(Producers, at=P_RECHECK)
 def SendSeesUnscheduled(c: Constants, s: Vars, p: str) -> object:
     """After the append the word reads Open: registerForExecution, straight to setAsScheduled."""
     return ReadWord(s, p, P_RECHECK, lambda word: word == OPEN, R_CAS)
 
 
-@AkkaMailbox.action(Producers)
+@AkkaMailbox.action(Producers, at=P_RECHECK)
 def SendSeesScheduled(c: Constants, s: Vars, p: str) -> object:
     """After the append the word reads Scheduled or suspended: the sender owes nothing more."""
     return ReadWord(s, p, P_RECHECK, lambda word: word not in (OPEN, CLOSED), IDLE)
 
 
-@AkkaMailbox.action(Producers)
+@AkkaMailbox.action(Producers, at=P_RECHECK)
 def SendSeesClosed(c: Constants, s: Vars, p: str) -> object:
     """After the append the word reads Closed: the close came after the first read."""
     return ReadWord(s, p, P_RECHECK, IsClosed, P_CLEANUP)
 
 
-@AkkaMailbox.action(Producers, event="dead_letter")
+@AkkaMailbox.action(Producers, event="dead_letter", at=P_CLEANUP)
 def SenderCleanUp(c: Constants, s: Vars, p: str) -> object:
     """The sender's cleanUp, under the consumer lock: what is queued goes to the dead letters."""
     mb = At(s, p, P_CLEANUP)
@@ -199,7 +203,7 @@ def SenderCleanUp(c: Constants, s: Vars, p: str) -> object:
     return emit(SetLocal(cleaned, p, IDLE, None), mailbox=mb, items=items)
 
 
-@AkkaMailbox.action(Producers)
+@AkkaMailbox.action(Producers, at=P_CLEANUP)
 def SenderCleanUpEmpty(c: Constants, s: Vars, p: str) -> object:
     """The sender's cleanUp finds nothing: the supervisor's cleanUp (or a run) took the message."""
     return ReadQueue(s, p, P_CLEANUP, False, IDLE)
@@ -208,31 +212,31 @@ def SenderCleanUpEmpty(c: Constants, s: Vars, p: str) -> object:
 # ============================================================================ ACTIONS: registerForExecution
 
 
-@AkkaMailbox.action(Registrars)
+@AkkaMailbox.action(Registrars, at=R_STATUS)
 def RegisterSeesOpen(c: Constants, s: Vars, p: str) -> object:
     """canBeScheduledForExecution reads the word: Open or Scheduled, so it goes on."""
     return ReadWord(s, p, R_STATUS, lambda word: word in (OPEN, SCHEDULED), R_CAS if HasHint(p) else R_QUEUE)
 
 
-@AkkaMailbox.action(Registrars)
+@AkkaMailbox.action(Registrars, at=R_STATUS)
 def RegisterSeesBlocked(c: Constants, s: Vars, p: str) -> object:
     """canBeScheduledForExecution reads the word: closed or suspended, so no registration."""
     return ReadWord(s, p, R_STATUS, lambda word: word not in (OPEN, SCHEDULED), IDLE)
 
 
-@AkkaMailbox.action(Registrars)
+@AkkaMailbox.action(Registrars, at=R_QUEUE)
 def RegisterSeesMessages(c: Constants, s: Vars, p: str) -> object:
     """With no hint, hasMessages looks at the queue itself: a message is there."""
     return ReadQueue(s, p, R_QUEUE, True, R_CAS)
 
 
-@AkkaMailbox.action(Registrars)
+@AkkaMailbox.action(Registrars, at=R_QUEUE)
 def RegisterSeesEmpty(c: Constants, s: Vars, p: str) -> object:
     """With no hint, hasMessages finds the queue empty: nothing to run."""
     return ReadQueue(s, p, R_QUEUE, False, IDLE)
 
 
-@AkkaMailbox.action(Registrars, event="schedule")
+@AkkaMailbox.action(Registrars, event="schedule", at=R_CAS)
 def SetAsScheduled(c: Constants, s: Vars, p: str) -> object:
     """setAsScheduled: the CAS that sets Scheduled succeeds (the word is open and not scheduled)."""
     mb = At(s, p, R_CAS)
@@ -246,13 +250,13 @@ def SetAsScheduled(c: Constants, s: Vars, p: str) -> object:
     )
 
 
-@AkkaMailbox.action(Registrars)
+@AkkaMailbox.action(Registrars, at=R_CAS)
 def AlreadyScheduled(c: Constants, s: Vars, p: str) -> object:
     """setAsScheduled returns false: someone else holds the reservation, or the mailbox closed."""
     return ReadWord(s, p, R_CAS, lambda word: word & SHOULD_SCHEDULE_MASK != OPEN, IDLE)
 
 
-@AkkaMailbox.action(Registrars, event="execute")
+@AkkaMailbox.action(Registrars, event="execute", at=R_EXECUTE)
 def Execute(c: Constants, s: Vars, p: str) -> object:
     """executor.execute(mailbox): the reservation enters the executor's FIFO queue."""
     mb = At(s, p, R_EXECUTE)
@@ -264,7 +268,7 @@ def Execute(c: Constants, s: Vars, p: str) -> object:
 # ============================================================================ ACTIONS: workers (Mailbox.run)
 
 
-@AkkaMailbox.action(Workers, event="run_begin")
+@AkkaMailbox.action(Workers, event="run_begin", at=IDLE)
 def RunBegin(c: Constants, s: Vars, w: str) -> object:
     """An idle worker takes the oldest mailbox from the executor queue and starts ``run``."""
     if s.worker[w][0] != IDLE or not s.executor:
@@ -275,31 +279,31 @@ def RunBegin(c: Constants, s: Vars, w: str) -> object:
     )
 
 
-@AkkaMailbox.action(Workers)
+@AkkaMailbox.action(Workers, at=W_CLOSED_CHECK)
 def RunSeesOpen(c: Constants, s: Vars, w: str) -> object:
     """run: ``if (!isClosed)`` — not closed, so it processes messages."""
     return ReadWord(s, w, W_CLOSED_CHECK, lambda word: not IsClosed(word), W_SHOULD)
 
 
-@AkkaMailbox.action(Workers)
+@AkkaMailbox.action(Workers, at=W_CLOSED_CHECK)
 def RunSeesClosed(c: Constants, s: Vars, w: str) -> object:
     """run: the mailbox is closed, so it processes nothing and goes straight to setAsIdle."""
     return ReadWord(s, w, W_CLOSED_CHECK, IsClosed, W_SET_IDLE)
 
 
-@AkkaMailbox.action(Workers)
+@AkkaMailbox.action(Workers, at=W_SHOULD)
 def ShouldProcessYes(c: Constants, s: Vars, w: str) -> object:
     """processMailbox: shouldProcessMessage reads the word: neither closed nor suspended."""
     return ReadWord(s, w, W_SHOULD, ShouldProcess, W_DEQUEUE)
 
 
-@AkkaMailbox.action(Workers)
+@AkkaMailbox.action(Workers, at=W_SHOULD)
 def ShouldProcessNo(c: Constants, s: Vars, w: str) -> object:
     """processMailbox: suspended or closed, so the run stops early."""
     return ReadWord(s, w, W_SHOULD, lambda word: not ShouldProcess(word), W_SET_IDLE)
 
 
-@AkkaMailbox.action(Workers, event="process")
+@AkkaMailbox.action(Workers, event="process", at=W_DEQUEUE)
 def Process(c: Constants, s: Vars, w: str) -> object:
     """Under the consumer lock, dequeue the oldest message; the actor handles it; loop while budget left."""
     pc, mb, n = s.worker[w]
@@ -319,13 +323,13 @@ def Process(c: Constants, s: Vars, w: str) -> object:
     )
 
 
-@AkkaMailbox.action(Workers)
+@AkkaMailbox.action(Workers, at=W_DEQUEUE)
 def DequeueEmpty(c: Constants, s: Vars, w: str) -> object:
     """Under the consumer lock, dequeue finds nothing: the run stops early."""
     return ReadQueue(s, w, W_DEQUEUE, False, W_SET_IDLE)
 
 
-@AkkaMailbox.action(Workers, event="run_end")
+@AkkaMailbox.action(Workers, event="run_end", at=W_SET_IDLE)
 def SetAsIdle(c: Constants, s: Vars, w: str) -> object:
     """setAsIdle: the CAS clears Scheduled; then registerForExecution(hints false) re-checks the queue."""
     pc, mb, n = s.worker[w]
@@ -343,7 +347,7 @@ def SetAsIdle(c: Constants, s: Vars, w: str) -> object:
 # ============================================================================ ACTIONS: supervisor
 
 
-@AkkaMailbox.action(Supervisors, event="suspend")
+@AkkaMailbox.action(Supervisors, event="suspend", at=IDLE)
 def Suspend(c: Constants, s: Vars, t: str) -> object:
     """suspend: a CAS adds one suspend unit (a closed word stays Closed)."""
     op = OpAt(c, s, t, "suspend")
@@ -360,7 +364,7 @@ def Suspend(c: Constants, s: Vars, t: str) -> object:
     )
 
 
-@AkkaMailbox.action(Supervisors, event="resume")
+@AkkaMailbox.action(Supervisors, event="resume", at=IDLE)
 def Resume(c: Constants, s: Vars, t: str, register: bool = True) -> object:
     """resume of a suspended mailbox: a CAS removes one suspend unit, then registerForExecution.
 
@@ -381,7 +385,7 @@ def Resume(c: Constants, s: Vars, t: str, register: bool = True) -> object:
     )
 
 
-@AkkaMailbox.action(Supervisors, event="close")
+@AkkaMailbox.action(Supervisors, event="close", at=IDLE)
 def Close(c: Constants, s: Vars, t: str) -> object:
     """becomeClosed: a CAS sets the word to Closed, whatever it was (Scheduled and suspensions go)."""
     op = OpAt(c, s, t, "close")
@@ -398,7 +402,7 @@ def Close(c: Constants, s: Vars, t: str) -> object:
     )
 
 
-@AkkaMailbox.action(Supervisors, event="dead_letter")
+@AkkaMailbox.action(Supervisors, event="dead_letter", at=S_CLEANUP)
 def CleanUp(c: Constants, s: Vars, t: str) -> object:
     """cleanUp, under the consumer lock: what is queued goes to the dead letters."""
     pc, k, mb = s.supervisor[t]
@@ -410,7 +414,7 @@ def CleanUp(c: Constants, s: Vars, t: str) -> object:
     )
 
 
-@AkkaMailbox.action(Supervisors)
+@AkkaMailbox.action(Supervisors, at=S_CLEANUP)
 def CleanUpEmpty(c: Constants, s: Vars, t: str) -> object:
     """cleanUp finds the queue empty: nothing to dead-letter."""
     pc, k, mb = s.supervisor[t]
@@ -439,10 +443,6 @@ AkkaMailbox.invariant(ClosedIsAbsorbing)
 AkkaMailbox.fairness(WF(Producers), WF(Workers), WF(Supervisors))
 
 
-def AllSettled(c: Constants, s: Vars) -> bool:
-    return all(s.sent[mb] == s.processed[mb] + s.dead[mb] for mb in Mailboxes(c))
-
-
 AkkaMailbox.property(
     EventuallyAlways(
         "EveryMessageSettles",
@@ -457,12 +457,7 @@ AkkaMailbox.property(
 @AkkaMailbox.symmetry
 def WorkersAreInterchangeable(c: Constants, s: Vars) -> Vars:
     """No state refers to a worker by name, so worker local states can be sorted."""
-    return s._replace(worker=s.worker.with_values(sorted(s.worker.values(), key=_worker_key)))
-
-
-def _worker_key(w: tuple[str, int | None, int]) -> tuple[str, int, int]:
-    pc, mb, n = w
-    return (pc, -1 if mb is None else mb, n)
+    return s._replace(worker=s.worker.with_values(sorted(s.worker.values(), key=WorkerOrder)))
 
 
 @AkkaMailbox.terminal
@@ -479,31 +474,3 @@ AkkaMailbox.describe(Show)
 
 
 SPEC = AkkaMailbox.spec
-
-
-# ============================================================================ THE FORMAT WITHOUT `append`
-
-
-APPEND_EVENT = "append"
-
-
-def WithoutAppendEvents(spec: Spec) -> Spec:
-    """``spec`` (the design or a mutant) as a trace without ``append`` events sees it: every step
-    that logs ``append`` internal, with the same guard and effect. The trace format before
-    ``append`` existed, which ports may still write (docs/akka-mailbox.md, *Trace events*)."""
-
-    def unlogged(action: Action) -> Action:
-        logged = action.fn
-
-        def step(c: Constants, s: Vars, *args: object) -> object:
-            r = logged(c, s, *args)
-            return r.state if type(r) is Emitted else r
-
-        step.__name__ = action.name
-        return replace(action, fn=step, event=None)
-
-    actions = tuple(unlogged(a) if a.event == APPEND_EVENT else a for a in spec.actions)
-    return replace(spec, actions=actions)
-
-
-SPEC_WITHOUT_APPEND_EVENTS = WithoutAppendEvents(SPEC)

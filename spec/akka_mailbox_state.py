@@ -158,6 +158,23 @@ def Local(s: Vars, p: str) -> tuple[str, int | None]:
     return spc, smb
 
 
+def ProducerPc(c: Constants, s: Vars, p: str) -> str:
+    return s.producer[p][0]
+
+
+def WorkerPc(c: Constants, s: Vars, w: str) -> str:
+    return s.worker[w][0]
+
+
+def SupervisorPc(c: Constants, s: Vars, t: str) -> str:
+    return s.supervisor[t][0]
+
+
+def RegistrarPc(c: Constants, s: Vars, p: str) -> str:
+    """Inside registerForExecution a thread's pc is its own program counter."""
+    return Local(s, p)[0]
+
+
 def At(s: Vars, p: str, pc: str) -> int | None:
     """The mailbox process ``p`` is about, when it is at ``pc``; else None."""
     here, mb = Local(s, p)
@@ -344,6 +361,17 @@ def ClosedIsAbsorbing(c: Constants, s: Vars) -> str | None:
         if (s.closed[mb] or word & CLOSED) and word != CLOSED:
             return f"mailbox {mb} was closed but its status word is {ShowWord(word)} ({word})"
     return None
+
+
+def AllSettled(c: Constants, s: Vars) -> bool:
+    """Every message sent is processed or dead-lettered (``EveryMessageSettles`` eventually always)."""
+    return all(s.sent[mb] == s.processed[mb] + s.dead[mb] for mb in Mailboxes(c))
+
+
+def WorkerOrder(w: tuple[str, int | None, int]) -> tuple[str, int, int]:
+    """The order the workers' symmetry sorts their local states in (None before every mailbox)."""
+    pc, mb, n = w
+    return (pc, -1 if mb is None else mb, n)
 
 
 # ============================================================================ how a person reads a state

@@ -87,6 +87,13 @@ def Init(c: Constants) -> list[Vars]:
     ]
 
 
+# Where each process is in its program (the pcs are spec.schedule_gate_state's): each action below
+# names the counters it can fire from (``at=``), which its guard also checks; the explorer skips it
+# elsewhere.
+ScheduleGate.program_counter(Producers)(ProducerPc)
+ScheduleGate.program_counter(Workers)(WorkerPc)
+
+
 # ============================================================================ ACTIONS: producers
 # An action whose thread hands a token to the ready queue or a permit to the pool ends with one of
 # these, on the state where that thread has already moved on.
@@ -102,7 +109,7 @@ def PermitReleased(s: Vars, actor: int | None, reason: str) -> object:
     return emit(s._replace(free=s.free + 1), actor=actor, reason=reason)
 
 
-@ScheduleGate.action(Producers)
+@ScheduleGate.action(Producers, at=P_IDLE)
 def SeeIdle(c: Constants, s: Vars, p: str) -> object:
     """The producer loads the gate and sees the actor Idle: it needs a permit (taken in a later step)."""
     post = PostAt(c, s, p, P_IDLE)
@@ -111,7 +118,7 @@ def SeeIdle(c: Constants, s: Vars, p: str) -> object:
     return s._replace(producer=s.producer.except_(p, (P_SAW_IDLE, post[0], False)))
 
 
-@ScheduleGate.action(Producers, event="permit_acquire")
+@ScheduleGate.action(Producers, event="permit_acquire", at=P_SAW_IDLE)
 def PermitAcquire(c: Constants, s: Vars, p: str) -> object:
     """It takes a runnable permit (atomic decrement); the actor may have become runnable since the load."""
     post = PostAt(c, s, p, P_SAW_IDLE)
@@ -126,7 +133,7 @@ def PermitAcquire(c: Constants, s: Vars, p: str) -> object:
     )
 
 
-@ScheduleGate.action(Producers, event="permit_acquire")
+@ScheduleGate.action(Producers, event="permit_acquire", at=P_SAW_IDLE)
 def PermitRefused(c: Constants, s: Vars, p: str) -> object:
     """The pool is empty and a re-read finds the actor still Idle: REJECTED, the caller keeps the event."""
     post = PostAt(c, s, p, P_SAW_IDLE)
@@ -143,7 +150,7 @@ def PermitRefused(c: Constants, s: Vars, p: str) -> object:
     )
 
 
-@ScheduleGate.action(Producers)
+@ScheduleGate.action(Producers, at=P_SAW_IDLE)
 def RefusalSeesRunnable(c: Constants, s: Vars, p: str) -> object:
     """The pool is empty but the re-read finds the actor runnable now: no refusal, the post starts over."""
     post = PostAt(c, s, p, P_SAW_IDLE)
@@ -171,13 +178,13 @@ def AdmitBy(
     )
 
 
-@ScheduleGate.action(Producers, event="admit_begin")
+@ScheduleGate.action(Producers, event="admit_begin", at=P_PERMIT)
 def AdmitFirst(c: Constants, s: Vars, p: str) -> object:
     """CAS Idle(n=0) -> Admitting(n=1): the permit this producer holds is now the actor's."""
     return AdmitBy(c, s, p, P_PERMIT, AdmitFirstWord, permit=True)
 
 
-@ScheduleGate.action(Producers)
+@ScheduleGate.action(Producers, at=P_PERMIT)
 def AdmitCasLost(c: Constants, s: Vars, p: str) -> object:
     """The CAS from Idle fails: another producer made the actor runnable; the permit is surplus now.
 
@@ -190,14 +197,14 @@ def AdmitCasLost(c: Constants, s: Vars, p: str) -> object:
     return s._replace(producer=s.producer.except_(p, (P_CAS_LOST, post[0], False)))
 
 
-@ScheduleGate.action(Producers, event="permit_release")
+@ScheduleGate.action(Producers, event="permit_release", at=P_CAS_LOST)
 def ReleaseSurplus(c: Constants, s: Vars, p: str) -> object:
     """The surplus permit goes back to the pool, whatever the gate is now; the same post starts over."""
     moved = ProducerMovesOn(c, s, p, P_CAS_LOST, posts_done=0)
     return None if moved is None else PermitReleased(*moved, "surplus")
 
 
-@ScheduleGate.action(Producers, event="admit_begin")
+@ScheduleGate.action(Producers, event="admit_begin", at=P_IDLE)
 def AdmitJoin(c: Constants, s: Vars, p: str) -> object:
     """CAS n -> n + 1 on a runnable actor: it already holds a permit, so this producer needs none."""
     return AdmitBy(c, s, p, P_IDLE, AdmitJoinWord, permit=False)
@@ -233,7 +240,7 @@ def Push(
     )
 
 
-@ScheduleGate.action(Producers, event="publish")
+@ScheduleGate.action(Producers, event="publish", at=P_ADMITTED)
 def Publish(c: Constants, s: Vars, p: str) -> object:
     """Push the event into the mailbox (one atomic push): ok, or full — then it goes back to the caller."""
     post = PostAt(c, s, p, P_ADMITTED)
@@ -243,7 +250,7 @@ def Publish(c: Constants, s: Vars, p: str) -> object:
     return Push(c, s, p, actor, item, if_full=(P_PUBLISHED, k, False), if_ok=(P_PUBLISHED, k, True))
 
 
-@ScheduleGate.action(Producers, event="admit_end")
+@ScheduleGate.action(Producers, event="admit_end", at=P_PUBLISHED)
 def AdmitEnd(c: Constants, s: Vars, p: str) -> object:
     """CAS n -> n - 1 with this publish's result; the last producer out gets the decision's directive."""
     return AdmitEndBy(c, s, p, AdmitEndWord)
@@ -271,14 +278,14 @@ def AdmitEndBy(c: Constants, s: Vars, p: str, decide: Callable[[Gate, bool], tup
     )
 
 
-@ScheduleGate.action(Producers, event="token_enqueue")
+@ScheduleGate.action(Producers, event="token_enqueue", at=P_OWES_TOKEN)
 def ProducerEnqueue(c: Constants, s: Vars, p: str) -> object:
     """EnqueueReadyToken: the last producer puts the actor's token in the ready queue (never full)."""
     moved = ProducerMovesOn(c, s, p, P_OWES_TOKEN, posts_done=1)
     return None if moved is None else TokenEnqueued(*moved)
 
 
-@ScheduleGate.action(Producers, event="permit_release")
+@ScheduleGate.action(Producers, event="permit_release", at=P_OWES_RELEASE)
 def ProducerRelease(c: Constants, s: Vars, p: str) -> object:
     """ReleasePermit: the actor went Idle on this producer's CAS; its permit goes back to the pool."""
     moved = ProducerMovesOn(c, s, p, P_OWES_RELEASE, posts_done=1)
@@ -288,7 +295,7 @@ def ProducerRelease(c: Constants, s: Vars, p: str) -> object:
 # ============================================================================ ACTIONS: workers
 
 
-@ScheduleGate.action(Workers, event="take")
+@ScheduleGate.action(Workers, event="take", at=W_IDLE)
 def Take(c: Constants, s: Vars, w: str) -> object:
     """An idle worker removes the oldest actor token from the ready queue."""
     if s.worker[w][0] != W_IDLE or not s.ready:
@@ -299,7 +306,7 @@ def Take(c: Constants, s: Vars, w: str) -> object:
     )
 
 
-@ScheduleGate.action(Workers, event="drain_begin")
+@ScheduleGate.action(Workers, event="drain_begin", at=W_TOOK)
 def DrainBegin(c: Constants, s: Vars, w: str) -> object:
     """CAS Scheduled -> Draining: the token's worker is now the actor's one drainer."""
     actor = DrainerAt(s, w, W_TOOK)
@@ -314,7 +321,7 @@ def DrainBegin(c: Constants, s: Vars, w: str) -> object:
     )
 
 
-@ScheduleGate.action(Workers, event="process")
+@ScheduleGate.action(Workers, event="process", at=W_DRAIN)
 def Process(c: Constants, s: Vars, w: str) -> object:
     """Pop the mailbox's oldest event (the single consumer's atomic pop) and run the actor on it."""
     pc, actor, n, _ = s.worker[w]
@@ -335,7 +342,7 @@ def Process(c: Constants, s: Vars, w: str) -> object:
     )
 
 
-@ScheduleGate.action(Workers)
+@ScheduleGate.action(Workers, at=W_DRAIN)
 def FoundEmpty(c: Constants, s: Vars, w: str) -> object:
     """The pop finds the mailbox empty: the drain is over, its decision comes next (a separate CAS)."""
     pc, actor, n, _ = s.worker[w]
@@ -347,7 +354,7 @@ def FoundEmpty(c: Constants, s: Vars, w: str) -> object:
     return s._replace(worker=s.worker.except_(w, (W_DECIDE, actor, n, False)))
 
 
-@ScheduleGate.action(Workers)
+@ScheduleGate.action(Workers, at=W_DRAIN)
 def BudgetSpent(c: Constants, s: Vars, w: str) -> object:
     """The drain processed max_per_drain events: it yields its turn without looking at the mailbox."""
     pc, actor, n, _ = s.worker[w]
@@ -356,7 +363,7 @@ def BudgetSpent(c: Constants, s: Vars, w: str) -> object:
     return s._replace(worker=s.worker.except_(w, (W_DECIDE, actor, n, True)))
 
 
-@ScheduleGate.action(Workers, event="drain_end")
+@ScheduleGate.action(Workers, event="drain_end", at=W_DECIDE)
 def DrainEnd(c: Constants, s: Vars, w: str) -> object:
     """The end-of-drain CAS: EnqueueReadyToken, FinalizationDeferred (producers inside) or ReleasePermit."""
     return DrainEndBy(c, s, w, DrainEndWord, deferred_pc=W_IDLE)
@@ -383,14 +390,14 @@ def DrainEndBy(
     )
 
 
-@ScheduleGate.action(Workers, event="token_enqueue")
+@ScheduleGate.action(Workers, event="token_enqueue", at=W_OWES_TOKEN)
 def WorkerEnqueue(c: Constants, s: Vars, w: str) -> object:
     """EnqueueReadyToken: the worker puts the actor's token at the back of the ready queue."""
     moved = WorkerMovesOn(s, w, W_OWES_TOKEN)
     return None if moved is None else TokenEnqueued(*moved)
 
 
-@ScheduleGate.action(Workers, event="permit_release")
+@ScheduleGate.action(Workers, event="permit_release", at=W_OWES_RELEASE)
 def WorkerRelease(c: Constants, s: Vars, w: str) -> object:
     """ReleasePermit: the actor went Idle on the worker's CAS; its permit goes back to the pool."""
     moved = WorkerMovesOn(s, w, W_OWES_RELEASE)

@@ -214,6 +214,14 @@ def ProducerMovesOn(c: Constants, s: Vars, p: str, at: str, posts_done: int) -> 
     return s._replace(producer=s.producer.except_(p, (P_IDLE, k + posts_done, False))), actor
 
 
+def ProducerPc(c: Constants, s: Vars, p: str) -> str:
+    return s.producer[p][0]
+
+
+def WorkerPc(c: Constants, s: Vars, w: str) -> str:
+    return s.worker[w][0]
+
+
 def DrainerAt(s: Vars, w: str, pc: str) -> int | None:
     """The actor worker ``w`` holds the token of, when it is at ``pc``; else None."""
     here, actor, _, _ = s.worker[w]

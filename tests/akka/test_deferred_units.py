@@ -24,6 +24,7 @@ from model_checks.designs.akka_mailbox.trace_search import (
     DEFERRED_WITHOUT_APPEND_EVENTS,
     MOVES_TO,
     MOVES_TO_WITHOUT_APPEND_EVENTS,
+    SPEC_WITHOUT_APPEND_EVENTS,
     UNIT_FIELD,
     local_pc,
     mailbox_of,
@@ -53,7 +54,7 @@ DECLARED = Declaration(
 
 # The format without ``append`` events: the append is an internal step, deferred too.
 DECLARED_WITHOUT_APPEND_EVENTS = Declaration(
-    am.SPEC_WITHOUT_APPEND_EVENTS,
+    SPEC_WITHOUT_APPEND_EVENTS,
     CHECKED,
     DEFERRED_WITHOUT_APPEND_EVENTS,
     local=local_pc,
@@ -66,7 +67,7 @@ DECLARED_WITHOUT_APPEND_EVENTS = Declaration(
 def test_every_internal_action_is_deferred() -> None:
     # The search refuses a process with deferred and eager internal steps; the table covers all.
     assert set(DEFERRED) == {a.name for a in am.SPEC.actions if a.event is None}
-    internal = {a.name for a in am.SPEC_WITHOUT_APPEND_EVENTS.actions if a.event is None}
+    internal = {a.name for a in SPEC_WITHOUT_APPEND_EVENTS.actions if a.event is None}
     assert set(DEFERRED_WITHOUT_APPEND_EVENTS) == internal == set(DEFERRED) | {"Enqueue"}
 
 

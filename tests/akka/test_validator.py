@@ -6,7 +6,7 @@ import json
 
 from model_checks.conformance.validator import validate_lines
 from model_checks.designs.akka_mailbox.configs import CONFIGS
-from model_checks.designs.akka_mailbox.trace_search import ENABLED_AT
+from model_checks.designs.akka_mailbox.trace_search import ENABLED_AT, SPEC_WITHOUT_APPEND_EVENTS
 from reference.akka_mailbox import trace_header
 from spec import akka_mailbox as am
 from tests.spec_helpers import assert_enabled_only_at
@@ -16,7 +16,7 @@ def test_enabled_at_is_the_first_guard_of_each_internal_action() -> None:
     """Every internal action, in every reachable state of `small`, is enabled only at its listed pcs:
     in both formats (without `append` events the append is internal too)."""
     pc = lambda s, p: am.Local(s, str(p))[0]  # noqa: E731
-    assert_enabled_only_at(am.SPEC_WITHOUT_APPEND_EVENTS, CONFIGS["small"], ENABLED_AT, pc)
+    assert_enabled_only_at(SPEC_WITHOUT_APPEND_EVENTS, CONFIGS["small"], ENABLED_AT, pc)
     logged = {name: pcs for name, pcs in ENABLED_AT.items() if name != "Enqueue"}
     assert_enabled_only_at(am.SPEC, CONFIGS["small"], logged, pc)
 

@@ -56,6 +56,7 @@ from model_checks.designs.akka_mailbox.trace_search import (
     MAILBOX_ITEM,
     MOVES_TO,
     MOVES_TO_WITHOUT_APPEND_EVENTS,
+    SPEC_WITHOUT_APPEND_EVENTS,
     UNIT_FIELD,
     local_pc,
     mailbox_of,
@@ -174,7 +175,7 @@ class AkkaChecker:
         )
         self.units = UnitNames(UNIT_FIELD, "mailboxes", UNNAMED_MAILBOX)
         self.search = TraceSearch(
-            am.SPEC if logs_append else am.SPEC_WITHOUT_APPEND_EVENTS,
+            am.SPEC if logs_append else SPEC_WITHOUT_APPEND_EVENTS,
             self.c,
             am.Init(self.c),
             optional=OPTIONAL_FIELDS,

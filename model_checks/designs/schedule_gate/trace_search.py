@@ -20,17 +20,12 @@ from __future__ import annotations
 
 from typing import Any, Final
 
+from model_checks.designs import internal_at
 from spec import schedule_gate as sg
 
-# The program counters at which each internal action of the spec can be enabled (its first
-# guard); the search calls an action only there. tests/gate checks this against the spec.
-ENABLED_AT: dict[str, frozenset[str]] = {
-    "SeeIdle": frozenset({sg.P_IDLE}),
-    "RefusalSeesRunnable": frozenset({sg.P_SAW_IDLE}),
-    "AdmitCasLost": frozenset({sg.P_PERMIT}),
-    "FoundEmpty": frozenset({sg.W_DRAIN}),
-    "BudgetSpent": frozenset({sg.W_DRAIN}),
-}
+# The program counters at which each internal action of the spec can be enabled: its ``at=``
+# (its first guard); the search calls an action only there. tests/gate checks this against the spec.
+ENABLED_AT = internal_at(sg.SPEC)
 
 # Each deferred action moves right past every step of another process but those named here about
 # the same actor (``unit``): an empty pop does not move past a push to its mailbox.

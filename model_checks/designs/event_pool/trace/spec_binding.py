@@ -12,6 +12,7 @@ from typing import Any
 from model_checks.conformance.search import NoMatch
 from model_checks.conformance.streamed import Event, FieldCheck, is_bool, one_of
 from model_checks.conformance.wording import show_event
+from model_checks.designs import internal_at
 from model_checks.designs.event_pool.trace.fields import is_item, is_items
 from model_checks.designs.event_pool.trace.late_signals import (
     MAX_LATE,
@@ -111,14 +112,15 @@ SPEC: Spec = dataclasses.replace(
     ep.SPEC, init_fn=init_states, invariants=(), actions=tuple(b for a in ep.SPEC.actions for b in _bound(a))
 )
 
-# The program counters at which each internal step can be enabled (its first guard).
-ENABLED_AT: dict[str, frozenset[Hashable]] = {
-    "WaitForWork": frozenset({LOGGED_WAIT}),
-    "TimeOut": frozenset({ep.BLOCKED}),
-    "CallbacksDone": frozenset({ep.WAITING}),
-    "Close": frozenset({ep.CLOSE}),
-    "MakeSetEvent": frozenset(range(1, MAX_LATE + 1)),  # the SetEvents owed
-}
+# The program counters at which each internal step can be enabled (its first guard): the pool
+# threads' ``at=`` in the spec, and the steps of the client and of the SetEvents owed (processes
+# with no program counter in the spec; ``local_pc`` reads theirs).
+ENABLED_AT = internal_at(SPEC)
+ENABLED_AT.update(
+    CallbacksDone=frozenset({ep.WAITING}),
+    Close=frozenset({ep.CLOSE}),
+    MakeSetEvent=frozenset(range(1, MAX_LATE + 1)),  # the SetEvents owed
+)
 
 # Every internal step is deferred (``search.TraceSearch``): taken only when an event needs it, so a
 # thread that logged ``wait`` is not held before its wait, blocked and timed out all at once. Each

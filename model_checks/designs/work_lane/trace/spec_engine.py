@@ -30,6 +30,7 @@ from model_checks.conformance.search_binding import UnitNames, add_process, forg
 from model_checks.conformance.search_words import least_queued
 from model_checks.conformance.verdict import Rejected
 from model_checks.conformance.wording import shown_states
+from model_checks.designs import internal_at
 from model_checks.designs.work_lane.trace.binding import (
     ANON,
     TraceConstants,
@@ -46,15 +47,8 @@ from spec import work_lane as wl
 # A lane the trace has not named yet: Idle and empty, nothing ever accepted, in every state.
 UNNAMED_LANE = {"queue": (), "status": wl.IDLE, "accepted": 0, "invoked": 0, "discarded": 0}
 
-# The program counters at which each internal action can be enabled (its first guard).
-ENABLED_AT: dict[str, frozenset[Hashable]] = {
-    "Admit": frozenset({wl.P_IDLE}),
-    "GiveUpDrain": frozenset({wl.W_TOOK}),
-    "Pop": frozenset({wl.W_DRAIN}),
-    "PopEmpty": frozenset({wl.W_DRAIN}),
-    "StopCall": frozenset({wl.S_IDLE}),
-    "StopWhenStopped": frozenset({wl.S_IDLE}),
-}
+# The program counters at which each internal action can be enabled: its ``at=`` in the spec.
+ENABLED_AT = internal_at(wl.SPEC)
 
 # Every internal action is deferred (``search.TraceSearch``): taken only when an event needs it.
 # Each moves right past every action of another process but those named (checked on the spec's

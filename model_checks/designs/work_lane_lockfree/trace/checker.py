@@ -41,6 +41,7 @@ from model_checks.conformance.streamed import Event
 from model_checks.conformance.trace_processes import TraceProcesses
 from model_checks.conformance.verdict import Malformed, Rejected
 from model_checks.conformance.wording import cannot_stop, could_be, show_event, shown_states
+from model_checks.designs import internal_at
 from model_checks.designs.work_lane_lockfree.trace.header import HEADER
 from model_checks.designs.work_lane_lockfree.trace.rules import HINT, RULE_OF_EVENT
 from spec import work_lane_lockfree as wlf
@@ -55,13 +56,8 @@ OPTIONAL = ("saw", "invoked", "submit")  # logged by a port when it knows them; 
 # A lane the trace has not named yet: Idle and empty, nothing ever accepted, in every state.
 UNNAMED_LANE = {"queue": (), "status": wlf.IDLE, "accepted": 0, "invoked": 0, "discarded": 0}
 
-# The program counters at which each internal action can be enabled (its first guard).
-ENABLED_AT: dict[str, frozenset[Hashable]] = {
-    "Admit": frozenset({wlf.P_IDLE}),
-    "GiveUpDrain": frozenset({wlf.W_TOOK}),
-    "StopCall": frozenset({wlf.S_IDLE}),
-    "StopWhenStopped": frozenset({wlf.S_IDLE}),
-}
+# The program counters at which each internal action can be enabled: its ``at=`` in the spec.
+ENABLED_AT = internal_at(wlf.SPEC)
 
 # Every internal action is deferred (``search.TraceSearch``): taken only when an event needs it.
 # Each moves right past every action of another process but those named (checked on the spec's

@@ -23,9 +23,7 @@ a steal from a worker are refused (rule 3: there is no deque to take from).
 
 from __future__ import annotations
 
-import json
 from collections import deque
-from collections.abc import Iterable
 from typing import Any
 
 from model_checks.conformance.fast_format import Owed
@@ -33,40 +31,14 @@ from model_checks.conformance.reader import clip
 from model_checks.conformance.verdict import Rejected
 from model_checks.conformance.wording import some_of
 from model_checks.designs.work_stealing.trace.places import Places
+from model_checks.designs.work_stealing.trace.rules import owner_rule
+from model_checks.designs.work_stealing.trace.shown import SHOWN, first, show, show_tasks
 
 Task = str | int
 Event = dict[str, Any]
 
 # Where a task is (``Model.loc``): a worker index >= 0 means queued in that worker's deque.
 INJECTOR, HELD, RUNNING, DONE, DISCARDED = -1, -2, -3, -4, -5
-SHOWN = 8  # tasks shown of a queue in messages and states
-
-
-def show(task: Any) -> str:
-    return clip(json.dumps(task, ensure_ascii=False), 200)
-
-
-def show_tasks(tasks: Iterable[Any], count: int) -> str:
-    shown = []
-    for n, x in enumerate(tasks):
-        if n == SHOWN:
-            break
-        shown.append(show(x))
-    more = f", … {count - SHOWN:,} more" if count > SHOWN else ""
-    return "[" + ", ".join(shown) + more + "]"
-
-
-def _first(tasks: Iterable[Any], n: int = SHOWN) -> list[Any]:
-    out: list[Any] = []
-    for x in tasks:
-        if len(out) == n:
-            break
-        out.append(x)
-    return out
-
-
-def _owner_rule(kind: str) -> int:
-    return {"run": 4, "done": 4, "park": 7}.get(kind, 3)
 
 
 class Model:
@@ -140,7 +112,7 @@ class Model:
         if ev["thread"] != f"w{w}":
             kind = ev["event"]
             raise Rejected(
-                _owner_rule(kind),
+                owner_rule(kind),
                 f"{kind} names worker {w} but is logged by thread {clip(repr(ev['thread']), 80)}: "
                 f"only w{w} itself logs its {kind}",
             )
@@ -448,7 +420,7 @@ class Model:
     def _all_accounted(self, when: str) -> None:
         if not self.open:
             return
-        left = _first((x for x, at in self.loc.items() if at >= RUNNING), 3)
+        left = first((x for x, at in self.loc.items() if at >= RUNNING), 3)
         words = "; ".join(
             f"{show(x)} " + ("runs and logged no done" if self.loc[x] == RUNNING else self._where(x))
             for x in left
@@ -471,7 +443,7 @@ class Model:
         owed = Owed()
         if self.queued:
             owed.add("queued", self.queued, f"{self.queued} tasks wait to be taken: {self._waiting()}")
-        held = {f"w{w}": show(x) for x, w in _first(self.holder.items())}
+        held = {f"w{w}": show(x) for x, w in first(self.holder.items())}
         if held:
             owed.add("taken, not run", held, f"taken and not yet run: {held}")
         running = {f"w{w}": [show(x) for x in s[-SHOWN:]] for w, s in sorted(self.stacks.items()) if s}
@@ -485,19 +457,17 @@ class Model:
 
     def describe(self) -> list[dict[str, Any]]:
         """The model's one state, for people (queues cut to their first tasks)."""
-        deques = {f"w{w}": [show(x) for x in _first(dq)] for w, dq in sorted(self.deques.items()) if dq}
+        deques = {f"w{w}": [show(x) for x in first(dq)] for w, dq in sorted(self.deques.items()) if dq}
         return [
             {
-                "injector": [show(x) for x in _first(self.injector)],
-                "deques (top first)": dict(_first(deques.items())),
-                "capacity": {f"w{w}": c for w, c in _first(sorted(self.capacity.items()))},
-                "taken, not run": {show(x): f"w{w}" for x, w in _first(self.holder.items())},
+                "injector": [show(x) for x in first(self.injector)],
+                "deques (top first)": dict(first(deques.items())),
+                "capacity": {f"w{w}": c for w, c in first(sorted(self.capacity.items()))},
+                "taken, not run": {show(x): f"w{w}" for x, w in first(self.holder.items())},
                 "running": {
-                    f"w{w}": [show(x) for x in s[-SHOWN:]]
-                    for w, s in _first(sorted(self.stacks.items()))
-                    if s
+                    f"w{w}": [show(x) for x in s[-SHOWN:]] for w, s in first(sorted(self.stacks.items())) if s
                 },
-                "parked": [f"w{w}" for w in _first(sorted(self.parked))],
+                "parked": [f"w{w}" for w in first(sorted(self.parked))],
                 "stop": self.stop_mode
                 if self.stop_mode is None or not self.stopped
                 else f"{self.stop_mode}, ended",

@@ -21,3 +21,10 @@ RULES: dict[int, str] = {
 }
 
 PREFIX_RULE = 9
+
+
+# The rule a worker's event breaks when another thread logs it: a run or done on the wrong worker
+# breaks rule 4, a park rule 7, any other (its deque's) rule 3. The fast model and the spec engine
+# number it alike.
+def owner_rule(kind: str) -> int:
+    return {"run": 4, "done": 4, "park": 7}.get(kind, 3)

@@ -12,6 +12,7 @@ from typing import Any
 from model_checks.conformance.search import NoMatch
 from model_checks.conformance.streamed import Event, FieldCheck, one_of
 from model_checks.conformance.wording import show_event
+from model_checks.designs import internal_at
 from model_checks.designs.work_stealing.trace.fields import (
     MODES,
     OUTCOMES,
@@ -27,14 +28,12 @@ from spec.work_stealing_state import Vars
 
 CLIENT = "client"  # the spec's client: every thread that is not a worker, and every stop event
 WORKER_EVENTS = frozenset({"push", "resize", "take", "steal", "park", "run", "done"})
-OWNER_RULE = {"run": 4, "done": 4, "park": 7}  # as the fast model numbers a worker's event on another thread
 SPEC_RESULT = {"ok": "success", "empty": "empty", "abort": "abort"}
 
 # The program counters at which each internal step can fire (its first guard): the search tries
-# a step only there. Tests check the table against the spec.
-ENABLED_AT: dict[str, frozenset[Hashable]] = {
-    a.name: a.at for a in wo.OPEN.actions if a.event is None and a.at is not None
-}
+# a step only there: the spec's ``at=``, and the client's (the spec declares no program counter
+# for it; ``local_pc`` reads its pc). Tests check the table against the spec.
+ENABLED_AT = internal_at(wo.OPEN)
 ENABLED_AT.update(
     NotifyAfterSubmit=frozenset({"notify"}),
     NotifyNobodyAfterSubmit=frozenset({"notify"}),

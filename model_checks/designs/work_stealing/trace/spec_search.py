@@ -32,13 +32,12 @@ from model_checks.conformance.search import NoMatch, TraceSearch
 from model_checks.conformance.streamed import DesignFormat, Event
 from model_checks.conformance.verdict import Malformed, Rejected, plain
 from model_checks.designs.work_stealing.trace.fields import EventFields
-from model_checks.designs.work_stealing.trace.rules import RULES
+from model_checks.designs.work_stealing.trace.rules import RULES, owner_rule
 from model_checks.designs.work_stealing.trace.spec_binding import (
     CLIENT,
     DEFERRED,
     FIELDS,
     MOVES_TO,
-    OWNER_RULE,
     WORKER_EVENTS,
     enabled_at,
     local_pc,
@@ -124,7 +123,7 @@ class StealingSearch:
             raise Malformed(line, f"line {line}: {self.fields.problem(ev)}")
         if kind in WORKER_EVENTS and ev["thread"] != f"w{ev['worker']}":
             raise Rejected(
-                OWNER_RULE.get(kind, 3),
+                owner_rule(kind),
                 f"{show(ev)} — {kind} names worker {ev['worker']}: only thread w{ev['worker']} logs it",
             )
         if kind == "join":
