@@ -4,11 +4,14 @@ accesses (per code object, ``code_table``); the words of a report are ``race_rep
 
 from __future__ import annotations
 
+import array
 import bisect
 import copy
 import dis
+import gc
 import heapq
 import json
+import operator
 import os
 import random
 import sysconfig
@@ -44,11 +47,13 @@ CODE_TYPES = (
     staticmethod,
     property,
 )
-CONTAINERS = (dict, list, set, deque, bytearray)
+# A dict's views (``keys = d.keys()``, made before the threads) read the dict itself (``viewed``).
+DICT_VIEWS: tuple[type, ...] = (type({}.keys()), type({}.values()), type({}.items()))
+CONTAINERS = (dict, list, set, deque, bytearray, array.array, *DICT_VIEWS)
 KEYED = (dict, set)  # per-key locations
 # per-index locations for a subscript by an int (``slots[i]``); every other access (``in``,
 # iteration, ``len``, a method, a slice, ``del``: whatever can move the items) is the whole
-INDEXED = (list, deque, bytearray)
+INDEXED = (list, deque, bytearray, array.array)
 # container methods: name -> (is_write, keyed by the first argument)
 METHODS: dict[str, tuple[bool, bool]] = {
     "get": (False, True),
@@ -146,6 +151,10 @@ OPCODES = {
     "DICT_UPDATE": ITER,
     "DICT_MERGE": ITER,
     "FOR_ITER": ITER,  # a loop over a shared generator runs it (a write of the generator)
+    # ``match``: a sequence pattern takes the subject's length (its items come by subscripts), a
+    # mapping pattern reads the subject under the keys on top of it
+    "GET_LEN": ITER,
+    "MATCH_KEYS": BINARY,
     "CALL": CALL,
     # ``xs + ys`` reads both; ``xs += ys`` (``|=``, ``-=``, ...) changes a container in place;
     # a comparison (``xs == ys``) and a call with ``*xs`` / ``**d`` read their two top values alike
@@ -164,6 +173,16 @@ ATTR_BUILTINS: dict[object, tuple[bool, tuple[int, ...]]] = {
     hasattr: (False, (2,)),
     setattr: (True, (3,)),
     delattr: (True, (2,)),
+    object.__getattribute__: (False, (2,)),
+    object.__setattr__: (True, (3,)),
+    object.__delattr__: (True, (2,)),
+}
+# the functions that access one item of their first argument: function -> is_write
+ITEM_FUNCTIONS: dict[object, bool] = {
+    operator.getitem: False,
+    operator.setitem: True,
+    operator.delitem: True,
+    operator.contains: False,
 }
 # Functions outside the traced code that read the containers given as their arguments whole, and
 # change (True) the first one: ``heapq.heappush(self.heap, x)`` touches no traced opcode of it.
@@ -215,6 +234,7 @@ GENERATOR_METHODS = frozenset(
 # among its arguments (``str(x)`` of a number touches no shared data; the tracer tests them in C).
 NAMED_CALLS: dict[object, bool] = {
     **dict.fromkeys(CONTAINER_FUNCTIONS, True),
+    **dict.fromkeys(ITEM_FUNCTIONS, True),
     **dict.fromkeys(ATTR_BUILTINS, False),
     **dict.fromkeys(GENERATOR_METHODS, False),
     next: False,  # the handler looks for a generator
@@ -333,3 +353,10 @@ def code_entries(code: types.CodeType) -> tuple[tuple[int, Any] | None, ...] | N
     for offset, entry in table.items():
         out[offset // 2] = entry
     return tuple(out)
+
+
+def viewed(obj: object) -> object:
+    """The dict a view reads (``d.keys()``: every access through it is one of ``d``), else ``obj``."""
+    if isinstance(obj, DICT_VIEWS):
+        return gc.get_referents(obj)[0]
+    return obj

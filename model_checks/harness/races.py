@@ -36,6 +36,7 @@ the operation published), exactly as a declared GIL-atomic field (``declared.py`
 
 from __future__ import annotations
 
+import operator
 import sys
 import types
 from collections import defaultdict
@@ -62,10 +63,12 @@ from model_checks.harness.race_sites import (
     CONTAINERS,
     CONTAINS,
     DELETE_SUBSCR,
+    DICT_VIEWS,
     GENERATOR_METHODS,
     GLOBAL_NAME,
     INDEXED,
     INPLACE,
+    ITEM_FUNCTIONS,
     ITER,
     KEYED,
     LOAD_ATTR,
@@ -87,6 +90,7 @@ from model_checks.harness.race_sites import (
     harness_owned,
     is_property,
     named_call,
+    viewed,
 )
 from model_checks.harness.rt.objects import GLOBAL, LocationState, Op
 
@@ -352,6 +356,14 @@ class RaceDetector:
                 gen = stack_value(frame, argc) if argc >= 1 else None
                 if isinstance(gen, types.GeneratorType):
                     self._generator(tid, gen, frame)
+            elif target in ITEM_FUNCTIONS:  # operator.setitem(d, k, v): d[k]
+                container = stack_value(frame, argc) if argc >= 2 else None
+                if isinstance(container, CONTAINERS):
+                    key = stack_value(frame, argc - 1)
+                    if target is operator.contains:
+                        self._item(tid, container, key, False, frame)
+                    else:
+                        self._item(tid, container, key, ITEM_FUNCTIONS[target], frame, indexed=True)
             else:  # heapq.heappush(heap, x), sorted(items), zip(xs, ys): its containers
                 name = getattr(target, "__name__", "call")
                 self._read_arguments(tid, frame, argc, name, CONTAINER_FUNCTIONS[target])
@@ -408,6 +420,8 @@ class RaceDetector:
     def _access(
         self, tid: int, obj: object, key: object, write: bool, frame: types.FrameType, label: str
     ) -> None:
+        if isinstance(obj, DICT_VIEWS):
+            obj, key = viewed(obj), ALL
         oid = id(obj)
         if oid in self.exempt:
             return

@@ -5,7 +5,9 @@ racy ones have one bug, an unsynchronised access; the others must be proved race
 
 from __future__ import annotations
 
+import array
 import heapq
+import operator
 import sys
 import threading
 import time
@@ -430,3 +432,83 @@ def generator_send_race() -> None:
     gen = echo()
     next(gen)
     _run(lambda: gen.send(1), lambda: gen.send(2))
+
+
+# ---------------------------------------------------------------- session 36: what a review left open
+
+
+def dict_view_race() -> None:
+    """A view made before the threads reads its dict when iterated."""
+    d = {"a": 1}
+    keys = d.keys()
+
+    def reader() -> None:
+        assert list(keys)
+
+    def writer() -> None:
+        d["b"] = 2
+
+    _run(reader, writer)
+
+
+def match_race() -> None:
+    """``match`` on a shared list reads it (its length, its items)."""
+    items = [1, 2]
+
+    def reader() -> None:
+        match items:
+            case [_, _]:
+                pass
+
+    def writer() -> None:
+        items.append(3)
+
+    _run(reader, writer)
+
+
+def match_mapping_race() -> None:
+    """A mapping pattern reads the dict's keys."""
+    d = {"a": 1}
+
+    def reader() -> None:
+        match d:
+            case {"a": _}:
+                pass
+
+    def writer() -> None:
+        d["a"] = 2
+
+    _run(reader, writer)
+
+
+def operator_setitem_race() -> None:
+    d = {"a": 0}
+
+    def writer() -> None:
+        operator.setitem(d, "a", 1)
+
+    def reader() -> None:
+        assert d["a"] in (0, 1)
+
+    _run(writer, reader)
+
+
+def object_setattr_race() -> None:
+    box = Box()
+
+    def writer() -> None:
+        object.__setattr__(box, "value", 5)
+
+    def reader() -> None:
+        assert box.value in (0, 5)
+
+    _run(writer, reader)
+
+
+def array_item_race() -> None:
+    counts = array.array("i", [0, 0])
+
+    def inc() -> None:
+        counts[0] += 1
+
+    _run(inc, inc)
