@@ -85,82 +85,52 @@ def test_each_check_starts_from_the_modules_as_its_first_execution_found_them() 
     prog.total = 0
 
 
+HELPER = "import threading\ncounter = 0\nlock = threading.Lock()\n"
+
+
+def _counting(import_line: str, importing_inside: bool, threads: int) -> str:
+    """A main that counts to ``threads`` in two threads' ``inc`` under the helper's lock."""
+    inside = f"    {import_line}\n" if importing_inside else ""
+    at_top = "" if importing_inside else f"{import_line}\n"
+    return (
+        f"import threading\n{at_top}\n"
+        f"def main():\n{inside}"
+        "    def inc():\n"
+        "        with helper.lock:\n"
+        "            helper.counter += 1\n"
+        f"    ts = [threading.Thread(target=inc) for _ in range({threads})]\n"
+        "    for t in ts:\n        t.start()\n"
+        "    for t in ts:\n        t.join()\n"
+        f"    assert helper.counter == {threads}, helper.counter\n"
+    )
+
+
 @pytest.mark.timeout(120)
-def test_a_helper_imported_inside_the_explored_function_is_imported_by_each_execution(
-    tmp_path: Path,
+@pytest.mark.parametrize(
+    ("helper_path", "import_line", "inside"),
+    [
+        # `lanecheck explore FILE.py:FUNCTION` patches the modules beside the file it imports
+        ("helper35.py", "import helper35 as helper", False),
+        # a module of a package below the program's folder is the program's too (its lock was
+        # real: a false data race)
+        ("pkg36/shared.py", "from pkg36 import shared as helper", False),
+        # imported by the explored function: kept loaded, it held the first execution's
+        # controlled lock and its counter's last value ("the test is not deterministic")
+        ("helper38.py", "import helper38 as helper", True),
+    ],
+    ids=["beside", "subpackage", "imported-inside"],
+)
+def test_a_programs_helper_modules_are_patched_with_it(
+    helper_path: str, import_line: str, inside: bool, tmp_path: Path
 ) -> None:
-    """Kept loaded, the helper held the first execution's controlled lock and its counter's last
-    value: "the test is not deterministic"."""
-    (tmp_path / "helper38.py").write_text("import threading\ncounter = 0\nlock = threading.Lock()\n")
-    (tmp_path / "main38.py").write_text(
-        "import threading\n\n"
-        "def main():\n"
-        "    import helper38\n"
-        "    def inc():\n"
-        "        with helper38.lock:\n"
-        "            helper38.counter += 1\n"
-        "    ts = [threading.Thread(target=inc) for _ in range(3)]\n"
-        "    for t in ts:\n        t.start()\n"
-        "    for t in ts:\n        t.join()\n"
-        "    assert helper38.counter == 3, helper38.counter\n"
-    )
+    helper = tmp_path / helper_path
+    helper.parent.mkdir(exist_ok=True)
+    if helper.parent != tmp_path:
+        (helper.parent / "__init__.py").write_text("")
+    helper.write_text(HELPER)
+    (tmp_path / "main_program.py").write_text(_counting(import_line, inside, 3 if inside else 2))
     done = subprocess.run(
-        [sys.executable, "-m", "model_checks", "explore", f"{tmp_path / 'main38.py'}:main"],
-        capture_output=True,
-        text=True,
-        timeout=110,
-        cwd=tmp_path,
-    )
-    assert done.returncode == 0, done.stdout + done.stderr
-    assert "exhaustive (for a data-race-free program" in done.stdout
-
-
-@pytest.mark.timeout(120)
-def test_a_helper_in_a_subpackage_is_patched_too(tmp_path: Path) -> None:
-    """A module of a package below the program's folder is the program's too (its lock was real:
-    a false data race)."""
-    (tmp_path / "pkg36").mkdir()
-    (tmp_path / "pkg36" / "__init__.py").write_text("")
-    (tmp_path / "pkg36" / "shared.py").write_text("import threading\ncounter = 0\nlock = threading.Lock()\n")
-    (tmp_path / "main36.py").write_text(
-        "import threading\nfrom pkg36 import shared\n\n"
-        "def main():\n"
-        "    def inc():\n"
-        "        with shared.lock:\n"
-        "            shared.counter += 1\n"
-        "    ts = [threading.Thread(target=inc) for _ in range(2)]\n"
-        "    for t in ts:\n        t.start()\n"
-        "    for t in ts:\n        t.join()\n"
-        "    assert shared.counter == 2, shared.counter\n"
-    )
-    done = subprocess.run(
-        [sys.executable, "-m", "model_checks", "explore", f"{tmp_path / 'main36.py'}:main"],
-        capture_output=True,
-        text=True,
-        timeout=110,
-        cwd=tmp_path,
-    )
-    assert done.returncode == 0, done.stdout + done.stderr
-    assert "exhaustive (for a data-race-free program" in done.stdout
-
-
-@pytest.mark.timeout(120)
-def test_a_programs_helper_modules_are_patched_with_it(tmp_path: Path) -> None:
-    """`lanecheck explore FILE.py:FUNCTION` patches the modules beside the file it imports."""
-    (tmp_path / "helper35.py").write_text("import threading\ncounter = 0\nlock = threading.Lock()\n")
-    (tmp_path / "main35.py").write_text(
-        "import threading\nimport helper35\n\n"
-        "def main():\n"
-        "    def inc():\n"
-        "        with helper35.lock:\n"
-        "            helper35.counter += 1\n"
-        "    ts = [threading.Thread(target=inc) for _ in range(2)]\n"
-        "    for t in ts:\n        t.start()\n"
-        "    for t in ts:\n        t.join()\n"
-        "    assert helper35.counter == 2, helper35.counter\n"
-    )
-    done = subprocess.run(
-        [sys.executable, "-m", "model_checks", "explore", f"{tmp_path / 'main35.py'}:main"],
+        [sys.executable, "-m", "model_checks", "explore", f"{tmp_path / 'main_program.py'}:main"],
         capture_output=True,
         text=True,
         timeout=110,
