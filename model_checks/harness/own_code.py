@@ -34,6 +34,7 @@ MACHINERY_FILES = frozenset(
     for f in (
         "__init__.py",
         "api.py",
+        "busy_wait.py",
         "core.py",
         "declared.py",
         "design_rows.py",

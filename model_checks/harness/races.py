@@ -43,6 +43,7 @@ from collections import defaultdict
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from model_checks.harness.busy_wait import BusyWait
 from model_checks.harness.declared import is_declared
 from model_checks.harness.race_frames import (
     NATIVE,
@@ -130,6 +131,7 @@ class RaceDetector:
         self.keys: dict[int, list[object]] = {}  # container id -> keys with a location
         self.alive: list[object] = []  # objects with a location: their ids are not reused
         self.accesses = 0
+        self.busy = BusyWait(ex)  # a thread spinning on plain data is given scheduling points
         self.found = False
         self.exempt: set[int] = set()  # containers held in declared fields (``declared.py``)
         # the C trace function when built (``race_frames.NATIVE``), else ``_global`` in Python
@@ -152,6 +154,7 @@ class RaceDetector:
     def sync(self, tid: int, op: Op) -> None:
         """``tid`` runs ``op``: acquire from its objects, publish to them, start a new epoch (the
         accesses after the operation belong to the new step, which nothing has seen yet)."""
+        self.busy.synced(op)
         vc = self._clock(tid)
         objs = op.objs
         if op.kind == "sleep":
@@ -219,7 +222,12 @@ class RaceDetector:
         if self.found and not self.points:
             # One race is the execution's report. While racy sites are interleaved (``points``)
             # they stay scheduling points after it: a thread spinning on a racy flag would
-            # otherwise never give way again, and the execution would never end.
+            # otherwise never give way again, and the execution would never end. Without them, a
+            # spinning thread still gives way: the scheduler then ends the execution.
+            busy = self.busy
+            busy.unsynced += 1
+            if busy.unsynced >= busy.limit and self.ex.current is not None:
+                busy.give_way()
             return
         tid = self.ex.current
         if tid is None:
@@ -426,6 +434,9 @@ class RaceDetector:
         if oid in self.exempt:
             return
         self.accesses += 1
+        busy = self.busy
+        if busy.again((oid, key)):
+            busy.give_way()
         code, offset = frame.f_code, frame.f_lasti
         # the location's words are made only for a report (``_report``): the object is kept alive
         site: Site = (tid, code, offset, (obj, key, label), write)

@@ -1,0 +1,74 @@
+"""A thread spinning on plain data is given scheduling points (docs/harness.md, "Data races").
+
+``while not flag.done: pass`` makes no operation the explorer controls: in a schedule that runs
+the spinning thread first, no other thread would ever run again, the flag's writer included, and
+the check hung with no verdict (session 36). CPython switches threads every few milliseconds; the
+explorer switches only at operations. So the race detector counts the plain accesses in a row a
+thread makes, with no operation between them, to locations it already accessed since its last
+operation; at ``SPIN`` of them the thread sleeps for no time (a scheduling point that orders
+nothing, as ``time.sleep(0)`` would), and then every ``SPIN_AGAIN`` accesses until it makes an
+operation of its own. A loop over a list's items (a new location each) is work, not a spin.
+Fairness at sleeps (``Options.fair_sleeps``) then lets the others run: the writer sets the flag,
+and the spinner's next read of it races with that write (a data race: nothing orders them). A
+spin that nothing ends is a livelock at ``max_steps``.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from model_checks.harness.race_frames import Untraced
+from model_checks.harness.rt.objects import Op, YieldState
+
+if TYPE_CHECKING:
+    from model_checks.harness.rt.scheduler import Execution
+
+# A step of the programs lanecheck checks makes tens of plain accesses; a spin, a few a loop.
+SPIN = 10_000
+SPIN_AGAIN = 100
+
+
+class BusyWait:
+    """The plain accesses since the last operation, for one execution."""
+
+    __slots__ = ("cell", "ex", "limit", "touched", "unsynced")
+
+    def __init__(self, ex: Execution) -> None:
+        self.ex = ex
+        # the locations accessed in this step, and how many accesses in a row met one of them
+        # again (a loop over a list's items, each a new location, is work, not a spin)
+        self.touched: set[tuple[int, object]] = set()
+        self.unsynced = 0
+        self.limit = SPIN
+        self.cell: YieldState | None = None  # made at the first spin: other executions keep their ids
+
+    def synced(self, op: Op) -> None:
+        """An operation ran: a new step (one of the thread's own ends its spin)."""
+        self.unsynced = 0
+        if self.touched:
+            self.touched = set()
+        if op.obj is not self.cell:
+            self.limit = SPIN
+
+    def again(self, location: tuple[int, object]) -> bool:
+        """An access to ``location`` in this step: is the thread spinning (time to give way)?"""
+        touched = self.touched
+        if location in touched:
+            self.unsynced += 1
+            return self.unsynced >= self.limit and self.ex.current is not None
+        touched.add(location)
+        self.unsynced = 0
+        return False
+
+    def give_way(self) -> None:
+        """The running thread sleeps for no time: a scheduling point in its spin (none while the
+        execution is torn down: its threads unwind, and what they run on the way is no spin)."""
+        if self.ex.aborting:
+            return
+        cell = self.cell
+        if cell is None:
+            cell = self.cell = YieldState(len(self.ex.objects), "busy-wait")
+            self.ex.add_object(cell)
+        self.limit = SPIN_AGAIN
+        with Untraced():
+            self.ex.perform(Op("sleep", cell, (0.0,)))
