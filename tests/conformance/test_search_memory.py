@@ -14,7 +14,8 @@ from typing import Any
 import pytest
 
 from model_checks.bench.traces import trace_benches
-from model_checks.conformance.search import PLAN_CACHE_FACTOR, TraceSearch
+from model_checks.conformance.event_plan import PLAN_CACHE_FACTOR
+from model_checks.conformance.search import TraceSearch
 from model_checks.conformance.validator import validate_lines
 from model_checks.designs.schedule_gate import trace as gate_trace
 from model_checks.designs.work_lane.trace import spec_engine as wl_engine
