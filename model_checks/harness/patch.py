@@ -97,6 +97,8 @@ def _forget_imported() -> None:
     """Unload the program's modules that an execution imported: the next imports them afresh, as
     a fresh interpreter does. Kept, a helper imported inside the explored function held the first
     execution's controlled lock and its globals' last values ("the test is not deterministic")."""
+    if len(sys.modules) == len(_LOADED[0]):
+        return  # (each execution asks: most import nothing)
     folders = {os.path.join(os.path.dirname(os.path.abspath(m.__file__)), "") for m in _MODULES if m.__file__}
     for name in set(sys.modules) - _LOADED[0]:
         file = getattr(sys.modules.get(name), "__file__", None)
