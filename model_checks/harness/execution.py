@@ -75,7 +75,11 @@ def _exiting(test_fn: TestFn, rt: ControlledRuntime) -> Callable[[], object]:
     told to end and joined, ``patch.interpreter_exit``)."""
 
     def main() -> object:
-        out = test_fn(rt)
+        try:
+            out = test_fn(rt)
+        except SystemExit:  # ``sys.exit()``: the interpreter exits all the same
+            interpreter_exit(rt)
+            raise
         interpreter_exit(rt)
         return out
 

@@ -19,7 +19,8 @@ import _thread
 # Imported now, before any patching: ``from concurrent.futures import ThreadPoolExecutor`` inside
 # an explored function would import it lazily, in a controlled thread, and its module-level lock
 # would be one execution's controlled lock (an outside review saw the ImportError, session 35).
-import concurrent.futures.thread  # noqa: F401
+import concurrent.futures
+import concurrent.futures.thread
 import gc
 import os
 import queue
@@ -32,25 +33,30 @@ from types import ModuleType
 from typing import Any
 
 from model_checks.harness import patch_imported, patch_local, patch_reach, patch_state
+from model_checks.harness.patch_threads import (
+    _EPOCH,
+    Future,
+    Thread,
+    Timer,
+    _AcquireFutures,
+    _controlled,
+    _current_thread,
+    _enumerate,
+    _forget_controlled_threads,
+    _main_thread,
+    _real_acquire_futures,
+    _real_future,
+    _real_thread,
+    _real_timer,
+    _start_new,
+)
+from model_checks.harness.patch_threads import current_runtime as current_runtime
+from model_checks.harness.patch_threads import interpreter_exit as interpreter_exit
+from model_checks.harness.patch_threads import set_current as set_current
 from model_checks.harness.race_sites import SKIP_FILES
 from model_checks.harness.rt.backends import Abort
 from model_checks.harness.rt.scheduler import UsageError
-from model_checks.harness.runtime import ControlledRuntime
-from model_checks.harness.sync.primitives import Queue, Semaphore, ThreadHandle
-
-_CURRENT: list[ControlledRuntime | None] = [None]
-
-
-def set_current(rt: ControlledRuntime | None) -> None:
-    _CURRENT[0] = rt
-    _MADE[0] = 0  # each execution numbers its threads from 1, as a fresh interpreter would
-    # the thread objects of earlier executions (keyed by their runtime's id, which a later
-    # runtime may reuse) must not answer ``current_thread`` in this one
-    _THREAD_OBJECTS.clear()
-
-
-_MADE = [0]  # ``Thread`` objects made in the running execution
-
+from model_checks.harness.sync.primitives import Queue, Semaphore
 
 _ACTIVE = [0]  # how many ``patched`` blocks are open (race detection defaults on inside one)
 
@@ -106,173 +112,6 @@ def _forget_imported() -> None:
             del sys.modules[name]
 
 
-def current_runtime() -> ControlledRuntime | None:
-    """The runtime of the execution whose controlled thread is running here, if any."""
-    return _controlled()
-
-
-def _controlled() -> ControlledRuntime | None:
-    rt = _CURRENT[0]
-    if rt is None or rt._ex.running_thread() is None:
-        return None
-    return rt
-
-
-def _running() -> tuple[object, int] | None:
-    rt = _CURRENT[0]
-    if rt is None:
-        return None
-    tid = rt._ex.running_thread()
-    return None if tid is None else (rt._ex, tid)
-
-
-patch_local.running[0] = _running
-
-
-_real_thread = threading.Thread
-
-
-class _MainThread:
-    name = "main"
-    daemon = False
-
-    def is_alive(self) -> bool:
-        return True
-
-
-class Thread:
-    """``threading.Thread`` as a controlled thread (subclassing and ``run()`` overrides work)."""
-
-    def __new__(cls, *args: Any, **kwargs: Any) -> Any:
-        if _controlled() is None:
-            if cls is Thread:
-                return _real_thread(*args, **kwargs)
-            raise UsageError("a patched Thread subclass can only be created inside a controlled thread")
-        return super().__new__(cls)
-
-    def __init__(
-        self,
-        group: None = None,
-        target: Callable[..., object] | None = None,
-        name: str | None = None,
-        args: tuple[Any, ...] = (),
-        kwargs: dict[str, Any] | None = None,
-        *,
-        daemon: bool | None = None,
-    ) -> None:
-        rt = _controlled()
-        assert rt is not None
-        self._rt = rt
-        self._target = target
-        self._args = args
-        self._kwargs = kwargs or {}
-        # hashed by the order it was made in the execution, not by address: a program that keeps
-        # threads in a set (``ThreadPoolExecutor`` joins ``self._threads`` in set order) then
-        # meets them in the same order whenever a schedule is replayed
-        _MADE[0] += 1
-        self._made = _MADE[0]
-        # as ``threading`` names them: ``Thread-N (target)``
-        called = getattr(target, "__name__", None)
-        own_name = f"Thread-{self._made}" + (f" ({called})" if called is not None else "")
-        self._name = name or own_name
-        # as ``threading``: a new thread is a daemon if the thread creating it is one
-        creator = rt._ex.running_thread()
-        inherited = creator is not None and rt._ex.threads[creator].daemon
-        self.daemon = bool(daemon) if daemon is not None else inherited
-        self._handle: ThreadHandle | None = None
-
-    @property
-    def name(self) -> str:
-        return self._name
-
-    @name.setter
-    def name(self, value: str) -> None:
-        self._name = value
-
-    def __hash__(self) -> int:
-        return self._made
-
-    def getName(self) -> str:
-        return self._name
-
-    def isDaemon(self) -> bool:
-        return self.daemon
-
-    def setDaemon(self, daemonic: bool) -> None:
-        self.daemon = daemonic
-
-    @property
-    def ident(self) -> int | None:
-        return None if self._handle is None else self._handle.ident
-
-    def run(self) -> None:
-        if self._target is not None:
-            self._target(*self._args, **self._kwargs)
-
-    def start(self) -> None:
-        if self._handle is not None:
-            raise RuntimeError("threads can only be started once")
-        self._handle = self._rt.start_thread(self.run, self._name, daemon=self.daemon)
-        _THREAD_OBJECTS[id(self._rt), self._handle.ident] = self
-
-    def join(self, timeout: float | None = None) -> None:
-        if self._handle is None:
-            raise RuntimeError("cannot join thread before it is started")
-        if self._rt._ex.running_thread() == self._handle.ident:
-            raise RuntimeError("cannot join current thread")
-        self._handle.join(timeout)
-
-    def is_alive(self) -> bool:
-        return self._handle is not None and self._handle.is_alive()
-
-
-_THREAD_OBJECTS: dict[tuple[int, int], Thread] = {}
-
-_real_timer = threading.Timer
-_EPOCH = time.time()  # what ``time.time()`` reads at the virtual clock's 0 in every execution
-
-
-class Timer(Thread):
-    """``threading.Timer``: calls ``function`` once ``interval`` seconds have passed unless
-    ``cancel``led first. The wait is a timed wait of the virtual clock, so with virtual timeouts
-    the call may come at any point the search chooses, before or after the others' steps."""
-
-    def __new__(cls, *args: Any, **kwargs: Any) -> Any:
-        if _controlled() is None and cls is Timer:
-            return _real_timer(*args, **kwargs)
-        return super().__new__(cls)
-
-    def __init__(
-        self,
-        interval: float,
-        function: Callable[..., object],
-        args: tuple[Any, ...] | None = None,
-        kwargs: dict[str, Any] | None = None,
-    ) -> None:
-        super().__init__()
-        self.interval = interval
-        self.function = function
-        self.args = args if args is not None else ()
-        self.kwargs = kwargs if kwargs is not None else {}
-        self.finished = self._rt.event()
-
-    def cancel(self) -> None:
-        """Stop the timer if it has not called ``function`` yet."""
-        self.finished.set()
-
-    def run(self) -> None:
-        self.finished.wait(self.interval)
-        if not self.finished.is_set():
-            self.function(*self.args, **self.kwargs)
-        self.finished.set()
-
-
-def _current_thread(rt: ControlledRuntime) -> Any:
-    tid = rt._ex.running_thread()
-    assert tid is not None
-    return _THREAD_OBJECTS.get((id(rt), tid)) or (_MainThread() if tid == 0 else rt.current_thread())
-
-
 def _either(
     module: ModuleType, attr: str, controlled: Callable[..., Any]
 ) -> tuple[ModuleType, str, Any, Any]:
@@ -292,6 +131,9 @@ def _either(
 _REPLACEMENTS: list[tuple[ModuleType, str, Any, Any]] = [
     (threading, "Thread", _real_thread, Thread),
     (threading, "Timer", _real_timer, Timer),
+    (concurrent.futures._base, "Future", _real_future, Future),
+    (concurrent.futures, "Future", _real_future, Future),
+    (concurrent.futures._base, "_AcquireFutures", _real_acquire_futures, _AcquireFutures),
     (threading, "local", threading.local, patch_local.local),
     _either(threading, "Lock", lambda rt: rt.lock()),
     _either(threading, "RLock", lambda rt, *args, **kwargs: rt.rlock()),
@@ -299,7 +141,17 @@ _REPLACEMENTS: list[tuple[ModuleType, str, Any, Any]] = [
     _either(threading, "Event", lambda rt: rt.event()),
     _either(threading, "Semaphore", lambda rt, value=1: rt.semaphore(value)),
     _either(threading, "BoundedSemaphore", lambda rt, value=1: Semaphore(rt._ex, value, bounded=True)),
+    # a thread started the low-level way is a controlled thread too (a daemon, as such threads
+    # do not keep the interpreter alive); it was a real one, outside the explorer
+    _either(
+        _thread,
+        "start_new_thread",
+        lambda rt, function, args, kwargs=None: _start_new(function, args, kwargs),
+    ),
     _either(threading, "current_thread", _current_thread),
+    _either(threading, "main_thread", _main_thread),
+    _either(threading, "enumerate", _enumerate),
+    _either(threading, "active_count", lambda rt: len(_enumerate(rt))),
     _either(threading, "get_ident", lambda rt: 1_000_000 + (rt._ex.running_thread() or 0)),
     _either(queue, "Queue", lambda rt, maxsize=0: rt.queue(maxsize)),
     _either(queue, "SimpleQueue", lambda rt: rt.queue(0)),
@@ -447,49 +299,16 @@ def _refuse_real_local(cls: type) -> Any:
 def _unraisable(hook: Callable[[Any], object]) -> Callable[[Any], object]:
     """``sys.unraisablehook`` that passes over the harness's ``Abort``: a callback the garbage
     collector runs after an execution ended (a ``ThreadPoolExecutor``'s weakref callback putting
-    to a controlled queue) is told its execution is gone, which says nothing about the program."""
+    to a controlled queue) is told its execution is gone, which says nothing about the program;
+    nor does the same callback run by the collector between steps, outside any controlled thread
+    (the queue's refusal of a put from there)."""
 
     def unraisable(info: Any) -> object:
-        if isinstance(info.exc_value, Abort):
+        error = info.exc_value
+        if isinstance(error, Abort):
+            return None
+        if isinstance(error, UsageError) and "outside a controlled thread" in str(error):
             return None
         return hook(info)
 
     return unraisable
-
-
-def interpreter_exit(rt: ControlledRuntime) -> None:
-    """What the interpreter does once the main thread's code returned, before it waits for the
-    other non-daemon threads: ``concurrent.futures``' exit hook tells the workers of every pool not
-    shut down that they are done, and joins them. Without it a program that never calls
-    ``shutdown`` (a module-level pool, most often) ended in a reported deadlock: its idle workers
-    blocked on their queue for ever, where the real interpreter exits."""
-    futures_thread = sys.modules.get("concurrent.futures.thread")
-    queues = getattr(futures_thread, "_threads_queues", None)
-    if futures_thread is None or not queues:
-        return
-    mine = [(t, q) for t, q in list(queues.items()) if isinstance(t, Thread) and t._rt is rt]
-    if not mine:
-        return
-    # the hook's own flag, which the workers read once their queue hands them None; set for this
-    # execution's exit only (the next execution starts before any exit)
-    futures_thread._shutdown = True  # type: ignore[attr-defined]
-    try:
-        for _, work_queue in mine:
-            work_queue.put(None)
-        for t, _ in mine:
-            t.join()
-    finally:
-        futures_thread._shutdown = False  # type: ignore[attr-defined]
-
-
-def _forget_controlled_threads() -> None:
-    """Drop the controlled threads the standard library still refers to once patching ends:
-    ``concurrent.futures`` keeps each worker thread and its queue for the interpreter's exit,
-    when it would put to a queue of a finished execution."""
-    _THREAD_OBJECTS.clear()
-    futures_thread = sys.modules.get("concurrent.futures.thread")
-    queues = getattr(futures_thread, "_threads_queues", None)
-    if queues is not None:
-        for thread in list(queues):
-            if isinstance(thread, Thread):
-                queues.pop(thread, None)

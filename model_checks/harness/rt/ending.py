@@ -89,6 +89,15 @@ def thread_completed(ex: Execution, t: ThreadInfo, done: Done) -> None:
 
 
 def thread_failed(ex: Execution, t: ThreadInfo, error: BaseException) -> None:
+    if isinstance(error, SystemExit):
+        # As ``threading`` runs threads: ``sys.exit()`` ends a thread quietly; the main thread's
+        # ends the program, with its status. (Raised on, it ended lanecheck itself, with the
+        # program's status and no verdict: an outside review read exit 0, "holds", for a race.)
+        if t.tid == 0 and error.code not in (None, 0):
+            tb = "".join(traceback.format_exception(error))
+            message = f"thread {t.name} ended the program with status {error.code!r} (SystemExit)"
+            ex.failure = ex.failure or ExecFailure("exception", message, tb)
+        return
     if isinstance(error, UsageError) or not isinstance(error, Exception):
         raise error  # misuse, Ctrl-C, a test-runner timeout: not a finding about the program
     kind = "assertion" if isinstance(error, AssertionError) else "exception"

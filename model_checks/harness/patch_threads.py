@@ -1,0 +1,303 @@
+"""Patch mode's controlled threads (``patch.py``): the execution whose controlled thread runs here,
+``threading.Thread`` and ``Timer`` as controlled threads, the main thread and the thread list as
+one execution sees them, ``concurrent.futures.Future`` hashed by the order it was made, and the
+interpreter's exit (its pools' workers ended and joined) and patching's (the controlled threads
+the standard library still refers to, forgotten)."""
+
+from __future__ import annotations
+
+import concurrent.futures
+import concurrent.futures.thread
+import sys
+import threading
+import time
+from collections.abc import Callable
+from typing import Any
+
+from model_checks.harness import patch_local
+from model_checks.harness.rt.scheduler import UsageError
+from model_checks.harness.runtime import ControlledRuntime
+from model_checks.harness.sync.primitives import ThreadHandle
+
+_CURRENT: list[ControlledRuntime | None] = [None]
+
+
+def set_current(rt: ControlledRuntime | None) -> None:
+    _CURRENT[0] = rt
+    _MADE[0] = 0  # each execution numbers its threads from 1, as a fresh interpreter would
+    _FUTURES[0] = 0
+    # the thread objects of earlier executions (keyed by their runtime's id, which a later
+    # runtime may reuse) must not answer ``current_thread`` in this one
+    _THREAD_OBJECTS.clear()
+
+
+_MADE = [0]  # ``Thread`` objects made in the running execution
+
+
+def current_runtime() -> ControlledRuntime | None:
+    """The runtime of the execution whose controlled thread is running here, if any."""
+    return _controlled()
+
+
+def _controlled() -> ControlledRuntime | None:
+    rt = _CURRENT[0]
+    if rt is None or rt._ex.running_thread() is None:
+        return None
+    return rt
+
+
+def _running() -> tuple[object, int] | None:
+    rt = _CURRENT[0]
+    if rt is None:
+        return None
+    tid = rt._ex.running_thread()
+    return None if tid is None else (rt._ex, tid)
+
+
+patch_local.running[0] = _running
+
+
+_real_thread = threading.Thread
+
+
+class _MainThread:
+    """``threading.main_thread()`` (and ``current_thread()`` in it): one per execution."""
+
+    name = "main"
+    daemon = False
+
+    def __init__(self, rt: ControlledRuntime) -> None:
+        self._handle = ThreadHandle(rt._ex, rt._ex.threads[0].state)
+        self.ident = 1_000_000  # as ``get_ident`` numbers the execution's threads
+
+    def is_alive(self) -> bool:
+        return self._handle.is_alive()
+
+    def join(self, timeout: float | None = None) -> None:
+        if self._handle._ex.running_thread() == 0:
+            raise RuntimeError("cannot join current thread")
+        self._handle.join(timeout)
+
+
+class Thread:
+    """``threading.Thread`` as a controlled thread (subclassing and ``run()`` overrides work)."""
+
+    def __new__(cls, *args: Any, **kwargs: Any) -> Any:
+        if _controlled() is None:
+            if cls is Thread:
+                return _real_thread(*args, **kwargs)
+            raise UsageError("a patched Thread subclass can only be created inside a controlled thread")
+        return super().__new__(cls)
+
+    def __init__(
+        self,
+        group: None = None,
+        target: Callable[..., object] | None = None,
+        name: str | None = None,
+        args: tuple[Any, ...] = (),
+        kwargs: dict[str, Any] | None = None,
+        *,
+        daemon: bool | None = None,
+    ) -> None:
+        rt = _controlled()
+        assert rt is not None
+        self._rt = rt
+        self._target = target
+        self._args = args
+        self._kwargs = kwargs or {}
+        # hashed by the order it was made in the execution, not by address: a program that keeps
+        # threads in a set (``ThreadPoolExecutor`` joins ``self._threads`` in set order) then
+        # meets them in the same order whenever a schedule is replayed
+        _MADE[0] += 1
+        self._made = _MADE[0]
+        # as ``threading`` names them: ``Thread-N (target)``
+        called = getattr(target, "__name__", None)
+        own_name = f"Thread-{self._made}" + (f" ({called})" if called is not None else "")
+        self._name = name or own_name
+        # as ``threading``: a new thread is a daemon if the thread creating it is one
+        creator = rt._ex.running_thread()
+        inherited = creator is not None and rt._ex.threads[creator].daemon
+        self.daemon = bool(daemon) if daemon is not None else inherited
+        self._handle: ThreadHandle | None = None
+
+    @property
+    def name(self) -> str:
+        return self._name
+
+    @name.setter
+    def name(self, value: str) -> None:
+        self._name = value
+
+    def __hash__(self) -> int:
+        return self._made
+
+    def getName(self) -> str:
+        return self._name
+
+    def isDaemon(self) -> bool:
+        return self.daemon
+
+    def setDaemon(self, daemonic: bool) -> None:
+        self.daemon = daemonic
+
+    @property
+    def ident(self) -> int | None:
+        return None if self._handle is None else self._handle.ident
+
+    def run(self) -> None:
+        if self._target is not None:
+            self._target(*self._args, **self._kwargs)
+
+    def start(self) -> None:
+        if self._handle is not None:
+            raise RuntimeError("threads can only be started once")
+        self._handle = self._rt.start_thread(self.run, self._name, daemon=self.daemon)
+        _THREAD_OBJECTS[id(self._rt), self._handle.ident] = self
+
+    def join(self, timeout: float | None = None) -> None:
+        if self._handle is None:
+            raise RuntimeError("cannot join thread before it is started")
+        if self._rt._ex.running_thread() == self._handle.ident:
+            raise RuntimeError("cannot join current thread")
+        self._handle.join(timeout)
+
+    def is_alive(self) -> bool:
+        return self._handle is not None and self._handle.is_alive()
+
+
+_THREAD_OBJECTS: dict[tuple[int, int], Thread | _MainThread] = {}  # (runtime id, thread id) -> its object
+
+_real_timer = threading.Timer
+_EPOCH = time.time()  # what ``time.time()`` reads at the virtual clock's 0 in every execution
+
+
+class Timer(Thread):
+    """``threading.Timer``: calls ``function`` once ``interval`` seconds have passed unless
+    ``cancel``led first. The wait is a timed wait of the virtual clock, so with virtual timeouts
+    the call may come at any point the search chooses, before or after the others' steps."""
+
+    def __new__(cls, *args: Any, **kwargs: Any) -> Any:
+        if _controlled() is None and cls is Timer:
+            return _real_timer(*args, **kwargs)
+        return super().__new__(cls)
+
+    def __init__(
+        self,
+        interval: float,
+        function: Callable[..., object],
+        args: tuple[Any, ...] | None = None,
+        kwargs: dict[str, Any] | None = None,
+    ) -> None:
+        super().__init__()
+        self.interval = interval
+        self.function = function
+        self.args = args if args is not None else ()
+        self.kwargs = kwargs if kwargs is not None else {}
+        self.finished = self._rt.event()
+
+    def cancel(self) -> None:
+        """Stop the timer if it has not called ``function`` yet."""
+        self.finished.set()
+
+    def run(self) -> None:
+        self.finished.wait(self.interval)
+        if not self.finished.is_set():
+            self.function(*self.args, **self.kwargs)
+        self.finished.set()
+
+
+def _current_thread(rt: ControlledRuntime) -> Any:
+    tid = rt._ex.running_thread()
+    assert tid is not None
+    return _THREAD_OBJECTS.get((id(rt), tid)) or (_main_thread(rt) if tid == 0 else rt.current_thread())
+
+
+def _start_new(function: Callable[..., object], args: tuple[Any, ...], kwargs: dict[str, Any] | None) -> int:
+    thread = Thread(target=function, args=args, kwargs=kwargs, daemon=True)
+    thread.start()
+    ident = thread.ident
+    assert ident is not None
+    return ident
+
+
+def _main_thread(rt: ControlledRuntime) -> Any:
+    main = _THREAD_OBJECTS.get((id(rt), 0))
+    if main is None:
+        main = _THREAD_OBJECTS[id(rt), 0] = _MainThread(rt)
+    return main
+
+
+def _enumerate(rt: ControlledRuntime) -> list[Any]:
+    """The execution's live threads, as ``threading.enumerate`` lists a process's: the main thread
+    and every ``Thread`` started and not finished (each asked: a read of its state). The real
+    one listed the real main thread, which a program joining "every other thread" then joined:
+    it hung (session 36)."""
+    mine = sorted((ident, t) for (owner, ident), t in _THREAD_OBJECTS.items() if owner == id(rt) and ident)
+    return [_main_thread(rt), *(t for _, t in mine if t.is_alive())]
+
+
+_real_future: Any = concurrent.futures._base.Future
+
+
+class Future(_real_future):  # type: ignore[misc]
+    """``concurrent.futures.Future``, hashed by the order it was made in its execution (not by
+    address): ``as_completed`` and ``wait`` keep the futures in sets, and a set's order by address
+    changed from one execution to the next ("the test is not deterministic", session 36)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        _FUTURES[0] += 1
+        self._made = _FUTURES[0] if _controlled() is not None else id(self)
+
+    def __hash__(self) -> int:
+        return self._made
+
+
+_FUTURES = [0]  # ``Future`` objects made in the running execution
+_real_acquire_futures: Any = concurrent.futures._base._AcquireFutures
+
+
+class _AcquireFutures(_real_acquire_futures):  # type: ignore[misc]
+    """``as_completed`` and ``wait`` take the futures' locks in the order of their addresses; by
+    the order they were made instead (their hash), the same in every execution."""
+
+    def __init__(self, futures: Any) -> None:
+        self.futures = sorted(futures, key=hash)
+
+
+def interpreter_exit(rt: ControlledRuntime) -> None:
+    """What the interpreter does once the main thread's code returned, before it waits for the
+    other non-daemon threads: ``concurrent.futures``' exit hook tells the workers of every pool not
+    shut down that they are done, and joins them. Without it a program that never calls
+    ``shutdown`` (a module-level pool, most often) ended in a reported deadlock: its idle workers
+    blocked on their queue for ever, where the real interpreter exits."""
+    futures_thread = sys.modules.get("concurrent.futures.thread")
+    queues = getattr(futures_thread, "_threads_queues", None)
+    if futures_thread is None or not queues:
+        return
+    mine = [(t, q) for t, q in list(queues.items()) if isinstance(t, Thread) and t._rt is rt]
+    if not mine:
+        return
+    # the hook's own flag, which the workers read once their queue hands them None; set for this
+    # execution's exit only (the next execution starts before any exit)
+    futures_thread._shutdown = True  # type: ignore[attr-defined]
+    try:
+        for _, work_queue in mine:
+            work_queue.put(None)
+        for t, _ in mine:
+            t.join()
+    finally:
+        futures_thread._shutdown = False  # type: ignore[attr-defined]
+
+
+def _forget_controlled_threads() -> None:
+    """Drop the controlled threads the standard library still refers to once patching ends:
+    ``concurrent.futures`` keeps each worker thread and its queue for the interpreter's exit,
+    when it would put to a queue of a finished execution."""
+    _THREAD_OBJECTS.clear()
+    futures_thread = sys.modules.get("concurrent.futures.thread")
+    queues = getattr(futures_thread, "_threads_queues", None)
+    if queues is not None:
+        for thread in list(queues):
+            if isinstance(thread, Thread):
+                queues.pop(thread, None)
