@@ -179,9 +179,16 @@ worth(Tracer *t, _PyInterpreterFrame *fr, PyObject *entry)
         PyObject *iterated = STACK(1);
         return iterated != NULL && PyGen_Check(iterated) ? 1 : is_instance(iterated, t->containers);
     }
-    case BINARY: { /* either operand a container */
+    case BINARY: { /* either operand a container, or "%s" % (items,) */
         int left = is_instance(STACK(2), t->containers);
-        return left != 0 ? left : is_instance(STACK(1), t->containers);
+        if (left != 0) {
+            return left;
+        }
+        PyObject *right = STACK(1);
+        if (right != NULL && PyTuple_Check(right) && STACK(2) != NULL && PyUnicode_Check(STACK(2))) {
+            return 1;
+        }
+        return is_instance(right, t->containers);
     }
     case GLOBAL_NAME: {
         if (!PyDict_CheckExact(fr->f_globals) || !PyUnicode_CheckExact(arg)) {
@@ -204,12 +211,13 @@ worth(Tracer *t, _PyInterpreterFrame *fr, PyObject *entry)
         }
         PyObject *meth = STACK(argc + 2), *target = STACK(argc + 1);
         if (meth != NULL) { /* obj.method(args) */
-            if (!PyObject_TypeCheck(meth, &PyMethodDescr_Type)) {
-                return 0;
-            }
             int named = named_worth(t, fr, meth, argc);
             if (named != -2) {
-                return named; /* ", ".join(items): the containers among its arguments */
+                return named; /* ", ".join(items), log.info("%s", xs): the containers handed */
+            }
+            /* a container's method: ``xs.append(x)``, or a slot's ``xs.__setitem__(0, x)`` */
+            if (!PyObject_TypeCheck(meth, &PyMethodDescr_Type) && !PyObject_TypeCheck(meth, &PyWrapperDescr_Type)) {
+                return 0;
             }
             int container = is_instance(target, t->containers);
             if (container <= 0) {
@@ -227,10 +235,19 @@ worth(Tracer *t, _PyInterpreterFrame *fr, PyObject *entry)
             }
         }
         /* a bound builtin method called through a name: its __self__ a container */
-        if (!PyCFunction_Check(target)) {
-            return 0;
+        if (PyCFunction_Check(target)) {
+            return is_instance(PyCFunction_GET_SELF(target), t->containers);
         }
-        return is_instance(PyCFunction_GET_SELF(target), t->containers);
+        if (target != NULL && Py_IS_TYPE(target, &_PyMethodWrapper_Type)) { /* xs.__setitem__(0, 1) */
+            PyObject *self = PyObject_GetAttrString(target, "__self__");
+            if (self == NULL) {
+                return -1;
+            }
+            int container = is_instance(self, t->containers);
+            Py_DECREF(self);
+            return container;
+        }
+        return 0;
     }
     default: /* STORE_ATTR (the handler tests the object's owner), STORE_GLOBAL, STORE_CELL */
         return 1;

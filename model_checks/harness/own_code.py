@@ -45,6 +45,7 @@ MACHINERY_FILES = frozenset(
         "patch_reach.py",
         "patch_state.py",
         "pytest_plugin.py",
+        "race_calls.py",
         "race_frames.py",
         "race_report.py",
         "race_sites.py",

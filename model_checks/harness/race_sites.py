@@ -6,13 +6,18 @@ from __future__ import annotations
 
 import array
 import bisect
+import collections
 import copy
 import dis
+import functools
 import gc
 import heapq
+import itertools
 import json
+import logging
 import operator
 import os
+import pickle
 import random
 import sysconfig
 import types
@@ -151,6 +156,7 @@ OPCODES = {
     "DICT_UPDATE": ITER,
     "DICT_MERGE": ITER,
     "FOR_ITER": ITER,  # a loop over a shared generator runs it (a write of the generator)
+    "FORMAT_VALUE": ITER,  # ``f"{xs}"`` formats the container whole
     # ``match``: a sequence pattern takes the subject's length (its items come by subscripts), a
     # mapping pattern reads the subject under the keys on top of it
     "GET_LEN": ITER,
@@ -184,6 +190,7 @@ ITEM_FUNCTIONS: dict[object, bool] = {
     operator.delitem: True,
     operator.contains: False,
 }
+_LOG_LEVELS = ("debug", "info", "warning", "error", "critical", "exception", "log")
 # Functions outside the traced code that read the containers given as their arguments whole, and
 # change (True) the first one: ``heapq.heappush(self.heap, x)`` touches no traced opcode of it.
 CONTAINER_FUNCTIONS: dict[object, bool] = {
@@ -225,6 +232,18 @@ CONTAINER_FUNCTIONS: dict[object, bool] = {
     json.dumps: False,
     dict.fromkeys: False,
     str.join: False,  # a method: ``", ".join(items)``
+    str.format: False,  # a method: ``"{}".format(items)``
+    bytes: False,
+    collections.Counter: False,
+    itertools.chain: False,
+    functools.reduce: False,
+    pickle.dumps: False,
+    # a log call formats its arguments (at once, where the level is on)
+    **dict.fromkeys(
+        (getattr(logging.Logger, level) for level in _LOG_LEVELS),
+        False,
+    ),
+    **dict.fromkeys((getattr(logging, level) for level in _LOG_LEVELS), False),
 }
 # a generator's methods that run it, as ``next`` does (a write of the generator)
 GENERATOR_METHODS = frozenset(

@@ -36,7 +36,6 @@ the operation published), exactly as a declared GIL-atomic field (``declared.py`
 
 from __future__ import annotations
 
-import operator
 import sys
 import types
 from collections import defaultdict
@@ -45,6 +44,7 @@ from typing import TYPE_CHECKING, Any
 
 from model_checks.harness.busy_wait import BusyWait
 from model_checks.harness.declared import is_declared
+from model_checks.harness.race_calls import NESTED_DEPTH, CallSites
 from model_checks.harness.race_frames import (
     NATIVE,
     SUPPORTED,
@@ -57,19 +57,15 @@ from model_checks.harness.race_frames import (
 from model_checks.harness.race_report import describe, race_failure
 from model_checks.harness.race_sites import (
     ALL,
-    ATTR_BUILTINS,
     BINARY,
     CODE_TYPES,
-    CONTAINER_FUNCTIONS,
     CONTAINERS,
     CONTAINS,
     DELETE_SUBSCR,
     DICT_VIEWS,
-    GENERATOR_METHODS,
     GLOBAL_NAME,
     INDEXED,
     INPLACE,
-    ITEM_FUNCTIONS,
     ITER,
     KEYED,
     LOAD_ATTR,
@@ -90,7 +86,6 @@ from model_checks.harness.race_sites import (
     harness_class,
     harness_owned,
     is_property,
-    named_call,
     viewed,
 )
 from model_checks.harness.rt.objects import GLOBAL, LocationState, Op
@@ -111,7 +106,7 @@ class _Loc:
         self.reads: dict[int, tuple[int, Site]] = {}
 
 
-class RaceDetector:
+class RaceDetector(CallSites):
     """Vector clocks from the controlled operations, shadow memory from the traced accesses, for
     one execution. ``sync`` is called by the scheduler for every operation it runs."""
 
@@ -261,9 +256,16 @@ class RaceDetector:
         elif kind == BINARY:
             left, right = stack_value(frame, 2), stack_value(frame, 1)
             if isinstance(right, CONTAINERS) and right is not left:
-                self._access(tid, right, ALL, False, frame, "")
+                self._read_whole(tid, right, frame, "", NESTED_DEPTH)
+            elif isinstance(left, str) and isinstance(right, tuple):  # "%s" % (items,)
+                for item in right:
+                    if isinstance(item, CONTAINERS):
+                        self._read_whole(tid, item, frame, "", NESTED_DEPTH)
             if isinstance(left, CONTAINERS):
-                self._access(tid, left, ALL, arg_ in INPLACE, frame, "")
+                if arg_ in INPLACE:
+                    self._access(tid, left, ALL, True, frame, "")
+                else:
+                    self._read_whole(tid, left, frame, "", NESTED_DEPTH)
         elif kind in (LOAD_CELL, STORE_CELL):
             slot, name = arg_
             cell = fast_local(frame, slot)
@@ -279,17 +281,6 @@ class RaceDetector:
             self._access(tid, cell, name, kind == STORE_CELL, frame, "")
         else:
             self._call(tid, frame, arg_)
-
-    def _read_arguments(
-        self, tid: int, frame: types.FrameType, argc: int, name: str, first_written: bool = False
-    ) -> None:
-        """The containers among a call's ``argc`` arguments are read whole (the first one written,
-        for a function that changes it: ``heappush``)."""
-        for depth in range(argc, 0, -1):  # the first argument is the deepest
-            arg = stack_value(frame, depth)
-            if isinstance(arg, CONTAINERS):
-                write = first_written and depth == argc
-                self._access(tid, arg, ALL, write, frame, f"{name}({type(arg).__name__})")
 
     def _generator(self, tid: int, gen: types.GeneratorType[Any, Any, Any], frame: types.FrameType) -> None:
         """``next(gen)`` or a loop over ``gen``: it runs the generator's frame, which two threads
@@ -332,65 +323,6 @@ class RaceDetector:
             if isinstance(fields, dict) and name not in fields and is_property(type(obj), name):
                 return  # its setter's own accesses are traced
             self._attr(tid, obj, name, True, frame)
-
-    def _call(self, tid: int, frame: types.FrameType, argc: int) -> None:
-        meth = stack_value(frame, argc + 2)
-        target = stack_value(frame, argc + 1)
-        if meth is not None:  # obj.method(args): the method's function, then obj
-            if named_call(meth):
-                if meth in GENERATOR_METHODS:  # gen.send(v): it runs the generator
-                    if isinstance(target, types.GeneratorType):
-                        self._generator(tid, target, frame)
-                else:  # ", ".join(items): its arguments are read whole
-                    self._read_arguments(tid, frame, argc, getattr(meth, "__name__", "call"))
-                return
-            if not isinstance(target, CONTAINERS) or not isinstance(meth, types.MethodDescriptorType):
-                return
-            name = meth.__name__
-            args = argc
-        elif target is len and argc == 1:
-            container = stack_value(frame, 1)
-            if isinstance(container, CONTAINERS):
-                self._access(tid, container, ALL, False, frame, "")
-            return
-        elif named_call(target):
-            if target in ATTR_BUILTINS:  # getattr(obj, "name"), setattr, delattr, hasattr
-                write, counts = ATTR_BUILTINS[target]
-                attr = stack_value(frame, argc - 1)
-                if argc in counts and isinstance(attr, str):
-                    obj = stack_value(frame, argc)
-                    (self._store_attr if write else self._load_attr)(tid, obj, attr, frame)
-            elif target is next:
-                gen = stack_value(frame, argc) if argc >= 1 else None
-                if isinstance(gen, types.GeneratorType):
-                    self._generator(tid, gen, frame)
-            elif target in ITEM_FUNCTIONS:  # operator.setitem(d, k, v): d[k]
-                container = stack_value(frame, argc) if argc >= 2 else None
-                if isinstance(container, CONTAINERS):
-                    key = stack_value(frame, argc - 1)
-                    if target is operator.contains:
-                        self._item(tid, container, key, False, frame)
-                    else:
-                        self._item(tid, container, key, ITEM_FUNCTIONS[target], frame, indexed=True)
-            else:  # heapq.heappush(heap, x), sorted(items), zip(xs, ys): its containers
-                name = getattr(target, "__name__", "call")
-                self._read_arguments(tid, frame, argc, name, CONTAINER_FUNCTIONS[target])
-            return
-        else:  # a bound builtin method called through a name: f = d.get; f(k)
-            owner = getattr(target, "__self__", None)
-            if not isinstance(owner, CONTAINERS) or not isinstance(target, types.BuiltinMethodType):
-                return
-            name = target.__name__
-            target = owner
-            args = argc
-        spec = METHODS.get(name)
-        if spec is None:
-            return
-        write, keyed = spec
-        if keyed and args >= 1 and isinstance(target, KEYED):
-            self._item(tid, target, stack_value(frame, args), write, frame)
-        else:
-            self._access(tid, target, ALL, write, frame, f"{type(target).__name__}.{name}()")
 
     def _attr(self, tid: int, obj: object, name: str, write: bool, frame: types.FrameType) -> None:
         if is_declared(type(obj), name):

@@ -512,3 +512,48 @@ def array_item_race() -> None:
         counts[0] += 1
 
     _run(inc, inc)
+
+
+# ---------------------------------------------------------------- session 36: a third review's finds
+
+
+def _reader_and_appender(read: Callable[[list[int]], object]) -> None:
+    items = [1]
+    _run(lambda: read(items), lambda: items.append(2))
+
+
+def slot_method_race() -> None:
+    items = [0]
+    _run(lambda: items.__setitem__(0, 1), lambda: items[0])
+
+
+def argument_of_a_method_race() -> None:
+    copied: list[int] = []
+    _reader_and_appender(lambda items: copied.extend(items))
+
+
+def method_handed_as_key_race() -> None:
+    d = {"a": 1, "b": 2}
+
+    def writer() -> None:
+        d["a"] = 3
+
+    _run(lambda: max(["a", "b"], key=d.__getitem__), writer)
+
+
+def nested_container_race() -> None:
+    inner = [1]
+    outer = [inner]
+    _run(lambda: str(outer), lambda: inner.append(2))
+
+
+def percent_format_race() -> None:
+    _reader_and_appender(lambda items: "%s" % (items,))  # noqa: UP031
+
+
+def f_string_race() -> None:
+    _reader_and_appender(lambda items: f"{items}")
+
+
+def str_format_race() -> None:
+    _reader_and_appender(lambda items: "{}".format(items))  # noqa: UP032

@@ -119,6 +119,14 @@ def test_a_racy_program_is_reported_at_its_sites(
         (prog.operator_setitem_race, "dict['a']"),
         (prog.object_setattr_race, "Box.value"),
         (prog.array_item_race, "array[0]"),
+        # a third review's (session 36)
+        (prog.slot_method_race, "list"),
+        (prog.argument_of_a_method_race, "list (whole)"),
+        (prog.method_handed_as_key_race, "dict"),
+        (prog.nested_container_race, "list (whole)"),
+        (prog.percent_format_race, "list (whole)"),
+        (prog.f_string_race, "list (whole)"),
+        (prog.str_format_race, "list (whole)"),
     ],
     ids=lambda p: getattr(p, "__name__", ""),
 )

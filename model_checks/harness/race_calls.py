@@ -1,0 +1,173 @@
+"""What a call site accesses, for the race detector (``races.py``): a container's method, a
+listed function handed containers, ``getattr``/``setattr`` by name, ``operator.setitem``, a
+generator's ``send``. The call itself runs untraced (C code, or the standard library), so the
+accesses it makes to the data it is handed are recorded at the call, as the caller's.
+
+What a listed function reads of a container it is handed is the whole container and, a few levels
+down, the containers inside it (``str(outer)`` formats ``outer[0]``'s items too); a container's
+method reads the containers it is handed (``dst.update(src)``, ``ys.extend(xs)``); and a
+container's method handed as an argument (``max(keys, key=d.get)``, ``map(xs.append, items)``)
+is called by the function on that container (session 36: an outside review found each of these
+proved race free).
+"""
+
+from __future__ import annotations
+
+import operator
+import types
+from typing import Any
+
+from model_checks.harness.race_frames import stack_value
+from model_checks.harness.race_sites import (
+    ALL,
+    ATTR_BUILTINS,
+    CONTAINER_FUNCTIONS,
+    CONTAINERS,
+    GENERATOR_METHODS,
+    ITEM_FUNCTIONS,
+    KEYED,
+    METHODS,
+    named_call,
+)
+
+# How deep a read of a handed container goes into the containers inside it, and how many items of
+# each it looks at (a call that formats a big structure reads every item; its first ones are the
+# ones a report needs).
+NESTED_DEPTH = 3
+NESTED_ITEMS = 64
+# a container's method, unbound (``list.append``, ``list.__setitem__``) and bound (``xs.append``,
+# ``xs.__setitem__``)
+_METHOD_TYPES = (types.MethodDescriptorType, types.WrapperDescriptorType)
+_BOUND_TYPES = (types.BuiltinMethodType, types.MethodWrapperType)
+
+
+class CallSites:
+    """The call sites of ``RaceDetector``: each decoded into the accesses it makes."""
+
+    def _access(
+        self, tid: int, obj: object, key: object, write: bool, frame: types.FrameType, label: str
+    ) -> None:
+        raise NotImplementedError
+
+    def _item(
+        self,
+        tid: int,
+        container: object,
+        key: object,
+        write: bool,
+        frame: types.FrameType,
+        indexed: bool = False,
+    ) -> None:
+        raise NotImplementedError
+
+    def _generator(self, tid: int, gen: types.GeneratorType[Any, Any, Any], frame: types.FrameType) -> None:
+        raise NotImplementedError
+
+    def _load_attr(self, tid: int, obj: object, name: str, frame: types.FrameType) -> None:
+        raise NotImplementedError
+
+    def _store_attr(self, tid: int, obj: object, name: str, frame: types.FrameType) -> None:
+        raise NotImplementedError
+
+    def _read_arguments(
+        self, tid: int, frame: types.FrameType, argc: int, name: str, first_written: bool = False
+    ) -> None:
+        """The containers among a call's ``argc`` arguments are read whole, with what they hold
+        (the first one written, for a function that changes it: ``heappush``); a container's
+        method among them is called on its container."""
+        for depth in range(argc, 0, -1):  # the first argument is the deepest
+            arg = stack_value(frame, depth)
+            if isinstance(arg, CONTAINERS):
+                label = f"{name}({type(arg).__name__})"
+                if first_written and depth == argc:
+                    self._access(tid, arg, ALL, True, frame, label)
+                else:
+                    self._read_whole(tid, arg, frame, label, NESTED_DEPTH)
+            elif isinstance(arg, _BOUND_TYPES):
+                self._method_handed(tid, arg, frame, name)
+
+    def _read_whole(self, tid: int, container: Any, frame: types.FrameType, label: str, depth: int) -> None:
+        """``container`` read whole, and the containers among its first items (its values, for a
+        dict), ``depth`` levels down."""
+        self._access(tid, container, ALL, False, frame, label)
+        if depth <= 1:
+            return
+        items = container.values() if isinstance(container, dict) else container
+        for i, item in enumerate(items):
+            if i >= NESTED_ITEMS:
+                break
+            if isinstance(item, CONTAINERS) and item is not container:
+                self._read_whole(tid, item, frame, label, depth - 1)
+
+    def _method_handed(self, tid: int, method: Any, frame: types.FrameType, by: str) -> None:
+        """A container's method handed to a function that calls it (``key=d.get``): its access."""
+        owner = method.__self__
+        spec = METHODS.get(method.__name__)
+        if spec is not None and isinstance(owner, CONTAINERS):
+            label = f"{by}({type(owner).__name__}.{method.__name__})"
+            self._access(tid, owner, ALL, spec[0], frame, label)
+
+    def _call(self, tid: int, frame: types.FrameType, argc: int) -> None:
+        meth = stack_value(frame, argc + 2)
+        target = stack_value(frame, argc + 1)
+        if meth is not None:  # obj.method(args): the method's function, then obj
+            if named_call(meth):
+                if meth in GENERATOR_METHODS:  # gen.send(v): it runs the generator
+                    if isinstance(target, types.GeneratorType):
+                        self._generator(tid, target, frame)
+                else:  # ", ".join(items): its arguments are read whole
+                    self._read_arguments(tid, frame, argc, getattr(meth, "__name__", "call"))
+                return
+            if not isinstance(target, CONTAINERS) or not isinstance(meth, _METHOD_TYPES):
+                return
+            name = meth.__name__
+            args = argc
+        elif target is len and argc == 1:
+            container = stack_value(frame, 1)
+            if isinstance(container, CONTAINERS):
+                self._access(tid, container, ALL, False, frame, "")
+            return
+        elif named_call(target):
+            self._named(tid, frame, argc, target)
+            return
+        else:  # a bound builtin method called through a name: f = d.get; f(k); xs.__setitem__(0, 1)
+            owner = getattr(target, "__self__", None)
+            if not isinstance(owner, CONTAINERS) or not isinstance(target, _BOUND_TYPES):
+                return
+            name = target.__name__
+            target = owner
+            args = argc
+        spec = METHODS.get(name)
+        if spec is None:
+            return
+        write, keyed = spec
+        if keyed and args >= 1 and isinstance(target, KEYED):
+            self._item(tid, target, stack_value(frame, args), write, frame)
+        else:
+            self._access(tid, target, ALL, write, frame, f"{type(target).__name__}.{name}()")
+            # what it is handed (``dst.update(src)``, ``ys.extend(xs)``, ``s.issubset(t)``)
+            self._read_arguments(tid, frame, args, f"{type(target).__name__}.{name}")
+
+    def _named(self, tid: int, frame: types.FrameType, argc: int, target: object) -> None:
+        """A call of one of ``race_sites.NAMED_CALLS`` by its name."""
+        if target in ATTR_BUILTINS:  # getattr(obj, "name"), setattr, delattr, hasattr
+            write, counts = ATTR_BUILTINS[target]
+            attr = stack_value(frame, argc - 1)
+            if argc in counts and isinstance(attr, str):
+                obj = stack_value(frame, argc)
+                (self._store_attr if write else self._load_attr)(tid, obj, attr, frame)
+        elif target is next:
+            gen = stack_value(frame, argc) if argc >= 1 else None
+            if isinstance(gen, types.GeneratorType):
+                self._generator(tid, gen, frame)
+        elif target in ITEM_FUNCTIONS:  # operator.setitem(d, k, v): d[k]
+            container = stack_value(frame, argc) if argc >= 2 else None
+            if isinstance(container, CONTAINERS):
+                key = stack_value(frame, argc - 1)
+                if target is operator.contains:
+                    self._item(tid, container, key, False, frame)
+                else:
+                    self._item(tid, container, key, ITEM_FUNCTIONS[target], frame, indexed=True)
+        else:  # heapq.heappush(heap, x), sorted(items), zip(xs, ys): its containers
+            name = getattr(target, "__name__", "call")
+            self._read_arguments(tid, frame, argc, name, CONTAINER_FUNCTIONS[target])
