@@ -43,10 +43,18 @@ def load(name: str) -> tuple[ModuleType, Program]:
         raise CommandError(f"{where} has no {function!r}")
     if not callable(fn):
         raise CommandError(f"{where}.{function} is a {type(fn).__name__}, not a function")
+    if inspect.iscoroutinefunction(fn) or inspect.isasyncgenfunction(fn):
+        raise CommandError(
+            f"{where}.{function} is an async function: lanecheck explores threads, not an event "
+            "loop's tasks; give the function that starts the program's threads"
+        )
     takes_rt = _takes_runtime(fn, f"{where}.{function}")
 
     def program(rt: ControlledRuntime) -> object:
-        return fn(rt) if takes_rt else fn()
+        if takes_rt:
+            return fn(rt)  # the harness's API: it may return final checks
+        fn()  # a plain program's main: what it returns is no check (as a real run ignores it)
+        return None
 
     # schedule strings and reports name the program
     program.__qualname__ = f"program:{name}"

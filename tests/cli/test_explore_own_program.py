@@ -93,6 +93,17 @@ def two_arguments(a, b):
     pass
 
 
+def returns_a_status():
+    t = threading.Thread(target=lambda: None)
+    t.start()
+    t.join()
+    return 0
+
+
+async def a_coroutine():
+    pass
+
+
 NOT_A_FUNCTION = 3
 """
 
@@ -165,6 +176,7 @@ def test_the_timeout_limit_is_an_option(program_file: Path) -> None:
         ("{file}:missing", "has no 'missing'"),
         ("{file}:NOT_A_FUNCTION", "is a int, not a function"),
         ("{file}:two_arguments", "needs 2 arguments"),
+        ("{file}:a_coroutine", "is an async function"),
         ("{dir}/absent.py:main", "no such file"),
         ("no_such_module_anywhere:main", "cannot import no_such_module_anywhere"),
         (":main", "give MODULE:FUNCTION"),
@@ -219,3 +231,10 @@ def test_a_file_imports_the_modules_beside_it_as_python_file_does(tmp_path: Path
     result = runner.invoke(app, ["explore", f"{folder / 'uses_sibling.py'}:main", "--json"])
     assert result.exit_code == 1, result.output  # loaded, and its lost update found
     assert json.loads(result.output)["failure"]["kind"] == "data_race"
+
+
+@pytest.mark.timeout(120)
+def test_what_a_plain_programs_main_returns_is_no_check(program_file: Path) -> None:
+    """A real run ignores it; it was refused in the harness's words ("a test may return None...")."""
+    result = runner.invoke(app, ["explore", f"{program_file}:returns_a_status"])
+    assert result.exit_code == 0, result.output
