@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import operator
 import types
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from model_checks.harness.race_frames import stack_value
 from model_checks.harness.race_sites import (
@@ -30,6 +30,9 @@ from model_checks.harness.race_sites import (
     named_call,
 )
 
+if TYPE_CHECKING:
+    from model_checks.harness.races import RaceDetector
+
 # How deep a read of a handed container goes into the containers inside it, and how many items of
 # each it looks at (a call that formats a big structure reads every item; its first ones are the
 # ones a report needs).
@@ -42,34 +45,13 @@ _BOUND_TYPES = (types.BuiltinMethodType, types.MethodWrapperType)
 
 
 class CallSites:
-    """The call sites of ``RaceDetector``: each decoded into the accesses it makes."""
+    """The call sites of one execution's ``RaceDetector``: each decoded into the accesses it makes,
+    handed to the detector."""
 
-    def _access(
-        self, tid: int, obj: object, key: object, write: bool, frame: types.FrameType, label: str
-    ) -> None:
-        raise NotImplementedError
+    def __init__(self, detector: RaceDetector) -> None:
+        self.detector = detector
 
-    def _item(
-        self,
-        tid: int,
-        container: object,
-        key: object,
-        write: bool,
-        frame: types.FrameType,
-        indexed: bool = False,
-    ) -> None:
-        raise NotImplementedError
-
-    def _generator(self, tid: int, gen: types.GeneratorType[Any, Any, Any], frame: types.FrameType) -> None:
-        raise NotImplementedError
-
-    def _load_attr(self, tid: int, obj: object, name: str, frame: types.FrameType) -> None:
-        raise NotImplementedError
-
-    def _store_attr(self, tid: int, obj: object, name: str, frame: types.FrameType) -> None:
-        raise NotImplementedError
-
-    def _read_arguments(
+    def read_arguments(
         self, tid: int, frame: types.FrameType, argc: int, name: str, first_written: bool = False
     ) -> None:
         """The containers among a call's ``argc`` arguments are read whole, with what they hold
@@ -80,16 +62,16 @@ class CallSites:
             if isinstance(arg, CONTAINERS):
                 label = f"{name}({type(arg).__name__})"
                 if first_written and depth == argc:
-                    self._access(tid, arg, ALL, True, frame, label)
+                    self.detector._access(tid, arg, ALL, True, frame, label)
                 else:
-                    self._read_whole(tid, arg, frame, label, NESTED_DEPTH)
+                    self.read_whole(tid, arg, frame, label, NESTED_DEPTH)
             elif isinstance(arg, _BOUND_TYPES):
                 self._method_handed(tid, arg, frame, name)
 
-    def _read_whole(self, tid: int, container: Any, frame: types.FrameType, label: str, depth: int) -> None:
+    def read_whole(self, tid: int, container: Any, frame: types.FrameType, label: str, depth: int) -> None:
         """``container`` read whole, and the containers among its first items (its values, for a
         dict), ``depth`` levels down."""
-        self._access(tid, container, ALL, False, frame, label)
+        self.detector._access(tid, container, ALL, False, frame, label)
         if depth <= 1:
             return
         items = container.values() if isinstance(container, dict) else container
@@ -97,7 +79,7 @@ class CallSites:
             if i >= NESTED_ITEMS:
                 break
             if isinstance(item, CONTAINERS) and item is not container:
-                self._read_whole(tid, item, frame, label, depth - 1)
+                self.read_whole(tid, item, frame, label, depth - 1)
 
     def _method_handed(self, tid: int, method: Any, frame: types.FrameType, by: str) -> None:
         """A container's method handed to a function that calls it (``key=d.get``): its access."""
@@ -105,18 +87,18 @@ class CallSites:
         spec = METHODS.get(method.__name__)
         if spec is not None and isinstance(owner, CONTAINERS):
             label = f"{by}({type(owner).__name__}.{method.__name__})"
-            self._access(tid, owner, ALL, spec[0], frame, label)
+            self.detector._access(tid, owner, ALL, spec[0], frame, label)
 
-    def _call(self, tid: int, frame: types.FrameType, argc: int) -> None:
+    def call(self, tid: int, frame: types.FrameType, argc: int) -> None:
         meth = stack_value(frame, argc + 2)
         target = stack_value(frame, argc + 1)
         if meth is not None:  # obj.method(args): the method's function, then obj
             if named_call(meth):
                 if meth in GENERATOR_METHODS:  # gen.send(v): it runs the generator
                     if isinstance(target, types.GeneratorType):
-                        self._generator(tid, target, frame)
+                        self.detector._generator(tid, target, frame)
                 else:  # ", ".join(items): its arguments are read whole
-                    self._read_arguments(tid, frame, argc, getattr(meth, "__name__", "call"))
+                    self.read_arguments(tid, frame, argc, getattr(meth, "__name__", "call"))
                 return
             if not isinstance(target, CONTAINERS) or not isinstance(meth, _METHOD_TYPES):
                 return
@@ -125,7 +107,7 @@ class CallSites:
         elif target is len and argc == 1:
             container = stack_value(frame, 1)
             if isinstance(container, CONTAINERS):
-                self._access(tid, container, ALL, False, frame, "")
+                self.detector._access(tid, container, ALL, False, frame, "")
             return
         elif named_call(target):
             self._named(tid, frame, argc, target)
@@ -142,11 +124,11 @@ class CallSites:
             return
         write, keyed = spec
         if keyed and args >= 1 and isinstance(target, KEYED):
-            self._item(tid, target, stack_value(frame, args), write, frame)
+            self.detector._item(tid, target, stack_value(frame, args), write, frame)
         else:
-            self._access(tid, target, ALL, write, frame, f"{type(target).__name__}.{name}()")
+            self.detector._access(tid, target, ALL, write, frame, f"{type(target).__name__}.{name}()")
             # what it is handed (``dst.update(src)``, ``ys.extend(xs)``, ``s.issubset(t)``)
-            self._read_arguments(tid, frame, args, f"{type(target).__name__}.{name}")
+            self.read_arguments(tid, frame, args, f"{type(target).__name__}.{name}")
 
     def _named(self, tid: int, frame: types.FrameType, argc: int, target: object) -> None:
         """A call of one of ``race_sites.NAMED_CALLS`` by its name."""
@@ -155,19 +137,19 @@ class CallSites:
             attr = stack_value(frame, argc - 1)
             if argc in counts and isinstance(attr, str):
                 obj = stack_value(frame, argc)
-                (self._store_attr if write else self._load_attr)(tid, obj, attr, frame)
+                (self.detector._store_attr if write else self.detector._load_attr)(tid, obj, attr, frame)
         elif target is next:
             gen = stack_value(frame, argc) if argc >= 1 else None
             if isinstance(gen, types.GeneratorType):
-                self._generator(tid, gen, frame)
+                self.detector._generator(tid, gen, frame)
         elif target in ITEM_FUNCTIONS:  # operator.setitem(d, k, v): d[k]
             container = stack_value(frame, argc) if argc >= 2 else None
             if isinstance(container, CONTAINERS):
                 key = stack_value(frame, argc - 1)
                 if target is operator.contains:
-                    self._item(tid, container, key, False, frame)
+                    self.detector._item(tid, container, key, False, frame)
                 else:
-                    self._item(tid, container, key, ITEM_FUNCTIONS[target], frame, indexed=True)
+                    self.detector._item(tid, container, key, ITEM_FUNCTIONS[target], frame, indexed=True)
         else:  # heapq.heappush(heap, x), sorted(items), zip(xs, ys): its containers
             name = getattr(target, "__name__", "call")
-            self._read_arguments(tid, frame, argc, name, CONTAINER_FUNCTIONS[target])
+            self.read_arguments(tid, frame, argc, name, CONTAINER_FUNCTIONS[target])

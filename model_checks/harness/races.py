@@ -106,7 +106,7 @@ class _Loc:
         self.reads: dict[int, tuple[int, Site]] = {}
 
 
-class RaceDetector(CallSites):
+class RaceDetector:
     """Vector clocks from the controlled operations, shadow memory from the traced accesses, for
     one execution. ``sync`` is called by the scheduler for every operation it runs."""
 
@@ -127,6 +127,7 @@ class RaceDetector(CallSites):
         self.alive: list[object] = []  # objects with a location: their ids are not reused
         self.accesses = 0
         self.busy = BusyWait(ex)  # a thread spinning on plain data is given scheduling points
+        self.calls = CallSites(self)  # what a call site accesses
         self.found = False
         self.exempt: set[int] = set()  # containers held in declared fields (``declared.py``)
         # the C trace function when built (``race_frames.NATIVE``), else ``_global`` in Python
@@ -256,16 +257,16 @@ class RaceDetector(CallSites):
         elif kind == BINARY:
             left, right = stack_value(frame, 2), stack_value(frame, 1)
             if isinstance(right, CONTAINERS) and right is not left:
-                self._read_whole(tid, right, frame, "", NESTED_DEPTH)
+                self.calls.read_whole(tid, right, frame, "", NESTED_DEPTH)
             elif isinstance(left, str) and isinstance(right, tuple):  # "%s" % (items,)
                 for item in right:
                     if isinstance(item, CONTAINERS):
-                        self._read_whole(tid, item, frame, "", NESTED_DEPTH)
+                        self.calls.read_whole(tid, item, frame, "", NESTED_DEPTH)
             if isinstance(left, CONTAINERS):
                 if arg_ in INPLACE:
                     self._access(tid, left, ALL, True, frame, "")
                 else:
-                    self._read_whole(tid, left, frame, "", NESTED_DEPTH)
+                    self.calls.read_whole(tid, left, frame, "", NESTED_DEPTH)
         elif kind in (LOAD_CELL, STORE_CELL):
             slot, name = arg_
             cell = fast_local(frame, slot)
@@ -280,7 +281,7 @@ class RaceDetector(CallSites):
                     return
             self._access(tid, cell, name, kind == STORE_CELL, frame, "")
         else:
-            self._call(tid, frame, arg_)
+            self.calls.call(tid, frame, arg_)
 
     def _generator(self, tid: int, gen: types.GeneratorType[Any, Any, Any], frame: types.FrameType) -> None:
         """``next(gen)`` or a loop over ``gen``: it runs the generator's frame, which two threads

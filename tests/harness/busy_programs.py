@@ -4,20 +4,13 @@ Before session 36 the explorer hung on each spin: it switches threads only at op
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
+
+from tests.harness.program_threads import start_and_join
 
 
 class Flag:
     def __init__(self) -> None:
         self.done = False
-
-
-def _run(*targets: Callable[[], object]) -> None:
-    threads = [threading.Thread(target=t) for t in targets]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
 
 
 def spin_on_a_flag() -> None:
@@ -31,7 +24,7 @@ def spin_on_a_flag() -> None:
     def setter() -> None:
         flag.done = True
 
-    _run(spinner, setter)
+    start_and_join(spinner, setter)
 
 
 def spin_after_a_race() -> None:
@@ -46,13 +39,13 @@ def spin_after_a_race() -> None:
             while not never.done:
                 pass
 
-    _run(writer, spinner)
+    start_and_join(writer, spinner)
 
 
 def spin_for_ever() -> None:
     """BUG: nothing ever sets the flag."""
     flag = Flag()
-    _run(lambda: _spin(flag))
+    start_and_join(lambda: _spin(flag))
 
 
 def _spin(flag: Flag) -> None:
@@ -74,5 +67,5 @@ def long_loop_then_publish() -> None:
         with lock:
             totals.append(total)
 
-    _run(worker, worker)
+    start_and_join(worker, worker)
     assert totals == [449_985_000, 449_985_000]

@@ -5,25 +5,17 @@ racy ones have one bug, an unsynchronised access; the others must be proved race
 
 from __future__ import annotations
 
-import array
 import heapq
-import operator
 import sys
 import threading
 import time
 from collections import OrderedDict, defaultdict
-from collections.abc import Callable, Generator, Iterator
+from collections.abc import Generator, Iterator
+
+from tests.harness.program_threads import start_and_join as _run
 
 hits = 0  # a module global, also written as ``this.hits`` through the module object
 this = sys.modules[__name__]
-
-
-def _run(*targets: Callable[[], object]) -> None:
-    threads = [threading.Thread(target=t) for t in targets]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
 
 
 # ---------------------------------------------------------------- closures
@@ -432,128 +424,3 @@ def generator_send_race() -> None:
     gen = echo()
     next(gen)
     _run(lambda: gen.send(1), lambda: gen.send(2))
-
-
-# ---------------------------------------------------------------- session 36: what a review left open
-
-
-def dict_view_race() -> None:
-    """A view made before the threads reads its dict when iterated."""
-    d = {"a": 1}
-    keys = d.keys()
-
-    def reader() -> None:
-        assert list(keys)
-
-    def writer() -> None:
-        d["b"] = 2
-
-    _run(reader, writer)
-
-
-def match_race() -> None:
-    """``match`` on a shared list reads it (its length, its items)."""
-    items = [1, 2]
-
-    def reader() -> None:
-        match items:
-            case [_, _]:
-                pass
-
-    def writer() -> None:
-        items.append(3)
-
-    _run(reader, writer)
-
-
-def match_mapping_race() -> None:
-    """A mapping pattern reads the dict's keys."""
-    d = {"a": 1}
-
-    def reader() -> None:
-        match d:
-            case {"a": _}:
-                pass
-
-    def writer() -> None:
-        d["a"] = 2
-
-    _run(reader, writer)
-
-
-def operator_setitem_race() -> None:
-    d = {"a": 0}
-
-    def writer() -> None:
-        operator.setitem(d, "a", 1)
-
-    def reader() -> None:
-        assert d["a"] in (0, 1)
-
-    _run(writer, reader)
-
-
-def object_setattr_race() -> None:
-    box = Box()
-
-    def writer() -> None:
-        object.__setattr__(box, "value", 5)
-
-    def reader() -> None:
-        assert box.value in (0, 5)
-
-    _run(writer, reader)
-
-
-def array_item_race() -> None:
-    counts = array.array("i", [0, 0])
-
-    def inc() -> None:
-        counts[0] += 1
-
-    _run(inc, inc)
-
-
-# ---------------------------------------------------------------- session 36: a third review's finds
-
-
-def _reader_and_appender(read: Callable[[list[int]], object]) -> None:
-    items = [1]
-    _run(lambda: read(items), lambda: items.append(2))
-
-
-def slot_method_race() -> None:
-    items = [0]
-    _run(lambda: items.__setitem__(0, 1), lambda: items[0])
-
-
-def argument_of_a_method_race() -> None:
-    copied: list[int] = []
-    _reader_and_appender(lambda items: copied.extend(items))
-
-
-def method_handed_as_key_race() -> None:
-    d = {"a": 1, "b": 2}
-
-    def writer() -> None:
-        d["a"] = 3
-
-    _run(lambda: max(["a", "b"], key=d.__getitem__), writer)
-
-
-def nested_container_race() -> None:
-    inner = [1]
-    outer = [inner]
-    _run(lambda: str(outer), lambda: inner.append(2))
-
-
-def percent_format_race() -> None:
-    _reader_and_appender(lambda items: "%s" % (items,))  # noqa: UP031
-
-
-def f_string_race() -> None:
-    _reader_and_appender(lambda items: f"{items}")
-
-
-def str_format_race() -> None:
-    _reader_and_appender(lambda items: "{}".format(items))  # noqa: UP032

@@ -11,6 +11,7 @@ from functools import partial
 
 import pytest
 
+from tests.harness import race_calls_programs as calls
 from tests.harness import race_scopes as prog
 from tests.harness.patched_runs import assert_proved_race_free, assert_race, run_patched
 
@@ -113,20 +114,20 @@ def test_a_racy_program_is_reported_at_its_sites(
         (prog.join_and_zip_race, "list (whole)"),
         (prog.generator_send_race, "generator"),
         # left open by session 35's review, each proved race free before session 36
-        (prog.dict_view_race, "dict"),
-        (prog.match_race, "list (whole)"),
-        (prog.match_mapping_race, "dict"),
-        (prog.operator_setitem_race, "dict['a']"),
-        (prog.object_setattr_race, "Box.value"),
-        (prog.array_item_race, "array[0]"),
+        (calls.dict_view_race, "dict"),
+        (calls.match_race, "list (whole)"),
+        (calls.match_mapping_race, "dict"),
+        (calls.operator_setitem_race, "dict['a']"),
+        (calls.object_setattr_race, "Box.value"),
+        (calls.array_item_race, "array[0]"),
         # a third review's (session 36)
-        (prog.slot_method_race, "list"),
-        (prog.argument_of_a_method_race, "list (whole)"),
-        (prog.method_handed_as_key_race, "dict"),
-        (prog.nested_container_race, "list (whole)"),
-        (prog.percent_format_race, "list (whole)"),
-        (prog.f_string_race, "list (whole)"),
-        (prog.str_format_race, "list (whole)"),
+        (calls.slot_method_race, "list"),
+        (calls.argument_of_a_method_race, "list (whole)"),
+        (calls.method_handed_as_key_race, "dict"),
+        (calls.nested_container_race, "list (whole)"),
+        (calls.percent_format_race, "list (whole)"),
+        (calls.f_string_race, "list (whole)"),
+        (calls.str_format_race, "list (whole)"),
     ],
     ids=lambda p: getattr(p, "__name__", ""),
 )

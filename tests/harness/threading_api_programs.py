@@ -9,18 +9,12 @@ import sys
 import threading
 from concurrent.futures import ThreadPoolExecutor, as_completed, wait
 
+from tests.harness.program_threads import start_and_join
+
 
 class Box:
     def __init__(self) -> None:
         self.v = 0
-
-
-def _both(target: object) -> None:
-    threads = [threading.Thread(target=target) for _ in range(2)]  # type: ignore[arg-type]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
 
 
 def racy_then_thread_exit() -> None:
@@ -31,7 +25,7 @@ def racy_then_thread_exit() -> None:
         box.v += 1
         sys.exit()
 
-    _both(work)
+    start_and_join(work, work)
 
 
 def exit_with_status() -> None:
@@ -41,7 +35,7 @@ def exit_with_status() -> None:
 
 def threads_exit_quietly() -> None:
     """Correct: a thread's sys.exit() ends it quietly; the main thread's status 0 is a success."""
-    _both(sys.exit)
+    start_and_join(sys.exit, sys.exit)
     sys.exit(0)
 
 
