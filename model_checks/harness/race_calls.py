@@ -3,9 +3,10 @@ listed function handed containers, ``getattr``/``setattr`` by name, ``operator.s
 generator's ``send``. The call itself runs untraced (C code, or the standard library), so the
 accesses it makes to the data it is handed are recorded at the call, as the caller's.
 
-What a listed function reads of a container it is handed is the whole container and, a few levels
-down, the containers inside it (``str(outer)`` formats ``outer[0]``'s items too); a container's
-method reads the containers it is handed (``dst.update(src)``, ``ys.extend(xs)``); and a
+What a listed function reads of a container it is handed is the whole container and, for one that
+formats, serialises or compares (``race_sites.DEEP``), the containers inside it a few levels down
+(``str(outer)`` formats ``outer[0]``'s items too); a container's method that takes in another's
+items reads it (``dst.update(src)``, ``ys.extend(xs)``: ``race_sites.READS_ARGUMENTS``); and a
 container's method handed as an argument (``max(keys, key=d.get)``, ``map(xs.append, items)``)
 is called by the function on that container (session 36: an outside review found each of these
 proved race free).
@@ -23,10 +24,12 @@ from model_checks.harness.race_sites import (
     ATTR_BUILTINS,
     CONTAINER_FUNCTIONS,
     CONTAINERS,
+    DEEP,
     GENERATOR_METHODS,
     ITEM_FUNCTIONS,
     KEYED,
     METHODS,
+    READS_ARGUMENTS,
     named_call,
 )
 
@@ -52,11 +55,18 @@ class CallSites:
         self.detector = detector
 
     def read_arguments(
-        self, tid: int, frame: types.FrameType, argc: int, name: str, first_written: bool = False
+        self,
+        tid: int,
+        frame: types.FrameType,
+        argc: int,
+        name: str,
+        first_written: bool = False,
+        deep: bool = False,
     ) -> None:
-        """The containers among a call's ``argc`` arguments are read whole, with what they hold
-        (the first one written, for a function that changes it: ``heappush``); a container's
-        method among them is called on its container."""
+        """The containers among a call's ``argc`` arguments are read whole (``deep``: with the
+        containers they hold, for a call that formats, serialises or compares them; a copy
+        (``list(xs)``) reads only the outer one), the first one written for a function that
+        changes it (``heappush``); a container's method among them is called on its container."""
         for depth in range(argc, 0, -1):  # the first argument is the deepest
             arg = stack_value(frame, depth)
             if isinstance(arg, CONTAINERS):
@@ -64,7 +74,7 @@ class CallSites:
                 if first_written and depth == argc:
                     self.detector._access(tid, arg, ALL, True, frame, label)
                 else:
-                    self.read_whole(tid, arg, frame, label, NESTED_DEPTH)
+                    self.read_whole(tid, arg, frame, label, NESTED_DEPTH if deep else 1)
             elif isinstance(arg, _BOUND_TYPES):
                 self._method_handed(tid, arg, frame, name)
 
@@ -98,7 +108,8 @@ class CallSites:
                     if isinstance(target, types.GeneratorType):
                         self.detector._generator(tid, target, frame)
                 else:  # ", ".join(items): its arguments are read whole
-                    self.read_arguments(tid, frame, argc, getattr(meth, "__name__", "call"))
+                    name = getattr(meth, "__name__", "call")
+                    self.read_arguments(tid, frame, argc, name, deep=meth in DEEP)
                 return
             if not isinstance(target, CONTAINERS) or not isinstance(meth, _METHOD_TYPES):
                 return
@@ -127,8 +138,8 @@ class CallSites:
             self.detector._item(tid, target, stack_value(frame, args), write, frame)
         else:
             self.detector._access(tid, target, ALL, write, frame, f"{type(target).__name__}.{name}()")
-            # what it is handed (``dst.update(src)``, ``ys.extend(xs)``, ``s.issubset(t)``)
-            self.read_arguments(tid, frame, args, f"{type(target).__name__}.{name}")
+            if name in READS_ARGUMENTS:  # ``dst.update(src)``, ``ys.extend(xs)``, ``s.issubset(t)``
+                self.read_arguments(tid, frame, args, f"{type(target).__name__}.{name}")
 
     def _named(self, tid: int, frame: types.FrameType, argc: int, target: object) -> None:
         """A call of one of ``race_sites.NAMED_CALLS`` by its name."""
@@ -152,4 +163,4 @@ class CallSites:
                     self.detector._item(tid, container, key, ITEM_FUNCTIONS[target], frame, indexed=True)
         else:  # heapq.heappush(heap, x), sorted(items), zip(xs, ys): its containers
             name = getattr(target, "__name__", "call")
-            self.read_arguments(tid, frame, argc, name, CONTAINER_FUNCTIONS[target])
+            self.read_arguments(tid, frame, argc, name, CONTAINER_FUNCTIONS[target], deep=target in DEEP)

@@ -245,6 +245,32 @@ CONTAINER_FUNCTIONS: dict[object, bool] = {
     ),
     **dict.fromkeys((getattr(logging, level) for level in _LOG_LEVELS), False),
 }
+# Of those, the ones that read the containers inside the ones they are handed: they format,
+# serialise or compare them (``str(outer)`` reads ``outer[0]``; a copy, ``list(outer)``, does not)
+DEEP = frozenset(
+    {str, repr, format, print, sorted, min, max, json.dumps, pickle.dumps, copy.deepcopy, str.format}
+    | {getattr(logging.Logger, level) for level in _LOG_LEVELS}
+    | {getattr(logging, level) for level in _LOG_LEVELS}
+)
+# container methods that read the items of a container they are handed (``append(inner)`` stores
+# a reference and reads nothing of it)
+READS_ARGUMENTS = frozenset(
+    {
+        "extend",
+        "extendleft",
+        "update",
+        "issubset",
+        "issuperset",
+        "union",
+        "intersection",
+        "difference",
+        "symmetric_difference",
+        "isdisjoint",
+        "difference_update",
+        "intersection_update",
+        "symmetric_difference_update",
+    }
+)
 # a generator's methods that run it, as ``next`` does (a write of the generator)
 GENERATOR_METHODS = frozenset(
     {types.GeneratorType.send, types.GeneratorType.throw, types.GeneratorType.close}

@@ -256,17 +256,15 @@ class RaceDetector:
             self._access(tid, frame.f_globals, arg_, True, frame, f"global {arg_}")
         elif kind == BINARY:
             left, right = stack_value(frame, 2), stack_value(frame, 1)
+            formats = isinstance(left, str)  # "%s" % xs, "%s" % (xs,): what it formats, deep
             if isinstance(right, CONTAINERS) and right is not left:
-                self.calls.read_whole(tid, right, frame, "", NESTED_DEPTH)
-            elif isinstance(left, str) and isinstance(right, tuple):  # "%s" % (items,)
+                self.calls.read_whole(tid, right, frame, "", NESTED_DEPTH if formats else 1)
+            elif formats and isinstance(right, tuple):
                 for item in right:
                     if isinstance(item, CONTAINERS):
                         self.calls.read_whole(tid, item, frame, "", NESTED_DEPTH)
             if isinstance(left, CONTAINERS):
-                if arg_ in INPLACE:
-                    self._access(tid, left, ALL, True, frame, "")
-                else:
-                    self.calls.read_whole(tid, left, frame, "", NESTED_DEPTH)
+                self._access(tid, left, ALL, arg_ in INPLACE, frame, "")
         elif kind in (LOAD_CELL, STORE_CELL):
             slot, name = arg_
             cell = fast_local(frame, slot)

@@ -134,3 +134,16 @@ def f_string_race() -> None:
 
 def str_format_race() -> None:
     _reader_and_appender(lambda items: "{}".format(items))  # noqa: UP032
+
+
+def storing_a_reference_reads_nothing() -> None:
+    """Race free: ``outer.append(inner)`` and ``list(outer)`` take references to ``inner`` and
+    read nothing of it, while another thread appends to it."""
+    inner: list[int] = [1]
+    outer: list[list[int]] = []
+
+    def keep() -> None:
+        outer.append(inner)
+        list([inner])
+
+    start_and_join(keep, lambda: inner.append(2))

@@ -149,6 +149,7 @@ def test_what_an_outside_review_found_proved_is_a_race(program: Callable[[], obj
         prog.class_code_only,
         prog.getattr_locked,
         prog.list_slots_per_thread,
+        calls.storing_a_reference_reads_nothing,
     ],
     ids=lambda p: p.__name__,
 )
