@@ -49,6 +49,7 @@ typedef struct {
     PyObject *methods;    /* race_sites.METHODS: the container methods that are accesses */
     PyObject *len;        /* builtins.len */
     PyObject *named_calls; /* race_sites.NAMED_CALLS: getattr and kin, heapq.heappush and kin */
+    long opcodes;          /* opcode events since the last LONG_RUN call */
 } Tracer;
 
 /* Every object member, once: init, traverse and clear walk this list, so a member added to the
@@ -57,9 +58,15 @@ typedef struct {
     X(ex) X(table_of) X(handler) X(code_types) X(containers) X(methods) X(len) X(named_calls)
 #define SET_MEMBER(m) Py_XSETREF(self->m, Py_NewRef(m));
 
-/* The entry kinds of race_sites (``LOAD_ATTR, STORE_ATTR, ... = range(13)``; a test compares). */
+/* The entry kinds of race_sites (``LOAD_ATTR, STORE_ATTR, ... = range(14)``; a test compares). */
 enum { LOAD_ATTR, STORE_ATTR, SUBSCR, STORE_SUBSCR, GLOBAL_NAME, STORE_GLOBAL, CONTAINS, ITER,
-       CALL, LOAD_CELL, STORE_CELL, DELETE_SUBSCR, BINARY };
+       CALL, LOAD_CELL, STORE_CELL, DELETE_SUBSCR, BINARY, TRUTH };
+
+/* Opcodes of code under test between two calls of the handler with no entry (``None``): the
+ * detector then asks whether the running thread made any operation meanwhile, and a thread that
+ * loops over its local variables only (no access, no operation: ``while True: n += 1``) gives
+ * way (``busy_wait.BusyWait.long_run``), so the time limit and the livelock watch reach it. */
+#define LONG_RUN (1L << 21)
 
 static int
 is_instance(PyObject *obj, PyObject *types)
@@ -174,6 +181,7 @@ worth(Tracer *t, _PyInterpreterFrame *fr, PyObject *entry)
         return value == NULL ? 0 : is_data(t, value);
     }
     case CONTAINS:
+    case TRUTH: /* ``if xs:``, ``not d``, ``xs or ys``: a container's truth is its length */
         return is_instance(STACK(1), t->containers);
     case ITER: { /* a container read whole, or a generator run */
         PyObject *iterated = STACK(1);
@@ -233,6 +241,11 @@ worth(Tracer *t, _PyInterpreterFrame *fr, PyObject *entry)
             if (named != -2) {
                 return named; /* getattr(obj, name), heapq.heappush(heap, x), str(x), ... */
             }
+        }
+        /* an unbound method called as a function: ``list.append(xs, 9)`` */
+        if (target != NULL && argc >= 1 &&
+            (PyObject_TypeCheck(target, &PyMethodDescr_Type) || PyObject_TypeCheck(target, &PyWrapperDescr_Type))) {
+            return is_instance(STACK(argc), t->containers);
         }
         /* a bound builtin method called through a name: its __self__ a container */
         if (PyCFunction_Check(target)) {
@@ -316,6 +329,15 @@ trace(PyObject *obj, PyFrameObject *f, int what, PyObject *arg)
         PyObject *entries = (PyObject *)extra;
         if (entries == NULL || entries == Py_None) {
             return 0; /* opcode events turned on by someone else: not ours to judge */
+        }
+        if (++t->opcodes >= LONG_RUN) {
+            t->opcodes = 0;
+            PyObject *args[2] = {(PyObject *)f, Py_None};
+            PyObject *out = PyObject_Vectorcall(t->handler, args, 2, NULL);
+            if (out == NULL) {
+                return fail();
+            }
+            Py_DECREF(out);
         }
         int unit = _PyInterpreterFrame_LASTI(fr);
         if (unit < 0 || unit >= PyTuple_GET_SIZE(entries)) {
@@ -472,10 +494,10 @@ PyInit__race_tracer(void)
         Py_DECREF(m);
         return NULL;
     }
-    PyObject *kinds = Py_BuildValue("(sssssssssssss)", "LOAD_ATTR", "STORE_ATTR", "SUBSCR",
+    PyObject *kinds = Py_BuildValue("(ssssssssssssss)", "LOAD_ATTR", "STORE_ATTR", "SUBSCR",
                                     "STORE_SUBSCR", "GLOBAL_NAME", "STORE_GLOBAL", "CONTAINS",
                                     "ITER", "CALL", "LOAD_CELL", "STORE_CELL", "DELETE_SUBSCR",
-                                    "BINARY");
+                                    "BINARY", "TRUTH");
     if (kinds == NULL || PyModule_AddObject(m, "KINDS", kinds) < 0) {
         Py_XDECREF(kinds);
         Py_DECREF(m);

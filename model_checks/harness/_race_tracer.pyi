@@ -13,7 +13,7 @@ class Tracer:
         self,
         ex: object,
         table_of: Callable[[types.CodeType], tuple[Any, ...] | None],
-        handler: Callable[[types.FrameType, tuple[int, Any]], object],
+        handler: Callable[[types.FrameType, tuple[int, Any] | None], object],
         code_types: tuple[type, ...],
         containers: tuple[type, ...],
         methods: dict[str, tuple[bool, bool]],

@@ -13,7 +13,7 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
-from model_checks.harness import loops
+from model_checks.harness import ctrl_c, loops
 from model_checks.harness.execution import Points, TestFn, execute, resolved
 from model_checks.harness.options import Failure, Options, Result
 from model_checks.harness.rt.backends import make_backend
@@ -74,7 +74,7 @@ def check(
     """
     PROGRESS[0] = on_execution
     try:
-        with heap_frozen():
+        with heap_frozen(), ctrl_c.watched():
             return _check(test_fn, options, choices, overrides)
     finally:
         PROGRESS[0] = None

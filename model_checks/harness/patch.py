@@ -38,6 +38,7 @@ from model_checks.harness.patch_threads import (
     Future,
     Thread,
     Timer,
+    WorkItem,
     _AcquireFutures,
     _controlled,
     _current_thread,
@@ -48,6 +49,7 @@ from model_checks.harness.patch_threads import (
     _real_future,
     _real_thread,
     _real_timer,
+    _real_work_item,
     _start_new,
 )
 from model_checks.harness.patch_threads import current_runtime as current_runtime
@@ -134,6 +136,7 @@ _REPLACEMENTS: list[tuple[ModuleType, str, Any, Any]] = [
     (concurrent.futures._base, "Future", _real_future, Future),
     (concurrent.futures, "Future", _real_future, Future),
     (concurrent.futures._base, "_AcquireFutures", _real_acquire_futures, _AcquireFutures),
+    (concurrent.futures.thread, "_WorkItem", _real_work_item, WorkItem),
     (threading, "local", threading.local, patch_local.local),
     _either(threading, "Lock", lambda rt: rt.lock()),
     _either(threading, "RLock", lambda rt, *args, **kwargs: rt.rlock()),

@@ -9,9 +9,12 @@ globals, its classes' data and the attributes of the objects of its own classes 
 import, and every execution restores it: the bindings as they were, the contents of lists, dicts,
 sets and deques as they were (copied, so an execution's changes to them do not reach the
 snapshot), a counter (``itertools.count()``) or a ``random.Random`` replaced by a copy of it as
-it was, its functions' attributes, globals made since removed, its ``lru_cache`` functions
-emptied and the ``random`` module's state as it was. Not restored: other iterators and objects of
-other modules' classes made at import, and what is reached only through them."""
+it was, its functions' attributes, its functions' (and its classes' methods') mutable default
+arguments and the variables its closures made at import close over (``def once(done=[False])``,
+``nonlocal done``: session 37, the first execution's call hid the path of every later one),
+globals made since removed, its ``lru_cache`` functions emptied and the ``random`` module's state
+as it was. Not restored: other iterators and objects of other modules' classes made at import,
+and what is reached only through them."""
 
 from __future__ import annotations
 
@@ -88,6 +91,8 @@ class Snapshot:
         self.modules: list[tuple[dict[str, Any], dict[str, tuple[object, object | None]]]] = []
         self.classes: list[tuple[object, dict[str, tuple[object, object | None]]]] = []
         self.caches: list[Any] = []  # functools.lru_cache functions: emptied
+        self.defaults: list[tuple[object, object | None]] = []  # functions' mutable defaults
+        self.cells: list[tuple[types.CellType, object, object | None]] = []  # closures' variables
         self.random = random.getstate()
         for module in modules:
             space = vars(module)
@@ -100,10 +105,14 @@ class Snapshot:
                     self.caches.append(value)
                 elif isinstance(value, type) and value.__module__ == module.__name__:
                     self._fields(value)
+                    for method in list(vars(value).values()):
+                        if isinstance(method, types.FunctionType):
+                            self._function(method)
                 elif type(value).__module__ == module.__name__ and not isinstance(value, _CODE):
                     self._fields(value)  # an object of the module's own class, made at import
                 elif isinstance(value, types.FunctionType) and value.__module__ == module.__name__:
                     self._fields(value)  # its attributes (``bump.calls += 1``)
+                    self._function(value)
 
     def _fields(self, owner: object) -> None:
         fields = getattr(owner, "__dict__", None)
@@ -116,6 +125,20 @@ class Snapshot:
         }
         if data:
             self.classes.append((owner, data))
+
+    def _function(self, fn: types.FunctionType) -> None:
+        """``fn``'s mutable default arguments and the variables it closes over, as they are."""
+        for value in (*(fn.__defaults__ or ()), *(fn.__kwdefaults__ or {}).values()):
+            saved = _saved(value)
+            if saved[1] is not None and not isinstance(saved[1], _Fresh):
+                self.defaults.append(saved)
+        for cell in fn.__closure__ or ():
+            try:
+                value = cell.cell_contents
+            except ValueError:  # not bound yet
+                continue
+            if not isinstance(value, _CODE):
+                self.cells.append((cell, *_saved(value)))
 
     def restore(self) -> None:
         for space, saved in self.modules:
@@ -135,6 +158,12 @@ class Snapshot:
                     continue
                 if vars(owner).get(name, _ABSENT) is not value:
                     setattr(owner, name, value)
+                _restore(value, contents)
+        for value, contents in self.defaults:
+            _restore(value, contents)
+        for cell, value, contents in self.cells:
+            cell.cell_contents = contents.make() if isinstance(contents, _Fresh) else value
+            if not isinstance(contents, _Fresh):
                 _restore(value, contents)
         for cached in self.caches:
             cached.cache_clear()

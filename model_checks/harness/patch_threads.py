@@ -1,6 +1,7 @@
 """Patch mode's controlled threads (``patch.py``): the execution whose controlled thread runs here,
 ``threading.Thread`` and ``Timer`` as controlled threads, the main thread and the thread list as
-one execution sees them, ``concurrent.futures.Future`` hashed by the order it was made, and the
+one execution sees them, ``concurrent.futures.Future`` hashed by the order it was made, a pool's
+task that is a container's method seen by the race detector, and the
 interpreter's exit (its pools' workers ended and joined) and patching's (the controlled threads
 the standard library still refers to, forgotten)."""
 
@@ -15,6 +16,7 @@ from collections.abc import Callable
 from typing import Any
 
 from model_checks.harness import patch_local
+from model_checks.harness.race_calls import handed
 from model_checks.harness.rt.scheduler import UsageError
 from model_checks.harness.runtime import ControlledRuntime
 from model_checks.harness.sync.primitives import ThreadHandle
@@ -102,7 +104,7 @@ class Thread:
         rt = _controlled()
         assert rt is not None
         self._rt = rt
-        self._target = target
+        self._target = handed(rt._ex, target)  # ``target=xs.append``: an access when it runs
         self._args = args
         self._kwargs = kwargs or {}
         # hashed by the order it was made in the execution, not by address: a program that keeps
@@ -190,7 +192,7 @@ class Timer(Thread):
     ) -> None:
         super().__init__()
         self.interval = interval
-        self.function = function
+        self.function = handed(self._rt._ex, function)
         self.args = args if args is not None else ()
         self.kwargs = kwargs if kwargs is not None else {}
         self.finished = self._rt.event()
@@ -254,6 +256,20 @@ class Future(_real_future):  # type: ignore[misc]
 
 
 _FUTURES = [0]  # ``Future`` objects made in the running execution
+_real_work_item: Any = concurrent.futures.thread._WorkItem
+
+
+class WorkItem(_real_work_item):  # type: ignore[misc]
+    """A pool's task. The pool's worker calls it in the library's code, which is not traced: a
+    container's method handed to ``submit`` or ``map`` (``pool.submit(d.update, other)``) is
+    wrapped so that its call is an access (``race_calls.handed``; session 37: proved race free
+    before)."""
+
+    def __init__(self, future: Any, fn: Callable[..., Any], args: Any, kwargs: Any) -> None:
+        rt = _controlled()
+        super().__init__(future, fn if rt is None else handed(rt._ex, fn), args, kwargs)
+
+
 _real_acquire_futures: Any = concurrent.futures._base._AcquireFutures
 
 

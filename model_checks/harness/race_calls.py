@@ -9,19 +9,27 @@ formats, serialises or compares (``race_sites.DEEP``), the containers inside it 
 items reads it (``dst.update(src)``, ``ys.extend(xs)``: ``race_sites.READS_ARGUMENTS``); and a
 container's method handed as an argument (``max(keys, key=d.get)``, ``map(xs.append, items)``)
 is called by the function on that container (session 36: an outside review found each of these
-proved race free).
+proved race free). A container's method or a listed function handed to a thread, a timer or a
+pool (``Thread(target=xs.append)``, ``pool.submit(d.update, other)``) is called by the harness's
+or the library's code, untraced: ``Handed`` records its accesses when it runs, at the line that
+handed it (session 37).
 """
 
 from __future__ import annotations
 
+import functools
 import operator
+import sys
 import types
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from model_checks.harness.race_frames import stack_value
+from model_checks.harness.race_library import SERIALISES
 from model_checks.harness.race_sites import (
     ALL,
     ATTR_BUILTINS,
+    CODE_TYPES,
     CONTAINER_FUNCTIONS,
     CONTAINERS,
     DEEP,
@@ -30,11 +38,15 @@ from model_checks.harness.race_sites import (
     KEYED,
     METHODS,
     READS_ARGUMENTS,
+    Where,
+    harness_owned,
     named_call,
+    under_test,
 )
 
 if TYPE_CHECKING:
     from model_checks.harness.races import RaceDetector
+    from model_checks.harness.rt.scheduler import Execution
 
 # How deep a read of a handed container goes into the containers inside it, and how many items of
 # each it looks at (a call that formats a big structure reads every item; its first ones are the
@@ -57,28 +69,33 @@ class CallSites:
     def read_arguments(
         self,
         tid: int,
-        frame: types.FrameType,
-        argc: int,
+        frame: Where,
+        args: Sequence[object],
         name: str,
         first_written: bool = False,
         deep: bool = False,
+        serialises: bool = False,
     ) -> None:
-        """The containers among a call's ``argc`` arguments are read whole (``deep``: with the
-        containers they hold, for a call that formats, serialises or compares them; a copy
-        (``list(xs)``) reads only the outer one), the first one written for a function that
-        changes it (``heappush``); a container's method among them is called on its container."""
-        for depth in range(argc, 0, -1):  # the first argument is the deepest
-            arg = stack_value(frame, depth)
+        """The containers among a call's arguments are read whole (``deep``: with the containers
+        they hold, for a call that formats, serialises or compares them; a copy (``list(xs)``)
+        reads only the outer one), the first one written for a function that changes it
+        (``heappush``); a container's method among them is called on its container; an object
+        handed to a serialiser (``pickle.dumps(obj)``) has its fields read."""
+        for i, arg in enumerate(args):
             if isinstance(arg, CONTAINERS):
                 label = f"{name}({type(arg).__name__})"
-                if first_written and depth == argc:
+                if first_written and i == 0:
                     self.detector._access(tid, arg, ALL, True, frame, label)
                 else:
                     self.read_whole(tid, arg, frame, label, NESTED_DEPTH if deep else 1)
             elif isinstance(arg, _BOUND_TYPES):
                 self._method_handed(tid, arg, frame, name)
+            elif serialises and not isinstance(arg, CODE_TYPES) and not harness_owned(arg):
+                fields = getattr(arg, "__dict__", None)
+                if isinstance(fields, dict):
+                    self.read_whole(tid, fields, frame, f"{name}({type(arg).__name__})", NESTED_DEPTH)
 
-    def read_whole(self, tid: int, container: Any, frame: types.FrameType, label: str, depth: int) -> None:
+    def read_whole(self, tid: int, container: Any, frame: Where, label: str, depth: int) -> None:
         """``container`` read whole, and the containers among its first items (its values, for a
         dict), ``depth`` levels down."""
         self.detector._access(tid, container, ALL, False, frame, label)
@@ -91,7 +108,7 @@ class CallSites:
             if isinstance(item, CONTAINERS) and item is not container:
                 self.read_whole(tid, item, frame, label, depth - 1)
 
-    def _method_handed(self, tid: int, method: Any, frame: types.FrameType, by: str) -> None:
+    def _method_handed(self, tid: int, method: Any, frame: Where, by: str) -> None:
         """A container's method handed to a function that calls it (``key=d.get``): its access."""
         owner = method.__self__
         spec = METHODS.get(method.__name__)
@@ -109,58 +126,140 @@ class CallSites:
                         self.detector._generator(tid, target, frame)
                 else:  # ", ".join(items): its arguments are read whole
                     name = getattr(meth, "__name__", "call")
-                    self.read_arguments(tid, frame, argc, name, deep=meth in DEEP)
+                    self.read_arguments(tid, frame, _arguments(frame, argc), name, deep=meth in DEEP)
                 return
-            if not isinstance(target, CONTAINERS) or not isinstance(meth, _METHOD_TYPES):
-                return
-            name = meth.__name__
-            args = argc
+            if isinstance(target, CONTAINERS) and isinstance(meth, _METHOD_TYPES):
+                self._method(tid, frame, target, meth.__name__, _arguments(frame, argc))
         elif target is len and argc == 1:
             container = stack_value(frame, 1)
             if isinstance(container, CONTAINERS):
                 self.detector._access(tid, container, ALL, False, frame, "")
-            return
         elif named_call(target):
-            self._named(tid, frame, argc, target)
-            return
+            self._named(tid, frame, _arguments(frame, argc), target)
+        elif isinstance(target, _METHOD_TYPES) and argc >= 1:  # ``list.append(xs, 9)``
+            args = _arguments(frame, argc)
+            if isinstance(args[0], CONTAINERS):
+                self._method(tid, frame, args[0], target.__name__, args[1:])
         else:  # a bound builtin method called through a name: f = d.get; f(k); xs.__setitem__(0, 1)
-            owner = getattr(target, "__self__", None)
-            if not isinstance(owner, CONTAINERS) or not isinstance(target, _BOUND_TYPES):
-                return
-            name = target.__name__
-            target = owner
-            args = argc
+            self.bound(tid, frame, target, _arguments(frame, argc))
+
+    def bound(self, tid: int, frame: Where, target: object, args: Sequence[object]) -> None:
+        """``target(*args)``, where ``target`` may be a container's bound method (``d.get``,
+        ``xs.__setitem__``) or a generator's (``gen.send``)."""
+        if not isinstance(target, _BOUND_TYPES):
+            return
+        owner = target.__self__
+        if isinstance(owner, CONTAINERS):
+            self._method(tid, frame, owner, target.__name__, args)
+        elif isinstance(owner, types.GeneratorType) and target.__name__ in ("send", "throw", "close"):
+            self.detector._generator(tid, owner, frame)
+
+    def _method(self, tid: int, frame: Where, target: Any, name: str, args: Sequence[object]) -> None:
+        """``target.name(*args)`` on a container."""
         spec = METHODS.get(name)
         if spec is None:
             return
         write, keyed = spec
-        if keyed and args >= 1 and isinstance(target, KEYED):
-            self.detector._item(tid, target, stack_value(frame, args), write, frame)
+        if keyed and args and isinstance(target, KEYED):
+            self.detector._item(tid, target, args[0], write, frame)
         else:
             self.detector._access(tid, target, ALL, write, frame, f"{type(target).__name__}.{name}()")
             if name in READS_ARGUMENTS:  # ``dst.update(src)``, ``ys.extend(xs)``, ``s.issubset(t)``
                 self.read_arguments(tid, frame, args, f"{type(target).__name__}.{name}")
 
-    def _named(self, tid: int, frame: types.FrameType, argc: int, target: object) -> None:
+    def _named(self, tid: int, frame: Where, args: Sequence[object], target: object) -> None:
         """A call of one of ``race_sites.NAMED_CALLS`` by its name."""
+        argc = len(args)
         if target in ATTR_BUILTINS:  # getattr(obj, "name"), setattr, delattr, hasattr
             write, counts = ATTR_BUILTINS[target]
-            attr = stack_value(frame, argc - 1)
-            if argc in counts and isinstance(attr, str):
-                obj = stack_value(frame, argc)
-                (self.detector._store_attr if write else self.detector._load_attr)(tid, obj, attr, frame)
-        elif target is next:
-            gen = stack_value(frame, argc) if argc >= 1 else None
-            if isinstance(gen, types.GeneratorType):
-                self.detector._generator(tid, gen, frame)
+            if argc in counts and isinstance(args[1], str):
+                (self.detector._store_attr if write else self.detector._load_attr)(
+                    tid, args[0], args[1], frame
+                )
+        elif target is next or target in GENERATOR_METHODS:
+            if argc >= 1 and isinstance(args[0], types.GeneratorType):
+                self.detector._generator(tid, args[0], frame)
         elif target in ITEM_FUNCTIONS:  # operator.setitem(d, k, v): d[k]
-            container = stack_value(frame, argc) if argc >= 2 else None
+            container = args[0] if argc >= 2 else None
             if isinstance(container, CONTAINERS):
-                key = stack_value(frame, argc - 1)
                 if target is operator.contains:
-                    self.detector._item(tid, container, key, False, frame)
+                    self.detector._item(tid, container, args[1], False, frame)
                 else:
-                    self.detector._item(tid, container, key, ITEM_FUNCTIONS[target], frame, indexed=True)
+                    self.detector._item(tid, container, args[1], ITEM_FUNCTIONS[target], frame, indexed=True)
         else:  # heapq.heappush(heap, x), sorted(items), zip(xs, ys): its containers
             name = getattr(target, "__name__", "call")
-            self.read_arguments(tid, frame, argc, name, CONTAINER_FUNCTIONS[target], deep=target in DEEP)
+            first_written = CONTAINER_FUNCTIONS[target]
+            self.read_arguments(tid, frame, args, name, first_written, target in DEEP, target in SERIALISES)
+
+    def handed(self, tid: int, at: Where, fn: object, args: Sequence[object], kwargs: dict[str, Any]) -> None:
+        """``fn(*args, **kwargs)`` called by a thread, a timer or a pool it was handed to: the
+        accesses the call would make at a traced call site, made at ``at``, the line that handed it."""
+        while isinstance(fn, functools.partial):
+            args = (*fn.args, *args)
+            kwargs = {**fn.keywords, **kwargs}
+            fn = fn.func
+        values = (*args, *kwargs.values())
+        if named_call(fn):
+            self._named(tid, at, values, fn)
+        else:
+            self.bound(tid, at, fn, values)
+
+
+def _arguments(frame: types.FrameType, argc: int) -> list[object]:
+    """A call's ``argc`` arguments, first to last, off the frame's value stack."""
+    return [stack_value(frame, depth) for depth in range(argc, 0, -1)]
+
+
+class HandedAt:
+    """The line that handed a call to a thread or a pool: where its accesses are reported."""
+
+    __slots__ = ("f_code", "f_lasti")
+
+    def __init__(self, code: types.CodeType, offset: int) -> None:
+        self.f_code = code
+        self.f_lasti = offset
+
+
+class Handed:
+    """A container's method or a listed function (``xs.append``, ``heapq.heappush``, a ``partial``
+    of one) handed to a thread, a timer or a pool: the call, when it runs, is first recorded as the
+    accesses ``CallSites.handed`` decodes, in the thread that runs it."""
+
+    def __init__(self, ex: Execution, calls: CallSites, fn: Callable[..., Any], at: HandedAt) -> None:
+        self.ex = ex
+        self.calls = calls
+        self.fn = fn
+        self.at = at
+        self.__name__ = getattr(fn, "__name__", "call")
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        tid = self.ex.running_thread()
+        if tid is not None:
+            self.calls.handed(tid, self.at, self.fn, args, kwargs)
+        return self.fn(*args, **kwargs)
+
+
+_F = TypeVar("_F", bound="Callable[..., Any] | None")
+
+
+def handed(ex: Execution, fn: _F) -> _F:
+    """``fn`` as a thread's target or a pool's task: wrapped in ``Handed`` where its call is an
+    access the tracer would not see (a container's method, a listed function), found where the
+    program handed it; else ``fn`` itself."""
+    if fn is None or ex.race is None or not _accesses(fn):
+        return fn
+    frame: types.FrameType | None = sys._getframe(1)
+    while frame is not None and not under_test(frame.f_code.co_filename):
+        frame = frame.f_back
+    if frame is None:
+        return fn
+    calls = cast("RaceDetector", ex.race).calls
+    return cast(_F, Handed(ex, calls, fn, HandedAt(frame.f_code, frame.f_lasti)))
+
+
+def _accesses(fn: object) -> bool:
+    while isinstance(fn, functools.partial):
+        fn = fn.func
+    if named_call(fn):
+        return True
+    return isinstance(fn, _BOUND_TYPES) and isinstance(fn.__self__, (*CONTAINERS, types.GeneratorType))

@@ -4,6 +4,7 @@ sites' files, lines and source, and the failure of kind ``data_race`` the detect
 
 from __future__ import annotations
 
+import gc
 import linecache
 import os
 import types
@@ -46,11 +47,26 @@ def race_failure(ex: Execution, first: Site, second: Site) -> ExecFailure:
 def describe(obj: object, key: object) -> str:
     if isinstance(obj, types.CellType):
         return f"closure variable {key}"
+    if type(obj) is dict:
+        owner = fields_owner(obj)
+        if owner is not None:  # an object's ``__dict__``: its attribute, or its fields whole
+            name = type(owner).__name__
+            return f"{name}'s fields (whole)" if key is ALL else f"{name}.{key}"
     if isinstance(obj, CONTAINERS):
         kind = type(obj).__name__
         return f"{kind} (whole)" if key is ALL else f"{kind}[{key!r}]"
     owner = obj.__name__ if isinstance(obj, type) else type(obj).__name__
     return f"{owner}.{key}"
+
+
+def fields_owner(fields: object) -> object | None:
+    """The object whose ``__dict__`` is ``fields``, if any (asked only for a report or a racy
+    site: ``gc.get_referrers`` walks every object)."""
+    for ref in gc.get_referrers(fields):
+        if not isinstance(ref, type) and getattr(ref, "__dict__", None) is fields:
+            owner: object = ref
+            return owner
+    return None
 
 
 def what_of(site: Site) -> str:

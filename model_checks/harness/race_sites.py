@@ -1,5 +1,6 @@
 """What the race detector (``races.py``) traces and how it names it: which code is traced (not the
-standard library, site-packages or the harness), which opcodes and container methods are
+standard library, site-packages or the harness; the standard library's algorithms over the
+caller's data are: ``race_library.py``), which opcodes and container methods are
 accesses (per code object, ``code_table``); the words of a report are ``race_report.py``'s."""
 
 from __future__ import annotations
@@ -22,15 +23,28 @@ import random
 import sysconfig
 import types
 from collections import deque
-from typing import Any
+from typing import Any, Protocol
 
 from model_checks.harness import own_code, patch_local
+from model_checks.harness.race_library import READERS, SERIALISES, TRACED_FILES
 
 ALL = "<whole>"  # the key of an access to a whole container (len, iteration, clear, ...)
 # (thread, code, offset, (object, key, label), is_write): the words of a report are made from the
 # object and key (``what_of``) or the label only when a race is reported
 Site = tuple[int, types.CodeType, int, tuple[object, object, str], bool]
 Point = tuple[types.CodeType, int]  # an access site made a scheduling point: (code, offset)
+
+
+class Where(Protocol):
+    """Where an access is made: the frame running it, or the line that handed a container's
+    method to a thread or a pool to call (``race_calls.Handed``)."""
+
+    @property
+    def f_code(self) -> types.CodeType: ...
+
+    @property
+    def f_lasti(self) -> int: ...
+
 
 LIBRARIES = {sysconfig.get_path(name) for name in ("stdlib", "platstdlib", "purelib", "platlib")}
 SKIP_FILES = (*(p + os.sep for p in LIBRARIES if p), "<frozen")
@@ -62,6 +76,9 @@ INDEXED = (list, deque, bytearray, array.array)
 # container methods: name -> (is_write, keyed by the first argument)
 METHODS: dict[str, tuple[bool, bool]] = {
     "get": (False, True),
+    "__len__": (False, False),
+    "__iter__": (False, False),
+    "__reversed__": (False, False),
     "__getitem__": (False, True),
     "__contains__": (False, True),
     "keys": (False, False),
@@ -116,7 +133,8 @@ METHODS: dict[str, tuple[bool, bool]] = {
     STORE_CELL,
     DELETE_SUBSCR,
     BINARY,
-) = range(13)
+    TRUTH,
+) = range(14)
 KINDS = (
     "LOAD_ATTR",
     "STORE_ATTR",
@@ -131,6 +149,7 @@ KINDS = (
     "STORE_CELL",
     "DELETE_SUBSCR",
     "BINARY",
+    "TRUTH",
 )
 OPCODES = {
     "LOAD_ATTR": LOAD_ATTR,
@@ -149,6 +168,7 @@ OPCODES = {
     "CONTAINS_OP": CONTAINS,
     # what reads its top of stack whole: iteration, unpacking, ``[*xs]``, ``{**d}``, ``f(*xs)``
     "GET_ITER": ITER,
+    "GET_YIELD_FROM_ITER": ITER,  # ``yield from xs``
     "UNPACK_SEQUENCE": ITER,
     "UNPACK_EX": ITER,
     "LIST_EXTEND": ITER,
@@ -167,6 +187,15 @@ OPCODES = {
     "BINARY_OP": BINARY,
     "COMPARE_OP": BINARY,
     "CALL_FUNCTION_EX": BINARY,
+    # a container's truth is its length: ``if xs:``, ``while d:``, ``not xs``, ``xs or ys``,
+    # ``assert xs`` (session 37: an unlocked emptiness check was proved race free)
+    "POP_JUMP_FORWARD_IF_FALSE": TRUTH,
+    "POP_JUMP_FORWARD_IF_TRUE": TRUTH,
+    "POP_JUMP_BACKWARD_IF_FALSE": TRUTH,
+    "POP_JUMP_BACKWARD_IF_TRUE": TRUTH,
+    "JUMP_IF_FALSE_OR_POP": TRUTH,
+    "JUMP_IF_TRUE_OR_POP": TRUTH,
+    "UNARY_NOT": TRUTH,
 }
 # the operator numbers of ``BINARY_OP`` that change their left operand in place (``+=``, ``|=``, ...)
 INPLACE = frozenset(
@@ -234,6 +263,14 @@ CONTAINER_FUNCTIONS: dict[object, bool] = {
     str.join: False,  # a method: ``", ".join(items)``
     str.format: False,  # a method: ``"{}".format(items)``
     bytes: False,
+    bool: False,  # a container's truth is its length
+    operator.length_hint: False,
+    # constructors that copy a container handed to them
+    deque: False,
+    collections.OrderedDict: False,
+    collections.defaultdict: False,
+    array.array: False,
+    bytearray: False,
     collections.Counter: False,
     itertools.chain: False,
     functools.reduce: False,
@@ -244,11 +281,25 @@ CONTAINER_FUNCTIONS: dict[object, bool] = {
         False,
     ),
     **dict.fromkeys((getattr(logging, level) for level in _LOG_LEVELS), False),
+    **READERS,
 }
 # Of those, the ones that read the containers inside the ones they are handed: they format,
 # serialise or compare them (``str(outer)`` reads ``outer[0]``; a copy, ``list(outer)``, does not)
 DEEP = frozenset(
-    {str, repr, format, print, sorted, min, max, json.dumps, pickle.dumps, copy.deepcopy, str.format}
+    {
+        str,
+        repr,
+        format,
+        print,
+        sorted,
+        min,
+        max,
+        json.dumps,
+        pickle.dumps,
+        pickle.dump,
+        copy.deepcopy,
+        str.format,
+    }
     | {getattr(logging.Logger, level) for level in _LOG_LEVELS}
     | {getattr(logging, level) for level in _LOG_LEVELS}
 )
@@ -283,6 +334,7 @@ NAMED_CALLS: dict[object, bool] = {
     **dict.fromkeys(ATTR_BUILTINS, False),
     **dict.fromkeys(GENERATOR_METHODS, False),
     next: False,  # the handler looks for a generator
+    **dict.fromkeys(SERIALISES, False),  # ``pickle.dumps(obj)`` reads an object's fields too
 }
 
 
@@ -298,14 +350,23 @@ Table = dict[int, tuple[int, Any]]
 TABLES: dict[types.CodeType, Table | None] = {}  # code -> offset -> (kind, argument); None: untraced
 
 
+def under_test(file: str) -> bool:
+    """Is code of ``file`` traced: the program's, or one of the standard library's algorithms over
+    the caller's data (``race_library.TRACED_FILES``)? The programs under test that live in the
+    harness's folder are traced wherever it is installed."""
+    return (
+        file in own_code.PROGRAM_FILES
+        or file in TRACED_FILES
+        or not (file.startswith(SKIP_FILES) or own_code.own(file))
+    )
+
+
 def code_table(code: types.CodeType) -> Table | None:
     table = TABLES.get(code, False)
     if table is not False:
         return table  # type: ignore[return-value]
     found: Table | None = None
-    file = code.co_filename
-    # the programs under test that live in the harness's folder are traced wherever it is installed
-    if file in own_code.PROGRAM_FILES or not (file.startswith(SKIP_FILES) or own_code.own(file)):
+    if under_test(code.co_filename):
         found = {}
         prefix: int | None = None
         for ins in dis.get_instructions(code):

@@ -42,7 +42,7 @@ from collections import defaultdict
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from model_checks.harness.busy_wait import BusyWait
+from model_checks.harness.busy_wait import LONG_RUN, BusyWait
 from model_checks.harness.declared import is_declared
 from model_checks.harness.race_calls import NESTED_DEPTH, CallSites
 from model_checks.harness.race_frames import (
@@ -54,6 +54,7 @@ from model_checks.harness.race_frames import (
     stack_value,
     sync_op,
 )
+from model_checks.harness.race_library import TRACED_FILES, library_state
 from model_checks.harness.race_report import describe, race_failure
 from model_checks.harness.race_sites import (
     ALL,
@@ -77,8 +78,10 @@ from model_checks.harness.race_sites import (
     STORE_GLOBAL,
     STORE_SUBSCR,
     SUBSCR,
+    TRUTH,
     Point,
     Site,
+    Where,
     alike,
     class_owner,
     code_entries,
@@ -128,8 +131,11 @@ class RaceDetector:
         self.accesses = 0
         self.busy = BusyWait(ex)  # a thread spinning on plain data is given scheduling points
         self.calls = CallSites(self)  # what a call site accesses
+        self._opcodes = [0]  # the pure-Python tracer's count toward ``LONG_RUN``
         self.found = False
-        self.exempt: set[int] = set()  # containers held in declared fields (``declared.py``)
+        # containers held in declared fields (``declared.py``), and the traced standard-library
+        # modules' own state (``race_library.library_state``)
+        self.exempt: set[int] = set(library_state())
         # the C trace function when built (``race_frames.NATIVE``), else ``_global`` in Python
         self._tracer = (
             NATIVE.Tracer(ex, code_entries, self._site, CODE_TYPES, CONTAINERS, METHODS, NAMED_CALLS)
@@ -202,10 +208,15 @@ class RaceDetector:
         frame.f_trace_opcodes = True
         site = self._site
         get = table.get
+        count = self._opcodes
 
         # bound to this code's table: one dictionary look-up per opcode, by offset
         def local(frame: types.FrameType, event: str, arg: object) -> Callable[..., Any]:
             if event == "opcode":
+                count[0] += 1
+                if count[0] >= LONG_RUN:  # as the C tracer counts (``busy_wait.LONG_RUN``)
+                    count[0] = 0
+                    site(frame, None)
                 entry = get(frame.f_lasti)
                 if entry is not None:
                     site(frame, entry)
@@ -213,8 +224,12 @@ class RaceDetector:
 
         return local
 
-    def _site(self, frame: types.FrameType, entry: tuple[int, Any]) -> None:
-        """An access site (``race_sites.code_table``) is about to run in ``frame``."""
+    def _site(self, frame: types.FrameType, entry: tuple[int, Any] | None) -> None:
+        """An access site (``race_sites.code_table``) is about to run in ``frame``; None: the
+        tracer counted a long run of opcodes (``busy_wait.LONG_RUN``)."""
+        if entry is None:
+            self.busy.long_run()
+            return
         if self.found and not self.points:
             # One race is the execution's report. While racy sites are interleaved (``points``)
             # they stay scheduling points after it: a thread spinning on a racy flag would
@@ -248,6 +263,10 @@ class RaceDetector:
                 self._access(tid, container, ALL, False, frame, "")
             elif isinstance(container, types.GeneratorType):
                 self._generator(tid, container, frame)
+        elif kind == TRUTH:  # ``if xs:``: a container's truth is its length
+            container = stack_value(frame, 1)
+            if isinstance(container, CONTAINERS):
+                self._access(tid, container, ALL, False, frame, "")
         elif kind == GLOBAL_NAME:
             g = frame.f_globals
             if not isinstance(g.get(arg_), CODE_TYPES) and arg_ in g:
@@ -281,12 +300,12 @@ class RaceDetector:
         else:
             self.calls.call(tid, frame, arg_)
 
-    def _generator(self, tid: int, gen: types.GeneratorType[Any, Any, Any], frame: types.FrameType) -> None:
+    def _generator(self, tid: int, gen: types.GeneratorType[Any, Any, Any], frame: Where) -> None:
         """``next(gen)`` or a loop over ``gen``: it runs the generator's frame, which two threads
         cannot do at once (``ValueError: generator already executing``): a write."""
         self._access(tid, gen, "<running>", True, frame, f"generator {gen.__qualname__}")
 
-    def _load_attr(self, tid: int, obj: object, name: str, frame: types.FrameType) -> None:
+    def _load_attr(self, tid: int, obj: object, name: str, frame: Where) -> None:
         """``obj.name`` is read: a module's global, a class's data (where its body defines it), or
         an object's attribute; never code (a function, a class, a method's descriptor)."""
         if isinstance(obj, types.ModuleType):
@@ -307,9 +326,9 @@ class RaceDetector:
                 owner = class_owner(type(obj), name)
                 if owner is not None:
                     self._attr(tid, owner, name, False, frame)
-            self._attr(tid, obj, name, False, frame)
+            self._attr(tid, obj, name, False, frame, fields)
 
-    def _store_attr(self, tid: int, obj: object, name: str, frame: types.FrameType) -> None:
+    def _store_attr(self, tid: int, obj: object, name: str, frame: Where) -> None:
         """``obj.name`` is written (or deleted): a module's attribute is its global, the location
         its own code writes with ``global``."""
         if isinstance(obj, types.ModuleType):
@@ -321,12 +340,23 @@ class RaceDetector:
             fields = getattr(obj, "__dict__", None)
             if isinstance(fields, dict) and name not in fields and is_property(type(obj), name):
                 return  # its setter's own accesses are traced
-            self._attr(tid, obj, name, True, frame)
+            self._attr(tid, obj, name, True, frame, fields)
 
-    def _attr(self, tid: int, obj: object, name: str, write: bool, frame: types.FrameType) -> None:
+    def _attr(
+        self, tid: int, obj: object, name: str, write: bool, frame: Where, fields: object = None
+    ) -> None:
+        """``obj.name``. An object's attribute is the key ``name`` of its ``__dict__`` (``fields``):
+        one location, whether the program reaches it as ``obj.name``, ``vars(obj)[name]`` or a copy
+        that reads the dict whole (``copy.copy(obj)``, ``obj.__dict__.update(...)``: session 37,
+        each proved race free before, a location of its own)."""
         if is_declared(type(obj), name):
             return  # a declared GIL-atomic field: a scheduling point of its own (declared.py)
-        self._access(tid, obj, name, write, frame, "")
+        if isinstance(fields, dict):
+            # named by the object's class (``Box.n``): a report's words keep the class, not the
+            # object, alive (its ``__del__`` runs when its last reference goes)
+            self._access(tid, fields, name, write, frame, "", type(obj))
+        else:  # a class's data, a slot
+            self._access(tid, obj, name, write, frame, "")
 
     def _item(
         self,
@@ -334,7 +364,7 @@ class RaceDetector:
         container: object,
         key: object,
         write: bool,
-        frame: types.FrameType,
+        frame: Where,
         indexed: bool = False,
     ) -> None:
         """An access to ``container[key]`` (``indexed``: a subscript, where an int is a position of
@@ -357,8 +387,17 @@ class RaceDetector:
 
     # ---------------------------------------------------------------- shadow memory
     def _access(
-        self, tid: int, obj: object, key: object, write: bool, frame: types.FrameType, label: str
+        self,
+        tid: int,
+        obj: object,
+        key: object,
+        write: bool,
+        frame: Where,
+        label: str,
+        owner: type | None = None,
     ) -> None:
+        """An access to ``obj``'s ``key`` (``owner``: the class of the object whose ``__dict__``
+        ``obj`` is, for an attribute)."""
         if isinstance(obj, DICT_VIEWS):
             obj, key = viewed(obj), ALL
         oid = id(obj)
@@ -369,8 +408,10 @@ class RaceDetector:
         if busy.again((oid, key)):
             busy.give_way()
         code, offset = frame.f_code, frame.f_lasti
+        if code.co_filename in TRACED_FILES:  # inside ``statistics.mean``: the program's call of it
+            code, offset, label = _library_caller(frame, label)
         # the location's words are made only for a report (``_report``): the object is kept alive
-        site: Site = (tid, code, offset, (obj, key, label), write)
+        site: Site = (tid, code, offset, (obj if owner is None else owner, key, label), write)
         try:
             vc = self.clocks[tid]
             epoch = vc[tid]
@@ -379,7 +420,7 @@ class RaceDetector:
             epoch = vc[tid]
         points = self.points
         if points and (code, offset) in points:
-            self._interleave(obj, key, write)
+            self._interleave(obj, key, write, label, owner)
             vc = self._clock(tid)
             # the access is part of the point's operation: at the epoch that operation published
             epoch = vc[tid] - 1
@@ -413,13 +454,15 @@ class RaceDetector:
         else:
             loc.reads[tid] = (epoch, site)
 
-    def _interleave(self, obj: object, key: object, write: bool) -> None:
+    def _interleave(self, obj: object, key: object, write: bool, label: str, owner: type | None) -> None:
         """Announce the scheduling point of a racy site before its access runs: an operation on
-        the location's cell (one cell per container: its keys and its whole conflict)."""
-        where = (id(obj), ALL if isinstance(obj, CONTAINERS) else key)
+        the location's cell (one cell per container: its keys and its whole conflict; one per
+        attribute of an object and per global, as before they were their dicts' keys)."""
+        named = owner is not None or label.startswith("global ")
+        where = (id(obj), ALL if isinstance(obj, CONTAINERS) and not named else key)
         cell = self.cells.get(where)
         if cell is None:
-            label = describe(obj, where[1])
+            label = label if named and label else describe(obj if owner is None else owner, where[1])
             made = self.ex.new_object(lambda oid: LocationState(oid, label))
             assert isinstance(made, LocationState)
             cell = self.cells[where] = made
@@ -448,6 +491,20 @@ class RaceDetector:
             self.racy = [*alike((first[1], first[2])), *alike((second[1], second[2]))]
         if self.ex.failure is None:
             self.ex.failure = race_failure(self.ex, first, second)
+
+
+def _library_caller(frame: Where, label: str) -> tuple[types.CodeType, int, str]:
+    """An access made inside a traced standard-library function is reported at the program's line
+    that called it, and the call named (``read (mean())``) where the label names no location."""
+    called = frame.f_code
+    caller = getattr(frame, "f_back", None)
+    while caller is not None and caller.f_code.co_filename in TRACED_FILES:
+        called, caller = caller.f_code, caller.f_back
+    if caller is None:
+        return frame.f_code, frame.f_lasti, label
+    if not label or label.endswith(")"):
+        label = f"{called.co_qualname}()"
+    return caller.f_code, caller.f_lasti, label
 
 
 def _at(vc: list[int], i: int) -> int:

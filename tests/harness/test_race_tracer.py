@@ -53,13 +53,13 @@ def recorded(monkeypatch: pytest.MonkeyPatch) -> tuple[list[Record], list[str]]:
         write: bool,
         frame: types.FrameType,
         label: str,
+        owner: type | None = None,
     ) -> None:
-        accesses.append(
-            (frame.f_code.co_qualname, frame.f_lasti, write, label or race_report.describe(obj, key))
-        )
-        access(self, tid, obj, key, write, frame, label)
+        named = race_report.describe(obj if owner is None else owner, key)
+        accesses.append((frame.f_code.co_qualname, frame.f_lasti, write, label or named))
+        access(self, tid, obj, key, write, frame, label, owner)
 
-    def spy_site(self: races.RaceDetector, frame: types.FrameType, entry: tuple[int, Any]) -> None:
+    def spy_site(self: races.RaceDetector, frame: types.FrameType, entry: tuple[int, Any] | None) -> None:
         sites.append(frame.f_code.co_qualname)
         site(self, frame, entry)
 

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from types import CodeType, FrameType
 from typing import TYPE_CHECKING
 
+from model_checks.harness import ctrl_c
 from model_checks.harness.own_code import MACHINERY_DIRS, MACHINERY_FILES, SHARED_STEPS, WRAPPERS
 from model_checks.harness.rt.backends import ABORT, Abort, Done, format_frame
 from model_checks.harness.rt.objects import Op
@@ -98,7 +99,7 @@ def thread_failed(ex: Execution, t: ThreadInfo, error: BaseException) -> None:
             message = f"thread {t.name} ended the program with status {error.code!r} (SystemExit)"
             ex.failure = ex.failure or ExecFailure("exception", message, tb)
         return
-    if isinstance(error, UsageError) or not isinstance(error, Exception):
+    if isinstance(error, UsageError) or not (isinstance(error, Exception) or ctrl_c.programs_own(error)):
         raise error  # misuse, Ctrl-C, a test-runner timeout: not a finding about the program
     kind = "assertion" if isinstance(error, AssertionError) else "exception"
     tb = "".join(traceback.format_exception(error))

@@ -1,0 +1,94 @@
+"""The standard library's part in race detection: the modules written in Python whose code the
+detector traces as the program's own, the state of theirs it leaves unchecked, and the C functions
+they (and programs) call that read the containers they are handed.
+
+The standard library is not traced (its own state is guarded by locks the harness does not
+control, or is GIL-atomic by design: a report there would be a false alarm). But some of its
+modules are plain algorithms over the caller's data: ``Counter.update`` writes the counter,
+``heapq.nsmallest`` and ``statistics.mean`` read their argument, ``dataclasses.replace`` and
+``copy.copy`` read an object's fields. Left untraced, a race through them was proved race free
+(session 36's review). Those modules are traced (``TRACED_MODULES``): what they do to the data
+they are handed is the caller's access. Their own module state (caches such as ``collections``'
+namedtuple item getters, dispatch tables) is not shared data of the program: ``library_state``
+exempts it.
+"""
+
+from __future__ import annotations
+
+import _collections_abc
+import collections
+import copy
+import dataclasses
+import heapq
+import itertools
+import math
+import pickle
+import random
+import statistics
+import types
+
+# Algorithms over the caller's data, with no state of their own that threads share unguarded
+# (``functools`` is not here: ``cached_property`` guards its cache with a lock of its own).
+TRACED_MODULES: tuple[types.ModuleType, ...] = (
+    collections,
+    _collections_abc,
+    heapq,
+    statistics,
+    dataclasses,
+    copy,
+    random,
+)
+TRACED_FILES = frozenset(m.__file__ for m in TRACED_MODULES if m.__file__)
+
+# C functions (and iterator types) that read every container among their arguments, beside
+# ``race_sites.CONTAINER_FUNCTIONS``'s: the traced modules call them on the caller's data
+# (``statistics.mean`` groups its data with ``itertools.groupby``, ``Counter.update`` counts with
+# ``_count_elements``, which writes the counter: True).
+READERS: dict[object, bool] = {
+    getattr(collections, "_count_elements", None): True,
+    **dict.fromkeys(
+        (
+            itertools.groupby,
+            itertools.islice,
+            itertools.starmap,
+            itertools.accumulate,
+            itertools.compress,
+            itertools.dropwhile,
+            itertools.takewhile,
+            itertools.filterfalse,
+            itertools.zip_longest,
+            itertools.product,
+            itertools.permutations,
+            itertools.combinations,
+            itertools.combinations_with_replacement,
+            itertools.pairwise,
+            itertools.cycle,
+            itertools.tee,
+            math.fsum,
+            math.prod,
+            pickle.dump,
+        ),
+        False,
+    ),
+}
+READERS.pop(None, None)  # a build of CPython without the C counter: Counter.update is traced code
+
+# Serialisers read an object's fields, not only a container's items (``pickle.dumps(obj)``): the
+# object's ``__dict__`` is read whole. Only these: ``str(obj)`` of an object reads what its
+# ``__repr__`` (traced, if the program's) reads, nothing for the default one.
+SERIALISES = frozenset({pickle.dumps, pickle.dump})
+
+
+_STATE: list[frozenset[int]] = []
+
+
+def library_state() -> frozenset[int]:
+    """The ids of the traced modules' own state: their globals and the containers among them (a
+    cache written by two threads' calls is the library's concern, guarded or GIL-atomic)."""
+    if not _STATE:
+        ids: set[int] = set()
+        for module in TRACED_MODULES:
+            ids.add(id(module.__dict__))
+            ids.update(id(v) for v in module.__dict__.values() if isinstance(v, (dict, list, set)))
+        _STATE.append(frozenset(ids))
+    return _STATE[0]

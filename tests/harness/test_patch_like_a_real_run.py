@@ -1,0 +1,37 @@
+"""Patch mode does what a real run does (session 37's outside review; each was "exhaustive", or no
+verdict at all, before): the functions' mutable defaults and closures start each execution as the
+module made them, an object's finalizer runs when its last reference goes (the race detector keeps
+only its fields alive), a ``KeyboardInterrupt`` raised by the program in a thread is that thread's
+exception (not the user's Ctrl-C, which ended lanecheck with status 130 and no verdict), and an
+endless loop over local variables is a livelock (it ran past the time limit)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import partial
+
+import pytest
+
+from tests.harness import real_run_programs as prog
+from tests.harness.patched_runs import run_patched
+
+run = partial(run_patched, prog)
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize(
+    ("program", "kind", "words"),
+    [
+        (prog.default_argument_deadlock, "deadlock", "no thread can run"),
+        (prog.closure_deadlock, "deadlock", "no thread can run"),
+        (prog.finalizer_deadlock, "deadlock", "no thread can run"),
+        (prog.keyboard_interrupt_in_a_thread, "exception", "raised KeyboardInterrupt"),
+        (prog.endless_local_loop, "livelock", "an endless loop"),
+    ],
+    ids=lambda p: getattr(p, "__name__", ""),
+)
+def test_the_real_runs_failure_is_found(program: Callable[[], object], kind: str, words: str) -> None:
+    result = run(program, time_limit=60)
+    assert result.verdict == "failed", result.report()
+    assert result.failure is not None and result.failure.kind == kind, result.report()
+    assert words in result.failure.message, result.failure.message
