@@ -182,6 +182,14 @@ class ObjState:
         return ""
 
 
+def _misuse(error: BaseException, obj: ObjState) -> Raise:
+    """A misuse the real primitive refuses: CPython's exception type and words (a program may
+    compare them), and which controlled object as a note (shown in a report's traceback)."""
+    if obj.name:
+        error.add_note(f"(raised by the controlled {obj.kind} {obj.name})")
+    return Raise(error)
+
+
 class LockState(ObjState):
     kind = "lock"
     gates: ClassVar[dict[str, int]] = {"acquire": ASK}
@@ -214,7 +222,8 @@ class LockState(ObjState):
             return RESUME_TRUE
         if op.kind == "release":
             if self.owner is None or (self.reentrant and self.owner != tid):
-                return Raise(RuntimeError(f"release of un-acquired {self.kind} {self.name}"))
+                words = "cannot release un-acquired lock" if self.reentrant else "release unlocked lock"
+                return _misuse(RuntimeError(words), self)
             self.count -= 1
             if self.count == 0:
                 self.owner = None
@@ -260,7 +269,7 @@ class ConditionState(ObjState):
         lock = self.lock
         if op.kind == "wait":
             if lock.owner != tid:
-                return Raise(RuntimeError(f"cannot wait on un-acquired condition {self.name}"))
+                return _misuse(RuntimeError("cannot wait on un-acquired lock"), self)
             saved = lock.count
             lock.owner, lock.count = None, 0
             self.waiters.append(tid)
@@ -276,7 +285,7 @@ class ConditionState(ObjState):
             return Resume(op.args[1])
         if op.kind in ("notify", "notify_all"):
             if lock.owner != tid:
-                return Raise(RuntimeError(f"cannot notify on un-acquired condition {self.name}"))
+                return _misuse(RuntimeError("cannot notify on un-acquired lock"), self)
             n = len(self.waiters) if op.kind == "notify_all" else int(op.args[0])
             for _ in range(min(n, len(self.waiters))):
                 woken = self.waiters.popleft()
@@ -341,7 +350,7 @@ class SemaphoreState(ObjState):
         if op.kind == "release":
             n = int(op.args[0])
             if self.bound is not None and self.value + n > self.bound:
-                return Raise(ValueError(f"{self.name} released too many times"))
+                return _misuse(ValueError("Semaphore released too many times"), self)
             self.value += n
             return RESUME_NONE
         raise NotImplementedError(op.kind)
