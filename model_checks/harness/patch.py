@@ -3,13 +3,15 @@
 ``with patched(module, ...):`` temporarily replaces ``Thread``, ``Timer``, ``Lock``, ``RLock``,
 ``Condition``, ``Event``, ``Semaphore``, ``BoundedSemaphore``, ``local``, ``current_thread``,
 ``get_ident`` in ``threading``, ``Queue``, ``SimpleQueue``, ``LifoQueue`` in ``queue``,
-``time.sleep`` and the clocks (``monotonic``, ``perf_counter``, ``time`` and their ``_ns``
-forms, which read the virtual clock) -- and the same objects wherever the given modules
-imported them by name (``from threading import Lock``). Inside a controlled thread the
-replacements create controlled objects; anywhere else (pytest, Hypothesis, the harness itself)
-they hand out the real ones, so nothing else is disturbed. What the standard library builds on
-these names follows: ``threading.Barrier``, ``queue.PriorityQueue`` and
-``concurrent.futures.ThreadPoolExecutor`` run on controlled locks, conditions, queues and threads.
+``allocate_lock``, ``allocate``, ``LockType``, ``RLock`` in ``_thread`` (the classes among them
+stay classes: ``patch_types.py``), ``time.sleep`` and the clocks (``monotonic``,
+``perf_counter``, ``time`` and their ``_ns`` forms, which read the virtual clock) -- and the
+same objects wherever the given modules imported them by name (``from threading import Lock``).
+Inside a controlled thread the replacements create controlled objects; anywhere else (pytest,
+Hypothesis, the harness itself) they hand out the real ones, so nothing else is disturbed. What
+the standard library builds on these names follows: ``threading.Barrier``,
+``queue.PriorityQueue`` and ``concurrent.futures.ThreadPoolExecutor`` run on controlled locks,
+conditions, queues and threads.
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ from typing import Any
 from model_checks.harness import patch_imported, patch_local, patch_reach, patch_state, patch_types
 from model_checks.harness.patch_threads import (
     _EPOCH,
+    HOOK_OF_CHECK,
     Future,
     Thread,
     Timer,
@@ -83,6 +86,7 @@ _LOADED: list[frozenset[str]] = [frozenset()]
 def new_check() -> None:
     """A check begins (``execution.resolved``): its first execution takes the modules' state."""
     _START[0] = None
+    HOOK_OF_CHECK[:] = [threading.excepthook]  # each execution ends with it (``set_current``)
 
 
 def start_execution() -> None:
@@ -93,14 +97,9 @@ def start_execution() -> None:
     if start is None:
         _START[0] = patch_state.Snapshot(tuple(dict.fromkeys(_MODULES)))
         _LOADED[0] = frozenset(sys.modules)
-        _HOOK[0] = threading.excepthook
     else:
         _forget_imported()
         start.restore()
-        threading.excepthook = _HOOK[0]  # one the last execution set is not this one's
-
-
-_HOOK: list[Any] = [None]  # ``threading.excepthook`` as the running check's first execution found it
 
 
 def _forget_imported() -> None:

@@ -24,6 +24,9 @@ _CURRENT: list[ControlledRuntime | None] = [None]
 
 
 def set_current(rt: ControlledRuntime | None) -> None:
+    if rt is None and HOOK_OF_CHECK:
+        # the ``threading.excepthook`` a program sets (``_bootstrap``) ends with its execution
+        threading.excepthook = HOOK_OF_CHECK[0]
     _CURRENT[0] = rt
     _MADE[0] = 0  # each execution numbers its threads from 1, as a fresh interpreter would
     _FUTURES[0] = 0
@@ -33,6 +36,7 @@ def set_current(rt: ControlledRuntime | None) -> None:
 
 
 _MADE = [0]  # ``Thread`` objects made in the running execution
+HOOK_OF_CHECK: list[Any] = []  # ``threading.excepthook`` when the running check began (``patch.new_check``)
 
 
 def current_runtime() -> ControlledRuntime | None:

@@ -254,6 +254,15 @@ def hook_set_before() -> None:
     assert CAUGHT == ["late"], CAUGHT
 
 
+def thread_raises() -> None:
+    """BUG: a thread raises, and no hook of the program's own takes it."""
+
+    def fail() -> None:
+        raise ValueError("unhandled")
+
+    start_and_join(fail)
+
+
 def hook_that_fails() -> None:
     """BUG: the program's hook itself refuses the exception."""
 

@@ -88,6 +88,16 @@ def test_a_hook_of_the_program_is_called_and_restored() -> None:
 
 
 @pytest.mark.timeout(120)
+def test_a_hook_the_program_set_ends_with_its_execution() -> None:
+    # the next check of the same patched block (and each execution) starts without it
+    with patched(prog):
+        assert check(lambda rt: prog.hook_set_inside()).verdict == "exhaustive"
+        result = check(lambda rt: prog.thread_raises())
+    assert result.failure is not None and result.failure.kind == "exception", result.report()
+    assert "raised ValueError: unhandled" in result.failure.message, result.failure.message
+
+
+@pytest.mark.timeout(120)
 def test_a_hook_that_raises_is_a_failure() -> None:
     result = _run(prog.hook_that_fails)
     assert result.failure is not None and result.failure.kind == "assertion", result.report()
