@@ -67,7 +67,14 @@ MACHINERY_FILES = frozenset(
 # patch_imported.py's stand-ins hand a program's calls to its lock's twin, as patch.py's wrappers do
 WRAPPERS = frozenset(
     HARNESS + name
-    for name in ("patch.py", "patch_threads.py", "patch_local.py", "patch_imported.py", "logged_steps.py")
+    for name in (
+        "patch.py",
+        "patch_threads.py",
+        "patch_types.py",
+        "patch_local.py",
+        "patch_imported.py",
+        "logged_steps.py",
+    )
 )
 _PROGRAMS = ("examples", "lane_programs", "lane_posts", "drain_watch")
 PROGRAM_FILES = frozenset(HARNESS + name + ".py" for name in _PROGRAMS)

@@ -3,13 +3,15 @@
 ``with patched(module, ...):`` temporarily replaces ``Thread``, ``Timer``, ``Lock``, ``RLock``,
 ``Condition``, ``Event``, ``Semaphore``, ``BoundedSemaphore``, ``local``, ``current_thread``,
 ``get_ident`` in ``threading``, ``Queue``, ``SimpleQueue``, ``LifoQueue`` in ``queue``,
-``time.sleep`` and the clocks (``monotonic``, ``perf_counter``, ``time`` and their ``_ns``
-forms, which read the virtual clock) -- and the same objects wherever the given modules
-imported them by name (``from threading import Lock``). Inside a controlled thread the
-replacements create controlled objects; anywhere else (pytest, Hypothesis, the harness itself)
-they hand out the real ones, so nothing else is disturbed. What the standard library builds on
-these names follows: ``threading.Barrier``, ``queue.PriorityQueue`` and
-``concurrent.futures.ThreadPoolExecutor`` run on controlled locks, conditions, queues and threads.
+``allocate_lock``, ``allocate``, ``LockType``, ``RLock`` in ``_thread`` (the classes among them
+stay classes: ``patch_types.py``), ``time.sleep`` and the clocks (``monotonic``,
+``perf_counter``, ``time`` and their ``_ns`` forms, which read the virtual clock) -- and the
+same objects wherever the given modules imported them by name (``from threading import Lock``).
+Inside a controlled thread the replacements create controlled objects; anywhere else (pytest,
+Hypothesis, the harness itself) they hand out the real ones, so nothing else is disturbed. What
+the standard library builds on these names follows: ``threading.Barrier``,
+``queue.PriorityQueue`` and ``concurrent.futures.ThreadPoolExecutor`` run on controlled locks,
+conditions, queues and threads.
 """
 
 from __future__ import annotations
@@ -32,9 +34,10 @@ from contextlib import contextmanager
 from types import ModuleType
 from typing import Any
 
-from model_checks.harness import patch_imported, patch_local, patch_reach, patch_state
+from model_checks.harness import patch_imported, patch_local, patch_reach, patch_state, patch_types
 from model_checks.harness.patch_threads import (
     _EPOCH,
+    HOOK_OF_CHECK,
     Future,
     Thread,
     Timer,
@@ -58,7 +61,6 @@ from model_checks.harness.patch_threads import set_current as set_current
 from model_checks.harness.race_sites import SKIP_FILES
 from model_checks.harness.rt.backends import Abort
 from model_checks.harness.rt.scheduler import UsageError
-from model_checks.harness.sync.primitives import Queue, Semaphore
 
 _ACTIVE = [0]  # how many ``patched`` blocks are open (race detection defaults on inside one)
 
@@ -86,6 +88,7 @@ _LOADED: list[frozenset[str]] = [frozenset()]
 def new_check() -> None:
     """A check begins (``execution.resolved``): its first execution takes the modules' state."""
     _START[0] = None
+    HOOK_OF_CHECK[:] = [threading.excepthook]  # each execution ends with it (``set_current``)
 
 
 def start_execution() -> None:
@@ -140,10 +143,10 @@ _REPLACEMENTS: list[tuple[ModuleType, str, Any, Any]] = [
     (threading, "local", threading.local, patch_local.local),
     _either(threading, "Lock", lambda rt: rt.lock()),
     _either(threading, "RLock", lambda rt, *args, **kwargs: rt.rlock()),
-    _either(threading, "Condition", lambda rt, lock=None: rt.condition(lock)),
-    _either(threading, "Event", lambda rt: rt.event()),
-    _either(threading, "Semaphore", lambda rt, value=1: rt.semaphore(value)),
-    _either(threading, "BoundedSemaphore", lambda rt, value=1: Semaphore(rt._ex, value, bounded=True)),
+    # classes, as in CPython (subclassed, ``isinstance``), and ``_thread``'s locks: ``patch_types``
+    *patch_types.REPLACEMENTS,
+    # the real Semaphore's and Condition's timed waits (a program's subclass runs them) read it
+    _either(threading, "_time", lambda rt: rt.monotonic()),
     # a thread started the low-level way is a controlled thread too (a daemon, as such threads
     # do not keep the interpreter alive); it was a real one, outside the explorer
     _either(
@@ -156,9 +159,6 @@ _REPLACEMENTS: list[tuple[ModuleType, str, Any, Any]] = [
     _either(threading, "enumerate", _enumerate),
     _either(threading, "active_count", lambda rt: len(_enumerate(rt))),
     _either(threading, "get_ident", lambda rt: 1_000_000 + (rt._ex.running_thread() or 0)),
-    _either(queue, "Queue", lambda rt, maxsize=0: rt.queue(maxsize)),
-    _either(queue, "SimpleQueue", lambda rt: rt.queue(0)),
-    _either(queue, "LifoQueue", lambda rt, maxsize=0: Queue(rt._ex, maxsize, lifo=True)),
     _either(time, "sleep", lambda rt, seconds: rt.sleep(seconds)),
     # the clocks read the virtual clock, which sleeps and timeouts move: a deadline computed from
     # them passes when a timed wait times out, as it would in real time (``time`` from a fixed
@@ -224,6 +224,8 @@ def patched(*modules: ModuleType) -> Iterator[None]:
             )
         _MODULES.extend(modules)
         _START[0] = None
+        patch_types.FAITHFUL_QUEUES[0] = patch_types.names_queue_internals(_MODULES)
+        undo.append((threading, "excepthook", threading.excepthook))  # a program may set its own
         yield
     finally:
         _ACTIVE[0] -= 1
@@ -233,6 +235,7 @@ def patched(*modules: ModuleType) -> Iterator[None]:
             if module in _MODULES:
                 _MODULES.remove(module)
         _START[0] = None
+        patch_types.FAITHFUL_QUEUES[0] = patch_types.names_queue_internals(_MODULES)
         for restore in reversed(restores):
             restore()
         for target, name, value in reversed(undo):
@@ -276,25 +279,32 @@ def _rebase(cls: type, undo: list[tuple[Any, str, Any]]) -> None:
     if any(base in _BASES for base in bases):
         undo.append((cls, "__bases__", bases))
         cls.__bases__ = tuple(_BASES.get(base, base) for base in bases)
-    elif issubclass(cls, _thread._local) and cls is not _thread._local:
+    elif issubclass(cls, patch_types.UNREBASABLE) and cls not in patch_types.UNREBASABLE:
         undo.append((cls, "__new__", cls.__dict__.get("__new__", _INHERITED)))
-        cls.__new__ = _refuse_real_local(cls)  # type: ignore[method-assign]
+        cls.__new__ = _refuse_real_base(cls)  # type: ignore[method-assign]
 
 
 _INHERITED = object()  # an attribute the class did not define itself: undone by deleting it
 
 
-def _refuse_real_local(cls: type) -> Any:
+def _refuse_real_base(cls: type) -> Any:
     real_new: Any = cls.__new__
+    base = next(base for base in cls.__mro__ if base in patch_types.UNREBASABLE)
+    whats: dict[type, str] = {
+        _thread._local: "threading.local (it was defined before patching), which would give every "
+        "controlled thread one namespace",
+        _thread.RLock: "the real _thread.RLock (it was defined before patching), a real lock the "
+        "explorer cannot schedule",
+    }
+    what = whats.get(base, "the real queue.SimpleQueue (it was defined before patching), a real queue")
 
     def __new__(kind: type, *args: Any, **kwargs: Any) -> Any:
         if _controlled() is not None:
             raise UsageError(
-                f"{kind.__qualname__} derives from the real threading.local (it was defined before "
-                "patching), which would give every controlled thread one namespace: define it while "
-                "patched (import its module inside the `patched()` block)"
+                f"{kind.__qualname__} derives from {what}: define it while patched (import its "
+                "module inside the `patched()` block, or define it in the explored function)"
             )
-        return real_new(kind, *args, **kwargs)  # ``_thread._local``'s, which takes them
+        return real_new(kind, *args, **kwargs)  # the C type's, which takes them
 
     return staticmethod(__new__)
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import concurrent.futures
 import concurrent.futures.thread
+import functools
 import sys
 import threading
 import time
@@ -25,6 +26,9 @@ _CURRENT: list[ControlledRuntime | None] = [None]
 
 
 def set_current(rt: ControlledRuntime | None) -> None:
+    if rt is None and HOOK_OF_CHECK:
+        # the ``threading.excepthook`` a program sets (``_bootstrap``) ends with its execution
+        threading.excepthook = HOOK_OF_CHECK[0]
     _CURRENT[0] = rt
     _MADE[0] = 0  # each execution numbers its threads from 1, as a fresh interpreter would
     _FUTURES[0] = 0
@@ -34,6 +38,7 @@ def set_current(rt: ControlledRuntime | None) -> None:
 
 
 _MADE = [0]  # ``Thread`` objects made in the running execution
+HOOK_OF_CHECK: list[Any] = []  # ``threading.excepthook`` when the running check began (``patch.new_check``)
 
 
 def current_runtime() -> ControlledRuntime | None:
@@ -153,7 +158,7 @@ class Thread:
     def start(self) -> None:
         if self._handle is not None:
             raise RuntimeError("threads can only be started once")
-        self._handle = self._rt.start_thread(self.run, self._name, daemon=self.daemon)
+        self._handle = self._rt.start_thread(lambda: _bootstrap(self), self._name, daemon=self.daemon)
         _THREAD_OBJECTS[id(self._rt), self._handle.ident] = self
 
     def join(self, timeout: float | None = None) -> None:
@@ -165,6 +170,35 @@ class Thread:
 
     def is_alive(self) -> bool:
         return self._handle is not None and self._handle.is_alive()
+
+
+def _bootstrap(thread: Thread) -> None:
+    """``thread.run()``, as ``threading``'s threads run it: an exception it raises goes to
+    ``threading.excepthook``, called with its ``ExceptHookArgs``. CPython's own hook prints it; a
+    checker reports it instead (a failure, as before). A hook of the program's own is the
+    program's decision, as in a real run: what it does happens (it runs in the failed thread, its
+    locks and writes steps of it), and the exception is a failure only if the hook raises one (or
+    fails an assertion); one it swallows ends the thread quietly, so a program that collects its
+    threads' errors this way fails where it checks them, as it would for real."""
+    try:
+        thread.run()
+    except (Exception, SystemExit) as error:  # (not the harness's Abort: a BaseException)
+        hook = threading.excepthook
+        if isinstance(error, UsageError) or _reports(hook):
+            raise
+        args = threading.ExceptHookArgs([type(error), error, error.__traceback__, thread])
+        del error
+        hook(args)
+
+
+def _reports(hook: Callable[..., object] | None) -> bool:
+    """Is ``hook`` one that reports a thread's exception, which the checker does instead: CPython's
+    own, or the test runner's (pytest's, set around each test, records it to fail the test)?"""
+    while isinstance(hook, functools.partial):
+        hook = hook.func
+    if hook is None or hook is threading.__excepthook__:
+        return True
+    return str(getattr(hook, "__module__", "")).startswith("_pytest.")
 
 
 _THREAD_OBJECTS: dict[tuple[int, int], Thread | _MainThread] = {}  # (runtime id, thread id) -> its object

@@ -119,11 +119,14 @@ RESUME_FALSE: Final = Resume(False)
 
 
 class Raise:
-    """Raise ``error`` in the thread."""
+    """Raise ``error`` in the thread (a misuse ``on`` an object: CPython's words, and the object
+    named in a note, which a report's traceback shows)."""
 
     __slots__ = ("error",)
 
-    def __init__(self, error: BaseException) -> None:
+    def __init__(self, error: BaseException, on: ObjState | None = None) -> None:
+        if on is not None and on.name:
+            error.add_note(f"(raised by the controlled {on.kind} {on.name})")
         self.error = error
 
 
@@ -214,7 +217,8 @@ class LockState(ObjState):
             return RESUME_TRUE
         if op.kind == "release":
             if self.owner is None or (self.reentrant and self.owner != tid):
-                return Raise(RuntimeError(f"release of un-acquired {self.kind} {self.name}"))
+                words = "cannot release un-acquired lock" if self.reentrant else "release unlocked lock"
+                return Raise(RuntimeError(words), self)
             self.count -= 1
             if self.count == 0:
                 self.owner = None
@@ -260,7 +264,7 @@ class ConditionState(ObjState):
         lock = self.lock
         if op.kind == "wait":
             if lock.owner != tid:
-                return Raise(RuntimeError(f"cannot wait on un-acquired condition {self.name}"))
+                return Raise(RuntimeError("cannot wait on un-acquired lock"), self)
             saved = lock.count
             lock.owner, lock.count = None, 0
             self.waiters.append(tid)
@@ -276,7 +280,7 @@ class ConditionState(ObjState):
             return Resume(op.args[1])
         if op.kind in ("notify", "notify_all"):
             if lock.owner != tid:
-                return Raise(RuntimeError(f"cannot notify on un-acquired condition {self.name}"))
+                return Raise(RuntimeError("cannot notify on un-acquired lock"), self)
             n = len(self.waiters) if op.kind == "notify_all" else int(op.args[0])
             for _ in range(min(n, len(self.waiters))):
                 woken = self.waiters.popleft()
@@ -341,7 +345,7 @@ class SemaphoreState(ObjState):
         if op.kind == "release":
             n = int(op.args[0])
             if self.bound is not None and self.value + n > self.bound:
-                return Raise(ValueError(f"{self.name} released too many times"))
+                return Raise(ValueError("Semaphore released too many times"), self)
             self.value += n
             return RESUME_NONE
         raise NotImplementedError(op.kind)

@@ -16,7 +16,7 @@ from model_checks.harness.rt.objects import (
     SemaphoreState,
     ThreadState,
 )
-from model_checks.harness.rt.scheduler import Execution
+from model_checks.harness.rt.scheduler import Execution, UsageError
 
 T = TypeVar("T")
 
@@ -245,9 +245,12 @@ class Semaphore:
 class Queue:
     """``queue.Queue`` (FIFO; LIFO when ``lifo``); ``maxsize <= 0`` means unbounded."""
 
-    def __init__(self, ex: Execution, maxsize: int = 0, name: str = "", lifo: bool = False) -> None:
+    def __init__(
+        self, ex: Execution, maxsize: int = 0, name: str = "", lifo: bool = False, simple: bool = False
+    ) -> None:
         self._ex = ex
         self.maxsize = maxsize
+        self.simple = simple  # made as ``queue.SimpleQueue`` (patch mode), which has no maxsize
         self._st = ex.new_object(lambda oid: QueueState(oid, name, maxsize, lifo))
 
     def put(self, item: object, block: bool = True, timeout: float | None = None) -> None:
@@ -288,6 +291,46 @@ class Queue:
         count = self._ex.perform(Op("unfinished", self._st, read=True))
         assert isinstance(count, int)
         return count
+
+    @unfinished_tasks.setter
+    def unfinished_tasks(self, value: int) -> None:
+        raise self._internal("unfinished_tasks")
+
+    # ``queue.Queue``'s internals. This queue's operations are single steps of its model, with no
+    # mutex or conditions a program could hold or wait on, so each is refused by name rather than
+    # faked (patch mode runs CPython's own queue code, on controlled locks, for a program whose
+    # modules name them: ``patch_types.py``).
+    @property
+    def mutex(self) -> Any:
+        raise self._internal("mutex")
+
+    @property
+    def not_empty(self) -> Any:
+        raise self._internal("not_empty")
+
+    @property
+    def not_full(self) -> Any:
+        raise self._internal("not_full")
+
+    @property
+    def all_tasks_done(self) -> Any:
+        raise self._internal("all_tasks_done")
+
+    @property
+    def queue(self) -> Any:
+        raise self._internal("queue")
+
+    def _internal(self, name: str) -> Exception:
+        if self.simple:
+            return AttributeError(f"'SimpleQueue' object has no attribute {name!r}")
+        return UsageError(
+            f"q.{name} of a controlled queue: its operations are single steps of the harness's "
+            f"model, which has no {name} to hand out. In patch mode a queue runs CPython's own "
+            "queue code on controlled locks and conditions (q.mutex, q.not_empty, q.not_full, "
+            "q.all_tasks_done, q.queue, q.unfinished_tasks all real) when a patched module of the "
+            f"program names {name}: this access came from elsewhere (getattr, or a module not "
+            "patched: pass it to patched() too), or the queue is rt.queue() (use a lock beside it)"
+        )
 
 
 Full = _queue.Full
