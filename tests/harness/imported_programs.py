@@ -221,3 +221,20 @@ def fresh_state_each_execution(seen: list[tuple[object, ...]]) -> None:
 
     _run(work, work)
     seen.append((sorted(taken), bump.calls, rng.random()))  # type: ignore[attr-defined]
+
+
+def _failing_action() -> None:
+    raise RuntimeError("the barrier's action failed")
+
+
+gate = threading.Barrier(2, action=_failing_action)
+
+
+def barrier_action_at_import() -> None:
+    """A barrier made at import keeps its action (session 37: its twin dropped it, and the failing
+    action was proved never to run)."""
+    parties = [threading.Thread(target=gate.wait) for _ in range(2)]
+    for t in parties:
+        t.start()
+    for t in parties:
+        t.join()

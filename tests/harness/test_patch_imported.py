@@ -75,6 +75,25 @@ def test_a_lock_held_when_patching_begins_is_refused() -> None:
 
 
 @pytest.mark.timeout(60)
+def test_an_object_of_a_subclass_made_at_import_is_refused() -> None:
+    """Its twin would be a plain event: the override that raises was proved never to run."""
+    from model_checks.harness.rt.scheduler import UsageError
+    from tests.harness import imported_subclass_program as sub
+
+    refused = "once is a OnceEvent \\(a subclass of Event\\) made at import"
+    with pytest.raises(UsageError, match=refused), patched(sub):
+        pass
+    assert type(sub.once) is sub.OnceEvent  # nothing left stood in
+
+
+@pytest.mark.timeout(60)
+def test_a_barrier_made_at_import_keeps_its_action() -> None:
+    result = run(prog.barrier_action_at_import)
+    assert result.failure is not None and result.failure.kind == "exception", result.report()
+    assert "the barrier's action failed" in result.failure.message, result.failure.message
+
+
+@pytest.mark.timeout(60)
 def test_each_check_starts_from_the_modules_as_its_first_execution_found_them() -> None:
     with patched(prog):
         prog.total = 40  # the test's own setup, between patching and the check, is kept
