@@ -45,7 +45,7 @@ typedef struct {
     PyObject *table_of; /* code -> tuple of entries by code unit, or None (a pure function) */
     PyObject *handler;  /* (frame, entry) -> None, at an access site */
     PyObject *code_types; /* race_sites.CODE_TYPES: reads of these are reads of code */
-    PyObject *containers; /* race_sites.CONTAINERS */
+    PyObject *containers; /* race_sites.CONTAINERS and ITERATORS: what the filter lets through */
     PyObject *methods;    /* race_sites.METHODS: the container methods that are accesses */
     PyObject *len;        /* builtins.len */
     PyObject *named_calls; /* race_sites.NAMED_CALLS: getattr and kin, heapq.heappush and kin */
@@ -58,9 +58,9 @@ typedef struct {
     X(ex) X(table_of) X(handler) X(code_types) X(containers) X(methods) X(len) X(named_calls)
 #define SET_MEMBER(m) Py_XSETREF(self->m, Py_NewRef(m));
 
-/* The entry kinds of race_sites (``LOAD_ATTR, STORE_ATTR, ... = range(14)``; a test compares). */
+/* The entry kinds of race_sites (``LOAD_ATTR, STORE_ATTR, ... = range(15)``; a test compares). */
 enum { LOAD_ATTR, STORE_ATTR, SUBSCR, STORE_SUBSCR, GLOBAL_NAME, STORE_GLOBAL, CONTAINS, ITER,
-       CALL, LOAD_CELL, STORE_CELL, DELETE_SUBSCR, BINARY, TRUTH };
+       CALL, LOAD_CELL, STORE_CELL, DELETE_SUBSCR, BINARY, TRUTH, RUN };
 
 /* Opcodes of code under test between two calls of the handler with no entry (``None``): the
  * detector then asks whether the running thread made any operation meanwhile, and a thread that
@@ -183,10 +183,12 @@ worth(Tracer *t, _PyInterpreterFrame *fr, PyObject *entry)
     case CONTAINS:
     case TRUTH: /* ``if xs:``, ``not d``, ``xs or ys``: a container's truth is its length */
         return is_instance(STACK(1), t->containers);
-    case ITER: { /* a container read whole, or a generator run */
+    case ITER: { /* a container read whole (or its iterator moved), or a generator run */
         PyObject *iterated = STACK(1);
         return iterated != NULL && PyGen_Check(iterated) ? 1 : is_instance(iterated, t->containers);
     }
+    case RUN: /* a loop's turn: only a generator's is an access (it runs the generator) */
+        return STACK(1) != NULL && PyGen_Check(STACK(1));
     case BINARY: { /* either operand a container, or "%s" % (items,) */
         int left = is_instance(STACK(2), t->containers);
         if (left != 0) {
@@ -494,10 +496,10 @@ PyInit__race_tracer(void)
         Py_DECREF(m);
         return NULL;
     }
-    PyObject *kinds = Py_BuildValue("(ssssssssssssss)", "LOAD_ATTR", "STORE_ATTR", "SUBSCR",
+    PyObject *kinds = Py_BuildValue("(sssssssssssssss)", "LOAD_ATTR", "STORE_ATTR", "SUBSCR",
                                     "STORE_SUBSCR", "GLOBAL_NAME", "STORE_GLOBAL", "CONTAINS",
                                     "ITER", "CALL", "LOAD_CELL", "STORE_CELL", "DELETE_SUBSCR",
-                                    "BINARY", "TRUTH");
+                                    "BINARY", "TRUTH", "RUN");
     if (kinds == NULL || PyModule_AddObject(m, "KINDS", kinds) < 0) {
         Py_XDECREF(kinds);
         Py_DECREF(m);

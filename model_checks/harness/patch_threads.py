@@ -65,6 +65,7 @@ patch_local.running[0] = _running
 
 
 _real_thread = threading.Thread
+IDENT_BASE = 1_000_000  # ``get_ident()`` of an execution's thread: this plus its index (main: 0)
 
 
 class _MainThread:
@@ -75,7 +76,13 @@ class _MainThread:
 
     def __init__(self, rt: ControlledRuntime) -> None:
         self._handle = ThreadHandle(rt._ex, rt._ex.threads[0].state)
-        self.ident = 1_000_000  # as ``get_ident`` numbers the execution's threads
+        self.ident = self.native_id = IDENT_BASE  # as ``get_ident`` numbers the execution's threads
+
+    def getName(self) -> str:
+        return self.name
+
+    def isDaemon(self) -> bool:
+        return False
 
     def is_alive(self) -> bool:
         return self._handle.is_alive()
@@ -149,7 +156,13 @@ class Thread:
 
     @property
     def ident(self) -> int | None:
-        return None if self._handle is None else self._handle.ident
+        # the number ``threading.get_ident()`` gives in the thread (session 37: the thread's index,
+        # so ``get_ident() == current_thread().ident`` was False)
+        return None if self._handle is None else IDENT_BASE + self._handle.ident
+
+    @property
+    def native_id(self) -> int | None:
+        return self.ident
 
     def run(self) -> None:
         if self._target is not None:

@@ -35,6 +35,7 @@ from model_checks.harness.race_sites import (
     DEEP,
     GENERATOR_METHODS,
     ITEM_FUNCTIONS,
+    ITERATORS,
     KEYED,
     METHODS,
     READS_ARGUMENTS,
@@ -179,6 +180,8 @@ class CallSites:
         elif target is next or target in GENERATOR_METHODS:
             if argc >= 1 and isinstance(args[0], types.GeneratorType):
                 self.detector._generator(tid, args[0], frame)
+            elif target is next and argc >= 1 and isinstance(args[0], ITERATORS):
+                self.detector._iterator(tid, args[0], frame)
         elif target in ITEM_FUNCTIONS:  # operator.setitem(d, k, v): d[k]
             container = args[0] if argc >= 2 else None
             if isinstance(container, CONTAINERS):

@@ -39,6 +39,10 @@ TRACED_MODULES: tuple[types.ModuleType, ...] = (
     random,
 )
 TRACED_FILES = frozenset(m.__file__ for m in TRACED_MODULES if m.__file__)
+# Their functions that keep state of their own, not traced: ``dataclasses``' recursion guard for
+# ``__repr__`` (a set of the reprs running, keyed by ``_thread.get_ident()``: two threads
+# formatting one dataclass were reported as a race on it, session 37's second review).
+UNTRACED_CODE = frozenset({(dataclasses.__file__, "_recursive_repr.<locals>.wrapper")})
 
 # C functions (and iterator types) that read every container among their arguments, beside
 # ``race_sites.CONTAINER_FUNCTIONS``'s: the traced modules call them on the caller's data

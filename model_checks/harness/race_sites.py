@@ -26,7 +26,7 @@ from collections import deque
 from typing import Any, Protocol
 
 from model_checks.harness import own_code, patch_local
-from model_checks.harness.race_library import READERS, SERIALISES, TRACED_FILES
+from model_checks.harness.race_library import READERS, SERIALISES, TRACED_FILES, UNTRACED_CODE
 
 ALL = "<whole>"  # the key of an access to a whole container (len, iteration, clear, ...)
 # (thread, code, offset, (object, key, label), is_write): the words of a report are made from the
@@ -69,6 +69,21 @@ CODE_TYPES = (
 # A dict's views (``keys = d.keys()``, made before the threads) read the dict itself (``viewed``).
 DICT_VIEWS: tuple[type, ...] = (type({}.keys()), type({}.values()), type({}.items()))
 CONTAINERS = (dict, list, set, deque, bytearray, array.array, *DICT_VIEWS)
+# The iterators over those: ``it = iter(xs)`` made before the threads, ``next(it)`` in one of them
+# moves the iterator (a write) and reads the container (``iterated``; session 37).
+_OVER: tuple[object, ...] = (
+    iter([]),
+    reversed([]),
+    iter({}),
+    iter({}.values()),
+    iter({}.items()),
+    iter(set()),
+    iter(deque()),
+    reversed(deque()),
+    iter(bytearray()),
+    iter(array.array("i")),
+)
+ITERATORS: tuple[type, ...] = tuple(dict.fromkeys(type(it) for it in _OVER))
 KEYED = (dict, set)  # per-key locations
 # per-index locations for a subscript by an int (``slots[i]``); every other access (``in``,
 # iteration, ``len``, a method, a slice, ``del``: whatever can move the items) is the whole
@@ -134,7 +149,8 @@ METHODS: dict[str, tuple[bool, bool]] = {
     DELETE_SUBSCR,
     BINARY,
     TRUTH,
-) = range(14)
+    RUN,
+) = range(15)
 KINDS = (
     "LOAD_ATTR",
     "STORE_ATTR",
@@ -150,6 +166,7 @@ KINDS = (
     "DELETE_SUBSCR",
     "BINARY",
     "TRUTH",
+    "RUN",
 )
 OPCODES = {
     "LOAD_ATTR": LOAD_ATTR,
@@ -175,7 +192,7 @@ OPCODES = {
     "SET_UPDATE": ITER,
     "DICT_UPDATE": ITER,
     "DICT_MERGE": ITER,
-    "FOR_ITER": ITER,  # a loop over a shared generator runs it (a write of the generator)
+    "FOR_ITER": RUN,  # a loop over a shared generator runs it (a write of the generator)
     "FORMAT_VALUE": ITER,  # ``f"{xs}"`` formats the container whole
     # ``match``: a sequence pattern takes the subject's length (its items come by subscripts), a
     # mapping pattern reads the subject under the keys on top of it
@@ -366,7 +383,7 @@ def code_table(code: types.CodeType) -> Table | None:
     if table is not False:
         return table  # type: ignore[return-value]
     found: Table | None = None
-    if under_test(code.co_filename):
+    if under_test(code.co_filename) and (code.co_filename, code.co_qualname) not in UNTRACED_CODE:
         found = {}
         prefix: int | None = None
         for ins in dis.get_instructions(code):
@@ -459,6 +476,14 @@ def code_entries(code: types.CodeType) -> tuple[tuple[int, Any] | None, ...] | N
     for offset, entry in table.items():
         out[offset // 2] = entry
     return tuple(out)
+
+
+def iterated(it: object) -> object | None:
+    """The container an iterator of ``ITERATORS`` reads (None once it is exhausted)."""
+    for ref in gc.get_referents(it):
+        if isinstance(ref, CONTAINERS):
+            return ref
+    return None
 
 
 def viewed(obj: object) -> object:

@@ -68,11 +68,13 @@ from model_checks.harness.race_sites import (
     INDEXED,
     INPLACE,
     ITER,
+    ITERATORS,
     KEYED,
     LOAD_ATTR,
     LOAD_CELL,
     METHODS,
     NAMED_CALLS,
+    RUN,
     STORE_ATTR,
     STORE_CELL,
     STORE_GLOBAL,
@@ -89,6 +91,7 @@ from model_checks.harness.race_sites import (
     harness_class,
     harness_owned,
     is_property,
+    iterated,
     viewed,
 )
 from model_checks.harness.rt.objects import GLOBAL, LocationState, Op
@@ -138,7 +141,10 @@ class RaceDetector:
         self.exempt: set[int] = set(library_state())
         # the C trace function when built (``race_frames.NATIVE``), else ``_global`` in Python
         self._tracer = (
-            NATIVE.Tracer(ex, code_entries, self._site, CODE_TYPES, CONTAINERS, METHODS, NAMED_CALLS)
+            # (the C filter also lets through a container's iterator: ``ITERATORS``)
+            NATIVE.Tracer(
+                ex, code_entries, self._site, CODE_TYPES, (*CONTAINERS, *ITERATORS), METHODS, NAMED_CALLS
+            )
             if NATIVE is not None
             else None
         )
@@ -263,6 +269,12 @@ class RaceDetector:
                 self._access(tid, container, ALL, False, frame, "")
             elif isinstance(container, types.GeneratorType):
                 self._generator(tid, container, frame)
+            elif isinstance(container, ITERATORS):  # ``for x in it:`` over a shared iterator
+                self._iterator(tid, container, frame)
+        elif kind == RUN:  # each turn of a loop: it runs a generator
+            gen = stack_value(frame, 1)
+            if isinstance(gen, types.GeneratorType):
+                self._generator(tid, gen, frame)
         elif kind == TRUTH:  # ``if xs:``: a container's truth is its length
             container = stack_value(frame, 1)
             if isinstance(container, CONTAINERS):
@@ -304,6 +316,14 @@ class RaceDetector:
         """``next(gen)`` or a loop over ``gen``: it runs the generator's frame, which two threads
         cannot do at once (``ValueError: generator already executing``): a write."""
         self._access(tid, gen, "<running>", True, frame, f"generator {gen.__qualname__}")
+
+    def _iterator(self, tid: int, it: object, frame: Where) -> None:
+        """``next(it)``, or a loop's start, on an iterator over a container: it moves the iterator
+        (a write: two threads calling ``next`` on one race) and reads the container."""
+        self._access(tid, it, "<position>", True, frame, type(it).__name__)
+        container = iterated(it)
+        if container is not None:
+            self._access(tid, container, ALL, False, frame, "")
 
     def _load_attr(self, tid: int, obj: object, name: str, frame: Where) -> None:
         """``obj.name`` is read: a module's global, a class's data (where its body defines it), or

@@ -293,3 +293,38 @@ def islice_race() -> None:
     """``itertools.islice(xs, 1)`` reads the list."""
     xs = [1, 2]
     start_and_join(lambda: list(itertools.islice(xs, 1)), lambda: xs.append(3))
+
+
+# ---------------------------------------------------------------- an iterator made before the threads
+
+items = [1, 2, 3]
+shared_iterator = iter(items)
+
+
+def iterator_next_race() -> None:
+    """Two threads take from one iterator made at import: each ``next`` moves it."""
+    start_and_join(lambda: next(shared_iterator, None), lambda: next(shared_iterator, None))
+
+
+def iterator_and_writer_race() -> None:
+    """A loop over an iterator made before the threads reads the list another thread appends to."""
+    xs = [1]
+    it = iter(xs)
+
+    def reader() -> None:
+        for _ in it:
+            pass
+
+    start_and_join(reader, lambda: xs.append(2))
+
+
+def local_loops_per_thread() -> None:
+    """Each thread loops over its own list: no iterator shared."""
+
+    def work() -> None:
+        total = 0
+        for n in [1, 2, 3]:
+            total += n
+        assert total == 6
+
+    start_and_join(work, work)

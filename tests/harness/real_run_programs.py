@@ -2,12 +2,16 @@
 review found each answered "exhaustive" or no verdict at all): each execution starts with the
 functions' default arguments and closures as the module made them; an object is freed, and its
 ``__del__`` run, when its last reference goes; a ``KeyboardInterrupt`` the program raises in a
-thread is that thread's exception; an endless loop over local variables ends the check."""
+thread is that thread's exception; an endless loop over local variables ends the check. And
+(the second review) a dataclass formatted in two threads is no race, a thread's ``ident`` is what
+``get_ident()`` gives in it, and ``multiprocessing``'s thread pool is refused, not hung on."""
 
 from __future__ import annotations
 
 import threading
 from collections.abc import Callable
+from dataclasses import dataclass
+from multiprocessing.pool import ThreadPool
 
 a = threading.Lock()
 b = threading.Lock()
@@ -103,3 +107,47 @@ def endless_local_loop() -> None:
             n += 1
 
     threading.Thread(target=spin, daemon=False).start()
+
+
+@dataclass(frozen=True)
+class Config:
+    host: str = "localhost"
+    port: int = 8080
+
+
+CONFIG = Config()
+
+
+def dataclass_formatted_in_two_threads() -> None:
+    """Read-only use of a frozen dataclass: its ``__repr__``'s recursion guard is the library's."""
+
+    def use() -> None:
+        assert "8080" in f"using {CONFIG}"
+
+    ts = [threading.Thread(target=use) for _ in range(2)]
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join()
+
+
+def thread_identities() -> None:
+    """``get_ident()``, ``get_native_id()``, ``current_thread().ident`` and ``t.ident`` agree."""
+    seen: list[tuple[int, int, int | None, int | None]] = []
+
+    def work() -> None:
+        me = threading.current_thread()
+        seen.append((threading.get_ident(), threading.get_native_id(), me.ident, me.native_id))
+
+    t = threading.Thread(target=work)
+    t.start()
+    t.join()
+    assert seen == [(t.ident, t.ident, t.ident, t.native_id)], (seen, t.ident)
+    main = threading.main_thread()
+    assert threading.get_ident() == main.ident == main.native_id != t.ident
+    assert main.getName() == "main" and not main.isDaemon()
+
+
+def multiprocessing_thread_pool() -> None:
+    with ThreadPool(2) as pool:
+        assert pool.map(abs, [-1]) == [1]

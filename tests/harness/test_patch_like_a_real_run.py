@@ -35,3 +35,22 @@ def test_the_real_runs_failure_is_found(program: Callable[[], object], kind: str
     assert result.verdict == "failed", result.report()
     assert result.failure is not None and result.failure.kind == kind, result.report()
     assert words in result.failure.message, result.failure.message
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize(
+    "program",
+    [prog.dataclass_formatted_in_two_threads, prog.thread_identities],
+    ids=lambda p: p.__name__,
+)
+def test_a_correct_program_is_proved(program: Callable[[], object]) -> None:
+    result = run(program)
+    assert result.verdict == "exhaustive", result.report()
+
+
+@pytest.mark.timeout(60)
+def test_multiprocessings_thread_pool_is_refused_not_hung_on() -> None:
+    from model_checks.harness.rt.scheduler import UsageError
+
+    with pytest.raises(UsageError, match=r"multiprocessing\.pool's pools wait on real pipes"):
+        run(prog.multiprocessing_thread_pool, time_limit=10)

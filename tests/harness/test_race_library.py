@@ -108,6 +108,18 @@ RACY = [
     ),
     pytest.param(prog.yield_from_race, "list (whole)", ["yield from xs\n"], id="yield_from"),
     pytest.param(prog.islice_race, "list (whole)", ["lambda: list(itertools.islice"], id="itertools_islice"),
+    pytest.param(
+        prog.iterator_next_race,
+        "list_iterator",
+        ["lambda: next(shared_iterator"],
+        id="next_of_a_shared_iterator",
+    ),
+    pytest.param(
+        prog.iterator_and_writer_race,
+        "list (whole)",
+        ["for _ in it:", "lambda: xs.append(2)"],
+        id="loop_over_an_iterator",
+    ),
 ]
 
 
@@ -136,6 +148,7 @@ def test_a_library_access_is_told_by_the_call_the_program_made() -> None:
         prog.copy_object_locked,
         prog.own_fields_per_thread,
         prog.truth_locked,
+        prog.local_loops_per_thread,
     ],
     ids=lambda p: p.__name__,
 )
