@@ -71,6 +71,7 @@ WRAPPERS = frozenset(
         "patch.py",
         "patch_threads.py",
         "patch_types.py",
+        "patch_cached.py",
         "patch_local.py",
         "patch_imported.py",
         "logged_steps.py",

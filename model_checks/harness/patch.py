@@ -34,7 +34,14 @@ from contextlib import contextmanager
 from types import ModuleType
 from typing import Any
 
-from model_checks.harness import patch_imported, patch_local, patch_reach, patch_state, patch_types
+from model_checks.harness import (
+    patch_cached,
+    patch_imported,
+    patch_local,
+    patch_reach,
+    patch_state,
+    patch_types,
+)
 from model_checks.harness.patch_threads import (
     _EPOCH,
     HOOK_OF_CHECK,
@@ -231,6 +238,10 @@ def patched(*modules: ModuleType) -> Iterator[None]:
                 if fake is None and module is not queue:
                     # a lock, condition, event, queue ... made at import (``patch_imported``)
                     fake = patch_imported.stand_in(value, f"{module.__name__}.{name}", _controlled, made)
+                    # a cached function: its cache's look-up and store interleaved (``patch_cached``)
+                    fake = fake or patch_cached.stand_in(
+                        value, f"{module.__name__}.{name}", _controlled, made
+                    )
                 if fake is not None:
                     undo.append((module, name, value))
                     setattr(module, name, fake)

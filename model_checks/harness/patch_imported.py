@@ -75,6 +75,9 @@ class StandIn:
     def __getattr__(self, name: str) -> Any:
         return getattr(self._target(), name)
 
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:  # a cached function (``patch_cached``)
+        return self._target()(*args, **kwargs)
+
     def __enter__(self) -> Any:
         return self._target().__enter__()
 

@@ -344,6 +344,17 @@ INVALID: dict[str, tuple[list[Step], int, int]] = {
         7,
     ),
     "r7_callback_stop_outside_callback": ([*one_item()[:4], rej("w0", "drain", "in_callback")], 5, 7),
+    # a Stop begun inside a callback (session 37's review: accepted, a complete behaviour, before)
+    "r7_stop_begun_in_a_callback": (
+        [*one_item()[:5], sb("w0", "drain"), end("w0", 0, "idle", 1), se("w0", "drain")],
+        6,
+        7,
+    ),
+    "r7_discard_stop_begun_in_a_callback": (
+        [*one_item()[:5], sb("w0", "discard"), end("w0", 0, "idle", 1), se("w0", "discard")],
+        6,
+        7,
+    ),
     "r7_second_stop_begin": ([*stopped("drain"), sb("s1", "drain")], 3, 7),
     "r7_take_after_stop_end": (
         [

@@ -8,6 +8,7 @@ thread is that thread's exception; an endless loop over local variables ends the
 
 from __future__ import annotations
 
+import functools
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -151,3 +152,47 @@ def thread_identities() -> None:
 def multiprocessing_thread_pool() -> None:
     with ThreadPool(2) as pool:
         assert pool.map(abs, [-1]) == [1]
+
+
+built: list[int] = []
+built_lock = threading.Lock()
+
+
+@functools.cache
+def client() -> object:
+    """Built once per process, the program assumes: the cache's look-up and store are apart."""
+    with built_lock:
+        built.append(1)
+    return object()
+
+
+def cached_built_twice() -> None:
+    """Two threads both miss the cache and both build (session 37's second review: proved absent)."""
+    built.clear()
+    ts = [threading.Thread(target=client) for _ in range(2)]
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join()
+    assert len(built) == 1, "two clients built"
+
+
+@functools.lru_cache(maxsize=128)
+def square(n: int) -> int:
+    return n * n
+
+
+def cached_pure_function() -> None:
+    out: list[int] = []
+
+    def use() -> None:
+        v = square(3)
+        with built_lock:
+            out.append(v)
+
+    ts = [threading.Thread(target=use) for _ in range(2)]
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join()
+    assert out == [9, 9] and square.cache_info().currsize == 1

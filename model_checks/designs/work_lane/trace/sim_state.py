@@ -34,6 +34,15 @@ def show_items(items: Any) -> str:
     return clip("[" + ", ".join(show(i) for i in items) + "]", 4 * SHOWN_CHARS)
 
 
+def in_a_drain(ev: Event) -> str:
+    """Why a Stop's ``stop_begin`` cannot come from a thread inside one of its drains."""
+    return (
+        f"stop_begin {ev['mode']} by {ev['thread']}, which is inside its drain (after its drain_begin, "
+        "before its drain_end): Stop called from a callback is rejected (stop_rejected in_callback), "
+        "as it would wait for itself"
+    )
+
+
 class SimState(ABC):
     """One possible state of the spec (in normal form), updated in place by each event."""
 

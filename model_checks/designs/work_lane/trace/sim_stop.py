@@ -19,6 +19,7 @@ from model_checks.designs.work_lane.trace.sim_state import (
     STOPPED,
     STOPPING,
     SimState,
+    in_a_drain,
     show_items,
 )
 
@@ -50,6 +51,9 @@ class StopSteps(SimState):
 
     def stop_begin(self, ev: Event) -> list[Self] | None:
         mode = ev["mode"]
+        w = self.workers.get(ev["thread"])
+        if w is not None and w[0] == DRAIN:
+            raise Rejected(7, in_a_drain(ev))
         if self.phase == RUNNING:
             self.stop_call(mode)
         elif self.phase != CLOSING:

@@ -41,7 +41,7 @@ from model_checks.designs.work_lane.trace.binding import (
 from model_checks.designs.work_lane.trace.discards import not_held, take_out
 from model_checks.designs.work_lane.trace.explain import explain
 from model_checks.designs.work_lane.trace.parse import HEADER, Config, Event
-from model_checks.designs.work_lane.trace.sim_state import show_items
+from model_checks.designs.work_lane.trace.sim_state import in_a_drain, show_items
 from spec import work_lane as wl
 
 # A lane the trace has not named yet: Idle and empty, nothing ever accepted, in every state.
@@ -138,6 +138,7 @@ class SpecEngine:
         # pool's size (threads beyond it may take, but no more than ``workers`` at once).
         self.search.invariants = [wl.ReadyQueueBounded, WithinPool]
         self.stop_of: dict[str, str] = {}  # thread -> the anonymous Stop call its stop_begin owns
+        self.draining: set[str] = set()  # threads between their drain_begin and drain_end
         self.owner: dict[str, str] = {}  # that Stop call -> "<thread>@<seq>", its name in words
         # lane (the spec's number) -> the items its DiscardLane dropped that no discard has listed yet
         self.unlisted: dict[int, list[Any]] = {}
@@ -193,6 +194,14 @@ class SpecEngine:
 
     def step(self, ev: Event) -> None:
         kind, thread = ev["event"], ev["thread"]
+        # A thread's own events say whether it is inside one of its drains: a Stop it begins there
+        # would wait for itself (the spec's stoppers are other processes; the fast engine agrees)
+        if kind == "drain_begin":
+            self.draining.add(thread)
+        elif kind == "drain_end":
+            self.draining.discard(thread)
+        elif kind == "stop_begin" and thread in self.draining:
+            raise Rejected(7, in_a_drain(ev))
         self.c, named = self.units.spec_event(self.search, self.c, ev)
         procs = self._processes(ev)
         if kind == "post":
