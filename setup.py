@@ -85,13 +85,14 @@ RACE_TRACER = Extension(
     "model_checks.harness._race_tracer",
     [
         "model_checks/harness/_race_tracer.c",
+        "model_checks/harness/_race_filter.c",
         "model_checks/harness/_frame_reader.c",
         "model_checks/harness/_race_clocks.c",
         "model_checks/harness/_fingerprint_hot.c",
         "model_checks/harness/_fingerprint_same.c",
         "model_checks/harness/_field_reader.c",
     ],
-    depends=["model_checks/harness/_native.h"],
+    depends=["model_checks/harness/_native.h", "model_checks/harness/_race_tracer.h"],
 )
 
 

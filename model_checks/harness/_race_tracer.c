@@ -11,7 +11,8 @@
  *                   a controlled thread's step (``Execution.current`` set): the scheduler's own
  *                   evaluation between steps (invariants, final checks) is never traced.
  *   PyTrace_OPCODE  one tuple index at the frame's last instruction; the Python handler
- *                   (``RaceDetector._site(frame, entry)``) runs only where it is not None.
+ *                   (``RaceDetector._site(frame, entry)``) runs only where it is not None and
+ *                   the filter (``_race_filter.c``) finds an access may be made there.
  *
  * ``stack_value`` (a pointer read), ``join`` and ``sync_op`` (vector clocks, at every step) are
  * the detector's other hot helpers. CPython 3.11 only (its frame layout): setup.py builds this
@@ -29,6 +30,7 @@
 #undef Py_BUILD_CORE
 
 #include "_native.h"
+#include "_race_tracer.h"
 
 static Py_ssize_t extra_index = -1;
 static PyObject *str_current = NULL;
@@ -39,236 +41,13 @@ free_extra(void *extra)
     Py_XDECREF((PyObject *)extra);
 }
 
-typedef struct {
-    PyObject_HEAD
-    PyObject *ex;       /* the Execution: ``current`` is read at call events */
-    PyObject *table_of; /* code -> tuple of entries by code unit, or None (a pure function) */
-    PyObject *handler;  /* (frame, entry) -> None, at an access site */
-    PyObject *code_types; /* race_sites.CODE_TYPES: reads of these are reads of code */
-    PyObject *containers; /* race_sites.CONTAINERS and ITERATORS: what the filter lets through */
-    PyObject *methods;    /* race_sites.METHODS: the container methods that are accesses */
-    PyObject *len;        /* builtins.len */
-    PyObject *named_calls; /* race_sites.NAMED_CALLS: getattr and kin, heapq.heappush and kin */
-    long opcodes;          /* opcode events since the last LONG_RUN call */
-} Tracer;
-
-/* Every object member, once: init, traverse and clear walk this list, so a member added to the
- * struct and here cannot be left out of the garbage collector's view. */
-#define TRACER_MEMBERS(X)                                                                  \
-    X(ex) X(table_of) X(handler) X(code_types) X(containers) X(methods) X(len) X(named_calls)
 #define SET_MEMBER(m) Py_XSETREF(self->m, Py_NewRef(m));
-
-/* The entry kinds of race_sites (``LOAD_ATTR, STORE_ATTR, ... = range(15)``; a test compares). */
-enum { LOAD_ATTR, STORE_ATTR, SUBSCR, STORE_SUBSCR, GLOBAL_NAME, STORE_GLOBAL, CONTAINS, ITER,
-       CALL, LOAD_CELL, STORE_CELL, DELETE_SUBSCR, BINARY, TRUTH, RUN };
 
 /* Opcodes of code under test between two calls of the handler with no entry (``None``): the
  * detector then asks whether the running thread made any operation meanwhile, and a thread that
  * loops over its local variables only (no access, no operation: ``while True: n += 1``) gives
  * way (``busy_wait.BusyWait.long_run``), so the time limit and the livelock watch reach it. */
 #define LONG_RUN (1L << 21)
-
-static int
-is_instance(PyObject *obj, PyObject *types)
-{
-    return obj != NULL && PyObject_IsInstance(obj, types);
-}
-
-/* Is ``value`` (NULL: not there) data, not code? 1, 0, or -1 on an error. */
-static int
-is_data(Tracer *t, PyObject *value)
-{
-    if (value == NULL) {
-        return PyErr_Occurred() ? -1 : 0;
-    }
-    int code = is_instance(value, t->code_types);
-    return code < 0 ? -1 : !code;
-}
-
-/* ``races._load_attr``'s filter: a module's global or a class's data where its body (or a base's)
- * defines it as data (``race_sites.class_owner``), any other object's attribute unless the
- * object is code. */
-static int
-attr_worth(Tracer *t, PyObject *obj, PyObject *name)
-{
-    if (obj == NULL || !PyUnicode_Check(name)) {
-        return 1;
-    }
-    if (PyModule_Check(obj)) {
-        PyObject *dict = PyModule_GetDict(obj);
-        return dict == NULL ? 1 : is_data(t, PyDict_GetItemWithError(dict, name));
-    }
-    if (PyType_Check(obj)) {
-        return is_data(t, _PyType_Lookup((PyTypeObject *)obj, name));
-    }
-    int code = is_instance(obj, t->code_types);
-    return code < 0 ? -1 : !code;
-}
-
-/* Is any of the ``argc`` arguments of the call about to run a container? 1, 0, or -1. */
-static int
-containers_among(Tracer *t, _PyInterpreterFrame *fr, long argc)
-{
-    int base = fr->f_code->co_nlocalsplus, top = fr->stacktop;
-    for (long depth = 1; depth <= argc && top - depth >= base; depth++) {
-        int found = is_instance(fr->localsplus[top - depth], t->containers);
-        if (found != 0) {
-            return found;
-        }
-    }
-    return 0;
-}
-
-/* A call of ``race_sites.NAMED_CALLS``'s ``callable``: 1 where the handler decides (getattr,
- * next, gen.send, ...), else whether a container is among the arguments (``str(x)``,
- * ``sorted(xs)``: the handler reads only those); -1 on an error, -2 when it is no named call. */
-static int
-named_worth(Tracer *t, _PyInterpreterFrame *fr, PyObject *callable, long argc)
-{
-    PyObject *how = PyDict_GetItemWithError(t->named_calls, callable);
-    if (how == NULL) {
-        if (PyErr_Occurred()) {
-            PyErr_Clear(); /* an unhashable callable: not one of them */
-        }
-        return -2;
-    }
-    return how == Py_True ? containers_among(t, fr, argc) : 1;
-}
-
-/* Could the handler record an access at this site? 0 only where ``RaceDetector._site`` is sure
- * to record nothing (the same tests on the same stack values); 1 where it may; -1 on an error.
- * Most sites are calls of anything but a container method and loads of functions and classes:
- * they stay here, in C. */
-static int
-worth(Tracer *t, _PyInterpreterFrame *fr, PyObject *entry)
-{
-    if (!PyTuple_CheckExact(entry) || PyTuple_GET_SIZE(entry) != 2) {
-        return 1;
-    }
-    long kind = PyLong_AsLong(PyTuple_GET_ITEM(entry, 0));
-    if (kind == -1 && PyErr_Occurred()) {
-        return -1;
-    }
-    PyObject *arg = PyTuple_GET_ITEM(entry, 1);
-    int base = fr->f_code->co_nlocalsplus, top = fr->stacktop;
-#define STACK(depth) (top - (depth) >= base ? fr->localsplus[top - (depth)] : NULL)
-    if (top < base) {
-        return 1; /* no stack pointer stored: let the handler judge (and fail) */
-    }
-    switch (kind) {
-    case LOAD_ATTR:
-        return attr_worth(t, STACK(1), arg);
-    case SUBSCR:
-    case STORE_SUBSCR:
-    case DELETE_SUBSCR:
-        return is_instance(STACK(2), t->containers);
-    case LOAD_CELL: { /* arg: (slot, name); a cell holding code is a read of code */
-        if (!PyTuple_Check(arg) || PyTuple_GET_SIZE(arg) != 2) {
-            return 1;
-        }
-        long slot = PyLong_AsLong(PyTuple_GET_ITEM(arg, 0));
-        if (slot == -1 && PyErr_Occurred()) {
-            return -1;
-        }
-        if (slot < 0 || slot >= base) {
-            return 1;
-        }
-        PyObject *cell = fr->localsplus[slot];
-        if (cell == NULL || !PyCell_Check(cell)) {
-            return 0;
-        }
-        PyObject *value = PyCell_GET(cell);
-        return value == NULL ? 0 : is_data(t, value);
-    }
-    case CONTAINS:
-    case TRUTH: /* ``if xs:``, ``not d``, ``xs or ys``: a container's truth is its length */
-        return is_instance(STACK(1), t->containers);
-    case ITER: { /* a container read whole (or its iterator moved), or a generator run */
-        PyObject *iterated = STACK(1);
-        return iterated != NULL && PyGen_Check(iterated) ? 1 : is_instance(iterated, t->containers);
-    }
-    case RUN: /* a loop's turn: only a generator's is an access (it runs the generator) */
-        return STACK(1) != NULL && PyGen_Check(STACK(1));
-    case BINARY: { /* either operand a container, or "%s" % (items,) */
-        int left = is_instance(STACK(2), t->containers);
-        if (left != 0) {
-            return left;
-        }
-        PyObject *right = STACK(1);
-        if (right != NULL && PyTuple_Check(right) && STACK(2) != NULL && PyUnicode_Check(STACK(2))) {
-            return 1;
-        }
-        return is_instance(right, t->containers);
-    }
-    case GLOBAL_NAME: {
-        if (!PyDict_CheckExact(fr->f_globals) || !PyUnicode_CheckExact(arg)) {
-            return 1;
-        }
-        PyObject *value = PyDict_GetItemWithError(fr->f_globals, arg);
-        if (value == NULL) {
-            return PyErr_Occurred() ? -1 : 0; /* a builtin, or not defined yet: no global */
-        }
-        int code = is_instance(value, t->code_types);
-        return code < 0 ? -1 : !code;
-    }
-    case CALL: {
-        long argc = PyLong_AsLong(arg);
-        if (argc == -1 && PyErr_Occurred()) {
-            return -1;
-        }
-        if (argc < 0 || top - (argc + 2) < base) {
-            return 1;
-        }
-        PyObject *meth = STACK(argc + 2), *target = STACK(argc + 1);
-        if (meth != NULL) { /* obj.method(args) */
-            int named = named_worth(t, fr, meth, argc);
-            if (named != -2) {
-                return named; /* ", ".join(items), log.info("%s", xs): the containers handed */
-            }
-            /* a container's method: ``xs.append(x)``, or a slot's ``xs.__setitem__(0, x)`` */
-            if (!PyObject_TypeCheck(meth, &PyMethodDescr_Type) && !PyObject_TypeCheck(meth, &PyWrapperDescr_Type)) {
-                return 0;
-            }
-            int container = is_instance(target, t->containers);
-            if (container <= 0) {
-                return container;
-            }
-            return PyDict_Contains(t->methods, PyDescr_NAME(meth));
-        }
-        if (target == t->len && argc == 1) {
-            return is_instance(STACK(1), t->containers);
-        }
-        if (target != NULL) {
-            int named = named_worth(t, fr, target, argc);
-            if (named != -2) {
-                return named; /* getattr(obj, name), heapq.heappush(heap, x), str(x), ... */
-            }
-        }
-        /* an unbound method called as a function: ``list.append(xs, 9)`` */
-        if (target != NULL && argc >= 1 &&
-            (PyObject_TypeCheck(target, &PyMethodDescr_Type) || PyObject_TypeCheck(target, &PyWrapperDescr_Type))) {
-            return is_instance(STACK(argc), t->containers);
-        }
-        /* a bound builtin method called through a name: its __self__ a container */
-        if (PyCFunction_Check(target)) {
-            return is_instance(PyCFunction_GET_SELF(target), t->containers);
-        }
-        if (target != NULL && Py_IS_TYPE(target, &_PyMethodWrapper_Type)) { /* xs.__setitem__(0, 1) */
-            PyObject *self = PyObject_GetAttrString(target, "__self__");
-            if (self == NULL) {
-                return -1;
-            }
-            int container = is_instance(self, t->containers);
-            Py_DECREF(self);
-            return container;
-        }
-        return 0;
-    }
-    default: /* STORE_ATTR (the handler tests the object's owner), STORE_GLOBAL, STORE_CELL */
-        return 1;
-    }
-#undef STACK
-}
 
 /* The code's entries (borrowed: its co_extra slot owns them), computed on first sight. */
 static PyObject *
@@ -349,7 +128,7 @@ trace(PyObject *obj, PyFrameObject *f, int what, PyObject *arg)
         if (entry == Py_None) {
             return 0;
         }
-        int go = worth(t, fr, entry);
+        int go = lanecheck_worth(t, fr, entry);
         if (go <= 0) {
             return go < 0 ? fail() : 0;
         }

@@ -49,6 +49,7 @@ MACHINERY_FILES = frozenset(
         "race_calls.py",
         "race_frames.py",
         "race_library.py",
+        "race_python_tracer.py",
         "race_report.py",
         "race_sites.py",
         "races.py",

@@ -26,6 +26,7 @@ import pickle
 import random
 import statistics
 import types
+from typing import Any
 
 # Algorithms over the caller's data, with no state of their own that threads share unguarded
 # (``functools`` is not here: ``cached_property`` guards its cache with a lock of its own).
@@ -96,3 +97,17 @@ def library_state() -> frozenset[int]:
             ids.update(id(v) for v in module.__dict__.values() if isinstance(v, (dict, list, set)))
         _STATE.append(frozenset(ids))
     return _STATE[0]
+
+
+def library_caller(frame: Any, label: str) -> tuple[types.CodeType, int, str]:
+    """An access made inside a traced standard-library function is reported at the program's line
+    that called it, and the call named (``read (mean())``) where the label names no location."""
+    called = frame.f_code
+    caller = getattr(frame, "f_back", None)
+    while caller is not None and caller.f_code.co_filename in TRACED_FILES:
+        called, caller = caller.f_code, caller.f_back
+    if caller is None:
+        return frame.f_code, frame.f_lasti, label
+    if not label or label.endswith(")"):
+        label = f"{called.co_qualname}()"
+    return caller.f_code, caller.f_lasti, label

@@ -39,10 +39,9 @@ from __future__ import annotations
 import sys
 import types
 from collections import defaultdict
-from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from model_checks.harness.busy_wait import LONG_RUN, BusyWait
+from model_checks.harness.busy_wait import BusyWait
 from model_checks.harness.declared import is_declared
 from model_checks.harness.race_calls import NESTED_DEPTH, CallSites
 from model_checks.harness.race_frames import (
@@ -54,7 +53,8 @@ from model_checks.harness.race_frames import (
     stack_value,
     sync_op,
 )
-from model_checks.harness.race_library import TRACED_FILES, library_state
+from model_checks.harness.race_library import TRACED_FILES, library_caller, library_state
+from model_checks.harness.race_python_tracer import trace_function
 from model_checks.harness.race_report import describe, race_failure
 from model_checks.harness.race_sites import (
     ALL,
@@ -87,7 +87,6 @@ from model_checks.harness.race_sites import (
     alike,
     class_owner,
     code_entries,
-    code_table,
     harness_class,
     harness_owned,
     is_property,
@@ -134,12 +133,11 @@ class RaceDetector:
         self.accesses = 0
         self.busy = BusyWait(ex)  # a thread spinning on plain data is given scheduling points
         self.calls = CallSites(self)  # what a call site accesses
-        self._opcodes = [0]  # the pure-Python tracer's count toward ``LONG_RUN``
         self.found = False
         # containers held in declared fields (``declared.py``), and the traced standard-library
         # modules' own state (``race_library.library_state``)
         self.exempt: set[int] = set(library_state())
-        # the C trace function when built (``race_frames.NATIVE``), else ``_global`` in Python
+        # the C trace function when built (``race_frames.NATIVE``), else the pure-Python one
         self._tracer = (
             # (the C filter also lets through a container's iterator: ``ITERATORS``)
             NATIVE.Tracer(
@@ -148,6 +146,7 @@ class RaceDetector:
             if NATIVE is not None
             else None
         )
+        self._python_tracer = trace_function(self) if NATIVE is None else None
 
     # ---------------------------------------------------------------- happens-before
     def _clock(self, tid: int) -> list[int]:
@@ -196,39 +195,7 @@ class RaceDetector:
         if self._tracer is not None:
             self._tracer.install()
         else:
-            sys.settrace(self._global)
-
-    def _global(self, frame: types.FrameType, event: str, arg: object) -> Callable[..., Any] | None:
-        """The pure-Python tracer (no C tracer built): the C one's decisions, in Python. A frame
-        is traced only if its code is under test and it is entered inside a controlled thread's
-        step: the scheduler's own evaluation between steps (invariants, final checks; ``current``
-        is None there) is not traced at all, and no access of it would be recorded anyway."""
-        if event != "call":
-            return None
-        table = code_table(frame.f_code)
-        if table is None or self.ex.current is None:
-            # a resumed generator keeps its earlier trace function: turn its opcodes off
-            frame.f_trace_opcodes = False
-            return None
-        frame.f_trace_lines = False
-        frame.f_trace_opcodes = True
-        site = self._site
-        get = table.get
-        count = self._opcodes
-
-        # bound to this code's table: one dictionary look-up per opcode, by offset
-        def local(frame: types.FrameType, event: str, arg: object) -> Callable[..., Any]:
-            if event == "opcode":
-                count[0] += 1
-                if count[0] >= LONG_RUN:  # as the C tracer counts (``busy_wait.LONG_RUN``)
-                    count[0] = 0
-                    site(frame, None)
-                entry = get(frame.f_lasti)
-                if entry is not None:
-                    site(frame, entry)
-            return local
-
-        return local
+            sys.settrace(self._python_tracer)
 
     def _site(self, frame: types.FrameType, entry: tuple[int, Any] | None) -> None:
         """An access site (``race_sites.code_table``) is about to run in ``frame``; None: the
@@ -429,7 +396,7 @@ class RaceDetector:
             busy.give_way()
         code, offset = frame.f_code, frame.f_lasti
         if code.co_filename in TRACED_FILES:  # inside ``statistics.mean``: the program's call of it
-            code, offset, label = _library_caller(frame, label)
+            code, offset, label = library_caller(frame, label)
         # the location's words are made only for a report (``_report``): the object is kept alive
         site: Site = (tid, code, offset, (obj if owner is None else owner, key, label), write)
         try:
@@ -511,20 +478,6 @@ class RaceDetector:
             self.racy = [*alike((first[1], first[2])), *alike((second[1], second[2]))]
         if self.ex.failure is None:
             self.ex.failure = race_failure(self.ex, first, second)
-
-
-def _library_caller(frame: Where, label: str) -> tuple[types.CodeType, int, str]:
-    """An access made inside a traced standard-library function is reported at the program's line
-    that called it, and the call named (``read (mean())``) where the label names no location."""
-    called = frame.f_code
-    caller = getattr(frame, "f_back", None)
-    while caller is not None and caller.f_code.co_filename in TRACED_FILES:
-        called, caller = caller.f_code, caller.f_back
-    if caller is None:
-        return frame.f_code, frame.f_lasti, label
-    if not label or label.endswith(")"):
-        label = f"{called.co_qualname}()"
-    return caller.f_code, caller.f_lasti, label
 
 
 def _at(vc: list[int], i: int) -> int:

@@ -1,0 +1,37 @@
+/* What the race detector's trace function (_race_tracer.c) and its filter (_race_filter.c) share:
+ * the Tracer object and the entry kinds of ``race_sites``. */
+#ifndef LANECHECK_RACE_TRACER_H
+#define LANECHECK_RACE_TRACER_H
+
+#include <Python.h>
+
+typedef struct {
+    PyObject_HEAD
+    PyObject *ex;       /* the Execution: ``current`` is read at call events */
+    PyObject *table_of; /* code -> tuple of entries by code unit, or None (a pure function) */
+    PyObject *handler;  /* (frame, entry) -> None, at an access site */
+    PyObject *code_types; /* race_sites.CODE_TYPES: reads of these are reads of code */
+    PyObject *containers; /* race_sites.CONTAINERS and ITERATORS: what the filter lets through */
+    PyObject *methods;    /* race_sites.METHODS: the container methods that are accesses */
+    PyObject *len;        /* builtins.len */
+    PyObject *named_calls; /* race_sites.NAMED_CALLS: getattr and kin, heapq.heappush and kin */
+    long opcodes;          /* opcode events since the last LONG_RUN call */
+} Tracer;
+
+/* Every object member, once: init, traverse and clear walk this list, so a member added to the
+ * struct and here cannot be left out of the garbage collector's view. */
+#define TRACER_MEMBERS(X)                                                                  \
+    X(ex) X(table_of) X(handler) X(code_types) X(containers) X(methods) X(len) X(named_calls)
+
+/* The entry kinds of race_sites (``LOAD_ATTR, STORE_ATTR, ... = range(15)``; a test compares). */
+enum { LOAD_ATTR, STORE_ATTR, SUBSCR, STORE_SUBSCR, GLOBAL_NAME, STORE_GLOBAL, CONTAINS, ITER,
+       CALL, LOAD_CELL, STORE_CELL, DELETE_SUBSCR, BINARY, TRUTH, RUN };
+
+
+struct _PyInterpreterFrame;
+
+/* Could the handler record an access at the site ``entry`` of the frame about to run it? 0 only
+ * where ``RaceDetector._site`` is sure to record nothing; 1 where it may; -1 on an error. */
+int lanecheck_worth(Tracer *t, struct _PyInterpreterFrame *fr, PyObject *entry);
+
+#endif
