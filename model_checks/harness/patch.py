@@ -293,7 +293,9 @@ def _stand_in_fields(
     if not isinstance(fields, dict) and not isinstance(owner, type):
         return
     for field, value in list((fields or {}).items()):
-        fake = patch_imported.stand_in(value, f"{name}.{field}", _controlled, made)
+        fake: object = patch_imported.stand_in(value, f"{name}.{field}", _controlled, made)
+        if fake is None and isinstance(owner, type):  # a cached method (``patch_cached``)
+            fake = patch_cached.method_stand_in(value, f"{name}.{field}", _controlled, made)
         if fake is not None:
             undo.append((owner, field, value))
             setattr(owner, field, fake)

@@ -9,7 +9,8 @@ module's global) stands in (``patch_imported.StandIn``) for a twin per execution
 cache in Python and makes the look-up and the store atomic operations on one cell of the
 explorer's: the search then runs the other thread's look-up between a miss and its store. The
 twin's cache has no size bound (``maxsize`` evictions are not modelled); the function itself runs
-as the program's code, traced. A cached method of a class is left as it is (open).
+as the program's code, traced. A cached method of a class made at import stands in through a
+descriptor (``CachedMethod``) that binds the instance, as the real wrapper does.
 """
 
 from __future__ import annotations
@@ -83,3 +84,22 @@ def stand_in(
 
         found = made[id(real)] = StandIn(real, make, running, name)
     return found
+
+
+class CachedMethod:
+    """A cached method of a program's class while patched: ``obj.method`` binds ``obj`` to the
+    cached function's stand-in, whose cache then keys on the instance as the real one does."""
+
+    def __init__(self, calls: StandIn) -> None:
+        self.calls = calls
+
+    def __get__(self, obj: object, owner: type | None = None) -> Any:
+        return self.calls if obj is None else functools.partial(self.calls, obj)
+
+
+def method_stand_in(
+    real: object, name: str, running: Callable[[], object], made: dict[int, StandIn]
+) -> CachedMethod | None:
+    """The stand-in of a class's attribute ``real`` where it is a cached method."""
+    calls = stand_in(real, name, running, made)
+    return None if calls is None else CachedMethod(calls)

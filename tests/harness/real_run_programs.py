@@ -196,3 +196,36 @@ def cached_pure_function() -> None:
     for t in ts:
         t.join()
     assert out == [9, 9] and square.cache_info().currsize == 1
+
+
+class Clients:
+    @functools.lru_cache(maxsize=64)  # noqa: B019 (the instance lives as long as the module)
+    def client(self, name: str) -> object:
+        with built_lock:
+            built.append(2)
+        return object()
+
+
+CLIENTS = Clients()
+
+
+def cached_method_built_twice() -> None:
+    """The same with a cached method of an object made at import."""
+    built.clear()
+    ts = [threading.Thread(target=CLIENTS.client, args=("db",)) for _ in range(2)]
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join()
+    assert len(built) == 1, "two clients built"
+
+
+def cached_method_per_key() -> None:
+    """Two keys, one build each: correct."""
+    built.clear()
+    ts = [threading.Thread(target=CLIENTS.client, args=(name,)) for name in ("a", "b")]
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join()
+    assert sorted(built) == [2, 2] and CLIENTS.client("a") is CLIENTS.client("a")

@@ -28,6 +28,7 @@ run = partial(run_patched, prog)
         (prog.keyboard_interrupt_in_a_thread, "exception", "raised KeyboardInterrupt"),
         (prog.endless_local_loop, "livelock", "an endless loop"),
         (prog.cached_built_twice, "assertion", "two clients built"),
+        (prog.cached_method_built_twice, "assertion", "two clients built"),
     ],
     ids=lambda p: getattr(p, "__name__", ""),
 )
@@ -41,7 +42,12 @@ def test_the_real_runs_failure_is_found(program: Callable[[], object], kind: str
 @pytest.mark.timeout(120)
 @pytest.mark.parametrize(
     "program",
-    [prog.dataclass_formatted_in_two_threads, prog.thread_identities, prog.cached_pure_function],
+    [
+        prog.dataclass_formatted_in_two_threads,
+        prog.thread_identities,
+        prog.cached_pure_function,
+        prog.cached_method_per_key,
+    ],
     ids=lambda p: p.__name__,
 )
 def test_a_correct_program_is_proved(program: Callable[[], object]) -> None:
