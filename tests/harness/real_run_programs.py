@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from multiprocessing.pool import ThreadPool
@@ -229,3 +230,14 @@ def cached_method_per_key() -> None:
     for t in ts:
         t.join()
     assert sorted(built) == [2, 2] and CLIENTS.client("a") is CLIENTS.client("a")
+
+
+def event_poll_loop() -> None:
+    """``ev.wait(0)`` polls: it returns the flag at once, as in CPython (it was a timed wait, and
+    the loop was "bounded by timeout_limit", never proved)."""
+    ev = threading.Event()
+    t = threading.Thread(target=ev.set)
+    t.start()
+    while not ev.wait(0):
+        time.sleep(0.001)
+    t.join()

@@ -47,6 +47,7 @@ def test_the_real_runs_failure_is_found(program: Callable[[], object], kind: str
         prog.thread_identities,
         prog.cached_pure_function,
         prog.cached_method_per_key,
+        prog.event_poll_loop,
     ],
     ids=lambda p: p.__name__,
 )

@@ -216,8 +216,11 @@ class Event:
         return self.is_set()
 
     def wait(self, timeout: float | None = None) -> bool:
-        t = None if timeout is None else max(timeout, 0.0)
-        return bool(self._ex.perform(Op("wait", self._st, timeout=t)))
+        if timeout is not None and timeout <= 0:
+            # a poll: CPython returns the flag at once, so it is a read, not a timed wait that
+            # uses up the execution's timeouts (a poll loop was "bounded by timeout_limit")
+            return self.is_set()
+        return bool(self._ex.perform(Op("wait", self._st, timeout=timeout)))
 
 
 class Semaphore:
