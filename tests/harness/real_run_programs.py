@@ -9,6 +9,8 @@ thread is that thread's exception; an endless loop over local variables ends the
 from __future__ import annotations
 
 import functools
+import os
+import signal
 import threading
 import time
 from collections.abc import Callable
@@ -240,4 +242,15 @@ def event_poll_loop() -> None:
     t.start()
     while not ev.wait(0):
         time.sleep(0.001)
+    t.join()
+
+
+def ctrl_c_pressed() -> None:
+    """The user presses Ctrl-C while a thread runs (a SIGINT sent to the process)."""
+
+    def work() -> None:
+        os.kill(os.getpid(), signal.SIGINT)
+
+    t = threading.Thread(target=work)
+    t.start()
     t.join()

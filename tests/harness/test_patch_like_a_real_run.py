@@ -62,3 +62,17 @@ def test_multiprocessings_thread_pool_is_refused_not_hung_on() -> None:
 
     with pytest.raises(UsageError, match=r"multiprocessing\.pool's pools wait on real pipes"):
         run(prog.multiprocessing_thread_pool, time_limit=10)
+
+
+@pytest.mark.timeout(60)
+def test_a_real_ctrl_c_still_stops_the_check() -> None:
+    """The program's own ``KeyboardInterrupt`` is its thread's exception; the user's Ctrl-C (a
+    SIGINT) is not a finding about the program: it stops the check, as before."""
+    import signal
+
+    before = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            run(prog.ctrl_c_pressed)
+    finally:
+        signal.signal(signal.SIGINT, before)
