@@ -238,3 +238,19 @@ def barrier_action_at_import() -> None:
         t.start()
     for t in parties:
         t.join()
+
+
+# What each program gives (tests/harness/test_patched_catalogue.py): each is correct on objects
+# made at import, and its proof interleaved their operations (``PROOFS_INTERLEAVE``).
+PROOFS_INTERLEAVE = True
+PROVED = [
+    module_lock_counter,
+    module_lock_sleep_inside,
+    condition_handoff,
+    event_set_at_import,
+    class_lock_counter,
+    instance_made_at_import,
+    module_counter_not_reset,
+    lazy_executor_import,
+    first_caller_initialises,
+]

@@ -11,6 +11,7 @@ import queue
 import threading
 from collections.abc import Callable
 
+from tests.harness.expected import Races
 from tests.harness.program_threads import start_and_join
 
 
@@ -315,3 +316,21 @@ def queue_mutex_by_getattr() -> None:
     """A queue's internal read by ``getattr``: not seen by the scan, so refused by name."""
     q: queue.Queue[int] = queue.Queue()
     getattr(q, "mu" + "tex")
+
+
+# What each program gives (tests/harness/test_patched_catalogue.py).
+FOUND = [
+    Races(semaphore_subclass_as_mutex(2), "Box.v", ("box.v += 1",)),
+    Races(low_level_lock_race, "Box.v", ("box.v = box.v + 1",)),
+]
+PROVED = [
+    isinstance_holds,
+    subclasses_inside,
+    semaphore_subclass_as_mutex(1),
+    condition_subclass_hand_off,
+    imported_subclasses,
+    low_level_lock_guards,
+    low_level_rlock_guards,
+    hook_set_inside,
+    misuse_words,
+]

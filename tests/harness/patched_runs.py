@@ -1,5 +1,5 @@
 """Checks of plain ``threading`` programs in patch mode, shared by the race and patch-mode tests
-(test_races.py, test_race_scopes.py, test_patch_imported.py, test_patch_stdlib.py,
+(test_patched_catalogue.py, test_races.py, test_race_scopes.py, test_patch_imported.py, test_patch_stdlib.py,
 test_fair_sleeps.py): run a program of a module under ``patched(module)``, find a line of its
 source, and hold a data-race report to the sites it must name."""
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import queue
 import threading
 
+from tests.harness.expected import Fails
 from tests.harness.program_threads import start_and_join
 
 
@@ -68,3 +69,9 @@ def peek_without_mutex() -> None:
         pass
     assert list(q.queue) == [1], "the item is not there yet"
     t.join()
+
+
+# What each program gives (tests/harness/test_patched_catalogue.py): a queue's internals
+# synchronise with its operations, and a peek outside its mutex is caught.
+FOUND = [Fails(peek_without_mutex, "assertion", "the item is not there yet")]
+PROVED = [clear_under_mutex, wait_on_all_tasks_done]

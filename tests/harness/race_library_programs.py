@@ -1,5 +1,5 @@
 """Plain ``threading`` programs whose shared data is touched by code the tracer does not see
-itself (tests/harness/test_race_library.py): a container's method handed to a thread, a timer or
+itself (tests/harness/test_patched_catalogue.py): a container's method handed to a thread, a timer or
 a pool, the standard library's algorithms written in Python, an object's fields read whole, a
 container's truth, C code reading a container (a constructor, an unbound method). Each
 racy one has one unsynchronised access and was proved race free before session 37; each
@@ -18,6 +18,7 @@ import statistics
 import threading
 from concurrent.futures import ThreadPoolExecutor
 
+from tests.harness.expected import Races
 from tests.harness.program_threads import start_and_join
 
 # ---------------------------------------------------------------- a method handed to a thread or pool
@@ -328,3 +329,111 @@ def local_loops_per_thread() -> None:
         assert total == 6
 
     start_and_join(work, work)
+
+
+# What each program gives (tests/harness/test_patched_catalogue.py): a racy one, the location its
+# report names and the program's lines it names.
+FOUND = [
+    Races(
+        thread_target_append,
+        "list (whole)",
+        ("target=xs.append", "lambda: sum(xs)"),
+        shows="a_containers_method_as_a_threads_target",
+    ),
+    Races(
+        partial_target,
+        "list (whole)",
+        ("partial(heapq.heappush", "heap[:1]"),
+        shows="a_partial_of_a_library_function_as_a_target",
+    ),
+    Races(
+        timer_function,
+        "dict['a'] and dict (whole)",
+        ("threading.Timer(0.0, d.update", 'd.get("a")'),
+        shows="a_containers_method_as_a_timers_function",
+    ),
+    Races(
+        pool_update,
+        "dict (whole)",
+        ("pool.submit(d.update, {", "lambda: len(d)"),
+        shows="a_containers_method_submitted_to_a_pool",
+    ),
+    Races(
+        counter_update,
+        "Counter (whole)",
+        ('lambda: c.update(["a"])',),
+        shows="counter_update_writes_the_counter",
+    ),
+    Races(
+        chain_map_write,
+        "dict['a']",
+        ('cm["a"] = 1', 'first.get("a")'),
+        shows="a_chain_map_writes_its_first_map",
+    ),
+    Races(
+        nsmallest_race,
+        "list (whole)",
+        ("heapq.nsmallest(2, xs)", "xs.append(0)"),
+        shows="heapq_nsmallest_reads_its_argument",
+    ),
+    Races(
+        mean_race,
+        "list (whole)",
+        ("statistics.mean(xs)", "xs.append(3.0)"),
+        shows="statistics_mean_reads_its_argument",
+    ),
+    Races(
+        dataclass_replace_race,
+        "Point.x",
+        ("dataclasses.replace(p, y=2)", "p.x = 1"),
+        shows="dataclasses_replace_reads_every_field",
+    ),
+    Races(
+        copy_object_race,
+        "Plain.value and Plain's fields (whole)",
+        ("copy.copy(obj)", "obj.value = 1"),
+        shows="copy_of_an_object_reads_its_fields",
+    ),
+    Races(
+        vars_race,
+        "Plain.value",
+        ("lambda: vars(obj)", "obj.value = 2"),
+        shows="vars_of_an_object_is_its_attributes",
+    ),
+    Races(
+        pickle_object_race,
+        "Plain.value and Plain's fields (whole)",
+        ("lambda: pickle.dumps(obj)", "obj.value = 3"),
+        shows="pickling_an_object_reads_its_fields",
+    ),
+    Races(emptiness_check, "list (whole)", ("idle = not pending", 'pending.append("job")'), shows="not_xs"),
+    Races(truth_in_a_loop, "list (whole)", ("while xs and n < 3",), shows="while_xs"),
+    Races(truth_of_a_dict_or, "dict['a'] and dict (whole)", ("lambda: d or None",), shows="d_or_default"),
+    Races(
+        deque_copy_race, "list (whole)", ("lambda: collections.deque(xs)",), shows="a_deque_made_from_a_list"
+    ),
+    Races(unbound_method_race, "list (whole)", ("lambda: list.append(xs, 9)",), shows="an_unbound_method"),
+    Races(yield_from_race, "list (whole)", ("yield from xs\n",), shows="yield_from"),
+    Races(islice_race, "list (whole)", ("lambda: list(itertools.islice",), shows="itertools_islice"),
+    Races(
+        iterator_next_race,
+        "list_iterator",
+        ("lambda: next(shared_iterator",),
+        shows="next_of_a_shared_iterator",
+    ),
+    Races(
+        iterator_and_writer_race,
+        "list (whole)",
+        ("for _ in it:", "lambda: xs.append(2)"),
+        shows="loop_over_an_iterator",
+    ),
+]
+PROVED = [
+    thread_target_append_joined,
+    pool_map_locked,
+    counter_update_locked,
+    copy_object_locked,
+    own_fields_per_thread,
+    truth_locked,
+    local_loops_per_thread,
+]

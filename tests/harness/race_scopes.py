@@ -1,5 +1,5 @@
 """Plain ``threading`` programs whose shared data lives outside an instance attribute or a
-container (tests/harness/test_race_scopes.py): a closure's variable, a module's attribute, a
+container (tests/harness/test_patched_catalogue.py): a closure's variable, a module's attribute, a
 class's attribute, an attribute reached with ``getattr``/``setattr``, the items of a list. The
 racy ones have one bug, an unsynchronised access; the others must be proved race-free."""
 
@@ -12,6 +12,7 @@ import time
 from collections import OrderedDict, defaultdict
 from collections.abc import Generator, Iterator
 
+from tests.harness.expected import Races
 from tests.harness.program_threads import start_and_join as _run
 
 hits = 0  # a module global, also written as ``this.hits`` through the module object
@@ -424,3 +425,89 @@ def generator_send_race() -> None:
     gen = echo()
     next(gen)
     _run(lambda: gen.send(1), lambda: gen.send(2))
+
+
+# What each program gives (tests/harness/test_patched_catalogue.py): a racy one, the location its
+# report names and the source of the sites it names. The ones with no sites were each proved
+# "exhaustive (for a data-race-free program)" before session 35.
+FOUND = [
+    Races(
+        closure_flag,
+        "closure variable stop",
+        ("if not stop:", "stop = True"),
+        shows="a_closure_flag_read_by_a_worker_is_a_race",
+    ),
+    Races(
+        module_attribute_vs_global,
+        "global hits",
+        ("hits = 1", "this.hits in"),
+        shows="a_module_attribute_and_its_global_are_one_location",
+    ),
+    Races(
+        class_attribute,
+        "Config.limit",
+        ("Config.limit = 5", "Tuned.limit >= 1"),
+        shows="a_class_attribute_read_through_a_subclass_is_a_race",
+    ),
+    Races(
+        getattr_lost_update,
+        "Box.value",
+        ('setattr(box, "value", getattr(box, "value")',),
+        shows="getattr_and_setattr_by_name_are_accesses",
+    ),
+    Races(
+        list_same_slot,
+        "list[1]",
+        ("slots[-1] = 1", "slots[1] = 2"),
+        shows="one_slot_named_two_ways_is_one_location",
+    ),
+    Races(
+        list_delete_moves_items,
+        "list[1] and list (whole)",
+        ("del slots[0]", "slots[1] in (2, 3)"),
+        shows="deleting_an_item_moves_the_others",
+    ),
+    Races(
+        heap_push_race,
+        "list (whole)",
+        ("heapq.heappush(heap, x)",),
+        shows="a_container_changed_by_a_library_function_is_accessed",
+    ),
+    Races(
+        defaultdict_insert_race,
+        "defaultdict (whole) and defaultdict['b']",
+        ('groups["b"] == []', "groups.values()"),
+        shows="reading_a_missing_key_of_a_defaultdict_writes_it",
+    ),
+    Races(
+        inplace_extend_race,
+        "list (whole)",
+        ("items += [1]", "enumerate(log)"),
+        shows="an_in_place_operator_writes_its_container",
+    ),
+    Races(
+        snapshot_race,
+        "list (whole)",
+        ("log.append(1)", "_first, *_rest = log"),
+        shows="unpacking_reads_the_whole_container",
+    ),
+    Races(sleep_then_lost_update, "list[0]"),
+    Races(star_call_race, "list[0] and list (whole)"),
+    Races(compare_race, "list (whole)"),
+    Races(ordered_dict_move_race, "OrderedDict (whole)"),
+    Races(shared_generator, "generator shared_generator.<locals>.numbers"),
+    Races(class_data_through_instance, "Config.limit"),
+    Races(property_race, "Temperature._celsius"),
+    Races(whole_and_key, "dict['b'] and dict (whole)"),
+    Races(join_and_zip_race, "list (whole)"),
+    Races(generator_send_race, "generator generator_send_race.<locals>.echo"),
+]
+PROVED = [
+    snapshot_locked,
+    heap_push_locked,
+    closure_locked,
+    closure_read_only,
+    class_code_only,
+    getattr_locked,
+    list_slots_per_thread,
+]

@@ -7,7 +7,6 @@ endless loop over local variables is a livelock (it ran past the time limit)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from functools import partial
 
 import pytest
@@ -16,44 +15,6 @@ from tests.harness import real_run_programs as prog
 from tests.harness.patched_runs import run_patched
 
 run = partial(run_patched, prog)
-
-
-@pytest.mark.timeout(120)
-@pytest.mark.parametrize(
-    ("program", "kind", "words"),
-    [
-        (prog.default_argument_deadlock, "deadlock", "no thread can run"),
-        (prog.closure_deadlock, "deadlock", "no thread can run"),
-        (prog.finalizer_deadlock, "deadlock", "no thread can run"),
-        (prog.keyboard_interrupt_in_a_thread, "exception", "raised KeyboardInterrupt"),
-        (prog.endless_local_loop, "livelock", "an endless loop"),
-        (prog.cached_built_twice, "assertion", "two clients built"),
-        (prog.cached_method_built_twice, "assertion", "two clients built"),
-    ],
-    ids=lambda p: getattr(p, "__name__", ""),
-)
-def test_the_real_runs_failure_is_found(program: Callable[[], object], kind: str, words: str) -> None:
-    result = run(program, time_limit=60)
-    assert result.verdict == "failed", result.report()
-    assert result.failure is not None and result.failure.kind == kind, result.report()
-    assert words in result.failure.message, result.failure.message
-
-
-@pytest.mark.timeout(120)
-@pytest.mark.parametrize(
-    "program",
-    [
-        prog.dataclass_formatted_in_two_threads,
-        prog.thread_identities,
-        prog.cached_pure_function,
-        prog.cached_method_per_key,
-        prog.event_poll_loop,
-    ],
-    ids=lambda p: p.__name__,
-)
-def test_a_correct_program_is_proved(program: Callable[[], object]) -> None:
-    result = run(program)
-    assert result.verdict == "exhaustive", result.report()
 
 
 @pytest.mark.timeout(60)

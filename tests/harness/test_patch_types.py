@@ -15,44 +15,11 @@ import pytest
 from model_checks.harness import Options, Result, check, patched
 from model_checks.harness.rt.scheduler import UsageError
 from tests.harness import patch_types_programs as prog
-from tests.harness import queue_internals_programs as internals
-from tests.harness.patched_runs import assert_race
 
 
 def _run(program: Callable[[], object], module: ModuleType = prog) -> Result:
     with patched(module):
         return check(lambda rt: program(), Options(time_limit=60))
-
-
-@pytest.mark.timeout(120)
-@pytest.mark.parametrize(
-    "program",
-    [
-        prog.isinstance_holds,
-        prog.subclasses_inside,
-        prog.semaphore_subclass_as_mutex(1),
-        prog.condition_subclass_hand_off,
-        prog.imported_subclasses,
-        prog.low_level_lock_guards,
-        prog.low_level_rlock_guards,
-        prog.hook_set_inside,
-        prog.misuse_words,
-    ],
-    ids=lambda p: p.__name__,
-)
-def test_a_correct_program_is_proved(program: Callable[[], object]) -> None:
-    result = _run(program)
-    assert result.verdict == "exhaustive", result.report()
-
-
-@pytest.mark.timeout(120)
-def test_a_subclass_semaphore_with_two_permits_is_a_race() -> None:
-    assert_race(_run(prog.semaphore_subclass_as_mutex(2)), prog, "Box.v", "box.v += 1")
-
-
-@pytest.mark.timeout(120)
-def test_a_write_outside_a_low_level_lock_is_a_race() -> None:
-    assert_race(_run(prog.low_level_lock_race), prog, "Box.v", "box.v = box.v + 1")
 
 
 @pytest.mark.timeout(120)
@@ -108,18 +75,3 @@ def test_a_hook_that_raises_is_a_failure() -> None:
 def test_a_queue_internal_the_scan_cannot_see_is_refused_by_name() -> None:
     with pytest.raises(UsageError, match=r"q.mutex of a controlled queue"):
         _run(prog.queue_mutex_by_getattr)
-
-
-@pytest.mark.timeout(300)
-@pytest.mark.parametrize(
-    "program", [internals.clear_under_mutex, internals.wait_on_all_tasks_done], ids=lambda p: p.__name__
-)
-def test_a_queue_s_internals_synchronise_with_its_operations(program: Callable[[], object]) -> None:
-    result = _run(program, internals)
-    assert result.verdict == "exhaustive", result.report()
-
-
-@pytest.mark.timeout(120)
-def test_a_peek_at_a_queue_outside_its_mutex_is_caught() -> None:
-    result = _run(internals.peek_without_mutex, internals)
-    assert result.failure is not None and result.failure.kind == "assertion", result.report()

@@ -1,4 +1,4 @@
-"""Programs on the rest of the ``threading`` API (tests/harness/test_patch_threading_api.py):
+"""Programs on the rest of the ``threading`` API (tests/harness/test_patched_catalogue.py):
 ``sys.exit`` in a thread, the thread list and the main thread, futures waited on as a set,
 threads started with ``_thread``. Each was a wrong answer of an outside review (session 36)."""
 
@@ -9,6 +9,7 @@ import sys
 import threading
 from concurrent.futures import ThreadPoolExecutor, as_completed, wait
 
+from tests.harness.expected import Fails, Races
 from tests.harness.program_threads import start_and_join
 
 
@@ -89,3 +90,20 @@ def low_level_thread_race() -> None:
     _thread.start_new_thread(work, ())
     box.v += 1
     done.wait()
+
+
+# What each program gives (tests/harness/test_patched_catalogue.py): each was a wrong answer of
+# session 36's review (lanecheck exited with the program's status and no verdict, joined the real
+# main thread for ever, or called a correct program not deterministic).
+FOUND = [
+    Races(racy_then_thread_exit, "Box.v"),
+    Fails(exit_with_status, "exception", "ended the program with status 3 (SystemExit)"),
+    Races(low_level_thread_race, "Box.v"),
+]
+PROVED = [
+    threads_exit_quietly,
+    join_every_other_thread,
+    main_thread_identity,
+    futures_as_completed,
+    futures_waited,
+]
