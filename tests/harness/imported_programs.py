@@ -10,6 +10,8 @@ import random
 import threading
 import time
 
+from tests.harness.program_threads import start_and_join as _run
+
 total = 0
 lock = threading.Lock()
 results: queue.Queue[int] = queue.Queue()
@@ -41,15 +43,6 @@ class Counter:
 
 
 COUNTER = Counter()
-
-
-def _run(*targets: object) -> list[threading.Thread]:
-    threads = [threading.Thread(target=t) for t in targets]  # type: ignore[arg-type]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    return threads
 
 
 def module_lock_counter() -> None:

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from multiprocessing.pool import ThreadPool
 
 from tests.harness.expected import Fails
+from tests.harness.program_threads import start_and_join
 
 a = threading.Lock()
 b = threading.Lock()
@@ -92,18 +93,14 @@ def finalizer_deadlock() -> None:
             r = Resource()
             del r
 
-    t = threading.Thread(target=work)
-    t.start()
-    t.join()
+    start_and_join(work)
 
 
 def keyboard_interrupt_in_a_thread() -> None:
     def work() -> None:
         raise KeyboardInterrupt
 
-    t = threading.Thread(target=work)
-    t.start()
-    t.join()
+    start_and_join(work)
 
 
 def endless_local_loop() -> None:
