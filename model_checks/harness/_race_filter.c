@@ -68,7 +68,7 @@ containers_among(Tracer *t, _PyInterpreterFrame *fr, long argc)
     return 0;
 }
 
-/* A call of ``race_sites.NAMED_CALLS``'s ``callable``: 1 where the handler decides (getattr,
+/* A call of ``race_functions.NAMED_CALLS``'s ``callable``: 1 where the handler decides (getattr,
  * next, gen.send, ...), else whether a container is among the arguments (``str(x)``,
  * ``sorted(xs)``: the handler reads only those); -1 on an error, -2 when it is no named call. */
 static int

@@ -14,7 +14,7 @@ typedef struct {
     PyObject *containers; /* race_sites.CONTAINERS and ITERATORS: what the filter lets through */
     PyObject *methods;    /* race_sites.METHODS: the container methods that are accesses */
     PyObject *len;        /* builtins.len */
-    PyObject *named_calls; /* race_sites.NAMED_CALLS: getattr and kin, heapq.heappush and kin */
+    PyObject *named_calls; /* race_functions.NAMED_CALLS: getattr and kin, heapq.heappush and kin */
     long opcodes;          /* opcode events since the last LONG_RUN call */
 } Tracer;
 

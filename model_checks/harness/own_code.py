@@ -48,6 +48,7 @@ MACHINERY_FILES = frozenset(
         "pytest_plugin.py",
         "race_calls.py",
         "race_frames.py",
+        "race_functions.py",
         "race_library.py",
         "race_python_tracer.py",
         "race_report.py",

@@ -4,9 +4,9 @@ generator's ``send``. The call itself runs untraced (C code, or the standard lib
 accesses it makes to the data it is handed are recorded at the call, as the caller's.
 
 What a listed function reads of a container it is handed is the whole container and, for one that
-formats, serialises or compares (``race_sites.DEEP``), the containers inside it a few levels down
+formats, serialises or compares (``race_functions.DEEP``), the containers inside it a few levels down
 (``str(outer)`` formats ``outer[0]``'s items too); a container's method that takes in another's
-items reads it (``dst.update(src)``, ``ys.extend(xs)``: ``race_sites.READS_ARGUMENTS``); and a
+items reads it (``dst.update(src)``, ``ys.extend(xs)``: ``race_functions.READS_ARGUMENTS``); and a
 container's method handed as an argument (``max(keys, key=d.get)``, ``map(xs.append, items)``)
 is called by the function on that container (session 36: an outside review found each of these
 proved race free). A container's method or a listed function handed to a thread, a timer or a
@@ -25,23 +25,26 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from model_checks.harness.race_frames import stack_value
-from model_checks.harness.race_library import SERIALISES
-from model_checks.harness.race_sites import (
-    ALL,
+from model_checks.harness.race_functions import (
     ATTR_BUILTINS,
-    CODE_TYPES,
     CONTAINER_FUNCTIONS,
-    CONTAINERS,
     DEEP,
     GENERATOR_METHODS,
     ITEM_FUNCTIONS,
+    READS_ARGUMENTS,
+    named_call,
+)
+from model_checks.harness.race_library import SERIALISES
+from model_checks.harness.race_sites import (
+    ALL,
+    CODE_TYPES,
+    CONTAINERS,
     ITERATORS,
     KEYED,
     METHODS,
-    READS_ARGUMENTS,
+    STREAMS,
     Where,
     harness_owned,
-    named_call,
     under_test,
 )
 
@@ -54,6 +57,9 @@ if TYPE_CHECKING:
 # ones a report needs).
 NESTED_DEPTH = 3
 NESTED_ITEMS = 64
+# the listed functions that write an in-memory stream handed to them (``print(..., file=buf)``,
+# ``json.dump(obj, buf)``, ``pickle.dump(obj, buf)``), by name
+WRITE_STREAMS = frozenset({"print", "dump"})
 # a container's method, unbound (``list.append``, ``list.__setitem__``) and bound (``xs.append``,
 # ``xs.__setitem__``)
 _METHOD_TYPES = (types.MethodDescriptorType, types.WrapperDescriptorType)
@@ -83,7 +89,10 @@ class CallSites:
         (``heappush``); a container's method among them is called on its container; an object
         handed to a serialiser (``pickle.dumps(obj)``) has its fields read."""
         for i, arg in enumerate(args):
-            if isinstance(arg, CONTAINERS):
+            if isinstance(arg, STREAMS):
+                if name in WRITE_STREAMS:  # (``str(buf)`` or a log call names it and reads nothing)
+                    self.detector._access(tid, arg, ALL, True, frame, f"{name}({type(arg).__name__})")
+            elif isinstance(arg, CONTAINERS):
                 label = f"{name}({type(arg).__name__})"
                 if first_written and i == 0:
                     self.detector._access(tid, arg, ALL, True, frame, label)
@@ -100,13 +109,13 @@ class CallSites:
         """``container`` read whole, and the containers among its first items (its values, for a
         dict), ``depth`` levels down."""
         self.detector._access(tid, container, ALL, False, frame, label)
-        if depth <= 1:
+        if depth <= 1 or isinstance(container, STREAMS):  # (iterating a stream would consume it)
             return
         items = container.values() if isinstance(container, dict) else container
         for i, item in enumerate(items):
             if i >= NESTED_ITEMS:
                 break
-            if isinstance(item, CONTAINERS) and item is not container:
+            if isinstance(item, CONTAINERS) and item is not container and not isinstance(item, STREAMS):
                 self.read_whole(tid, item, frame, label, depth - 1)
 
     def _method_handed(self, tid: int, method: Any, frame: Where, by: str) -> None:
@@ -169,7 +178,7 @@ class CallSites:
                 self.read_arguments(tid, frame, args, f"{type(target).__name__}.{name}")
 
     def _named(self, tid: int, frame: Where, args: Sequence[object], target: object) -> None:
-        """A call of one of ``race_sites.NAMED_CALLS`` by its name."""
+        """A call of one of ``race_functions.NAMED_CALLS`` by its name."""
         argc = len(args)
         if target in ATTR_BUILTINS:  # getattr(obj, "name"), setattr, delattr, hasattr
             write, counts = ATTR_BUILTINS[target]

@@ -46,7 +46,7 @@ TRACED_FILES = frozenset(m.__file__ for m in TRACED_MODULES if m.__file__)
 UNTRACED_CODE = frozenset({(dataclasses.__file__, "_recursive_repr.<locals>.wrapper")})
 
 # C functions (and iterator types) that read every container among their arguments, beside
-# ``race_sites.CONTAINER_FUNCTIONS``'s: the traced modules call them on the caller's data
+# ``race_functions.CONTAINER_FUNCTIONS``'s: the traced modules call them on the caller's data
 # (``statistics.mean`` groups its data with ``itertools.groupby``, ``Counter.update`` counts with
 # ``_count_elements``, which writes the counter: True).
 READERS: dict[object, bool] = {

@@ -6,27 +6,17 @@ accesses (per code object, ``code_table``); the words of a report are ``race_rep
 from __future__ import annotations
 
 import array
-import bisect
-import collections
-import copy
 import dis
-import functools
 import gc
-import heapq
-import itertools
-import json
-import logging
-import operator
+import io
 import os
-import pickle
-import random
 import sysconfig
 import types
 from collections import deque
 from typing import Any, Protocol
 
 from model_checks.harness import own_code, patch_local
-from model_checks.harness.race_library import READERS, SERIALISES, TRACED_FILES, UNTRACED_CODE
+from model_checks.harness.race_library import TRACED_FILES, UNTRACED_CODE
 
 ALL = "<whole>"  # the key of an access to a whole container (len, iteration, clear, ...)
 # (thread, code, offset, (object, key, label), is_write): the words of a report are made from the
@@ -68,7 +58,11 @@ CODE_TYPES = (
 )
 # A dict's views (``keys = d.keys()``, made before the threads) read the dict itself (``viewed``).
 DICT_VIEWS: tuple[type, ...] = (type({}.keys()), type({}.values()), type({}.items()))
-CONTAINERS = (dict, list, set, deque, bytearray, array.array, *DICT_VIEWS)
+# An in-memory stream is one location: every read moves its position, so each access but a look
+# at its contents (``getvalue``, ``tell``) is a write; a stream handed to a function (``print(...,
+# file=buf)``, ``json.dump(obj, buf)``) is written by it.
+STREAMS: tuple[type, ...] = (io.StringIO, io.BytesIO)
+CONTAINERS = (dict, list, set, deque, bytearray, array.array, *DICT_VIEWS, *STREAMS)
 # The iterators over those: ``it = iter(xs)`` made before the threads, ``next(it)`` in one of them
 # moves the iterator (a write) and reads the container (``iterated``; session 37).
 _OVER: tuple[object, ...] = (
@@ -131,6 +125,23 @@ METHODS: dict[str, tuple[bool, bool]] = {
     "difference_update": (True, False),
     "intersection_update": (True, False),
     "symmetric_difference_update": (True, False),
+    # a stream's (``STREAMS``)
+    **dict.fromkeys(
+        (
+            "write",
+            "writelines",
+            "read",
+            "read1",
+            "readline",
+            "readlines",
+            "readinto",
+            "seek",
+            "truncate",
+            "close",
+        ),
+        (True, False),
+    ),
+    **dict.fromkeys(("getvalue", "tell", "getbuffer"), (False, False)),
 }
 
 # opcode name -> handler kind (``_race_tracer.c`` numbers them alike: its ``KINDS``)
@@ -219,150 +230,6 @@ INPLACE = frozenset(
     i for i, (name, _) in enumerate(getattr(dis, "_nb_ops", ())) if name.startswith("NB_INPLACE_")
 )
 NAMED = (LOAD_ATTR, STORE_ATTR, GLOBAL_NAME, STORE_GLOBAL, LOAD_CELL, STORE_CELL)
-# the builtins that access an attribute by name: function -> (is_write, argument counts)
-ATTR_BUILTINS: dict[object, tuple[bool, tuple[int, ...]]] = {
-    getattr: (False, (2, 3)),
-    hasattr: (False, (2,)),
-    setattr: (True, (3,)),
-    delattr: (True, (2,)),
-    object.__getattribute__: (False, (2,)),
-    object.__setattr__: (True, (3,)),
-    object.__delattr__: (True, (2,)),
-}
-# the functions that access one item of their first argument: function -> is_write
-ITEM_FUNCTIONS: dict[object, bool] = {
-    operator.getitem: False,
-    operator.setitem: True,
-    operator.delitem: True,
-    operator.contains: False,
-}
-_LOG_LEVELS = ("debug", "info", "warning", "error", "critical", "exception", "log")
-# Functions outside the traced code that read the containers given as their arguments whole, and
-# change (True) the first one: ``heapq.heappush(self.heap, x)`` touches no traced opcode of it.
-CONTAINER_FUNCTIONS: dict[object, bool] = {
-    heapq.heappush: True,
-    heapq.heappop: True,
-    heapq.heapify: True,
-    heapq.heapreplace: True,
-    heapq.heappushpop: True,
-    bisect.insort_left: True,
-    bisect.insort_right: True,
-    bisect.bisect_left: False,
-    bisect.bisect_right: False,
-    random.shuffle: True,
-    sorted: False,
-    min: False,
-    max: False,
-    sum: False,
-    any: False,
-    all: False,
-    # a copy or a view made from a container reads it whole
-    list: False,
-    tuple: False,
-    set: False,
-    frozenset: False,
-    dict: False,
-    enumerate: False,
-    iter: False,
-    reversed: False,
-    copy.copy: False,
-    copy.deepcopy: False,
-    next: True,  # of a generator shared by threads: it runs the generator (a write)
-    zip: False,
-    map: False,
-    filter: False,
-    str: False,
-    repr: False,
-    format: False,
-    print: False,
-    json.dumps: False,
-    dict.fromkeys: False,
-    str.join: False,  # a method: ``", ".join(items)``
-    str.format: False,  # a method: ``"{}".format(items)``
-    bytes: False,
-    bool: False,  # a container's truth is its length
-    operator.length_hint: False,
-    # constructors that copy a container handed to them
-    deque: False,
-    collections.OrderedDict: False,
-    collections.defaultdict: False,
-    array.array: False,
-    bytearray: False,
-    collections.Counter: False,
-    itertools.chain: False,
-    functools.reduce: False,
-    pickle.dumps: False,
-    # a log call formats its arguments (at once, where the level is on)
-    **dict.fromkeys(
-        (getattr(logging.Logger, level) for level in _LOG_LEVELS),
-        False,
-    ),
-    **dict.fromkeys((getattr(logging, level) for level in _LOG_LEVELS), False),
-    **READERS,
-}
-# Of those, the ones that read the containers inside the ones they are handed: they format,
-# serialise or compare them (``str(outer)`` reads ``outer[0]``; a copy, ``list(outer)``, does not)
-DEEP = frozenset(
-    {
-        str,
-        repr,
-        format,
-        print,
-        sorted,
-        min,
-        max,
-        json.dumps,
-        pickle.dumps,
-        pickle.dump,
-        copy.deepcopy,
-        str.format,
-    }
-    | {getattr(logging.Logger, level) for level in _LOG_LEVELS}
-    | {getattr(logging, level) for level in _LOG_LEVELS}
-)
-# container methods that read the items of a container they are handed (``append(inner)`` stores
-# a reference and reads nothing of it)
-READS_ARGUMENTS = frozenset(
-    {
-        "extend",
-        "extendleft",
-        "update",
-        "issubset",
-        "issuperset",
-        "union",
-        "intersection",
-        "difference",
-        "symmetric_difference",
-        "isdisjoint",
-        "difference_update",
-        "intersection_update",
-        "symmetric_difference_update",
-    }
-)
-# a generator's methods that run it, as ``next`` does (a write of the generator)
-GENERATOR_METHODS = frozenset(
-    {types.GeneratorType.send, types.GeneratorType.throw, types.GeneratorType.close}
-)
-# What the C tracer hands to the handler at a call: all of the above. True: only with a container
-# among its arguments (``str(x)`` of a number touches no shared data; the tracer tests them in C).
-NAMED_CALLS: dict[object, bool] = {
-    **dict.fromkeys(CONTAINER_FUNCTIONS, True),
-    **dict.fromkeys(ITEM_FUNCTIONS, True),
-    **dict.fromkeys(ATTR_BUILTINS, False),
-    **dict.fromkeys(GENERATOR_METHODS, False),
-    next: False,  # the handler looks for a generator
-    **dict.fromkeys(SERIALISES, False),  # ``pickle.dumps(obj)`` reads an object's fields too
-}
-
-
-def named_call(target: object) -> bool:
-    """Is ``target`` a function of ``NAMED_CALLS`` (False for an unhashable callable)?"""
-    try:
-        return target in NAMED_CALLS
-    except TypeError:
-        return False
-
-
 Table = dict[int, tuple[int, Any]]
 TABLES: dict[types.CodeType, Table | None] = {}  # code -> offset -> (kind, argument); None: untraced
 

@@ -36,6 +36,7 @@ the operation published), exactly as a declared GIL-atomic field (``declared.py`
 
 from __future__ import annotations
 
+import dis
 import sys
 import types
 from collections import defaultdict
@@ -52,6 +53,9 @@ from model_checks.harness.race_frames import (
     join,
     stack_value,
     sync_op,
+)
+from model_checks.harness.race_functions import (
+    NAMED_CALLS,
 )
 from model_checks.harness.race_library import TRACED_FILES, library_caller, library_state
 from model_checks.harness.race_python_tracer import trace_function
@@ -73,12 +77,12 @@ from model_checks.harness.race_sites import (
     LOAD_ATTR,
     LOAD_CELL,
     METHODS,
-    NAMED_CALLS,
     RUN,
     STORE_ATTR,
     STORE_CELL,
     STORE_GLOBAL,
     STORE_SUBSCR,
+    STREAMS,
     SUBSCR,
     TRUTH,
     Point,
@@ -97,6 +101,8 @@ from model_checks.harness.rt.objects import GLOBAL, LocationState, Op
 
 if TYPE_CHECKING:
     from model_checks.harness.rt.scheduler import Execution
+
+FORMAT_VALUE = dis.opmap["FORMAT_VALUE"]
 
 
 class _Loc:
@@ -232,7 +238,11 @@ class RaceDetector:
                 self._item(tid, container, stack_value(frame, 2), False, frame)
         elif kind == ITER:
             container = stack_value(frame, 1)
-            if isinstance(container, CONTAINERS):
+            if isinstance(container, STREAMS):
+                # a loop over its lines moves it; ``f"{buf}"`` names it and reads nothing
+                if frame.f_code.co_code[frame.f_lasti] != FORMAT_VALUE:
+                    self._access(tid, container, ALL, True, frame, "")
+            elif isinstance(container, CONTAINERS):
                 self._access(tid, container, ALL, False, frame, "")
             elif isinstance(container, types.GeneratorType):
                 self._generator(tid, container, frame)
@@ -242,9 +252,9 @@ class RaceDetector:
             gen = stack_value(frame, 1)
             if isinstance(gen, types.GeneratorType):
                 self._generator(tid, gen, frame)
-        elif kind == TRUTH:  # ``if xs:``: a container's truth is its length
+        elif kind == TRUTH:  # ``if xs:``: a container's truth is its length (a stream's is True)
             container = stack_value(frame, 1)
-            if isinstance(container, CONTAINERS):
+            if isinstance(container, CONTAINERS) and not isinstance(container, STREAMS):
                 self._access(tid, container, ALL, False, frame, "")
         elif kind == GLOBAL_NAME:
             g = frame.f_globals

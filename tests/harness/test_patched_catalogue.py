@@ -20,6 +20,7 @@ from tests.harness import (
     race_library_programs,
     race_scopes,
     real_run_programs,
+    stream_programs,
     threading_api_programs,
 )
 from tests.harness.expected import Fails, Program, Races
@@ -34,6 +35,7 @@ CATALOGUE = (
     patch_types_programs,
     queue_internals_programs,
     real_run_programs,
+    stream_programs,
 )
 
 
