@@ -23,6 +23,7 @@ import _thread
 # would be one execution's controlled lock (an outside review saw the ImportError, session 35).
 import concurrent.futures
 import concurrent.futures.thread
+import functools
 import gc
 import os
 import queue
@@ -169,6 +170,8 @@ _REPLACEMENTS: list[tuple[ModuleType, str, Any, Any]] = [
     _either(threading, "get_ident", lambda rt: IDENT_BASE + (rt._ex.running_thread() or 0)),
     _either(threading, "get_native_id", lambda rt: IDENT_BASE + (rt._ex.running_thread() or 0)),
     _either(time, "sleep", lambda rt, seconds: rt.sleep(seconds)),
+    # a cache made inside the explored code: its look-up and store interleaved (``patch_cached``)
+    _either(functools, "lru_cache", patch_cached.lru_cache_inside),
     # the clocks read the virtual clock, which sleeps and timeouts move: a deadline computed from
     # them passes when a timed wait times out, as it would in real time (``time`` from a fixed
     # epoch, so that every execution reads the same values)

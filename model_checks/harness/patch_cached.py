@@ -11,6 +11,11 @@ explorer's: the search then runs the other thread's look-up between a miss and i
 twin's cache has no size bound (``maxsize`` evictions are not modelled); the function itself runs
 as the program's code, traced. A cached method of a class made at import stands in through a
 descriptor (``CachedMethod``) that binds the instance, as the real wrapper does.
+
+A cache made while an execution runs (``functools.lru_cache`` or ``functools.cache`` applied
+inside the explored code, session 38) is the twin itself: in a controlled thread, the patched
+``lru_cache`` gives a program's function a twin of this execution (``lru_cache_inside``), and a
+library's function the real wrapper.
 """
 
 from __future__ import annotations
@@ -20,10 +25,12 @@ from collections.abc import Callable
 from typing import Any
 
 from model_checks.harness.patch_imported import StandIn
+from model_checks.harness.race_sites import under_test
 from model_checks.harness.rt.objects import AtomicState, Op
 from model_checks.harness.runtime import ControlledRuntime
 
 CACHED: type = functools._lru_cache_wrapper
+REAL_LRU_CACHE = functools.lru_cache
 
 
 class CachedTwin:
@@ -57,6 +64,11 @@ class CachedTwin:
         self._ex.perform(Op("store", self._cell, (result,)))
         self.cache[key] = result
         return result
+
+    def __get__(self, obj: object, owner: type | None = None) -> Any:
+        # a method of a class made inside the explored code binds its instance, as the real
+        # wrapper does (the cache then keys on the instance)
+        return self if obj is None else functools.partial(self, obj)
 
     def cache_info(self) -> Any:
         return functools._CacheInfo(self.hits, self.misses, None, len(self.cache))
@@ -103,3 +115,24 @@ def method_stand_in(
     """The stand-in of a class's attribute ``real`` where it is a cached method."""
     calls = stand_in(real, name, running, made)
     return None if calls is None else CachedMethod(calls)
+
+
+def lru_cache_inside(rt: ControlledRuntime, maxsize: Any = 128, typed: bool = False) -> Any:
+    """``functools.lru_cache(...)`` called in a controlled thread (``functools.cache`` calls it
+    too): the program's function cached by a twin of this execution, the real wrapper for any
+    other (a library's cache outlives the execution)."""
+    made = REAL_LRU_CACHE(maxsize, typed)
+    if isinstance(made, CACHED):  # ``lru_cache(fn)``
+        return _twin_of(made, rt)
+
+    def decorating(fn: Callable[..., Any]) -> Any:
+        return _twin_of(made(fn), rt)
+
+    return decorating
+
+
+def _twin_of(real: Any, rt: ControlledRuntime) -> Any:
+    code = getattr(real.__wrapped__, "__code__", None)
+    if code is None or not under_test(code.co_filename):
+        return real
+    return CachedTwin(real, rt)

@@ -211,6 +211,51 @@ class Clients:
 CLIENTS = Clients()
 
 
+def cache_made_inside_built_twice() -> None:
+    """The same with the cache made by the explored code (session 38: proved absent before)."""
+    made: list[int] = []
+    lock = threading.Lock()
+
+    @functools.cache
+    def connect() -> object:
+        with lock:
+            made.append(1)
+        return object()
+
+    start_and_join(connect, connect)
+    assert len(made) == 1, "two clients built"
+
+
+def cached_method_made_inside() -> None:
+    """A class made by the explored code, its cached method called by two threads on two
+    objects: one build each (the cache keys on the instance)."""
+    made: list[int] = []
+    lock = threading.Lock()
+
+    class Pool:
+        @functools.lru_cache(maxsize=8)  # noqa: B019 (the objects live as long as the execution)
+        def client(self) -> object:
+            with lock:
+                made.append(1)
+            return object()
+
+    first, second = Pool(), Pool()
+    start_and_join(first.client, second.client)
+    assert first.client() is first.client() and len(made) == 2
+    assert Pool.client.cache_info().currsize == 2
+
+
+def library_function_cached_inside() -> None:
+    """A library's function cached by the explored code keeps the real cache (it is no code of
+    the program's, and a library's cache may outlive the execution)."""
+
+    def work() -> None:
+        base = functools.lru_cache(maxsize=None)(os.path.basename)
+        assert type(base) is functools._lru_cache_wrapper and base("/a/b") == "b"
+
+    start_and_join(work, work)
+
+
 def cached_method_built_twice() -> None:
     """The same with a cached method of an object made at import."""
     built.clear()
@@ -265,11 +310,14 @@ FOUND = [
     Fails(endless_local_loop, "livelock", "an endless loop"),
     Fails(cached_built_twice, "assertion", "two clients built"),
     Fails(cached_method_built_twice, "assertion", "two clients built"),
+    Fails(cache_made_inside_built_twice, "assertion", "two clients built"),
 ]
 PROVED = [
     dataclass_formatted_in_two_threads,
     thread_identities,
     cached_pure_function,
     cached_method_per_key,
+    cached_method_made_inside,
+    library_function_cached_inside,
     event_poll_loop,
 ]
