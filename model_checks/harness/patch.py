@@ -172,6 +172,8 @@ _REPLACEMENTS: list[tuple[ModuleType, str, Any, Any]] = [
     _either(time, "sleep", lambda rt, seconds: rt.sleep(seconds)),
     # a cache made inside the explored code: its look-up and store interleaved (``patch_cached``)
     _either(functools, "lru_cache", patch_cached.lru_cache_inside),
+    # ``functools.cached_property``'s lock (CPython 3.11) of a class made inside the explored code
+    *([_either(functools, "RLock", lambda rt: rt.rlock())] if hasattr(functools, "RLock") else []),
     # the clocks read the virtual clock, which sleeps and timeouts move: a deadline computed from
     # them passes when a timed wait times out, as it would in real time (``time`` from a fixed
     # epoch, so that every execution reads the same values)
@@ -302,6 +304,10 @@ def _stand_in_fields(
         if fake is not None:
             undo.append((owner, field, value))
             setattr(owner, field, fake)
+        elif isinstance(value, functools.cached_property) and hasattr(value, "lock"):
+            # its lock (CPython 3.11), made with the class: one thread computes, the others wait;
+            # the real one, re-entrant on the greenlets' one OS thread, let both compute
+            _stand_in_fields(value, f"{name}.{field}", made, undo)
 
 
 # The classes a program's own class may derive from, with what it derives from while patched.

@@ -256,6 +256,41 @@ def library_function_cached_inside() -> None:
     start_and_join(work, work)
 
 
+class Connection:
+    @functools.cached_property
+    def client(self) -> object:
+        with built_lock:
+            built.append(1)
+        return object()
+
+
+def cached_property_built_once() -> None:
+    """``functools.cached_property`` (CPython 3.11) computes under a lock made with the class: the
+    second thread waits and finds the value (a false alarm before session 38: the real lock,
+    re-entrant on the greenlets' one OS thread, let both compute)."""
+    built.clear()
+    conn = Connection()
+    start_and_join(lambda: conn.client, lambda: conn.client)
+    assert len(built) == 1, "two clients built"
+
+
+def cached_property_made_inside() -> None:
+    """The same with the class made by the explored code (its lock made then)."""
+    made: list[int] = []
+    lock = threading.Lock()
+
+    class Session:
+        @functools.cached_property
+        def client(self) -> object:
+            with lock:
+                made.append(1)
+            return object()
+
+    session = Session()
+    start_and_join(lambda: session.client, lambda: session.client)
+    assert len(made) == 1, "two clients built"
+
+
 def cached_method_built_twice() -> None:
     """The same with a cached method of an object made at import."""
     built.clear()

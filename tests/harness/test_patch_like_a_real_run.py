@@ -7,6 +7,7 @@ endless loop over local variables is a livelock (it ran past the time limit)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import partial
 
 import pytest
@@ -37,3 +38,13 @@ def test_a_real_ctrl_c_still_stops_the_check() -> None:
             run(prog.ctrl_c_pressed)
     finally:
         signal.signal(signal.SIGINT, before)
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize("strategy", ["dfs", "dpor-ipb"])
+@pytest.mark.parametrize("program", [prog.cached_property_built_once, prog.cached_property_made_inside])
+def test_a_cached_propertys_lock_is_controlled(program: Callable[[], object], strategy: str) -> None:
+    """Plain DFS runs the schedule where the second thread reads the property while the first
+    computes it: the real lock let it in (two clients built, a false alarm)."""
+    result = run(program, strategy=strategy, time_limit=60)
+    assert result.verdict == "exhaustive", result.report()
