@@ -16,6 +16,7 @@
 #undef Py_BUILD_CORE
 
 #include "_race_tracer.h"
+#include <string.h>
 
 static int
 is_instance(PyObject *obj, PyObject *types)
@@ -201,6 +202,13 @@ lanecheck_worth(Tracer *t, _PyInterpreterFrame *fr, PyObject *entry)
         /* a bound builtin method called through a name: its __self__ a container */
         if (PyCFunction_Check(target)) {
             return is_instance(PyCFunction_GET_SELF(target), t->containers);
+        }
+        /* a call prepared with its arguments, or a method named for its object:
+         * ``functools.partial(xs.append, 1)()``, ``operator.methodcaller("append", 1)(xs)`` */
+        if (target != NULL && !PyFunction_Check(target) &&
+            (strcmp(Py_TYPE(target)->tp_name, "functools.partial") == 0 ||
+             strcmp(Py_TYPE(target)->tp_name, "operator.methodcaller") == 0)) {
+            return 1;
         }
         if (target != NULL && Py_IS_TYPE(target, &_PyMethodWrapper_Type)) { /* xs.__setitem__(0, 1) */
             PyObject *self = PyObject_GetAttrString(target, "__self__");

@@ -46,6 +46,7 @@ MACHINERY_FILES = frozenset(
         "patch_reach.py",
         "patch_state.py",
         "pytest_plugin.py",
+        "race_attributes.py",
         "race_calls.py",
         "race_frames.py",
         "race_functions.py",

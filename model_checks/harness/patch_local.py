@@ -60,6 +60,10 @@ class local:
         return self
 
     def __getattribute__(self, name: str) -> Any:
+        if name == "__class__":
+            # ``isinstance`` asks it (the race detector's handler too): not a thread's first touch,
+            # which runs ``__init__`` and must run as the program's code, traced
+            return type(self)
         _enter(self)
         return object.__getattribute__(self, name)
 

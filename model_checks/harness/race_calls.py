@@ -134,9 +134,10 @@ class CallSites:
                 if meth in GENERATOR_METHODS:  # gen.send(v): it runs the generator
                     if isinstance(target, types.GeneratorType):
                         self.detector._generator(tid, target, frame)
-                else:  # ", ".join(items): its arguments are read whole
-                    name = getattr(meth, "__name__", "call")
-                    self.read_arguments(tid, frame, _arguments(frame, argc), name, deep=meth in DEEP)
+                elif meth in ATTR_BUILTINS:  # obj.__getattribute__("x"): obj.x
+                    self._named(tid, frame, [target, *_arguments(frame, argc)], meth)
+                else:  # ", ".join(items), random.shuffle(xs) (a bound method, unpacked): its arguments
+                    self._named(tid, frame, _arguments(frame, argc), meth)
                 return
             if isinstance(target, CONTAINERS) and isinstance(meth, _METHOD_TYPES):
                 self._method(tid, frame, target, meth.__name__, _arguments(frame, argc))
@@ -155,7 +156,17 @@ class CallSites:
 
     def bound(self, tid: int, frame: Where, target: object, args: Sequence[object]) -> None:
         """``target(*args)``, where ``target`` may be a container's bound method (``d.get``,
-        ``xs.__setitem__``) or a generator's (``gen.send``)."""
+        ``xs.__setitem__``) or a generator's (``gen.send``), one prepared with its arguments
+        (``functools.partial(xs.append, 1)``, ``partial(heapq.heappush, heap)``) or a method
+        named for the object it is called on (``operator.methodcaller("append", 1)(xs)``)."""
+        if isinstance(target, functools.partial):
+            self.called(tid, frame, target.func, (*target.args, *target.keywords.values(), *args))
+            return
+        if isinstance(target, operator.methodcaller):
+            named = _method_named(target)
+            if named is not None and args and isinstance(args[0], CONTAINERS):
+                self._method(tid, frame, args[0], named[0], named[1])
+            return
         if not isinstance(target, _BOUND_TYPES):
             return
         owner = target.__self__
@@ -163,6 +174,17 @@ class CallSites:
             self._method(tid, frame, owner, target.__name__, args)
         elif isinstance(owner, types.GeneratorType) and target.__name__ in ("send", "throw", "close"):
             self.detector._generator(tid, owner, frame)
+
+    def called(self, tid: int, frame: Where, target: object, args: Sequence[object]) -> None:
+        """``target(*args)`` called by the program through something the tracer saw no call of
+        (a partial's function): as the tracer's ``call`` would take it."""
+        if named_call(target):
+            self._named(tid, frame, args, target)
+        elif isinstance(target, _METHOD_TYPES) and args:  # ``partial(list.append, xs)``
+            if isinstance(args[0], CONTAINERS):
+                self._method(tid, frame, args[0], target.__name__, args[1:])
+        else:
+            self.bound(tid, frame, target, args)
 
     def _method(self, tid: int, frame: Where, target: Any, name: str, args: Sequence[object]) -> None:
         """``target.name(*args)`` on a container."""
@@ -206,15 +228,7 @@ class CallSites:
     def handed(self, tid: int, at: Where, fn: object, args: Sequence[object], kwargs: dict[str, Any]) -> None:
         """``fn(*args, **kwargs)`` called by a thread, a timer or a pool it was handed to: the
         accesses the call would make at a traced call site, made at ``at``, the line that handed it."""
-        while isinstance(fn, functools.partial):
-            args = (*fn.args, *args)
-            kwargs = {**fn.keywords, **kwargs}
-            fn = fn.func
-        values = (*args, *kwargs.values())
-        if named_call(fn):
-            self._named(tid, at, values, fn)
-        else:
-            self.bound(tid, at, fn, values)
+        self.called(tid, at, fn, (*args, *kwargs.values()))  # (a partial: as ``bound`` unwraps it)
 
 
 def _arguments(frame: types.FrameType, argc: int) -> list[object]:
@@ -275,3 +289,14 @@ def _accesses(fn: object) -> bool:
     if named_call(fn):
         return True
     return isinstance(fn, _BOUND_TYPES) and isinstance(fn.__self__, (*CONTAINERS, types.GeneratorType))
+
+
+def _method_named(caller: operator.methodcaller) -> tuple[str, tuple[object, ...]] | None:
+    """The method's name and arguments a ``methodcaller`` calls (None where it does not say)."""
+    reduced: Any = caller.__reduce__()
+    how, args = reduced[0], reduced[1]
+    if how is operator.methodcaller and args and isinstance(args[0], str):
+        return args[0], tuple(args[1:])
+    if isinstance(how, functools.partial) and how.args and isinstance(how.args[0], str):
+        return how.args[0], (*how.args[1:], *how.keywords.values(), *args)
+    return None

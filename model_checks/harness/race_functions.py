@@ -6,18 +6,30 @@ tracer hands the handler a call only of one of ``NAMED_CALLS``."""
 from __future__ import annotations
 
 import array
+import base64
+import binascii
 import bisect
 import collections
 import copy
 import functools
+import hashlib
 import heapq
+import inspect
+import io
 import itertools
 import json
 import logging
+import marshal
 import operator
 import pickle
+import pprint
 import random
+import reprlib
+import string
+import struct
 import types
+import urllib.parse
+import zlib
 from collections import deque
 
 from model_checks.harness.race_library import READERS, SERIALISES
@@ -103,7 +115,71 @@ CONTAINER_FUNCTIONS: dict[object, bool] = {
     ),
     **dict.fromkeys((getattr(logging, level) for level in _LOG_LEVELS), False),
     **READERS,
+    # session 38's review: more that format, serialise or search what they are handed
+    str.format_map: False,  # a method: ``"{host}".format_map(cfg)``
+    string.Template.substitute: False,
+    string.Template.safe_substitute: False,
+    pprint.pformat: False,
+    pprint.pprint: False,
+    pprint.pp: False,
+    reprlib.repr: False,
+    urllib.parse.urlencode: False,
+    marshal.dumps: False,
+    marshal.dump: False,
+    operator.countOf: False,
+    inspect.getmembers: False,  # (an object's fields: ``SERIALISES``)
+    operator.indexOf: False,
+    # the in-place operators as functions change their first argument
+    **dict.fromkeys(
+        (
+            operator.iadd,
+            operator.iconcat,
+            operator.imul,
+            operator.ior,
+            operator.iand,
+            operator.ixor,
+            operator.isub,
+        ),
+        True,
+    ),
+    # what reads a buffer (a ``bytearray``, an ``array``) handed to it
+    **dict.fromkeys(
+        (
+            struct.unpack,
+            struct.unpack_from,
+            struct.iter_unpack,
+            int.from_bytes,
+            zlib.crc32,
+            zlib.adler32,
+            zlib.compress,
+            binascii.hexlify,
+            binascii.b2a_base64,
+            binascii.b2a_hex,
+            binascii.crc32,
+            base64.b64encode,
+            base64.b64decode,
+            base64.urlsafe_b64encode,
+            base64.b16encode,
+            base64.b32encode,
+            hashlib.md5,
+            hashlib.sha1,
+            hashlib.sha224,
+            hashlib.sha256,
+            hashlib.sha384,
+            hashlib.sha512,
+            hashlib.blake2b,
+            hashlib.blake2s,
+            hashlib.new,
+            io.BytesIO,
+        ),
+        False,
+    ),
 }
+# A bound method among them (``random.shuffle``, ``reprlib.repr``: a hidden instance's) is called
+# unpacked, its function with the instance (CPython 3.11's ``PRECALL``): the function is listed too.
+CONTAINER_FUNCTIONS.update(
+    {f.__func__: v for f, v in list(CONTAINER_FUNCTIONS.items()) if isinstance(f, types.MethodType)}
+)
 # Of those, the ones that read the containers inside the ones they are handed: they format,
 # serialise or compare them (``str(outer)`` reads ``outer[0]``; a copy, ``list(outer)``, does not)
 DEEP = frozenset(
@@ -121,6 +197,17 @@ DEEP = frozenset(
         pickle.dump,
         copy.deepcopy,
         str.format,
+        str.format_map,
+        string.Template.substitute,
+        string.Template.safe_substitute,
+        pprint.pformat,
+        pprint.pprint,
+        pprint.pp,
+        reprlib.repr,
+        reprlib.Repr.repr,
+        urllib.parse.urlencode,
+        marshal.dumps,
+        marshal.dump,
     }
     | {getattr(logging.Logger, level) for level in _LOG_LEVELS}
     | {getattr(logging, level) for level in _LOG_LEVELS}
@@ -142,6 +229,12 @@ READS_ARGUMENTS = frozenset(
         "difference_update",
         "intersection_update",
         "symmetric_difference_update",
+        "__iadd__",
+        "__ior__",
+        "__iand__",
+        "__isub__",
+        "__ixor__",
+        "__init__",
     }
 )
 # a generator's methods that run it, as ``next`` does (a write of the generator)

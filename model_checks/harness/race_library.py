@@ -20,6 +20,7 @@ import collections
 import copy
 import dataclasses
 import heapq
+import inspect
 import itertools
 import math
 import pickle
@@ -81,7 +82,7 @@ READERS.pop(None, None)  # a build of CPython without the C counter: Counter.upd
 # Serialisers read an object's fields, not only a container's items (``pickle.dumps(obj)``): the
 # object's ``__dict__`` is read whole. Only these: ``str(obj)`` of an object reads what its
 # ``__repr__`` (traced, if the program's) reads, nothing for the default one.
-SERIALISES = frozenset({pickle.dumps, pickle.dump})
+SERIALISES = frozenset({pickle.dumps, pickle.dump, inspect.getmembers})
 
 
 _STATE: list[frozenset[int]] = []

@@ -9,6 +9,7 @@ import array
 import dis
 import gc
 import io
+import itertools
 import os
 import sysconfig
 import types
@@ -76,6 +77,40 @@ _OVER: tuple[object, ...] = (
     reversed(deque()),
     iter(bytearray()),
     iter(array.array("i")),
+    # and the iterators that are no container's (session 38's review: ``_ids = itertools.count()``
+    # shared by threads, a ``zip`` or ``map`` made before them): ``next`` moves them too, and they
+    # read the containers of the iterators they hold
+    iter(()),
+    iter(""),
+    iter(b""),
+    iter(range(0)),
+    iter(range(2**64)),
+    iter(frozenset()),
+    iter(lambda: 0, 0),
+    zip(),
+    map(abs, ()),
+    filter(None, ()),
+    enumerate(()),
+    reversed(()),
+    itertools.count(),
+    itertools.cycle(()),
+    itertools.chain(),
+    itertools.islice((), 0),
+    itertools.repeat(0),
+    itertools.accumulate(()),
+    itertools.compress((), ()),
+    itertools.dropwhile(bool, ()),
+    itertools.takewhile(bool, ()),
+    itertools.filterfalse(bool, ()),
+    itertools.groupby(()),
+    itertools.pairwise(()),
+    itertools.starmap(abs, ()),
+    itertools.zip_longest(()),
+    itertools.product(),
+    itertools.permutations(()),
+    itertools.combinations((), 0),
+    itertools.combinations_with_replacement((), 0),
+    itertools.tee(())[0],
 )
 ITERATORS: tuple[type, ...] = tuple(dict.fromkeys(type(it) for it in _OVER))
 KEYED = (dict, set)  # per-key locations
@@ -125,6 +160,44 @@ METHODS: dict[str, tuple[bool, bool]] = {
     "difference_update": (True, False),
     "intersection_update": (True, False),
     "symmetric_difference_update": (True, False),
+    # session 38's review: the in-place operators and ``__init__`` by their names
+    # (``xs.__iadd__(ys)``, ``list.__init__(xs, ys)``) change the container
+    **dict.fromkeys(
+        ("__iadd__", "__imul__", "__ior__", "__iand__", "__isub__", "__ixor__", "__init__"), (True, False)
+    ),
+    "symmetric_difference": (False, False),
+    # a ``bytearray``'s (or an ``array``'s) reads of its bytes
+    **dict.fromkeys(
+        (
+            "decode",
+            "hex",
+            "find",
+            "rfind",
+            "startswith",
+            "endswith",
+            "upper",
+            "lower",
+            "split",
+            "rsplit",
+            "splitlines",
+            "strip",
+            "lstrip",
+            "rstrip",
+            "replace",
+            "partition",
+            "rpartition",
+            "translate",
+            "isalnum",
+            "isalpha",
+            "isdigit",
+            "isspace",
+            "isascii",
+            "tobytes",
+            "tolist",
+            "tounicode",
+        ),
+        (False, False),
+    ),
     # a stream's (``STREAMS``)
     **dict.fromkeys(
         (
@@ -284,13 +357,29 @@ def harness_class(cls: type) -> bool:
         module = cls.__module__
         owned = _OWNED[cls] = (
             module.startswith("model_checks.harness") and module not in own_code.PROGRAM_MODULES
-        ) or issubclass(cls, PER_THREAD)
+        ) or cls in PER_THREAD
     return owned
 
 
 # Classes whose instances hold one namespace per thread (patch mode's ``threading.local``, and the
-# program's subclasses of it): their attributes are never shared, so never a race.
+# program's subclasses of it): the attributes in that namespace are never shared, so never a race.
+# A subclass's slots and its class's data are shared (session 38's review: a lost update on a
+# slot of a ``local`` subclass, and on its class's counter, were proved).
 PER_THREAD: tuple[type, ...] = (patch_local.local,)
+
+
+def class_path(cls: type, name: str) -> list[type] | None:
+    """The classes of ``cls``'s method resolution order that a look-up of ``cls.name`` reads, up
+    to the one whose body holds ``name`` as data: a write of ``name`` into any of them changes
+    what the look-up finds (``Sub.limit = 5`` shadows ``Base.limit``). None where it is code, or
+    found nowhere."""
+    path: list[type] = []
+    for klass in cls.__mro__:
+        path.append(klass)
+        value = klass.__dict__.get(name, _MISSING)
+        if value is not _MISSING:
+            return None if isinstance(value, CODE_TYPES) else path
+    return None
 
 
 _OWNED: dict[type, bool] = {}  # type -> is it the harness's (asked at every attribute access)
@@ -345,12 +434,16 @@ def code_entries(code: types.CodeType) -> tuple[tuple[int, Any] | None, ...] | N
     return tuple(out)
 
 
-def iterated(it: object) -> object | None:
-    """The container an iterator of ``ITERATORS`` reads (None once it is exhausted)."""
+def iterated(it: object, depth: int = 3) -> list[object]:
+    """The containers an iterator of ``ITERATORS`` reads (none once it is exhausted), through the
+    iterators it holds (``zip(iter(xs), ys)``), ``depth`` levels down."""
+    found: list[object] = []
     for ref in gc.get_referents(it):
         if isinstance(ref, CONTAINERS):
-            return ref
-    return None
+            found.append(ref)
+        elif depth > 1 and isinstance(ref, ITERATORS):
+            found.extend(iterated(ref, depth - 1))
+    return found
 
 
 def viewed(obj: object) -> object:

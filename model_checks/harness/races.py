@@ -43,7 +43,7 @@ from collections import defaultdict
 from typing import TYPE_CHECKING, Any
 
 from model_checks.harness.busy_wait import BusyWait
-from model_checks.harness.declared import is_declared
+from model_checks.harness.race_attributes import AttributeAccesses
 from model_checks.harness.race_calls import NESTED_DEPTH, CallSites
 from model_checks.harness.race_frames import (
     NATIVE,
@@ -89,11 +89,7 @@ from model_checks.harness.race_sites import (
     Site,
     Where,
     alike,
-    class_owner,
     code_entries,
-    harness_class,
-    harness_owned,
-    is_property,
     iterated,
     viewed,
 )
@@ -117,7 +113,7 @@ class _Loc:
         self.reads: dict[int, tuple[int, Site]] = {}
 
 
-class RaceDetector:
+class RaceDetector(AttributeAccesses):
     """Vector clocks from the controlled operations, shadow memory from the traced accesses, for
     one execution. ``sync`` is called by the scheduler for every operation it runs."""
 
@@ -298,62 +294,8 @@ class RaceDetector:
         """``next(it)``, or a loop's start, on an iterator over a container: it moves the iterator
         (a write: two threads calling ``next`` on one race) and reads the container."""
         self._access(tid, it, "<position>", True, frame, type(it).__name__)
-        container = iterated(it)
-        if container is not None:
+        for container in iterated(it):
             self._access(tid, container, ALL, False, frame, "")
-
-    def _load_attr(self, tid: int, obj: object, name: str, frame: Where) -> None:
-        """``obj.name`` is read: a module's global, a class's data (where its body defines it), or
-        an object's attribute; never code (a function, a class, a method's descriptor)."""
-        if isinstance(obj, types.ModuleType):
-            g = obj.__dict__
-            if name in g and not isinstance(g[name], CODE_TYPES):
-                self._access(tid, g, name, False, frame, f"global {name}")
-        elif isinstance(obj, type):
-            owner = class_owner(obj, name)
-            if owner is not None and not harness_class(owner):
-                self._attr(tid, owner, name, False, frame)
-        elif not isinstance(obj, CODE_TYPES) and not harness_owned(obj):
-            fields = getattr(obj, "__dict__", None)
-            if isinstance(fields, dict) and name not in fields:
-                if is_property(type(obj), name):
-                    return  # its getter's own accesses are traced
-                # not the object's own yet: its class's data (``self.limit`` reading
-                # ``Config.limit``), and the object's too, which a write would make its own
-                owner = class_owner(type(obj), name)
-                if owner is not None:
-                    self._attr(tid, owner, name, False, frame)
-            self._attr(tid, obj, name, False, frame, fields)
-
-    def _store_attr(self, tid: int, obj: object, name: str, frame: Where) -> None:
-        """``obj.name`` is written (or deleted): a module's attribute is its global, the location
-        its own code writes with ``global``."""
-        if isinstance(obj, types.ModuleType):
-            self._access(tid, obj.__dict__, name, True, frame, f"global {name}")
-        elif isinstance(obj, type):
-            if not harness_class(obj):
-                self._attr(tid, obj, name, True, frame)
-        elif not harness_owned(obj):
-            fields = getattr(obj, "__dict__", None)
-            if isinstance(fields, dict) and name not in fields and is_property(type(obj), name):
-                return  # its setter's own accesses are traced
-            self._attr(tid, obj, name, True, frame, fields)
-
-    def _attr(
-        self, tid: int, obj: object, name: str, write: bool, frame: Where, fields: object = None
-    ) -> None:
-        """``obj.name``. An object's attribute is the key ``name`` of its ``__dict__`` (``fields``):
-        one location, whether the program reaches it as ``obj.name``, ``vars(obj)[name]`` or a copy
-        that reads the dict whole (``copy.copy(obj)``, ``obj.__dict__.update(...)``: session 37,
-        each proved race free before, a location of its own)."""
-        if is_declared(type(obj), name):
-            return  # a declared GIL-atomic field: a scheduling point of its own (declared.py)
-        if isinstance(fields, dict):
-            # named by the object's class (``Box.n``): a report's words keep the class, not the
-            # object, alive (its ``__del__`` runs when its last reference goes)
-            self._access(tid, fields, name, write, frame, "", type(obj))
-        else:  # a class's data, a slot
-            self._access(tid, obj, name, write, frame, "")
 
     def _item(
         self,

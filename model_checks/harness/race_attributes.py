@@ -1,0 +1,118 @@
+"""The race detector's attribute accesses (``races.RaceDetector`` derives from this): a
+module's attribute is its global, a class's data is where its body holds it (and every class
+before that one in the look-up, where a write would shadow it), an object's attribute is the key
+of its ``__dict__``, a slot is the object's own, and a ``threading.local`` subclass's namespace
+is each thread's own (its slots and class data are shared)."""
+
+from __future__ import annotations
+
+import types
+
+from model_checks.harness.declared import is_declared
+from model_checks.harness.race_sites import (
+    CODE_TYPES,
+    PER_THREAD,
+    Where,
+    class_path,
+    harness_class,
+    harness_owned,
+    is_property,
+)
+
+
+class AttributeAccesses:
+    """``obj.name`` read or written, as accesses of the detector's locations."""
+
+    def _access(
+        self,
+        tid: int,
+        obj: object,
+        key: object,
+        write: bool,
+        frame: Where,
+        label: str,
+        owner: type | None = None,
+    ) -> None:
+        raise NotImplementedError  # the detector's
+
+    def _load_attr(self, tid: int, obj: object, name: str, frame: Where) -> None:
+        """``obj.name`` is read: a module's global, a class's data (where its body defines it), or
+        an object's attribute; never code (a function, a class, a method's descriptor)."""
+        if isinstance(obj, types.ModuleType):
+            g = obj.__dict__
+            if name in g and not isinstance(g[name], CODE_TYPES):
+                self._access(tid, g, name, False, frame, f"global {name}")
+        elif isinstance(obj, type):
+            self._class_data(tid, obj, name, frame)
+        elif issubclass(type(obj), PER_THREAD):
+            self._local_attr(tid, obj, name, False, frame)
+        elif not isinstance(obj, CODE_TYPES) and not harness_owned(obj):
+            fields = getattr(obj, "__dict__", None)
+            if isinstance(fields, dict) and name not in fields:
+                if is_property(type(obj), name):
+                    return  # its getter's own accesses are traced
+                # not the object's own yet: its class's data (``self.limit`` reading
+                # ``Config.limit``), and the object's too, which a write would make its own
+                self._class_data(tid, type(obj), name, frame)
+            self._attr(tid, obj, name, False, frame, fields)
+
+    def _local_attr(self, tid: int, obj: object, name: str, write: bool, frame: Where) -> None:
+        """``obj.name`` of a program's ``threading.local`` subclass: a slot is one per object,
+        shared by every thread; the class's data is shared (read here, where the thread's own
+        namespace may shadow it); the rest is the thread's own. The namespace is not looked at:
+        a thread's first touch of it runs ``__init__``, which must run as the program's code, not
+        inside this handler, untraced."""
+        cls = type(obj)
+        if _slot(cls, name):
+            self._attr(tid, obj, name, write, frame)
+        elif not write and not harness_class(cls):
+            self._class_data(tid, cls, name, frame)
+
+    def _class_data(self, tid: int, cls: type, name: str, frame: Where) -> None:
+        """``cls.name`` is read where it is data: the class whose body holds it, and each class
+        before that one in ``cls``'s method resolution order (a write there would shadow it)."""
+        for klass in class_path(cls, name) or ():
+            if not harness_class(klass):
+                self._attr(tid, klass, name, False, frame)
+
+    def _store_attr(self, tid: int, obj: object, name: str, frame: Where) -> None:
+        """``obj.name`` is written (or deleted): a module's attribute is its global, the location
+        its own code writes with ``global``."""
+        if isinstance(obj, types.ModuleType):
+            self._access(tid, obj.__dict__, name, True, frame, f"global {name}")
+        elif isinstance(obj, type):
+            if not harness_class(obj):
+                self._attr(tid, obj, name, True, frame)
+        elif issubclass(type(obj), PER_THREAD):
+            self._local_attr(tid, obj, name, True, frame)
+        elif not harness_owned(obj):
+            fields = getattr(obj, "__dict__", None)
+            if isinstance(fields, dict) and name not in fields and is_property(type(obj), name):
+                return  # its setter's own accesses are traced
+            self._attr(tid, obj, name, True, frame, fields)
+
+    def _attr(
+        self, tid: int, obj: object, name: str, write: bool, frame: Where, fields: object = None
+    ) -> None:
+        """``obj.name``. An object's attribute is the key ``name`` of its ``__dict__`` (``fields``):
+        one location, whether the program reaches it as ``obj.name``, ``vars(obj)[name]`` or a copy
+        that reads the dict whole (``copy.copy(obj)``, ``obj.__dict__.update(...)``: session 37,
+        each proved race free before, a location of its own)."""
+        if is_declared(type(obj), name):
+            return  # a declared GIL-atomic field: a scheduling point of its own (declared.py)
+        if isinstance(fields, dict):
+            # named by the object's class (``Box.n``): a report's words keep the class, not the
+            # object, alive (its ``__del__`` runs when its last reference goes)
+            self._access(tid, fields, name, write, frame, "", type(obj))
+        else:  # a class's data, a slot
+            self._access(tid, obj, name, write, frame, "")
+
+
+def _slot(cls: type, name: str) -> bool:
+    """Is ``name`` a slot of ``cls`` (a member descriptor in its method resolution order)? A
+    ``threading.local`` subclass's slots are one per object, shared by every thread."""
+    for klass in cls.__mro__:
+        value = klass.__dict__.get(name)
+        if value is not None:
+            return isinstance(value, types.MemberDescriptorType)
+    return False
