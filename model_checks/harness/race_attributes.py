@@ -7,6 +7,7 @@ is each thread's own (its slots and class data are shared)."""
 from __future__ import annotations
 
 import types
+from collections.abc import Callable
 
 from model_checks.harness.declared import is_declared
 from model_checks.harness.race_sites import (
@@ -23,17 +24,8 @@ from model_checks.harness.race_sites import (
 class AttributeAccesses:
     """``obj.name`` read or written, as accesses of the detector's locations."""
 
-    def _access(
-        self,
-        tid: int,
-        obj: object,
-        key: object,
-        write: bool,
-        frame: Where,
-        label: str,
-        owner: type | None = None,
-    ) -> None:
-        raise NotImplementedError  # the detector's
+    # the detector's: ``(tid, obj, key, write, frame, label, owner=None)``
+    _access: Callable[..., None]
 
     def _load_attr(self, tid: int, obj: object, name: str, frame: Where) -> None:
         """``obj.name`` is read: a module's global, a class's data (where its body defines it), or

@@ -21,6 +21,7 @@ import threading
 
 from tests.harness.expected import Races
 from tests.harness.program_threads import start_and_join
+from tests.harness.race_library_programs import Plain
 
 _ids = itertools.count()
 
@@ -88,29 +89,13 @@ def reprlib_race() -> None:
 
 
 def getmembers_race() -> None:
-    class Point:
-        def __init__(self) -> None:
-            self.x = 0
-
-    p = Point()
-
-    def writer() -> None:
-        p.x = 1
-
-    start_and_join(writer, lambda: inspect.getmembers(p))
+    p = Plain()
+    start_and_join(lambda: setattr(p, "value", 1), lambda: inspect.getmembers(p))
 
 
 def getattribute_by_its_name_race() -> None:
-    class Box:
-        def __init__(self) -> None:
-            self.value = 0
-
-    box = Box()
-
-    def writer() -> None:
-        box.value = 1
-
-    start_and_join(writer, lambda: box.__getattribute__("value"))
+    p = Plain()
+    start_and_join(lambda: setattr(p, "value", 1), lambda: p.__getattribute__("value"))
 
 
 def partial_called_race() -> None:
@@ -255,8 +240,8 @@ FOUND = [
     Races(format_map_race, "dict (whole) and dict['host']", ('"{host}".format_map(cfg)',)),
     Races(pformat_race, "list (whole) and list[0]", ("pprint.pformat(xs)",)),
     Races(reprlib_race, "list (whole) and list[0]", ("reprlib.repr(xs)",)),
-    Races(getmembers_race, "Point's fields (whole) and Point.x", ("inspect.getmembers(p)",)),
-    Races(getattribute_by_its_name_race, "Box.value", ('box.__getattribute__("value")',)),
+    Races(getmembers_race, "Plain's fields (whole) and Plain.value", ("inspect.getmembers(p)",)),
+    Races(getattribute_by_its_name_race, "Plain.value", ('p.__getattribute__("value")',)),
     Races(partial_called_race, "list (whole)", ("        record()",)),
     Races(methodcaller_race, "list (whole)", ('operator.methodcaller("append", 1)(events)',)),
     Races(inplace_function_race, "list (whole)", ("operator.iadd(xs, [2])",)),
