@@ -14,6 +14,7 @@ import pytest
 from model_checks.harness import Result
 from tests.harness import (
     imported_programs,
+    outside_programs,
     patch_types_programs,
     queue_internals_programs,
     race_calls_programs,
@@ -36,6 +37,7 @@ CATALOGUE = (
     queue_internals_programs,
     real_run_programs,
     stream_programs,
+    outside_programs,
 )
 
 
