@@ -43,6 +43,7 @@ MACHINERY_FILES = frozenset(
         "loops.py",
         "options.py",
         "own_code.py",
+        "patch_logging.py",
         "patch_modules.py",
         "patch_reach.py",
         "patch_state.py",

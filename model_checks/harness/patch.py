@@ -39,6 +39,7 @@ from model_checks.harness import (
     patch_cached,
     patch_imported,
     patch_local,
+    patch_logging,
     patch_modules,
     patch_reach,
     patch_state,
@@ -104,6 +105,7 @@ def start_execution() -> None:
     """An execution begins: the program's modules as its check's first execution found them."""
     if not _MODULES:
         return
+    patch_logging.start_execution()
     start = _START[0]
     if start is None:
         _START[0] = patch_state.Snapshot(tuple(dict.fromkeys(_MODULES)))
@@ -264,6 +266,7 @@ def patched(*modules: ModuleType) -> Iterator[None]:
         stand_in_for = functools.partial(patch_imported.stand_in, running=_controlled, made=made)
         for module in modules:  # and what they reach: LOCKS = {"a": Lock()}, a default, a closure
             patch_reach.stand_in_reached(module, stand_in_for, restores)
+        patch_logging.stand_in_locks(stand_in_for, undo)  # a handler configured at import
         _MODULES.extend(modules)
         _START[0] = None
         patch_types.FAITHFUL_QUEUES[0] = patch_types.names_queue_internals(_MODULES)
@@ -286,6 +289,7 @@ def patched(*modules: ModuleType) -> Iterator[None]:
             else:
                 setattr(target, name, value)
         _forget_controlled_threads()
+        patch_logging.give_back_real_locks()
         for fake in made.values():
             fake.forget()
         # the last execution's objects go now, while Abort in their callbacks is passed over (a

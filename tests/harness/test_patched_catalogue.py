@@ -14,6 +14,7 @@ import pytest
 from model_checks.harness import Result
 from tests.harness import (
     imported_programs,
+    logging_programs,
     outside_programs,
     patch_types_programs,
     queue_internals_programs,
@@ -38,6 +39,7 @@ CATALOGUE = (
     real_run_programs,
     stream_programs,
     outside_programs,
+    logging_programs,
 )
 
 
