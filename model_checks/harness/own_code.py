@@ -73,6 +73,7 @@ WRAPPERS = frozenset(
     HARNESS + name
     for name in (
         "patch.py",
+        "patch_asyncio.py",
         "patch_threads.py",
         "patch_types.py",
         "patch_cached.py",

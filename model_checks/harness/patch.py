@@ -36,6 +36,7 @@ from types import ModuleType
 from typing import Any
 
 from model_checks.harness import (
+    patch_asyncio,
     patch_cached,
     patch_imported,
     patch_local,
@@ -233,7 +234,8 @@ def patched(*modules: ModuleType) -> Iterator[None]:
     hook = sys.unraisablehook
     sys.unraisablehook = _unraisable(hook)
     try:
-        replacements = [*_REPLACEMENTS, *_refused_pools()]
+        # (an event loop's wait on its selector is refused: ``patch_asyncio``)
+        replacements = [*_REPLACEMENTS, *_refused_pools(), *patch_asyncio.refused_waits()]
         for mod, attr, _real, fake in replacements:
             undo.append((mod, attr, getattr(mod, attr)))
             setattr(mod, attr, fake)

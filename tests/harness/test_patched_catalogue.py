@@ -13,6 +13,7 @@ import pytest
 
 from model_checks.harness import Result
 from tests.harness import (
+    asyncio_programs,
     imported_programs,
     logging_programs,
     outside_programs,
@@ -40,6 +41,7 @@ CATALOGUE = (
     stream_programs,
     outside_programs,
     logging_programs,
+    asyncio_programs,
 )
 
 
