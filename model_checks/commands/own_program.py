@@ -13,15 +13,12 @@ import importlib.util
 import inspect
 import os
 import sys
-import sysconfig
 from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
 
-import model_checks
-import reference
-import spec
 from model_checks.commands import CommandError
+from model_checks.harness import patch_modules
 from model_checks.harness.runtime import ControlledRuntime
 
 Program = Callable[[ControlledRuntime], object]
@@ -66,7 +63,8 @@ def siblings(module: ModuleType) -> list[ModuleType]:
     its packages' modules): patched with it, so that their locks made at import stand in for
     controlled ones and their globals start each execution afresh, as the program's own do.
     Installed packages (a virtual environment inside the folder) and lanecheck's own modules are
-    not the program's."""
+    not the program's. (``patched`` adds the program's modules these reach, wherever they are:
+    ``patch_modules``.)"""
     file = getattr(module, "__file__", None)
     if not file:
         return []
@@ -76,22 +74,13 @@ def siblings(module: ModuleType) -> list[ModuleType]:
         path = getattr(other, "__file__", None)
         if other is module or not path:
             continue
-        path = os.path.abspath(path)
-        if path.startswith(below) and not path.startswith(_NOT_THE_PROGRAMS):
+        if os.path.abspath(path).startswith(below) and patch_modules.program_file(other):
             found.append(other)
     return found
 
 
 def _folder(path: str) -> str:
     return os.path.join(os.path.abspath(path), "")  # ends in a separator: a prefix of what it holds
-
-
-_LIBRARIES = {sysconfig.get_path(name) for name in ("stdlib", "platstdlib", "purelib", "platlib")}
-_OURS = (model_checks, spec, reference)
-_NOT_THE_PROGRAMS = (
-    *(_folder(path) for path in _LIBRARIES),
-    *(_folder(os.path.dirname(package.__file__ or "")) for package in _OURS),
-)
 
 
 def _module(where: str) -> ModuleType:

@@ -43,6 +43,8 @@ MACHINERY_FILES = frozenset(
         "loops.py",
         "options.py",
         "own_code.py",
+        "patch_logging.py",
+        "patch_modules.py",
         "patch_reach.py",
         "patch_state.py",
         "pytest_plugin.py",
@@ -72,6 +74,7 @@ WRAPPERS = frozenset(
     HARNESS + name
     for name in (
         "patch.py",
+        "patch_asyncio.py",
         "patch_threads.py",
         "patch_types.py",
         "patch_cached.py",

@@ -36,9 +36,12 @@ from types import ModuleType
 from typing import Any
 
 from model_checks.harness import (
+    patch_asyncio,
     patch_cached,
     patch_imported,
     patch_local,
+    patch_logging,
+    patch_modules,
     patch_reach,
     patch_state,
     patch_types,
@@ -67,7 +70,6 @@ from model_checks.harness.patch_threads import (
 from model_checks.harness.patch_threads import current_runtime as current_runtime
 from model_checks.harness.patch_threads import interpreter_exit as interpreter_exit
 from model_checks.harness.patch_threads import set_current as set_current
-from model_checks.harness.race_sites import SKIP_FILES
 from model_checks.harness.rt.backends import Abort
 from model_checks.harness.rt.scheduler import UsageError
 
@@ -104,6 +106,7 @@ def start_execution() -> None:
     """An execution begins: the program's modules as its check's first execution found them."""
     if not _MODULES:
         return
+    patch_logging.start_execution()
     start = _START[0]
     if start is None:
         _START[0] = patch_state.Snapshot(tuple(dict.fromkeys(_MODULES)))
@@ -121,8 +124,12 @@ def _forget_imported() -> None:
         return  # (each execution asks: most import nothing)
     folders = {os.path.join(os.path.dirname(os.path.abspath(m.__file__)), "") for m in _MODULES if m.__file__}
     for name in set(sys.modules) - _LOADED[0]:
-        file = getattr(sys.modules.get(name), "__file__", None)
-        if file and os.path.abspath(file).startswith(tuple(folders)) and not file.startswith(SKIP_FILES):
+        module = sys.modules.get(name)
+        file = getattr(module, "__file__", None)
+        # (lanecheck's own modules imported lazily stay, wherever the program's folder is)
+        if module is None or not file or not patch_modules.program_file(module):
+            continue
+        if os.path.abspath(file).startswith(tuple(folders)):
             del sys.modules[name]
 
 
@@ -207,7 +214,8 @@ def _refused_pools() -> list[tuple[ModuleType, str, Any, Any]]:
 @contextmanager
 def patched(*modules: ModuleType) -> Iterator[None]:
     """Replace the ``threading``/``queue``/``time.sleep`` names (and their by-name imports in
-    ``modules``) with controlled versions for the duration of the block."""
+    ``modules``) with controlled versions for the duration of the block. The program's modules
+    that ``modules`` reach are patched with them (``patch_modules``: a helper on ``PYTHONPATH``)."""
     if RACES_OFF_BY_DEFAULT[0] and _controlled() is not None:
         # inside an explored execution: the detector was decided off when the check started,
         # outside patch mode, so every plain access of the patched code would go unchecked and
@@ -218,6 +226,7 @@ def patched(*modules: ModuleType) -> Iterator[None]:
             "around check()/replay() or the @explore test's call, or pass races=True (or "
             "races=False to say that synchronisation points only is what you want)"
         )
+    modules = (*modules, *patch_modules.reached(modules))
     undo: list[tuple[Any, str, Any]] = []
     restores: list[Callable[[], None]] = []  # stand-ins put inside containers, defaults, cells
     made: dict[int, patch_imported.StandIn] = {}
@@ -225,7 +234,8 @@ def patched(*modules: ModuleType) -> Iterator[None]:
     hook = sys.unraisablehook
     sys.unraisablehook = _unraisable(hook)
     try:
-        replacements = [*_REPLACEMENTS, *_refused_pools()]
+        # (an event loop's wait on its selector is refused: ``patch_asyncio``)
+        replacements = [*_REPLACEMENTS, *_refused_pools(), *patch_asyncio.refused_waits()]
         for mod, attr, _real, fake in replacements:
             undo.append((mod, attr, getattr(mod, attr)))
             setattr(mod, attr, fake)
@@ -255,10 +265,10 @@ def patched(*modules: ModuleType) -> Iterator[None]:
                 if module is not queue and getattr(value, "__module__", None) == module.__name__:
                     # the program's own class (its body's locks) or an object of one made at import
                     _stand_in_fields(value, f"{module.__name__}.{name}", made, undo)
+        stand_in_for = functools.partial(patch_imported.stand_in, running=_controlled, made=made)
         for module in modules:  # and what they reach: LOCKS = {"a": Lock()}, a default, a closure
-            patch_reach.stand_in_reached(
-                module, lambda value, name: patch_imported.stand_in(value, name, _controlled, made), restores
-            )
+            patch_reach.stand_in_reached(module, stand_in_for, restores)
+        patch_logging.stand_in_locks(stand_in_for, undo)  # a handler configured at import
         _MODULES.extend(modules)
         _START[0] = None
         patch_types.FAITHFUL_QUEUES[0] = patch_types.names_queue_internals(_MODULES)
@@ -281,6 +291,7 @@ def patched(*modules: ModuleType) -> Iterator[None]:
             else:
                 setattr(target, name, value)
         _forget_controlled_threads()
+        patch_logging.give_back_real_locks()
         for fake in made.values():
             fake.forget()
         # the last execution's objects go now, while Abort in their callbacks is passed over (a

@@ -13,7 +13,10 @@ import pytest
 
 from model_checks.harness import Result
 from tests.harness import (
+    asyncio_programs,
     imported_programs,
+    logging_programs,
+    outside_programs,
     patch_types_programs,
     queue_internals_programs,
     race_calls_programs,
@@ -38,6 +41,9 @@ CATALOGUE = (
     queue_internals_programs,
     real_run_programs,
     stream_programs,
+    outside_programs,
+    logging_programs,
+    asyncio_programs,
 )
 
 
