@@ -18,10 +18,27 @@
 #include "_race_tracer.h"
 #include <string.h>
 
+/* Is ``obj``'s type one of ``types`` (a tuple of types) or a subclass of one? By the type's
+ * method resolution order alone: ``PyObject_IsInstance`` with a tuple asks each type's
+ * ``__instancecheck__`` by name, which cost more with each type the tuple gained (50 since
+ * session 38), at every traced conditional, subscript and call. The types here are the
+ * builtins' and ``types``' own, whose ``isinstance`` is this test; an object that lies about its
+ * ``__class__`` (a mock) is taken for what it is. */
 static int
 is_instance(PyObject *obj, PyObject *types)
 {
-    return obj != NULL && PyObject_IsInstance(obj, types);
+    if (obj == NULL) {
+        return 0;
+    }
+    PyTypeObject *tp = Py_TYPE(obj);
+    Py_ssize_t n = PyTuple_GET_SIZE(types);
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *kind = PyTuple_GET_ITEM(types, i);
+        if ((PyTypeObject *)kind == tp || (PyType_Check(kind) && PyType_IsSubtype(tp, (PyTypeObject *)kind))) {
+            return 1;
+        }
+    }
+    return 0;
 }
 
 /* Is ``value`` (NULL: not there) data, not code? 1, 0, or -1 on an error. */
@@ -135,10 +152,15 @@ lanecheck_worth(Tracer *t, _PyInterpreterFrame *fr, PyObject *entry)
         return is_instance(STACK(1), t->containers);
     case ITER: { /* a container read whole (or its iterator moved), or a generator run */
         PyObject *iterated = STACK(1);
+        if (iterated != NULL && Py_REFCNT(iterated) == 1) {
+            /* held by this frame's stack alone (``for i, x in enumerate(xs)``: made by the call
+             * before, which read ``xs``): no other thread can reach it, so no race on it */
+            return 0;
+        }
         return iterated != NULL && PyGen_Check(iterated) ? 1 : is_instance(iterated, t->containers);
     }
     case RUN: /* a loop's turn: only a generator's is an access (it runs the generator) */
-        return STACK(1) != NULL && PyGen_Check(STACK(1));
+        return STACK(1) != NULL && Py_REFCNT(STACK(1)) > 1 && PyGen_Check(STACK(1));
     case BINARY: { /* either operand a container, or "%s" % (items,) */
         int left = is_instance(STACK(2), t->containers);
         if (left != 0) {
