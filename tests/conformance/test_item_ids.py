@@ -9,8 +9,8 @@ from __future__ import annotations
 import pytest
 
 from model_checks.conformance import ENGINES, validate_lines
+from model_checks.conformance.item_ids import ItemIds
 from model_checks.designs.work_lane.bench_traces import CONFIG, synthetic_events
-from model_checks.designs.work_lane.trace.items import ItemIds
 from tests.conformance.make_corpus import begin, end, inv, lines_of, one_item, post, stopped, submitted
 
 

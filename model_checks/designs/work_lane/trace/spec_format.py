@@ -4,11 +4,11 @@
 ``lanecheck validate`` keeps ``validate.FORMAT`` (the fast engine by default); this format judges
 the same traces with ``SpecEngine`` under the same rules (its own well-formedness check of each
 event, a thread that owes a submission logs it next, no item id accepted twice while in flight:
-``items``), so it accepts and refuses what ``FORMAT`` with ``engine="spec"`` does. Its checker is
-observable: ``observe`` reports the engine's ``states`` and constants ``c`` before the first event
-and after each one, as ``TraceSearch.observe`` does; without an observer the cost is one ``None``
-test per event. The engine's constants are its own (lanes join as the trace names them, processes
-are the trace's threads), never an explorer configuration's.
+``conformance.item_ids``), so it accepts and refuses what ``FORMAT`` with ``engine="spec"`` does.
+Its checker is observable: ``observe`` reports the engine's ``states`` and constants ``c`` before
+the first event and after each one, as ``TraceSearch.observe`` does; without an observer the cost
+is one ``None`` test per event. The engine's constants are its own (lanes join as the trace names
+them, processes are the trace's threads), never an explorer configuration's.
 """
 
 from __future__ import annotations
@@ -16,11 +16,11 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from model_checks.conformance.item_ids import ITEM_EVENTS, ItemIds
 from model_checks.conformance.reader import MAX_INDEXED
 from model_checks.conformance.streamed import FieldCheck
 from model_checks.conformance.verdict import Malformed, Rejected
 from model_checks.designs.work_lane.trace.binding import TraceConstants
-from model_checks.designs.work_lane.trace.items import ITEM_EVENTS, ItemIds
 from model_checks.designs.work_lane.trace.parse import HEADER, Config, Event, EventChecker
 from model_checks.designs.work_lane.trace.rules import RULES
 from model_checks.designs.work_lane.trace.spec_engine import DEFERRED, SpecEngine

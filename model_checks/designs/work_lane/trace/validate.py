@@ -11,9 +11,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any, Protocol
 
+from model_checks.conformance.item_ids import ITEM_EVENTS, ItemIds
 from model_checks.conformance.verdict import ALLOWED, MALFORMED, NOT_ALLOWED, Malformed, Rejected, Verdict
 from model_checks.designs.work_lane.trace.fast import FastEngine
-from model_checks.designs.work_lane.trace.items import ITEM_EVENTS, ItemIds
 from model_checks.designs.work_lane.trace.parse import Event, read
 from model_checks.designs.work_lane.trace.rules import RULES
 
