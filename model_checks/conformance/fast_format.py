@@ -110,13 +110,47 @@ def line_problem(design: str, events: Collection[str], obj: Any, *words: Callabl
         kind = obj.get("event")
         if kind is not None and type(kind) is not str:
             return "`event` must be a string"
+        hint = OTHER_VERSION.get(design)
+        found = hint(obj) if hint is not None else None
+        if found is not None:
+            return found
         if type(kind) is str and kind not in events:
             return f"unknown event {clip(repr(kind), 80)} (design {design})"
     for word in words:
         found = word(obj)
         if found is not None:
             return found
-    return "not a well-formed event"
+    return _float_problem(events, obj) or "not a well-formed event"
+
+
+# Per design: words for a line that is an event of another version of its format (a version-1
+# work-lane ``drain_end`` in a version-2 work-lane-lockfree trace), registered by the design's
+# format; None when the line is not one.
+OTHER_VERSION: dict[str, Callable[[dict[str, Any]], str | None]] = {}
+
+
+DIGITS_ALONE = "(write an integer's digits alone: 1, not 1.0 or 1e0)"
+
+
+def fraction_words(value: float) -> str:
+    """A number JSON wrote with a fraction or an exponent, where an integer was expected: what was
+    read (``1e0`` and ``1.0`` both read 1.0, so the words say both forms)."""
+    return f"a number with a fraction or an exponent (read as {clip(repr(value), 40)}), not an integer"
+
+
+def _float_problem(events: Collection[str], obj: Any) -> str | None:
+    """An event field (of the event's fields when ``events`` lists them) holding a number with a
+    fraction or an exponent, which JSON Schema counts as an integer when it is whole (``1e0``)."""
+    if type(obj) is not dict:
+        return None
+    listed = events.get(obj.get("event")) if isinstance(events, Mapping) else None
+    names = ["seq", *(n for n, _ in listed)] if isinstance(listed, tuple) else list(obj)
+    for name in names:
+        value = obj.get(name)
+        for v in value if type(value) is list else [value]:
+            if type(v) is float:
+                return f"{name}: {fraction_words(v)} {DIGITS_ALONE}"
+    return None
 
 
 def fraction_problem(integers: tuple[str, ...], one: str, many: str, why: str) -> Callable[[Any], str | None]:
@@ -129,11 +163,12 @@ def fraction_problem(integers: tuple[str, ...], one: str, many: str, why: str) -
             return None
         for name in integers:
             if type(obj.get(name)) is float:
-                return f"{name}: {clip(repr(obj[name]), 40)} is not an integer (write it without a fraction)"
+                return f"{name}: {fraction_words(obj[name])} {DIGITS_ALONE}"
         listed = obj.get(many)
-        for value in [obj.get(one), *(listed if type(listed) is list else ())]:
-            if type(value) is float:
-                return f"{one} {clip(repr(value), 40)} is not an integer ({why})"
+        for name, values in ((one, [obj.get(one)]), (many, listed if type(listed) is list else ())):
+            for value in values:
+                if type(value) is float:
+                    return f"{name}: {fraction_words(value)} ({why})"
         return None
 
     return problem

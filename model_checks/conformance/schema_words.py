@@ -11,7 +11,13 @@ from typing import Any
 
 from model_checks.conformance.reader import clip
 
-_ARTICLE = {"integer": "an integer", "object": "an object", "array": "an array", "null": "null"}
+_ARTICLE = {
+    "integer": "an integer",
+    "object": "an object",
+    "array": "an array",
+    "null": "null",
+    "boolean": "a boolean (true or false)",
+}
 
 
 def _json(value: object) -> str:
@@ -24,6 +30,35 @@ def _json(value: object) -> str:
 
 def _type_name(name: object) -> str:
     return _ARTICLE.get(str(name), f"a {name}")
+
+
+def _got(value: object) -> str:
+    """A refused value as JSON, saying so when it is a boolean (``true`` where a number was meant)."""
+    return f"{_json(value)} (a boolean)" if isinstance(value, bool) else _json(value)
+
+
+def _alternatives(error: Any) -> str | None:
+    """What an ``anyOf``/``oneOf`` asked, when each alternative refused the value by its type or
+    value (``lane``: an integer or null), with the first alternative's ``description``; None when
+    one went further (best_match then names that refusal itself)."""
+    wants: list[str] = []
+    reason = None
+    for sub in error.context or ():
+        if sub.validator == "type":
+            wants += [_type_name(n) for n in _names(sub.validator_value)]
+        elif sub.validator in ("const", "enum"):
+            wants += [
+                _json(v)
+                for v in _names(sub.validator_value if sub.validator == "enum" else [sub.validator_value])
+            ]
+        else:
+            return None
+        described = sub.schema.get("description") if isinstance(sub.schema, dict) else None
+        reason = reason or (described if isinstance(described, str) else None)
+    if not wants:
+        return None
+    said = f"is not {_either(list(dict.fromkeys(wants)))}"
+    return f"{said} ({reason})" if reason else said
 
 
 def _either(values: list[str]) -> str:
@@ -55,8 +90,11 @@ def _fields(kind: str, keys: list[Any], error: Any) -> str:
 def words(error: Any) -> str:
     """One jsonschema ``ValidationError`` in words (without its path)."""
     keyword, want, got = error.validator, error.validator_value, error.instance
+    alternatives = _alternatives(error) if keyword in ("anyOf", "oneOf") else None
+    if alternatives is not None:
+        return clip(f"{_got(got)} {alternatives}", 400)
     if keyword in _ASKED:
-        said = f"{_json(got)} {_ASKED[keyword](want)}"
+        said = f"{_got(got) if keyword == 'type' else _json(got)} {_ASKED[keyword](want)}"
     elif keyword == "required":
         said = _fields("missing", [k for k in want if isinstance(got, dict) and k not in got], error)
     elif keyword == "additionalProperties" and isinstance(got, dict):

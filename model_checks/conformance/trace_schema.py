@@ -66,7 +66,10 @@ class TraceSchema:
         error = best_match(_validator(self, "event", bound).iter_errors(obj))
         if error is None:
             return None
-        return f"{_path(error)}: {words(error)}"
+        path = _path(error)
+        if path == _WHOLE and isinstance(obj, dict) and isinstance(obj.get("event"), str):
+            path = clip(obj["event"], 80)  # the event is named: `post: missing field "item"`
+        return f"{path}: {words(error)}"
 
 
 @cache
@@ -89,8 +92,11 @@ def _validator(schema: TraceSchema, definition: str, bound: int) -> Draft202012V
     return Draft202012Validator(root)
 
 
+_WHOLE = "(the object)"
+
+
 def _path(error: Any) -> str:
-    return clip("/".join(str(p) for p in error.absolute_path), 200) or "(the object)"
+    return clip("/".join(str(p) for p in error.absolute_path), 200) or _WHOLE
 
 
 # ------------------------------------------------------------------ the fast reading of a header

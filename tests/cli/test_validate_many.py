@@ -197,7 +197,7 @@ def test_jobs_must_be_at_least_one(batch: Path) -> None:
 
 
 def test_expand_keeps_the_order_given() -> None:
-    named = expand([str(CORPUS / "valid_basic_drain.jsonl"), str(CORPUS / "invalid_r4_*.jsonl")])
+    named = expand([str(CORPUS / "valid_basic_drain.jsonl"), str(CORPUS / "invalid_r4_invoke_*.jsonl")])
     assert [Path(n.file).name for n in named] == [
         "valid_basic_drain.jsonl",
         "invalid_r4_invoke_never_posted.jsonl",

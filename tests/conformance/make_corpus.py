@@ -269,6 +269,13 @@ INVALID: dict[str, tuple[list[Step], int, int]] = {
     ),
     "r4_invoke_never_posted": ([*one_item()[:4], inv("w0", 0, "zz")], 5, 4),
     "r4_invoke_twice": ([*one_item()[:5], inv("w0", 0, "a")], 6, 4),
+    # an item id accepted again while in flight (session 37's review: both accepted and both run)
+    "r4_item_accepted_twice": (
+        [*submitted("p0", 0, "a"), post("p0", 0, "a"), *begin("w0", 0), inv("w0", 0, "a"), inv("w0", 0, "a")],
+        3,
+        4,
+    ),
+    "r4_item_in_flight_posted_to_another_lane": ([*submitted("p0", 0, "a"), *submitted("p1", 1, "a")], 3, 4),
     "r4_invoke_refused_item": (
         [
             *submitted("p0", 0, "a"),

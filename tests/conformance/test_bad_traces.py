@@ -427,7 +427,11 @@ def test_an_unknown_design_is_named() -> None:
 
 
 @pytest.mark.parametrize(
-    ("field", "words"), [("seq", "seq: 1.0 is not an integer"), ("lane", "lane: 1.0 is not")]
+    ("field", "words"),
+    [
+        ("seq", "seq: a number with a fraction or an exponent (read as 1.0), not an integer"),
+        ("lane", "lane: a number with a fraction or an exponent (read as 1.0), not an integer"),
+    ],
 )
 def test_a_fraction_in_a_work_lane_integer_is_named(field: str, words: str) -> None:
     # A review's finding: JSON Schema takes 1.0 for an integer, so the words were "not a well-formed

@@ -197,6 +197,7 @@ def test_design_headers() -> None:
 
 
 DELETE = object()
+LANE_INDEX = "(a lane index, 0 to config.lanes - 1)"
 
 
 @pytest.mark.parametrize(
@@ -212,10 +213,14 @@ DELETE = object()
             'result: "ok" where "invalid_argument" was expected (a post with lane null was made on '
             "an invalid handle: its result is invalid_argument)",
         ),
-        ({"item": True}, "item: true is not a string or an integer"),
-        ({"submit": None}, "submit: null is not a boolean"),
+        ({"item": True}, "item: true (a boolean) is not a string or an integer"),
+        ({"submit": None}, "submit: null is not a boolean (true or false)"),
         ({"lane": 7}, "lane: 7 is above the maximum 1 (a lane index, 0 to config.lanes - 1)"),
-        ({"item": DELETE}, '(the object): missing field "item"'),
+        ({"item": DELETE}, 'post: missing field "item"'),
+        # session 37's review: "lane: True is not valid under any of the given schemas" (jsonschema's)
+        ({"lane": True}, f"lane: true (a boolean) is not an integer or null {LANE_INDEX}"),
+        ({"lane": "0"}, f'lane: "0" is not an integer or null {LANE_INDEX}'),
+        ({"submit": 1}, "submit: 1 is not a boolean (true or false)"),
         (
             {"result": "done"},
             'result: "done" is not one of "ok", "capacity_exceeded", "invalid_state" or "invalid_argument"',

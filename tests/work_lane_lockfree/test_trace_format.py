@@ -161,7 +161,10 @@ def test_a_failed_stop_is_not_allowed() -> None:
     ("line", "words"),
     [
         ({"seq": 1, "thread": "p", "event": "post", "lane": 0, "item": "a", "result": "ok"}, "result"),
-        ({"seq": 1, "thread": "p", "event": "drain_end", "lane": 0}, "unknown event"),
+        (
+            {"seq": 1, "thread": "p", "event": "drain_end", "lane": 0},
+            "drain_end is a version-1 (work-lane) event",
+        ),
         (
             {
                 "seq": 1,

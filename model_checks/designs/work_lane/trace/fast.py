@@ -136,13 +136,14 @@ class Sim(StopSteps):
 
     def _pop_for_room(self, lane: int) -> bool:
         """The lane's drainer pops its next item early, to make room for a post (lazy Pop)."""
-        for w in self.workers.values():
-            if w[1] == lane and w[0] == DRAIN:
-                if w[3] is None and w[2] < self.budget:
-                    w[3] = self.queue[lane].popleft()
-                    w[4] = False
-                    return True
-                return False
+        drainer = self.drainer.get(lane)
+        if drainer is None:
+            return False
+        w = self.workers[drainer]
+        if w[3] is None and w[2] < self.budget:
+            w[3] = self.queue[lane].popleft()
+            w[4] = False
+            return True
         return False
 
     def submit(self, ev: Event) -> list[Sim] | None:
@@ -229,6 +230,7 @@ class Sim(StopSteps):
                 "lane's work item may drain it",
             )
         self.status[lane] = DRAINING
+        self.drainer[lane] = thread
         w[0] = DRAIN
         w[4] = not self.queue[lane]
         return None
@@ -293,6 +295,7 @@ class Sim(StopSteps):
             )
         if outcome == "idle":
             del self.workers[ev["thread"]]
+            del self.drainer[lane]
             self.status[lane] = IDLE
             return None
         if not queue and w[3] is None:
@@ -311,6 +314,7 @@ class Sim(StopSteps):
                 f"empty since the last one: the drain must go on to {show(queue[0])}",
             )
         w[0], w[2], w[4] = OWES, 0, False
+        del self.drainer[lane]
         self.status[lane] = SCHEDULED
         return None
 

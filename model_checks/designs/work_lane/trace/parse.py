@@ -137,6 +137,13 @@ class EventChecker:
         return event_problem(obj, self.lanes) or _fraction(obj) or "not a well-formed event"
 
 
+# The events of trace format version 2 (work-lane-lockfree) that version 1 does not have.
+VERSION_2_EVENTS = frozenset({"push", "cas", "pop", "recheck", "submit_refused", "reset"})
+VERSION_2_ONLY = (
+    "is an event of trace format version 2 (design work-lane-lockfree, one event per atomic step), "
+    "not of a work-lane trace (version 1), whose post and drain_end are each one critical section"
+)
+
 _fraction = fraction_problem(("seq", "lane", "invoked"), "item", "items", "an item is a string or an integer")
 
 
@@ -168,7 +175,10 @@ def _events(it: Iterator[str], checker: EventChecker) -> Iterator[Event]:
             if type(obj) is dict and obj.get("event") is not None and not isinstance(obj.get("event"), str):
                 raise Malformed(line_no, f"line {line_no}: `event` must be a string")
             if type(obj) is dict and isinstance(obj.get("event"), str) and obj["event"] not in checker.fields:
-                raise Malformed(line_no, f"line {line_no}: unknown event {clip(repr(obj['event']), 80)}")
+                kind = obj["event"]
+                if kind in VERSION_2_EVENTS:
+                    raise Malformed(line_no, f"line {line_no}: {kind} {VERSION_2_ONLY}")
+                raise Malformed(line_no, f"line {line_no}: unknown event {clip(repr(kind), 80)}")
             raise Malformed(line_no, f"line {line_no}: {checker.problem(obj)}")
         if obj["seq"] != expected:
             raise Malformed(

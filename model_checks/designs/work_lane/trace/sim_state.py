@@ -49,6 +49,7 @@ class SimState(ABC):
     __slots__ = (
         "budget",
         "cap",
+        "drainer",
         "ineligible",
         "lanes",
         "mode",
@@ -75,6 +76,9 @@ class SimState(ABC):
         self.ready: deque[int] = deque()
         # thread -> [pc, lane, invoked, hand, may_stop]; only threads holding a work item
         self.workers: dict[str, list[Any]] = {}
+        # lane -> the thread draining it (its worker at DRAIN): at most one per lane. An index of
+        # ``workers``, so that a step about one lane costs the same however many threads hold work.
+        self.drainer: dict[int, str] = {}
         self.p_owes: dict[str, int] = {}  # producer thread -> lane it must submit
         self.phase = RUNNING
         self.mode: str | None = None
@@ -90,6 +94,7 @@ class SimState(ABC):
         other.status = defaultdict(int, self.status)
         other.ready = deque(self.ready)
         other.workers = {t: list(w) for t, w in self.workers.items()}
+        other.drainer = dict(self.drainer)
         other.p_owes = dict(self.p_owes)
         other.ineligible = set(self.ineligible) if self.ineligible is not None else None
         return other
@@ -149,7 +154,9 @@ class SimState(ABC):
     def pending(self) -> dict[str, Any]:
         items: dict[str, list[Any]] = {}
         for lane, q in sorted(self.queue.items()):
-            held = [w[3] for w in self.workers.values() if w[1] == lane and w[3] is not None]
+            drainer = self.drainer.get(lane)
+            hand = self.workers[drainer][3] if drainer is not None else None
+            held = [hand] if hand is not None else []
             if held or q:
                 items[str(lane)] = held + list(q)
         owed = {t: lane for t, lane in self.p_owes.items()}

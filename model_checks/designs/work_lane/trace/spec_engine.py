@@ -288,6 +288,9 @@ class SpecEngine:
         traced = self.units.traced
         # ``s`` is in the trace's lane numbers; ``unlisted`` in the spec's.
         queued = {lane: [i for _, i in queue] for lane, queue in s.queue.items() if queue}
+        for _, lane, _, hand in s.worker.values():  # popped for a post's room, not invoked yet
+            if hand is not None and lane is not None:
+                queued[lane] = [hand[1], *queued.get(lane, ())]
         queued.update({traced(lane): list(held) for lane, held in self.unlisted.items()})
         items = {str(lane): queued[lane] for lane in sorted(queued)}
         owed = {p: lane for p, (pc, _, lane) in s.producer.items() if pc == wl.P_OWES}

@@ -3,12 +3,12 @@
 
 ``lanecheck validate`` keeps ``validate.FORMAT`` (the fast engine by default); this format judges
 the same traces with ``SpecEngine`` under the same rules (its own well-formedness check of each
-event, and a thread that owes a submission logs it next), so it accepts and refuses what
-``FORMAT`` with ``engine="spec"`` does. Its checker is observable: ``observe`` reports the engine's
-``states`` and constants ``c`` before the first event and after each one, as ``TraceSearch.observe``
-does; without an observer the cost is one ``None`` test per event. The engine's constants are its
-own (lanes join as the trace names them, processes are the trace's threads), never an explorer
-configuration's.
+event, a thread that owes a submission logs it next, no item id accepted twice while in flight:
+``conformance.item_ids``), so it accepts and refuses what ``FORMAT`` with ``engine="spec"`` does.
+Its checker is observable: ``observe`` reports the engine's ``states`` and constants ``c`` before
+the first event and after each one, as ``TraceSearch.observe`` does; without an observer the cost
+is one ``None`` test per event. The engine's constants are its own (lanes join as the trace names
+them, processes are the trace's threads), never an explorer configuration's.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from model_checks.conformance.item_ids import ITEM_EVENTS, ItemIds
 from model_checks.conformance.reader import MAX_INDEXED
 from model_checks.conformance.streamed import FieldCheck
 from model_checks.conformance.verdict import Malformed, Rejected
@@ -40,6 +41,7 @@ class SpecChecker:
         self.well_formed = EventChecker(bound)
         self.engine = SpecEngine(bound, deferred=deferred)
         self.owes: dict[str, int] = {}  # thread -> the lane whose submission it must log next
+        self.ids = ItemIds()  # the item ids in flight (rule 4: an id is unique per trace)
         self.complete = False  # the trace showed stop_end
         self.observer: Observer | None = None
 
@@ -68,6 +70,8 @@ class SpecChecker:
             if kind != "submit" or ev["lane"] != owed:
                 raise Rejected(2, owes_problem(ev, owed))
             del self.owes[thread]
+        if kind in ITEM_EVENTS:
+            self.ids.see(ev)
         self.engine.step(ev)
         if kind == "post":
             if ev["submit"]:

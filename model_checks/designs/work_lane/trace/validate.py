@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any, Protocol
 
+from model_checks.conformance.item_ids import ITEM_EVENTS, ItemIds
 from model_checks.conformance.verdict import ALLOWED, MALFORMED, NOT_ALLOWED, Malformed, Rejected, Verdict
 from model_checks.designs.work_lane.trace.fast import FastEngine
 from model_checks.designs.work_lane.trace.parse import Event, read
@@ -93,6 +94,7 @@ def _work_lane(header: Any, it: Iterator[str], engine: str) -> Verdict:
     stopped = False
     current: Event | None = None
     step = eng.step
+    see = ItemIds().see
     try:
         for current in events:
             ev = current
@@ -104,6 +106,8 @@ def _work_lane(header: Any, it: Iterator[str], engine: str) -> Verdict:
                     if kind != "submit" or ev["lane"] != owed:
                         raise Rejected(2, owes_problem(ev, owed))
                     del owes[thread]
+            if kind in ITEM_EVENTS:
+                see(ev)
             step(ev)
             count += 1
             if kind == "post":

@@ -27,6 +27,7 @@ from collections.abc import Hashable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from model_checks.conformance.item_ids import ITEM_EVENTS, ItemIds
 from model_checks.conformance.lane_roles import (
     add_producer,
     add_stopper,
@@ -174,6 +175,7 @@ class LockFreeChecker:
         # behaviour, so the header's count (up to 65,536) costs nothing.
         self.c = HEADER.constants(LockFreeTraceConstants, config, callback_stop=True)
         self.lanes = int(config["lanes"])
+        self.ids = ItemIds()  # the item ids in flight (conformance.item_ids)
         self.units = UnitNames("lane", "lanes", UNNAMED_LANE)
         self.search = TraceSearch(
             wlf.SPEC,
@@ -245,6 +247,8 @@ class LockFreeChecker:
         kind = ev["event"]
         if kind == "post":
             self._check_post(ev)
+        if kind in ITEM_EVENTS:
+            self.ids.see(ev)  # rule 4: an item id is unique per trace (none accepted twice in flight)
         if kind == "stop_end" and ev["result"] == "failed":
             raise Rejected(
                 7,

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from model_checks.conformance.fast_format import OTHER_VERSION
 from model_checks.conformance.streamed import is_bool, is_count, is_item, is_items, one_of
 from model_checks.designs.work_lane_lockfree.trace.checker import LockFreeChecker
 from model_checks.designs.work_lane_lockfree.trace.header import HEADER
@@ -38,6 +39,33 @@ def _make(config: dict[str, Any]) -> LockFreeChecker:
 
 
 _LANE = ("lane", is_count)
+
+_V1 = "a version-1 (work-lane) event, not one of trace format version 2 (work-lane-lockfree)"
+
+
+def version_1_event(obj: dict[str, Any]) -> str | None:
+    """Words for a refused line that is a version-1 work-lane event: its post ok/capacity_exceeded
+    (with ``submit``) and its drain_end are two or three atomic steps in version 2."""
+    kind = obj.get("event")
+    if kind == "drain_end":
+        return (
+            f"drain_end is {_V1}: the end of a drain is logged as cas (from draining to idle), then "
+            "recheck, then, when the re-check saw items, cas (idle to scheduled) and its submit"
+        )
+    result = obj.get("result")
+    v1_post = (
+        result in ("ok", "capacity_exceeded") or obj.get("submit") is True or (result is None and "ok" in obj)
+    )
+    if kind == "post" and v1_post:
+        return (
+            f"this post is {_V1}: an accepted or full post is logged as push (result ok or "
+            "capacity_exceeded), then, after an ok push, cas (idle to scheduled) and the submit it "
+            "owes; a version-2 post logs only a refusal (result invalid_state or invalid_argument)"
+        )
+    return None
+
+
+OTHER_VERSION[DESIGN] = version_1_event
 
 FORMAT = HEADER.format(
     DESIGN,
