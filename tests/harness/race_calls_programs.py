@@ -1,16 +1,19 @@
-"""Plain ``threading`` programs whose shared data is reached through a call, a view, a pattern or
-formatting (tests/harness/test_patched_catalogue.py): each has one unsynchronised access, and each was
-proved race free before session 36, by an outside review's count."""
+"""Plain ``threading`` programs whose shared data is reached through a call, a view, a pattern,
+formatting, a generator or a property (tests/harness/test_patched_catalogue.py): each has one
+unsynchronised access, and each was proved race free before session 35 or 36, by an outside
+review's count."""
 
 from __future__ import annotations
 
 import array
 import operator
-from collections.abc import Callable
+import time
+from collections import OrderedDict
+from collections.abc import Callable, Generator, Iterator
 
 from tests.harness.expected import Races
 from tests.harness.program_threads import start_and_join
-from tests.harness.race_scopes import Box
+from tests.harness.race_scopes import Box, Config
 
 # ---------------------------------------------------------------- session 36: what a review left open
 
@@ -150,9 +153,162 @@ def storing_a_reference_reads_nothing() -> None:
     start_and_join(keep, lambda: inner.append(2))
 
 
+# ---------------------------------------------------------------- found by an outside review
+
+
+def sleep_then_lost_update() -> None:
+    """A sleep before an unlocked read-modify-write: the sleep orders nothing (was proved)."""
+    counter = [0]
+
+    def inc() -> None:
+        time.sleep(0.01)
+        v = counter[0]
+        counter[0] = v + 1
+
+    start_and_join(inc, inc)
+    assert counter[0] == 2
+
+
+def star_call_race() -> None:
+    """``f(*xs)`` reads the list while another thread writes an item of it."""
+    xs = [1, 2]
+
+    def reader() -> None:
+        assert max(*xs) >= 1
+
+    def writer() -> None:
+        xs[0] = 5
+
+    start_and_join(reader, writer)
+
+
+def compare_race() -> None:
+    xs, ys = [1], [1]
+
+    def reader() -> None:
+        assert (xs == ys) in (True, False)
+
+    def writer() -> None:
+        xs.append(2)
+
+    start_and_join(reader, writer)
+
+
+def ordered_dict_move_race() -> None:
+    od = OrderedDict(a=1, b=2, c=3)
+
+    def mover() -> None:
+        od.move_to_end("a")
+
+    def reader() -> None:
+        assert next(iter(od)) in ("a", "b")
+
+    start_and_join(mover, reader)
+
+
+def shared_generator() -> None:
+    def numbers() -> Iterator[int]:
+        n = 0
+        while True:
+            n += 1
+            yield n
+
+    gen = numbers()
+    start_and_join(lambda: next(gen), lambda: next(gen))
+
+
+def class_data_through_instance() -> None:
+    """A class attribute written through the class, read through an instance (``self.limit``)."""
+    c = Config()
+
+    def writer() -> None:
+        Config.limit = 5
+
+    def reader() -> None:
+        assert c.limit >= 1
+
+    start_and_join(writer, reader)
+
+
+class Temperature:
+    def __init__(self) -> None:
+        self._celsius = 0
+
+    @property
+    def celsius(self) -> int:
+        return self._celsius
+
+    @celsius.setter
+    def celsius(self, value: int) -> None:
+        self._celsius = value
+
+
+def property_race() -> None:
+    """A property read and set by two threads: the race is on the field its code touches."""
+    t = Temperature()
+
+    def writer() -> None:
+        t.celsius = 5
+
+    def reader() -> None:
+        assert t.celsius in (0, 5)
+
+    start_and_join(writer, reader)
+
+
+def whole_and_key() -> None:
+    """``len(d)`` against an insert of another key: the whole dict and the key overlap."""
+    d = {"a": 1}
+
+    def reader() -> None:
+        assert len(d) >= 1
+
+    def writer() -> None:
+        d["b"] = 2
+
+    start_and_join(reader, writer)
+
+
+def join_and_zip_race() -> None:
+    """``", ".join(words)`` and ``zip(a, words)`` read the list whole while another thread appends."""
+    words = ["a"]
+    other = ["x"]
+
+    def reader() -> None:
+        assert ", ".join(words) and list(zip(other, words, strict=False))
+
+    def writer() -> None:
+        words.append("b")
+
+    start_and_join(reader, writer)
+
+
+def generator_send_race() -> None:
+    def echo() -> Generator[int, int, None]:
+        got = 0
+        while True:
+            got = yield got
+
+    gen = echo()
+    next(gen)
+    start_and_join(lambda: gen.send(1), lambda: gen.send(2))
+
+
 # What each program gives (tests/harness/test_patched_catalogue.py): each racy one was proved race
-# free before session 36 (left open by session 35's review, or found by session 36's).
+# free before session 35 or 36 (found by session 35's review, left open by it, or found by 36's).
 FOUND = [
+    # found by session 35's review
+    Races(sleep_then_lost_update, "list[0]"),
+    Races(star_call_race, "list[0] and list (whole)"),
+    Races(compare_race, "list (whole)"),
+    Races(ordered_dict_move_race, "OrderedDict (whole)"),
+    Races(shared_generator, "generator shared_generator.<locals>.numbers"),
+    Races(class_data_through_instance, "Config.limit"),
+    Races(property_race, "Temperature._celsius"),
+    Races(whole_and_key, "dict['b'] and dict (whole)"),
+    Races(join_and_zip_race, "list (whole)"),
+    Races(generator_send_race, "generator generator_send_race.<locals>.echo"),
+    # left open by session 35's review, or found by session 36's
     Races(dict_view_race, "dict['b'] and dict (whole)"),
     Races(match_race, "list (whole)"),
     Races(match_mapping_race, "dict['a'] and dict (whole)"),
