@@ -78,6 +78,7 @@ WRAPPERS = frozenset(
         "patch_threads.py",
         "patch_types.py",
         "patch_cached.py",
+        "patch_imports.py",
         "patch_local.py",
         "patch_imported.py",
         "logged_steps.py",

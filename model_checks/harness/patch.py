@@ -39,6 +39,7 @@ from model_checks.harness import (
     patch_asyncio,
     patch_cached,
     patch_imported,
+    patch_imports,
     patch_local,
     patch_logging,
     patch_modules,
@@ -107,6 +108,7 @@ def start_execution() -> None:
     if not _MODULES:
         return
     patch_logging.start_execution()
+    patch_imports.forget_locks()
     start = _START[0]
     if start is None:
         _START[0] = patch_state.Snapshot(tuple(dict.fromkeys(_MODULES)))
@@ -131,6 +133,10 @@ def _forget_imported() -> None:
             continue
         if os.path.abspath(file).startswith(tuple(folders)):
             del sys.modules[name]
+            parent, _, child = name.rpartition(".")
+            if parent and getattr(sys.modules.get(parent), child, None) is module:
+                # ``from pkg import mod`` finds a package's attribute before ``sys.modules``
+                delattr(sys.modules[parent], child)
 
 
 def _either(
@@ -291,6 +297,7 @@ def patched(*modules: ModuleType) -> Iterator[None]:
             else:
                 setattr(target, name, value)
         _forget_controlled_threads()
+        patch_imports.forget_locks()
         patch_logging.give_back_real_locks()
         for fake in made.values():
             fake.forget()

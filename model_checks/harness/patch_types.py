@@ -35,9 +35,10 @@ import queue
 import sys
 import threading
 from collections.abc import Callable, Iterable, Iterator
-from types import CodeType, FunctionType, ModuleType
+from types import CodeType, FrameType, FunctionType, ModuleType
 from typing import Any
 
+from model_checks.harness import patch_imports
 from model_checks.harness.patch_threads import _controlled
 from model_checks.harness.runtime import ControlledRuntime
 from model_checks.harness.sync import primitives
@@ -132,24 +133,26 @@ class SimpleQueue(queue._PySimpleQueue, metaclass=_Patched):  # type: ignore[nam
 
 
 # ``_thread``'s locks. The import machinery takes its module locks from ``_thread`` too: those
-# stay real (an import is not the program's synchronisation, and the harness's own imports
-# from a controlled thread would become scheduling points).
+# are controlled only for an import the program's code asked for (``patch_imports``); the
+# harness's and the libraries' own imports keep real ones.
 _real_allocate_lock = _thread.allocate_lock
-_IMPORTERS = frozenset({"importlib._bootstrap", "_frozen_importlib"})
 
 
 def allocate_lock() -> Any:
     """``_thread.allocate_lock()``: a controlled lock inside a controlled thread."""
-    rt = _controlled()
-    if rt is None or sys._getframe(1).f_globals.get("__name__") in _IMPORTERS:
-        return _real_allocate_lock()
-    return rt.lock()
+    return _allocate(sys._getframe(1))
 
 
 def allocate() -> Any:
     """``_thread.allocate()``, the old name of ``allocate_lock``."""
+    return _allocate(sys._getframe(1))
+
+
+def _allocate(caller: FrameType) -> Any:
     rt = _controlled()
-    if rt is None or sys._getframe(1).f_globals.get("__name__") in _IMPORTERS:
+    if rt is None or (
+        patch_imports.by_the_importer(caller) and not patch_imports.asked_by_the_program(caller)
+    ):
         return _real_allocate_lock()
     return rt.lock()
 
@@ -188,6 +191,7 @@ REPLACEMENTS: list[tuple[ModuleType, str, Any, Any]] = [
     (queue, "SimpleQueue", queue.SimpleQueue, SimpleQueue),
     (queue, "LifoQueue", queue.LifoQueue, LifoQueue),
     (_thread, "allocate_lock", _thread.allocate_lock, allocate_lock),
+    (_thread, "get_ident", _thread.get_ident, patch_imports.get_ident),
     (_thread, "allocate", _thread.allocate, allocate),
     (threading, "_allocate_lock", _thread.allocate_lock, allocate_lock),
     (_thread, "LockType", _thread.LockType, LockType),

@@ -14,6 +14,7 @@ import pytest
 from model_checks.harness import Result
 from tests.harness import (
     asyncio_programs,
+    import_programs,
     imported_programs,
     logging_programs,
     outside_programs,
@@ -35,6 +36,7 @@ CATALOGUE = (
     race_calls_programs,
     race_library_programs,
     race_reach_programs,
+    import_programs,
     imported_programs,
     threading_api_programs,
     patch_types_programs,

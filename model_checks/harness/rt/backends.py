@@ -23,6 +23,10 @@ from typing import Any, Protocol
 
 import greenlet
 
+# The OS thread's identity, taken before patch mode replaces ``_thread.get_ident`` (whose
+# controlled stand-in asks which controlled thread runs: this)
+_os_thread = _thread.get_ident
+
 
 class Abort(BaseException):
     """Raised inside a controlled thread when its execution is abandoned."""
@@ -172,7 +176,7 @@ class ThreadBackend:
     def __init__(self) -> None:
         self._batons: dict[int, Any] = {}
         self.ids: dict[Any, int] = {}
-        self.whoami = _thread.get_ident
+        self.whoami = _os_thread
         self._back = _thread.allocate_lock()
         self._back.acquire()
         self._slot: object = None
@@ -184,12 +188,12 @@ class ThreadBackend:
 
         def main() -> None:
             baton.acquire()
-            self.ids[_thread.get_ident()] = tid
+            self.ids[_os_thread()] = tid
             try:
                 message = body(self._slot)
             except BaseException as exc:  # never leave the driver waiting for the baton
                 message = Done(exc)
-            self.ids.pop(_thread.get_ident(), None)
+            self.ids.pop(_os_thread(), None)
             self._slot = message
             self._back.release()
 
@@ -202,21 +206,21 @@ class ThreadBackend:
         return self._slot
 
     def switch(self, tid: int, value: object) -> object:
-        me = self.ids[_thread.get_ident()]
+        me = self.ids[_os_thread()]
         self._slot = value
         self._batons[tid].release()
         self._batons[me].acquire()
         return self._slot
 
     def suspend(self, message: object) -> object:
-        tid = self.ids[_thread.get_ident()]
+        tid = self.ids[_os_thread()]
         self._slot = message
         self._back.release()
         self._batons[tid].acquire()
         return self._slot
 
     def current(self) -> int | None:
-        return self.ids.get(_thread.get_ident())
+        return self.ids.get(_os_thread())
 
     def frame(self, tid: int) -> FrameType | None:
         for ident, t in list(self.ids.items()):

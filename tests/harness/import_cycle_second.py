@@ -1,0 +1,7 @@
+"""One of two modules that import each other after a pause (tests/harness/import_programs.py)."""
+
+import time
+
+time.sleep(0.01)
+
+NAME = "second"
