@@ -242,6 +242,7 @@ def patched(*modules: ModuleType) -> Iterator[None]:
     try:
         # (an event loop's wait on its selector is refused: ``patch_asyncio``)
         replacements = [*_REPLACEMENTS, *_refused_pools(), *patch_asyncio.refused_waits()]
+        restores.append(patch_asyncio.hide_running_loop())
         for mod, attr, _real, fake in replacements:
             undo.append((mod, attr, getattr(mod, attr)))
             setattr(mod, attr, fake)

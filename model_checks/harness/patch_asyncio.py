@@ -66,3 +66,16 @@ def refused_waits() -> list[tuple[Any, str, Any, Any]]:
             if real is not None:
                 found.append((cls, "select", real, _refusing(real)))
     return found
+
+
+def hide_running_loop() -> Callable[[], None]:
+    """While patched, this OS thread runs no event loop: one that another part of the process runs
+    here (a synchronous Playwright session keeps its loop set) would be every controlled thread's
+    (``asyncio.run`` in one raised "cannot be called from a running event loop"). The returned
+    function sets it back."""
+    events: Any = sys.modules.get("asyncio.events")
+    loop = events._get_running_loop() if events is not None else None
+    if loop is None:
+        return lambda: None
+    events._set_running_loop(None)
+    return lambda: events._set_running_loop(loop)

@@ -11,9 +11,10 @@ registered, was a real ``RLock`` too.
 
 ``stand_in_locks`` puts a stand-in (``patch_imported``) in place of each: the module lock, and the
 ``lock`` of each handler in ``logging._handlerList`` (every handler made and not yet freed, found
-through its weak references). A controlled thread gets a controlled ``RLock`` of its execution,
-anything else the real one; ``patched`` undoes it when it ends. A handler made inside the
-explored code makes its lock on the patched ``threading.RLock``: a controlled one already.
+through its weak references) or on a logger (``logging.config`` empties that list). A controlled
+thread gets a controlled ``RLock`` of its execution, anything else the real one; ``patched`` undoes
+it when it ends. A handler made inside the explored code makes its lock on the patched
+``threading.RLock``: a controlled one already.
 """
 
 from __future__ import annotations
@@ -36,9 +37,8 @@ def stand_in_locks(stand_in_for: StandInFor, undo: list[tuple[Any, str, Any]]) -
     if logging is None:
         return
     owners: list[tuple[object, str, str]] = [(logging, "_lock", "logging._lock (the module lock)")]
-    for ref in list(getattr(logging, "_handlerList", ())):
-        handler = ref()
-        if handler is not None and "lock" in getattr(handler, "__dict__", {}):
+    for handler in _handlers(logging):
+        if "lock" in getattr(handler, "__dict__", {}):
             owners.append((handler, "lock", f"the lock of logging handler {type(handler).__qualname__}"))
     for owner, field, name in owners:
         real = getattr(owner, field, None)
@@ -69,10 +69,24 @@ def give_back_real_locks() -> None:
     logging: Any = sys.modules.get("logging")
     if logging is None:
         return
-    for ref in list(getattr(logging, "_handlerList", ())):
-        handler = ref()
+    for handler in _handlers(logging):
         lock = getattr(handler, "__dict__", {}).get("lock")
         # (a stand-in is an outer ``patched`` block's, undone when that block ends)
         controlled = type(lock).__module__.startswith("model_checks.harness.")
         if lock is not None and controlled and not isinstance(lock, StandIn):
             handler.lock = _thread.RLock()
+
+
+def _handlers(logging: Any) -> list[Any]:
+    """Every live handler: the ones ``logging._handlerList`` holds and the ones its loggers hold
+    (``logging.config`` empties the list and keeps the handlers it did not make: a handler made at
+    import, before another part of the process configured logging, is found on its logger)."""
+    found: dict[int, Any] = {}
+    for ref in list(getattr(logging, "_handlerList", ())):
+        handler = ref()
+        if handler is not None:
+            found[id(handler)] = handler
+    for logger in (logging.root, *list(logging.Logger.manager.loggerDict.values())):
+        for handler in list(getattr(logger, "handlers", ())):
+            found[id(handler)] = handler
+    return list(found.values())

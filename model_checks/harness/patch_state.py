@@ -18,14 +18,17 @@ and what is reached only through them."""
 
 from __future__ import annotations
 
+import array
 import copy
+import io
 import itertools
 import random
 import types
 from collections import deque
 from typing import Any
 
-_MUTABLE = (list, dict, set, deque, bytearray)
+_MUTABLE = (list, dict, set, deque, bytearray, array.array)
+_STREAMS = (io.StringIO, io.BytesIO)  # restored to their contents and position
 _CODE = (
     types.ModuleType,
     type,
@@ -59,6 +62,8 @@ def _saved(value: object) -> tuple[object, object | None]:
             return value, copy.deepcopy(value)
         if isinstance(value, _REPLACED):
             return value, _Fresh(value)
+        if isinstance(value, _STREAMS):
+            return value, (value.getvalue(), value.tell())
     except Exception:  # contents that cannot be copied are left as they are
         pass
     return value, None
@@ -68,11 +73,18 @@ def _restore(value: Any, contents: Any) -> None:
     """Put ``contents`` back into ``value`` in place (the objects that refer to it see it)."""
     if contents is None:
         return
+    if isinstance(value, _STREAMS):
+        text, position = contents
+        value.seek(0)
+        value.truncate()
+        value.write(text)
+        value.seek(position)
+        return
     fresh = copy.deepcopy(contents)
     if isinstance(value, dict):
         value.clear()
         value.update(fresh)
-    elif isinstance(value, (list, bytearray)):
+    elif isinstance(value, (list, bytearray, array.array)):
         value[:] = fresh
     elif isinstance(value, (set, deque)):
         value.clear()
@@ -108,7 +120,9 @@ class Snapshot:
                     for method in list(vars(value).values()):
                         if isinstance(method, types.FunctionType):
                             self._function(method)
-                elif type(value).__module__ == module.__name__ and not isinstance(value, _CODE):
+                elif (
+                    type(value).__module__ == module.__name__ or type(value) is types.SimpleNamespace
+                ) and not isinstance(value, _CODE):
                     self._fields(value)  # an object of the module's own class, made at import
                 elif isinstance(value, types.FunctionType) and value.__module__ == module.__name__:
                     self._fields(value)  # its attributes (``bump.calls += 1``)

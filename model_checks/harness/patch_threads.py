@@ -71,7 +71,7 @@ IDENT_BASE = 1_000_000  # ``get_ident()`` of an execution's thread: this plus it
 class _MainThread:
     """``threading.main_thread()`` (and ``current_thread()`` in it): one per execution."""
 
-    name = "main"
+    name = "MainThread"  # as CPython names it (a program may branch on it)
     daemon = False
 
     def __init__(self, rt: ControlledRuntime) -> None:

@@ -40,6 +40,13 @@ class AttributeAccesses:
             self._local_attr(tid, obj, name, False, frame)
         elif not isinstance(obj, CODE_TYPES) and not harness_owned(obj):
             fields = getattr(obj, "__dict__", None)
+            if fields is None and not _slot(type(obj), name):
+                # no namespace of its own (a list, a slotted object): what it does not hold in a
+                # slot is its class's, and a method taken to call later (``add = events.append``)
+                # reads nothing of the object (session 38's review: a false race with the call,
+                # made under a lock)
+                self._class_data(tid, type(obj), name, frame)
+                return
             if isinstance(fields, dict) and name not in fields:
                 if is_property(type(obj), name):
                     return  # its getter's own accesses are traced

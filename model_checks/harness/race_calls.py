@@ -32,6 +32,7 @@ from model_checks.harness.race_functions import (
     GENERATOR_METHODS,
     ITEM_FUNCTIONS,
     READS_ARGUMENTS,
+    WRITES_ARGUMENT,
     named_call,
 )
 from model_checks.harness.race_library import SERIALISES
@@ -79,22 +80,23 @@ class CallSites:
         frame: Where,
         args: Sequence[object],
         name: str,
-        first_written: bool = False,
+        written: int | None = None,
         deep: bool = False,
         serialises: bool = False,
     ) -> None:
         """The containers among a call's arguments are read whole (``deep``: with the containers
         they hold, for a call that formats, serialises or compares them; a copy (``list(xs)``)
-        reads only the outer one), the first one written for a function that changes it
-        (``heappush``); a container's method among them is called on its container; an object
-        handed to a serialiser (``pickle.dumps(obj)``) has its fields read."""
+        reads only the outer one), the one at ``written`` written by a function that changes it
+        (``heappush``'s first, ``struct.pack_into``'s second); a container's method among them
+        is called on its container; an object handed to a serialiser (``pickle.dumps(obj)``) has
+        its fields read."""
         for i, arg in enumerate(args):
             if isinstance(arg, STREAMS):
                 if name in WRITE_STREAMS:  # (``str(buf)`` or a log call names it and reads nothing)
                     self.detector._access(tid, arg, ALL, True, frame, f"{name}({type(arg).__name__})")
             elif isinstance(arg, CONTAINERS):
                 label = f"{name}({type(arg).__name__})"
-                if first_written and i == 0:
+                if i == written:
                     self.detector._access(tid, arg, ALL, True, frame, label)
                 else:
                     self.read_whole(tid, arg, frame, label, NESTED_DEPTH if deep else 1)
@@ -198,6 +200,9 @@ class CallSites:
             self.detector._access(tid, target, ALL, write, frame, f"{type(target).__name__}.{name}()")
             if name in READS_ARGUMENTS:  # ``dst.update(src)``, ``ys.extend(xs)``, ``s.issubset(t)``
                 self.read_arguments(tid, frame, args, f"{type(target).__name__}.{name}")
+            elif name in ("readinto", "readinto1") and args and isinstance(args[0], CONTAINERS):
+                # a stream's read into a buffer writes the buffer
+                self.detector._access(tid, args[0], ALL, True, frame, f"{type(target).__name__}.{name}()")
 
     def _named(self, tid: int, frame: Where, args: Sequence[object], target: object) -> None:
         """A call of one of ``race_functions.NAMED_CALLS`` by its name."""
@@ -222,8 +227,8 @@ class CallSites:
                     self.detector._item(tid, container, args[1], ITEM_FUNCTIONS[target], frame, indexed=True)
         else:  # heapq.heappush(heap, x), sorted(items), zip(xs, ys): its containers
             name = getattr(target, "__name__", "call")
-            first_written = CONTAINER_FUNCTIONS[target]
-            self.read_arguments(tid, frame, args, name, first_written, target in DEEP, target in SERIALISES)
+            written = WRITES_ARGUMENT.get(target, 0 if CONTAINER_FUNCTIONS[target] else None)
+            self.read_arguments(tid, frame, args, name, written, target in DEEP, target in SERIALISES)
 
     def handed(self, tid: int, at: Where, fn: object, args: Sequence[object], kwargs: dict[str, Any]) -> None:
         """``fn(*args, **kwargs)`` called by a thread, a timer or a pool it was handed to: the

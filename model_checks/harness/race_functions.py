@@ -175,6 +175,10 @@ CONTAINER_FUNCTIONS: dict[object, bool] = {
         False,
     ),
 }
+# Of those, the ones that write a buffer handed to them other than their first argument: function
+# -> the argument's index (``struct.pack_into(fmt, buf, 0, 7)``; session 38's review)
+WRITES_ARGUMENT: dict[object, int] = {struct.pack_into: 1}
+CONTAINER_FUNCTIONS.update(dict.fromkeys(WRITES_ARGUMENT, False))
 # A bound method among them (``random.shuffle``, ``reprlib.repr``: a hidden instance's) is called
 # unpacked, its function with the instance (CPython 3.11's ``PRECALL``): the function is listed too.
 CONTAINER_FUNCTIONS.update(

@@ -23,6 +23,7 @@ import heapq
 import inspect
 import itertools
 import math
+import os
 import pickle
 import random
 import statistics
@@ -39,8 +40,16 @@ TRACED_MODULES: tuple[types.ModuleType, ...] = (
     dataclasses,
     copy,
     random,
+    # ``os.environ``: the process's environment, a mapping in Python over a dict of its own that
+    # the program's threads write and read (session 38's review: a write racing a read was proved)
+    os,
 )
-TRACED_FILES = frozenset(m.__file__ for m in TRACED_MODULES if m.__file__)
+# (a module CPython freezes, ``os`` and ``_collections_abc``, names its code ``<frozen os>``, not
+# its file: before session 38 the ``collections.abc`` mixins were never traced)
+TRACED_FILES = frozenset(
+    [m.__file__ for m in TRACED_MODULES if m.__file__]
+    + [f"<frozen {m.__spec__.name}>" for m in TRACED_MODULES if m.__spec__ is not None]
+)
 # Their functions that keep state of their own, not traced: ``dataclasses``' recursion guard for
 # ``__repr__`` (a set of the reprs running, keyed by ``_thread.get_ident()``: two threads
 # formatting one dataclass were reported as a race on it, session 37's second review).

@@ -9,11 +9,14 @@ on a subclass. Each racy one has one unsynchronised access; the others must be p
 
 from __future__ import annotations
 
+import collections
 import functools
 import hashlib
 import inspect
+import io
 import itertools
 import operator
+import os
 import pprint
 import reprlib
 import struct
@@ -216,6 +219,45 @@ def local_namespaces_per_thread() -> None:
     start_and_join(work, work)
 
 
+def bound_method_taken_outside_the_lock() -> None:
+    """``add = events.append`` reads nothing of the list; the call is under the lock (a false race
+    before session 38), as is a partial of it and a deque's."""
+    events: list[int] = []
+    items: collections.deque[int] = collections.deque()
+    lock = threading.Lock()
+
+    def work(i: int) -> None:
+        add, push, record = events.append, items.append, functools.partial(events.append, i)
+        with lock:
+            add(i)
+            push(i)
+            record()
+
+    start_and_join(lambda: work(0), lambda: work(1))
+    assert sorted(events) == [0, 0, 1, 1] and sorted(items) == [0, 1]
+
+
+def pack_into_race() -> None:
+    buf = bytearray(4)
+    start_and_join(lambda: struct.pack_into("B", buf, 0, 7), lambda: buf[0])
+
+
+def readinto_race() -> None:
+    buf = bytearray(2)
+    start_and_join(lambda: io.BytesIO(b"zz").readinto(buf), lambda: bytes(buf))
+
+
+def environment_race() -> None:
+    """``os.environ`` is a mapping in Python over a dict of its own (``os`` is traced)."""
+    os.environ.pop("LANECHECK_REVIEW_FLAG", None)
+
+    def writer() -> None:
+        os.environ["LANECHECK_REVIEW_FLAG"] = "1"
+
+    start_and_join(writer, lambda: os.environ.get("LANECHECK_REVIEW_FLAG"))
+    os.environ.pop("LANECHECK_REVIEW_FLAG", None)
+
+
 class Base:
     limit = 1
 
@@ -252,5 +294,14 @@ FOUND = [
     Races(local_slot_race, "Ctx.n", ("ctx.n = ctx.n + 1",)),
     Races(local_class_counter_race, "Ctx.created", ("Ctx.created = Ctx.created + 1",)),
     Races(shadowed_on_a_subclass_race, "Sub.limit", ("Sub.limit = 5",)),
+    Races(pack_into_race, "bytearray[0] and bytearray (whole)", ('struct.pack_into("B", buf, 0, 7)',)),
+    Races(readinto_race, "bytearray (whole)", ('io.BytesIO(b"zz").readinto(buf)',)),
+    Races(environment_race, "dict[b'LANECHECK_REVIEW_FLAG']", ('os.environ["LANECHECK_REVIEW_FLAG"] = "1"',)),
 ]
-PROVED = [id_counter_locked, enumerate_per_thread, bytearray_locked, local_namespaces_per_thread]
+PROVED = [
+    bound_method_taken_outside_the_lock,
+    id_counter_locked,
+    enumerate_per_thread,
+    bytearray_locked,
+    local_namespaces_per_thread,
+]

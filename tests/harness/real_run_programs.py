@@ -148,7 +148,7 @@ def thread_identities() -> None:
     assert seen == [(t.ident, t.ident, t.ident, t.native_id)], (seen, t.ident)
     main = threading.main_thread()
     assert threading.get_ident() == main.ident == main.native_id != t.ident
-    assert main.getName() == "main" and not main.isDaemon()
+    assert main.getName() == "MainThread" and not main.isDaemon()
 
 
 def multiprocessing_thread_pool() -> None:

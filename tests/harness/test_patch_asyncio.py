@@ -51,3 +51,21 @@ def test_the_selectors_come_back() -> None:
     with patched(prog):
         assert _selects() != before
     assert _selects() == before
+
+
+@pytest.mark.timeout(60)
+def test_a_loop_another_part_of_the_process_runs_here_is_set_aside() -> None:
+    """A synchronous Playwright session keeps its loop set as this OS thread's running loop; the
+    controlled threads, on this same thread, must not see it (``asyncio.run`` in one raised
+    "cannot be called from a running event loop" in the whole suite's run)."""
+    import asyncio
+
+    outer = asyncio.new_event_loop()
+    asyncio.events._set_running_loop(outer)
+    try:
+        result = run(prog.loop_that_never_waits)
+        assert asyncio.events._get_running_loop() is outer  # set back
+    finally:
+        asyncio.events._set_running_loop(None)
+        outer.close()
+    assert result.verdict == "exhaustive", result.report()

@@ -37,3 +37,19 @@ def test_a_handler_made_in_an_execution_gets_a_real_lock_back() -> None:
     assert result.executions == 1, result.report()
     kept[0].acquire()
     kept[0].release()
+
+
+@pytest.mark.timeout(60)
+def test_a_handler_logging_config_forgot_still_stands_in() -> None:
+    """``logging.config`` empties ``logging._handlerList`` (Ray configures logging so in the whole
+    suite's run): a handler made at import before that is still found on its logger."""
+    handler = prog._log.handlers[0]
+    registered = list(logging._handlerList)  # type: ignore[attr-defined]
+    del logging._handlerList[:]  # type: ignore[attr-defined]
+    try:
+        with patched(prog):
+            assert isinstance(handler.lock, StandIn), handler.lock
+            result = check(lambda rt: prog.handler_configured_at_import())
+    finally:
+        logging._handlerList[:] = registered  # type: ignore[attr-defined]
+    assert result.verdict == "exhaustive", result.report()

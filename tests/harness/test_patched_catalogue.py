@@ -17,6 +17,7 @@ from tests.harness import (
     import_programs,
     imported_programs,
     logging_programs,
+    module_state_programs,
     outside_programs,
     patch_types_programs,
     queue_internals_programs,
@@ -45,6 +46,7 @@ CATALOGUE = (
     stream_programs,
     outside_programs,
     logging_programs,
+    module_state_programs,
     asyncio_programs,
 )
 
