@@ -1,5 +1,5 @@
 """Rule 4's "nothing duplicated" for item ids in the lane designs' traces: ``item`` is unique per
-trace (the contract, /work/shared/design/trace-format.md).
+trace (the contract, ``shared/design/trace-format.md``; docs/trace-format.md).
 
 The engines match items by position (per-lane FIFO) and the specs treat an item as an opaque
 value, so uniqueness is a rule of the trace format, checked here once for every engine: the
