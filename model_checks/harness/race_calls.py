@@ -227,7 +227,7 @@ class CallSites:
                     self.detector._item(tid, container, args[1], ITEM_FUNCTIONS[target], frame, indexed=True)
         else:  # heapq.heappush(heap, x), sorted(items), zip(xs, ys): its containers
             name = getattr(target, "__name__", "call")
-            written = WRITES_ARGUMENT.get(target, 0 if CONTAINER_FUNCTIONS[target] else None)
+            written = WRITES_ARGUMENT.get(target, 0 if CONTAINER_FUNCTIONS.get(target, False) else None)
             self.read_arguments(tid, frame, args, name, written, target in DEEP, target in SERIALISES)
 
     def handed(self, tid: int, at: Where, fn: object, args: Sequence[object], kwargs: dict[str, Any]) -> None:
