@@ -33,6 +33,7 @@ from model_checks.harness.race_functions import (
     ITEM_FUNCTIONS,
     READS_ARGUMENTS,
     WRITES_ARGUMENT,
+    WRITES_FIRST_ARGUMENT,
     named_call,
 )
 from model_checks.harness.race_library import SERIALISES
@@ -200,8 +201,7 @@ class CallSites:
             self.detector._access(tid, target, ALL, write, frame, f"{type(target).__name__}.{name}()")
             if name in READS_ARGUMENTS:  # ``dst.update(src)``, ``ys.extend(xs)``, ``s.issubset(t)``
                 self.read_arguments(tid, frame, args, f"{type(target).__name__}.{name}")
-            elif name in ("readinto", "readinto1") and args and isinstance(args[0], CONTAINERS):
-                # a stream's read into a buffer writes the buffer
+            elif name in WRITES_FIRST_ARGUMENT and args and isinstance(args[0], CONTAINERS):
                 self.detector._access(tid, args[0], ALL, True, frame, f"{type(target).__name__}.{name}()")
 
     def _named(self, tid: int, frame: Where, args: Sequence[object], target: object) -> None:

@@ -241,6 +241,8 @@ READS_ARGUMENTS = frozenset(
         "__init__",
     }
 )
+# container methods that write the buffer they are handed (a stream's ``readinto(buf)``)
+WRITES_FIRST_ARGUMENT = frozenset({"readinto", "readinto1"})
 # a generator's methods that run it, as ``next`` does (a write of the generator)
 GENERATOR_METHODS = frozenset(
     {types.GeneratorType.send, types.GeneratorType.throw, types.GeneratorType.close}

@@ -83,6 +83,21 @@ def one_item(lane: int = 0, item: str = "a", p: str = "p0", w: str = "w0") -> li
     return [*submitted(p, lane, item), *begin(w, lane), inv(w, lane, item), end(w, lane, "idle", 1)]
 
 
+def retried_and_resubmitted() -> list[Step]:
+    """Three posts to a lane of capacity 2, the third refused and retried once the drainer popped
+    one; the drain ends owing a resubmission."""
+    return [
+        *submitted("p0", 0, "a"),
+        post("p0", 0, "b"),
+        post("p0", 0, "c", "capacity_exceeded"),
+        *begin("w0", 0),
+        inv("w0", 0, "a"),
+        post("p0", 0, "c"),
+        inv("w0", 0, "b"),
+        end("w0", 0, "resubmit", 2),
+    ]
+
+
 VALID: dict[str, list[Step]] = {
     "basic_drain": [
         *submitted("p0", 0, "a"),
@@ -207,17 +222,7 @@ INVALID: dict[str, tuple[list[Step], int, int]] = {
         2,
     ),
     "r2_worker_resubmit_owed": (
-        [
-            *submitted("p0", 0, "a"),
-            post("p0", 0, "b"),
-            post("p0", 0, "c", "capacity_exceeded"),
-            *begin("w0", 0),
-            inv("w0", 0, "a"),
-            post("p0", 0, "c"),
-            inv("w0", 0, "b"),
-            end("w0", 0, "resubmit", 2),
-            ln("w0", "take", 0),
-        ],
+        [*retried_and_resubmitted(), ln("w0", "take", 0)],
         11,
         2,
     ),

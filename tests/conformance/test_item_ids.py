@@ -11,7 +11,17 @@ import pytest
 from model_checks.conformance import ENGINES, validate_lines
 from model_checks.conformance.item_ids import ItemIds
 from model_checks.designs.work_lane.bench_traces import CONFIG, synthetic_events
-from tests.conformance.make_corpus import begin, end, inv, lines_of, one_item, post, stopped, submitted
+from tests.conformance.make_corpus import (
+    begin,
+    end,
+    inv,
+    lines_of,
+    one_item,
+    post,
+    retried_and_resubmitted,
+    stopped,
+    submitted,
+)
 
 
 @pytest.mark.parametrize("engine", ENGINES)
@@ -29,14 +39,7 @@ def test_the_refusal_names_the_item_and_its_first_acceptance(engine: str) -> Non
 @pytest.mark.parametrize("engine", ENGINES)
 def test_a_refused_post_may_be_retried_with_its_id(engine: str) -> None:
     steps = [
-        *submitted("p0", 0, "a"),
-        post("p0", 0, "b"),
-        post("p0", 0, "c", "capacity_exceeded"),
-        *begin("w0", 0),
-        inv("w0", 0, "a"),
-        post("p0", 0, "c"),
-        inv("w0", 0, "b"),
-        end("w0", 0, "resubmit", 2),
+        *retried_and_resubmitted(),
         ("w0", "submit", {"lane": 0}),
         *begin("w1", 0),
         inv("w1", 0, "c"),
