@@ -2,10 +2,9 @@
 trace (the contract, ``shared/design/trace-format.md``; docs/trace-format.md).
 
 The engines match items by position (per-lane FIFO) and the specs treat an item as an opaque
-value, so uniqueness is a rule of the trace format, checked here once for every engine: the
-drivers around them (work-lane's ``validate._work_lane`` and ``spec_format.SpecChecker``, the
-work-lane-lockfree checker) call ``ItemIds.see`` before the engine steps, so every engine says
-the same.
+value, so uniqueness is a rule of the trace format, checked here once for every engine: each
+design's driver around its engines calls ``ItemIds.see`` before the engine steps, so every engine
+says the same.
 
 An id is *in flight* from the event that accepted it (a version-1 ``post``, a version-2 ``push``,
 with ``result: "ok"``) until its ``invoke`` or the ``discard``/``reset`` that lists it. A second
