@@ -27,6 +27,7 @@ CORE_FILES = [
     "model_checks/harness/sync/fifo.py",
     "model_checks/harness/sync/primitives.py",
     "model_checks/harness/strategies/randomized.py",
+    "model_checks/harness/strategies/dependency.py",
     "model_checks/harness/strategies/search.py",
     "model_checks/harness/strategies/simple.py",
 ]

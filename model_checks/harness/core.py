@@ -24,6 +24,7 @@ CORE = (
     "model_checks.harness.sync.fifo",
     "model_checks.harness.sync.primitives",
     "model_checks.harness.strategies.randomized",
+    "model_checks.harness.strategies.dependency",
     "model_checks.harness.strategies.search",
     "model_checks.harness.strategies.simple",
 )

@@ -92,7 +92,9 @@ class ControlledRuntime:
 
     def monotonic(self) -> float:
         """The virtual clock: it moves only when a timeout expires or a thread sleeps."""
-        return self._ex.clock
+        ex = self._ex
+        ex.clock_read = True
+        return ex.clock
 
     # --- what must hold -------------------------------------------------------------------
     def invariant(

@@ -1,4 +1,4 @@
-"""DPOR's finer co-enabledness (``search._coenabled``): fewer executions, the same answers.
+"""DPOR's finer co-enabledness (``dependency.coenabled``): fewer executions, the same answers.
 
 A step a thread runs while holding a lock (a release, a condition's wait / notify / notify_all)
 can never be reordered with another thread's blocking acquire (or woken waiter's reacquire) of
@@ -14,7 +14,7 @@ from model_checks.bench.state_proofs import producer_consumer
 from model_checks.harness import Options, check, patched
 from model_checks.harness.examples import bounded_buffer
 from model_checks.harness.rt.objects import ConditionState, LockState, Op
-from model_checks.harness.strategies.search import _coenabled
+from model_checks.harness.strategies.dependency import coenabled
 
 
 def _objects() -> tuple[LockState, LockState, ConditionState]:
@@ -27,24 +27,24 @@ def test_steps_under_a_lock_are_not_coenabled_with_its_acquires() -> None:
     acquire = Op("acquire", lock, (True,))
     reacquire = Op("reacquire", cond, (1, True))
     for kind in ("wait", "notify", "notify_all"):
-        assert not _coenabled(Op(kind, cond), acquire, False)
-        assert not _coenabled(Op(kind, cond), reacquire, False)
-    assert not _coenabled(Op("release", lock), acquire, False)
-    assert not _coenabled(Op("release", lock), reacquire, False)
+        assert not coenabled(Op(kind, cond), acquire, False)
+        assert not coenabled(Op(kind, cond), reacquire, False)
+    assert not coenabled(Op("release", lock), acquire, False)
+    assert not coenabled(Op("release", lock), reacquire, False)
 
 
 def test_the_refinement_stays_where_it_must() -> None:
     lock, other, cond = _objects()
     acquire = Op("acquire", lock, (True,))
     # a notify that raised ran without the lock: the lock may have been free
-    assert _coenabled(Op("notify", cond), acquire, True)
+    assert coenabled(Op("notify", cond), acquire, True)
     # another lock, a timed or non-blocking acquire (its timeout / failure is always possible),
     # an acquire against an acquire (the race that decides who enters first)
-    assert _coenabled(Op("release", other), acquire, False)
-    assert _coenabled(Op("release", lock), Op("acquire", lock, (True,), timeout=1.0), False)
-    assert _coenabled(Op("release", lock), Op("acquire", lock, (False,)), False)
-    assert _coenabled(Op("acquire", lock, (True,)), acquire, False)
-    assert _coenabled(Op("notify", cond), Op("notify", cond), False)
+    assert coenabled(Op("release", other), acquire, False)
+    assert coenabled(Op("release", lock), Op("acquire", lock, (True,), timeout=1.0), False)
+    assert coenabled(Op("release", lock), Op("acquire", lock, (False,)), False)
+    assert coenabled(Op("acquire", lock, (True,)), acquire, False)
+    assert coenabled(Op("notify", cond), Op("notify", cond), False)
 
 
 @pytest.mark.timeout(120)

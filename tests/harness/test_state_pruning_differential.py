@@ -82,6 +82,13 @@ def test_states_agree_with_the_plain_search_on_generated_programs(seed: int) -> 
     _same_answer(lambda: generated.build(prog), Options(minimize=False, spurious_wakeups=seed % 2 == 0))
 
 
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize("seed", range(32))
+def test_states_agree_with_the_plain_search_on_programs_reading_the_clock(seed: int) -> None:
+    prog = generated.generate_with_clock(seed)
+    _same_answer(lambda: generated.build(prog), Options(minimize=False))
+
+
 def _by_depth(ex: Execution) -> Hashable:
     return len(ex.steps)  # takes every state at one depth for one: prunes real executions
 

@@ -90,6 +90,14 @@ class Execution:
         self.abandoned = False
         self.aborting = False
         self.clock = 0.0  # virtual time: advances only when a timeout expires or a thread sleeps
+        # Did the step running now read the virtual clock (the program's ``monotonic``), start a
+        # timed operation (its deadline reads the clock), or move the clock (a timeout past it)?
+        # DPOR takes such steps as dependent (``strategies/search.py``): a read before or after
+        # another thread's timeout sees another time. Reset when a step starts; its thread's code
+        # up to its next operation belongs to it.
+        self.clock_read = False
+        self.deadline_read = False
+        self.clock_moved = False
         self.current: int | None = None  # the thread whose code runs; None in the scheduler
         self.idle = False  # the execution ended because no thread could run
         # record each operation's source line (off while exploring; on to replay for a report)
@@ -222,6 +230,7 @@ class Execution:
             op.source = source_of(sys._getframe(0))
         if op.timeout is not None:
             op.deadline = self.clock + max(op.timeout, 0.0)
+            self.deadline_read = True
         self.threads[tid].pending = op
         self.current = None
         crash: _Crash | None = None
@@ -399,13 +408,18 @@ class Execution:
             self.preemptions += 1
         step = Step(tid, alt, op, preempt)
         self.steps.append(step)
+        self.clock_read = False
+        self.deadline_read = False
+        self.clock_moved = False
         self.last = tid
         fairness = self.fairness
         if fairness.waits_for or fairness.owed:
             fairness.ran(tid)
         if alt:
             if alt == TIMEOUT:
-                self.clock = max(self.clock, op.deadline)
+                if op.deadline > self.clock:
+                    self.clock = op.deadline
+                    self.clock_moved = True
                 self.timeouts_used[tid] = self.timeouts_used.get(tid, 0) + 1
             elif alt == SPURIOUS:
                 self.spurious_used[tid] = self.spurious_used.get(tid, 0) + 1

@@ -35,17 +35,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from model_checks.harness.rt.enabled import thread_actions
-from model_checks.harness.rt.objects import (
-    GLOBAL,
-    NEVER,
-    Action,
-    ConditionState,
-    LockState,
-    Op,
-    dependent,
-)
+from model_checks.harness.rt.objects import GLOBAL, NEVER, Action, Op, dependent
 from model_checks.harness.rt.records import NativeChooser, check_replayed
 from model_checks.harness.rt.scheduler import Execution
+from model_checks.harness.strategies.dependency import NO_THREADS, ClockReaders, clock_conflict, coenabled
 
 Clock = list[int]
 
@@ -54,39 +47,6 @@ def _join(a: Clock, b: Clock) -> Clock:
     if len(a) < len(b):
         a = a + [0] * (len(b) - len(a))
     return [max(x, b[i]) if i < len(b) else x for i, x in enumerate(a)]
-
-
-# Operations that raise unless their thread owns the condition's lock: one that ran without
-# raising ran while its thread held the lock.
-_NEEDS_LOCK = frozenset({"wait", "notify", "notify_all"})
-
-
-def _waits_for(later: Op) -> LockState | None:
-    """The lock ``later`` can run only while it is free: a blocking, untimed acquire, or a woken
-    waiter's reacquire. None for every other operation."""
-    if later.kind == "acquire" and later.timeout is None and isinstance(later.obj, LockState):
-        return later.obj if later.args and later.args[0] else None
-    if later.kind == "reacquire" and isinstance(later.obj, ConditionState):
-        return later.obj.lock
-    return None
-
-
-def _coenabled(earlier: Op, later: Op, earlier_raised: bool) -> bool:
-    """False only for pairs that can never be enabled together: a thread's exit and a join of it,
-    and an operation that needs a lock free (``_waits_for``) against one that another thread ran
-    while it held that lock (a release, or a condition's wait / notify / notify_all that did not
-    raise). In the state before such an ``earlier`` the lock was held by its thread, so ``later``
-    (of another thread: races are between threads) was disabled there and cannot be run first."""
-    if earlier.kind == "exit" and later.kind == "join":
-        return False
-    lock = _waits_for(later)
-    if lock is None or earlier_raised:
-        return True
-    if earlier.kind == "release":
-        return earlier.obj is not lock
-    if earlier.kind in _NEEDS_LOCK and isinstance(earlier.obj, ConditionState):
-        return earlier.obj.lock is not lock
-    return True
 
 
 # The bound a DPOR search reports when a program ends with a daemon thread able to run.
@@ -111,6 +71,9 @@ class Frame:
     tid: int = 0
     op: Op | None = None
     raised: bool = False  # the step's operation raised in its thread (it ran, but did nothing)
+    # the step read the virtual clock (``Execution.clock_read``) or moved it (``clock_moved``)
+    reads_clock: bool = False
+    moves_clock: bool = False
     # ordered search only: the tree (the node this one was reached from, by ``via``) and the
     # preemptions of the path to this node, with the thread that ran last before it
     parent: Frame | None = None
@@ -148,6 +111,7 @@ class SearchChooser(NativeChooser):
         self.buckets: list[list[Frame]] = []
         self.heads: list[int] = []
         self.bound_now = 0  # the bucket the last branch came from: the bound being explored
+        self.clock_readers = ClockReaders()
 
     # ---------------------------------------------------------------- per execution
     def start_execution(self) -> None:
@@ -156,6 +120,10 @@ class SearchChooser(NativeChooser):
         self.obj_reads: dict[int, Clock] = {}
         self.global_clock: Clock = []
         self.all_clock: Clock = []
+        # the virtual clock as a location: the join of the steps that read it, and of those that
+        # moved it (two moves commute: ``max``; two reads too)
+        self.clock_reads: Clock = []
+        self.clock_moves: Clock = []
         self.step_clocks: list[Clock] = []
         self.next_sleep: set[Action] = set()
 
@@ -227,21 +195,33 @@ class SearchChooser(NativeChooser):
         f = self.stack[d]
         f.tid, f.op = step.tid, step.op
         f.raised = isinstance(step.result, BaseException)
+        f.reads_clock, f.moves_clock = self.clock_readers.saw(ex, step.tid), ex.clock_moved
         if not self.dpor:
             return
-        clock = self._clock(step.tid, step.op, d)
-        if d < len(self.stack) - 1:
+        fresh = d == len(self.stack) - 1
+        if fresh and f.reads_clock and not self.sleep_only:
+            # only now is it known that the step's code read the clock: its races with other
+            # threads' timeouts, analysed as of the state before it (the thread's clock not yet
+            # advanced by it)
+            self._clock_races(d, step.tid, step.op)
+        self._clock(step.tid, step.op, d, f.reads_clock, f.moves_clock)
+        if not fresh:
             return  # a replayed prefix: its races were analysed when it was first run
         # sleep set of the next state: what slept here (or was explored here) and is independent
         asleep = f.sleep | f.done
+        readers = self.clock_readers.threads() if f.moves_clock else NO_THREADS
         self.next_sleep = {
-            b for b in asleep if b[0] != step.tid and b[0] in f.ops and not dependent(f.ops[b[0]], step.op)
+            b
+            for b in asleep
+            if b[0] != step.tid
+            and b[0] in f.ops
+            and not dependent(f.ops[b[0]], step.op)
+            and not clock_conflict(f.reads_clock, f.moves_clock, b[0], f.ops[b[0]], readers)
         }
-        del clock
         if not self.sleep_only:
             self._races(ex, d)
 
-    def _clock(self, tid: int, op: Op, d: int) -> Clock:
+    def _clock(self, tid: int, op: Op, d: int, reads_clock: bool, moves_clock: bool) -> Clock:
         c = list(self.thread_clock.get(tid, []))
         if op.objs is GLOBAL:
             c = _join(c, self.all_clock)
@@ -251,12 +231,20 @@ class SearchChooser(NativeChooser):
                 c = _join(c, self.obj_write.get(o, []))
                 if not op.read:
                     c = _join(c, self.obj_reads.get(o, []))
+        if reads_clock:
+            c = _join(c, self.clock_moves)
+        if moves_clock:
+            c = _join(c, self.clock_reads)
         while len(c) <= tid:
             c.append(0)
         c[tid] = d + 1
         self.thread_clock[tid] = c
         self.step_clocks.append(c)
         self.all_clock = _join(self.all_clock, c)
+        if reads_clock:
+            self.clock_reads = _join(self.clock_reads, c)
+        if moves_clock:
+            self.clock_moves = _join(self.clock_moves, c)
         if op.objs is GLOBAL:
             self.global_clock = c
         else:
@@ -304,8 +292,12 @@ class SearchChooser(NativeChooser):
                 # race at an earlier lock step; sleep sets then prune the order "that lock step,
                 # p's timeout, this step" (seed 179 of test_order_ipb: 20 of 198 traces missed).
                 self._add_backtrack(f, d, p, d, old)
-            if p != last.tid and not dependent(last.op, nxt):
-                continue  # nothing new to race with since the last analysis of p
+            if (
+                p != last.tid
+                and not dependent(last.op, nxt)
+                and not (f.reads_clock and nxt.timeout is not None)
+            ):
+                continue  # nothing new to race with since the last analysis of p (nor its clock)
             if nxt.gate == NEVER and nxt.timeout is None and not ex.spurious_wakeups:
                 # a parked condition wait with no timeout or spurious alternative never runs as
                 # it is: a notify replaces it with a reacquire, whose races are analysed then
@@ -321,13 +313,16 @@ class SearchChooser(NativeChooser):
         from the earlier load's race). Steps before every object of ``nxt`` is covered by a
         racing write (or before a global step) all happen before one, so the scan stops there."""
         uncovered = set(nxt.objs)
+        # a timed operation may time out and move the clock: it races with every read of the
+        # clock not ordered before it (reads do not cover each other), so no early stop then
+        timed = nxt.timeout is not None and bool(self.clock_reads)
         found: list[int] = []
         for i in range(d, -1, -1):
             fi = self.stack[i]
             if fi.tid == p or fi.op is None:
                 continue
             op = fi.op
-            if not dependent(op, nxt) or not _coenabled(op, nxt, fi.raised):
+            if not (dependent(op, nxt) or (timed and fi.reads_clock)) or not coenabled(op, nxt, fi.raised):
                 continue
             if not self._hb(i, fi.tid, p):
                 if any(self._before(i, fi.tid, j) for j in found):
@@ -340,19 +335,42 @@ class SearchChooser(NativeChooser):
                 break
             if not op.read:
                 uncovered -= op.objs
-                if not uncovered:
+                if not uncovered and not timed:
                     break
 
-    def _dep(self, k: int, nxt: Op) -> bool:
-        op = self.stack[k].op
-        return op is not None and dependent(op, nxt)
+    def _clock_races(self, d: int, p: int, op: Op) -> None:
+        """Step ``d`` of ``p`` read the virtual clock: every timeout of another thread that moved
+        the clock, not ordered before ``p``, races with it (a read before it would have seen the
+        earlier time). The analysis ``_races_of`` would have made as ``p``'s next operation had
+        it been known to read the clock; timeouts do not cover each other, so no early stop."""
+        found: list[int] = []
+        for i in range(d - 1, -1, -1):
+            fi = self.stack[i]
+            if fi.tid == p or not fi.moves_clock or fi.op is None:
+                continue
+            if not self._hb(i, fi.tid, p):
+                if any(self._before(i, fi.tid, j) for j in found):
+                    continue
+                self._add_backtrack(fi, i, p, d - 1, op, True)
+                found.append(i)
+
+    def _dep(self, k: int, nxt: Op, nxt_reads_clock: bool) -> bool:
+        fk = self.stack[k]
+        op = fk.op
+        if op is None:
+            return False
+        if dependent(op, nxt):
+            return True
+        return (fk.reads_clock and nxt.timeout is not None) or (fk.moves_clock and nxt_reads_clock)
 
     def _before(self, i: int, tid_i: int, j: int) -> bool:
         """Does step ``i`` (run by ``tid_i``) happen before step ``j``?"""
         c = self.step_clocks[j]
         return tid_i < len(c) and c[tid_i] >= i + 1
 
-    def _add_backtrack(self, fi: Frame, i: int, p: int, d: int, nxt: Op) -> None:
+    def _add_backtrack(
+        self, fi: Frame, i: int, p: int, d: int, nxt: Op, nxt_reads_clock: bool = False
+    ) -> None:
         """Step ``i`` races with ``p``'s next operation: make sure the state before ``i`` explores
         some way of running that operation first.
 
@@ -364,7 +382,7 @@ class SearchChooser(NativeChooser):
         Adding ``p`` itself, or every enabled thread when ``p`` is not enabled there (the
         persistent-set rule of Flanagan-Godefroid), would explore more."""
         enabled_tids = {a[0] for a in fi.enabled}
-        initials = self._initials(i, p, d, nxt)
+        initials = self._initials(i, p, d, nxt, nxt_reads_clock)
         if any(a[0] in initials for a in fi.backtrack):
             return
         before = set(fi.backtrack) if self.ordered else fi.backtrack
@@ -382,7 +400,7 @@ class SearchChooser(NativeChooser):
                 if a not in before and a not in fi.sleep:
                     self._queue(fi, a)
 
-    def _initials(self, i: int, p: int, d: int, nxt: Op) -> set[int]:
+    def _initials(self, i: int, p: int, d: int, nxt: Op, nxt_reads_clock: bool) -> set[int]:
         """The initials of ``notdep(step i) . next(p)`` (see ``_add_backtrack``): ``nxt`` has a
         predecessor in ``v`` when a step of ``v`` happens before ``p`` or is dependent with it."""
         ti = self.stack[i].tid
@@ -405,7 +423,8 @@ class SearchChooser(NativeChooser):
         if p not in seen:
             cp = self.thread_clock.get(p, [])
             if not any(
-                (self.stack[k].tid < len(cp) and cp[self.stack[k].tid] >= k + 1) or self._dep(k, nxt)
+                (self.stack[k].tid < len(cp) and cp[self.stack[k].tid] >= k + 1)
+                or self._dep(k, nxt, nxt_reads_clock)
                 for k in v
             ):
                 initials.add(p)

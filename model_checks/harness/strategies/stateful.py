@@ -60,6 +60,7 @@ from model_checks.harness.rt.fingerprint import begin_search, fingerprint
 from model_checks.harness.rt.objects import Action, Op, dependent
 from model_checks.harness.rt.records import Replay, check_replayed
 from model_checks.harness.rt.scheduler import Execution
+from model_checks.harness.strategies.dependency import ClockReaders, clock_conflict
 
 
 class _Frame:
@@ -108,6 +109,7 @@ class StateCachingChooser:
         self.sleep_blocked = 0  # executions stopped where every enabled action was asleep
         self.pruned = 0
         self.next_sleep: set[Action] = set()
+        self.clock_readers = ClockReaders()
         # a cycle being confirmed: its first step, the step that came back, its choices
         self.cycle: tuple[int, int, list[Action]] | None = None
         self.conflation: str | None = None  # why a cycle did not repeat: the fingerprint's hole
@@ -131,8 +133,15 @@ class StateCachingChooser:
         step = ex.steps[d]
         f = self.stack[d]
         ops = f.ops
+        read, moved = self.clock_readers.saw(ex, step.tid), ex.clock_moved
+        readers = self.clock_readers.threads() if moved else set()
         self.next_sleep = {
-            b for b in f.sleep if b[0] != step.tid and b[0] in ops and not dependent(ops[b[0]], step.op)
+            b
+            for b in f.sleep
+            if b[0] != step.tid
+            and b[0] in ops
+            and not dependent(ops[b[0]], step.op)
+            and not clock_conflict(read, moved, b[0], ops[b[0]], readers)
         }
 
     def choose(self, ex: Execution, enabled: list[Action]) -> Action | None:
