@@ -16,7 +16,7 @@ from typing import Any
 
 from model_checks.conformance.binding import with_entry
 from model_checks.conformance.search import TraceSearch
-from model_checks.conformance.search_binding import UnitNames, add_process
+from model_checks.conformance.search_binding import UnitNames, add_process, forget_read
 
 State = Any
 
@@ -82,6 +82,39 @@ def announce_post(
             posts[k] = post
     if post[0] is None:
         search.states = {s for s in search.live if s.producer[p][0] != admitted}
+
+
+class Producers:
+    """The producers of a lane spec bound as the trace shows them, for a spec whose producer is at
+    ``idle`` before its next post is admitted and at ``admitted`` after (the admission unlogged),
+    and whose ``phase`` is ``closing`` once a Stop call has closed admission. A producer is
+    ``p:<thread>``, bound at its first post; its posts are its script, learned post by post."""
+
+    def __init__(self, idle: Hashable, admitted: Hashable, closing: Hashable) -> None:
+        self.fresh = (idle, 0, None)
+        self.admitted = admitted
+        self.closing = closing
+        self.waiting = frozenset({idle, admitted})  # the pcs of a producer before its next post
+
+    def add(self, search: TraceSearch, constants: Any, name: str, lane: int | None) -> None:
+        """Bind producer ``name`` at its first post, to ``lane`` (None: to no lane). Its Admit may
+        have come before the (unlogged) Stop call that closed admission."""
+        admitted = (self.admitted, 0, None) if lane is not None else None
+        add_producer(search, constants, name, self.fresh, admitted, self._closing)
+
+    def _closing(self, s: State) -> bool:
+        return bool(s.phase == self.closing)
+
+    def announce(self, search: TraceSearch, constants: Any, p: str, ev: dict[str, Any]) -> None:
+        """Producer ``p``'s next post is ``ev``'s: every live state that has not made it reads it."""
+        post = (ev["lane"], ev["item"])
+        announce_post(search, constants.posts[p], p, post, self.waiting, self.admitted)
+
+    def forget(self, search: TraceSearch, constants: Any, thread: str) -> None:
+        """Drop the posts of ``thread``'s producer (if it is one) that no live state can read again."""
+        p = f"p:{thread}"
+        if p in constants.posts:
+            forget_read(constants.posts[p], search.live, lambda s: s.producer[p][1])
 
 
 # A lane spec's functions of the lane, and its queue of lanes (the drain work items).

@@ -23,10 +23,4 @@ def write_trace(path: Path, n: int, seed: int = 0) -> int:
 
 
 # Events of the long and the short trace; also measured by `lanecheck bench validate`.
-TRACE_BENCH = TraceBench(
-    write_trace,
-    sizes=(1_000_000, 20_000),
-    quick_sizes=(100_000, 20_000),
-    generic_sizes=(200_000, 20_000),
-    generic_quick_sizes=(20_000, 2_000),
-)
+TRACE_BENCH = TraceBench.own_engine(write_trace)

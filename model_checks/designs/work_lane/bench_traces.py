@@ -96,10 +96,4 @@ def write_trace(path: Path, n: int, seed: int = 0) -> int:
 
 
 # Events of a long and a short trace: a full run, and a quick one.
-TRACE_BENCH = TraceBench(
-    write_trace,
-    sizes=(1_000_000, 100_000),
-    quick_sizes=(200_000, 20_000),
-    generic_sizes=(200_000, 20_000),
-    generic_quick_sizes=(20_000, 2_000),
-)
+TRACE_BENCH = TraceBench.own_engine(write_trace, sizes=(1_000_000, 100_000), quick_sizes=(200_000, 20_000))

@@ -25,10 +25,4 @@ def write_trace(path: Path, n: int, seed: int = 0) -> int:
 # Events of the long and the short trace; also measured by `lanecheck bench validate`.
 # The generic engine holds up to thousands of states an event here (docs/performance.md, "Session
 # 27"): its traces are hundreds of events, not a million.
-TRACE_BENCH = TraceBench(
-    write_trace,
-    sizes=(1_000_000, 20_000),
-    quick_sizes=(100_000, 20_000),
-    generic_sizes=(400, 100),
-    generic_quick_sizes=(150, 50),
-)
+TRACE_BENCH = TraceBench.own_engine(write_trace, generic_sizes=(400, 100), generic_quick_sizes=(150, 50))

@@ -18,15 +18,9 @@ from collections.abc import Callable, Hashable, Mapping
 from operator import attrgetter
 from typing import Any
 
-from model_checks.conformance.lane_roles import (
-    add_producer,
-    add_stopper,
-    announce_post,
-    role_pc,
-    traced_lanes,
-)
+from model_checks.conformance.lane_roles import Producers, add_stopper, role_pc, traced_lanes
 from model_checks.conformance.search import FunctionPcs, NoMatch, TraceSearch
-from model_checks.conformance.search_binding import UnitNames, add_process, forget_read
+from model_checks.conformance.search_binding import UnitNames, add_process
 from model_checks.conformance.search_words import least_queued
 from model_checks.conformance.verdict import Rejected
 from model_checks.conformance.wording import shown_states
@@ -96,12 +90,8 @@ def pc_parts() -> list[tuple[Callable[[wl.Vars], Any], FunctionPcs]]:
     ]
 
 
-# The pcs of a producer that has not made its next post yet.
-WAITING = frozenset({wl.P_IDLE, wl.P_ADMITTED})
-
-
-def _closing(s: wl.Vars) -> bool:
-    return s.phase == wl.CLOSING
+# The producers: bound at their first post, their scripts learned post by post (``lane_roles``).
+PRODUCERS = Producers(wl.P_IDLE, wl.P_ADMITTED, wl.CLOSING)
 
 
 def _may_discard(s: wl.Vars, stop: str) -> bool:
@@ -156,16 +146,6 @@ class SpecEngine:
 
     # -- binding ---------------------------------------------------------------------------------
 
-    def _add_producer(self, name: str, lane: int | None) -> None:
-        # Its Admit may have come before the (unlogged) Stop call that closed admission.
-        admitted = (wl.P_ADMITTED, 0, None) if lane is not None else None
-        add_producer(self.search, self.c, name, (wl.P_IDLE, 0, None), admitted, _closing)
-
-    def _announce(self, ev: Event, p: str) -> None:
-        """The thread's next post is this one: every live state that has not made it reads it."""
-        post = (ev["lane"], ev["item"])
-        announce_post(self.search, self.c.posts[p], p, post, WAITING, wl.P_ADMITTED)
-
     def _processes(self, ev: Event) -> list[str]:
         """The processes that may take the event (binding a thread's role the first time it shows)."""
         kind, thread = ev["event"], ev["thread"]
@@ -173,7 +153,7 @@ class SpecEngine:
         p, w = f"p:{thread}", f"w:{thread}"
         if kind == "post":
             if p not in c.posts:
-                self._add_producer(p, ev["lane"])
+                PRODUCERS.add(self.search, c, p, ev["lane"])
             return [p]
         if kind == "take" and w not in c.bound_workers:
             c.bound_workers.append(w)
@@ -205,7 +185,7 @@ class SpecEngine:
         self.c, named = self.units.spec_event(self.search, self.c, ev)
         procs = self._processes(ev)
         if kind == "post":
-            self._announce(named, procs[0])
+            PRODUCERS.announce(self.search, self.c, procs[0], named)
         if kind == "stop_end" and self.unlisted and procs:
             lane = self.units.in_trace_order(self.unlisted)[0]
             raise Rejected(
@@ -224,9 +204,7 @@ class SpecEngine:
         elif kind == "stop_end":
             self.owner.pop(self.stop_of.pop(thread, ""), None)
         if kind in ("post", "submit"):
-            p = f"p:{thread}"
-            if p in self.c.posts:
-                forget_read(self.c.posts[p], self.search.live, lambda s: s.producer[p][1])
+            PRODUCERS.forget(self.search, self.c, thread)
 
     def _step(self, ev: Event, named: Event, procs: list[str]) -> None:
         """The search takes ``named`` (``ev`` in the spec's lane numbers); a refusal says ``ev``."""

@@ -28,15 +28,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from model_checks.conformance.item_ids import ITEM_EVENTS, ItemIds
-from model_checks.conformance.lane_roles import (
-    add_producer,
-    add_stopper,
-    announce_post,
-    role_pc,
-    traced_lanes,
-)
+from model_checks.conformance.lane_roles import Producers, add_stopper, role_pc, traced_lanes
 from model_checks.conformance.search import Miss, NoMatch, TraceSearch
-from model_checks.conformance.search_binding import UnitNames, add_process, forget_read
+from model_checks.conformance.search_binding import UnitNames, add_process
 from model_checks.conformance.search_words import least_queued, pending_phrases
 from model_checks.conformance.streamed import Event
 from model_checks.conformance.trace_processes import TraceProcesses
@@ -108,12 +102,8 @@ class LockFreeTraceConstants(TraceProcesses, wlf.Constants):
         return self.modes[stopper]
 
 
-# The pcs of a producer that has not made its next post yet.
-WAITING = frozenset({wlf.P_IDLE, wlf.P_ADMITTED})
-
-
-def _closing(s: wlf.Vars) -> bool:
-    return s.phase == wlf.CLOSING
+# The producers: bound at their first post, their scripts learned post by post (``lane_roles``).
+PRODUCERS = Producers(wlf.P_IDLE, wlf.P_ADMITTED, wlf.CLOSING)
 
 
 def pc_key(s: wlf.Vars) -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]:
@@ -197,11 +187,6 @@ class LockFreeChecker:
 
     # -- binding ---------------------------------------------------------------------------------
 
-    def _add_producer(self, name: str, lane: int | None) -> None:
-        # Its Admit may have come before the (unlogged) Stop call that closed admission.
-        admitted = (wlf.P_ADMITTED, 0, None) if lane is not None else None
-        add_producer(self.search, self.c, name, (wlf.P_IDLE, 0, None), admitted, _closing)
-
     def _add_worker(self, ev: Event, name: str) -> None:
         c = self.c
         if len(c.bound_workers) >= c.workers:
@@ -214,18 +199,13 @@ class LockFreeChecker:
         c.bound_workers.append(name)
         add_process(self.search, c, "worker", name, (wlf.W_IDLE, None, 0, None))
 
-    def _announce(self, ev: Event, p: str) -> None:
-        """The thread's next post is this one: every live state that has not made it reads it."""
-        post = (ev["lane"], ev["item"])
-        announce_post(self.search, self.c.posts[p], p, post, WAITING, wlf.P_ADMITTED)
-
     def _processes(self, ev: Event) -> list[str]:
         kind, thread = ev["event"], ev["thread"]
         c = self.c
         p, w = f"p:{thread}", f"w:{thread}"
         if kind in ("post", "push"):
             if p not in c.posts:
-                self._add_producer(p, ev["lane"])
+                PRODUCERS.add(self.search, c, p, ev["lane"])
             return [p]
         if kind == "take" and w not in c.bound_workers:
             self._add_worker(ev, w)
@@ -258,7 +238,7 @@ class LockFreeChecker:
         self.c, named = self.units.spec_event(self.search, self.c, ev)
         procs = self._processes(ev)
         if kind in ("post", "push"):
-            self._announce(named, procs[0])
+            PRODUCERS.announce(self.search, self.c, procs[0], named)
         if kind == "reset" and not ev["items"]:
             self._empty_reset(ev, named["lane"], procs)
             return
@@ -272,9 +252,7 @@ class LockFreeChecker:
             self.stop_of.pop(ev["thread"], None)
             self.complete = True
         if kind in ("post", "push", "cas", "submit"):
-            p = f"p:{ev['thread']}"
-            if p in self.c.posts:
-                forget_read(self.c.posts[p], self.search.live, lambda s: s.producer[p][1])
+            PRODUCERS.forget(self.search, self.c, ev["thread"])
 
     def _check_post(self, ev: Event) -> None:
         line = ev["seq"] + 1  # seq continuity is checked before a step: line N holds seq N - 1
