@@ -13,8 +13,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -26,10 +24,9 @@ from model_checks.compiled_choice import EARLIER, HIDDEN, paths
 from model_checks.conformance import reader
 from model_checks.conformance.designs import design_format
 from model_checks.conformance.streamed import DesignFormat
-from tests.compiled import assert_installed_compiled
+from tests.compiled import ROOT, assert_installed_compiled, fresh_interpreter
 from tests.helpers.perturbed import perturbed, write_lines
 
-ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = [
     ROOT / "tests/gate/fixtures/surplus_after_idle.jsonl",
     ROOT / "tests/work_lane_lockfree/fixtures/capacity_linearised.jsonl",
@@ -91,13 +88,7 @@ def corpus(tmp_path_factory: pytest.TempPathFactory) -> list[str]:
 
 
 def _judged(args: list[str], *, pure: bool) -> dict[str, Any]:
-    env = {k: v for k, v in os.environ.items() if k != "LANECHECK_PURE"}
-    if pure:
-        env["LANECHECK_PURE"] = "1"
-    done = subprocess.run(
-        [sys.executable, "-c", JUDGE, *args], capture_output=True, text=True, env=env, cwd=ROOT, check=True
-    )
-    found: dict[str, Any] = json.loads(done.stdout)
+    found: dict[str, Any] = json.loads(fresh_interpreter(JUDGE, *args, pure=pure))
     return found
 
 
@@ -213,12 +204,7 @@ print(json.dumps([kind, describe, spec.function.__file__, pickled]))
 
 
 def _spec_values(order: str, *, pure: bool = False) -> tuple[str, str, str]:
-    env = {k: v for k, v in os.environ.items() if k != "LANECHECK_PURE"}
-    if pure:
-        env["LANECHECK_PURE"] = "1"
-    command = [sys.executable, "-c", SPEC_FIRST, order]
-    done = subprocess.run(command, capture_output=True, text=True, env=env, cwd=ROOT, check=True)
-    kind, describe, file, pickled = json.loads(done.stdout)
+    kind, describe, file, pickled = json.loads(fresh_interpreter(SPEC_FIRST, order, pure=pure))
     assert pickled, (order, pure)  # compiled or not, a ``Function`` pickles as it did
     return kind, describe, file
 

@@ -4,11 +4,8 @@ hash, and must still behave exactly as the tuple they stand for (docs/spec-langu
 from __future__ import annotations
 
 import importlib.util
-import os
 import pickle
 import random
-import subprocess
-import sys
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -16,6 +13,7 @@ from typing import Any
 import pytest
 
 import spec.function
+from tests.compiled import fresh_interpreter
 
 SOURCE = Path(spec.function.__file__ or "").with_name("function.py")
 
@@ -55,12 +53,7 @@ print(conformance.spec_values_kind(), spec.function.__file__)
 @pytest.mark.timeout(120)
 def test_the_compiled_sequences_walk_alike() -> None:
     """The same walk where the spec's functions run compiled (decided before the spec is imported)."""
-    env = {k: v for k, v in os.environ.items() if k != "LANECHECK_PURE"}
-    root = SOURCE.parent.parent
-    done = subprocess.run(
-        [sys.executable, "-c", COMPILED_WALK], capture_output=True, text=True, env=env, cwd=root, check=True
-    )
-    kind, file = done.stdout.split()
+    kind, file = fresh_interpreter(COMPILED_WALK, pure=False).split()
     if kind != "compiled":
         pytest.skip(f"the spec's functions are not compiled here ({kind})")
     assert not file.endswith(".py")

@@ -11,7 +11,7 @@ import queue
 import threading
 from collections.abc import Callable
 
-from tests.harness.expected import Races
+from tests.harness.expected import Fails, Races
 from tests.harness.program_threads import start_and_join
 
 
@@ -322,6 +322,7 @@ def queue_mutex_by_getattr() -> None:
 FOUND = [
     Races(semaphore_subclass_as_mutex(2), "Box.v", ("box.v += 1",)),
     Races(low_level_lock_race, "Box.v", ("box.v = box.v + 1",)),
+    Fails(hook_that_fails, "assertion", "a worker failed: 'k'"),
 ]
 PROVED = [
     isinstance_holds,

@@ -1,7 +1,8 @@
 """Checks of plain ``threading`` programs in patch mode, shared by the race and patch-mode tests
 (test_patched_catalogue.py, test_races.py, test_race_scopes.py, test_patch_imported.py, test_patch_stdlib.py,
-test_fair_sleeps.py): run a program of a module under ``patched(module)``, find a line of its
-source, and hold a data-race report to the sites it must name."""
+test_patch_types.py, test_fair_sleeps.py): run a program of a module under ``patched(module)``,
+find a line of its source, hold a failure to its kind and words, and a data-race report to the
+sites it must name."""
 
 from __future__ import annotations
 
@@ -33,13 +34,20 @@ def source_line(module: ModuleType, text: str) -> str:
     raise AssertionError(text)
 
 
+def assert_fails(result: Result, kind: str, *words: str) -> Failure:
+    """The check failed with a failure of ``kind`` whose message holds each of ``words``."""
+    assert result.verdict == "failed", result.report()
+    failure = result.failure
+    assert failure is not None and failure.kind == kind, result.report()
+    for word in words:
+        assert word in failure.message, (word, failure.message)
+    return failure
+
+
 def assert_race(result: Result, module: ModuleType, what: str, *sites: str) -> Failure:
     """The check failed with a data race on ``what`` whose report names, for each text of
     ``sites``, the line of ``module`` that holds it; the failure carries its schedule."""
-    assert result.verdict == "failed", result.report()
-    failure = result.failure
-    assert failure is not None and failure.kind == "data_race", result.report()
-    assert f"data race on {what}:" in failure.message, failure.message
+    failure = assert_fails(result, "data_race", f"data race on {what}:")
     for site in sites:
         assert source_line(module, site) in failure.message, (site, failure.message)
     assert failure.schedule.startswith("lc1."), failure.schedule

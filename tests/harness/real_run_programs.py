@@ -127,11 +127,7 @@ def dataclass_formatted_in_two_threads() -> None:
     def use() -> None:
         assert "8080" in f"using {CONFIG}"
 
-    ts = [threading.Thread(target=use) for _ in range(2)]
-    for t in ts:
-        t.start()
-    for t in ts:
-        t.join()
+    start_and_join(use, use)
 
 
 def thread_identities() -> None:
@@ -171,11 +167,7 @@ def client() -> object:
 def cached_built_twice() -> None:
     """Two threads both miss the cache and both build (session 37's second review: proved absent)."""
     built.clear()
-    ts = [threading.Thread(target=client) for _ in range(2)]
-    for t in ts:
-        t.start()
-    for t in ts:
-        t.join()
+    start_and_join(client, client)
     assert len(built) == 1, "two clients built"
 
 
@@ -192,11 +184,7 @@ def cached_pure_function() -> None:
         with built_lock:
             out.append(v)
 
-    ts = [threading.Thread(target=use) for _ in range(2)]
-    for t in ts:
-        t.start()
-    for t in ts:
-        t.join()
+    start_and_join(use, use)
     assert out == [9, 9] and square.cache_info().currsize == 1
 
 

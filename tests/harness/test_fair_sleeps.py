@@ -13,7 +13,7 @@ from functools import partial
 import pytest
 
 from model_checks.harness import patched
-from tests.harness.patched_runs import run_patched
+from tests.harness.patched_runs import assert_fails, run_patched
 
 
 def spin_until_set() -> None:
@@ -121,26 +121,20 @@ def test_without_fairness_the_spin_wait_is_a_livelock() -> None:
 @pytest.mark.timeout(120)
 def test_a_bug_behind_a_spin_wait_is_still_found() -> None:
     result = run(spin_flag_set_too_early)
-    assert result.failure is not None and result.failure.kind == "assertion", result.report()
-    assert "read before written" in result.failure.message
+    assert_fails(result, "assertion", "read before written")
 
 
 @pytest.mark.timeout(120)
 def test_a_sleep_taken_for_synchronisation_is_caught() -> None:
     result = run(sleep_taken_for_synchronisation)
-    assert result.failure is not None and result.failure.kind == "assertion", result.report()
-    assert "not long enough" in result.failure.message
+    assert_fails(result, "assertion", "not long enough")
 
 
 @pytest.mark.timeout(120)
 def test_a_busy_wait_without_a_sleep_is_still_a_livelock() -> None:
     result = run(busy_wait_without_sleep)
-    assert result.failure is not None and result.failure.kind == "livelock", result.report()
     # the words say what the schedule is and how to make the loop give way
-    assert (
-        "ran its last" in result.failure.message and "steps alone (also live: main)" in result.failure.message
-    )
-    assert "time.sleep(0)" in result.failure.message
+    assert_fails(result, "livelock", "ran its last", "steps alone (also live: main)", "time.sleep(0)")
 
 
 @pytest.mark.timeout(120)
@@ -195,5 +189,5 @@ def sleeps_holding_the_lock() -> None:
 @pytest.mark.timeout(120)
 def test_a_livelock_that_sleeps_is_told_from_a_busy_wait() -> None:
     result = run(sleeps_holding_the_lock)
-    assert result.failure is not None and result.failure.kind == "livelock", result.report()
-    assert "sleeping in them" in result.failure.message and "time.sleep(0)" not in result.failure.message
+    failure = assert_fails(result, "livelock", "sleeping in them")
+    assert "time.sleep(0)" not in failure.message, failure.message

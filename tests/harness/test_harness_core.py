@@ -10,11 +10,7 @@
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from collections.abc import Callable
-from pathlib import Path
 from typing import Literal
 
 import pytest
@@ -28,9 +24,7 @@ from model_checks.harness.rt.objects import ALWAYS, NEVER, TIMEOUT, Action
 from model_checks.harness.rt.scheduler import Execution
 from model_checks.harness.runtime import ControlledRuntime
 from model_checks.harness.strategies.randomized import PctChooser, RandomChooser
-from tests.compiled import assert_installed_compiled
-
-ROOT = Path(__file__).resolve().parents[2]
+from tests.compiled import assert_installed_compiled, fresh_interpreter
 
 FINGERPRINT_SCRIPT = """
 import json, sys
@@ -134,18 +128,7 @@ def test_the_installed_core_is_the_compiled_one() -> None:
 def test_pure_and_compiled_cores_explore_the_same_executions() -> None:
     if core.kind() != "compiled":
         pytest.skip(f"only one core here: {core.describe()}")
-    env = dict(os.environ, LANECHECK_PURE="1", PYTHONPATH=str(ROOT))
-    done = subprocess.run(
-        [sys.executable, "-c", FINGERPRINT_SCRIPT],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=500,
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr[-2000:]
-    pure = json.loads(done.stdout.strip().splitlines()[-1])
+    pure = json.loads(fresh_interpreter(FINGERPRINT_SCRIPT, pure=True, timeout=500).strip().splitlines()[-1])
     assert pure["kind"] == "pure" and pure["file"].endswith(".py"), pure["file"]  # decided, and done
     compiled = json.loads(json.dumps(fingerprints()))
     assert compiled.keys() == pure["runs"].keys()

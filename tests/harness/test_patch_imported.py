@@ -64,13 +64,6 @@ def test_an_object_of_a_subclass_made_at_import_is_refused() -> None:
 
 
 @pytest.mark.timeout(60)
-def test_a_barrier_made_at_import_keeps_its_action() -> None:
-    result = run(prog.barrier_action_at_import)
-    assert result.failure is not None and result.failure.kind == "exception", result.report()
-    assert "the barrier's action failed" in result.failure.message, result.failure.message
-
-
-@pytest.mark.timeout(60)
 def test_each_check_starts_from_the_modules_as_its_first_execution_found_them() -> None:
     with patched(prog):
         prog.total = 40  # the test's own setup, between patching and the check, is kept

@@ -15,6 +15,7 @@ import pytest
 from model_checks.harness import Options, Result, check, patched
 from model_checks.harness.rt.scheduler import UsageError
 from tests.harness import patch_types_programs as prog
+from tests.harness.patched_runs import assert_fails
 
 
 def _run(program: Callable[[], object], module: ModuleType = prog) -> Result:
@@ -60,15 +61,7 @@ def test_a_hook_the_program_set_ends_with_its_execution() -> None:
     with patched(prog):
         assert check(lambda rt: prog.hook_set_inside()).verdict == "exhaustive"
         result = check(lambda rt: prog.thread_raises())
-    assert result.failure is not None and result.failure.kind == "exception", result.report()
-    assert "raised ValueError: unhandled" in result.failure.message, result.failure.message
-
-
-@pytest.mark.timeout(120)
-def test_a_hook_that_raises_is_a_failure() -> None:
-    result = _run(prog.hook_that_fails)
-    assert result.failure is not None and result.failure.kind == "assertion", result.report()
-    assert "a worker failed: 'k'" in result.failure.message, result.failure.message
+    assert_fails(result, "exception", "raised ValueError: unhandled")
 
 
 @pytest.mark.timeout(120)

@@ -30,7 +30,7 @@ from tests.harness import (
     threading_api_programs,
 )
 from tests.harness.expected import Fails, Program, Races
-from tests.harness.patched_runs import assert_proved_race_free, assert_race, run_patched
+from tests.harness.patched_runs import assert_fails, assert_proved_race_free, assert_race, run_patched
 
 CATALOGUE = (
     race_scopes,
@@ -89,6 +89,4 @@ def test_a_bug_is_found_and_told(case: Fails | Races) -> None:
     if isinstance(case, Races):
         assert_race(result, sys.modules[case.program.__module__], case.what, *case.sites)
         return
-    assert result.verdict == "failed", result.report()
-    assert result.failure is not None and result.failure.kind == case.kind, result.report()
-    assert case.words in result.failure.message, result.failure.message
+    assert_fails(result, case.kind, case.words)
