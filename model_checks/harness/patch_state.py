@@ -55,8 +55,29 @@ class _Fresh:
 _REPLACED = (itertools.count, itertools.cycle, itertools.repeat, random.Random)
 
 
-def _saved(value: object) -> tuple[object, object | None]:
+class _Within:
+    """A tuple's elements, each saved as ``_saved`` saves a value: a tuple (a named tuple, a
+    function's defaults) cannot change, so what changes is the objects it holds, each restored in
+    place as a global bound to it would be (``_state = ({"fresh": True},)``, sixth review: the dict
+    kept the first execution's write, and a later execution took another path)."""
+
+    def __init__(self, parts: list[tuple[object, object | None]]) -> None:
+        self.parts = parts
+
+
+# how many tuples deep the walk goes (a cons list of tuples, ``(1, (2, (3, ...)))``, is no state)
+_TUPLES_DEEP = 8
+
+
+def _saved(value: object, depth: int = 0) -> tuple[object, object | None]:
     """(the value, a copy of its contents to restore it from, or None when it is not restored)."""
+    if isinstance(value, tuple):  # (its elements' own copies: a tuple holds no cycle by itself)
+        if depth >= _TUPLES_DEEP:
+            return value, None
+        parts = [_saved(v, depth + 1) for v in value]
+        # an element replaced by a copy (a counter) cannot be put back inside it
+        kept = [(v, c) for v, c in parts if c is not None and not isinstance(c, _Fresh)]
+        return value, (_Within(kept) if kept else None)
     try:
         if isinstance(value, _MUTABLE):
             return value, copy.deepcopy(value)
@@ -72,6 +93,10 @@ def _saved(value: object) -> tuple[object, object | None]:
 def _restore(value: Any, contents: Any) -> None:
     """Put ``contents`` back into ``value`` in place (the objects that refer to it see it)."""
     if contents is None:
+        return
+    if isinstance(contents, _Within):
+        for part, kept in contents.parts:
+            _restore(part, kept)
         return
     if isinstance(value, _STREAMS):
         text, position = contents
