@@ -99,6 +99,8 @@ _LOADED: list[frozenset[str]] = [frozenset()]
 
 def new_check() -> None:
     """A check begins (``execution.resolved``): its first execution takes the modules' state."""
+    if _START[0] is not None:
+        _START[0].leave()  # (the previous check's environment, ``sys`` flags, logging handlers)
     _START[0] = None
     HOOK_OF_CHECK[:] = [threading.excepthook]  # each execution ends with it (``set_current``)
 
@@ -284,6 +286,7 @@ def patched(*modules: ModuleType) -> Iterator[None]:
     finally:
         _ACTIVE[0] -= 1
         if _START[0] is not None:
+            _START[0].leave()  # before the handlers' real locks are back (``undo``)
             _forget_imported()  # they hold the last execution's controlled objects
         for module in modules:
             if module in _MODULES:

@@ -13,8 +13,13 @@ it was, its functions' attributes, its functions' (and its classes' methods') mu
 arguments and the variables its closures made at import close over (``def once(done=[False])``,
 ``nonlocal done``: session 37, the first execution's call hid the path of every later one),
 globals made since removed, its ``lru_cache`` functions emptied and the ``random`` module's state
-as it was. Not restored: other iterators and objects of other modules' classes made at import,
-and what is reached only through them."""
+as it was. A tuple (a named tuple, a function's defaults) cannot change, so what it holds is
+restored in place, each element as a global bound to it would be (session 39: a dict inside a
+module's tuple kept the first execution's write). Also the process's state a program changes,
+its environment and ``sys``'s attributes, and ``logging``'s configuration (``patch_logging``):
+both put back again when the check ends. Not restored: other iterators, objects of other
+modules' classes made at import (or of its own inside a tuple), and what is reached only through
+them."""
 
 from __future__ import annotations
 
@@ -22,10 +27,14 @@ import array
 import copy
 import io
 import itertools
+import os
 import random
+import sys
 import types
 from collections import deque
 from typing import Any
+
+from model_checks.harness import patch_logging
 
 _MUTABLE = (list, dict, set, deque, bytearray, array.array)
 _STREAMS = (io.StringIO, io.BytesIO)  # restored to their contents and position
@@ -131,6 +140,8 @@ class Snapshot:
         self.defaults: list[tuple[object, object | None]] = []  # functions' mutable defaults
         self.cells: list[tuple[types.CellType, object, object | None]] = []  # closures' variables
         self.random = random.getstate()
+        self.process = _Process()
+        self.logging = patch_logging.Config()
         for module in modules:
             space = vars(module)
             # ``__builtins__`` is the builtins module's own dict: restoring it in place would empty
@@ -207,9 +218,47 @@ class Snapshot:
         for cached in self.caches:
             cached.cache_clear()
         random.setstate(self.random)
+        self.leave()
+
+    def leave(self) -> None:
+        """The process's state and ``logging``'s configuration as the check found them: also
+        when the check ends, so that no program's environment variable, ``sys`` flag or
+        handler outlives it (the next check would start from them)."""
+        self.process.restore()
+        self.logging.restore()
 
 
 _ABSENT = object()
+
+
+class _Process:
+    """The process's state a program changes, as the check's first execution found it: the
+    environment (``os.environ["STARTED"] = "1"``) and ``sys``'s attributes (``sys._flag = True``,
+    ``sys.tracebacklimit = 0``): one set since is removed, one rebound put back. Kept, a program
+    that checks on its start that it has not run yet failed at the second execution (sixth
+    review). Not restored: what lives in ``sys``'s lists and dicts (``sys.path``, ``sys.modules``:
+    ``patch`` forgets the modules an execution imported)."""
+
+    def __init__(self) -> None:
+        self.environ = dict(os.environ)
+        self.data: dict[Any, Any] | None = getattr(os.environ, "_data", None)
+        self.encoded = None if self.data is None else dict(self.data)  # compared in C
+        self.sys = dict(vars(sys))
+
+    def restore(self) -> None:
+        if self.data is None or self.data != self.encoded:
+            for name in [n for n in os.environ if n not in self.environ]:
+                del os.environ[name]
+            for name, value in self.environ.items():
+                if os.environ.get(name) != value:
+                    os.environ[name] = value
+        space = vars(sys)
+        if space != self.sys:  # (in C, by identity first)
+            for name in [n for n in space if n not in self.sys]:
+                delattr(sys, name)
+            for name, value in self.sys.items():
+                if space.get(name, _ABSENT) is not value:
+                    setattr(sys, name, value)
 
 
 def _dunder(name: str) -> bool:
