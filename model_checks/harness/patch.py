@@ -49,6 +49,7 @@ from model_checks.harness import (
 )
 from model_checks.harness.patch_threads import (
     _EPOCH,
+    AT_EXECUTION_END,
     HOOK_OF_CHECK,
     IDENT_BASE,
     Future,
@@ -99,9 +100,8 @@ _LOADED: list[frozenset[str]] = [frozenset()]
 
 def new_check() -> None:
     """A check begins (``execution.resolved``): its first execution takes the modules' state."""
-    if _START[0] is not None:
-        _START[0].leave()  # (the previous check's environment, ``sys`` flags, logging handlers)
     _START[0] = None
+    AT_EXECUTION_END.clear()
     HOOK_OF_CHECK[:] = [threading.excepthook]  # each execution ends with it (``set_current``)
 
 
@@ -113,7 +113,8 @@ def start_execution() -> None:
     patch_imports.forget_locks()
     start = _START[0]
     if start is None:
-        _START[0] = patch_state.Snapshot(tuple(dict.fromkeys(_MODULES)))
+        _START[0] = first = patch_state.Snapshot(tuple(dict.fromkeys(_MODULES)))
+        AT_EXECUTION_END[:] = [first.leave]  # the environment, ``sys``, ``logging``
         _LOADED[0] = frozenset(sys.modules)
     else:
         _forget_imported()
@@ -286,12 +287,12 @@ def patched(*modules: ModuleType) -> Iterator[None]:
     finally:
         _ACTIVE[0] -= 1
         if _START[0] is not None:
-            _START[0].leave()  # before the handlers' real locks are back (``undo``)
             _forget_imported()  # they hold the last execution's controlled objects
         for module in modules:
             if module in _MODULES:
                 _MODULES.remove(module)
         _START[0] = None
+        AT_EXECUTION_END.clear()
         patch_types.FAITHFUL_QUEUES[0] = patch_types.names_queue_internals(_MODULES)
         for restore in reversed(restores):
             restore()

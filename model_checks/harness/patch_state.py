@@ -17,7 +17,7 @@ as it was. A tuple (a named tuple, a function's defaults) cannot change, so what
 restored in place, each element as a global bound to it would be (session 39: a dict inside a
 module's tuple kept the first execution's write). Also the process's state a program changes,
 its environment and ``sys``'s attributes, and ``logging``'s configuration (``patch_logging``):
-both put back again when the check ends. Not restored: other iterators, objects of other
+both put back when each execution ends. Not restored: other iterators, objects of other
 modules' classes made at import (or of its own inside a tuple), and what is reached only through
 them."""
 
@@ -218,12 +218,12 @@ class Snapshot:
         for cached in self.caches:
             cached.cache_clear()
         random.setstate(self.random)
-        self.leave()
 
     def leave(self) -> None:
-        """The process's state and ``logging``'s configuration as the check found them: also
-        when the check ends, so that no program's environment variable, ``sys`` flag or
-        handler outlives it (the next check would start from them)."""
+        """The process's state and ``logging``'s configuration as the check's first execution
+        found them, when each execution ends (``patch_threads.set_current``): the next starts
+        from them, and no program's environment variable, ``sys`` flag or handler outlives its
+        execution (what runs between two checks, or after, sees none)."""
         self.process.restore()
         self.logging.restore()
 
