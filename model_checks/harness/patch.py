@@ -49,6 +49,7 @@ from model_checks.harness import (
 )
 from model_checks.harness.patch_threads import (
     _EPOCH,
+    AT_EXECUTION_END,
     HOOK_OF_CHECK,
     IDENT_BASE,
     Future,
@@ -100,6 +101,7 @@ _LOADED: list[frozenset[str]] = [frozenset()]
 def new_check() -> None:
     """A check begins (``execution.resolved``): its first execution takes the modules' state."""
     _START[0] = None
+    AT_EXECUTION_END.clear()
     HOOK_OF_CHECK[:] = [threading.excepthook]  # each execution ends with it (``set_current``)
 
 
@@ -111,7 +113,8 @@ def start_execution() -> None:
     patch_imports.forget_locks()
     start = _START[0]
     if start is None:
-        _START[0] = patch_state.Snapshot(tuple(dict.fromkeys(_MODULES)))
+        _START[0] = first = patch_state.Snapshot(tuple(dict.fromkeys(_MODULES)))
+        AT_EXECUTION_END[:] = [first.leave]  # the environment, ``sys``, ``logging``
         _LOADED[0] = frozenset(sys.modules)
     else:
         _forget_imported()
@@ -289,6 +292,7 @@ def patched(*modules: ModuleType) -> Iterator[None]:
             if module in _MODULES:
                 _MODULES.remove(module)
         _START[0] = None
+        AT_EXECUTION_END.clear()
         patch_types.FAITHFUL_QUEUES[0] = patch_types.names_queue_internals(_MODULES)
         for restore in reversed(restores):
             restore()

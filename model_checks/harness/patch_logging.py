@@ -20,6 +20,7 @@ it when it ends. A handler made inside the explored code makes its lock on the p
 from __future__ import annotations
 
 import _thread
+import operator
 import sys
 from collections.abc import Callable
 from typing import Any
@@ -90,3 +91,101 @@ def _handlers(logging: Any) -> list[Any]:
         for handler in list(getattr(logger, "handlers", ())):
             found[id(handler)] = handler
     return list(found.values())
+
+
+# ``logging``'s module settings a program changes (``setLoggerClass``, ``addLevelName``, ...);
+# not its lock (a stand-in while patched) nor its registry of live handlers (weak references)
+_SETTINGS = (
+    "_levelToName",
+    "_nameToLevel",
+    "_loggerClass",
+    "_logRecordFactory",
+    "raiseExceptions",
+    "logThreads",
+    "logMultiprocessing",
+    "logProcesses",
+    "lastResort",
+    "_warnings_showwarning",
+)
+
+
+class _Fields:
+    """Some attributes of an object as they were (all of them when ``names`` is None: one added
+    since is removed): the bindings, and the contents of the lists and dicts among them copied
+    one level deep (the handlers and loggers they hold are the same objects)."""
+
+    def __init__(self, owner: Any, names: tuple[str, ...] | None = None) -> None:
+        self.space: dict[str, Any] = vars(owner)
+        self.every = names is None
+        chosen = list(self.space) if names is None else [n for n in names if n in self.space]
+        self.bound = {name: self.space[name] for name in chosen}
+        self.copied: dict[str, Any] = {name: _copied(value) for name, value in self.bound.items()}
+        # the chosen attributes' values now, in C (``!=`` to ``copied``'s values: changed)
+        self.now = operator.itemgetter(*chosen) if len(chosen) > 1 else None
+
+    def restore(self) -> None:
+        if self.every:
+            for name in [n for n in self.space if n not in self.bound]:
+                del self.space[name]
+        for name, value in self.bound.items():
+            self.space[name] = value
+            copied = self.copied[name]
+            if isinstance(value, list):
+                value[:] = copied
+            elif isinstance(value, dict):
+                value.clear()
+                value.update(copied)
+
+
+def _copied(value: Any) -> Any:
+    if isinstance(value, list):
+        return list(value)
+    if isinstance(value, dict):
+        return dict(value)
+    return value
+
+
+class Config:
+    """``logging``'s configuration as the check's first execution found it, put back before each
+    later one: every logger's handlers, filters, level, ``propagate`` and ``disabled`` (a
+    placeholder's children), the fields of the handlers on them, the loggers' registry (a logger
+    made since is forgotten), ``logging.disable``'s level and the module's settings. Kept,
+    ``logging.basicConfig(stream=buf)`` in the explored function configured the root logger in
+    the first execution only: the later ones logged to its stream through its handler, whose
+    controlled lock was that execution's ("the test is not deterministic", sixth review).
+
+    Most executions change none of it: each compares the whole of it with the copies in C (a
+    list of the objects' attribute dicts against a list of their copies, about 0.1 us an object:
+    ``lanecheck explore`` has a handful, a test process with many libraries' loggers some
+    hundred) and restores only what differs."""
+
+    def __init__(self) -> None:
+        self.objects: list[_Fields] = []
+        self.module: _Fields | None = None
+        logging: Any = sys.modules.get("logging")
+        if logging is None:
+            return
+        manager = logging.Logger.manager
+        loggers = [logging.root, *manager.loggerDict.values()]
+        handlers = {id(h): h for logger in loggers for h in getattr(logger, "handlers", ())}
+        # (a handler's lock is a stand-in for the whole of the patching: restored, it is the same)
+        self.objects = [_Fields(owner) for owner in (manager, *loggers, *handlers.values())]
+        self.module = _Fields(logging, _SETTINGS)
+        self.spaces = [fields.space for fields in self.objects]
+        self.copies = [fields.copied for fields in self.objects]
+        self.settings = tuple(self.module.copied.values())
+
+    def _settings(self) -> Any:
+        module = self.module
+        assert module is not None and module.now is not None  # (ten names, all in ``logging``)
+        return module.now(module.space)
+
+    def restore(self) -> None:
+        if self.module is None:
+            return
+        if self.spaces != self.copies:
+            for fields in self.objects:
+                if fields.space != fields.copied:
+                    fields.restore()
+        if self._settings() != self.settings:
+            self.module.restore()

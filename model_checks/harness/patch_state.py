@@ -13,8 +13,13 @@ it was, its functions' attributes, its functions' (and its classes' methods') mu
 arguments and the variables its closures made at import close over (``def once(done=[False])``,
 ``nonlocal done``: session 37, the first execution's call hid the path of every later one),
 globals made since removed, its ``lru_cache`` functions emptied and the ``random`` module's state
-as it was. Not restored: other iterators and objects of other modules' classes made at import,
-and what is reached only through them."""
+as it was. A tuple (a named tuple, a function's defaults) cannot change, so what it holds is
+restored in place, each element as a global bound to it would be (session 39: a dict inside a
+module's tuple kept the first execution's write). Also the process's state a program changes,
+its environment and ``sys``'s attributes, and ``logging``'s configuration (``patch_logging``):
+both put back when each execution ends. Not restored: other iterators, objects of other
+modules' classes made at import (or of its own inside a tuple), and what is reached only through
+them."""
 
 from __future__ import annotations
 
@@ -22,10 +27,14 @@ import array
 import copy
 import io
 import itertools
+import os
 import random
+import sys
 import types
 from collections import deque
 from typing import Any
+
+from model_checks.harness import patch_logging
 
 _MUTABLE = (list, dict, set, deque, bytearray, array.array)
 _STREAMS = (io.StringIO, io.BytesIO)  # restored to their contents and position
@@ -55,8 +64,29 @@ class _Fresh:
 _REPLACED = (itertools.count, itertools.cycle, itertools.repeat, random.Random)
 
 
-def _saved(value: object) -> tuple[object, object | None]:
+class _Within:
+    """A tuple's elements, each saved as ``_saved`` saves a value: a tuple (a named tuple, a
+    function's defaults) cannot change, so what changes is the objects it holds, each restored in
+    place as a global bound to it would be (``_state = ({"fresh": True},)``, sixth review: the dict
+    kept the first execution's write, and a later execution took another path)."""
+
+    def __init__(self, parts: list[tuple[object, object | None]]) -> None:
+        self.parts = parts
+
+
+# how many tuples deep the walk goes (a cons list of tuples, ``(1, (2, (3, ...)))``, is no state)
+_TUPLES_DEEP = 8
+
+
+def _saved(value: object, depth: int = 0) -> tuple[object, object | None]:
     """(the value, a copy of its contents to restore it from, or None when it is not restored)."""
+    if isinstance(value, tuple):  # (its elements' own copies: a tuple holds no cycle by itself)
+        if depth >= _TUPLES_DEEP:
+            return value, None
+        parts = [_saved(v, depth + 1) for v in value]
+        # an element replaced by a copy (a counter) cannot be put back inside it
+        kept = [(v, c) for v, c in parts if c is not None and not isinstance(c, _Fresh)]
+        return value, (_Within(kept) if kept else None)
     try:
         if isinstance(value, _MUTABLE):
             return value, copy.deepcopy(value)
@@ -72,6 +102,10 @@ def _saved(value: object) -> tuple[object, object | None]:
 def _restore(value: Any, contents: Any) -> None:
     """Put ``contents`` back into ``value`` in place (the objects that refer to it see it)."""
     if contents is None:
+        return
+    if isinstance(contents, _Within):
+        for part, kept in contents.parts:
+            _restore(part, kept)
         return
     if isinstance(value, _STREAMS):
         text, position = contents
@@ -106,6 +140,8 @@ class Snapshot:
         self.defaults: list[tuple[object, object | None]] = []  # functions' mutable defaults
         self.cells: list[tuple[types.CellType, object, object | None]] = []  # closures' variables
         self.random = random.getstate()
+        self.process = _Process()
+        self.logging = patch_logging.Config()
         for module in modules:
             space = vars(module)
             # ``__builtins__`` is the builtins module's own dict: restoring it in place would empty
@@ -183,8 +219,46 @@ class Snapshot:
             cached.cache_clear()
         random.setstate(self.random)
 
+    def leave(self) -> None:
+        """The process's state and ``logging``'s configuration as the check's first execution
+        found them, when each execution ends (``patch_threads.set_current``): the next starts
+        from them, and no program's environment variable, ``sys`` flag or handler outlives its
+        execution (what runs between two checks, or after, sees none)."""
+        self.process.restore()
+        self.logging.restore()
+
 
 _ABSENT = object()
+
+
+class _Process:
+    """The process's state a program changes, as the check's first execution found it: the
+    environment (``os.environ["STARTED"] = "1"``) and ``sys``'s attributes (``sys._flag = True``,
+    ``sys.tracebacklimit = 0``): one set since is removed, one rebound put back. Kept, a program
+    that checks on its start that it has not run yet failed at the second execution (sixth
+    review). Not restored: what lives in ``sys``'s lists and dicts (``sys.path``, ``sys.modules``:
+    ``patch`` forgets the modules an execution imported)."""
+
+    def __init__(self) -> None:
+        self.environ = dict(os.environ)
+        self.data: dict[Any, Any] | None = getattr(os.environ, "_data", None)
+        self.encoded = None if self.data is None else dict(self.data)  # compared in C
+        self.sys = dict(vars(sys))
+
+    def restore(self) -> None:
+        if self.data is None or self.data != self.encoded:
+            for name in [n for n in os.environ if n not in self.environ]:
+                del os.environ[name]
+            for name, value in self.environ.items():
+                if os.environ.get(name) != value:
+                    os.environ[name] = value
+        space = vars(sys)
+        if space != self.sys:  # (in C, by identity first)
+            for name in [n for n in space if n not in self.sys]:
+                delattr(sys, name)
+            for name, value in self.sys.items():
+                if space.get(name, _ABSENT) is not value:
+                    setattr(sys, name, value)
 
 
 def _dunder(name: str) -> bool:

@@ -29,6 +29,9 @@ def set_current(rt: ControlledRuntime | None) -> None:
     if rt is None and HOOK_OF_CHECK:
         # the ``threading.excepthook`` a program sets (``_bootstrap``) ends with its execution
         threading.excepthook = HOOK_OF_CHECK[0]
+    if rt is None:
+        for restore in AT_EXECUTION_END:
+            restore()
     _CURRENT[0] = rt
     _MADE[0] = 0  # each execution numbers its threads from 1, as a fresh interpreter would
     _FUTURES[0] = 0
@@ -39,6 +42,9 @@ def set_current(rt: ControlledRuntime | None) -> None:
 
 _MADE = [0]  # ``Thread`` objects made in the running execution
 HOOK_OF_CHECK: list[Any] = []  # ``threading.excepthook`` when the running check began (``patch.new_check``)
+# what puts the process's state back as the running check's first execution found it, when each
+# execution ends (``patch.start_execution``, ``patch_state.Snapshot.leave``)
+AT_EXECUTION_END: list[Callable[[], None]] = []
 
 
 def current_runtime() -> ControlledRuntime | None:

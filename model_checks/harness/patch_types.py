@@ -39,6 +39,7 @@ from types import CodeType, FrameType, FunctionType, ModuleType
 from typing import Any
 
 from model_checks.harness import patch_imports
+from model_checks.harness.patch_imported import StandIn
 from model_checks.harness.patch_threads import _controlled
 from model_checks.harness.runtime import ControlledRuntime
 from model_checks.harness.sync import primitives
@@ -92,9 +93,21 @@ class Event(threading.Event, metaclass=_Patched):
     _mine = staticmethod(lambda obj: type(obj) is primitives.Event)
 
 
+def _condition(rt: ControlledRuntime, lock: Any = None) -> primitives.Condition | None:
+    """The compiled condition over a controlled lock (or none); over any other object with
+    ``acquire`` and ``release`` (a program's own lock-like class, as CPython accepts: sixth
+    review), None: an ordinary object of the class, CPython's ``Condition`` code over that object,
+    whose waits are on controlled locks (``_thread.allocate_lock``)."""
+    if isinstance(lock, StandIn):  # a lock made at import: its twin of this execution
+        lock = lock._target()
+    if lock is None or type(lock) is primitives.Lock:
+        return rt.condition(lock)
+    return None
+
+
 class Condition(threading.Condition, metaclass=_Patched):
     _real = threading.Condition
-    _made = staticmethod(lambda rt, lock=None: rt.condition(lock))
+    _made = staticmethod(_condition)
     _mine = staticmethod(lambda obj: type(obj) is primitives.Condition)
 
 

@@ -19,6 +19,7 @@ from tests.harness import (
     logging_programs,
     module_state_programs,
     outside_programs,
+    patch_review6_programs,
     patch_types_programs,
     queue_internals_programs,
     race_calls_programs,
@@ -48,6 +49,7 @@ CATALOGUE = (
     logging_programs,
     module_state_programs,
     asyncio_programs,
+    patch_review6_programs,
 )
 
 

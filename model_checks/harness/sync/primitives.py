@@ -33,6 +33,22 @@ def _blocks(blocking: bool, timeout: float | None) -> bool:
     return bool(blocking) and timeout != 0
 
 
+def _check_lock_timeout(blocking: bool, timeout: float) -> None:
+    """CPython's refusals of a lock's ``acquire`` arguments (``_thread``'s, 3.11's words): a
+    timeout with ``blocking=False``, a negative one other than -1."""
+    if timeout != -1:
+        if not blocking:
+            raise ValueError("can't specify a timeout for a non-blocking call")
+        if timeout < 0:
+            raise ValueError("timeout value must be positive")
+
+
+def _check_queue_timeout(timeout: float | None) -> None:
+    """``queue.Queue``'s refusal of a blocking call's negative timeout (CPython's words)."""
+    if timeout is not None and timeout < 0:
+        raise ValueError("'timeout' must be a non-negative number")
+
+
 _BLOCKING: Final = (True,)
 _NOTIFY_ONE: Final = (1,)
 
@@ -76,6 +92,7 @@ class Lock:
     def acquire(self, blocking: bool = True, timeout: float = -1) -> bool:
         if blocking is True and timeout == -1:  # the plain ``with lock:``: no timeout to work out
             return bool(self._ex.perform(self.acquire_op()))
+        _check_lock_timeout(blocking, timeout)
         blocking = _blocks(blocking, timeout)
         t = _timeout(blocking, timeout)
         return bool(self._ex.perform(Op("acquire", self._st, (blocking,), timeout=t)))
@@ -231,7 +248,10 @@ class Semaphore:
         self._st = ex.new_object(lambda oid: SemaphoreState(oid, name, value, value if bounded else None))
 
     def acquire(self, blocking: bool = True, timeout: float | None = None) -> bool:
-        blocking = _blocks(blocking, timeout)
+        if not blocking and timeout is not None:
+            raise ValueError("can't specify timeout for non-blocking acquire")
+        # a timeout of 0 or less is a try, as in CPython (its first wait times out at once)
+        blocking = bool(blocking) and (timeout is None or timeout > 0)
         t = _timeout(blocking, timeout)
         return bool(self._ex.perform(Op("acquire", self._st, (blocking,), timeout=t)))
 
@@ -257,10 +277,14 @@ class Queue:
         self._st = ex.new_object(lambda oid: QueueState(oid, name, maxsize, lifo))
 
     def put(self, item: object, block: bool = True, timeout: float | None = None) -> None:
+        if block and self.maxsize > 0:  # (an unbounded queue's ``put`` never looks at it)
+            _check_queue_timeout(timeout)
         block = _blocks(block, timeout)
         self._ex.perform(Op("put", self._st, (item, block), timeout=_timeout(block, timeout)))
 
     def get(self, block: bool = True, timeout: float | None = None) -> Any:
+        if block:
+            _check_queue_timeout(timeout)
         block = _blocks(block, timeout)
         return self._ex.perform(Op("get", self._st, (block,), timeout=_timeout(block, timeout)))
 

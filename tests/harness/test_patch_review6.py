@@ -1,0 +1,75 @@
+"""The sixth outside review's cases that the catalogue (patch_review6_programs.py) cannot hold:
+``logging.basicConfig`` in the explored function needs a process whose root logger has no
+handler (pytest's has its own), and what a program changes in the process outlives no check."""
+
+from __future__ import annotations
+
+import logging
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from model_checks.harness import check, patched
+from tests.harness import patch_review6_programs as programs
+from tests.harness.patched_runs import assert_proved_race_free, run_patched
+
+ROOT = Path(__file__).resolve().parents[2]
+
+BASIC_CONFIG = """\
+import io, logging, threading
+
+def basic_config_fresh():
+    # correct: basicConfig configures the root logger on the first (only) call of a real run
+    buf = io.StringIO()
+    logging.basicConfig(stream=buf, level=logging.INFO)
+    lock = threading.Lock()
+    def work():
+        with lock:
+            logging.info("hello")
+    threads = [threading.Thread(target=work) for _ in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert buf.getvalue().count("hello") == 2, buf.getvalue()
+"""
+
+
+def test_basic_config_in_the_explored_function_is_proved(tmp_path: Path) -> None:
+    # The root logger's handler, added by the first execution, was kept: the later ones logged
+    # through it to the first execution's stream, on that execution's controlled lock ("the test
+    # is not deterministic").
+    (tmp_path / "basic_config.py").write_text(BASIC_CONFIG)
+    command = [sys.executable, "-m", "model_checks", "explore", "basic_config.py:basic_config_fresh"]
+    done = subprocess.run(
+        [*command, "--time-limit", "30"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=tmp_path,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert done.stdout.startswith("exhaustive"), done.stdout
+    assert "1 executions" not in done.stdout, done.stdout  # the threads were interleaved
+
+
+def test_what_a_program_sets_in_the_process_ends_with_its_check() -> None:
+    for program in (programs.environ_fresh, programs.sys_flag_fresh, programs.logger_configured_in_main):
+        assert_proved_race_free(run_patched(programs, program, time_limit=60))
+    assert programs._VARIABLE not in os.environ
+    assert not hasattr(sys, "_lanecheck_tests_review6_flag")
+    assert not logging.getLogger("lanecheck.tests.review6").handlers
+
+
+def test_what_the_test_sets_between_two_checks_stays() -> None:
+    with patched(programs):
+        assert_proved_race_free(check(lambda rt: programs.environ_fresh(), time_limit=60))
+        os.environ["LANECHECK_TESTS_REVIEW6_BETWEEN"] = "1"
+        try:
+            assert_proved_race_free(check(lambda rt: programs.sys_flag_fresh(), time_limit=60))
+            assert os.environ.get("LANECHECK_TESTS_REVIEW6_BETWEEN") == "1"
+        finally:
+            del os.environ["LANECHECK_TESTS_REVIEW6_BETWEEN"]
+    assert programs._VARIABLE not in os.environ
