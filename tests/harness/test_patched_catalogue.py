@@ -26,6 +26,7 @@ from tests.harness import (
     race_reach_programs,
     race_scopes,
     real_run_programs,
+    review6_programs,
     stream_programs,
     threading_api_programs,
 )
@@ -48,6 +49,7 @@ CATALOGUE = (
     logging_programs,
     module_state_programs,
     asyncio_programs,
+    review6_programs,
 )
 
 
