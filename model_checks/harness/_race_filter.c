@@ -41,35 +41,117 @@ is_instance(PyObject *obj, PyObject *types)
     return 0;
 }
 
-/* Is ``value`` (NULL: not there) data, not code? 1, 0, or -1 on an error. */
+/* A read of code at ``entry`` from ``where`` (a module's dict, a cell): let through once per
+ * site and location in the running thread's epoch (``Tracer.seen_*``; the handler's
+ * ``_code_read`` judges alike), so a loop calling a module's function calls Python once a step.
+ * 1 the first time, else 0; -1 on an error. */
 static int
-is_data(Tracer *t, PyObject *value)
+code_read(Tracer *t, PyObject *entry, PyObject *where)
+{
+    PyObject *current = PyObject_GetAttr(t->ex, lanecheck_str_current);
+    if (current == NULL) {
+        return -1;
+    }
+    long tid = current == Py_None ? -1 : PyLong_AsLong(current);
+    Py_DECREF(current);
+    if (tid == -1 && PyErr_Occurred()) {
+        return -1;
+    }
+    long epoch = 0; /* the thread's first access before any operation of its own: epoch 0 */
+    if (tid >= 0 && tid < PyList_GET_SIZE(t->clocks)) {
+        PyObject *vc = PyList_GET_ITEM(t->clocks, tid);
+        if (PyList_Check(vc) && tid < PyList_GET_SIZE(vc)) {
+            epoch = PyLong_AsLong(PyList_GET_ITEM(vc, tid));
+            if (epoch == -1 && PyErr_Occurred()) {
+                return -1;
+            }
+        }
+    }
+    if (tid != t->seen_tid || epoch != t->seen_epoch) {
+        t->seen_tid = tid;
+        t->seen_epoch = epoch;
+        t->n_seen = 0;
+    }
+    for (int i = 0; i < t->n_seen; i++) {
+        if (t->seen_entry[i] == entry && t->seen_where[i] == where) {
+            return 0;
+        }
+    }
+    if (t->n_seen < TRACER_SEEN) {
+        t->seen_entry[t->n_seen] = entry;
+        t->seen_where[t->n_seen] = where;
+        t->n_seen++;
+    }
+    return 1;
+}
+
+/* Is the read of ``value`` (NULL: not there) from ``where`` at ``entry`` to be recorded? A
+ * module (a name ``import`` bound) is not; code (a function, a class, a bound method, a
+ * ``partial``'s kin) is, once a step (``code_read``; session 39: a handler swapped by one thread
+ * while another calls it was proved race free); data always. 1, 0, or -1 on an error. */
+static int
+value_worth(Tracer *t, PyObject *entry, PyObject *where, PyObject *value)
 {
     if (value == NULL) {
         return PyErr_Occurred() ? -1 : 0;
     }
-    int code = is_instance(value, t->code_types);
-    return code < 0 ? -1 : !code;
+    if (PyModule_Check(value)) {
+        return 0;
+    }
+    return is_instance(value, t->code_types) ? code_read(t, entry, where) : 1;
 }
 
-/* ``races._load_attr``'s filter: a module's global or a class's data where its body (or a base's)
- * defines it as data (``race_sites.class_owner``), any other object's attribute unless the
- * object is code. */
+/* An attribute of a function (``handler.enabled``): in its ``__dict__`` only. */
 static int
-attr_worth(Tracer *t, PyObject *obj, PyObject *name)
+function_attr(PyObject *fn, PyObject *name)
+{
+    PyObject *fields = ((PyFunctionObject *)fn)->func_dict;
+    if (fields == NULL) {
+        return 0;
+    }
+    return PyDict_GetItemWithError(fields, name) != NULL ? 1 : (PyErr_Occurred() ? -1 : 0);
+}
+
+/* ``races._load_attr``'s filter: a module's global (``value_worth``), a class's data where its
+ * body (or a base's) defines it as data (``race_sites.class_owner``), a function's own attribute,
+ * any other object's attribute unless the object is code. */
+static int
+attr_worth(Tracer *t, PyObject *entry, PyObject *obj, PyObject *name)
 {
     if (obj == NULL || !PyUnicode_Check(name)) {
         return 1;
     }
     if (PyModule_Check(obj)) {
         PyObject *dict = PyModule_GetDict(obj);
-        return dict == NULL ? 1 : is_data(t, PyDict_GetItemWithError(dict, name));
+        return dict == NULL ? 1 : value_worth(t, entry, dict, PyDict_GetItemWithError(dict, name));
     }
     if (PyType_Check(obj)) {
-        return is_data(t, _PyType_Lookup((PyTypeObject *)obj, name));
+        PyObject *value = _PyType_Lookup((PyTypeObject *)obj, name);
+        return value == NULL ? 0 : !is_instance(value, t->code_types);
     }
-    int code = is_instance(obj, t->code_types);
-    return code < 0 ? -1 : !code;
+    if (PyFunction_Check(obj)) {
+        return function_attr(obj, name);
+    }
+    return !is_instance(obj, t->code_types);
+}
+
+/* ``obj.name(...)`` (``LOAD_METHOD``): as ``attr_worth``, but an object's method found in its
+ * class as code (``self.run()``, ``xs.append(x)``: the call's filter judges a container's method)
+ * is no read of the object; what its class does not hold as code is (``svc.handler()``: a
+ * callable kept in the object's fields, or in a slot). */
+static int
+method_worth(Tracer *t, PyObject *entry, PyObject *obj, PyObject *name)
+{
+    if (obj == NULL || !PyUnicode_Check(name) || PyModule_Check(obj) || PyType_Check(obj) ||
+        PyFunction_Check(obj)) {
+        return attr_worth(t, entry, obj, name);
+    }
+    if (is_instance(obj, t->code_types)) {
+        return 0;
+    }
+    PyObject *found = _PyType_Lookup(Py_TYPE(obj), name);
+    return found == NULL || !is_instance(found, t->code_types) ||
+           PyObject_TypeCheck(found, &PyMemberDescr_Type);
 }
 
 /* Is any of the ``argc`` arguments of the call about to run a container? 1, 0, or -1. */
@@ -124,12 +206,14 @@ lanecheck_worth(Tracer *t, _PyInterpreterFrame *fr, PyObject *entry)
     }
     switch (kind) {
     case LOAD_ATTR:
-        return attr_worth(t, STACK(1), arg);
+        return attr_worth(t, entry, STACK(1), arg);
+    case LOAD_METHOD:
+        return method_worth(t, entry, STACK(1), arg);
     case SUBSCR:
     case STORE_SUBSCR:
     case DELETE_SUBSCR:
         return is_instance(STACK(2), t->containers);
-    case LOAD_CELL: { /* arg: (slot, name); a cell holding code is a read of code */
+    case LOAD_CELL: { /* arg: (slot, name); a cell holding code: once a step */
         if (!PyTuple_Check(arg) || PyTuple_GET_SIZE(arg) != 2) {
             return 1;
         }
@@ -145,7 +229,7 @@ lanecheck_worth(Tracer *t, _PyInterpreterFrame *fr, PyObject *entry)
             return 0;
         }
         PyObject *value = PyCell_GET(cell);
-        return value == NULL ? 0 : is_data(t, value);
+        return value == NULL ? 0 : value_worth(t, entry, cell, value);
     }
     case CONTAINS:
     case TRUTH: /* ``if xs:``, ``not d``, ``xs or ys``: a container's truth is its length */
@@ -176,12 +260,8 @@ lanecheck_worth(Tracer *t, _PyInterpreterFrame *fr, PyObject *entry)
         if (!PyDict_CheckExact(fr->f_globals) || !PyUnicode_CheckExact(arg)) {
             return 1;
         }
-        PyObject *value = PyDict_GetItemWithError(fr->f_globals, arg);
-        if (value == NULL) {
-            return PyErr_Occurred() ? -1 : 0; /* a builtin, or not defined yet: no global */
-        }
-        int code = is_instance(value, t->code_types);
-        return code < 0 ? -1 : !code;
+        /* NULL: a builtin, or not defined yet: no global */
+        return value_worth(t, entry, fr->f_globals, PyDict_GetItemWithError(fr->f_globals, arg));
     }
     case CALL: {
         long argc = PyLong_AsLong(arg);
@@ -243,7 +323,8 @@ lanecheck_worth(Tracer *t, _PyInterpreterFrame *fr, PyObject *entry)
         }
         return 0;
     }
-    default: /* STORE_ATTR (the handler tests the object's owner), STORE_GLOBAL, STORE_CELL */
+    default: /* STORE_ATTR (the handler tests the object's owner), STORE_GLOBAL, STORE_CELL,
+              * LOAD_NAME and STORE_NAME (class bodies, ``exec``: rare) */
         return 1;
     }
 #undef STACK

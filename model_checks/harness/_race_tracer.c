@@ -33,7 +33,8 @@
 #include "_race_tracer.h"
 
 static Py_ssize_t extra_index = -1;
-static PyObject *str_current = NULL;
+PyObject *lanecheck_str_current = NULL;
+#define str_current lanecheck_str_current
 
 static void
 free_extra(void *extra)
@@ -165,11 +166,12 @@ static int
 Tracer_init(Tracer *self, PyObject *args, PyObject *kwds)
 {
     static char *kwlist[] = {"ex", "table_of", "handler", "code_types", "containers", "methods",
-                             "named_calls", NULL};
-    PyObject *ex, *table_of, *handler, *code_types, *containers, *methods, *named_calls;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OOOO!O!O!O!", kwlist, &ex, &table_of, &handler,
+                             "named_calls", "clocks", NULL};
+    PyObject *ex, *table_of, *handler, *code_types, *containers, *methods, *named_calls, *clocks;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OOOO!O!O!O!O!", kwlist, &ex, &table_of, &handler,
                                      &PyTuple_Type, &code_types, &PyTuple_Type, &containers,
-                                     &PyDict_Type, &methods, &PyDict_Type, &named_calls)) {
+                                     &PyDict_Type, &methods, &PyDict_Type, &named_calls,
+                                     &PyList_Type, &clocks)) {
         return -1;
     }
     if (!PyCallable_Check(table_of) || !PyCallable_Check(handler)) {
@@ -182,6 +184,8 @@ Tracer_init(Tracer *self, PyObject *args, PyObject *kwds)
         return -1;
     }
     TRACER_MEMBERS(SET_MEMBER)
+    self->seen_tid = -1;
+    self->n_seen = 0;
     return 0;
 }
 
@@ -232,7 +236,7 @@ static PyTypeObject TracerType = {
     PyVarObject_HEAD_INIT(NULL, 0).tp_name = "model_checks.harness._race_tracer.Tracer",
     .tp_basicsize = sizeof(Tracer),
     .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC,
-    .tp_doc = "Tracer(ex, table_of, handler, code_types, containers, methods, named_calls): the race "
+    .tp_doc = "Tracer(ex, table_of, handler, code_types, containers, methods, named_calls, clocks): the race "
               "detector's trace function.",
     .tp_new = PyType_GenericNew,
     .tp_init = (initproc)Tracer_init,
@@ -275,10 +279,11 @@ PyInit__race_tracer(void)
         Py_DECREF(m);
         return NULL;
     }
-    PyObject *kinds = Py_BuildValue("(sssssssssssssss)", "LOAD_ATTR", "STORE_ATTR", "SUBSCR",
+    PyObject *kinds = Py_BuildValue("(ssssssssssssssssss)", "LOAD_ATTR", "STORE_ATTR", "SUBSCR",
                                     "STORE_SUBSCR", "GLOBAL_NAME", "STORE_GLOBAL", "CONTAINS",
                                     "ITER", "CALL", "LOAD_CELL", "STORE_CELL", "DELETE_SUBSCR",
-                                    "BINARY", "TRUTH", "RUN");
+                                    "BINARY", "TRUTH", "RUN", "LOAD_METHOD", "LOAD_NAME",
+                                    "STORE_NAME");
     if (kinds == NULL || PyModule_AddObject(m, "KINDS", kinds) < 0) {
         Py_XDECREF(kinds);
         Py_DECREF(m);

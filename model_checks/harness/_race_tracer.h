@@ -5,6 +5,8 @@
 
 #include <Python.h>
 
+#define TRACER_SEEN 32
+
 typedef struct {
     PyObject_HEAD
     PyObject *ex;       /* the Execution: ``current`` is read at call events */
@@ -15,20 +17,35 @@ typedef struct {
     PyObject *methods;    /* race_sites.METHODS: the container methods that are accesses */
     PyObject *len;        /* builtins.len */
     PyObject *named_calls; /* race_functions.NAMED_CALLS: getattr and kin, heapq.heappush and kin */
+    PyObject *clocks;      /* the detector's vector clocks (a list of lists, by thread) */
     long opcodes;          /* opcode events since the last LONG_RUN call */
+    /* the reads of code (a function, a class, a bound method in a global, a closure variable or
+     * a module's attribute) let through in the running thread's epoch (``seen_tid``,
+     * ``seen_epoch``: ``clocks[tid][tid]``): a site's read of one location again in the same
+     * epoch is the same access (FastTrack's same-epoch read), so a loop calling a module's
+     * function calls Python once a step, not once a call. Borrowed pointers: the entries live in
+     * the code tables, a recorded location in the detector's ``alive`` list, for the execution. */
+    long seen_tid, seen_epoch;
+    int n_seen;
+    PyObject *seen_entry[TRACER_SEEN];
+    PyObject *seen_where[TRACER_SEEN];
 } Tracer;
 
 /* Every object member, once: init, traverse and clear walk this list, so a member added to the
  * struct and here cannot be left out of the garbage collector's view. */
 #define TRACER_MEMBERS(X)                                                                  \
-    X(ex) X(table_of) X(handler) X(code_types) X(containers) X(methods) X(len) X(named_calls)
+    X(ex) X(table_of) X(handler) X(code_types) X(containers) X(methods) X(len) X(named_calls)     \
+    X(clocks)
 
-/* The entry kinds of race_sites (``LOAD_ATTR, STORE_ATTR, ... = range(15)``; a test compares). */
+/* The entry kinds of race_sites (``LOAD_ATTR, STORE_ATTR, ... = range(18)``; a test compares). */
 enum { LOAD_ATTR, STORE_ATTR, SUBSCR, STORE_SUBSCR, GLOBAL_NAME, STORE_GLOBAL, CONTAINS, ITER,
-       CALL, LOAD_CELL, STORE_CELL, DELETE_SUBSCR, BINARY, TRUTH, RUN };
+       CALL, LOAD_CELL, STORE_CELL, DELETE_SUBSCR, BINARY, TRUTH, RUN, LOAD_METHOD, LOAD_NAME,
+       STORE_NAME };
 
 
 struct _PyInterpreterFrame;
+
+extern PyObject *lanecheck_str_current; /* "current", interned */
 
 /* Could the handler record an access at the site ``entry`` of the frame about to run it? 0 only
  * where ``RaceDetector._site`` is sure to record nothing; 1 where it may; -1 on an error. */

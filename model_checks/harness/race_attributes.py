@@ -26,16 +26,48 @@ class AttributeAccesses:
 
     # the detector's: ``(tid, obj, key, write, frame, label, owner=None)``
     _access: Callable[..., None]
+    code_seen: dict[tuple[int, int], tuple[int, int]]
+    clocks: list[list[int]]
 
-    def _load_attr(self, tid: int, obj: object, name: str, frame: Where) -> None:
-        """``obj.name`` is read: a module's global, a class's data (where its body defines it), or
-        an object's attribute; never code (a function, a class, a method's descriptor)."""
+    def _code_read(self, tid: int, entry: object, where: object) -> bool:
+        """Is this read of code (a function, a class, a bound method) at the site ``entry`` from
+        ``where`` to be recorded? Once per site and location in the thread's epoch (a read again
+        in the same epoch is the same access: FastTrack's same-epoch read; the C filter lets it
+        through alike), so a loop calling a module's function records one read a step. Always
+        for no site (None)."""
+        if entry is None:
+            return True
+        clocks = self.clocks
+        stamp = (tid, clocks[tid][tid] if tid < len(clocks) and tid < len(clocks[tid]) else 0)
+        key = (id(entry), id(where))
+        if self.code_seen.get(key) == stamp:
+            return False
+        self.code_seen[key] = stamp
+        return True
+
+    def _value_read(self, tid: int, entry: object, where: object, value: object) -> bool:
+        """Is the read of ``value`` (``MISSING``: none) from ``where`` (a module's dict, a cell) to be
+        recorded? Not a module (a name ``import`` bound); code once a step (``_code_read``; session
+        39: a handler, a ``partial`` or a bound method swapped by one thread while another calls
+        it was proved race free); data always."""
+        if value is MISSING or isinstance(value, types.ModuleType):
+            return False
+        return not isinstance(value, CODE_TYPES) or self._code_read(tid, entry, where)
+
+    def _load_attr(self, tid: int, obj: object, name: str, frame: Where, entry: object = None) -> None:
+        """``obj.name`` is read: a module's global (``_value_read``), a class's data (where its body
+        defines it), a function's own attribute (``handler.enabled``), or an object's attribute
+        (whatever its value); never a class's code (a method, a method's descriptor)."""
         if isinstance(obj, types.ModuleType):
             g = obj.__dict__
-            if name in g and not isinstance(g[name], CODE_TYPES):
+            if self._value_read(tid, entry, g, g.get(name, MISSING)):
                 self._access(tid, g, name, False, frame, f"global {name}")
         elif isinstance(obj, type):
             self._class_data(tid, obj, name, frame)
+        elif isinstance(obj, types.FunctionType):
+            own = obj.__dict__
+            if name in own:
+                self._attr(tid, obj, name, False, frame, own)
         elif issubclass(type(obj), PER_THREAD):
             self._local_attr(tid, obj, name, False, frame)
         elif not isinstance(obj, CODE_TYPES) and not harness_owned(obj):
@@ -105,6 +137,26 @@ class AttributeAccesses:
             self._access(tid, fields, name, write, frame, "", type(obj))
         else:  # a class's data, a slot
             self._access(tid, obj, name, write, frame, "")
+
+
+MISSING = object()
+
+
+def method_read(obj: object, name: str) -> bool:
+    """Is ``obj.name(...)`` (``LOAD_METHOD``) a read of ``obj``? A module's, a class's or a
+    function's name is judged as an attribute (``_load_attr``); an object's method found in its
+    class as code (``self.run()``, ``xs.append``) is none; what its class does not hold as code is
+    (``svc.handler()``: a callable kept in the object's fields, or a slot). The C filter's
+    ``method_worth``."""
+    if isinstance(obj, (types.ModuleType, type, types.FunctionType)):
+        return True
+    if isinstance(obj, CODE_TYPES):
+        return False
+    for klass in type(obj).__mro__:
+        found = klass.__dict__.get(name, MISSING)
+        if found is not MISSING:
+            return not isinstance(found, CODE_TYPES) or isinstance(found, types.MemberDescriptorType)
+    return True
 
 
 def _slot(cls: type, name: str) -> bool:

@@ -40,8 +40,11 @@ class Where(Protocol):
 LIBRARIES = {sysconfig.get_path(name) for name in ("stdlib", "platstdlib", "purelib", "platlib")}
 SKIP_FILES = (*(p + os.sep for p in LIBRARIES if p), "<frozen")
 
-# Reads of these are reads of code, not of shared state: functions, classes, modules, and what a
-# class body defines beside its data (methods' descriptors, properties, slots).
+# Values that are code: functions, classes, modules, and what a class body defines beside its
+# data (methods' descriptors, properties, slots). A class's code is not its data (``class_owner``:
+# ``self.run()`` reads no location); code held in a global, a closure variable or an object's
+# fields is, read once a step (session 39: a handler swapped by one thread while another calls
+# it was proved race free), a module excepted (``races.value_read``).
 CODE_TYPES = (
     types.ModuleType,
     type,
@@ -234,7 +237,10 @@ METHODS: dict[str, tuple[bool, bool]] = {
     BINARY,
     TRUTH,
     RUN,
-) = range(15)
+    LOAD_METHOD,
+    LOAD_NAME,
+    STORE_NAME,
+) = range(18)
 KINDS = (
     "LOAD_ATTR",
     "STORE_ATTR",
@@ -251,11 +257,23 @@ KINDS = (
     "BINARY",
     "TRUTH",
     "RUN",
+    "LOAD_METHOD",
+    "LOAD_NAME",
+    "STORE_NAME",
 )
 OPCODES = {
     "LOAD_ATTR": LOAD_ATTR,
     "STORE_ATTR": STORE_ATTR,
     "DELETE_ATTR": STORE_ATTR,
+    # ``obj.name(...)``: a callable kept in an object's fields (``svc.handler()``), a module's
+    # function (``mod.fn()``); an object's method found in its class is no read of the object
+    "LOAD_METHOD": LOAD_METHOD,
+    # ``from mod import name`` reads the module's attribute (the module is on the stack)
+    "IMPORT_FROM": LOAD_ATTR,
+    # a class body's or ``exec``'s names: its namespace, else the module's global
+    "LOAD_NAME": LOAD_NAME,
+    "STORE_NAME": STORE_NAME,
+    "DELETE_NAME": STORE_NAME,
     "BINARY_SUBSCR": SUBSCR,
     "STORE_SUBSCR": STORE_SUBSCR,
     "DELETE_SUBSCR": DELETE_SUBSCR,
@@ -266,6 +284,7 @@ OPCODES = {
     "LOAD_DEREF": LOAD_CELL,
     "STORE_DEREF": STORE_CELL,
     "DELETE_DEREF": STORE_CELL,
+    "LOAD_CLASSDEREF": LOAD_CELL,  # a class body's read of a closure variable
     "CONTAINS_OP": CONTAINS,
     # what reads its top of stack whole: iteration, unpacking, ``[*xs]``, ``{**d}``, ``f(*xs)``
     "GET_ITER": ITER,
@@ -302,7 +321,17 @@ OPCODES = {
 INPLACE = frozenset(
     i for i, (name, _) in enumerate(getattr(dis, "_nb_ops", ())) if name.startswith("NB_INPLACE_")
 )
-NAMED = (LOAD_ATTR, STORE_ATTR, GLOBAL_NAME, STORE_GLOBAL, LOAD_CELL, STORE_CELL)
+NAMED = (
+    LOAD_ATTR,
+    STORE_ATTR,
+    GLOBAL_NAME,
+    STORE_GLOBAL,
+    LOAD_CELL,
+    STORE_CELL,
+    LOAD_METHOD,
+    LOAD_NAME,
+    STORE_NAME,
+)
 Table = dict[int, tuple[int, Any]]
 TABLES: dict[types.CodeType, Table | None] = {}  # code -> offset -> (kind, argument); None: untraced
 

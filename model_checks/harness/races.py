@@ -43,7 +43,7 @@ from collections import defaultdict
 from typing import TYPE_CHECKING, Any
 
 from model_checks.harness.busy_wait import BusyWait
-from model_checks.harness.race_attributes import AttributeAccesses
+from model_checks.harness.race_attributes import MISSING, AttributeAccesses, method_read
 from model_checks.harness.race_calls import NESTED_DEPTH, CallSites
 from model_checks.harness.race_frames import (
     NATIVE,
@@ -76,11 +76,14 @@ from model_checks.harness.race_sites import (
     KEYED,
     LOAD_ATTR,
     LOAD_CELL,
+    LOAD_METHOD,
+    LOAD_NAME,
     METHODS,
     RUN,
     STORE_ATTR,
     STORE_CELL,
     STORE_GLOBAL,
+    STORE_NAME,
     STORE_SUBSCR,
     STREAMS,
     SUBSCR,
@@ -136,6 +139,8 @@ class RaceDetector(AttributeAccesses):
         self.busy = BusyWait(ex)  # a thread spinning on plain data is given scheduling points
         self.calls = CallSites(self)  # what a call site accesses
         self.found = False
+        # the reads of code recorded: (site's entry, location) ids -> (thread, epoch) (``_code_read``)
+        self.code_seen: dict[tuple[int, int], tuple[int, int]] = {}
         # containers held in declared fields (``declared.py``), and the traced standard-library
         # modules' own state (``race_library.library_state``)
         self.exempt: set[int] = set(library_state())
@@ -143,7 +148,14 @@ class RaceDetector(AttributeAccesses):
         self._tracer = (
             # (the C filter also lets through a container's iterator: ``ITERATORS``)
             NATIVE.Tracer(
-                ex, code_entries, self._site, CODE_TYPES, (*CONTAINERS, *ITERATORS), METHODS, NAMED_CALLS
+                ex,
+                code_entries,
+                self._site,
+                CODE_TYPES,
+                (*CONTAINERS, *ITERATORS),
+                METHODS,
+                NAMED_CALLS,
+                self.clocks,
             )
             if NATIVE is not None
             else None
@@ -220,7 +232,11 @@ class RaceDetector(AttributeAccesses):
             return
         kind, arg_ = entry
         if kind == LOAD_ATTR:
-            self._load_attr(tid, stack_value(frame, 1), arg_, frame)
+            self._load_attr(tid, stack_value(frame, 1), arg_, frame, entry)
+        elif kind == LOAD_METHOD:
+            obj = stack_value(frame, 1)
+            if method_read(obj, arg_):
+                self._load_attr(tid, obj, arg_, frame, entry)
         elif kind == STORE_ATTR:
             self._store_attr(tid, stack_value(frame, 1), arg_, frame)
         elif kind in (SUBSCR, STORE_SUBSCR, DELETE_SUBSCR):
@@ -254,7 +270,7 @@ class RaceDetector(AttributeAccesses):
                 self._access(tid, container, ALL, False, frame, "")
         elif kind == GLOBAL_NAME:
             g = frame.f_globals
-            if not isinstance(g.get(arg_), CODE_TYPES) and arg_ in g:
+            if self._value_read(tid, entry, g, g.get(arg_, MISSING)):
                 self._access(tid, g, arg_, False, frame, f"global {arg_}")
         elif kind == STORE_GLOBAL:
             self._access(tid, frame.f_globals, arg_, True, frame, f"global {arg_}")
@@ -279,11 +295,30 @@ class RaceDetector(AttributeAccesses):
                     value = cell.cell_contents
                 except ValueError:  # not bound yet: the load raises NameError
                     return
-                if isinstance(value, CODE_TYPES):
+                if not self._value_read(tid, entry, cell, value):
                     return
             self._access(tid, cell, name, kind == STORE_CELL, frame, "")
+        elif kind in (LOAD_NAME, STORE_NAME):
+            self._name(tid, frame, entry, kind == STORE_NAME)
         else:
             self.calls.call(tid, frame, arg_)
+
+    def _name(self, tid: int, frame: types.FrameType, entry: tuple[int, Any], write: bool) -> None:
+        """``LOAD_NAME``/``STORE_NAME``: a class body's or ``exec``'s name. Its own namespace (a class
+        being made, ``exec``'s locals) is the frame's; else the name is the module's global
+        (``exec(src, globals())``, a class body reading a global). A module's own body, run by its
+        import, is not looked at (the import orders it)."""
+        name = entry[1]
+        code, g = frame.f_code, frame.f_globals
+        if code.co_name == "<module>" and g.get("__file__") == code.co_filename:
+            return
+        local = frame.f_locals
+        if local is not g and (write or name in local):
+            return
+        if write:
+            self._access(tid, g, name, True, frame, f"global {name}")
+        elif self._value_read(tid, entry, g, g.get(name, MISSING)):
+            self._access(tid, g, name, False, frame, f"global {name}")
 
     def _generator(self, tid: int, gen: types.GeneratorType[Any, Any, Any], frame: Where) -> None:
         """``next(gen)`` or a loop over ``gen``: it runs the generator's frame, which two threads
