@@ -6,8 +6,7 @@ scheduling step is "one operation + the thread's local code up to its next opera
 
 Alternatives of one thread's pending operation (explored choices, never both enabled with
 ``NORMAL``): ``TIMEOUT`` (a blocked timed wait gives up) and ``SPURIOUS`` (a condition wait
-returns without a notify).
-"""
+returns without a notify)."""
 
 from __future__ import annotations
 
@@ -17,7 +16,6 @@ from typing import TYPE_CHECKING, Any, ClassVar, Final
 
 if TYPE_CHECKING:
     from model_checks.harness.rt.scheduler import Execution
-
 # ``Final`` constants are inlined by the compiled core; a plain module global is a dictionary
 # look-up at every use, and these are used at every step.
 NORMAL: Final = 0
@@ -286,6 +284,8 @@ class ConditionState(ObjState):
                 woken = self.waiters.popleft()
                 ex.threads[woken].pending = self._reacquire(ex.threads[woken].pending, True)
             return RESUME_NONE
+        if op.kind == "waiters":
+            return Resume(len(self.waiters))
         return lock.apply(ex, op, tid, alt)
 
     def _reacquire(self, wake: Op | None, result: bool) -> Op:
@@ -314,13 +314,10 @@ class EventState(ObjState):
         return op.kind != "wait" or self.flag
 
     def apply(self, ex: Execution, op: Op, tid: int, alt: int) -> Outcome:
-        if op.kind == "set":
-            self.flag = True
-        elif op.kind == "clear":
-            self.flag = False
-        elif op.kind in ("is_set", "wait"):
-            return Resume(self.flag)
-        return RESUME_NONE
+        if op.kind in ("set", "clear"):
+            self.flag = op.kind == "set"
+            return RESUME_NONE
+        return Resume(self.flag)  # is_set, wait
 
 
 class SemaphoreState(ObjState):
@@ -348,7 +345,9 @@ class SemaphoreState(ObjState):
                 return Raise(ValueError("Semaphore released too many times"), self)
             self.value += n
             return RESUME_NONE
-        raise NotImplementedError(op.kind)
+        if op.kind != "value":  # (``value``: a program's look at CPython's ``_value``)
+            raise NotImplementedError(op.kind)
+        return Resume(self.value)
 
 
 class QueueState(ObjState):

@@ -188,12 +188,18 @@ class Condition:
         return bool(self._ex.perform(self._shared_wait or Op("wait", self._st)))
 
     def wait_for(self, predicate: Callable[[], T], timeout: float | None = None) -> T:
-        deadline = None if timeout is None else self._ex.clock + timeout
+        ex = self._ex
+        deadline = None
+        if timeout is not None:
+            # CPython's reads the clock (``_time()``): whether it waits again depends on it
+            ex.clock_read = True
+            deadline = ex.clock + timeout
         result = predicate()
         while not result:
             wait = None
             if deadline is not None:
-                wait = deadline - self._ex.clock
+                ex.clock_read = True
+                wait = deadline - ex.clock
                 if wait <= 0:
                     break
             self.wait(wait)
@@ -211,6 +217,13 @@ class Condition:
 
     def notifyAll(self) -> None:
         self.notify_all()
+
+    @property
+    def _waiters(self) -> tuple[None, ...]:
+        """CPython's deque of the waiters' locks, as a program reads it (``len(cond._waiters)``):
+        a snapshot with one entry per waiting thread, read as one step."""
+        count: int = self._ex.perform(Op("waiters", self._st, read=True))  # type: ignore[assignment]
+        return (None,) * count
 
 
 class Event:
@@ -230,6 +243,11 @@ class Event:
         return bool(self._ex.perform(Op("is_set", self._st, read=True)))
 
     def isSet(self) -> bool:
+        return self.is_set()
+
+    @property
+    def _flag(self) -> bool:
+        """CPython's field, as a program reads it: ``is_set()``."""
         return self.is_set()
 
     def wait(self, timeout: float | None = None) -> bool:
@@ -257,6 +275,12 @@ class Semaphore:
 
     def release(self, n: int = 1) -> None:
         self._ex.perform(Op("release", self._st, (n,)))
+
+    @property
+    def _value(self) -> int:
+        """CPython's count, as a program reads it (a look, not a synchronisation), as one step."""
+        value: int = self._ex.perform(Op("value", self._st, read=True))  # type: ignore[assignment]
+        return value
 
     def __enter__(self) -> bool:
         return self.acquire()

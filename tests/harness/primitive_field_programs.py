@@ -1,0 +1,76 @@
+"""Plain ``threading`` programs that look at CPython's private fields of the primitives
+(``Semaphore._value``, ``Event._flag``, ``Condition._waiters``): patch mode raised
+``AttributeError`` on each before session 39 (``test_primitive_fields.py``)."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+
+
+def semaphore_value() -> Callable[[], object]:
+    """The count another thread's ``with sem`` moves: 2 before or after it, 1 inside."""
+    sem = threading.Semaphore(2)
+    seen: list[int] = []
+
+    def worker() -> None:
+        with sem:
+            pass
+
+    t = threading.Thread(target=worker)
+    t.start()
+    seen.append(sem._value)
+    t.join()
+    seen.append(sem._value)
+    return lambda: tuple(seen)
+
+
+def event_flag() -> Callable[[], object]:
+    ev = threading.Event()
+    seen: list[bool] = []
+    t = threading.Thread(target=ev.set)
+    t.start()
+    seen.append(ev._flag)  # type: ignore[attr-defined]
+    t.join()
+    seen.append(ev._flag)  # type: ignore[attr-defined]
+    return lambda: tuple(seen)
+
+
+def condition_waiters() -> Callable[[], object]:
+    """The number of threads parked in ``wait``, read under the lock: 0 or 1."""
+    cond = threading.Condition()
+    ready: list[bool] = []
+    seen: list[int] = []
+
+    def waiter() -> None:
+        with cond:
+            while not ready:
+                cond.wait()
+
+    t = threading.Thread(target=waiter)
+    t.start()
+    with cond:
+        seen.append(len(cond._waiters))  # type: ignore[attr-defined]
+        ready.append(True)
+        cond.notify()
+    t.join()
+    return lambda: tuple(seen)
+
+
+def waiters_assumed_parked() -> None:
+    """A bug: the main thread assumes the waiter is already parked."""
+    cond = threading.Condition()
+    done: list[bool] = []
+
+    def waiter() -> None:
+        with cond:
+            while not done:
+                cond.wait()
+
+    t = threading.Thread(target=waiter)
+    t.start()
+    with cond:
+        assert cond._waiters, "no thread was waiting yet"  # type: ignore[attr-defined]
+        done.append(True)
+        cond.notify()
+    t.join()

@@ -1,0 +1,42 @@
+"""A program's look at CPython's private fields of the primitives is a read of the controlled
+object, one step each (``sync/primitives.py``); before session 39 each was an
+``AttributeError``."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+
+from model_checks.harness import Options, Result, check, patched
+from tests.harness import primitive_field_programs as prog
+
+
+def _run(program: Callable[[], object]) -> Result:
+    with patched(prog):
+        return check(lambda rt: program(), Options(time_limit=60))
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize(
+    ("program", "outcomes"),
+    [
+        (prog.semaphore_value, {(2, 2), (1, 2)}),
+        (prog.event_flag, {(False, True), (True, True)}),
+        (prog.condition_waiters, {(0,), (1,)}),
+    ],
+)
+def test_each_field_reads_the_controlled_state_in_every_order(
+    program: Callable[[], object], outcomes: set[object]
+) -> None:
+    result = _run(program)
+    assert result.verdict == "exhaustive", result.report()
+    assert result.outcomes == outcomes
+
+
+@pytest.mark.timeout(120)
+def test_a_program_assuming_a_waiter_is_parked_fails() -> None:
+    result = _run(prog.waiters_assumed_parked)
+    assert result.verdict == "failed" and result.failure is not None, result.report()
+    assert result.failure.kind == "assertion", result.report()  # not an AttributeError
+    assert "AssertionError: no thread was waiting yet" in result.report()
