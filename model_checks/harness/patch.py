@@ -158,7 +158,7 @@ def _either(
 
 
 # What a controlled thread gets instead of each name (``threading.Thread`` is a class of its own).
-_REPLACEMENTS: list[tuple[ModuleType, str, Any, Any]] = [
+_REPLACEMENTS: list[tuple[Any, str, Any, Any]] = [
     (threading, "Thread", _real_thread, Thread),
     (threading, "Timer", _real_timer, Timer),
     (concurrent.futures._base, "Future", _real_future, Future),

@@ -194,8 +194,26 @@ class RLock(threading._PyRLock, metaclass=_Patched):  # type: ignore[name-define
     _mine = staticmethod(lambda obj: type(obj) is primitives.Lock and obj._st.reentrant)
 
 
-# What each real class or function is replaced by while patched: (module, name, real, patched).
-REPLACEMENTS: list[tuple[ModuleType, str, Any, Any]] = [
+def _looked(real: property) -> property:
+    """A ``threading.Barrier`` property that reads what the barrier's lock guards without it
+    (``n_waiting``, ``broken``), CPython's code after one step that orders the read with the
+    barrier's lock (``Condition._look``). Left a thread's local code, it was never reordered with
+    the other threads' ``wait``: "exactly one waiting" was proved (session 38's fifth review)."""
+    fget = real.fget
+    assert fget is not None
+
+    def look(barrier: threading.Barrier) -> Any:
+        cond = getattr(barrier, "_cond", None)
+        if type(cond) is primitives.Condition and _controlled() is not None:
+            cond._look()
+        return fget(barrier)
+
+    return property(look, doc=real.__doc__)
+
+
+# What each real class or function is replaced by while patched: (module or class, name, real,
+# patched).
+REPLACEMENTS: list[tuple[Any, str, Any, Any]] = [
     (threading, "Condition", threading.Condition, Condition),
     (threading, "Event", threading.Event, Event),
     (threading, "Semaphore", threading.Semaphore, Semaphore),
@@ -209,6 +227,10 @@ REPLACEMENTS: list[tuple[ModuleType, str, Any, Any]] = [
     (threading, "_allocate_lock", _thread.allocate_lock, allocate_lock),
     (_thread, "LockType", _thread.LockType, LockType),
     (_thread, "RLock", _thread.RLock, RLock),
+    *(
+        (threading.Barrier, name, vars(threading.Barrier)[name], _looked(vars(threading.Barrier)[name]))
+        for name in ("n_waiting", "broken")
+    ),
 ]
 
 # C types no Python class can stand in for by re-basing: a program's subclass of one, defined

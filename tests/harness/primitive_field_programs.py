@@ -74,3 +74,32 @@ def waiters_assumed_parked() -> None:
         done.append(True)
         cond.notify()
     t.join()
+
+
+def barrier_count_assumed() -> None:
+    """A bug: the main thread assumes no other thread reached the barrier yet when it looks
+    (``n_waiting`` reads the barrier's count without its lock, in CPython too)."""
+    barrier = threading.Barrier(3)
+    t1 = threading.Thread(target=barrier.wait)
+    t2 = threading.Thread(target=barrier.wait)
+    t1.start()
+    t2.start()
+    waiting = barrier.n_waiting
+    barrier.wait()
+    t1.join()
+    t2.join()
+    assert waiting == 0, f"{waiting} thread(s) already waiting"
+
+
+def barrier_count_read() -> Callable[[], object]:
+    """Every count the look can see: 0, 1 or 2."""
+    barrier = threading.Barrier(3)
+    threads = [threading.Thread(target=barrier.wait) for _ in range(2)]
+    for t in threads:
+        t.start()
+    waiting = barrier.n_waiting
+    broken = barrier.broken
+    barrier.wait()
+    for t in threads:
+        t.join()
+    return lambda: (waiting, broken)

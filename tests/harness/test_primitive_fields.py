@@ -1,6 +1,7 @@
 """A program's look at CPython's private fields of the primitives is a read of the controlled
 object, one step each (``sync/primitives.py``); before session 39 each was an
-``AttributeError``."""
+``AttributeError``. So is ``Barrier.n_waiting`` (and ``broken``), which CPython reads without
+the barrier's lock."""
 
 from __future__ import annotations
 
@@ -24,6 +25,7 @@ def _run(program: Callable[[], object]) -> Result:
         (prog.semaphore_value, {(2, 2), (1, 2)}),
         (prog.event_flag, {(False, True), (True, True)}),
         (prog.condition_waiters, {(0,), (1,)}),
+        (prog.barrier_count_read, {(0, False), (1, False), (2, False)}),
     ],
 )
 def test_each_field_reads_the_controlled_state_in_every_order(
@@ -40,3 +42,13 @@ def test_a_program_assuming_a_waiter_is_parked_fails() -> None:
     assert result.verdict == "failed" and result.failure is not None, result.report()
     assert result.failure.kind == "assertion", result.report()  # not an AttributeError
     assert "AssertionError: no thread was waiting yet" in result.report()
+
+
+@pytest.mark.timeout(120)
+def test_a_program_assuming_no_thread_reached_the_barrier_fails() -> None:
+    """``Barrier.n_waiting`` is one step ordered with the barrier's lock: before, the look was the
+    main thread's local code and never moved past the other threads' waits (proved)."""
+    result = _run(prog.barrier_count_assumed)
+    assert result.verdict == "failed" and result.failure is not None, result.report()
+    assert result.failure.kind == "assertion", result.report()
+    assert "already waiting" in result.report()

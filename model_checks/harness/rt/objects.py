@@ -229,7 +229,8 @@ class LockState(ObjState):
         return f"held by {ex.thread_label(self.owner)}" if self.owner is not None else ""
 
 
-_TOUCH_LOCK: Final = frozenset({"wait", "reacquire", "acquire", "release", "locked"})
+# (``look``: a program's look at what the lock guards, ``Barrier.n_waiting``: ``patch_types``)
+_TOUCH_LOCK: Final = frozenset({"wait", "reacquire", "acquire", "release", "locked", "look"})
 
 
 class ConditionState(ObjState):
@@ -284,7 +285,7 @@ class ConditionState(ObjState):
                 woken = self.waiters.popleft()
                 ex.threads[woken].pending = self._reacquire(ex.threads[woken].pending, True)
             return RESUME_NONE
-        if op.kind == "waiters":
+        if op.kind in ("waiters", "look"):
             return Resume(len(self.waiters))
         return lock.apply(ex, op, tid, alt)
 

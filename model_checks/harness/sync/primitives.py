@@ -218,6 +218,11 @@ class Condition:
     def notifyAll(self) -> None:
         self.notify_all()
 
+    def _look(self) -> None:
+        """A read of what the condition's lock guards, made without it (``Barrier.n_waiting``):
+        one step, ordered with the lock's acquires and releases and the condition's waits."""
+        self._ex.perform(Op("look", self._st, read=True))
+
     @property
     def _waiters(self) -> tuple[None, ...]:
         """CPython's deque of the waiters' locks, as a program reads it (``len(cond._waiters)``):
