@@ -22,6 +22,7 @@ from __future__ import annotations
 import _thread
 import operator
 import sys
+import weakref
 from collections.abc import Callable
 from typing import Any
 
@@ -70,12 +71,19 @@ def give_back_real_locks() -> None:
     logging: Any = sys.modules.get("logging")
     if logging is None:
         return
-    for handler in _handlers(logging):
+    made = [handler for handler in (ref() for ref in MADE) if handler is not None]
+    MADE.clear()
+    for handler in [*_handlers(logging), *made]:
         lock = getattr(handler, "__dict__", {}).get("lock")
         # (a stand-in is an outer ``patched`` block's, undone when that block ends)
         controlled = type(lock).__module__.startswith("model_checks.harness.")
         if lock is not None and controlled and not isinstance(lock, StandIn):
             handler.lock = _thread.RLock()
+
+
+# Handlers an execution made and registered, taken out of ``logging._handlerList`` when it ended
+# (``Config.restore``), with weak references of their own that call nothing when they die.
+MADE: list[weakref.ref[Any]] = []
 
 
 def _handlers(logging: Any) -> list[Any]:
@@ -174,6 +182,8 @@ class Config:
         self.spaces = [fields.space for fields in self.objects]
         self.copies = [fields.copied for fields in self.objects]
         self.settings = tuple(self.module.copied.values())
+        self.registry: list[Any] = logging._handlerList
+        self.registered = list(self.registry)
 
     def _settings(self) -> Any:
         module = self.module
@@ -189,3 +199,18 @@ class Config:
                     fields.restore()
         if self._settings() != self.settings:
             self.module.restore()
+        if self.registry != self.registered:
+            self._unregister()
+
+    def _unregister(self) -> None:
+        """The handlers an execution made leave ``logging._handlerList``, and with them the weak
+        references whose callback (``_removeHandlerRef``) takes the module lock when the handler
+        dies: a handler of one execution freed by the collector during a later one took a step
+        there, at whatever point the collection came ("the test is not deterministic", session 39).
+        ``MADE`` keeps them for ``give_back_real_locks``."""
+        before = {id(ref) for ref in self.registered}
+        for ref in self.registry:
+            handler = ref() if id(ref) not in before else None
+            if handler is not None:
+                MADE.append(weakref.ref(handler))
+        self.registry[:] = self.registered

@@ -73,3 +73,15 @@ def test_what_the_test_sets_between_two_checks_stays() -> None:
         finally:
             del os.environ["LANECHECK_TESTS_REVIEW6_BETWEEN"]
     assert programs._VARIABLE not in os.environ
+
+
+def test_a_handler_an_execution_made_leaves_the_registry_when_it_ends() -> None:
+    """Its weak reference in ``logging._handlerList`` takes the module lock when the handler dies:
+    freed by the collector during a later execution, that was a step there at whatever point the
+    collection came ("the test is not deterministic" under plain DFS with the race detector)."""
+    registered = list(logging._handlerList)  # type: ignore[attr-defined]
+    with patched(programs):
+        result = check(lambda rt: programs.logger_configured_in_main(), strategy="dfs", time_limit=60)
+    assert_proved_race_free(result)
+    assert result.executions > 1
+    assert logging._handlerList == registered  # type: ignore[attr-defined]
