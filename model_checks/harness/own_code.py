@@ -44,6 +44,7 @@ MACHINERY_FILES = frozenset(
         "options.py",
         "own_code.py",
         "patch_logging.py",
+        "patch_signals.py",
         "patch_modules.py",
         "patch_reach.py",
         "patch_state.py",

@@ -149,7 +149,9 @@ class Snapshot:
             saved = {name: _saved(value) for name, value in space.items() if not _dunder(name)}
             self.modules.append((space, saved))
             for value in list(space.values()):
-                if hasattr(value, "cache_clear") and callable(value):
+                # (looked up on the type: an object's own ``__getattr__`` may raise anything,
+                # ``KeyError`` from a settings proxy's, and a cache's ``cache_clear`` is its type's)
+                if callable(getattr(type(value), "cache_clear", None)) and callable(value):
                     self.caches.append(value)
                 elif isinstance(value, type) and value.__module__ == module.__name__:
                     self._fields(value)

@@ -1,0 +1,70 @@
+"""Plain ``threading`` programs on which patch mode crashed, or proved what fails on every real
+run (seventh review, session 39; ``test_crash_programs.py``)."""
+
+from __future__ import annotations
+
+import signal
+import threading
+
+
+class LazySettings:
+    """A settings proxy made at import whose ``__getattr__`` raises its own error until configured
+    (Django's does): patch mode's look for a cache's ``cache_clear`` on every module global raised
+    it, "internal error (a bug in lanecheck)"."""
+
+    def __init__(self) -> None:
+        self.__dict__["_wrapped"] = None
+
+    def configure(self, **values: int) -> None:
+        self.__dict__["_wrapped"] = dict(values)
+
+    def __getattr__(self, name: str) -> int:
+        wrapped: dict[str, int] | None = self.__dict__["_wrapped"]
+        if wrapped is None:
+            raise LookupError(f"settings not configured: {name}")
+        return wrapped[name]
+
+
+settings = LazySettings()
+lock = threading.Lock()
+
+
+def settings_read_under_a_lock() -> None:
+    settings.configure(LIMIT=2)
+    out: list[int] = []
+
+    def read() -> None:
+        with lock:
+            out.append(settings.LIMIT)
+
+    threads = [threading.Thread(target=read) for _ in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert out == [2, 2]
+
+
+def handler_installed_in_a_worker() -> None:
+    """CPython refuses ``signal.signal`` outside the main thread (every real run fails)."""
+
+    def install() -> None:
+        signal.signal(signal.SIGUSR1, signal.SIG_IGN)
+
+    t = threading.Thread(target=install)
+    t.start()
+    t.join()
+
+
+def handler_installed_in_main() -> None:
+    previous = signal.signal(signal.SIGUSR1, signal.SIG_IGN)
+    signal.signal(signal.SIGUSR1, previous)
+
+
+def signal_sent_to_the_main_thread() -> None:
+    """A controlled thread's ident is no OS thread's: ``pthread_kill`` of it crashed the process."""
+    main = threading.main_thread().ident
+    assert main is not None
+    t = threading.Thread(target=signal.pthread_kill, args=(main, signal.SIGUSR1))
+    t.start()
+    t.join()

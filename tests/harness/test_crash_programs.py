@@ -1,0 +1,44 @@
+"""Patch mode on the seventh review's crashes: a settings proxy whose ``__getattr__`` raises, a
+signal handler installed in a worker, ``pthread_kill`` of a controlled thread."""
+
+from __future__ import annotations
+
+import signal
+from collections.abc import Callable
+
+import pytest
+
+from model_checks.harness import Options, Result, check, patched
+from model_checks.harness.rt.scheduler import UsageError
+from tests.harness import crash_programs as prog
+from tests.harness.patched_runs import assert_proved_race_free
+
+
+def _run(program: Callable[[], None]) -> Result:
+    with patched(prog):
+        return check(lambda rt: program(), Options(time_limit=60))
+
+
+@pytest.mark.timeout(120)
+def test_a_module_global_whose_getattr_raises_is_no_crash() -> None:
+    assert_proved_race_free(_run(prog.settings_read_under_a_lock))
+
+
+@pytest.mark.timeout(120)
+def test_a_signal_handler_installed_in_a_worker_fails_as_in_cpython() -> None:
+    result = _run(prog.handler_installed_in_a_worker)
+    assert result.verdict == "failed" and result.failure is not None, result.report()
+    assert "ValueError: signal only works in main thread of the main interpreter" in result.report()
+
+
+@pytest.mark.timeout(120)
+def test_a_signal_handler_installed_in_main_is_proved() -> None:
+    before = signal.getsignal(signal.SIGUSR1)
+    assert_proved_race_free(_run(prog.handler_installed_in_main))
+    assert signal.getsignal(signal.SIGUSR1) == before
+
+
+@pytest.mark.timeout(120)
+def test_pthread_kill_of_a_controlled_thread_is_refused() -> None:
+    with pytest.raises(UsageError, match=r"pthread_kill\(1000000, \.\.\.\) names a controlled thread"):
+        _run(prog.signal_sent_to_the_main_thread)
