@@ -44,7 +44,6 @@ MACHINERY_FILES = frozenset(
         "options.py",
         "own_code.py",
         "patch_logging.py",
-        "patch_signals.py",
         "patch_modules.py",
         "patch_reach.py",
         "patch_state.py",
@@ -82,6 +81,7 @@ WRAPPERS = frozenset(
         "patch_imports.py",
         "patch_local.py",
         "patch_imported.py",
+        "patch_process.py",
         "logged_steps.py",
     )
 )

@@ -43,8 +43,8 @@ from model_checks.harness import (
     patch_local,
     patch_logging,
     patch_modules,
+    patch_process,
     patch_reach,
-    patch_signals,
     patch_state,
     patch_types,
 )
@@ -171,8 +171,8 @@ _REPLACEMENTS: list[tuple[Any, str, Any, Any]] = [
     _either(threading, "RLock", lambda rt, *args, **kwargs: rt.rlock()),
     # classes, as in CPython (subclassed, ``isinstance``), and ``_thread``'s locks: ``patch_types``
     *patch_types.REPLACEMENTS,
-    # ``signal.signal`` in a worker, ``pthread_kill`` of a controlled thread (``patch_signals``)
-    *patch_signals.REPLACEMENTS,
+    # signals and trace hooks (``patch_process``)
+    *patch_process.REPLACEMENTS,
     # the real Semaphore's and Condition's timed waits (a program's subclass runs them) read it
     _either(threading, "_time", lambda rt: rt.monotonic()),
     # a thread started the low-level way is a controlled thread too (a daemon, as such threads

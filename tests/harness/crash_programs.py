@@ -4,6 +4,7 @@ run (seventh review, session 39; ``test_crash_programs.py``)."""
 from __future__ import annotations
 
 import signal
+import sys
 import threading
 
 
@@ -66,5 +67,29 @@ def signal_sent_to_the_main_thread() -> None:
     main = threading.main_thread().ident
     assert main is not None
     t = threading.Thread(target=signal.pthread_kill, args=(main, signal.SIGUSR1))
+    t.start()
+    t.join()
+
+
+def trace_function_set_in_a_worker() -> None:
+    """The program's trace function took the race detector's place: its unlocked update of
+    ``counts`` was proved race free (a real run loses updates)."""
+    counts = {"n": 0}
+
+    def work() -> None:
+        sys.settrace(lambda frame, event, arg: None)
+        counts["n"] += 1
+
+    threads = [threading.Thread(target=work) for _ in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+
+
+def profile_hook_for_new_threads() -> None:
+    """``threading.setprofile``'s hook never ran in a controlled thread."""
+    threading.setprofile(lambda frame, event, arg: None)
+    t = threading.Thread(target=lambda: None)
     t.start()
     t.join()

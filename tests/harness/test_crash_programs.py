@@ -1,9 +1,12 @@
-"""Patch mode on the seventh review's crashes: a settings proxy whose ``__getattr__`` raises, a
-signal handler installed in a worker, ``pthread_kill`` of a controlled thread."""
+"""Patch mode on the seventh review's crashes and refusals: a settings proxy whose ``__getattr__``
+raises, a signal handler installed in a worker, ``pthread_kill`` of a controlled thread, a trace or
+profile function the program sets."""
 
 from __future__ import annotations
 
 import signal
+import sys
+import threading
 from collections.abc import Callable
 
 import pytest
@@ -42,3 +45,20 @@ def test_a_signal_handler_installed_in_main_is_proved() -> None:
 def test_pthread_kill_of_a_controlled_thread_is_refused() -> None:
     with pytest.raises(UsageError, match=r"pthread_kill\(1000000, \.\.\.\) names a controlled thread"):
         _run(prog.signal_sent_to_the_main_thread)
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize(
+    ("program", "name"),
+    [
+        (prog.trace_function_set_in_a_worker, "sys.settrace"),
+        (prog.profile_hook_for_new_threads, "threading.setprofile"),
+    ],
+)
+def test_a_trace_or_profile_function_of_the_program_is_refused(
+    program: Callable[[], None], name: str
+) -> None:
+    before = sys.gettrace(), threading.getprofile()
+    with pytest.raises(UsageError, match=rf"{name}\(\) in the explored code"):
+        _run(program)
+    assert (sys.gettrace(), threading.getprofile()) == before  # the process's own are untouched

@@ -295,6 +295,9 @@ def test_sync_op_refuses_what_is_not_a_clock() -> None:
         race_frames.NATIVE.sync_op([0], 3, [1], False, {}, {}, None, [])
 
 
+settrace = sys.settrace  # the real one, taken before any patching
+
+
 @pytest.mark.timeout(60)
 def test_a_saved_c_tracer_restored_with_settrace_traces_again(monkeypatch: pytest.MonkeyPatch) -> None:
     # execution.py restores ``sys.gettrace()`` with ``sys.settrace``: when that is the C tracer
@@ -308,8 +311,9 @@ def test_a_saved_c_tracer_restored_with_settrace_traces_again(monkeypatch: pytes
         counter = prog.Counter()
         saved = sys.gettrace()
         assert isinstance(saved, native.Tracer)
-        sys.settrace(None)
-        sys.settrace(saved)  # as a Python-level trace function: called at the next call event
+        # (execution.py's calls, made here in its place: patch mode refuses the program's own)
+        settrace(None)
+        settrace(saved)  # as a Python-level trace function: called at the next call event
         # the call that reinstalls it, and the only one: its own accesses must be recorded
         counter.racy_inc()
 
