@@ -154,25 +154,28 @@ method_worth(Tracer *t, PyObject *entry, PyObject *obj, PyObject *name)
            PyObject_TypeCheck(found, &PyMemberDescr_Type);
 }
 
-/* Is any of the ``argc`` arguments of the call about to run a container? 1, 0, or -1. */
+/* Is any of the ``argc`` arguments ``args`` of the call about to run a container (or an
+ * iterator), or a generator another reference holds (``list(gen)`` runs it: a generator made
+ * for the call alone, ``sum(x for x in xs)``, is nobody else's)? 1 or 0. */
 static int
-containers_among(Tracer *t, _PyInterpreterFrame *fr, long argc)
+containers_among(Tracer *t, PyObject **args, Py_ssize_t argc)
 {
-    int base = fr->f_code->co_nlocalsplus, top = fr->stacktop;
-    for (long depth = 1; depth <= argc && top - depth >= base; depth++) {
-        int found = is_instance(fr->localsplus[top - depth], t->containers);
-        if (found != 0) {
-            return found;
+    for (Py_ssize_t i = 0; i < argc; i++) {
+        PyObject *arg = args[i];
+        if (is_instance(arg, t->containers) || (arg != NULL && PyGen_Check(arg) && Py_REFCNT(arg) > 1)) {
+            return 1;
         }
     }
     return 0;
 }
 
-/* A call of ``race_functions.NAMED_CALLS``'s ``callable``: 1 where the handler decides (getattr,
- * next, gen.send, ...), else whether a container is among the arguments (``str(x)``,
- * ``sorted(xs)``: the handler reads only those); -1 on an error, -2 when it is no named call. */
+/* A call of ``race_functions.NAMED_CALLS``'s ``callable`` (on ``self``, a method's object, or
+ * NULL): 1 where the handler decides (getattr, next, gen.send, ...), else whether a container is
+ * among the arguments (``str(x)``, ``sorted(xs)``: the handler reads only those), or a format
+ * string reaches into its arguments' fields (``"{0.x}".format(o)``: ``how`` is a string); -1 on
+ * an error, -2 when it is no named call. */
 static int
-named_worth(Tracer *t, _PyInterpreterFrame *fr, PyObject *callable, long argc)
+named_worth(Tracer *t, PyObject *callable, PyObject *self, PyObject **args, Py_ssize_t argc)
 {
     PyObject *how = PyDict_GetItemWithError(t->named_calls, callable);
     if (how == NULL) {
@@ -181,7 +184,76 @@ named_worth(Tracer *t, _PyInterpreterFrame *fr, PyObject *callable, long argc)
         }
         return -2;
     }
-    return how == Py_True ? containers_among(t, fr, argc) : 1;
+    if (how == Py_False) {
+        return 1;
+    }
+    if (containers_among(t, args, argc)) {
+        return 1;
+    }
+    if (PyUnicode_Check(how) && self != NULL && PyUnicode_Check(self)) {
+        Py_ssize_t n = PyUnicode_GET_LENGTH(self);
+        Py_ssize_t dot = PyUnicode_FindChar(self, '.', 0, n, 1);
+        Py_ssize_t item = dot == -1 ? PyUnicode_FindChar(self, '[', 0, n, 1) : dot;
+        return item < -1 ? -1 : item >= 0;
+    }
+    return 0;
+}
+
+/* Could the call ``target(*args)`` (``meth`` not NULL: ``meth`` called on ``target``) record an
+ * access? As the handler's ``CallSites._call`` decides; 1, 0, or -1 on an error. */
+static int
+call_worth(Tracer *t, PyObject *meth, PyObject *target, PyObject **args, Py_ssize_t argc)
+{
+    if (meth != NULL) { /* obj.method(args) */
+        int named = named_worth(t, meth, target, args, argc);
+        if (named != -2) {
+            return named; /* ", ".join(items), log.info("%s", xs): the containers handed */
+        }
+        /* a container's method: ``xs.append(x)``, or a slot's ``xs.__setitem__(0, x)`` */
+        if (!PyObject_TypeCheck(meth, &PyMethodDescr_Type) && !PyObject_TypeCheck(meth, &PyWrapperDescr_Type)) {
+            return 0;
+        }
+        int container = is_instance(target, t->containers);
+        if (container <= 0) {
+            return container;
+        }
+        return PyDict_Contains(t->methods, PyDescr_NAME(meth));
+    }
+    if (target == t->len && argc == 1) {
+        return is_instance(args[0], t->containers);
+    }
+    if (target != NULL) {
+        int named = named_worth(t, target, NULL, args, argc);
+        if (named != -2) {
+            return named; /* getattr(obj, name), heapq.heappush(heap, x), str(x), ... */
+        }
+    }
+    /* an unbound method called as a function: ``list.append(xs, 9)`` */
+    if (target != NULL && argc >= 1 &&
+        (PyObject_TypeCheck(target, &PyMethodDescr_Type) || PyObject_TypeCheck(target, &PyWrapperDescr_Type))) {
+        return is_instance(args[0], t->containers);
+    }
+    /* a bound builtin method called through a name: its __self__ a container */
+    if (PyCFunction_Check(target)) {
+        return is_instance(PyCFunction_GET_SELF(target), t->containers);
+    }
+    /* a call prepared with its arguments, or a method named for its object:
+     * ``functools.partial(xs.append, 1)()``, ``operator.methodcaller("append", 1)(xs)`` */
+    if (target != NULL && !PyFunction_Check(target) &&
+        (strcmp(Py_TYPE(target)->tp_name, "functools.partial") == 0 ||
+         strcmp(Py_TYPE(target)->tp_name, "operator.methodcaller") == 0)) {
+        return 1;
+    }
+    if (target != NULL && Py_IS_TYPE(target, &_PyMethodWrapper_Type)) { /* xs.__setitem__(0, 1) */
+        PyObject *self = PyObject_GetAttrString(target, "__self__");
+        if (self == NULL) {
+            return -1;
+        }
+        int container = is_instance(self, t->containers);
+        Py_DECREF(self);
+        return container;
+    }
+    return 0;
 }
 
 /* Could the handler record an access at this site? 0 only where ``RaceDetector._site`` is sure
@@ -271,57 +343,23 @@ lanecheck_worth(Tracer *t, _PyInterpreterFrame *fr, PyObject *entry)
         if (argc < 0 || top - (argc + 2) < base) {
             return 1;
         }
-        PyObject *meth = STACK(argc + 2), *target = STACK(argc + 1);
-        if (meth != NULL) { /* obj.method(args) */
-            int named = named_worth(t, fr, meth, argc);
-            if (named != -2) {
-                return named; /* ", ".join(items), log.info("%s", xs): the containers handed */
-            }
-            /* a container's method: ``xs.append(x)``, or a slot's ``xs.__setitem__(0, x)`` */
-            if (!PyObject_TypeCheck(meth, &PyMethodDescr_Type) && !PyObject_TypeCheck(meth, &PyWrapperDescr_Type)) {
-                return 0;
-            }
-            int container = is_instance(target, t->containers);
-            if (container <= 0) {
-                return container;
-            }
-            return PyDict_Contains(t->methods, PyDescr_NAME(meth));
+        return call_worth(t, STACK(argc + 2), STACK(argc + 1), &fr->localsplus[top - argc], argc);
+    }
+    case CALL_EX: { /* f(*xs, **d): xs and d unpacked, and the call f(xs[0], ...) */
+        long flags = PyLong_AsLong(arg);
+        if (flags == -1 && PyErr_Occurred()) {
+            return -1;
         }
-        if (target == t->len && argc == 1) {
-            return is_instance(STACK(1), t->containers);
-        }
-        if (target != NULL) {
-            int named = named_worth(t, fr, target, argc);
-            if (named != -2) {
-                return named; /* getattr(obj, name), heapq.heappush(heap, x), str(x), ... */
-            }
-        }
-        /* an unbound method called as a function: ``list.append(xs, 9)`` */
-        if (target != NULL && argc >= 1 &&
-            (PyObject_TypeCheck(target, &PyMethodDescr_Type) || PyObject_TypeCheck(target, &PyWrapperDescr_Type))) {
-            return is_instance(STACK(argc), t->containers);
-        }
-        /* a bound builtin method called through a name: its __self__ a container */
-        if (PyCFunction_Check(target)) {
-            return is_instance(PyCFunction_GET_SELF(target), t->containers);
-        }
-        /* a call prepared with its arguments, or a method named for its object:
-         * ``functools.partial(xs.append, 1)()``, ``operator.methodcaller("append", 1)(xs)`` */
-        if (target != NULL && !PyFunction_Check(target) &&
-            (strcmp(Py_TYPE(target)->tp_name, "functools.partial") == 0 ||
-             strcmp(Py_TYPE(target)->tp_name, "operator.methodcaller") == 0)) {
+        int with_kw = (flags & 1) != 0;
+        PyObject *kwargs = with_kw ? STACK(1) : NULL, *callargs = STACK(1 + with_kw);
+        if (is_instance(callargs, t->containers) || is_instance(kwargs, t->containers)) {
             return 1;
         }
-        if (target != NULL && Py_IS_TYPE(target, &_PyMethodWrapper_Type)) { /* xs.__setitem__(0, 1) */
-            PyObject *self = PyObject_GetAttrString(target, "__self__");
-            if (self == NULL) {
-                return -1;
-            }
-            int container = is_instance(self, t->containers);
-            Py_DECREF(self);
-            return container;
+        if (callargs == NULL || !PyTuple_CheckExact(callargs)) {
+            return callargs != NULL; /* a sequence of another kind: let the handler judge */
         }
-        return 0;
+        return call_worth(t, NULL, STACK(2 + with_kw), &PyTuple_GET_ITEM(callargs, 0),
+                          PyTuple_GET_SIZE(callargs));
     }
     default: /* STORE_ATTR (the handler tests the object's owner), STORE_GLOBAL, STORE_CELL,
               * LOAD_NAME and STORE_NAME (class bodies, ``exec``: rare) */

@@ -279,11 +279,11 @@ PyInit__race_tracer(void)
         Py_DECREF(m);
         return NULL;
     }
-    PyObject *kinds = Py_BuildValue("(ssssssssssssssssss)", "LOAD_ATTR", "STORE_ATTR", "SUBSCR",
+    PyObject *kinds = Py_BuildValue("(sssssssssssssssssss)", "LOAD_ATTR", "STORE_ATTR", "SUBSCR",
                                     "STORE_SUBSCR", "GLOBAL_NAME", "STORE_GLOBAL", "CONTAINS",
                                     "ITER", "CALL", "LOAD_CELL", "STORE_CELL", "DELETE_SUBSCR",
                                     "BINARY", "TRUTH", "RUN", "LOAD_METHOD", "LOAD_NAME",
-                                    "STORE_NAME");
+                                    "STORE_NAME", "CALL_EX");
     if (kinds == NULL || PyModule_AddObject(m, "KINDS", kinds) < 0) {
         Py_XDECREF(kinds);
         Py_DECREF(m);

@@ -37,10 +37,10 @@ typedef struct {
     X(ex) X(table_of) X(handler) X(code_types) X(containers) X(methods) X(len) X(named_calls)     \
     X(clocks)
 
-/* The entry kinds of race_sites (``LOAD_ATTR, STORE_ATTR, ... = range(18)``; a test compares). */
+/* The entry kinds of race_sites (``LOAD_ATTR, STORE_ATTR, ... = range(19)``; a test compares). */
 enum { LOAD_ATTR, STORE_ATTR, SUBSCR, STORE_SUBSCR, GLOBAL_NAME, STORE_GLOBAL, CONTAINS, ITER,
        CALL, LOAD_CELL, STORE_CELL, DELETE_SUBSCR, BINARY, TRUTH, RUN, LOAD_METHOD, LOAD_NAME,
-       STORE_NAME };
+       STORE_NAME, CALL_EX };
 
 
 struct _PyInterpreterFrame;

@@ -70,7 +70,9 @@ class AttributeAccesses:
                 self._attr(tid, obj, name, False, frame, own)
         elif issubclass(type(obj), PER_THREAD):
             self._local_attr(tid, obj, name, False, frame)
-        elif not isinstance(obj, CODE_TYPES) and not harness_owned(obj):
+        elif harness_owned(obj):
+            self._program_field(tid, obj, name, False, frame)
+        elif not isinstance(obj, CODE_TYPES):
             fields = getattr(obj, "__dict__", None)
             if fields is None and not _slot(type(obj), name):
                 # no namespace of its own (a list, a slotted object): what it does not hold in a
@@ -86,6 +88,15 @@ class AttributeAccesses:
                 # ``Config.limit``), and the object's too, which a write would make its own
                 self._class_data(tid, type(obj), name, frame)
             self._attr(tid, obj, name, False, frame, fields)
+
+    def _program_field(self, tid: int, obj: object, name: str, write: bool, frame: Where) -> None:
+        """``obj.name`` of a harness object that stands for one of ``threading``'s (patch mode's
+        ``Thread``) where ``name`` is the program's own (``t.tag = "x"``, read by the thread as
+        ``current_thread().tag``; session 40: proved race free): a field of the object, as on any
+        other. The harness's own fields (a name its class's code uses) are not the program's."""
+        fields = getattr(obj, "__dict__", None)
+        if isinstance(fields, dict) and name not in harness_names(type(obj)):
+            self._attr(tid, obj, name, write, frame, fields)
 
     def _local_attr(self, tid: int, obj: object, name: str, write: bool, frame: Where) -> None:
         """``obj.name`` of a program's ``threading.local`` subclass: a slot is one per object,
@@ -116,7 +127,9 @@ class AttributeAccesses:
                 self._attr(tid, obj, name, True, frame)
         elif issubclass(type(obj), PER_THREAD):
             self._local_attr(tid, obj, name, True, frame)
-        elif not harness_owned(obj):
+        elif harness_owned(obj):
+            self._program_field(tid, obj, name, True, frame)
+        else:
             fields = getattr(obj, "__dict__", None)
             if isinstance(fields, dict) and name not in fields and is_property(type(obj), name):
                 return  # its setter's own accesses are traced
@@ -157,6 +170,32 @@ def method_read(obj: object, name: str) -> bool:
         if found is not MISSING:
             return not isinstance(found, CODE_TYPES) or isinstance(found, types.MemberDescriptorType)
     return True
+
+
+_HARNESS_NAMES: dict[type, frozenset[str]] = {}
+
+
+def harness_names(cls: type) -> frozenset[str]:
+    """The names a harness class (and its bases) defines or its code uses: its own fields (``_rt``,
+    ``daemon``), methods and properties; what else a program stores on its object is the
+    program's."""
+    names = _HARNESS_NAMES.get(cls)
+    if names is None:
+        found: set[str] = set()
+        codes: list[types.CodeType] = []
+        for klass in cls.__mro__:
+            for key, value in vars(klass).items():
+                found.add(key)
+                for fn in (value, getattr(value, "fget", None), getattr(value, "fset", None)):
+                    fn = getattr(fn, "__func__", fn)
+                    if isinstance(fn, types.FunctionType):
+                        codes.append(fn.__code__)
+        while codes:
+            code = codes.pop()
+            found.update(code.co_names)
+            codes.extend(c for c in code.co_consts if isinstance(c, types.CodeType))
+        names = _HARNESS_NAMES[cls] = frozenset(found)
+    return names
 
 
 def _slot(cls: type, name: str) -> bool:

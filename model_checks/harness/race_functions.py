@@ -20,6 +20,7 @@ import itertools
 import json
 import logging
 import marshal
+import math
 import operator
 import pickle
 import pprint
@@ -51,6 +52,20 @@ ITEM_FUNCTIONS: dict[object, bool] = {
     operator.delitem: True,
     operator.contains: False,
 }
+# the operators as functions (``operator.add(a, b)`` is ``a + b``), and of those the comparisons
+COMPARISONS = (operator.eq, operator.ne, operator.lt, operator.le, operator.gt, operator.ge)
+OPERATORS = (
+    *COMPARISONS,
+    operator.add,
+    operator.concat,
+    operator.mul,
+    operator.sub,
+    operator.and_,
+    operator.or_,
+    operator.xor,
+    operator.truth,
+    operator.not_,
+)
 _LOG_LEVELS = ("debug", "info", "warning", "error", "critical", "exception", "log")
 # Functions outside the traced code that read the containers given as their arguments whole, and
 # change (True) the first one: ``heapq.heappush(self.heap, x)`` touches no traced opcode of it.
@@ -94,6 +109,21 @@ CONTAINER_FUNCTIONS: dict[object, bool] = {
     json.dump: False,  # its stream is written (``STREAMS``)
     dict.fromkeys: False,
     str.join: False,  # a method: ``", ".join(items)``
+    bytes.join: False,  # ``b"".join(parts)`` (session 40: the sixth review's C readers)
+    bytearray.join: False,
+    itertools.chain.from_iterable: False,
+    ascii: False,
+    int: False,  # ``int(ba)``, ``float(ba)``: a buffer's digits
+    float: False,
+    str.translate: False,  # ``"a".translate(table)``: the table, a dict
+    str.maketrans: False,
+    bytes.maketrans: False,
+    # the operators as functions read their operands, as the operators do (``operator.add(a, b)``)
+    **dict.fromkeys(OPERATORS, False),
+    # a hash's ``update(ba)`` reads the buffer
+    **dict.fromkeys(
+        (type(hashlib.new(name)).update for name in sorted(hashlib.algorithms_guaranteed)), False
+    ),
     str.format: False,  # a method: ``"{}".format(items)``
     bytes: False,
     bool: False,  # a container's truth is its length
@@ -184,38 +214,104 @@ CONTAINER_FUNCTIONS.update(dict.fromkeys(WRITES_ARGUMENT, False))
 CONTAINER_FUNCTIONS.update(
     {f.__func__: v for f, v in list(CONTAINER_FUNCTIONS.items()) if isinstance(f, types.MethodType)}
 )
-# Of those, the ones that read the containers inside the ones they are handed: they format,
-# serialise or compare them (``str(outer)`` reads ``outer[0]``; a copy, ``list(outer)``, does not)
-DEEP = frozenset(
+# How deep a read of a handed container goes into the containers inside it, and how many items of
+# each it looks at (a call that formats a big structure reads every item; its first ones are the
+# ones a report needs).
+NESTED_DEPTH = 3
+NESTED_ITEMS = 64
+# How far a function's C code looks into the containers it is handed (session 40's rule; the
+# sixth review's programs, a list's inner lists changed while C code read them, were proved race
+# free), the depth of its read (``race_calls.CallSites.read_whole``):
+# * 1 (any function not listed): the container only. It copies or hands on references to its
+#   items and looks at none (``list(outer)``, ``tuple``, ``zip``, ``enumerate``, ``iter``,
+#   ``dict(d)``, ``outer.append(inner)``): a change to an inner list races with nothing here.
+# * 2: each item too, read whole. It tests, measures, adds, joins or unpacks them (``any``, ``all``,
+#   ``sum(groups, [])``, ``b"".join``, ``chain.from_iterable``, ``starmap``, ``dict(pairs)``).
+# * ``NESTED_DEPTH``: recursively. It formats, compares, orders, hashes or serialises them, as
+#   ``repr`` and ``==`` do in C (``str``, ``ascii``, ``sorted``, ``max``, ``json.dumps``,
+#   ``operator.eq``; the comparison opcodes and ``in``, ``count``, ``index`` and ``remove`` given a
+#   sequence to look for: ``races.py``, ``race_calls.COMPARES``).
+# And a higher-order function (``APPLIES``: ``map``, ``filter``, ``reduce``, ``sorted``'s key) that
+# hands each item to C code (``len``, ``list``, ``operator.add``, ``"".join``: not traced) reads the
+# items as that code does: one level more than it (``map(len, groups)`` reads each group). Python
+# code it calls is traced: its own accesses are seen where it makes them.
+# A tuple is no location (it cannot change), but the walk looks through it to the containers it
+# holds. The walk stops at ``NESTED_ITEMS`` items a level: most containers are flat, and a flat
+# one costs a look at its first items.
+DEPTH: dict[object, int] = {
+    **dict.fromkeys(
+        (
+            any,
+            all,
+            sum,
+            math.prod,
+            str.join,
+            bytes.join,
+            bytearray.join,
+            itertools.chain.from_iterable,
+            itertools.starmap,
+            functools.reduce,
+            dict,
+            collections.OrderedDict,
+        ),
+        2,
+    ),
+    **dict.fromkeys(
+        (
+            str,
+            repr,
+            ascii,
+            format,
+            print,
+            sorted,
+            min,
+            max,
+            json.dumps,
+            json.dump,
+            pickle.dumps,
+            pickle.dump,
+            copy.deepcopy,
+            str.format,
+            str.format_map,
+            string.Template.substitute,
+            string.Template.safe_substitute,
+            pprint.pformat,
+            pprint.pprint,
+            pprint.pp,
+            reprlib.repr,
+            reprlib.Repr.repr,
+            urllib.parse.urlencode,
+            marshal.dumps,
+            marshal.dump,
+            *COMPARISONS,
+            *(getattr(logging.Logger, level) for level in _LOG_LEVELS),
+            *(getattr(logging, level) for level in _LOG_LEVELS),
+        ),
+        NESTED_DEPTH,
+    ),
+}
+# ``dict(pairs)`` unpacks each pair; ``dict(d)`` copies a mapping's references (depth 1)
+PAIRS = frozenset({dict, collections.OrderedDict})
+# the higher-order functions: the C code among their arguments is called on each item
+APPLIES = frozenset(
     {
-        str,
-        repr,
-        format,
-        print,
+        map,
+        filter,
+        functools.reduce,
+        itertools.starmap,
+        itertools.accumulate,
+        itertools.filterfalse,
+        itertools.dropwhile,
+        itertools.takewhile,
+        itertools.groupby,
         sorted,
         min,
         max,
-        json.dumps,
-        json.dump,
-        pickle.dumps,
-        pickle.dump,
-        copy.deepcopy,
-        str.format,
-        str.format_map,
-        string.Template.substitute,
-        string.Template.safe_substitute,
-        pprint.pformat,
-        pprint.pprint,
-        pprint.pp,
-        reprlib.repr,
-        reprlib.Repr.repr,
-        urllib.parse.urlencode,
-        marshal.dumps,
-        marshal.dump,
     }
-    | {getattr(logging.Logger, level) for level in _LOG_LEVELS}
-    | {getattr(logging, level) for level in _LOG_LEVELS}
 )
+# container methods that compare each item with their argument (``outer.count([1, 2])``): given a
+# sequence to look for, they read the items recursively
+COMPARES = frozenset({"count", "index", "remove", "__contains__"})
 # container methods that read the items of a container they are handed (``append(inner)`` stores
 # a reference and reads nothing of it)
 READS_ARGUMENTS = frozenset(
@@ -239,6 +335,11 @@ READS_ARGUMENTS = frozenset(
         "__isub__",
         "__ixor__",
         "__init__",
+        # session 40: a stream's ``write(ba)``, an array's ``frombytes(ba)`` read the buffer
+        "write",
+        "writelines",
+        "frombytes",
+        "fromlist",
     }
 )
 # container methods that write the buffer they are handed (a stream's ``readinto(buf)``)
@@ -248,14 +349,17 @@ GENERATOR_METHODS = frozenset(
     {types.GeneratorType.send, types.GeneratorType.throw, types.GeneratorType.close}
 )
 # What the C tracer hands to the handler at a call: all of the above. True: only with a container
-# among its arguments (``str(x)`` of a number touches no shared data; the tracer tests them in C).
-NAMED_CALLS: dict[object, bool] = {
+# among its arguments (``str(x)`` of a number touches no shared data; the tracer tests them in C);
+# "fields": or where the format string it is called on reaches into a field (``"{0.x}".format(o)``).
+NAMED_CALLS: dict[object, object] = {
     **dict.fromkeys(CONTAINER_FUNCTIONS, True),
     **dict.fromkeys(ITEM_FUNCTIONS, True),
     **dict.fromkeys(ATTR_BUILTINS, False),
     **dict.fromkeys(GENERATOR_METHODS, False),
     next: False,  # the handler looks for a generator
     **dict.fromkeys(SERIALISES, False),  # ``pickle.dumps(obj)`` reads an object's fields too
+    str.format: "fields",
+    str.format_map: "fields",
 }
 
 

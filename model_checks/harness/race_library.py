@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import _collections_abc
 import collections
+import concurrent.futures._base
 import copy
 import dataclasses
 import heapq
@@ -54,6 +55,14 @@ TRACED_FILES = frozenset(
 # ``__repr__`` (a set of the reprs running, keyed by ``_thread.get_ident()``: two threads
 # formatting one dataclass were reported as a race on it, session 37's second review).
 UNTRACED_CODE = frozenset({(dataclasses.__file__, "_recursive_repr.<locals>.wrapper")})
+# And functions of untraced modules that are: where the library calls what the program handed it
+# in another thread (session 40: ``f.add_done_callback(seen.append)``, a container's method the
+# worker calls after ``result()`` woke the main thread, was proved race free). Its calls are
+# traced call sites, so a container's method among them is its access.
+TRACED_CODE = frozenset(
+    (concurrent.futures._base.__file__, name)
+    for name in ("Future._invoke_callbacks", "Future.add_done_callback")
+)
 
 # C functions (and iterator types) that read every container among their arguments, beside
 # ``race_functions.CONTAINER_FUNCTIONS``'s: the traced modules call them on the caller's data

@@ -17,7 +17,7 @@ from collections import deque
 from typing import Any, Protocol
 
 from model_checks.harness import own_code, patch_local
-from model_checks.harness.race_library import TRACED_FILES, UNTRACED_CODE
+from model_checks.harness.race_library import TRACED_CODE, TRACED_FILES, UNTRACED_CODE
 
 ALL = "<whole>"  # the key of an access to a whole container (len, iteration, clear, ...)
 # (thread, code, offset, (object, key, label), is_write): the words of a report are made from the
@@ -218,6 +218,8 @@ METHODS: dict[str, tuple[bool, bool]] = {
         (True, False),
     ),
     **dict.fromkeys(("getvalue", "tell", "getbuffer"), (False, False)),
+    # an ``array``'s that take in a buffer or a list (session 40)
+    **dict.fromkeys(("frombytes", "fromlist", "fromunicode"), (True, False)),
 }
 
 # opcode name -> handler kind (``_race_tracer.c`` numbers them alike: its ``KINDS``)
@@ -240,7 +242,8 @@ METHODS: dict[str, tuple[bool, bool]] = {
     LOAD_METHOD,
     LOAD_NAME,
     STORE_NAME,
-) = range(18)
+    CALL_EX,
+) = range(19)
 KINDS = (
     "LOAD_ATTR",
     "STORE_ATTR",
@@ -260,6 +263,7 @@ KINDS = (
     "LOAD_METHOD",
     "LOAD_NAME",
     "STORE_NAME",
+    "CALL_EX",
 )
 OPCODES = {
     "LOAD_ATTR": LOAD_ATTR,
@@ -303,10 +307,12 @@ OPCODES = {
     "MATCH_KEYS": BINARY,
     "CALL": CALL,
     # ``xs + ys`` reads both; ``xs += ys`` (``|=``, ``-=``, ...) changes a container in place;
-    # a comparison (``xs == ys``) and a call with ``*xs`` / ``**d`` read their two top values alike
+    # a comparison (``xs == ys``) reads both, and the containers inside them (``COMPARE``)
     "BINARY_OP": BINARY,
     "COMPARE_OP": BINARY,
-    "CALL_FUNCTION_EX": BINARY,
+    # ``f(*xs, **d)`` reads ``xs`` and ``d`` whole, and is the call ``f(xs[0], ...)`` (session 40:
+    # ``zip(*groups)``, ``set().union(*groups)`` read each group)
+    "CALL_FUNCTION_EX": CALL_EX,
     # a container's truth is its length: ``if xs:``, ``while d:``, ``not xs``, ``xs or ys``,
     # ``assert xs`` (session 37: an unlocked emptiness check was proved race free)
     "POP_JUMP_FORWARD_IF_FALSE": TRUTH,
@@ -321,6 +327,9 @@ OPCODES = {
 INPLACE = frozenset(
     i for i, (name, _) in enumerate(getattr(dis, "_nb_ops", ())) if name.startswith("NB_INPLACE_")
 )
+# the argument of a ``BINARY`` entry: BINARY_OP's operator, else -1, or ``COMPARE`` (a comparison)
+COMPARE = -2
+_BINARY_ARGS = {"COMPARE_OP": COMPARE, "MATCH_KEYS": -1}
 NAMED = (
     LOAD_ATTR,
     STORE_ATTR,
@@ -352,7 +361,8 @@ def code_table(code: types.CodeType) -> Table | None:
     if table is not False:
         return table  # type: ignore[return-value]
     found: Table | None = None
-    if under_test(code.co_filename) and (code.co_filename, code.co_qualname) not in UNTRACED_CODE:
+    named = (code.co_filename, code.co_qualname)
+    if (under_test(code.co_filename) and named not in UNTRACED_CODE) or named in TRACED_CODE:
         found = {}
         prefix: int | None = None
         for ins in dis.get_instructions(code):
@@ -367,9 +377,9 @@ def code_table(code: types.CodeType) -> Table | None:
                 if kind in (LOAD_CELL, STORE_CELL):  # the cell's slot in the frame, and its name
                     found[at] = (kind, (ins.arg, ins.argval))
                 else:
-                    # BINARY: only BINARY_OP's operator can be in place (``INPLACE``)
-                    arg = (ins.arg if ins.opname == "BINARY_OP" else -1) if kind == BINARY else ins.argval
-                    found[at] = (kind, ins.arg if kind == CALL else arg)
+                    # BINARY: BINARY_OP's operator (``INPLACE``), a comparison's ``COMPARE``
+                    arg = _BINARY_ARGS.get(ins.opname, ins.arg) if kind == BINARY else ins.argval
+                    found[at] = (kind, ins.arg if kind in (CALL, CALL_EX) else arg)
             prefix = None
         found = found or None
     TABLES[code] = found

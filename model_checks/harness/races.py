@@ -37,6 +37,7 @@ the operation published), exactly as a declared GIL-atomic field (``declared.py`
 from __future__ import annotations
 
 import dis
+import gc
 import sys
 import types
 from collections import defaultdict
@@ -44,7 +45,7 @@ from typing import TYPE_CHECKING, Any
 
 from model_checks.harness.busy_wait import BusyWait
 from model_checks.harness.race_attributes import MISSING, AttributeAccesses, method_read
-from model_checks.harness.race_calls import NESTED_DEPTH, CallSites
+from model_checks.harness.race_calls import NESTED, CallSites
 from model_checks.harness.race_frames import (
     NATIVE,
     SUPPORTED,
@@ -54,16 +55,16 @@ from model_checks.harness.race_frames import (
     stack_value,
     sync_op,
 )
-from model_checks.harness.race_functions import (
-    NAMED_CALLS,
-)
+from model_checks.harness.race_functions import NAMED_CALLS, NESTED_DEPTH
 from model_checks.harness.race_library import TRACED_FILES, library_caller, library_state
 from model_checks.harness.race_python_tracer import trace_function
 from model_checks.harness.race_report import describe, race_failure
 from model_checks.harness.race_sites import (
     ALL,
     BINARY,
+    CALL_EX,
     CODE_TYPES,
+    COMPARE,
     CONTAINERS,
     CONTAINS,
     DELETE_SUBSCR,
@@ -245,9 +246,12 @@ class RaceDetector(AttributeAccesses):
                 key = stack_value(frame, 1)
                 self._item(tid, container, key, kind != SUBSCR, frame, indexed=kind != DELETE_SUBSCR)
         elif kind == CONTAINS:
-            container = stack_value(frame, 1)
-            if isinstance(container, CONTAINERS):
-                self._item(tid, container, stack_value(frame, 2), False, frame)
+            container, key = stack_value(frame, 1), stack_value(frame, 2)
+            if isinstance(container, INDEXED) and isinstance(key, NESTED):
+                # ``[1, 2] in outer`` compares each item with a sequence: reads them, deep
+                self.calls.read_whole(tid, container, frame, "", NESTED_DEPTH)
+            elif isinstance(container, CONTAINERS):
+                self._item(tid, container, key, False, frame)
         elif kind == ITER:
             container = stack_value(frame, 1)
             if isinstance(container, STREAMS):
@@ -277,13 +281,21 @@ class RaceDetector(AttributeAccesses):
         elif kind == BINARY:
             left, right = stack_value(frame, 2), stack_value(frame, 1)
             formats = isinstance(left, str)  # "%s" % xs, "%s" % (xs,): what it formats, deep
+            # ``outer == [[1, 2]]`` compares the items, recursively (session 40)
+            compares = (
+                arg_ == COMPARE
+                and isinstance(left, NESTED)
+                and isinstance(right, NESTED)
+                and (isinstance(left, CONTAINERS) or isinstance(right, CONTAINERS))
+            )
+            depth = NESTED_DEPTH if formats or compares else 1
             if isinstance(right, CONTAINERS) and right is not left:
-                self.calls.read_whole(tid, right, frame, "", NESTED_DEPTH if formats else 1)
-            elif formats and isinstance(right, tuple):
-                for item in right:
-                    if isinstance(item, CONTAINERS):
-                        self.calls.read_whole(tid, item, frame, "", NESTED_DEPTH)
-            if isinstance(left, CONTAINERS):
+                self.calls.read_whole(tid, right, frame, "", depth)
+            elif (formats or compares) and isinstance(right, tuple):  # (a tuple: no level of its own)
+                self.calls.read_whole(tid, right, frame, "", NESTED_DEPTH + 1)
+            if compares:
+                self.calls.read_whole(tid, left, frame, "", NESTED_DEPTH + isinstance(left, tuple))
+            elif isinstance(left, CONTAINERS):
                 self._access(tid, left, ALL, arg_ in INPLACE, frame, "")
         elif kind in (LOAD_CELL, STORE_CELL):
             slot, name = arg_
@@ -300,6 +312,8 @@ class RaceDetector(AttributeAccesses):
             self._access(tid, cell, name, kind == STORE_CELL, frame, "")
         elif kind in (LOAD_NAME, STORE_NAME):
             self._name(tid, frame, entry, kind == STORE_NAME)
+        elif kind == CALL_EX:
+            self.calls.call_ex(tid, frame, arg_)
         else:
             self.calls.call(tid, frame, arg_)
 
@@ -321,9 +335,16 @@ class RaceDetector(AttributeAccesses):
             self._access(tid, g, name, False, frame, f"global {name}")
 
     def _generator(self, tid: int, gen: types.GeneratorType[Any, Any, Any], frame: Where) -> None:
-        """``next(gen)`` or a loop over ``gen``: it runs the generator's frame, which two threads
-        cannot do at once (``ValueError: generator already executing``): a write."""
+        """``next(gen)``, a loop over ``gen`` or ``list(gen)``: it runs the generator's frame, which
+        two threads cannot do at once (``ValueError: generator already executing``): a write. And
+        it reads the containers its frame's iterators go over: a loop's turns in its frame are not
+        looked at (session 40: ``gen = (x for x in xs)`` made in one thread, run in another while
+        the first appends to ``xs``, was proved race free)."""
         self._access(tid, gen, "<running>", True, frame, f"generator {gen.__qualname__}")
+        for held in gc.get_referents(gen):
+            if isinstance(held, ITERATORS):
+                for container in iterated(held):
+                    self._access(tid, container, ALL, False, frame, "")
 
     def _iterator(self, tid: int, it: object, frame: Where) -> None:
         """``next(it)``, or a loop's start, on an iterator over a container: it moves the iterator

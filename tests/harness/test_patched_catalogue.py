@@ -27,6 +27,7 @@ from tests.harness import (
     race_reach_programs,
     race_scopes,
     real_run_programs,
+    review6_c_programs,
     review6_programs,
     stream_programs,
     threading_api_programs,
@@ -52,6 +53,7 @@ CATALOGUE = (
     asyncio_programs,
     patch_review6_programs,
     review6_programs,
+    review6_c_programs,
 )
 
 
