@@ -92,7 +92,7 @@ class AttributeAccesses:
     def _program_field(self, tid: int, obj: object, name: str, write: bool, frame: Where) -> None:
         """``obj.name`` of a harness object that stands for one of ``threading``'s (patch mode's
         ``Thread``) where ``name`` is the program's own (``t.tag = "x"``, read by the thread as
-        ``current_thread().tag``; session 40: proved race free): a field of the object, as on any
+        ``current_thread().tag``; session 39: proved race free): a field of the object, as on any
         other. The harness's own fields (a name its class's code uses) are not the program's."""
         fields = getattr(obj, "__dict__", None)
         if isinstance(fields, dict) and name not in harness_names(type(obj)):

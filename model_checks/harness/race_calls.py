@@ -136,7 +136,7 @@ class CallSites:
 
     def _iterated(self, tid: int, it: object, frame: Where, depth: int) -> None:
         """A generator or an iterator handed to a function that runs it: a generator is run
-        (``list(gen)``, as ``next(gen)``; session 40: a generator expression made in one thread
+        (``list(gen)``, as ``next(gen)``; session 39: a generator expression made in one thread
         and run in another read its list unseen); the items an iterator over containers yields
         are read as the function reads items, where it yields their items themselves
         (``any(iter(groups))``: ``depth``; a ``zip`` yields tuples of them, a ``map`` what its
@@ -176,7 +176,7 @@ class CallSites:
 
     def call_ex(self, tid: int, frame: types.FrameType, flags: int) -> None:
         """``f(*xs, **d)``: ``xs`` and ``d`` are read whole (unpacked), and the call is
-        ``f(xs[0], ..., **d)`` (session 40: ``zip(*groups)`` reads each group)."""
+        ``f(xs[0], ..., **d)`` (session 39: ``zip(*groups)`` reads each group)."""
         kwargs = stack_value(frame, 1) if flags & 1 else None
         callargs = stack_value(frame, 2 if flags & 1 else 1)
         target = stack_value(frame, 3 if flags & 1 else 2)
@@ -220,7 +220,7 @@ class CallSites:
 
     def _format_fields(self, tid: int, frame: Where, fmt: str, meth: object, args: Sequence[object]) -> None:
         """The fields a format string reaches into (``"{0.x}".format(o)`` reads ``o.x``,
-        ``"{0[k]}"`` reads ``d["k"]``; session 40). Positional fields only, and a mapping's names
+        ``"{0[k]}"`` reads ``d["k"]``; session 39). Positional fields only, and a mapping's names
         for ``format_map``; a named field of ``format(**kw)`` is not found (its name is not here)."""
         if "." not in fmt and "[" not in fmt:
             return
@@ -260,7 +260,7 @@ class CallSites:
         (``functools.partial(xs.append, 1)``, ``partial(heapq.heappush, heap)``) or a method
         named for the object it is called on (``operator.methodcaller("append", 1)(xs)``)."""
         if isinstance(target, functools.partial):
-            # its keywords are a dict the call reads (session 40: ``p.keywords["base"] = 16`` in one
+            # its keywords are a dict the call reads (session 39: ``p.keywords["base"] = 16`` in one
             # thread while another calls ``p``)
             self.detector._access(tid, target.keywords, ALL, False, frame, "partial.keywords")
             self.called(tid, frame, target.func, (*target.args, *target.keywords.values(), *args))

@@ -109,7 +109,7 @@ CONTAINER_FUNCTIONS: dict[object, bool] = {
     json.dump: False,  # its stream is written (``STREAMS``)
     dict.fromkeys: False,
     str.join: False,  # a method: ``", ".join(items)``
-    bytes.join: False,  # ``b"".join(parts)`` (session 40: the sixth review's C readers)
+    bytes.join: False,  # ``b"".join(parts)`` (session 39: the sixth review's C readers)
     bytearray.join: False,
     itertools.chain.from_iterable: False,
     ascii: False,
@@ -219,7 +219,7 @@ CONTAINER_FUNCTIONS.update(
 # ones a report needs).
 NESTED_DEPTH = 3
 NESTED_ITEMS = 64
-# How far a function's C code looks into the containers it is handed (session 40's rule; the
+# How far a function's C code looks into the containers it is handed (session 39's rule; the
 # sixth review's programs, a list's inner lists changed while C code read them, were proved race
 # free), the depth of its read (``race_calls.CallSites.read_whole``):
 # * 1 (any function not listed): the container only. It copies or hands on references to its
@@ -335,7 +335,7 @@ READS_ARGUMENTS = frozenset(
         "__isub__",
         "__ixor__",
         "__init__",
-        # session 40: a stream's ``write(ba)``, an array's ``frombytes(ba)`` read the buffer
+        # session 39: a stream's ``write(ba)``, an array's ``frombytes(ba)`` read the buffer
         "write",
         "writelines",
         "frombytes",

@@ -56,7 +56,7 @@ TRACED_FILES = frozenset(
 # formatting one dataclass were reported as a race on it, session 37's second review).
 UNTRACED_CODE = frozenset({(dataclasses.__file__, "_recursive_repr.<locals>.wrapper")})
 # And functions of untraced modules that are: where the library calls what the program handed it
-# in another thread (session 40: ``f.add_done_callback(seen.append)``, a container's method the
+# in another thread (session 39: ``f.add_done_callback(seen.append)``, a container's method the
 # worker calls after ``result()`` woke the main thread, was proved race free). Its calls are
 # traced call sites, so a container's method among them is its access.
 TRACED_CODE = frozenset(

@@ -218,7 +218,7 @@ METHODS: dict[str, tuple[bool, bool]] = {
         (True, False),
     ),
     **dict.fromkeys(("getvalue", "tell", "getbuffer"), (False, False)),
-    # an ``array``'s that take in a buffer or a list (session 40)
+    # an ``array``'s that take in a buffer or a list (session 39)
     **dict.fromkeys(("frombytes", "fromlist", "fromunicode"), (True, False)),
 }
 
@@ -310,7 +310,7 @@ OPCODES = {
     # a comparison (``xs == ys``) reads both, and the containers inside them (``COMPARE``)
     "BINARY_OP": BINARY,
     "COMPARE_OP": BINARY,
-    # ``f(*xs, **d)`` reads ``xs`` and ``d`` whole, and is the call ``f(xs[0], ...)`` (session 40:
+    # ``f(*xs, **d)`` reads ``xs`` and ``d`` whole, and is the call ``f(xs[0], ...)`` (session 39:
     # ``zip(*groups)``, ``set().union(*groups)`` read each group)
     "CALL_FUNCTION_EX": CALL_EX,
     # a container's truth is its length: ``if xs:``, ``while d:``, ``not xs``, ``xs or ys``,

@@ -281,7 +281,7 @@ class RaceDetector(AttributeAccesses):
         elif kind == BINARY:
             left, right = stack_value(frame, 2), stack_value(frame, 1)
             formats = isinstance(left, str)  # "%s" % xs, "%s" % (xs,): what it formats, deep
-            # ``outer == [[1, 2]]`` compares the items, recursively (session 40)
+            # ``outer == [[1, 2]]`` compares the items, recursively (session 39)
             compares = (
                 arg_ == COMPARE
                 and isinstance(left, NESTED)
@@ -338,7 +338,7 @@ class RaceDetector(AttributeAccesses):
         """``next(gen)``, a loop over ``gen`` or ``list(gen)``: it runs the generator's frame, which
         two threads cannot do at once (``ValueError: generator already executing``): a write. And
         it reads the containers its frame's iterators go over: a loop's turns in its frame are not
-        looked at (session 40: ``gen = (x for x in xs)`` made in one thread, run in another while
+        looked at (session 39: ``gen = (x for x in xs)`` made in one thread, run in another while
         the first appends to ``xs``, was proved race free)."""
         self._access(tid, gen, "<running>", True, frame, f"generator {gen.__qualname__}")
         for held in gc.get_referents(gen):

@@ -1,5 +1,5 @@
 """Plain ``threading`` programs of the sixth outside review (session 39) whose shared data C code
-reads (session 40): one thread reads a list, a dict, a ``bytearray`` or an object through a C
+reads (session 39): one thread reads a list, a dict, a ``bytearray`` or an object through a C
 function or operator while another changes it, unlocked, and the read was not recorded, so each
 racy program was proved race free. C functions not listed (``b"".join``, ``ascii``,
 ``operator.add``, ``hash.update(ba)``, ``int(ba)``, ``str.translate``); the containers inside the
