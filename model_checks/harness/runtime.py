@@ -23,6 +23,7 @@ from model_checks.harness.sync.primitives import (
     Queue,
     Semaphore,
     ThreadHandle,
+    timeout_ns,
 )
 
 
@@ -86,9 +87,12 @@ class ControlledRuntime:
         self._ex.perform(Op("yield", self._yield, (label,)))
 
     # --- virtual time ---------------------------------------------------------------------
-    def sleep(self, seconds: float) -> None:
-        """A yield point that advances the virtual clock."""
-        self._ex.perform(Op("sleep", self._yield, (seconds,)))
+    def sleep(self, seconds: float | int) -> None:  # (an int kept: CPython's words for a huge one)
+        """A yield point that advances the virtual clock. What ``time.sleep`` refuses is refused in
+        its words (3.11): NaN, ``inf`` and other lengths out of its clock's range, a negative one."""
+        if timeout_ns(seconds) < 0:
+            raise ValueError("sleep length must be non-negative")
+        self._ex.perform(Op("sleep", self._yield, (float(seconds),)))
 
     def monotonic(self) -> float:
         """The virtual clock: it moves only when a timeout expires or a thread sleeps."""

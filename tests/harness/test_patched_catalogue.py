@@ -20,6 +20,7 @@ from tests.harness import (
     module_state_programs,
     outside_programs,
     patch_review6_programs,
+    patch_review7_programs,
     patch_types_programs,
     queue_internals_programs,
     race_calls_programs,
@@ -52,6 +53,7 @@ CATALOGUE = (
     module_state_programs,
     asyncio_programs,
     patch_review6_programs,
+    patch_review7_programs,
     review6_programs,
     review6_c_programs,
 )

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+import operator
 import queue as _queue
 from collections.abc import Callable
 from typing import Any, Final, Generic, TypeVar
@@ -33,14 +35,56 @@ def _blocks(blocking: bool, timeout: float | None) -> bool:
     return bool(blocking) and timeout != 0
 
 
-def _check_lock_timeout(blocking: bool, timeout: float) -> None:
-    """CPython's refusals of a lock's ``acquire`` arguments (``_thread``'s, 3.11's words): a
-    timeout with ``blocking=False``, a negative one other than -1."""
-    if timeout != -1:
+_NS_LIMIT: Final = 9.223372036854775808e18  # 2**63, the bound of CPython's nanosecond clock type
+_PY_TIMEOUT_MAX_US: Final = (2**63 - 1) // 1000  # ``PY_TIMEOUT_MAX`` (POSIX threads), microseconds
+
+
+def timeout_ns(timeout: Any) -> int:
+    """A timeout as CPython converts it to its nanosecond clock type (3.11's
+    ``_PyTime_FromSecondsObject``, rounding away from zero), refusing what it refuses in its words:
+    NaN, a value out of the type's range (``inf``, ``1e10``), what is not a number."""
+    if isinstance(timeout, float):
+        if math.isnan(timeout):
+            raise ValueError("Invalid value NaN (not a number)")
+        d = timeout * 1e9
+        if not -_NS_LIMIT <= d < _NS_LIMIT:
+            raise OverflowError("timestamp out of range for platform time_t")
+        return int(math.ceil(d) if d >= 0 else math.floor(d))
+    try:
+        ns = operator.index(timeout) * 1_000_000_000
+    except TypeError:
+        raise TypeError(f"'{type(timeout).__name__}' object cannot be interpreted as an integer") from None
+    if not -(2**63) <= ns < 2**63:
+        raise OverflowError("timestamp too large to convert to C _PyTime_t")
+    return ns
+
+
+def _wait_refusal(timeout: Any) -> Exception | None:
+    """What CPython raises when a lock waits with this (positive) timeout (``lock.acquire(True,
+    timeout)``, under every timed wait of ``threading`` and ``queue``), or None: ``inf``,
+    ``1e10``, NaN are refused only when the call would wait, so the caller looks first."""
+    try:
+        ns = timeout_ns(timeout)
+    except (ValueError, OverflowError, TypeError) as e:
+        return e
+    if -(-ns // 1000) > _PY_TIMEOUT_MAX_US:
+        return OverflowError("timeout value is too large")
+    return None
+
+
+def _check_lock_timeout(blocking: bool, timeout: Any) -> None:
+    """CPython's refusals of a lock's ``acquire`` arguments (``_thread``'s, 3.11's words, in its
+    order): a timeout it cannot convert (NaN, ``inf``, ``1e10``: up front, held or not), a
+    timeout with ``blocking=False``, a negative one other than -1, one above ``PY_TIMEOUT_MAX``."""
+    ns = timeout_ns(timeout)
+    if ns != -1_000_000_000:
         if not blocking:
             raise ValueError("can't specify a timeout for a non-blocking call")
-        if timeout < 0:
+        if ns < 0:
             raise ValueError("timeout value must be positive")
+        refused = _wait_refusal(timeout)
+        if refused is not None:
+            raise refused
 
 
 def _check_queue_timeout(timeout: float | None) -> None:
@@ -89,7 +133,7 @@ class Lock:
     def release_op(self) -> Op:
         return self._shared_release or Op("release", self._st)
 
-    def acquire(self, blocking: bool = True, timeout: float = -1) -> bool:
+    def acquire(self, blocking: bool = True, timeout: float | int = -1) -> bool:
         if blocking is True and timeout == -1:  # the plain ``with lock:``: no timeout to work out
             return bool(self._ex.perform(self.acquire_op()))
         _check_lock_timeout(blocking, timeout)
@@ -170,7 +214,7 @@ class Condition:
         self._shared_notify = Op("notify", st, _NOTIFY_ONE) if shared else None
         self._shared_notify_all = Op("notify_all", st) if shared else None
 
-    def acquire(self, blocking: bool = True, timeout: float = -1) -> bool:
+    def acquire(self, blocking: bool = True, timeout: float | int = -1) -> bool:
         return self._lock.acquire(blocking, timeout)
 
     def release(self) -> None:
@@ -184,7 +228,13 @@ class Condition:
 
     def wait(self, timeout: float | None = None) -> bool:
         if timeout is not None:
-            return bool(self._ex.perform(Op("wait", self._st, timeout=max(timeout, 0.0))))
+            if not timeout > 0:  # 0, negative, NaN: CPython's waiter lock is only tried
+                timeout = 0.0
+            elif self._lock._is_owned():  # (not held: the operation's RuntimeError comes first)
+                refused = _wait_refusal(timeout)
+                if refused is not None:  # ``inf``, ``1e10``: CPython's waiter lock refuses it
+                    raise refused
+            return bool(self._ex.perform(Op("wait", self._st, timeout=timeout)))
         return bool(self._ex.perform(self._shared_wait or Op("wait", self._st)))
 
     def wait_for(self, predicate: Callable[[], T], timeout: float | None = None) -> T:
@@ -256,10 +306,18 @@ class Event:
         return self.is_set()
 
     def wait(self, timeout: float | None = None) -> bool:
-        if timeout is not None and timeout <= 0:
-            # a poll: CPython returns the flag at once, so it is a read, not a timed wait that
-            # uses up the execution's timeouts (a poll loop was "bounded by timeout_limit")
-            return self.is_set()
+        if timeout is not None:
+            if not timeout > 0:
+                # a poll (0, negative, NaN): CPython returns the flag at once, so it is a read, not
+                # a timed wait that uses up the execution's timeouts (a poll loop was "bounded by
+                # timeout_limit")
+                return self.is_set()
+            refused = _wait_refusal(timeout)
+            if refused is not None:
+                # ``inf``, ``1e10``: CPython's condition refuses it only if the event is not set
+                if self.is_set():
+                    return True
+                raise refused
         return bool(self._ex.perform(Op("wait", self._st, timeout=timeout)))
 
 
@@ -273,8 +331,16 @@ class Semaphore:
     def acquire(self, blocking: bool = True, timeout: float | None = None) -> bool:
         if not blocking and timeout is not None:
             raise ValueError("can't specify timeout for non-blocking acquire")
+        if timeout is not None and math.isnan(timeout):
+            timeout = None  # CPython's loop polls for ever: a wait with no timeout
         # a timeout of 0 or less is a try, as in CPython (its first wait times out at once)
         blocking = bool(blocking) and (timeout is None or timeout > 0)
+        if blocking and timeout is not None:
+            refused = _wait_refusal(timeout)
+            if refused is not None:  # ``inf``, ``1e10``: refused by CPython only if it would wait
+                if self._ex.perform(Op("acquire", self._st, (False,))):
+                    return True
+                raise refused
         t = _timeout(blocking, timeout)
         return bool(self._ex.perform(Op("acquire", self._st, (blocking,), timeout=t)))
 
@@ -308,14 +374,36 @@ class Queue:
     def put(self, item: object, block: bool = True, timeout: float | None = None) -> None:
         if block and self.maxsize > 0:  # (an unbounded queue's ``put`` never looks at it)
             _check_queue_timeout(timeout)
+            timeout = self._nan_unbounded(timeout)
+            refused = None if timeout is None else _wait_refusal(timeout)
+            if refused is not None:  # ``inf``, ``1e10``: refused by CPython only if it is full
+                try:
+                    self._ex.perform(Op("put", self._st, (item, False)))
+                except Full:
+                    raise refused from None
+                return
         block = _blocks(block, timeout)
         self._ex.perform(Op("put", self._st, (item, block), timeout=_timeout(block, timeout)))
 
     def get(self, block: bool = True, timeout: float | None = None) -> Any:
-        if block:
+        if block and timeout is not None:
+            if self.simple:
+                timeout_ns(timeout)  # the C ``SimpleQueue`` converts it first, item or not
             _check_queue_timeout(timeout)
+            timeout = self._nan_unbounded(timeout)
+            refused = None if timeout is None else _wait_refusal(timeout)
+            if refused is not None:  # ``inf``, ``1e10``: refused by CPython only if it is empty
+                try:
+                    return self._ex.perform(Op("get", self._st, (False,)))
+                except Empty:
+                    raise refused from None
         block = _blocks(block, timeout)
         return self._ex.perform(Op("get", self._st, (block,), timeout=_timeout(block, timeout)))
+
+    def _nan_unbounded(self, timeout: float | None) -> float | None:
+        """CPython's queue polls for ever with a NaN timeout (its deadline is never reached): a
+        wait with none."""
+        return None if timeout is not None and math.isnan(timeout) else timeout
 
     def put_nowait(self, item: object) -> None:
         self.put(item, block=False)
@@ -437,6 +525,8 @@ class ThreadHandle:
         self._ex = ex
         self._st = st
         self._shared_join = None if ex.sources else Op("join", st)  # the untimed join, shared (see above)
+        # CPython's ``_tstate_lock is None``: a join or ``is_alive`` has seen the thread end
+        self._seen_ended = False
 
     @property
     def name(self) -> str:
@@ -448,12 +538,25 @@ class ThreadHandle:
 
     def join(self, timeout: float | None = None) -> None:
         if timeout is not None:
-            self._ex.perform(Op("join", self._st, timeout=max(timeout, 0.0)))
-            return
-        self._ex.perform(self._shared_join or Op("join", self._st))
+            timeout = max(timeout, 0.0)  # CPython's ``max(timeout, 0)``: NaN stays NaN
+            refused = _wait_refusal(timeout)
+            if refused is not None:
+                # NaN, ``inf``, ``1e10``: CPython's thread-state lock refuses it, even once the
+                # thread has finished, unless a join or ``is_alive`` has already seen it end
+                if self._seen_ended:
+                    return
+                raise refused
+            self._ex.perform(Op("join", self._st, timeout=timeout))
+        else:
+            self._ex.perform(self._shared_join or Op("join", self._st))
+        if self._st.finished:
+            self._seen_ended = True
 
     def is_alive(self) -> bool:
-        return bool(self._ex.perform(Op("is_alive", self._st, read=True)))
+        alive = bool(self._ex.perform(Op("is_alive", self._st, read=True)))
+        if not alive and self._st.finished:
+            self._seen_ended = True
+        return alive
 
     def __repr__(self) -> str:
         return f"<controlled thread {self.name}>"
