@@ -4,14 +4,16 @@ On the greenlet back end every controlled thread runs on the process's main OS t
 CPython's own checks see the main thread everywhere: ``signal.signal`` in a worker, which CPython
 refuses (``ValueError``), went through, and a program that fails on every real run was proved. A
 controlled thread's ident (``get_ident``) is the explorer's, no OS thread's: ``signal.pthread_kill``
-given one sent the signal to whatever thread the C library took it for (a crash). And a trace or
+given one sent the signal to whatever thread the C library took it for (a crash). A trace or
 profile function the program sets (``sys.settrace``, ``threading.setprofile``) replaced the race
-detector's, or was never run in a controlled thread: refused by name in explored code (seventh
-review, session 39). Outside a controlled thread, and for the harness's own calls, each is
-CPython's."""
+detector's, or was never run in a controlled thread: refused by name in explored code. And
+``os._exit`` in explored code ended lanecheck itself, silently, with the program's status (3 reads
+as "bounded"): it is the thread's failure, ``ProcessExit`` (seventh review, session 39). Outside a
+controlled thread, and for the harness's own calls, each is CPython's."""
 
 from __future__ import annotations
 
+import os
 import signal
 import sys
 import threading
@@ -60,9 +62,23 @@ def _hook_refused(module: Any, name: str) -> tuple[Any, str, Any, Any]:
     return module, name, real, refuse
 
 
+class ProcessExit(Exception):
+    """The explored code called ``os._exit``: a real run ends there, every thread with it."""
+
+
+_real_exit = os._exit
+
+
+def _exit(status: int) -> None:
+    if _controlled() is None or own(sys._getframe(1).f_code.co_filename):
+        _real_exit(status)
+    raise ProcessExit(f"os._exit({status}): a real run ends the process here, every thread with it")
+
+
 # (module, name, real, patched), as ``patch._REPLACEMENTS``
 REPLACEMENTS: list[tuple[Any, str, Any, Any]] = [
     (signal, "signal", _real_signal, _signal),
+    (os, "_exit", _real_exit, _exit),
     *(_hook_refused(sys, name) for name in ("settrace", "setprofile")),
     *(_hook_refused(threading, name) for name in ("settrace", "setprofile")),
 ]

@@ -3,6 +3,7 @@ run (seventh review, session 39; ``test_crash_programs.py``)."""
 
 from __future__ import annotations
 
+import os
 import signal
 import sys
 import threading
@@ -93,3 +94,18 @@ def profile_hook_for_new_threads() -> None:
     t = threading.Thread(target=lambda: None)
     t.start()
     t.join()
+
+
+def watchdog_exits_the_process() -> None:
+    """A watchdog that hard-exits when the job is late (its timed wait may time out): lanecheck
+    itself ended, silently, with the program's status."""
+    done = threading.Event()
+
+    def watchdog() -> None:
+        if not done.wait(0.1):
+            os._exit(3)
+
+    wd = threading.Thread(target=watchdog, daemon=True)
+    wd.start()
+    done.set()
+    wd.join()

@@ -1,6 +1,6 @@
 """Patch mode on the seventh review's crashes and refusals: a settings proxy whose ``__getattr__``
 raises, a signal handler installed in a worker, ``pthread_kill`` of a controlled thread, a trace or
-profile function the program sets."""
+profile function the program sets, ``os._exit``."""
 
 from __future__ import annotations
 
@@ -62,3 +62,10 @@ def test_a_trace_or_profile_function_of_the_program_is_refused(
     with pytest.raises(UsageError, match=rf"{name}\(\) in the explored code"):
         _run(program)
     assert (sys.gettrace(), threading.getprofile()) == before  # the process's own are untouched
+
+
+@pytest.mark.timeout(120)
+def test_os_exit_in_explored_code_is_the_threads_failure() -> None:
+    result = _run(prog.watchdog_exits_the_process)
+    assert result.verdict == "failed" and result.failure is not None, result.report()
+    assert "ProcessExit: os._exit(3): a real run ends the process here" in result.report()
