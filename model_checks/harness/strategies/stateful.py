@@ -60,7 +60,7 @@ from model_checks.harness.rt.fingerprint import begin_search, fingerprint
 from model_checks.harness.rt.objects import Action, Op, dependent
 from model_checks.harness.rt.records import Replay, check_replayed
 from model_checks.harness.rt.scheduler import Execution
-from model_checks.harness.strategies.dependency import ClockReaders, clock_conflict
+from model_checks.harness.strategies.dependency import NO_THREADS, ClockReaders, clock_conflict
 
 
 class _Frame:
@@ -134,7 +134,7 @@ class StateCachingChooser:
         f = self.stack[d]
         ops = f.ops
         read, moved = self.clock_readers.saw(ex, step.tid), ex.clock_moved
-        readers = self.clock_readers.threads() if moved else set()
+        readers = self.clock_readers.threads() if moved else NO_THREADS
         self.next_sleep = {
             b
             for b in f.sleep
