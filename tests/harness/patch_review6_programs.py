@@ -242,6 +242,17 @@ class WrappedLock:
         self.release()
 
 
+def _producer(cond: threading.Condition, items: list[Any]) -> Callable[[], None]:
+    """A thread's body that puts an item in ``items`` and notifies ``cond``."""
+
+    def produce() -> None:
+        with cond:
+            items.append(1)
+            cond.notify()
+
+    return produce
+
+
 def cond_custom_lock() -> None:
     """Correct: a condition over a lock-like object (CPython's code uses its acquire/release)."""
     cond = threading.Condition(WrappedLock())  # type: ignore[arg-type]
@@ -253,12 +264,7 @@ def cond_custom_lock() -> None:
                 cond.wait()
             items.pop()
 
-    def produce() -> None:
-        with cond:
-            items.append(1)
-            cond.notify()
-
-    start_and_join(consume, produce)
+    start_and_join(consume, _producer(cond, items))
     assert items == []
 
 
@@ -273,12 +279,7 @@ def cond_custom_lock_lost_wakeup() -> None:
             cond.wait()
             items.pop()
 
-    def produce() -> None:
-        with cond:
-            items.append(1)
-            cond.notify()
-
-    start_and_join(consume, produce)
+    start_and_join(consume, _producer(cond, items))
 
 
 _IMPORT_LOCK = threading.Lock()
@@ -293,12 +294,7 @@ def cond_on_lock_made_at_import() -> None:
         with cond:
             cond.wait_for(lambda: ready)
 
-    def signal() -> None:
-        with cond:
-            ready.append(1)
-            cond.notify()
-
-    start_and_join(wait, signal)
+    start_and_join(wait, _producer(cond, ready))
 
 
 PROVED = [

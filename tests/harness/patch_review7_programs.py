@@ -38,6 +38,20 @@ def _later(fn: Callable[[], object]) -> threading.Thread:
     return t
 
 
+def _notified_later() -> tuple[threading.Condition, list[int], threading.Thread]:
+    """A condition, its predicate's list, and the thread that (after a sleep) fills the list and
+    notifies the condition."""
+    cond = threading.Condition()
+    ready: list[int] = []
+
+    def notify() -> None:
+        with cond:
+            ready.append(1)
+            cond.notify()
+
+    return cond, ready, _later(notify)
+
+
 # --- time.sleep ----------------------------------------------------------------------------------
 
 
@@ -147,15 +161,7 @@ def timer_inf_cancelled_before_start() -> None:
 
 def cond_wait_inf() -> None:
     """Buggy: a condition's wait with ``inf`` always raises (after the notifier's turn or not)."""
-    cond = threading.Condition()
-    ready: list[int] = []
-
-    def notify() -> None:
-        with cond:
-            ready.append(1)
-            cond.notify()
-
-    t = _later(notify)
+    cond, ready, t = _notified_later()
     with cond:
         while not ready:
             cond.wait(INF)
@@ -164,15 +170,7 @@ def cond_wait_inf() -> None:
 
 def cond_wait_for_inf() -> None:
     """Buggy: ``wait_for`` with ``inf`` raises if the predicate does not hold at first."""
-    cond = threading.Condition()
-    ready: list[int] = []
-
-    def notify() -> None:
-        with cond:
-            ready.append(1)
-            cond.notify()
-
-    t = _later(notify)
+    cond, ready, t = _notified_later()
     with cond:
         cond.wait_for(lambda: ready, INF)
     t.join()
@@ -201,12 +199,17 @@ def cond_wait_nan_polls() -> None:
 # --- Semaphore.acquire -----------------------------------------------------------------------------
 
 
-def semaphore_acquire_inf() -> None:
-    """Buggy: an exhausted semaphore's acquire with ``inf``."""
+def _acquire_before_the_release(timeout: float) -> None:
+    """An exhausted semaphore's acquire, with ``timeout``, waits for a release a thread makes later."""
     sem = threading.Semaphore(0)
     t = _later(sem.release)
-    sem.acquire(timeout=INF)
+    assert sem.acquire(timeout=timeout)
     t.join()
+
+
+def semaphore_acquire_inf() -> None:
+    """Buggy: an exhausted semaphore's acquire with ``inf``."""
+    _acquire_before_the_release(INF)
 
 
 def semaphore_free_acquire_inf() -> None:
@@ -219,10 +222,7 @@ def semaphore_free_acquire_inf() -> None:
 
 def semaphore_acquire_nan_waits() -> None:
     """Correct: CPython's loop polls for ever with NaN, so the release comes in time."""
-    sem = threading.Semaphore(0)
-    t = _later(sem.release)
-    assert sem.acquire(timeout=NAN)
-    t.join()
+    _acquire_before_the_release(NAN)
 
 
 # --- Thread.join -----------------------------------------------------------------------------------
@@ -262,12 +262,17 @@ def join_inf_after_is_alive() -> None:
 # --- queues ------------------------------------------------------------------------------------------
 
 
-def queue_get_inf() -> None:
-    """Buggy: the get comes before the put (always, with the put's thread asleep first) and raises."""
+def _get_before_the_put(timeout: float) -> None:
+    """An empty queue's get, with ``timeout``, waits for a put a thread makes later."""
     q: queue.Queue[int] = queue.Queue()
     t = _later(lambda: q.put(1))
-    assert q.get(timeout=INF) == 1
+    assert q.get(timeout=timeout) == 1
     t.join()
+
+
+def queue_get_inf() -> None:
+    """Buggy: the get comes before the put (always, with the put's thread asleep first) and raises."""
+    _get_before_the_put(INF)
 
 
 def queue_put_inf_full() -> None:
@@ -290,10 +295,7 @@ def queue_item_get_inf() -> None:
 
 def queue_get_nan_waits() -> None:
     """Correct: CPython's queue polls for ever with NaN, so the put comes in time."""
-    q: queue.Queue[int] = queue.Queue()
-    t = _later(lambda: q.put(1))
-    assert q.get(timeout=NAN) == 1
-    t.join()
+    _get_before_the_put(NAN)
 
 
 def simple_queue_item_get_inf() -> None:

@@ -36,11 +36,10 @@ def event_flag() -> Callable[[], object]:
     return lambda: tuple(seen)
 
 
-def condition_waiters() -> Callable[[], object]:
-    """The number of threads parked in ``wait``, read under the lock: 0 or 1."""
+def _look_while_a_thread_waits(look: Callable[[threading.Condition], None]) -> None:
+    """``look(cond)`` under the lock while another thread waits on ``cond`` (or has yet to)."""
     cond = threading.Condition()
     ready: list[bool] = []
-    seen: list[int] = []
 
     def waiter() -> None:
         with cond:
@@ -50,30 +49,26 @@ def condition_waiters() -> Callable[[], object]:
     t = threading.Thread(target=waiter)
     t.start()
     with cond:
-        seen.append(len(cond._waiters))  # type: ignore[attr-defined]
+        look(cond)
         ready.append(True)
         cond.notify()
     t.join()
+
+
+def condition_waiters() -> Callable[[], object]:
+    """The number of threads parked in ``wait``, read under the lock: 0 or 1."""
+    seen: list[int] = []
+    _look_while_a_thread_waits(lambda cond: seen.append(len(cond._waiters)))  # type: ignore[attr-defined]
     return lambda: tuple(seen)
 
 
 def waiters_assumed_parked() -> None:
     """A bug: the main thread assumes the waiter is already parked."""
-    cond = threading.Condition()
-    done: list[bool] = []
 
-    def waiter() -> None:
-        with cond:
-            while not done:
-                cond.wait()
-
-    t = threading.Thread(target=waiter)
-    t.start()
-    with cond:
+    def look(cond: threading.Condition) -> None:
         assert cond._waiters, "no thread was waiting yet"  # type: ignore[attr-defined]
-        done.append(True)
-        cond.notify()
-    t.join()
+
+    _look_while_a_thread_waits(look)
 
 
 def barrier_count_assumed() -> None:

@@ -13,7 +13,7 @@ from collections.abc import Callable, Generator, Iterator
 
 from tests.harness.expected import Races
 from tests.harness.program_threads import start_and_join
-from tests.harness.race_scopes import Box, Config
+from tests.harness.race_scopes import Box, Config, limit_set_while_read
 
 # ---------------------------------------------------------------- session 36: what a review left open
 
@@ -220,14 +220,7 @@ def shared_generator() -> None:
 def class_data_through_instance() -> None:
     """A class attribute written through the class, read through an instance (``self.limit``)."""
     c = Config()
-
-    def writer() -> None:
-        Config.limit = 5
-
-    def reader() -> None:
-        assert c.limit >= 1
-
-    start_and_join(writer, reader)
+    limit_set_while_read(lambda: c.limit)
 
 
 class Temperature:

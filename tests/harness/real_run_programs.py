@@ -156,12 +156,17 @@ built: list[int] = []
 built_lock = threading.Lock()
 
 
+def _build(lock: threading.Lock, made: list[int], mark: int = 1) -> object:
+    """A new client, counted in ``made`` (with ``mark``) under ``lock``."""
+    with lock:
+        made.append(mark)
+    return object()
+
+
 @functools.cache
 def client() -> object:
     """Built once per process, the program assumes: the cache's look-up and store are apart."""
-    with built_lock:
-        built.append(1)
-    return object()
+    return _build(built_lock, built)
 
 
 def cached_built_twice() -> None:
@@ -191,9 +196,7 @@ def cached_pure_function() -> None:
 class Clients:
     @functools.lru_cache(maxsize=64)  # noqa: B019 (the instance lives as long as the module)
     def client(self, name: str) -> object:
-        with built_lock:
-            built.append(2)
-        return object()
+        return _build(built_lock, built, 2)
 
 
 CLIENTS = Clients()
@@ -206,9 +209,7 @@ def cache_made_inside_built_twice() -> None:
 
     @functools.cache
     def connect() -> object:
-        with lock:
-            made.append(1)
-        return object()
+        return _build(lock, made)
 
     start_and_join(connect, connect)
     assert len(made) == 1, "two clients built"
@@ -223,9 +224,7 @@ def cached_method_made_inside() -> None:
     class Pool:
         @functools.lru_cache(maxsize=8)  # noqa: B019 (the objects live as long as the execution)
         def client(self) -> object:
-            with lock:
-                made.append(1)
-            return object()
+            return _build(lock, made)
 
     first, second = Pool(), Pool()
     start_and_join(first.client, second.client)
@@ -247,9 +246,7 @@ def library_function_cached_inside() -> None:
 class Connection:
     @functools.cached_property
     def client(self) -> object:
-        with built_lock:
-            built.append(1)
-        return object()
+        return _build(built_lock, built)
 
 
 def cached_property_built_once() -> None:
@@ -270,9 +267,7 @@ def cached_property_made_inside() -> None:
     class Session:
         @functools.cached_property
         def client(self) -> object:
-            with lock:
-                made.append(1)
-            return object()
+            return _build(lock, made)
 
     session = Session()
     start_and_join(lambda: session.client, lambda: session.client)
