@@ -10,26 +10,18 @@ the bench workload, their prefixes and mutants (each judged as a prefix and as a
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable
+from collections.abc import Callable, Hashable, Mapping
 
 import pytest
 
 from model_checks.conformance.movers import LEAVES_PC, MOVES_UNIT
 from model_checks.conformance.verdict import Rejected
+from model_checks.designs.akka_mailbox import trace_search as ts
 from model_checks.designs.akka_mailbox.bench import akka_scheduled
 from model_checks.designs.akka_mailbox.configs import CONFIGS
 from model_checks.designs.akka_mailbox.trace import FORMAT, AkkaChecker, without_append_events
-from model_checks.designs.akka_mailbox.trace_search import (
-    DEFERRED,
-    DEFERRED_WITHOUT_APPEND_EVENTS,
-    MOVES_TO,
-    MOVES_TO_WITHOUT_APPEND_EVENTS,
-    SPEC_WITHOUT_APPEND_EVENTS,
-    UNIT_FIELD,
-    local_pc,
-    mailbox_of,
-)
 from spec import akka_mailbox as am
+from spec.language import Spec
 from tests.conformance.deferral_checks import Declaration, agree_on_run_and_mutants, live_set_sum
 
 EAGER = dataclasses.replace(FORMAT, make=lambda config: AkkaChecker(config, deferred={}))
@@ -47,28 +39,33 @@ CHECKED = {
     ),
 }
 
-DECLARED = Declaration(
-    am.SPEC, CHECKED, DEFERRED, local=local_pc, unit=mailbox_of, unit_field=UNIT_FIELD, moves_to=MOVES_TO
-)
+
+def _declared(
+    spec: Spec, deferred: Mapping[str, frozenset[str]], moves_to: Mapping[str, frozenset[Hashable]]
+) -> Declaration:
+    return Declaration(
+        spec,
+        CHECKED,
+        deferred,
+        local=ts.local_pc,
+        unit=ts.mailbox_of,
+        unit_field=ts.UNIT_FIELD,
+        moves_to=moves_to,
+    )
 
 
+DECLARED = _declared(am.SPEC, ts.DEFERRED, ts.MOVES_TO)
 # The format without ``append`` events: the append is an internal step, deferred too.
-DECLARED_WITHOUT_APPEND_EVENTS = Declaration(
-    SPEC_WITHOUT_APPEND_EVENTS,
-    CHECKED,
-    DEFERRED_WITHOUT_APPEND_EVENTS,
-    local=local_pc,
-    unit=mailbox_of,
-    unit_field=UNIT_FIELD,
-    moves_to=MOVES_TO_WITHOUT_APPEND_EVENTS,
+DECLARED_WITHOUT_APPEND_EVENTS = _declared(
+    ts.SPEC_WITHOUT_APPEND_EVENTS, ts.DEFERRED_WITHOUT_APPEND_EVENTS, ts.MOVES_TO_WITHOUT_APPEND_EVENTS
 )
 
 
 def test_every_internal_action_is_deferred() -> None:
     # The search refuses a process with deferred and eager internal steps; the table covers all.
-    assert set(DEFERRED) == {a.name for a in am.SPEC.actions if a.event is None}
-    internal = {a.name for a in SPEC_WITHOUT_APPEND_EVENTS.actions if a.event is None}
-    assert set(DEFERRED_WITHOUT_APPEND_EVENTS) == internal == set(DEFERRED) | {"Enqueue"}
+    assert set(ts.DEFERRED) == {a.name for a in am.SPEC.actions if a.event is None}
+    internal = {a.name for a in ts.SPEC_WITHOUT_APPEND_EVENTS.actions if a.event is None}
+    assert set(ts.DEFERRED_WITHOUT_APPEND_EVENTS) == internal == set(ts.DEFERRED) | {"Enqueue"}
 
 
 @pytest.mark.timeout(300)
@@ -78,7 +75,7 @@ def test_every_internal_action_is_deferred() -> None:
 )
 def test_with_senders_racing_a_close_each_claim_made_before_is_caught(free: str, blocked_by: str) -> None:
     """Each claim the declaration made before it was checked with senders racing a close."""
-    wrong = {**DEFERRED, free: DEFERRED[free] - {blocked_by}}
+    wrong = {**ts.DEFERRED, free: ts.DEFERRED[free] - {blocked_by}}
     assert (free, blocked_by) in DECLARED.violations("close-races-sends", wrong)
 
 
@@ -91,11 +88,13 @@ def test_without_append_events_the_declaration_holds_and_wrong_ones_are_caught()
     declared = DECLARED_WITHOUT_APPEND_EVENTS
     assert not declared.violations("small")
     assert not declared.violations("close-races-sends")
-    blocked = DEFERRED_WITHOUT_APPEND_EVENTS["Enqueue"]
+    blocked = ts.DEFERRED_WITHOUT_APPEND_EVENTS["Enqueue"]
     for free in ("Enqueue", "Process", "CleanUp"):
         wrong = {**declared.deferred, "Enqueue": blocked - {free}}
         assert ("Enqueue", free) in declared.violations("close-races-sends", wrong), free
-    leaves = declared.violations("small", moves_to={**MOVES_TO_WITHOUT_APPEND_EVENTS, "Enqueue": frozenset()})
+    leaves = declared.violations(
+        "small", moves_to={**ts.MOVES_TO_WITHOUT_APPEND_EVENTS, "Enqueue": frozenset()}
+    )
     assert ("Enqueue", LEAVES_PC) in leaves
 
 
@@ -111,7 +110,7 @@ def test_a_unit_that_other_processes_change_is_caught() -> None:
 def test_a_wrong_moves_to_is_caught() -> None:
     # Claimed: a sender that finds the word Scheduled goes on to the CAS (the search would then
     # pull such senders into every event that a CAS does not move past).
-    found = DECLARED.violations("small", moves_to={**MOVES_TO, "SendSeesScheduled": frozenset({am.R_CAS})})
+    found = DECLARED.violations("small", moves_to={**ts.MOVES_TO, "SendSeesScheduled": frozenset({am.R_CAS})})
     assert ("SendSeesScheduled", LEAVES_PC) in found
 
 
@@ -187,7 +186,7 @@ def test_reaches_is_any_state_of_the_closure() -> None:
 def test_deferred_and_eager_agree_on_scheduled_runs_and_their_mutants(seed: int) -> None:
     config, events = akka_scheduled(6, seed)
     header = {"trace": "lanecheck", "version": 1, "design": "akka-mailbox", "config": config}
-    agree_on_run_and_mutants(FORMAT, EAGER, header, events, UNIT_FIELD)
+    agree_on_run_and_mutants(FORMAT, EAGER, header, events, ts.UNIT_FIELD)
 
 
 @pytest.mark.timeout(900)
@@ -195,7 +194,7 @@ def test_deferred_and_eager_agree_on_scheduled_runs_and_their_mutants(seed: int)
 def test_without_append_events_deferred_and_eager_agree(seed: int) -> None:
     config, events = without_append_events(*akka_scheduled(6, seed))
     header = {"trace": "lanecheck", "version": 1, "design": "akka-mailbox", "config": config}
-    agree_on_run_and_mutants(FORMAT, EAGER, header, events, UNIT_FIELD)
+    agree_on_run_and_mutants(FORMAT, EAGER, header, events, ts.UNIT_FIELD)
 
 
 @pytest.mark.timeout(300)
@@ -205,7 +204,7 @@ def test_without_append_events_concurrent_senders_are_one_pending_append_each() 
     ``process`` needs it (7 senders took 35 s, 8 beyond a minute; docs/conformance.md, "Session 34")."""
     config, events = without_append_events({"workers": 1, "throughput": 6}, _senders_then_one_run(6))
     held = []
-    for deferred in (DEFERRED_WITHOUT_APPEND_EVENTS, {}):
+    for deferred in (ts.DEFERRED_WITHOUT_APPEND_EVENTS, {}):
         checker = AkkaChecker(config, deferred=deferred)
         held.append(live_set_sum(checker, [{k: v for k, v in e.items() if k != "seq"} for e in events]))
         checker.finish(complete=True)
@@ -218,7 +217,7 @@ def test_deferred_steps_keep_the_live_set_small() -> None:
     the states held."""
     config, events = akka_scheduled(60, 0)
     held = []
-    for deferred in (DEFERRED, {}):
+    for deferred in (ts.DEFERRED, {}):
         checker = AkkaChecker(config, deferred=deferred)
         held.append(live_set_sum(checker, events))
         checker.finish(complete=True)
