@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from model_checks.designs.work_lane import bench as bench_scheduler
-from reference import NullTracer
+from reference import NullTracer, StopMode
 
 
 @pytest.mark.timeout(60)
@@ -60,3 +60,22 @@ def test_bench_quick_reports_every_figure() -> None:
     per_item = figures["per_item_ns"]
     assert isinstance(per_item, dict)
     assert {"post_alone_cpu", "drain_alone_cpu", "direct_cpu_ns", "lock_round_trip_ns"} <= set(per_item)
+
+
+@pytest.mark.timeout(60)
+def test_the_runs_use_the_scheduler_the_figures_report() -> None:
+    """Throughput and latency share one scheduler; its sizes are the ``config`` the figures name,
+    with one ready slot a lane."""
+    scheduler, handles = bench_scheduler._scheduler(bench_scheduler._noop)
+    try:
+        reported = {
+            "lanes": bench_scheduler.LANES,
+            "workers": bench_scheduler.WORKERS,
+            "max_per_drain": bench_scheduler.BUDGET,
+            "lane_capacity": bench_scheduler.LANE_CAPACITY,
+        }
+        assert {k: getattr(scheduler.config, k) for k in reported} == reported
+        assert scheduler.config.ready_capacity == bench_scheduler.LANES
+        assert len(handles) == bench_scheduler.LANES
+    finally:
+        scheduler.stop(StopMode.DRAIN)

@@ -43,7 +43,7 @@ from typing import Any
 from model_checks.bench.machine import context
 from model_checks.bench.workload import Workload, drive, paced, percentiles
 from model_checks.designs.work_lane.bench_traces import TRACE_BENCH
-from reference import LaneSpec, NullTracer, Result, StopMode, Tracer, WorkerScheduler
+from reference import LaneHandle, LaneSpec, NullTracer, Result, StopMode, Tracer, WorkerScheduler
 from reference.arguments import next_power_of_two
 from reference.worker_pool import critical_section
 
@@ -56,6 +56,21 @@ LANE_CAPACITY = 1024
 
 def _noop(context: Any, item: Any) -> None:
     return None
+
+
+def _scheduler(
+    invoke: Callable[[Any, Any], object], tracer: Tracer | None = None
+) -> tuple[WorkerScheduler[int], list[LaneHandle]]:
+    """The scheduler of the throughput and latency runs (the ``config`` the figures report) over
+    ``invoke``, and its lanes' handles. Its ready queue has the default room, one slot a lane."""
+    scheduler: WorkerScheduler[int] = WorkerScheduler(
+        [LaneSpec(invoke) for _ in range(LANES)],
+        workers=WORKERS,
+        lane_capacity=LANE_CAPACITY,
+        max_per_drain=BUDGET,
+        tracer=tracer,
+    )
+    return scheduler, [scheduler.get_lane(i)[1] for i in range(LANES)]
 
 
 def _timed(
@@ -78,15 +93,7 @@ def _run_scheduler(
     total: int, tracer: Tracer | None = None, invoke: Callable[[Any, Any], object] = _noop
 ) -> float:
     """Seconds to post and run ``total`` items (from the first post to Stop's return)."""
-    scheduler: WorkerScheduler[int] = WorkerScheduler(
-        [LaneSpec(invoke) for _ in range(LANES)],
-        workers=WORKERS,
-        lane_capacity=LANE_CAPACITY,
-        max_per_drain=BUDGET,
-        ready_capacity=LANES,
-        tracer=tracer,
-    )
-    handles = [scheduler.get_lane(i)[1] for i in range(LANES)]
+    scheduler, handles = _scheduler(invoke, tracer)
     per_producer = total // PRODUCERS
     start_gate = threading.Barrier(PRODUCERS + 1)
 
@@ -140,13 +147,7 @@ def _latency(rate: int, seconds: float) -> tuple[float, float]:
     def record(context: Any, posted: int) -> None:
         samples.append(clock() - posted)
 
-    scheduler: WorkerScheduler[int] = WorkerScheduler(
-        [LaneSpec(record) for _ in range(LANES)],
-        workers=WORKERS,
-        lane_capacity=LANE_CAPACITY,
-        max_per_drain=BUDGET,
-    )
-    handles = [scheduler.get_lane(i)[1] for i in range(LANES)]
+    scheduler, handles = _scheduler(record)
     lanes = itertools.cycle(handles)  # round-robin, as the i-th post goes to lane i % LANES
     paced(int(rate * seconds), rate, lambda now: scheduler.try_post(next(lanes), now))
     scheduler.stop(StopMode.DRAIN)
