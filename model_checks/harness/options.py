@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Literal
 
+from model_checks.harness import hash_seed
+
 if TYPE_CHECKING:
     from model_checks.harness.strategies.frontier import Feedback
 
@@ -155,6 +157,8 @@ class Result:
     races: bool = False  # the data-race detector ran in every execution
     # a sleeping thread was held back for fairness in some execution (``Options.fair_sleeps``)
     fair: bool = False
+    # what the program's random draws were held to, if it drew (``patch_random.held``)
+    draws: str = ""
 
     @property
     def ok(self) -> bool:
@@ -183,8 +187,15 @@ class Result:
             return (
                 "exhaustive (for a data-race-free program: every execution explored at "
                 f"synchronisation-point granularity, no data race{fair})"
-            )
-        return f"exhaustive (synchronisation points only{fair})"
+            ) + self.held_fixed()
+        return f"exhaustive (synchronisation points only{fair})" + self.held_fixed()
+
+    def held_fixed(self) -> str:
+        """What an exhaustive verdict holds for besides the schedules: the str/bytes hash seed
+        (set and dict orders), and the random draws if the program drew (session 40's review: a
+        verdict followed the process's hash seed, or the OS's seed of ``random``, unnamed)."""
+        held = [hash_seed.describe(), *([self.draws] if self.draws else [])]
+        return f" [held fixed: {'; '.join(held)}]"
 
     def summary(self) -> str:
         head = f"{self.verdict_text()} ({self.strategy}): {self.figures()}"
