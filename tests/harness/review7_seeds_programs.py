@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import os
 import random
+import secrets
 import threading
 import time
+import uuid
 from collections.abc import Callable
 
 A = threading.Lock()
@@ -49,6 +51,16 @@ def urandom_lock_order() -> None:
 def unseeded_instance_lock_order() -> None:
     """BUGGY: the order follows a draw of a ``random.Random()`` made with no seed."""
     _against_main(lambda: random.Random().random() < 0.5)
+
+
+def uuid4_lock_order() -> None:
+    """BUGGY: the order follows a bit of ``uuid.uuid4()`` (the OS's entropy)."""
+    _against_main(lambda: uuid.uuid4().int % 2 == 0)
+
+
+def secrets_lock_order() -> None:
+    """BUGGY: the order follows ``secrets.randbelow(2)`` (``SystemRandom``: the OS's entropy)."""
+    _against_main(lambda: secrets.randbelow(2) == 0)
 
 
 def jitter_counter(total: list[int]) -> None:

@@ -110,7 +110,15 @@ def test_a_failing_systematic_schedule_with_a_nonzero_seed_replays() -> None:
     assert again.failure is not None and again.failure.kind == "deadlock", again.report()
 
 
-@pytest.mark.parametrize("program", [prog.urandom_lock_order, prog.unseeded_instance_lock_order])
+@pytest.mark.parametrize(
+    "program",
+    [
+        prog.urandom_lock_order,
+        prog.unseeded_instance_lock_order,
+        prog.uuid4_lock_order,
+        prog.secrets_lock_order,
+    ],
+)
 def test_the_oss_entropy_is_drawn_from_the_checks_seed_too(program: object) -> None:
     # before: os.urandom / Random() read the OS's entropy: another answer in every run (or
     # "the test is not deterministic")
