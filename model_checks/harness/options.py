@@ -37,7 +37,8 @@ class Options:
     ``max_executions``      stop after this many executions (verdict "bounded" if the space was not covered).
     ``max_steps``           steps per execution; exceeding it is a "livelock" failure.
     ``time_limit``          seconds for the whole search (verdict "bounded" when it cuts the search).
-    ``seed``                seed of "random"/"pct"; the same seed gives the same executions.
+    ``seed``                seed of "random"/"pct"; the same seed gives the same executions. In patch
+                            mode also of the program's random draws (``patch_random``).
     ``pct_depth``           PCT bug depth d (d-1 priority change points).
     ``backend``             "greenlet" (fast) or "threads" (real OS threads passed a baton).
     ``spurious_wakeups``    ``Condition.wait`` may return without a notify, as an explored choice.
