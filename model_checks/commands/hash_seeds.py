@@ -7,9 +7,10 @@ for the seed of its process (``harness/hash_seed.py`` names it in every exhausti
 
 * ``fix``: the command runs under ``--hash-seed`` (default: the environment's
   ``PYTHONHASHSEED``, else 0). When the process runs under another seed (or an unknown random
-  one), the command line re-runs itself under the chosen one (``os.execve``: one interpreter
-  start, about a tenth of a second, and only when the environment does not set it already, as
-  Hypothesis' and pytest's plugins do for reproducibility); called in-process (a test's
+  one), the command line re-runs itself under the chosen one (``os.execve``: the interpreter's
+  start and lanecheck's imports again, about a quarter of a second, and only when the
+  environment does not set it already, as Hypothesis' and pytest's plugins do for
+  reproducibility); called in-process (a test's
   ``CliRunner``) it runs in a child process instead when ``--hash-seed`` asks for a seed, and
   otherwise stays (the verdict then says the seed is this process's random one);
 * ``--hash-seeds N``: the check again in a child process under each of the seeds ``--hash-seed``

@@ -107,8 +107,3 @@ def set_order_locks() -> None:
     t2.start()
     t1.join()
     t2.join()
-
-
-def set_order_is_sorted() -> bool:
-    """Does ``set(LOCKS)`` iterate in sorted order under this process's hash seed?"""
-    return list(set(LOCKS)) == sorted(LOCKS)
