@@ -8,11 +8,10 @@ for the seed of its process (``harness/hash_seed.py`` names it in every exhausti
 * ``fix``: the command runs under ``--hash-seed`` (default: the environment's
   ``PYTHONHASHSEED``, else 0). When the process runs under another seed (or an unknown random
   one), the command line re-runs itself under the chosen one (``os.execve``: the interpreter's
-  start and lanecheck's imports again, about a quarter of a second, and only when the
-  environment does not set it already, as Hypothesis' and pytest's plugins do for
-  reproducibility); called in-process (a test's
-  ``CliRunner``) it runs in a child process instead when ``--hash-seed`` asks for a seed, and
-  otherwise stays (the verdict then says the seed is this process's random one);
+  start and lanecheck's imports again, about a quarter of a second; none when the process
+  started under the chosen seed); called in-process (a test's ``CliRunner``) it runs in a child
+  process instead when ``--hash-seed`` asks for a seed, and otherwise stays (the verdict then
+  names the process's seed, or says it is a random one);
 * ``--hash-seeds N``: the check again in a child process under each of the seeds ``--hash-seed``
   ... ``--hash-seed + N - 1``, until one fails; the command fails if any does. N checks cost N
   times one: not the default (nothing tells cheaply whether a program iterates a set of strings).
