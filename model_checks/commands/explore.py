@@ -28,6 +28,7 @@ from model_checks.commands import (
     seconds,
     seed,
 )
+from model_checks.commands import hash_seeds as hash_seeds_run
 from model_checks.harness import Options, ReplayDivergence, Result, check, patched
 from model_checks.harness.options import STATES
 from model_checks.harness.rt.scheduler import UsageError
@@ -139,7 +140,27 @@ def explore_command(
         int, count("steps per execution before calling it a livelock", high=MAX_REPLAY_STEPS)
     ] = 2000,
     time_limit: Annotated[float | None, seconds("seconds for the whole search")] = None,
-    seed_value: Annotated[int, seed("seed of random / pct", "--seed")] = 0,
+    seed_value: Annotated[
+        int, seed("seed of random / pct, and of the program's random draws (patch mode)", "--seed")
+    ] = 0,
+    hash_seed: Annotated[
+        int | None,
+        at_least_zero(
+            "run under this str/bytes hash seed (PYTHONHASHSEED: set and dict orders follow it); "
+            "default: the environment's PYTHONHASHSEED, else 0",
+            "--hash-seed",
+            high=4_294_967_295,
+        ),
+    ] = None,
+    hash_seeds: Annotated[
+        int | None,
+        count(
+            "check under this many hash seeds, --hash-seed, --hash-seed+1, ..., each in a child "
+            "process, until one fails (fails if any fails)",
+            "--hash-seeds",
+            high=10_000,
+        ),
+    ] = None,
     backend: Annotated[str, typer.Option(help="greenlet | threads")] = "greenlet",
     spurious_wakeups: Annotated[bool, typer.Option(help="Condition.wait may wake spuriously")] = False,
     virtual_timeouts: Annotated[bool, typer.Option(help="timeouts may expire at any point")] = True,
@@ -207,6 +228,8 @@ def explore_command(
     ] = None,
 ) -> None:
     """Explore the interleavings of a built-in scenario under the controlled scheduler."""
+    if not list_:
+        hash_seeds_run.fix(hash_seed, hash_seeds, as_json)  # its hash seed (a re-run, or children)
     groups = grouped_scenarios()
     table = {name: factory for group in groups.values() for name, factory in group.items()}
     if list_:
@@ -285,7 +308,7 @@ def explore_command(
         option = "--replay" if replay is not None else None
         raise CommandError(str(exc), option) from None
     if result.failure is not None:
-        flag = " --interleave-races" if interleave_races else ""
+        flag = (" --interleave-races" if interleave_races else "") + hash_seeds_run.replay_flag()
         result.replay_hint = f"lanecheck explore {scenario}{flag} --replay {result.failure.schedule}"
     if as_json:
         typer.echo(json.dumps(_as_json(scenario, result), indent=2, default=str))

@@ -13,7 +13,7 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
-from model_checks.harness import ctrl_c, loops
+from model_checks.harness import ctrl_c, loops, patch_random
 from model_checks.harness.execution import Points, TestFn, execute, resolved
 from model_checks.harness.options import Failure, Options, Result
 from model_checks.harness.rt.backends import make_backend
@@ -144,6 +144,7 @@ def replay(test_fn: TestFn, schedule: str, options: Options | None = None) -> Re
     """Run exactly the execution ``schedule`` names; raise ``ReplayDivergence`` if it cannot."""
     opts = resolved((options or Options()).with_(replay=None))
     sched = Schedule.decode(schedule)
+    patch_random.replaying(sched.draws)  # the draws it was recorded with
     tag = test_tag(test_fn)
     if sched.tag != tag:
         raise ReplayDivergence(

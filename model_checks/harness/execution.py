@@ -6,7 +6,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable
 
-from model_checks.harness import races
+from model_checks.harness import patch_random, races
 from model_checks.harness.declared import fields_as_points
 from model_checks.harness.options import Options
 from model_checks.harness.patch import (
@@ -109,4 +109,5 @@ def resolved(options: Options) -> Options:
         on = False
     RACES_OFF_BY_DEFAULT[0] = options.races is None and not on and races.SUPPORTED
     new_check()
+    patch_random.new_check(options.seed)  # its programs' random draws: from its seed
     return options if options.races is on else options.with_(races=on)

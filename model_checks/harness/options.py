@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Literal
 
+from model_checks.harness import hash_seed
+
 if TYPE_CHECKING:
     from model_checks.harness.strategies.frontier import Feedback
 
@@ -35,7 +37,8 @@ class Options:
     ``max_executions``      stop after this many executions (verdict "bounded" if the space was not covered).
     ``max_steps``           steps per execution; exceeding it is a "livelock" failure.
     ``time_limit``          seconds for the whole search (verdict "bounded" when it cuts the search).
-    ``seed``                seed of "random"/"pct"; the same seed gives the same executions.
+    ``seed``                seed of "random"/"pct"; the same seed gives the same executions. In patch
+                            mode also of the program's random draws (``patch_random``).
     ``pct_depth``           PCT bug depth d (d-1 priority change points).
     ``backend``             "greenlet" (fast) or "threads" (real OS threads passed a baton).
     ``spurious_wakeups``    ``Condition.wait`` may return without a notify, as an explored choice.
@@ -155,6 +158,8 @@ class Result:
     races: bool = False  # the data-race detector ran in every execution
     # a sleeping thread was held back for fairness in some execution (``Options.fair_sleeps``)
     fair: bool = False
+    # what the program's random draws were held to, if it drew (``patch_random.held``)
+    draws: str = ""
 
     @property
     def ok(self) -> bool:
@@ -183,8 +188,15 @@ class Result:
             return (
                 "exhaustive (for a data-race-free program: every execution explored at "
                 f"synchronisation-point granularity, no data race{fair})"
-            )
-        return f"exhaustive (synchronisation points only{fair})"
+            ) + self.held_fixed()
+        return f"exhaustive (synchronisation points only{fair})" + self.held_fixed()
+
+    def held_fixed(self) -> str:
+        """What an exhaustive verdict holds for besides the schedules: the str/bytes hash seed
+        (set and dict orders), and the random draws if the program drew (session 40's review: a
+        verdict followed the process's hash seed, or the OS's seed of ``random``, unnamed)."""
+        held = [hash_seed.describe(), *([self.draws] if self.draws else [])]
+        return f" [held fixed: {'; '.join(held)}]"
 
     def summary(self) -> str:
         head = f"{self.verdict_text()} ({self.strategy}): {self.figures()}"

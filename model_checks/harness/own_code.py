@@ -40,6 +40,7 @@ MACHINERY_FILES = frozenset(
         "declared.py",
         "design_rows.py",
         "execution.py",
+        "hash_seed.py",
         "loops.py",
         "options.py",
         "own_code.py",
@@ -82,6 +83,7 @@ WRAPPERS = frozenset(
         "patch_local.py",
         "patch_imported.py",
         "patch_process.py",
+        "patch_random.py",
         "logged_steps.py",
     )
 )

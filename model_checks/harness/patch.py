@@ -44,6 +44,7 @@ from model_checks.harness import (
     patch_logging,
     patch_modules,
     patch_process,
+    patch_random,
     patch_reach,
     patch_state,
     patch_types,
@@ -173,6 +174,7 @@ _REPLACEMENTS: list[tuple[Any, str, Any, Any]] = [
     *patch_types.REPLACEMENTS,
     # signals and trace hooks (``patch_process``)
     *patch_process.REPLACEMENTS,
+    *patch_random.REPLACEMENTS,  # random draws seeded from the check's seed (``patch_random``)
     # the real Semaphore's and Condition's timed waits (a program's subclass runs them) read it
     _either(threading, "_time", lambda rt: rt.monotonic()),
     # a thread started the low-level way is a controlled thread too (a daemon, as such threads

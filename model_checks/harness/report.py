@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 
+from model_checks.harness import patch_random
 from model_checks.harness.options import Failure, StepRecord
 from model_checks.harness.rt.objects import ALT_MARK, TIMEOUT, Op
 from model_checks.harness.rt.scheduler import ExecFailure, Execution
@@ -71,7 +72,8 @@ def render_table(rows: list[StepRecord], threads: list[str]) -> str:
 
 def schedule_of(ex: Execution, tag: str) -> str:
     steps = [(s.tid, s.alt, s.op) for s in ex.steps]
-    return Schedule(tag, choice_hash(steps), tuple((s.tid, s.alt) for s in ex.steps)).encode()
+    actions = tuple((s.tid, s.alt) for s in ex.steps)
+    return Schedule(tag, choice_hash(steps), actions, patch_random.draw_seed_of(ex)).encode()
 
 
 def build_failure(ex: Execution, fail: ExecFailure, tag: str) -> Failure:

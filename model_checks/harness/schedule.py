@@ -4,6 +4,9 @@
 ``<hash>`` 6 hex digits hashing the program's choice points (thread, operation kind, object at
 every step) and ``<choices>`` the chosen thread of each step in base 36, ``!`` for a timeout,
 ``~`` for a spurious wakeup, ``*n`` for a run of n equal choices: ``lc1.3fa2.91c0de.0*4,1,2!,1*3``.
+An execution whose program drew random values with a draw seed other than 0 (``patch_random``)
+ends with ``.r<hex>``, the seed, so that its replay draws the same values; a string without it
+replays with draw seed 0 (every string before session 40 has none).
 
 Limits of ``Schedule.decode`` (checked before anything is expanded, so a hostile string costs
 no memory): a repeat count ``n`` is a decimal integer from 1 to ``MAX_REPLAY_STEPS``, a thread
@@ -59,6 +62,7 @@ class Schedule:
     tag: str
     hash: str
     actions: tuple[Action, ...]
+    draws: int | None = None  # the draw seed of its random draws (``patch_random``), if not 0
 
     def encode(self) -> str:
         tokens: list[str] = []
@@ -72,7 +76,8 @@ class Schedule:
             tok = _b36(tid) + ALT_MARK[alt]
             tokens.append(tok if j - i == 1 else f"{tok}*{j - i}")
             i = j
-        return f"{VERSION}.{self.tag}.{self.hash}.{','.join(tokens)}"
+        draws = f".r{self.draws:x}" if self.draws else ""
+        return f"{VERSION}.{self.tag}.{self.hash}.{','.join(tokens)}{draws}"
 
     @staticmethod
     def decode(text: str) -> Schedule:
@@ -81,6 +86,7 @@ class Schedule:
                 f"schedule string of {len(text):,} characters: the limit is {MAX_SCHEDULE_CHARS:,}"
             )
         parts = text.strip().split(".")
+        draws = _draw_seed(parts.pop()) if len(parts) == 5 else None
         if len(parts) != 4 or parts[0] != VERSION:
             raise ScheduleFormatError(
                 f"not a schedule string: {_clip(text)!r} (expected {VERSION}.<test>.<hash>.<choices>, "
@@ -119,7 +125,16 @@ class Schedule:
         actions: list[Action] = []
         for action, n in runs:
             actions += [action] * n
-        return Schedule(parts[1], parts[2], tuple(actions))
+        return Schedule(parts[1], parts[2], tuple(actions), draws)
+
+
+def _draw_seed(part: str) -> int:
+    """The ``r<hex>`` part of a schedule string: a draw seed of at most 64 bits."""
+    digits = part[1:]
+    hexadecimal = all(c in "0123456789abcdef" for c in digits)
+    if not part.startswith("r") or not 0 < len(digits) <= 16 or not hexadecimal:
+        raise ScheduleFormatError(f"bad draw seed {_clip(part)!r} (expected r<hex>, at most 16 digits)")
+    return int(digits, 16)
 
 
 def _decimal(text: str) -> bool:

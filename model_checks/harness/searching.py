@@ -6,7 +6,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
-from model_checks.harness import races
+from model_checks.harness import patch_random, races
 from model_checks.harness.execution import TestFn, execute
 from model_checks.harness.options import Options, Result
 from model_checks.harness.report import build_failure
@@ -180,5 +180,6 @@ class Search:
                 "race detection off: plain shared accesses between synchronisation points were not "
                 "checked, so this is a proof only if the program is data-race free (Options(races=True))"
             )
+        r.draws = patch_random.held()
         r.elapsed = time.perf_counter() - self.start
         return r

@@ -66,10 +66,12 @@ class StatefulResult(Result):
             return self.verdict
         granularity = SLEEP_GRANULARITY if self.sleep_sets else GRANULARITY
         if self.races:
-            return granularity[:-1] + (
-                "; no data race in the executions run, not a proof of data-race freedom)"
+            return (
+                granularity[:-1]
+                + ("; no data race in the executions run, not a proof of data-race freedom)")
+                + self.held_fixed()
             )
-        return granularity[:-1] + "; synchronisation points only)"
+        return granularity[:-1] + "; synchronisation points only)" + self.held_fixed()
 
 
 def check_states(
