@@ -20,11 +20,14 @@ partial) is rebuilt and put in its parent's place. Every change is undone when p
 
 from __future__ import annotations
 
+import _thread
 import functools
 import types
 from collections import deque
 from collections.abc import Callable
 from typing import Any
+
+from model_checks.harness import patch_local
 
 # (value, its name in words) -> its stand-in, or None when it is no synchronisation object
 StandInFor = Callable[[object, str], object | None]
@@ -87,6 +90,13 @@ class _Walk:
         elif isinstance(value, functools.partial):
             self.seen.add(id(value))
             self.partial(value, name, depth)
+        elif isinstance(value, _thread._local):
+            # a program's subclass of ``threading.local``: its object's namespaces made per
+            # controlled thread in place (no stand-in: its class's layout is the C type's)
+            self.seen.add(id(value))
+            undo = patch_local.per_thread(value)
+            if undo is not None:
+                self.undo.append(undo)
         elif isinstance(value, type) and value.__module__ == self.module:
             self.seen.add(id(value))  # its own attributes are ``patched``'s: what they hold
             for field, item in list(vars(value).items()):
