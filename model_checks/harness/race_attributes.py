@@ -82,14 +82,15 @@ class AttributeAccesses:
             self._program_field(tid, obj, name, False, frame)
         elif not isinstance(obj, CODE_TYPES):
             fields = getattr(obj, "__dict__", None)
+            if fields is None and CLASS_READS[0] and self._code_read(tid, entry, obj):
+                # its class may be stored (``race_swaps``); a field's key overlaps a class store
+                self._class_of(tid, obj, False, frame)
             if fields is None and not _slot(type(obj), name):
                 # no namespace of its own (a list, a slotted object): what it does not hold in a
                 # slot is its class's, and a method taken to call later (``add = events.append``)
                 # reads nothing of the object (session 38's review: a false race with the call,
                 # made under a lock)
                 self._class_data(tid, type(obj), name, frame)
-                if CLASS_READS[0] and self._code_read(tid, entry, obj):
-                    self._class_of(tid, obj, False, frame)  # (its class may be stored: ``race_swaps``)
                 return
             if isinstance(fields, dict) and name not in fields:
                 if is_property(type(obj), name):
@@ -187,6 +188,8 @@ class AttributeAccesses:
             if name in WHOLE:
                 self._whole(tid, obj, name, frame, fields, new)
                 return
+            if fields is None and CLASS_READS[0]:  # a slot's store looks its class up
+                self._class_of(tid, obj, False, frame)
             if isinstance(fields, dict) and name not in fields and is_property(type(obj), name):
                 return  # its setter's own accesses are traced
             self._attr(tid, obj, name, True, frame, fields)

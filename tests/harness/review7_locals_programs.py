@@ -213,6 +213,32 @@ def class_swap_locked() -> None:
     _class_swap(True)
 
 
+class SlottedIdle:
+    __slots__ = ("n",)
+
+    def __init__(self) -> None:
+        self.n = 0
+
+
+class SlottedBusy:
+    __slots__ = ("n",)
+
+
+def slotted_class_swap_race() -> None:
+    # buggy: the class of an object with no ``__dict__`` (its fields are slots) stored while
+    # another thread reads a slot, which its class's descriptor serves
+    s = SlottedIdle()
+    out: list[int] = []
+
+    def switch() -> None:
+        s.__class__ = SlottedBusy  # type: ignore[assignment]
+
+    def read() -> None:
+        out.append(s.n)
+
+    start_and_join(read, switch)
+
+
 FOUND = [
     Fails(local_subclass_stale_init, "assertion", "{'v': 1}"),
     Races(
@@ -224,6 +250,7 @@ FOUND = [
     Races(dict_swap_setattr_race, "Cfg.__dict__ and Cfg.limit", ("setattr(cfg,", "cfg.limit = 3")),
     Races(class_swap_race, "Busy.__class__ and Idle.__class__", ("m.__class__ = Busy", "m.handle()")),
     Races(class_swap_race_reader_first, "Idle.__class__", ("m.__class__ = Busy", "m.handle()")),
+    Races(slotted_class_swap_race, "SlottedIdle.__class__", ("s.__class__ = SlottedBusy", "out.append(s.n)")),
 ]
 PROVED = [
     local_subclass_depth,
