@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import _thread
 import ctypes
+import weakref
 from collections.abc import Callable
 from typing import Any
 
@@ -86,16 +87,31 @@ class local:
         _enter(self)
         object.__delattr__(self, name)
 
+    def __reduce_ex__(self, protocol: Any) -> Any:
+        # CPython's cannot be copied or pickled; a copy of this one (``patch_state`` copying a
+        # dict that holds it) would be another object, with namespaces of its own
+        name = "_thread._local" if type(self) is local else type(self).__name__
+        raise TypeError(f"cannot pickle {name!r} object")
+
 
 def replacing(real: object) -> local:
     """A ``local`` standing in for a real ``threading.local`` made before patching (a module's
-    ``_tls = threading.local()``): its namespaces start with what ``real`` holds for this OS
-    thread, which is what the program's main thread reads."""
-    made = local()
+    ``_tls = threading.local()``, or one its globals reach: ``patch_reach``): its namespaces
+    start with what ``real`` holds for this OS thread, which is what the program's main thread
+    reads. One stand-in for one real object, wherever it is found."""
+    made = _REPLACED.get(real)
+    if made is None:
+        made = _REPLACED[real] = local()
     spaces: _Namespaces = object.__getattribute__(made, "_local__spaces")
     spaces.initial = dict(getattr(real, "__dict__", {}))
-    object.__getattribute__(made, "__dict__").update(spaces.initial)
+    mine = _namespace(spaces, made, fresh=False)  # (this OS thread's: patching runs outside any)
+    object.__setattr__(made, "__dict__", mine)
+    mine.clear()
+    mine.update(spaces.initial)
     return made
+
+
+_REPLACED: weakref.WeakKeyDictionary[object, local] = weakref.WeakKeyDictionary()
 
 
 def _enter(self: local) -> None:

@@ -70,6 +70,8 @@ class _Walk:
 
     def inside(self, value: object, name: str, depth: int) -> object | None:
         """Put stand-ins inside ``value``; an immutable value with one inside comes back rebuilt."""
+        if type(value) is _thread._local:  # a plain ``threading.local()``: one namespace a thread
+            return patch_local.replacing(value)
         if depth <= 0 or id(value) in self.seen:
             return None
         if isinstance(value, (list, deque)):
@@ -92,7 +94,8 @@ class _Walk:
             self.partial(value, name, depth)
         elif isinstance(value, _thread._local):
             # a program's subclass of ``threading.local``: its object's namespaces made per
-            # controlled thread in place (no stand-in: its class's layout is the C type's)
+            # controlled thread in place (no stand-in: its class is the program's, and its layout
+            # the C type's)
             self.seen.add(id(value))
             undo = patch_local.per_thread(value)
             if undo is not None:

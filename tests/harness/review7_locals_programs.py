@@ -46,6 +46,33 @@ def local_subclass_depth() -> None:
     assert ctx.depth == 0, ctx.depth  # the main thread's own: the class's
 
 
+class Registry:
+    tls = threading.local()  # reached through a class, not a module's global
+
+
+settings = {"tls": threading.local(), "registry": Registry.tls}  # and through a dict
+
+
+def local_reached_depth() -> None:
+    # correct: a plain ``threading.local`` made at import where the module's globals only reach
+    # it: each thread's namespace is its own, fresh in each execution
+    out: dict[int, tuple[int, int]] = {}
+
+    def work(i: int) -> None:
+        for tls in (Registry.tls, settings["tls"]):
+            tls.depth = getattr(tls, "depth", 0) + 1
+        with lock:
+            pass
+        for tls in (Registry.tls, settings["tls"]):
+            tls.depth += 1
+        with lock:
+            out[i] = (Registry.tls.depth, settings["tls"].depth)
+
+    start_and_join(lambda: work(0), lambda: work(1))
+    assert out == {0: (2, 2), 1: (2, 2)}, out
+    assert settings["registry"] is Registry.tls  # one object, wherever it is reached
+
+
 made: list[str] = []  # the hosts of the namespaces ``Conn.__init__`` made
 
 
@@ -253,6 +280,7 @@ FOUND = [
     Races(slotted_class_swap_race, "SlottedIdle.__class__", ("s.__class__ = SlottedBusy", "out.append(s.n)")),
 ]
 PROVED = [
+    local_reached_depth,
     local_subclass_depth,
     local_subclass_init_args,
     dict_swap_locked,

@@ -47,6 +47,9 @@ def test_the_import_namespace_is_as_it_was_after_patching() -> None:
     assert programs.conn.used == 0
     assert isinstance(programs.conn, _thread._local)
     assert "__getattribute__" not in vars(programs.Conn)  # the class is the program's again
+    assert_proved_race_free(_check(programs.local_reached_depth))
+    assert type(programs.Registry.tls) is _thread._local  # the real ones are back
+    assert programs.settings["registry"] is programs.Registry.tls
 
 
 GATE = """\
