@@ -150,8 +150,12 @@ method_worth(Tracer *t, PyObject *entry, PyObject *obj, PyObject *name)
         return 0;
     }
     PyObject *found = _PyType_Lookup(Py_TYPE(obj), name);
-    return found == NULL || !is_instance(found, t->code_types) ||
-           PyObject_TypeCheck(found, &PyMemberDescr_Type);
+    if (found == NULL || !is_instance(found, t->code_types) || PyObject_TypeCheck(found, &PyMemberDescr_Type)) {
+        return 1;
+    }
+    /* the class's code: a read of the object's class where a program stores one (only a class
+     * defined in Python may be swapped for another: ``__class__`` assignment) */
+    return lanecheck_class_reads && PyType_HasFeature(Py_TYPE(obj), Py_TPFLAGS_HEAPTYPE) ? code_read(t, entry, obj) : 0;
 }
 
 /* Is any of the ``argc`` arguments ``args`` of the call about to run a container (or an

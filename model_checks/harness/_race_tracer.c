@@ -34,6 +34,7 @@
 
 static Py_ssize_t extra_index = -1;
 PyObject *lanecheck_str_current = NULL;
+int lanecheck_class_reads = 0;
 #define str_current lanecheck_str_current
 
 static void
@@ -248,11 +249,28 @@ static PyTypeObject TracerType = {
 };
 
 
+static PyObject *
+read_classes(PyObject *module, PyObject *on)
+{
+    int flag = PyObject_IsTrue(on);
+    if (flag < 0) {
+        return NULL;
+    }
+    lanecheck_class_reads = flag;
+    Py_RETURN_NONE;
+}
+
+static PyMethodDef module_methods[] = {
+    {"read_classes", (PyCFunction)read_classes, METH_O,
+     "read_classes(on): is a method found in an object's class a read of its class (race_swaps)?"},
+    {NULL, NULL, 0, NULL},
+};
+
 static struct PyModuleDef module_def = {
     PyModuleDef_HEAD_INIT, "_race_tracer",
     "The race detector's trace function, stack reader and clock join, and the fingerprint's frame "
     "reader, reducer and seed check, in C (races.py, rt/frames.py, _fingerprint_hot.c).", -1,
-    NULL, NULL, NULL, NULL, NULL,
+    module_methods, NULL, NULL, NULL, NULL,
 };
 
 PyMODINIT_FUNC

@@ -47,6 +47,10 @@ struct _PyInterpreterFrame;
 
 extern PyObject *lanecheck_str_current; /* "current", interned */
 
+/* Does code under test store an object's ``__class__`` (``race_swaps``)? Then a method found as
+ * code in an object's class is a read of the object's class (once a step per site and object). */
+extern int lanecheck_class_reads;
+
 /* Could the handler record an access at the site ``entry`` of the frame about to run it? 0 only
  * where ``RaceDetector._site`` is sure to record nothing; 1 where it may; -1 on an error. */
 int lanecheck_worth(Tracer *t, struct _PyInterpreterFrame *fr, PyObject *entry);

@@ -57,6 +57,7 @@ MACHINERY_FILES = frozenset(
         "race_python_tracer.py",
         "race_report.py",
         "race_sites.py",
+        "race_swaps.py",
         "races.py",
         "reference_fields.py",
         "report.py",

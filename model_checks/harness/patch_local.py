@@ -15,11 +15,19 @@ program's main thread sees, as at import time).
 
 The class lives in the harness, so the race detector does not track its attributes
 (``race_sites.harness_owned``, which also takes its subclasses).
+
+An object of a program's subclass of the real ``threading.local`` made at import (``ctx = Ctx()``
+at a module's top level) cannot be stood in for (its class's layout is the C type's, and other
+objects may hold it): ``per_thread`` makes that very object one namespace per controlled thread
+(``_Homes``), by giving each controlled thread its own entry in the OS thread's dict, where the
+C type keeps the namespace of each thread.
 """
 
 from __future__ import annotations
 
 import _thread
+import ctypes
+import weakref
 from collections.abc import Callable
 from typing import Any
 
@@ -79,16 +87,31 @@ class local:
         _enter(self)
         object.__delattr__(self, name)
 
+    def __reduce_ex__(self, protocol: Any) -> Any:
+        # CPython's cannot be copied or pickled; a copy of this one (``patch_state`` copying a
+        # dict that holds it) would be another object, with namespaces of its own
+        name = "_thread._local" if type(self) is local else type(self).__name__
+        raise TypeError(f"cannot pickle {name!r} object")
+
 
 def replacing(real: object) -> local:
     """A ``local`` standing in for a real ``threading.local`` made before patching (a module's
-    ``_tls = threading.local()``): its namespaces start with what ``real`` holds for this OS
-    thread, which is what the program's main thread reads."""
-    made = local()
+    ``_tls = threading.local()``, or one its globals reach: ``patch_reach``): its namespaces
+    start with what ``real`` holds for this OS thread, which is what the program's main thread
+    reads. One stand-in for one real object, wherever it is found."""
+    made = _REPLACED.get(real)
+    if made is None:
+        made = _REPLACED[real] = local()
     spaces: _Namespaces = object.__getattribute__(made, "_local__spaces")
     spaces.initial = dict(getattr(real, "__dict__", {}))
-    object.__getattribute__(made, "__dict__").update(spaces.initial)
+    mine = _namespace(spaces, made, fresh=False)  # (this OS thread's: patching runs outside any)
+    object.__setattr__(made, "__dict__", mine)
+    mine.clear()
+    mine.update(spaces.initial)
     return made
+
+
+_REPLACED: weakref.WeakKeyDictionary[object, local] = weakref.WeakKeyDictionary()
 
 
 def _enter(self: local) -> None:
@@ -122,4 +145,152 @@ def _namespace(spaces: _Namespaces, self: local, *, fresh: bool) -> dict[str, An
     return made
 
 
-__all__ = ["local", "replacing", "running"]
+# --- a real ``threading.local`` subclass's object made at import ---------------------------------
+#
+# CPython 3.11's ``_thread._local`` keeps each thread's namespace under the key
+# ``thread.local.<address>`` of its thread state's dict (``PyThreadState_GetDict``): an entry
+# holding a dummy object whose namespace it is, made (and ``__init__`` run in it with the
+# constructor's arguments) on the thread's first access when the key is missing. The controlled
+# threads share one OS thread, so one entry: ``_Homes`` puts the entry of the controlled thread
+# touching the object in place first, as ``local._enter`` does with ``__dict__``.
+
+_get_dict = ctypes.pythonapi.PyThreadState_GetDict
+_get_dict.restype, _get_dict.argtypes = ctypes.py_object, []
+_incref = ctypes.pythonapi.Py_IncRef
+_incref.restype, _incref.argtypes = None, [ctypes.py_object]
+_OS = -1  # the OS thread, outside controlled threads: the program's main thread, as at import
+
+
+def _thread_dict() -> dict[str, object]:
+    found: dict[str, object] = _get_dict()
+    _incref(found)  # a borrowed reference, which ctypes takes for a new one and releases
+    return found
+
+
+class _Homes:
+    """Where one object's namespaces are: the entry of each controlled thread of the running
+    execution; the main thread's is the one the import made (``home``), put back as it was then
+    (``initial``) when an execution starts; the OS thread's is that one too."""
+
+    __slots__ = ("dummies", "execution", "holder", "home", "home_dict", "initial", "key")
+
+    def __init__(self, obj: object, key: str, home: object) -> None:
+        self.key = key
+        self.home = home
+        getter: Any = _thread._local.__getattribute__
+        self.home_dict: dict[str, Any] = getter(obj, "__dict__")
+        self.initial = dict(self.home_dict)
+        self.execution: object = None
+        self.dummies: dict[int, object] = {}
+        self.holder: int | None = _OS  # whose entry the OS thread's dict holds now
+
+    def enter(self) -> None:
+        """Put the entry of the thread running now in place."""
+        where = running[0]()
+        if where is None:
+            who = _OS
+        else:
+            execution, who = where
+            if execution is not self.execution:  # no thread of it has touched the object yet
+                self.execution, self.dummies, self.holder = execution, {}, None
+                self.home_dict.clear()
+                self.home_dict.update(self.initial)
+        if who == self.holder:
+            return
+        tdict = _thread_dict()
+        if self.holder is not None and self.holder not in (_OS, 0):
+            held = tdict.get(self.key)
+            if held is not None:
+                self.dummies[self.holder] = held
+        mine = self.home if who in (_OS, 0) else self.dummies.get(who)
+        if mine is None:
+            tdict.pop(self.key, None)  # its first touch makes its namespace, running ``__init__``
+        else:
+            tdict[self.key] = mine
+        self.holder = who
+
+    def restore(self) -> None:
+        """Patching ended: the OS thread's entry is the import's, as the import left it."""
+        self.execution, self.dummies = None, {}
+        _thread_dict()[self.key] = self.home
+        self.holder = _OS
+        self.home_dict.clear()
+        self.home_dict.update(self.initial)
+
+
+_HOMES: dict[int, _Homes] = {}  # id(object) -> its namespaces (while patched)
+_HOOKED: dict[type, int] = {}  # class -> how many of its objects are tracked
+
+
+def per_thread(obj: object) -> Callable[[], None] | None:
+    """Make ``obj``, an object of a program's subclass of the real ``threading.local`` made
+    before patching, one namespace per controlled thread (the module docstring); what undoes it,
+    or None when its namespace is not where CPython 3.11 keeps it (another version: unchanged)."""
+    cls = type(obj)
+    if not isinstance(obj, _thread._local) or cls is _thread._local or id(obj) in _HOMES:
+        return None
+    key = f"thread.local.{id(obj):#x}"
+    home = _thread_dict().get(key)
+    if home is None:  # made in another OS thread, or not 3.11's layout
+        return None
+    homes = _HOMES[id(obj)] = _Homes(obj, key, home)
+    undo_class = _hook(cls)
+
+    def undo() -> None:
+        homes.restore()
+        del _HOMES[id(obj)]
+        undo_class()
+
+    return undo
+
+
+def _enter_real(self: object) -> None:
+    homes = _HOMES.get(id(self))
+    if homes is not None:
+        homes.enter()
+
+
+def _hook(cls: type) -> Callable[[], None]:
+    """``cls``'s attribute access puts the entry of the thread touching its object in place."""
+    names = ("__getattribute__", "__setattr__", "__delattr__")
+    if _HOOKED.get(cls, 0) == 0:
+        own = {name: vars(cls)[name] for name in names if name in vars(cls)}
+        get, set_, delete = (getattr(cls, name) for name in names)
+
+        def __getattribute__(self: object, name: str) -> Any:
+            if name == "__class__":  # ``isinstance`` asks it: no thread's first touch
+                return type(self)
+            _enter_real(self)
+            return get(self, name)
+
+        def __setattr__(self: object, name: str, value: Any) -> None:
+            _enter_real(self)
+            set_(self, name, value)
+
+        def __delattr__(self: object, name: str) -> None:
+            _enter_real(self)
+            delete(self, name)
+
+        for name, hook in zip(names, (__getattribute__, __setattr__, __delattr__), strict=True):
+            setattr(cls, name, hook)
+        _OWN_HOOKS[cls] = own
+    _HOOKED[cls] = _HOOKED.get(cls, 0) + 1
+
+    def undo() -> None:
+        _HOOKED[cls] -= 1
+        if _HOOKED[cls] == 0:
+            del _HOOKED[cls]
+            own = _OWN_HOOKS.pop(cls)
+            for name in names:
+                if name in own:
+                    setattr(cls, name, own[name])
+                else:
+                    delattr(cls, name)
+
+    return undo
+
+
+_OWN_HOOKS: dict[type, dict[str, Any]] = {}  # class -> the attribute hooks it defined itself
+
+
+__all__ = ["local", "per_thread", "replacing", "running"]

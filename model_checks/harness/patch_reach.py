@@ -20,11 +20,14 @@ partial) is rebuilt and put in its parent's place. Every change is undone when p
 
 from __future__ import annotations
 
+import _thread
 import functools
 import types
 from collections import deque
 from collections.abc import Callable
 from typing import Any
+
+from model_checks.harness import patch_local
 
 # (value, its name in words) -> its stand-in, or None when it is no synchronisation object
 StandInFor = Callable[[object, str], object | None]
@@ -67,6 +70,8 @@ class _Walk:
 
     def inside(self, value: object, name: str, depth: int) -> object | None:
         """Put stand-ins inside ``value``; an immutable value with one inside comes back rebuilt."""
+        if type(value) is _thread._local:  # a plain ``threading.local()``: one namespace a thread
+            return patch_local.replacing(value)
         if depth <= 0 or id(value) in self.seen:
             return None
         if isinstance(value, (list, deque)):
@@ -87,6 +92,14 @@ class _Walk:
         elif isinstance(value, functools.partial):
             self.seen.add(id(value))
             self.partial(value, name, depth)
+        elif isinstance(value, _thread._local):
+            # a program's subclass of ``threading.local``: its object's namespaces made per
+            # controlled thread in place (no stand-in: its class is the program's, and its layout
+            # the C type's)
+            self.seen.add(id(value))
+            undo = patch_local.per_thread(value)
+            if undo is not None:
+                self.undo.append(undo)
         elif isinstance(value, type) and value.__module__ == self.module:
             self.seen.add(id(value))  # its own attributes are ``patched``'s: what they hold
             for field, item in list(vars(value).items()):

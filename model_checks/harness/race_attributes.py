@@ -6,11 +6,14 @@ is each thread's own (its slots and class data are shared)."""
 
 from __future__ import annotations
 
+import dis
 import types
 from collections.abc import Callable
 
 from model_checks.harness.declared import is_declared
+from model_checks.harness.race_frames import stack_value
 from model_checks.harness.race_sites import (
+    ALL,
     CODE_TYPES,
     PER_THREAD,
     Where,
@@ -19,6 +22,11 @@ from model_checks.harness.race_sites import (
     harness_owned,
     is_property,
 )
+from model_checks.harness.race_swaps import CLASS_READS, WHOLE, read_classes
+
+_STORE_ATTR, _EXTENDED_ARG = dis.opmap["STORE_ATTR"], dis.opmap["EXTENDED_ARG"]
+MISSING = object()
+_HEAP_TYPE = 1 << 9  # ``Py_TPFLAGS_HEAPTYPE``: a class made by a ``class`` statement
 
 
 class AttributeAccesses:
@@ -74,6 +82,9 @@ class AttributeAccesses:
             self._program_field(tid, obj, name, False, frame)
         elif not isinstance(obj, CODE_TYPES):
             fields = getattr(obj, "__dict__", None)
+            if fields is None and CLASS_READS[0] and self._code_read(tid, entry, obj):
+                # its class may be stored (``race_swaps``); a field's key overlaps a class store
+                self._class_of(tid, obj, False, frame)
             if fields is None and not _slot(type(obj), name):
                 # no namespace of its own (a list, a slotted object): what it does not hold in a
                 # slot is its class's, and a method taken to call later (``add = events.append``)
@@ -88,6 +99,48 @@ class AttributeAccesses:
                 # ``Config.limit``), and the object's too, which a write would make its own
                 self._class_data(tid, type(obj), name, frame)
             self._attr(tid, obj, name, False, frame, fields)
+
+    def _load_method(self, tid: int, obj: object, name: str, frame: Where, entry: object) -> None:
+        """``obj.name(...)``: a read of ``obj.name`` where ``method_read`` says so; else, once a
+        program stores an object's class (``race_swaps``), a read of ``obj``'s class, once a step."""
+        if method_read(obj, name):
+            self._load_attr(tid, obj, name, frame, entry)
+        elif CLASS_READS[0] and self._code_read(tid, entry, obj):
+            self._class_of(tid, obj, False, frame)
+
+    def _class_of(self, tid: int, obj: object, write: bool, frame: Where) -> None:
+        """``obj``'s class read (a method looked up in it) or written (``obj.__class__ = Other``):
+        the key ``__class__`` of its fields, which writing them whole overlaps, or of a slotted
+        object itself."""
+        cls = type(obj)
+        if not cls.__flags__ & _HEAP_TYPE or issubclass(cls, PER_THREAD) or harness_owned(obj):
+            return  # (only a class defined in Python may be swapped for another)
+        fields = getattr(obj, "__dict__", None)
+        if isinstance(fields, dict):
+            self._access(tid, fields, "__class__", write, frame, "", type(obj))
+        else:
+            self._access(tid, obj, "__class__", write, frame, "")
+
+    def _whole(self, tid: int, obj: object, name: str, frame: Where, fields: object, new: object) -> None:
+        """``obj.__dict__ = new`` or ``obj.__class__ = new`` (``new``: MISSING at a ``STORE_ATTR``
+        about to run, where it is on the stack; None for a delete): every field of ``obj`` is
+        written, before the store (its fields whole) and, for a new ``__dict__``, after it (the
+        new dict whole); a class store writes the class every method look-up reads."""
+        if new is MISSING:
+            code, at = frame.f_code.co_code, frame.f_lasti
+            while code[at] == _EXTENDED_ARG:  # (the site of a prefixed store is its prefix's)
+                at += 2
+            new = stack_value(frame, 2) if code[at] == _STORE_ATTR else None  # type: ignore[arg-type]
+        owner = type(obj)
+        label = f"{owner.__name__}.{name}"  # the report's words for the fields written whole
+        if isinstance(fields, dict):
+            self._access(tid, fields, ALL, True, frame, label, owner)
+        if name == "__class__":
+            read_classes()  # (on already, unless the store was made where no scan looked)
+            if not isinstance(fields, dict):
+                self._class_of(tid, obj, True, frame)
+        elif isinstance(new, dict) and new is not fields:
+            self._access(tid, new, ALL, True, frame, label, owner)
 
     def _program_field(self, tid: int, obj: object, name: str, write: bool, frame: Where) -> None:
         """``obj.name`` of a harness object that stands for one of ``threading``'s (patch mode's
@@ -117,9 +170,10 @@ class AttributeAccesses:
             if not harness_class(klass):
                 self._attr(tid, klass, name, False, frame)
 
-    def _store_attr(self, tid: int, obj: object, name: str, frame: Where) -> None:
+    def _store_attr(self, tid: int, obj: object, name: str, frame: Where, new: object = MISSING) -> None:
         """``obj.name`` is written (or deleted): a module's attribute is its global, the location
-        its own code writes with ``global``."""
+        its own code writes with ``global``; ``obj.__dict__`` and ``obj.__class__`` write the
+        object whole (``_whole``; ``new``: the value stored, for ``setattr``)."""
         if isinstance(obj, types.ModuleType):
             self._access(tid, obj.__dict__, name, True, frame, f"global {name}")
         elif isinstance(obj, type):
@@ -131,6 +185,11 @@ class AttributeAccesses:
             self._program_field(tid, obj, name, True, frame)
         else:
             fields = getattr(obj, "__dict__", None)
+            if name in WHOLE:
+                self._whole(tid, obj, name, frame, fields, new)
+                return
+            if fields is None and CLASS_READS[0]:  # a slot's store looks its class up
+                self._class_of(tid, obj, False, frame)
             if isinstance(fields, dict) and name not in fields and is_property(type(obj), name):
                 return  # its setter's own accesses are traced
             self._attr(tid, obj, name, True, frame, fields)
@@ -150,9 +209,6 @@ class AttributeAccesses:
             self._access(tid, fields, name, write, frame, "", type(obj))
         else:  # a class's data, a slot
             self._access(tid, obj, name, write, frame, "")
-
-
-MISSING = object()
 
 
 def method_read(obj: object, name: str) -> bool:

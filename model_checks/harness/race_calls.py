@@ -313,9 +313,10 @@ class CallSites:
         if target in ATTR_BUILTINS:  # getattr(obj, "name"), setattr, delattr, hasattr
             write, counts = ATTR_BUILTINS[target]
             if argc in counts and isinstance(args[1], str):
-                (self.detector._store_attr if write else self.detector._load_attr)(
-                    tid, args[0], args[1], frame
-                )
+                if write:  # (the value, for ``setattr(obj, "__dict__", d)``: ``race_swaps``)
+                    self.detector._store_attr(tid, args[0], args[1], frame, args[2] if argc == 3 else None)
+                else:
+                    self.detector._load_attr(tid, args[0], args[1], frame)
         elif target is next or target in GENERATOR_METHODS:
             if argc >= 1 and isinstance(args[0], types.GeneratorType):
                 self.detector._generator(tid, args[0], frame)

@@ -5,6 +5,7 @@ accesses (per code object, ``code_table``); the words of a report are ``race_rep
 
 from __future__ import annotations
 
+import _thread
 import array
 import dis
 import gc
@@ -18,6 +19,7 @@ from typing import Any, Protocol
 
 from model_checks.harness import own_code, patch_local
 from model_checks.harness.race_library import TRACED_CODE, TRACED_FILES, UNTRACED_CODE
+from model_checks.harness.race_swaps import note_code
 
 ALL = "<whole>"  # the key of an access to a whole container (len, iteration, clear, ...)
 # (thread, code, offset, (object, key, label), is_write): the words of a report are made from the
@@ -382,6 +384,7 @@ def code_table(code: types.CodeType) -> Table | None:
                     found[at] = (kind, ins.arg if kind in (CALL, CALL_EX) else arg)
             prefix = None
         found = found or None
+        note_code(code)  # a store of an object's class turns reads of classes on (race_swaps)
     TABLES[code] = found
     return found
 
@@ -400,11 +403,13 @@ def harness_class(cls: type) -> bool:
     return owned
 
 
-# Classes whose instances hold one namespace per thread (patch mode's ``threading.local``, and the
-# program's subclasses of it): the attributes in that namespace are never shared, so never a race.
-# A subclass's slots and its class's data are shared (session 38's review: a lost update on a
-# slot of a ``local`` subclass, and on its class's counter, were proved).
-PER_THREAD: tuple[type, ...] = (patch_local.local,)
+# Classes whose instances hold one namespace per thread (patch mode's ``threading.local``, the
+# program's subclasses of it, and of the real one: an object made at import, ``patch_local.per_thread``):
+# the attributes in that namespace are never shared, so never a race; the handler never touches
+# it (a thread's first touch runs ``__init__``). A subclass's slots and its class's data are
+# shared (session 38's review: a lost update on a slot of a ``local`` subclass, and on its
+# class's counter, were proved).
+PER_THREAD: tuple[type, ...] = (patch_local.local, _thread._local)
 
 
 def class_path(cls: type, name: str) -> list[type] | None:

@@ -44,7 +44,7 @@ from collections import defaultdict
 from typing import TYPE_CHECKING, Any
 
 from model_checks.harness.busy_wait import BusyWait
-from model_checks.harness.race_attributes import MISSING, AttributeAccesses, method_read
+from model_checks.harness.race_attributes import MISSING, AttributeAccesses
 from model_checks.harness.race_calls import NESTED, CallSites
 from model_checks.harness.race_frames import (
     NATIVE,
@@ -235,9 +235,7 @@ class RaceDetector(AttributeAccesses):
         if kind == LOAD_ATTR:
             self._load_attr(tid, stack_value(frame, 1), arg_, frame, entry)
         elif kind == LOAD_METHOD:
-            obj = stack_value(frame, 1)
-            if method_read(obj, arg_):
-                self._load_attr(tid, obj, arg_, frame, entry)
+            self._load_method(tid, stack_value(frame, 1), arg_, frame, entry)
         elif kind == STORE_ATTR:
             self._store_attr(tid, stack_value(frame, 1), arg_, frame)
         elif kind in (SUBSCR, STORE_SUBSCR, DELETE_SUBSCR):
