@@ -5,21 +5,21 @@ starts it once in a fresh interpreter. A module global it changes (``global tota
 ``RESULTS.append(...)``, ``Registry.count += 1``) would carry one execution's values into the
 next: an outside review saw a correctly locked counter fail its ``assert total == 2`` at the
 fourth execution (session 35). So ``patched(module)`` takes a ``Snapshot`` of the module's
-globals, its classes' data and the attributes of the objects of its own classes it made at
-import, and every execution restores it: the bindings as they were, the contents of lists, dicts,
-sets and deques as they were (copied, so an execution's changes to them do not reach the
-snapshot), a counter (``itertools.count()``) or a ``random.Random`` replaced by a copy of it as
-it was, its functions' attributes, its functions' (and its classes' methods') mutable default
-arguments and the variables its closures made at import close over (``def once(done=[False])``,
-``nonlocal done``: session 37, the first execution's call hid the path of every later one),
-globals made since removed, its ``lru_cache`` functions emptied and the ``random`` module's state
-as it was. A tuple (a named tuple, a function's defaults) cannot change, so what it holds is
-restored in place, each element as a global bound to it would be (session 39: a dict inside a
-module's tuple kept the first execution's write). Also the process's state a program changes,
-its environment and ``sys``'s attributes, and ``logging``'s configuration (``patch_logging``):
-both put back when each execution ends. Not restored: other iterators, objects of other
-modules' classes made at import (or of its own inside a tuple), and what is reached only through
-them."""
+globals, its classes' data and the attributes (and the class: ``m.__class__ = Busy``) of the
+objects of its own classes it made at import, and every execution restores it: the bindings as
+they were, the contents of lists, dicts, sets and deques as they were (copied, so an execution's
+changes to them do not reach the snapshot), a counter (``itertools.count()``) or a
+``random.Random`` replaced by a copy of it as it was, its functions' attributes, its functions'
+(and its classes' methods') mutable default arguments and the variables its closures made at
+import close over (``def once(done=[False])``, ``nonlocal done``: session 37, the first
+execution's call hid the path of every later one), globals made since removed, its ``lru_cache``
+functions emptied and the ``random`` module's state as it was. A tuple (a named tuple, a
+function's defaults) cannot change, so what it holds is restored in place, each element as a
+global bound to it would be (session 39: a dict inside a module's tuple kept the first execution's
+write). Also the process's state a program changes, its environment and ``sys``'s attributes, and
+``logging``'s configuration (``patch_logging``): both put back when each execution ends. Not
+restored: other iterators, objects of other modules' classes made at import (or of its own inside
+a tuple), and what is reached only through them."""
 
 from __future__ import annotations
 
@@ -139,6 +139,9 @@ class Snapshot:
         self.caches: list[Any] = []  # functools.lru_cache functions: emptied
         self.defaults: list[tuple[object, object | None]] = []  # functions' mutable defaults
         self.cells: list[tuple[types.CellType, object, object | None]] = []  # closures' variables
+        # the objects of the module's own classes made at import, with their classes: a state
+        # machine's ``m.__class__ = Busy`` in one execution made the next start from ``Busy``
+        self.kinds: list[tuple[object, type]] = []
         self.random = random.getstate()
         self.process = _Process()
         self.logging = patch_logging.Config()
@@ -162,6 +165,7 @@ class Snapshot:
                     type(value).__module__ == module.__name__ or type(value) is types.SimpleNamespace
                 ) and not isinstance(value, _CODE):
                     self._fields(value)  # an object of the module's own class, made at import
+                    self.kinds.append((value, type(value)))
                 elif isinstance(value, types.FunctionType) and value.__module__ == module.__name__:
                     self._fields(value)  # its attributes (``bump.calls += 1``)
                     self._function(value)
@@ -203,6 +207,9 @@ class Snapshot:
                 if space.get(name, _ABSENT) is not value:
                     space[name] = value
                 _restore(value, contents)
+        for obj, kind in self.kinds:  # (before its fields: its class may say where they live)
+            if type(obj) is not kind:
+                obj.__class__ = kind
         for owner, data in self.classes:
             for name, (value, contents) in data.items():
                 if isinstance(contents, _Fresh):

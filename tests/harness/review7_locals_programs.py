@@ -266,6 +266,27 @@ def slotted_class_swap_race() -> None:
     start_and_join(read, switch)
 
 
+machine = Idle()  # a state machine made at import, its class its state
+
+
+def class_swap_at_import_locked() -> None:
+    # correct: each execution starts from the import's ``Idle`` (a class stored in one execution
+    # was kept for the next, whose first assertion failed)
+    assert type(machine) is Idle, type(machine)
+    out: list[str] = []
+
+    def switch() -> None:
+        with lock:
+            machine.__class__ = Busy  # type: ignore[assignment]
+
+    def call() -> None:
+        with lock:
+            out.append(machine.handle())
+
+    start_and_join(switch, call)
+    assert out in (["idle"], ["busy"]), out
+
+
 FOUND = [
     Fails(local_subclass_stale_init, "assertion", "{'v': 1}"),
     Races(
@@ -286,4 +307,5 @@ PROVED = [
     dict_swap_locked,
     dict_swap_setattr_locked,
     class_swap_locked,
+    class_swap_at_import_locked,
 ]
