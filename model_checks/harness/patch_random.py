@@ -113,6 +113,18 @@ def generator() -> random.Random | None:
     return gen
 
 
+def positions(ex: object) -> tuple[tuple[int, int], ...]:
+    """Where each thread of ``ex`` is in its sequence of draws (its generator's state, hashed):
+    part of the abstract state of ``--strategy states``, whose contract is equal states, equal
+    futures. Two states alike but for the draws to come were one state there: a thread that
+    drew once a spin found its bug only at a later draw, and the search said "bounded by state
+    fingerprint conflated two states" instead of finding it. () while ``ex`` has drawn nothing."""
+    state = _CHECK[0]
+    if state.execution is not ex or not state.generators:
+        return ()
+    return tuple(sorted((tid, hash(gen.getstate())) for tid, gen in state.generators.items()))
+
+
 def draw_seed_of(ex: object) -> int | None:
     """The draw seed ``ex`` drew with; None if it drew nothing. (An execution older than the last
     few that drew is one of a search whose executions all drew with the check's seed, unless

@@ -24,6 +24,7 @@ from typing import Any
 from model_checks.harness.api import heap_frozen
 from model_checks.harness.execution import TestFn, resolved
 from model_checks.harness.options import Options, Result
+from model_checks.harness.patch_random import positions
 from model_checks.harness.rt.fingerprint import end_search, fingerprint
 from model_checks.harness.rt.scheduler import Execution, UsageError
 from model_checks.harness.searching import Search
@@ -74,6 +75,20 @@ class StatefulResult(Result):
         return granularity[:-1] + "; synchronisation points only)" + self.held_fixed()
 
 
+def _with_draws(
+    state_of: Callable[[Execution], Hashable | None],
+) -> Callable[[Execution], Hashable | None]:
+    """``state_of`` and, once the execution drew random values, where its threads are in their
+    draws (``patch_random.positions``): the draws to come decide the future too."""
+
+    def fingerprint_with_draws(ex: Execution) -> Hashable | None:
+        state = state_of(ex)
+        drawn = positions(ex)
+        return state if state is None or not drawn else (state, drawn)
+
+    return fingerprint_with_draws
+
+
 def check_states(
     test_fn: TestFn,
     options: Options | None = None,
@@ -118,7 +133,7 @@ def check_states(
     r = s.result = StatefulResult(
         verdict="exhaustive", strategy=STRATEGY, races=bool(opts.races), sleep_sets=sleep_sets
     )
-    chooser = StateCachingChooser(fingerprint_fn or fingerprint, sleep_sets=sleep_sets)
+    chooser = StateCachingChooser(_with_draws(fingerprint_fn or fingerprint), sleep_sets=sleep_sets)
     try:
         # Frozen once the pre-existing objects are known (the chooser took them), as ``check``
         # freezes them: every execution makes cyclic garbage, and the full collections then no
