@@ -11,7 +11,7 @@ from __future__ import annotations
 import pytest
 
 from model_checks.harness import check, patched
-from model_checks.harness.stateful import check_states
+from model_checks.harness.stateful import StatefulResult, check_states
 from tests.harness import draw_spin_program
 
 pytestmark = pytest.mark.timeout(120)
@@ -26,6 +26,7 @@ def test_the_state_search_tells_apart_states_alike_but_for_the_draws_to_come() -
         states = check_states(lambda rt: draw_spin_program.main(), seed=22)
         dfs = check(lambda rt: draw_spin_program.main(), strategy="dfs", seed=22)
     assert dfs.verdict == "failed", dfs.summary()
+    assert isinstance(states, StatefulResult)
     assert states.states > 0, states.summary()  # states were fingerprinted: not plain DFS
     assert states.verdict == "failed", (states.summary(), states.bounded_by)
     assert states.failure is not None and states.failure.kind == "assertion", states.summary()
