@@ -189,3 +189,34 @@ def condition_owned() -> Callable[[], object]:
     with cond:
         seen.append(cond._is_owned())  # type: ignore[attr-defined]
     return lambda: tuple(seen)
+
+
+class _Counted:
+    """An object whose every attribute read but ``hits`` counts itself under a lock (p095)."""
+
+    def __init__(self, lock: threading.Lock) -> None:
+        object.__setattr__(self, "lock", lock)
+        object.__setattr__(self, "hits", 0)
+        object.__setattr__(self, "v", 1)
+
+    def __getattribute__(self, name: str) -> object:
+        if name in ("hits", "lock"):
+            return object.__getattribute__(self, name)
+        with object.__getattribute__(self, "lock"):
+            object.__setattr__(self, "hits", object.__getattribute__(self, "hits") + 1)
+        return object.__getattribute__(self, name)
+
+
+def getattribute_takes_a_lock() -> Callable[[], object]:
+    """p095b: the program's ``__getattribute__`` takes a lock; only the program's reads count."""
+    obj = _Counted(threading.Lock())
+
+    def w() -> None:
+        obj.v  # noqa: B018
+
+    ts = [threading.Thread(target=w) for _ in range(2)]
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join()
+    return lambda: obj.hits

@@ -12,6 +12,7 @@ import pytest
 from model_checks.harness import Options, Result, check, patched
 from model_checks.harness.rt.scheduler import UsageError
 from model_checks.harness.runtime import ControlledRuntime
+from model_checks.harness.stateful import check_states
 from model_checks.harness.sync import primitives
 from tests.harness import review7_alarms_programs as prog
 
@@ -138,3 +139,24 @@ def test_a_module_that_names_no_condition_gets_the_compiled_semaphore() -> None:
     with patched(prog):
         check(lambda rt: make(), Options(time_limit=60))
     assert set(kinds) == {primitives.Semaphore, primitives.Event}
+
+
+def test_the_fingerprint_runs_no_getattribute_of_the_program() -> None:
+    """p095: the state fingerprint (``--strategy states``) read an object's ``__class__`` and
+    ``__dict__`` through its class's ``__getattribute__``, the program's code: its lock was taken
+    outside any controlled thread (a ``UsageError``). Now read as ``object.__getattribute__``."""
+    with patched(prog):
+        result = check_states(lambda rt: prog.getattribute_takes_a_lock(), races=False, time_limit=60)
+    assert result.verdict == "exhaustive", result.report()
+    assert result.outcomes == {2}
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="open (race_attributes.py, another helper's): the race detector's isinstance() and "
+    "getattr(obj, '__dict__') run the program's __getattribute__ inside the controlled thread",
+)
+def test_the_race_detector_runs_no_getattribute_of_the_program() -> None:
+    result = _run(prog.getattribute_takes_a_lock)
+    assert result.verdict == "exhaustive", result.report()
+    assert result.outcomes == {2}

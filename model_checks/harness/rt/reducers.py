@@ -32,6 +32,7 @@ from model_checks.harness.rt.object_kinds import (
     _kind,
     _names,
     field_reader,
+    hooked,
 )
 from model_checks.harness.rt.objects import ObjState
 from model_checks.harness.rt.under_test import _program_file, _program_module
@@ -83,11 +84,19 @@ def _fields_of(x: object) -> tuple[object, ...]:
         return getter(x)  # type: ignore[no-any-return]
     except AttributeError:  # a slot not set
         null = frames.NULL
-        out: list[object] = [getattr(x, name, null) for name in _names(t)]
-        d = getattr(x, "__dict__", None)
+        read = _raw_getattr if hooked(t) else getattr  # (not the program's hook: ``hooked``)
+        out: list[object] = [read(x, name, null) for name in _names(t)]
+        d = read(x, "__dict__", None)
         if isinstance(d, dict):
             out.append(d)
         return tuple(out)
+
+
+def _raw_getattr(x: object, name: str, default: object) -> object:
+    try:
+        return object.__getattribute__(x, name)
+    except AttributeError:
+        return default
 
 
 def _getter(t: type) -> Any:
