@@ -10,6 +10,7 @@ from collections.abc import Callable
 import pytest
 
 from model_checks.harness import Options, Result, check, patched
+from model_checks.harness.rt.heap_walk import _Canon
 from model_checks.harness.rt.scheduler import UsageError
 from model_checks.harness.runtime import ControlledRuntime
 from model_checks.harness.stateful import check_states
@@ -160,3 +161,21 @@ def test_the_race_detector_runs_no_getattribute_of_the_program() -> None:
     result = _run(prog.getattribute_takes_a_lock)
     assert result.verdict == "exhaustive", result.report()
     assert result.outcomes == {2}
+
+
+def test_the_reference_walk_reads_a_hooked_object_without_its_hook() -> None:
+    """The fingerprint's reference walk (``heap_walk._Canon``, also its fallback for deep heaps)
+    reads such an object's fields as ``object.__getattribute__`` does, as the encoder does."""
+    hooked: list[str] = []
+
+    class Hooked:
+        def __init__(self) -> None:
+            self.v = 1
+
+        def __getattribute__(self, name: str) -> object:
+            hooked.append(name)
+            return object.__getattribute__(self, name)
+
+    walked = _Canon().value(Hooked())
+    assert hooked == []
+    assert walked == _Canon().value(Hooked()) != _Canon().value(Hooked.__new__(Hooked))

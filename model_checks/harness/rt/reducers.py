@@ -15,7 +15,7 @@ from typing import Any
 
 from model_checks.harness.rt import frames
 from model_checks.harness.rt.dict_versions import _PROXIED_AT, _VERSION_AT, _module_data
-from model_checks.harness.rt.heap_walk import class_data, machinery_class
+from model_checks.harness.rt.heap_walk import _raw_getattr, class_data, machinery_class
 from model_checks.harness.rt.object_kinds import (
     _BASE,
     _HEAPTYPE,
@@ -90,13 +90,6 @@ def _fields_of(x: object) -> tuple[object, ...]:
         if isinstance(d, dict):
             out.append(d)
         return tuple(out)
-
-
-def _raw_getattr(x: object, name: str, default: object) -> object:
-    try:
-        return object.__getattribute__(x, name)
-    except AttributeError:
-        return default
 
 
 def _getter(t: type) -> Any:
