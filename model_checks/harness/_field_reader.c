@@ -59,6 +59,20 @@ kept(FieldReader *self)
            type->tp_version_tag == self->version;
 }
 
+/* ``obj.name`` as ``object.__getattribute__`` reads it where ``obj``'s class (a Python class)
+ * hooks attribute access (``__getattribute__``, ``__getattr__``): the hook is the program's code,
+ * which the fingerprint must not run (one that takes a lock took a controlled lock outside any
+ * controlled thread: session 40's review, p095). */
+static PyObject *
+raw_attr(PyObject *obj, PyObject *name)
+{
+    PyTypeObject *t = Py_TYPE(obj);
+    if (t->tp_getattro != PyObject_GenericGetAttr && PyType_HasFeature(t, Py_TPFLAGS_HEAPTYPE)) {
+        return PyObject_GenericGetAttr(obj, name);
+    }
+    return PyObject_GetAttr(obj, name);
+}
+
 static PyObject *
 read_one(FieldReader *self, PyObject *obj, Py_ssize_t i, int direct)
 {
@@ -74,7 +88,7 @@ read_one(FieldReader *self, PyObject *obj, Py_ssize_t i, int direct)
             return PyMember_GetOne((const char *)obj, ((PyMemberDescrObject *)d)->d_member);
         }
     }
-    return PyObject_GetAttr(obj, PyTuple_GET_ITEM(self->names, i));
+    return raw_attr(obj, PyTuple_GET_ITEM(self->names, i));
 }
 
 static PyObject *

@@ -115,7 +115,10 @@ instance_fields(PyObject *entry, PyObject *obj)
     if (slots == NULL || dict_name == Py_None) {
         return slots;
     }
-    PyObject *d = PyObject_GetAttr(obj, dict_name);
+    /* (as ``object.__getattribute__``: a Python class's hook is the program's code, not run) */
+    PyTypeObject *t = Py_TYPE(obj);
+    int hooked = t->tp_getattro != PyObject_GenericGetAttr && PyType_HasFeature(t, Py_TPFLAGS_HEAPTYPE);
+    PyObject *d = hooked ? PyObject_GenericGetAttr(obj, dict_name) : PyObject_GetAttr(obj, dict_name);
     if (d == NULL) {
         if (!PyErr_ExceptionMatches(PyExc_AttributeError)) {
             Py_DECREF(slots);

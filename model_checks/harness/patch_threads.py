@@ -13,11 +13,13 @@ import functools
 import sys
 import threading
 import time
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Iterator
+from types import FrameType, GeneratorType
+from typing import Any, cast
 
-from model_checks.harness import patch_local
+from model_checks.harness import own_code, patch_local
 from model_checks.harness.race_calls import handed
+from model_checks.harness.rt import recursion, stacks
 from model_checks.harness.rt.scheduler import UsageError
 from model_checks.harness.runtime import ControlledRuntime
 from model_checks.harness.sync.primitives import ThreadHandle
@@ -38,6 +40,7 @@ def set_current(rt: ControlledRuntime | None) -> None:
     # the thread objects of earlier executions (keyed by their runtime's id, which a later
     # runtime may reuse) must not answer ``current_thread`` in this one
     _THREAD_OBJECTS.clear()
+    _LOW_LEVEL.clear()
 
 
 _MADE = [0]  # ``Thread`` objects made in the running execution
@@ -137,8 +140,8 @@ class Thread:
         # as ``threading``: a new thread is a daemon if the thread creating it is one
         creator = rt._ex.running_thread()
         inherited = creator is not None and rt._ex.threads[creator].daemon
-        self.daemon = bool(daemon) if daemon is not None else inherited
         self._handle: ThreadHandle | None = None
+        self._daemonic = bool(daemon) if daemon is not None else inherited
 
     @property
     def name(self) -> str:
@@ -147,6 +150,18 @@ class Thread:
     @name.setter
     def name(self, value: str) -> None:
         self._name = value
+
+    @property
+    def daemon(self) -> bool:
+        return self._daemonic
+
+    @daemon.setter
+    def daemon(self, daemonic: bool) -> None:
+        # CPython's refusal: the flag was given to the thread when it started (session 40: a
+        # program catching this RuntimeError failed with "no error")
+        if self._handle is not None:
+            raise RuntimeError("cannot set daemon status of active thread")
+        self._daemonic = daemonic
 
     def __hash__(self) -> int:
         return self._made
@@ -199,6 +214,7 @@ def _bootstrap(thread: Thread) -> None:
     locks and writes steps of it), and the exception is a failure only if the hook raises one (or
     fails an assertion); one it swallows ends the thread quietly, so a program that collects its
     threads' errors this way fails where it checks them, as it would for real."""
+    lent = _as_deep_as_real(_TARGET_DEPTH - 2)  # (``thread.run()``, then its target)
     try:
         thread.run()
     except (Exception, SystemExit) as error:  # (not the harness's Abort: a BaseException)
@@ -208,6 +224,21 @@ def _bootstrap(thread: Thread) -> None:
         args = threading.ExceptHookArgs([type(error), error, error.__traceback__, thread])
         del error
         hook(args)
+    finally:
+        recursion.repay(lent)
+
+
+# the recursion depth at which a real thread runs its code (CPython 3.11): a ``Thread``'s target
+# under ``_bootstrap``, ``_bootstrap_inner`` and ``run``; ``start_new_thread``'s function alone
+_TARGET_DEPTH = 4
+_LOW_LEVEL_DEPTH = 1
+
+
+def _as_deep_as_real(real: int) -> int:
+    """Give the calling controlled thread, whose caller's frame is ``real`` deep in a real thread,
+    the depth a real thread has there (``rt/recursion.py``); what was lent, to repay."""
+    here = recursion.depth()
+    return 0 if here is None else recursion.lend(here - 1 - real)
 
 
 def _reports(hook: Callable[..., object] | None) -> bool:
@@ -261,18 +292,107 @@ class Timer(Thread):
         self.finished.set()
 
 
+class _DummyThread(Thread):
+    """``threading._DummyThread`` (CPython 3.11): the ``Thread`` object ``current_thread()`` makes
+    for a thread that ``threading`` did not start, named ``Dummy-N`` from the counter that numbers
+    ``Thread-N``, a daemon, alive for ever, not joinable."""
+
+    def __init__(self, rt: ControlledRuntime, tid: int) -> None:
+        self._rt = rt
+        self._target = None
+        self._args = ()
+        self._kwargs = {}
+        _MADE[0] += 1
+        self._made = _MADE[0]
+        self._name = f"Dummy-{self._made}"
+        self._daemonic = True
+        self._handle = rt._handles[tid]
+
+    def is_alive(self) -> bool:
+        return True
+
+    def join(self, timeout: float | None = None) -> None:
+        raise AssertionError("cannot join a dummy thread")
+
+
 def _current_thread(rt: ControlledRuntime) -> Any:
     tid = rt._ex.running_thread()
     assert tid is not None
-    return _THREAD_OBJECTS.get((id(rt), tid)) or (_main_thread(rt) if tid == 0 else rt.current_thread())
+    known = _THREAD_OBJECTS.get((id(rt), tid))
+    if known is not None:
+        return known
+    if tid == 0:
+        return _main_thread(rt)
+    if (id(rt), tid) in _LOW_LEVEL:
+        dummy = _THREAD_OBJECTS[id(rt), tid] = _DummyThread(rt, tid)
+        return dummy
+    return rt.current_thread()
+
+
+# the threads ``_thread.start_new_thread`` started in the running execution: (runtime id, thread id)
+_LOW_LEVEL: set[tuple[int, int]] = set()
 
 
 def _start_new(function: Callable[..., object], args: tuple[Any, ...], kwargs: dict[str, Any] | None) -> int:
-    thread = Thread(target=function, args=args, kwargs=kwargs, daemon=True)
-    thread.start()
-    ident = thread.ident
-    assert ident is not None
-    return ident
+    """``_thread.start_new_thread``: a controlled daemon thread (such threads do not keep the
+    interpreter alive) with no ``Thread`` object; ``current_thread()`` in it makes its
+    ``_DummyThread``, as CPython's does. Its exception is the checker's failure (CPython prints it
+    through ``sys.unraisablehook``, not ``threading.excepthook``); ``SystemExit`` ends it quietly."""
+    rt = _controlled()
+    assert rt is not None
+    target = handed(rt._ex, function)
+    called = getattr(function, "__name__", None)
+
+    def body() -> None:
+        lent = _as_deep_as_real(_LOW_LEVEL_DEPTH - 1)
+        try:
+            target(*args, **(kwargs or {}))
+        except SystemExit:
+            pass
+        finally:
+            recursion.repay(lent)
+
+    name = f"start_new_thread-{len(rt._ex.threads)}" + (f" ({called})" if called is not None else "")
+    handle = rt.start_thread(body, name, daemon=True)
+    _LOW_LEVEL.add((id(rt), handle.ident))
+    return IDENT_BASE + handle.ident
+
+
+_real_current_frames = sys._current_frames
+
+
+def current_frames() -> dict[int, FrameType]:
+    """``sys._current_frames()`` in a controlled thread: each live controlled thread's ident (as
+    ``get_ident`` gives it) and its current frame (``stacks.current_frame``; the caller's, for
+    the running one), each other thread's liveness a step. The real one gave the one OS
+    thread's ident, which no controlled thread has. The harness's own callers get the real one."""
+    rt = _controlled()
+    caller = sys._getframe(1)
+    if rt is None or own_code.machinery(caller.f_code.co_filename):
+        return _real_current_frames()
+    ex = rt._ex
+    running = ex.running_thread()
+    out: dict[int, FrameType] = {}
+    for info in list(ex.threads):
+        # each other thread asked, as ``_enumerate`` does: a read of its state, ordered with its end
+        if info.tid == running:
+            out[IDENT_BASE + info.tid] = caller
+        elif info.born and ThreadHandle(ex, info.state).is_alive():
+            frame = stacks.current_frame(ex, info.tid)
+            out[IDENT_BASE + info.tid] = frame if frame is not None else _starting()
+    return dict(sorted(out.items()))
+
+
+def _bootstrap_pending() -> Iterator[None]:
+    yield  # never run: its frame stands for a started thread's before its first step
+
+
+def _starting() -> FrameType:
+    """A frame for a thread started but not begun (CPython's has begun once ``start`` returns)."""
+    pending = cast("GeneratorType[None, None, None]", _bootstrap_pending())
+    frame: FrameType | None = pending.gi_frame
+    assert frame is not None
+    return frame
 
 
 def _main_thread(rt: ControlledRuntime) -> Any:

@@ -38,9 +38,9 @@ from collections.abc import Callable, Iterable, Iterator
 from types import CodeType, FrameType, FunctionType, ModuleType
 from typing import Any
 
-from model_checks.harness import patch_imports
+from model_checks.harness import own_code, patch_imports
 from model_checks.harness.patch_imported import StandIn
-from model_checks.harness.patch_threads import _controlled
+from model_checks.harness.patch_threads import _controlled, current_frames
 from model_checks.harness.runtime import ControlledRuntime
 from model_checks.harness.sync import primitives
 
@@ -89,7 +89,7 @@ def _semaphore_state(obj: object) -> Any:
 
 class Event(threading.Event, metaclass=_Patched):
     _real = threading.Event
-    _made = staticmethod(lambda rt: rt.event())
+    _made = staticmethod(lambda rt: None if _privates_named() else rt.event())
     _mine = staticmethod(lambda obj: type(obj) is primitives.Event)
 
 
@@ -113,13 +113,15 @@ class Condition(threading.Condition, metaclass=_Patched):
 
 class Semaphore(threading.Semaphore, metaclass=_Patched):
     _real = threading.Semaphore
-    _made = staticmethod(lambda rt, value=1: rt.semaphore(value))
+    _made = staticmethod(lambda rt, value=1: None if _privates_named() else rt.semaphore(value))
     _mine = staticmethod(lambda obj: type(obj) is primitives.Semaphore)
 
 
 class BoundedSemaphore(threading.BoundedSemaphore, metaclass=_Patched):
     _real = threading.BoundedSemaphore
-    _made = staticmethod(lambda rt, value=1: primitives.Semaphore(rt._ex, value, bounded=True))
+    _made = staticmethod(
+        lambda rt, value=1: None if _privates_named() else primitives.Semaphore(rt._ex, value, bounded=True)
+    )
     _mine = staticmethod(lambda obj: getattr(_semaphore_state(obj), "bound", None) is not None)
 
 
@@ -227,6 +229,7 @@ REPLACEMENTS: list[tuple[Any, str, Any, Any]] = [
     (threading, "_allocate_lock", _thread.allocate_lock, allocate_lock),
     (_thread, "LockType", _thread.LockType, LockType),
     (_thread, "RLock", _thread.RLock, RLock),
+    (sys, "_current_frames", sys._current_frames, current_frames),
     *(
         (threading.Barrier, name, vars(threading.Barrier)[name], _looked(vars(threading.Barrier)[name]))
         for name in ("n_waiting", "broken")
@@ -236,6 +239,53 @@ REPLACEMENTS: list[tuple[Any, str, Any, Any]] = [
 # C types no Python class can stand in for by re-basing: a program's subclass of one, defined
 # before patching, is refused in a controlled thread (``patch._rebase``).
 UNREBASABLE: tuple[type, ...] = (_thread._local, queue.SimpleQueue, _thread.RLock)
+
+
+# --- which code uses a semaphore's or an event's condition -----------------------------------
+
+# CPython's fields that the compiled semaphore and event have no counterpart for: a program that
+# holds ``sem._cond`` and writes ``sem._value`` under it (a pool resetting its count) needs
+# CPython's own code (``primitives._private`` refuses them by name)
+_PRIVATE_READ = frozenset({"_cond"})
+_PRIVATE_WRITTEN = frozenset({"_value", "_flag"})
+_NAMING: dict[int, tuple[object, bool]] = {}  # id(module or code) -> (it, does its code name them)
+
+
+def _privates_named() -> bool:
+    """Does the code that makes this semaphore or event (the module of the first caller that is
+    not the harness's: the program's, or the library's that made it) name ``x._cond`` or write
+    ``x._value`` or ``x._flag`` (not ``self``'s)? Then it is an ordinary object of CPython's code
+    on a controlled condition (a step or two more an operation), else the compiled one."""
+    f: FrameType | None = sys._getframe(2)
+    while f is not None and own_code.own(f.f_code.co_filename):
+        f = f.f_back
+    if f is None:
+        return False
+    module = sys.modules.get(str(f.f_globals.get("__name__")))
+    # (code run by ``exec`` in a namespace of its own: that code alone)
+    where: object = module if getattr(module, "__dict__", None) is f.f_globals else f.f_code
+    known = _NAMING.get(id(where))
+    if known is None or known[0] is not where:
+        codes = _codes(where) if isinstance(where, ModuleType) else iter((f.f_code,))
+        known = _NAMING[id(where)] = (where, any(_names_privates(code) for code in codes))
+    return known[1]
+
+
+def _names_privates(code: CodeType) -> bool:
+    names = code.co_names
+    if not (_PRIVATE_READ | _PRIVATE_WRITTEN).isdisjoint(names):
+        before: dis.Instruction | None = None
+        for instruction in dis.get_instructions(code):
+            name, op = instruction.argval, instruction.opname
+            of_self = before is not None and (before.opname, before.argval) == ("LOAD_FAST", "self")
+            before = instruction
+            if (
+                op in _ATTRIBUTE_OPS
+                and not of_self
+                and (name in _PRIVATE_READ or (name in _PRIVATE_WRITTEN and op == "STORE_ATTR"))
+            ):
+                return True
+    return any(_names_privates(const) for const in code.co_consts if isinstance(const, CodeType))
 
 
 # --- which programs use a queue's internals -------------------------------------------------

@@ -29,6 +29,7 @@ from model_checks.harness.rt.object_kinds import (
     _atom,
     _kind,
     _names,
+    hooked,
 )
 from model_checks.harness.rt.objects import ObjState, Op
 from model_checks.harness.rt.under_test import _program_file, _program_module
@@ -90,7 +91,7 @@ class _Canon:
 
     def _walk(self, x: Any, t: type) -> Hashable:
         v = self.value
-        if isinstance(x, ObjState):
+        if issubclass(t, ObjState):  # (not ``isinstance``: it would ask a program's hook for ``__class__``)
             return ("O", x.oid)
         if t is list:
             return ("l", *[v(i) for i in x])
@@ -153,9 +154,10 @@ class _Canon:
 
     def _fields(self, x: object) -> Hashable:
         out: list[Hashable] = []
+        read = _raw_getattr if hooked(type(x)) else getattr  # (not the program's hook)
         for name in _names(type(x)):
-            out.append((name, self.value(getattr(x, name, frames.NULL))))
-        d = getattr(x, "__dict__", None)
+            out.append((name, self.value(read(x, name, frames.NULL))))
+        d = read(x, "__dict__", None)
         if isinstance(d, dict):
             out.append(self.value(d))
         return tuple(out)
@@ -196,3 +198,11 @@ class _Canon:
 
     def model(self, obj: ObjState) -> Hashable:
         return (obj.oid, _atom(type(obj)), self._fields(obj))
+
+
+def _raw_getattr(x: object, name: str, default: object) -> object:
+    """``getattr(x, name, default)`` as ``object.__getattribute__`` reads it."""
+    try:
+        return object.__getattribute__(x, name)
+    except AttributeError:
+        return default

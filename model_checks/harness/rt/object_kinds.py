@@ -130,8 +130,24 @@ def field_reader(t: type, names: tuple[str, ...]) -> Any:
     up once, not at every read (``_field_reader.c``; the fingerprint reads every instance's fields
     at each state)."""
     if NATIVE is None:
-        return operator.attrgetter(*names)
+        # a Python class's hook is the program's code, not the fingerprint's to run (as in C)
+        return _raw_reader(names) if hooked(t) else operator.attrgetter(*names)
     return NATIVE.FieldReader(t, names)
+
+
+def hooked(t: type) -> bool:
+    """Does ``t``, a Python class, hook attribute access (``__getattribute__``, ``__getattr__``)?
+    Then its objects are read as ``object.__getattribute__`` reads them (session 40, p095: a hook
+    that takes a lock took a controlled lock outside any controlled thread)."""
+    own: Any = t.__getattribute__
+    return bool(t.__flags__ & _HEAPTYPE) and (own is not object.__getattribute__ or hasattr(t, "__getattr__"))
+
+
+def _raw_reader(names: tuple[str, ...]) -> Any:
+    raw = object.__getattribute__
+    if len(names) == 1:
+        return lambda x: raw(x, names[0])
+    return lambda x: tuple(raw(x, name) for name in names)
 
 
 # C iterators whose ``__reduce__`` is their whole state (not dict and set iterators: they also

@@ -15,7 +15,7 @@ from typing import Any
 
 from model_checks.harness.rt import frames
 from model_checks.harness.rt.dict_versions import _PROXIED_AT, _VERSION_AT, _module_data
-from model_checks.harness.rt.heap_walk import class_data, machinery_class
+from model_checks.harness.rt.heap_walk import _raw_getattr, class_data, machinery_class
 from model_checks.harness.rt.object_kinds import (
     _BASE,
     _HEAPTYPE,
@@ -32,6 +32,7 @@ from model_checks.harness.rt.object_kinds import (
     _kind,
     _names,
     field_reader,
+    hooked,
 )
 from model_checks.harness.rt.objects import ObjState
 from model_checks.harness.rt.under_test import _program_file, _program_module
@@ -83,8 +84,9 @@ def _fields_of(x: object) -> tuple[object, ...]:
         return getter(x)  # type: ignore[no-any-return]
     except AttributeError:  # a slot not set
         null = frames.NULL
-        out: list[object] = [getattr(x, name, null) for name in _names(t)]
-        d = getattr(x, "__dict__", None)
+        read = _raw_getattr if hooked(t) else getattr  # (not the program's hook: ``hooked``)
+        out: list[object] = [read(x, name, null) for name in _names(t)]
+        d = read(x, "__dict__", None)
         if isinstance(d, dict):
             out.append(d)
         return tuple(out)

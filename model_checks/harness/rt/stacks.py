@@ -55,3 +55,20 @@ def _stack_of(ex: Execution, tid: int) -> list[types.FrameType]:
         f = f.f_back
     out.reverse()
     return out
+
+
+def current_frame(ex: Execution, tid: int) -> types.FrameType | None:
+    """The suspended thread's current frame as ``sys._current_frames()`` gives a real thread's: its
+    innermost frame of code that is not the harness's own; where there is none (blocked in a
+    primitive its ``Thread.run`` called directly), the innermost of the harness's wrappers (that
+    ``run``, as CPython's is ``threading``'s); None if it has not begun."""
+    f = ex.backend.frame(tid)
+    wrapper: types.FrameType | None = None
+    while f is not None and not ends_walk(f.f_code):
+        name = f.f_code.co_filename
+        if not own_code.own(name):
+            return f
+        if wrapper is None and not under_test._machinery(name):
+            wrapper = f
+        f = f.f_back
+    return wrapper

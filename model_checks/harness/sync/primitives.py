@@ -6,7 +6,7 @@ import math
 import operator
 import queue as _queue
 from collections.abc import Callable
-from typing import Any, Final, Generic, TypeVar
+from typing import Any, Final, Generic, TypeVar, cast
 
 from model_checks.harness.rt.objects import (
     AtomicState,
@@ -273,6 +273,11 @@ class Condition:
         one step, ordered with the lock's acquires and releases and the condition's waits."""
         self._ex.perform(Op("look", self._st, read=True))
 
+    def _is_owned(self) -> bool:
+        """CPython's ``Condition._is_owned()``: held by the calling thread (which no other thread
+        can change: no step)."""
+        return self._lock._is_owned()
+
     @property
     def _waiters(self) -> tuple[None, ...]:
         """CPython's deque of the waiters' locks, as a program reads it (``len(cond._waiters)``):
@@ -304,6 +309,14 @@ class Event:
     def _flag(self) -> bool:
         """CPython's field, as a program reads it: ``is_set()``."""
         return self.is_set()
+
+    @_flag.setter
+    def _flag(self, value: bool) -> None:
+        raise _private("event", "_flag")
+
+    @property
+    def _cond(self) -> Any:
+        raise _private("event", "_cond")
 
     def wait(self, timeout: float | None = None) -> bool:
         if timeout is not None:
@@ -353,11 +366,42 @@ class Semaphore:
         value: int = self._ex.perform(Op("value", self._st, read=True))  # type: ignore[assignment]
         return value
 
+    @_value.setter
+    def _value(self, value: int) -> None:
+        raise _private("semaphore", "_value")
+
+    @property
+    def _cond(self) -> Any:
+        raise _private("semaphore", "_cond")
+
+    @property
+    def _initial_value(self) -> int:
+        """``BoundedSemaphore``'s bound, which never changes (no step); a plain ``Semaphore`` has
+        none, as in CPython."""
+        bound: int | None = cast(SemaphoreState, self._st).bound
+        if bound is None:
+            raise AttributeError("'Semaphore' object has no attribute '_initial_value'")
+        return bound
+
     def __enter__(self) -> bool:
         return self.acquire()
 
     def __exit__(self, *exc: object) -> None:
         self.release()
+
+
+def _private(kind: str, name: str) -> UsageError:
+    """A write of CPython's field ``name``, or its ``_cond``, on a compiled controlled ``kind``:
+    its operations are single steps with no condition to hand out. Patch mode makes the
+    semaphores and events of a module that names ``_cond`` or writes ``_value``/``_flag`` of CPython's
+    own code on a controlled condition (``patch_types.names_private_fields``)."""
+    return UsageError(
+        f"{name} of a controlled {kind}: its operations are single steps of the harness's model, "
+        f"which has no {name} to hand out or write. In patch mode a {kind} runs CPython's own code "
+        "on a controlled condition (its _cond, _value, _flag all real) when the module whose code "
+        "makes it names _cond or writes _value or _flag (not self's): this access came from "
+        "elsewhere (getattr, another module), or the object is the harness's own rt primitive"
+    )
 
 
 class Queue:

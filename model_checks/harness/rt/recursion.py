@@ -1,0 +1,62 @@
+"""The recursion depth a controlled thread's code is given, as a real thread's would be.
+
+A greenlet starts counted at the depth of the code that first switched into it (the harness's
+search, under the CLI or pytest: some thirty frames), so a worker recursing to just below
+``sys.getrecursionlimit()``, as a real thread can, raised ``RecursionError`` (session 40's review,
+p163). ``lend`` takes that excess off the running greenlet's count (CPython 3.11's
+``PyThreadState.recursion_remaining``, which greenlet saves and restores per greenlet) and
+``repay`` gives it back before the greenlet runs the harness's code again. Where the fields cannot
+be trusted (another CPython, a limit that does not read back) both do nothing."""
+
+from __future__ import annotations
+
+import ctypes
+import sys
+from typing import Final
+
+# CPython 3.11's ``struct _ts``: three pointers, ``_initialized``, ``_static``, then
+# ``recursion_remaining`` and ``recursion_limit`` (Include/cpython/pystate.h)
+_REMAINING: Final = 3 * ctypes.sizeof(ctypes.c_void_p) + 2 * ctypes.sizeof(ctypes.c_int)
+_LIMIT: Final = _REMAINING + ctypes.sizeof(ctypes.c_int)
+_state = ctypes.pythonapi.PyThreadState_Get
+_state.restype = ctypes.c_void_p
+_SUPPORTED: Final = sys.implementation.name == "cpython" and sys.version_info[:2] == (3, 11)
+
+
+def _fields() -> tuple[ctypes.c_int, ctypes.c_int] | None:
+    if not _SUPPORTED:
+        return None
+    address = _state()
+    if not address:
+        return None
+    remaining = ctypes.c_int.from_address(address + _REMAINING)
+    limit = ctypes.c_int.from_address(address + _LIMIT)
+    # ``sys.setrecursionlimit`` sets every thread state's limit: a mismatch means a layout not read
+    if limit.value != sys.getrecursionlimit():
+        return None
+    return remaining, limit
+
+
+def depth() -> int | None:
+    """The calling frame's recursion depth as CPython counts it (None where it cannot be read)."""
+    fields = _fields()
+    if fields is None:
+        return None
+    remaining, limit = fields
+    return limit.value - remaining.value - 1  # (not counting this function's own frame)
+
+
+def lend(excess: int) -> int:
+    """Take ``excess`` off the running greenlet's depth; what was taken (0: nothing)."""
+    fields = _fields() if excess > 0 else None
+    if fields is None:
+        return 0
+    fields[0].value += excess
+    return excess
+
+
+def repay(lent: int) -> None:
+    """Give back what ``lend`` took, in the same greenlet."""
+    fields = _fields() if lent else None
+    if fields is not None:
+        fields[0].value -= lent
