@@ -82,6 +82,10 @@ WRAPPERS = frozenset(
         "patch_local.py",
         "patch_imported.py",
         "patch_process.py",
+        "patch_io.py",
+        "patch_identity.py",
+        "patch_signals.py",
+        "patch_streams.py",
         "logged_steps.py",
     )
 )
