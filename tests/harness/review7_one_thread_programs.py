@@ -267,11 +267,19 @@ def socket_reader_first() -> None:
 
 
 def pipe_reader_first() -> None:
-    """CORRECT (p110): a worker blocks reading a pipe; main writes after starting it."""
+    """CORRECT (p110, the reader made to block first): a worker blocks reading a pipe; main
+    writes once it is ready."""
     rfd, wfd = os.pipe()
+    ready = threading.Event()
     got: list[bytes] = []
-    t = threading.Thread(target=lambda: got.append(os.read(rfd, 1)))
+
+    def reader() -> None:
+        ready.set()
+        got.append(os.read(rfd, 1))
+
+    t = threading.Thread(target=reader)
     t.start()
+    ready.wait()
     os.write(wfd, b"y")
     t.join()
     os.close(rfd)
@@ -342,14 +350,17 @@ def select_then_read() -> None:
     """CORRECT: a worker waits in ``select`` for either of two pipes, then reads the one ready."""
     r1, w1 = os.pipe()
     r2, w2 = os.pipe()
+    waiting = threading.Event()
     got: list[bytes] = []
 
     def reader() -> None:
+        waiting.set()
         ready, _, _ = select.select([r1, r2], [], [])
         got.append(os.read(ready[0], 1))
 
     t = threading.Thread(target=reader)
     t.start()
+    waiting.wait()
     os.write(w2, b"z")
     t.join()
     for fd in (r1, w1, r2, w2):
