@@ -31,11 +31,9 @@ import os
 import select
 import socket
 import stat
-import sys
 from collections.abc import Callable
 from typing import Any, Final
 
-from model_checks.harness.own_code import own
 from model_checks.harness.patch_threads import _controlled
 from model_checks.harness.rt.enabled import can_run
 from model_checks.harness.rt.objects import AtomicState, EventState, Op
@@ -141,13 +139,6 @@ def _wait_any(rt: ControlledRuntime, want: Want, what: str, timeout: float | Non
     return True
 
 
-def _program(rt: ControlledRuntime | None) -> ControlledRuntime | None:
-    """The runtime, when the caller (two frames up) is the explored code's."""
-    if rt is None or own(sys._getframe(2).f_code.co_filename):
-        return None
-    return rt
-
-
 def _local(sock: Any) -> bool:
     """Is ``sock``'s other end on this machine (a Unix socket, a loopback address)?"""
     if sock.family == getattr(socket, "AF_UNIX", None):
@@ -187,7 +178,7 @@ def _receiving(name: str) -> tuple[Any, str, Any, Any]:
     real = getattr(_socket.socket, name)
 
     def method(self: Any, *args: Any, **kwargs: Any) -> Any:
-        rt = _program(_controlled())
+        rt = _controlled()
         if rt is None:
             return real(self, *args, **kwargs)
         _waits(rt).touch()
@@ -210,7 +201,7 @@ def _sending(name: str) -> tuple[Any, str, Any, Any]:
     real = getattr(_socket.socket, name)
 
     def method(self: Any, data: Any, flags: int = 0) -> Any:
-        rt = _program(_controlled())
+        rt = _controlled()
         if rt is None:
             return real(self, data, flags)
         _waits(rt).touch()
@@ -236,7 +227,7 @@ def _sending_to() -> tuple[Any, str, Any, Any]:
     real = _socket.socket.sendto
 
     def sendto(self: Any, *args: Any) -> Any:
-        rt = _program(_controlled())
+        rt = _controlled()
         if rt is None:
             return real(self, *args)
         _waits(rt).touch()
@@ -260,7 +251,7 @@ _real_write = os.write
 
 
 def _read(fd: int, n: int) -> bytes:
-    rt = _program(_controlled())
+    rt = _controlled()
     if rt is not None:
         _waits(rt).touch()
         if _pipe(fd):
@@ -269,7 +260,7 @@ def _read(fd: int, n: int) -> bytes:
 
 
 def _write(fd: int, data: Any) -> int:
-    rt = _program(_controlled())
+    rt = _controlled()
     if rt is None:
         return _real_write(fd, data)
     _waits(rt).touch()
@@ -297,7 +288,7 @@ def _fd(item: Any) -> int:
 
 def _select(rlist: Any, wlist: Any, xlist: Any, timeout: float | None = None) -> Any:
     """``select.select`` of pipes and sockets of this machine: a wait for any of them."""
-    rt = _program(_controlled())
+    rt = _controlled()
     if rt is None:
         return _real_select(rlist, wlist, xlist, timeout)
     _waits(rt).touch()

@@ -34,7 +34,6 @@ from typing import Any
 import greenlet
 
 from model_checks.harness import ctrl_c
-from model_checks.harness.own_code import own
 from model_checks.harness.patch_threads import IDENT_BASE, _controlled
 from model_checks.harness.rt.backends import ABORT, Abort
 from model_checks.harness.rt.objects import AtomicState, Op
@@ -111,7 +110,8 @@ def _send(rt: ControlledRuntime, signum: int, call: str) -> None:
     # the sender's later accesses before the handler's, and hide their race
     objs = pending.state.own if main.pending is None else pending.state.own | main.pending.objs
     ex.perform(Op("store", pending.state, (call,), objs=objs))
-    if _handler(signum) is None or main.finished or main.pending is None:
+    op = main.pending
+    if _handler(signum) is None or main.finished or op is None or op.kind == "exit":
         return  # (after the main thread's function returned CPython runs it at exit: not modelled)
     direct = getattr(ex.backend, "direct", None)
     if direct is None:
@@ -125,16 +125,14 @@ def _send(rt: ControlledRuntime, signum: int, call: str) -> None:
     if signum not in pending.signals:
         pending.signals.append(signum)
         pending.signals.sort()
-    if isinstance(direct[0], (_Interrupting, _Handlers)):
-        return  # (handled with the signals already pending)
-    op = main.pending
-    if op.kind != "wake":
+    if pending.interrupted is None and op is not pending.delivery and op.kind != "wake":
         # the main thread's wait is interrupted (CPython's lock waits are): it runs the handlers
         # at its next step, then announces its operation again; a condition's waiter stays
         # parked (its wait set holds it) and runs them when it next runs
         pending.interrupted = op
         main.pending = pending.delivery
-    direct[0] = _Interrupting(ex, direct, direct[0], pending)
+    if not isinstance(direct[0], (_Interrupting, _Handlers)):
+        direct[0] = _Interrupting(ex, direct, direct[0], pending)
 
 
 def _run_handlers(signals: list[int], frame: FrameType | None) -> None:
@@ -196,10 +194,14 @@ class _Handlers(greenlet.greenlet):  # type: ignore[misc]
         try:
             if ex.race is not None:
                 ex.race.enter_thread()  # (tracing, as at a controlled thread's start)
-            _run_handlers(self.pending.signals, self.real.gr_frame)
-            interrupted, self.pending.interrupted = self.pending.interrupted, None
-            if interrupted is not None:
-                value = ex.perform(interrupted)  # the wait goes on (as CPython's, after EINTR)
+            pending = self.pending
+            while True:
+                _run_handlers(pending.signals, self.real.gr_frame)
+                interrupted, pending.interrupted = pending.interrupted, None
+                if interrupted is not None:
+                    value = ex.perform(interrupted)  # the wait goes on (as CPython's, after EINTR)
+                if not pending.signals and pending.interrupted is None:
+                    break  # (else a signal sent meanwhile interrupted it again)
         except Abort:
             value = ABORT  # the execution is torn down: the main thread unwinds too
         except BaseException as exc:  # raised in the main thread where the handler ran
@@ -216,7 +218,7 @@ class _Handlers(greenlet.greenlet):  # type: ignore[misc]
 
 def _kill(pid: int, signum: int) -> None:
     rt = _controlled()
-    if rt is None or own(sys._getframe(1).f_code.co_filename) or pid != os.getpid() or _sent_for_real(signum):
+    if rt is None or pid != os.getpid() or _sent_for_real(signum):
         _real_kill(pid, signum)
         return
     _send(rt, signum, f"os.kill(os.getpid(), {signum})")
@@ -224,7 +226,7 @@ def _kill(pid: int, signum: int) -> None:
 
 def _raise_signal(signum: int) -> None:
     rt = _controlled()
-    if rt is None or own(sys._getframe(1).f_code.co_filename) or _sent_for_real(signum):
+    if rt is None or _sent_for_real(signum):
         _real_raise(signum)
         return
     _send(rt, signum, f"signal.raise_signal({signum})")

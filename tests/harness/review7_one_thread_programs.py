@@ -209,6 +209,30 @@ def pthread_kill_of_the_main_thread() -> None:
     assert got == [signal.SIGUSR1], got
 
 
+def two_signals_while_main_waits() -> None:
+    """CORRECT: two workers signal the main thread (two signals: neither is merged into the other);
+    both handlers run in it, by signal number when both are pending, and its joins go on."""
+    got: list[tuple[int, str]] = []
+
+    def handler(sig: int, frame: FrameType | None) -> None:
+        got.append((sig, threading.current_thread().name))
+
+    old = signal.signal(signal.SIGUSR1, handler), signal.signal(signal.SIGUSR2, handler)
+    try:
+        threads = [
+            threading.Thread(target=os.kill, args=(os.getpid(), sig))
+            for sig in (signal.SIGUSR2, signal.SIGUSR1)
+        ]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    finally:
+        signal.signal(signal.SIGUSR1, old[0])
+        signal.signal(signal.SIGUSR2, old[1])
+    assert sorted(got) == [(signal.SIGUSR1, "MainThread"), (signal.SIGUSR2, "MainThread")], got
+
+
 def handler_and_worker_update_a_counter() -> None:
     """BUGGY: the handler (main thread, which it interrupts in its ``join``) and the worker update
     one counter without a lock."""
