@@ -58,10 +58,11 @@ class _Waits:
         self.events: dict[Want, EventState] = {}
         self.wants: dict[int, Want] = {}  # an event's object id: what it waits for
         self.polling = False
+        self.graced: set[Want] = set()  # given ``GRACE`` once: nothing arrived
 
-    def touch(self) -> None:
+    def touch(self, call: str) -> None:
         """The I/O call's operation: ordered with every other I/O call."""
-        self.ex.perform(Op("store", self.io, (None,)))
+        self.ex.perform(Op("store", self.io, (call,)))
 
     def event(self, want: Want, what: str) -> EventState:
         found = self.events.get(want)
@@ -96,7 +97,9 @@ class _Waits:
             return
         every: set[tuple[int, str]] = set().union(*(want for want, _ in waiting))
         ready = _ready(every, 0.0)
-        if not ready and not others:
+        wants = {want for want, _ in waiting}
+        if not ready and not others and not wants <= self.graced:
+            self.graced |= wants  # (once an execution: a deadlock's later polls add no wait)
             ready = _ready(every, GRACE)
         for want, ev in waiting:
             ev.flag = not want.isdisjoint(ready)
@@ -181,7 +184,7 @@ def _receiving(name: str) -> tuple[Any, str, Any, Any]:
         rt = _controlled()
         if rt is None:
             return real(self, *args, **kwargs)
-        _waits(rt).touch()
+        _waits(rt).touch(name)
         timeout = self.gettimeout()
         if timeout != 0.0 and _local(self) and not _wait(rt, self.fileno(), "r", name, timeout):
             raise _timed_out()
@@ -204,7 +207,7 @@ def _sending(name: str) -> tuple[Any, str, Any, Any]:
         rt = _controlled()
         if rt is None:
             return real(self, data, flags)
-        _waits(rt).touch()
+        _waits(rt).touch(name)
         timeout = self.gettimeout()
         if timeout == 0.0 or not _DONTWAIT or self.type != socket.SOCK_STREAM or not _local(self):
             return real(self, data, flags)
@@ -230,7 +233,7 @@ def _sending_to() -> tuple[Any, str, Any, Any]:
         rt = _controlled()
         if rt is None:
             return real(self, *args)
-        _waits(rt).touch()
+        _waits(rt).touch("sendto")
         timeout = self.gettimeout()
         if timeout != 0.0 and _local(self) and not _wait(rt, self.fileno(), "w", "sendto", timeout):
             raise _timed_out()
@@ -253,7 +256,7 @@ _real_write = os.write
 def _read(fd: int, n: int) -> bytes:
     rt = _controlled()
     if rt is not None:
-        _waits(rt).touch()
+        _waits(rt).touch("os.read")
         if _pipe(fd):
             _wait(rt, fd, "r", "os.read", None)
     return _real_read(fd, n)
@@ -263,7 +266,7 @@ def _write(fd: int, data: Any) -> int:
     rt = _controlled()
     if rt is None:
         return _real_write(fd, data)
-    _waits(rt).touch()
+    _waits(rt).touch("os.write")
     if not _pipe(fd):
         return _real_write(fd, data)
     view = memoryview(data).cast("B")
@@ -291,7 +294,7 @@ def _select(rlist: Any, wlist: Any, xlist: Any, timeout: float | None = None) ->
     rt = _controlled()
     if rt is None:
         return _real_select(rlist, wlist, xlist, timeout)
-    _waits(rt).touch()
+    _waits(rt).touch("select")
     rlist, wlist, xlist = list(rlist), list(wlist), list(xlist)
     want = frozenset({(_fd(x), "r") for x in rlist} | {(_fd(x), "w") for x in wlist})
     if timeout == 0 or not want or not all(_modelled(fd) for fd, _ in want):
