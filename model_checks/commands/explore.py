@@ -10,7 +10,9 @@ from __future__ import annotations
 import contextlib
 import difflib
 import json
-from collections.abc import Callable
+import os
+import sys
+from collections.abc import Callable, Iterator
 from functools import partial
 from typing import Annotated, Any
 
@@ -285,6 +287,7 @@ def explore_command(
     err = Console(stderr=True)
     try:
         with (
+            _program_output_to_stderr() if as_json else contextlib.nullcontext(),
             patched(own[0], *own_program.siblings(own[0])) if own is not None else contextlib.nullcontext(),
             progress.executions(
                 err,
@@ -317,6 +320,38 @@ def explore_command(
     if result.failure is not None:
         raise typer.Exit(EXIT_FAILED)
     raise typer.Exit(EXIT_BOUNDED if result.verdict == "bounded" else EXIT_OK)
+
+
+@contextlib.contextmanager
+def _program_output_to_stderr() -> Iterator[None]:
+    """With ``--json`` stdout is the JSON only: what the explored program prints (``print``,
+    ``sys.stdout``, a write to file descriptor 1) goes to stderr while it runs. Kept in the JSON
+    it would be the output of every execution at once (a review's ``print`` of the clocks made
+    the JSON unreadable)."""
+    sys.stdout.flush()
+    saved = _moved_fd(1, 2)
+    try:
+        with contextlib.redirect_stdout(sys.stderr):
+            yield
+    finally:
+        sys.stderr.flush()
+        if saved is not None:
+            os.dup2(saved, 1)
+            os.close(saved)
+
+
+def _moved_fd(fd: int, to: int) -> int | None:
+    """Point ``fd`` at ``to``'s file; return a copy of what it was (None: not a file here)."""
+    try:
+        saved = os.dup(fd)
+    except OSError:
+        return None
+    try:
+        os.dup2(to, fd)
+    except OSError:
+        os.close(saved)
+        return None
+    return saved
 
 
 def _check_engine(

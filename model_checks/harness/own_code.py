@@ -85,6 +85,10 @@ WRAPPERS = frozenset(
         "patch_imported.py",
         "patch_process.py",
         "patch_random.py",
+        "patch_io.py",
+        "patch_identity.py",
+        "patch_signals.py",
+        "patch_streams.py",
         "logged_steps.py",
     )
 )

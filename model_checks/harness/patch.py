@@ -250,6 +250,7 @@ def patched(*modules: ModuleType) -> Iterator[None]:
     try:
         # (an event loop's wait on its selector is refused: ``patch_asyncio``)
         replacements = [*_REPLACEMENTS, *_refused_pools(), *patch_asyncio.refused_waits()]
+        replacements += patch_process.at_patching(modules)  # (sqlite3, asyncio, redirect_stdout: if used)
         restores.append(patch_asyncio.hide_running_loop())
         for mod, attr, _real, fake in replacements:
             undo.append((mod, attr, getattr(mod, attr)))

@@ -3,13 +3,16 @@
 On the greenlet back end every controlled thread runs on the process's main OS thread, so
 CPython's own checks see the main thread everywhere: ``signal.signal`` in a worker, which CPython
 refuses (``ValueError``), went through, and a program that fails on every real run was proved. A
-controlled thread's ident (``get_ident``) is the explorer's, no OS thread's: ``signal.pthread_kill``
-given one sent the signal to whatever thread the C library took it for (a crash). A trace or
-profile function the program sets (``sys.settrace``, ``threading.setprofile``) replaced the race
-detector's, or was never run in a controlled thread: refused by name in explored code. And
-``os._exit`` in explored code ended lanecheck itself, silently, with the program's status (3 reads
-as "bounded"): it is the thread's failure, ``ProcessExit`` (seventh review, session 39). Outside a
-controlled thread, and for the harness's own calls, each is CPython's."""
+trace or profile function the program sets (``sys.settrace``, ``threading.setprofile``) replaced
+the race detector's, or was never run in a controlled thread: refused by name in explored code.
+And ``os._exit`` in explored code ended lanecheck itself, silently, with the program's status (3
+reads as "bounded"): it is the thread's failure, ``ProcessExit`` (seventh review, session 39).
+Outside a controlled thread, and for the harness's own calls, each is CPython's. Since session 40
+also (each in a module of its own): a signal sent to the process runs its handler in the main
+controlled thread (``patch_signals``; ``pthread_kill`` of a controlled thread was refused by
+name), a blocking read or write of a socket or a pipe is a controlled wait (``patch_io``; it hung
+the check), ``sqlite3``'s thread check and ``asyncio``'s current loop are per controlled thread
+(``patch_identity``), and ``redirect_stdout`` is process-wide (``patch_streams``)."""
 
 from __future__ import annotations
 
@@ -17,14 +20,16 @@ import os
 import signal
 import sys
 import threading
+from types import ModuleType
 from typing import Any
 
+from model_checks.harness import patch_identity, patch_io, patch_signals, patch_streams
 from model_checks.harness.own_code import own
-from model_checks.harness.patch_threads import IDENT_BASE, _controlled
+from model_checks.harness.patch_signals import ProcessExit
+from model_checks.harness.patch_threads import _controlled
 from model_checks.harness.rt.scheduler import UsageError
 
 _real_signal = signal.signal
-_real_pthread_kill = getattr(signal, "pthread_kill", None)
 
 
 def _signal(signalnum: Any, handler: Any) -> Any:
@@ -32,17 +37,6 @@ def _signal(signalnum: Any, handler: Any) -> Any:
     if rt is not None and rt._ex.running_thread() not in (None, 0):
         raise ValueError("signal only works in main thread of the main interpreter")
     return _real_signal(signalnum, handler)
-
-
-def _pthread_kill(thread_id: int, signalnum: int) -> None:
-    if _controlled() is not None and thread_id >= IDENT_BASE:
-        raise UsageError(
-            f"signal.pthread_kill({thread_id}, ...) names a controlled thread: its ident is the "
-            "explorer's, no OS thread's, so no signal can reach it (send signals from outside "
-            "the explored code)"
-        )
-    assert _real_pthread_kill is not None
-    _real_pthread_kill(thread_id, signalnum)
 
 
 def _hook_refused(module: Any, name: str) -> tuple[Any, str, Any, Any]:
@@ -62,10 +56,6 @@ def _hook_refused(module: Any, name: str) -> tuple[Any, str, Any, Any]:
     return module, name, real, refuse
 
 
-class ProcessExit(Exception):
-    """The explored code called ``os._exit``: a real run ends there, every thread with it."""
-
-
 _real_exit = os._exit
 
 
@@ -82,5 +72,14 @@ REPLACEMENTS: list[tuple[Any, str, Any, Any]] = [
     *(_hook_refused(sys, name) for name in ("settrace", "setprofile")),
     *(_hook_refused(threading, name) for name in ("settrace", "setprofile")),
 ]
-if _real_pthread_kill is not None:
-    REPLACEMENTS.append((signal, "pthread_kill", _real_pthread_kill, _pthread_kill))
+# a signal sent to the process itself: its handler runs in the main thread (``patch_signals``)
+REPLACEMENTS += patch_signals.REPLACEMENTS
+# a blocking read or write of a socket or a pipe: a controlled wait (``patch_io``)
+REPLACEMENTS += patch_io.REPLACEMENTS
+
+
+def at_patching(modules: tuple[ModuleType, ...]) -> list[tuple[Any, str, Any, Any]]:
+    """What is replaced only if the program uses it when patching begins (``patch_identity``:
+    ``sqlite3``'s thread check, ``asyncio``'s current loop per thread; ``patch_streams``:
+    ``redirect_stdout`` is process-wide, where ``modules`` name it)."""
+    return [*patch_identity.at_patching(), *patch_streams.at_patching(modules)]

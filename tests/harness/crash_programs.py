@@ -64,7 +64,8 @@ def handler_installed_in_main() -> None:
 
 
 def signal_sent_to_the_main_thread() -> None:
-    """A controlled thread's ident is no OS thread's: ``pthread_kill`` of it crashed the process."""
+    """A controlled thread's ident is no OS thread's: ``pthread_kill`` of it crashed the process
+    (with no handler for SIGUSR1 a real run ends there: its default action)."""
     main = threading.main_thread().ident
     assert main is not None
     t = threading.Thread(target=signal.pthread_kill, args=(main, signal.SIGUSR1))

@@ -1,0 +1,234 @@
+"""What the standard library keys by the OS thread, given each controlled thread's own identity.
+
+On the greenlet back end every controlled thread runs on one OS thread, so a check CPython makes
+against the OS thread's identity passes in every controlled thread, and what CPython keeps per OS
+thread is shared by all of them (seventh review, session 40: each below was proved where every
+real run fails):
+
+* ``sqlite3``: a connection made with ``check_same_thread=True`` (the default) and used by another
+  thread raises ``ProgrammingError``. A connection made in a controlled thread is of a subclass
+  that remembers its thread and makes CPython's check in each call of the connection and of its
+  cursors, in CPython's words (``connect(factory=...)``: a program's own factory is subclassed).
+* ``asyncio``'s event loop policy keeps the current loop per OS thread (a ``threading.local``
+  made with the policy): ``asyncio.get_event_loop()`` in a worker raises ``RuntimeError`` unless
+  the worker set one (the main thread gets a new loop). In a controlled thread the default
+  policy's ``get_event_loop``/``set_event_loop`` keep it per controlled thread, each execution
+  afresh.
+
+Outside a controlled thread each is CPython's. Not done: a connection made at import (before
+patching) is CPython's object, checked against the OS thread (never failing); the running loop
+(``asyncio.get_running_loop``, kept by C per OS thread) is still shared (``patch_asyncio``).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import sys
+from collections.abc import Callable
+from typing import Any
+
+from model_checks.harness.patch_threads import IDENT_BASE, _controlled, _current_thread
+from model_checks.harness.runtime import ControlledRuntime
+
+
+def _ident(rt: ControlledRuntime) -> int:
+    return IDENT_BASE + (rt._ex.running_thread() or 0)
+
+
+def _check(owner: int | None) -> None:
+    """CPython's ``pysqlite_check_thread``, against the controlled thread running here."""
+    rt = _controlled()
+    if owner is None or rt is None:
+        return
+    me = _ident(rt)
+    if me != owner:
+        raise sqlite3.ProgrammingError(
+            "SQLite objects created in a thread can only be used in that same thread. "
+            f"The object was created in thread id {owner} and this is thread id {me}."
+        )
+
+
+_CONNECTION_CALLS = (
+    "backup",
+    "blobopen",
+    "close",
+    "commit",
+    "create_aggregate",
+    "create_collation",
+    "create_function",
+    "create_window_function",
+    "deserialize",
+    "enable_load_extension",
+    "getlimit",
+    "iterdump",
+    "load_extension",
+    "rollback",
+    "serialize",
+    "set_authorizer",
+    "set_progress_handler",
+    "set_trace_callback",
+    "setlimit",
+    "__enter__",
+    "__exit__",
+)
+_CURSOR_CALLS = (
+    "execute",
+    "executemany",
+    "executescript",
+    "fetchone",
+    "fetchmany",
+    "fetchall",
+    "close",
+    "__next__",
+)
+
+
+def _checked_call(base: type, name: str, owner_of: Callable[[Any], int | None]) -> Callable[..., Any]:
+    real = getattr(base, name)
+
+    def call(self: Any, *args: Any, **kwargs: Any) -> Any:
+        _check(owner_of(self))
+        return real(self, *args, **kwargs)
+
+    call.__name__ = call.__qualname__ = name
+    return call
+
+
+def _owner(connection: Any) -> int | None:
+    return getattr(connection, "_lanecheck_thread", None)
+
+
+def _cursor_owner(cursor: Any) -> int | None:
+    return _owner(cursor.connection)
+
+
+CheckedCursor: Any = type(
+    "Cursor",
+    (sqlite3.Cursor,),
+    {name: _checked_call(sqlite3.Cursor, name, _cursor_owner) for name in _CURSOR_CALLS},
+)
+CheckedCursor.__module__ = "sqlite3"
+
+
+def _connection_class(base: type) -> type:
+    """``base`` (``sqlite3.Connection`` or a program's factory) making CPython's thread check."""
+
+    def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
+        base.__init__(self, *args, **kwargs)  # type: ignore[misc]
+        rt = _controlled()
+        self._lanecheck_thread = None if rt is None else _ident(rt)
+
+    def cursor(self: Any, factory: Any = None) -> Any:
+        _check(_owner(self))
+        if factory is None or factory is sqlite3.Cursor:
+            factory = CheckedCursor
+        return base.cursor(self, factory)  # type: ignore[attr-defined]
+
+    def execute(self: Any, sql: str, parameters: Any = ()) -> Any:
+        return cursor(self).execute(sql, parameters)
+
+    def executemany(self: Any, sql: str, parameters: Any) -> Any:
+        return cursor(self).executemany(sql, parameters)
+
+    def executescript(self: Any, script: str) -> Any:
+        return cursor(self).executescript(script)
+
+    fields: dict[str, Any] = {
+        name: _checked_call(base, name, _owner) for name in _CONNECTION_CALLS if hasattr(base, name)
+    }
+    fields.update(
+        __init__=__init__,
+        cursor=cursor,
+        execute=execute,
+        executemany=executemany,
+        executescript=executescript,
+        __module__=base.__module__,
+        __qualname__=base.__qualname__,
+    )
+    return type(base.__name__, (base,), fields)
+
+
+_CLASSES: dict[type, type] = {}
+_real_connect = sqlite3.connect
+
+
+def _connect(database: Any, *args: Any, **kwargs: Any) -> Any:
+    rt = _controlled()
+    if rt is None or len(args) >= 4 or not kwargs.get("check_same_thread", True):
+        return _real_connect(database, *args, **kwargs)
+    base = kwargs.get("factory", sqlite3.Connection) if len(args) < 5 else args[4]
+    made = _CLASSES.get(base)
+    if made is None:
+        made = _CLASSES[base] = _connection_class(base)
+    kwargs["factory"] = made
+    return _real_connect(database, *args, **kwargs)
+
+
+_connect.__name__ = _connect.__qualname__ = "connect"
+
+
+# ---------------------------------------------------------------------- asyncio's current loop
+class _Loops:
+    """One execution's current event loop per controlled thread: [loop, set_called]."""
+
+    def __init__(self, ex: object) -> None:
+        self.ex = ex
+        self.of: dict[int, list[Any]] = {}
+
+
+_LOOPS: list[_Loops | None] = [None]
+
+
+def _slot(rt: ControlledRuntime) -> list[Any]:
+    loops = _LOOPS[0]
+    if loops is None or loops.ex is not rt._ex:
+        loops = _LOOPS[0] = _Loops(rt._ex)
+    return loops.of.setdefault(rt._ex.running_thread() or 0, [None, False])
+
+
+def _policy_methods(policy_class: type) -> list[tuple[Any, str, Any, Any]]:
+    real_get = policy_class.get_event_loop  # type: ignore[attr-defined]
+    real_set = policy_class.set_event_loop  # type: ignore[attr-defined]
+
+    def get_event_loop(self: Any) -> Any:
+        rt = _controlled()
+        if rt is None:
+            return real_get(self)
+        slot = _slot(rt)
+        if slot[0] is None and not slot[1] and rt._ex.running_thread() == 0:
+            self.set_event_loop(self.new_event_loop())
+        if slot[0] is None:
+            name = _current_thread(rt).name
+            raise RuntimeError(f"There is no current event loop in thread {name!r}.")
+        return slot[0]
+
+    def set_event_loop(self: Any, loop: Any) -> None:
+        rt = _controlled()
+        if rt is None:
+            real_set(self, loop)
+            return
+        events: Any = sys.modules["asyncio.events"]
+        if loop is not None and not isinstance(loop, events.AbstractEventLoop):
+            raise TypeError(
+                f"loop must be an instance of AbstractEventLoop or None, not '{type(loop).__name__}'"
+            )
+        slot = _slot(rt)
+        slot[0], slot[1] = loop, True
+
+    return [
+        (policy_class, "get_event_loop", real_get, get_event_loop),
+        (policy_class, "set_event_loop", real_set, set_event_loop),
+    ]
+
+
+def at_patching() -> list[tuple[Any, str, Any, Any]]:
+    """(owner, name, real, replacement) for ``patch.patched``: ``sqlite3.connect``, and the
+    default event loop policy's methods where the program has imported ``asyncio``."""
+    found: list[tuple[Any, str, Any, Any]] = [(sqlite3, "connect", _real_connect, _connect)]
+    dbapi2 = sys.modules.get("sqlite3.dbapi2")
+    if dbapi2 is not None and getattr(dbapi2, "connect", None) is _real_connect:
+        found.append((dbapi2, "connect", _real_connect, _connect))
+    events: Any = sys.modules.get("asyncio.events")
+    if events is not None:
+        found += _policy_methods(events.BaseDefaultEventLoopPolicy)
+    return found

@@ -1,0 +1,262 @@
+"""A signal the explored code sends to its own process: its handler runs in the main thread.
+
+CPython runs a Python signal handler in the main thread, between two of its bytecodes (a wait of
+the main thread is interrupted for it, then goes on), whichever thread the signal was sent from
+or to. On the greenlet back end every controlled thread runs on the process's main OS thread, so
+the handler ran in the thread that sent the signal (``os.kill(os.getpid(), sig)`` in a worker:
+``threading.current_thread()`` in the handler was the worker, seventh review, session 40), and
+``signal.pthread_kill`` of a controlled thread's ident (the explorer's, no OS thread's) could not
+be sent at all (it was refused by name since session 39).
+
+Now, in a controlled thread, ``os.kill`` of the process itself, ``signal.raise_signal`` and
+``signal.pthread_kill`` of a controlled thread are an operation (dependent with every other:
+where the handler runs depends on it), and the signal is not sent: its handler, as
+``signal.getsignal`` gives it, runs in the main controlled thread (its steps are the main
+thread's: a lock it takes is taken by the main thread) when that thread next runs, before the
+rest of its code, once per signal pending, as CPython's do; an exception it raises is raised in
+the main thread where it was. Sent from the main thread, it runs at once, after the call. A
+signal ignored (``SIG_IGN``, or ignored by default) does nothing; one whose default action ends
+the process is the sending thread's failure, ``ProcessExit``. Not done: a signal sent after the
+main thread's function returned is dropped (CPython runs it during the interpreter's exit); on the
+threads back end (whose main controlled thread is not the process's main thread) sending one is
+refused by name; ``signal.alarm``/``setitimer`` are real timers, not modelled.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+from collections.abc import Callable
+from types import FrameType
+from typing import Any
+
+import greenlet
+
+from model_checks.harness import ctrl_c
+from model_checks.harness.patch_threads import IDENT_BASE, _controlled
+from model_checks.harness.rt.backends import ABORT, Abort
+from model_checks.harness.rt.objects import AtomicState, Op
+from model_checks.harness.rt.scheduler import UsageError
+from model_checks.harness.runtime import ControlledRuntime
+
+
+class ProcessExit(Exception):
+    """The explored code ended the process (``os._exit``, a signal whose default action ends it):
+    a real run ends there, every thread with it."""
+
+
+# signals whose default action is to do nothing (signal(7)); every other one's ends the process
+_IGNORED_BY_DEFAULT = frozenset(
+    getattr(signal, name) for name in ("SIGCHLD", "SIGURG", "SIGWINCH", "SIGCONT") if hasattr(signal, name)
+)
+
+
+class _Pending:
+    """The signals of one execution waiting for its main controlled thread (in CPython's order:
+    by number), the object their sending and handling are operations on, and the main thread's
+    operation a signal interrupted (announced again once the handlers return)."""
+
+    def __init__(self, rt: ControlledRuntime) -> None:
+        self.ex = rt._ex
+        made = self.ex.new_object(
+            lambda oid: AtomicState(oid, "the process's signals", None, by_identity=True)
+        )
+        assert isinstance(made, AtomicState)
+        self.state = made
+        self.signals: list[int] = []
+        self.interrupted: Op | None = None
+        self.delivery = Op("store", made, ("handlers",))
+
+
+_PENDING: list[_Pending | None] = [None]
+
+
+def _pending(rt: ControlledRuntime) -> _Pending:
+    found = _PENDING[0]
+    if found is None or found.ex is not rt._ex:
+        found = _PENDING[0] = _Pending(rt)
+    return found
+
+
+def _handler(signum: int) -> Callable[[int, FrameType | None], object] | None:
+    """What CPython would run for ``signum`` (None: nothing); a default action that ends the
+    process raises ``ProcessExit``."""
+    handler = signal.getsignal(signum)
+    if callable(handler):
+        return handler
+    if handler == signal.SIG_IGN or handler is None:
+        return None
+    if signum in _IGNORED_BY_DEFAULT:
+        return None
+    name = signal.Signals(signum).name if signum in signal.valid_signals() else str(signum)
+    raise ProcessExit(f"{name}'s default action ends the process here, every thread with it")
+
+
+def _sent_for_real(signum: int) -> bool:
+    """A SIGINT while lanecheck tells the user's Ctrl-C from the program's ``KeyboardInterrupt``
+    (``ctrl_c``) is sent for real: it is the Ctrl-C, which stops the check (a test cannot press
+    one otherwise)."""
+    return signum == signal.SIGINT and signal.getsignal(signal.SIGINT) is ctrl_c._pressed
+
+
+def _send(rt: ControlledRuntime, signum: int, call: str) -> None:
+    """The explored code sends ``signum`` to its own process (to a thread of it)."""
+    ex = rt._ex
+    pending = _pending(rt)
+    main = ex.threads[0]
+    # dependent with the main thread's next operation (the handler runs before it or after it)
+    # and ordered with the handling (``delivery``), not with everything: a yield point would order
+    # the sender's later accesses before the handler's, and hide their race
+    objs = pending.state.own if main.pending is None else pending.state.own | main.pending.objs
+    ex.perform(Op("store", pending.state, (call,), objs=objs))
+    op = main.pending
+    if _handler(signum) is None or main.finished or op is None or op.kind == "exit":
+        return  # (after the main thread's function returned CPython runs it at exit: not modelled)
+    direct = getattr(ex.backend, "direct", None)
+    if direct is None:
+        raise UsageError(
+            f"{call} in the explored code on the threads back end: CPython runs the handler in the "
+            "process's main thread, which is not a controlled thread there (use the greenlet back end)"
+        )
+    if ex.running_thread() == 0:
+        _run_handlers([signum], sys._getframe(2))
+        return
+    if signum not in pending.signals:
+        pending.signals.append(signum)
+        pending.signals.sort()
+    if pending.interrupted is None and op is not pending.delivery and op.kind != "wake":
+        # the main thread's wait is interrupted (CPython's lock waits are): it runs the handlers
+        # at its next step, then announces its operation again; a condition's waiter stays
+        # parked (its wait set holds it) and runs them when it next runs
+        pending.interrupted = op
+        main.pending = pending.delivery
+    if not isinstance(direct[0], (_Interrupting, _Handlers)):
+        direct[0] = _Interrupting(ex, direct, direct[0], pending)
+
+
+def _run_handlers(signals: list[int], frame: FrameType | None) -> None:
+    while signals:
+        signum = signals.pop(0)
+        handler = _handler(signum)
+        if handler is not None:
+            handler(signum, frame)
+
+
+class _Interrupting:
+    """Stands for the main thread's greenlet in the back end's table while a signal waits for it:
+    the next switch to the main thread runs the handlers first, on a greenlet of their own that
+    stands for the main thread until they return."""
+
+    idle = False  # (never pooled by the back end: the real greenlet is)
+    body = None
+
+    def __init__(self, ex: Any, direct: dict[int, Any], real: Any, pending: _Pending) -> None:
+        self.ex = ex
+        self.direct = direct
+        self.real = real
+        self.pending = pending
+
+    @property
+    def gr_frame(self) -> FrameType | None:
+        frame: FrameType | None = self.real.gr_frame
+        return frame
+
+    def switch(self, value: object) -> object:
+        self.direct[0] = self.real
+        if value is ABORT or not (self.pending.signals or self.pending.interrupted):
+            return self.real.switch(value)
+        handlers = _Handlers(self.ex, self.direct, self.real, self.pending)
+        return handlers.switch(value)
+
+
+class _Handlers(greenlet.greenlet):  # type: ignore[misc]
+    """Runs the pending handlers as the main controlled thread, then hands the main thread the
+    value its operation returned (or the exception a handler raised)."""
+
+    idle = False
+    body = None
+
+    def __init__(self, ex: Any, direct: dict[int, Any], real: Any, pending: _Pending) -> None:
+        super().__init__(self._handle, real.parent)
+        self.ex = ex
+        self.direct = direct
+        self.real = real
+        self.pending = pending
+
+    def _handle(self, value: object) -> None:
+        ex = self.ex
+        ids = ex.backend.ids
+        ids[self] = 0
+        self.direct[0] = self
+        ex.current = 0
+        error: BaseException | None = None
+        try:
+            if ex.race is not None:
+                ex.race.enter_thread()  # (tracing, as at a controlled thread's start)
+            pending = self.pending
+            while True:
+                _run_handlers(pending.signals, self.real.gr_frame)
+                interrupted, pending.interrupted = pending.interrupted, None
+                if interrupted is not None:
+                    value = ex.perform(interrupted)  # the wait goes on (as CPython's, after EINTR)
+                if not pending.signals and pending.interrupted is None:
+                    break  # (else a signal sent meanwhile interrupted it again)
+        except Abort:
+            value = ABORT  # the execution is torn down: the main thread unwinds too
+        except BaseException as exc:  # raised in the main thread where the handler ran
+            error = exc
+        finally:
+            self.pending.signals.clear()
+            ids.pop(self, None)
+            self.direct[0] = self.real
+        if error is not None:
+            self.real.throw(error)
+        else:
+            self.real.switch(value)
+
+
+def _kill(pid: int, signum: int) -> None:
+    rt = _controlled()
+    if rt is None or pid != os.getpid() or _sent_for_real(signum):
+        _real_kill(pid, signum)
+        return
+    _send(rt, signum, f"os.kill(os.getpid(), {signum})")
+
+
+def _raise_signal(signum: int) -> None:
+    rt = _controlled()
+    if rt is None or _sent_for_real(signum):
+        _real_raise(signum)
+        return
+    _send(rt, signum, f"signal.raise_signal({signum})")
+
+
+def _pthread_kill(thread_id: int, signalnum: int) -> None:
+    rt = _controlled()
+    if rt is not None and thread_id >= IDENT_BASE and _sent_for_real(signalnum):
+        _real_kill(os.getpid(), signalnum)  # (the ident is no OS thread's)
+        return
+    if rt is None or thread_id < IDENT_BASE:
+        assert _real_pthread_kill is not None
+        _real_pthread_kill(thread_id, signalnum)
+        return
+    threads = rt._ex.threads
+    tid = thread_id - IDENT_BASE
+    if tid >= len(threads) or not threads[tid].born or threads[tid].finished:
+        raise ProcessLookupError(3, "No such process")
+    if signalnum == 0:
+        return  # (a check that the thread exists)
+    _send(rt, signalnum, f"signal.pthread_kill({thread_id}, {signalnum})")
+
+
+_real_kill = os.kill
+_real_raise = signal.raise_signal
+_real_pthread_kill = getattr(signal, "pthread_kill", None)
+
+REPLACEMENTS: list[tuple[Any, str, Any, Any]] = [
+    (os, "kill", _real_kill, _kill),
+    (signal, "raise_signal", _real_raise, _raise_signal),
+]
+if _real_pthread_kill is not None:
+    REPLACEMENTS.append((signal, "pthread_kill", _real_pthread_kill, _pthread_kill))
