@@ -22,7 +22,7 @@ from model_checks.harness.race_calls import handed
 from model_checks.harness.rt import recursion, stacks
 from model_checks.harness.rt.scheduler import UsageError
 from model_checks.harness.runtime import ControlledRuntime
-from model_checks.harness.sync.primitives import ThreadHandle
+from model_checks.harness.sync.handles import ThreadHandle
 
 _CURRENT: list[ControlledRuntime | None] = [None]
 

@@ -14,17 +14,9 @@ from model_checks.harness.rt.objects import Op, YieldState
 from model_checks.harness.rt.records import Watched
 from model_checks.harness.rt.scheduler import Execution, UsageError
 from model_checks.harness.sync.fifo import Fifo
-from model_checks.harness.sync.primitives import (
-    Atomic,
-    AtomicReference,
-    Condition,
-    Event,
-    Lock,
-    Queue,
-    Semaphore,
-    ThreadHandle,
-    timeout_ns,
-)
+from model_checks.harness.sync.handles import Atomic, AtomicReference, ThreadHandle
+from model_checks.harness.sync.primitives import Condition, Event, Lock, Queue, Semaphore
+from model_checks.harness.sync.timeouts import timeout_ns
 
 
 class ControlledRuntime:

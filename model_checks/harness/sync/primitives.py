@@ -3,94 +3,29 @@
 from __future__ import annotations
 
 import math
-import operator
 import queue as _queue
 from collections.abc import Callable
-from typing import Any, Final, Generic, TypeVar, cast
+from typing import Any, Final, TypeVar, cast
 
 from model_checks.harness.rt.objects import (
-    AtomicState,
     ConditionState,
     EventState,
     LockState,
     Op,
     QueueState,
     SemaphoreState,
-    ThreadState,
 )
 from model_checks.harness.rt.scheduler import Execution, UsageError
+from model_checks.harness.sync.timeouts import (
+    _blocks,
+    _check_lock_timeout,
+    _check_queue_timeout,
+    _timeout,
+    _wait_refusal,
+    timeout_ns,
+)
 
 T = TypeVar("T")
-
-
-def _timeout(blocking: bool, timeout: float | None) -> float | None:
-    if not blocking or timeout is None or timeout < 0:
-        return None
-    return timeout
-
-
-def _blocks(blocking: bool, timeout: float | None) -> bool:
-    """Does the call wait at all? ``timeout=0`` returns at once, as ``blocking=False`` does (so
-    it is a try, not a timed wait that uses up the execution's timeouts)."""
-    return bool(blocking) and timeout != 0
-
-
-_NS_LIMIT: Final = 9.223372036854775808e18  # 2**63, the bound of CPython's nanosecond clock type
-_PY_TIMEOUT_MAX_US: Final = (2**63 - 1) // 1000  # ``PY_TIMEOUT_MAX`` (POSIX threads), microseconds
-
-
-def timeout_ns(timeout: Any) -> int:
-    """A timeout as CPython converts it to its nanosecond clock type (3.11's
-    ``_PyTime_FromSecondsObject``, rounding away from zero), refusing what it refuses in its words:
-    NaN, a value out of the type's range (``inf``, ``1e10``), what is not a number."""
-    if isinstance(timeout, float):
-        if math.isnan(timeout):
-            raise ValueError("Invalid value NaN (not a number)")
-        d = timeout * 1e9
-        if not -_NS_LIMIT <= d < _NS_LIMIT:
-            raise OverflowError("timestamp out of range for platform time_t")
-        return int(math.ceil(d) if d >= 0 else math.floor(d))
-    try:
-        ns = operator.index(timeout) * 1_000_000_000
-    except TypeError:
-        raise TypeError(f"'{type(timeout).__name__}' object cannot be interpreted as an integer") from None
-    if not -(2**63) <= ns < 2**63:
-        raise OverflowError("timestamp too large to convert to C _PyTime_t")
-    return ns
-
-
-def _wait_refusal(timeout: Any) -> Exception | None:
-    """What CPython raises when a lock waits with this (positive) timeout (``lock.acquire(True,
-    timeout)``, under every timed wait of ``threading`` and ``queue``), or None: ``inf``,
-    ``1e10``, NaN are refused only when the call would wait, so the caller looks first."""
-    try:
-        ns = timeout_ns(timeout)
-    except (ValueError, OverflowError, TypeError) as e:
-        return e
-    if -(-ns // 1000) > _PY_TIMEOUT_MAX_US:
-        return OverflowError("timeout value is too large")
-    return None
-
-
-def _check_lock_timeout(blocking: bool, timeout: Any) -> None:
-    """CPython's refusals of a lock's ``acquire`` arguments (``_thread``'s, 3.11's words, in its
-    order): a timeout it cannot convert (NaN, ``inf``, ``1e10``: up front, held or not), a
-    timeout with ``blocking=False``, a negative one other than -1, one above ``PY_TIMEOUT_MAX``."""
-    ns = timeout_ns(timeout)
-    if ns != -1_000_000_000:
-        if not blocking:
-            raise ValueError("can't specify a timeout for a non-blocking call")
-        if ns < 0:
-            raise ValueError("timeout value must be positive")
-        refused = _wait_refusal(timeout)
-        if refused is not None:
-            raise refused
-
-
-def _check_queue_timeout(timeout: float | None) -> None:
-    """``queue.Queue``'s refusal of a blocking call's negative timeout (CPython's words)."""
-    if timeout is not None and timeout < 0:
-        raise ValueError("'timeout' must be a non-negative number")
 
 
 _BLOCKING: Final = (True,)
@@ -523,84 +458,3 @@ class Queue:
 
 Full = _queue.Full
 Empty = _queue.Empty
-
-
-class _Cell(Generic[T]):
-    """A sequentially consistent cell: load, store, compare_and_swap (by identity or by value)."""
-
-    def __init__(self, ex: Execution, value: T, name: str, by_identity: bool) -> None:
-        self._ex = ex
-        self._st = ex.new_object(lambda oid: AtomicState(oid, name, value, by_identity=by_identity))
-
-    def load(self) -> T:
-        return self._ex.perform(Op("load", self._st, read=True))  # type: ignore[return-value]
-
-    def store(self, value: T) -> None:
-        self._ex.perform(Op("store", self._st, (value,)))
-
-    def compare_and_swap(self, expected: T, new: T) -> bool:
-        return bool(self._ex.perform(Op("cas", self._st, (expected, new))))
-
-
-class Atomic(_Cell[int]):
-    """A sequentially consistent integer cell: load, store, compare_and_swap, fetch_add, swap."""
-
-    def __init__(self, ex: Execution, value: int = 0, name: str = "") -> None:
-        super().__init__(ex, value, name, by_identity=False)
-
-    def fetch_add(self, delta: int) -> int:
-        return self._ex.perform(Op("fetch_add", self._st, (delta,)))  # type: ignore[return-value]
-
-    def swap(self, value: int) -> int:
-        return self._ex.perform(Op("swap", self._st, (value,)))  # type: ignore[return-value]
-
-
-class AtomicReference(_Cell[T]):
-    """A sequentially consistent reference cell; compare_and_swap compares by identity."""
-
-    def __init__(self, ex: Execution, value: T, name: str = "") -> None:
-        super().__init__(ex, value, name, by_identity=True)
-
-
-class ThreadHandle:
-    """A controlled thread, as ``rt.start_thread`` returns it."""
-
-    def __init__(self, ex: Execution, st: ThreadState) -> None:
-        self._ex = ex
-        self._st = st
-        self._shared_join = None if ex.sources else Op("join", st)  # the untimed join, shared (see above)
-        # CPython's ``_tstate_lock is None``: a join or ``is_alive`` has seen the thread end
-        self._seen_ended = False
-
-    @property
-    def name(self) -> str:
-        return self._st.name
-
-    @property
-    def ident(self) -> int:
-        return self._st.tid
-
-    def join(self, timeout: float | None = None) -> None:
-        if timeout is not None:
-            timeout = max(timeout, 0.0)  # CPython's ``max(timeout, 0)``: NaN stays NaN
-            refused = _wait_refusal(timeout)
-            if refused is not None:
-                # NaN, ``inf``, ``1e10``: CPython's thread-state lock refuses it, even once the
-                # thread has finished, unless a join or ``is_alive`` has already seen it end
-                if self._seen_ended:
-                    return
-                raise refused
-            self._ex.perform(Op("join", self._st, timeout=timeout))
-        else:
-            self._ex.perform(self._shared_join or Op("join", self._st))
-        if self._st.finished:
-            self._seen_ended = True
-
-    def is_alive(self) -> bool:
-        alive = bool(self._ex.perform(Op("is_alive", self._st, read=True)))
-        if not alive and self._st.finished:
-            self._seen_ended = True
-        return alive
-
-    def __repr__(self) -> str:
-        return f"<controlled thread {self.name}>"
