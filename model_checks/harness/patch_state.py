@@ -32,7 +32,7 @@ import random
 import sys
 import types
 from collections import deque
-from typing import Any
+from typing import Any, cast
 
 from model_checks.harness import patch_logging
 
@@ -80,20 +80,25 @@ _TUPLES_DEEP = 8
 
 def _saved(value: object, depth: int = 0) -> tuple[object, object | None]:
     """(the value, a copy of its contents to restore it from, or None when it is not restored)."""
-    if isinstance(value, tuple):  # (its elements' own copies: a tuple holds no cycle by itself)
+    # (kinds read from ``type(value)``: ``isinstance`` would ask a program's object its
+    # ``__class__``, running its ``__getattribute__``, which may take a lock: seventh review, p095,
+    # whose first execution then took steps the later ones did not, "not deterministic")
+    kind = type(value)
+    if issubclass(kind, tuple):  # (its elements' own copies: a tuple holds no cycle by itself)
         if depth >= _TUPLES_DEEP:
             return value, None
-        parts = [_saved(v, depth + 1) for v in value]
+        parts = [_saved(v, depth + 1) for v in cast(tuple[object, ...], value)]
         # an element replaced by a copy (a counter) cannot be put back inside it
         kept = [(v, c) for v, c in parts if c is not None and not isinstance(c, _Fresh)]
         return value, (_Within(kept) if kept else None)
     try:
-        if isinstance(value, _MUTABLE):
+        if issubclass(kind, _MUTABLE):
             return value, copy.deepcopy(value)
-        if isinstance(value, _REPLACED):
+        if issubclass(kind, _REPLACED):
             return value, _Fresh(value)
-        if isinstance(value, _STREAMS):
-            return value, (value.getvalue(), value.tell())
+        if issubclass(kind, _STREAMS):
+            stream = cast(io.StringIO, value)
+            return value, (stream.getvalue(), stream.tell())
     except Exception:  # contents that cannot be copied are left as they are
         pass
     return value, None
@@ -156,28 +161,28 @@ class Snapshot:
                 # ``KeyError`` from a settings proxy's, and a cache's ``cache_clear`` is its type's)
                 if callable(getattr(type(value), "cache_clear", None)) and callable(value):
                     self.caches.append(value)
-                elif isinstance(value, type) and value.__module__ == module.__name__:
+                elif issubclass(type(value), type) and value.__module__ == module.__name__:
                     self._fields(value)
                     for method in list(vars(value).values()):
-                        if isinstance(method, types.FunctionType):
+                        if type(method) is types.FunctionType:
                             self._function(method)
                 elif (
                     type(value).__module__ == module.__name__ or type(value) is types.SimpleNamespace
-                ) and not isinstance(value, _CODE):
+                ) and not issubclass(type(value), _CODE):
                     self._fields(value)  # an object of the module's own class, made at import
                     self.kinds.append((value, type(value)))
-                elif isinstance(value, types.FunctionType) and value.__module__ == module.__name__:
+                elif type(value) is types.FunctionType and value.__module__ == module.__name__:
                     self._fields(value)  # its attributes (``bump.calls += 1``)
                     self._function(value)
 
     def _fields(self, owner: object) -> None:
-        fields = getattr(owner, "__dict__", None)
+        fields = _own_fields(owner)
         if fields is None:
             return
         data = {
             name: _saved(v)
             for name, v in list(fields.items())
-            if not _dunder(name) and not isinstance(v, _CODE)
+            if not _dunder(name) and not issubclass(type(v), _CODE)
         }
         if data:
             self.classes.append((owner, data))
@@ -209,14 +214,15 @@ class Snapshot:
                 _restore(value, contents)
         for obj, kind in self.kinds:  # (before its fields: its class may say where they live)
             if type(obj) is not kind:
-                obj.__class__ = kind
+                object.__setattr__(obj, "__class__", kind)
         for owner, data in self.classes:
+            fields = _own_fields(owner)
             for name, (value, contents) in data.items():
                 if isinstance(contents, _Fresh):
-                    setattr(owner, name, contents.make())
+                    _put(owner, fields, name, contents.make())
                     continue
-                if vars(owner).get(name, _ABSENT) is not value:
-                    setattr(owner, name, value)
+                if fields is None or fields.get(name, _ABSENT) is not value:
+                    _put(owner, fields, name, value)
                 _restore(value, contents)
         for value, contents in self.defaults:
             _restore(value, contents)
@@ -238,6 +244,25 @@ class Snapshot:
 
 
 _ABSENT = object()
+
+
+def _own_fields(owner: object) -> Any:
+    """``owner.__dict__`` (None: it has none) as ``object.__getattribute__`` reads it: a
+    program's ``__getattribute__`` is its code, which may take a lock (seventh review, p095: a
+    check that ran it here was "not deterministic")."""
+    try:
+        return object.__getattribute__(owner, "__dict__")
+    except AttributeError:
+        return None
+
+
+def _put(owner: object, fields: Any, name: str, value: object) -> None:
+    """``owner.name = value`` as ``object.__setattr__`` would: into an object's or a function's
+    own dict, past a program's ``__setattr__``; a class's through ``setattr``."""
+    if isinstance(fields, dict):
+        fields[name] = value
+    else:
+        setattr(owner, name, value)
 
 
 class _Process:

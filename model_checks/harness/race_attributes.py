@@ -9,6 +9,7 @@ from __future__ import annotations
 import dis
 import types
 from collections.abc import Callable
+from typing import TypeGuard, TypeVar, overload
 
 from model_checks.harness.declared import is_declared
 from model_checks.harness.race_frames import stack_value
@@ -27,6 +28,29 @@ from model_checks.harness.race_swaps import CLASS_READS, WHOLE, read_classes
 _STORE_ATTR, _EXTENDED_ARG = dis.opmap["STORE_ATTR"], dis.opmap["EXTENDED_ARG"]
 MISSING = object()
 _HEAP_TYPE = 1 << 9  # ``Py_TPFLAGS_HEAPTYPE``: a class made by a ``class`` statement
+
+
+K = TypeVar("K")
+
+
+@overload
+def is_a(obj: object, kinds: type[K]) -> TypeGuard[K]: ...
+@overload
+def is_a(obj: object, kinds: tuple[type, ...]) -> bool: ...
+def is_a(obj: object, kinds: type | tuple[type, ...]) -> bool:
+    """``isinstance`` without asking ``obj``: where its type is none of ``kinds``, ``isinstance``
+    asks the object its ``__class__``, which runs a program's ``__getattribute__``, here inside
+    the detector's handler (seventh review, p095: one that took a lock deadlocked the check)."""
+    return issubclass(type(obj), kinds)
+
+
+def own_fields(obj: object) -> object:
+    """``obj.__dict__`` (None: it has none) as ``object.__getattribute__`` reads it: never the
+    program's ``__getattribute__`` (``is_a``)."""
+    try:
+        return object.__getattribute__(obj, "__dict__")
+    except AttributeError:
+        return None
 
 
 class AttributeAccesses:
@@ -58,21 +82,21 @@ class AttributeAccesses:
         recorded? Not a module (a name ``import`` bound); code once a step (``_code_read``; session
         39: a handler, a ``partial`` or a bound method swapped by one thread while another calls
         it was proved race free); data always."""
-        if value is MISSING or isinstance(value, types.ModuleType):
+        if value is MISSING or is_a(value, types.ModuleType):
             return False
-        return not isinstance(value, CODE_TYPES) or self._code_read(tid, entry, where)
+        return not is_a(value, CODE_TYPES) or self._code_read(tid, entry, where)
 
     def _load_attr(self, tid: int, obj: object, name: str, frame: Where, entry: object = None) -> None:
         """``obj.name`` is read: a module's global (``_value_read``), a class's data (where its body
         defines it), a function's own attribute (``handler.enabled``), or an object's attribute
         (whatever its value); never a class's code (a method, a method's descriptor)."""
-        if isinstance(obj, types.ModuleType):
+        if is_a(obj, types.ModuleType):
             g = obj.__dict__
             if self._value_read(tid, entry, g, g.get(name, MISSING)):
                 self._access(tid, g, name, False, frame, f"global {name}")
-        elif isinstance(obj, type):
+        elif is_a(obj, type):
             self._class_data(tid, obj, name, frame)
-        elif isinstance(obj, types.FunctionType):
+        elif is_a(obj, types.FunctionType):
             own = obj.__dict__
             if name in own:
                 self._attr(tid, obj, name, False, frame, own)
@@ -80,8 +104,8 @@ class AttributeAccesses:
             self._local_attr(tid, obj, name, False, frame)
         elif harness_owned(obj):
             self._program_field(tid, obj, name, False, frame)
-        elif not isinstance(obj, CODE_TYPES):
-            fields = getattr(obj, "__dict__", None)
+        elif not is_a(obj, CODE_TYPES):
+            fields = own_fields(obj)
             if fields is None and CLASS_READS[0] and self._code_read(tid, entry, obj):
                 # its class may be stored (``race_swaps``); a field's key overlaps a class store
                 self._class_of(tid, obj, False, frame)
@@ -115,7 +139,7 @@ class AttributeAccesses:
         cls = type(obj)
         if not cls.__flags__ & _HEAP_TYPE or issubclass(cls, PER_THREAD) or harness_owned(obj):
             return  # (only a class defined in Python may be swapped for another)
-        fields = getattr(obj, "__dict__", None)
+        fields = own_fields(obj)
         if isinstance(fields, dict):
             self._access(tid, fields, "__class__", write, frame, "", type(obj))
         else:
@@ -147,7 +171,7 @@ class AttributeAccesses:
         ``Thread``) where ``name`` is the program's own (``t.tag = "x"``, read by the thread as
         ``current_thread().tag``; session 39: proved race free): a field of the object, as on any
         other. The harness's own fields (a name its class's code uses) are not the program's."""
-        fields = getattr(obj, "__dict__", None)
+        fields = own_fields(obj)
         if isinstance(fields, dict) and name not in harness_names(type(obj)):
             self._attr(tid, obj, name, write, frame, fields)
 
@@ -174,9 +198,9 @@ class AttributeAccesses:
         """``obj.name`` is written (or deleted): a module's attribute is its global, the location
         its own code writes with ``global``; ``obj.__dict__`` and ``obj.__class__`` write the
         object whole (``_whole``; ``new``: the value stored, for ``setattr``)."""
-        if isinstance(obj, types.ModuleType):
+        if is_a(obj, types.ModuleType):
             self._access(tid, obj.__dict__, name, True, frame, f"global {name}")
-        elif isinstance(obj, type):
+        elif is_a(obj, type):
             if not harness_class(obj):
                 self._attr(tid, obj, name, True, frame)
         elif issubclass(type(obj), PER_THREAD):
@@ -184,7 +208,7 @@ class AttributeAccesses:
         elif harness_owned(obj):
             self._program_field(tid, obj, name, True, frame)
         else:
-            fields = getattr(obj, "__dict__", None)
+            fields = own_fields(obj)
             if name in WHOLE:
                 self._whole(tid, obj, name, frame, fields, new)
                 return
@@ -217,14 +241,14 @@ def method_read(obj: object, name: str) -> bool:
     class as code (``self.run()``, ``xs.append``) is none; what its class does not hold as code is
     (``svc.handler()``: a callable kept in the object's fields, or a slot). The C filter's
     ``method_worth``."""
-    if isinstance(obj, (types.ModuleType, type, types.FunctionType)):
+    if is_a(obj, (types.ModuleType, type, types.FunctionType)):
         return True
-    if isinstance(obj, CODE_TYPES):
+    if is_a(obj, CODE_TYPES):
         return False
     for klass in type(obj).__mro__:
         found = klass.__dict__.get(name, MISSING)
         if found is not MISSING:
-            return not isinstance(found, CODE_TYPES) or isinstance(found, types.MemberDescriptorType)
+            return not is_a(found, CODE_TYPES) or is_a(found, types.MemberDescriptorType)
     return True
 
 
@@ -260,5 +284,5 @@ def _slot(cls: type, name: str) -> bool:
     for klass in cls.__mro__:
         value = klass.__dict__.get(name)
         if value is not None:
-            return isinstance(value, types.MemberDescriptorType)
+            return is_a(value, types.MemberDescriptorType)
     return False

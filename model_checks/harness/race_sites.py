@@ -492,6 +492,6 @@ def iterated(it: object, depth: int = 3) -> list[object]:
 
 def viewed(obj: object) -> object:
     """The dict a view reads (``d.keys()``: every access through it is one of ``d``), else ``obj``."""
-    if isinstance(obj, DICT_VIEWS):
+    if issubclass(type(obj), DICT_VIEWS):
         return gc.get_referents(obj)[0]
     return obj

@@ -69,12 +69,14 @@ def _stores_class(code: types.CodeType) -> bool:
 
 def _codes(module: types.ModuleType) -> Iterator[types.CodeType]:
     """The code of ``module``'s functions and of its classes' methods (and properties)."""
+    # (kinds read from ``type(x)``: ``isinstance`` would ask a program's object its ``__class__``,
+    # running its ``__getattribute__``, which may take a lock: seventh review, p095)
     for value in list(vars(module).values()):
-        for item in (value, *(list(vars(value).values()) if isinstance(value, type) else ())):
-            if isinstance(item, (staticmethod, classmethod)):
+        for item in (value, *(list(vars(value).values()) if issubclass(type(value), type) else ())):
+            if type(item) in (staticmethod, classmethod):
                 item = item.__func__
-            for fn in (item.fget, item.fset) if isinstance(item, property) else (item,):
-                if isinstance(fn, types.FunctionType):
+            for fn in (item.fget, item.fset) if type(item) is property else (item,):
+                if type(fn) is types.FunctionType:
                     yield fn.__code__
 
 

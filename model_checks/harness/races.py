@@ -240,35 +240,35 @@ class RaceDetector(AttributeAccesses):
             self._store_attr(tid, stack_value(frame, 1), arg_, frame)
         elif kind in (SUBSCR, STORE_SUBSCR, DELETE_SUBSCR):
             container = stack_value(frame, 2)
-            if isinstance(container, CONTAINERS):
+            if issubclass(type(container), CONTAINERS):
                 key = stack_value(frame, 1)
                 self._item(tid, container, key, kind != SUBSCR, frame, indexed=kind != DELETE_SUBSCR)
         elif kind == CONTAINS:
             container, key = stack_value(frame, 1), stack_value(frame, 2)
-            if isinstance(container, INDEXED) and isinstance(key, NESTED):
+            if issubclass(type(container), INDEXED) and issubclass(type(key), NESTED):
                 # ``[1, 2] in outer`` compares each item with a sequence: reads them, deep
                 self.calls.read_whole(tid, container, frame, "", NESTED_DEPTH)
-            elif isinstance(container, CONTAINERS):
+            elif issubclass(type(container), CONTAINERS):
                 self._item(tid, container, key, False, frame)
         elif kind == ITER:
             container = stack_value(frame, 1)
-            if isinstance(container, STREAMS):
+            if issubclass(type(container), STREAMS):
                 # a loop over its lines moves it; ``f"{buf}"`` names it and reads nothing
                 if frame.f_code.co_code[frame.f_lasti] != FORMAT_VALUE:
                     self._access(tid, container, ALL, True, frame, "")
-            elif isinstance(container, CONTAINERS):
+            elif issubclass(type(container), CONTAINERS):
                 self._access(tid, container, ALL, False, frame, "")
-            elif isinstance(container, types.GeneratorType):
+            elif type(container) is types.GeneratorType:
                 self._generator(tid, container, frame)
-            elif isinstance(container, ITERATORS):  # ``for x in it:`` over a shared iterator
+            elif issubclass(type(container), ITERATORS):  # ``for x in it:`` over a shared iterator
                 self._iterator(tid, container, frame)
         elif kind == RUN:  # each turn of a loop: it runs a generator
             gen = stack_value(frame, 1)
-            if isinstance(gen, types.GeneratorType):
+            if type(gen) is types.GeneratorType:
                 self._generator(tid, gen, frame)
         elif kind == TRUTH:  # ``if xs:``: a container's truth is its length (a stream's is True)
             container = stack_value(frame, 1)
-            if isinstance(container, CONTAINERS) and not isinstance(container, STREAMS):
+            if issubclass(type(container), CONTAINERS) and not issubclass(type(container), STREAMS):
                 self._access(tid, container, ALL, False, frame, "")
         elif kind == GLOBAL_NAME:
             g = frame.f_globals
@@ -278,22 +278,22 @@ class RaceDetector(AttributeAccesses):
             self._access(tid, frame.f_globals, arg_, True, frame, f"global {arg_}")
         elif kind == BINARY:
             left, right = stack_value(frame, 2), stack_value(frame, 1)
-            formats = isinstance(left, str)  # "%s" % xs, "%s" % (xs,): what it formats, deep
+            formats = issubclass(type(left), str)  # "%s" % xs, "%s" % (xs,): what it formats, deep
             # ``outer == [[1, 2]]`` compares the items, recursively (session 39)
             compares = (
                 arg_ == COMPARE
-                and isinstance(left, NESTED)
-                and isinstance(right, NESTED)
-                and (isinstance(left, CONTAINERS) or isinstance(right, CONTAINERS))
+                and issubclass(type(left), NESTED)
+                and issubclass(type(right), NESTED)
+                and (issubclass(type(left), CONTAINERS) or issubclass(type(right), CONTAINERS))
             )
             depth = NESTED_DEPTH if formats or compares else 1
-            if isinstance(right, CONTAINERS) and right is not left:
+            if issubclass(type(right), CONTAINERS) and right is not left:
                 self.calls.read_whole(tid, right, frame, "", depth)
-            elif (formats or compares) and isinstance(right, tuple):  # (a tuple: no level of its own)
+            elif (formats or compares) and issubclass(type(right), tuple):  # (a tuple: no level of its own)
                 self.calls.read_whole(tid, right, frame, "", NESTED_DEPTH + 1)
             if compares:
-                self.calls.read_whole(tid, left, frame, "", NESTED_DEPTH + isinstance(left, tuple))
-            elif isinstance(left, CONTAINERS):
+                self.calls.read_whole(tid, left, frame, "", NESTED_DEPTH + issubclass(type(left), tuple))
+            elif issubclass(type(left), CONTAINERS):
                 self._access(tid, left, ALL, arg_ in INPLACE, frame, "")
         elif kind in (LOAD_CELL, STORE_CELL):
             slot, name = arg_
@@ -391,7 +391,7 @@ class RaceDetector(AttributeAccesses):
     ) -> None:
         """An access to ``obj``'s ``key`` (``owner``: the class of the object whose ``__dict__``
         ``obj`` is, for an attribute)."""
-        if isinstance(obj, DICT_VIEWS):
+        if issubclass(type(obj), DICT_VIEWS):
             obj, key = viewed(obj), ALL
         oid = id(obj)
         if oid in self.exempt:
@@ -418,7 +418,7 @@ class RaceDetector(AttributeAccesses):
             # the access is part of the point's operation: at the epoch that operation published
             epoch = vc[tid] - 1
         shadow = self.shadow
-        container = isinstance(obj, CONTAINERS)
+        container = issubclass(type(obj), CONTAINERS)
         loc = shadow.get((oid, key))
         if loc is None:
             loc = shadow[(oid, key)] = _Loc()
@@ -452,7 +452,7 @@ class RaceDetector(AttributeAccesses):
         the location's cell (one cell per container: its keys and its whole conflict; one per
         attribute of an object and per global, as before they were their dicts' keys)."""
         named = owner is not None or label.startswith("global ")
-        where = (id(obj), ALL if isinstance(obj, CONTAINERS) and not named else key)
+        where = (id(obj), ALL if issubclass(type(obj), CONTAINERS) and not named else key)
         cell = self.cells.get(where)
         if cell is None:
             label = label if named and label else describe(obj if owner is None else owner, where[1])

@@ -220,3 +220,22 @@ def getattribute_takes_a_lock() -> Callable[[], object]:
     for t in ts:
         t.join()
     return lambda: obj.hits
+
+
+COUNTED = _Counted(threading.Lock())  # p095: made at import
+
+
+def getattribute_at_import_takes_a_lock() -> Callable[[], object]:
+    """p095: as ``getattribute_takes_a_lock``, the object made at import (patching and each
+    execution's restoring of the module's state read it: the hook ran there, and the check was
+    "not deterministic")."""
+
+    def w() -> None:
+        COUNTED.v  # noqa: B018
+
+    ts = [threading.Thread(target=w) for _ in range(2)]
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join()
+    return lambda: COUNTED.hits
