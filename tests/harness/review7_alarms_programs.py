@@ -210,15 +210,7 @@ class _Counted:
 def getattribute_takes_a_lock() -> Callable[[], object]:
     """p095b: the program's ``__getattribute__`` takes a lock; only the program's reads count."""
     obj = _Counted(threading.Lock())
-
-    def w() -> None:
-        obj.v  # noqa: B018
-
-    ts = [threading.Thread(target=w) for _ in range(2)]
-    for t in ts:
-        t.start()
-    for t in ts:
-        t.join()
+    _two_readers(obj)
     return lambda: obj.hits
 
 
@@ -229,13 +221,16 @@ def getattribute_at_import_takes_a_lock() -> Callable[[], object]:
     """p095: as ``getattribute_takes_a_lock``, the object made at import (patching and each
     execution's restoring of the module's state read it: the hook ran there, and the check was
     "not deterministic")."""
+    _two_readers(COUNTED)
+    return lambda: COUNTED.hits
 
+
+def _two_readers(obj: _Counted) -> None:
     def w() -> None:
-        COUNTED.v  # noqa: B018
+        obj.v  # noqa: B018
 
     ts = [threading.Thread(target=w) for _ in range(2)]
     for t in ts:
         t.start()
     for t in ts:
         t.join()
-    return lambda: COUNTED.hits

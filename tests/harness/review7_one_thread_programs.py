@@ -15,6 +15,8 @@ import sqlite3
 import threading
 from types import FrameType
 
+from tests.harness.program_threads import start_and_join
+
 
 # ------------------------------------------------------------------------------------- sqlite3
 def sqlite_connection_used_by_a_worker() -> None:
@@ -145,11 +147,7 @@ def print_inside_another_threads_redirect() -> None:
     def b() -> None:
         print("B")
 
-    ta, tb = threading.Thread(target=a), threading.Thread(target=b)
-    ta.start()
-    tb.start()
-    ta.join()
-    tb.join()
+    start_and_join(a, b)
     assert res["a"] == "A\n", res
 
 
@@ -168,11 +166,7 @@ def print_locked_against_the_redirect() -> None:
         with lk:
             print("B")
 
-    ta, tb = threading.Thread(target=a), threading.Thread(target=b)
-    ta.start()
-    tb.start()
-    ta.join()
-    tb.join()
+    start_and_join(a, b)
     assert res["a"] == "A\n", res
 
 
