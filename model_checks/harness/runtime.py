@@ -95,10 +95,9 @@ class ControlledRuntime:
         self._ex.perform(Op("sleep", self._yield, (float(seconds),)))
 
     def monotonic(self) -> float:
-        """The virtual clock: it moves only when a timeout expires or a thread sleeps."""
-        ex = self._ex
-        ex.clock_read = True
-        return ex.clock
+        """The virtual clock: it moves only when a timeout expires or a thread sleeps, and a
+        thread's reads a microsecond apart between (``Execution.read_clock``)."""
+        return self._ex.read_clock()
 
     # --- what must hold -------------------------------------------------------------------
     def invariant(

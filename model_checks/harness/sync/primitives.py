@@ -242,14 +242,12 @@ class Condition:
         deadline = None
         if timeout is not None:
             # CPython's reads the clock (``_time()``): whether it waits again depends on it
-            ex.clock_read = True
-            deadline = ex.clock + timeout
+            deadline = ex.read_clock() + timeout
         result = predicate()
         while not result:
             wait = None
             if deadline is not None:
-                ex.clock_read = True
-                wait = deadline - ex.clock
+                wait = deadline - ex.read_clock()
                 if wait <= 0:
                     break
             self.wait(wait)
