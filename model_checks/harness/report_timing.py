@@ -9,6 +9,14 @@ from __future__ import annotations
 from model_checks.harness.rt.objects import TIMEOUT
 from model_checks.harness.rt.scheduler import Execution
 
+# A verdict's note when some read of the clock measured time across code with no sleep or timeout
+# between (``Execution.compute_time``): what such a branch saw is the model's, not a real run's.
+COMPUTE_TIME_NOTE = (
+    "the program read the clock again with no sleep or timeout between: time spent computing "
+    "passes as 1 microsecond a read, so a branch on elapsed compute time (a slow path taken "
+    'after a long computation) was explored only on its fast side (docs/harness.md, "The clocks")'
+)
+
 
 def _names(ex: Execution, tids: list[int]) -> str:
     return ", ".join(ex.thread_label(t) for t in tids)
@@ -25,23 +33,19 @@ def _idle_through(ex: Execution, index: int, tid: int, able: list[int]) -> list[
 def timing_note(ex: Execution) -> str:
     """The report's paragraph on the schedule's timing assumptions ("" if it makes none)."""
     lines: list[str] = []
-    timeouts = sleeps = False
     for index, able, earlier in ex.timing:
         step = ex.steps[index]
         who, what = ex.thread_label(step.tid), step.op.describe()
         if step.alt == TIMEOUT:
             if able:
-                timeouts = True
                 lines.append(f"step {index}: {who}'s {what} timed out while {_names(ex, able)} could run")
             if earlier:
-                timeouts = True
                 lines.append(
                     f"step {index}: {who}'s {what} timed out before the earlier deadline of "
                     + _names(ex, earlier)
                 )
             continue
         idle = _idle_through(ex, index, step.tid, able)
-        sleeps = sleeps or bool(idle or earlier)
         if idle:
             lines.append(
                 f"step {index}: {who}'s {what} ended while {_names(ex, idle)}, able to run, made no "
@@ -54,17 +58,12 @@ def timing_note(ex: Execution) -> str:
     if not lines:
         return ""
     out = ["timing: this schedule needs", *(f"  {line}" for line in lines)]
-    if timeouts and ex.virtual_timeouts:
+    if ex.virtual_timeouts:
         out.append(
-            "A timed wait may time out at any point here (virtual timeouts: a thread may be delayed "
-            "for any length of time). --no-virtual-timeouts (Options(virtual_timeouts=False)) "
-            "assumes instead that every thread able to run runs before a timeout expires, and "
-            "expires timeouts earliest deadline first: rerun with it if the program counts on that."
-        )
-    if sleeps:
-        out.append(
-            "A sleep is a yield point that may end at any point, other threads delayed past it, "
-            "with or without --no-virtual-timeouts: a program that counts on other threads keeping "
-            "pace with its sleeps fails here on that assumption."
+            "A timed wait may time out, and a sleep end, at any point here (virtual timeouts: a "
+            "thread may be delayed for any length of time). --no-virtual-timeouts "
+            "(Options(virtual_timeouts=False)) assumes instead that every thread able to run runs "
+            "before a timeout expires or a sleep ends, and ends them earliest deadline first: "
+            "rerun with it if the program counts on that."
         )
     return "\n".join(out)

@@ -88,11 +88,16 @@ class ControlledRuntime:
 
     # --- virtual time ---------------------------------------------------------------------
     def sleep(self, seconds: float | int) -> None:  # (an int kept: CPython's words for a huge one)
-        """A yield point that advances the virtual clock. What ``time.sleep`` refuses is refused in
-        its words (3.11): NaN, ``inf`` and other lengths out of its clock's range, a negative one."""
+        """A yield point that advances the virtual clock (with ``virtual_timeouts=False``, a wait
+        that ends once no thread can run). What ``time.sleep`` refuses is refused in its words
+        (3.11): NaN, ``inf`` and other lengths out of its clock's range, a negative one."""
         if timeout_ns(seconds) < 0:
             raise ValueError("sleep length must be non-negative")
-        self._ex.perform(Op("sleep", self._yield, (float(seconds),)))
+        length = float(seconds)
+        # with ``virtual_timeouts=False`` a sleep ends as a timed wait does then: once no thread
+        # can run, earliest deadline first (``YieldState``); else it may end at any point
+        timed = not self._ex.virtual_timeouts and length > 0
+        self._ex.perform(Op("sleep", self._yield, (length,), timeout=length if timed else None))
 
     def monotonic(self) -> float:
         """The virtual clock: it moves only when a timeout expires or a thread sleeps, and a

@@ -214,6 +214,84 @@ def two_sleeps() -> None:
     assert order == ["a", "b"], order
 
 
+def repeating_timer_ticks_during_a_sleep() -> None:
+    """Correct in practice (p139): a 10 ms repeating timer ticks during a 500 ms sleep."""
+    ticks = [0]
+    lock = threading.Lock()
+
+    class RepeatTimer(threading.Timer):
+        def run(self) -> None:
+            while not self.finished.wait(self.interval):
+                self.function(*self.args, **self.kwargs)
+
+    def tick() -> None:
+        with lock:
+            ticks[0] += 1
+
+    timer = RepeatTimer(0.01, tick)
+    timer.start()
+    time.sleep(0.5)
+    timer.cancel()
+    timer.join()
+    with lock:
+        assert ticks[0] >= 1, ticks
+
+
+def stop_flag_after_a_sleep() -> None:
+    """Correct in practice (p157): a worker that sleeps 10 ms a round has ticked once by the time
+    a 20 ms sleep ends and the stop flag is set."""
+    stop = threading.Event()
+    ticks = [0]
+
+    def work() -> None:
+        while not stop.is_set():
+            ticks[0] += 1
+            time.sleep(0.01)
+
+    t = threading.Thread(target=work)
+    t.start()
+    time.sleep(0.02)
+    stop.set()
+    t.join()
+    assert ticks[0] >= 1
+
+
+def unlocked_write_ordered_by_a_sleep() -> None:
+    """Buggy (p041): a sleep orders an unlocked write before a read only in practice."""
+    box = {"v": 0}
+
+    def writer() -> None:
+        box["v"] = 1
+
+    def reader() -> None:
+        time.sleep(0.1)
+        assert box["v"] == 1
+
+    ts = [threading.Thread(target=reader), threading.Thread(target=writer)]
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join()
+
+
+def slow_path_after_a_long_computation() -> None:
+    """Buggy (p137) in a real run, where the computation takes ~10 ms: the slow path appends to
+    a shared list without a lock. Compute time is not modelled: the explorer sees 1 us."""
+    leftover: list[int] = []
+
+    def worker(i: int) -> None:
+        t0 = time.perf_counter()
+        sum(range(200_000))
+        if time.perf_counter() - t0 > 0.001:
+            leftover.append(i)
+
+    ts = [threading.Thread(target=worker, args=(i,)) for i in range(2)]
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join()
+
+
 def check_then_act() -> None:
     """Buggy, with no sleep and no timeout: a read and a write in two critical sections."""
     lock = threading.Lock()

@@ -137,7 +137,40 @@ def test_a_sleep_that_needed_another_thread_delayed_says_so() -> None:
     assert result.verdict == "failed", result.report()
     report = result.report()
     assert "sleep(0.5) ended while" in report and "delayed for the whole sleep" in report, report
-    assert "with or without --no-virtual-timeouts" in report
+    assert "--no-virtual-timeouts" in report and "before a timeout expires or a sleep ends" in report
+
+
+TIMING_IN_PRACTICE = [
+    programs.timeout_while_the_setter_could_run,
+    programs.two_sleeps,
+    programs.repeating_timer_ticks_during_a_sleep,
+    programs.stop_flag_after_a_sleep,
+]
+
+
+@pytest.mark.parametrize("program", TIMING_IN_PRACTICE)
+def test_a_program_correct_in_practice_fails_by_default_naming_the_early_end(
+    program: Callable[[], None],
+) -> None:
+    """Virtual timeouts (the default) let a timeout or a sleep end while other threads wait: kept."""
+    result = _explore(program)
+    assert result.verdict == "failed", result.report()
+    assert "timing: this schedule needs" in result.report() and "--no-virtual-timeouts" in result.report()
+
+
+@pytest.mark.parametrize("program", TIMING_IN_PRACTICE)
+def test_without_virtual_timeouts_it_is_proved(program: Callable[[], None]) -> None:
+    """``virtual_timeouts=False``: timeouts and, since session 40, sleeps end once no thread can
+    run, earliest deadline first (sleeps ended at any point with or without it before)."""
+    result = _explore(program, virtual_timeouts=False)
+    assert result.verdict == "exhaustive", result.report()
+
+
+def test_without_virtual_timeouts_a_racy_sleep_order_is_still_a_race() -> None:
+    """Ordering by sleeps is no synchronisation: the race detector still reports it."""
+    result = _explore(programs.unlocked_write_ordered_by_a_sleep, virtual_timeouts=False)
+    assert result.verdict == "failed" and result.failure is not None, result.report()
+    assert result.failure.kind == "data_race", result.report()
 
 
 def test_the_cli_says_it_in_text_and_json() -> None:
@@ -157,3 +190,13 @@ def test_no_timing_note_where_nothing_ended_early() -> None:
     result = _explore(programs.check_then_act)
     assert result.verdict == "failed", result.report()
     assert "timing: this schedule needs" not in result.report()
+
+
+def test_a_branch_on_compute_time_is_not_proved_silently() -> None:
+    """Compute time is not modelled (a documented limit): the verdict says what was assumed."""
+    result = _explore(programs.slow_path_after_a_long_computation)
+    assert result.verdict == "exhaustive", result.report()
+    assert any("time spent computing passes as 1 microsecond a read" in n for n in result.notes), result.notes
+    assert "explored only on its fast side" in result.report()
+    quiet = _explore(programs.two_sleeps, virtual_timeouts=False)  # it reads no clock
+    assert quiet.verdict == "exhaustive" and not any("computing" in n for n in quiet.notes), quiet.notes

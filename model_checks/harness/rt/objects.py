@@ -87,7 +87,7 @@ class Op:
             label = self.args[0] if self.kind == "yield" and self.args and self.args[0] else ""
             return f"{self.kind}({label})" if label else self.kind
         shown = [repr(a) for a in self.args]
-        if self.timeout is not None:
+        if self.timeout is not None and self.kind != "sleep":  # (a sleep's is its length)
             shown.append(f"timeout={self.timeout:g}")
         return f"{self.kind}({', '.join(shown)})"
 
@@ -489,11 +489,17 @@ class YieldState(ObjState):
 
     kind = "yield"
     fixed_footprint = False
+    # a sleep with ``virtual_timeouts=False`` (it has a timeout) ends only by timing out, once no
+    # thread can run, earliest deadline first, as a timed wait does then
+    gates: ClassVar[dict[str, int]] = {"sleep": ASK}
 
     def footprint(self, op: Op) -> frozenset[int]:
         return GLOBAL
 
+    def enabled(self, ex: Execution, op: Op, tid: int) -> bool:
+        return op.timeout is None
+
     def apply(self, ex: Execution, op: Op, tid: int, alt: int) -> Outcome:
-        if op.kind == "sleep" and op.args:
+        if op.kind == "sleep" and op.args and alt != TIMEOUT:  # (a timeout moved it to the deadline)
             ex.clock += float(op.args[0])
         return RESUME_NONE

@@ -109,6 +109,9 @@ class Execution:
         # by a thread's operation on it (what a later operation on it passes on)
         self.seen: dict[int, float] = {}
         self.seen_by_object: dict[int, float] = {}
+        # a read came out past a time its thread had seen, not at the clock: the program measured
+        # time across code with no sleep or timeout between (compute time, not modelled: a note)
+        self.compute_time = False
         # (for a failure's report, with ``sources``) each timeout and sleep: its step, the other
         # threads able to run then, and those whose timed operation had an earlier deadline
         self.timing: list[tuple[int, list[int], list[int]]] = []
@@ -295,6 +298,7 @@ class Execution:
         seen = self.seen.get(tid)
         if seen is not None and seen + READ_QUANTUM > clock:
             clock = seen + READ_QUANTUM
+            self.compute_time = True
         self.seen[tid] = clock
         return clock
 
