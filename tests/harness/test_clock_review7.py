@@ -200,3 +200,48 @@ def test_a_branch_on_compute_time_is_not_proved_silently() -> None:
     assert "explored only on its fast side" in result.report()
     quiet = _explore(programs.two_sleeps, virtual_timeouts=False)  # it reads no clock
     assert quiet.verdict == "exhaustive" and not any("computing" in n for n in quiet.notes), quiet.notes
+
+
+def _sleepers(rt: ControlledRuntime) -> object:
+    """Two sleepers, and the main thread takes a lock and reads the clock: with
+    ``virtual_timeouts=False`` the sleeps end in deadline order once the main thread cannot run."""
+    lock = rt.lock("L")
+    order: list[tuple[str, float]] = []
+
+    def sleeper(name: str, seconds: float) -> Callable[[], None]:
+        def run() -> None:
+            rt.sleep(seconds)
+            lock.acquire()
+            order.append((name, rt.monotonic()))
+            lock.release()
+
+        return run
+
+    threads = [rt.start_thread(sleeper("a", 0.2), "a"), rt.start_thread(sleeper("b", 0.1), "b")]
+    lock.acquire()
+    order.append(("r", rt.monotonic()))
+    lock.release()
+    for t in threads:
+        t.join()
+    return lambda: tuple(order)
+
+
+@pytest.mark.parametrize("virtual_timeouts", [True, False])
+def test_sleeps_are_explored_as_plain_dfs_does(virtual_timeouts: bool) -> None:
+    dfs = check(_sleepers, Options(strategy="dfs", minimize=False, virtual_timeouts=virtual_timeouts))
+    assert dfs.verdict == "exhaustive", dfs.report()
+    orders: list[tuple[tuple[str, float], ...]] = [o for o in dfs.outcomes if isinstance(o, tuple)]
+    assert len(orders) == len(dfs.outcomes), dfs.outcomes
+    names = {tuple(name for name, _ in order) for order in orders}
+    if virtual_timeouts:
+        assert ("a", "b", "r") in names, names  # a sleep may end at any point
+    else:
+        assert names == {("r", "b", "a")}, names  # deadline order, once the reader cannot run
+    strategies: list[Strategy] = ["dpor", "dpor-ipb"]
+    for strategy in strategies:
+        result = check(
+            _sleepers, Options(strategy=strategy, minimize=False, virtual_timeouts=virtual_timeouts)
+        )
+        assert result.outcomes == dfs.outcomes, strategy
+    states = check_states(_sleepers, Options(minimize=False, virtual_timeouts=virtual_timeouts))
+    assert states.outcomes == dfs.outcomes
