@@ -3,7 +3,7 @@
 In a controlled thread ``time``'s clocks (``monotonic``, ``perf_counter``, ``time`` and their
 ``_ns`` forms), the functions that read the time when given none (``localtime()``, ``gmtime()``,
 ``ctime()``, ``asctime()``, ``strftime(format)``) and ``datetime``'s ``now``/``utcnow``/``today``
-read the virtual clock (``Execution.read_clock``); anywhere else the real ones run.
+read the virtual clock (``rt/clock.py``'s ``read_clock``); anywhere else the real ones run.
 
 ``datetime.datetime`` is a C type whose ``now`` reads the system clock in C, and replacing it in
 the ``datetime`` module would break what checks that name (``pickle`` looks a datetime's class up
@@ -22,7 +22,7 @@ from collections.abc import Callable
 from typing import Any
 
 from model_checks.harness.patch_threads import _controlled
-from model_checks.harness.rt.scheduler import EPOCH, MONOTONIC_ORIGIN
+from model_checks.harness.rt.clock import EPOCH, MONOTONIC_ORIGIN
 from model_checks.harness.runtime import ControlledRuntime
 
 _real_datetime = _datetime_module.datetime

@@ -10,7 +10,8 @@ from __future__ import annotations
 from collections.abc import Callable, Hashable
 from typing import Any
 
-from model_checks.harness.rt.objects import Op, YieldState
+from model_checks.harness.rt.clock import YieldState, read_clock
+from model_checks.harness.rt.objects import Op
 from model_checks.harness.rt.records import Watched
 from model_checks.harness.rt.scheduler import Execution, UsageError
 from model_checks.harness.sync.fifo import Fifo
@@ -101,8 +102,8 @@ class ControlledRuntime:
 
     def monotonic(self) -> float:
         """The virtual clock: it moves only when a timeout expires or a thread sleeps, and a
-        thread's reads a microsecond apart between (``Execution.read_clock``)."""
-        return self._ex.read_clock()
+        thread's reads a microsecond apart between (``clock.read_clock``)."""
+        return read_clock(self._ex)
 
     # --- what must hold -------------------------------------------------------------------
     def invariant(

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from model_checks.harness import check
-from model_checks.harness.rt.scheduler import MONOTONIC_ORIGIN
+from model_checks.harness.rt.clock import MONOTONIC_ORIGIN
 from model_checks.harness.runtime import ControlledRuntime
 from reference.win32_events import WAIT_OBJECT_0, WAIT_TIMEOUT, Win32Event, Win32Kernel
 

@@ -12,7 +12,7 @@ import pytest
 
 from model_checks.harness import Options, Result, check, patched
 from model_checks.harness.options import Strategy
-from model_checks.harness.rt.scheduler import MONOTONIC_ORIGIN
+from model_checks.harness.rt.clock import MONOTONIC_ORIGIN
 from model_checks.harness.runtime import ControlledRuntime
 from model_checks.harness.stateful import check_states
 from tests.harness import clock_programs

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from model_checks.harness import Options, check, examples
-from model_checks.harness.rt.scheduler import MONOTONIC_ORIGIN
+from model_checks.harness.rt.clock import MONOTONIC_ORIGIN
 from model_checks.harness.runtime import ControlledRuntime
 
 

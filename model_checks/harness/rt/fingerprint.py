@@ -64,6 +64,7 @@ from collections.abc import Hashable
 from typing import TYPE_CHECKING
 
 from model_checks.harness.rt import frames, under_test
+from model_checks.harness.rt.clock import READ_QUANTUM
 from model_checks.harness.rt.dict_versions import _module_data
 from model_checks.harness.rt.encoder import encode as encode
 from model_checks.harness.rt.heap_walk import _Canon as _Canon
@@ -72,7 +73,6 @@ from model_checks.harness.rt.object_kinds import Opaque as Opaque
 from model_checks.harness.rt.object_kinds import _atom
 from model_checks.harness.rt.objects import ObjState
 from model_checks.harness.rt.reducers import _CLASSES, _CODE_HEADS, _fields_of
-from model_checks.harness.rt.scheduler import READ_QUANTUM
 from model_checks.harness.rt.seeds import _SEEDS
 from model_checks.harness.rt.seeds import _Seeds as _Seeds
 from model_checks.harness.rt.seeds import begin_search as begin_search
@@ -92,7 +92,7 @@ _contents = frames.contents if NATIVE is None else frames.native_contents(NATIVE
 
 
 def _times_seen(ex: Execution) -> tuple[tuple[str, int, str], ...]:
-    """What the threads and objects have seen of the clock past it (``Execution.read_clock``):
+    """What the threads and objects have seen of the clock past it (``clock.read_clock``):
     a thread's next read depends on it; a time before the clock no longer does."""
     clock = ex.clock
     return tuple(

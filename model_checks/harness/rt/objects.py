@@ -481,25 +481,3 @@ class ThreadState(ObjState):
 
     def blocked_detail(self, ex: Execution, op: Op) -> str:
         return f"waiting for {self.name} to finish"
-
-
-class YieldState(ObjState):
-    """Explicit yield points (and ``time.sleep`` in patch mode): dependent with everything,
-    because they stand for shared accesses the harness does not see."""
-
-    kind = "yield"
-    fixed_footprint = False
-    # a sleep with ``virtual_timeouts=False`` (it has a timeout) ends only by timing out, once no
-    # thread can run, earliest deadline first, as a timed wait does then
-    gates: ClassVar[dict[str, int]] = {"sleep": ASK}
-
-    def footprint(self, op: Op) -> frozenset[int]:
-        return GLOBAL
-
-    def enabled(self, ex: Execution, op: Op, tid: int) -> bool:
-        return op.timeout is None
-
-    def apply(self, ex: Execution, op: Op, tid: int, alt: int) -> Outcome:
-        if op.kind == "sleep" and op.args and alt != TIMEOUT:  # (a timeout moved it to the deadline)
-            ex.clock += float(op.args[0])
-        return RESUME_NONE

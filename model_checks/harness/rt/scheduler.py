@@ -18,6 +18,7 @@ from collections.abc import Callable
 from typing import Any, Final
 
 from model_checks.harness.rt.backends import ABORT, Abort, Backend, Done
+from model_checks.harness.rt.clock import MONOTONIC_ORIGIN, note_timing, now, pass_time
 from model_checks.harness.rt.enabled import able_besides, enabled_actions
 from model_checks.harness.rt.ending import (
     SKIP_PREFIXES,
@@ -32,7 +33,6 @@ from model_checks.harness.rt.ending import (
 )
 from model_checks.harness.rt.fairness import Fairness
 from model_checks.harness.rt.objects import (
-    GLOBAL,
     NORMAL,
     SPURIOUS,
     TIMEOUT,
@@ -58,19 +58,6 @@ from model_checks.harness.rt.records import (
     check_invariants,
     check_replayed,
 )
-
-# The virtual clock (docs/harness.md, "The clocks"). It starts where a real process's would be
-# (CLOCK_MONOTONIC counts from boot: about 11.6 days of uptime here), not at 0, so that a program
-# that takes 0.0 for "never" sees a time long past it, as it would in real life; ``time.time()``
-# reads ``EPOCH`` there, one fixed date (2026-01-01 00:00 UTC), so that every execution and a
-# ``--replay`` in another process read the same values.
-MONOTONIC_ORIGIN: Final = 1_000_000.0
-EPOCH: Final = 1_767_225_600
-# Each read of the clock by a thread is at least this much after the last time the thread has
-# seen (its own reads, and those ordered before it by synchronisation): successive reads differ
-# and elapsed time is never 0, as on a real clock, while a read stays a function of its thread's
-# history and of what happens before it, so two reads of different threads still commute.
-READ_QUANTUM: Final = 1e-6
 
 # ``ABORT`` as a static of the compiled core (an imported name is a dictionary look-up per use,
 # and ``perform`` tests it at every step)
@@ -254,7 +241,7 @@ class Execution:
             # functions have no frames, and ``source_of`` skips those that do
             op.source = source_of(sys._getframe(0))
         if op.timeout is not None:
-            op.deadline = self.now(tid) + max(op.timeout, 0.0)
+            op.deadline = now(self, tid) + max(op.timeout, 0.0)
             self.deadline_read = True
         self.threads[tid].pending = op
         self.current = None
@@ -285,70 +272,6 @@ class Execution:
         if type(answer) is Raise:  # the operation raises in its thread
             raise answer.error
         return answer
-
-    def read_clock(self) -> float:
-        """The running thread reads the virtual clock: at least ``READ_QUANTUM`` after the last
-        time it has seen, so a thread's successive reads increase, and so does a read ordered
-        after another thread's by synchronisation (``_pass_time``)."""
-        self.clock_read = True
-        clock = self.clock
-        tid = self.running_thread()
-        if tid is None:  # an invariant or a final check
-            return clock
-        seen = self.seen.get(tid)
-        if seen is not None and seen + READ_QUANTUM > clock:
-            clock = seen + READ_QUANTUM
-            self.compute_time = True
-        self.seen[tid] = clock
-        return clock
-
-    def now(self, tid: int) -> float:
-        """The time thread ``tid`` is at: the clock, or the last time it has seen if later (a
-        deadline it computed from its reads is where its timed wait ends)."""
-        seen = self.seen.get(tid)
-        return self.clock if seen is None or seen < self.clock else seen
-
-    def _note_timing(self, tid: int, op: Op) -> None:
-        """Record, for the report (``report_timing.py``), who could run when ``tid``'s timeout or
-        sleep ended, and whose timed operation would have ended earlier."""
-        ends = (
-            op.deadline if op.timeout is not None else self.now(tid) + float(op.args[0] if op.args else 0.0)
-        )
-        earlier = []
-        able = able_besides(self, tid)
-        for t in self.live:
-            o = t.pending
-            if (
-                t.tid != tid
-                and t.tid not in able
-                and o is not None
-                and o.timeout is not None
-                and o.deadline < ends
-            ):
-                earlier.append(t.tid)
-        self.timing.append((len(self.steps) - 1, sorted(able), earlier))
-
-    def _pass_time(self, tid: int, op: Op) -> None:
-        """The time ``tid`` has seen passes along ``op`` as happens-before does: the thread takes
-        the latest time handed to its objects, and an operation that is not a pure read hands them
-        its own. Only through operations DPOR takes as dependent (two pure reads of an object
-        commute, and so do their times), so a read's value is the same in every order DPOR takes
-        as equivalent; a ``GLOBAL`` one (a yield, a sleep) passes nothing."""
-        objs = op.objs
-        if objs is GLOBAL:
-            return
-        seen = self.seen.get(tid)
-        by_object = self.seen_by_object
-        for o in objs:
-            handed = by_object.get(o)
-            if handed is not None and (seen is None or handed > seen):
-                seen = handed
-        if seen is None:
-            return
-        self.seen[tid] = seen
-        if not op.read:
-            for o in objs:
-                by_object[o] = seen
 
     def running_thread(self) -> int | None:
         """The controlled thread whose code runs here; None in the scheduler and its hooks
@@ -498,7 +421,7 @@ class Execution:
         step = Step(tid, alt, op, preempt)
         self.steps.append(step)
         if self.sources and (alt == TIMEOUT or op.kind == "sleep"):
-            self._note_timing(tid, op)
+            note_timing(self, tid, op)
         self.clock_read = False
         self.deadline_read = False
         self.clock_moved = False
@@ -518,9 +441,9 @@ class Execution:
             self.race.sync(tid, op)
         if self.seen:  # some thread has read the clock
             if op.kind == "sleep":  # from the time the thread is at (its reads may be ahead)
-                self.clock = self.now(tid)
+                self.clock = now(self, tid)
             else:
-                self._pass_time(tid, op)
+                pass_time(self, tid, op)
         out = op.obj.apply(self, op, tid, alt)
         if self.fair_sleeps and op.kind == "sleep":
             fairness.slept(tid, able_besides(self, tid))

@@ -8,6 +8,7 @@ import queue as _queue
 from collections.abc import Callable
 from typing import Any, Final, Generic, TypeVar
 
+from model_checks.harness.rt.clock import read_clock
 from model_checks.harness.rt.objects import (
     AtomicState,
     ConditionState,
@@ -242,12 +243,12 @@ class Condition:
         deadline = None
         if timeout is not None:
             # CPython's reads the clock (``_time()``): whether it waits again depends on it
-            deadline = ex.read_clock() + timeout
+            deadline = read_clock(ex) + timeout
         result = predicate()
         while not result:
             wait = None
             if deadline is not None:
-                wait = deadline - ex.read_clock()
+                wait = deadline - read_clock(ex)
                 if wait <= 0:
                     break
             self.wait(wait)
