@@ -165,7 +165,13 @@ def explore_command(
     ] = None,
     backend: Annotated[str, typer.Option(help="greenlet | threads")] = "greenlet",
     spurious_wakeups: Annotated[bool, typer.Option(help="Condition.wait may wake spuriously")] = False,
-    virtual_timeouts: Annotated[bool, typer.Option(help="timeouts may expire at any point")] = True,
+    virtual_timeouts: Annotated[
+        bool,
+        typer.Option(
+            help="timeouts may expire (and sleeps end) at any point; --no-virtual-timeouts: only once no"
+            " thread can run, earliest deadline first"
+        ),
+    ] = True,
     timeout_limit: Annotated[
         int, at_least_zero("explored timeouts per thread per execution (beyond: only when idle)", high=1_000)
     ] = 2,

@@ -23,8 +23,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from model_checks.harness.race_frames import Untraced
+from model_checks.harness.rt.clock import YieldState
 from model_checks.harness.rt.ending import ExecFailure
-from model_checks.harness.rt.objects import Op, YieldState
+from model_checks.harness.rt.objects import Op
 
 if TYPE_CHECKING:
     from model_checks.harness.rt.scheduler import Execution

@@ -43,7 +43,8 @@ class Options:
     ``backend``             "greenlet" (fast) or "threads" (real OS threads passed a baton).
     ``spurious_wakeups``    ``Condition.wait`` may return without a notify, as an explored choice.
     ``virtual_timeouts``    True: a blocked wait with a timeout may time out at any point, as an explored
-                            choice. False: timeouts expire only when no thread can run otherwise.
+                            choice (and a sleep may end at any point). False: timeouts expire, and
+                            sleeps end, only when no thread can run otherwise (earliest deadline first).
     ``spurious_limit``      at most this many spurious wakeups per thread per execution (keeps the space
                             finite; a cut makes the verdict "bounded").
     ``timeout_limit``       at most this many explored timeouts per thread per execution; beyond it a

@@ -5,7 +5,7 @@
 ``get_ident`` in ``threading``, ``Queue``, ``SimpleQueue``, ``LifoQueue`` in ``queue``,
 ``allocate_lock``, ``allocate``, ``LockType``, ``RLock`` in ``_thread`` (the classes among them
 stay classes: ``patch_types.py``), ``time.sleep`` and the clocks (``monotonic``,
-``perf_counter``, ``time`` and their ``_ns`` forms, which read the virtual clock) -- and the
+``perf_counter``, ``time`` and their ``_ns`` forms, ``datetime``'s ``now``: ``patch_clock``) -- and the
 same objects wherever the given modules imported them by name (``from threading import Lock``).
 Inside a controlled thread the replacements create controlled objects; anywhere else (pytest,
 Hypothesis, the harness itself) they hand out the real ones, so nothing else is disturbed. What
@@ -38,6 +38,7 @@ from typing import Any
 from model_checks.harness import (
     patch_asyncio,
     patch_cached,
+    patch_clock,
     patch_imported,
     patch_imports,
     patch_local,
@@ -50,7 +51,6 @@ from model_checks.harness import (
     patch_types,
 )
 from model_checks.harness.patch_threads import (
-    _EPOCH,
     AT_EXECUTION_END,
     HOOK_OF_CHECK,
     IDENT_BASE,
@@ -196,14 +196,8 @@ _REPLACEMENTS: list[tuple[Any, str, Any, Any]] = [
     # ``functools.cached_property``'s lock (CPython 3.11) of a class made inside the explored code
     *([_either(functools, "RLock", lambda rt: rt.rlock())] if hasattr(functools, "RLock") else []),
     # the clocks read the virtual clock, which sleeps and timeouts move: a deadline computed from
-    # them passes when a timed wait times out, as it would in real time (``time`` from a fixed
-    # epoch, so that every execution reads the same values)
-    _either(time, "monotonic", lambda rt: rt.monotonic()),
-    _either(time, "monotonic_ns", lambda rt: int(rt.monotonic() * 1e9)),
-    _either(time, "perf_counter", lambda rt: rt.monotonic()),
-    _either(time, "perf_counter_ns", lambda rt: int(rt.monotonic() * 1e9)),
-    _either(time, "time", lambda rt: _EPOCH + rt.monotonic()),
-    _either(time, "time_ns", lambda rt: int((_EPOCH + rt.monotonic()) * 1e9)),
+    # them passes when a timed wait times out, as it would in real time (``patch_clock``)
+    *patch_clock.REPLACEMENTS,
 ]
 
 
@@ -256,6 +250,7 @@ def patched(*modules: ModuleType) -> Iterator[None]:
             undo.append((mod, attr, getattr(mod, attr)))
             setattr(mod, attr, fake)
         by_identity = {id(real): fake for _, _, real, fake in replacements}
+        by_identity.update(patch_clock.BY_NAME)  # ``datetime``, in the program's modules only
         # ``queue`` reads the clock by name (``from time import monotonic as time``) for the timed
         # waits of the classes it defines on ``threading``'s names (``PriorityQueue``)
         for module in (*modules, queue):

@@ -12,7 +12,6 @@ import concurrent.futures.thread
 import functools
 import sys
 import threading
-import time
 from collections.abc import Callable, Iterator
 from types import FrameType, GeneratorType
 from typing import Any, cast
@@ -254,7 +253,6 @@ def _reports(hook: Callable[..., object] | None) -> bool:
 _THREAD_OBJECTS: dict[tuple[int, int], Thread | _MainThread] = {}  # (runtime id, thread id) -> its object
 
 _real_timer = threading.Timer
-_EPOCH = time.time()  # what ``time.time()`` reads at the virtual clock's 0 in every execution
 
 
 class Timer(Thread):

@@ -6,6 +6,7 @@ import os
 
 from model_checks.harness import patch_random
 from model_checks.harness.options import Failure, StepRecord
+from model_checks.harness.report_timing import timing_note
 from model_checks.harness.rt.objects import ALT_MARK, TIMEOUT, Op
 from model_checks.harness.rt.scheduler import ExecFailure, Execution
 from model_checks.harness.schedule import Schedule, choice_hash
@@ -91,7 +92,8 @@ def build_failure(ex: Execution, fail: ExecFailure, tag: str) -> Failure:
         schedule=schedule_of(ex, tag),
         steps=rows,
         preemptions=ex.preemptions,
-        details=fail.details,
+        # what the schedule assumes about time first: it may be why a correct program failed
+        details="\n\n".join(part for part in (timing_note(ex), fail.details) if part),
         trace_events=events,
         table=render_table(rows, names),
     )

@@ -10,7 +10,8 @@ from __future__ import annotations
 from collections.abc import Callable, Hashable
 from typing import Any
 
-from model_checks.harness.rt.objects import Op, YieldState
+from model_checks.harness.rt.clock import YieldState, read_clock
+from model_checks.harness.rt.objects import Op
 from model_checks.harness.rt.records import Watched
 from model_checks.harness.rt.scheduler import Execution, UsageError
 from model_checks.harness.sync.fifo import Fifo
@@ -80,17 +81,21 @@ class ControlledRuntime:
 
     # --- virtual time ---------------------------------------------------------------------
     def sleep(self, seconds: float | int) -> None:  # (an int kept: CPython's words for a huge one)
-        """A yield point that advances the virtual clock. What ``time.sleep`` refuses is refused in
-        its words (3.11): NaN, ``inf`` and other lengths out of its clock's range, a negative one."""
+        """A yield point that advances the virtual clock (with ``virtual_timeouts=False``, a wait
+        that ends once no thread can run). What ``time.sleep`` refuses is refused in its words
+        (3.11): NaN, ``inf`` and other lengths out of its clock's range, a negative one."""
         if timeout_ns(seconds) < 0:
             raise ValueError("sleep length must be non-negative")
-        self._ex.perform(Op("sleep", self._yield, (float(seconds),)))
+        length = float(seconds)
+        # with ``virtual_timeouts=False`` a sleep ends as a timed wait does then: once no thread
+        # can run, earliest deadline first (``YieldState``); else it may end at any point
+        timed = not self._ex.virtual_timeouts and length > 0
+        self._ex.perform(Op("sleep", self._yield, (length,), timeout=length if timed else None))
 
     def monotonic(self) -> float:
-        """The virtual clock: it moves only when a timeout expires or a thread sleeps."""
-        ex = self._ex
-        ex.clock_read = True
-        return ex.clock
+        """The virtual clock: it moves only when a timeout expires or a thread sleeps, and a
+        thread's reads a microsecond apart between (``clock.read_clock``)."""
+        return read_clock(self._ex)
 
     # --- what must hold -------------------------------------------------------------------
     def invariant(

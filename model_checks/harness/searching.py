@@ -10,6 +10,7 @@ from model_checks.harness import patch_random, races
 from model_checks.harness.execution import TestFn, execute
 from model_checks.harness.options import Options, Result
 from model_checks.harness.report import build_failure
+from model_checks.harness.report_timing import COMPUTE_TIME_NOTE
 from model_checks.harness.rt.backends import make_backend
 from model_checks.harness.rt.scheduler import Chooser, Execution
 from model_checks.harness.schedule import choice_hash, test_tag
@@ -122,6 +123,8 @@ class Search:
         for cut in sorted(ex.limit_cut):
             if cut not in r.bounded_by:
                 r.bounded_by.append(cut)
+        if ex.compute_time and COMPUTE_TIME_NOTE not in r.notes:
+            r.notes.append(COMPUTE_TIME_NOTE)
         if ex.fairness.cut:
             r.fair = True
         if ex.failure is not None:

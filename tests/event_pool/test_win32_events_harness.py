@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from model_checks.harness import check
+from model_checks.harness.rt.clock import MONOTONIC_ORIGIN
 from model_checks.harness.runtime import ControlledRuntime
 from reference.win32_events import WAIT_OBJECT_0, WAIT_TIMEOUT, Win32Event, Win32Kernel
 
@@ -156,7 +157,8 @@ def _timed_wait(make: KernelFactory = _kernel) -> Program:
         out: list[tuple[int, float]] = []
 
         def waiter() -> None:
-            out.append((ev.wait(3600.0), rt.monotonic()))
+            # (the clock starts at MONOTONIC_ORIGIN, and a thread's reads are a microsecond apart)
+            out.append((ev.wait(3600.0), round(rt.monotonic() - MONOTONIC_ORIGIN, 3)))
 
         t = rt.start_thread(waiter, "w")
         ev.set()

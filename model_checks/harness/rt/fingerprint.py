@@ -64,6 +64,7 @@ from collections.abc import Hashable
 from typing import TYPE_CHECKING
 
 from model_checks.harness.rt import frames, under_test
+from model_checks.harness.rt.clock import READ_QUANTUM
 from model_checks.harness.rt.dict_versions import _module_data
 from model_checks.harness.rt.encoder import encode as encode
 from model_checks.harness.rt.heap_walk import _Canon as _Canon
@@ -90,6 +91,18 @@ if TYPE_CHECKING:
 _contents = frames.contents if NATIVE is None else frames.native_contents(NATIVE.frame_contents)
 
 
+def _times_seen(ex: Execution) -> tuple[tuple[str, int, str], ...]:
+    """What the threads and objects have seen of the clock past it (``clock.read_clock``):
+    a thread's next read depends on it; a time before the clock no longer does."""
+    clock = ex.clock
+    return tuple(
+        (kind, key, float.hex(time))
+        for kind, seen in (("thread", ex.seen), ("object", ex.seen_by_object))
+        for key, time in sorted(seen.items())
+        if time + READ_QUANTUM > clock
+    )
+
+
 def fingerprint(ex: Execution) -> Hashable | None:
     """The abstract state of ``ex`` now (at a scheduling point), as a digest; None if it cannot
     be taken. Reads what ``walk_fingerprint`` reads (the module's docstring), serialised by the C
@@ -104,6 +117,7 @@ def fingerprint(ex: Execution) -> Hashable | None:
     try:
         parts: list[object] = [
             float.hex(ex.clock),
+            _times_seen(ex),
             sorted(ex.spurious_used.items()),
             sorted(ex.timeouts_used.items()),
             # who a sleeper still gives way to decides what may run next (``fair_sleeps``)
@@ -174,6 +188,7 @@ def walk_fingerprint(ex: Execution) -> Hashable | None:
     try:
         parts: list[Hashable] = [
             ("clock", float.hex(ex.clock)),
+            ("seen", _times_seen(ex)),
             ("spurious", tuple(sorted(ex.spurious_used.items()))),
             ("timeouts", tuple(sorted(ex.timeouts_used.items()))),
             ("gives way", tuple((t, tuple(w), tuple(o)) for t, w, o in ex.fairness.state())),

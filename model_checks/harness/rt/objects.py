@@ -87,7 +87,7 @@ class Op:
             label = self.args[0] if self.kind == "yield" and self.args and self.args[0] else ""
             return f"{self.kind}({label})" if label else self.kind
         shown = [repr(a) for a in self.args]
-        if self.timeout is not None:
+        if self.timeout is not None and self.kind != "sleep":  # (a sleep's is its length)
             shown.append(f"timeout={self.timeout:g}")
         return f"{self.kind}({', '.join(shown)})"
 
@@ -481,19 +481,3 @@ class ThreadState(ObjState):
 
     def blocked_detail(self, ex: Execution, op: Op) -> str:
         return f"waiting for {self.name} to finish"
-
-
-class YieldState(ObjState):
-    """Explicit yield points (and ``time.sleep`` in patch mode): dependent with everything,
-    because they stand for shared accesses the harness does not see."""
-
-    kind = "yield"
-    fixed_footprint = False
-
-    def footprint(self, op: Op) -> frozenset[int]:
-        return GLOBAL
-
-    def apply(self, ex: Execution, op: Op, tid: int, alt: int) -> Outcome:
-        if op.kind == "sleep" and op.args:
-            ex.clock += float(op.args[0])
-        return RESUME_NONE

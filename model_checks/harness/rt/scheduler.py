@@ -18,6 +18,7 @@ from collections.abc import Callable
 from typing import Any, Final
 
 from model_checks.harness.rt.backends import ABORT, Abort, Backend, Done
+from model_checks.harness.rt.clock import MONOTONIC_ORIGIN, note_timing, now, pass_time
 from model_checks.harness.rt.enabled import able_besides, enabled_actions
 from model_checks.harness.rt.ending import (
     SKIP_PREFIXES,
@@ -89,7 +90,18 @@ class Execution:
         self.failure: ExecFailure | None = None
         self.abandoned = False
         self.aborting = False
-        self.clock = 0.0  # virtual time: advances only when a timeout expires or a thread sleeps
+        # virtual time: advances only when a timeout expires or a thread sleeps
+        self.clock = MONOTONIC_ORIGIN
+        # the latest time each thread has seen (``read_clock``), and each object has been handed
+        # by a thread's operation on it (what a later operation on it passes on)
+        self.seen: dict[int, float] = {}
+        self.seen_by_object: dict[int, float] = {}
+        # a read came out past a time its thread had seen, not at the clock: the program measured
+        # time across code with no sleep or timeout between (compute time, not modelled: a note)
+        self.compute_time = False
+        # (for a failure's report, with ``sources``) each timeout and sleep: its step, the other
+        # threads able to run then, and those whose timed operation had an earlier deadline
+        self.timing: list[tuple[int, list[int], list[int]]] = []
         # Did the step running now read the virtual clock (the program's ``monotonic``), start a
         # timed operation (its deadline reads the clock), or move the clock (a timeout past it)?
         # DPOR takes such steps as dependent (``strategies/search.py``): a read before or after
@@ -229,7 +241,7 @@ class Execution:
             # functions have no frames, and ``source_of`` skips those that do
             op.source = source_of(sys._getframe(0))
         if op.timeout is not None:
-            op.deadline = self.clock + max(op.timeout, 0.0)
+            op.deadline = now(self, tid) + max(op.timeout, 0.0)
             self.deadline_read = True
         self.threads[tid].pending = op
         self.current = None
@@ -408,6 +420,8 @@ class Execution:
             self.preemptions += 1
         step = Step(tid, alt, op, preempt)
         self.steps.append(step)
+        if self.sources and (alt == TIMEOUT or op.kind == "sleep"):
+            note_timing(self, tid, op)
         self.clock_read = False
         self.deadline_read = False
         self.clock_moved = False
@@ -425,6 +439,11 @@ class Execution:
                 self.spurious_used[tid] = self.spurious_used.get(tid, 0) + 1
         if self.race is not None:
             self.race.sync(tid, op)
+        if self.seen:  # some thread has read the clock
+            if op.kind == "sleep":  # from the time the thread is at (its reads may be ahead)
+                self.clock = now(self, tid)
+            else:
+                pass_time(self, tid, op)
         out = op.obj.apply(self, op, tid, alt)
         if self.fair_sleeps and op.kind == "sleep":
             fairness.slept(tid, able_besides(self, tid))

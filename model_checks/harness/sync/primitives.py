@@ -7,6 +7,7 @@ import queue as _queue
 from collections.abc import Callable
 from typing import Any, Final, TypeVar, cast
 
+from model_checks.harness.rt.clock import read_clock
 from model_checks.harness.rt.objects import (
     ConditionState,
     EventState,
@@ -177,14 +178,12 @@ class Condition:
         deadline = None
         if timeout is not None:
             # CPython's reads the clock (``_time()``): whether it waits again depends on it
-            ex.clock_read = True
-            deadline = ex.clock + timeout
+            deadline = read_clock(ex) + timeout
         result = predicate()
         while not result:
             wait = None
             if deadline is not None:
-                ex.clock_read = True
-                wait = deadline - ex.clock
+                wait = deadline - read_clock(ex)
                 if wait <= 0:
                     break
             self.wait(wait)
