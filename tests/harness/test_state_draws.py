@@ -2,9 +2,8 @@
 future follows the draws its threads have still to make, so two states alike but for where the
 threads are in their draws are two states.
 
-Alone in its module with its program: the explored function is a lambda of this module, whose
-globals the state reads, and a module that imports programs holding real locks made at import
-(``review7_seeds_programs``) makes every state unreadable (the search then runs as plain DFS)."""
+The program is alone in its module (``draw_spin_program``): the state reads the module's
+globals, and the spin's conflation needs nothing else to tell its turns apart."""
 
 from __future__ import annotations
 

@@ -5,6 +5,7 @@ deeper than the C pickler may recurse (``walk_fingerprint``)."""
 
 from __future__ import annotations
 
+import _thread
 import functools
 import itertools
 import re
@@ -124,6 +125,8 @@ class _Canon:
             return ("p", v(x.fget), v(x.fset), v(x.fdel))
         if t is itertools.count:  # its repr is its whole state (start and step), on every version
             return ("n", repr(x))
+        if t is _thread.LockType:  # a real lock (``reducers._r_real_lock``): held or not
+            return ("rl", x.locked())
         if t is re.Pattern:  # immutable: its source and flags say it all
             return ("re", v(x.pattern), x.flags)
         kind = _kind(t)

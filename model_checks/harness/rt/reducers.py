@@ -4,6 +4,7 @@ not serialise itself: a reduce tuple ``(_K, (tag, ...), state)`` holding what ``
 
 from __future__ import annotations
 
+import _thread
 import ctypes
 import functools
 import itertools
@@ -241,6 +242,12 @@ def _r_instance(x: Any) -> Reduce:
     return (_K, _head("o", t), (None if base is None else base(x), _fields_of(x)))
 
 
+def _r_real_lock(x: Any) -> Reduce:
+    # a real lock (one the harness does not control: a module's outside the program's, reached
+    # through the explored function's globals): whether it is held is its whole state
+    return (_K, ("rl",), (x.locked(),))
+
+
 def _r_opaque(x: Any) -> Reduce:
     t = type(x)
     raise Opaque(f"{t.__module__}.{t.__qualname__}")
@@ -263,6 +270,7 @@ _EXACT: dict[type, Any] = {
     classmethod: _r_static,
     property: _r_property,
     itertools.count: _r_count,
+    _thread.LockType: _r_real_lock,
     re.Pattern: _r_pattern,
 }
 
