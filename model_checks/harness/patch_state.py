@@ -18,12 +18,14 @@ function's defaults) cannot change, so what it holds is restored in place, each 
 global bound to it would be (session 39: a dict inside a module's tuple kept the first execution's
 write). Also the process's state a program changes, its environment and ``sys``'s attributes, and
 ``logging``'s configuration (``patch_logging``): both put back when each execution ends. Not
-restored: other iterators, objects of other modules' classes made at import (or of its own inside
-a tuple), and what is reached only through them."""
+restored: other iterators, objects of other modules' classes made at import (but a namespace and
+a ``Future``: ``_LIBRARY_STATE``), its own objects inside a tuple, and what is reached only
+through them."""
 
 from __future__ import annotations
 
 import array
+import concurrent.futures
 import copy
 import io
 import itertools
@@ -37,6 +39,10 @@ from typing import Any, cast
 from model_checks.harness import patch_logging
 
 _MUTABLE = (list, dict, set, deque, bytearray, array.array)
+# objects of other modules' classes whose fields a module made at import is restored like its own
+# objects': a namespace, and a ``Future`` used as a one-shot hand-off (seventh review, p172: the
+# first execution's result was found set in the next, "the test is not deterministic")
+_LIBRARY_STATE = (types.SimpleNamespace, concurrent.futures.Future)
 _STREAMS = (io.StringIO, io.BytesIO)  # restored to their contents and position
 _CODE = (
     types.ModuleType,
@@ -167,7 +173,7 @@ class Snapshot:
                         if type(method) is types.FunctionType:
                             self._function(method)
                 elif (
-                    type(value).__module__ == module.__name__ or type(value) is types.SimpleNamespace
+                    type(value).__module__ == module.__name__ or type(value) in _LIBRARY_STATE
                 ) and not issubclass(type(value), _CODE):
                     self._fields(value)  # an object of the module's own class, made at import
                     self.kinds.append((value, type(value)))

@@ -12,6 +12,7 @@ import sys
 import threading
 import types
 from collections.abc import Callable
+from concurrent.futures import Future
 
 
 def daemon_after_start() -> Callable[[], object]:
@@ -234,3 +235,21 @@ def _two_readers(obj: _Counted) -> None:
         t.start()
     for t in ts:
         t.join()
+
+
+HANDOFF: Future[int] = Future()  # p172: a one-shot hand-off made at import
+
+
+def future_at_import() -> Callable[[], object]:
+    """p172b: a worker sets a Future the module made at import; main waits for it. Each execution
+    starts from the import's pending Future (the first execution's result was kept: "not
+    deterministic")."""
+
+    def w() -> None:
+        HANDOFF.set_result(42)
+
+    t = threading.Thread(target=w)
+    t.start()
+    got = HANDOFF.result()
+    t.join()
+    return lambda: got

@@ -35,6 +35,7 @@ def _run(program: Callable[[], object], **options: object) -> Result:
         (prog.bounded_in_use, {(1, 1), (1, 2)}),
         (prog.deep_recursion_worker, {True}),
         (prog.condition_owned, {(False, False, True)}),
+        (prog.future_at_import, {42}),
     ],
 )
 def test_what_cpython_does(program: Callable[[], object], outcomes: set[object]) -> None:
