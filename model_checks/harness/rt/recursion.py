@@ -23,18 +23,28 @@ _state.restype = ctypes.c_void_p
 _SUPPORTED: Final = sys.implementation.name == "cpython" and sys.version_info[:2] == (3, 11)
 
 
+# the two fields' views by thread-state address: a view is only an address, right for whatever
+# thread state lives there (a new one at a freed one's address has the same layout), and making
+# them was most of the cost (two threads an execution each ask three times)
+_VIEWS: dict[int, tuple[ctypes.c_int, ctypes.c_int]] = {}
+
+
 def _fields() -> tuple[ctypes.c_int, ctypes.c_int] | None:
     if not _SUPPORTED:
         return None
     address = _state()
     if not address:
         return None
-    remaining = ctypes.c_int.from_address(address + _REMAINING)
-    limit = ctypes.c_int.from_address(address + _LIMIT)
+    views = _VIEWS.get(address)
+    if views is None:
+        views = _VIEWS[address] = (
+            ctypes.c_int.from_address(address + _REMAINING),
+            ctypes.c_int.from_address(address + _LIMIT),
+        )
     # ``sys.setrecursionlimit`` sets every thread state's limit: a mismatch means a layout not read
-    if limit.value != sys.getrecursionlimit():
+    if views[1].value != sys.getrecursionlimit():
         return None
-    return remaining, limit
+    return views
 
 
 def depth() -> int | None:
