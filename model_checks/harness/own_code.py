@@ -82,6 +82,7 @@ WRAPPERS = frozenset(
         "patch_types.py",
         "patch_cached.py",
         "patch_clock.py",
+        "patch_either.py",
         "patch_imports.py",
         "patch_local.py",
         "patch_imported.py",

@@ -50,6 +50,7 @@ from model_checks.harness import (
     patch_state,
     patch_types,
 )
+from model_checks.harness.patch_either import either as _either
 from model_checks.harness.patch_threads import (
     AT_EXECUTION_END,
     HOOK_OF_CHECK,
@@ -142,21 +143,6 @@ def _forget_imported() -> None:
             if parent and getattr(sys.modules.get(parent), child, None) is module:
                 # ``from pkg import mod`` finds a package's attribute before ``sys.modules``
                 delattr(sys.modules[parent], child)
-
-
-def _either(
-    module: ModuleType, attr: str, controlled: Callable[..., Any]
-) -> tuple[ModuleType, str, Any, Any]:
-    """The replacement of ``module.attr``: inside a controlled thread ``controlled(rt, *args)``,
-    anywhere else the real one with the same arguments. As (module, attr, real, replacement)."""
-    real = getattr(module, attr)
-
-    def replacement(*args: Any, **kwargs: Any) -> Any:
-        rt = _controlled()
-        return real(*args, **kwargs) if rt is None else controlled(rt, *args, **kwargs)
-
-    replacement.__name__ = replacement.__qualname__ = attr
-    return module, attr, real, replacement
 
 
 # What a controlled thread gets instead of each name (``threading.Thread`` is a class of its own).

@@ -18,9 +18,9 @@ from __future__ import annotations
 import datetime as _datetime_module
 import time
 import types
-from collections.abc import Callable
 from typing import Any
 
+from model_checks.harness.patch_either import either as _either
 from model_checks.harness.patch_threads import _controlled
 from model_checks.harness.rt.clock import EPOCH, MONOTONIC_ORIGIN
 from model_checks.harness.runtime import ControlledRuntime
@@ -31,18 +31,6 @@ _real_gmtime = time.gmtime
 _real_ctime = time.ctime
 _real_asctime = time.asctime
 _real_strftime = time.strftime
-
-
-def _either(module: Any, attr: str, controlled: Callable[..., Any]) -> tuple[Any, str, Any, Any]:
-    """As ``patch._either``: ``controlled(rt, *args)`` in a controlled thread, else the real one."""
-    real = getattr(module, attr)
-
-    def replacement(*args: Any, **kwargs: Any) -> Any:
-        rt = _controlled()
-        return real(*args, **kwargs) if rt is None else controlled(rt, *args, **kwargs)
-
-    replacement.__name__ = replacement.__qualname__ = attr
-    return module, attr, real, replacement
 
 
 def _ns(seconds: float) -> int:
