@@ -106,6 +106,7 @@ def new_check() -> None:
     _START[0] = None
     AT_EXECUTION_END.clear()
     HOOK_OF_CHECK[:] = [threading.excepthook]  # each execution ends with it (``set_current``)
+    patch_clock.new_check()  # its clocks start at the real ones' readings now
 
 
 def start_execution() -> None:
@@ -162,7 +163,7 @@ _REPLACEMENTS: list[tuple[Any, str, Any, Any]] = [
     *patch_process.REPLACEMENTS,
     *patch_random.REPLACEMENTS,  # random draws seeded from the check's seed (``patch_random``)
     # the real Semaphore's and Condition's timed waits (a program's subclass runs them) read it
-    _either(threading, "_time", lambda rt: rt.monotonic()),
+    _either(threading, "_time", patch_clock.monotonic),
     # a thread started the low-level way is a controlled thread too (a daemon, as such threads
     # do not keep the interpreter alive); it was a real one, outside the explorer
     _either(

@@ -1,9 +1,12 @@
 """Patch mode's clocks (docs/harness.md, "The clocks").
 
-In a controlled thread ``time``'s clocks (``monotonic``, ``perf_counter``, ``time`` and their
-``_ns`` forms), the functions that read the time when given none (``localtime()``, ``gmtime()``,
-``ctime()``, ``asctime()``, ``strftime(format)``) and ``datetime``'s ``now``/``utcnow``/``today``
-read the virtual clock (``rt/clock.py``'s ``read_clock``); anywhere else the real ones run.
+In a controlled thread ``time``'s clocks (``monotonic``, ``perf_counter``, ``time``, their ``_ns``
+forms, and ``clock_gettime(_ns)`` of the clocks that run in real time), the functions that read
+the time when given none (``localtime()``, ``gmtime()``, ``ctime()``, ``asctime()``,
+``strftime(format)``) and ``datetime``'s ``now``/``utcnow``/``today`` read the virtual clock
+(``rt/clock.py``'s ``read_clock``); anywhere else the real ones run. Each clock shows its real
+reading when the check began (``new_check``: after the program's import, so a time it read then
+is in the past, and a file's mtime is near ``time.time()``) plus the virtual time since.
 
 ``datetime.datetime`` is a C type whose ``now`` reads the system clock in C, and replacing it in
 the ``datetime`` module would break what checks that name (``pickle`` looks a datetime's class up
@@ -18,11 +21,12 @@ from __future__ import annotations
 import datetime as _datetime_module
 import time
 import types
-from typing import Any
+from collections.abc import Callable
+from typing import Any, Literal
 
 from model_checks.harness.patch_either import either as _either
 from model_checks.harness.patch_threads import _controlled
-from model_checks.harness.rt.clock import EPOCH, MONOTONIC_ORIGIN
+from model_checks.harness.rt.clock import MONOTONIC_ORIGIN
 from model_checks.harness.runtime import ControlledRuntime
 
 _real_datetime = _datetime_module.datetime
@@ -31,19 +35,93 @@ _real_gmtime = time.gmtime
 _real_ctime = time.ctime
 _real_asctime = time.asctime
 _real_strftime = time.strftime
+_real_clock_gettime: Callable[[int], float] | None = getattr(time, "clock_gettime", None)
+_real_clock_gettime_ns: Callable[[int], int] | None = getattr(time, "clock_gettime_ns", None)
+
+# The clocks that run in real time (not a process's or a thread's CPU time: those stay real), by
+# ``clock_gettime`` id where the platform has them.
+_REAL_TIME_IDS = ("CLOCK_REALTIME", "CLOCK_MONOTONIC", "CLOCK_MONOTONIC_RAW", "CLOCK_BOOTTIME", "CLOCK_TAI")
+_IDS: dict[int, str] = {getattr(time, n): n for n in _REAL_TIME_IDS if hasattr(time, n)}
+_Named = Literal["monotonic", "perf_counter", "time"]
+_NAMED: dict[_Named, Callable[[], int]] = {
+    "monotonic": time.monotonic_ns,
+    "perf_counter": time.perf_counter_ns,
+    "time": time.time_ns,
+}
 
 
-def _ns(seconds: float) -> int:
-    return round(seconds * 1e9)
+def _gettime_ns_real(clock_id: int) -> int:
+    assert _real_clock_gettime_ns is not None  # (``_IDS`` is empty, and it is not replaced, without it)
+    return _real_clock_gettime_ns(clock_id)
 
 
-def wall(rt: ControlledRuntime) -> float:
-    """``time.time()`` on the virtual clock: ``EPOCH`` at its origin."""
-    return EPOCH + (rt.monotonic() - MONOTONIC_ORIGIN)
+def _read_origins() -> dict[int | str, int]:
+    """The real clocks now, in ns. ``monotonic`` and ``clock_gettime(CLOCK_MONOTONIC)`` are one
+    clock where CPython reads the one through the other (Linux), so they share a reading."""
+    origins: dict[int | str, int] = {}
+    for clock_id in _IDS:
+        try:
+            origins[clock_id] = _gettime_ns_real(clock_id)
+        except OSError:  # (a clock the kernel lacks)
+            continue
+    for name, read in _NAMED.items():
+        implementation = time.get_clock_info(name).implementation
+        same = [i for i, n in _IDS.items() if implementation == f"clock_gettime({n})" and i in origins]
+        origins[name] = origins[same[0]] if same else read()
+    return origins
 
 
-def _wall_ns(rt: ControlledRuntime) -> int:
-    return EPOCH * 1_000_000_000 + _ns(rt.monotonic() - MONOTONIC_ORIGIN)
+_ORIGINS: list[dict[int | str, int]] = [_read_origins()]
+
+
+def new_check() -> None:
+    """A check (or a replay) begins: its clocks start at the real ones' readings now, the same in
+    every execution of the check (another check, or process, starts at its own)."""
+    _ORIGINS[0] = _read_origins()
+
+
+def origin(clock: int | str) -> int:
+    """Where the running check's clock ``clock`` (a name of ``_NAMED``, or a ``clock_gettime``
+    id) starts, in ns: ``time.monotonic_ns()`` at the check's start reads this plus 0."""
+    return _ORIGINS[0][clock]
+
+
+_ReadNs = Callable[[ControlledRuntime], int]
+
+
+def _elapsed_ns(rt: ControlledRuntime) -> int:
+    """The virtual time since the check's start as the running thread reads it, in ns. Reads of
+    two threads that nothing orders may be equal: told apart by thread (a nanosecond each), one
+    order of them would be the only one explored, and a bug in the other proved absent."""
+    return round((rt.monotonic() - MONOTONIC_ORIGIN) * 1e9)
+
+
+def _reader(clock: int | str) -> tuple[Callable[[ControlledRuntime], float], _ReadNs]:
+    """Clock ``clock``'s reads as seconds and as ns."""
+
+    def ns(rt: ControlledRuntime) -> int:
+        return _ORIGINS[0][clock] + _elapsed_ns(rt)
+
+    return (lambda rt: ns(rt) / 1e9), ns
+
+
+monotonic, _monotonic_ns = _reader("monotonic")  # (also ``threading._time``: ``patch.py``)
+_perf, _perf_ns = _reader("perf_counter")
+wall, _wall_ns = _reader("time")  # ``time.time()``
+_by_id = {clock_id: _reader(clock_id) for clock_id in _IDS}
+
+
+def _gettime(rt: ControlledRuntime, clock_id: int) -> float:
+    if clock_id in _by_id and clock_id in _ORIGINS[0]:
+        return _by_id[clock_id][0](rt)
+    assert _real_clock_gettime is not None  # (replaced only where it exists)
+    return _real_clock_gettime(clock_id)
+
+
+def _gettime_ns(rt: ControlledRuntime, clock_id: int) -> int:
+    if clock_id in _by_id and clock_id in _ORIGINS[0]:
+        return _by_id[clock_id][1](rt)
+    return _gettime_ns_real(clock_id)
 
 
 def _struct(rt: ControlledRuntime, t: Any) -> Any:
@@ -51,12 +129,14 @@ def _struct(rt: ControlledRuntime, t: Any) -> Any:
 
 
 REPLACEMENTS: list[tuple[Any, str, Any, Any]] = [
-    _either(time, "monotonic", lambda rt: rt.monotonic()),
-    _either(time, "monotonic_ns", lambda rt: _ns(rt.monotonic())),
-    _either(time, "perf_counter", lambda rt: rt.monotonic()),
-    _either(time, "perf_counter_ns", lambda rt: _ns(rt.monotonic())),
+    _either(time, "monotonic", monotonic),
+    _either(time, "monotonic_ns", _monotonic_ns),
+    _either(time, "perf_counter", _perf),
+    _either(time, "perf_counter_ns", _perf_ns),
     _either(time, "time", wall),
     _either(time, "time_ns", _wall_ns),
+    *([_either(time, "clock_gettime", _gettime)] if _real_clock_gettime else []),
+    *([_either(time, "clock_gettime_ns", _gettime_ns)] if _real_clock_gettime_ns else []),
     _either(time, "localtime", lambda rt, secs=None: _real_localtime(wall(rt) if secs is None else secs)),
     _either(time, "gmtime", lambda rt, secs=None: _real_gmtime(wall(rt) if secs is None else secs)),
     _either(time, "ctime", lambda rt, secs=None: _real_ctime(wall(rt) if secs is None else secs)),

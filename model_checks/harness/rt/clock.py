@@ -12,13 +12,12 @@ from model_checks.harness.rt.objects import ASK, GLOBAL, RESUME_NONE, TIMEOUT, O
 if TYPE_CHECKING:
     from model_checks.harness.rt.scheduler import Execution
 
-# The clock starts where a real process's would be (CLOCK_MONOTONIC counts from boot: about 11.6
-# days of uptime here), not at 0, so that a program that takes 0.0 for "never" sees a time long
-# past it, as it would in real life; ``time.time()`` reads ``EPOCH`` there, one fixed date
-# (2026-01-01 00:00 UTC), so that every execution and a ``--replay`` in another process read the
-# same values.
+# The clock starts where a real process's would be (CLOCK_MONOTONIC counts from boot), not at 0,
+# so that a program that takes 0.0 for "never" sees a time long past it, as it would in real life.
+# Internal: the schedule and the state fingerprint depend only on it, never on real times. Patch
+# mode shows the program the real clocks' readings when its check began plus the time since this
+# origin (``patch_clock.py``), so a replay in another process reads other absolute times.
 MONOTONIC_ORIGIN: Final = 1_000_000.0
-EPOCH: Final = 1_767_225_600
 # Each read of the clock by a thread is at least this much after the last time the thread has
 # seen (its own reads, and those ordered before it by synchronisation): successive reads differ
 # and elapsed time is never 0, as on a real clock, while a read stays a function of what happens

@@ -1,0 +1,109 @@
+"""The clocks in patch mode after session 40's eighth outside review (docs/harness.md, "The
+clocks"): they start at the real clocks' readings when the check begins, so a time read at
+import is in the past and a file's mtime is near the wall clock; ``clock_gettime`` reads them
+too; and every execution of a check reads the same values. Unordered stamps of two threads may
+still be equal (review 8's r074, a false alarm left open): kept so that their order is not fixed
+(r072's bug)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from model_checks.harness import Options, Result, check, patch_clock, patched
+from tests.harness import review8_clock_programs as programs
+
+pytestmark = pytest.mark.timeout(240)
+
+PROGRAMS_FILE = Path(programs.__file__)
+
+
+def _explore(program: Callable[[], None], **options: object) -> Result:
+    with patched(programs):
+        return check(lambda rt: program(), Options(time_limit=60, **options))  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    "program",
+    [
+        programs.fresh_since_import_counts_without_the_lock,
+        programs.clock_gettime_across_a_timed_wait,
+        programs.clock_gettime_ns_across_a_joined_wait,
+        programs.stamps_of_two_threads_in_start_order,
+    ],
+)
+def test_a_bug_on_real_times_is_found(program: Callable[[], None]) -> None:
+    result = _explore(program)
+    assert result.verdict == "failed", result.report()
+
+
+@pytest.mark.parametrize(
+    "program",
+    [
+        programs.elapsed_since_import,
+        programs.age_of_a_file_just_written,
+        programs.clock_gettime_agrees_with_monotonic,
+        programs.child_stamps_after_its_parent,
+    ],
+)
+def test_a_correct_program_on_real_times_is_proved(program: Callable[[], None]) -> None:
+    result = _explore(program)
+    assert result.verdict == "exhaustive", result.report()
+
+
+def test_a_deadline_set_at_import_is_met_without_virtual_timeouts() -> None:
+    result = _explore(programs.get_until_a_deadline_set_at_import, virtual_timeouts=False)
+    assert result.verdict == "exhaustive", result.report()
+
+
+def test_every_execution_of_a_check_reads_the_same_times_from_its_start() -> None:
+    """The clocks start at the real ones' readings when the check begins (``patch_clock.origin``),
+    once per check: every execution reads the same values, later than anything read before."""
+    programs.READS.clear()
+    before = (time.monotonic(), time.monotonic_ns(), time.time(), time.time_ns(), time.perf_counter())
+    result = _explore(programs.record_reads, strategy="dfs")
+    after = (time.monotonic(), time.time())
+    assert result.verdict == "exhaustive" and result.executions > 1, result.report()
+    assert len(set(programs.READS)) == 1, programs.READS
+    mono, mono_ns, wall, wall_ns, perf = programs.READS[0]
+    assert all(b < r for b, r in zip(before, programs.READS[0], strict=True)), (before, programs.READS)
+    assert mono < after[0] and wall < after[1] + 1, (programs.READS, after)  # 1 µs a read, no more
+    origin = patch_clock.origin("monotonic")
+    # each read 1 µs after the one before it, from the origins
+    assert origin < mono_ns < origin + 1_000_000 and abs(mono_ns - mono * 1e9 - 1_000) < 10, (origin, mono)
+    assert patch_clock.origin("time") < wall_ns < patch_clock.origin("time") + 1_000_000
+    since = perf - patch_clock.origin("perf_counter") / 1e9 - (mono - origin / 1e9)
+    assert abs(since - 4e-6) < 1e-8, since
+    first = programs.READS[0]
+    programs.READS.clear()
+    _explore(programs.record_reads, strategy="dfs")
+    assert programs.READS[0] != first  # the next check starts at its own origin
+
+
+def test_a_failure_replays_in_another_process() -> None:
+    """Another process reads other absolute times, but nothing in a schedule depends on them: a
+    failure found in one process replays in another."""
+
+    def cli(*args: str) -> dict[str, object]:
+        out = subprocess.run(
+            [sys.executable, "-m", "model_checks", "explore", f"{PROGRAMS_FILE}:main_ttl", "--json", *args],
+            capture_output=True,
+            text=True,
+            timeout=180,
+        )
+        facts = json.loads(out.stdout)
+        assert isinstance(facts, dict), out
+        return facts
+
+    found = cli()
+    failure = found["failure"]
+    assert isinstance(failure, dict) and found["verdict"] == "failed", found
+    replayed = cli("--replay", str(failure["schedule"]))
+    again = replayed["failure"]
+    assert isinstance(again, dict) and again["kind"] == failure["kind"], replayed
