@@ -164,3 +164,18 @@ def record_reads() -> None:
 
 def main_ttl() -> None:
     fresh_since_import_counts_without_the_lock()
+
+
+def gettime_against_a_timeout() -> None:
+    """Buggy: a reader's ``clock_gettime(CLOCK_BOOTTIME)`` before or after another thread's 1 s
+    timeout (no common object): DPOR must run both orders, as for ``monotonic()``."""
+    never_set = threading.Event()
+    seen: list[float] = []
+    start = time.clock_gettime(time.CLOCK_BOOTTIME)
+    waiter = threading.Thread(target=never_set.wait, args=(1.0,))
+    reader = threading.Thread(target=lambda: seen.append(time.clock_gettime(time.CLOCK_BOOTTIME) - start))
+    waiter.start()
+    reader.start()
+    waiter.join()
+    reader.join()
+    assert seen[0] < 1.0, f"the reader ran {seen[0]} s after the start"

@@ -110,3 +110,12 @@ def test_a_failure_replays_in_another_process() -> None:
     replayed = cli("--replay", str(failure["schedule"]))
     again = replayed["failure"]
     assert isinstance(again, dict) and again["kind"] == failure["kind"], replayed
+
+
+@pytest.mark.parametrize("strategy", ["dpor", "dpor-ipb", "dfs"])
+def test_a_clock_gettime_read_and_another_threads_timeout_are_explored_in_both_orders(strategy: str) -> None:
+    """``clock_gettime`` reads the virtual clock, so DPOR takes it as dependent with a timeout
+    (docs/harness.md, "The DPOR algorithm", *the virtual clock*)."""
+    result = _explore("gettime_against_a_timeout", strategy=strategy)
+    assert result.verdict == "failed", result.report()
+    assert "the reader ran 1.0" in result.report()
