@@ -54,7 +54,6 @@ from model_checks.harness.patch_either import either as _either
 from model_checks.harness.patch_threads import (
     AT_EXECUTION_END,
     HOOK_OF_CHECK,
-    IDENT_BASE,
     Future,
     Thread,
     Timer,
@@ -77,6 +76,7 @@ from model_checks.harness.patch_threads import interpreter_exit as interpreter_e
 from model_checks.harness.patch_threads import set_current as set_current
 from model_checks.harness.rt.backends import Abort
 from model_checks.harness.rt.scheduler import UsageError
+from model_checks.harness.thread_idents import native_id, thread_ident
 
 _ACTIVE = [0]  # how many ``patched`` blocks are open (race detection defaults on inside one)
 
@@ -174,8 +174,8 @@ _REPLACEMENTS: list[tuple[Any, str, Any, Any]] = [
     _either(threading, "main_thread", _main_thread),
     _either(threading, "enumerate", _enumerate),
     _either(threading, "active_count", lambda rt: len(_enumerate(rt))),
-    _either(threading, "get_ident", lambda rt: IDENT_BASE + (rt._ex.running_thread() or 0)),
-    _either(threading, "get_native_id", lambda rt: IDENT_BASE + (rt._ex.running_thread() or 0)),
+    _either(threading, "get_ident", lambda rt: thread_ident(rt._ex.running_thread() or 0)),
+    _either(threading, "get_native_id", lambda rt: native_id(rt._ex.running_thread() or 0)),
     _either(time, "sleep", lambda rt, seconds: rt.sleep(seconds)),
     # a cache made inside the explored code: its look-up and store interleaved (``patch_cached``)
     _either(functools, "lru_cache", patch_cached.lru_cache_inside),
