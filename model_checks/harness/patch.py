@@ -76,7 +76,7 @@ from model_checks.harness.patch_threads import interpreter_exit as interpreter_e
 from model_checks.harness.patch_threads import set_current as set_current
 from model_checks.harness.rt.backends import Abort
 from model_checks.harness.rt.scheduler import UsageError
-from model_checks.harness.thread_idents import native_id, thread_ident
+from model_checks.harness.thread_idents import MAIN_THREAD, REAL_MAIN_THREAD, native_id, thread_ident
 
 _ACTIVE = [0]  # how many ``patched`` blocks are open (race detection defaults on inside one)
 
@@ -236,6 +236,9 @@ def patched(*modules: ModuleType) -> Iterator[None]:
             undo.append((mod, attr, getattr(mod, attr)))
             setattr(mod, attr, fake)
         by_identity = {id(real): fake for _, _, real, fake in replacements}
+        # the main thread a module took at import (``MAIN = threading.current_thread()``): the
+        # controlled main thread of each execution, one object (``thread_idents.MAIN_THREAD``)
+        by_identity[id(REAL_MAIN_THREAD)] = MAIN_THREAD
         by_identity.update(patch_clock.BY_NAME)  # ``datetime``, in the program's modules only
         # ``queue`` reads the clock by name (``from time import monotonic as time``) for the timed
         # waits of the classes it defines on ``threading``'s names (``PriorityQueue``)

@@ -23,7 +23,7 @@ from model_checks.harness.rt.scheduler import UsageError
 from model_checks.harness.runtime import ControlledRuntime
 from model_checks.harness.sync.handles import ThreadHandle
 from model_checks.harness.thread_idents import IDENT_BASE as IDENT_BASE
-from model_checks.harness.thread_idents import MAIN_IDENT, MAIN_NATIVE_ID, native_id, thread_ident
+from model_checks.harness.thread_idents import MAIN_THREAD, _MainThread, native_id, thread_ident
 
 _CURRENT: list[ControlledRuntime | None] = [None]
 
@@ -75,32 +75,6 @@ patch_local.running[0] = _running
 
 
 _real_thread = threading.Thread
-
-
-class _MainThread:
-    """``threading.main_thread()`` (and ``current_thread()`` in it): one per execution."""
-
-    name = "MainThread"  # as CPython names it (a program may branch on it)
-    daemon = False
-
-    def __init__(self, rt: ControlledRuntime) -> None:
-        self._handle = ThreadHandle(rt._ex, rt._ex.threads[0].state)
-        self.ident = MAIN_IDENT  # as ``get_ident`` numbers the execution's threads
-        self.native_id = MAIN_NATIVE_ID
-
-    def getName(self) -> str:
-        return self.name
-
-    def isDaemon(self) -> bool:
-        return False
-
-    def is_alive(self) -> bool:
-        return self._handle.is_alive()
-
-    def join(self, timeout: float | None = None) -> None:
-        if self._handle._ex.running_thread() == 0:
-            raise RuntimeError("cannot join current thread")
-        self._handle.join(timeout)
 
 
 class Thread:
@@ -406,7 +380,8 @@ def _starting() -> FrameType:
 def _main_thread(rt: ControlledRuntime) -> Any:
     main = _THREAD_OBJECTS.get((id(rt), 0))
     if main is None:
-        main = _THREAD_OBJECTS[id(rt), 0] = _MainThread(rt)
+        main = _THREAD_OBJECTS[id(rt), 0] = MAIN_THREAD
+        MAIN_THREAD.attach(rt)
     return main
 
 

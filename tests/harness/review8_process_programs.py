@@ -21,6 +21,7 @@ os.makedirs(os.path.join(BASE, "sub"), exist_ok=True)
 ELSEWHERE = tempfile.mkdtemp(prefix="lanecheck-review8-other-")
 MAIN_IDENT = threading.get_ident()
 NATIVE_CACHE = {threading.get_native_id(): "main-conn"}
+MAIN = threading.current_thread()
 
 
 def _two_locked_workers() -> int:
@@ -182,3 +183,22 @@ def main_only_fast_path() -> int:
 def no_stream_assigned() -> None:
     """Names ``sys.stdout`` without assigning it (``print`` stays the builtin)."""
     print("x", file=sys.stdout)
+
+
+def main_thread_at_import() -> tuple[bool, ...]:
+    """r115: the main thread object taken at import is ``threading.main_thread()`` in every
+    execution (two workers under a lock: several executions), alive; a worker is not it."""
+    res: list[bool] = []
+    lk = threading.Lock()
+
+    def w() -> None:
+        with lk:
+            res.append(threading.current_thread() is threading.main_thread())
+
+    ts = [threading.Thread(target=w) for _ in range(2)]
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join()
+    me = threading.current_thread()
+    return me is threading.main_thread(), MAIN is me, MAIN.is_alive(), MAIN.ident == MAIN_IDENT, *res

@@ -11,6 +11,7 @@ import os
 import signal
 import socket
 import sys
+import threading
 import types
 from collections.abc import Callable
 
@@ -88,6 +89,7 @@ _PRINT, _CHDIR = builtins.print, os.chdir
     [
         (prog.main_ident_at_import, {(True, True)}),
         (prog.native_id_at_import, {("main-conn", (None,))}),
+        (prog.main_thread_at_import, {(True, True, True, True, False, False)}),
     ],
 )
 def test_the_main_thread_has_the_ident_taken_at_import(
@@ -96,6 +98,7 @@ def test_the_main_thread_has_the_ident_taken_at_import(
     result = _run(program)
     assert result.verdict == "exhaustive", result.report()
     assert result.outcomes == outcomes
+    assert prog.MAIN is threading.main_thread()  # (the real one again, once patching ended)
 
 
 def test_a_fast_path_for_the_main_thread_known_at_import_races() -> None:
