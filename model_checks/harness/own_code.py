@@ -92,6 +92,8 @@ WRAPPERS = frozenset(
         "patch_identity.py",
         "patch_signals.py",
         "patch_streams.py",
+        "patch_shared.py",
+        "thread_idents.py",
         "logged_steps.py",
     )
 )

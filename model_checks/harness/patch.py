@@ -54,7 +54,6 @@ from model_checks.harness.patch_either import either as _either
 from model_checks.harness.patch_threads import (
     AT_EXECUTION_END,
     HOOK_OF_CHECK,
-    IDENT_BASE,
     Future,
     Thread,
     Timer,
@@ -77,6 +76,7 @@ from model_checks.harness.patch_threads import interpreter_exit as interpreter_e
 from model_checks.harness.patch_threads import set_current as set_current
 from model_checks.harness.rt.backends import Abort
 from model_checks.harness.rt.scheduler import UsageError
+from model_checks.harness.thread_idents import MAIN_THREAD, REAL_MAIN_THREAD, native_id, thread_ident
 
 _ACTIVE = [0]  # how many ``patched`` blocks are open (race detection defaults on inside one)
 
@@ -175,8 +175,8 @@ _REPLACEMENTS: list[tuple[Any, str, Any, Any]] = [
     _either(threading, "main_thread", _main_thread),
     _either(threading, "enumerate", _enumerate),
     _either(threading, "active_count", lambda rt: len(_enumerate(rt))),
-    _either(threading, "get_ident", lambda rt: IDENT_BASE + (rt._ex.running_thread() or 0)),
-    _either(threading, "get_native_id", lambda rt: IDENT_BASE + (rt._ex.running_thread() or 0)),
+    _either(threading, "get_ident", lambda rt: thread_ident(rt._ex.running_thread() or 0)),
+    _either(threading, "get_native_id", lambda rt: native_id(rt._ex.running_thread() or 0)),
     _either(time, "sleep", lambda rt, seconds: rt.sleep(seconds)),
     # a cache made inside the explored code: its look-up and store interleaved (``patch_cached``)
     _either(functools, "lru_cache", patch_cached.lru_cache_inside),
@@ -237,6 +237,9 @@ def patched(*modules: ModuleType) -> Iterator[None]:
             undo.append((mod, attr, getattr(mod, attr)))
             setattr(mod, attr, fake)
         by_identity = {id(real): fake for _, _, real, fake in replacements}
+        # the main thread a module took at import (``MAIN = threading.current_thread()``): the
+        # controlled main thread of each execution, one object (``thread_idents.MAIN_THREAD``)
+        by_identity[id(REAL_MAIN_THREAD)] = MAIN_THREAD
         by_identity.update(patch_clock.BY_NAME)  # ``datetime``, in the program's modules only
         # ``queue`` reads the clock by name (``from time import monotonic as time``) for the timed
         # waits of the classes it defines on ``threading``'s names (``PriorityQueue``)

@@ -27,12 +27,13 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-from model_checks.harness.patch_threads import IDENT_BASE, _controlled, _current_thread
+from model_checks.harness.patch_threads import _controlled, _current_thread
 from model_checks.harness.runtime import ControlledRuntime
+from model_checks.harness.thread_idents import thread_ident
 
 
 def _ident(rt: ControlledRuntime) -> int:
-    return IDENT_BASE + (rt._ex.running_thread() or 0)
+    return thread_ident(rt._ex.running_thread() or 0)
 
 
 def _check(owner: int | None) -> None:

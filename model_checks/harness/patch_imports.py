@@ -21,8 +21,9 @@ import _thread
 import sys
 import types
 
-from model_checks.harness.patch_threads import IDENT_BASE, _controlled
+from model_checks.harness.patch_threads import _controlled
 from model_checks.harness.sync import primitives
+from model_checks.harness.thread_idents import thread_ident
 
 IMPORTERS = frozenset({"importlib._bootstrap", "_frozen_importlib"})
 _real_get_ident = _thread.get_ident
@@ -59,7 +60,7 @@ def get_ident() -> int:
         lock = getattr(caller.f_locals.get("self"), "lock", None)
         if not isinstance(lock, primitives.Lock):
             return _real_get_ident()
-    return IDENT_BASE + (rt._ex.running_thread() or 0)
+    return thread_ident(rt._ex.running_thread() or 0)
 
 
 def forget_locks() -> None:

@@ -23,7 +23,14 @@ import threading
 from types import ModuleType
 from typing import Any
 
-from model_checks.harness import patch_identity, patch_io, patch_signals, patch_streams
+from model_checks.harness import (
+    patch_identity,
+    patch_io,
+    patch_shared,
+    patch_signals,
+    patch_state,
+    patch_streams,
+)
 from model_checks.harness.own_code import own
 from model_checks.harness.patch_signals import ProcessExit
 from model_checks.harness.patch_threads import _controlled
@@ -36,6 +43,9 @@ def _signal(signalnum: Any, handler: Any) -> Any:
     rt = _controlled()
     if rt is not None and rt._ex.running_thread() not in (None, 0):
         raise ValueError("signal only works in main thread of the main interpreter")
+    if rt is not None and signalnum not in patch_state.SIGNALS:
+        # (put back when the execution ends: the next one starts with the handler it found)
+        patch_state.SIGNALS[signalnum] = signal.getsignal(signalnum)
     return _real_signal(signalnum, handler)
 
 
@@ -81,5 +91,11 @@ REPLACEMENTS += patch_io.REPLACEMENTS
 def at_patching(modules: tuple[ModuleType, ...]) -> list[tuple[Any, str, Any, Any]]:
     """What is replaced only if the program uses it when patching begins (``patch_identity``:
     ``sqlite3``'s thread check, ``asyncio``'s current loop per thread; ``patch_streams``:
-    ``redirect_stdout`` is process-wide, where ``modules`` name it)."""
-    return [*patch_identity.at_patching(), *patch_streams.at_patching(modules)]
+    ``redirect_stdout`` is process-wide, where ``modules`` name it, or assign ``sys.stdout``;
+    ``patch_shared``: the working directory and the recursion limit, where they name their
+    setters)."""
+    return [
+        *patch_identity.at_patching(),
+        *patch_streams.at_patching(modules),
+        *patch_shared.at_patching(modules),
+    ]

@@ -34,11 +34,12 @@ from typing import Any
 import greenlet
 
 from model_checks.harness import ctrl_c
-from model_checks.harness.patch_threads import IDENT_BASE, _controlled
+from model_checks.harness.patch_threads import _controlled
 from model_checks.harness.rt.backends import ABORT, Abort
 from model_checks.harness.rt.objects import AtomicState, Op
 from model_checks.harness.rt.scheduler import UsageError
 from model_checks.harness.runtime import ControlledRuntime
+from model_checks.harness.thread_idents import thread_of
 
 
 class ProcessExit(Exception):
@@ -234,15 +235,15 @@ def _raise_signal(signum: int) -> None:
 
 def _pthread_kill(thread_id: int, signalnum: int) -> None:
     rt = _controlled()
-    if rt is not None and thread_id >= IDENT_BASE and _sent_for_real(signalnum):
+    tid = thread_of(thread_id)
+    if rt is not None and tid is not None and _sent_for_real(signalnum):
         _real_kill(os.getpid(), signalnum)  # (the ident is no OS thread's)
         return
-    if rt is None or thread_id < IDENT_BASE:
+    if rt is None or tid is None:
         assert _real_pthread_kill is not None
         _real_pthread_kill(thread_id, signalnum)
         return
     threads = rt._ex.threads
-    tid = thread_id - IDENT_BASE
     if tid >= len(threads) or not threads[tid].born or threads[tid].finished:
         raise ProcessLookupError(3, "No such process")
     if signalnum == 0:

@@ -25,15 +25,20 @@ through them."""
 from __future__ import annotations
 
 import array
+import builtins
 import concurrent.futures
 import copy
+import ctypes
 import io
 import itertools
 import os
 import random
+import signal
+import socket
 import sys
 import types
 from collections import deque
+from collections.abc import Callable
 from typing import Any, cast
 
 from model_checks.harness import patch_logging
@@ -271,19 +276,53 @@ def _put(owner: object, fields: Any, name: str, value: object) -> None:
         setattr(owner, name, value)
 
 
+# the handler each signal had before an execution's program first set one (``patch_process``'s
+# ``signal.signal`` notes it): put back when the execution ends
+SIGNALS: dict[int, Any] = {}
+_real_signal = signal.signal
+
+
+def _version_of(space: dict[str, Any]) -> Callable[[], int] | None:
+    """A reader of ``space``'s version (CPython's ``ma_version_tag``, which any change of a dict
+    moves), to compare a dict with its copy only once it changed; None where it cannot be read
+    (another interpreter or layout: checked on a dict of our own)."""
+    if sys.implementation.name != "cpython" or sys.version_info[:2] not in ((3, 11), (3, 12)):
+        return None
+    offset = 3 * ctypes.sizeof(ctypes.c_ssize_t)  # (refcount, type, ma_used)
+    probe: dict[str, int] = {"a": 1}
+    tag = ctypes.c_uint64.from_address(id(probe) + offset)
+    used = ctypes.c_ssize_t.from_address(id(probe) + offset - ctypes.sizeof(ctypes.c_ssize_t))
+    before = tag.value
+    probe["a"] = 2
+    if used.value != 1 or tag.value == before or tag.value == 0:
+        return None
+    view = ctypes.c_uint64.from_address(id(space) + offset)
+    return lambda: view.value
+
+
 class _Process:
     """The process's state a program changes, as the check's first execution found it: the
     environment (``os.environ["STARTED"] = "1"``) and ``sys``'s attributes (``sys._flag = True``,
     ``sys.tracebacklimit = 0``): one set since is removed, one rebound put back. Kept, a program
     that checks on its start that it has not run yet failed at the second execution (sixth
-    review). Not restored: what lives in ``sys``'s lists and dicts (``sys.path``, ``sys.modules``:
-    ``patch`` forgets the modules an execution imported)."""
+    review). Since the eighth review also ``builtins``'s names (``builtins._started = True``),
+    the working directory (``os.chdir``), the recursion limit, ``socket``'s default timeout and
+    the handlers the program set (``signal.signal``): each kept failed a correct program at the
+    second or third execution. Not restored: what lives in ``sys``'s lists and dicts
+    (``sys.path``, ``sys.modules``: ``patch`` forgets the modules an execution imported)."""
 
     def __init__(self) -> None:
         self.environ = dict(os.environ)
         self.data: dict[Any, Any] | None = getattr(os.environ, "_data", None)
         self.encoded = None if self.data is None else dict(self.data)  # compared in C
         self.sys = dict(vars(sys))
+        self.builtins = dict(vars(builtins))
+        # (each dict compared only once its version moved: the comparison cost 1 µs an execution)
+        self.versions = [(vars(sys), _version_of(vars(sys))), (vars(builtins), _version_of(vars(builtins)))]
+        self.seen = [read() if read is not None else None for _, read in self.versions]
+        self.cwd = _cwd()
+        self.limit = sys.getrecursionlimit()
+        self.timeout = socket.getdefaulttimeout()
 
     def restore(self) -> None:
         if self.data is None or self.data != self.encoded:
@@ -292,13 +331,40 @@ class _Process:
             for name, value in self.environ.items():
                 if os.environ.get(name) != value:
                     os.environ[name] = value
-        space = vars(sys)
-        if space != self.sys:  # (in C, by identity first)
-            for name in [n for n in space if n not in self.sys]:
-                delattr(sys, name)
-            for name, value in self.sys.items():
-                if space.get(name, _ABSENT) is not value:
-                    setattr(sys, name, value)
+        for i, (space, read) in enumerate(self.versions):
+            if read is None or read() != self.seen[i]:
+                _put_back(space, self.sys if i == 0 else self.builtins, sys if i == 0 else builtins)
+                if read is not None:
+                    self.seen[i] = read()
+        if sys.getrecursionlimit() != self.limit:
+            sys.setrecursionlimit(self.limit)
+        if socket.getdefaulttimeout() != self.timeout:
+            socket.setdefaulttimeout(self.timeout)
+        if self.cwd is not None and _cwd() != self.cwd:
+            os.chdir(self.cwd)
+        if SIGNALS:
+            for signalnum, handler in SIGNALS.items():
+                if handler is not None and signal.getsignal(signalnum) is not handler:
+                    _real_signal(signalnum, handler)
+            SIGNALS.clear()
+
+
+def _put_back(space: dict[str, Any], saved: dict[str, Any], owner: types.ModuleType) -> None:
+    """``owner``'s names as ``saved`` holds them: one set since removed, one rebound put back."""
+    if space == saved:  # (in C, by identity first)
+        return
+    for name in [n for n in space if n not in saved]:
+        delattr(owner, name)
+    for name, value in saved.items():
+        if space.get(name, _ABSENT) is not value:
+            setattr(owner, name, value)
+
+
+def _cwd() -> str | None:
+    try:
+        return os.getcwd()
+    except OSError:  # (removed meanwhile: there is no folder to go back to)
+        return None
 
 
 def _dunder(name: str) -> bool:

@@ -6,32 +6,50 @@ CPython's ``redirect_stdout`` rebinds ``sys.stdout`` for the whole process, so a
 operation, so no schedule put one inside another thread's redirection). Where the program's
 modules use either (their code names ``redirect_stdout`` or ``redirect_stderr``), entering and
 leaving one in a controlled thread is a write of the stream (``sys.stdout`` or ``sys.stderr``, one
-location each per execution) and each ``print`` of a controlled thread a read of the stream it
-writes to, so the explorer runs another thread's ``print`` inside the redirection. Not seen: a
+location each per execution) and each ``print`` of a controlled thread a write of the stream it
+writes to (a write, not a read, since the eighth review: two prints into one capture were taken
+to commute, r071), so the explorer runs another thread's ``print`` inside the redirection. Not seen: a
 write through ``sys.stdout.write`` or a stream object taken earlier; in such a program a
 ``print(..., file=buf)`` is no longer read by the race detector as a write of ``buf`` (it reads
-the builtin's calls). A program that never names either keeps ``print`` the builtin (no step).
+the builtin's calls). Since the eighth review (r125) a program that assigns ``sys.stdout`` or
+``sys.stderr`` itself (``sys.stdout = buf``: its code stores the attribute) is treated alike, the
+assignment in a controlled thread a write of the stream (``sys``'s class, while patched, sees it).
+A program that does neither keeps ``print`` the builtin (no step).
 """
 
 from __future__ import annotations
 
 import builtins
 import contextlib
+import dis
 import sys
+import types
+from collections.abc import Iterator
 from types import CodeType, FunctionType, ModuleType
 from typing import Any
 
+from model_checks.harness.own_code import own
 from model_checks.harness.patch_threads import _controlled
 from model_checks.harness.rt.objects import LocationState, Op
 from model_checks.harness.runtime import ControlledRuntime
 
 _NAMES = frozenset({"redirect_stdout", "redirect_stderr"})
+_STREAM_NAMES = frozenset({"stdout", "stderr"})
 
 
-def _names_redirect(code: CodeType) -> bool:
-    if _NAMES.intersection(code.co_names):
+def _names(code: CodeType, names: frozenset[str]) -> bool:
+    if names.intersection(code.co_names):
         return True
-    return any(isinstance(c, CodeType) and _names_redirect(c) for c in code.co_consts)
+    return any(isinstance(c, CodeType) and _names(c, names) for c in code.co_consts)
+
+
+def _assigns_stream(code: CodeType) -> bool:
+    """Does ``code`` (or a function inside it) assign ``<something>.stdout``/``.stderr``?"""
+    if _STREAM_NAMES.intersection(code.co_names) and any(
+        i.opname == "STORE_ATTR" and i.argval in _STREAM_NAMES for i in dis.get_instructions(code)
+    ):
+        return True
+    return any(isinstance(c, CodeType) and _assigns_stream(c) for c in code.co_consts)
 
 
 def _code_of(value: object) -> CodeType | None:
@@ -42,19 +60,29 @@ def _code_of(value: object) -> CodeType | None:
     return value.__code__ if isinstance(value, FunctionType) else None
 
 
+def _module_codes(module: ModuleType) -> Iterator[CodeType]:
+    """The code of the module's functions and of its own classes' methods."""
+    for value in list(vars(module).values()):
+        code = _code_of(value)
+        if code is not None:
+            yield code
+        if isinstance(value, type) and vars(value).get("__module__") == module.__name__:
+            for member in list(vars(value).values()):
+                code = _code_of(member)
+                if code is not None:
+                    yield code
+
+
+def module_names(module: ModuleType, names: frozenset[str]) -> bool:
+    """Does the code of ``module``'s functions or of its classes' methods name one of ``names``?"""
+    return any(_names(code, names) for code in _module_codes(module))
+
+
 def _module_names_redirect(module: ModuleType) -> bool:
     for value in list(vars(module).values()):
         if value is contextlib.redirect_stdout or value is contextlib.redirect_stderr:
             return True
-        code = _code_of(value)
-        if code is not None and _names_redirect(code):
-            return True
-        if isinstance(value, type) and vars(value).get("__module__") == module.__name__:
-            for member in list(vars(value).values()):
-                code = _code_of(member)
-                if code is not None and _names_redirect(code):
-                    return True
-    return False
+    return module_names(module, _NAMES) or any(_assigns_stream(code) for code in _module_codes(module))
 
 
 class _Streams:
@@ -94,7 +122,9 @@ _real_exit = contextlib._RedirectStream.__exit__
 
 def _print(*args: Any, **kwargs: Any) -> None:
     out = kwargs.get("file")
-    _access("stderr" if out is not None and out is sys.stderr else "stdout", "read")
+    # (a write: two prints to one stream are ordered, their output's order is an outcome; as reads
+    # DPOR took them to commute and ran one order of two prints into a capture: review 8, r071)
+    _access("stderr" if out is not None and out is sys.stderr else "stdout", "write")
     _real_print(*args, **kwargs)
 
 
@@ -106,6 +136,17 @@ def _enter(self: Any) -> Any:
 def _exit(self: Any, *exc: Any) -> None:
     _access(self._stream, "write")
     _real_exit(self, *exc)
+
+
+class _Sys(types.ModuleType):
+    """``sys``'s class while patched, where the program assigns ``sys.stdout`` or ``sys.stderr``:
+    the assignment in a controlled thread is a write of the stream, as a redirection's entry is
+    (eighth review, r125: ``sys.stdout = buf`` with another thread's ``print``, "exhaustive")."""
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if name in _STREAM_NAMES and not own(sys._getframe(1).f_code.co_filename):
+            _access(name, "write")
+        super().__setattr__(name, value)
 
 
 _print.__name__ = _print.__qualname__ = "print"
@@ -121,6 +162,8 @@ def at_patching(modules: tuple[ModuleType, ...]) -> list[tuple[Any, str, Any, An
         return []
     return [
         (builtins, "print", _real_print, _print),
+        # (the "real" is no object a program holds: ``patch`` rebinds a global found to be it)
+        (sys, "__class__", object(), _Sys),
         (contextlib._RedirectStream, "__enter__", _real_enter, _enter),
         (contextlib._RedirectStream, "__exit__", _real_exit, _exit),
     ]

@@ -22,6 +22,8 @@ from model_checks.harness.rt import recursion, stacks
 from model_checks.harness.rt.scheduler import UsageError
 from model_checks.harness.runtime import ControlledRuntime
 from model_checks.harness.sync.handles import ThreadHandle
+from model_checks.harness.thread_idents import IDENT_BASE as IDENT_BASE
+from model_checks.harness.thread_idents import MAIN_THREAD, _MainThread, native_id, thread_ident
 
 _CURRENT: list[ControlledRuntime | None] = [None]
 
@@ -73,32 +75,6 @@ patch_local.running[0] = _running
 
 
 _real_thread = threading.Thread
-IDENT_BASE = 1_000_000  # ``get_ident()`` of an execution's thread: this plus its index (main: 0)
-
-
-class _MainThread:
-    """``threading.main_thread()`` (and ``current_thread()`` in it): one per execution."""
-
-    name = "MainThread"  # as CPython names it (a program may branch on it)
-    daemon = False
-
-    def __init__(self, rt: ControlledRuntime) -> None:
-        self._handle = ThreadHandle(rt._ex, rt._ex.threads[0].state)
-        self.ident = self.native_id = IDENT_BASE  # as ``get_ident`` numbers the execution's threads
-
-    def getName(self) -> str:
-        return self.name
-
-    def isDaemon(self) -> bool:
-        return False
-
-    def is_alive(self) -> bool:
-        return self._handle.is_alive()
-
-    def join(self, timeout: float | None = None) -> None:
-        if self._handle._ex.running_thread() == 0:
-            raise RuntimeError("cannot join current thread")
-        self._handle.join(timeout)
 
 
 class Thread:
@@ -182,7 +158,7 @@ class Thread:
 
     @property
     def native_id(self) -> int | None:
-        return self.ident
+        return None if self._handle is None else native_id(self._handle.ident)
 
     def run(self) -> None:
         if self._target is not None:
@@ -215,6 +191,8 @@ def _bootstrap(thread: Thread) -> None:
     threads' errors this way fails where it checks them, as it would for real."""
     lent = _as_deep_as_real(_TARGET_DEPTH - 2)  # (``thread.run()``, then its target)
     try:
+        for begin in THREAD_BEGINS:
+            begin()
         thread.run()
     except (Exception, SystemExit) as error:  # (not the harness's Abort: a BaseException)
         hook = threading.excepthook
@@ -226,6 +204,10 @@ def _bootstrap(thread: Thread) -> None:
     finally:
         recursion.repay(lent)
 
+
+# what each controlled thread does first, before its code: the reads of the process's state
+# its code may depend on (``patch_shared``: the recursion limit; set while patched)
+THREAD_BEGINS: tuple[Callable[[], None], ...] = ()
 
 # the recursion depth at which a real thread runs its code (CPython 3.11): a ``Thread``'s target
 # under ``_bootstrap``, ``_bootstrap_inner`` and ``run``; ``start_new_thread``'s function alone
@@ -344,6 +326,8 @@ def _start_new(function: Callable[..., object], args: tuple[Any, ...], kwargs: d
     def body() -> None:
         lent = _as_deep_as_real(_LOW_LEVEL_DEPTH - 1)
         try:
+            for begin in THREAD_BEGINS:
+                begin()
             target(*args, **(kwargs or {}))
         except SystemExit:
             pass
@@ -374,10 +358,10 @@ def current_frames() -> dict[int, FrameType]:
     for info in list(ex.threads):
         # each other thread asked, as ``_enumerate`` does: a read of its state, ordered with its end
         if info.tid == running:
-            out[IDENT_BASE + info.tid] = caller
+            out[thread_ident(info.tid)] = caller
         elif info.born and ThreadHandle(ex, info.state).is_alive():
             frame = stacks.current_frame(ex, info.tid)
-            out[IDENT_BASE + info.tid] = frame if frame is not None else _starting()
+            out[thread_ident(info.tid)] = frame if frame is not None else _starting()
     return dict(sorted(out.items()))
 
 
@@ -396,7 +380,8 @@ def _starting() -> FrameType:
 def _main_thread(rt: ControlledRuntime) -> Any:
     main = _THREAD_OBJECTS.get((id(rt), 0))
     if main is None:
-        main = _THREAD_OBJECTS[id(rt), 0] = _MainThread(rt)
+        main = _THREAD_OBJECTS[id(rt), 0] = MAIN_THREAD
+        MAIN_THREAD.attach(rt)
     return main
 
 

@@ -1,0 +1,72 @@
+"""The numbers ``threading.get_ident()`` and ``get_native_id()`` give in an execution's threads.
+
+A worker's is ``IDENT_BASE`` plus its index in the execution. The main controlled thread's are the
+real main thread's, which a program's module took at import (``MAIN_IDENT =
+threading.get_ident()``): with ``IDENT_BASE`` in their place its main thread was "not the main
+thread" (eighth review, session 40: r114, r116), and a fast path for the main thread known by
+that ident was never taken (r117, a race proved absent). And ``threading.main_thread()``: one
+object for every execution (``MAIN_THREAD``), which a module's ``MAIN = threading.current_thread()``
+taken at import is rebound to while patched (r115)."""
+
+from __future__ import annotations
+
+import threading
+
+from model_checks.harness.runtime import ControlledRuntime
+from model_checks.harness.sync.handles import ThreadHandle
+
+IDENT_BASE = 1_000_000  # ``get_ident()`` of an execution's worker: this plus its index
+MAIN_IDENT: int = threading.main_thread().ident or IDENT_BASE
+MAIN_NATIVE_ID: int = threading.main_thread().native_id or IDENT_BASE
+
+
+def thread_ident(tid: int) -> int:
+    """``threading.get_ident()`` in the execution's thread ``tid``."""
+    return MAIN_IDENT if tid == 0 else IDENT_BASE + tid
+
+
+def native_id(tid: int) -> int:
+    """``threading.get_native_id()`` in the execution's thread ``tid``."""
+    return MAIN_NATIVE_ID if tid == 0 else IDENT_BASE + tid
+
+
+def thread_of(ident: int) -> int | None:
+    """The execution's thread whose ``get_ident()`` is ``ident`` (None: it names no controlled
+    thread; a number past the execution's threads is returned as it is, for the caller to refuse)."""
+    if ident == MAIN_IDENT:
+        return 0
+    return ident - IDENT_BASE if ident >= IDENT_BASE else None
+
+
+class _MainThread:
+    """``threading.main_thread()`` (and ``current_thread()`` in it): one object, each execution's
+    main thread in turn, as a module holding the real one since its import holds it (``MAIN =
+    threading.current_thread()`` is rebound to it while patched: eighth review, r115)."""
+
+    name = "MainThread"  # as CPython names it (a program may branch on it)
+    daemon = False
+
+    def attach(self, rt: ControlledRuntime) -> None:
+        """Be ``rt``'s execution's main thread (what the last one set on it goes)."""
+        vars(self).clear()
+        self._handle = ThreadHandle(rt._ex, rt._ex.threads[0].state)
+        self.ident = MAIN_IDENT  # as ``get_ident`` numbers the execution's threads
+        self.native_id = MAIN_NATIVE_ID
+
+    def getName(self) -> str:
+        return self.name
+
+    def isDaemon(self) -> bool:
+        return False
+
+    def is_alive(self) -> bool:
+        return self._handle.is_alive()
+
+    def join(self, timeout: float | None = None) -> None:
+        if self._handle._ex.running_thread() == 0:
+            raise RuntimeError("cannot join current thread")
+        self._handle.join(timeout)
+
+
+MAIN_THREAD = _MainThread()
+REAL_MAIN_THREAD = threading.main_thread()

@@ -1,0 +1,121 @@
+"""The eighth outside review's findings on the process's state (session 40,
+``review8_process_programs.py``): what one execution left in the process failed a correct program
+at its second or third execution; the process's state two threads share was no operation, so a
+program failing in a third of its real runs was proved; and the main thread's ident taken at
+import was not the controlled main thread's."""
+
+from __future__ import annotations
+
+import builtins
+import os
+import signal
+import socket
+import sys
+import threading
+import types
+from collections.abc import Callable
+
+import pytest
+
+from model_checks.harness import Options, Result, check, patch_streams, patched
+from tests.harness import review8_process_programs as prog
+
+pytestmark = pytest.mark.timeout(120)
+
+
+def _run(program: Callable[[], object], **options: object) -> Result:
+    """The check of ``program``, each execution's outcome what it returned."""
+
+    def test(rt: object) -> Callable[[], object]:
+        value = program()
+        return lambda: value
+
+    with patched(prog):
+        return check(test, Options(time_limit=60, **options))  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    "program",
+    [
+        prog.builtins_flag,
+        prog.relative_folder,
+        prog.handler_left_set,
+        prog.default_timeout,
+        prog.raised_limit,
+    ],
+)
+def test_each_execution_starts_from_the_process_as_the_first_found_it(
+    program: Callable[[], object], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(prog.BASE)
+    handler, limit = signal.getsignal(signal.SIGUSR1), sys.getrecursionlimit()
+    result = _run(program)
+    assert result.verdict == "exhaustive", result.report()
+    assert result.executions > 1 and result.outcomes == {2}, result.report()
+    # and nothing the program changed outlives the check
+    assert not hasattr(builtins, "_review8_started")
+    assert os.getcwd() == os.path.realpath(prog.BASE)
+    assert signal.getsignal(signal.SIGUSR1) is handler
+    assert socket.getdefaulttimeout() is None
+    assert sys.getrecursionlimit() == limit
+
+
+@pytest.mark.parametrize(
+    ("program", "outcomes"),
+    [
+        (prog.limit_race, {("overflow",), (prog.LIMIT_AT_IMPORT + 500,)}),
+        (prog.cwd_race, {True, False}),
+        (prog.stdout_assigned, {"main\n", "main\nworker\n", "worker\nmain\n"}),
+    ],
+)
+@pytest.mark.parametrize("strategy", ["dpor-ipb", "dfs"])
+def test_the_process_state_two_threads_share_is_an_operation(
+    program: Callable[[], object], outcomes: set[object], strategy: str
+) -> None:
+    """Every outcome a real run gives, the bad one among them (it was one execution,
+    "exhaustive", with the good outcome only)."""
+    result = _run(program, strategy=strategy)
+    assert result.verdict == "exhaustive", result.report()
+    assert result.outcomes == outcomes
+    # and what stood in while patched is CPython's again
+    assert type(sys) is types.ModuleType and builtins.print is _PRINT and os.chdir is _CHDIR
+
+
+_PRINT, _CHDIR = builtins.print, os.chdir
+
+
+@pytest.mark.parametrize(
+    ("program", "outcomes"),
+    [
+        (prog.main_ident_at_import, {(True, True)}),
+        (prog.native_id_at_import, {("main-conn", (None,))}),
+        (prog.main_thread_at_import, {(True, True, True, True, False, False)}),
+    ],
+)
+def test_the_main_thread_has_the_ident_taken_at_import(
+    program: Callable[[], object], outcomes: set[object]
+) -> None:
+    result = _run(program)
+    assert result.verdict == "exhaustive", result.report()
+    assert result.outcomes == outcomes
+    assert prog.MAIN is threading.main_thread()  # (the real one again, once patching ended)
+
+
+def test_a_fast_path_for_the_main_thread_known_at_import_races() -> None:
+    """r117: the main thread's unlocked write (its ident taken at import) and the worker's."""
+    result = _run(prog.main_only_fast_path)
+    assert result.verdict == "failed" and result.failure is not None, result.report()
+    assert result.failure.kind == "data_race", result.report()
+
+
+def _module(source: str) -> types.ModuleType:
+    module = types.ModuleType("review8_streams")
+    exec(compile(source, "<review8>", "exec"), vars(module))
+    return module
+
+
+def test_print_stays_the_builtin_unless_the_program_assigns_a_stream() -> None:
+    reads = _module("import sys\ndef f():\n    print('x', file=sys.stdout)\n    sys.stderr.write('y')\n")
+    assigns = _module("import sys, io\ndef f():\n    sys.stdout = io.StringIO()\n")
+    assert patch_streams.at_patching((reads,)) == []
+    assert [name for _, name, _, _ in patch_streams.at_patching((assigns,))][:2] == ["print", "__class__"]
