@@ -23,7 +23,7 @@ import threading
 from types import ModuleType
 from typing import Any
 
-from model_checks.harness import patch_identity, patch_io, patch_signals, patch_streams
+from model_checks.harness import patch_identity, patch_io, patch_io_waits, patch_signals, patch_streams
 from model_checks.harness.own_code import own
 from model_checks.harness.patch_signals import ProcessExit
 from model_checks.harness.patch_threads import _controlled
@@ -76,10 +76,12 @@ REPLACEMENTS: list[tuple[Any, str, Any, Any]] = [
 REPLACEMENTS += patch_signals.REPLACEMENTS
 # a blocking read or write of a socket or a pipe: a controlled wait (``patch_io``)
 REPLACEMENTS += patch_io.REPLACEMENTS
+# poll/epoll waits, a FIFO's open refused (``patch_io_waits``)
+REPLACEMENTS += patch_io_waits.REPLACEMENTS
 
 
 def at_patching(modules: tuple[ModuleType, ...]) -> list[tuple[Any, str, Any, Any]]:
     """What is replaced only if the program uses it when patching begins (``patch_identity``:
     ``sqlite3``'s thread check, ``asyncio``'s current loop per thread; ``patch_streams``:
     ``redirect_stdout`` is process-wide, where ``modules`` name it)."""
-    return [*patch_identity.at_patching(), *patch_streams.at_patching(modules)]
+    return [*patch_identity.at_patching(), *patch_streams.at_patching(modules), *patch_io_waits.at_patching()]

@@ -1,0 +1,53 @@
+"""Review 8: blocking calls that hung patch mode (no verdict, killed after 200 s). On the greenlet
+back end the controlled threads share one OS thread, so a worker blocked for real in a call the
+harness did not model blocked the thread that would have ended its wait: ``select.poll`` and
+``select.epoll`` (r017, r020), ``recv(n, MSG_WAITALL)`` once some bytes were there (r021), a
+``multiprocessing.Pipe`` between threads (r124), ``os.read`` of a pty (r122) are now controlled
+waits; opening a FIFO (r084), which blocks in the kernel until its other end is opened, is refused
+by name before it blocks."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+
+from model_checks.harness import Options, Result, check, patched
+from model_checks.harness.rt.scheduler import UsageError
+from tests.harness import review8_io_programs as prog
+from tests.harness.patched_runs import assert_proved_race_free
+
+pytestmark = pytest.mark.timeout(60)
+
+
+def _run(program: Callable[[], None], **options: object) -> Result:
+    with patched(prog):
+        return check(lambda rt: program(), Options(time_limit=30, **options))  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    "program",
+    [
+        prog.poll_on_a_pipe,
+        prog.epoll_on_a_socket,
+        prog.recv_waitall_in_two_pieces,
+        prog.recv_into_waitall_in_two_pieces,
+        prog.multiprocessing_pipe_between_threads,
+        prog.multiprocessing_pipe_poll,
+        prog.pty_read,
+    ],
+)
+@pytest.mark.parametrize("strategy", ["dpor-ipb", "dfs"])
+def test_a_blocking_wait_is_a_controlled_wait(program: Callable[[], None], strategy: str) -> None:
+    result = _run(program, strategy=strategy)
+    assert_proved_race_free(result)
+    assert result.executions >= 2, result.report()  # the worker waited in some, not in others
+
+
+def test_a_polls_timeout_is_a_timed_wait() -> None:
+    assert_proved_race_free(_run(prog.poll_times_out))
+
+
+def test_opening_a_fifo_in_a_controlled_thread_is_refused_by_name() -> None:
+    with pytest.raises(UsageError, match=r"FIFO .*blocks .*until"):
+        _run(prog.fifo_opened_by_a_worker)
