@@ -6,6 +6,7 @@ from __future__ import annotations
 import multiprocessing
 import os
 import select
+import signal
 import socket
 import tempfile
 import threading
@@ -157,3 +158,49 @@ def pty_read() -> None:
     os.close(m)
     os.close(s)
     assert res and res[0].strip() == b"hi", res
+
+
+LK = threading.Lock()
+
+
+def handler_takes_a_lock_main_takes_in_a_loop() -> None:
+    """r030: the handler takes a lock main takes three times; a signal sent while main holds it
+    is a self-deadlock. The worker sends with no sleep: the kill's order with main's steps is the
+    explorer's to vary (it was dependent with main's next operation only: one execution)."""
+
+    def handler(signum: int, frame: object) -> None:
+        with LK:
+            pass
+
+    old = signal.signal(signal.SIGUSR1, handler)
+    try:
+        t = threading.Thread(target=lambda: os.kill(os.getpid(), signal.SIGUSR1))
+        t.start()
+        for _ in range(3):
+            with LK:
+                pass
+        t.join()
+    finally:
+        signal.signal(signal.SIGUSR1, old)
+
+
+def where_the_handler_ran() -> object:
+    """Correct: the handler records how far main had gone (each point is a possible outcome)."""
+    at = [0]
+    seen: list[int] = []
+
+    def handler(signum: int, frame: object) -> None:
+        seen.append(at[0])
+
+    old = signal.signal(signal.SIGUSR1, handler)
+    try:
+        t = threading.Thread(target=lambda: os.kill(os.getpid(), signal.SIGUSR1))
+        t.start()
+        for i in range(3):
+            with LK:
+                at[0] = i + 1
+        t.join()
+    finally:
+        signal.signal(signal.SIGUSR1, old)
+    assert len(seen) == 1, seen
+    return lambda: seen[0]  # (the final check: its value is the execution's outcome)

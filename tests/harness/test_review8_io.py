@@ -20,7 +20,7 @@ from tests.harness.patched_runs import assert_proved_race_free
 pytestmark = pytest.mark.timeout(60)
 
 
-def _run(program: Callable[[], None], **options: object) -> Result:
+def _run(program: Callable[[], object], **options: object) -> Result:
     with patched(prog):
         return check(lambda rt: program(), Options(time_limit=30, **options))  # type: ignore[arg-type]
 
@@ -51,3 +51,19 @@ def test_a_polls_timeout_is_a_timed_wait() -> None:
 def test_opening_a_fifo_in_a_controlled_thread_is_refused_by_name() -> None:
     with pytest.raises(UsageError, match=r"FIFO .*blocks .*until"):
         _run(prog.fifo_opened_by_a_worker)
+
+
+# -------------------------------------------------------------- a signal from a worker (r030)
+@pytest.mark.parametrize("strategy", ["dpor-ipb", "dpor", "dfs"])
+def test_a_signal_sent_while_main_holds_the_handlers_lock_is_found(strategy: str) -> None:
+    result = _run(prog.handler_takes_a_lock_main_takes_in_a_loop, strategy=strategy)
+    assert result.verdict == "failed" and result.failure is not None, result.report()
+    assert result.failure.kind == "deadlock", result.report()
+
+
+def test_dpor_sees_every_point_the_handler_can_run_at_as_dfs_does() -> None:
+    by = {s: _run(prog.where_the_handler_ran, strategy=s) for s in ("dpor-ipb", "dpor", "dfs")}
+    for strategy, result in by.items():
+        assert_proved_race_free(result)
+        assert result.outcomes == by["dfs"].outcomes, (strategy, result.outcomes, by["dfs"].outcomes)
+    assert by["dfs"].outcomes == {0, 1, 2, 3}, by["dfs"].outcomes
