@@ -3,6 +3,8 @@ blocked the one OS thread the controlled threads share (see ``test_review8_io.py
 
 from __future__ import annotations
 
+import contextlib
+import io
 import multiprocessing
 import os
 import select
@@ -204,3 +206,18 @@ def where_the_handler_ran() -> object:
         signal.signal(signal.SIGUSR1, old)
     assert len(seen) == 1, seen
     return lambda: seen[0]  # (the final check: its value is the execution's outcome)
+
+
+def prints_to_one_buffer_where_redirect_is_named() -> None:
+    """r071: two threads print to one StringIO (no lock): a race; the program also uses
+    ``redirect_stdout`` (so ``print`` is the harness's, ``patch_streams``)."""
+    buf = io.StringIO()
+    a = threading.Thread(target=lambda: print("a", file=buf))
+    b = threading.Thread(target=lambda: print("b", file=buf))
+    a.start()
+    b.start()
+    a.join()
+    b.join()
+    with contextlib.redirect_stdout(io.StringIO()):
+        print("done")
+    assert buf.getvalue() == "a\nb\n", repr(buf.getvalue())

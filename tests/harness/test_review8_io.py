@@ -67,3 +67,13 @@ def test_dpor_sees_every_point_the_handler_can_run_at_as_dfs_does() -> None:
         assert_proved_race_free(result)
         assert result.outcomes == by["dfs"].outcomes, (strategy, result.outcomes, by["dfs"].outcomes)
     assert by["dfs"].outcomes == {0, 1, 2, 3}, by["dfs"].outcomes
+
+
+# ------------------------------------------------- print(file=buf) where redirect_stdout is named
+@pytest.mark.parametrize("strategy", ["dpor-ipb", "dpor"])
+def test_a_print_to_a_buffer_is_a_write_of_it_where_redirect_is_named(strategy: str) -> None:
+    result = _run(prog.prints_to_one_buffer_where_redirect_is_named, strategy=strategy)
+    assert result.verdict == "failed" and result.failure is not None, result.report()
+    assert "data race on StringIO" in result.report() and "print(StringIO)" in result.report(), (
+        result.report()
+    )
