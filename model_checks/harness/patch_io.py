@@ -14,13 +14,15 @@ does not block (a write is made without blocking, in pieces, each after a wait f
 Modelled: ``recv``, ``recv_into``, ``recvfrom``, ``recvfrom_into``, ``recvmsg``, ``accept``,
 ``send``, ``sendall``, ``sendto`` of a blocking socket of this machine (a Unix socket, or one
 whose address is a loopback address: ``socketpair()``, a local server and its clients), and
-``os.read``/``os.write`` of a pipe, and ``select.select`` of those (a wait for any of them). A
+``os.read``/``os.write`` of a pipe, a terminal (a pty's end) or a local socket, and
+``select.select`` of those (a wait for any of them). A
 socket's timeout is a timed wait of the virtual clock
 (``TimeoutError("timed out")``, as CPython's); a non-blocking one's call is made as it is. Before a
 wait is reported as a deadlock the descriptors are given ``GRACE`` seconds of real time (data
 from another process). Not modelled (the real call, as before): a socket to another machine, a
 file object's read of a pipe (``os.fdopen``), ``selectors`` (``patch_asyncio`` refuses an event
-loop's wait), ``input()``.
+loop's wait), ``input()``. ``MSG_WAITALL`` is ``patch_io_pieces``'s; ``select.poll``/``epoll``,
+``multiprocessing.Connection`` and a FIFO's open are ``patch_io_waits``'s.
 """
 
 from __future__ import annotations
