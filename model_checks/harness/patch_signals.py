@@ -10,7 +10,8 @@ be sent at all (it was refused by name since session 39).
 
 Now, in a controlled thread, ``os.kill`` of the process itself, ``signal.raise_signal`` and
 ``signal.pthread_kill`` of a controlled thread are an operation (dependent with every step of
-the main thread so far and its next one: where the handler runs depends on it), and the signal is not sent: its handler, as
+the main thread so far and its next one: where the handler runs depends on it), and the signal
+is not sent: its handler, as
 ``signal.getsignal`` gives it, runs in the main controlled thread (its steps are the main
 thread's: a lock it takes is taken by the main thread) when that thread next runs, before the
 rest of its code, once per signal pending, as CPython's do; an exception it raises is raised in
