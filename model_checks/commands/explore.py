@@ -32,6 +32,7 @@ from model_checks.commands import (
 )
 from model_checks.commands import hash_seeds as hash_seeds_run
 from model_checks.harness import Options, ReplayDivergence, Result, check, patched
+from model_checks.harness import hash_seed as process_seed
 from model_checks.harness.options import STATES
 from model_checks.harness.rt.scheduler import UsageError
 from model_checks.harness.runtime import ControlledRuntime
@@ -252,7 +253,8 @@ def explore_command(
         raise CommandError(
             "no scenario named: give one listed above, e.g. `lanecheck explore counter-locked`"
         )
-    own = own_program.load(scenario) if scenario not in table and own_program.is_own(scenario) else None
+    with _program_output_to_stderr() if as_json else contextlib.nullcontext():  # (its import's prints)
+        own = own_program.load(scenario) if scenario not in table and own_program.is_own(scenario) else None
     if own is None and scenario not in table:
         near = difflib.get_close_matches(scenario, table, n=3)
         hint = f"; did you mean {', '.join(near)}?" if near else ""
@@ -315,12 +317,18 @@ def explore_command(
         raise CommandError(str(exc), option) from None
     except (ReplayDivergence, ValueError) as exc:
         option = "--replay" if replay is not None else None
-        raise CommandError(str(exc), option) from None
+        why = str(exc)
+        if isinstance(exc, ReplayDivergence):
+            why += f"; {_HASH_SEED_HINT % process_seed.SEED}"
+        raise CommandError(why, option) from None
     if result.failure is not None:
         flag = (" --interleave-races" if interleave_races else "") + hash_seeds_run.replay_flag()
         result.replay_hint = f"lanecheck explore {scenario}{flag} --replay {result.failure.schedule}"
     if as_json:
-        typer.echo(json.dumps(_as_json(scenario, result), indent=2, default=str))
+        facts = _as_json(scenario, result)
+        facts.update(hash_seed=process_seed.SEED, replay=result.replay_hint or None)
+        typer.echo(json.dumps(facts, indent=2, default=str))
+        _rest_of_stdout_to_stderr()
     else:
         typer.echo(result.report())
     if result.failure is not None:
@@ -344,6 +352,24 @@ def _program_output_to_stderr() -> Iterator[None]:
         if saved is not None:
             os.dup2(saved, 1)
             os.close(saved)
+
+
+_HASH_SEED_HINT = (
+    "a schedule found under another str/bytes hash seed replays only under it: give the report's"
+    " --hash-seed (this run's PYTHONHASHSEED=%s)"
+)
+
+
+def _rest_of_stdout_to_stderr() -> None:
+    """With ``--json`` on the command line, once the JSON is out what the process prints until it
+    ends (the program's ``atexit`` functions) goes to stderr: stdout stays the JSON only."""
+    if not hash_seeds_run.is_command_line():
+        return  # (a test calling the command in-process keeps its own streams)
+    sys.stdout.flush()
+    saved = _moved_fd(1, 2)
+    if saved is not None:
+        os.close(saved)
+        sys.stdout = sys.stderr
 
 
 def _moved_fd(fd: int, to: int) -> int | None:

@@ -29,6 +29,7 @@ import typer
 from typer._click.globals import get_current_context
 from typer.core import TyperArgument, TyperOption
 
+from model_checks.commands import CommandError
 from model_checks.harness import hash_seed as process_seed
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_BOUNDED = 0, 1, 2, 3
@@ -41,7 +42,7 @@ def wanted(option: int | None) -> int:
     return process_seed.SEED if process_seed.SEED is not None else 0
 
 
-def _is_command_line() -> bool:
+def is_command_line() -> bool:
     """Is this process lanecheck's command line itself (not a test calling the command)?"""
     entry = os.path.normpath(sys.argv[0]) if sys.argv else ""
     return os.path.basename(entry) == "lanecheck" or entry.endswith(
@@ -54,16 +55,29 @@ def fix(option: int | None, many: int | None, as_json: bool) -> None:
     process is the one to run it, else ends the command with the outcome of the child(ren)."""
     seed = wanted(option)
     if many is not None:
+        check_range(seed, many)
         raise typer.Exit(_run_children(list(range(seed, seed + many)), as_json))
     if seed == process_seed.SEED:
         return
-    if _is_command_line() and hasattr(sys, "orig_argv"):
+    if is_command_line() and hasattr(sys, "orig_argv"):
         env = {**os.environ, "PYTHONHASHSEED": str(seed)}
         sys.stdout.flush()
         sys.stderr.flush()
         os.execve(sys.executable, [sys.executable, *sys.orig_argv[1:]], env)
     if option is not None:
         raise typer.Exit(_run_children([seed], as_json))
+
+
+def check_range(first: int, many: int) -> None:
+    """Refuse a range of seeds past ``PYTHONHASHSEED``'s bound before any child runs (a child
+    under seed 2**32 died with "Fatal Python error" and the command read it as a failure)."""
+    last = first + many - 1
+    if last > process_seed.MAX_SEED:
+        raise CommandError(
+            f"seeds {first}..{last} go past {process_seed.MAX_SEED:,}, the largest PYTHONHASHSEED"
+            f" (with --hash-seed {first}, give at most {process_seed.MAX_SEED - first + 1:,})",
+            "--hash-seeds",
+        )
 
 
 def replay_flag() -> str:

@@ -89,6 +89,8 @@ WRAPPERS = frozenset(
         "patch_process.py",
         "patch_random.py",
         "patch_io.py",
+        "patch_io_pieces.py",
+        "patch_io_waits.py",
         "patch_identity.py",
         "patch_signals.py",
         "patch_streams.py",

@@ -14,13 +14,15 @@ does not block (a write is made without blocking, in pieces, each after a wait f
 Modelled: ``recv``, ``recv_into``, ``recvfrom``, ``recvfrom_into``, ``recvmsg``, ``accept``,
 ``send``, ``sendall``, ``sendto`` of a blocking socket of this machine (a Unix socket, or one
 whose address is a loopback address: ``socketpair()``, a local server and its clients), and
-``os.read``/``os.write`` of a pipe, and ``select.select`` of those (a wait for any of them). A
+``os.read``/``os.write`` of a pipe, a terminal (a pty's end) or a local socket, and
+``select.select`` of those (a wait for any of them). A
 socket's timeout is a timed wait of the virtual clock
 (``TimeoutError("timed out")``, as CPython's); a non-blocking one's call is made as it is. Before a
 wait is reported as a deadlock the descriptors are given ``GRACE`` seconds of real time (data
 from another process). Not modelled (the real call, as before): a socket to another machine, a
 file object's read of a pipe (``os.fdopen``), ``selectors`` (``patch_asyncio`` refuses an event
-loop's wait), ``input()``.
+loop's wait), ``input()``. ``MSG_WAITALL`` is ``patch_io_pieces``'s; ``select.poll``/``epoll``,
+``multiprocessing.Connection`` and a FIFO's open are ``patch_io_waits``'s.
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ import stat
 from collections.abc import Callable
 from typing import Any, Final
 
+from model_checks.harness import patch_io_pieces
 from model_checks.harness.patch_threads import _controlled
 from model_checks.harness.rt.enabled import can_run
 from model_checks.harness.rt.objects import AtomicState, EventState, Op
@@ -186,12 +189,30 @@ def _receiving(name: str) -> tuple[Any, str, Any, Any]:
             return real(self, *args, **kwargs)
         _waits(rt).touch(name)
         timeout = self.gettimeout()
-        if timeout != 0.0 and _local(self) and not _wait(rt, self.fileno(), "r", name, timeout):
+        if timeout == 0.0 or not _local(self):
+            return real(self, *args, **kwargs)
+        if _WAITALL and _flags(name, args, kwargs) & _WAITALL:
+            return patch_io_pieces.wait_all(
+                self, name, args, kwargs, lambda: _wait(rt, self.fileno(), "r", name, timeout)
+            )
+        if not _wait(rt, self.fileno(), "r", name, timeout):
             raise _timed_out()
         return real(self, *args, **kwargs)
 
     method.__name__ = method.__qualname__ = name
     return socket.socket, name, real, method
+
+
+_WAITALL: Final = getattr(socket, "MSG_WAITALL", 0)
+_FLAGS_AT: Final = {"recv": 1, "recv_into": 2, "recvfrom": 1, "recvfrom_into": 2, "recvmsg": 2}
+
+
+def _flags(name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> int:
+    at = _FLAGS_AT.get(name)
+    if at is None:
+        return 0
+    flags = args[at] if len(args) > at else kwargs.get("flags", 0)
+    return flags if isinstance(flags, int) else 0
 
 
 _real_send = _socket.socket.send
@@ -243,8 +264,10 @@ def _sending_to() -> tuple[Any, str, Any, Any]:
 
 
 def _pipe(fd: int) -> bool:
+    """Is ``fd`` a blocking pipe, terminal (a pty's end) or socket of this machine (a
+    ``multiprocessing.Connection``'s, which reads with ``os.read``)?"""
     try:
-        return stat.S_ISFIFO(os.fstat(fd).st_mode) and os.get_blocking(fd)
+        return os.get_blocking(fd) and _modelled(fd, refuse_closed=True)
     except OSError:
         return False
 
@@ -306,13 +329,14 @@ def _select(rlist: Any, wlist: Any, xlist: Any, timeout: float | None = None) ->
     return _real_select(rlist, wlist, xlist, 0)
 
 
-def _modelled(fd: int) -> bool:
-    """Is ``fd`` a pipe, or a socket of this machine (its other end, when it has one)?"""
+def _modelled(fd: int, refuse_closed: bool = False) -> bool:
+    """Is ``fd`` a pipe, a terminal (a pty's end: readable when written), or a socket of this
+    machine (its other end, when it has one)?"""
     try:
         mode = os.fstat(fd).st_mode
     except OSError:
-        return True  # (closed: the real call raises at once)
-    if stat.S_ISFIFO(mode):
+        return not refuse_closed  # (closed: the real call raises at once)
+    if stat.S_ISFIFO(mode) or (stat.S_ISCHR(mode) and os.isatty(fd)):
         return True
     if not stat.S_ISSOCK(mode):
         return False

@@ -26,6 +26,7 @@ from typing import Any
 from model_checks.harness import (
     patch_identity,
     patch_io,
+    patch_io_waits,
     patch_shared,
     patch_signals,
     patch_state,
@@ -86,6 +87,8 @@ REPLACEMENTS: list[tuple[Any, str, Any, Any]] = [
 REPLACEMENTS += patch_signals.REPLACEMENTS
 # a blocking read or write of a socket or a pipe: a controlled wait (``patch_io``)
 REPLACEMENTS += patch_io.REPLACEMENTS
+# poll/epoll waits, a FIFO's open refused (``patch_io_waits``)
+REPLACEMENTS += patch_io_waits.REPLACEMENTS
 
 
 def at_patching(modules: tuple[ModuleType, ...]) -> list[tuple[Any, str, Any, Any]]:
@@ -93,9 +96,10 @@ def at_patching(modules: tuple[ModuleType, ...]) -> list[tuple[Any, str, Any, An
     ``sqlite3``'s thread check, ``asyncio``'s current loop per thread; ``patch_streams``:
     ``redirect_stdout`` is process-wide, where ``modules`` name it, or assign ``sys.stdout``;
     ``patch_shared``: the working directory and the recursion limit, where they name their
-    setters)."""
+    setters; ``patch_io_waits``: ``multiprocessing``'s connections, where it is imported)."""
     return [
         *patch_identity.at_patching(),
         *patch_streams.at_patching(modules),
         *patch_shared.at_patching(modules),
+        *patch_io_waits.at_patching(),
     ]

@@ -9,8 +9,9 @@ the handler ran in the thread that sent the signal (``os.kill(os.getpid(), sig)`
 be sent at all (it was refused by name since session 39).
 
 Now, in a controlled thread, ``os.kill`` of the process itself, ``signal.raise_signal`` and
-``signal.pthread_kill`` of a controlled thread are an operation (dependent with every other:
-where the handler runs depends on it), and the signal is not sent: its handler, as
+``signal.pthread_kill`` of a controlled thread are an operation (dependent with every step of
+the main thread so far and its next one: where the handler runs depends on it), and the signal
+is not sent: its handler, as
 ``signal.getsignal`` gives it, runs in the main controlled thread (its steps are the main
 thread's: a lock it takes is taken by the main thread) when that thread next runs, before the
 rest of its code, once per signal pending, as CPython's do; an exception it raises is raised in
@@ -36,7 +37,7 @@ import greenlet
 from model_checks.harness import ctrl_c
 from model_checks.harness.patch_threads import _controlled
 from model_checks.harness.rt.backends import ABORT, Abort
-from model_checks.harness.rt.objects import AtomicState, Op
+from model_checks.harness.rt.objects import GLOBAL, AtomicState, Op
 from model_checks.harness.rt.scheduler import UsageError
 from model_checks.harness.runtime import ControlledRuntime
 from model_checks.harness.thread_idents import thread_of
@@ -106,10 +107,12 @@ def _send(rt: ControlledRuntime, signum: int, call: str) -> None:
     ex = rt._ex
     pending = _pending(rt)
     main = ex.threads[0]
-    # dependent with the main thread's next operation (the handler runs before it or after it)
-    # and ordered with the handling (``delivery``), not with everything: a yield point would order
-    # the sender's later accesses before the handler's, and hide their race
-    objs = pending.state.own if main.pending is None else pending.state.own | main.pending.objs
+    # dependent with every step of the main thread so far and its next one (the handler runs at
+    # whichever the signal comes before: with the next one only, the explorer never moved the
+    # send back to where main held a lock its handler takes, review 8's r030) and ordered with
+    # the handling (``delivery``), not with everything: a yield point would order the sender's
+    # later accesses before the handler's, and hide their race
+    objs = pending.state.own | _main_objects(ex)
     ex.perform(Op("store", pending.state, (call,), objs=objs))
     op = main.pending
     if _handler(signum) is None or main.finished or op is None or op.kind == "exit":
@@ -134,6 +137,18 @@ def _send(rt: ControlledRuntime, signum: int, call: str) -> None:
         main.pending = pending.delivery
     if not isinstance(direct[0], (_Interrupting, _Handlers)):
         direct[0] = _Interrupting(ex, direct, direct[0], pending)
+
+
+def _main_objects(ex: Any) -> frozenset[int]:
+    """The objects of the main thread's steps in this execution, and of its next operation."""
+    found: set[int] = set()
+    for step in ex.steps:
+        if step.tid == 0 and step.op.objs is not GLOBAL:
+            found |= step.op.objs
+    op = ex.threads[0].pending
+    if op is not None and op.objs is not GLOBAL:
+        found |= op.objs
+    return frozenset(found)
 
 
 def _run_handlers(signals: list[int], frame: FrameType | None) -> None:

@@ -8,13 +8,13 @@ modules use either (their code names ``redirect_stdout`` or ``redirect_stderr``)
 leaving one in a controlled thread is a write of the stream (``sys.stdout`` or ``sys.stderr``, one
 location each per execution) and each ``print`` of a controlled thread a write of the stream it
 writes to (a write, not a read, since the eighth review: two prints into one capture were taken
-to commute, r071), so the explorer runs another thread's ``print`` inside the redirection. Not seen: a
-write through ``sys.stdout.write`` or a stream object taken earlier; in such a program a
-``print(..., file=buf)`` is no longer read by the race detector as a write of ``buf`` (it reads
-the builtin's calls). Since the eighth review (r125) a program that assigns ``sys.stdout`` or
-``sys.stderr`` itself (``sys.stdout = buf``: its code stores the attribute) is treated alike, the
-assignment in a controlled thread a write of the stream (``sys``'s class, while patched, sees it).
-A program that does neither keeps ``print`` the builtin (no step).
+to commute, r071), so the explorer runs another thread's ``print`` inside the redirection. Not
+seen: a write through ``sys.stdout.write`` or a stream object taken earlier. A
+``print(..., file=buf)`` is still read by the race detector as a write of ``buf`` (``_written``).
+Since the eighth review (r125) a program that assigns ``sys.stdout`` or ``sys.stderr`` itself
+(``sys.stdout = buf``: its code stores the attribute) is treated alike, the assignment in a
+controlled thread a write of the stream (``sys``'s class, while patched, sees it). A program that
+does neither keeps ``print`` the builtin (no step).
 """
 
 from __future__ import annotations
@@ -125,7 +125,20 @@ def _print(*args: Any, **kwargs: Any) -> None:
     # (a write: two prints to one stream are ordered, their output's order is an outcome; as reads
     # DPOR took them to commute and ran one order of two prints into a capture: review 8, r071)
     _access("stderr" if out is not None and out is sys.stderr else "stdout", "write")
+    if out is not None:
+        _written(out, args, kwargs)
     _real_print(*args, **kwargs)
+
+
+def _written(out: object, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
+    """``print(..., file=buf)``: the race detector reads the builtin's call (a write of ``buf``)
+    at the program's line, as it does where ``print`` is not replaced (review 8, r071: the two
+    threads' prints to one buffer were no access, and DPOR ran one order of them only)."""
+    rt = _controlled()
+    calls = None if rt is None else getattr(rt._ex.race, "calls", None)  # (the race detector's)
+    tid = None if rt is None else rt._ex.running_thread()
+    if calls is not None and tid is not None:
+        calls.handed(tid, sys._getframe(2), _real_print, args, kwargs)
 
 
 def _enter(self: Any) -> Any:

@@ -1,0 +1,223 @@
+"""Review 8's programs that hung patch mode: a worker's blocking call the harness did not model
+blocked the one OS thread the controlled threads share (see ``test_review8_io.py``)."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import multiprocessing
+import os
+import select
+import signal
+import socket
+import tempfile
+import threading
+
+
+def poll_on_a_pipe() -> None:
+    """r017: the worker waits with ``select.poll`` on a pipe; main writes."""
+    r, w = os.pipe()
+    res: list[bytes] = []
+
+    def worker() -> None:
+        p = select.poll()
+        p.register(r, select.POLLIN)
+        events = p.poll()
+        assert events == [(r, select.POLLIN)], events
+        res.append(os.read(r, 10))
+
+    t = threading.Thread(target=worker)
+    t.start()
+    os.write(w, b"x")
+    t.join()
+    os.close(r)
+    os.close(w)
+    assert res == [b"x"], res
+
+
+def poll_times_out() -> None:
+    """``poll(10)``: 10 ms of the virtual clock, nothing written: an empty list."""
+    r, w = os.pipe()
+    p = select.poll()
+    p.register(r, select.POLLIN)
+    got: list[object] = []
+    t = threading.Thread(target=lambda: got.append(p.poll(10)))
+    t.start()
+    t.join()
+    os.close(r)
+    os.close(w)
+    assert got == [[]], got
+
+
+def epoll_on_a_socket() -> None:
+    """r020: the worker waits with ``select.epoll`` on a socket; main sends."""
+    a, b = socket.socketpair()
+    res: list[bytes] = []
+
+    def worker() -> None:
+        with select.epoll() as ep:
+            ep.register(b.fileno(), select.EPOLLIN)
+            events = ep.poll()
+            assert [fd for fd, _ in events] == [b.fileno()], events
+            res.append(b.recv(10))
+
+    t = threading.Thread(target=worker)
+    t.start()
+    a.sendall(b"x")
+    t.join()
+    a.close()
+    b.close()
+    assert res == [b"x"], res
+
+
+def recv_waitall_in_two_pieces() -> None:
+    """r021: ``recv(4, MSG_WAITALL)`` gets all 4 bytes though they are sent in two pieces."""
+    a, b = socket.socketpair()
+    res: list[bytes] = []
+    t = threading.Thread(target=lambda: res.append(b.recv(4, socket.MSG_WAITALL)))
+    t.start()
+    a.sendall(b"ab")
+    a.sendall(b"cd")
+    t.join()
+    a.close()
+    b.close()
+    assert res == [b"abcd"], res
+
+
+def recv_into_waitall_in_two_pieces() -> None:
+    a, b = socket.socketpair()
+    buf = bytearray(4)
+    res: list[int] = []
+    t = threading.Thread(target=lambda: res.append(b.recv_into(buf, 4, socket.MSG_WAITALL)))
+    t.start()
+    a.sendall(b"ab")
+    a.sendall(b"cd")
+    t.join()
+    a.close()
+    b.close()
+    assert res == [4] and bytes(buf) == b"abcd", (res, buf)
+
+
+def fifo_opened_by_a_worker() -> None:
+    """r084: opening a FIFO blocks in the kernel until the other end is opened."""
+    d = tempfile.mkdtemp()
+    path = os.path.join(d, "f")
+    os.mkfifo(path)
+    res: list[bytes] = []
+
+    def worker() -> None:
+        with open(path, "rb") as f:
+            res.append(f.read())
+
+    t = threading.Thread(target=worker)
+    t.start()
+    with open(path, "wb") as f:
+        f.write(b"hi")
+    t.join()
+    os.unlink(path)
+    os.rmdir(d)
+    assert res == [b"hi"], res
+
+
+def multiprocessing_pipe_between_threads() -> None:
+    """r124: a worker's ``Connection.recv`` of what main sends."""
+    a, b = multiprocessing.Pipe()
+    got: list[object] = []
+    t = threading.Thread(target=lambda: got.append(b.recv()))
+    t.start()
+    a.send({"k": 1})
+    t.join()
+    a.close()
+    b.close()
+    assert got == [{"k": 1}], got
+
+
+def multiprocessing_pipe_poll() -> None:
+    a, b = multiprocessing.Pipe(duplex=False)
+    got: list[object] = []
+
+    def worker() -> None:
+        assert a.poll(None)
+        got.append(a.recv())
+
+    t = threading.Thread(target=worker)
+    t.start()
+    b.send(1)
+    t.join()
+    a.close()
+    b.close()
+    assert got == [1], got
+
+
+def pty_read() -> None:
+    """r122: a worker reads a pseudo-terminal's master end; main writes to the other end."""
+    m, s = os.openpty()
+    res: list[bytes] = []
+    t = threading.Thread(target=lambda: res.append(os.read(m, 100)))
+    t.start()
+    os.write(s, b"hi\n")
+    t.join()
+    os.close(m)
+    os.close(s)
+    assert res and res[0].strip() == b"hi", res
+
+
+LK = threading.Lock()
+
+
+def handler_takes_a_lock_main_takes_in_a_loop() -> None:
+    """r030: the handler takes a lock main takes three times; a signal sent while main holds it
+    is a self-deadlock. The worker sends with no sleep: the kill's order with main's steps is the
+    explorer's to vary (it was dependent with main's next operation only: one execution)."""
+
+    def handler(signum: int, frame: object) -> None:
+        with LK:
+            pass
+
+    old = signal.signal(signal.SIGUSR1, handler)
+    try:
+        t = threading.Thread(target=lambda: os.kill(os.getpid(), signal.SIGUSR1))
+        t.start()
+        for _ in range(3):
+            with LK:
+                pass
+        t.join()
+    finally:
+        signal.signal(signal.SIGUSR1, old)
+
+
+def where_the_handler_ran() -> object:
+    """Correct: the handler records how far main had gone (each point is a possible outcome)."""
+    at = [0]
+    seen: list[int] = []
+
+    def handler(signum: int, frame: object) -> None:
+        seen.append(at[0])
+
+    old = signal.signal(signal.SIGUSR1, handler)
+    try:
+        t = threading.Thread(target=lambda: os.kill(os.getpid(), signal.SIGUSR1))
+        t.start()
+        for i in range(3):
+            with LK:
+                at[0] = i + 1
+        t.join()
+    finally:
+        signal.signal(signal.SIGUSR1, old)
+    assert len(seen) == 1, seen
+    return lambda: seen[0]  # (the final check: its value is the execution's outcome)
+
+
+def prints_to_one_buffer_where_redirect_is_named() -> None:
+    """r071: two threads print to one StringIO (no lock): a race; the program also uses
+    ``redirect_stdout`` (so ``print`` is the harness's, ``patch_streams``)."""
+    buf = io.StringIO()
+    a = threading.Thread(target=lambda: print("a", file=buf))
+    b = threading.Thread(target=lambda: print("b", file=buf))
+    a.start()
+    b.start()
+    a.join()
+    b.join()
+    with contextlib.redirect_stdout(io.StringIO()):
+        print("done")
+    assert buf.getvalue() == "a\nb\n", repr(buf.getvalue())
