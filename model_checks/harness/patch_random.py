@@ -44,7 +44,7 @@ from collections.abc import Callable
 from hashlib import sha512
 from typing import Any
 
-from model_checks.harness.patch_threads import _running
+from model_checks.harness.patch_threads import _CURRENT, _running
 from model_checks.harness.rt.objects import LocationState, Op
 from model_checks.harness.strategies.randomized import PctChooser, RandomChooser
 from model_checks.harness.strategies.simple import ReplayChooser
@@ -271,7 +271,12 @@ def _primitive(name: str) -> Any:
     real = _UNTRACED.get(name, _REAL[name])
 
     def method(self: random.Random, *args: Any, **kwargs: Any) -> Any:
-        current = None if _BUSY[0] else _current()
+        # the fast way out first: the harness's own generators (the random and PCT choosers')
+        # draw here at every step, from the scheduler, where no thread of the program runs
+        rt = _CURRENT[0]
+        if rt is None or _BUSY[0] or rt._ex.running_thread() is None:
+            return real(self, *args, **kwargs)
+        current = _current()
         if current is None:
             return real(self, *args, **kwargs)
         now, tid = current
