@@ -182,7 +182,11 @@ def positions(ex: object) -> tuple[tuple[object, ...], ...]:
     now = _CHECK[0].now
     if now is None or now.ex is not ex:
         return ()
-    get = _REAL["getstate"]
+
+    def get(gen: random.Random) -> object:
+        # the C state (an entropy sequence, made with no ``Random.__init__``, has no ``gauss_next``)
+        return _random.Random.getstate(gen), getattr(gen, "gauss_next", None)
+
     out: list[tuple[object, ...]] = [("module", hash(get(now.shared)))]
     out += sorted((("generator", cell.oid, hash(get(gen))) for gen, cell in now.cells.values()), key=repr)
     out += sorted(("entropy", tid, hash(get(gen))) for tid, gen in now.entropy.items())

@@ -30,6 +30,21 @@ def shared_instance() -> None:
     assert got["a"] == random.Random(42).random(), got
 
 
+def shared_unseeded_instance() -> None:
+    """r061 (BUGGY): as ``shared_instance`` with a ``Random()`` made with no seed (its seed the
+    main thread's entropy): ``a`` must draw its first value."""
+    rng = random.Random()
+    first = random.Random()
+    first.setstate(rng.getstate())
+    got: dict[str, float] = {}
+
+    def w(name: str) -> None:
+        got[name] = rng.random()
+
+    _two(w)
+    assert got["a"] == first.random(), got
+
+
 def shared_instance_choice() -> None:
     """BUGGY: as ``shared_instance``, through ``choice`` (a Python-level method on
     ``getrandbits``)."""

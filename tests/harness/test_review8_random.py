@@ -23,6 +23,7 @@ pytestmark = pytest.mark.timeout(180)
 
 BUGGY = [
     prog.shared_instance,
+    prog.shared_unseeded_instance,
     prog.shared_instance_choice,
     prog.module_draws_in_two_threads,
     prog.seed_each_thread,
