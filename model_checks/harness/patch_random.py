@@ -1,42 +1,94 @@
-"""Random draws in explored code, in patch mode: seeded from the check's seed, never from the OS.
+"""Random draws in explored code, in patch mode: CPython's sharing, seeded from the check's seed.
 
 An outside review (session 40, p154) saw a program that picks its lock order with
 ``random.random()`` proved deadlock-free in some runs of the check and failed in others: the
 draws came from the process's generator, seeded by the OS, so the verdict followed an
-uncontrolled coin. In a controlled thread the ``random`` module's functions (``random``,
-``choice``, ``randrange``, ``shuffle``, ... bound to its hidden instance), ``os.urandom`` (and so
-``uuid.uuid4``, ``secrets``, ``random.SystemRandom``) and an unseeded ``random.Random()`` now
-draw from a generator of the execution's own:
+uncontrolled coin. The eighth review then saw false proofs of the first model (each thread its
+own sequence): two threads drawing from one ``random.Random``, or one thread's ``random.seed``
+against another's draw, were taken to commute. The model is now CPython's:
 
-* each thread has its own sequence, seeded from (the execution's draw seed, the thread's index),
-  so a draw is the thread's local computation: it commutes with every other thread's step, as
-  DPOR assumes, and an execution is a function of its schedule (replay, the determinism check);
+* the ``random`` module's functions (``random``, ``choice``, ``seed``, ``getstate``, ... bound to
+  its hidden instance) use ONE generator per execution, seeded with the execution's draw seed
+  (``random.seed(S)``'s sequence), as CPython's module generator is shared by every thread;
+* a generator's draw, seed, ``getstate`` or ``setstate`` in a controlled thread is an operation
+  (a write of the generator's cell, one per generator per execution): dependent with every other
+  operation on the same generator, so DPOR explores their orders; a generator drawn by one thread
+  only is independent of the rest. A program's ``random.Random`` instances are the same, through
+  the class's primitives (``random``, ``getrandbits``, ``randbytes``, ``seed``, ``getstate``,
+  ``setstate``: its Python-level methods build on them; one operation per module call or per
+  primitive); making one is not an operation (the new object is the thread's own);
+* the OS's entropy (``os.urandom``, so ``uuid.uuid4``, ``secrets``, ``random.SystemRandom``, and
+  the seed of ``random.Random()`` or ``random.seed()`` with no argument) draws from a sequence of
+  the thread's own, seeded from (the draw seed, the thread's index): the OS's entropy is no
+  shared state, so those draws commute;
 * the draw seed is the check's seed (``Options.seed``, ``--seed``) in every execution of the
   systematic strategies, a replay and Hypothesis' choices; random and PCT sampling vary it from
   execution to execution (``mix(seed, k)`` for the k-th sampled execution that draws), so they
-  can find the draw that fails;
-* a schedule string of an execution that drew with a draw seed other than 0 carries it
-  (``.r<hex>``, ``schedule.py``), so the replay draws the same values.
+  can find the draw that fails; a schedule string of an execution that drew with a draw seed
+  other than 0 carries it (``.r<hex>``, ``schedule.py``).
 
-An exhaustive verdict of a check whose program drew says what it held fixed (``held``). The
-draws are not choice points: every value of a draw is not explored (``docs/harness.md``).
+An exhaustive verdict of a check whose program drew says what it held fixed (``held``), and if
+the module's generator was seeded or drawn from after the harness was imported and before the
+check (a program's ``random.seed(3)`` at import), that its state was replaced by the draw seed.
+The draws are not choice points: every value of a draw is not explored (``docs/harness.md``).
 Outside a controlled thread every name is the real one.
 """
 
 from __future__ import annotations
 
+import _random
 import os
 import random
 from collections import deque
+from collections.abc import Callable
+from hashlib import sha512
 from typing import Any
 
-from model_checks.harness.patch_threads import _running
+from model_checks.harness.patch_threads import _CURRENT, _running
+from model_checks.harness.rt.objects import LocationState, Op
 from model_checks.harness.strategies.randomized import PctChooser, RandomChooser
 from model_checks.harness.strategies.simple import ReplayChooser
 
 _real_urandom = os.urandom
-_real_seed = random.Random.seed
 _MASK = (1 << 64) - 1
+# ``random.Random``'s primitives as they are (C methods of ``_random.Random`` for two of them)
+PRIMITIVES = ("random", "getrandbits", "randbytes", "seed", "getstate", "setstate", "__init__")
+_REAL: dict[str, Any] = {name: getattr(random.Random, name) for name in PRIMITIVES}
+_HIDDEN: Any = vars(random)["_inst"]
+_AT_IMPORT = _REAL["getstate"](_HIDDEN)  # the module generator's state when the harness loaded
+_BUSY = [False]  # inside a draw already performed: its inner primitives are part of it
+
+
+class _Execution:
+    """One execution's generators: the module's, the OS's entropy per thread, and the cells of
+    the generators drawn from (kept with their generators: compared by identity)."""
+
+    def __init__(self, ex: Any, draw_seed: int) -> None:
+        self.ex = ex
+        self.shared: random.Random = random.Random.__new__(random.Random)
+        _seed(self.shared, draw_seed)
+        self.entropy: dict[int, random.Random] = {}
+        self.cells: dict[int, tuple[random.Random, LocationState]] = {}
+
+    def cell(self, gen: random.Random) -> LocationState:
+        found = self.cells.get(id(gen))
+        if found is None:
+            name = (
+                "the random module's generator" if gen is self.shared else f"{type(gen).__name__} generator"
+            )
+            made = self.ex.new_object(lambda oid: LocationState(oid, name))
+            assert isinstance(made, LocationState)
+            found = self.cells[id(gen)] = (gen, made)
+        return found[1]
+
+    def bits(self, tid: int, k: int) -> int:
+        """``k`` bits of the OS's entropy, from the thread's own sequence (drawn through the C
+        type: the class's primitives, replaced while patched, would make it an operation)."""
+        gen = self.entropy.get(tid)
+        if gen is None:
+            gen = self.entropy[tid] = random.Random.__new__(random.Random)
+            _random.Random.seed(gen, mix(_CHECK[0].draw_seed, tid))
+        return _random.Random.getrandbits(gen, k)
 
 
 class _Check:
@@ -51,9 +103,10 @@ class _Check:
         self.last_own: int = seed  # the draw seed of the last execution not replayed by the search
         # the executions that drew lately, with their draw seeds (kept alive: compared by identity)
         self.recent: deque[tuple[object, int]] = deque(maxlen=8)
-        self.execution: object = None  # the execution drawing now, and its threads' generators
+        self.now: _Execution | None = None  # the execution drawing now
         self.draw_seed = seed
-        self.generators: dict[int, random.Random] = {}
+        # the module's generator was seeded or drawn from before the check (at the program's import)
+        self.touched_before = _REAL["getstate"](_HIDDEN) != _AT_IMPORT
 
 
 _CHECK = [_Check(0)]
@@ -91,38 +144,53 @@ def _draw_seed(state: _Check, ex: Any) -> int:
     return state.seed
 
 
-def generator() -> random.Random | None:
-    """The running controlled thread's generator; None outside a controlled thread."""
+def _current() -> tuple[_Execution, int] | None:
+    """The running controlled thread's execution generators and index; None outside one."""
     running = _running()
     if running is None:
         return None
     ex, tid = running
     state = _CHECK[0]
-    if state.execution is not ex:
-        state.execution = ex
-        state.generators = {}
+    now = state.now
+    if now is None or now.ex is not ex:
         state.draw_seed = _draw_seed(state, ex)
         if not isinstance(getattr(ex, "chooser", None), ReplayChooser) or state.replayed is not None:
             state.last_own = state.draw_seed
         state.recent.append((ex, state.draw_seed))
         state.drew = True
         state.varied |= state.draw_seed != state.seed
-    gen = state.generators.get(tid)
-    if gen is None:
-        gen = state.generators[tid] = random.Random(mix(state.draw_seed, tid))
-    return gen
+        now = state.now = _Execution(ex, state.draw_seed)
+    return now, tid
 
 
-def positions(ex: object) -> tuple[tuple[int, int], ...]:
-    """Where each thread of ``ex`` is in its sequence of draws (its generator's state, hashed):
-    part of the abstract state of ``--strategy states``, whose contract is equal states, equal
-    futures. Two states alike but for the draws to come were one state there: a thread that
-    drew once a spin found its bug only at a later draw, and the search said "bounded by state
-    fingerprint conflated two states" instead of finding it. () while ``ex`` has drawn nothing."""
-    state = _CHECK[0]
-    if state.execution is not ex or not state.generators:
+def _performed(now: _Execution, gen: random.Random, call: Callable[[], Any]) -> Any:
+    """``call()``, a use of ``gen``, as one operation on ``gen``'s cell."""
+    now.ex.perform(Op("write", now.cell(gen)))
+    _BUSY[0] = True
+    try:
+        return call()
+    finally:
+        _BUSY[0] = False
+
+
+def positions(ex: object) -> tuple[tuple[object, ...], ...]:
+    """Where each generator of ``ex`` is in its draws (its state, hashed): part of the abstract
+    state of ``--strategy states``, whose contract is equal states, equal futures. Two states
+    alike but for the draws to come were one state there: a thread that drew once a spin found
+    its bug only at a later draw, and the search said "bounded by state fingerprint conflated two
+    states" instead of finding it. () while ``ex`` has drawn nothing."""
+    now = _CHECK[0].now
+    if now is None or now.ex is not ex:
         return ()
-    return tuple(sorted((tid, hash(gen.getstate())) for tid, gen in state.generators.items()))
+
+    def get(gen: random.Random) -> object:
+        # the C state (an entropy sequence, made with no ``Random.__init__``, has no ``gauss_next``)
+        return _random.Random.getstate(gen), getattr(gen, "gauss_next", None)
+
+    out: list[tuple[object, ...]] = [("module", hash(get(now.shared)))]
+    out += sorted((("generator", cell.oid, hash(get(gen))) for gen, cell in now.cells.values()), key=repr)
+    out += sorted(("entropy", tid, hash(get(gen))) for tid, gen in now.entropy.items())
+    return tuple(out)
 
 
 def draw_seed_of(ex: object) -> int | None:
@@ -142,50 +210,125 @@ def held() -> str:
     state = _CHECK[0]
     if not state.drew:
         return ""
+    before = (
+        "; the module generator was seeded or drawn from before the check (at the program's "
+        "import?): that state is not carried in, the draw seed replaces it"
+        if state.touched_before
+        else ""
+    )
     if state.replayed is not None:
-        return f"random draws: each thread's own sequence, draw seed {state.replayed:#x}"
+        return f"random draws: one shared generator, as CPython's, seeded {state.replayed:#x}{before}"
     varied = " (sampled executions: other seeds)" if state.varied else ""
     return (
-        f"random draws: each thread's own sequence from seed {state.seed}, the same in every "
-        f"execution{varied}; other values not explored (--strategy random/pct vary them)"
+        f"random draws: one shared generator, as CPython's, seeded {state.seed} in every "
+        f"execution{varied}; other values not explored (--strategy random/pct vary them){before}"
     )
 
 
 def _module_function(name: str, real: Any) -> Any:
     def replacement(*args: Any, **kwargs: Any) -> Any:
-        gen = generator()
-        return real(*args, **kwargs) if gen is None else getattr(gen, name)(*args, **kwargs)
+        current = _current()
+        if current is None or _BUSY[0]:
+            return real(*args, **kwargs)
+        now, tid = current
+        if name == "seed" and not args and kwargs.get("a") is None:
+            # ``random.seed()``: CPython reads the OS's entropy; here the thread's sequence
+            args, kwargs = (now.bits(tid, 64),), {}
+        method = getattr(now.shared, name)
+        return _performed(now, now.shared, lambda: method(*args, **kwargs))
 
     replacement.__name__ = replacement.__qualname__ = name
     replacement.__doc__ = real.__doc__
     return replacement
 
 
-def _urandom(size: int) -> bytes:
-    gen = generator()
-    return _real_urandom(size) if gen is None else gen.randbytes(size)
-
-
 def _seed(self: random.Random, a: Any = None, version: int = 2) -> None:
-    """``Random.seed``: with no seed in a controlled thread, a seed from the thread's sequence
-    (CPython's C seeding would read the OS's entropy)."""
-    if a is None:
-        gen = generator()
-        if gen is not None:  # (``random.seed()`` itself: the thread's sequence goes on, reseeded)
-            a = gen.getrandbits(64)
-    _real_seed(self, a, version)
+    """``Random.seed`` (version 2) run in this file: the race detector traces ``random.py`` (its
+    algorithms over the caller's data), and its ``self.gauss_next = None`` made two threads'
+    seeds of one generator a data race, where the generator's cell orders them."""
+    if version != 2 or not isinstance(a, (type(None), int, float, str, bytes, bytearray)):
+        _REAL["seed"](self, a, version)
+        return
+    if isinstance(a, (str, bytes, bytearray)):
+        raw = a.encode() if isinstance(a, str) else bytes(a)
+        a = int.from_bytes(raw + sha512(raw).digest())
+    _random.Random.seed(self, a)
+    self.gauss_next = None  # type: ignore[attr-defined]
+
+
+def _getstate(self: random.Random) -> Any:
+    return self.VERSION, _random.Random.getstate(self), self.gauss_next  # type: ignore[attr-defined]
+
+
+def _setstate(self: random.Random, state: Any) -> None:
+    if not (isinstance(state, tuple) and len(state) == 3 and state[0] == self.VERSION):
+        _REAL["setstate"](self, state)
+        return
+    _random.Random.setstate(self, state[1])
+    self.gauss_next = state[2]  # type: ignore[attr-defined]
+
+
+_UNTRACED: dict[str, Any] = {"seed": _seed, "getstate": _getstate, "setstate": _setstate}
+
+
+def _primitive(name: str) -> Any:
+    real = _UNTRACED.get(name, _REAL[name])
+
+    def method(self: random.Random, *args: Any, **kwargs: Any) -> Any:
+        # the fast way out first: the harness's own generators (the random and PCT choosers')
+        # draw here at every step, from the scheduler, where no thread of the program runs
+        rt = _CURRENT[0]
+        if rt is None or _BUSY[0] or rt._ex.running_thread() is None:
+            return real(self, *args, **kwargs)
+        current = _current()
+        if current is None:
+            return real(self, *args, **kwargs)
+        now, tid = current
+        if name == "seed" and (args[0] if args else kwargs.get("a")) is None:
+            args, kwargs = (now.bits(tid, 64), *args[1:]), {}
+        return _performed(now, self, lambda: real(self, *args, **kwargs))
+
+    method.__name__ = method.__qualname__ = name
+    method.__doc__ = real.__doc__
+    return method
+
+
+def _init(self: random.Random, x: Any = None) -> None:
+    """``Random(x)``: not an operation (the new generator is the thread's own); with no seed, one
+    from the thread's entropy (CPython's C seeding would read the OS's)."""
+    current = None if _BUSY[0] else _current()
+    if current is None:
+        _REAL["__init__"](self, x)
+        return
+    now, tid = current
+    if x is None:
+        x = now.bits(tid, 64)
+    _BUSY[0] = True
+    try:
+        _REAL["__init__"](self, x)
+    finally:
+        _BUSY[0] = False
+
+
+def _urandom(size: int) -> bytes:
+    current = _current()
+    if current is None:
+        return _real_urandom(size)
+    now, tid = current
+    return now.bits(tid, size * 8).to_bytes(size, "little")
 
 
 def _replacements() -> list[tuple[Any, str, Any, Any]]:
     out: list[tuple[Any, str, Any, Any]] = []
-    hidden = vars(random)["_inst"]
     for name, value in sorted(vars(random).items()):
-        if getattr(value, "__self__", None) is hidden and callable(value):
+        if getattr(value, "__self__", None) is _HIDDEN and callable(value):
             out.append((random, name, value, _module_function(name, value)))
     out.append((os, "urandom", _real_urandom, _urandom))
     # ``SystemRandom`` and ``random``'s own reads of entropy (``from os import urandom as _urandom``)
     out.append((random, "_urandom", vars(random)["_urandom"], _urandom))
-    out.append((random.Random, "seed", _real_seed, _seed))
+    for name in PRIMITIVES[:-1]:
+        out.append((random.Random, name, _REAL[name], _primitive(name)))
+    out.append((random.Random, "__init__", _REAL["__init__"], _init))
     return out
 
 

@@ -63,14 +63,16 @@ def test_a_random_lock_order_gets_one_verdict_whatever_the_processs_generator() 
 
 
 def test_an_exhaustive_verdict_names_the_random_draws_it_held() -> None:
-    # check seed 0 draws the deadlocking order, seed 2 the safe one: both reproducible
+    # check seed 0 draws the deadlocking order, seed 1 the safe one: both reproducible (the
+    # module's one generator is seeded with the draw seed: random.Random(1).random() < 0.5)
     failed = _run(prog.random_lock_order, seed=0)
     assert failed.verdict == "failed" and failed.failure is not None, failed.report()
     assert failed.failure.kind == "deadlock"
-    held = _run(prog.random_lock_order, seed=2)
+    held = _run(prog.random_lock_order, seed=1)
     assert held.verdict == "exhaustive", held.report()
     text = held.verdict_text()
-    assert "held fixed:" in text and "random draws: each thread's own sequence from seed 2" in text, text
+    assert "held fixed:" in text, text
+    assert "random draws: one shared generator, as CPython's, seeded 1" in text, text
     assert "other values not explored" in text, text
 
 
@@ -82,11 +84,11 @@ def test_a_program_that_draws_nothing_has_no_draws_in_its_verdict() -> None:
 
 @pytest.mark.parametrize("strategy", ["random", "pct"])
 def test_sampling_varies_the_draws_and_its_failure_replays_them(strategy: str) -> None:
-    # seed 2 holds the safe order in every systematic execution; sampling draws other values
+    # seed 1 holds the safe order in every systematic execution; sampling draws other values
     for state in range(3):
         random.seed(state)
         with patched(prog):
-            found = check(p154, strategy=strategy, seed=2)
+            found = check(p154, strategy=strategy, seed=1)
         assert found.failure is not None and found.failure.kind == "deadlock", found.report()
         schedule = found.failure.schedule
         draws = Schedule.decode(schedule).draws
@@ -99,9 +101,9 @@ def test_sampling_varies_the_draws_and_its_failure_replays_them(strategy: str) -
 
 def test_a_failing_systematic_schedule_with_a_nonzero_seed_replays() -> None:
     with patched(prog):
-        found = check(p154, seed=3)
+        found = check(p154, seed=2)
     assert found.failure is not None, found.report()
-    assert found.failure.schedule.endswith(".r3"), found.failure.schedule
+    assert found.failure.schedule.endswith(".r2"), found.failure.schedule
     random.seed(99)
     with patched(prog):
         again = replay(p154, found.failure.schedule)
@@ -210,7 +212,7 @@ def test_hash_seeds_n_checks_each_seed_and_fails_if_one_fails() -> None:
     out = json.loads(run.stdout)
     assert out["verdict"] == "failed" and out["failure"]["kind"] == "deadlock"
     assert [(r["hash_seed"], r["verdict"]) for r in out["hash_seeds"]] == [(0, "exhaustive"), (1, "failed")]
-    proved = _explore(f"{PROGRAMS}:random_lock_order", "--seed", "2", "--hash-seeds", "2")
+    proved = _explore(f"{PROGRAMS}:random_lock_order", "--seed", "1", "--hash-seeds", "2")
     assert proved.returncode == 0, proved.stdout + proved.stderr
     assert "hash seeds 0..1: exhaustive under each (2 of 2 run)" in proved.stdout, proved.stdout
 

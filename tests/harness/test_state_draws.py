@@ -17,13 +17,15 @@ pytestmark = pytest.mark.timeout(120)
 
 
 def test_the_state_search_tells_apart_states_alike_but_for_the_draws_to_come() -> None:
-    # At draw seed 22 the worker's first draw is high and a later one low. Its state after one
+    # At draw seed 5 the worker's first draw is high and a later one low (the module's one
+    # generator is seeded with the draw seed; seed 22 did this under the per-thread model, and
+    # with the shared generator its first draw is low: no spin to conflate). Its state after one
     # spin and after two was one abstract state, though the draws to come differ: the state
     # search said "bounded by state fingerprint conflated two states" and missed the bug that
     # DFS finds. Its fingerprint now holds each thread's place in its draws.
     with patched(draw_spin_program):
-        states = check_states(lambda rt: draw_spin_program.main(), seed=22)
-        dfs = check(lambda rt: draw_spin_program.main(), strategy="dfs", seed=22)
+        states = check_states(lambda rt: draw_spin_program.main(), seed=5)
+        dfs = check(lambda rt: draw_spin_program.main(), strategy="dfs", seed=5)
     assert dfs.verdict == "failed", dfs.summary()
     assert isinstance(states, StatefulResult)
     assert states.states > 0, states.summary()  # states were fingerprinted: not plain DFS
