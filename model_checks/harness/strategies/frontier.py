@@ -35,6 +35,7 @@ from typing import Protocol
 
 from model_checks.harness.rt.objects import Action
 from model_checks.harness.rt.scheduler import Execution
+from model_checks.harness.strategies.harness_random import harness_rng
 from model_checks.harness.strategies.randomized import PctChooser
 
 
@@ -127,7 +128,7 @@ class Frontier:
 
     def chooser(self) -> FrontierChooser:
         """The next execution's chooser (seeded by (seed, index))."""
-        rng = random.Random(self.seed * 1_000_003 + self.index)
+        rng = harness_rng(self.seed * 1_000_003 + self.index)
         self.index += 1
         prefix: list[Action] = []
         # some executions start afresh: positions the corpus has not reached yet

@@ -9,7 +9,6 @@ is seeded from (seed, execution index), so a seed reproduces the same executions
 
 from __future__ import annotations
 
-import _random
 import random
 from typing import Final
 
@@ -17,6 +16,7 @@ from model_checks.harness.rt.enabled import can_run
 from model_checks.harness.rt.objects import Action
 from model_checks.harness.rt.records import NativeChooser, ThreadInfo
 from model_checks.harness.rt.scheduler import Execution
+from model_checks.harness.strategies.harness_random import harness_rng
 
 _NONE: Final = -1.0  # no priority yet (every priority PCT gives is at least 1)
 
@@ -24,11 +24,9 @@ _NONE: Final = -1.0  # no priority yet (every priority PCT gives is at least 1)
 def _rng(seed: int, index: int) -> random.Random:
     """``random.Random(seed * 1_000_003 + index)``, seeded once: ``Random.__init__`` seeds through
     its Python-level ``seed`` and the C type's seeding behind it, about a tenth of an empty
-    execution. ``tests/harness/test_harness_speedups.py`` checks the states are equal."""
-    rng = random.Random.__new__(random.Random)
-    _random.Random.seed(rng, seed * 1_000_003 + index)
-    rng.gauss_next = None  # type: ignore[attr-defined]  # what ``Random.seed`` sets besides the C state
-    return rng
+    execution. ``tests/harness/test_harness_speedups.py`` checks the states are equal. Of the
+    harness's own class, which patch mode's wrappers of a program's draws never reach."""
+    return harness_rng(seed * 1_000_003 + index)
 
 
 def below(rng: random.Random, n: int) -> int:
