@@ -54,16 +54,18 @@ def _waited(events: dict[int, int], read: int, write: int, what: str, seconds: f
     return patch_io._wait_any(rt, want, what, seconds)
 
 
-class _Poll:
-    """``select.poll()``: the real poller, and what is registered with it."""
+class _Registered:
+    """A real poller (``_real``) and what is registered with it (``_events``: by descriptor, its
+    event mask), which a controlled wait watches."""
 
-    def __init__(self) -> None:
-        self._real = _real_poll()
-        self._events: dict[int, int] = {}
+    _real: Any
+    _events: dict[int, int]
+    _EVERY: int  # the mask ``register`` takes when none is given
 
-    def register(self, fd: Any, eventmask: int = _IN | _OUT) -> None:
-        self._real.register(fd, eventmask)
-        self._events[patch_io._fd(fd)] = eventmask
+    def register(self, fd: Any, eventmask: int | None = None) -> None:
+        mask = self._EVERY if eventmask is None else eventmask
+        self._real.register(fd, mask)
+        self._events[patch_io._fd(fd)] = mask
 
     def modify(self, fd: Any, eventmask: int) -> None:
         self._real.modify(fd, eventmask)
@@ -73,6 +75,16 @@ class _Poll:
         self._real.unregister(fd)
         self._events.pop(patch_io._fd(fd), None)
 
+
+class _Poll(_Registered):
+    """``select.poll()``: the real poller, and what is registered with it."""
+
+    _EVERY = _IN | _OUT
+
+    def __init__(self) -> None:
+        self._real = _real_poll()
+        self._events = {}
+
     def poll(self, timeout: float | None = None) -> list[tuple[int, int]]:
         seconds = None if timeout is None or timeout < 0 else timeout / 1000
         waited = _waited(self._events, _IN, _OUT, "poll", seconds)
@@ -81,12 +93,14 @@ class _Poll:
         return list(self._real.poll(0)) if waited else []
 
 
-class _Epoll:
+class _Epoll(_Registered):
     """``select.epoll()``: the real one (its descriptor, ``close``, ``with``), and what is registered."""
+
+    _EVERY = _EPOLL_IN | _EPOLL_OUT
 
     def __init__(self, sizehint: int = -1, flags: int = 0) -> None:
         self._real = _real_epoll(sizehint, flags)
-        self._events: dict[int, int] = {}
+        self._events = {}
 
     @classmethod
     def fromfd(cls, fd: int) -> _Epoll:
@@ -111,18 +125,6 @@ class _Epoll:
 
     def __exit__(self, *exc: object) -> None:
         self._real.__exit__(*exc)
-
-    def register(self, fd: Any, eventmask: int = _EPOLL_IN | _EPOLL_OUT) -> None:
-        self._real.register(fd, eventmask)
-        self._events[patch_io._fd(fd)] = eventmask
-
-    def modify(self, fd: Any, eventmask: int) -> None:
-        self._real.modify(fd, eventmask)
-        self._events[patch_io._fd(fd)] = eventmask
-
-    def unregister(self, fd: Any) -> None:
-        self._real.unregister(fd)
-        self._events.pop(patch_io._fd(fd), None)
 
     def poll(self, timeout: float | None = None, maxevents: int = -1) -> list[tuple[int, int]]:
         seconds = None if timeout is None or timeout < 0 else timeout
