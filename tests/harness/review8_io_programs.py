@@ -12,6 +12,7 @@ import signal
 import socket
 import tempfile
 import threading
+from collections.abc import Callable
 
 
 def poll_on_a_pipe() -> None:
@@ -70,31 +71,29 @@ def epoll_on_a_socket() -> None:
     assert res == [b"x"], res
 
 
-def recv_waitall_in_two_pieces() -> None:
-    """r021: ``recv(4, MSG_WAITALL)`` gets all 4 bytes though they are sent in two pieces."""
+def _sent_in_two_pieces(read: Callable[[socket.socket], object]) -> list[object]:
+    """What a worker's ``read`` of one end got while main sent 4 bytes to the other in two pieces."""
     a, b = socket.socketpair()
-    res: list[bytes] = []
-    t = threading.Thread(target=lambda: res.append(b.recv(4, socket.MSG_WAITALL)))
+    res: list[object] = []
+    t = threading.Thread(target=lambda: res.append(read(b)))
     t.start()
     a.sendall(b"ab")
     a.sendall(b"cd")
     t.join()
     a.close()
     b.close()
+    return res
+
+
+def recv_waitall_in_two_pieces() -> None:
+    """r021: ``recv(4, MSG_WAITALL)`` gets all 4 bytes though they are sent in two pieces."""
+    res = _sent_in_two_pieces(lambda b: b.recv(4, socket.MSG_WAITALL))
     assert res == [b"abcd"], res
 
 
 def recv_into_waitall_in_two_pieces() -> None:
-    a, b = socket.socketpair()
     buf = bytearray(4)
-    res: list[int] = []
-    t = threading.Thread(target=lambda: res.append(b.recv_into(buf, 4, socket.MSG_WAITALL)))
-    t.start()
-    a.sendall(b"ab")
-    a.sendall(b"cd")
-    t.join()
-    a.close()
-    b.close()
+    res = _sent_in_two_pieces(lambda b: b.recv_into(buf, 4, socket.MSG_WAITALL))
     assert res == [4] and bytes(buf) == b"abcd", (res, buf)
 
 
