@@ -28,7 +28,6 @@ import array
 import builtins
 import concurrent.futures
 import copy
-import ctypes
 import io
 import itertools
 import os
@@ -42,6 +41,7 @@ from collections.abc import Callable
 from typing import Any, cast
 
 from model_checks.harness import patch_logging
+from model_checks.harness.rt import dict_versions
 
 _MUTABLE = (list, dict, set, deque, bytearray, array.array)
 # objects of other modules' classes whose fields a module made at import is restored like its own
@@ -283,20 +283,12 @@ _real_signal = signal.signal
 
 
 def _version_of(space: dict[str, Any]) -> Callable[[], int] | None:
-    """A reader of ``space``'s version (CPython's ``ma_version_tag``, which any change of a dict
-    moves), to compare a dict with its copy only once it changed; None where it cannot be read
-    (another interpreter or layout: checked on a dict of our own)."""
-    if sys.implementation.name != "cpython" or sys.version_info[:2] not in ((3, 11), (3, 12)):
+    """A reader of ``space``'s version (PEP 509: any write of a dict moves it), to compare a dict
+    with its copy only once it changed; None where the version cannot be trusted (only CPython
+    3.11's layout and rule are: ``rt/dict_versions.py``, which the fingerprint reads too)."""
+    if not dict_versions.SUPPORTED:
         return None
-    offset = 3 * ctypes.sizeof(ctypes.c_ssize_t)  # (refcount, type, ma_used)
-    probe: dict[str, int] = {"a": 1}
-    tag = ctypes.c_uint64.from_address(id(probe) + offset)
-    used = ctypes.c_ssize_t.from_address(id(probe) + offset - ctypes.sizeof(ctypes.c_ssize_t))
-    before = tag.value
-    probe["a"] = 2
-    if used.value != 1 or tag.value == before or tag.value == 0:
-        return None
-    view = ctypes.c_uint64.from_address(id(space) + offset)
+    view = dict_versions._version_view(space)
     return lambda: view.value
 
 
