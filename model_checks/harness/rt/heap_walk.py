@@ -5,9 +5,11 @@ deeper than the C pickler may recurse (``walk_fingerprint``)."""
 
 from __future__ import annotations
 
+import _random
 import _thread
 import functools
 import itertools
+import random
 import re
 import sys
 import types
@@ -127,6 +129,8 @@ class _Canon:
             return ("n", repr(x))
         if t is _thread.LockType:  # a real lock (``reducers._r_real_lock``): held or not
             return ("rl", x.locked())
+        if t is random.Random:  # its state, past patch mode's wrappers (``reducers._r_random``)
+            return ("rnd", _random.Random.getstate(x), vars(x).get("gauss_next"))
         if t is re.Pattern:  # immutable: its source and flags say it all
             return ("re", v(x.pattern), x.flags)
         kind = _kind(t)

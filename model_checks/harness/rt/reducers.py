@@ -4,11 +4,13 @@ not serialise itself: a reduce tuple ``(_K, (tag, ...), state)`` holding what ``
 
 from __future__ import annotations
 
+import _random
 import _thread
 import ctypes
 import functools
 import itertools
 import operator
+import random
 import re
 import types
 from collections import deque
@@ -248,6 +250,13 @@ def _r_real_lock(x: Any) -> Reduce:
     return (_K, ("rl",), (x.locked(),))
 
 
+def _r_random(x: Any) -> Reduce:
+    # a generator's state is its C state and the Python-level ``gauss_next``, read past patch
+    # mode's wrappers of ``random.Random``'s methods (a program's generator, or one of patch
+    # mode's own held in a frame the walk reads)
+    return (_K, ("rnd",), (_random.Random.getstate(x), vars(x).get("gauss_next")))
+
+
 def _r_opaque(x: Any) -> Reduce:
     t = type(x)
     raise Opaque(f"{t.__module__}.{t.__qualname__}")
@@ -271,6 +280,7 @@ _EXACT: dict[type, Any] = {
     property: _r_property,
     itertools.count: _r_count,
     _thread.LockType: _r_real_lock,
+    random.Random: _r_random,
     re.Pattern: _r_pattern,
 }
 
