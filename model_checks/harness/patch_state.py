@@ -42,6 +42,7 @@ from typing import Any, cast
 
 from model_checks.harness import patch_logging
 from model_checks.harness.rt import dict_versions
+from model_checks.harness.rt.heap_walk import _raw_getattr
 
 _MUTABLE = (list, dict, set, deque, bytearray, array.array)
 # objects of other modules' classes whose fields a module made at import is restored like its own
@@ -187,7 +188,7 @@ class Snapshot:
                     self._function(value)
 
     def _fields(self, owner: object) -> None:
-        fields = _own_fields(owner)
+        fields: Any = _raw_getattr(owner, "__dict__", None)
         if fields is None:
             return
         data = {
@@ -227,7 +228,7 @@ class Snapshot:
             if type(obj) is not kind:
                 object.__setattr__(obj, "__class__", kind)
         for owner, data in self.classes:
-            fields = _own_fields(owner)
+            fields: Any = _raw_getattr(owner, "__dict__", None)
             for name, (value, contents) in data.items():
                 if isinstance(contents, _Fresh):
                     _put(owner, fields, name, contents.make())
@@ -255,16 +256,6 @@ class Snapshot:
 
 
 _ABSENT = object()
-
-
-def _own_fields(owner: object) -> Any:
-    """``owner.__dict__`` (None: it has none) as ``object.__getattribute__`` reads it: a
-    program's ``__getattribute__`` is its code, which may take a lock (seventh review, p095: a
-    check that ran it here was "not deterministic")."""
-    try:
-        return object.__getattribute__(owner, "__dict__")
-    except AttributeError:
-        return None
 
 
 def _put(owner: object, fields: Any, name: str, value: object) -> None:

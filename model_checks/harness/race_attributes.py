@@ -24,6 +24,7 @@ from model_checks.harness.race_sites import (
     is_property,
 )
 from model_checks.harness.race_swaps import CLASS_READS, WHOLE, read_classes
+from model_checks.harness.rt.heap_walk import _raw_getattr
 
 _STORE_ATTR, _EXTENDED_ARG = dis.opmap["STORE_ATTR"], dis.opmap["EXTENDED_ARG"]
 MISSING = object()
@@ -42,15 +43,6 @@ def is_a(obj: object, kinds: type | tuple[type, ...]) -> bool:
     asks the object its ``__class__``, which runs a program's ``__getattribute__``, here inside
     the detector's handler (seventh review, p095: one that took a lock deadlocked the check)."""
     return issubclass(type(obj), kinds)
-
-
-def own_fields(obj: object) -> object:
-    """``obj.__dict__`` (None: it has none) as ``object.__getattribute__`` reads it: never the
-    program's ``__getattribute__`` (``is_a``)."""
-    try:
-        return object.__getattribute__(obj, "__dict__")
-    except AttributeError:
-        return None
 
 
 class AttributeAccesses:
@@ -105,7 +97,7 @@ class AttributeAccesses:
         elif harness_owned(obj):
             self._program_field(tid, obj, name, False, frame)
         elif not is_a(obj, CODE_TYPES):
-            fields = own_fields(obj)
+            fields = _raw_getattr(obj, "__dict__", None)
             if fields is None and CLASS_READS[0] and self._code_read(tid, entry, obj):
                 # its class may be stored (``race_swaps``); a field's key overlaps a class store
                 self._class_of(tid, obj, False, frame)
@@ -139,7 +131,7 @@ class AttributeAccesses:
         cls = type(obj)
         if not cls.__flags__ & _HEAP_TYPE or issubclass(cls, PER_THREAD) or harness_owned(obj):
             return  # (only a class defined in Python may be swapped for another)
-        fields = own_fields(obj)
+        fields = _raw_getattr(obj, "__dict__", None)
         if isinstance(fields, dict):
             self._access(tid, fields, "__class__", write, frame, "", type(obj))
         else:
@@ -171,7 +163,7 @@ class AttributeAccesses:
         ``Thread``) where ``name`` is the program's own (``t.tag = "x"``, read by the thread as
         ``current_thread().tag``; session 39: proved race free): a field of the object, as on any
         other. The harness's own fields (a name its class's code uses) are not the program's."""
-        fields = own_fields(obj)
+        fields = _raw_getattr(obj, "__dict__", None)
         if isinstance(fields, dict) and name not in harness_names(type(obj)):
             self._attr(tid, obj, name, write, frame, fields)
 
@@ -208,7 +200,7 @@ class AttributeAccesses:
         elif harness_owned(obj):
             self._program_field(tid, obj, name, True, frame)
         else:
-            fields = own_fields(obj)
+            fields = _raw_getattr(obj, "__dict__", None)
             if name in WHOLE:
                 self._whole(tid, obj, name, frame, fields, new)
                 return
