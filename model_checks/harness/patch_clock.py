@@ -177,14 +177,25 @@ class datetime(_real_datetime, metaclass=_TakesRealDatetimes):
         rt = _controlled()
         if rt is None:
             return super().now(tz)
-        return cls.fromtimestamp(wall(rt), tz)
+        seconds, micros = _floor_micros(_wall_ns(rt))
+        return cls.fromtimestamp(seconds, tz).replace(microsecond=micros)
 
     @classmethod
     def utcnow(cls) -> Any:
         rt = _controlled()
         if rt is None:
             return super().utcnow()
-        return cls.utcfromtimestamp(wall(rt))
+        seconds, micros = _floor_micros(_wall_ns(rt))
+        return cls.utcfromtimestamp(seconds).replace(microsecond=micros)
+
+
+def _floor_micros(ns: int) -> tuple[int, int]:
+    """A reading in ns as whole seconds and microseconds, rounded down as CPython's ``now`` does
+    (from the clock's ns, not through a float: a float second count near today's has a quarter-µs
+    grain, so two reads 50 ms apart could show 49.999 ms between them, and a program that checks
+    a timed wait lasted its timeout would fail on what it did right, depending on the origin)."""
+    seconds, rest = divmod(ns, 1_000_000_000)
+    return seconds, rest // 1000
 
 
 class _DatetimeModule(types.ModuleType):

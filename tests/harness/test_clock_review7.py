@@ -16,7 +16,7 @@ import pytest
 from typer.testing import CliRunner
 
 from model_checks.cli import app
-from model_checks.harness import Options, Result, check, patched
+from model_checks.harness import Options, Result, check, patch_clock, patched
 from model_checks.harness.options import Strategy
 from model_checks.harness.runtime import ControlledRuntime
 from model_checks.harness.stateful import check_states
@@ -52,6 +52,24 @@ def test_a_bug_the_clock_at_zero_hid_is_found() -> None:
 )
 def test_a_correct_program_on_the_clocks_is_proved(program: Callable[[], None]) -> None:
     result = _explore(program)
+    assert result.verdict == "exhaustive", result.report()
+
+
+@pytest.mark.parametrize("sub_micros", [0, 481, 518, 555, 999])
+def test_datetime_shows_a_timed_wait_whole_wherever_the_clock_starts(
+    sub_micros: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The wall clock's origin is a real reading, with any ns below the µs: through a float of
+    seconds, ``datetime.now()`` 50 ms apart showed 49.999 ms for some of them (CI, session 41)."""
+    real = patch_clock._read_origins
+
+    def origins() -> dict[int | str, int]:
+        read = real()
+        read["time"] = 1_800_000_000_123_000_000 + sub_micros
+        return read
+
+    monkeypatch.setattr(patch_clock, "_read_origins", origins)
+    result = _explore(programs.datetime_beside_a_timed_wait)
     assert result.verdict == "exhaustive", result.report()
 
 
