@@ -202,7 +202,10 @@ class Result:
     def summary(self) -> str:
         head = f"{self.verdict_text()} ({self.strategy}): {self.figures()}"
         if self.bounded_by:
-            head += f"; bounded by {', '.join(self.bounded_by)}"
+            # A failure is definite whatever bounded the search that found it: "bounded" beside
+            # "failed" read as a doubt about the failure (review 8).
+            how = "bounded by" if self.failure is None else "found under"
+            head += f"; {how} {', '.join(self.bounded_by)}"
         return head
 
     def report(self) -> str:

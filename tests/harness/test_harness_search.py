@@ -37,6 +37,19 @@ def test_exhaustive_only_when_nothing_cut_the_search() -> None:
 
 
 @pytest.mark.timeout(60)
+@pytest.mark.parametrize("strategy", ["random", "pct"])
+def test_a_sampled_failure_does_not_read_as_bounded(strategy: str) -> None:
+    """Review 8: "failed (random): ...; bounded by random sampling (seed=3)" read as a doubt about
+    a definite failure; the sampling it was found under is still named."""
+    found = check(counter(2), strategy=strategy, seed=3, max_executions=200)
+    assert found.failure is not None
+    assert "bounded" not in found.summary()
+    assert f"found under {strategy} sampling (seed=3)" in found.summary()
+    clean = check(counter(2, locked=True), strategy=strategy, seed=3, max_executions=20)
+    assert f"bounded by {strategy} sampling (seed=3)" in clean.summary()
+
+
+@pytest.mark.timeout(60)
 def test_preemption_bound_not_reached_is_still_exhaustive() -> None:
     result = check(counter(2, locked=True), preemption_bound=10)
     assert result.verdict == "exhaustive"
