@@ -75,6 +75,13 @@ def raised_limit() -> int:
     return _two_locked_workers()
 
 
+def temp_folder_first_use() -> int:
+    """r126's first line: the first ``tempfile.gettempdir()`` in a process finds the folder under
+    ``tempfile``'s lock, and later calls do not take it."""
+    assert os.path.isdir(tempfile.gettempdir())
+    return _two_locked_workers()
+
+
 LIMIT_AT_IMPORT = sys.getrecursionlimit()
 
 

@@ -11,6 +11,7 @@ import os
 import signal
 import socket
 import sys
+import tempfile
 import threading
 import types
 from collections.abc import Callable
@@ -58,6 +59,18 @@ def test_each_execution_starts_from_the_process_as_the_first_found_it(
     assert signal.getsignal(signal.SIGUSR1) is handler
     assert socket.getdefaulttimeout() is None
     assert sys.getrecursionlimit() == limit
+
+
+def test_what_the_library_makes_on_first_use_is_made_again_each_execution(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """r126: the first execution took ``tempfile``'s lock to find the temporary folder and the
+    second did not, so the check stopped with "the test is not deterministic"."""
+    monkeypatch.setattr(tempfile, "tempdir", None)  # (as in a fresh process: found on first use)
+    result = _run(prog.temp_folder_first_use)
+    assert result.verdict == "exhaustive", result.report()
+    assert result.executions > 1 and result.outcomes == {2}, result.report()
+    assert tempfile.tempdir is None  # (and the check leaves it as it found it)
 
 
 @pytest.mark.parametrize(
