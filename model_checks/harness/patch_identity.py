@@ -265,6 +265,10 @@ class ImportedConnection(StandIn):
             return types.MethodType(_checked_call(type(real), name, _owner), real)
         return getattr(real, name)
 
+    @property  # type: ignore[misc]
+    def __class__(self) -> type:  # (``isinstance(conn, sqlite3.Connection)`` holds, as before)
+        return type(self._real)
+
     def __setattr__(self, name: str, value: Any) -> None:
         if name in _STAND_IN_FIELDS:
             object.__setattr__(self, name, value)

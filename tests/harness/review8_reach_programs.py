@@ -43,6 +43,7 @@ def cursor_of_a_connection_made_at_import_used_by_a_worker() -> None:
 def connection_made_at_import_used_by_main() -> int:
     """CORRECT: the import's thread is the main thread; a worker runs beside it."""
     _in_a_worker(lambda: None)
+    assert isinstance(CONN, sqlite3.Connection)
     with CONN:
         value: int = CONN.execute("select 2").fetchone()[0]
     cur = CONN.cursor()
