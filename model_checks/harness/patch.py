@@ -285,6 +285,9 @@ def patched(*modules: ModuleType) -> Iterator[None]:
         _START[0] = None
         AT_EXECUTION_END.clear()
         patch_types.FAITHFUL_QUEUES[0] = patch_types.names_queue_internals(_MODULES)
+        stood_in = {id(fake): fake._real for fake in made.values()}
+        for module in modules:  # (in the copies each execution put in the module's dict too)
+            patch_reach.put_back(module, lambda value, _name: stood_in.get(id(value)))
         for restore in reversed(restores):
             restore()
         for target, name, value in reversed(undo):
@@ -293,6 +296,7 @@ def patched(*modules: ModuleType) -> Iterator[None]:
             else:
                 setattr(target, name, value)
         _forget_controlled_threads()
+        patch_local.forget_made()  # (``threading.local`` subclasses' objects made while patched)
         patch_imports.forget_locks()
         patch_logging.give_back_real_locks()
         for fake in made.values():
@@ -356,7 +360,16 @@ def _refuse_real_base(cls: type) -> Any:
     what = whats.get(base, "the real queue.SimpleQueue (it was defined before patching), a real queue")
 
     def __new__(kind: type, *args: Any, **kwargs: Any) -> Any:
-        if _controlled() is not None:
+        rt = _controlled()
+        if rt is not None and base is _thread._local:
+            # review 8, r033 (``lanecheck explore`` cannot define the class while patched): on the
+            # greenlets' one OS thread its namespaces are made per controlled thread; on the
+            # threads back end each controlled thread is an OS thread, CPython's per-thread own
+            made = real_new(kind, *args, **kwargs)
+            if getattr(rt._ex.backend, "direct", None) is not None:
+                patch_local.made_in_a_thread(made)
+            return made
+        if rt is not None:
             raise UsageError(
                 f"{kind.__qualname__} derives from {what}: define it while patched (import its "
                 "module inside the `patched()` block, or define it in the explored function)"

@@ -15,18 +15,25 @@ real run fails):
   policy's ``get_event_loop``/``set_event_loop`` keep it per controlled thread, each execution
   afresh.
 
-Outside a controlled thread each is CPython's. Not done: a connection made at import (before
-patching) is CPython's object, checked against the OS thread (never failing); the running loop
+A connection made at import (before patching) with the check is the main thread's: patching puts
+an ``ImportedConnection`` in its place wherever the module's data reaches it (``patch_imported``'s
+walk), which checks its calls and its cursors' against the controlled main thread (eighth review,
+r023: CPython's object, checked against the one OS thread, never failed). Outside a controlled
+thread each is CPython's. Not done: the running loop
 (``asyncio.get_running_loop``, kept by C per OS thread) is still shared (``patch_asyncio``).
 """
 
 from __future__ import annotations
 
+import _thread
 import sqlite3
 import sys
+import types
 from collections.abc import Callable
 from typing import Any
 
+from model_checks.harness import patch_imported
+from model_checks.harness.patch_imported import Running, StandIn
 from model_checks.harness.patch_threads import _controlled, _current_thread
 from model_checks.harness.runtime import ControlledRuntime
 from model_checks.harness.thread_idents import thread_ident
@@ -96,7 +103,7 @@ def _checked_call(base: type, name: str, owner_of: Callable[[Any], int | None]) 
 
 
 def _owner(connection: Any) -> int | None:
-    return getattr(connection, "_lanecheck_thread", None)
+    return getattr(connection, "_lanecheck_thread", None) or _IMPORTED.get(id(connection))
 
 
 def _cursor_owner(cursor: Any) -> int | None:
@@ -109,6 +116,34 @@ CheckedCursor: Any = type(
     {name: _checked_call(sqlite3.Cursor, name, _cursor_owner) for name in _CURSOR_CALLS},
 )
 CheckedCursor.__module__ = "sqlite3"
+
+
+def _cursor(self: Any, factory: Any = None) -> Any:
+    _check(_owner(self))
+    if factory is None or factory is sqlite3.Cursor:
+        factory = CheckedCursor
+    return type(self).cursor(self, factory)
+
+
+def _execute(self: Any, sql: str, parameters: Any = ()) -> Any:
+    return _cursor(self).execute(sql, parameters)
+
+
+def _executemany(self: Any, sql: str, parameters: Any) -> Any:
+    return _cursor(self).executemany(sql, parameters)
+
+
+def _executescript(self: Any, script: str) -> Any:
+    return _cursor(self).executescript(script)
+
+
+# a connection made at import's calls that make a cursor: checked, and of the checked class
+_CHECKED: dict[str, Callable[..., Any]] = {
+    "cursor": _cursor,
+    "execute": _execute,
+    "executemany": _executemany,
+    "executescript": _executescript,
+}
 
 
 def _connection_class(base: type) -> type:
@@ -166,6 +201,102 @@ def _connect(database: Any, *args: Any, **kwargs: Any) -> Any:
 
 
 _connect.__name__ = _connect.__qualname__ = "connect"
+
+
+# ------------------------------------------------------------- a connection made at import
+# the connections made at import whose stand-in is in place (by id), each with its owner's ident
+_IMPORTED: dict[int, int] = {}
+_real_start_thread = _thread.start_new_thread
+_real_allocate_lock = _thread.allocate_lock
+
+
+def _thread_error(call: Callable[[], object]) -> bool:
+    """Does ``call`` fail CPython's same-thread check (not for another reason)?"""
+    try:
+        call()
+    except sqlite3.ProgrammingError as e:
+        return "same thread" in str(e)
+    except sqlite3.Error:
+        return False
+    return False
+
+
+def _checks_thread(connection: Any) -> bool:
+    """Was ``connection`` made here, on this OS thread, with ``check_same_thread=True``? (CPython
+    keeps the flag in C only: another OS thread's ``cursor()`` says it.)"""
+    if _thread_error(connection.cursor):  # made on another OS thread: CPython's own check fails
+        return False
+    done = _real_allocate_lock()
+    done.acquire()
+    found: list[bool] = []
+
+    def probe() -> None:
+        try:
+            found.append(_thread_error(connection.cursor))
+        finally:
+            done.release()
+
+    _real_start_thread(probe, ())
+    done.acquire()
+    return found == [True]
+
+
+class ImportedConnection(StandIn):
+    """A ``sqlite3`` connection made at import with ``check_same_thread=True``: made by the real
+    main thread, the controlled main thread's while patched, so another controlled thread's call
+    of it (or of a cursor it made) raises CPython's ``ProgrammingError``. It stays the one
+    connection (no twin: its database is its state); outside a controlled thread it is CPython's."""
+
+    def __init__(self, real: Any, running: Running, name: str) -> None:
+        super().__init__(real, lambda: real, running, name)
+        _IMPORTED[id(real)] = thread_ident(0)
+
+    def forget(self) -> None:
+        super().forget()
+        _IMPORTED.pop(id(self._real), None)
+
+    def __getattr__(self, name: str) -> Any:
+        real = self._real
+        if self._running() is None:
+            return getattr(real, name)
+        if name in _CHECKED:
+            return types.MethodType(_CHECKED[name], real)
+        if name in _CONNECTION_CALLS:
+            return types.MethodType(_checked_call(type(real), name, _owner), real)
+        return getattr(real, name)
+
+    @property  # type: ignore[misc]
+    def __class__(self) -> type:  # (``isinstance(conn, sqlite3.Connection)`` holds, as before)
+        return type(self._real)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if name in _STAND_IN_FIELDS:
+            object.__setattr__(self, name, value)
+        else:
+            setattr(self._real, name, value)
+
+    def __enter__(self) -> Any:
+        real: Any = self._real
+        _check(_owner(real))
+        real.__enter__()
+        return self
+
+    def __exit__(self, *exc: object) -> Any:
+        real: Any = self._real
+        _check(_owner(real))
+        return real.__exit__(*exc)
+
+
+_STAND_IN_FIELDS = frozenset({"_real", "_make", "_running", "_name", "_runtime", "_twin"})
+
+
+def _imported_connection(real: Any, name: str, running: Running) -> StandIn | None:
+    if not isinstance(real, sqlite3.Connection) or not _checks_thread(real):
+        return None
+    return ImportedConnection(real, running, name)
+
+
+patch_imported.OTHER_STAND_INS.append(_imported_connection)
 
 
 # ---------------------------------------------------------------------- asyncio's current loop

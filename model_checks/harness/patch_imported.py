@@ -95,13 +95,23 @@ class StandIn:
         return self
 
 
+# Stand-ins other modules make for objects of theirs (``patch_identity``: a ``sqlite3``
+# connection made at import), found wherever this module's are (globals, fields, containers).
+OTHER_STAND_INS: list[Callable[[Any, str, Running], StandIn | None]] = []
+
+
 def stand_in(real: object, name: str, running: Running, made: dict[int, StandIn]) -> StandIn | None:
     """The stand-in of ``real`` (one per object: ``made``, by id), or None when it is not one of
-    ``threading``'s or ``queue``'s objects. ``UsageError`` for one in a state no fresh object
-    can start in (a lock held at patching)."""
+    ``threading``'s or ``queue``'s objects (or of ``OTHER_STAND_INS``'). ``UsageError`` for one in
+    a state no fresh object can start in (a lock held at patching)."""
     found = made.get(id(real))
     if found is not None:
         return found
+    for other in OTHER_STAND_INS:
+        found = other(real, name, running)
+        if found is not None:
+            made[id(real)] = found
+            return found
     make = _maker(real, name, running, made)
     if make is None:
         return None

@@ -20,7 +20,9 @@ An object of a program's subclass of the real ``threading.local`` made at import
 at a module's top level) cannot be stood in for (its class's layout is the C type's, and other
 objects may hold it): ``per_thread`` makes that very object one namespace per controlled thread
 (``_Homes``), by giving each controlled thread its own entry in the OS thread's dict, where the
-C type keeps the namespace of each thread.
+C type keeps the namespace of each thread. One made by a controlled thread while patched (its
+class defined before: at the top of the explored file, review 8's r033) is made so too
+(``made_in_a_thread``), the namespace CPython made being its maker's.
 """
 
 from __future__ import annotations
@@ -172,9 +174,9 @@ class _Homes:
     execution; the main thread's is the one the import made (``home``), put back as it was then
     (``initial``) when an execution starts; the OS thread's is that one too."""
 
-    __slots__ = ("dummies", "execution", "holder", "home", "home_dict", "initial", "key")
+    __slots__ = ("dummies", "execution", "holder", "home", "home_dict", "initial", "key", "owners")
 
-    def __init__(self, obj: object, key: str, home: object) -> None:
+    def __init__(self, obj: object, key: str, home: object, owner: int = 0) -> None:
         self.key = key
         self.home = home
         getter: Any = _thread._local.__getattribute__
@@ -183,6 +185,7 @@ class _Homes:
         self.execution: object = None
         self.dummies: dict[int, object] = {}
         self.holder: int | None = _OS  # whose entry the OS thread's dict holds now
+        self.owners = (_OS, owner)  # whose the home entry is (the thread that made the object)
 
     def enter(self) -> None:
         """Put the entry of the thread running now in place."""
@@ -198,11 +201,11 @@ class _Homes:
         if who == self.holder:
             return
         tdict = _thread_dict()
-        if self.holder is not None and self.holder not in (_OS, 0):
+        if self.holder is not None and self.holder not in self.owners:
             held = tdict.get(self.key)
             if held is not None:
                 self.dummies[self.holder] = held
-        mine = self.home if who in (_OS, 0) else self.dummies.get(who)
+        mine = self.home if who in self.owners else self.dummies.get(who)
         if mine is None:
             tdict.pop(self.key, None)  # its first touch makes its namespace, running ``__init__``
         else:
@@ -242,6 +245,46 @@ def per_thread(obj: object) -> Callable[[], None] | None:
         undo_class()
 
     return undo
+
+
+def made_in_a_thread(obj: object) -> None:
+    """``obj``, of a program's subclass of the real ``threading.local`` defined before patching,
+    made now by a controlled thread (the greenlets' one OS thread): one namespace per controlled
+    thread, the one CPython made (where ``__init__`` runs next) its maker's (review 8, r033: it
+    was refused, and ``lanecheck explore`` gave no way to define the class while patched)."""
+    where = running[0]()
+    key = f"thread.local.{id(obj):#x}"
+    home = _thread_dict().get(key)
+    if where is None or home is None:  # (not 3.11's layout: left as CPython made it)
+        return
+    execution, maker = where
+    homes = _HOMES[id(obj)] = _Homes(obj, key, home, maker)
+    homes.execution, homes.holder = execution, maker
+    undo_class = _hook(type(obj))
+    ends = _MADE[id(obj)] = weakref.finalize(obj, _forget_made, id(obj), undo_class)
+    ends.atexit = False
+
+
+def _forget_made(ident: int, undo_class: Callable[[], None]) -> None:
+    _HOMES.pop(ident, None)
+    _MADE.pop(ident, None)
+    undo_class()
+
+
+def forget_made() -> None:
+    """Patching ended: the objects made while patched are CPython's again (their class's hooks
+    go, their maker's entry stays in the OS thread's dict)."""
+    for ends in list(_MADE.values()):
+        ends()
+
+
+_MADE: dict[int, weakref.finalize[Any, Any]] = {}  # id(object made while patched) -> what forgets it
+
+
+def made_per_thread(obj: object) -> bool:
+    """Has ``obj``, a real ``threading.local`` made before patching, been stood in for
+    (``replacing``) or made per controlled thread (``per_thread``)?"""
+    return obj in _REPLACED or id(obj) in _HOMES
 
 
 def _enter_real(self: object) -> None:

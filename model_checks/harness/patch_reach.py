@@ -11,31 +11,40 @@ real lock was then taken for the program's: a false race, or the process blocked
     Slotted().lock, Outer().inner.lock       (``__slots__``; an object inside another)
 
 So ``stand_in_reached`` walks what a module's globals reach: lists, dicts, deques, tuples (and
-named tuples), the defaults, keyword defaults and closure of the module's own functions, a
-``partial``'s arguments, and the fields (``__dict__`` and ``__slots__``) of objects of the module's
-own classes, a few levels deep. Each synchronisation object found is replaced by its stand-in where
-it is: in place in a mutable container, field or cell; an immutable one (a tuple, the defaults, a
-partial) is rebuilt and put in its parent's place. Every change is undone when patching ends.
+named tuples), sets and frozensets (session 41), the defaults, keyword defaults and closure of the
+program's functions, a ``partial``'s arguments, and the fields (``__dict__`` and ``__slots__``) of
+objects of the program's classes (since session 41 any module's of the program, not only this
+one's) and of a ``SimpleNamespace``, ``DEPTH`` levels deep. Each synchronisation object found, and
+each ``threading.local`` (``patch_local``), is replaced by its stand-in where it is: in place in a
+mutable container, field or cell; an immutable one (a tuple, a frozenset, the defaults, a
+partial) is rebuilt and put in its parent's place. Every change is undone when patching ends
+(``put_back``: also in the copies each execution put in its place). A ``threading.local`` found
+further down (a bounded look past ``DEPTH`` into containers) is refused by name.
 """
 
 from __future__ import annotations
 
 import _thread
 import functools
+import sys
 import types
 from collections import deque
 from collections.abc import Callable
 from typing import Any
 
-from model_checks.harness import patch_local
+from model_checks.harness import own_code, patch_local
+from model_checks.harness.race_sites import SKIP_FILES
+from model_checks.harness.rt.scheduler import UsageError
 
 # (value, its name in words) -> its stand-in, or None when it is no synchronisation object
 StandInFor = Callable[[object, str], object | None]
 Undo = list[Callable[[], None]]
 
-# How deep the walk goes below a module's global: far enough for a lock in a dict of objects of
-# the module's classes, not into every structure a program builds at import.
-DEPTH = 4
+# How deep the walk goes below a module's global. Each container is walked once (``seen``), so
+# the depth bounds the walk's recursion, not its cost; 4 left a ``threading.local`` five dicts
+# down real (eighth review, r032: the threads saw each other's values, a false alarm).
+DEPTH = 16
+_DEEPER = 10_000  # how many values below ``DEPTH`` are looked at for a ``threading.local``
 
 
 def stand_in_reached(module: types.ModuleType, stand_in_for: StandInFor, undo: Undo) -> None:
@@ -45,20 +54,50 @@ def stand_in_reached(module: types.ModuleType, stand_in_for: StandInFor, undo: U
     for name, value in list(vars(module).items()):
         if not name.startswith("__"):
             walk.set_field(module, name, value, f"{module.__name__}.{name}", DEPTH + 1, stand_in=False)
+    for name, tls in walk.too_deep:
+        if not patch_local.made_per_thread(tls):  # (not reached on a shorter path either)
+            raise UsageError(
+                f"{name} is a threading.local made at import more than {DEPTH} levels below a "
+                "module global: the explorer does not look that deep, so every controlled thread "
+                "would share its one namespace; keep it nearer a global, or make it inside the "
+                "explored function"
+            )
+
+
+def put_back(module: types.ModuleType, real_of: StandInFor) -> None:
+    """Put the real object back in place of each stand-in ``module``'s globals reach
+    (``real_of``: a stand-in's real object, else None), when patching ends. The undo of
+    ``stand_in_reached`` puts it back into the container it was found in, but each execution
+    restores a module's dict with copies of the lists and dicts inside it (``patch_state``), so
+    one two containers down was left in place: the program kept a stand-in after patching."""
+    walk = _Walk(module.__name__, real_of, [], putting_back=True)
+    for name, value in list(vars(module).items()):
+        if not name.startswith("__"):
+            walk.set_field(module, name, value, name, DEPTH + 1, stand_in=False)
 
 
 class _Walk:
-    def __init__(self, module: str, stand_in_for: StandInFor, undo: Undo) -> None:
+    def __init__(self, module: str, stand_in_for: StandInFor, undo: Undo, putting_back: bool = False) -> None:
         self.module = module
         self.stand_in_for = stand_in_for
         self.undo = undo
+        self.putting_back = putting_back
         self.seen: set[int] = set()
+        self.programs: dict[str | None, bool] = {}  # (``_programs``, by module name)
+        self.too_deep: list[tuple[str, object]] = []  # (``look_deeper``)
 
     def own(self, value: object) -> bool:
-        """An object of the module's own classes, or one of its functions."""
-        if isinstance(value, types.FunctionType):
-            return value.__module__ == self.module
-        return type(value).__module__ == self.module
+        """An object of the program's classes (this module's, or another module's of the
+        program's code: not a library's) or a ``SimpleNamespace``, or one of its functions."""
+        if isinstance(value, types.SimpleNamespace):
+            return True
+        module = value.__module__ if isinstance(value, types.FunctionType) else type(value).__module__
+        if module == self.module:
+            return True
+        found = self.programs.get(module)
+        if found is None:
+            found = self.programs[module] = _programs(module)
+        return found
 
     def replaced(self, value: object, name: str, depth: int) -> object | None:
         """``value``'s stand-in, or ``value`` rebuilt with stand-ins inside (an immutable
@@ -70,9 +109,15 @@ class _Walk:
 
     def inside(self, value: object, name: str, depth: int) -> object | None:
         """Put stand-ins inside ``value``; an immutable value with one inside comes back rebuilt."""
+        if id(value) in self.seen:
+            return None
+        if isinstance(value, _thread._local) and self.putting_back:
+            return None
         if type(value) is _thread._local:  # a plain ``threading.local()``: one namespace a thread
             return patch_local.replacing(value)
-        if depth <= 0 or id(value) in self.seen:
+        if depth <= 0:
+            if not self.putting_back:
+                self.look_deeper(value, name)
             return None
         if isinstance(value, (list, deque)):
             self.seen.add(id(value))
@@ -82,6 +127,15 @@ class _Walk:
             self.seen.add(id(value))
             for key, item in list(value.items()):
                 self.put(value, key, item, f"{name}[{key!r}]", depth)
+        elif isinstance(value, set):
+            self.seen.add(id(value))
+            for item in list(value):
+                self.put_in_set(value, item, f"an item of {name}", depth)
+        elif type(value) is frozenset:
+            self.seen.add(id(value))
+            found = {item: self.replaced(item, f"an item of {name}", depth - 1) for item in value}
+            if any(new is not None for new in found.values()):
+                return frozenset(old if new is None else new for old, new in found.items())
         elif type(value) is tuple or (isinstance(value, tuple) and hasattr(value, "_fields")):
             self.seen.add(id(value))
             items = [self.replaced(item, f"{name}[{i}]", depth - 1) for i, item in enumerate(value)]
@@ -113,11 +167,35 @@ class _Walk:
                 self.fields(value, name, depth)
         return None
 
+    def look_deeper(self, value: object, name: str) -> None:
+        """Below ``DEPTH``: note each ``threading.local`` found in the containers (a bounded look,
+        not a walk), refused at the end unless a shorter path reached it."""
+        stack, looked = [(value, name)], 0
+        while stack and looked < _DEEPER:
+            value, name = stack.pop()
+            looked += 1
+            if isinstance(value, _thread._local):
+                self.too_deep.append((name, value))
+            elif isinstance(value, dict):
+                stack += [(item, f"{name}[{key!r}]") for key, item in value.items()]
+            elif isinstance(value, (list, tuple, deque)):
+                stack += [(item, f"{name}[{i}]") for i, item in enumerate(value)]
+            elif isinstance(value, (set, frozenset)):
+                stack += [(item, f"an item of {name}") for item in value]
+
     def put(self, container: Any, key: object, item: object, name: str, depth: int) -> None:
         new = self.replaced(item, name, depth - 1)
         if new is not None:
             container[key] = new
             self.undo.append(lambda: container.__setitem__(key, item))
+
+    def put_in_set(self, container: set[Any], item: object, name: str, depth: int) -> None:
+        """A set's item (eighth review, r031: a ``threading.local`` in a module's set stayed real)."""
+        new = self.replaced(item, name, depth - 1)
+        if new is not None:
+            container.discard(item)
+            container.add(new)
+            self.undo.append(functools.partial(_swap, container, new, item))
 
     def set_field(
         self, owner: object, field: str, value: object, name: str, depth: int, stand_in: bool = True
@@ -170,3 +248,17 @@ class _Walk:
             setstate: Any = p.__setstate__  # type: ignore[attr-defined]  # (C partial's, untyped)
             setstate((func, new_args, keywords, fields))
             self.undo.append(lambda: setstate(state))
+
+
+def _swap(container: set[Any], new: object, old: object) -> None:
+    """Put ``old`` back in place of ``new`` (if the program has not taken it out)."""
+    if new in container:
+        container.discard(new)
+        container.add(old)
+
+
+def _programs(module: str | None) -> bool:
+    """Is ``module`` (by name) the program's code: a file neither a library's nor lanecheck's?"""
+    found = sys.modules.get(module or "")
+    path = getattr(found, "__file__", None)
+    return isinstance(path, str) and not path.startswith(SKIP_FILES) and not own_code.own(path)

@@ -8,8 +8,11 @@ modules use either (their code names ``redirect_stdout`` or ``redirect_stderr``)
 leaving one in a controlled thread is a write of the stream (``sys.stdout`` or ``sys.stderr``, one
 location each per execution) and each ``print`` of a controlled thread a write of the stream it
 writes to (a write, not a read, since the eighth review: two prints into one capture were taken
-to commute, r071), so the explorer runs another thread's ``print`` inside the redirection. Not
-seen: a write through ``sys.stdout.write`` or a stream object taken earlier. A
+to commute, r071), so the explorer runs another thread's ``print`` inside the redirection. Since
+the eighth review's r029 a program's read of ``sys.stdout``/``sys.stderr`` in a controlled thread
+is a read of the stream, and a write where it writes through it (``sys.stdout.write(...)``,
+``.writelines``, ``.buffer``): ``sys``'s class holds them as properties over its dict. Not seen: a
+later write through a stream object taken earlier (its taking is ordered). A
 ``print(..., file=buf)`` is still read by the race detector as a write of ``buf`` (``_written``).
 Since the eighth review (r125) a program that assigns ``sys.stdout`` or ``sys.stderr`` itself
 (``sys.stdout = buf``: its code stores the attribute) is treated alike, the assignment in a
@@ -22,14 +25,17 @@ from __future__ import annotations
 import builtins
 import contextlib
 import dis
+import itertools
 import sys
 import types
+import weakref
 from collections.abc import Iterator
 from types import CodeType, FunctionType, ModuleType
 from typing import Any
 
 from model_checks.harness.own_code import own
 from model_checks.harness.patch_threads import _controlled
+from model_checks.harness.race_sites import SKIP_FILES
 from model_checks.harness.rt.objects import LocationState, Op
 from model_checks.harness.runtime import ControlledRuntime
 
@@ -151,10 +157,67 @@ def _exit(self: Any, *exc: Any) -> None:
     _real_exit(self, *exc)
 
 
+_SYS = vars(sys)  # (``sys``'s dict: what CPython's own reads of ``sys.stdout`` look in)
+# the attributes of a stream that write it (``sys.stdout.write(...)``, ``.buffer.write(...)``)
+_WRITING = frozenset({"write", "writelines", "buffer"})
+_WRITES_AT: weakref.WeakKeyDictionary[CodeType, frozenset[int]] = weakref.WeakKeyDictionary()
+
+
+def _writes_at(code: CodeType) -> frozenset[int]:
+    """The offsets in ``code`` of the reads of ``<x>.stdout``/``.stderr`` whose next instruction
+    takes one of ``_WRITING`` from the stream read."""
+    found = _WRITES_AT.get(code)
+    if found is None:
+        ins = list(dis.get_instructions(code))
+        found = frozenset(
+            i.offset
+            for i, after in itertools.pairwise(ins)
+            if i.opname == "LOAD_ATTR"
+            and i.argval in _STREAM_NAMES
+            and after.opname in ("LOAD_ATTR", "LOAD_METHOD")
+            and after.argval in _WRITING
+        )
+        _WRITES_AT[code] = found
+    return found
+
+
+def _stream(name: str) -> property:
+    """``sys.<name>`` while patched: a program's read of it in a controlled thread is a read of
+    the stream, or a write where it writes through it (``sys.stdout.write("x")``), so the explorer
+    runs it inside and outside another thread's redirection (eighth review, r029: "exhaustive",
+    the worker's write never put inside main's ``redirect_stdout``). The value is ``sys``'s dict's,
+    which CPython's own reads (``print``'s) look in."""
+
+    def get(module: Any) -> Any:
+        try:
+            value = _SYS[name]
+        except KeyError:
+            raise AttributeError(f"module 'sys' has no attribute '{name}'") from None
+        if _controlled() is None:
+            return value
+        frame = sys._getframe(1)
+        code = frame.f_code
+        if not own(code.co_filename) and not code.co_filename.startswith(SKIP_FILES):
+            _access(name, "write" if frame.f_lasti in _writes_at(code) else "read")
+        return value
+
+    def put(module: Any, value: Any) -> None:
+        _SYS[name] = value
+
+    def remove(module: Any) -> None:
+        del _SYS[name]
+
+    return property(get, put, remove)
+
+
 class _Sys(types.ModuleType):
-    """``sys``'s class while patched, where the program assigns ``sys.stdout`` or ``sys.stderr``:
-    the assignment in a controlled thread is a write of the stream, as a redirection's entry is
-    (eighth review, r125: ``sys.stdout = buf`` with another thread's ``print``, "exhaustive")."""
+    """``sys``'s class while patched, where the program assigns ``sys.stdout`` or ``sys.stderr``
+    or names a redirection: the assignment in a controlled thread is a write of the stream, as a
+    redirection's entry is (eighth review, r125: ``sys.stdout = buf`` with another thread's
+    ``print``, "exhaustive"), and a read of it a read, or a write where it writes (``_stream``)."""
+
+    stdout = _stream("stdout")
+    stderr = _stream("stderr")
 
     def __setattr__(self, name: str, value: Any) -> None:
         if name in _STREAM_NAMES and not own(sys._getframe(1).f_code.co_filename):

@@ -86,6 +86,8 @@ class Registry:
 
 
 CONDITIONS = {"ready": threading.Condition()}
+IN_A_SET = {threading.Lock()}  # (session 41: a set's items were not walked)
+NESTED = {"locks": [threading.Lock()]}  # (each execution copies the list: ``patch_state``)
 
 
 def in_a_dict() -> None:
@@ -122,6 +124,14 @@ def inside_another_object() -> None:
 
 def in_a_class_list() -> None:
     _twice(lambda box: _add(box, Registry.locks[0]))
+
+
+def in_a_set() -> None:
+    _twice(lambda box: _add(box, next(iter(IN_A_SET))))
+
+
+def in_a_list_in_a_dict() -> None:
+    _twice(lambda box: _add(box, NESTED["locks"][0]))
 
 
 def condition_in_a_dict() -> None:

@@ -7,6 +7,7 @@ recursion limit, ``sys.stdout``), and the main thread's ident taken at import.
 from __future__ import annotations
 
 import builtins
+import contextlib
 import io
 import os
 import signal
@@ -148,6 +149,39 @@ def stdout_assigned() -> str:
         sys.stdout = old
     t.join()
     return buf.getvalue()
+
+
+def stdout_written() -> str:
+    """r029 (BUGGY): main captures its output with ``redirect_stdout``; a worker writes with
+    ``sys.stdout.write``, which lands in the capture when it runs inside the redirection."""
+
+    def w() -> None:
+        sys.stdout.write("worker\n")
+
+    t = threading.Thread(target=w)
+    t.start()
+    buf = io.StringIO()
+    with contextlib.redirect_stdout(buf):
+        sys.stdout.write("main\n")
+    t.join()
+    return buf.getvalue()
+
+
+def stdout_taken() -> str:
+    """A worker takes ``sys.stdout`` (a read of it) and writes to what it took: into main's
+    capture where it took it during the redirection."""
+    taken: list[object] = []
+
+    def w() -> None:
+        taken.append(sys.stdout)
+
+    t = threading.Thread(target=w)
+    t.start()
+    buf = io.StringIO()
+    with contextlib.redirect_stdout(buf):
+        print("main")
+    t.join()
+    return "capture" if taken[0] is buf else "real"
 
 
 def main_ident_at_import() -> tuple[bool, bool]:

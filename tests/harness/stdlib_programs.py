@@ -266,7 +266,19 @@ class ImportedCounter(threading.local):
 
 
 def local_subclass_from_import() -> None:
-    ImportedCounter()
+    """Its object made in the explored function: each thread's ``n`` its own, from 0."""
+    counter = ImportedCounter()
+    seen: list[int] = []
+    mutex = threading.Lock()
+
+    def worker() -> None:
+        for _ in range(3):
+            counter.n += 1
+        with mutex:
+            seen.append(counter.n)
+
+    _run_all([threading.Thread(target=worker) for _ in range(2)])
+    assert seen == [3, 3] and counter.n == 0, (seen, counter.n)
 
 
 # -------------------------------------------------------- Barrier, executors, Thread classes

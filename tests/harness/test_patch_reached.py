@@ -26,6 +26,8 @@ PROGRAMS = [
     prog.inside_another_object,
     prog.in_a_class_list,
     prog.condition_in_a_dict,
+    prog.in_a_set,
+    prog.in_a_list_in_a_dict,
     prog.pool_made_at_import,
     prog.pool_never_shut_down,
 ]
@@ -54,6 +56,8 @@ def _reached() -> list[object]:
         prog.OUTER.inner.lock,
         prog.Registry.locks[0],
         prog.CONDITIONS["ready"],
+        next(iter(prog.IN_A_SET)),
+        prog.NESTED["locks"][0],
     ]
 
 
@@ -67,6 +71,19 @@ def test_the_real_objects_are_back_when_patching_ends() -> None:
         assert isinstance(prog.PAIR, tuple) and prog.GUARDED.name == "guarded"
     after = _reached()
     assert all(a is b for a, b in zip(before, after, strict=True))
+
+
+@pytest.mark.timeout(60)
+def test_the_real_objects_are_back_after_a_check_of_several_executions() -> None:
+    """Each execution put copies of the lists inside a module's dict in its place (``patch_state``):
+    the undo put the real lock back into the first list only, and a stand-in stayed (session 41)."""
+    before = _reached()
+    with patched(prog):
+        result = check(lambda rt: prog.in_a_list_in_a_dict(), Options(time_limit=60))
+    assert result.executions > 1, result.report()
+    after = _reached()
+    assert not any(isinstance(x, StandIn) for x in after), after
+    assert all(a is b for a, b in zip(before, after, strict=True)), after
 
 
 @pytest.mark.timeout(60)

@@ -79,6 +79,7 @@ def test_what_the_library_makes_on_first_use_is_made_again_each_execution(
         (prog.limit_race, {("overflow",), (prog.LIMIT_AT_IMPORT + 500,)}),
         (prog.cwd_race, {True, False}),
         (prog.stdout_assigned, {"main\n", "main\nworker\n", "worker\nmain\n"}),
+        (prog.stdout_taken, {"capture", "real"}),
     ],
 )
 @pytest.mark.parametrize("strategy", ["dpor-ipb", "dfs"])
@@ -95,6 +96,19 @@ def test_the_process_state_two_threads_share_is_an_operation(
 
 
 _PRINT, _CHDIR = builtins.print, os.chdir
+
+
+@pytest.mark.parametrize("strategy", ["dpor-ipb", "dpor", "dfs"])
+def test_a_write_through_sys_stdout_is_run_inside_another_threads_redirection(strategy: str) -> None:
+    """r029: the worker's ``sys.stdout.write`` was no operation, so DPOR never ran it inside
+    main's ``redirect_stdout`` ("exhaustive" after one execution); there it writes main's
+    capture, unordered with main's own write."""
+    result = _run(prog.stdout_written, strategy=strategy)
+    assert result.verdict == "failed" and result.failure is not None, result.report()
+    assert result.failure.kind == "data_race", result.report()
+    assert "data race on StringIO" in result.report(), result.report()
+    assert 'sys.stdout.write("worker\\n")' in result.report(), result.report()
+    assert type(sys) is types.ModuleType
 
 
 @pytest.mark.parametrize(
