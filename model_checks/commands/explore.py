@@ -31,7 +31,7 @@ from model_checks.commands import (
     seed,
 )
 from model_checks.commands import hash_seeds as hash_seeds_run
-from model_checks.harness import Options, ReplayDivergence, Result, check, patched
+from model_checks.harness import Options, ReplayDivergence, Result, check, patch_random, patched
 from model_checks.harness import hash_seed as process_seed
 from model_checks.harness.options import STATES
 from model_checks.harness.rt.scheduler import UsageError
@@ -254,7 +254,11 @@ def explore_command(
             "no scenario named: give one listed above, e.g. `lanecheck explore counter-locked`"
         )
     with _program_output_to_stderr() if as_json else contextlib.nullcontext():  # (its import's prints)
-        own = own_program.load(scenario) if scenario not in table and own_program.is_own(scenario) else None
+        own = (
+            own_program.load(scenario, seed_value)
+            if scenario not in table and own_program.is_own(scenario)
+            else None
+        )
     if own is None and scenario not in table:
         near = difflib.get_close_matches(scenario, table, n=3)
         hint = f"; did you mean {', '.join(near)}?" if near else ""
@@ -297,6 +301,7 @@ def explore_command(
         with (
             _program_output_to_stderr() if as_json else contextlib.nullcontext(),
             patched(own[0], *own_program.siblings(own[0])) if own is not None else contextlib.nullcontext(),
+            patch_random.from_import(own.draws) if own is not None else contextlib.nullcontext(),
             progress.executions(
                 err,
                 f"exploring {scenario}",
@@ -323,6 +328,8 @@ def explore_command(
         raise CommandError(why, option) from None
     if result.failure is not None:
         flag = (" --interleave-races" if interleave_races else "") + hash_seeds_run.replay_flag()
+        if own is not None and own.draws.touched and seed_value:
+            flag += f" --seed {seed_value}"  # (its import drew from the generator seeded so)
         result.replay_hint = f"lanecheck explore {scenario}{flag} --replay {result.failure.schedule}"
     if as_json:
         facts = _as_json(scenario, result)

@@ -16,12 +16,20 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
+from typing import NamedTuple
 
 from model_checks.commands import CommandError
-from model_checks.harness import patch_modules
+from model_checks.harness import patch_modules, patch_random
 from model_checks.harness.runtime import ControlledRuntime
 
 Program = Callable[[ControlledRuntime], object]
+
+
+class Loaded(NamedTuple):
+    module: ModuleType
+    program: Program
+    # the module generator as the import left it: each execution's start (``patch_random.from_import``)
+    draws: patch_random.ImportDraws
 
 
 def is_own(name: str) -> bool:
@@ -29,12 +37,15 @@ def is_own(name: str) -> bool:
     return ":" in name
 
 
-def load(name: str) -> tuple[ModuleType, Program]:
-    """The module of ``MODULE:FUNCTION`` and its function as a harness program."""
+def load(name: str, seed: int = 0) -> Loaded:
+    """The module of ``MODULE:FUNCTION`` and its function as a harness program. The ``random``
+    module's generator is seeded ``seed`` (``--seed``) before the import, as the OS seeds a real
+    run's: a draw at import is the seed's (review 8, r043), and a seed at import is the program's
+    (r044): every execution starts from the state the import left."""
     where, _, function = name.rpartition(":")
     if not where or not function:
         raise CommandError(f"{name!r}: give MODULE:FUNCTION or FILE.py:FUNCTION")
-    module = _module(where)
+    module, draws = patch_random.seeded_import(seed, lambda: _module(where))
     fn = getattr(module, function, None)
     if fn is None:
         raise CommandError(f"{where} has no {function!r}")
@@ -55,7 +66,7 @@ def load(name: str) -> tuple[ModuleType, Program]:
 
     # schedule strings and reports name the program
     program.__qualname__ = f"program:{name}"
-    return module, program
+    return Loaded(module, program, draws)
 
 
 def siblings(module: ModuleType) -> list[ModuleType]:
@@ -138,4 +149,4 @@ def _takes_runtime(fn: Callable[..., object], shown: str) -> bool:
     return len(required) == 1
 
 
-__all__ = ["is_own", "load", "siblings"]
+__all__ = ["Loaded", "is_own", "load", "siblings"]

@@ -91,6 +91,7 @@ WRAPPERS = frozenset(
         "patch_io.py",
         "patch_io_pieces.py",
         "patch_io_waits.py",
+        "patch_files.py",
         "patch_identity.py",
         "patch_signals.py",
         "patch_streams.py",

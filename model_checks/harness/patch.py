@@ -39,6 +39,7 @@ from model_checks.harness import (
     patch_asyncio,
     patch_cached,
     patch_clock,
+    patch_files,
     patch_imported,
     patch_imports,
     patch_local,
@@ -111,6 +112,7 @@ def new_check() -> None:
 
 def start_execution() -> None:
     """An execution begins: the program's modules as its check's first execution found them."""
+    patch_files.start_execution()  # the files and folders the previous one made are removed
     if not _MODULES:
         return
     patch_logging.start_execution()

@@ -22,7 +22,7 @@ import stat
 import sys
 from typing import Any, Final
 
-from model_checks.harness import patch_io
+from model_checks.harness import patch_files, patch_io
 from model_checks.harness.patch_threads import _controlled
 from model_checks.harness.rt.scheduler import UsageError
 
@@ -167,7 +167,11 @@ _real_os_open = os.open
 def _open(file: Any, mode: str = "r", *args: Any, **kwargs: Any) -> Any:
     if _controlled() is not None and "+" not in mode and _blocks_on_fifo(file, writing="r" not in mode):
         _refuse(file, "open()")
-    return _real_open(file, mode, *args, **kwargs)
+    # a file it creates is removed when the next execution begins (``patch_files``: r047)
+    name = patch_files.would_make(file, any(c in mode for c in "wxa") and kwargs.get("opener") is None)
+    opened = _real_open(file, mode, *args, **kwargs)
+    patch_files.made(name, opened.fileno() if name is not None else -1)
+    return opened
 
 
 def _os_open(path: Any, flags: int, *args: Any, **kwargs: Any) -> int:
@@ -179,7 +183,10 @@ def _os_open(path: Any, flags: int, *args: Any, **kwargs: Any) -> int:
         and _blocks_on_fifo(path, writing=access == os.O_WRONLY)
     ):
         _refuse(path, "os.open")
-    return _real_os_open(path, flags, *args, **kwargs)
+    name = patch_files.would_make(path, bool(flags & os.O_CREAT) and kwargs.get("dir_fd") is None)
+    fd = _real_os_open(path, flags, *args, **kwargs)
+    patch_files.made(name, fd)
+    return fd
 
 
 def _connection_replacements() -> list[tuple[Any, str, Any, Any]]:
@@ -225,4 +232,5 @@ REPLACEMENTS: list[tuple[Any, str, Any, Any]] = [
     *([(select, "epoll", _real_epoll, _Epoll)] if _real_epoll is not None else []),
     (builtins, "open", _real_open, _open),
     (os, "open", _real_os_open, _os_open),
+    *patch_files.REPLACEMENTS,  # os.mkdir: a folder it makes is removed likewise
 ]

@@ -27,9 +27,13 @@ against another's draw, were taken to commute. The model is now CPython's:
   can find the draw that fails; a schedule string of an execution that drew with a draw seed
   other than 0 carries it (``.r<hex>``, ``schedule.py``).
 
-An exhaustive verdict of a check whose program drew says what it held fixed (``held``), and if
-the module's generator was seeded or drawn from after the harness was imported and before the
-check (a program's ``random.seed(3)`` at import), that its state was replaced by the draw seed.
+``lanecheck explore`` seeds the module's generator with ``--seed`` before it imports the program
+and takes the state the import left (``seeded_import``): a program that seeded or drew at import
+(review 8: r044, r043) starts every execution from that state, as a real run would; one that did
+not draws from the draw seed. An exhaustive verdict of a check whose program drew says what it
+held fixed (``held``); in a check not started so (a test's ``check``), if the module's generator
+was seeded or drawn from after the harness was imported and before the check, that its state was
+replaced by the draw seed.
 The draws are not choice points: every value of a draw is not explored (``docs/harness.md``).
 Outside a controlled thread every name is the real one.
 """
@@ -40,7 +44,9 @@ import _random
 import os
 import random
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
 from hashlib import sha512
 from typing import Any
 
@@ -59,14 +65,51 @@ _AT_IMPORT = _REAL["getstate"](_HIDDEN)  # the module generator's state when the
 _BUSY = [False]  # inside a draw already performed: its inner primitives are part of it
 
 
+@dataclass(frozen=True)
+class ImportDraws:
+    """The module generator around the explored program's import (``seeded_import``)."""
+
+    seed: int  # lanecheck seeded it so just before the import (``--seed``)
+    state: Any  # the state the import left
+    touched: bool  # the import seeded it or drew from it
+
+
+_FROM_IMPORT: list[ImportDraws | None] = [None]  # the program of the checks running now
+
+
+def seeded_import(seed: int, load: Callable[[], Any]) -> tuple[Any, ImportDraws]:
+    """``load()``, the program's import, with the module generator seeded ``seed`` first (a draw
+    at import is then the seed's, not the OS's: r043), and the state it left (r044's
+    ``random.seed(3)``)."""
+    _REAL["seed"](_HIDDEN, seed)
+    before = _REAL["getstate"](_HIDDEN)
+    loaded = load()
+    after = _REAL["getstate"](_HIDDEN)
+    return loaded, ImportDraws(seed, after, after != before)
+
+
+@contextmanager
+def from_import(draws: ImportDraws) -> Iterator[None]:
+    """The checks inside start each execution's module generator as ``draws`` says."""
+    saved = _FROM_IMPORT[0]
+    _FROM_IMPORT[0] = draws
+    try:
+        yield
+    finally:
+        _FROM_IMPORT[0] = saved
+
+
 class _Execution:
     """One execution's generators: the module's, the OS's entropy per thread, and the cells of
     the generators drawn from (kept with their generators: compared by identity)."""
 
-    def __init__(self, ex: Any, draw_seed: int) -> None:
+    def __init__(self, ex: Any, draw_seed: int, start: Any) -> None:
         self.ex = ex
         self.shared: random.Random = random.Random.__new__(random.Random)
-        _seed(self.shared, draw_seed)
+        if start is None:
+            _seed(self.shared, draw_seed)
+        else:
+            _setstate(self.shared, start)
         self.entropy: dict[int, random.Random] = {}
         self.cells: dict[int, tuple[random.Random, LocationState]] = {}
 
@@ -105,8 +148,13 @@ class _Check:
         self.recent: deque[tuple[object, int]] = deque(maxlen=8)
         self.now: _Execution | None = None  # the execution drawing now
         self.draw_seed = seed
-        # the module's generator was seeded or drawn from before the check (at the program's import)
-        self.touched_before = _REAL["getstate"](_HIDDEN) != _AT_IMPORT
+        # the program's import as ``lanecheck explore`` made it (None: a test's check)
+        self.imported = _FROM_IMPORT[0]
+        # the import left a state every execution starts from (None: the draw seed's)
+        self.start = self.imported.state if self.imported is not None and self.imported.touched else None
+        # the module's generator was seeded or drawn from before the check (at the program's
+        # import), and that state is replaced by the draw seed
+        self.touched_before = self.imported is None and _REAL["getstate"](_HIDDEN) != _AT_IMPORT
 
 
 _CHECK = [_Check(0)]
@@ -159,7 +207,7 @@ def _current() -> tuple[_Execution, int] | None:
         state.recent.append((ex, state.draw_seed))
         state.drew = True
         state.varied |= state.draw_seed != state.seed
-        now = state.now = _Execution(ex, state.draw_seed)
+        now = state.now = _Execution(ex, state.draw_seed, state.start)
     return now, tid
 
 
@@ -206,8 +254,16 @@ def draw_seed_of(ex: object) -> int | None:
 
 def held() -> str:
     """What an exhaustive verdict of the check that just ran held fixed about random draws ("" if
-    its program drew nothing in a controlled thread)."""
+    its program drew nothing in a controlled thread and its import, if ``seeded_import`` ran it,
+    left the module generator as seeded)."""
     state = _CHECK[0]
+    if state.start is not None:  # (named even if no controlled thread drew: r043 drew at import)
+        assert state.imported is not None
+        return (
+            "random draws: one shared generator, as CPython's; the module generator: the state "
+            f"the program's import left, seeded {state.imported.seed} (--seed) before the import, "
+            "in every execution; other values not explored (another --seed draws others)"
+        )
     if not state.drew:
         return ""
     before = (
