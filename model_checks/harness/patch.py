@@ -233,12 +233,21 @@ def patched(*modules: ModuleType) -> Iterator[None]:
     try:
         # (an event loop's wait on its selector is refused: ``patch_asyncio``)
         replacements = [*_REPLACEMENTS, *_refused_pools(), *patch_asyncio.refused_waits()]
-        replacements += patch_process.at_patching(modules)  # (sqlite3, asyncio, redirect_stdout: if used)
         restores.append(patch_asyncio.hide_running_loop())
         for mod, attr, _real, fake in replacements:
             undo.append((mod, attr, getattr(mod, attr)))
             setattr(mod, attr, fake)
         by_identity = {id(real): fake for _, _, real, fake in replacements}
+        # What only this program needs (sqlite3, asyncio, redirect_stdout, the working directory:
+        # if used) is made now, around the replacements in effect: the working directory's read
+        # of ``open`` made before them called CPython's, so a program that named ``chdir`` lost
+        # the FIFO's refusal and the removal of the files an execution made (session 41)
+        original = {id(fake): real for _, _, real, fake in replacements}
+        late = patch_process.at_patching(modules)  # (held: ``by_identity`` is keyed by ids)
+        for mod, attr, real, fake in late:
+            undo.append((mod, attr, getattr(mod, attr)))
+            setattr(mod, attr, fake)
+            by_identity[id(original.get(id(real), real))] = fake
         # the main thread a module took at import (``MAIN = threading.current_thread()``): the
         # controlled main thread of each execution, one object (``thread_idents.MAIN_THREAD``)
         by_identity[id(REAL_MAIN_THREAD)] = MAIN_THREAD

@@ -76,6 +76,29 @@ def raised_limit() -> int:
     return _two_locked_workers()
 
 
+def cwd_race_in_a_temporary_folder() -> bool:
+    """r126 as written (BUGGY): the folder main moves into is made by ``tempfile.mkdtemp()`` in
+    the explored function, whose name is the same in every execution (the draws are), so the
+    folder the previous execution made had to be gone when the next began."""
+    home = os.getcwd()
+    folder = tempfile.mkdtemp(prefix="lanecheck-review8-r126-")
+
+    def w() -> None:
+        with open("review8_r126_marker.txt", "w") as f:
+            f.write("x")
+
+    t = threading.Thread(target=w)
+    t.start()
+    os.chdir(folder)
+    os.chdir(home)
+    t.join()
+    inside = os.path.exists(os.path.join(folder, "review8_r126_marker.txt"))
+    for place in (folder, home):
+        if os.path.exists(os.path.join(place, "review8_r126_marker.txt")):
+            os.unlink(os.path.join(place, "review8_r126_marker.txt"))
+    return inside
+
+
 def temp_folder_first_use() -> int:
     """r126's first line: the first ``tempfile.gettempdir()`` in a process finds the folder under
     ``tempfile``'s lock, and later calls do not take it."""

@@ -73,6 +73,21 @@ def test_what_the_library_makes_on_first_use_is_made_again_each_execution(
     assert tempfile.tempdir is None  # (and the check leaves it as it found it)
 
 
+@pytest.mark.parametrize("strategy", ["dpor-ipb", "dfs"])
+def test_a_folder_an_execution_made_is_gone_when_the_next_begins_beside_a_chdir(
+    strategy: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """r126 as written: ``mkdtemp()`` names its folder alike in every execution, so the folder the
+    previous one made must be gone. In a program that names ``chdir`` the working directory's
+    reads were put around CPython's ``mkdir`` and ``open``, not around the ones that remember
+    what an execution made (nor refuse a FIFO): "the test is not deterministic"."""
+    monkeypatch.setattr(tempfile, "tempdir", None)  # (a fresh process's: made on first use)
+    monkeypatch.setattr(tempfile, "_name_sequence", None)
+    result = _run(prog.cwd_race_in_a_temporary_folder, strategy=strategy)
+    assert result.verdict == "exhaustive", result.report()
+    assert result.outcomes == {True, False}
+
+
 @pytest.mark.parametrize(
     ("program", "outcomes"),
     [
