@@ -40,6 +40,7 @@ from typing import Any
 import greenlet
 
 from model_checks.harness import ctrl_c
+from model_checks.harness.own_code import own
 from model_checks.harness.patch_threads import _controlled
 from model_checks.harness.rt.backends import ABORT, Abort
 from model_checks.harness.rt.clock import now
@@ -163,7 +164,7 @@ def deliver(rt: ControlledRuntime, signum: int, recipient: int, call: str) -> No
             "process's main thread, which is not a controlled thread there (use the greenlet back end)"
         )
     if ex.running_thread() == 0:
-        _run_handlers([signum], sys._getframe(2))
+        _run_handlers([signum], _program_frame(sys._getframe(1)))
         return
     if signum not in pending.signals:
         pending.signals.append(signum)
@@ -172,11 +173,23 @@ def deliver(rt: ControlledRuntime, signum: int, recipient: int, call: str) -> No
     # but not ``sigwait`` (glibc's goes on after EINTR, and so CPython's); a step that can run
     # anyway runs after the handlers
     interrupt = (recipient == 0 and 0 not in pending.masks.plain_sigwait) or can_run(ex, op, 0)
-    if pending.interrupted is None and op.obj is not pending.state and interrupt:
+    if pending.interrupted is None and not _is_delivery(pending, op) and interrupt:
         pending.interrupted = op
         main.pending = pending.delivery(op)
     if not isinstance(direct[0], (_Interrupting, _Handlers)):
         direct[0] = _Interrupting(ex, direct, direct[0], pending)
+
+
+def _program_frame(frame: FrameType | None) -> FrameType | None:
+    """The frame of the program's call that sent (or unblocked) the signal: the handler's
+    ``frame`` argument."""
+    while frame is not None and own(frame.f_code.co_filename):
+        frame = frame.f_back
+    return frame
+
+
+def _is_delivery(pending: _Pending, op: Op) -> bool:
+    return op.obj is pending.state and op.args == ("handlers",)
 
 
 def _main_objects(ex: Any) -> frozenset[int]:

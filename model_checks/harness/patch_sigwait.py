@@ -23,6 +23,7 @@ from typing import Any
 from model_checks.harness.patch_signals import _pending, deliver
 from model_checks.harness.patch_threads import _controlled
 from model_checks.harness.rt.objects import Op
+from model_checks.harness.rt.scheduler import UsageError
 from model_checks.harness.runtime import ControlledRuntime
 
 _SI_USER = 0
@@ -54,6 +55,7 @@ def _enums(signals: Iterable[int]) -> set[Any]:
 def _touch(rt: ControlledRuntime, call: str) -> None:
     pending = _pending(rt)
     rt._ex.perform(Op("store", pending.state, (call,)))
+    pending.masks.note()  # (the store wrote the call over the model's state)
 
 
 def _pthread_sigmask(how: int, mask: Iterable[int]) -> set[Any]:
@@ -152,6 +154,26 @@ def _sigtimedwait(sigset: Iterable[int], timeout: float) -> Any:
     return None if got is None else _siginfo(got)
 
 
+def _pause() -> None:
+    if _controlled() is not None:
+        raise UsageError(
+            "signal.pause() in a controlled thread: it returns once a signal's C handler ran in "
+            "this OS thread, which lanecheck's controlled threads share (not modelled)"
+        )
+    _real_pause()
+
+
+def _set_wakeup_fd(fd: int, /, *, warn_on_full_buffer: bool = True) -> int:
+    if fd != -1 and _controlled() is not None:
+        raise UsageError(
+            f"signal.set_wakeup_fd({fd}) in a controlled thread: a modelled signal writes nothing "
+            "to it (not modelled)"
+        )
+    return int(_real_set_wakeup_fd(fd, warn_on_full_buffer=warn_on_full_buffer))
+
+
+_real_pause: Any = getattr(signal, "pause", None)
+_real_set_wakeup_fd: Any = signal.set_wakeup_fd
 _real_sigmask: Any = getattr(signal, "pthread_sigmask", None)
 _real_sigpending: Any = getattr(signal, "sigpending", None)
 _real_sigwait: Any = getattr(signal, "sigwait", None)
@@ -166,6 +188,8 @@ REPLACEMENTS: list[tuple[Any, str, Any, Any]] = [
         ("sigwait", _real_sigwait, _sigwait),
         ("sigwaitinfo", _real_sigwaitinfo, _sigwaitinfo),
         ("sigtimedwait", _real_sigtimedwait, _sigtimedwait),
+        ("pause", _real_pause, _pause),
+        ("set_wakeup_fd", _real_set_wakeup_fd, _set_wakeup_fd),
     )
     if real is not None
 ]

@@ -313,3 +313,36 @@ def handler_raises_in_mains_condition_wait() -> None:
     finally:
         signal.signal(signal.SIGUSR1, old)
     assert woke
+
+
+def handlers_frame_is_the_senders() -> None:
+    """CORRECT: a signal main raises runs its handler at once, its frame main's (this function)."""
+    names: list[str] = []
+
+    def handler(sig: int, frame: FrameType | None) -> None:
+        names.append(frame.f_code.co_name if frame is not None else "")
+
+    old = signal.signal(signal.SIGUSR1, handler)
+    try:
+        signal.raise_signal(signal.SIGUSR1)
+    finally:
+        signal.signal(signal.SIGUSR1, old)
+    assert names == ["handlers_frame_is_the_senders"], names
+
+
+def pause_in_a_worker() -> None:
+    """Refused by name: ``signal.pause`` waits for a C handler to run in its OS thread."""
+    t = threading.Thread(target=signal.pause)
+    t.start()
+    t.join()
+
+
+def wakeup_fd_set_by_main() -> None:
+    """Refused by name: a modelled signal writes nothing to the wake-up descriptor."""
+    r, w = os.pipe()
+    os.set_blocking(w, False)
+    try:
+        signal.set_wakeup_fd(w)
+    finally:
+        os.close(r)
+        os.close(w)

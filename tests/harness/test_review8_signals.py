@@ -98,3 +98,19 @@ def test_a_mask_set_after_a_thread_started_is_not_its_mask() -> None:
 def test_a_signal_two_kinds_of_thread_could_take_is_refused_by_name() -> None:
     with pytest.raises(UsageError, match=r"os\.kill\(os\.getpid\(\), 12\) while threads .* sigwait"):
         _run(prog.a_sigwaiter_and_an_unblocked_worker_could_each_take_it)
+
+
+def test_a_handler_gets_the_senders_frame() -> None:
+    assert_proved_race_free(_run(prog.handlers_frame_is_the_senders))
+
+
+@pytest.mark.parametrize(
+    ("program", "words"),
+    [
+        (prog.pause_in_a_worker, r"signal\.pause\(\) in a controlled thread"),
+        (prog.wakeup_fd_set_by_main, r"signal\.set_wakeup_fd\(\d+\) in a controlled thread"),
+    ],
+)
+def test_what_is_not_modelled_is_refused_by_name(program: Callable[[], None], words: str) -> None:
+    with pytest.raises(UsageError, match=words):
+        _run(program)
