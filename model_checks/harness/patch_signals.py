@@ -370,6 +370,10 @@ _real_raise = signal.raise_signal
 _real_pthread_kill = getattr(signal, "pthread_kill", None)
 _real_sigmask = getattr(signal, "pthread_sigmask", None)
 
+for _name, _fake in (("kill", _kill), ("raise_signal", _raise_signal), ("pthread_kill", _pthread_kill)):
+    # CPython's names (a thread whose target is one is named after it)
+    _fake.__name__ = _fake.__qualname__ = _name
+
 REPLACEMENTS: list[tuple[Any, str, Any, Any]] = [
     (os, "kill", _real_kill, _kill),
     (signal, "raise_signal", _real_raise, _raise_signal),

@@ -180,6 +180,18 @@ _real_sigwait: Any = getattr(signal, "sigwait", None)
 _real_sigwaitinfo: Any = getattr(signal, "sigwaitinfo", None)
 _real_sigtimedwait: Any = getattr(signal, "sigtimedwait", None)
 
+for _name, _fake in (
+    ("pthread_sigmask", _pthread_sigmask),
+    ("sigpending", _sigpending),
+    ("sigwait", _sigwait),
+    ("sigwaitinfo", _sigwaitinfo),
+    ("sigtimedwait", _sigtimedwait),
+    ("pause", _pause),
+    ("set_wakeup_fd", _set_wakeup_fd),
+):
+    # CPython's names (a thread whose target is one is named after it)
+    _fake.__name__ = _fake.__qualname__ = _name
+
 REPLACEMENTS: list[tuple[Any, str, Any, Any]] = [
     (signal, name, real, fake)
     for name, real, fake in (
