@@ -273,6 +273,9 @@ class _Interrupting:
         return handlers.switch(value)
 
 
+_GREENLET_FRAME: Any = greenlet.greenlet.gr_frame
+
+
 class _Handlers(greenlet.greenlet):  # type: ignore[misc]
     """Runs the pending handlers as the main controlled thread, then hands the main thread the
     value its operation returned (or the exception a handler raised)."""
@@ -286,6 +289,19 @@ class _Handlers(greenlet.greenlet):  # type: ignore[misc]
         self.direct = direct
         self.real = real
         self.pending = pending
+
+    @property
+    def gr_frame(self) -> FrameType | None:
+        """While a handler runs, its frames; once they returned (the interrupted wait announced
+        again), the main thread's, which a report's stack and the state's fingerprint read."""
+        frame: FrameType | None = _GREENLET_FRAME.__get__(self)
+        found = frame
+        while found is not None:
+            if not own(found.f_code.co_filename):
+                return frame
+            found = found.f_back
+        real: FrameType | None = self.real.gr_frame
+        return real
 
     def _handle(self, value: object) -> None:
         ex = self.ex

@@ -6,6 +6,7 @@ Each program's real outcome (CPython 3.11, Linux) is in its docstring."""
 
 from __future__ import annotations
 
+import re
 import signal
 from collections.abc import Callable
 
@@ -55,6 +56,8 @@ def test_r091_as_written_loses_the_notify_when_the_handler_runs_before_the_wait(
     # the handler ran (its notify is in the trace) before main's wait put it in the wait set
     report = result.report()
     assert report.index("notify_all() condition") < report.rindex("wait() condition"), report
+    # main's stack in the report is the program's (its wait announced again after the handler)
+    assert re.search(r"in handler_may_run_before_mains_wait\n +c\.wait\(\)", report), report
 
 
 @pytest.mark.parametrize(
