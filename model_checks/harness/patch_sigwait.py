@@ -20,7 +20,7 @@ import signal
 from collections.abc import Iterable
 from typing import Any
 
-from model_checks.harness.patch_signals import _pending, deliver
+from model_checks.harness.patch_signals import _main_objects, _pending, deliver
 from model_checks.harness.patch_threads import _controlled
 from model_checks.harness.rt.objects import Op
 from model_checks.harness.rt.scheduler import UsageError
@@ -52,9 +52,12 @@ def _enums(signals: Iterable[int]) -> set[Any]:
     return out
 
 
-def _touch(rt: ControlledRuntime, call: str) -> None:
+def _touch(rt: ControlledRuntime, call: str, unblocks: bool = False) -> None:
     pending = _pending(rt)
-    rt._ex.perform(Op("store", pending.state, (call,)))
+    # a mask change that may deliver a pending signal is dependent with the main thread's steps
+    # as a send is (``patch_signals._send``: where the handler runs depends on it)
+    objs = pending.state.own | _main_objects(rt._ex) if unblocks else None
+    rt._ex.perform(Op("store", pending.state, (call,), objs=objs))
     pending.masks.note()  # (the store wrote the call over the model's state)
 
 
@@ -66,7 +69,7 @@ def _pthread_sigmask(how: int, mask: Iterable[int]) -> set[Any]:
     if how not in (signal.SIG_BLOCK, signal.SIG_UNBLOCK, signal.SIG_SETMASK):
         raise OSError(errno.EINVAL, os.strerror(errno.EINVAL))
     call = f"signal.pthread_sigmask({how}, {sorted(wanted)})"
-    _touch(rt, call)
+    _touch(rt, call, unblocks=how != signal.SIG_BLOCK)
     tid = rt._ex.running_thread()
     assert tid is not None
     masks = _pending(rt).masks

@@ -346,3 +346,30 @@ def wakeup_fd_set_by_main() -> None:
     finally:
         os.close(r)
         os.close(w)
+
+
+def worker_unblocks_while_main_holds_the_lock() -> None:
+    """BUGGY: SIGUSR1 is pending for the process (every thread blocks it) until the worker
+    unblocks it; its handler, run in main, takes a lock main can be holding then: a self-deadlock."""
+    lk = threading.Lock()
+
+    def handler(sig: int, frame: FrameType | None) -> None:
+        with lk:
+            pass
+
+    old_handler = signal.signal(signal.SIGUSR1, handler)
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGUSR1})
+    try:
+        os.kill(os.getpid(), signal.SIGUSR1)
+        t = threading.Thread(target=signal.pthread_sigmask, args=(signal.SIG_UNBLOCK, {signal.SIGUSR1}))
+        t.start()
+        with lk:
+            _step()  # (CPython runs a pending handler at a function's first bytecode)
+        t.join()
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, old)
+        signal.signal(signal.SIGUSR1, old_handler)
+
+
+def _step() -> None:
+    pass

@@ -100,6 +100,12 @@ def test_a_mask_set_after_a_thread_started_is_not_its_mask() -> None:
     )
 
 
+def test_a_handler_a_workers_unblocking_delivers_runs_at_any_step_of_main() -> None:
+    # (the unblocking is dependent with main's steps, as a send is: DPOR moves it inside main's
+    # ``with lk``)
+    _fails_with(_run(prog.worker_unblocks_while_main_holds_the_lock), "deadlock", "blocked: main")
+
+
 def test_a_signal_two_kinds_of_thread_could_take_is_refused_by_name() -> None:
     with pytest.raises(UsageError, match=r"os\.kill\(os\.getpid\(\), 12\) while threads .* sigwait"):
         _run(prog.a_sigwaiter_and_an_unblocked_worker_could_each_take_it)
