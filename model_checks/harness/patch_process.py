@@ -29,6 +29,7 @@ from model_checks.harness import (
     patch_io_waits,
     patch_shared,
     patch_signals,
+    patch_sigwait,
     patch_state,
     patch_streams,
 )
@@ -85,6 +86,8 @@ REPLACEMENTS: list[tuple[Any, str, Any, Any]] = [
 ]
 # a signal sent to the process itself: its handler runs in the main thread (``patch_signals``)
 REPLACEMENTS += patch_signals.REPLACEMENTS
+# per-thread signal masks, sigpending, the sigwait family (``patch_sigwait``)
+REPLACEMENTS += patch_sigwait.REPLACEMENTS
 # a blocking read or write of a socket or a pipe: a controlled wait (``patch_io``)
 REPLACEMENTS += patch_io.REPLACEMENTS
 # poll/epoll waits, a FIFO's open refused (``patch_io_waits``)

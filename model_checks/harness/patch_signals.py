@@ -11,16 +11,21 @@ be sent at all (it was refused by name since session 39).
 Now, in a controlled thread, ``os.kill`` of the process itself, ``signal.raise_signal`` and
 ``signal.pthread_kill`` of a controlled thread are an operation (dependent with every step of
 the main thread so far and its next one: where the handler runs depends on it), and the signal
-is not sent: its handler, as
-``signal.getsignal`` gives it, runs in the main controlled thread (its steps are the main
-thread's: a lock it takes is taken by the main thread) when that thread next runs, before the
-rest of its code, once per signal pending, as CPython's do; an exception it raises is raised in
-the main thread where it was. Sent from the main thread, it runs at once, after the call. A
-signal ignored (``SIG_IGN``, or ignored by default) does nothing; one whose default action ends
-the process is the sending thread's failure, ``ProcessExit``. Not done: a signal sent after the
-main thread's function returned is dropped (CPython runs it during the interpreter's exit); on the
-threads back end (whose main controlled thread is not the process's main thread) sending one is
-refused by name; ``signal.alarm``/``setitimer`` are real timers, not modelled.
+is not sent: ``signal_masks`` decides which thread it goes to (or that it stays pending, or that
+a ``sigwait`` takes it: ``patch_sigwait``). Delivered, its handler, as ``signal.getsignal`` gives
+it when it runs, runs in the main controlled thread (its steps are the main thread's: a lock it
+takes is taken by the main thread) when that thread next runs, before the rest of its code, once
+per signal pending, as CPython's do; an exception it raises is raised in the main thread where it
+was. A wait of the main thread is interrupted for it (the handler runs, then the wait goes on)
+only if the signal came to the main thread itself, as Linux's ``EINTR`` does: a condition's wait
+too (CPython's waiter lock; a handler's notify ends it, a handler's exception leaves the wait set
+with the lock reacquired), not ``sigwait``. Sent from the main thread, it runs at once, after the
+call. A signal ignored (``SIG_IGN``, or ignored by default) does nothing; one whose default
+action ends the process is the failure, ``ProcessExit``, of the thread that sent (or unblocked)
+it. Not done: a signal sent after the main thread's function returned is dropped (CPython runs
+it during the interpreter's exit); on the threads back end (whose main controlled thread is not
+the process's main thread) a handler's run is refused by name; ``signal.alarm``/``setitimer`` are
+real timers, not modelled.
 """
 
 from __future__ import annotations
@@ -35,11 +40,15 @@ from typing import Any
 import greenlet
 
 from model_checks.harness import ctrl_c
+from model_checks.harness.own_code import own
 from model_checks.harness.patch_threads import _controlled
 from model_checks.harness.rt.backends import ABORT, Abort
-from model_checks.harness.rt.objects import GLOBAL, AtomicState, Op
+from model_checks.harness.rt.clock import now
+from model_checks.harness.rt.enabled import can_run
+from model_checks.harness.rt.objects import GLOBAL, AtomicState, ConditionState, Op
 from model_checks.harness.rt.scheduler import UsageError
 from model_checks.harness.runtime import ControlledRuntime
+from model_checks.harness.signal_masks import SignalMasks, name_of
 from model_checks.harness.thread_idents import thread_of
 
 
@@ -56,8 +65,9 @@ _IGNORED_BY_DEFAULT = frozenset(
 
 class _Pending:
     """The signals of one execution waiting for its main controlled thread (in CPython's order:
-    by number), the object their sending and handling are operations on, and the main thread's
-    operation a signal interrupted (announced again once the handlers return)."""
+    by number), the object their sending and handling are operations on, the main thread's
+    operation a signal interrupted (announced again once the handlers return) and the masks
+    that say which thread a signal goes to (``signal_masks``)."""
 
     def __init__(self, rt: ControlledRuntime) -> None:
         self.ex = rt._ex
@@ -68,7 +78,19 @@ class _Pending:
         self.state = made
         self.signals: list[int] = []
         self.interrupted: Op | None = None
-        self.delivery = Op("store", made, ("handlers",))
+        # the lanecheck thread's own mask is the main controlled thread's first one
+        initial = (
+            frozenset(int(s) for s in _real_sigmask(signal.SIG_BLOCK, [])) if _real_sigmask else frozenset()
+        )
+        self.masks = SignalMasks(self.ex, made, initial)
+
+    def delivery(self, interrupted: Op) -> Op:
+        """The main thread's operation while a signal interrupts ``interrupted``: always enabled.
+        It carries a parked condition wait's saved lock count and source, which a notify that
+        comes before it reads (``ConditionState._reacquire``)."""
+        op = Op("store", self.state, ("handlers",))
+        op.result, op.source = interrupted.result, interrupted.source
+        return op
 
 
 _PENDING: list[_Pending | None] = [None]
@@ -81,18 +103,23 @@ def _pending(rt: ControlledRuntime) -> _Pending:
     return found
 
 
+def _ignored(signum: int) -> bool:
+    """Does CPython do nothing for ``signum`` (``SIG_IGN``, a signal ignored by default)?"""
+    handler = signal.getsignal(signum)
+    if callable(handler):
+        return False
+    return handler == signal.SIG_IGN or handler is None or signum in _IGNORED_BY_DEFAULT
+
+
 def _handler(signum: int) -> Callable[[int, FrameType | None], object] | None:
     """What CPython would run for ``signum`` (None: nothing); a default action that ends the
     process raises ``ProcessExit``."""
     handler = signal.getsignal(signum)
     if callable(handler):
         return handler
-    if handler == signal.SIG_IGN or handler is None:
+    if _ignored(signum):
         return None
-    if signum in _IGNORED_BY_DEFAULT:
-        return None
-    name = signal.Signals(signum).name if signum in signal.valid_signals() else str(signum)
-    raise ProcessExit(f"{name}'s default action ends the process here, every thread with it")
+    raise ProcessExit(f"{name_of(signum)}'s default action ends the process here, every thread with it")
 
 
 def _sent_for_real(signum: int) -> bool:
@@ -102,11 +129,11 @@ def _sent_for_real(signum: int) -> bool:
     return signum == signal.SIGINT and signal.getsignal(signal.SIGINT) is ctrl_c._pressed
 
 
-def _send(rt: ControlledRuntime, signum: int, call: str) -> None:
-    """The explored code sends ``signum`` to its own process (to a thread of it)."""
+def _send(rt: ControlledRuntime, signum: int, call: str, target: int | None) -> None:
+    """The explored code sends ``signum`` to thread ``target`` of its own process (None: to the
+    process)."""
     ex = rt._ex
     pending = _pending(rt)
-    main = ex.threads[0]
     # dependent with every step of the main thread so far and its next one (the handler runs at
     # whichever the signal comes before: with the next one only, the explorer never moved the
     # send back to where main held a lock its handler takes, review 8's r030) and ordered with
@@ -114,6 +141,19 @@ def _send(rt: ControlledRuntime, signum: int, call: str) -> None:
     # later accesses before the handler's, and hide their race
     objs = pending.state.own | _main_objects(ex)
     ex.perform(Op("store", pending.state, (call,), objs=objs))
+    recipient = pending.masks.send(signum, target, _ignored(signum), call)
+    if recipient is not None:
+        deliver(rt, signum, recipient, call)
+
+
+def deliver(rt: ControlledRuntime, signum: int, recipient: int, call: str) -> None:
+    """``signum`` is delivered to thread ``recipient``, which does not block it: CPython's C
+    handler notes it there, and the main thread runs the Python handler at its next bytecode. Its
+    wait is interrupted for it only if the signal came to the main thread itself (a worker's does
+    not wake it: its wait goes on, and the handler runs once the wait returns)."""
+    ex = rt._ex
+    pending = _pending(rt)
+    main = ex.threads[0]
     op = main.pending
     if _handler(signum) is None or main.finished or op is None or op.kind == "exit":
         return  # (after the main thread's function returned CPython runs it at exit: not modelled)
@@ -124,19 +164,32 @@ def _send(rt: ControlledRuntime, signum: int, call: str) -> None:
             "process's main thread, which is not a controlled thread there (use the greenlet back end)"
         )
     if ex.running_thread() == 0:
-        _run_handlers([signum], sys._getframe(2))
+        _run_handlers([signum], _program_frame(sys._getframe(1)))
         return
     if signum not in pending.signals:
         pending.signals.append(signum)
         pending.signals.sort()
-    if pending.interrupted is None and op is not pending.delivery and op.kind != "wake":
-        # the main thread's wait is interrupted (CPython's lock waits are): it runs the handlers
-        # at its next step, then announces its operation again; a condition's waiter stays
-        # parked (its wait set holds it) and runs them when it next runs
+    # a wait is interrupted (CPython's lock waits, a condition's waiter lock, sleep, select...),
+    # but not ``sigwait`` (glibc's goes on after EINTR, and so CPython's); a step that can run
+    # anyway runs after the handlers
+    interrupt = (recipient == 0 and 0 not in pending.masks.plain_sigwait) or can_run(ex, op, 0)
+    if pending.interrupted is None and not _is_delivery(pending, op) and interrupt:
         pending.interrupted = op
-        main.pending = pending.delivery
+        main.pending = pending.delivery(op)
     if not isinstance(direct[0], (_Interrupting, _Handlers)):
         direct[0] = _Interrupting(ex, direct, direct[0], pending)
+
+
+def _program_frame(frame: FrameType | None) -> FrameType | None:
+    """The frame of the program's call that sent (or unblocked) the signal: the handler's
+    ``frame`` argument."""
+    while frame is not None and own(frame.f_code.co_filename):
+        frame = frame.f_back
+    return frame
+
+
+def _is_delivery(pending: _Pending, op: Op) -> bool:
+    return op.obj is pending.state and op.args == ("handlers",)
 
 
 def _main_objects(ex: Any) -> frozenset[int]:
@@ -154,9 +207,43 @@ def _main_objects(ex: Any) -> frozenset[int]:
 def _run_handlers(signals: list[int], frame: FrameType | None) -> None:
     while signals:
         signum = signals.pop(0)
-        handler = _handler(signum)
-        if handler is not None:
+        # (the handler as it is now: one reset to SIG_DFL or SIG_IGN since is skipped, as CPython's)
+        handler = signal.getsignal(signum)
+        if callable(handler):
             handler(signum, frame)
+
+
+def _woken(op: Op) -> bool:
+    """Was the main thread's interrupted condition wait notified before its handlers ran?"""
+    return op.kind == "wake" and isinstance(op.obj, ConditionState) and 0 not in op.obj.waiters
+
+
+def _resumed(ex: Any, op: Op) -> Op:
+    """The interrupted operation, announced again once the handlers returned: a condition wait a
+    handler notified reacquires the lock (CPython's waiter lock was released); a timed wait waits
+    for what is left of its timeout (CPython's recomputes it)."""
+    cond = op.obj
+    if op.kind == "wake" and isinstance(cond, ConditionState) and 0 not in cond.waiters:
+        back = Op("reacquire", cond, (op.result, True))
+        back.source = op.source
+        return back
+    if op.timeout is not None:
+        op.timeout = max(op.deadline - now(ex, 0), 0.0)
+    return op
+
+
+def _unwind(ex: Any, op: Op) -> None:
+    """A handler raised while the main thread waited on a condition: as CPython's
+    ``Condition.wait``, it leaves the wait set and reacquires the lock before the error goes on."""
+    cond = op.obj
+    assert isinstance(cond, ConditionState)
+    if op.kind != "wake":
+        return  # (in the lock's reacquiring: CPython's ``_acquire_restore`` raised, the lock not taken)
+    if 0 in cond.waiters:
+        cond.waiters.remove(0)
+    back = Op("reacquire", cond, (op.result, False))
+    back.source = op.source
+    ex.perform(back)
 
 
 class _Interrupting:
@@ -186,6 +273,9 @@ class _Interrupting:
         return handlers.switch(value)
 
 
+_GREENLET_FRAME: Any = greenlet.greenlet.gr_frame
+
+
 class _Handlers(greenlet.greenlet):  # type: ignore[misc]
     """Runs the pending handlers as the main controlled thread, then hands the main thread the
     value its operation returned (or the exception a handler raised)."""
@@ -200,6 +290,19 @@ class _Handlers(greenlet.greenlet):  # type: ignore[misc]
         self.real = real
         self.pending = pending
 
+    @property
+    def gr_frame(self) -> FrameType | None:
+        """While a handler runs, its frames; once they returned (the interrupted wait announced
+        again), the main thread's, which a report's stack and the state's fingerprint read."""
+        frame: FrameType | None = _GREENLET_FRAME.__get__(self)
+        found = frame
+        while found is not None:
+            if not own(found.f_code.co_filename):
+                return frame
+            found = found.f_back
+        real: FrameType | None = self.real.gr_frame
+        return real
+
     def _handle(self, value: object) -> None:
         ex = self.ex
         ids = ex.backend.ids
@@ -207,21 +310,33 @@ class _Handlers(greenlet.greenlet):  # type: ignore[misc]
         self.direct[0] = self
         ex.current = 0
         error: BaseException | None = None
+        interrupted: Op | None = None
         try:
             if ex.race is not None:
                 ex.race.enter_thread()  # (tracing, as at a controlled thread's start)
             pending = self.pending
             while True:
+                interrupted = pending.interrupted
+                if interrupted is not None and _woken(interrupted):
+                    # a notify came before the handlers: the wait reacquired its lock and
+                    # returned (``value``); they run after it, at the main thread's next bytecode
+                    interrupted = None
                 _run_handlers(pending.signals, self.real.gr_frame)
-                interrupted, pending.interrupted = pending.interrupted, None
+                pending.interrupted = None
                 if interrupted is not None:
-                    value = ex.perform(interrupted)  # the wait goes on (as CPython's, after EINTR)
+                    resumed, interrupted = _resumed(ex, interrupted), None
+                    value = ex.perform(resumed)  # (as CPython's, after EINTR)
                 if not pending.signals and pending.interrupted is None:
                     break  # (else a signal sent meanwhile interrupted it again)
         except Abort:
             value = ABORT  # the execution is torn down: the main thread unwinds too
         except BaseException as exc:  # raised in the main thread where the handler ran
             error = exc
+            if interrupted is not None and isinstance(interrupted.obj, ConditionState):
+                try:
+                    _unwind(ex, interrupted)
+                except Abort:
+                    error, value = None, ABORT
         finally:
             self.pending.signals.clear()
             ids.pop(self, None)
@@ -237,7 +352,7 @@ def _kill(pid: int, signum: int) -> None:
     if rt is None or pid != os.getpid() or _sent_for_real(signum):
         _real_kill(pid, signum)
         return
-    _send(rt, signum, f"os.kill(os.getpid(), {signum})")
+    _send(rt, signum, f"os.kill(os.getpid(), {signum})", None)
 
 
 def _raise_signal(signum: int) -> None:
@@ -245,7 +360,7 @@ def _raise_signal(signum: int) -> None:
     if rt is None or _sent_for_real(signum):
         _real_raise(signum)
         return
-    _send(rt, signum, f"signal.raise_signal({signum})")
+    _send(rt, signum, f"signal.raise_signal({signum})", rt._ex.running_thread())
 
 
 def _pthread_kill(thread_id: int, signalnum: int) -> None:
@@ -263,12 +378,17 @@ def _pthread_kill(thread_id: int, signalnum: int) -> None:
         raise ProcessLookupError(3, "No such process")
     if signalnum == 0:
         return  # (a check that the thread exists)
-    _send(rt, signalnum, f"signal.pthread_kill({thread_id}, {signalnum})")
+    _send(rt, signalnum, f"signal.pthread_kill({thread_id}, {signalnum})", tid)
 
 
 _real_kill = os.kill
 _real_raise = signal.raise_signal
 _real_pthread_kill = getattr(signal, "pthread_kill", None)
+_real_sigmask = getattr(signal, "pthread_sigmask", None)
+
+for _name, _fake in (("kill", _kill), ("raise_signal", _raise_signal), ("pthread_kill", _pthread_kill)):
+    # CPython's names (a thread whose target is one is named after it)
+    _fake.__name__ = _fake.__qualname__ = _name
 
 REPLACEMENTS: list[tuple[Any, str, Any, Any]] = [
     (os, "kill", _real_kill, _kill),
