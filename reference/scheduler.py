@@ -25,6 +25,7 @@ The lanes and sizes it is built from, and how they are checked, are in
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from typing import TypeVar
 
 from .failure import SchedulerFailed, SchedulerFailure
@@ -44,6 +45,7 @@ from .work_lane_scheduler import LaneScheduler
 from .worker_pool import WorkerPool
 
 T = TypeVar("T")
+R = TypeVar("R")
 
 
 _log = logging.getLogger("reference")
@@ -153,7 +155,7 @@ class WorkerScheduler(LaneScheduler[T, WorkLane[T]]):
         return lane._discard_all()
 
     def _close(self, mode: StopMode) -> None:
-        self._posts_owed = self._close_lanes(mode is StopMode.DISCARD)
+        self._posts_owed = self._close_lanes()
 
     def _stop_workers(self, mode: StopMode) -> None:
         self._wait_posts_settled()
@@ -161,7 +163,10 @@ class WorkerScheduler(LaneScheduler[T, WorkLane[T]]):
             return
         # After every submission that accepted posts owed, so every accepted post is
         # linearised, submission included, before stop_begin.
-        self._trace("stop_begin", {"mode": mode.value})
+        if mode is StopMode.DISCARD:
+            self._holding_every_lane(self._begin_discard)
+        else:
+            self._trace("stop_begin", {"mode": mode.value})
         # Lanes are Scheduled only while their work item is queued or a worker
         # holds it (posts no longer owe submissions), so a quiet pool means: in
         # drain mode every accepted item was invoked and every lane is Idle; in
@@ -174,18 +179,27 @@ class WorkerScheduler(LaneScheduler[T, WorkLane[T]]):
         self._pool.clear()
         self._pool.shutdown()
 
-    def _close_lanes(self, discard: bool) -> int:
-        # Every lane mutex at once (in index order; posts and drains hold one at a
-        # time), so each post is wholly before the close or sees it: no post is
-        # accepted after one was refused.
-        lanes = self._lanes
+    def _close_lanes(self) -> int:
+        # Every lane mutex at once, so each post is wholly before the close or sees it: no
+        # post is accepted after one was refused.
+        return self._holding_every_lane(lambda: sum(lane._close() for lane in self._lanes))
+
+    def _begin_discard(self) -> None:
+        # Stop(discard) takes effect at its stop_begin (the trace format), not when admission
+        # closed: with every lane mutex held, each drain's decision (``WorkLane._begin_drain``,
+        # under its lane's) is wholly before both the flag and the log (its drain_begin logged
+        # first) or after both (its work item given up after stop_begin).
+        self._env.discarding = True
+        self._trace("stop_begin", {"mode": StopMode.DISCARD.value})
+
+    def _holding_every_lane(self, step: Callable[[], R]) -> R:
+        # In index order: posts and drains hold one lane mutex at a time.
         held: list[WorkLane[T]] = []
         try:
-            for lane in lanes:
+            for lane in self._lanes:
                 lane.mutex.acquire()
                 held.append(lane)
-            self._env.discarding = discard or self._env.discarding
-            return sum(lane._close() for lane in lanes)
+            return step()
         finally:
             for lane in reversed(held):
                 lane.mutex.release()

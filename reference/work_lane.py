@@ -109,8 +109,8 @@ class SharedEnv:
 class LaneEnv(SharedEnv):
     """A lock-based scheduler's: the shared fields and Stop(discard)'s flag."""
 
-    # Written by Stop(discard) while it holds every lane's mutex (closing
-    # admission), read under one lane's mutex before a drain begins.
+    # Written by Stop(discard) while it holds every lane's mutex and logs its
+    # stop_begin, read under one lane's mutex before a drain begins.
     discarding: bool = False
 
 
@@ -254,7 +254,7 @@ class WorkLane(LaneBase[T, LaneEnv]):
 
     def _begin_drain(self) -> bool:
         with self._section:  # no call while held, untraced: see the module docstring
-            # Once Stop(discard) has closed admission no new drain begins; the
+            # Once Stop(discard) has begun (stop_begin) no new drain begins; the
             # taken work item is simply given up and Stop resets the lane.
             if self.env.discarding:
                 return False

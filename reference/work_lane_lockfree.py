@@ -188,17 +188,13 @@ class LockFreeScheduler(LaneScheduler[T, LockFreeLane[T]]):
         return lane.reset()
 
     def _close(self, mode: StopMode) -> None:
-        if mode is StopMode.DISCARD:
-            self._env.discarding.store(1)  # before CLOSED: no drain begins after admission closed
-            for lane in self._lanes:  # traced: a drain_begin that saw the flag unset is logged by now
-                lane.settle_drain_begin()
         self._admission.fetch_add(CLOSED)
 
     def _stop_workers(self, mode: StopMode) -> None:
         self._wait_posts_settled()
         begin = partial(self._trace, "stop_begin", {"mode": mode.value})
         if mode is StopMode.DISCARD:
-            self._pool.refuse_submissions(begin)
+            self._pool.refuse_submissions(partial(self._begin_discard, begin))
         else:
             begin()
         # Every post has settled, so a lane holds items only with its work item queued or held
@@ -215,6 +211,16 @@ class LockFreeScheduler(LaneScheduler[T, LockFreeLane[T]]):
             self._check_drained()
         self._pool.clear()
         self._pool.shutdown()
+
+    def _begin_discard(self, begin: Callable[[], None]) -> None:
+        # Stop(discard) takes effect at its stop_begin (the trace format), not when admission
+        # closed. Under the pool's mutex, so no worker takes a work item between the flag and the
+        # event: one that gives its work item up on seeing the flag logs its next take after
+        # stop_begin. Traced, each lane's drain_begin that saw the flag unset is logged first.
+        self._env.discarding.store(1)
+        for lane in self._lanes:
+            lane.settle_drain_begin()
+        begin()
 
     def _wait_posts_settled(self) -> None:
         # Not given up on a failure, unlike the pool's waits: a post in flight leaves in a

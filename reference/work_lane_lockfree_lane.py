@@ -180,7 +180,7 @@ class LockFreeLane(LaneBase[T, LockFreeEnv]):
             # Only the holder of the reservation CASes Scheduled -> Draining, so it cannot lose.
             if not self.word.compare_and_swap(SCHEDULED, DRAINING):
                 raise RuntimeError(f"lane {self.index}: a drain began on a lane that was not Scheduled")
-            # Once Stop(discard) closed admission no new drain begins: the taken work item is
+            # Once Stop(discard) has begun no new drain begins: the taken work item is
             # given up (Scheduled again: only we could have changed Draining) and Stop resets the
             # lane. Checked after the CAS, so that a drain that begins saw ``discarding`` unset at
             # its event's place: the spec's DrainBegin checks and CASes in one step (and Stop
@@ -194,8 +194,8 @@ class LockFreeLane(LaneBase[T, LockFreeEnv]):
     def settle_drain_begin(self) -> None:
         """Called by Stop(discard) after it set ``discarding``: returns once a drain that began
         on this lane before the flag was set has logged its ``drain_begin``, so that event comes
-        before every event of the closed admission (a drain that saw the flag unset is logged
-        where the spec's DrainBegin, which checks it, can still run)."""
+        before ``stop_begin`` (a drain that saw the flag unset is logged where the spec's
+        DrainBegin, which checks it, can still run)."""
         with self._word_step():
             pass
 

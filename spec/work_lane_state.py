@@ -101,8 +101,10 @@ S_IDLE, S_ACTIVE = "idle", "active"
 
 
 def Discarding(s: Vars) -> bool:
-    """Stop(discard) has closed admission: no drain may begin any more."""
-    return s.mode == "discard" and s.phase in (CLOSING, STOPPING)
+    """Stop(discard) has begun (``StopBegin``, its logged ``stop_begin``): no drain may begin any
+    more. Not while it only closes admission (``StopCall``, unlogged): the trace format says a
+    Stop takes effect at its ``stop_begin``, so nothing of Stop(discard) may show before it."""
+    return s.mode == "discard" and s.phase == STOPPING
 
 
 def PostsInFlight(s: Vars) -> bool:

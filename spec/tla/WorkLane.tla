@@ -109,8 +109,9 @@ Init ==
 -----------------------------------------------------------------------------
 (* Helpers.                                                                *)
 
-(* Stop(discard) has closed admission: no drain may begin any more.        *)
-Discarding == mode = "discard" /\ phase \in {"Closing", "Stopping"}
+(* Stop(discard) has begun (StopBegin, the logged stop_begin): no drain    *)
+(* may begin any more. Not while it only closes admission (StopCall).      *)
+Discarding == mode = "discard" /\ phase = "Stopping"
 
 PostsInFlight == \E p \in Producers : producer[p].pc # "idle"
 

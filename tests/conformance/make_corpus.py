@@ -489,6 +489,26 @@ def main() -> None:
     ]
     (HERE / "invalid_r3_too_many_workers.jsonl").write_text("\n".join(lines_of(busy, three)) + "\n")
     manifest["invalid_r3_too_many_workers.jsonl"] = {"code": 1, "seq": 11, "rule": 3}
+    # One worker: w0 holds lane 0's work item when w1 takes lane 1. Only Stop(discard) lets a
+    # worker give a work item up undrained, and Stop takes effect at its stop_begin (session 37's
+    # review: accepted before session 41, the give-up put at an unlogged Stop call before the take).
+    one = dict(CONFIG, workers=1)
+    taken_twice = [*submitted("p0", 0, "a"), *submitted("p1", 1, "b"), ln("w0", "take", 0)]
+    stop_discard = [disc("main", 0, ["a"]), disc("main", 1, ["b"]), se("main", "discard")]
+    for name, steps, verdict in (
+        (
+            "invalid_r3_take_beyond_workers_before_stop_begin",
+            [*taken_twice, ln("w1", "take", 1), sb("main", "discard"), *stop_discard],
+            {"code": 1, "seq": 6, "rule": 3},
+        ),
+        (
+            "valid_take_beyond_workers_after_stop_begin",
+            [*taken_twice, sb("main", "discard"), ln("w1", "take", 1), *stop_discard],
+            {"code": 0, "prefix": False},
+        ),
+    ):
+        (HERE / f"{name}.jsonl").write_text("\n".join(lines_of(steps, one)) + "\n")
+        manifest[f"{name}.jsonl"] = verdict
     for name, (raw, line) in MALFORMED.items():
         (HERE / f"malformed_{name}.jsonl").write_text("\n".join(raw) + "\n")
         manifest[f"malformed_{name}.jsonl"] = {"code": 2, "line": line}

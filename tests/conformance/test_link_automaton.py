@@ -131,7 +131,7 @@ def test_the_small_link_scenario_is_the_small_configuration() -> None:
 def test_small_reference_traces_are_all_allowed_and_a_mutant_s_are_not() -> None:
     sc = LINK_SCENARIOS["small"]
     good = compare_by_automaton(sc, strategy="pct", max_executions=300, seed=1)
-    assert good.spec_traces == 986_384_383  # the spec's small configuration, callback Stop once
+    assert good.spec_traces == 1_282_626_087  # the spec's small configuration, callback Stop once
     assert good.verdict == "incomplete" and good.harness == "bounded", good.figures()
     assert good.impl_only == [] and good.common == good.impl_traces > 100
     assert 0 < good.realised_steps < good.spec_steps
@@ -143,7 +143,7 @@ def test_small_reference_traces_are_all_allowed_and_a_mutant_s_are_not() -> None
 
 def test_small_without_the_callback_is_counted_too() -> None:
     plain = dataclasses.replace(CONFIGS["small"], callback_stop=False)
-    assert TraceAutomaton(plain).count() == 159_558_819
+    assert TraceAutomaton(plain).count() == 209_295_891
 
 
 class _CallbackStopSucceeds(WorkerScheduler[Any]):

@@ -80,6 +80,15 @@ def test_wrong_declarations_are_caught() -> None:
     assert ("GiveUpDrain", "DiscardLane") in _violations(DEFERRED, unit=took_lane)
 
 
+def test_an_unlogged_stop_call_gives_no_work_item_up() -> None:
+    """Stop(discard) takes effect at its logged ``stop_begin`` (session 41): a worker gives its
+    work item up (``GiveUpDrain``) only after ``StopBegin``, so the unlogged ``StopCall`` moves
+    right past it; until then it did not, and a trace could show a worker beyond the pool taking
+    before ``stop_begin`` (corpus ``invalid_r3_take_beyond_workers_before_stop_begin.jsonl``)."""
+    found = {pair for pair in _violations({**DEFERRED, "StopCall": frozenset()}) if pair[0] == "StopCall"}
+    assert found == {("StopCall", "PostRefused"), ("StopCall", "StopWhileStopping")}
+
+
 EAGER = dataclasses.replace(FORMAT, make=lambda config: SpecChecker(config, deferred={}))
 
 

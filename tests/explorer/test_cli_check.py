@@ -77,7 +77,7 @@ def test_check_workers_2_safety_json() -> None:
     result = runner.invoke(app, ["check", "work-lane", "--workers", "2", "--no-liveness", "--json"])
     assert result.exit_code == 0, result.output
     data = json.loads(result.output)
-    assert (data["verdict"], data["states"], data["processes"]) == ("holds", 12_508, 2)
+    assert (data["verdict"], data["states"], data["processes"]) == ("holds", 11_996, 2)
 
 
 def test_check_workers_2_with_liveness_uses_one_process_and_says_so() -> None:

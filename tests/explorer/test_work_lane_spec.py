@@ -21,7 +21,7 @@ pytestmark = pytest.mark.timeout(300)
 
 
 def test_small_holds_with_every_action_fired() -> None:
-    result = assert_holds(SPEC, CONFIGS["small"], "small", states=12_508, unfired=[])
+    result = assert_holds(SPEC, CONFIGS["small"], "small", states=11_996, unfired=[])
     assert "EveryAcceptedItemSettles" in result.properties_checked
     assert "EveryStopReturns" in result.properties_checked
 

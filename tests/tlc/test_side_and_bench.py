@@ -68,7 +68,7 @@ def test_side_by_side_agrees_on_the_reduced_state_space() -> None:
     result = run_check("work-lane", "small", None, Options(symmetry=True))
     out = print_tlc_side_by_side("work-lane", "small", None, result, True)
     assert all(out["agree"].values()), out
-    assert out["tlc"]["distinct_states"] == 7_060
+    assert out["tlc"]["distinct_states"] == 6_732
 
 
 @needs_tlc
@@ -78,5 +78,5 @@ def test_quick_bench_measures_both_checkers() -> None:
     rows = report["rows"]
     assert isinstance(rows, list)
     assert {(r["checker"], r["workers"]) for r in rows} == {("explorer", 1), ("tlc", 1)}
-    assert {r["distinct_states"] for r in rows} == {12_508}
+    assert {r["distinct_states"] for r in rows} == {11_996}
     assert all(r["peak_rss_mb"] > 0 and r["wall_seconds"] > 0 for r in rows)

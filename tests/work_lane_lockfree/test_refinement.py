@@ -18,7 +18,7 @@ def test_lock_free_shows_the_lock_based_behaviours_plus_exactly_the_documented_d
     result = compare(CONFIGS["refine"])
     assert result.explained, result.summary()
     assert result.user_visible_equal
-    assert (result.lock_based, result.lock_free, result.common) == (410, 942, 270)
+    assert (result.lock_based, result.lock_free, result.common) == (434, 966, 294)
     assert dict(result.differences) == {
         "late-reservation": 516,
         "reservation-by-later-push": 40,

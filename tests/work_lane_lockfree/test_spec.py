@@ -28,7 +28,7 @@ def test_small_holds_with_every_action_fired() -> None:
     assert {"EveryAcceptedItemSettles", "EveryStopReturns", "StatusIsTheReservation"} <= set(
         result.properties_checked
     )
-    assert result.stats.states == 29_978
+    assert result.stats.states == 28_714
 
 
 def test_refine_config_holds() -> None:

@@ -50,6 +50,18 @@ def test_sampled_traces_of_every_scenario_are_allowed(name: str) -> None:
     assert result.failure is None, result.report()
 
 
+@pytest.mark.timeout(240)
+def test_a_worker_gives_its_work_item_up_only_after_stop_begin() -> None:
+    """Stop(discard) takes effect at its stop_begin: one worker, two lanes, Stop racing the posts.
+    Until session 41 the flag that makes a worker give its work item up was set when admission
+    closed, so the worker could take the other lane before stop_begin (seq 8: w0 take of lane 1
+    while it held lane 0's work item, found at execution 1,082 of this search)."""
+    sc = LockFreeScenario(lanes=2, workers=1, stop=StopMode.DISCARD, stop_races_posts=True)
+    result = check(lockfree_program(sc, validate=True), Options(strategy="pct", seed=3, max_executions=1_500))
+    assert result.failure is None, result.report()
+    assert result.executions == 1_500
+
+
 def _run_real_threads(tracer: JsonlTracer) -> None:
     with tracer:
         sched: LockFreeScheduler[str] = LockFreeScheduler(

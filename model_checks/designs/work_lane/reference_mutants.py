@@ -148,11 +148,10 @@ class StopSkipsInflightScheduler(WorkerScheduler[T]):
     """BUG: Stop closes admission without taking the lane mutexes, so it does not wait for a post
     that already passed the admission check: that post publishes after Stop(drain) returned."""
 
-    def _close_lanes(self, discard: bool) -> int:
+    def _close_lanes(self) -> int:
         # The flags are written racily; the yield point declares that shared access to a checker
         # (it sees only runtime primitives), so it may run a post on either side of it.
         self._runtime.yield_point("close admission without the lane mutexes")
-        self._env.discarding = discard
         return sum(lane._close() for lane in self._lanes)
 
 

@@ -2,7 +2,7 @@
 explored, with state-hash pruning (issue 16, "coverage of the spec by the real code").
 
 ``compare_by_automaton`` reports coverage as observable spec steps realised out of all the spec's
-(29,158 on ``small``), but part of that denominator is out of any strategy's reach: the spec allows
+(29,428 on ``small``), but part of that denominator is out of any strategy's reach: the spec allows
 orderings the reference never shows (``classify.py``). This search measures the reachable part R:
 
 * the scenario runs as ``reach_program`` (no history in its state; each observed event is handed

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from model_checks.designs.work_lane.trace.parse import Event
-from model_checks.designs.work_lane.trace.sim_state import show, show_items
+from model_checks.designs.work_lane.trace.sim_state import NO_GIVE_UP, show, show_items
 from spec import work_lane as wl
 
 
@@ -86,13 +86,13 @@ def explain(ev: Event, states: list[wl.Vars], c: wl.Constants) -> tuple[int, str
         if _all(states, lambda s: s.phase == wl.STOPPED):
             return 7, f"take of lane {lane} after stop_end: the workers have been joined"
         if any(thread in s.worker.domain() for s in states):
-            return 3, f"take of lane {lane} by {thread}, which still holds a work item"
+            return 3, f"take of lane {lane} by {thread}, which still holds a work item{NO_GIVE_UP}"
         if _all(states, lambda s: len(s.worker) >= c.workers):
-            return 3, f"take of lane {lane} by {thread}: there are only {c.workers} workers"
+            return 3, f"take of lane {lane} by {thread}: there are only {c.workers} workers{NO_GIVE_UP}"
         return 1, f"take of lane {lane} but the ready queue's head is not lane {lane} (takes are FIFO)"
     elif kind == "drain_begin":
         if _all(states, wl.Discarding):
-            return 7, f"drain_begin of lane {lane} after Stop(discard) took effect: no drain may begin"
+            return 7, f"drain_begin of lane {lane} after stop_begin discard: no drain may begin"
         return 3, f"drain_begin of lane {lane} by {thread}, which did not take it"
     elif kind in ("invoke", "drain_end"):
 

@@ -10,11 +10,14 @@ The spec's internal steps are placed canonically instead of being searched:
 * ``Admit`` happens just before its ``post``; ``StopCall`` as late as
   possible: just before the first event that needs the scheduler out of
   Running (``post`` invalid_state, ``stop_rejected`` stop_in_progress,
-  ``stop_begin``, a ``take`` that needs a worker to have given up). Producers
-  idle at that point (and threads not seen yet) may have been admitted before
-  it; that choice is settled at their next post. Until ``stop_begin`` names
-  the mode, both modes are simulated (at most two states).
-* ``GiveUpDrain`` happens as soon as Stop(discard) is in effect.
+  ``stop_begin``). Producers idle at that point (and threads not seen yet)
+  may have been admitted before it; that choice is settled at their next
+  post. Until ``stop_begin`` names the mode, both modes are simulated (at
+  most two states). It closes admission only: drains still begin.
+* ``GiveUpDrain`` happens as soon as Stop(discard) has begun: at its
+  ``stop_begin`` (where the trace format says Stop takes effect), and at
+  once for a ``take`` after it. Before it no worker gives a work item up, so
+  a ``take`` beyond ``workers`` is refused.
 
 Every later placement only enables steps that the earlier one disables, so a
 trace has a behaviour of the spec iff it has one in this normal form; the
@@ -38,6 +41,7 @@ from model_checks.designs.work_lane.trace.sim_state import (
     DRAIN,
     DRAINING,
     IDLE,
+    NO_GIVE_UP,
     OWES,
     PC_NAMES,
     RUNNING,
@@ -176,23 +180,20 @@ class Sim(StopSteps):
             raise Rejected(7, f"take of lane {lane} after stop_end: the workers have been joined")
         mine = self.workers.get(thread)
         if mine is not None or len(self.workers) >= self.n_workers:
-            took = mine[0] == TOOK if mine is not None else any(w[0] == TOOK for w in self.workers.values())
-            if took and self.phase == RUNNING:
-                # only a Stop(discard) that took effect lets a worker give its work item up
-                self.stop_call("discard")
-                return self.take(ev)
+            # A worker gives a work item up undrained only once Stop(discard) has begun, and its
+            # stop_begin gives up every one taken then (``sim_stop``): these still hold theirs.
             if mine is not None:
                 raise Rejected(
                     3,
                     f"take of lane {lane} by {thread}, which still holds lane "
                     f"{mine[1]} ({PC_NAMES[mine[0]]}): "
-                    "a worker runs one work item at a time",
+                    f"a worker runs one work item at a time{NO_GIVE_UP}",
                 )
             raise Rejected(
                 3,
                 f"take of lane {lane} by {thread} while {len(self.workers)} other threads "
                 f"({', '.join(sorted(self.workers))}) hold work items: there are only "
-                f"{self.n_workers} workers",
+                f"{self.n_workers} workers{NO_GIVE_UP}",
             )
         ready = self.ready
         if not ready or ready[0] != lane:
@@ -219,9 +220,7 @@ class Sim(StopSteps):
     def drain_begin(self, ev: Event) -> list[Sim] | None:
         thread, lane = ev["thread"], ev["lane"]
         if self.discarding():
-            raise Rejected(
-                7, f"drain_begin of lane {lane} after Stop(discard) took effect: no drain may begin"
-            )
+            raise Rejected(7, f"drain_begin of lane {lane} after stop_begin discard: no drain may begin")
         w = self.workers.get(thread)
         if w is None or w[0] != TOOK or w[1] != lane:
             raise Rejected(

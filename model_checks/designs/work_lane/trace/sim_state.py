@@ -34,6 +34,11 @@ def show_items(items: Any) -> str:
     return clip("[" + ", ".join(show(i) for i in items) + "]", 4 * SHOWN_CHARS)
 
 
+# Why a work item taken is still held, when the pool is full: giving it up undrained is
+# Stop(discard)'s, which takes effect at its stop_begin (the trace format), not before.
+NO_GIVE_UP = " (none gives its work item up undrained before a stop_begin discard)"
+
+
 def in_a_drain(ev: Event) -> str:
     """Why a Stop's ``stop_begin`` cannot come from a thread inside one of its drains."""
     return (
@@ -102,20 +107,20 @@ class SimState(ABC):
     # ------------------------------------------------------------------ internal steps
 
     def stop_call(self, mode: str) -> None:
-        """StopCall (anonymous until stop_begin names its thread)."""
+        """StopCall (anonymous until stop_begin names its thread): admission closes, nothing else."""
         self.phase = CLOSING
         self.mode = mode
         self.ineligible = set(self.p_owes)
-        if mode == "discard":
-            self.give_up()
 
     def give_up(self) -> None:
-        """GiveUpDrain for every worker that took a work item but did not begin draining it."""
+        """GiveUpDrain for every worker that took a work item but did not begin draining it (at
+        stop_begin discard: Stop takes effect there)."""
         for t in [t for t, w in self.workers.items() if w[0] == TOOK]:
             del self.workers[t]
 
     def discarding(self) -> bool:
-        return self.mode == "discard" and (self.phase == CLOSING or self.phase == STOPPING)
+        """Stop(discard) has begun (its stop_begin): no drain begins, a take is given up at once."""
+        return self.mode == "discard" and self.phase == STOPPING
 
     # ------------------------------------------------------------------ events
 

@@ -73,6 +73,8 @@ class StopSteps(SimState):
             )
         self.phase = STOPPING
         self.stopper = ev["thread"]
+        if mode == "discard":
+            self.give_up()
         return None
 
     def _stopping(self, ev: Event, what: str) -> None:

@@ -55,7 +55,7 @@ ENABLED_AT = internal_at(wl.SPEC)
 # that: a review found the take refused, tests/conformance/test_discards.py).
 DEFERRED: dict[str, frozenset[str]] = {
     "Admit": frozenset({"StopCall"}),
-    "StopCall": frozenset({"GiveUpDrain", "PostRefused", "StopWhileStopping"}),
+    "StopCall": frozenset({"PostRefused", "StopWhileStopping"}),
     "StopWhenStopped": frozenset(),
     "GiveUpDrain": frozenset({"DiscardLane", "StopEndDiscard", "Take"}),
     "Pop": frozenset({"PostAccepted"}),

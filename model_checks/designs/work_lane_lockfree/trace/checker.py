@@ -60,7 +60,7 @@ ENABLED_AT = internal_at(wlf.SPEC)
 # this, whether each producer has passed its unlogged Admit multiplies the live set (2^producers).
 DEFERRED: dict[str, frozenset[str]] = {
     "Admit": frozenset({"StopCall"}),
-    "StopCall": frozenset({"GiveUpDrain", "PostRefused", "StopWhileStopping"}),
+    "StopCall": frozenset({"PostRefused", "StopWhileStopping"}),
     "GiveUpDrain": frozenset({"DiscardLane", "StopEndDiscard"}),
     "StopWhenStopped": frozenset(),
 }

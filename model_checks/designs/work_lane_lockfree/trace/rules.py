@@ -49,9 +49,10 @@ HINT: dict[str, str] = {
     "is spent "
     "or a pop found the queue empty",
     "submit": "a submit comes from the thread whose CAS Idle -> Scheduled won, into a ready queue with room",
-    "take": "a worker takes the oldest work item of the ready queue, when it is idle",
-    "drain_begin": "drain_begin follows the same thread's take, on a Scheduled lane, and not once "
-    "Stop(discard) took effect",
+    "take": "a worker takes the oldest work item of the ready queue, when it is idle (it gives a work "
+    "item it took up undrained only after stop_begin discard)",
+    "drain_begin": "drain_begin follows the same thread's take, on a Scheduled lane, and not after "
+    "stop_begin discard",
     "pop": "a pop comes inside the thread's drain, within the budget, after the previous pop's invoke, and "
     "returns the lane's oldest item (null only on an empty queue)",
     "invoke": "a worker invokes the item its last pop returned",
