@@ -94,6 +94,8 @@ WRAPPERS = frozenset(
         "patch_files.py",
         "patch_identity.py",
         "patch_signals.py",
+        "patch_os_thread.py",
+        "patch_exit_calls.py",
         "patch_sigwait.py",
         "signal_masks.py",
         "patch_streams.py",

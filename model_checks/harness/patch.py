@@ -39,12 +39,14 @@ from model_checks.harness import (
     patch_asyncio,
     patch_cached,
     patch_clock,
+    patch_exit_calls,
     patch_files,
     patch_imported,
     patch_imports,
     patch_local,
     patch_logging,
     patch_modules,
+    patch_os_thread,
     patch_process,
     patch_random,
     patch_reach,
@@ -108,6 +110,7 @@ def new_check() -> None:
     AT_EXECUTION_END.clear()
     HOOK_OF_CHECK[:] = [threading.excepthook]  # each execution ends with it (``set_current``)
     patch_clock.new_check()  # its clocks start at the real ones' readings now
+    patch_os_thread.new_check()  # per-thread CPU clocks and errno traced once its code uses them
 
 
 def start_execution() -> None:
@@ -180,6 +183,9 @@ _REPLACEMENTS: list[tuple[Any, str, Any, Any]] = [
     _either(threading, "get_ident", lambda rt: thread_ident(rt._ex.running_thread() or 0)),
     _either(threading, "get_native_id", lambda rt: native_id(rt._ex.running_thread() or 0)),
     _either(time, "sleep", lambda rt, seconds: rt.sleep(seconds)),
+    # the OS's give-way call: a spin that makes it between polls gives way as at ``sleep(0)``
+    # (fairness at sleeps; review 9's s38 was a livelock)
+    *([_either(os, "sched_yield", lambda rt: rt.sleep(0))] if hasattr(os, "sched_yield") else []),
     # a cache made inside the explored code: its look-up and store interleaved (``patch_cached``)
     _either(functools, "lru_cache", patch_cached.lru_cache_inside),
     # ``functools.cached_property``'s lock (CPython 3.11) of a class made inside the explored code
@@ -187,6 +193,10 @@ _REPLACEMENTS: list[tuple[Any, str, Any, Any]] = [
     # the clocks read the virtual clock, which sleeps and timeouts move: a deadline computed from
     # them passes when a timed wait times out, as it would in real time (``patch_clock``)
     *patch_clock.REPLACEMENTS,
+    # per OS thread in CPython: the thread's CPU time, ctypes' errno (``patch_os_thread``)
+    *patch_os_thread.REPLACEMENTS,
+    # what an execution registers for the interpreter's exit is dropped at its end (``patch_exit_calls``)
+    *patch_exit_calls.REPLACEMENTS,
 ]
 
 

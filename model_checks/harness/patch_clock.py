@@ -24,6 +24,7 @@ import types
 from collections.abc import Callable
 from typing import Any, Literal
 
+from model_checks.harness import patch_os_thread
 from model_checks.harness.patch_either import either as _either
 from model_checks.harness.patch_threads import _controlled
 from model_checks.harness.rt.clock import MONOTONIC_ORIGIN
@@ -38,7 +39,8 @@ _real_strftime = time.strftime
 _real_clock_gettime: Callable[[int], float] | None = getattr(time, "clock_gettime", None)
 _real_clock_gettime_ns: Callable[[int], int] | None = getattr(time, "clock_gettime_ns", None)
 
-# The clocks that run in real time (not a process's or a thread's CPU time: those stay real), by
+# The clocks that run in real time (not a process's CPU time, which stays real, nor a thread's:
+# ``patch_os_thread``), by
 # ``clock_gettime`` id where the platform has them.
 _REAL_TIME_IDS = ("CLOCK_REALTIME", "CLOCK_MONOTONIC", "CLOCK_MONOTONIC_RAW", "CLOCK_BOOTTIME", "CLOCK_TAI")
 _IDS: dict[int, str] = {getattr(time, n): n for n in _REAL_TIME_IDS if hasattr(time, n)}
@@ -114,6 +116,8 @@ _by_id = {clock_id: _reader(clock_id) for clock_id in _IDS}
 def _gettime(rt: ControlledRuntime, clock_id: int) -> float:
     if clock_id in _by_id and clock_id in _ORIGINS[0]:
         return _by_id[clock_id][0](rt)
+    if clock_id == patch_os_thread.CPU_CLOCK:  # the controlled thread's own (``patch_os_thread``)
+        return patch_os_thread.cpu_ns(rt) / 1e9
     assert _real_clock_gettime is not None  # (replaced only where it exists)
     return _real_clock_gettime(clock_id)
 
@@ -121,6 +125,8 @@ def _gettime(rt: ControlledRuntime, clock_id: int) -> float:
 def _gettime_ns(rt: ControlledRuntime, clock_id: int) -> int:
     if clock_id in _by_id and clock_id in _ORIGINS[0]:
         return _by_id[clock_id][1](rt)
+    if clock_id == patch_os_thread.CPU_CLOCK:
+        return patch_os_thread.cpu_ns(rt)
     return _gettime_ns_real(clock_id)
 
 

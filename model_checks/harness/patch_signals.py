@@ -26,10 +26,19 @@ it. Not done: a signal sent after the main thread's function returned is dropped
 it during the interpreter's exit); on the threads back end (whose main controlled thread is not
 the process's main thread) a handler's run is refused by name; ``signal.alarm``/``setitimer`` are
 real timers, not modelled.
+
+``_thread.interrupt_main(signum)`` in a controlled thread is CPython's simulated arrival of the
+signal for the main thread (``PyErr_SetInterruptEx``): the same operation as a send, past the
+masks (it trips the signal's flag, no kernel signal), waking no wait (no ``EINTR``: the handler
+runs once the main thread's wait returns), doing nothing for a signal whose handler is not
+Python's (``SIG_DFL``, ``SIG_IGN``); SIGINT's default handler raises ``KeyboardInterrupt`` in the
+main thread, the program's own, never taken for the user's Ctrl-C (``ctrl_c``).
 """
 
 from __future__ import annotations
 
+import _thread
+import operator
 import os
 import signal
 import sys
@@ -103,9 +112,16 @@ def _pending(rt: ControlledRuntime) -> _Pending:
     return found
 
 
+def _programs_handler(signum: int) -> Callable[[int, FrameType | None], Any] | int | None:
+    """``signum``'s handler as the program set it: lanecheck's Ctrl-C watcher (``ctrl_c``) stands
+    for Python's default SIGINT handler it replaced, whose ``KeyboardInterrupt`` is the program's."""
+    handler = signal.getsignal(signum)
+    return signal.default_int_handler if handler is ctrl_c._pressed else handler
+
+
 def _ignored(signum: int) -> bool:
     """Does CPython do nothing for ``signum`` (``SIG_IGN``, a signal ignored by default)?"""
-    handler = signal.getsignal(signum)
+    handler = _programs_handler(signum)
     if callable(handler):
         return False
     return handler == signal.SIG_IGN or handler is None or signum in _IGNORED_BY_DEFAULT
@@ -114,7 +130,7 @@ def _ignored(signum: int) -> bool:
 def _handler(signum: int) -> Callable[[int, FrameType | None], object] | None:
     """What CPython would run for ``signum`` (None: nothing); a default action that ends the
     process raises ``ProcessExit``."""
-    handler = signal.getsignal(signum)
+    handler = _programs_handler(signum)
     if callable(handler):
         return handler
     if _ignored(signum):
@@ -132,6 +148,14 @@ def _sent_for_real(signum: int) -> bool:
 def _send(rt: ControlledRuntime, signum: int, call: str, target: int | None) -> None:
     """The explored code sends ``signum`` to thread ``target`` of its own process (None: to the
     process)."""
+    pending = _announce(rt, call)
+    recipient = pending.masks.send(signum, target, _ignored(signum), call)
+    if recipient is not None:
+        deliver(rt, signum, recipient, call)
+
+
+def _announce(rt: ControlledRuntime, call: str) -> _Pending:
+    """The operation of a signal's sending (``call``) on the process's signals."""
     ex = rt._ex
     pending = _pending(rt)
     # dependent with every step of the main thread so far and its next one (the handler runs at
@@ -141,9 +165,7 @@ def _send(rt: ControlledRuntime, signum: int, call: str, target: int | None) -> 
     # later accesses before the handler's, and hide their race
     objs = pending.state.own | _main_objects(ex)
     ex.perform(Op("store", pending.state, (call,), objs=objs))
-    recipient = pending.masks.send(signum, target, _ignored(signum), call)
-    if recipient is not None:
-        deliver(rt, signum, recipient, call)
+    return pending
 
 
 def deliver(rt: ControlledRuntime, signum: int, recipient: int, call: str) -> None:
@@ -208,7 +230,7 @@ def _run_handlers(signals: list[int], frame: FrameType | None) -> None:
     while signals:
         signum = signals.pop(0)
         # (the handler as it is now: one reset to SIG_DFL or SIG_IGN since is skipped, as CPython's)
-        handler = signal.getsignal(signum)
+        handler = _programs_handler(signum)
         if callable(handler):
             handler(signum, frame)
 
@@ -381,18 +403,43 @@ def _pthread_kill(thread_id: int, signalnum: int) -> None:
     _send(rt, signalnum, f"signal.pthread_kill({thread_id}, {signalnum})", tid)
 
 
+def _interrupt_main(signum: int = signal.SIGINT) -> None:
+    rt = _controlled()
+    if rt is None:
+        _real_interrupt_main(signum)  # type: ignore[arg-type]
+        return
+    signum = operator.index(signum)
+    if not 1 <= signum < signal.NSIG:
+        raise ValueError("signal number out of range")
+    call = f"_thread.interrupt_main({signum})"
+    _announce(rt, call)
+    if callable(_programs_handler(signum)):  # (else CPython does nothing)
+        sender = rt._ex.running_thread()
+        assert sender is not None
+        # the flag only, no kernel signal: a wait of the main thread is not interrupted (a
+        # sender that is not the main thread is no recipient of ``deliver``'s EINTR)
+        deliver(rt, signum, sender, call)
+
+
+_real_interrupt_main = _thread.interrupt_main
 _real_kill = os.kill
 _real_raise = signal.raise_signal
 _real_pthread_kill = getattr(signal, "pthread_kill", None)
 _real_sigmask = getattr(signal, "pthread_sigmask", None)
 
-for _name, _fake in (("kill", _kill), ("raise_signal", _raise_signal), ("pthread_kill", _pthread_kill)):
+for _name, _fake in (
+    ("kill", _kill),
+    ("raise_signal", _raise_signal),
+    ("pthread_kill", _pthread_kill),
+    ("interrupt_main", _interrupt_main),
+):
     # CPython's names (a thread whose target is one is named after it)
     _fake.__name__ = _fake.__qualname__ = _name
 
 REPLACEMENTS: list[tuple[Any, str, Any, Any]] = [
     (os, "kill", _real_kill, _kill),
     (signal, "raise_signal", _real_raise, _raise_signal),
+    (_thread, "interrupt_main", _real_interrupt_main, _interrupt_main),
 ]
 if _real_pthread_kill is not None:
     REPLACEMENTS.append((signal, "pthread_kill", _real_pthread_kill, _pthread_kill))

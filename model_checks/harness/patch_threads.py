@@ -36,6 +36,8 @@ def set_current(rt: ControlledRuntime | None) -> None:
         for restore in AT_EXECUTION_END:
             restore()
     _CURRENT[0] = rt
+    for hook in ON_EXECUTION:
+        hook(rt)
     _MADE[0] = 0  # each execution numbers its threads from 1, as a fresh interpreter would
     _FUTURES[0] = 0
     # the thread objects of earlier executions (keyed by their runtime's id, which a later
@@ -49,6 +51,9 @@ HOOK_OF_CHECK: list[Any] = []  # ``threading.excepthook`` when the running check
 # what puts the process's state back as the running check's first execution found it, when each
 # execution ends (``patch.start_execution``, ``patch_state.Snapshot.leave``)
 AT_EXECUTION_END: list[Callable[[], None]] = []
+# called with each execution's runtime as it begins and with None as it ends, in every check: the
+# modules that keep per-thread state of their own (``patch_os_thread``), ``patch_exit_calls``
+ON_EXECUTION: list[Callable[[ControlledRuntime | None], None]] = []
 
 
 def current_runtime() -> ControlledRuntime | None:

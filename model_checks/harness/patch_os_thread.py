@@ -1,0 +1,160 @@
+"""What CPython keeps per OS thread, which the greenlet back end's controlled threads share: the
+thread's CPU time and ``ctypes``' private errno (review 9: a worker that only slept read 0.2 s
+of another thread's CPU time from ``time.thread_time()``; one thread's ``ctypes.set_errno`` was
+read back by the other's ``get_errno``).
+
+Once a check's code reads a thread CPU clock (``time.thread_time``, ``thread_time_ns``,
+``clock_gettime(CLOCK_THREAD_CPUTIME_ID)``, ``resource.getrusage(RUSAGE_THREAD)``) or ctypes'
+errno in a controlled thread, every switch between greenlets of its executions is traced
+(``greenlet.settrace``, from that use on, then from each later execution's start): the real CPU
+time the OS thread spent since the last switch is charged to the controlled thread that ran,
+and ctypes' errno is saved for the thread switched from and given back to the one switched to
+(a worker's starts at 0, as a new OS thread's). A controlled thread's CPU clock is the CPU time
+consumed while it ran (a worker's starts at 0; the main thread's at the OS thread's when the
+tracing began): it never advances on another thread's work nor while it sleeps or waits.
+``getrusage(RUSAGE_THREAD)``'s ``ru_utime`` and ``ru_stime`` split that time in the OS thread's
+proportion; its other fields are the OS thread's. On the threads back end (each controlled
+thread its own OS thread) CPython's own are used. Not done: the time before the first such use
+in a check's first execution is charged to no thread; ``time.pthread_getcpuclockid``.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import time
+from collections.abc import Callable
+from typing import Any
+
+import greenlet
+
+from model_checks.harness.patch_either import either
+from model_checks.harness.patch_threads import ON_EXECUTION
+from model_checks.harness.runtime import ControlledRuntime
+
+try:
+    import resource
+except ImportError:  # (not on this platform: nothing to replace)
+    resource = None  # type: ignore[assignment]
+
+CPU_CLOCK: int | None = getattr(time, "CLOCK_THREAD_CPUTIME_ID", None)
+_real_cpu_ns = time.thread_time_ns
+_real_get_errno = ctypes.get_errno
+_real_set_errno = ctypes.set_errno
+_USED = [False]  # the running check's code read a per-thread value: trace its executions
+
+
+class _Tracking:
+    """One execution's per-thread CPU times and errno values, kept up at each greenlet switch."""
+
+    def __init__(self, rt: ControlledRuntime) -> None:
+        self.ex = rt._ex
+        self.ids: dict[Any, int] = rt._ex.backend.ids
+        self.mark = _real_cpu_ns()
+        self.base = {0: self.mark}  # the main thread's clock goes on from the OS thread's
+        self.cpu: dict[int, int] = {}
+        self.driver_errno = _real_get_errno()
+        self.errno: dict[int, int] = {0: self.driver_errno}
+        running = rt._ex.running_thread()
+        if running is not None:
+            self.errno[running] = self.driver_errno
+        self.previous: Callable[[str, Any], object] | None = greenlet.settrace(self._switch)
+
+    def _tid(self, glet: Any) -> int | None:
+        found = self.ids.get(glet)
+        # (a signal handler's greenlet stands for the main thread: ``patch_signals._Handlers``)
+        return found if found is not None else self.ids.get(getattr(glet, "real", None))
+
+    def _switch(self, event: str, args: Any) -> None:
+        if event in ("switch", "throw"):
+            origin, target = args
+            now = _real_cpu_ns()
+            left = self._tid(origin)
+            if left is not None:
+                self.cpu[left] = self.cpu.get(left, 0) + now - self.mark
+                self.errno[left] = _real_get_errno()
+            entered = self._tid(target)
+            _real_set_errno(self.driver_errno if entered is None else self.errno.get(entered, 0))
+            self.mark = now
+        if self.previous is not None:
+            self.previous(event, args)
+
+    def cpu_ns(self, tid: int) -> int:
+        """``tid``'s CPU time, read by ``tid`` itself (running since the last switch)."""
+        return self.base.get(tid, 0) + self.cpu.get(tid, 0) + _real_cpu_ns() - self.mark
+
+    def stop(self) -> None:
+        greenlet.settrace(self.previous)
+        _real_set_errno(self.driver_errno)
+
+
+_TRACKING: list[_Tracking | None] = [None]
+
+
+def _on_execution(rt: ControlledRuntime | None) -> None:
+    """An execution begins (``rt``) or ends (None): its switches are traced if the check used them."""
+    tracking = _TRACKING[0]
+    if tracking is not None:
+        _TRACKING[0] = None
+        tracking.stop()
+    if rt is not None and _USED[0]:
+        _tracked(rt)
+
+
+ON_EXECUTION.append(_on_execution)
+
+
+def new_check() -> None:
+    _USED[0] = False
+
+
+def _tracked(rt: ControlledRuntime) -> _Tracking | None:
+    """The running execution's tracking, begun now if it was not (None on the threads back end,
+    whose controlled threads are OS threads)."""
+    if getattr(rt._ex.backend, "direct", None) is None:
+        return None
+    _USED[0] = True
+    tracking = _TRACKING[0]
+    if tracking is None or tracking.ex is not rt._ex:
+        if tracking is not None:
+            tracking.stop()
+        tracking = _TRACKING[0] = _Tracking(rt)
+    return tracking
+
+
+def cpu_ns(rt: ControlledRuntime) -> int:
+    """The running controlled thread's CPU time in ns (``patch_clock``'s ``clock_gettime``)."""
+    tracking = _tracked(rt)
+    tid = rt._ex.running_thread()
+    if tracking is None or tid is None:
+        return _real_cpu_ns()
+    return tracking.cpu_ns(tid)
+
+
+def _getrusage(rt: ControlledRuntime, who: int) -> Any:
+    real = _real_getrusage(who)
+    if who != getattr(resource, "RUSAGE_THREAD", None) or _tracked(rt) is None:
+        return real
+    total = real.ru_utime + real.ru_stime
+    share = min(cpu_ns(rt) / 1e9 / total, 1.0) if total > 0 else 0.0
+    return resource.struct_rusage((real.ru_utime * share, real.ru_stime * share, *real[2:]))
+
+
+def _get_errno(rt: ControlledRuntime) -> int:
+    _tracked(rt)
+    return _real_get_errno()
+
+
+def _set_errno(rt: ControlledRuntime, value: int) -> int:
+    _tracked(rt)
+    return _real_set_errno(value)
+
+
+_real_getrusage: Any = getattr(resource, "getrusage", None)
+
+REPLACEMENTS: list[tuple[Any, str, Any, Any]] = [
+    either(time, "thread_time", lambda rt: cpu_ns(rt) / 1e9),
+    either(time, "thread_time_ns", cpu_ns),
+    either(ctypes, "get_errno", _get_errno),
+    either(ctypes, "set_errno", _set_errno),
+    *([either(resource, "getrusage", _getrusage)] if _real_getrusage is not None else []),
+]
