@@ -167,7 +167,12 @@ def _pause() -> None:
 
 
 def _set_wakeup_fd(fd: int, /, *, warn_on_full_buffer: bool = True) -> int:
-    if fd != -1 and _controlled() is not None:
+    rt = _controlled()
+    if rt is not None and rt._ex.running_thread() not in (None, 0):
+        # CPython's check, first (any fd): every controlled thread runs on the main OS thread,
+        # so CPython's own passed in a worker (the ninth review's s30, failing every real run)
+        raise ValueError("set_wakeup_fd only works in main thread of the main interpreter")
+    if fd != -1 and rt is not None:
         raise UsageError(
             f"signal.set_wakeup_fd({fd}) in a controlled thread: a modelled signal writes nothing "
             "to it (not modelled)"
