@@ -20,6 +20,7 @@ import signal
 from collections.abc import Iterable
 from typing import Any
 
+from model_checks.harness import signal_wakeup
 from model_checks.harness.patch_signals import _main_objects, _pending, deliver
 from model_checks.harness.patch_threads import _controlled
 from model_checks.harness.rt.objects import Op
@@ -172,11 +173,9 @@ def _set_wakeup_fd(fd: int, /, *, warn_on_full_buffer: bool = True) -> int:
         # CPython's check, first (any fd): every controlled thread runs on the main OS thread,
         # so CPython's own passed in a worker (the ninth review's s30, failing every real run)
         raise ValueError("set_wakeup_fd only works in main thread of the main interpreter")
-    if fd != -1 and rt is not None:
-        raise UsageError(
-            f"signal.set_wakeup_fd({fd}) in a controlled thread: a modelled signal writes nothing "
-            "to it (not modelled)"
-        )
+    if rt is not None:
+        # (a modelled signal's byte is written at its delivery: ``signal_wakeup``)
+        return signal_wakeup.set_fd(fd, warn_on_full_buffer)
     return int(_real_set_wakeup_fd(fd, warn_on_full_buffer=warn_on_full_buffer))
 
 

@@ -42,7 +42,7 @@ from collections import deque
 from collections.abc import Callable
 from typing import Any, cast
 
-from model_checks.harness import patch_logging
+from model_checks.harness import patch_logging, signal_wakeup
 from model_checks.harness.rt import dict_versions
 from model_checks.harness.rt.heap_walk import _raw_getattr
 
@@ -344,6 +344,7 @@ class _Process:
         for module, name, value in self.lazy:
             if getattr(module, name) is not value:
                 setattr(module, name, value)
+        signal_wakeup.put_back()
         if SIGNALS:
             for signalnum, handler in SIGNALS.items():
                 if handler is not None and signal.getsignal(signalnum) is not handler:

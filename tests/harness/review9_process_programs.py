@@ -269,16 +269,23 @@ def wakeup_fd_main_reset() -> int:
     return old
 
 
-def wakeup_fd_main() -> int:
-    """The main thread sets a wakeup fd: refused by name (a modelled signal writes no byte)."""
+def wakeup_fd_main() -> tuple[bytes, tuple[str, ...]]:
+    """CORRECT: the main thread sets a wakeup fd and waits on its pipe; a worker sends the process
+    SIGUSR1: CPython's C handler writes the signal's byte (the handler runs in main too)."""
     r, w = os.pipe()
     os.set_blocking(w, False)
-    try:
-        return signal.set_wakeup_fd(w)
-    finally:
-        signal.set_wakeup_fd(-1)
-        os.close(r)
-        os.close(w)
+    handled: list[str] = []
+    old_handler = signal.signal(signal.SIGUSR1, lambda signum, frame: handled.append("handled"))
+    old = signal.set_wakeup_fd(w)
+    t = threading.Thread(target=os.kill, args=(os.getpid(), signal.SIGUSR1))
+    t.start()
+    got = os.read(r, 1)
+    t.join()
+    signal.set_wakeup_fd(old)
+    signal.signal(signal.SIGUSR1, old_handler)
+    os.close(r)
+    os.close(w)
+    return got, tuple(handled)
 
 
 def many_relative_opens(count: int = 200) -> int:

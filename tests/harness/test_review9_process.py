@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import gc
 import os
+import signal
 import sys
 import types
 from collections.abc import Callable
@@ -15,7 +16,7 @@ from collections.abc import Callable
 import pytest
 
 from model_checks.harness import Options, Result, check, own_code, patch_shared, patched
-from model_checks.harness.rt.scheduler import UsageError
+from tests.harness import review8_signal_programs as prog8
 from tests.harness import review9_process_programs as prog
 
 pytestmark = pytest.mark.timeout(180)
@@ -85,9 +86,29 @@ def test_set_wakeup_fd_in_a_worker_raises_cpythons_value_error(strategy: str) ->
     assert result.outcomes == {(prog.WAKEUP_REFUSED,)}, result.report()
 
 
-def test_set_wakeup_fd_in_the_main_thread_is_refused_by_name() -> None:
-    with pytest.raises(UsageError, match=r"signal\.set_wakeup_fd\(\d+\) in a controlled thread"):
-        _run(prog.wakeup_fd_main)
+@pytest.mark.parametrize("strategy", ["dpor-ipb", "dfs"])
+def test_set_wakeup_fd_in_the_main_thread_gets_a_modelled_signals_byte(strategy: str) -> None:
+    """It was refused by name: a modelled signal (never sent) ran no C handler, wrote no byte."""
+    result = _run(prog.wakeup_fd_main, strategy=strategy)
+    assert result.verdict == "exhaustive", result.report()
+    assert result.outcomes == {(bytes([signal.SIGUSR1]), ("handled",))}, result.report()
+    assert signal.set_wakeup_fd(-1) == -1  # (and the process's wakeup fd is as the check found it)
+
+
+def test_a_wakeup_fd_left_set_is_put_back_after_each_execution() -> None:
+    """review 8's program, refused by name before: it leaves its (closed) pipe as the wakeup fd."""
+    result = _run_module(prog8, prog8.wakeup_fd_set_by_main)
+    assert result.verdict == "exhaustive", result.report()
+    assert signal.set_wakeup_fd(-1) == -1
+
+
+def _run_module(module: types.ModuleType, program: Callable[[], object]) -> Result:
+    def test(rt: object) -> Callable[[], object]:
+        value = program()
+        return lambda: value
+
+    with patched(module):
+        return check(test, Options(time_limit=60))
 
 
 def _module(source: str) -> types.ModuleType:
