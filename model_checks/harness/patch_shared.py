@@ -35,7 +35,7 @@ import io
 import os
 import sys
 from collections.abc import Callable
-from types import FrameType, ModuleType
+from types import CodeType, FrameType, ModuleType
 from typing import Any
 
 from model_checks.harness import patch_threads
@@ -89,12 +89,23 @@ def _from_program(frame: FrameType | None) -> bool:
     lanecheck's? The nearest frame outside the standard library and the packages decides."""
     while frame is not None:
         filename = frame.f_code.co_filename
+        if frame.f_code in _THREAD_STARTS:
+            return True  # (a thread's target is a library's function: ``Thread(target=os.chdir)``)
         if own(filename):
             return False
         if not filename.startswith(SKIP_FILES):
             return True
         frame = frame.f_back
     return False
+
+
+# where a controlled thread starts its target (``threading``'s ``run``, or ``start_new_thread``'s
+# function): below it is lanecheck's, the thread's code is the program's
+_BODIES = patch_threads._start_new.__code__.co_consts
+_THREAD_STARTS = frozenset(
+    [patch_threads._bootstrap.__code__, patch_threads.Thread.run.__code__, patch_threads.Timer.run.__code__]
+    + [c for c in _BODIES if isinstance(c, CodeType) and c.co_name == "body"]
+)
 
 
 def _relative(path: object) -> bool:

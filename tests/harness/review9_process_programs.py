@@ -77,6 +77,19 @@ def cwd_os_path() -> tuple[bool, bool]:
     return got[0]
 
 
+def cwd_thread_target() -> str:
+    """BUGGY: a worker whose target is ``os.chdir`` itself (no line of the program's in it) moves
+    main's relative open."""
+    home = os.getcwd()
+    os.chdir(DIR_A)
+    t = threading.Thread(target=os.chdir, args=(DIR_B,))
+    t.start()
+    got = Path("f.txt").read_text()
+    t.join()
+    os.chdir(home)
+    return got
+
+
 def _reader(got: list[str]) -> None:
     with open("f.txt") as f:
         got.append(f.read())

@@ -39,6 +39,7 @@ def _run(program: Callable[[], object], **options: object) -> Result:
         (prog.cwd_pathlib, {"A", "B"}),
         (prog.cwd_os_path, {(True, True), (True, False), (False, False)}),
         (prog.contextlib_chdir, {"A", "B"}),
+        (prog.cwd_thread_target, {"A", "B"}),
         (prog.umask_read, {0o022, 0o077}),
         (prog.umask_file_mode, {0o644, 0o600}),
         (prog.gc_section, {False, True}),
