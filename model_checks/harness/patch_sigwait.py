@@ -174,6 +174,11 @@ def _set_wakeup_fd(fd: int, /, *, warn_on_full_buffer: bool = True) -> int:
         # so CPython's own passed in a worker (the ninth review's s30, failing every real run)
         raise ValueError("set_wakeup_fd only works in main thread of the main interpreter")
     if rt is not None:
+        if getattr(rt._ex.backend, "direct", None) is None:
+            raise UsageError(
+                "signal.set_wakeup_fd() in the explored code on the threads back end: the main "
+                "controlled thread is not the process's main thread there (use the greenlet back end)"
+            )
         # (a modelled signal's byte is written at its delivery: ``signal_wakeup``)
         return signal_wakeup.set_fd(fd, warn_on_full_buffer)
     return int(_real_set_wakeup_fd(fd, warn_on_full_buffer=warn_on_full_buffer))

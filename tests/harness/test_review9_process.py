@@ -16,6 +16,7 @@ from collections.abc import Callable
 import pytest
 
 from model_checks.harness import Options, Result, check, own_code, patch_shared, patched
+from model_checks.harness.rt.scheduler import UsageError
 from tests.harness import review8_signal_programs as prog8
 from tests.harness import review9_process_programs as prog
 
@@ -96,6 +97,12 @@ def test_set_wakeup_fd_in_the_main_thread_gets_a_modelled_signals_byte(strategy:
     assert signal.set_wakeup_fd(-1) == -1  # (and the process's wakeup fd is as the check found it)
 
 
+def test_set_wakeup_fd_on_the_threads_back_end_is_refused_by_name() -> None:
+    """There the main controlled thread is no process's main thread: CPython's call would raise."""
+    with pytest.raises(UsageError, match=r"signal\.set_wakeup_fd\(\) .* threads back end"):
+        _run_module(prog8, prog8.wakeup_fd_set_by_main, backend="threads")
+
+
 def test_a_wakeup_fd_left_set_is_put_back_after_each_execution() -> None:
     """review 8's program, refused by name before: it leaves its (closed) pipe as the wakeup fd."""
     result = _run_module(prog8, prog8.wakeup_fd_set_by_main)
@@ -103,13 +110,13 @@ def test_a_wakeup_fd_left_set_is_put_back_after_each_execution() -> None:
     assert signal.set_wakeup_fd(-1) == -1
 
 
-def _run_module(module: types.ModuleType, program: Callable[[], object]) -> Result:
+def _run_module(module: types.ModuleType, program: Callable[[], object], **options: object) -> Result:
     def test(rt: object) -> Callable[[], object]:
         value = program()
         return lambda: value
 
     with patched(module):
-        return check(test, Options(time_limit=60))
+        return check(test, Options(time_limit=60, **options))  # type: ignore[arg-type]
 
 
 def _module(source: str) -> types.ModuleType:
