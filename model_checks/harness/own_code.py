@@ -58,6 +58,7 @@ MACHINERY_FILES = frozenset(
         "race_report.py",
         "race_sites.py",
         "race_swaps.py",
+        "signal_wakeup.py",
         "races.py",
         "reference_fields.py",
         "report.py",

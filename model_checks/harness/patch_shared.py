@@ -9,22 +9,33 @@ session 40: r121, r126). Where the program's modules name ``chdir``/``fchdir`` (
 location per execution, "the working directory", and ``os.getcwd`` and the calls given a relative
 path (``open``, ``os.open``, ``os.stat``, ``os.lstat``, ``os.listdir``, ``os.scandir``,
 ``os.remove``, ``os.unlink``, ``os.mkdir``, ``os.rmdir``, ``os.rename``, ``os.replace``) reads of
-it, each when the program's own code makes the call. Where they name ``setrecursionlimit``,
+it. Where they name ``setrecursionlimit``,
 ``sys.setrecursionlimit`` is a write of "the recursion limit", and ``sys.getrecursionlimit`` and
 each controlled thread's start reads of it: the explorer runs a thread that recurses from its
-start before and after the limit changes. Not seen: a recursion after the thread's first
-operation (only its start reads the limit), another call given a relative path, a library's call
-(``tempfile``'s first look for its folder, made once a process, made the first execution take a
-step the later ones did not). A program that names neither keeps every one of these CPython's.
+start before and after the limit changes. Since the ninth review (session 41) the umask
+(``os.umask``; a call that may create a file reads it), the collector (``gc.disable``/``enable``/
+``collect``; ``isenabled`` reads) and the int digit limit (``sys.set_int_max_str_digits``; its
+getter and each thread's start read it) are the same, each where the program names its setter,
+and a call counts when a library makes it for the program too: pathlib's ``io.open``,
+``os.path.exists``'s ``os.stat``, ``contextlib.chdir``'s ``os.chdir`` (s42, s43: one order only).
+It was the program's own calls only because ``tempfile``'s first look for its folder, made once a
+process, took a step the later executions did not; ``patch_state`` now makes it again each
+execution. Lanecheck's own calls never count. Not seen: a recursion or an int's conversion after
+the thread's first operation (only its start reads the limit), a collection the allocator starts,
+a relative path reaching the OS from C (``sqlite3.connect``). A program that names none of the
+setters keeps every one of these CPython's.
 """
 
 from __future__ import annotations
 
 import builtins
+import contextlib
+import gc
 import io
 import os
 import sys
-from types import ModuleType
+from collections.abc import Callable
+from types import CodeType, FrameType, ModuleType
 from typing import Any
 
 from model_checks.harness import patch_threads
@@ -37,6 +48,9 @@ from model_checks.harness.runtime import ControlledRuntime
 
 _CWD = "the working directory"
 _LIMIT = "the recursion limit"
+_UMASK = "the umask"
+_GC = "the collector"
+_DIGITS = "the int digit limit"
 
 
 class _Locations:
@@ -69,9 +83,29 @@ def access(name: str, kind: str) -> None:
     rt._ex.perform(Op(kind, here.location(name), read=kind == "read"))
 
 
-def _program(filename: str) -> bool:
-    """Is the call the program's own (not lanecheck's, the standard library's or a package's)?"""
-    return not own(filename) and not filename.startswith(SKIP_FILES)
+def _from_program(frame: FrameType | None) -> bool:
+    """Is the call the program's, made by its own code or by library code it called (pathlib's
+    ``io.open``, ``os.path.exists``'s ``os.stat``, ``contextlib.chdir``'s ``os.chdir``), not by
+    lanecheck's? The nearest frame outside the standard library and the packages decides."""
+    while frame is not None:
+        filename = frame.f_code.co_filename
+        if frame.f_code in _THREAD_STARTS:
+            return True  # (a thread's target is a library's function: ``Thread(target=os.chdir)``)
+        if own(filename):
+            return False
+        if not filename.startswith(SKIP_FILES):
+            return True
+        frame = frame.f_back
+    return False
+
+
+# where a controlled thread starts its target (``threading``'s ``run``, or ``start_new_thread``'s
+# function): below it is lanecheck's, the thread's code is the program's
+_BODIES = patch_threads._start_new.__code__.co_consts
+_THREAD_STARTS = frozenset(
+    [patch_threads._bootstrap.__code__, patch_threads.Thread.run.__code__, patch_threads.Timer.run.__code__]
+    + [c for c in _BODIES if isinstance(c, CodeType) and c.co_name == "body"]
+)
 
 
 def _relative(path: object) -> bool:
@@ -85,37 +119,55 @@ def _relative(path: object) -> bool:
         return False
 
 
-def _writing(module: Any, name: str, location: str) -> tuple[Any, str, Any, Any]:
+# when a call reads or writes a location: from its positional and keyword arguments
+When = Callable[[tuple[Any, ...], dict[str, Any]], bool]
+Rule = tuple[str, str, When]  # (location, "read" or "write", when)
+
+
+def _always(args: tuple[Any, ...], kwargs: dict[str, Any]) -> bool:
+    return True
+
+
+def _paths(count: int) -> When:
+    """When one of the first ``count`` arguments is a relative path (or none is given)."""
+
+    def relative(args: tuple[Any, ...], kwargs: dict[str, Any]) -> bool:
+        given = args[:count]
+        return not given or any(_relative(p) for p in given)
+
+    return relative
+
+
+def _creates_file(args: tuple[Any, ...], kwargs: dict[str, Any]) -> bool:
+    """``open``'s mode, ``os.open``'s flags: may the call create a file (whose mode the umask
+    decides)?"""
+    flags = args[1] if len(args) > 1 else kwargs.get("mode", kwargs.get("flags", "r"))
+    if isinstance(flags, int):
+        return bool(flags & os.O_CREAT)
+    return not isinstance(flags, str) or any(c in flags for c in "wax")
+
+
+def _wrapped(module: Any, name: str, rules: list[Rule]) -> tuple[Any, str, Any, Any]:
     real = getattr(module, name)
 
-    def write(*args: Any, **kwargs: Any) -> Any:
-        if _program(sys._getframe(1).f_code.co_filename):
-            access(location, "write")
+    def call(*args: Any, **kwargs: Any) -> Any:
+        if _controlled() is not None and _from_program(sys._getframe(1)):
+            for location, kind, when in rules:
+                if when(args, kwargs):
+                    access(location, kind)
         return real(*args, **kwargs)
 
-    write.__name__ = write.__qualname__ = name
-    return module, name, real, write
-
-
-def _reading(module: Any, name: str, location: str, paths: int) -> tuple[Any, str, Any, Any]:
-    """``module.name`` a read of ``location`` (with ``paths``: only when one of its first
-    ``paths`` arguments is a relative path; 0: always)."""
-    real = getattr(module, name)
-
-    def read(*args: Any, **kwargs: Any) -> Any:
-        if _program(sys._getframe(1).f_code.co_filename):
-            given = args[:paths]
-            if not paths or not given or any(_relative(p) for p in given):
-                access(location, "read")
-        return real(*args, **kwargs)
-
-    read.__name__ = read.__qualname__ = name
-    return module, name, real, read
+    call.__name__ = call.__qualname__ = name
+    return module, name, real, call
 
 
 def _begin() -> None:
-    access(_LIMIT, "read")
+    for location in _BEGIN_READS:
+        access(location, "read")
 
+
+# the locations each controlled thread's start reads (set at patching)
+_BEGIN_READS: list[str] = []
 
 # ``os``'s calls given a path, each with how many of its first arguments are paths
 _BY_PATH: tuple[tuple[str, int], ...] = (
@@ -130,19 +182,76 @@ _BY_PATH: tuple[tuple[str, int], ...] = (
     ("rename", 2),
     ("replace", 2),
     ("open", 1),
+    ("access", 1),
+    ("chmod", 1),
+    ("utime", 1),
+    ("readlink", 1),
+    ("truncate", 1),
+    ("link", 2),
+    ("symlink", 2),
+    ("mkfifo", 1),
 )
+_CREATING = ((builtins, "open"), (io, "open"), (os, "open"))
+_GC_WRITES = ("disable", "enable", "collect", "set_threshold", "freeze", "unfreeze")
+_GC_READS = ("isenabled", "get_threshold")
+
+
+def _names_cwd(module: ModuleType) -> bool:
+    held = any(v is _CONTEXT_CHDIR for v in list(vars(module).values()))
+    return held or module_names(module, frozenset({"chdir", "fchdir"}))
+
+
+def _names_gc(module: ModuleType) -> bool:
+    held = any(id(v) in _GC_FUNCTIONS for v in list(vars(module).values()))
+    return module_names(module, _GC_SETTERS) and (held or module_names(module, frozenset({"gc"})))
+
+
+_CONTEXT_CHDIR = getattr(contextlib, "chdir", None)
+_GC_FUNCTIONS = frozenset(id(getattr(gc, n)) for n in _GC_WRITES + _GC_READS)
+_GC_SETTERS = frozenset(("disable", "enable", "set_threshold", "freeze"))
 
 
 def at_patching(modules: tuple[ModuleType, ...]) -> list[tuple[Any, str, Any, Any]]:
-    """The working directory's calls where ``modules`` name ``chdir``/``fchdir``, the recursion
-    limit's where they name ``setrecursionlimit``."""
-    out: list[tuple[Any, str, Any, Any]] = []
-    if any(module_names(m, frozenset({"chdir", "fchdir"})) for m in modules):
-        out += [_writing(os, "chdir", _CWD), _writing(os, "fchdir", _CWD), _reading(os, "getcwd", _CWD, 0)]
-        out += [_reading(builtins, "open", _CWD, 1), _reading(io, "open", _CWD, 1)]
-        out += [_reading(os, name, _CWD, n) for name, n in _BY_PATH]
+    """The working directory's calls where ``modules`` name ``chdir``/``fchdir`` (or hold
+    ``contextlib.chdir``), the recursion limit's where they name ``setrecursionlimit``, the
+    umask's, the collector's and the int digit limit's where they name their setters."""
+    rules: dict[tuple[Any, str], list[Rule]] = {}
+
+    def add(module: Any, name: str, location: str, kind: str, when: When = _always) -> None:
+        if hasattr(module, name):
+            rules.setdefault((module, name), []).append((location, kind, when))
+
+    _BEGIN_READS.clear()
+    if any(_names_cwd(m) for m in modules):
+        add(os, "chdir", _CWD, "write")
+        add(os, "fchdir", _CWD, "write")
+        add(os, "getcwd", _CWD, "read")
+        add(os, "getcwdb", _CWD, "read")
+        add(builtins, "open", _CWD, "read", _paths(1))
+        add(io, "open", _CWD, "read", _paths(1))
+        for name, count in _BY_PATH:
+            add(os, name, _CWD, "read", _paths(count))
     if any(module_names(m, frozenset({"setrecursionlimit"})) for m in modules):
-        out += [_writing(sys, "setrecursionlimit", _LIMIT), _reading(sys, "getrecursionlimit", _LIMIT, 0)]
+        add(sys, "setrecursionlimit", _LIMIT, "write")
+        add(sys, "getrecursionlimit", _LIMIT, "read")
+        _BEGIN_READS.append(_LIMIT)
+    if any(module_names(m, frozenset({"umask"})) for m in modules):
+        add(os, "umask", _UMASK, "write")  # (it returns the old mask: a read too)
+        for module, name in _CREATING:
+            add(module, name, _UMASK, "read", _creates_file)
+        for name in ("mkdir", "mkfifo", "mknod"):
+            add(os, name, _UMASK, "read")
+    if any(_names_gc(m) for m in modules):
+        for name in _GC_WRITES:
+            add(gc, name, _GC, "write")
+        for name in _GC_READS:
+            add(gc, name, _GC, "read")
+    if any(module_names(m, frozenset({"set_int_max_str_digits"})) for m in modules):
+        add(sys, "set_int_max_str_digits", _DIGITS, "write")
+        add(sys, "get_int_max_str_digits", _DIGITS, "read")
+        _BEGIN_READS.append(_DIGITS)
+    out = [_wrapped(module, name, found) for (module, name), found in rules.items()]
+    if _BEGIN_READS:
         # (the "real" is no object a program holds: ``patch`` rebinds a global found to be it)
         out.append((patch_threads, "THREAD_BEGINS", object(), (_begin,)))
     return out

@@ -48,7 +48,7 @@ from typing import Any
 
 import greenlet
 
-from model_checks.harness import ctrl_c
+from model_checks.harness import ctrl_c, signal_wakeup
 from model_checks.harness.own_code import own
 from model_checks.harness.patch_threads import _controlled
 from model_checks.harness.rt.backends import ABORT, Abort
@@ -177,6 +177,8 @@ def deliver(rt: ControlledRuntime, signum: int, recipient: int, call: str) -> No
     pending = _pending(rt)
     main = ex.threads[0]
     op = main.pending
+    if _handler(signum) is not None:
+        signal_wakeup.trip(signum)  # (CPython's C handler writes it as the signal arrives)
     if _handler(signum) is None or main.finished or op is None or op.kind == "exit":
         return  # (after the main thread's function returned CPython runs it at exit: not modelled)
     direct = getattr(ex.backend, "direct", None)

@@ -20,6 +20,7 @@ import signal
 from collections.abc import Iterable
 from typing import Any
 
+from model_checks.harness import signal_wakeup
 from model_checks.harness.patch_signals import _main_objects, _pending, deliver
 from model_checks.harness.patch_threads import _controlled
 from model_checks.harness.rt.objects import Op
@@ -167,11 +168,19 @@ def _pause() -> None:
 
 
 def _set_wakeup_fd(fd: int, /, *, warn_on_full_buffer: bool = True) -> int:
-    if fd != -1 and _controlled() is not None:
-        raise UsageError(
-            f"signal.set_wakeup_fd({fd}) in a controlled thread: a modelled signal writes nothing "
-            "to it (not modelled)"
-        )
+    rt = _controlled()
+    if rt is not None and rt._ex.running_thread() not in (None, 0):
+        # CPython's check, first (any fd): every controlled thread runs on the main OS thread,
+        # so CPython's own passed in a worker (the ninth review's s30, failing every real run)
+        raise ValueError("set_wakeup_fd only works in main thread of the main interpreter")
+    if rt is not None:
+        if getattr(rt._ex.backend, "direct", None) is None:
+            raise UsageError(
+                "signal.set_wakeup_fd() in the explored code on the threads back end: the main "
+                "controlled thread is not the process's main thread there (use the greenlet back end)"
+            )
+        # (a modelled signal's byte is written at its delivery: ``signal_wakeup``)
+        return signal_wakeup.set_fd(fd, warn_on_full_buffer)
     return int(_real_set_wakeup_fd(fd, warn_on_full_buffer=warn_on_full_buffer))
 
 

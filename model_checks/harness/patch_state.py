@@ -28,6 +28,7 @@ import array
 import builtins
 import concurrent.futures
 import copy
+import gc
 import io
 import itertools
 import os
@@ -41,7 +42,7 @@ from collections import deque
 from collections.abc import Callable
 from typing import Any, cast
 
-from model_checks.harness import patch_logging
+from model_checks.harness import patch_logging, signal_wakeup
 from model_checks.harness.rt import dict_versions
 from model_checks.harness.rt.heap_walk import _raw_getattr
 
@@ -292,8 +293,10 @@ class _Process:
     review). Since the eighth review also ``builtins``'s names (``builtins._started = True``),
     the working directory (``os.chdir``), the recursion limit, ``socket``'s default timeout and
     the handlers the program set (``signal.signal``): each kept failed a correct program at the
-    second or third execution. Not restored: what lives in ``sys``'s lists and dicts
-    (``sys.path``, ``sys.modules``: ``patch`` forgets the modules an execution imported)."""
+    second or third execution; since the ninth review the umask, the collector's switch and
+    thresholds (``gc.disable()``) and the int digit limit too. Not restored: what lives in
+    ``sys``'s lists and dicts (``sys.path``, ``sys.modules``: ``patch`` forgets the modules an
+    execution imported)."""
 
     def __init__(self) -> None:
         self.environ = dict(os.environ)
@@ -307,6 +310,10 @@ class _Process:
         self.cwd = _cwd()
         self.limit = sys.getrecursionlimit()
         self.timeout = socket.getdefaulttimeout()
+        # the umask, the collector's switch and thresholds, the int digit limit (review 9)
+        self.umask = _umask()
+        self.collector = (gc.isenabled(), gc.get_threshold())
+        self.digits = sys.get_int_max_str_digits()
         self.lazy = [(m, n, getattr(m, n)) for m, n in _LAZY_LIBRARY]
 
     def restore(self) -> None:
@@ -327,9 +334,17 @@ class _Process:
             socket.setdefaulttimeout(self.timeout)
         if self.cwd is not None and _cwd() != self.cwd:
             os.chdir(self.cwd)
+        if _umask() != self.umask:
+            _real_umask(self.umask)
+        if (gc.isenabled(), gc.get_threshold()) != self.collector:
+            (_real_gc_enable if self.collector[0] else _real_gc_disable)()
+            gc.set_threshold(*self.collector[1])
+        if sys.get_int_max_str_digits() != self.digits:
+            sys.set_int_max_str_digits(self.digits)
         for module, name, value in self.lazy:
             if getattr(module, name) is not value:
                 setattr(module, name, value)
+        signal_wakeup.put_back()
         if SIGNALS:
             for signalnum, handler in SIGNALS.items():
                 if handler is not None and signal.getsignal(signalnum) is not handler:
@@ -353,6 +368,16 @@ def _put_back(space: dict[str, Any], saved: dict[str, Any], owner: types.ModuleT
     for name, value in saved.items():
         if space.get(name, _ABSENT) is not value:
             setattr(owner, name, value)
+
+
+_real_umask = os.umask
+_real_gc_enable, _real_gc_disable = gc.enable, gc.disable
+
+
+def _umask() -> int:
+    mask = _real_umask(0o022)  # (the only way to read it: set and put back)
+    _real_umask(mask)
+    return mask
 
 
 def _cwd() -> str | None:

@@ -338,7 +338,8 @@ def pause_in_a_worker() -> None:
 
 
 def wakeup_fd_set_by_main() -> None:
-    """Refused by name: a modelled signal writes nothing to the wake-up descriptor."""
+    """CORRECT: CPython's call (refused by name until session 41, when a modelled signal came to
+    write its byte: ``test_review9_process``); the fd, left set, is put back after each execution."""
     r, w = os.pipe()
     os.set_blocking(w, False)
     try:

@@ -119,7 +119,6 @@ def test_a_handler_gets_the_senders_frame() -> None:
     ("program", "words"),
     [
         (prog.pause_in_a_worker, r"signal\.pause\(\) in a controlled thread"),
-        (prog.wakeup_fd_set_by_main, r"signal\.set_wakeup_fd\(\d+\) in a controlled thread"),
     ],
 )
 def test_what_is_not_modelled_is_refused_by_name(program: Callable[[], None], words: str) -> None:
