@@ -49,6 +49,7 @@ from model_checks.harness import (
     patch_random,
     patch_reach,
     patch_state,
+    patch_streams,
     patch_types,
 )
 from model_checks.harness.patch_either import either as _either
@@ -108,6 +109,7 @@ def new_check() -> None:
     AT_EXECUTION_END.clear()
     HOOK_OF_CHECK[:] = [threading.excepthook]  # each execution ends with it (``set_current``)
     patch_clock.new_check()  # its clocks start at the real ones' readings now
+    patch_cached.new_check()  # bounded caches' hits commute until one evicts
 
 
 def start_execution() -> None:
@@ -125,6 +127,7 @@ def start_execution() -> None:
     else:
         _forget_imported()
         start.restore()
+        patch_streams.start_execution()  # (``print`` made ours since the check's first execution)
 
 
 def _forget_imported() -> None:
