@@ -51,6 +51,7 @@ from model_checks.harness import (
     patch_random,
     patch_reach,
     patch_state,
+    patch_streams,
     patch_types,
 )
 from model_checks.harness.patch_either import either as _either
@@ -111,6 +112,7 @@ def new_check() -> None:
     HOOK_OF_CHECK[:] = [threading.excepthook]  # each execution ends with it (``set_current``)
     patch_clock.new_check()  # its clocks start at the real ones' readings now
     patch_os_thread.new_check()  # per-thread CPU clocks and errno traced once its code uses them
+    patch_cached.new_check()  # bounded caches' hits commute until one evicts
 
 
 def start_execution() -> None:
@@ -128,6 +130,7 @@ def start_execution() -> None:
     else:
         _forget_imported()
         start.restore()
+        patch_streams.start_execution()  # (``print`` made ours since the check's first execution)
 
 
 def _forget_imported() -> None:

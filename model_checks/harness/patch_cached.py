@@ -8,7 +8,7 @@ never run: session 37's second review found it proved absent. While patched, suc
 module's global) stands in (``patch_imported.StandIn``) for a twin per execution that keeps its
 cache in Python and makes the look-up and the store atomic operations on one cell of the
 explorer's: the search then runs the other thread's look-up between a miss and its store. The
-twin's cache has no size bound (``maxsize`` evictions are not modelled); the function itself runs
+twin's cache keeps CPython's size bound and LRU order (``CachedTwin``); the function itself runs
 as the program's code, traced. A cached method of a class made at import stands in through a
 descriptor (``CachedMethod``) that binds the instance, as the real wrapper does.
 
@@ -21,6 +21,7 @@ library's function the real wrapper.
 from __future__ import annotations
 
 import functools
+from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any
 
@@ -35,12 +36,25 @@ REAL_LRU_CACHE = functools.lru_cache
 
 class CachedTwin:
     """One execution's cache of a cached function: the look-up (a load) and the store (a store)
-    are operations on one atomic cell, so two threads' calls are ordered by the explorer."""
+    are operations on one atomic cell, so two threads' calls are ordered by the explorer.
+
+    A bounded cache (``maxsize`` a number) keeps CPython's order and evictions
+    (``bounded_lru_cache_wrapper`` in ``_functoolsmodule.c``): a hit makes its key the most recent,
+    a store into a full cache evicts the least recent, and a store of a key another thread stored
+    meanwhile keeps that one (review 9's s32: ``maxsize=1`` kept every entry). Its look-up is then
+    a write of the cell once a cache evicted (it reorders the entries, which decides a later
+    eviction: ``_evicting``), and
+    ``maxsize=0`` caches nothing, each call a miss, as CPython's. ``cache_clear`` and
+    ``cache_info`` are writes of the cell (review 9's s28: a clear that was no operation was taken
+    to commute with another thread's store of a value computed before it, "exhaustive" where 18
+    of 20 real runs kept the stale value); ``cache_info`` reads the counters each look-up moves."""
 
     def __init__(self, real: Any, rt: ControlledRuntime) -> None:
         self.fn: Callable[..., Any] = real.__wrapped__
-        self.typed: bool = real.cache_parameters().get("typed", False)
-        self.cache: dict[object, object] = {}
+        parameters = real.cache_parameters()
+        self.typed: bool = parameters.get("typed", False)
+        self.maxsize: int | None = parameters.get("maxsize")
+        self.cache: OrderedDict[object, object] = OrderedDict()
         self.hits = self.misses = 0
         ex = rt._ex
         self._ex = ex
@@ -50,19 +64,33 @@ class CachedTwin:
         self._cell = made
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        bounded = self.maxsize is not None
+        # (a bounded look-up reorders the entries, which only an eviction shows: a read until a
+        # cache evicts in this check, then a write and the search starts again, ``_evicting``)
+        self._ex.perform(Op("load", self._cell, (), read=not (self.maxsize and ORDERED[0])))
+        if self.maxsize == 0:  # CPython's ``uncached_lru_cache_wrapper``
+            self.misses += 1
+            return self.fn(*args, **kwargs)
         key = functools._make_key(args, kwargs, self.typed)
-        self._ex.perform(Op("load", self._cell, (), read=True))
         try:
             found = self.cache[key]
         except KeyError:
             pass
         else:
+            if bounded:
+                self.cache.move_to_end(key)
             self.hits += 1
             return found
         self.misses += 1
         result = self.fn(*args, **kwargs)
         self._ex.perform(Op("store", self._cell, (result,)))
-        self.cache[key] = result
+        if not bounded:
+            self.cache[key] = result
+        elif key not in self.cache:  # (another thread's store meanwhile is kept, unmoved)
+            if self.maxsize is not None and len(self.cache) >= self.maxsize:
+                self.cache.popitem(last=False)
+                _evicting(self._cell.name)
+            self.cache[key] = result
         return result
 
     def __get__(self, obj: object, owner: type | None = None) -> Any:
@@ -71,11 +99,47 @@ class CachedTwin:
         return self if obj is None else functools.partial(self, obj)
 
     def cache_info(self) -> Any:
-        return functools._CacheInfo(self.hits, self.misses, None, len(self.cache))
+        self._ex.perform(Op("load", self._cell, (), read=False))
+        return functools._CacheInfo(self.hits, self.misses, self.maxsize, len(self.cache))
 
     def cache_clear(self) -> None:
+        self._ex.perform(Op("store", self._cell, (None,)))
         self.cache.clear()
         self.hits = self.misses = 0
+
+    def cache_parameters(self) -> dict[str, Any]:
+        return {"maxsize": self.maxsize, "typed": self.typed}
+
+
+# Are bounded caches' look-ups writes in this check (since one evicted)? And the cache whose
+# eviction made them so, not yet told to the search (``take_switched``).
+ORDERED: list[bool] = [False]
+_SWITCHED: list[str] = []
+
+
+def _evicting(label: str) -> None:
+    """A bounded cache evicts. Until the first eviction of an execution the cache holds the same
+    keys whatever the order of its hits, so hits may commute (as reads: a default
+    ``lru_cache()``'s three threads' hits took 11 executions, as writes 565); the order decides
+    which key an eviction drops, so from the first eviction seen in a check the hits are writes
+    and the search starts again (review 9's s32)."""
+    if not ORDERED[0]:
+        ORDERED[0] = True
+        _SWITCHED.append(label)
+
+
+def new_check() -> None:
+    ORDERED[0] = False
+    _SWITCHED.clear()
+
+
+def take_switched() -> str | None:
+    """The cache whose eviction made bounded look-ups writes in the last execution, or None."""
+    if not _SWITCHED:
+        return None
+    label = _SWITCHED[0]
+    _SWITCHED.clear()
+    return label
 
 
 def stand_in(

@@ -17,7 +17,10 @@ later write through a stream object taken earlier (its taking is ordered). A
 Since the eighth review (r125) a program that assigns ``sys.stdout`` or ``sys.stderr`` itself
 (``sys.stdout = buf``: its code stores the attribute) is treated alike, the assignment in a
 controlled thread a write of the stream (``sys``'s class, while patched, sees it). A program that
-does neither keeps ``print`` the builtin (no step).
+does neither keeps ``print`` the builtin (no step) until a controlled thread rebinds a stream by
+any code (a library's: ``mock.patch("sys.stdout")``, a helper's ``redirect_stdout``, review 9's
+s44): ``_SysWatch`` sees it, the streams become operations, and the search starts again
+(``take_switched``, read by ``searching.Search``).
 """
 
 from __future__ import annotations
@@ -108,12 +111,17 @@ class _Streams:
 
 
 _CURRENT: list[_Streams | None] = [None]
+# Are the streams operations in this patching (from its start where the program's modules name a
+# redirection or assign a stream; from the first rebinding ``_SysWatch`` sees otherwise)? And the
+# rebinding that made them so, not yet told to the search (``take_switched``).
+_LIVE: list[bool] = [False]
+_SWITCHED: list[str] = []
 
 
 def _access(stream: str, kind: str) -> None:
     """A controlled thread of the explored code reads or writes ``sys.<stream>``."""
     rt = _controlled()
-    if rt is None:
+    if rt is None or not _LIVE[0]:
         return
     streams = _CURRENT[0]
     if streams is None or streams.ex is not rt._ex:
@@ -225,6 +233,58 @@ class _Sys(types.ModuleType):
         super().__setattr__(name, value)
 
 
+class _SysWatch(types.ModuleType):
+    """``sys``'s class while patched where the program's modules neither name a redirection nor
+    assign a stream: ``print`` stays the builtin (no step), and a rebinding of ``sys.stdout`` or
+    ``sys.stderr`` in a controlled thread, by any code (``mock.patch("sys.stdout", ...)``,
+    ``patch.object(sys, "stdout")``, a helper library's ``redirect_stdout``, pytest's capture:
+    review 9's s44, "exhaustive" where a third of the real runs failed), makes the streams
+    operations from then on (``_go_live``) and has the search start again (``take_switched``)."""
+
+    # (``ModuleType``'s own, not ``super()``'s: a rebinding makes ``sys`` a ``_Sys`` on the way)
+    def __setattr__(self, name: str, value: Any) -> None:
+        if name in _STREAM_NAMES:
+            _rebinding(sys._getframe(1))
+        types.ModuleType.__setattr__(self, name, value)
+
+    def __delattr__(self, name: str) -> None:
+        if name in _STREAM_NAMES:
+            _rebinding(sys._getframe(1))
+        types.ModuleType.__delattr__(self, name)
+
+
+def _rebinding(caller: types.FrameType) -> None:
+    if _LIVE[0] or _controlled() is None or own(caller.f_code.co_filename):
+        return
+    _go_live()
+    _SWITCHED.append(f"{caller.f_code.co_filename}:{caller.f_lineno}")
+
+
+def _go_live() -> None:
+    """The streams become operations: ``print`` ours, ``sys``'s class ``_Sys`` (the patching's
+    undo puts back the builtin and ``sys``'s own class)."""
+    _LIVE[0] = True
+    builtins.print = _print
+    sys.__class__ = _Sys
+
+
+def start_execution() -> None:
+    """An execution begins, ``builtins`` put back as its check's first execution found them: a
+    rebinding seen since made ``print`` ours (``_go_live``), and it stays so."""
+    if _LIVE[0] and builtins.print is not _print:
+        builtins.print = _print
+
+
+def take_switched() -> str | None:
+    """Where the last execution first rebound a stream while the streams were no operations (the
+    search restarts: its executions so far ran every ``print`` as no step), or None."""
+    if not _SWITCHED:
+        return None
+    where = _SWITCHED[0]
+    _SWITCHED.clear()
+    return where
+
+
 _print.__name__ = _print.__qualname__ = "print"
 _enter.__name__ = "__enter__"
 _exit.__name__ = "__exit__"
@@ -234,12 +294,13 @@ def at_patching(modules: tuple[ModuleType, ...]) -> list[tuple[Any, str, Any, An
     """``print`` and the redirections' entry and exit, where ``modules`` name either redirection
     (elsewhere ``print`` stays the builtin, which the race detector reads as a write of its
     ``file``: a function of ours in its place hides that)."""
-    if not any(_module_names_redirect(module) for module in modules):
-        return []
+    _SWITCHED.clear()
+    _LIVE[0] = any(_module_names_redirect(module) for module in modules)
     return [
-        (builtins, "print", _real_print, _print),
+        # (without a redirection named, the builtin until a rebinding is seen: ``_go_live``)
+        (builtins, "print", _real_print, _print if _LIVE[0] else _real_print),
         # (the "real" is no object a program holds: ``patch`` rebinds a global found to be it)
-        (sys, "__class__", object(), _Sys),
+        (sys, "__class__", object(), _Sys if _LIVE[0] else _SysWatch),
         (contextlib._RedirectStream, "__enter__", _real_enter, _enter),
         (contextlib._RedirectStream, "__exit__", _real_exit, _exit),
     ]

@@ -6,7 +6,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
-from model_checks.harness import patch_random, races
+from model_checks.harness import patch_cached, patch_random, patch_streams, races
 from model_checks.harness.execution import TestFn, execute
 from model_checks.harness.options import Options, Result
 from model_checks.harness.report import build_failure
@@ -111,6 +111,20 @@ class Search:
         )
         self.previous = ex
         r = self.result
+        rebound = patch_streams.take_switched()
+        if rebound is not None:
+            # the executions so far ran each ``print`` as no step: a search of the program whose
+            # prints are operations starts again (review 9's s44; a failure met stays one)
+            r.notes.append(
+                f"sys.stdout or sys.stderr rebound in a controlled thread at {rebound}: prints made "
+                "operations, search restarted"
+            )
+            self.restart = True
+        evicted = patch_cached.take_switched()
+        if evicted is not None:
+            # bounded caches' hits were taken to commute until one evicted (``patch_cached``)
+            r.notes.append(f"{evicted} evicted: bounded caches' look-ups made writes, search restarted")
+            self.restart = True
         r.executions += 1
         r.steps += len(ex.steps)
         r.max_preemptions = max(r.max_preemptions, ex.preemptions)

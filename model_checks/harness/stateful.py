@@ -159,6 +159,11 @@ def _search(s: Search, r: StatefulResult, chooser: StateCachingChooser) -> None:
     while True:
         chooser.start_execution()
         ex = s.run(chooser)
+        if s.take_restart():  # (a stream rebound: prints made operations, ``patch_streams``)
+            chooser.restart()
+            if ex.failure is not None or s.stop_for_budget():
+                break
+            continue
         confirmed = chooser.cycle_outcome(ex)
         if confirmed is not None:
             r.notes.append(confirmed)

@@ -356,15 +356,15 @@ class QueueState(ObjState):
     gates: ClassVar[dict[str, int]] = {"put": ASK, "get": ASK, "join": ASK}
     signals: ClassVar[frozenset[str]] = frozenset({"put", "get", "join"})
 
-    def __init__(self, oid: int, name: str, maxsize: int, lifo: bool = False) -> None:
+    def __init__(self, oid: int, name: str, maxsize: Any, lifo: bool = False) -> None:
         super().__init__(oid, name)
-        self.maxsize = maxsize
+        self.maxsize: Any = maxsize  # (``q.maxsize = n`` sets it: ``set_maxsize``)
         self.lifo = lifo
         self.items: deque[object] = deque()
         self.unfinished = 0  # items put and not yet marked done (``task_done``), as ``queue.Queue``
 
     def full(self) -> bool:
-        return 0 < self.maxsize <= len(self.items)
+        return bool(0 < self.maxsize <= len(self.items))
 
     def enabled(self, ex: Execution, op: Op, tid: int) -> bool:
         if op.kind == "put" and op.args[1]:
@@ -401,6 +401,11 @@ class QueueState(ObjState):
             return RESUME_NONE
         if op.kind == "unfinished":
             return Resume(self.unfinished)
+        if op.kind == "maxsize":
+            return Resume(self.maxsize)
+        if op.kind == "set_maxsize":
+            self.maxsize = op.args[0]
+            return RESUME_NONE
         raise NotImplementedError(op.kind)
 
     def blocked_detail(self, ex: Execution, op: Op) -> str:

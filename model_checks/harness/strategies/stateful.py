@@ -118,6 +118,16 @@ class StateCachingChooser:
         self.cycle = None
         self.next_sleep = set()
 
+    def restart(self) -> None:
+        """The program's scheduling points changed (a rebinding of ``sys.stdout`` made every
+        ``print`` one: ``patch_streams``): the states explored so far were explored with fewer,
+        so none may cut an execution now; the search starts again from the empty path."""
+        self.stack.clear()
+        self.replay_len = 0
+        self.visited.clear()
+        self.on_path.clear()
+        self.start_execution()
+
     def replay_prefix(self) -> Replay:
         """The steps an execution re-runs on its way to the branch ``advance`` chose: run by the
         execution itself (``Replay``), with no call here but ``after_step`` of the branch's step

@@ -345,12 +345,24 @@ class Queue:
         self, ex: Execution, maxsize: int = 0, name: str = "", lifo: bool = False, simple: bool = False
     ) -> None:
         self._ex = ex
-        self.maxsize = maxsize
         self.simple = simple  # made as ``queue.SimpleQueue`` (patch mode), which has no maxsize
-        self._st = ex.new_object(lambda oid: QueueState(oid, name, maxsize, lifo))
+        self._st = cast(QueueState, ex.new_object(lambda oid: QueueState(oid, name, maxsize, lifo)))
+
+    @property
+    def maxsize(self) -> Any:
+        """Kept by the queue's state and read by each ``put`` when it runs, as CPython's ``put``
+        reads ``self.maxsize`` at each call (review 9's s40: ``q.maxsize = 2`` after construction
+        left the compiled queue full at its first size). A read of it is an operation."""
+        return self._ex.perform(Op("maxsize", self._st, read=True))
+
+    @maxsize.setter
+    def maxsize(self, value: Any) -> None:
+        self._ex.perform(Op("set_maxsize", self._st, (value,)))
 
     def put(self, item: object, block: bool = True, timeout: float | None = None) -> None:
-        if block and self.maxsize > 0:  # (an unbounded queue's ``put`` never looks at it)
+        # (the state's size now, no step of its own: the ``put`` operation that follows reads it
+        # again when it runs; an unbounded queue's ``put`` never looks at the timeout)
+        if block and self._st.maxsize > 0:
             _check_queue_timeout(timeout)
             timeout = self._nan_unbounded(timeout)
             refused = None if timeout is None else _wait_refusal(timeout)
