@@ -157,12 +157,7 @@ public:
         {
             std::lock_guard<std::mutex> g(state_m_);
             if (const auto refused = begin_stop(state_, pool_, mode, log)) return *refused;
-            // One traced step, so a drain's "discarding?" check and its Scheduled -> Draining
-            // CAS (one step too) are wholly before this or see it.
-            env_.tracer.step([&] {
-                if (mode == StopMode::Discard) discarding_.store(true);
-                admission_.fetch_add(kClosed);
-            });
+            env_.tracer.step([&] { admission_.fetch_add(kClosed); });
         }
         const bool drop_bug = kDropOnStopBug && mode == StopMode::Drain;
         if (!drop_bug) {
@@ -170,8 +165,15 @@ public:
             settled_cv_.wait(g, [&] { return admission_.load() == kClosed; });
         }
         // Under the pool mutex: in discard mode resubmissions are refused from this event on.
+        // Stop(discard) takes effect here, at its stop_begin, not when admission closed: the flag
+        // and the event are one traced step, so a drain's "discarding?" check and its
+        // Scheduled -> Draining CAS (one step too) are wholly before both or see the flag, and
+        // no worker takes a work item between them (takes hold the pool mutex).
         pool_.locked(mode == StopMode::Discard, [&] {
-            log.emit("stop_begin", [&](lanecheck::Fields& f) { f.str("mode", mode_name(mode)); });
+            env_.tracer.step([&] {
+                if (mode == StopMode::Discard) discarding_.store(true);
+                log.emit("stop_begin", [&](lanecheck::Fields& f) { f.str("mode", mode_name(mode)); });
+            });
         });
         if (drop_bug) {
             // BUG: no wait; the workers quit after their current item; the lanes are reset unreported.
@@ -229,7 +231,7 @@ private:
     // One drain; true when this worker won the lane back and owes its resubmission.
     bool drain(Lane& lane, int index, Log& log) {
         const bool begun = env_.tracer.step([&] {
-            // Once Stop(discard) closed admission no drain begins: the reset reports the items.
+            // Once Stop(discard) has begun (stop_begin) no drain begins: the reset reports the items.
             if (discarding_.load()) return false;
             int seen = kScheduled;
             // Only the reservation's holder makes this CAS, so it cannot lose.
