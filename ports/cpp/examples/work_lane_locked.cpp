@@ -80,7 +80,6 @@ public:
             // Every lane mutex at once, so each post is wholly before the close or sees it.
             std::vector<std::unique_lock<std::mutex>> held;
             for (auto& lane : lanes_) held.emplace_back(lane.m);
-            discarding_ = mode == StopMode::Discard;
             for (auto& lane : lanes_) {
                 lane.open = false;
                 owed += lane.posts_reserved;
@@ -88,7 +87,16 @@ public:
         }
         // stop_begin once every accepted post has made its owed submission: under the pool
         // mutex that saw the last of them, so it is numbered after each.
+        // Stop(discard) takes effect here, not when admission closed: its flag is raised with
+        // every lane mutex held, so each drain's decision (under its lane's) is wholly before
+        // both the flag and the event or after both, and no worker takes a work item between
+        // them (takes hold the pool mutex; a lane mutex is taken inside it, never around it).
         pool_.wait_submissions(owed, [&] {
+            std::vector<std::unique_lock<std::mutex>> held;
+            if (mode == StopMode::Discard) {
+                for (auto& lane : lanes_) held.emplace_back(lane.m);
+                discarding_ = true;
+            }
             log.emit("stop_begin", [&](lanecheck::Fields& f) { f.str("mode", mode_name(mode)); });
         });
         if (kDropOnStopBug && mode == StopMode::Drain) {
@@ -125,7 +133,7 @@ private:
     bool drain(Lane& lane, int index, Log& log) {
         {
             std::lock_guard<std::mutex> g(lane.m);
-            // Once Stop(discard) closed admission no drain begins: Stop resets the lane.
+            // Once Stop(discard) has begun (stop_begin) no drain begins: Stop resets the lane.
             if (discarding_) return false;
             if (lane.state != LaneState::Scheduled) broken("drain of a lane that is not Scheduled");
             lane.state = LaneState::Draining;
