@@ -51,6 +51,7 @@ MACHINERY_FILES = frozenset(
         "pytest_plugin.py",
         "race_attributes.py",
         "race_calls.py",
+        "race_files.py",
         "race_frames.py",
         "race_functions.py",
         "race_library.py",

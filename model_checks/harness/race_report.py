@@ -10,6 +10,7 @@ import os
 import types
 from typing import TYPE_CHECKING
 
+from model_checks.harness.race_files import FileLocation
 from model_checks.harness.race_sites import ALL, CONTAINERS, Site
 from model_checks.harness.rt.ending import ExecFailure
 
@@ -47,6 +48,8 @@ def race_failure(ex: Execution, first: Site, second: Site) -> ExecFailure:
 def describe(obj: object, key: object) -> str:
     if isinstance(obj, types.CellType):
         return f"closure variable {key}"
+    if isinstance(obj, FileLocation):
+        return str(obj)
     if type(obj) is dict:
         owner = fields_owner(obj)
         if owner is not None:  # an object's ``__dict__``: its attribute, or its fields whole

@@ -46,6 +46,7 @@ from typing import TYPE_CHECKING, Any
 from model_checks.harness.busy_wait import BusyWait
 from model_checks.harness.race_attributes import MISSING, AttributeAccesses
 from model_checks.harness.race_calls import NESTED, CallSites
+from model_checks.harness.race_files import FILE_TYPES, iterated_file
 from model_checks.harness.race_frames import (
     NATIVE,
     SUPPORTED,
@@ -153,7 +154,7 @@ class RaceDetector(AttributeAccesses):
                 code_entries,
                 self._site,
                 CODE_TYPES,
-                (*CONTAINERS, *ITERATORS),
+                (*CONTAINERS, *ITERATORS, *FILE_TYPES),
                 METHODS,
                 NAMED_CALLS,
                 self.clocks,
@@ -262,6 +263,8 @@ class RaceDetector(AttributeAccesses):
                 self._generator(tid, container, frame)
             elif issubclass(type(container), ITERATORS):  # ``for x in it:`` over a shared iterator
                 self._iterator(tid, container, frame)
+            elif issubclass(type(container), FILE_TYPES):  # ``for line in f:``, a regular file's
+                iterated_file(self, tid, frame, container)
         elif kind == RUN:  # each turn of a loop: it runs a generator
             gen = stack_value(frame, 1)
             if type(gen) is types.GeneratorType:
@@ -388,9 +391,10 @@ class RaceDetector(AttributeAccesses):
         frame: Where,
         label: str,
         owner: type | None = None,
+        in_op: bool = False,
     ) -> None:
         """An access to ``obj``'s ``key`` (``owner``: the class of the object whose ``__dict__``
-        ``obj`` is, for an attribute)."""
+        ``obj`` is, for an attribute; ``in_op``: part of the operation just run, ``race_files``)."""
         if issubclass(type(obj), DICT_VIEWS):
             obj, key = viewed(obj), ALL
         oid = id(obj)
@@ -412,7 +416,9 @@ class RaceDetector(AttributeAccesses):
             vc = self._clock(tid)
             epoch = vc[tid]
         points = self.points
-        if points and (code, offset) in points:
+        if in_op:
+            epoch -= 1
+        elif points and (code, offset) in points:
             self._interleave(obj, key, write, label, owner)
             vc = self._clock(tid)
             # the access is part of the point's operation: at the epoch that operation published
