@@ -287,8 +287,23 @@ lanecheck_worth(Tracer *t, _PyInterpreterFrame *fr, PyObject *entry)
         return method_worth(t, entry, STACK(1), arg);
     case SUBSCR:
     case STORE_SUBSCR:
-    case DELETE_SUBSCR:
-        return is_instance(STACK(2), t->containers);
+    case DELETE_SUBSCR: {
+        PyObject *obj = STACK(2);
+        if (obj == NULL || PyTuple_CheckExact(obj) || PyUnicode_CheckExact(obj)) {
+            return 0;
+        }
+        int container = is_instance(obj, t->containers);
+        if (container != 0) {
+            return container;
+        }
+        /* another object's item (``mm[0]``, ``section["k"]``): as ``race_items`` decided for its
+         * type; a type not decided yet is the handler's to decide (once) */
+        PyObject *known = PyDict_GetItemWithError(t->subscripted, (PyObject *)Py_TYPE(obj));
+        if (known == NULL) {
+            return PyErr_Occurred() ? -1 : 1;
+        }
+        return known == Py_True;
+    }
     case LOAD_CELL: { /* arg: (slot, name); a cell holding code: once a step */
         if (!PyTuple_Check(arg) || PyTuple_GET_SIZE(arg) != 2) {
             return 1;

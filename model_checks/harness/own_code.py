@@ -54,6 +54,7 @@ MACHINERY_FILES = frozenset(
         "race_files.py",
         "race_frames.py",
         "race_functions.py",
+        "race_items.py",
         "race_library.py",
         "race_python_tracer.py",
         "race_report.py",

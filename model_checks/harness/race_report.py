@@ -11,6 +11,7 @@ import types
 from typing import TYPE_CHECKING
 
 from model_checks.harness.race_files import FileLocation
+from model_checks.harness.race_items import subscripted
 from model_checks.harness.race_sites import ALL, CONTAINERS, Site
 from model_checks.harness.rt.ending import ExecFailure
 
@@ -55,7 +56,7 @@ def describe(obj: object, key: object) -> str:
         if owner is not None:  # an object's ``__dict__``: its attribute, or its fields whole
             name = type(owner).__name__
             return f"{name}'s fields (whole)" if key is ALL else f"{name}.{key}"
-    if isinstance(obj, CONTAINERS):
+    if isinstance(obj, CONTAINERS) or subscripted(type(obj)):
         kind = type(obj).__name__
         return f"{kind} (whole)" if key is ALL else f"{kind}[{key!r}]"
     owner = obj.__name__ if isinstance(obj, type) else type(obj).__name__

@@ -24,14 +24,11 @@ explored execution also runs this detector:
   never reports; a read/read pair is never a race.
 
 A race is reported as an execution failure of kind ``data_race``: both sites, both threads.
-
-**Interleaving the racy accesses** (``Options(interleave_races=True)``): the sites of a reported
-race become scheduling points (``points``) and the search starts again, so the explorer also
-runs the accesses in both orders and shows the race's consequence (the lost update's wrong
-final value). At a point site the tracer itself announces an operation on a cell standing for
-the location (``read`` or ``write``: dependent as the accesses are; ``rt.objects.LocationState``)
-before the access runs, and the access counts as part of that operation (recorded at the epoch
-the operation published), exactly as a declared GIL-atomic field (``declared.py``).
+**Interleaving the racy accesses** (``Options(interleave_races=True)``): a reported race's sites
+become scheduling points (``points``) and the search starts again, so the explorer runs them in
+both orders and shows the race's consequence. At a point site the tracer announces an operation
+on a cell standing for the location (``rt.objects.LocationState``) before the access, which is
+part of that operation (at the epoch it published), as a declared field's (``declared.py``).
 """
 
 from __future__ import annotations
@@ -57,6 +54,7 @@ from model_checks.harness.race_frames import (
     sync_op,
 )
 from model_checks.harness.race_functions import NAMED_CALLS, NESTED_DEPTH
+from model_checks.harness.race_items import decided, key_of, subscripted
 from model_checks.harness.race_library import TRACED_FILES, library_caller, library_state
 from model_checks.harness.race_python_tracer import trace_function
 from model_checks.harness.race_report import describe, race_failure
@@ -158,6 +156,7 @@ class RaceDetector(AttributeAccesses):
                 METHODS,
                 NAMED_CALLS,
                 self.clocks,
+                decided(),
             )
             if NATIVE is not None
             else None
@@ -244,6 +243,9 @@ class RaceDetector(AttributeAccesses):
             if issubclass(type(container), CONTAINERS):
                 key = stack_value(frame, 1)
                 self._item(tid, container, key, kind != SUBSCR, frame, indexed=kind != DELETE_SUBSCR)
+            elif subscripted(type(container)):  # ``mm[0]``, ``section["k"]``: ``race_items``
+                key = key_of(container, stack_value(frame, 1))
+                self._access(tid, container, key, kind != SUBSCR, frame, "")
         elif kind == CONTAINS:
             container, key = stack_value(frame, 1), stack_value(frame, 2)
             if issubclass(type(container), INDEXED) and issubclass(type(key), NESTED):
@@ -348,8 +350,7 @@ class RaceDetector(AttributeAccesses):
                     self._access(tid, container, ALL, False, frame, "")
 
     def _iterator(self, tid: int, it: object, frame: Where) -> None:
-        """``next(it)``, or a loop's start, on an iterator over a container: it moves the iterator
-        (a write: two threads calling ``next`` on one race) and reads the container."""
+        """``next(it)`` or a loop's start: moves ``it`` (a write) and reads its container."""
         self._access(tid, it, "<position>", True, frame, type(it).__name__)
         for container in iterated(it):
             self._access(tid, container, ALL, False, frame, "")
@@ -424,7 +425,7 @@ class RaceDetector(AttributeAccesses):
             # the access is part of the point's operation: at the epoch that operation published
             epoch = vc[tid] - 1
         shadow = self.shadow
-        container = issubclass(type(obj), CONTAINERS)
+        container = issubclass(type(obj), CONTAINERS) or subscripted(type(obj))
         loc = shadow.get((oid, key))
         if loc is None:
             loc = shadow[(oid, key)] = _Loc()
