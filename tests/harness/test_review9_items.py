@@ -9,7 +9,7 @@ from collections.abc import Callable
 
 import pytest
 
-from model_checks.harness import Options
+from model_checks.harness import Options, Result
 from model_checks.harness.options import Strategy
 from tests.harness import review9_items_programs as prog
 from tests.harness.patched_runs import assert_proved_race_free, assert_race, run_patched
@@ -17,7 +17,7 @@ from tests.harness.patched_runs import assert_proved_race_free, assert_race, run
 pytestmark = pytest.mark.timeout(120)
 
 
-def _run(program: Callable[[], None], strategy: Strategy = "dpor-ipb") -> object:
+def _run(program: Callable[[], None], strategy: Strategy = "dpor-ipb") -> Result:
     return run_patched(prog, program, options=Options(strategy=strategy, time_limit=60))
 
 
