@@ -21,6 +21,7 @@ objects (``mm.write``, ``a.fill``, ``a += 1``).
 
 from __future__ import annotations
 
+import gc
 import mmap
 import operator
 import types
@@ -104,3 +105,25 @@ def _position(obj: Any, key: Any) -> object:
     except (TypeError, ValueError):  # a slice, a released buffer
         return ALL
     return i % n if -n <= i < n else ALL
+
+
+# the iterators a loop's later turns are reads of their container through (the C filter's
+# ``loop_container``: CPython 3.11's list, dict and set iterators, through an ``enumerate``)
+_LOOPED: tuple[type, ...] = (
+    type(iter([])),
+    type(reversed([])),
+    type(iter({})),
+    type(iter({}.values())),
+    type(iter({}.items())),
+    type(iter(set())),
+)
+
+
+def loop_reads(it: object) -> list[object]:
+    """The container a loop over ``it`` reads at each turn (none once it is exhausted)."""
+    if type(it) is enumerate:
+        inner = [ref for ref in gc.get_referents(it) if type(ref) in _LOOPED]
+        it = inner[0] if inner else None
+    if type(it) not in _LOOPED:
+        return []
+    return [ref for ref in gc.get_referents(it) if type(ref) in (list, dict, set)][:1]

@@ -54,8 +54,8 @@ from model_checks.harness.race_frames import (
     sync_op,
 )
 from model_checks.harness.race_functions import NAMED_CALLS, NESTED_DEPTH
-from model_checks.harness.race_items import decided, key_of, subscripted
-from model_checks.harness.race_library import TRACED_FILES, library_caller, library_state
+from model_checks.harness.race_items import decided, key_of, loop_reads, subscripted
+from model_checks.harness.race_library import TRACED_FILES, generated_caller, library_caller, library_state
 from model_checks.harness.race_python_tracer import trace_function
 from model_checks.harness.race_report import describe, race_failure
 from model_checks.harness.race_sites import (
@@ -267,10 +267,14 @@ class RaceDetector(AttributeAccesses):
                 self._iterator(tid, container, frame)
             elif issubclass(type(container), FILE_TYPES):  # ``for line in f:``, a regular file's
                 iterated_file(self, tid, frame, container)
-        elif kind == RUN:  # each turn of a loop: it runs a generator
-            gen = stack_value(frame, 1)
-            if type(gen) is types.GeneratorType:
-                self._generator(tid, gen, frame)
+        elif kind == RUN:  # each turn of a loop: it runs a generator, or reads a container
+            it = stack_value(frame, 1)
+            if type(it) is types.GeneratorType:
+                self._generator(tid, it, frame)
+            else:  # (once a step per site and container, as the C filter lets it through)
+                for container in loop_reads(it):
+                    if self._code_read(tid, entry, container):
+                        self._access(tid, container, ALL, False, frame, "")
         elif kind == TRUTH:  # ``if xs:``: a container's truth is its length (a stream's is True)
             container = stack_value(frame, 1)
             if issubclass(type(container), CONTAINERS) and not issubclass(type(container), STREAMS):
@@ -319,23 +323,6 @@ class RaceDetector(AttributeAccesses):
             self.calls.call_ex(tid, frame, arg_)
         else:
             self.calls.call(tid, frame, arg_)
-
-    def _name(self, tid: int, frame: types.FrameType, entry: tuple[int, Any], write: bool) -> None:
-        """``LOAD_NAME``/``STORE_NAME``: a class body's or ``exec``'s name. Its own namespace (a class
-        being made, ``exec``'s locals) is the frame's; else the name is the module's global
-        (``exec(src, globals())``, a class body reading a global). A module's own body, run by its
-        import, is not looked at (the import orders it)."""
-        name = entry[1]
-        code, g = frame.f_code, frame.f_globals
-        if code.co_name == "<module>" and g.get("__file__") == code.co_filename:
-            return
-        local = frame.f_locals
-        if local is not g and (write or name in local):
-            return
-        if write:
-            self._access(tid, g, name, True, frame, f"global {name}")
-        elif self._value_read(tid, entry, g, g.get(name, MISSING)):
-            self._access(tid, g, name, False, frame, f"global {name}")
 
     def _generator(self, tid: int, gen: types.GeneratorType[Any, Any, Any], frame: Where) -> None:
         """``next(gen)``, a loop over ``gen`` or ``list(gen)``: it runs the generator's frame, which
@@ -408,6 +395,8 @@ class RaceDetector(AttributeAccesses):
         code, offset = frame.f_code, frame.f_lasti
         if code.co_filename in TRACED_FILES:  # inside ``statistics.mean``: the program's call of it
             code, offset, label = library_caller(frame, label)
+        elif code.co_filename[:1] == "<" and not code.co_filename.startswith("<frozen"):
+            code, offset = generated_caller(frame) or (code, offset)  # ``exec``'s code: its caller's
         # the location's words are made only for a report (``_report``): the object is kept alive
         site: Site = (tid, code, offset, (obj if owner is None else owner, key, label), write)
         try:
