@@ -41,6 +41,7 @@ def race_failure(ex: Execution, first: Site, second: Site) -> ExecFailure:
             "the exploration interleaves only synchronisation points, so it cannot show both orders:",
             "protect the data with a lock, or, for a deliberate GIL-atomic access, declare it",
             "(model_checks.harness.declare_atomic(cls, attribute): it then becomes a scheduling point)",
+            *_held_in_a_field(first),
         ]
     )
     return ExecFailure("data_race", msg, details)
@@ -109,3 +110,17 @@ def where(site: Site, short: bool = False) -> str:
 
 def line_of(site: Site) -> str:
     return linecache.getline(site[1].co_filename, lineno(site)).strip()
+
+
+def _held_in_a_field(site: Site) -> list[str]:
+    """How to declare a container's GIL-atomic calls (review 9's s20: two threads' ``heapreplace``
+    and ``heappushpop`` on one list, each atomic in CPython): only a field can be declared, so the
+    container is kept in one, and every access through the declared field is then one scheduling
+    point, its container's accesses in that step unchecked."""
+    obj = site[3][0]
+    if not isinstance(obj, CONTAINERS) or fields_owner(obj) is not None:
+        return []
+    return [
+        f"(a {type(obj).__name__} is no field: for GIL-atomic calls on it, such as heapq's, keep it in an "
+        "object's field, obj.heap, and declare that field)"
+    ]
