@@ -12,13 +12,15 @@ writable file) a write, recorded at the program's line as a container method's a
 and ``os.read``/``os.write``/``os.pread``/``os.pwrite`` of a regular file's descriptor are a
 read or a write of it (``patch_io``: the first two are also an operation on the process's I/O,
 whose ordering they then carry, as a declared atomic field's access is part of its scheduling
-point). Only regular files (``S_ISREG``), and not descriptors 0-2 (the standard streams: two
-threads printing are no race on the file the output went to). A ``pathlib`` read or write, a
-loop over a file's lines after its start, and a file written by another process are not seen.
+point). A write to a file open for appending is a read (``_appends``: an atomic append). Only
+regular files (``S_ISREG``), and not descriptors 0-2 (the standard streams: two threads printing
+are no race on the file the output went to). A ``pathlib`` read or write, a loop over a file's
+lines after its start, and a file written by another process are not seen.
 """
 
 from __future__ import annotations
 
+import fcntl
 import io
 import os
 import stat
@@ -77,8 +79,8 @@ def location(fd: int, name: object) -> FileLocation | None:
     loc = _KNOWN.get(key)
     if loc is None:
         loc = _KNOWN[key] = FileLocation(key, name)
-    elif isinstance(loc.name, int) and not isinstance(name, int):
-        loc.name = name  # (first seen by its descriptor: a path names it better)
+    elif not isinstance(name, int):
+        loc.name = name  # (a path names it better than a descriptor; an inode is reused)
     return loc
 
 
@@ -107,7 +109,7 @@ def method(detector: RaceDetector, tid: int, frame: Any, f: Any, name: str) -> N
         return
     loc = _of(f)
     if loc is not None:
-        detector._access(tid, loc, CONTENTS, write, frame, f"{name}()")
+        detector._access(tid, loc, CONTENTS, write and not _appends(f.fileno()), frame, f"{name}()")
 
 
 def iterated_file(detector: RaceDetector, tid: int, frame: Any, f: Any) -> None:
@@ -136,4 +138,15 @@ def by_call(rt: Any, fd: int, name: str, write: bool, in_op: bool = False, path:
         return
     loc = location(fd, fd if path is None else path)
     if loc is not None:
+        write = write and (name == "open" or not _appends(fd))
         detector._access(tid, loc, CONTENTS, write, frame, f"{name}()", in_op=in_op)
+
+
+def _appends(fd: int) -> bool:
+    """Is ``fd`` open for appending? Each write to it is an atomic append (``O_APPEND``: two
+    threads' log lines are not lost), so it is taken as a read: it races with a truncation, not
+    with another append (nor, unseen, with a reader, who may read a line half written)."""
+    try:
+        return bool(fcntl.fcntl(fd, fcntl.F_GETFL) & os.O_APPEND)
+    except OSError:
+        return False

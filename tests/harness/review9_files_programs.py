@@ -106,3 +106,43 @@ def many_reads() -> None:
         t.start()
     for t in ts:
         t.join()
+
+
+def shared_descriptor_made_inside() -> None:
+    """s17b: ``tempfile.mkstemp()`` inside the explored function (its first call in a process took
+    a step its later ones did not: "not deterministic"), two threads ``lseek`` then ``read`` one
+    descriptor: a thread reads the other's record."""
+    fd, path = tempfile.mkstemp()
+    os.write(fd, b"AAAABBBB")
+    got: dict[str, bytes] = {}
+
+    def reader(name: str, off: int) -> None:
+        for _ in range(3):
+            os.lseek(fd, off, os.SEEK_SET)
+            data = os.read(fd, 4)
+            if data != name.encode() * 4:
+                got[name] = data
+
+    ts = [threading.Thread(target=reader, args=("A", 0)), threading.Thread(target=reader, args=("B", 4))]
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join()
+    os.close(fd)
+    os.unlink(path)
+    assert not got, got
+
+
+def two_appenders() -> None:
+    """Two threads each append a line to one log (``open(p, "a")``): each write is an atomic
+    append (``O_APPEND``), no line is lost: no race."""
+
+    def log(i: int) -> None:
+        with open(COUNTER, "a") as f:
+            f.write(f"line {i}\n")
+
+    ts = [threading.Thread(target=log, args=(i,)) for i in range(2)]
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join()
