@@ -260,6 +260,46 @@ call_worth(Tracer *t, PyObject *meth, PyObject *target, PyObject **args, Py_ssiz
     return 0;
 }
 
+/* CPython 3.11's iterator layouts (their structs are private to their files): the container a
+ * loop over them reads at each turn (``race_items.loop_reads`` alike). */
+typedef struct {
+    PyObject_HEAD Py_ssize_t it_index;
+    PyObject *it_seq; /* NULL once exhausted */
+} list_iter;
+typedef struct {
+    PyObject_HEAD PyObject *di_dict; /* NULL once exhausted */
+} dict_iter;
+typedef struct {
+    PyObject_HEAD PyObject *si_set; /* NULL once exhausted */
+} set_iter;
+typedef struct {
+    PyObject_HEAD Py_ssize_t en_index;
+    PyObject *en_sit;
+} enum_iter;
+
+/* The list, dict or set a loop's turn over ``it`` reads (through an ``enumerate``), or NULL. */
+static PyObject *
+loop_container(PyObject *it)
+{
+    if (Py_IS_TYPE(it, &PyEnum_Type)) {
+        it = ((enum_iter *)it)->en_sit;
+        if (it == NULL) {
+            return NULL;
+        }
+    }
+    PyTypeObject *tp = Py_TYPE(it);
+    if (tp == &PyListIter_Type || tp == &PyListRevIter_Type) {
+        return ((list_iter *)it)->it_seq;
+    }
+    if (tp == &PyDictIterKey_Type || tp == &PyDictIterValue_Type || tp == &PyDictIterItem_Type) {
+        return ((dict_iter *)it)->di_dict;
+    }
+    if (tp == &PySetIter_Type) {
+        return ((set_iter *)it)->si_set;
+    }
+    return NULL;
+}
+
 /* Could the handler record an access at this site? 0 only where ``RaceDetector._site`` is sure
  * to record nothing (the same tests on the same stack values); 1 where it may; -1 on an error.
  * Most sites are calls of anything but a container method and loads of functions and classes:
@@ -287,8 +327,23 @@ lanecheck_worth(Tracer *t, _PyInterpreterFrame *fr, PyObject *entry)
         return method_worth(t, entry, STACK(1), arg);
     case SUBSCR:
     case STORE_SUBSCR:
-    case DELETE_SUBSCR:
-        return is_instance(STACK(2), t->containers);
+    case DELETE_SUBSCR: {
+        PyObject *obj = STACK(2);
+        if (obj == NULL || PyTuple_CheckExact(obj) || PyUnicode_CheckExact(obj)) {
+            return 0;
+        }
+        int container = is_instance(obj, t->containers);
+        if (container != 0) {
+            return container;
+        }
+        /* another object's item (``mm[0]``, ``section["k"]``): as ``race_items`` decided for its
+         * type; a type not decided yet is the handler's to decide (once) */
+        PyObject *known = PyDict_GetItemWithError(t->subscripted, (PyObject *)Py_TYPE(obj));
+        if (known == NULL) {
+            return PyErr_Occurred() ? -1 : 1;
+        }
+        return known == Py_True;
+    }
     case LOAD_CELL: { /* arg: (slot, name); a cell holding code: once a step */
         if (!PyTuple_Check(arg) || PyTuple_GET_SIZE(arg) != 2) {
             return 1;
@@ -319,8 +374,18 @@ lanecheck_worth(Tracer *t, _PyInterpreterFrame *fr, PyObject *entry)
         }
         return iterated != NULL && PyGen_Check(iterated) ? 1 : is_instance(iterated, t->containers);
     }
-    case RUN: /* a loop's turn: only a generator's is an access (it runs the generator) */
-        return STACK(1) != NULL && Py_REFCNT(STACK(1)) > 1 && PyGen_Check(STACK(1));
+    case RUN: { /* a loop's turn: it runs a generator, or reads a list, dict or set (once a step
+                 * per site and container: review 9's s04, a turn after an event was unseen) */
+        PyObject *it = STACK(1);
+        if (it == NULL) {
+            return 0;
+        }
+        if (PyGen_Check(it)) {
+            return Py_REFCNT(it) > 1;
+        }
+        PyObject *seq = loop_container(it);
+        return seq == NULL ? 0 : code_read(t, entry, seq);
+    }
     case BINARY: { /* either operand a container, or "%s" % (items,) */
         int left = is_instance(STACK(2), t->containers);
         if (left != 0) {

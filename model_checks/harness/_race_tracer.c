@@ -167,12 +167,13 @@ static int
 Tracer_init(Tracer *self, PyObject *args, PyObject *kwds)
 {
     static char *kwlist[] = {"ex", "table_of", "handler", "code_types", "containers", "methods",
-                             "named_calls", "clocks", NULL};
-    PyObject *ex, *table_of, *handler, *code_types, *containers, *methods, *named_calls, *clocks;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OOOO!O!O!O!O!", kwlist, &ex, &table_of, &handler,
+                             "named_calls", "clocks", "subscripted", NULL};
+    PyObject *ex, *table_of, *handler, *code_types, *containers, *methods, *named_calls, *clocks,
+        *subscripted;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OOOO!O!O!O!O!O!", kwlist, &ex, &table_of, &handler,
                                      &PyTuple_Type, &code_types, &PyTuple_Type, &containers,
                                      &PyDict_Type, &methods, &PyDict_Type, &named_calls,
-                                     &PyList_Type, &clocks)) {
+                                     &PyList_Type, &clocks, &PyDict_Type, &subscripted)) {
         return -1;
     }
     if (!PyCallable_Check(table_of) || !PyCallable_Check(handler)) {
@@ -237,7 +238,7 @@ static PyTypeObject TracerType = {
     PyVarObject_HEAD_INIT(NULL, 0).tp_name = "model_checks.harness._race_tracer.Tracer",
     .tp_basicsize = sizeof(Tracer),
     .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC,
-    .tp_doc = "Tracer(ex, table_of, handler, code_types, containers, methods, named_calls, clocks): the race "
+    .tp_doc = "Tracer(ex, table_of, handler, code_types, containers, methods, named_calls, clocks, subscripted): the race "
               "detector's trace function.",
     .tp_new = PyType_GenericNew,
     .tp_init = (initproc)Tracer_init,

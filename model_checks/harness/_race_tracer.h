@@ -18,6 +18,7 @@ typedef struct {
     PyObject *len;        /* builtins.len */
     PyObject *named_calls; /* race_functions.NAMED_CALLS: getattr and kin, heapq.heappush and kin */
     PyObject *clocks;      /* the detector's vector clocks (a list of lists, by thread) */
+    PyObject *subscripted; /* race_items: type -> is a subscript of it an access (no entry: ask) */
     long opcodes;          /* opcode events since the last LONG_RUN call */
     /* the reads of code (a function, a class, a bound method in a global, a closure variable or
      * a module's attribute) let through in the running thread's epoch (``seen_tid``,
@@ -35,7 +36,7 @@ typedef struct {
  * struct and here cannot be left out of the garbage collector's view. */
 #define TRACER_MEMBERS(X)                                                                  \
     X(ex) X(table_of) X(handler) X(code_types) X(containers) X(methods) X(len) X(named_calls)     \
-    X(clocks)
+    X(clocks) X(subscripted)
 
 /* The entry kinds of race_sites (``LOAD_ATTR, STORE_ATTR, ... = range(19)``; a test compares). */
 enum { LOAD_ATTR, STORE_ATTR, SUBSCR, STORE_SUBSCR, GLOBAL_NAME, STORE_GLOBAL, CONTAINS, ITER,

@@ -36,7 +36,7 @@ import stat
 from collections.abc import Callable
 from typing import Any, Final
 
-from model_checks.harness import patch_io_pieces
+from model_checks.harness import patch_io_pieces, race_files
 from model_checks.harness.patch_threads import _controlled
 from model_checks.harness.rt.enabled import can_run
 from model_checks.harness.rt.objects import AtomicState, EventState, Op
@@ -280,6 +280,7 @@ def _read(fd: int, n: int) -> bytes:
     rt = _controlled()
     if rt is not None:
         _waits(rt).touch("os.read")
+        race_files.by_call(rt, fd, "os.read", False, in_op=True)  # a regular file's contents read
         if _pipe(fd):
             _wait(rt, fd, "r", "os.read", None)
     return _real_read(fd, n)
@@ -290,6 +291,7 @@ def _write(fd: int, data: Any) -> int:
     if rt is None:
         return _real_write(fd, data)
     _waits(rt).touch("os.write")
+    race_files.by_call(rt, fd, "os.write", True, in_op=True)
     if not _pipe(fd):
         return _real_write(fd, data)
     view = memoryview(data).cast("B")
@@ -306,6 +308,22 @@ def _write(fd: int, data: Any) -> int:
         finally:
             os.set_blocking(fd, True)
     return written
+
+
+_real_pread = os.pread
+_real_pwrite = os.pwrite
+
+
+def _pread(fd: int, n: int, offset: int) -> bytes:
+    """A read of a regular file at an offset: an access of it (``race_files``), no operation (it
+    does not move the descriptor's position, so it orders nothing)."""
+    race_files.by_call(_controlled(), fd, "os.pread", False)
+    return _real_pread(fd, n, offset)
+
+
+def _pwrite(fd: int, data: Any, offset: int) -> int:
+    race_files.by_call(_controlled(), fd, "os.pwrite", True)
+    return _real_pwrite(fd, data, offset)
 
 
 def _fd(item: Any) -> int:
@@ -360,5 +378,7 @@ REPLACEMENTS: list[tuple[Any, str, Any, Callable[..., Any]]] = [
     _sending_to(),
     (os, "read", _real_read, _read),
     (os, "write", _real_write, _write),
+    (os, "pread", _real_pread, _pread),
+    (os, "pwrite", _real_pwrite, _pwrite),
     (select, "select", _real_select, _select),
 ]

@@ -22,7 +22,7 @@ import stat
 import sys
 from typing import Any, Final
 
-from model_checks.harness import patch_files, patch_io
+from model_checks.harness import patch_files, patch_io, race_files
 from model_checks.harness.patch_threads import _controlled
 from model_checks.harness.rt.scheduler import UsageError
 
@@ -171,6 +171,8 @@ def _open(file: Any, mode: str = "r", *args: Any, **kwargs: Any) -> Any:
     name = patch_files.would_make(file, any(c in mode for c in "wxa") and kwargs.get("opener") is None)
     opened = _real_open(file, mode, *args, **kwargs)
     patch_files.made(name, opened.fileno() if name is not None else -1)
+    if "w" in mode:  # it truncates: a write of the file (``race_files``)
+        race_files.by_call(_controlled(), opened.fileno(), "open", True, path=file)
     return opened
 
 
@@ -186,6 +188,8 @@ def _os_open(path: Any, flags: int, *args: Any, **kwargs: Any) -> int:
     name = patch_files.would_make(path, bool(flags & os.O_CREAT) and kwargs.get("dir_fd") is None)
     fd = _real_os_open(path, flags, *args, **kwargs)
     patch_files.made(name, fd)
+    if flags & os.O_TRUNC:
+        race_files.by_call(_controlled(), fd, "os.open", True, path=path)
     return fd
 
 

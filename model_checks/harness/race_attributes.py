@@ -226,6 +226,23 @@ class AttributeAccesses:
         else:  # a class's data, a slot
             self._access(tid, obj, name, write, frame, "")
 
+    def _name(self, tid: int, frame: types.FrameType, entry: tuple[int, object], write: bool) -> None:
+        """``LOAD_NAME``/``STORE_NAME``: a class body's or ``exec``'s name. Its own namespace (a class
+        being made, ``exec``'s locals) is the frame's; else the name is the module's global
+        (``exec(src, globals())``, a class body reading a global). A module's own body, run by its
+        import, is not looked at (the import orders it)."""
+        name = str(entry[1])
+        code, g = frame.f_code, frame.f_globals
+        if code.co_name == "<module>" and g.get("__file__") == code.co_filename:
+            return
+        local = frame.f_locals
+        if local is not g and (write or name in local):
+            return
+        if write:
+            self._access(tid, g, name, True, frame, f"global {name}")
+        elif self._value_read(tid, entry, g, g.get(name, MISSING)):
+            self._access(tid, g, name, False, frame, f"global {name}")
+
 
 def method_read(obj: object, name: str) -> bool:
     """Is ``obj.name(...)`` (``LOAD_METHOD``) a read of ``obj``? A module's, a class's or a

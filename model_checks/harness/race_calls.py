@@ -26,6 +26,7 @@ from collections import deque
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
+from model_checks.harness import race_files
 from model_checks.harness.race_frames import stack_value
 from model_checks.harness.race_functions import (
     APPLIES,
@@ -117,6 +118,9 @@ class CallSites:
             if isinstance(arg, STREAMS):
                 if name in WRITE_STREAMS:  # (``str(buf)`` or a log call names it and reads nothing)
                     self.detector._access(tid, arg, ALL, True, frame, f"{name}({type(arg).__name__})")
+            elif isinstance(arg, race_files.FILE_TYPES):  # ``print(x, file=f)`` writes a file
+                if name in WRITE_STREAMS:
+                    race_files.method(self.detector, tid, frame, arg, "write")
             elif isinstance(arg, CONTAINERS):
                 label = f"{name}({type(arg).__name__})"
                 if i == written:
@@ -206,6 +210,8 @@ class CallSites:
                 return
             if isinstance(target, CONTAINERS) and isinstance(meth, _METHOD_TYPES):
                 self._method(tid, frame, target, meth.__name__, args)
+            elif isinstance(target, race_files.FILE_TYPES) and isinstance(meth, _METHOD_TYPES):
+                race_files.method(self.detector, tid, frame, target, meth.__name__)
         elif target is len and len(args) == 1:
             container = args[0]
             if isinstance(container, CONTAINERS):

@@ -23,6 +23,7 @@ import dataclasses
 import heapq
 import inspect
 import itertools
+import linecache
 import math
 import os
 import pickle
@@ -130,3 +131,20 @@ def library_caller(frame: Any, label: str) -> tuple[types.CodeType, int, str]:
     if not label or label.endswith(")"):
         label = f"{called.co_qualname}()"
     return caller.f_code, caller.f_lasti, label
+
+
+def generated_caller(frame: Any) -> tuple[types.CodeType, int] | None:
+    """An access made in code with no file of its own (``exec``'s ``<string>``: the property
+    ``multiprocessing.Value`` generates, a dataclass's ``__init__``) is reported at the innermost
+    calling frame whose file is real (review 9's s24 named ``<string>:11`` and an empty line for
+    ``v.value += 1``); None where there is none, or where ``linecache`` holds the source."""
+    if frame.f_code.co_filename in linecache.cache:
+        return None
+    caller = getattr(frame, "f_back", None)
+    while caller is not None and _generated(caller.f_code.co_filename):
+        caller = caller.f_back
+    return None if caller is None else (caller.f_code, caller.f_lasti)
+
+
+def _generated(filename: str) -> bool:
+    return filename.startswith("<") and not filename.startswith("<frozen") and filename not in linecache.cache

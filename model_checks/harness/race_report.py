@@ -10,6 +10,8 @@ import os
 import types
 from typing import TYPE_CHECKING
 
+from model_checks.harness.race_files import FileLocation
+from model_checks.harness.race_items import subscripted
 from model_checks.harness.race_sites import ALL, CONTAINERS, Site
 from model_checks.harness.rt.ending import ExecFailure
 
@@ -39,6 +41,7 @@ def race_failure(ex: Execution, first: Site, second: Site) -> ExecFailure:
             "the exploration interleaves only synchronisation points, so it cannot show both orders:",
             "protect the data with a lock, or, for a deliberate GIL-atomic access, declare it",
             "(model_checks.harness.declare_atomic(cls, attribute): it then becomes a scheduling point)",
+            *_held_in_a_field(first),
         ]
     )
     return ExecFailure("data_race", msg, details)
@@ -47,12 +50,14 @@ def race_failure(ex: Execution, first: Site, second: Site) -> ExecFailure:
 def describe(obj: object, key: object) -> str:
     if isinstance(obj, types.CellType):
         return f"closure variable {key}"
+    if isinstance(obj, FileLocation):
+        return str(obj)
     if type(obj) is dict:
         owner = fields_owner(obj)
         if owner is not None:  # an object's ``__dict__``: its attribute, or its fields whole
             name = type(owner).__name__
             return f"{name}'s fields (whole)" if key is ALL else f"{name}.{key}"
-    if isinstance(obj, CONTAINERS):
+    if isinstance(obj, CONTAINERS) or subscripted(type(obj)):
         kind = type(obj).__name__
         return f"{kind} (whole)" if key is ALL else f"{kind}[{key!r}]"
     owner = obj.__name__ if isinstance(obj, type) else type(obj).__name__
@@ -105,3 +110,17 @@ def where(site: Site, short: bool = False) -> str:
 
 def line_of(site: Site) -> str:
     return linecache.getline(site[1].co_filename, lineno(site)).strip()
+
+
+def _held_in_a_field(site: Site) -> list[str]:
+    """How to declare a container's GIL-atomic calls (review 9's s20: two threads' ``heapreplace``
+    and ``heappushpop`` on one list, each atomic in CPython): only a field can be declared, so the
+    container is kept in one, and every access through the declared field is then one scheduling
+    point, its container's accesses in that step unchecked."""
+    obj = site[3][0]
+    if not isinstance(obj, CONTAINERS) or fields_owner(obj) is not None:
+        return []
+    return [
+        f"(a {type(obj).__name__} is no field: for GIL-atomic calls on it, such as heapq's, keep it in an "
+        "object's field, obj.heap, and declare that field)"
+    ]

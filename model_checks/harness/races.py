@@ -24,14 +24,11 @@ explored execution also runs this detector:
   never reports; a read/read pair is never a race.
 
 A race is reported as an execution failure of kind ``data_race``: both sites, both threads.
-
-**Interleaving the racy accesses** (``Options(interleave_races=True)``): the sites of a reported
-race become scheduling points (``points``) and the search starts again, so the explorer also
-runs the accesses in both orders and shows the race's consequence (the lost update's wrong
-final value). At a point site the tracer itself announces an operation on a cell standing for
-the location (``read`` or ``write``: dependent as the accesses are; ``rt.objects.LocationState``)
-before the access runs, and the access counts as part of that operation (recorded at the epoch
-the operation published), exactly as a declared GIL-atomic field (``declared.py``).
+**Interleaving the racy accesses** (``Options(interleave_races=True)``): a reported race's sites
+become scheduling points (``points``) and the search starts again, so the explorer runs them in
+both orders and shows the race's consequence. At a point site the tracer announces an operation
+on a cell standing for the location (``rt.objects.LocationState``) before the access, which is
+part of that operation (at the epoch it published), as a declared field's (``declared.py``).
 """
 
 from __future__ import annotations
@@ -46,6 +43,7 @@ from typing import TYPE_CHECKING, Any
 from model_checks.harness.busy_wait import BusyWait
 from model_checks.harness.race_attributes import MISSING, AttributeAccesses
 from model_checks.harness.race_calls import NESTED, CallSites
+from model_checks.harness.race_files import FILE_TYPES, iterated_file
 from model_checks.harness.race_frames import (
     NATIVE,
     SUPPORTED,
@@ -56,7 +54,8 @@ from model_checks.harness.race_frames import (
     sync_op,
 )
 from model_checks.harness.race_functions import NAMED_CALLS, NESTED_DEPTH
-from model_checks.harness.race_library import TRACED_FILES, library_caller, library_state
+from model_checks.harness.race_items import decided, key_of, loop_reads, subscripted
+from model_checks.harness.race_library import TRACED_FILES, generated_caller, library_caller, library_state
 from model_checks.harness.race_python_tracer import trace_function
 from model_checks.harness.race_report import describe, race_failure
 from model_checks.harness.race_sites import (
@@ -153,10 +152,11 @@ class RaceDetector(AttributeAccesses):
                 code_entries,
                 self._site,
                 CODE_TYPES,
-                (*CONTAINERS, *ITERATORS),
+                (*CONTAINERS, *ITERATORS, *FILE_TYPES),
                 METHODS,
                 NAMED_CALLS,
                 self.clocks,
+                decided(),
             )
             if NATIVE is not None
             else None
@@ -243,6 +243,9 @@ class RaceDetector(AttributeAccesses):
             if issubclass(type(container), CONTAINERS):
                 key = stack_value(frame, 1)
                 self._item(tid, container, key, kind != SUBSCR, frame, indexed=kind != DELETE_SUBSCR)
+            elif subscripted(type(container)):  # ``mm[0]``, ``section["k"]``: ``race_items``
+                key = key_of(container, stack_value(frame, 1))
+                self._access(tid, container, key, kind != SUBSCR, frame, "")
         elif kind == CONTAINS:
             container, key = stack_value(frame, 1), stack_value(frame, 2)
             if issubclass(type(container), INDEXED) and issubclass(type(key), NESTED):
@@ -262,10 +265,16 @@ class RaceDetector(AttributeAccesses):
                 self._generator(tid, container, frame)
             elif issubclass(type(container), ITERATORS):  # ``for x in it:`` over a shared iterator
                 self._iterator(tid, container, frame)
-        elif kind == RUN:  # each turn of a loop: it runs a generator
-            gen = stack_value(frame, 1)
-            if type(gen) is types.GeneratorType:
-                self._generator(tid, gen, frame)
+            elif issubclass(type(container), FILE_TYPES):  # ``for line in f:``, a regular file's
+                iterated_file(self, tid, frame, container)
+        elif kind == RUN:  # each turn of a loop: it runs a generator, or reads a container
+            it = stack_value(frame, 1)
+            if type(it) is types.GeneratorType:
+                self._generator(tid, it, frame)
+            else:  # (once a step per site and container, as the C filter lets it through)
+                for container in loop_reads(it):
+                    if self._code_read(tid, entry, container):
+                        self._access(tid, container, ALL, False, frame, "")
         elif kind == TRUTH:  # ``if xs:``: a container's truth is its length (a stream's is True)
             container = stack_value(frame, 1)
             if issubclass(type(container), CONTAINERS) and not issubclass(type(container), STREAMS):
@@ -315,23 +324,6 @@ class RaceDetector(AttributeAccesses):
         else:
             self.calls.call(tid, frame, arg_)
 
-    def _name(self, tid: int, frame: types.FrameType, entry: tuple[int, Any], write: bool) -> None:
-        """``LOAD_NAME``/``STORE_NAME``: a class body's or ``exec``'s name. Its own namespace (a class
-        being made, ``exec``'s locals) is the frame's; else the name is the module's global
-        (``exec(src, globals())``, a class body reading a global). A module's own body, run by its
-        import, is not looked at (the import orders it)."""
-        name = entry[1]
-        code, g = frame.f_code, frame.f_globals
-        if code.co_name == "<module>" and g.get("__file__") == code.co_filename:
-            return
-        local = frame.f_locals
-        if local is not g and (write or name in local):
-            return
-        if write:
-            self._access(tid, g, name, True, frame, f"global {name}")
-        elif self._value_read(tid, entry, g, g.get(name, MISSING)):
-            self._access(tid, g, name, False, frame, f"global {name}")
-
     def _generator(self, tid: int, gen: types.GeneratorType[Any, Any, Any], frame: Where) -> None:
         """``next(gen)``, a loop over ``gen`` or ``list(gen)``: it runs the generator's frame, which
         two threads cannot do at once (``ValueError: generator already executing``): a write. And
@@ -345,8 +337,7 @@ class RaceDetector(AttributeAccesses):
                     self._access(tid, container, ALL, False, frame, "")
 
     def _iterator(self, tid: int, it: object, frame: Where) -> None:
-        """``next(it)``, or a loop's start, on an iterator over a container: it moves the iterator
-        (a write: two threads calling ``next`` on one race) and reads the container."""
+        """``next(it)`` or a loop's start: moves ``it`` (a write) and reads its container."""
         self._access(tid, it, "<position>", True, frame, type(it).__name__)
         for container in iterated(it):
             self._access(tid, container, ALL, False, frame, "")
@@ -388,9 +379,10 @@ class RaceDetector(AttributeAccesses):
         frame: Where,
         label: str,
         owner: type | None = None,
+        in_op: bool = False,
     ) -> None:
         """An access to ``obj``'s ``key`` (``owner``: the class of the object whose ``__dict__``
-        ``obj`` is, for an attribute)."""
+        ``obj`` is, for an attribute; ``in_op``: part of the operation just run, ``race_files``)."""
         if issubclass(type(obj), DICT_VIEWS):
             obj, key = viewed(obj), ALL
         oid = id(obj)
@@ -403,6 +395,8 @@ class RaceDetector(AttributeAccesses):
         code, offset = frame.f_code, frame.f_lasti
         if code.co_filename in TRACED_FILES:  # inside ``statistics.mean``: the program's call of it
             code, offset, label = library_caller(frame, label)
+        elif code.co_filename[:1] == "<" and not code.co_filename.startswith("<frozen"):
+            code, offset = generated_caller(frame) or (code, offset)  # ``exec``'s code: its caller's
         # the location's words are made only for a report (``_report``): the object is kept alive
         site: Site = (tid, code, offset, (obj if owner is None else owner, key, label), write)
         try:
@@ -412,13 +406,15 @@ class RaceDetector(AttributeAccesses):
             vc = self._clock(tid)
             epoch = vc[tid]
         points = self.points
-        if points and (code, offset) in points:
+        if in_op:
+            epoch -= 1
+        elif points and (code, offset) in points:
             self._interleave(obj, key, write, label, owner)
             vc = self._clock(tid)
             # the access is part of the point's operation: at the epoch that operation published
             epoch = vc[tid] - 1
         shadow = self.shadow
-        container = issubclass(type(obj), CONTAINERS)
+        container = issubclass(type(obj), CONTAINERS) or subscripted(type(obj))
         loc = shadow.get((oid, key))
         if loc is None:
             loc = shadow[(oid, key)] = _Loc()

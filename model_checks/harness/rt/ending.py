@@ -158,6 +158,9 @@ def deadlock(ex: Execution) -> None:
     ex.failure = ex.failure or ExecFailure(kind, msg, "\n".join(lines))
 
 
+_IO = "the process's I/O"  # (``patch_io``'s object: every I/O call is an operation on it)
+
+
 def livelock_words(ex: Execution) -> str:
     """What a run past ``max_steps`` looks like: a thread that ran alone to the end while
     others lived may be a busy-wait in a schedule no interpreter keeps to; fairness holds
@@ -175,7 +178,19 @@ def livelock_words(ex: Execution) -> str:
         return words
     who = ex.thread_label(last)
     live = ", ".join(ex.thread_label(t) for t in others)
-    if any(step.op.kind == "sleep" for step in steps[len(steps) - alone :]):
+    run = steps[len(steps) - alone :]
+    io = [step.op for step in run if step.op.obj.name == _IO]
+    calls = {str(op.args[0]) for op in io if op.args}
+    if calls and len(io) * 10 >= alone * 9 and not any(step.op.kind == "sleep" for step in run):
+        # a long finite loop of reads or writes (review 9's s17: 2000 ``os.read`` calls a thread)
+        # is not a busy-wait: each step was an I/O call that made progress
+        return words + (
+            f": {who} ran its last {alone} steps alone (also live: {live}), {len(io)} of them I/O calls "
+            f"({', '.join(sorted(calls))}): a finite loop of more I/O calls than max_steps allows "
+            "reaches the bound without any livelock: raise max_steps (--max-steps) to see it end; "
+            "only a loop polling a descriptor that never becomes ready would be a busy-wait"
+        )
+    if any(step.op.kind == "sleep" for step in run):
         # it sleeps, so fairness would have let the others run: none of them could
         return words + (
             f": {who} ran its last {alone} steps alone, sleeping in them, while {live} could "
