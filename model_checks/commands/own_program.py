@@ -45,7 +45,9 @@ def load(name: str, seed: int = 0) -> Loaded:
     where, _, function = name.rpartition(":")
     if not where or not function:
         raise CommandError(f"{name!r}: give MODULE:FUNCTION or FILE.py:FUNCTION")
+    before = set(sys.modules)
     module, draws = patch_random.seeded_import(seed, lambda: _module(where))
+    _IMPORTED[module.__name__] = frozenset(sys.modules) - before
     fn = getattr(module, function, None)
     if fn is None:
         raise CommandError(f"{where} has no {function!r}")
@@ -69,21 +71,28 @@ def load(name: str, seed: int = 0) -> Loaded:
     return Loaded(module, program, draws)
 
 
+# per program module ``load`` imported: the modules its import loaded
+_IMPORTED: dict[str, frozenset[str]] = {}
+
+
 def siblings(module: ModuleType) -> list[ModuleType]:
     """The modules loaded from the program's own folder and the folders below it (its helpers,
     its packages' modules): patched with it, so that their locks made at import stand in for
     controlled ones and their globals start each execution afresh, as the program's own do.
     Installed packages (a virtual environment inside the folder) and lanecheck's own modules are
-    not the program's. (``patched`` adds the program's modules these reach, wherever they are:
-    ``patch_modules``.)"""
+    not the program's. Where ``load`` imported it, only the modules its import loaded: in a
+    process that had loaded others from that folder (a test run calling the command in-process)
+    they are not the program's, and one of them made a lock subclass at import refused the check.
+    (``patched`` adds the program's modules these reach, wherever they are: ``patch_modules``.)"""
     file = getattr(module, "__file__", None)
     if not file:
         return []
     below = _folder(os.path.dirname(file))
+    imported = _IMPORTED.get(module.__name__)
     found = []
     for other in list(sys.modules.values()):
         path = getattr(other, "__file__", None)
-        if other is module or not path:
+        if other is module or not path or (imported is not None and other.__name__ not in imported):
             continue
         if os.path.abspath(path).startswith(below) and patch_modules.program_file(other):
             found.append(other)

@@ -4,6 +4,7 @@ and what cannot be loaded is refused naming the problem (exit 2)."""
 
 from __future__ import annotations
 
+import importlib
 import json
 import sys
 from pathlib import Path
@@ -238,3 +239,30 @@ def test_what_a_plain_programs_main_returns_is_no_check(program_file: Path) -> N
     """A real run ignores it; it was refused in the harness's words ("a test may return None...")."""
     result = runner.invoke(app, ["explore", f"{program_file}:returns_a_status"])
     assert result.exit_code == 0, result.output
+
+
+@pytest.mark.timeout(120)
+def test_a_module_of_the_folder_loaded_before_and_not_imported_by_the_program_is_not_its(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """In a process that had loaded another module from the program's folder (a test run calling
+    the command in-process), that module was patched as the program's: one making an Event
+    subclass at import refused the check of a program that never imports it (session 41: a test
+    failed or passed by which tests ran before it in the same worker)."""
+    (tmp_path / "bystander_s41.py").write_text(
+        "import threading\n\nclass OnceEvent(threading.Event):\n    pass\n\nonce = OnceEvent()\n"
+    )
+    (tmp_path / "prog_s41.py").write_text(
+        "import threading\n\ndef main():\n    t = threading.Thread(target=lambda: None)\n"
+        "    t.start()\n    t.join()\n"
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    importlib.import_module("bystander_s41")  # (loaded before, as another test would have)
+
+    try:
+        result = runner.invoke(app, ["explore", f"{tmp_path / 'prog_s41.py'}:main"])
+    finally:
+        sys.modules.pop("bystander_s41", None)
+        sys.modules.pop("prog_s41", None)
+    assert result.exit_code == 0, result.output
+    assert result.output.startswith("exhaustive"), result.output
