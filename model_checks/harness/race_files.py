@@ -13,9 +13,10 @@ and ``os.read``/``os.write``/``os.pread``/``os.pwrite`` of a regular file's desc
 read or a write of it (``patch_io``: the first two are also an operation on the process's I/O,
 whose ordering they then carry, as a declared atomic field's access is part of its scheduling
 point). A write to a file open for appending is a read (``_appends``: an atomic append). Only
-regular files (``S_ISREG``), and not descriptors 0-2 (the standard streams: two threads printing
-are no race on the file the output went to). A ``pathlib`` read or write, a loop over a file's
-lines after its start, and a file written by another process are not seen.
+regular files (``S_ISREG``), and not the standard streams (descriptors 0-2, and the file the
+streams in ``sys`` write to now: two threads printing are no race on the file the output went
+to). A ``pathlib`` read or write, a loop over a file's lines after its start, and a file written
+by another process are not seen.
 """
 
 from __future__ import annotations
@@ -85,11 +86,30 @@ def location(fd: int, name: object) -> FileLocation | None:
 
 
 def _of(f: Any) -> FileLocation | None:
+    streams = _standard_streams()
+    if any(f is s for s in streams):
+        return None
     try:
         fd = f.fileno()
     except (OSError, ValueError):  # closed, or detached: the call raises
         return None
+    if any(fd == _fileno(s) for s in streams):
+        return None  # (another object over a standard stream's file)
     return location(fd, getattr(f, "name", fd))
+
+
+def _standard_streams() -> tuple[Any, ...]:
+    """The standard streams as they are now: a test runner's capture (pytest's is a temporary
+    file, not descriptor 1) or a shell's redirection to a file is still the output two threads
+    print to, no race on a file (session 41: two workers' ``sys.stdout.write`` under pytest)."""
+    return (sys.stdout, sys.stderr, sys.stdin, sys.__stdout__, sys.__stderr__, sys.__stdin__)
+
+
+def _fileno(stream: Any) -> int:
+    try:
+        return int(stream.fileno())
+    except (AttributeError, OSError, ValueError, io.UnsupportedOperation):
+        return -1
 
 
 def method(detector: RaceDetector, tid: int, frame: Any, f: Any, name: str) -> None:
