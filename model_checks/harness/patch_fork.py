@@ -8,7 +8,8 @@ it, or hung (review 9: ``os.fork()`` s08, ``multiprocessing.Process`` with the "
 method s16, ``ProcessPoolExecutor`` s07). The explorer schedules threads, not processes, so
 ``os.fork``/``os.forkpty`` in a controlled thread, and making a ``ProcessPoolExecutor`` there
 (its queues and manager thread wait on the worker processes), raise a ``UsageError`` saying what
-to use instead. ``subprocess`` (``fork_exec``/``posix_spawn``: the child runs another program at
+to use instead; so does ``multiprocessing``'s ``Process.start`` whatever its start method.
+``subprocess`` (``fork_exec``/``posix_spawn``: the child runs another program at
 once) is not refused; its waits are ``patch_io_outside``'s.
 """
 
@@ -49,16 +50,32 @@ REPLACEMENTS: list[tuple[Any, str, Any, Any]] = [
 ]
 
 
+PROCESS = (
+    "multiprocessing's Process.start() in a controlled thread: the child is a copy of the checker "
+    "(forked, or spawned to import the program again, as the spawn and forkserver methods do), "
+    "which lanecheck cannot run or schedule: run another program with subprocess, or use threads"
+)
+
+
 def at_patching() -> list[tuple[Any, str, Any, Any]]:
-    """``ProcessPoolExecutor``, where the program imported ``concurrent.futures.process``."""
+    """``multiprocessing``'s ``Process.start`` (any start method: spawning failed too, on the
+    resource tracker's stood-in lock) and ``ProcessPoolExecutor``, where the program imported them."""
+    found = []
+    process = sys.modules.get("multiprocessing.process")
+    if process is not None:
+
+        def refuse_start(rt: object, *args: Any, **kwargs: Any) -> Any:
+            raise UsageError(PROCESS)
+
+        found.append(either(process.BaseProcess, "start", refuse_start))
     module = sys.modules.get("concurrent.futures.process")
     if module is None:
-        return []
+        return found
 
     def refuse(rt: object, *args: Any, **kwargs: Any) -> Any:
         raise UsageError(POOL)
 
-    found = [either(module, "ProcessPoolExecutor", refuse)]
+    found.append(either(module, "ProcessPoolExecutor", refuse))
     package = sys.modules.get("concurrent.futures")
     if package is not None and "ProcessPoolExecutor" in vars(package):  # (its lazy import keeps it)
         found.append(either(package, "ProcessPoolExecutor", refuse))

@@ -60,6 +60,17 @@ def fork_process_in_a_worker() -> None:
     _two(worker, lambda: None)
 
 
+def spawn_process_in_a_worker() -> None:
+    """s16 with the "spawn" start method (it failed on the resource tracker's stood-in lock)."""
+
+    def worker() -> None:
+        p = multiprocessing.get_context("spawn").Process(target=_child)
+        p.start()
+        p.join()
+
+    _two(worker, lambda: None)
+
+
 def process_pool_in_a_worker() -> None:
     """s07: a ``ProcessPoolExecutor`` in a worker thread."""
 

@@ -32,7 +32,8 @@ def _run(program: Callable[[], object], **options: object) -> Result:
             prog.fork_in_a_worker,
             r"os\.fork\(\) in a controlled thread: the child would be a copy of the checker",
         ),
-        (prog.fork_process_in_a_worker, r"os\.fork\(\) in a controlled thread: .*'fork' start method"),
+        (prog.fork_process_in_a_worker, r"multiprocessing's Process\.start\(\) in a controlled thread"),
+        (prog.spawn_process_in_a_worker, r"multiprocessing's Process\.start\(\) in a controlled thread"),
         (prog.process_pool_in_a_worker, r"ProcessPoolExecutor in a controlled thread: .*ThreadPoolExecutor"),
         (
             prog.mp_lock_sent_to_another_process,
