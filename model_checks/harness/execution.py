@@ -6,7 +6,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable
 
-from model_checks.harness import patch_random, races
+from model_checks.harness import patch_io_outside, patch_random, races
 from model_checks.harness.declared import fields_as_points
 from model_checks.harness.options import Options
 from model_checks.harness.patch import (
@@ -110,4 +110,5 @@ def resolved(options: Options) -> Options:
     RACES_OFF_BY_DEFAULT[0] = options.races is None and not on and races.SUPPORTED
     new_check()
     patch_random.new_check(options.seed)  # its programs' random draws: from its seed
+    patch_io_outside.new_check(options.time_limit)  # a real-time wait for a child ends with it
     return options if options.races is on else options.with_(races=on)

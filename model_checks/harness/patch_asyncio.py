@@ -23,6 +23,7 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
+from model_checks.harness import patch_io_selectors
 from model_checks.harness.patch_threads import _controlled
 from model_checks.harness.rt.scheduler import UsageError
 
@@ -64,7 +65,8 @@ def refused_waits() -> list[tuple[Any, str, Any, Any]]:
         ):
             real = vars(cls).get("select")
             if real is not None:
-                found.append((cls, "select", real, _refusing(real)))
+                # (and otherwise a controlled wait: ``patch_io_selectors``)
+                found.append((cls, "select", real, _refusing(patch_io_selectors.waiting(real))))
     return found
 
 

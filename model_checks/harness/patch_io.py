@@ -20,9 +20,10 @@ socket's timeout is a timed wait of the virtual clock
 (``TimeoutError("timed out")``, as CPython's); a non-blocking one's call is made as it is. Before a
 wait is reported as a deadlock the descriptors are given ``GRACE`` seconds of real time (data
 from another process). Not modelled (the real call, as before): a socket to another machine, a
-file object's read of a pipe (``os.fdopen``), ``selectors`` (``patch_asyncio`` refuses an event
-loop's wait), ``input()``. ``MSG_WAITALL`` is ``patch_io_pieces``'s; ``select.poll``/``epoll``,
-``multiprocessing.Connection`` and a FIFO's open are ``patch_io_waits``'s.
+file object's read of a pipe (``os.fdopen``), ``input()``. ``MSG_WAITALL`` is
+``patch_io_pieces``'s; ``select.poll``/``epoll``, ``multiprocessing.Connection`` and a FIFO's open
+are ``patch_io_waits``'s; ``selectors`` are ``patch_io_selectors``'s; a pipe only another process
+can make ready (a child's) is ``patch_io_outside``'s real-time wait, not a deadlock.
 """
 
 from __future__ import annotations
@@ -36,7 +37,7 @@ import stat
 from collections.abc import Callable
 from typing import Any, Final
 
-from model_checks.harness import patch_io_pieces, race_files
+from model_checks.harness import patch_io_outside, patch_io_pieces, race_files
 from model_checks.harness.patch_threads import _controlled
 from model_checks.harness.rt.enabled import can_run
 from model_checks.harness.rt.objects import AtomicState, EventState, Op
@@ -136,6 +137,9 @@ def _wait(rt: ControlledRuntime, fd: int, mode: str, what: str, timeout: float |
 def _wait_any(rt: ControlledRuntime, want: Want, what: str, timeout: float | None) -> bool:
     """Block the controlled thread until one of ``want`` is ready; False if it timed out."""
     waits = _waits(rt)
+    if not _ready(want, 0.0) and patch_io_outside.outside(want):
+        # only another process can make them ready: a real wait, never a deadlock
+        return patch_io_outside.real_time_wait(rt, want, what, timeout)
     while not _ready(want, 0.0):
         ev = waits.event(want, what)
         ev.flag = False

@@ -5,7 +5,7 @@
   the registered descriptors is ready (pipes, terminals, sockets of this machine), as
   ``select.select`` does; the timeout is one of the virtual clock (poll's in milliseconds,
   epoll's in seconds). A poller with a descriptor ``patch_io`` does not model is polled for real.
-  (``selectors`` keeps the real classes: an event loop's wait is refused, ``patch_asyncio``.)
+  (``selectors`` made theirs at import: ``patch_io_selectors`` makes their wait controlled.)
 * ``multiprocessing.Connection`` (r124): its reads and writes call ``os.read``/``os.write`` bound
   when the class was made, so they are given ``patch_io``'s; ``poll`` is a wait on its descriptor.
 * opening a FIFO (r084) for reading, or for writing when no reader has it open, blocks in the

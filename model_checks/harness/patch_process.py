@@ -24,9 +24,12 @@ from types import ModuleType
 from typing import Any
 
 from model_checks.harness import (
+    patch_fork,
     patch_identity,
     patch_io,
+    patch_io_outside,
     patch_io_waits,
+    patch_mp_sync,
     patch_shared,
     patch_signals,
     patch_sigwait,
@@ -92,6 +95,9 @@ REPLACEMENTS += patch_sigwait.REPLACEMENTS
 REPLACEMENTS += patch_io.REPLACEMENTS
 # poll/epoll waits, a FIFO's open refused (``patch_io_waits``)
 REPLACEMENTS += patch_io_waits.REPLACEMENTS
+# a child's exit waited for in real time (``patch_io_outside``); a fork refused (``patch_fork``)
+REPLACEMENTS += patch_io_outside.REPLACEMENTS
+REPLACEMENTS += patch_fork.REPLACEMENTS
 
 
 def at_patching(modules: tuple[ModuleType, ...]) -> list[tuple[Any, str, Any, Any]]:
@@ -99,10 +105,13 @@ def at_patching(modules: tuple[ModuleType, ...]) -> list[tuple[Any, str, Any, An
     ``sqlite3``'s thread check, ``asyncio``'s current loop per thread; ``patch_streams``:
     ``redirect_stdout`` is process-wide, where ``modules`` name it, or assign ``sys.stdout``;
     ``patch_shared``: the working directory and the recursion limit, where they name their
-    setters; ``patch_io_waits``: ``multiprocessing``'s connections, where it is imported)."""
+    setters; ``patch_io_waits``: ``multiprocessing``'s connections, where it is imported;
+    ``patch_fork``: ``ProcessPoolExecutor``; ``patch_mp_sync``: ``multiprocessing``'s locks)."""
     return [
         *patch_identity.at_patching(),
         *patch_streams.at_patching(modules),
         *patch_shared.at_patching(modules),
         *patch_io_waits.at_patching(),
+        *patch_fork.at_patching(),
+        *patch_mp_sync.at_patching(),
     ]

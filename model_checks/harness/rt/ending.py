@@ -101,6 +101,8 @@ def thread_failed(ex: Execution, t: ThreadInfo, error: BaseException) -> None:
         return
     if isinstance(error, UsageError) or not (isinstance(error, Exception) or ctrl_c.programs_own(error)):
         raise error  # misuse, Ctrl-C, a test-runner timeout: not a finding about the program
+    if ex.abandoned:
+        return  # (after a bound left a thread stuck for good: what follows is the bound's doing)
     kind = "assertion" if isinstance(error, AssertionError) else "exception"
     tb = "".join(traceback.format_exception(error))
     msg = f"{type(error).__name__}: {error}" if str(error) else type(error).__name__
@@ -126,7 +128,11 @@ def finish(ex: Execution) -> None:
 
 def deadlock(ex: Execution) -> None:
     """No thread can run and some have not finished: a lost wakeup when a waiting thread leaves
-    work pending (the test's ``pending_work`` says so), a deadlock otherwise."""
+    work pending (the test's ``pending_work`` says so), a deadlock otherwise. Not in an
+    abandoned execution: a thread left waiting for another process when the check's time limit
+    ran out (``patch_io_outside``) is stuck by the bound, not by the program."""
+    if ex.abandoned:
+        return
     lines = []
     waiting = False
     for t in ex.threads:
