@@ -10,7 +10,7 @@ import os
 from collections.abc import Callable
 from types import ModuleType
 
-from model_checks.harness import Result, check, patched
+from model_checks.harness import Options, Result, check, patched
 from model_checks.harness.options import Failure
 
 # What a proof of a racy-looking program says (the rest names the granularity).
@@ -21,6 +21,18 @@ def run_patched(module: ModuleType, program: Callable[[], object], **options: ob
     """``check`` the plain program ``program()`` with ``module`` patched; ``options`` as for ``check``."""
     with patched(module):
         return check(lambda rt: program(), **options)  # type: ignore[arg-type]
+
+
+def run_with_outcomes(module: ModuleType, program: Callable[[], object], **options: object) -> Result:
+    """``check`` the plain program ``program()`` with ``module`` patched, each execution's outcome
+    what it returned (60 s unless ``options`` say otherwise)."""
+
+    def test(rt: object) -> Callable[[], object]:
+        value = program()
+        return lambda: value
+
+    with patched(module):
+        return check(test, Options(**{"time_limit": 60, **options}))  # type: ignore[arg-type]
 
 
 def source_line(module: ModuleType, text: str) -> str:

@@ -18,21 +18,16 @@ from collections.abc import Callable
 
 import pytest
 
-from model_checks.harness import Options, Result, check, patch_streams, patched
+from model_checks.harness import Result, patch_streams
 from tests.harness import review8_process_programs as prog
+from tests.harness.patched_runs import run_with_outcomes
 
 pytestmark = pytest.mark.timeout(120)
 
 
 def _run(program: Callable[[], object], **options: object) -> Result:
     """The check of ``program``, each execution's outcome what it returned."""
-
-    def test(rt: object) -> Callable[[], object]:
-        value = program()
-        return lambda: value
-
-    with patched(prog):
-        return check(test, Options(time_limit=60, **options))  # type: ignore[arg-type]
+    return run_with_outcomes(prog, program, **options)
 
 
 @pytest.mark.parametrize(

@@ -16,24 +16,18 @@ from pathlib import Path
 
 import pytest
 
-from model_checks.harness import Options, Result, check, patched
+from model_checks.harness import Result, patched
 from model_checks.harness.rt.scheduler import UsageError
 from model_checks.harness.thread_idents import MAIN_IDENT
 from tests.harness import review8_reach_programs as prog
-from tests.harness.patched_runs import assert_proved_race_free
+from tests.harness.patched_runs import assert_proved_race_free, run_with_outcomes
 
 pytestmark = pytest.mark.timeout(120)
 
 
 def _run(program: Callable[[], object], **options: object) -> Result:
     """The check of ``program``, each execution's outcome what it returned."""
-
-    def test(rt: object) -> Callable[[], object]:
-        value = program()
-        return lambda: value
-
-    with patched(prog):
-        return check(test, Options(time_limit=60, **options))  # type: ignore[arg-type]
+    return run_with_outcomes(prog, program, **options)
 
 
 # ------------------------------------------------------------------------------------- sqlite3

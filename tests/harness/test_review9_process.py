@@ -19,19 +19,14 @@ from model_checks.harness import Options, Result, check, own_code, patch_shared,
 from model_checks.harness.rt.scheduler import UsageError
 from tests.harness import review8_signal_programs as prog8
 from tests.harness import review9_process_programs as prog
+from tests.harness.patched_runs import run_with_outcomes
 
 pytestmark = pytest.mark.timeout(180)
 
 
 def _run(program: Callable[[], object], **options: object) -> Result:
     """The check of ``program``, each execution's outcome what it returned."""
-
-    def test(rt: object) -> Callable[[], object]:
-        value = program()
-        return lambda: value
-
-    with patched(prog):
-        return check(test, Options(time_limit=60, **options))  # type: ignore[arg-type]
+    return run_with_outcomes(prog, program, **options)
 
 
 @pytest.mark.parametrize(
