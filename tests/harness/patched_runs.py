@@ -56,6 +56,15 @@ def assert_fails(result: Result, kind: str, *words: str) -> Failure:
     return failure
 
 
+def assert_reported(result: Result, kind: str, *words: str) -> None:
+    """The check failed with a failure of ``kind`` and its whole report (trace, stacks, notes)
+    holds each of ``words``."""
+    assert result.verdict == "failed" and result.failure is not None, result.report()
+    assert result.failure.kind == kind, result.report()
+    for word in words:
+        assert word in result.report(), result.report()
+
+
 def assert_race(result: Result, module: ModuleType, what: str, *sites: str) -> Failure:
     """The check failed with a data race on ``what`` whose report names, for each text of
     ``sites``, the line of ``module`` that holds it; the failure carries its schedule."""

@@ -15,7 +15,7 @@ import pytest
 from model_checks.harness import Options, Result, check, patched
 from model_checks.harness.rt.scheduler import UsageError
 from tests.harness import review8_signal_programs as prog
-from tests.harness.patched_runs import assert_proved_race_free
+from tests.harness.patched_runs import assert_proved_race_free, assert_reported
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -28,13 +28,6 @@ def _run(program: Callable[[], None]) -> Result:
     assert (signal.getsignal(signal.SIGUSR1), signal.getsignal(signal.SIGUSR2)) == before
     assert signal.pthread_sigmask(signal.SIG_BLOCK, []) == set()
     return result
-
-
-def _fails_with(result: Result, kind: str, *words: str) -> None:
-    assert result.verdict == "failed" and result.failure is not None, result.report()
-    assert result.failure.kind == kind, result.report()
-    for word in words:
-        assert word in result.report(), result.report()
 
 
 # ------------------------------------------------------------------ a handler during Condition.wait
@@ -52,7 +45,7 @@ def test_a_handler_during_mains_condition_wait_runs_as_in_cpython(program: Calla
 
 def test_r091_as_written_loses_the_notify_when_the_handler_runs_before_the_wait() -> None:
     result = _run(prog.handler_may_run_before_mains_wait)
-    _fails_with(result, "deadlock", "blocked: main", "waiting for a notify")
+    assert_reported(result, "deadlock", "blocked: main", "waiting for a notify")
     # the handler ran (its notify is in the trace) before main's wait put it in the wait set
     report = result.report()
     assert report.index("notify_all() condition") < report.rindex("wait() condition"), report
@@ -69,7 +62,7 @@ def test_r091_as_written_loses_the_notify_when_the_handler_runs_before_the_wait(
     ],
 )
 def test_a_handler_that_cannot_end_the_wait_is_a_deadlock(program: Callable[[], None]) -> None:
-    _fails_with(_run(program), "deadlock", "blocked: main")
+    assert_reported(_run(program), "deadlock", "blocked: main")
 
 
 # ----------------------------------------------------------------------- masks and sigwait
@@ -89,11 +82,13 @@ def test_masks_and_sigwait_as_in_cpython_are_proved(program: Callable[[], None])
 def test_a_sigwait_for_a_signal_never_sent_is_a_deadlock_naming_it() -> None:
     result = _run(prog.sigwait_for_a_signal_never_sent)
     # (the thread is named after its target as CPython names it: ``sigwait``)
-    _fails_with(result, "deadlock", "blocked: main, Thread-1 (sigwait)", "signal SIGUSR2 (signal.sigwait)")
+    assert_reported(
+        result, "deadlock", "blocked: main, Thread-1 (sigwait)", "signal SIGUSR2 (signal.sigwait)"
+    )
 
 
 def test_a_mask_set_after_a_thread_started_is_not_its_mask() -> None:
-    _fails_with(
+    assert_reported(
         _run(prog.mask_set_after_the_worker_started),
         "exception",
         "ProcessExit: SIGUSR2's default action ends the process",
@@ -103,7 +98,7 @@ def test_a_mask_set_after_a_thread_started_is_not_its_mask() -> None:
 def test_a_handler_a_workers_unblocking_delivers_runs_at_any_step_of_main() -> None:
     # (the unblocking is dependent with main's steps, as a send is: DPOR moves it inside main's
     # ``with lk``)
-    _fails_with(_run(prog.worker_unblocks_while_main_holds_the_lock), "deadlock", "blocked: main")
+    assert_reported(_run(prog.worker_unblocks_while_main_holds_the_lock), "deadlock", "blocked: main")
 
 
 def test_a_signal_two_kinds_of_thread_could_take_is_refused_by_name() -> None:
