@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import importlib
 import json
-import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -18,6 +16,7 @@ import pytest
 
 from model_checks.harness import Options, Result, check, patch_clock, patched
 from tests.harness import review8_clock_programs as programs
+from tests.harness.explore_runs import explore_command
 
 pytestmark = pytest.mark.timeout(240)
 
@@ -86,12 +85,7 @@ def test_a_failure_replays_in_another_process() -> None:
     failure found in one process replays in another."""
 
     def cli(*args: str) -> dict[str, object]:
-        out = subprocess.run(
-            [sys.executable, "-m", "model_checks", "explore", f"{PROGRAMS_FILE}:main_ttl", "--json", *args],
-            capture_output=True,
-            text=True,
-            timeout=180,
-        )
+        out = explore_command(f"{PROGRAMS_FILE}:main_ttl", "--json", *args, cwd=Path.cwd(), timeout=180)
         facts = json.loads(out.stdout)
         assert isinstance(facts, dict), out
         return facts
