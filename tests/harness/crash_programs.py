@@ -8,6 +8,8 @@ import signal
 import sys
 import threading
 
+from tests.harness.program_threads import run_copies
+
 
 class LazySettings:
     """A settings proxy made at import whose ``__getattr__`` raises its own error until configured
@@ -39,11 +41,7 @@ def settings_read_under_a_lock() -> None:
         with lock:
             out.append(settings.LIMIT)
 
-    threads = [threading.Thread(target=read) for _ in range(2)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
+    run_copies(read)
     assert out == [2, 2]
 
 
@@ -82,11 +80,7 @@ def trace_function_set_in_a_worker() -> None:
         sys.settrace(lambda frame, event, arg: None)
         counts["n"] += 1
 
-    threads = [threading.Thread(target=work) for _ in range(2)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
+    run_copies(work)
 
 
 def profile_hook_for_new_threads() -> None:
