@@ -8,6 +8,7 @@ import signal
 import sys
 import threading
 
+from tests.harness.program_kit_main_signal import signal_the_main_thread
 from tests.harness.program_threads import run_copies
 
 
@@ -64,11 +65,7 @@ def handler_installed_in_main() -> None:
 def signal_sent_to_the_main_thread() -> None:
     """A controlled thread's ident is no OS thread's: ``pthread_kill`` of it crashed the process
     (with no handler for SIGUSR1 a real run ends there: its default action)."""
-    main = threading.main_thread().ident
-    assert main is not None
-    t = threading.Thread(target=signal.pthread_kill, args=(main, signal.SIGUSR1))
-    t.start()
-    t.join()
+    signal_the_main_thread(signal.SIGUSR1)
 
 
 def trace_function_set_in_a_worker() -> None:

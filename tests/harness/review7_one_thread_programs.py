@@ -15,6 +15,7 @@ import sqlite3
 import threading
 from types import FrameType
 
+from tests.harness.program_kit_main_signal import signal_the_main_thread
 from tests.harness.program_threads import join_all, run_copies, start_and_join
 
 
@@ -189,11 +190,7 @@ def pthread_kill_of_the_main_thread() -> None:
     got: list[int] = []
     old = signal.signal(signal.SIGUSR1, lambda s, f: got.append(s))
     try:
-        main = threading.main_thread().ident
-        assert main is not None
-        t = threading.Thread(target=signal.pthread_kill, args=(main, signal.SIGUSR1))
-        t.start()
-        t.join()
+        signal_the_main_thread(signal.SIGUSR1)
     finally:
         signal.signal(signal.SIGUSR1, old)
     assert got == [signal.SIGUSR1], got
