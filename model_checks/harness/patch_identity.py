@@ -35,6 +35,7 @@ from typing import Any
 from model_checks.harness import patch_imported
 from model_checks.harness.patch_imported import Running, StandIn
 from model_checks.harness.patch_threads import _controlled, _current_thread
+from model_checks.harness.per_execution import per_execution
 from model_checks.harness.runtime import ControlledRuntime
 from model_checks.harness.thread_idents import thread_ident
 
@@ -280,19 +281,16 @@ patch_imported.OTHER_STAND_INS.append(_imported_connection)
 class _Loops:
     """One execution's current event loop per controlled thread: [loop, set_called]."""
 
-    def __init__(self, ex: object) -> None:
-        self.ex = ex
+    def __init__(self, rt: ControlledRuntime) -> None:
+        self.ex = rt._ex
         self.of: dict[int, list[Any]] = {}
 
 
-_LOOPS: list[_Loops | None] = [None]
+_loops = per_execution(_Loops)
 
 
 def _slot(rt: ControlledRuntime) -> list[Any]:
-    loops = _LOOPS[0]
-    if loops is None or loops.ex is not rt._ex:
-        loops = _LOOPS[0] = _Loops(rt._ex)
-    return loops.of.setdefault(rt._ex.running_thread() or 0, [None, False])
+    return _loops(rt).of.setdefault(rt._ex.running_thread() or 0, [None, False])
 
 
 def _policy_methods(policy_class: type) -> list[tuple[Any, str, Any, Any]]:

@@ -52,6 +52,7 @@ from model_checks.harness import ctrl_c, signal_wakeup
 from model_checks.harness.own_code import own
 from model_checks.harness.patch_either import replacing
 from model_checks.harness.patch_threads import _controlled
+from model_checks.harness.per_execution import per_execution
 from model_checks.harness.rt.backends import ABORT, Abort
 from model_checks.harness.rt.clock import now
 from model_checks.harness.rt.enabled import can_run
@@ -103,14 +104,7 @@ class _Pending:
         return op
 
 
-_PENDING: list[_Pending | None] = [None]
-
-
-def _pending(rt: ControlledRuntime) -> _Pending:
-    found = _PENDING[0]
-    if found is None or found.ex is not rt._ex:
-        found = _PENDING[0] = _Pending(rt)
-    return found
+_pending = per_execution(_Pending)
 
 
 def _programs_handler(signum: int) -> Callable[[int, FrameType | None], Any] | int | None:
