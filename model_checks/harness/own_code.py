@@ -107,6 +107,7 @@ WRAPPERS = frozenset(
         "signal_masks.py",
         "patch_streams.py",
         "patch_shared.py",
+        "per_execution.py",
         "thread_idents.py",
         "logged_steps.py",
     )

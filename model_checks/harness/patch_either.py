@@ -1,4 +1,5 @@
-"""A module attribute replaced for controlled threads only (``patch.py``, ``patch_clock.py``)."""
+"""A module attribute replaced for controlled threads only (``patch.py``, ``patch_clock.py``), and
+the table of a module's functions replaced by fakes that tell controlled threads apart themselves."""
 
 from __future__ import annotations
 
@@ -19,3 +20,15 @@ def either(module: Any, attr: str, controlled: Callable[..., Any]) -> tuple[Any,
 
     replacement.__name__ = replacement.__qualname__ = attr
     return module, attr, real, replacement
+
+
+def replacing(module: Any, fakes: dict[str, Callable[..., Any]]) -> list[tuple[Any, str, Any, Any]]:
+    """(module, name, real, fake) for each function ``name`` of ``fakes`` that ``module`` has on
+    this platform, each fake named as CPython's (a thread whose target is one is named after it)."""
+    found: list[tuple[Any, str, Any, Any]] = []
+    for name, fake in fakes.items():
+        fake.__name__ = fake.__qualname__ = name
+        real = getattr(module, name, None)
+        if real is not None:
+            found.append((module, name, real, fake))
+    return found

@@ -35,6 +35,7 @@ from typing import Any
 from model_checks.harness import patch_imported
 from model_checks.harness.patch_imported import Running, StandIn
 from model_checks.harness.patch_threads import _controlled, _current_thread
+from model_checks.harness.per_execution import per_execution
 from model_checks.harness.runtime import ControlledRuntime
 from model_checks.harness.thread_idents import thread_ident
 
@@ -118,47 +119,15 @@ CheckedCursor: Any = type(
 CheckedCursor.__module__ = "sqlite3"
 
 
-def _cursor(self: Any, factory: Any = None) -> Any:
-    _check(_owner(self))
-    if factory is None or factory is sqlite3.Cursor:
-        factory = CheckedCursor
-    return type(self).cursor(self, factory)
-
-
-def _execute(self: Any, sql: str, parameters: Any = ()) -> Any:
-    return _cursor(self).execute(sql, parameters)
-
-
-def _executemany(self: Any, sql: str, parameters: Any) -> Any:
-    return _cursor(self).executemany(sql, parameters)
-
-
-def _executescript(self: Any, script: str) -> Any:
-    return _cursor(self).executescript(script)
-
-
-# a connection made at import's calls that make a cursor: checked, and of the checked class
-_CHECKED: dict[str, Callable[..., Any]] = {
-    "cursor": _cursor,
-    "execute": _execute,
-    "executemany": _executemany,
-    "executescript": _executescript,
-}
-
-
-def _connection_class(base: type) -> type:
-    """``base`` (``sqlite3.Connection`` or a program's factory) making CPython's thread check."""
-
-    def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
-        base.__init__(self, *args, **kwargs)  # type: ignore[misc]
-        rt = _controlled()
-        self._lanecheck_thread = None if rt is None else _ident(rt)
+def _cursor_calls(base_of: Callable[[Any], Any]) -> dict[str, Callable[..., Any]]:
+    """A connection's calls that make a cursor: checked, and of the checked class, on
+    ``base_of(connection)``'s own ``cursor`` (CPython's, or a program's factory's)."""
 
     def cursor(self: Any, factory: Any = None) -> Any:
         _check(_owner(self))
         if factory is None or factory is sqlite3.Cursor:
             factory = CheckedCursor
-        return base.cursor(self, factory)  # type: ignore[attr-defined]
+        return base_of(self).cursor(self, factory)
 
     def execute(self: Any, sql: str, parameters: Any = ()) -> Any:
         return cursor(self).execute(sql, parameters)
@@ -169,18 +138,27 @@ def _connection_class(base: type) -> type:
     def executescript(self: Any, script: str) -> Any:
         return cursor(self).executescript(script)
 
+    return {"cursor": cursor, "execute": execute, "executemany": executemany, "executescript": executescript}
+
+
+# a connection made at import's (its class is CPython's, or the factory's it was made with)
+_CHECKED = _cursor_calls(type)
+
+
+def _connection_class(base: type) -> type:
+    """``base`` (``sqlite3.Connection`` or a program's factory) making CPython's thread check."""
+
+    def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
+        base.__init__(self, *args, **kwargs)  # type: ignore[misc]
+        rt = _controlled()
+        self._lanecheck_thread = None if rt is None else _ident(rt)
+
     fields: dict[str, Any] = {
         name: _checked_call(base, name, _owner) for name in _CONNECTION_CALLS if hasattr(base, name)
     }
-    fields.update(
-        __init__=__init__,
-        cursor=cursor,
-        execute=execute,
-        executemany=executemany,
-        executescript=executescript,
-        __module__=base.__module__,
-        __qualname__=base.__qualname__,
-    )
+    # (``base``'s cursor, not the class's own: that is the checked one)
+    fields.update(_cursor_calls(lambda _: base))
+    fields.update(__init__=__init__, __module__=base.__module__, __qualname__=base.__qualname__)
     return type(base.__name__, (base,), fields)
 
 
@@ -303,19 +281,16 @@ patch_imported.OTHER_STAND_INS.append(_imported_connection)
 class _Loops:
     """One execution's current event loop per controlled thread: [loop, set_called]."""
 
-    def __init__(self, ex: object) -> None:
-        self.ex = ex
+    def __init__(self, rt: ControlledRuntime) -> None:
+        self.ex = rt._ex
         self.of: dict[int, list[Any]] = {}
 
 
-_LOOPS: list[_Loops | None] = [None]
+_loops = per_execution(_Loops)
 
 
 def _slot(rt: ControlledRuntime) -> list[Any]:
-    loops = _LOOPS[0]
-    if loops is None or loops.ex is not rt._ex:
-        loops = _LOOPS[0] = _Loops(rt._ex)
-    return loops.of.setdefault(rt._ex.running_thread() or 0, [None, False])
+    return _loops(rt).of.setdefault(rt._ex.running_thread() or 0, [None, False])
 
 
 def _policy_methods(policy_class: type) -> list[tuple[Any, str, Any, Any]]:

@@ -38,13 +38,11 @@ from collections.abc import Callable
 from types import CodeType, FrameType, ModuleType
 from typing import Any
 
-from model_checks.harness import patch_threads
+from model_checks.harness import patch_threads, per_execution
 from model_checks.harness.own_code import own
 from model_checks.harness.patch_streams import module_names
 from model_checks.harness.patch_threads import _controlled
 from model_checks.harness.race_sites import SKIP_FILES
-from model_checks.harness.rt.objects import LocationState, Op
-from model_checks.harness.runtime import ControlledRuntime
 
 _CWD = "the working directory"
 _LIMIT = "the recursion limit"
@@ -53,34 +51,12 @@ _GC = "the collector"
 _DIGITS = "the int digit limit"
 
 
-class _Locations:
-    """One execution's locations of the process's state."""
-
-    def __init__(self, rt: ControlledRuntime) -> None:
-        self.ex = rt._ex
-        self.of: dict[str, LocationState] = {}
-
-    def location(self, name: str) -> LocationState:
-        found = self.of.get(name)
-        if found is None:
-            made = self.ex.new_object(lambda oid: LocationState(oid, name))
-            assert isinstance(made, LocationState)
-            found = self.of[name] = made
-        return found
-
-
-_CURRENT: list[_Locations | None] = [None]
-
-
 def access(name: str, kind: str) -> None:
     """A controlled thread reads or writes the process's ``name``."""
     rt = _controlled()
     if rt is None:
         return
-    here = _CURRENT[0]
-    if here is None or here.ex is not rt._ex:
-        here = _CURRENT[0] = _Locations(rt)
-    rt._ex.perform(Op(kind, here.location(name), read=kind == "read"))
+    per_execution.access(rt, name, kind)
 
 
 def _from_program(frame: FrameType | None) -> bool:

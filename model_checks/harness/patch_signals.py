@@ -50,7 +50,9 @@ import greenlet
 
 from model_checks.harness import ctrl_c, signal_wakeup
 from model_checks.harness.own_code import own
+from model_checks.harness.patch_either import replacing
 from model_checks.harness.patch_threads import _controlled
+from model_checks.harness.per_execution import per_execution
 from model_checks.harness.rt.backends import ABORT, Abort
 from model_checks.harness.rt.clock import now
 from model_checks.harness.rt.enabled import can_run
@@ -102,14 +104,7 @@ class _Pending:
         return op
 
 
-_PENDING: list[_Pending | None] = [None]
-
-
-def _pending(rt: ControlledRuntime) -> _Pending:
-    found = _PENDING[0]
-    if found is None or found.ex is not rt._ex:
-        found = _PENDING[0] = _Pending(rt)
-    return found
+_pending = per_execution(_Pending)
 
 
 def _programs_handler(signum: int) -> Callable[[int, FrameType | None], Any] | int | None:
@@ -200,7 +195,7 @@ def deliver(rt: ControlledRuntime, signum: int, recipient: int, call: str) -> No
     if pending.interrupted is None and not _is_delivery(pending, op) and interrupt:
         pending.interrupted = op
         main.pending = pending.delivery(op)
-    if not isinstance(direct[0], (_Interrupting, _Handlers)):
+    if not isinstance(direct[0], _StandsForMain):
         direct[0] = _Interrupting(ex, direct, direct[0], pending)
 
 
@@ -270,10 +265,9 @@ def _unwind(ex: Any, op: Op) -> None:
     ex.perform(back)
 
 
-class _Interrupting:
-    """Stands for the main thread's greenlet in the back end's table while a signal waits for it:
-    the next switch to the main thread runs the handlers first, on a greenlet of their own that
-    stands for the main thread until they return."""
+class _StandsForMain:
+    """What stands for the main thread's greenlet in the back end's table (``direct``) while
+    signals wait for it: the execution, the table, the real greenlet and the signals."""
 
     idle = False  # (never pooled by the back end: the real greenlet is)
     body = None
@@ -283,6 +277,12 @@ class _Interrupting:
         self.direct = direct
         self.real = real
         self.pending = pending
+
+
+class _Interrupting(_StandsForMain):
+    """Stands for the main thread's greenlet while a signal waits for it: the next switch to the
+    main thread runs the handlers first, on a greenlet of their own that stands for the main
+    thread until they return."""
 
     @property
     def gr_frame(self) -> FrameType | None:
@@ -300,19 +300,13 @@ class _Interrupting:
 _GREENLET_FRAME: Any = greenlet.greenlet.gr_frame
 
 
-class _Handlers(greenlet.greenlet):  # type: ignore[misc]
+class _Handlers(_StandsForMain, greenlet.greenlet):  # type: ignore[misc]
     """Runs the pending handlers as the main controlled thread, then hands the main thread the
     value its operation returned (or the exception a handler raised)."""
 
-    idle = False
-    body = None
-
     def __init__(self, ex: Any, direct: dict[int, Any], real: Any, pending: _Pending) -> None:
-        super().__init__(self._handle, real.parent)
-        self.ex = ex
-        self.direct = direct
-        self.real = real
-        self.pending = pending
+        greenlet.greenlet.__init__(self, self._handle, real.parent)
+        _StandsForMain.__init__(self, ex, direct, real, pending)
 
     @property
     def gr_frame(self) -> FrameType | None:
@@ -429,19 +423,8 @@ _real_raise = signal.raise_signal
 _real_pthread_kill = getattr(signal, "pthread_kill", None)
 _real_sigmask = getattr(signal, "pthread_sigmask", None)
 
-for _name, _fake in (
-    ("kill", _kill),
-    ("raise_signal", _raise_signal),
-    ("pthread_kill", _pthread_kill),
-    ("interrupt_main", _interrupt_main),
-):
-    # CPython's names (a thread whose target is one is named after it)
-    _fake.__name__ = _fake.__qualname__ = _name
-
 REPLACEMENTS: list[tuple[Any, str, Any, Any]] = [
-    (os, "kill", _real_kill, _kill),
-    (signal, "raise_signal", _real_raise, _raise_signal),
-    (_thread, "interrupt_main", _real_interrupt_main, _interrupt_main),
+    *replacing(os, {"kill": _kill}),
+    *replacing(signal, {"raise_signal": _raise_signal, "pthread_kill": _pthread_kill}),
+    *replacing(_thread, {"interrupt_main": _interrupt_main}),
 ]
-if _real_pthread_kill is not None:
-    REPLACEMENTS.append((signal, "pthread_kill", _real_pthread_kill, _pthread_kill))

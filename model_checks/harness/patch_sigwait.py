@@ -21,6 +21,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from model_checks.harness import signal_wakeup
+from model_checks.harness.patch_either import replacing
 from model_checks.harness.patch_signals import _main_objects, _pending, deliver
 from model_checks.harness.patch_threads import _controlled
 from model_checks.harness.rt.objects import Op
@@ -192,28 +193,15 @@ _real_sigwait: Any = getattr(signal, "sigwait", None)
 _real_sigwaitinfo: Any = getattr(signal, "sigwaitinfo", None)
 _real_sigtimedwait: Any = getattr(signal, "sigtimedwait", None)
 
-for _name, _fake in (
-    ("pthread_sigmask", _pthread_sigmask),
-    ("sigpending", _sigpending),
-    ("sigwait", _sigwait),
-    ("sigwaitinfo", _sigwaitinfo),
-    ("sigtimedwait", _sigtimedwait),
-    ("pause", _pause),
-    ("set_wakeup_fd", _set_wakeup_fd),
-):
-    # CPython's names (a thread whose target is one is named after it)
-    _fake.__name__ = _fake.__qualname__ = _name
-
-REPLACEMENTS: list[tuple[Any, str, Any, Any]] = [
-    (signal, name, real, fake)
-    for name, real, fake in (
-        ("pthread_sigmask", _real_sigmask, _pthread_sigmask),
-        ("sigpending", _real_sigpending, _sigpending),
-        ("sigwait", _real_sigwait, _sigwait),
-        ("sigwaitinfo", _real_sigwaitinfo, _sigwaitinfo),
-        ("sigtimedwait", _real_sigtimedwait, _sigtimedwait),
-        ("pause", _real_pause, _pause),
-        ("set_wakeup_fd", _real_set_wakeup_fd, _set_wakeup_fd),
-    )
-    if real is not None
-]
+REPLACEMENTS = replacing(
+    signal,
+    {
+        "pthread_sigmask": _pthread_sigmask,
+        "sigpending": _sigpending,
+        "sigwait": _sigwait,
+        "sigwaitinfo": _sigwaitinfo,
+        "sigtimedwait": _sigtimedwait,
+        "pause": _pause,
+        "set_wakeup_fd": _set_wakeup_fd,
+    },
+)

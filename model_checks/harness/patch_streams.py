@@ -36,11 +36,10 @@ from collections.abc import Iterator
 from types import CodeType, FunctionType, ModuleType
 from typing import Any
 
+from model_checks.harness import per_execution
 from model_checks.harness.own_code import own
 from model_checks.harness.patch_threads import _controlled
 from model_checks.harness.race_sites import SKIP_FILES
-from model_checks.harness.rt.objects import LocationState, Op
-from model_checks.harness.runtime import ControlledRuntime
 
 _NAMES = frozenset({"redirect_stdout", "redirect_stderr"})
 _STREAM_NAMES = frozenset({"stdout", "stderr"})
@@ -94,23 +93,6 @@ def _module_names_redirect(module: ModuleType) -> bool:
     return module_names(module, _NAMES) or any(_assigns_stream(code) for code in _module_codes(module))
 
 
-class _Streams:
-    """One execution's ``sys.stdout`` and ``sys.stderr`` locations."""
-
-    def __init__(self, rt: ControlledRuntime) -> None:
-        self.ex = rt._ex
-        self.of: dict[str, LocationState] = {}
-
-    def location(self, stream: str) -> LocationState:
-        found = self.of.get(stream)
-        if found is None:
-            made = self.ex.new_object(lambda oid: LocationState(oid, f"sys.{stream}"))
-            assert isinstance(made, LocationState)
-            found = self.of[stream] = made
-        return found
-
-
-_CURRENT: list[_Streams | None] = [None]
 # Are the streams operations in this patching (from its start where the program's modules name a
 # redirection or assign a stream; from the first rebinding ``_SysWatch`` sees otherwise)? And the
 # rebinding that made them so, not yet told to the search (``take_switched``).
@@ -123,10 +105,7 @@ def _access(stream: str, kind: str) -> None:
     rt = _controlled()
     if rt is None or not _LIVE[0]:
         return
-    streams = _CURRENT[0]
-    if streams is None or streams.ex is not rt._ex:
-        streams = _CURRENT[0] = _Streams(rt)
-    rt._ex.perform(Op(kind, streams.location(stream), read=kind == "read"))
+    per_execution.access(rt, f"sys.{stream}", kind)
 
 
 _real_print = builtins.print

@@ -25,30 +25,23 @@ import gc
 import mmap
 import operator
 import types
+from collections.abc import Callable
 from typing import Any
 
 from model_checks.harness.race_library import UNTRACED_CODE
 from model_checks.harness.race_sites import ALL, under_test
+from model_checks.harness.rt.per_type import PerType
 
 # immutable builtins: a subscript reads what no store can change
 _IMMUTABLE: tuple[type, ...] = (tuple, str, bytes, range, type, types.GenericAlias, types.MappingProxyType)
 _BUFFERS: tuple[type, ...] = (mmap.mmap, memoryview)
 _ITEM_METHODS = ("__getitem__", "__setitem__", "__delitem__")
-_DECIDED: dict[type, bool] = {}  # shared with the C filter (``Tracer.subscripted``)
 _BUFFER_TYPES: set[type] = set()  # the buffers among them (by position)
 
 
 def decided() -> dict[type, bool]:
     """The types decided so far (the C filter's table: a type not in it is asked of Python)."""
     return _DECIDED
-
-
-def subscripted(tp: type) -> bool:
-    """Is a subscript of an object of ``tp`` (no listed container) an access of its item?"""
-    found = _DECIDED.get(tp)
-    if found is None:
-        found = _DECIDED[tp] = _decide(tp)
-    return found
 
 
 def _decide(tp: type) -> bool:
@@ -69,6 +62,12 @@ def _decide(tp: type) -> bool:
         if under_test(code.co_filename) and (code.co_filename, code.co_qualname) not in UNTRACED_CODE:
             return False  # traced: its own accesses are seen
     return True
+
+
+_DECIDED = PerType(_decide)  # shared with the C filter (``Tracer.subscripted``)
+# Is a subscript of an object of ``tp`` (no listed container) an access of its item? (A C call:
+# the Python tracer asks it at each subscript.)
+subscripted: Callable[[type], bool] = _DECIDED.__getitem__
 
 
 def _in_mro(tp: type, name: str) -> object | None:

@@ -11,9 +11,11 @@ import operator
 import re
 import types
 from collections import deque
+from collections.abc import Callable
 from typing import Any
 
 from model_checks.harness.rt.native import NATIVE
+from model_checks.harness.rt.per_type import PerType
 
 # objects of the harness that stand for the whole execution: atoms, never walked
 _OPAQUE_HARNESS = frozenset(
@@ -197,17 +199,9 @@ EXCEPTION = "exception"
 OPAQUE = "opaque"  # state Python does not show: the whole state is refused
 INSTANCE = "instance"  # its fields, after its built-in base's value (``_BASE``)
 
-_KIND: dict[type, str] = {}
 # per type of kind INSTANCE: the built-in base whose value is read with the fields (None: none)
 _BASE: dict[type, Any] = {}
 _READ_BASES = (list, dict, set, frozenset, deque, tuple, int, str, bytes, float)
-
-
-def _kind(t: type) -> str:
-    known = _KIND.get(t)
-    if known is None:
-        known = _KIND[t] = _decide(t)
-    return known
 
 
 def _decide(t: type) -> str:
@@ -229,3 +223,7 @@ def _decide(t: type) -> str:
         return OPAQUE
     _BASE[t] = next((b for b in _READ_BASES if issubclass(t, b)), None)
     return INSTANCE
+
+
+_KIND = PerType(_decide)
+_kind: Callable[[type], str] = _KIND.__getitem__  # (a C call, on the fingerprint's path per object)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 import queue as _queue
 from collections.abc import Callable
-from typing import Any, Final, TypeVar, cast
+from typing import Any, ClassVar, Final, TypeVar, cast
 
 from model_checks.harness.rt.clock import read_clock
 from model_checks.harness.rt.objects import (
@@ -43,6 +43,21 @@ _NOTIFY_ONE: Final = (1,)
 # with itself (none while the execution records sources, which it does from its start), in
 # attributes named ``_shared_...`` that the state fingerprint does not read (``rt/object_kinds.py``,
 # ``SHARED``: they hold nothing but constants of the primitive).
+
+
+class _Refused:
+    """CPython's field ``name`` of a ``kind`` of primitive, which a controlled one has no
+    counterpart of: a read of it raises (``Queue._internal``'s error for a queue's internals,
+    ``_private``'s for the others)."""
+
+    def __init__(self, kind: str, name: str) -> None:
+        self.kind = kind
+        self.name = name
+
+    def __get__(self, obj: Any, owner: object = None) -> Any:
+        if obj is None:
+            return self
+        raise obj._internal(self.name) if self.kind == "queue" else _private(self.kind, self.name)
 
 
 class Lock:
@@ -248,9 +263,7 @@ class Event:
     def _flag(self, value: bool) -> None:
         raise _private("event", "_flag")
 
-    @property
-    def _cond(self) -> Any:
-        raise _private("event", "_cond")
+    _cond: ClassVar[_Refused] = _Refused("event", "_cond")
 
     def wait(self, timeout: float | None = None) -> bool:
         if timeout is not None:
@@ -304,9 +317,7 @@ class Semaphore:
     def _value(self, value: int) -> None:
         raise _private("semaphore", "_value")
 
-    @property
-    def _cond(self) -> Any:
-        raise _private("semaphore", "_cond")
+    _cond: ClassVar[_Refused] = _Refused("semaphore", "_cond")
 
     @property
     def _initial_value(self) -> int:
@@ -434,25 +445,11 @@ class Queue:
     # mutex or conditions a program could hold or wait on, so each is refused by name rather than
     # faked (patch mode runs CPython's own queue code, on controlled locks, for a program whose
     # modules name them: ``patch_types.py``).
-    @property
-    def mutex(self) -> Any:
-        raise self._internal("mutex")
-
-    @property
-    def not_empty(self) -> Any:
-        raise self._internal("not_empty")
-
-    @property
-    def not_full(self) -> Any:
-        raise self._internal("not_full")
-
-    @property
-    def all_tasks_done(self) -> Any:
-        raise self._internal("all_tasks_done")
-
-    @property
-    def queue(self) -> Any:
-        raise self._internal("queue")
+    mutex: ClassVar[_Refused] = _Refused("queue", "mutex")
+    not_empty: ClassVar[_Refused] = _Refused("queue", "not_empty")
+    not_full: ClassVar[_Refused] = _Refused("queue", "not_full")
+    all_tasks_done: ClassVar[_Refused] = _Refused("queue", "all_tasks_done")
+    queue: ClassVar[_Refused] = _Refused("queue", "queue")
 
     def _internal(self, name: str) -> Exception:
         if self.simple:
