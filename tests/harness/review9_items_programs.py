@@ -12,13 +12,11 @@ import weakref
 from collections.abc import Callable
 from typing import Any
 
+from tests.harness.program_threads import run_copies
+
 
 def _two(bump: Callable[[], None]) -> None:
-    ts = [threading.Thread(target=bump) for _ in range(2)]
-    for t in ts:
-        t.start()
-    for t in ts:
-        t.join()
+    run_copies(bump, 2)
 
 
 def mmap_counter() -> None:

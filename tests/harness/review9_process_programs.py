@@ -15,6 +15,8 @@ import tempfile
 import threading
 from pathlib import Path
 
+from tests.harness.program_threads import run_copies
+
 # two folders, each with its own ``f.txt`` (made at import, as a fixture would be)
 DIR_A = tempfile.mkdtemp(prefix="lanecheck-review9-a-")
 DIR_B = tempfile.mkdtemp(prefix="lanecheck-review9-b-")
@@ -195,11 +197,7 @@ def _gc_program(locked: bool) -> bool:
                 if was:
                     gc.enable()
 
-    ts = [threading.Thread(target=section) for _ in range(2)]
-    for t in ts:
-        t.start()
-    for t in ts:
-        t.join()
+    run_copies(section, 2)
     gc.enable()
     return bool(bad)
 
