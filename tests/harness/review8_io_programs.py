@@ -13,6 +13,7 @@ import socket
 import tempfile
 import threading
 from collections.abc import Callable
+from types import FrameType
 from typing import TypeVar
 
 T = TypeVar("T")
@@ -156,6 +157,18 @@ def pty_read() -> None:
 LK = threading.Lock()
 
 
+def _signalled_while(handler: Callable[[int, FrameType | None], object], main: Callable[[], None]) -> None:
+    """With ``handler`` SIGUSR1's, a worker sends SIGUSR1 to the process while main runs ``main``."""
+    old = signal.signal(signal.SIGUSR1, handler)
+    try:
+        t = threading.Thread(target=lambda: os.kill(os.getpid(), signal.SIGUSR1))
+        t.start()
+        main()
+        t.join()
+    finally:
+        signal.signal(signal.SIGUSR1, old)
+
+
 def handler_takes_a_lock_main_takes_in_a_loop() -> None:
     """r030: the handler takes a lock main takes three times; a signal sent while main holds it
     is a self-deadlock. The worker sends with no sleep: the kill's order with main's steps is the
@@ -165,16 +178,12 @@ def handler_takes_a_lock_main_takes_in_a_loop() -> None:
         with LK:
             pass
 
-    old = signal.signal(signal.SIGUSR1, handler)
-    try:
-        t = threading.Thread(target=lambda: os.kill(os.getpid(), signal.SIGUSR1))
-        t.start()
+    def main() -> None:
         for _ in range(3):
             with LK:
                 pass
-        t.join()
-    finally:
-        signal.signal(signal.SIGUSR1, old)
+
+    _signalled_while(handler, main)
 
 
 def where_the_handler_ran() -> object:
@@ -185,16 +194,12 @@ def where_the_handler_ran() -> object:
     def handler(signum: int, frame: object) -> None:
         seen.append(at[0])
 
-    old = signal.signal(signal.SIGUSR1, handler)
-    try:
-        t = threading.Thread(target=lambda: os.kill(os.getpid(), signal.SIGUSR1))
-        t.start()
+    def main() -> None:
         for i in range(3):
             with LK:
                 at[0] = i + 1
-        t.join()
-    finally:
-        signal.signal(signal.SIGUSR1, old)
+
+    _signalled_while(handler, main)
     assert len(seen) == 1, seen
     return lambda: seen[0]  # (the final check: its value is the execution's outcome)
 
