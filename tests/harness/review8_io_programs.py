@@ -14,19 +14,8 @@ import tempfile
 import threading
 from collections.abc import Callable
 from types import FrameType
-from typing import TypeVar
 
-T = TypeVar("T")
-
-
-def _read_while_main_sends(read: Callable[[], T], send: Callable[[], object]) -> list[T]:
-    """What a worker's ``read()`` returned, started before main's ``send()`` and joined after it."""
-    got: list[T] = []
-    t = threading.Thread(target=lambda: got.append(read()))
-    t.start()
-    send()
-    t.join()
-    return got
+from tests.harness.program_kit_io import read_while_main_sends
 
 
 def poll_on_a_pipe() -> None:
@@ -40,7 +29,7 @@ def poll_on_a_pipe() -> None:
         assert events == [(r, select.POLLIN)], events
         return os.read(r, 10)
 
-    res = _read_while_main_sends(worker, lambda: os.write(w, b"x"))
+    res = read_while_main_sends(worker, lambda: os.write(w, b"x"))
     os.close(r)
     os.close(w)
     assert res == [b"x"], res
@@ -71,7 +60,7 @@ def epoll_on_a_socket() -> None:
             assert [fd for fd, _ in events] == [b.fileno()], events
             return b.recv(10)
 
-    res = _read_while_main_sends(worker, lambda: a.sendall(b"x"))
+    res = read_while_main_sends(worker, lambda: a.sendall(b"x"))
     a.close()
     b.close()
     assert res == [b"x"], res
@@ -85,7 +74,7 @@ def _sent_in_two_pieces(read: Callable[[socket.socket], object]) -> list[object]
         a.sendall(b"ab")
         a.sendall(b"cd")
 
-    res = _read_while_main_sends(lambda: read(b), send)
+    res = read_while_main_sends(lambda: read(b), send)
     a.close()
     b.close()
     return res
@@ -117,7 +106,7 @@ def fifo_opened_by_a_worker() -> None:
         with open(path, "wb") as f:
             f.write(b"hi")
 
-    res = _read_while_main_sends(worker, send)
+    res = read_while_main_sends(worker, send)
     os.unlink(path)
     os.rmdir(d)
     assert res == [b"hi"], res
@@ -126,7 +115,7 @@ def fifo_opened_by_a_worker() -> None:
 def multiprocessing_pipe_between_threads() -> None:
     """r124: a worker's ``Connection.recv`` of what main sends."""
     a, b = multiprocessing.Pipe()
-    got = _read_while_main_sends(b.recv, lambda: a.send({"k": 1}))
+    got = read_while_main_sends(b.recv, lambda: a.send({"k": 1}))
     a.close()
     b.close()
     assert got == [{"k": 1}], got
@@ -139,7 +128,7 @@ def multiprocessing_pipe_poll() -> None:
         assert a.poll(None)
         return a.recv()
 
-    got = _read_while_main_sends(worker, lambda: b.send(1))
+    got = read_while_main_sends(worker, lambda: b.send(1))
     a.close()
     b.close()
     assert got == [1], got
@@ -148,7 +137,7 @@ def multiprocessing_pipe_poll() -> None:
 def pty_read() -> None:
     """r122: a worker reads a pseudo-terminal's master end; main writes to the other end."""
     m, s = os.openpty()
-    res = _read_while_main_sends(lambda: os.read(m, 100), lambda: os.write(s, b"hi\n"))
+    res = read_while_main_sends(lambda: os.read(m, 100), lambda: os.write(s, b"hi\n"))
     os.close(m)
     os.close(s)
     assert res and res[0].strip() == b"hi", res

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import concurrent.futures.process
 import multiprocessing
+import multiprocessing.context
 import os
 import pickle
 import selectors
@@ -16,15 +17,10 @@ import sys
 import threading
 import time
 
+from tests.harness.program_kit_io import read_while_main_sends
+from tests.harness.program_threads import start_and_join
+
 CHILD = [sys.executable, "-c"]
-
-
-def _two(worker: object, other: object) -> None:
-    ts = [threading.Thread(target=worker), threading.Thread(target=other)]  # type: ignore[arg-type]
-    for t in ts:
-        t.start()
-    for t in ts:
-        t.join()
 
 
 # ------------------------------------------------------------------------------------- forking
@@ -42,33 +38,32 @@ def fork_in_a_worker() -> None:
         os.close(r)
         os.waitpid(pid, 0)
 
-    _two(worker, lambda: None)
+    start_and_join(worker, lambda: None)
 
 
 def _child() -> None:
     pass
 
 
-def fork_process_in_a_worker() -> None:
-    """s16: ``multiprocessing.Process`` with the "fork" start method."""
-
+def _process_in_a_worker(
+    context: multiprocessing.context.ForkContext | multiprocessing.context.SpawnContext,
+) -> None:
     def worker() -> None:
-        p = multiprocessing.get_context("fork").Process(target=_child)
+        p = context.Process(target=_child)
         p.start()
         p.join()
 
-    _two(worker, lambda: None)
+    start_and_join(worker, lambda: None)
+
+
+def fork_process_in_a_worker() -> None:
+    """s16: ``multiprocessing.Process`` with the "fork" start method."""
+    _process_in_a_worker(multiprocessing.get_context("fork"))
 
 
 def spawn_process_in_a_worker() -> None:
     """s16 with the "spawn" start method (it failed on the resource tracker's stood-in lock)."""
-
-    def worker() -> None:
-        p = multiprocessing.get_context("spawn").Process(target=_child)
-        p.start()
-        p.join()
-
-    _two(worker, lambda: None)
+    _process_in_a_worker(multiprocessing.get_context("spawn"))
 
 
 def process_pool_in_a_worker() -> None:
@@ -78,7 +73,7 @@ def process_pool_in_a_worker() -> None:
         with concurrent.futures.process.ProcessPoolExecutor(max_workers=1) as ex:
             ex.submit(abs, -7).result()
 
-    _two(worker, lambda: None)
+    start_and_join(worker, lambda: None)
 
 
 def subprocess_beside_a_lock() -> None:
@@ -95,7 +90,7 @@ def subprocess_beside_a_lock() -> None:
         with lk:
             got.append(0)
 
-    _two(worker, other)
+    start_and_join(worker, other)
     assert sorted(got) == [0, 42], got  # type: ignore[type-var]
 
 
@@ -111,7 +106,7 @@ def mp_lock_with_a_sleep_inside() -> None:
                 time.sleep(0.001)
                 box[0] = v + 1
 
-    _two(bump, bump)
+    start_and_join(bump, bump)
     assert box[0] == 4, box[0]
 
 
@@ -128,7 +123,7 @@ def mp_rlock_taken_twice_with_a_timeout() -> None:
             box[0] = v + 1
         lk.release()
 
-    _two(bump, bump)
+    start_and_join(bump, bump)
     assert box[0] in (1, 2), box[0]
 
 
@@ -143,7 +138,7 @@ def mp_semaphore_lets_one_in() -> None:
             assert inside[0] == 1, inside[0]
             inside[0] -= 1
 
-    _two(enter, enter)
+    start_and_join(enter, enter)
     assert sem.get_value() == 1
 
 
@@ -175,18 +170,14 @@ def mp_lock_sent_to_another_process() -> None:
 def default_selector_on_a_socketpair() -> None:
     """s10: a worker waits in ``DefaultSelector`` (an epoll made in ``selectors``)."""
     a, b = socket.socketpair()
-    got: list[bytes] = []
 
-    def reader() -> None:
+    def reader() -> bytes:
         with selectors.DefaultSelector() as sel:
             sel.register(b, selectors.EVENT_READ)
             sel.select()
-            got.append(b.recv(5))
+            return b.recv(5)
 
-    t = threading.Thread(target=reader)
-    t.start()
-    a.sendall(b"hello")
-    t.join()
+    got = read_while_main_sends(reader, lambda: a.sendall(b"hello"))
     a.close()
     b.close()
     assert got == [b"hello"], got
@@ -262,7 +253,7 @@ def subprocess_with_a_timeout() -> None:
         with lk:
             out.append(0)
 
-    _two(worker, other)
+    start_and_join(worker, other)
     assert sorted(out) == [0, 7], out
 
 
@@ -290,7 +281,7 @@ def mp_value_lost_update() -> None:
         for _ in range(2):
             v.value += 1
 
-    _two(bump, bump)
+    start_and_join(bump, bump)
     assert v.value == 4, v.value
 
 
