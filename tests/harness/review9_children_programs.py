@@ -76,13 +76,14 @@ def process_pool_in_a_worker() -> None:
     start_and_join(worker, lambda: None)
 
 
-def subprocess_beside_a_lock() -> None:
-    """s09, one worker: ``subprocess`` (``fork_exec``) still runs, the child's output read."""
+def _child_output_beside_a_lock(code: str, timeout: float | None = None) -> list[int]:
+    """A worker runs a child printing an int (``code``) and appends it under a lock, another thread
+    appends 0 under it: what both appended."""
     lk = threading.Lock()
-    got: list[object] = []
+    got: list[int] = []
 
     def worker() -> None:
-        p = subprocess.run([*CHILD, "print(6*7)"], capture_output=True, text=True)
+        p = subprocess.run([*CHILD, code], capture_output=True, text=True, timeout=timeout)
         with lk:
             got.append(int(p.stdout))
 
@@ -91,7 +92,13 @@ def subprocess_beside_a_lock() -> None:
             got.append(0)
 
     start_and_join(worker, other)
-    assert sorted(got) == [0, 42], got  # type: ignore[type-var]
+    return got
+
+
+def subprocess_beside_a_lock() -> None:
+    """s09, one worker: ``subprocess`` (``fork_exec``) still runs, the child's output read."""
+    got = _child_output_beside_a_lock("print(6*7)")
+    assert sorted(got) == [0, 42], got
 
 
 # ----------------------------------------------------------------- multiprocessing's locks (s25)
@@ -240,20 +247,7 @@ def read_own_pipe_nobody_writes() -> None:
 
 # ---------------------------------------------------------------- subprocess with a timeout (s12)
 def subprocess_with_a_timeout() -> None:
-    lk = threading.Lock()
-    out: list[int] = []
-
-    def worker() -> None:
-        code = "import time; time.sleep(0.2); print(7)"
-        p = subprocess.run([*CHILD, code], capture_output=True, text=True, timeout=30)
-        with lk:
-            out.append(int(p.stdout))
-
-    def other() -> None:
-        with lk:
-            out.append(0)
-
-    start_and_join(worker, other)
+    out = _child_output_beside_a_lock("import time; time.sleep(0.2); print(7)", timeout=30)
     assert sorted(out) == [0, 7], out
 
 
