@@ -11,16 +11,14 @@
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-pytestmark = pytest.mark.timeout(150)
+from tests.harness.explore_runs import explore_command
 
-REPO = Path(__file__).resolve().parents[2]
+pytestmark = pytest.mark.timeout(150)
 
 COUNTER = """
 import threading
@@ -64,16 +62,7 @@ def main():
 def _explore(tmp_path: Path, source: str, *args: str) -> subprocess.CompletedProcess[str]:
     program = tmp_path / "prog.py"
     program.write_text(source)
-    env = {**os.environ, "PYTHONHASHSEED": "0"}
-    return subprocess.run(
-        [sys.executable, "-m", "model_checks", "explore", f"{program}:main", *args],
-        capture_output=True,
-        text=True,
-        timeout=140,
-        cwd=REPO,
-        env=env,
-        check=False,
-    )
+    return explore_command(f"{program}:main", *args, env={"PYTHONHASHSEED": "0"}, timeout=140)
 
 
 @pytest.mark.parametrize("as_json", [False, True])

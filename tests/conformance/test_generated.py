@@ -21,7 +21,7 @@ from model_checks.explorer.counterexample import counterexample_events
 from model_checks.explorer.search import Options
 from model_checks.registry import design
 from spec.work_lane import SPEC
-from tests.conformance.make_corpus import EVENTS
+from tests.conformance.corpus_steps import EVENTS
 
 SETS = [
     CONFIGS["small"],

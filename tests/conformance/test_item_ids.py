@@ -11,7 +11,7 @@ import pytest
 from model_checks.conformance import ENGINES, validate_lines
 from model_checks.conformance.item_ids import ItemIds
 from model_checks.designs.work_lane.bench_traces import CONFIG, synthetic_events
-from tests.conformance.make_corpus import (
+from tests.conformance.corpus_steps import (
     begin,
     end,
     inv,

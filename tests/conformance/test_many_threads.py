@@ -15,7 +15,7 @@ import pytest
 from model_checks.conformance import ENGINES, validate_lines
 from model_checks.designs.work_lane.trace.fast import FastEngine
 from model_checks.designs.work_lane.trace.parse import Config, Event
-from tests.conformance.make_corpus import begin, end, inv, lines_of, post, stopped, submitted
+from tests.conformance.corpus_steps import begin, end, inv, lines_of, post, stopped, submitted
 
 LANES = 50
 

@@ -13,7 +13,7 @@ from model_checks.designs.akka_mailbox.trace import FORMAT as AKKA_FORMAT
 from model_checks.designs.schedule_gate.trace import FORMAT as GATE_FORMAT
 from model_checks.designs.work_lane.trace.parse import Config, EventChecker
 from model_checks.designs.work_lane.trace.schema import event_validator, header_problem
-from tests.conformance.make_corpus import EVENTS as WORK_LANE_EVENTS
+from tests.conformance.corpus_steps import EVENTS as WORK_LANE_EVENTS
 
 STREAMED_FORMATS: dict[str, DesignFormat] = {"schedule-gate": GATE_FORMAT, "akka-mailbox": AKKA_FORMAT}
 

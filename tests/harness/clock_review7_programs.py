@@ -10,6 +10,8 @@ import threading
 import time
 from datetime import datetime as DateTime
 
+from tests.harness.program_threads import join_all, run_copies, start_and_join
+
 TTL = 60.0
 
 
@@ -27,11 +29,7 @@ def ttl_cache_checks_staleness_outside_the_lock() -> None:
                 time.sleep(0.001)
                 state["last"] = time.monotonic()
 
-    ts = [threading.Thread(target=get) for _ in range(2)]
-    for t in ts:
-        t.start()
-    for t in ts:
-        t.join()
+    run_copies(get)
     assert state["loads"] <= 1, state
 
 
@@ -50,11 +48,7 @@ def ttl_cache_first_call_loads() -> None:
                 state["last"] = time.monotonic()
             out.append(state["cache"])
 
-    ts = [threading.Thread(target=get) for _ in range(2)]
-    for t in ts:
-        t.start()
-    for t in ts:
-        t.join()
+    run_copies(get)
     assert out == ["loaded", "loaded"], out
 
 
@@ -83,11 +77,7 @@ def throughput() -> None:
         with lock:
             rates.append(rate)
 
-    ts = [threading.Thread(target=work, args=(1000,)) for _ in range(2)]
-    for t in ts:
-        t.start()
-    for t in ts:
-        t.join()
+    join_all([threading.Thread(target=work, args=(1000,)) for _ in range(2)])
     assert len(rates) == 2
 
 
@@ -102,11 +92,7 @@ def ids_from_the_clock_under_a_lock() -> None:
             with lock:
                 ids.append(time.monotonic_ns())
 
-    ts = [threading.Thread(target=work) for _ in range(2)]
-    for t in ts:
-        t.start()
-    for t in ts:
-        t.join()
+    run_copies(work)
     assert len(set(ids)) == 4 and ids == sorted(ids), ids
 
 
@@ -203,14 +189,12 @@ def two_sleeps() -> None:
         with lock:
             order.append(name)
 
-    ts = [
-        threading.Thread(target=sleeper, args=("a", 0.01)),
-        threading.Thread(target=sleeper, args=("b", 0.5)),
-    ]
-    for t in ts:
-        t.start()
-    for t in ts:
-        t.join()
+    join_all(
+        [
+            threading.Thread(target=sleeper, args=("a", 0.01)),
+            threading.Thread(target=sleeper, args=("b", 0.5)),
+        ]
+    )
     assert order == ["a", "b"], order
 
 
@@ -267,11 +251,7 @@ def unlocked_write_ordered_by_a_sleep() -> None:
         time.sleep(0.1)
         assert box["v"] == 1
 
-    ts = [threading.Thread(target=reader), threading.Thread(target=writer)]
-    for t in ts:
-        t.start()
-    for t in ts:
-        t.join()
+    start_and_join(reader, writer)
 
 
 def slow_path_after_a_long_computation() -> None:
@@ -285,11 +265,7 @@ def slow_path_after_a_long_computation() -> None:
         if time.perf_counter() - t0 > 0.001:
             leftover.append(i)
 
-    ts = [threading.Thread(target=worker, args=(i,)) for i in range(2)]
-    for t in ts:
-        t.start()
-    for t in ts:
-        t.join()
+    join_all([threading.Thread(target=worker, args=(i,)) for i in range(2)])
 
 
 def check_then_act() -> None:
@@ -303,11 +279,7 @@ def check_then_act() -> None:
         with lock:
             state["n"] = n + 1
 
-    ts = [threading.Thread(target=bump) for _ in range(2)]
-    for t in ts:
-        t.start()
-    for t in ts:
-        t.join()
+    run_copies(bump)
     assert state["n"] == 2, state
 
 

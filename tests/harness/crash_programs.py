@@ -8,6 +8,9 @@ import signal
 import sys
 import threading
 
+from tests.harness.program_kit_main_signal import signal_the_main_thread
+from tests.harness.program_threads import run_copies
+
 
 class LazySettings:
     """A settings proxy made at import whose ``__getattr__`` raises its own error until configured
@@ -39,11 +42,7 @@ def settings_read_under_a_lock() -> None:
         with lock:
             out.append(settings.LIMIT)
 
-    threads = [threading.Thread(target=read) for _ in range(2)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
+    run_copies(read)
     assert out == [2, 2]
 
 
@@ -66,11 +65,7 @@ def handler_installed_in_main() -> None:
 def signal_sent_to_the_main_thread() -> None:
     """A controlled thread's ident is no OS thread's: ``pthread_kill`` of it crashed the process
     (with no handler for SIGUSR1 a real run ends there: its default action)."""
-    main = threading.main_thread().ident
-    assert main is not None
-    t = threading.Thread(target=signal.pthread_kill, args=(main, signal.SIGUSR1))
-    t.start()
-    t.join()
+    signal_the_main_thread(signal.SIGUSR1)
 
 
 def trace_function_set_in_a_worker() -> None:
@@ -82,11 +77,7 @@ def trace_function_set_in_a_worker() -> None:
         sys.settrace(lambda frame, event, arg: None)
         counts["n"] += 1
 
-    threads = [threading.Thread(target=work) for _ in range(2)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
+    run_copies(work)
 
 
 def profile_hook_for_new_threads() -> None:

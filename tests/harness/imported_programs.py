@@ -11,6 +11,7 @@ import threading
 import time
 
 from tests.harness.expected import Fails
+from tests.harness.program_threads import run_copies
 from tests.harness.program_threads import start_and_join as _run
 
 total = 0
@@ -227,11 +228,7 @@ gate = threading.Barrier(2, action=_failing_action)
 def barrier_action_at_import() -> None:
     """A barrier made at import keeps its action (session 37: its twin dropped it, and the failing
     action was proved never to run)."""
-    parties = [threading.Thread(target=gate.wait) for _ in range(2)]
-    for t in parties:
-        t.start()
-    for t in parties:
-        t.join()
+    run_copies(gate.wait)
 
 
 # What each program gives (tests/harness/test_patched_catalogue.py): each proved one is correct on

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import threading
 
+from tests.harness.program_threads import run_copies
+
 
 class OnceEvent(threading.Event):
     def set(self) -> None:
@@ -17,8 +19,4 @@ once = OnceEvent()
 
 
 def set_twice() -> None:
-    setters = [threading.Thread(target=once.set) for _ in range(2)]
-    for t in setters:
-        t.start()
-    for t in setters:
-        t.join()
+    run_copies(once.set)

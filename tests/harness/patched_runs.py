@@ -1,8 +1,9 @@
 """Checks of plain ``threading`` programs in patch mode, shared by the race and patch-mode tests
 (test_patched_catalogue.py, test_races.py, test_race_scopes.py, test_patch_imported.py, test_patch_stdlib.py,
-test_patch_types.py, test_fair_sleeps.py): run a program of a module under ``patched(module)``,
-find a line of its source, hold a failure to its kind and words, and a data-race report to the
-sites it must name."""
+test_patch_types.py, test_fair_sleeps.py, the review tests): run a program of a module under
+``patched(module)``, make a module from source text, find a line of its source, hold a proof to
+the outcomes it saw, a failure to its kind and words, and a data-race report to the sites it
+must name."""
 
 from __future__ import annotations
 
@@ -35,6 +36,14 @@ def run_with_outcomes(module: ModuleType, program: Callable[[], object], **optio
         return check(test, Options(**{"time_limit": 60, **options}))  # type: ignore[arg-type]
 
 
+def module_from_source(source: str, name: str, filename: str) -> ModuleType:
+    """A module called ``name`` whose code is ``source``, compiled as the file ``filename``: a
+    program with no file, for asking what patching would replace in it (``at_patching``)."""
+    module = ModuleType(name)
+    exec(compile(source, filename, "exec"), vars(module))
+    return module
+
+
 def source_line(module: ModuleType, text: str) -> str:
     """``file.py:N``, the first line of ``module``'s source that holds ``text``, as a report names it."""
     path = module.__file__
@@ -44,6 +53,12 @@ def source_line(module: ModuleType, text: str) -> str:
             if text in src:
                 return f"{os.path.basename(path)}:{i}"
     raise AssertionError(text)
+
+
+def assert_outcomes(result: Result, outcomes: set[object]) -> None:
+    """An exhaustive verdict whose executions returned, all told, exactly ``outcomes``."""
+    assert result.verdict == "exhaustive", result.report()
+    assert result.outcomes == outcomes, result.report()
 
 
 def assert_fails(result: Result, kind: str, *words: str) -> Failure:

@@ -7,6 +7,8 @@ import queue
 import threading
 from threading import Condition, Lock
 
+from tests.harness.program_threads import start_and_join
+
 
 def run_queue(items: int = 2) -> list[int]:
     q: queue.Queue[int | None] = queue.Queue(maxsize=1)
@@ -24,11 +26,7 @@ def run_queue(items: int = 2) -> list[int]:
                 return
             out.append(item)
 
-    threads = [threading.Thread(target=producer), threading.Thread(target=consumer)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
+    start_and_join(producer, consumer)
     return out
 
 

@@ -12,6 +12,8 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import ClassVar, NamedTuple
 
+from tests.harness.program_threads import join_all, start_and_join
+
 
 class Box:
     def __init__(self) -> None:
@@ -20,11 +22,7 @@ class Box:
 
 def _twice(inc: Callable[[Box], None]) -> None:
     box = Box()
-    threads = [threading.Thread(target=inc, args=(box,)) for _ in range(2)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
+    join_all([threading.Thread(target=inc, args=(box,)) for _ in range(2)])
     assert box.n == 2, box.n
 
 
@@ -148,11 +146,7 @@ def condition_in_a_dict() -> None:
             box.n = 1
             ready.notify()
 
-    threads = [threading.Thread(target=consumer), threading.Thread(target=producer)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
+    start_and_join(consumer, producer)
 
 
 # A pool and a thread made at import: each execution makes its own (``patch_imported._runner``).

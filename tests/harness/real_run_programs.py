@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from multiprocessing.pool import ThreadPool
 
 from tests.harness.expected import Fails
-from tests.harness.program_threads import start_and_join
+from tests.harness.program_threads import join_all, start_and_join
 
 a = threading.Lock()
 b = threading.Lock()
@@ -280,22 +280,14 @@ def cached_property_made_inside() -> None:
 def cached_method_built_twice() -> None:
     """The same with a cached method of an object made at import."""
     built.clear()
-    ts = [threading.Thread(target=CLIENTS.client, args=("db",)) for _ in range(2)]
-    for t in ts:
-        t.start()
-    for t in ts:
-        t.join()
+    join_all([threading.Thread(target=CLIENTS.client, args=("db",)) for _ in range(2)])
     assert len(built) == 1, "two clients built"
 
 
 def cached_method_per_key() -> None:
     """Two keys, one build each: correct."""
     built.clear()
-    ts = [threading.Thread(target=CLIENTS.client, args=(name,)) for name in ("a", "b")]
-    for t in ts:
-        t.start()
-    for t in ts:
-        t.join()
+    join_all([threading.Thread(target=CLIENTS.client, args=(name,)) for name in ("a", "b")])
     assert sorted(built) == [2, 2] and CLIENTS.client("a") is CLIENTS.client("a")
 
 

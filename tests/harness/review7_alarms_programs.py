@@ -14,6 +14,8 @@ import types
 from collections.abc import Callable
 from concurrent.futures import Future
 
+from tests.harness.program_threads import run_copies
+
 
 def daemon_after_start() -> Callable[[], object]:
     """p056: ``t.daemon = True`` after ``start`` raises ``RuntimeError``; before it, it is kept."""
@@ -143,11 +145,7 @@ def bounded_in_use() -> Callable[[], object]:
             with lock:
                 seen.append(in_use)
 
-    ts = [threading.Thread(target=w) for _ in range(2)]
-    for t in ts:
-        t.start()
-    for t in ts:
-        t.join()
+    run_copies(w)
     return lambda: tuple(sorted(seen))
 
 
@@ -230,11 +228,7 @@ def _two_readers(obj: _Counted) -> None:
     def w() -> None:
         obj.v  # noqa: B018
 
-    ts = [threading.Thread(target=w) for _ in range(2)]
-    for t in ts:
-        t.start()
-    for t in ts:
-        t.join()
+    run_copies(w)
 
 
 HANDOFF: Future[int] = Future()  # p172: a one-shot hand-off made at import

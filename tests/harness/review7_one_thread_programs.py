@@ -15,7 +15,8 @@ import sqlite3
 import threading
 from types import FrameType
 
-from tests.harness.program_threads import start_and_join
+from tests.harness.program_kit_main_signal import signal_the_main_thread
+from tests.harness.program_threads import join_all, run_copies, start_and_join
 
 
 # ------------------------------------------------------------------------------------- sqlite3
@@ -57,11 +58,7 @@ def sqlite_shared_without_the_check() -> None:
         with lk:
             conn.execute("insert into t values (1)")
 
-    threads = [threading.Thread(target=w) for _ in range(2)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
+    run_copies(w)
     with lk:
         assert conn.execute("select count(*) from t").fetchone()[0] == 2
     conn.close()
@@ -193,11 +190,7 @@ def pthread_kill_of_the_main_thread() -> None:
     got: list[int] = []
     old = signal.signal(signal.SIGUSR1, lambda s, f: got.append(s))
     try:
-        main = threading.main_thread().ident
-        assert main is not None
-        t = threading.Thread(target=signal.pthread_kill, args=(main, signal.SIGUSR1))
-        t.start()
-        t.join()
+        signal_the_main_thread(signal.SIGUSR1)
     finally:
         signal.signal(signal.SIGUSR1, old)
     assert got == [signal.SIGUSR1], got
@@ -213,14 +206,12 @@ def two_signals_while_main_waits() -> None:
 
     old = signal.signal(signal.SIGUSR1, handler), signal.signal(signal.SIGUSR2, handler)
     try:
-        threads = [
-            threading.Thread(target=os.kill, args=(os.getpid(), sig))
-            for sig in (signal.SIGUSR2, signal.SIGUSR1)
-        ]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
+        join_all(
+            [
+                threading.Thread(target=os.kill, args=(os.getpid(), sig))
+                for sig in (signal.SIGUSR2, signal.SIGUSR1)
+            ]
+        )
     finally:
         signal.signal(signal.SIGUSR1, old[0])
         signal.signal(signal.SIGUSR2, old[1])

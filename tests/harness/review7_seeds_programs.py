@@ -14,6 +14,8 @@ import time
 import uuid
 from collections.abc import Callable
 
+from tests.harness.program_threads import run_copies
+
 A = threading.Lock()
 B = threading.Lock()
 LOCKS = {"alpha": threading.Lock(), "beta": threading.Lock()}
@@ -73,11 +75,7 @@ def jitter_counter(total: list[int]) -> None:
         with lock:
             counter[0] += 1
 
-    threads = [threading.Thread(target=work) for _ in range(2)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
+    run_copies(work)
     total.append(counter[0])
     assert counter[0] == 2
 

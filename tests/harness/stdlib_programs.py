@@ -13,15 +13,10 @@ import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 
+from tests.harness.program_threads import join_all, run_copies, start_and_join
+
 TLS = threading.local()
 TLS.where = "set at import"
-
-
-def _run_all(threads: list[threading.Thread]) -> None:
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
 
 
 # ------------------------------------------------------------------- Queue.join and daemons
@@ -138,7 +133,7 @@ def daemon_is_inherited() -> None:
         t.start()
         t.join()
 
-    _run_all([threading.Thread(target=outer, daemon=True)])
+    join_all([threading.Thread(target=outer, daemon=True)])
     assert seen == [True], seen
 
 
@@ -230,7 +225,7 @@ def local_per_thread() -> None:
         with mutex:
             seen.append(here.value == n)
 
-    _run_all([threading.Thread(target=worker, args=(n,)) for n in range(2)])
+    join_all([threading.Thread(target=worker, args=(n,)) for n in range(2)])
     assert seen == [True, True], seen
 
 
@@ -238,7 +233,7 @@ def local_made_at_import() -> None:
     """The main thread sees what the module set at import; another thread sees nothing."""
     assert TLS.where == "set at import"
     other: list[object] = []
-    _run_all([threading.Thread(target=lambda: other.append(getattr(TLS, "where", None)))])
+    start_and_join(lambda: other.append(getattr(TLS, "where", None)))
     assert other == [None], other
 
 
@@ -256,7 +251,7 @@ def local_subclass_made_while_patched() -> None:
         with mutex:
             seen.append(counter.n)
 
-    _run_all([threading.Thread(target=worker) for _ in range(2)])
+    run_copies(worker)
     assert seen == [6, 6] and counter.n == 5, (seen, counter.n)
 
 
@@ -277,7 +272,7 @@ def local_subclass_from_import() -> None:
         with mutex:
             seen.append(counter.n)
 
-    _run_all([threading.Thread(target=worker) for _ in range(2)])
+    run_copies(worker)
     assert seen == [3, 3] and counter.n == 0, (seen, counter.n)
 
 
@@ -296,12 +291,12 @@ def barrier_meets() -> None:
         with mutex:
             assert len(arrived) == 2, arrived
 
-    _run_all([threading.Thread(target=party, args=(n,)) for n in range(2)])
+    join_all([threading.Thread(target=party, args=(n,)) for n in range(2)])
 
 
 def barrier_short_of_parties_bug() -> None:
     barrier = threading.Barrier(3)
-    _run_all([threading.Thread(target=barrier.wait) for _ in range(2)])
+    run_copies(barrier.wait)
 
 
 def executor_two_submitters() -> None:
@@ -314,7 +309,7 @@ def executor_two_submitters() -> None:
         with mutex:
             results.append(future.result())
 
-    _run_all([threading.Thread(target=submitter, args=(n,)) for n in range(2)])
+    join_all([threading.Thread(target=submitter, args=(n,)) for n in range(2)])
     pool.shutdown()
     assert sorted(results) == [0, 10], results
 
@@ -378,7 +373,7 @@ def join_current_thread() -> None:
         except RuntimeError as error:
             refused.append(str(error))
 
-    _run_all([threading.Thread(target=joins_itself)])
+    start_and_join(joins_itself)
     assert refused == ["cannot join current thread"], refused
 
 
@@ -390,7 +385,7 @@ def philosophers_bug() -> None:
         with forks[seat], forks[(seat + 1) % 3]:
             pass
 
-    _run_all([threading.Thread(target=eat, args=(seat,)) for seat in range(3)])
+    join_all([threading.Thread(target=eat, args=(seat,)) for seat in range(3)])
 
 
 def misuse_raises_as_threading_does() -> None:
@@ -411,8 +406,8 @@ def misuse_raises_as_threading_does() -> None:
     expect_refusal(cond.notify, "notify")
     rlock.acquire()
     lock.acquire()
-    _run_all([threading.Thread(target=expect_refusal, args=(rlock.release, "rlock of another"))])
-    _run_all([threading.Thread(target=lock.release)])  # a Lock has no owner
+    join_all([threading.Thread(target=expect_refusal, args=(rlock.release, "rlock of another"))])
+    start_and_join(lock.release)  # a Lock has no owner
     rlock.release()
     assert not lock.locked()
     assert refused == ["unlocked", "wait", "notify", "rlock of another"], refused

@@ -6,8 +6,6 @@ thread they are the real objects."""
 from __future__ import annotations
 
 import builtins
-import subprocess
-import sys
 from functools import partial
 from pathlib import Path
 
@@ -16,6 +14,7 @@ import pytest
 from model_checks.harness import check, patched
 from model_checks.harness.patch_imported import StandIn
 from tests.harness import imported_programs as prog
+from tests.harness.explore_runs import explore_command
 from tests.harness.patched_runs import run_patched
 
 run = partial(run_patched, prog)
@@ -118,13 +117,7 @@ def test_a_programs_helper_modules_are_patched_with_it(
         (helper.parent / "__init__.py").write_text("")
     helper.write_text(HELPER)
     (tmp_path / "main_program.py").write_text(_counting(import_line, inside, 3 if inside else 2))
-    done = subprocess.run(
-        [sys.executable, "-m", "model_checks", "explore", f"{tmp_path / 'main_program.py'}:main"],
-        capture_output=True,
-        text=True,
-        timeout=110,
-        cwd=tmp_path,
-    )
+    done = explore_command(f"{tmp_path / 'main_program.py'}:main", cwd=tmp_path, timeout=110)
     assert done.returncode == 0, done.stdout + done.stderr
     assert "exhaustive (for a data-race-free program" in done.stdout
 

@@ -9,16 +9,14 @@ from __future__ import annotations
 
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from model_checks.harness import patch_modules
 from tests.harness import outside_programs
+from tests.harness.explore_runs import REPO, explore_command
 from tests.harness.outside_lib import counting, deeper, registry
-
-ROOT = Path(__file__).resolve().parents[2]
 
 LOCKED = """\
 import threading, time
@@ -84,15 +82,15 @@ def test_a_module_on_the_python_path_is_patched(how: str, races: bool, tmp_path:
     import_line, bump, total = IMPORTS[how]
     text = HANDOFF if how == "hand-off" else PROGRAM.format(import_line=import_line, bump=bump, total=total)
     (program / "main_program.py").write_text(text)
-    command = [sys.executable, "-m", "model_checks", "explore", "main_program.py:main", "--time-limit", "20"]
     try:
-        done = subprocess.run(
-            [*command, *([] if races else ["--no-races"])],
-            capture_output=True,
-            text=True,
-            timeout=90,  # it hung: a sleep under the real lock blocked the one OS thread
+        done = explore_command(
+            "main_program.py:main",
+            "--time-limit",
+            "20",
+            *([] if races else ["--no-races"]),
             cwd=program,
-            env={**os.environ, "PYTHONPATH": os.pathsep.join((str(ROOT), str(lib)))},
+            env={"PYTHONPATH": os.pathsep.join((str(REPO), str(lib)))},
+            timeout=90,  # it hung: a sleep under the real lock blocked the one OS thread
         )
     except subprocess.TimeoutExpired:
         pytest.fail("the check hung past its time limit")

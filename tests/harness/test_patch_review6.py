@@ -6,18 +6,17 @@ from __future__ import annotations
 
 import logging
 import os
-import subprocess
 import sys
 from pathlib import Path
 
 from model_checks.harness import check, patched
 from tests.harness import patch_review6_programs as programs
+from tests.harness.explore_runs import REPO, explore_command
 from tests.harness.patched_runs import assert_proved_race_free, run_patched
-
-ROOT = Path(__file__).resolve().parents[2]
 
 BASIC_CONFIG = """\
 import io, logging, threading
+from tests.harness.program_threads import run_copies
 
 def basic_config_fresh():
     # correct: basicConfig configures the root logger on the first (only) call of a real run
@@ -27,11 +26,7 @@ def basic_config_fresh():
     def work():
         with lock:
             logging.info("hello")
-    threads = [threading.Thread(target=work) for _ in range(2)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
+    run_copies(work)
     assert buf.getvalue().count("hello") == 2, buf.getvalue()
 """
 
@@ -41,14 +36,13 @@ def test_basic_config_in_the_explored_function_is_proved(tmp_path: Path) -> None
     # through it to the first execution's stream, on that execution's controlled lock ("the test
     # is not deterministic").
     (tmp_path / "basic_config.py").write_text(BASIC_CONFIG)
-    command = [sys.executable, "-m", "model_checks", "explore", "basic_config.py:basic_config_fresh"]
-    done = subprocess.run(
-        [*command, "--time-limit", "30"],
-        capture_output=True,
-        text=True,
-        timeout=120,
+    done = explore_command(
+        "basic_config.py:basic_config_fresh",
+        "--time-limit",
+        "30",
         cwd=tmp_path,
-        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        env={"PYTHONPATH": str(REPO)},
+        timeout=120,
     )
     assert done.returncode == 0, done.stdout + done.stderr
     assert done.stdout.startswith("exhaustive"), done.stdout

@@ -11,6 +11,7 @@ import pytest
 
 from model_checks.harness import Options, Result, check, patched
 from tests.harness import primitive_field_programs as prog
+from tests.harness.patched_runs import assert_outcomes, assert_reported
 
 
 def _run(program: Callable[[], object]) -> Result:
@@ -32,16 +33,13 @@ def test_each_field_reads_the_controlled_state_in_every_order(
     program: Callable[[], object], outcomes: set[object]
 ) -> None:
     result = _run(program)
-    assert result.verdict == "exhaustive", result.report()
-    assert result.outcomes == outcomes
+    assert_outcomes(result, outcomes)
 
 
 @pytest.mark.timeout(120)
 def test_a_program_assuming_a_waiter_is_parked_fails() -> None:
     result = _run(prog.waiters_assumed_parked)
-    assert result.verdict == "failed" and result.failure is not None, result.report()
-    assert result.failure.kind == "assertion", result.report()  # not an AttributeError
-    assert "AssertionError: no thread was waiting yet" in result.report()
+    assert_reported(result, "assertion", "AssertionError: no thread was waiting yet")  # not an AttributeError
 
 
 @pytest.mark.timeout(120)
@@ -49,6 +47,4 @@ def test_a_program_assuming_no_thread_reached_the_barrier_fails() -> None:
     """``Barrier.n_waiting`` is one step ordered with the barrier's lock: before, the look was the
     main thread's local code and never moved past the other threads' waits (proved)."""
     result = _run(prog.barrier_count_assumed)
-    assert result.verdict == "failed" and result.failure is not None, result.report()
-    assert result.failure.kind == "assertion", result.report()
-    assert "already waiting" in result.report()
+    assert_reported(result, "assertion", "already waiting")

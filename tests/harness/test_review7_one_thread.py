@@ -6,10 +6,7 @@ read of a socket or a pipe (it hung the check), and ``--json``'s stdout."""
 from __future__ import annotations
 
 import json
-import os
 import signal
-import subprocess
-import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -18,6 +15,7 @@ import pytest
 from model_checks.harness import Options, Result, check, patched
 from model_checks.harness.thread_idents import MAIN_IDENT
 from tests.harness import review7_one_thread_programs as prog
+from tests.harness.explore_runs import explore_command
 from tests.harness.patched_runs import assert_proved_race_free
 
 pytestmark = pytest.mark.timeout(60)
@@ -139,13 +137,7 @@ def test_a_selects_timeout_is_a_timed_wait() -> None:
 def test_json_output_is_the_json_only(tmp_path: Path) -> None:
     program = tmp_path / "printer.py"
     program.write_text(Path(prog.__file__).read_text())
-    found = subprocess.run(
-        [sys.executable, "-m", "model_checks", "explore", f"{program}:prints_and_fails", "--json"],
-        capture_output=True,
-        text=True,
-        timeout=100,
-        cwd=os.getcwd(),
-    )
+    found = explore_command(f"{program}:prints_and_fails", "--json", cwd=Path.cwd(), timeout=100)
     assert found.returncode == 1, found.stderr
     facts = json.loads(found.stdout)  # the program's prints are not in it
     assert facts["failure"]["kind"] == "assertion"

@@ -14,10 +14,8 @@
 from __future__ import annotations
 
 import json
-import os
 import random
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -28,11 +26,11 @@ from model_checks.harness import Result, check, patched, replay
 from model_checks.harness import hash_seed as process_seed
 from model_checks.harness.schedule import Schedule, ScheduleFormatError
 from tests.harness import review7_seeds_programs as prog
+from tests.harness.explore_runs import explore_command
 
 pytestmark = pytest.mark.timeout(180)
 
 PROGRAMS = Path(prog.__file__)
-REPO = PROGRAMS.parents[2]
 
 
 def _run(program: object, **options: object) -> Result:
@@ -172,17 +170,7 @@ def test_every_exhaustive_verdict_names_the_hash_seed_of_its_process() -> None:
 
 
 def _explore(*args: str, hash_seed: str | None = None) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONHASHSEED"}
-    if hash_seed is not None:
-        env["PYTHONHASHSEED"] = hash_seed
-    return subprocess.run(
-        [sys.executable, "-m", "model_checks", "explore", *args],
-        capture_output=True,
-        text=True,
-        timeout=150,
-        cwd=REPO,
-        env=env,
-    )
+    return explore_command(*args, env={"PYTHONHASHSEED": hash_seed})
 
 
 def test_the_command_line_runs_under_hash_seed_0_unless_told_otherwise() -> None:

@@ -16,7 +16,6 @@ import json
 import os
 import random
 import subprocess
-import sys
 import threading
 import uuid
 from pathlib import Path
@@ -26,11 +25,12 @@ import pytest
 
 from model_checks.harness import check, patched, replay
 from tests.harness import review8_random_programs as prog
+from tests.harness.explore_runs import explore_command
+from tests.harness.program_threads import run_copies
 
 pytestmark = pytest.mark.timeout(240)
 
 HERE = Path(__file__).parent
-REPO = HERE.parents[1]
 SEED_AT_IMPORT = f"{HERE / 'review8_import_seed_program.py'}:main"
 DRAW_AT_IMPORT = f"{HERE / 'review8_import_draw_program.py'}:main"
 OWN_GENERATORS = f"{HERE / 'review8_random_programs.py'}:own_generators"
@@ -38,14 +38,7 @@ UUID_FILE = f"{HERE / 'review8_uuid_file_program.py'}:main"
 
 
 def _explore(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "model_checks", "explore", *args],
-        capture_output=True,
-        text=True,
-        timeout=150,
-        cwd=REPO,
-        env={**os.environ, "PYTHONHASHSEED": "0"},
-    )
+    return explore_command(*args, env={"PYTHONHASHSEED": "0"})
 
 
 def _json(*args: str) -> dict[str, Any]:
@@ -162,11 +155,7 @@ def _one_name(path: Path) -> None:
         with open(path, "x") as f:  # BUGGY: the second worker finds the first's file
             f.write("x")
 
-    ts = [threading.Thread(target=w) for _ in range(2)]
-    for t in ts:
-        t.start()
-    for t in ts:
-        t.join()
+    run_copies(w)
 
 
 def one_name_program(rt: object) -> None:

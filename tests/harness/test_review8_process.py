@@ -15,19 +15,25 @@ import tempfile
 import threading
 import types
 from collections.abc import Callable
+from functools import partial
 
 import pytest
 
-from model_checks.harness import Result, patch_streams
+from model_checks.harness import patch_streams
 from tests.harness import review8_process_programs as prog
-from tests.harness.patched_runs import run_with_outcomes
+from tests.harness.patched_runs import (
+    assert_fails,
+    assert_outcomes,
+    assert_reported,
+    module_from_source,
+    run_with_outcomes,
+)
 
 pytestmark = pytest.mark.timeout(120)
 
 
-def _run(program: Callable[[], object], **options: object) -> Result:
-    """The check of ``program``, each execution's outcome what it returned."""
-    return run_with_outcomes(prog, program, **options)
+# the check of a program, each execution's outcome what it returned
+_run = partial(run_with_outcomes, prog)
 
 
 @pytest.mark.parametrize(
@@ -79,8 +85,7 @@ def test_a_folder_an_execution_made_is_gone_when_the_next_begins_beside_a_chdir(
     monkeypatch.setattr(tempfile, "tempdir", None)  # (a fresh process's: made on first use)
     monkeypatch.setattr(tempfile, "_name_sequence", None)
     result = _run(prog.cwd_race_in_a_temporary_folder, strategy=strategy)
-    assert result.verdict == "exhaustive", result.report()
-    assert result.outcomes == {True, False}
+    assert_outcomes(result, {True, False})
 
 
 @pytest.mark.parametrize(
@@ -99,8 +104,7 @@ def test_the_process_state_two_threads_share_is_an_operation(
     """Every outcome a real run gives, the bad one among them (it was one execution,
     "exhaustive", with the good outcome only)."""
     result = _run(program, strategy=strategy)
-    assert result.verdict == "exhaustive", result.report()
-    assert result.outcomes == outcomes
+    assert_outcomes(result, outcomes)
     # and what stood in while patched is CPython's again
     assert type(sys) is types.ModuleType and builtins.print is _PRINT and os.chdir is _CHDIR
 
@@ -114,10 +118,7 @@ def test_a_write_through_sys_stdout_is_run_inside_another_threads_redirection(st
     main's ``redirect_stdout`` ("exhaustive" after one execution); there it writes main's
     capture, unordered with main's own write."""
     result = _run(prog.stdout_written, strategy=strategy)
-    assert result.verdict == "failed" and result.failure is not None, result.report()
-    assert result.failure.kind == "data_race", result.report()
-    assert "data race on StringIO" in result.report(), result.report()
-    assert 'sys.stdout.write("worker\\n")' in result.report(), result.report()
+    assert_reported(result, "data_race", "data race on StringIO", 'sys.stdout.write("worker\\n")')
     assert type(sys) is types.ModuleType
 
 
@@ -133,22 +134,16 @@ def test_the_main_thread_has_the_ident_taken_at_import(
     program: Callable[[], object], outcomes: set[object]
 ) -> None:
     result = _run(program)
-    assert result.verdict == "exhaustive", result.report()
-    assert result.outcomes == outcomes
+    assert_outcomes(result, outcomes)
     assert prog.MAIN is threading.main_thread()  # (the real one again, once patching ended)
 
 
 def test_a_fast_path_for_the_main_thread_known_at_import_races() -> None:
     """r117: the main thread's unlocked write (its ident taken at import) and the worker's."""
-    result = _run(prog.main_only_fast_path)
-    assert result.verdict == "failed" and result.failure is not None, result.report()
-    assert result.failure.kind == "data_race", result.report()
+    assert_fails(_run(prog.main_only_fast_path), "data_race")
 
 
-def _module(source: str) -> types.ModuleType:
-    module = types.ModuleType("review8_streams")
-    exec(compile(source, "<review8>", "exec"), vars(module))
-    return module
+_module = partial(module_from_source, name="review8_streams", filename="<review8>")
 
 
 def test_print_stays_the_builtin_unless_the_program_assigns_a_stream() -> None:

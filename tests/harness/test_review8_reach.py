@@ -12,22 +12,29 @@ import importlib
 import sqlite3
 import sys
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 
 import pytest
 
-from model_checks.harness import Result, patched
+from model_checks.harness import patched
 from model_checks.harness.rt.scheduler import UsageError
 from model_checks.harness.thread_idents import MAIN_IDENT
 from tests.harness import review8_reach_programs as prog
-from tests.harness.patched_runs import assert_proved_race_free, run_with_outcomes
+from tests.harness.patched_runs import assert_proved_race_free, assert_reported, run_with_outcomes
 
 pytestmark = pytest.mark.timeout(120)
 
 
-def _run(program: Callable[[], object], **options: object) -> Result:
-    """The check of ``program``, each execution's outcome what it returned."""
-    return run_with_outcomes(prog, program, **options)
+# the check of a program, each execution's outcome what it returned
+_run = partial(run_with_outcomes, prog)
+
+
+def _proved_returning(program: Callable[[], object], outcome: object) -> None:
+    """``program`` is proved free of data races, every execution returning ``outcome``."""
+    result = _run(program)
+    assert_proved_race_free(result)
+    assert result.outcomes == {outcome}, result.report()
 
 
 # ------------------------------------------------------------------------------------- sqlite3
@@ -42,12 +49,12 @@ def _run(program: Callable[[], object], **options: object) -> Result:
 def test_a_connection_made_at_import_used_by_a_worker_fails_as_in_cpython(
     program: Callable[[], object],
 ) -> None:
-    result = _run(program)
-    assert result.verdict == "failed" and result.failure is not None, result.report()
-    assert (
+    assert_reported(
+        _run(program),
+        "exception",
         "ProgrammingError: SQLite objects created in a thread can only be used in that same thread. "
-        f"The object was created in thread id {MAIN_IDENT} and this is thread id 1000001."
-    ) in result.report(), result.report()
+        f"The object was created in thread id {MAIN_IDENT} and this is thread id 1000001.",
+    )
 
 
 @pytest.mark.parametrize(
@@ -57,9 +64,7 @@ def test_a_connection_made_at_import_used_by_a_worker_fails_as_in_cpython(
 def test_a_connection_made_at_import_used_as_cpython_allows_is_proved(
     program: Callable[[], object], outcome: int
 ) -> None:
-    result = _run(program)
-    assert_proved_race_free(result)
-    assert result.outcomes == {outcome}, result.report()
+    _proved_returning(program, outcome)
     # and the connections are CPython's again, in the module's globals
     assert type(prog.CONN) is sqlite3.Connection and type(prog.CONNS["db"][0]) is sqlite3.Connection
 
@@ -127,7 +132,5 @@ def test_a_local_subclass_defined_at_import_is_made_by_a_controlled_thread(
     program: Callable[[], object], outcome: object
 ) -> None:
     """r033: it was refused ("define it while patched"), which ``lanecheck explore`` cannot do."""
-    result = _run(program)
-    assert_proved_race_free(result)
-    assert result.outcomes == {outcome}, result.report()
+    _proved_returning(program, outcome)
     assert "__getattribute__" not in vars(prog.Ctx)  # (its objects' hooks are gone)

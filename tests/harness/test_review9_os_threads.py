@@ -8,8 +8,6 @@ caught."""
 from __future__ import annotations
 
 import signal
-import subprocess
-import sys
 import textwrap
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -18,6 +16,7 @@ import pytest
 
 from model_checks.harness import Options, Result, check, patched
 from tests.harness import review9_os_programs as prog
+from tests.harness.explore_runs import explore_command
 from tests.harness.patched_runs import assert_proved_race_free, assert_reported
 
 pytestmark = pytest.mark.timeout(120)
@@ -132,13 +131,7 @@ def test_exit_calls_an_execution_registered_print_nothing_after_the_verdict(
     program's self-deadlock is still found, the CORRECT one proved."""
     path = tmp_path / "prog.py"
     path.write_text(textwrap.dedent(_PROGRAMS[kind]))
-    done = subprocess.run(
-        [sys.executable, "-m", "model_checks", "explore", f"{path}:main", "--time-limit", "30"],
-        capture_output=True,
-        text=True,
-        timeout=100,
-        cwd=Path(__file__).resolve().parents[2],  # (this checkout's lanecheck)
-    )
+    done = explore_command(f"{path}:main", "--time-limit", "30", timeout=100)
     out = done.stdout + done.stderr
     assert "Abort" not in out and "Exception ignored" not in out, out
     if kind == "buggy":

@@ -12,21 +12,21 @@ import signal
 import sys
 import types
 from collections.abc import Callable
+from functools import partial
 
 import pytest
 
-from model_checks.harness import Options, Result, check, own_code, patch_shared, patched
+from model_checks.harness import own_code, patch_shared
 from model_checks.harness.rt.scheduler import UsageError
 from tests.harness import review8_signal_programs as prog8
 from tests.harness import review9_process_programs as prog
-from tests.harness.patched_runs import run_with_outcomes
+from tests.harness.patched_runs import assert_outcomes, module_from_source, run_with_outcomes
 
 pytestmark = pytest.mark.timeout(180)
 
 
-def _run(program: Callable[[], object], **options: object) -> Result:
-    """The check of ``program``, each execution's outcome what it returned."""
-    return run_with_outcomes(prog, program, **options)
+# the check of a program, each execution's outcome what it returned
+_run = partial(run_with_outcomes, prog)
 
 
 @pytest.mark.parametrize(
@@ -50,8 +50,7 @@ def test_the_process_state_library_code_uses_is_an_operation(
     umask, collector, digits = os.umask(0o022), gc.isenabled(), sys.get_int_max_str_digits()
     os.umask(umask)
     result = _run(program, strategy=strategy)
-    assert result.verdict == "exhaustive", result.report()
-    assert result.outcomes == outcomes, result.report()
+    assert_outcomes(result, outcomes)
     # and what the program changed does not outlive the check
     assert os.umask(umask) == umask and gc.isenabled() == collector
     assert sys.get_int_max_str_digits() == digits
@@ -71,53 +70,38 @@ def test_the_process_state_library_code_uses_is_an_operation(
 @pytest.mark.parametrize("strategy", ["dpor-ipb", "dfs"])
 def test_the_correct_twins_are_proved(program: Callable[[], object], outcome: object, strategy: str) -> None:
     result = _run(program, strategy=strategy)
-    assert result.verdict == "exhaustive", result.report()
-    assert result.outcomes == {outcome}, result.report()
+    assert_outcomes(result, {outcome})
 
 
 @pytest.mark.parametrize("strategy", ["dpor-ipb", "dfs"])
 def test_set_wakeup_fd_in_a_worker_raises_cpythons_value_error(strategy: str) -> None:
     """s30: every real run's worker gets ``ValueError`` (the check proved it went through)."""
     result = _run(prog.wakeup_fd_worker, strategy=strategy)
-    assert result.verdict == "exhaustive", result.report()
-    assert result.outcomes == {(prog.WAKEUP_REFUSED,)}, result.report()
+    assert_outcomes(result, {(prog.WAKEUP_REFUSED,)})
 
 
 @pytest.mark.parametrize("strategy", ["dpor-ipb", "dfs"])
 def test_set_wakeup_fd_in_the_main_thread_gets_a_modelled_signals_byte(strategy: str) -> None:
     """It was refused by name: a modelled signal (never sent) ran no C handler, wrote no byte."""
     result = _run(prog.wakeup_fd_main, strategy=strategy)
-    assert result.verdict == "exhaustive", result.report()
-    assert result.outcomes == {(bytes([signal.SIGUSR1]), ("handled",))}, result.report()
+    assert_outcomes(result, {(bytes([signal.SIGUSR1]), ("handled",))})
     assert signal.set_wakeup_fd(-1) == -1  # (and the process's wakeup fd is as the check found it)
 
 
 def test_set_wakeup_fd_on_the_threads_back_end_is_refused_by_name() -> None:
     """There the main controlled thread is no process's main thread: CPython's call would raise."""
     with pytest.raises(UsageError, match=r"signal\.set_wakeup_fd\(\) .* threads back end"):
-        _run_module(prog8, prog8.wakeup_fd_set_by_main, backend="threads")
+        run_with_outcomes(prog8, prog8.wakeup_fd_set_by_main, backend="threads")
 
 
 def test_a_wakeup_fd_left_set_is_put_back_after_each_execution() -> None:
     """review 8's program, refused by name before: it leaves its (closed) pipe as the wakeup fd."""
-    result = _run_module(prog8, prog8.wakeup_fd_set_by_main)
+    result = run_with_outcomes(prog8, prog8.wakeup_fd_set_by_main)
     assert result.verdict == "exhaustive", result.report()
     assert signal.set_wakeup_fd(-1) == -1
 
 
-def _run_module(module: types.ModuleType, program: Callable[[], object], **options: object) -> Result:
-    def test(rt: object) -> Callable[[], object]:
-        value = program()
-        return lambda: value
-
-    with patched(module):
-        return check(test, Options(time_limit=60, **options))  # type: ignore[arg-type]
-
-
-def _module(source: str) -> types.ModuleType:
-    module = types.ModuleType("review9_names")
-    exec(compile(source, "<review9>", "exec"), vars(module))
-    return module
+_module = partial(module_from_source, name="review9_names", filename="<review9>")
 
 
 def test_a_program_naming_no_setter_keeps_cpythons_calls() -> None:

@@ -9,12 +9,14 @@ import builtins
 import sys
 import types
 from collections.abc import Callable
+from functools import partial
 
 import pytest
 
-from model_checks.harness import Options, Result, check, patch_streams, patched
+from model_checks.harness import Options, Result, patch_streams, patched
 from model_checks.harness.stateful import check_states
 from tests.harness import review9_programs as prog
+from tests.harness.patched_runs import assert_outcomes, module_from_source, run_with_outcomes
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -23,13 +25,7 @@ SEARCHES = ["dpor-ipb", "dfs"]
 
 def _run(program: Callable[[], object], strategy: str = "dpor-ipb") -> Result:
     """The check of ``program``, each execution's outcome what it returned."""
-
-    def test(rt: object) -> Callable[[], object]:
-        value = program()
-        return lambda: value
-
-    with patched(prog):
-        return check(test, Options(time_limit=60, strategy=strategy))  # type: ignore[arg-type]
+    return run_with_outcomes(prog, program, strategy=strategy)
 
 
 def _assertion(result: Result) -> str:
@@ -66,10 +62,7 @@ def test_a_program_that_never_rebinds_keeps_print_with_no_step() -> None:
     assert builtins.print is patch_streams._real_print and type(sys) is types.ModuleType
 
 
-def _module(source: str) -> types.ModuleType:
-    module = types.ModuleType("review9_streams")
-    exec(compile(source, "<review9>", "exec"), vars(module))
-    return module
+_module = partial(module_from_source, name="review9_streams", filename="<review9>")
 
 
 def test_without_a_redirection_named_print_is_the_builtin_and_rebindings_are_watched() -> None:
@@ -113,8 +106,7 @@ def test_review9_s32_as_written_is_proved() -> None:
 def test_two_threads_hits_of_a_bounded_cache_are_ordered(strategy: str) -> None:
     # hit 1 then 2: 1 is evicted by f(3), then 2 by f(1); hit 2 then 1: 2 is evicted by f(3)
     result = _run(lambda: tuple(prog.lru_hits_order()), strategy)
-    assert result.verdict == "exhaustive", result.report()
-    assert result.outcomes == {(1, 2, 3, 1, 2), (1, 2, 3, 2)}, result.report()
+    assert_outcomes(result, {(1, 2, 3, 1, 2), (1, 2, 3, 2)})
 
 
 def test_hits_are_ordered_only_once_a_cache_evicts() -> None:
