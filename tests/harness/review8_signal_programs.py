@@ -10,6 +10,8 @@ from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager, nullcontext
 from types import FrameType
 
+from tests.harness.program_kit_main_signal import signal_the_main_thread
+
 Handler = Callable[[int, FrameType | None], object]
 
 
@@ -186,11 +188,7 @@ def a_blocked_signal_waits_for_its_unblocking() -> None:
     handler runs when main unblocks it, not before."""
     got: list[int] = []
     with _handling(signal.SIGUSR1, lambda s, f: got.append(s)), _blocking(signal.SIGUSR1):
-        main = threading.main_thread().ident
-        assert main is not None
-        t = threading.Thread(target=signal.pthread_kill, args=(main, signal.SIGUSR1))
-        t.start()
-        t.join()
+        signal_the_main_thread(signal.SIGUSR1)
         assert got == [] and signal.sigpending() == {signal.SIGUSR1}, (got, signal.sigpending())
         signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGUSR1})
         assert got == [signal.SIGUSR1], got
