@@ -174,15 +174,20 @@ def mp_lock_sent_to_another_process() -> None:
 
 
 # -------------------------------------------------------------------------------- selectors
+def _wait_in(sel: selectors.BaseSelector, sock: socket.socket) -> None:
+    """Waits in the selector ``sel`` until ``sock`` is readable, then closes ``sel``."""
+    with sel:
+        sel.register(sock, selectors.EVENT_READ)
+        sel.select()
+
+
 def default_selector_on_a_socketpair() -> None:
     """s10: a worker waits in ``DefaultSelector`` (an epoll made in ``selectors``)."""
     a, b = socket.socketpair()
 
     def reader() -> bytes:
-        with selectors.DefaultSelector() as sel:
-            sel.register(b, selectors.EVENT_READ)
-            sel.select()
-            return b.recv(5)
+        _wait_in(selectors.DefaultSelector(), b)
+        return b.recv(5)
 
     got = read_while_main_sends(reader, lambda: a.sendall(b"hello"))
     a.close()
@@ -195,13 +200,9 @@ def poll_selector_nobody_writes() -> None:
     _a, b = socket.socketpair()
 
     def reader() -> None:
-        with selectors.PollSelector() as sel:
-            sel.register(b, selectors.EVENT_READ)
-            sel.select()
+        _wait_in(selectors.PollSelector(), b)
 
-    t = threading.Thread(target=reader)
-    t.start()
-    t.join()
+    start_and_join(reader)
 
 
 class _Echo(socketserver.BaseRequestHandler):
