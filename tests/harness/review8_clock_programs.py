@@ -11,6 +11,8 @@ import tempfile
 import threading
 import time
 
+from tests.harness.program_threads import run_copies
+
 LOADED = time.monotonic()
 WALL_AT_IMPORT = time.time()
 DEADLINE = time.monotonic() + 60
@@ -41,11 +43,7 @@ def fresh_since_import_counts_without_the_lock() -> None:
             with lock:
                 stats["hits"] += 1
 
-    ts = [threading.Thread(target=read) for _ in range(2)]
-    for t in ts:
-        t.start()
-    for t in ts:
-        t.join()
+    run_copies(read, 2)
     assert stats["hits"] == 2, stats
 
 

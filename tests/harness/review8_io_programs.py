@@ -13,24 +13,23 @@ import socket
 import tempfile
 import threading
 from collections.abc import Callable
+from types import FrameType
+
+from tests.harness.program_kit_io import read_while_main_sends
 
 
 def poll_on_a_pipe() -> None:
     """r017: the worker waits with ``select.poll`` on a pipe; main writes."""
     r, w = os.pipe()
-    res: list[bytes] = []
 
-    def worker() -> None:
+    def worker() -> bytes:
         p = select.poll()
         p.register(r, select.POLLIN)
         events = p.poll()
         assert events == [(r, select.POLLIN)], events
-        res.append(os.read(r, 10))
+        return os.read(r, 10)
 
-    t = threading.Thread(target=worker)
-    t.start()
-    os.write(w, b"x")
-    t.join()
+    res = read_while_main_sends(worker, lambda: os.write(w, b"x"))
     os.close(r)
     os.close(w)
     assert res == [b"x"], res
@@ -53,19 +52,15 @@ def poll_times_out() -> None:
 def epoll_on_a_socket() -> None:
     """r020: the worker waits with ``select.epoll`` on a socket; main sends."""
     a, b = socket.socketpair()
-    res: list[bytes] = []
 
-    def worker() -> None:
+    def worker() -> bytes:
         with select.epoll() as ep:
             ep.register(b.fileno(), select.EPOLLIN)
             events = ep.poll()
             assert [fd for fd, _ in events] == [b.fileno()], events
-            res.append(b.recv(10))
+            return b.recv(10)
 
-    t = threading.Thread(target=worker)
-    t.start()
-    a.sendall(b"x")
-    t.join()
+    res = read_while_main_sends(worker, lambda: a.sendall(b"x"))
     a.close()
     b.close()
     assert res == [b"x"], res
@@ -74,12 +69,12 @@ def epoll_on_a_socket() -> None:
 def _sent_in_two_pieces(read: Callable[[socket.socket], object]) -> list[object]:
     """What a worker's ``read`` of one end got while main sent 4 bytes to the other in two pieces."""
     a, b = socket.socketpair()
-    res: list[object] = []
-    t = threading.Thread(target=lambda: res.append(read(b)))
-    t.start()
-    a.sendall(b"ab")
-    a.sendall(b"cd")
-    t.join()
+
+    def send() -> None:
+        a.sendall(b"ab")
+        a.sendall(b"cd")
+
+    res = read_while_main_sends(lambda: read(b), send)
     a.close()
     b.close()
     return res
@@ -102,17 +97,16 @@ def fifo_opened_by_a_worker() -> None:
     d = tempfile.mkdtemp()
     path = os.path.join(d, "f")
     os.mkfifo(path)
-    res: list[bytes] = []
 
-    def worker() -> None:
+    def worker() -> bytes:
         with open(path, "rb") as f:
-            res.append(f.read())
+            return f.read()
 
-    t = threading.Thread(target=worker)
-    t.start()
-    with open(path, "wb") as f:
-        f.write(b"hi")
-    t.join()
+    def send() -> None:
+        with open(path, "wb") as f:
+            f.write(b"hi")
+
+    res = read_while_main_sends(worker, send)
     os.unlink(path)
     os.rmdir(d)
     assert res == [b"hi"], res
@@ -121,11 +115,7 @@ def fifo_opened_by_a_worker() -> None:
 def multiprocessing_pipe_between_threads() -> None:
     """r124: a worker's ``Connection.recv`` of what main sends."""
     a, b = multiprocessing.Pipe()
-    got: list[object] = []
-    t = threading.Thread(target=lambda: got.append(b.recv()))
-    t.start()
-    a.send({"k": 1})
-    t.join()
+    got = read_while_main_sends(b.recv, lambda: a.send({"k": 1}))
     a.close()
     b.close()
     assert got == [{"k": 1}], got
@@ -133,16 +123,12 @@ def multiprocessing_pipe_between_threads() -> None:
 
 def multiprocessing_pipe_poll() -> None:
     a, b = multiprocessing.Pipe(duplex=False)
-    got: list[object] = []
 
-    def worker() -> None:
+    def worker() -> object:
         assert a.poll(None)
-        got.append(a.recv())
+        return a.recv()
 
-    t = threading.Thread(target=worker)
-    t.start()
-    b.send(1)
-    t.join()
+    got = read_while_main_sends(worker, lambda: b.send(1))
     a.close()
     b.close()
     assert got == [1], got
@@ -151,17 +137,25 @@ def multiprocessing_pipe_poll() -> None:
 def pty_read() -> None:
     """r122: a worker reads a pseudo-terminal's master end; main writes to the other end."""
     m, s = os.openpty()
-    res: list[bytes] = []
-    t = threading.Thread(target=lambda: res.append(os.read(m, 100)))
-    t.start()
-    os.write(s, b"hi\n")
-    t.join()
+    res = read_while_main_sends(lambda: os.read(m, 100), lambda: os.write(s, b"hi\n"))
     os.close(m)
     os.close(s)
     assert res and res[0].strip() == b"hi", res
 
 
 LK = threading.Lock()
+
+
+def _signalled_while(handler: Callable[[int, FrameType | None], object], main: Callable[[], None]) -> None:
+    """With ``handler`` SIGUSR1's, a worker sends SIGUSR1 to the process while main runs ``main``."""
+    old = signal.signal(signal.SIGUSR1, handler)
+    try:
+        t = threading.Thread(target=lambda: os.kill(os.getpid(), signal.SIGUSR1))
+        t.start()
+        main()
+        t.join()
+    finally:
+        signal.signal(signal.SIGUSR1, old)
 
 
 def handler_takes_a_lock_main_takes_in_a_loop() -> None:
@@ -173,16 +167,12 @@ def handler_takes_a_lock_main_takes_in_a_loop() -> None:
         with LK:
             pass
 
-    old = signal.signal(signal.SIGUSR1, handler)
-    try:
-        t = threading.Thread(target=lambda: os.kill(os.getpid(), signal.SIGUSR1))
-        t.start()
+    def main() -> None:
         for _ in range(3):
             with LK:
                 pass
-        t.join()
-    finally:
-        signal.signal(signal.SIGUSR1, old)
+
+    _signalled_while(handler, main)
 
 
 def where_the_handler_ran() -> object:
@@ -193,16 +183,12 @@ def where_the_handler_ran() -> object:
     def handler(signum: int, frame: object) -> None:
         seen.append(at[0])
 
-    old = signal.signal(signal.SIGUSR1, handler)
-    try:
-        t = threading.Thread(target=lambda: os.kill(os.getpid(), signal.SIGUSR1))
-        t.start()
+    def main() -> None:
         for i in range(3):
             with LK:
                 at[0] = i + 1
-        t.join()
-    finally:
-        signal.signal(signal.SIGUSR1, old)
+
+    _signalled_while(handler, main)
     assert len(seen) == 1, seen
     return lambda: seen[0]  # (the final check: its value is the execution's outcome)
 

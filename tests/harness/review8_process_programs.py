@@ -16,6 +16,8 @@ import sys
 import tempfile
 import threading
 
+from tests.harness.program_threads import run_copies
+
 # the folder the working-directory programs run in (made at import, as a fixture would be)
 BASE = tempfile.mkdtemp(prefix="lanecheck-review8-")
 os.makedirs(os.path.join(BASE, "sub"), exist_ok=True)
@@ -33,11 +35,7 @@ def _two_locked_workers() -> int:
         with lk:
             n[0] += 1
 
-    ts = [threading.Thread(target=w) for _ in range(2)]
-    for t in ts:
-        t.start()
-    for t in ts:
-        t.join()
+    run_copies(w, 2)
     return n[0]
 
 
@@ -82,9 +80,15 @@ def cwd_race_in_a_temporary_folder() -> bool:
     folder the previous execution made had to be gone when the next began."""
     home = os.getcwd()
     folder = tempfile.mkdtemp(prefix="lanecheck-review8-r126-")
+    return _marker_lands_in(folder, home, "review8_r126_marker.txt")
+
+
+def _marker_lands_in(folder: str, home: str, name: str) -> bool:
+    """A worker writes the file ``name`` by its relative path while main moves from ``home`` into
+    ``folder`` and back: whether it landed in ``folder`` (it is removed wherever it landed)."""
 
     def w() -> None:
-        with open("review8_r126_marker.txt", "w") as f:
+        with open(name, "w") as f:
             f.write("x")
 
     t = threading.Thread(target=w)
@@ -92,10 +96,10 @@ def cwd_race_in_a_temporary_folder() -> bool:
     os.chdir(folder)
     os.chdir(home)
     t.join()
-    inside = os.path.exists(os.path.join(folder, "review8_r126_marker.txt"))
+    inside = os.path.exists(os.path.join(folder, name))
     for place in (folder, home):
-        if os.path.exists(os.path.join(place, "review8_r126_marker.txt")):
-            os.unlink(os.path.join(place, "review8_r126_marker.txt"))
+        if os.path.exists(os.path.join(place, name)):
+            os.unlink(os.path.join(place, name))
     return inside
 
 
@@ -136,22 +140,7 @@ def limit_race() -> tuple[object, ...]:
 def cwd_race() -> bool:
     """r126 (BUGGY): a worker opens a relative path while main is in another folder: the file
     lands there in some runs."""
-    home = os.getcwd()
-
-    def w() -> None:
-        with open("review8_marker.txt", "w") as f:
-            f.write("x")
-
-    t = threading.Thread(target=w)
-    t.start()
-    os.chdir(ELSEWHERE)
-    os.chdir(home)
-    t.join()
-    inside = os.path.exists(os.path.join(ELSEWHERE, "review8_marker.txt"))
-    for folder in (ELSEWHERE, home):
-        if os.path.exists(os.path.join(folder, "review8_marker.txt")):
-            os.unlink(os.path.join(folder, "review8_marker.txt"))
-    return inside
+    return _marker_lands_in(ELSEWHERE, os.getcwd(), "review8_marker.txt")
 
 
 def stdout_assigned() -> str:
@@ -259,10 +248,6 @@ def main_thread_at_import() -> tuple[bool, ...]:
         with lk:
             res.append(threading.current_thread() is threading.main_thread())
 
-    ts = [threading.Thread(target=w) for _ in range(2)]
-    for t in ts:
-        t.start()
-    for t in ts:
-        t.join()
+    run_copies(w, 2)
     me = threading.current_thread()
     return me is threading.main_thread(), MAIN is me, MAIN.is_alive(), MAIN.ident == MAIN_IDENT, *res

@@ -7,6 +7,10 @@ from __future__ import annotations
 
 import random
 import threading
+from collections.abc import Callable
+from typing import TypeVar
+
+T = TypeVar("T")
 
 
 def _two(work: object) -> None:
@@ -17,16 +21,22 @@ def _two(work: object) -> None:
         t.join()
 
 
+def _draws_of_a_and_b(draw: Callable[[], T]) -> dict[str, T]:
+    """What threads ``a`` and ``b`` (started in that order) each got from ``draw()``."""
+    got: dict[str, T] = {}
+
+    def w(name: str) -> None:
+        got[name] = draw()
+
+    _two(w)
+    return got
+
+
 def shared_instance() -> None:
     """r060/r067 (BUGGY; r067: 42 of 50 real runs fail): two threads draw from one seeded
     ``Random``; the assertion holds only when ``a`` draws first."""
     rng = random.Random(42)
-    got: dict[str, float] = {}
-
-    def w(name: str) -> None:
-        got[name] = rng.random()
-
-    _two(w)
+    got = _draws_of_a_and_b(rng.random)
     assert got["a"] == random.Random(42).random(), got
 
 
@@ -36,12 +46,7 @@ def shared_unseeded_instance() -> None:
     rng = random.Random()
     first = random.Random()
     first.setstate(rng.getstate())
-    got: dict[str, float] = {}
-
-    def w(name: str) -> None:
-        got[name] = rng.random()
-
-    _two(w)
+    got = _draws_of_a_and_b(rng.random)
     assert got["a"] == first.random(), got
 
 
@@ -49,12 +54,7 @@ def shared_instance_choice() -> None:
     """BUGGY: as ``shared_instance``, through ``choice`` (a Python-level method on
     ``getrandbits``)."""
     rng = random.Random(7)
-    got: dict[str, int] = {}
-
-    def w(name: str) -> None:
-        got[name] = rng.choice(range(1 << 30))
-
-    _two(w)
+    got = _draws_of_a_and_b(lambda: rng.choice(range(1 << 30)))
     assert got["a"] == random.Random(7).choice(range(1 << 30)), got
 
 
@@ -62,25 +62,19 @@ def module_draws_in_two_threads() -> None:
     """BUGGY: the module's functions share CPython's one generator: after ``random.seed(5)`` the
     first draw of either thread is ``Random(5)``'s first value, so ``b`` gets it in some orders."""
     random.seed(5)
-    got: dict[str, float] = {}
-
-    def w(name: str) -> None:
-        got[name] = random.random()
-
-    _two(w)
+    got = _draws_of_a_and_b(lambda: random.random())
     assert got["a"] == random.Random(5).random(), got
 
 
 def seed_each_thread() -> None:
     """r082 (BUGGY, 36 of 50 real runs fail): each thread seeds the module's generator with 5 and
     draws; another thread's seed or draw in between changes the value."""
-    got: dict[str, float] = {}
 
-    def w(name: str) -> None:
+    def seeded_draw() -> float:
         random.seed(5)
-        got[name] = random.random()
+        return random.random()
 
-    _two(w)
+    got = _draws_of_a_and_b(seeded_draw)
     assert got["a"] == got["b"], got
 
 

@@ -12,6 +12,8 @@ import threading
 import types
 from typing import Any
 
+from tests.harness.program_threads import run_copies
+
 # ------------------------------------------------------------------------------------- sqlite3
 CONN = sqlite3.connect(":memory:")
 CONNS = {"db": [sqlite3.connect(":memory:")]}  # reached by the walk, not a global itself
@@ -128,11 +130,7 @@ def subclass_made_by_main() -> tuple[tuple[int, ...], int]:
         with lk:
             res.append(ctx.n)
 
-    ts = [threading.Thread(target=w) for _ in range(2)]
-    for t in ts:
-        t.start()
-    for t in ts:
-        t.join()
+    run_copies(w, 2)
     return tuple(res), ctx.n
 
 

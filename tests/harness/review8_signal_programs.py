@@ -6,16 +6,71 @@ from __future__ import annotations
 import os
 import signal
 import threading
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from types import FrameType
 
+from tests.harness.program_kit_main_signal import signal_the_main_thread
 
-def _notifier(c: threading.Condition, st: dict[str, bool]) -> signal.Handlers | object:
+Handler = Callable[[int, FrameType | None], object]
+
+
+@contextmanager
+def _handling(sig: int, handler: Handler) -> Iterator[None]:
+    """``handler`` is ``sig``'s handler inside the block; the old one is put back after it."""
+    old = signal.signal(sig, handler)
+    try:
+        yield
+    finally:
+        signal.signal(sig, old)
+
+
+@contextmanager
+def _blocking(sig: int) -> Iterator[None]:
+    """The calling thread blocks ``sig`` inside the block (threads it starts there inherit it);
+    its old mask is put back after it."""
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, {sig})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, old)
+
+
+def _notifier(c: threading.Condition, st: dict[str, bool]) -> Handler:
     def handler(sig: int, frame: FrameType | None) -> None:
         with c:
             st["flag"] = True
             c.notify_all()
 
-    return signal.signal(signal.SIGUSR1, handler)
+    return handler
+
+
+_NOTHING_MORE = nullcontext()
+
+
+def _kill_the_process() -> None:
+    os.kill(os.getpid(), signal.SIGUSR1)
+
+
+def _signal_while_main_waits(
+    c: threading.Condition,
+    done: Callable[[], bool],
+    send: Callable[[], None] = _kill_the_process,
+    holding: AbstractContextManager[object] = _NOTHING_MORE,
+) -> None:
+    """Main starts a worker that calls ``send`` holding ``c`` (so only once main's wait released
+    it), waits on ``c`` until ``done()`` (holding ``holding`` too), then joins the worker."""
+
+    def w() -> None:
+        with c:
+            send()
+
+    t = threading.Thread(target=w)
+    with holding, c:
+        t.start()
+        while not done():
+            c.wait()
+    t.join()
 
 
 # ------------------------------------------------------------------ a handler during Condition.wait
@@ -24,21 +79,8 @@ def handler_notifies_the_waiting_main() -> None:
     main's wait released); the handler, run in main by interrupting its wait, notifies it."""
     c = threading.Condition()
     st = {"flag": False}
-    old = _notifier(c, st)
-    try:
-
-        def w() -> None:
-            with c:
-                os.kill(os.getpid(), signal.SIGUSR1)
-
-        t = threading.Thread(target=w)
-        with c:
-            t.start()
-            while not st["flag"]:
-                c.wait()
-        t.join()
-    finally:
-        signal.signal(signal.SIGUSR1, old)  # type: ignore[arg-type]
+    with _handling(signal.SIGUSR1, _notifier(c, st)):
+        _signal_while_main_waits(c, lambda: st["flag"])
 
 
 def handler_may_run_before_mains_wait() -> None:
@@ -47,37 +89,22 @@ def handler_may_run_before_mains_wait() -> None:
     bytecodes): the notify finds no waiter and main waits forever."""
     c = threading.Condition()
     st = {"flag": False}
-    old = _notifier(c, st)
-    try:
-        t = threading.Thread(target=lambda: os.kill(os.getpid(), signal.SIGUSR1))
+    with _handling(signal.SIGUSR1, _notifier(c, st)):
+        # (the wait stays here: the test reads it in main's stack, in this function)
+        t = threading.Thread(target=_kill_the_process)
         with c:
             t.start()
             while not st["flag"]:
                 c.wait()
         t.join()
-    finally:
-        signal.signal(signal.SIGUSR1, old)  # type: ignore[arg-type]
 
 
 def handler_sets_the_flag_without_a_notify() -> None:
     """BUGGY: the handler runs (main's wait is interrupted) but wakes no one: main's wait goes on."""
     c = threading.Condition()
     st = {"flag": False}
-    old = signal.signal(signal.SIGUSR1, lambda s, f: st.update(flag=True))
-    try:
-
-        def w() -> None:
-            with c:
-                os.kill(os.getpid(), signal.SIGUSR1)
-
-        t = threading.Thread(target=w)
-        with c:
-            t.start()
-            while not st["flag"]:
-                c.wait()
-        t.join()
-    finally:
-        signal.signal(signal.SIGUSR1, old)
+    with _handling(signal.SIGUSR1, lambda s, f: st.update(flag=True)):
+        _signal_while_main_waits(c, lambda: st["flag"])
 
 
 def handler_takes_a_lock_main_holds_while_waiting() -> None:
@@ -91,21 +118,8 @@ def handler_takes_a_lock_main_holds_while_waiting() -> None:
             st["flag"] = True
             c.notify_all()
 
-    old = signal.signal(signal.SIGUSR1, handler)
-    try:
-
-        def w() -> None:
-            with c:
-                os.kill(os.getpid(), signal.SIGUSR1)
-
-        t = threading.Thread(target=w)
-        with lk, c:
-            t.start()
-            while not st["flag"]:
-                c.wait()
-        t.join()
-    finally:
-        signal.signal(signal.SIGUSR1, old)
+    with _handling(signal.SIGUSR1, handler):
+        _signal_while_main_waits(c, lambda: st["flag"], holding=lk)
 
 
 def a_workers_raise_signal_leaves_mains_wait_asleep() -> None:
@@ -113,64 +127,42 @@ def a_workers_raise_signal_leaves_mains_wait_asleep() -> None:
     there does not wake main, whose wait goes on: the handler would run once it returns."""
     c = threading.Condition()
     st = {"flag": False}
-    old = _notifier(c, st)
-    try:
-
-        def w() -> None:
-            with c:
-                signal.raise_signal(signal.SIGUSR1)
-
-        t = threading.Thread(target=w)
-        with c:
-            t.start()
-            while not st["flag"]:
-                c.wait()
-        t.join()
-    finally:
-        signal.signal(signal.SIGUSR1, old)  # type: ignore[arg-type]
+    with _handling(signal.SIGUSR1, _notifier(c, st)):
+        _signal_while_main_waits(c, lambda: st["flag"], send=lambda: signal.raise_signal(signal.SIGUSR1))
 
 
 # ----------------------------------------------------------------------- masks and sigwait
 def sigwait_for_a_signal_pthread_kill_sends() -> None:
     """CORRECT (review 8's r085): SIGUSR2 blocked in every thread, the worker takes it with
     ``sigwait`` from ``pthread_kill`` of it."""
-    old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGUSR2})
     got: list[int] = []
-    try:
+    with _blocking(signal.SIGUSR2):
         t = threading.Thread(target=lambda: got.append(signal.sigwait({signal.SIGUSR2})))
         t.start()
         assert t.ident is not None
         signal.pthread_kill(t.ident, signal.SIGUSR2)
         t.join()
-    finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, old)
     assert got == [signal.SIGUSR2], got
 
 
 def sigwaitinfo_for_a_signal_sent_to_the_process() -> None:
     """CORRECT: main blocks SIGUSR2 before the worker starts (it inherits the mask); the worker's
     ``sigwaitinfo`` takes the ``os.kill`` of the process, which no thread takes otherwise."""
-    old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGUSR2})
     got: list[int] = []
-    try:
+    with _blocking(signal.SIGUSR2):
         t = threading.Thread(target=lambda: got.append(signal.sigwaitinfo({signal.SIGUSR2}).si_signo))
         t.start()
         os.kill(os.getpid(), signal.SIGUSR2)
         t.join()
-    finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, old)
     assert got == [signal.SIGUSR2], got
 
 
 def sigwait_for_a_signal_never_sent() -> None:
     """BUGGY: the worker waits for SIGUSR2, which no thread sends: main's join waits forever."""
-    old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGUSR2})
-    try:
+    with _blocking(signal.SIGUSR2):
         t = threading.Thread(target=signal.sigwait, args=({signal.SIGUSR2},))
         t.start()
         t.join()
-    finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, old)
 
 
 def mask_set_after_the_worker_started() -> None:
@@ -184,55 +176,38 @@ def mask_set_after_the_worker_started() -> None:
 
     t = threading.Thread(target=waiter)
     t.start()
-    old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGUSR2})
-    try:
+    with _blocking(signal.SIGUSR2):
         ready.wait()
         assert t.ident is not None
         signal.pthread_kill(t.ident, signal.SIGUSR2)
         t.join()
-    finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, old)
 
 
 def a_blocked_signal_waits_for_its_unblocking() -> None:
     """CORRECT: SIGUSR1 sent to main while main blocks it is pending (``sigpending`` says so); its
     handler runs when main unblocks it, not before."""
     got: list[int] = []
-    old_handler = signal.signal(signal.SIGUSR1, lambda s, f: got.append(s))
-    old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGUSR1})
-    try:
-        main = threading.main_thread().ident
-        assert main is not None
-        t = threading.Thread(target=signal.pthread_kill, args=(main, signal.SIGUSR1))
-        t.start()
-        t.join()
+    with _handling(signal.SIGUSR1, lambda s, f: got.append(s)), _blocking(signal.SIGUSR1):
+        signal_the_main_thread(signal.SIGUSR1)
         assert got == [] and signal.sigpending() == {signal.SIGUSR1}, (got, signal.sigpending())
         signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGUSR1})
         assert got == [signal.SIGUSR1], got
-    finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, old)
-        signal.signal(signal.SIGUSR1, old_handler)
 
 
 def sigtimedwait_times_out() -> None:
     """CORRECT: nothing is sent, so ``sigtimedwait`` returns None once its timeout passed."""
-    old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGUSR2})
     got: list[object] = []
-    try:
+    with _blocking(signal.SIGUSR2):
         t = threading.Thread(target=lambda: got.append(signal.sigtimedwait({signal.SIGUSR2}, 0.5)))
         t.start()
         t.join()
-    finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, old)
     assert got == [None], got
 
 
 def a_sigwaiter_and_an_unblocked_worker_could_each_take_it() -> None:
     """Refused by name: SIGUSR2 sent to the process while one worker waits for it in ``sigwait``
     and another does not block it; which takes it is the kernel's choice."""
-    old_handler = signal.signal(signal.SIGUSR2, lambda s, f: None)
-    old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGUSR2})
-    try:
+    with _handling(signal.SIGUSR2, lambda s, f: None), _blocking(signal.SIGUSR2):
         ready = threading.Event()
         go = threading.Event()
 
@@ -250,9 +225,6 @@ def a_sigwaiter_and_an_unblocked_worker_could_each_take_it() -> None:
         go.set()
         a.join()
         b.join()
-    finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, old)
-        signal.signal(signal.SIGUSR2, old_handler)
 
 
 def notify_before_the_handler_runs() -> None:
@@ -261,23 +233,14 @@ def notify_before_the_handler_runs() -> None:
     c = threading.Condition()
     got: list[str] = []
     ran: list[int] = []
-    old = signal.signal(signal.SIGUSR1, lambda s, f: ran.append(s))
-    try:
 
-        def w() -> None:
-            with c:
-                os.kill(os.getpid(), signal.SIGUSR1)
-                got.append("notify")
-                c.notify()
+    def send_then_notify() -> None:
+        os.kill(os.getpid(), signal.SIGUSR1)
+        got.append("notify")
+        c.notify()
 
-        t = threading.Thread(target=w)
-        with c:
-            t.start()
-            while "notify" not in got:
-                c.wait()
-        t.join()
-    finally:
-        signal.signal(signal.SIGUSR1, old)
+    with _handling(signal.SIGUSR1, lambda s, f: ran.append(s)):
+        _signal_while_main_waits(c, lambda: "notify" in got, send=send_then_notify)
     assert got == ["notify"] and ran == [signal.SIGUSR1], (got, ran)
 
 
@@ -293,9 +256,8 @@ def handler_raises_in_mains_condition_wait() -> None:
         raise Wake
 
     c = threading.Condition(threading.Lock())
-    old = signal.signal(signal.SIGUSR1, handler)
     woke = False
-    try:
+    with _handling(signal.SIGUSR1, handler):
 
         def w() -> None:
             with c:
@@ -310,8 +272,6 @@ def handler_raises_in_mains_condition_wait() -> None:
                 woke = True
             assert not c._waiters, "left in the wait set"  # type: ignore[attr-defined]
         t.join()
-    finally:
-        signal.signal(signal.SIGUSR1, old)
     assert woke
 
 
@@ -322,11 +282,8 @@ def handlers_frame_is_the_senders() -> None:
     def handler(sig: int, frame: FrameType | None) -> None:
         names.append(frame.f_code.co_name if frame is not None else "")
 
-    old = signal.signal(signal.SIGUSR1, handler)
-    try:
+    with _handling(signal.SIGUSR1, handler):
         signal.raise_signal(signal.SIGUSR1)
-    finally:
-        signal.signal(signal.SIGUSR1, old)
     assert names == ["handlers_frame_is_the_senders"], names
 
 
@@ -358,18 +315,13 @@ def worker_unblocks_while_main_holds_the_lock() -> None:
         with lk:
             pass
 
-    old_handler = signal.signal(signal.SIGUSR1, handler)
-    old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGUSR1})
-    try:
+    with _handling(signal.SIGUSR1, handler), _blocking(signal.SIGUSR1):
         os.kill(os.getpid(), signal.SIGUSR1)
         t = threading.Thread(target=signal.pthread_sigmask, args=(signal.SIG_UNBLOCK, {signal.SIGUSR1}))
         t.start()
         with lk:
             _step()  # (CPython runs a pending handler at a function's first bytecode)
         t.join()
-    finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, old)
-        signal.signal(signal.SIGUSR1, old_handler)
 
 
 def _step() -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import concurrent.futures.process
 import multiprocessing
+import multiprocessing.context
 import os
 import pickle
 import selectors
@@ -16,15 +17,10 @@ import sys
 import threading
 import time
 
+from tests.harness.program_kit_io import read_while_main_sends
+from tests.harness.program_threads import start_and_join
+
 CHILD = [sys.executable, "-c"]
-
-
-def _two(worker: object, other: object) -> None:
-    ts = [threading.Thread(target=worker), threading.Thread(target=other)]  # type: ignore[arg-type]
-    for t in ts:
-        t.start()
-    for t in ts:
-        t.join()
 
 
 # ------------------------------------------------------------------------------------- forking
@@ -42,33 +38,32 @@ def fork_in_a_worker() -> None:
         os.close(r)
         os.waitpid(pid, 0)
 
-    _two(worker, lambda: None)
+    start_and_join(worker, lambda: None)
 
 
 def _child() -> None:
     pass
 
 
-def fork_process_in_a_worker() -> None:
-    """s16: ``multiprocessing.Process`` with the "fork" start method."""
-
+def _process_in_a_worker(
+    context: multiprocessing.context.ForkContext | multiprocessing.context.SpawnContext,
+) -> None:
     def worker() -> None:
-        p = multiprocessing.get_context("fork").Process(target=_child)
+        p = context.Process(target=_child)
         p.start()
         p.join()
 
-    _two(worker, lambda: None)
+    start_and_join(worker, lambda: None)
+
+
+def fork_process_in_a_worker() -> None:
+    """s16: ``multiprocessing.Process`` with the "fork" start method."""
+    _process_in_a_worker(multiprocessing.get_context("fork"))
 
 
 def spawn_process_in_a_worker() -> None:
     """s16 with the "spawn" start method (it failed on the resource tracker's stood-in lock)."""
-
-    def worker() -> None:
-        p = multiprocessing.get_context("spawn").Process(target=_child)
-        p.start()
-        p.join()
-
-    _two(worker, lambda: None)
+    _process_in_a_worker(multiprocessing.get_context("spawn"))
 
 
 def process_pool_in_a_worker() -> None:
@@ -78,16 +73,17 @@ def process_pool_in_a_worker() -> None:
         with concurrent.futures.process.ProcessPoolExecutor(max_workers=1) as ex:
             ex.submit(abs, -7).result()
 
-    _two(worker, lambda: None)
+    start_and_join(worker, lambda: None)
 
 
-def subprocess_beside_a_lock() -> None:
-    """s09, one worker: ``subprocess`` (``fork_exec``) still runs, the child's output read."""
+def _child_output_beside_a_lock(code: str, timeout: float | None = None) -> list[int]:
+    """A worker runs a child printing an int (``code``) and appends it under a lock, another thread
+    appends 0 under it: what both appended."""
     lk = threading.Lock()
-    got: list[object] = []
+    got: list[int] = []
 
     def worker() -> None:
-        p = subprocess.run([*CHILD, "print(6*7)"], capture_output=True, text=True)
+        p = subprocess.run([*CHILD, code], capture_output=True, text=True, timeout=timeout)
         with lk:
             got.append(int(p.stdout))
 
@@ -95,8 +91,14 @@ def subprocess_beside_a_lock() -> None:
         with lk:
             got.append(0)
 
-    _two(worker, other)
-    assert sorted(got) == [0, 42], got  # type: ignore[type-var]
+    start_and_join(worker, other)
+    return got
+
+
+def subprocess_beside_a_lock() -> None:
+    """s09, one worker: ``subprocess`` (``fork_exec``) still runs, the child's output read."""
+    got = _child_output_beside_a_lock("print(6*7)")
+    assert sorted(got) == [0, 42], got
 
 
 # ----------------------------------------------------------------- multiprocessing's locks (s25)
@@ -111,7 +113,7 @@ def mp_lock_with_a_sleep_inside() -> None:
                 time.sleep(0.001)
                 box[0] = v + 1
 
-    _two(bump, bump)
+    start_and_join(bump, bump)
     assert box[0] == 4, box[0]
 
 
@@ -128,7 +130,7 @@ def mp_rlock_taken_twice_with_a_timeout() -> None:
             box[0] = v + 1
         lk.release()
 
-    _two(bump, bump)
+    start_and_join(bump, bump)
     assert box[0] in (1, 2), box[0]
 
 
@@ -143,7 +145,7 @@ def mp_semaphore_lets_one_in() -> None:
             assert inside[0] == 1, inside[0]
             inside[0] -= 1
 
-    _two(enter, enter)
+    start_and_join(enter, enter)
     assert sem.get_value() == 1
 
 
@@ -172,21 +174,22 @@ def mp_lock_sent_to_another_process() -> None:
 
 
 # -------------------------------------------------------------------------------- selectors
+def _wait_in(sel: selectors.BaseSelector, sock: socket.socket) -> None:
+    """Waits in the selector ``sel`` until ``sock`` is readable, then closes ``sel``."""
+    with sel:
+        sel.register(sock, selectors.EVENT_READ)
+        sel.select()
+
+
 def default_selector_on_a_socketpair() -> None:
     """s10: a worker waits in ``DefaultSelector`` (an epoll made in ``selectors``)."""
     a, b = socket.socketpair()
-    got: list[bytes] = []
 
-    def reader() -> None:
-        with selectors.DefaultSelector() as sel:
-            sel.register(b, selectors.EVENT_READ)
-            sel.select()
-            got.append(b.recv(5))
+    def reader() -> bytes:
+        _wait_in(selectors.DefaultSelector(), b)
+        return b.recv(5)
 
-    t = threading.Thread(target=reader)
-    t.start()
-    a.sendall(b"hello")
-    t.join()
+    got = read_while_main_sends(reader, lambda: a.sendall(b"hello"))
     a.close()
     b.close()
     assert got == [b"hello"], got
@@ -197,13 +200,9 @@ def poll_selector_nobody_writes() -> None:
     _a, b = socket.socketpair()
 
     def reader() -> None:
-        with selectors.PollSelector() as sel:
-            sel.register(b, selectors.EVENT_READ)
-            sel.select()
+        _wait_in(selectors.PollSelector(), b)
 
-    t = threading.Thread(target=reader)
-    t.start()
-    t.join()
+    start_and_join(reader)
 
 
 class _Echo(socketserver.BaseRequestHandler):
@@ -249,20 +248,7 @@ def read_own_pipe_nobody_writes() -> None:
 
 # ---------------------------------------------------------------- subprocess with a timeout (s12)
 def subprocess_with_a_timeout() -> None:
-    lk = threading.Lock()
-    out: list[int] = []
-
-    def worker() -> None:
-        code = "import time; time.sleep(0.2); print(7)"
-        p = subprocess.run([*CHILD, code], capture_output=True, text=True, timeout=30)
-        with lk:
-            out.append(int(p.stdout))
-
-    def other() -> None:
-        with lk:
-            out.append(0)
-
-    _two(worker, other)
+    out = _child_output_beside_a_lock("import time; time.sleep(0.2); print(7)", timeout=30)
     assert sorted(out) == [0, 7], out
 
 
@@ -290,7 +276,7 @@ def mp_value_lost_update() -> None:
         for _ in range(2):
             v.value += 1
 
-    _two(bump, bump)
+    start_and_join(bump, bump)
     assert v.value == 4, v.value
 
 

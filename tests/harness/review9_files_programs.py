@@ -8,6 +8,8 @@ import os
 import tempfile
 import threading
 
+from tests.harness.program_threads import run_copies
+
 _DIR = tempfile.mkdtemp(prefix="lanecheck-review9-")
 COUNTER = os.path.join(_DIR, "counter")
 RECORDS = os.path.join(_DIR, "records")
@@ -48,11 +50,7 @@ def file_counter_locked() -> None:
         with lock:
             _bump_file(lock)
 
-    ts = [threading.Thread(target=bump) for _ in range(2)]
-    for t in ts:
-        t.start()
-    for t in ts:
-        t.join()
+    run_copies(bump, 2)
     with open(COUNTER) as f:
         assert f.read() == "2"
 
@@ -101,11 +99,7 @@ def many_reads() -> None:
             os.read(fd, 1)
         os.close(fd)
 
-    ts = [threading.Thread(target=reader) for _ in range(2)]
-    for t in ts:
-        t.start()
-    for t in ts:
-        t.join()
+    run_copies(reader, 2)
 
 
 def shared_descriptor_made_inside() -> None:

@@ -9,16 +9,9 @@ import email.message
 import mmap
 import threading
 import weakref
-from collections.abc import Callable
 from typing import Any
 
-
-def _two(bump: Callable[[], None]) -> None:
-    ts = [threading.Thread(target=bump) for _ in range(2)]
-    for t in ts:
-        t.start()
-    for t in ts:
-        t.join()
+from tests.harness.program_threads import run_copies, start_and_join
 
 
 def mmap_counter() -> None:
@@ -29,7 +22,7 @@ def mmap_counter() -> None:
         v = mm[0]
         mm[0] = v + 1
 
-    _two(bump)
+    run_copies(bump, 2)
     assert mm[0] == 2, mm[0]
 
 
@@ -42,7 +35,7 @@ def mmap_counter_locked() -> None:
             v = mm[0]
             mm[0] = v + 1
 
-    _two(bump)
+    run_copies(bump, 2)
     assert mm[0] == 2, mm[0]
 
 
@@ -56,11 +49,7 @@ def mmap_own_positions() -> None:
     def last() -> None:
         mm[-1] = 2
 
-    ts = [threading.Thread(target=first), threading.Thread(target=last)]
-    for t in ts:
-        t.start()
-    for t in ts:
-        t.join()
+    start_and_join(first, last)
     assert mm[0] == 1 and mm[15] == 2
 
 
@@ -74,7 +63,7 @@ def numpy_counter() -> None:
         v = a[0]
         a[0] = v + 1
 
-    _two(bump)
+    run_copies(bump, 2)
     assert a[0] == 2, a[0]
 
 
@@ -87,7 +76,7 @@ def config_counter() -> None:
         n = int(cfg["stats"]["hits"])
         cfg["stats"]["hits"] = str(n + 1)
 
-    _two(bump)
+    run_copies(bump, 2)
     assert cfg["stats"]["hits"] == "2", cfg["stats"]["hits"]
 
 
@@ -101,7 +90,7 @@ def config_counter_locked() -> None:
             n = int(cfg["stats"]["hits"])
             cfg["stats"]["hits"] = str(n + 1)
 
-    _two(bump)
+    run_copies(bump, 2)
     assert cfg["stats"]["hits"] == "2", cfg["stats"]["hits"]
 
 
@@ -135,7 +124,7 @@ def weak_key_counter() -> None:
     def bump() -> None:
         counts[key] = counts[key] + 1
 
-    _two(bump)
+    run_copies(bump, 2)
     assert counts[key] == 2
 
 

@@ -6,6 +6,8 @@ from __future__ import annotations
 import threading
 from typing import Any
 
+from tests.harness.program_threads import run_copies
+
 
 def list_loop_late() -> None:
     """s04: the sum sees 3 or 4 items."""
@@ -77,11 +79,7 @@ def local_loops() -> None:
                 total += x
         assert total == 3 * sum(range(2000))
 
-    ts = [threading.Thread(target=work) for _ in range(2)]
-    for t in ts:
-        t.start()
-    for t in ts:
-        t.join()
+    run_copies(work, 2)
 
 
 # ---------------------------------------------------------------- code with no file (s24)
@@ -101,11 +99,7 @@ def generated_code_race() -> None:
     def bump() -> None:
         add(box)  # the program's line a report names
 
-    ts = [threading.Thread(target=bump) for _ in range(2)]
-    for t in ts:
-        t.start()
-    for t in ts:
-        t.join()
+    run_copies(bump, 2)
 
 
 def mp_value_race() -> None:
@@ -117,8 +111,4 @@ def mp_value_race() -> None:
     def bump() -> None:
         v.value += 1
 
-    ts = [threading.Thread(target=bump) for _ in range(2)]
-    for t in ts:
-        t.start()
-    for t in ts:
-        t.join()
+    run_copies(bump, 2)

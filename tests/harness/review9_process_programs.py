@@ -13,7 +13,11 @@ import stat
 import sys
 import tempfile
 import threading
+from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
+
+from tests.harness.program_threads import join_all, run_copies, start_and_join
 
 # two folders, each with its own ``f.txt`` (made at import, as a fixture would be)
 DIR_A = tempfile.mkdtemp(prefix="lanecheck-review9-a-")
@@ -23,58 +27,52 @@ Path(DIR_B, "f.txt").write_text("B")
 Path(DIR_A, "only_a.txt").write_text("a")
 BIG = 10**1000  # (1001 digits: over a limit of 640, under CPython's default 4300)
 WAKEUP_REFUSED = "set_wakeup_fd only works in main thread of the main interpreter"
+T = TypeVar("T")
+
+
+def _in_a_while(worker: Callable[[], T], main: Callable[[], object]) -> T:
+    """Main moves into A, starts a worker running ``worker``, runs ``main``, joins the worker and
+    goes back to the folder it was in: what ``worker`` returned."""
+    home = os.getcwd()
+    os.chdir(DIR_A)
+    got: list[T] = []
+    t = threading.Thread(target=lambda: got.append(worker()))
+    t.start()
+    main()
+    t.join()
+    os.chdir(home)
+    return got[0]
 
 
 def cwd_pathlib() -> str:
     """s42 (BUGGY): the worker reads a relative path through pathlib (its ``io.open``) while main
     moves from A to B: real runs read A (37/40) or B."""
-    home = os.getcwd()
-    os.chdir(DIR_A)
-    got: list[str] = []
-    t = threading.Thread(target=lambda: got.append(Path("f.txt").read_text()))
-    t.start()
-    os.chdir(DIR_B)
-    t.join()
-    os.chdir(home)
-    return got[0]
+    return _in_a_while(lambda: Path("f.txt").read_text(), lambda: os.chdir(DIR_B))
 
 
 def cwd_pathlib_ordered() -> str:
     """The CORRECT twin: the worker reads once main is in B (an Event orders them)."""
-    home = os.getcwd()
-    os.chdir(DIR_A)
     moved = threading.Event()
-    got: list[str] = []
 
-    def w() -> None:
+    def w() -> str:
         moved.wait()
-        got.append(Path("f.txt").read_text())
+        return Path("f.txt").read_text()
 
-    t = threading.Thread(target=w)
-    t.start()
-    os.chdir(DIR_B)
-    moved.set()
-    t.join()
-    os.chdir(home)
-    return got[0]
+    def move() -> None:
+        os.chdir(DIR_B)
+        moved.set()
+
+    return _in_a_while(w, move)
 
 
 def cwd_os_path() -> tuple[bool, bool]:
     """BUGGY: ``os.path.exists`` (its ``os.stat``) and ``os.path.abspath`` (its ``os.getcwd``) of
     relative paths while main moves from A to B."""
-    home = os.getcwd()
-    os.chdir(DIR_A)
-    got: list[tuple[bool, bool]] = []
 
-    def w() -> None:
-        got.append((os.path.exists("only_a.txt"), os.path.abspath("x").startswith(DIR_A)))
+    def w() -> tuple[bool, bool]:
+        return os.path.exists("only_a.txt"), os.path.abspath("x").startswith(DIR_A)
 
-    t = threading.Thread(target=w)
-    t.start()
-    os.chdir(DIR_B)
-    t.join()
-    os.chdir(home)
-    return got[0]
+    return _in_a_while(w, lambda: os.chdir(DIR_B))
 
 
 def cwd_thread_target() -> str:
@@ -90,24 +88,20 @@ def cwd_thread_target() -> str:
     return got
 
 
-def _reader(got: list[str]) -> None:
+def _read_f() -> str:
     with open("f.txt") as f:
-        got.append(f.read())
+        return f.read()
+
+
+def _enter_chdir_b() -> None:
+    with contextlib.chdir(DIR_B):
+        pass
 
 
 def contextlib_chdir() -> str:
     """s43 (BUGGY): main enters ``contextlib.chdir(B)`` (its ``os.chdir`` runs in contextlib)
     while the worker opens a relative path: real runs read A or B (25/40)."""
-    home = os.getcwd()
-    os.chdir(DIR_A)
-    got: list[str] = []
-    t = threading.Thread(target=_reader, args=(got,))
-    t.start()
-    with contextlib.chdir(DIR_B):
-        pass
-    t.join()
-    os.chdir(home)
-    return got[0]
+    return _in_a_while(_read_f, _enter_chdir_b)
 
 
 def contextlib_chdir_after_join() -> str:
@@ -115,11 +109,10 @@ def contextlib_chdir_after_join() -> str:
     home = os.getcwd()
     os.chdir(DIR_A)
     got: list[str] = []
-    t = threading.Thread(target=_reader, args=(got,))
+    t = threading.Thread(target=lambda: got.append(_read_f()))
     t.start()
     t.join()
-    with contextlib.chdir(DIR_B):
-        pass
+    _enter_chdir_b()
     os.chdir(home)
     return got[0]
 
@@ -140,11 +133,7 @@ def _umask_program(locked: bool) -> int:
             os.umask(cur)
         seen.append(cur)
 
-    ts = [threading.Thread(target=writer), threading.Thread(target=reader)]
-    for t in ts:
-        t.start()
-    for t in ts:
-        t.join()
+    start_and_join(writer, reader)
     os.umask(0o022)
     return seen[0]
 
@@ -195,11 +184,7 @@ def _gc_program(locked: bool) -> bool:
                 if was:
                     gc.enable()
 
-    ts = [threading.Thread(target=section) for _ in range(2)]
-    for t in ts:
-        t.start()
-    for t in ts:
-        t.join()
+    run_copies(section, 2)
     gc.enable()
     return bool(bad)
 
@@ -232,11 +217,7 @@ def _digits_program(locked: bool) -> str:
             except ValueError:
                 got.append("ValueError")
 
-    ts = [threading.Thread(target=strict), threading.Thread(target=printer)]
-    for t in ts:
-        t.start()
-    for t in ts:
-        t.join()
+    start_and_join(strict, printer)
     sys.set_int_max_str_digits(4300)
     return got[0]
 
@@ -265,9 +246,7 @@ def wakeup_fd_worker() -> tuple[str, ...]:
         except ValueError as e:
             errs.append(str(e))
 
-    t = threading.Thread(target=setup)
-    t.start()
-    t.join()
+    start_and_join(setup)
     os.close(r)
     os.close(w)
     return tuple(errs)
@@ -276,9 +255,7 @@ def wakeup_fd_worker() -> tuple[str, ...]:
 def wakeup_fd_main_reset() -> int:
     """CORRECT: the main thread asks for no wakeup fd (``-1``): CPython's call, the old one back."""
     old = signal.set_wakeup_fd(-1)
-    t = threading.Thread(target=lambda: None)
-    t.start()
-    t.join()
+    start_and_join(lambda: None)
     return old
 
 
@@ -312,10 +289,6 @@ def many_relative_opens(count: int = 200) -> int:
         for _ in range(count):
             total[0] += len(Path("f.txt").read_text())
 
-    ts = [threading.Thread(target=w, args=(total,)) for total in totals]
-    for t in ts:
-        t.start()
-    for t in ts:
-        t.join()
+    join_all(threading.Thread(target=w, args=(total,)) for total in totals)
     os.chdir(home)
     return totals[0][0] + totals[1][0]

@@ -14,6 +14,8 @@ import threading
 from collections.abc import Callable
 from unittest import mock
 
+from tests.harness.program_threads import start_and_join
+
 
 def _spawn(*targets: Callable[[], object]) -> list[threading.Thread]:
     threads = [threading.Thread(target=t) for t in targets]
@@ -91,35 +93,34 @@ def pytest_capture_buggy() -> None:
     assert got == "main line\n", repr(got)
 
 
-def quiet_printers() -> int:
-    """Two workers print and never rebind a stream: their prints are no steps."""
+def _counted_under_a_lock(chatter: Callable[[], None]) -> int:
+    """Two workers each run ``chatter``, then add one to a count under a lock: the count."""
     lk = threading.Lock()
     n = [0]
 
     def w() -> None:
-        for i in range(3):
-            print("line", i)
-            sys.stdout.write("x\n")
+        chatter()
         with lk:
             n[0] += 1
 
-    for t in _spawn(w, w):
-        t.join()
+    start_and_join(w, w)
     return n[0]
+
+
+def _print_three_lines() -> None:
+    for i in range(3):
+        print("line", i)
+        sys.stdout.write("x\n")
+
+
+def quiet_printers() -> int:
+    """Two workers print and never rebind a stream: their prints are no steps."""
+    return _counted_under_a_lock(_print_three_lines)
 
 
 def quiet_silent() -> int:
     """``quiet_printers`` without its prints."""
-    lk = threading.Lock()
-    n = [0]
-
-    def w() -> None:
-        with lk:
-            n[0] += 1
-
-    for t in _spawn(w, w):
-        t.join()
-    return n[0]
+    return _counted_under_a_lock(lambda: None)
 
 
 # --- a cached function's cache_clear and cache_info (review 9's s28) ---
@@ -147,8 +148,7 @@ def cache_clear_buggy() -> None:
             data["v"] = 2
         current.cache_clear()  # type: ignore[attr-defined]
 
-    for t in _spawn(current, updater):
-        t.join()
+    start_and_join(current, updater)
     assert current() == 2, "stale value cached after cache_clear"
 
 
@@ -160,8 +160,7 @@ def cache_clear_correct() -> None:
         with lk:
             data["v"] = 2
 
-    for t in _spawn(current, updater):
-        t.join()
+    start_and_join(current, updater)
     current.cache_clear()  # type: ignore[attr-defined]
     assert current() == 2, "stale value cached after cache_clear"
 
@@ -195,8 +194,7 @@ def lru_calls(maxsize: int | None, keys: tuple[int, ...]) -> tuple[tuple[int, ..
         for k in keys:
             f(k)
 
-    for t in _spawn(worker):
-        t.join()
+    start_and_join(worker)
     return tuple(calls), tuple(f.cache_info())
 
 
@@ -217,8 +215,7 @@ def lru_hits_order() -> list[int]:
 
     f(1)
     f(2)
-    for t in _spawn(lambda: f(1), lambda: f(2)):
-        t.join()
+    start_and_join(lambda: f(1), lambda: f(2))
     f(3)  # evicts the key hit first
     f(1)
     f(2)
@@ -239,8 +236,7 @@ def queue_raised_correct() -> None:
         q.put_nowait(1)
         out.append(q.qsize())
 
-    for t in _spawn(worker):
-        t.join()
+    start_and_join(worker)
     assert out == [2] and q.maxsize == 2, (out, q.maxsize)
 
 
@@ -288,6 +284,5 @@ def warm_hits(maxsize: int | None) -> tuple[str, ...]:
         with lk:
             out.append(v)
 
-    for t in _spawn(w, w, w):
-        t.join()
+    start_and_join(w, w, w)
     return tuple(out)
