@@ -179,7 +179,9 @@ def opened(rt: Any, f: Any, mode: str, path: object) -> None:
         frame = frame.f_back  # (patched ``open``'s wrappers; ``Path.open`` calls ``io.open``)
     helper = None if frame is None else WHOLE_FILE.get(frame.f_code)
     if helper is not None and frame is not None:
-        frame = frame.f_back  # (the line that called it)
+        frame = frame.f_back  # (the line that called it, past ``shutil.copy``'s)
+        while frame is not None and frame.f_code in _CALLING_HELPERS:
+            frame = frame.f_back
     elif "w" not in mode:
         return
     found = _caller(rt, frame)
@@ -202,6 +204,7 @@ WHOLE_FILE: dict[types.CodeType, str] = {
     },
     shutil.copyfile.__code__: "shutil.copyfile",
 }
+_CALLING_HELPERS = frozenset({shutil.copy.__code__, shutil.copy2.__code__})
 
 
 def _caller(rt: Any, frame: types.FrameType | None) -> tuple[Any, int, types.FrameType, bool] | None:

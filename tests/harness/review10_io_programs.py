@@ -201,6 +201,21 @@ def copy_against_read() -> None:
     assert seen == ["new"], seen
 
 
+def two_copies_into_one_file() -> None:
+    """BUGGY: two threads ``shutil.copy`` different files into one new file."""
+    COPY.unlink(missing_ok=True)
+
+    def copy_source() -> None:
+        shutil.copy(SOURCE, COPY)
+
+    def copy_counter() -> None:
+        shutil.copy2(COUNTER, COPY)
+
+    COUNTER.write_text("0")
+    start_and_join(copy_source, copy_counter)
+    assert COPY.read_text() == "0"
+
+
 def dump_against_read() -> None:
     """BUGGY: ``json.dump`` to a file (written through) while another thread reads it."""
     out = io.TextIOWrapper(open(RECORD, "wb", buffering=0), write_through=True)  # noqa: SIM115

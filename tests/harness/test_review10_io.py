@@ -97,6 +97,12 @@ def test_a_copy_into_a_file_another_thread_reads_is_a_race() -> None:
     assert_race(result, prog, f"file {prog.COPY}", "shutil.copyfile(SOURCE, COPY)", "COPY.read_text()")
 
 
+def test_two_copies_into_one_file_through_shutil_copy_are_a_race() -> None:
+    """``shutil.copy``/``copy2`` call ``copyfile``: the access is at the program's line."""
+    result = _run(prog.two_copies_into_one_file)
+    assert_race(result, prog, f"file {prog.COPY}", "shutil.copy(SOURCE, COPY)", "shutil.copy2(COUNTER, COPY)")
+
+
 def test_a_json_dump_to_a_file_another_thread_reads_is_a_race() -> None:
     result = _run(prog.dump_against_read)
     assert_race(result, prog, f"file {prog.RECORD}", 'json.dump({"n": 1}, out)', "RECORD.read_text()")
