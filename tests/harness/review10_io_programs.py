@@ -12,6 +12,7 @@ import shutil
 import socket
 import tempfile
 import threading
+from typing import Any, Literal
 
 from tests.harness.program_threads import join_all, run_copies, start_and_join
 
@@ -105,9 +106,9 @@ def reentrant_write() -> None:
     start_and_join(lambda: bw.write(b"x" * 8))
 
 
-def _makefile_writers(mode: str) -> None:
+def _makefile_writers(mode: Literal["wb", "rwb"]) -> None:
     a, b = socket.socketpair()
-    out = a.makefile(mode, buffering=8)
+    out: Any = a.makefile(mode, buffering=8)
 
     def send() -> None:
         for _ in range(2):
