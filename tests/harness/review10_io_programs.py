@@ -12,6 +12,7 @@ import shutil
 import socket
 import tempfile
 import threading
+from collections.abc import Callable
 from typing import Any, Literal
 
 from tests.harness.program_threads import join_all, run_copies, start_and_join
@@ -30,31 +31,34 @@ class Sink(io.RawIOBase):
     def __init__(self) -> None:
         self.lock = threading.Lock()
         self.data = bytearray()
-        self.on_write: list[object] = []
+        self.on_write: list[Callable[[], object]] = []
 
     def writable(self) -> bool:
         return True
 
-    def write(self, b: object) -> int:
+    def write(self, b: Any) -> int:
         with self.lock:
-            self.data += bytes(b)  # type: ignore[call-overload]
+            self.data += bytes(b)
             while self.on_write:
-                self.on_write.pop()()  # type: ignore[operator]
-            return len(bytes(b))  # type: ignore[call-overload]
+                self.on_write.pop()()
+            return len(bytes(b))
 
 
-def _two_writers(write: object, sink: Sink) -> None:
-    join_all(
-        threading.Thread(target=lambda ch=ch: [write(ch * 8) for _ in range(3)])  # type: ignore[operator]
-        for ch in ("a", "b")
-    )
+def _two_writers(write: Callable[[str], object]) -> None:
+    """Threads ``a`` and ``b`` each ``write`` their letter times 8, three times."""
+
+    def writer(ch: str) -> None:
+        for _ in range(3):
+            write(ch * 8)
+
+    join_all(threading.Thread(target=writer, args=(ch,)) for ch in ("a", "b"))
 
 
 def buffered_raw_writers() -> None:
     """s51: two threads write through one ``BufferedWriter`` over a raw stream that locks."""
     sink = Sink()
     bw = io.BufferedWriter(sink, buffer_size=4)
-    _two_writers(lambda s: bw.write(s.encode()), sink)
+    _two_writers(lambda s: bw.write(s.encode()))
     bw.flush()
     assert sorted(sink.data) == sorted(b"a" * 24 + b"b" * 24), bytes(sink.data)
 
@@ -63,7 +67,7 @@ def text_over_buffered_raw() -> None:
     """The same through a ``TextIOWrapper`` over the ``BufferedWriter``."""
     sink = Sink()
     text = io.TextIOWrapper(io.BufferedWriter(sink, buffer_size=4), write_through=True)
-    _two_writers(text.write, sink)
+    _two_writers(text.write)
     text.flush()
     assert sorted(sink.data) == sorted(b"a" * 24 + b"b" * 24), bytes(sink.data)
 
@@ -72,7 +76,7 @@ def buffered_first_writer() -> None:
     """BUGGY: which thread's bytes reach the sink first depends on which enters the buffer first."""
     sink = Sink()
     bw = io.BufferedWriter(sink, buffer_size=4)
-    _two_writers(lambda s: bw.write(s.encode()), sink)
+    _two_writers(lambda s: bw.write(s.encode()))
     bw.flush()
     assert sink.data.startswith(b"a"), bytes(sink.data)
 
