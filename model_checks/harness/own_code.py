@@ -96,6 +96,7 @@ WRAPPERS = frozenset(
         "patch_io_waits.py",
         "patch_io_outside.py",
         "patch_io_selectors.py",
+        "patch_io_buffered.py",
         "patch_fork.py",
         "patch_mp_sync.py",
         "patch_files.py",

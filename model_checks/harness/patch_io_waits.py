@@ -16,13 +16,14 @@
 from __future__ import annotations
 
 import builtins
+import io
 import os
 import select
 import stat
 import sys
 from typing import Any, Final
 
-from model_checks.harness import patch_files, patch_io, race_files
+from model_checks.harness import patch_files, patch_io, patch_io_buffered, race_files
 from model_checks.harness.patch_threads import _controlled
 from model_checks.harness.rt.scheduler import UsageError
 
@@ -171,8 +172,9 @@ def _open(file: Any, mode: str = "r", *args: Any, **kwargs: Any) -> Any:
     name = patch_files.would_make(file, any(c in mode for c in "wxa") and kwargs.get("opener") is None)
     opened = _real_open(file, mode, *args, **kwargs)
     patch_files.made(name, opened.fileno() if name is not None else -1)
-    if "w" in mode:  # it truncates: a write of the file (``race_files``)
-        race_files.by_call(_controlled(), opened.fileno(), "open", True, path=file)
+    # opening to write truncates: a write of the file; ``pathlib``'s and ``shutil``'s whole-file
+    # reads and writes open it to read or write it (``race_files``)
+    race_files.opened(_controlled(), opened, mode, file)
     return opened
 
 
@@ -235,6 +237,10 @@ REPLACEMENTS: list[tuple[Any, str, Any, Any]] = [
     (select, "poll", _real_poll, _Poll),
     *([(select, "epoll", _real_epoll, _Epoll)] if _real_epoll is not None else []),
     (builtins, "open", _real_open, _open),
+    # (the same function: ``pathlib``'s ``Path.open`` calls it by this name)
+    (io, "open", _real_open, _open),
     (os, "open", _real_os_open, _os_open),
     *patch_files.REPLACEMENTS,  # os.mkdir: a folder it makes is removed likewise
+    # a buffered object another controlled thread is inside: a wait for it (``patch_io_buffered``)
+    *patch_io_buffered.REPLACEMENTS,
 ]

@@ -15,8 +15,11 @@ whose ordering they then carry, as a declared atomic field's access is part of i
 point). A write to a file open for appending is a read (``_appends``: an atomic append). Only
 regular files (``S_ISREG``), and not the standard streams (descriptors 0-2, and the file the
 streams in ``sys`` write to now: two threads printing are no race on the file the output went
-to). A ``pathlib`` read or write, a loop over a file's lines after its start, and a file written
-by another process are not seen.
+to). ``Path.read_text``/``read_bytes``/``write_text``/``write_bytes`` and ``shutil.copyfile`` (their
+``open``: ``opened``) read or write the file at the line that called them; library code's opening
+to write or ``os.read``/``os.write`` counts for a file the program's own accesses made a location
+(``_caller``). A loop over a file's lines after its start, a library's file-object calls, and a
+file written by another process are not seen.
 """
 
 from __future__ import annotations
@@ -24,6 +27,8 @@ from __future__ import annotations
 import fcntl
 import io
 import os
+import pathlib
+import shutil
 import stat
 import sys
 import types
@@ -66,19 +71,26 @@ class FileLocation:
 _KNOWN: dict[tuple[int, int], FileLocation] = {}
 
 
-def location(fd: int, name: object) -> FileLocation | None:
-    """The location of the regular file open as ``fd``, or None (not one, or a standard stream)."""
+def location(fd: int, name: object, known_only: bool = False) -> FileLocation | None:
+    """The location of the regular file open as ``fd``, or None (not one, or a standard stream;
+    ``known_only``: one no access of the program's made a location yet)."""
     if not isinstance(fd, int) or fd < 3:
         return None
     try:
         found = os.fstat(fd)
     except OSError:
         return None
+    return _located(found, name, known_only)
+
+
+def _located(found: os.stat_result, name: object, known_only: bool) -> FileLocation | None:
     if not stat.S_ISREG(found.st_mode):
         return None
     key = (found.st_dev, found.st_ino)
     loc = _KNOWN.get(key)
     if loc is None:
+        if known_only:
+            return None
         loc = _KNOWN[key] = FileLocation(key, name)
     elif not isinstance(name, int):
         loc.name = name  # (a path names it better than a descriptor; an inode is reused)
@@ -142,24 +154,83 @@ def iterated_file(detector: RaceDetector, tid: int, frame: Any, f: Any) -> None:
 def by_call(rt: Any, fd: int, name: str, write: bool, in_op: bool = False, path: object = None) -> None:
     """``os.<name>(fd, ...)`` called by the caller's caller (``patch_io``'s or ``open``'s
     wrapper) in the controlled runtime ``rt`` (or None: outside it): an access of the regular
-    file ``fd`` at the program's line, if the race detector runs and the caller is code under
-    test. ``in_op``: the call was just an operation (on the process's I/O), whose epoch the
-    access belongs to."""
-    if rt is None:
+    file ``fd`` at the program's line, if the race detector runs (``_caller``). ``in_op``: the
+    call was just an operation (on the process's I/O), whose epoch the access belongs to."""
+    found = _caller(rt, sys._getframe(2))
+    if found is None:
         return
-    detector: Any = rt._ex.race
-    tid = rt._ex.current
-    if detector is None or tid is None or not hasattr(detector, "_access"):
-        return
-    frame: types.FrameType | None = sys._getframe(2)
-    while frame is not None and own(frame.f_code.co_filename):  # (another wrapper of ``open``)
-        frame = frame.f_back
-    if frame is None or not under_test(frame.f_code.co_filename):
-        return
-    loc = location(fd, fd if path is None else path)
+    detector, tid, frame, known_only = found
+    loc = location(fd, fd if path is None else path, known_only)
     if loc is not None:
         write = write and (name == "open" or not _appends(fd))
         detector._access(tid, loc, CONTENTS, write, frame, f"{name}()", in_op=in_op)
+
+
+def opened(rt: Any, f: Any, mode: str, path: object) -> None:
+    """``open(path, mode)`` (the builtin, or ``io.open``: ``patch_io_waits``) returned ``f``,
+    called by the caller's caller. Opening to write (``"w"``) truncates: a write of the file. Opened
+    by one of ``WHOLE_FILE`` (``Path.read_text``, ``shutil.copyfile``, ...), it is that call's read
+    or write of the whole file, at the line that called it (review 9: a counter kept in a file
+    through ``pathlib`` was proved "exhaustive": the opening and reading were ``pathlib``'s)."""
+    if rt is None:
+        return
+    frame: types.FrameType | None = sys._getframe(2)
+    while frame is not None and (own(frame.f_code.co_filename) or frame.f_code is _PATH_OPEN):
+        frame = frame.f_back  # (patched ``open``'s wrappers; ``Path.open`` calls ``io.open``)
+    helper = None if frame is None else WHOLE_FILE.get(frame.f_code)
+    if helper is not None and frame is not None:
+        frame = frame.f_back  # (the line that called it, past ``shutil.copy``'s)
+        while frame is not None and frame.f_code in _CALLING_HELPERS:
+            frame = frame.f_back
+    elif "w" not in mode:
+        return
+    found = _caller(rt, frame)
+    if found is None:
+        return
+    detector, tid, at, known_only = found
+    fd = f.fileno()
+    loc = location(fd, path, known_only)
+    if loc is not None:
+        write = "w" in mode or ("+" in mode and not _appends(fd))
+        detector._access(tid, loc, CONTENTS, write, at, f"{helper or 'open'}()")
+
+
+_PATH_OPEN = pathlib.Path.open.__code__
+# the library calls that open a file to read or write it whole: what their ``open`` does is theirs
+WHOLE_FILE: dict[types.CodeType, str] = {
+    **{
+        getattr(pathlib.Path, name).__code__: f"Path.{name}"
+        for name in ("read_text", "read_bytes", "write_text", "write_bytes")
+    },
+    shutil.copyfile.__code__: "shutil.copyfile",
+}
+_CALLING_HELPERS = frozenset({shutil.copy.__code__, shutil.copy2.__code__})
+
+
+def _caller(rt: Any, frame: types.FrameType | None) -> tuple[Any, int, types.FrameType, bool] | None:
+    """The race detector, the running thread, the program's frame an access is made at and
+    whether only a file the program's own accesses made a location counts: ``frame`` past the
+    harness's wrappers where it is code under test; else (library code: ``shutil``'s ``open``
+    of a file to write, a parser's ``os.read``) the nearest frame under test that called it, for a
+    file already known only, so that a library's files the program never touches cost a frame
+    walk and an ``fstat``, no location. None: no detector, or no such frame."""
+    if rt is None:
+        return None
+    detector: Any = rt._ex.race
+    tid = rt._ex.current
+    if detector is None or tid is None or not hasattr(detector, "_access"):
+        return None
+    while frame is not None and own(frame.f_code.co_filename):  # (another wrapper of ``open``)
+        frame = frame.f_back
+    if frame is None:
+        return None
+    if under_test(frame.f_code.co_filename):
+        return detector, tid, frame, False
+    if not _KNOWN:
+        return None
+    while frame is not None and not under_test(frame.f_code.co_filename):
+        frame = frame.f_back
+    return None if frame is None else (detector, tid, frame, True)
 
 
 def _appends(fd: int) -> bool:
