@@ -39,6 +39,7 @@ from typing import Any, Final
 
 from model_checks.harness import patch_io_outside, patch_io_pieces, race_files
 from model_checks.harness.patch_threads import _controlled
+from model_checks.harness.per_execution import per_execution
 from model_checks.harness.rt.enabled import can_run
 from model_checks.harness.rt.objects import AtomicState, EventState, Op
 from model_checks.harness.runtime import ControlledRuntime
@@ -119,14 +120,7 @@ def _ready(want: set[tuple[int, str]] | Want, timeout: float) -> set[tuple[int, 
     return {(fd, "r") for fd in r} | {(fd, "w") for fd in w}
 
 
-_CURRENT: list[_Waits | None] = [None]
-
-
-def _waits(rt: ControlledRuntime) -> _Waits:
-    waits = _CURRENT[0]
-    if waits is None or waits.ex is not rt._ex:
-        waits = _CURRENT[0] = _Waits(rt)
-    return waits
+_waits = per_execution(_Waits)
 
 
 def _wait(rt: ControlledRuntime, fd: int, mode: str, what: str, timeout: float | None) -> bool:
