@@ -99,6 +99,7 @@ WRAPPERS = frozenset(
         "patch_io_buffered.py",
         "patch_fork.py",
         "patch_mp_sync.py",
+        "patch_mp_imported.py",
         "patch_files.py",
         "patch_identity.py",
         "patch_signals.py",

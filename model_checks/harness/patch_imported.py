@@ -98,6 +98,9 @@ class StandIn:
 # Stand-ins other modules make for objects of theirs (``patch_identity``: a ``sqlite3``
 # connection made at import), found wherever this module's are (globals, fields, containers).
 OTHER_STAND_INS: list[Callable[[Any, str, Running], StandIn | None]] = []
+# ... and those whose parts stand in too, through ``made`` (``patch_mp_imported``: a
+# ``multiprocessing`` condition or ``Value`` made at import shares its lock's twin)
+MORE_STAND_INS: list[Callable[[Any, str, Running, dict[int, StandIn]], StandIn | None]] = []
 
 
 def stand_in(real: object, name: str, running: Running, made: dict[int, StandIn]) -> StandIn | None:
@@ -109,6 +112,11 @@ def stand_in(real: object, name: str, running: Running, made: dict[int, StandIn]
         return found
     for other in OTHER_STAND_INS:
         found = other(real, name, running)
+        if found is not None:
+            made[id(real)] = found
+            return found
+    for more in MORE_STAND_INS:
+        found = more(real, name, running, made)
         if found is not None:
             made[id(real)] = found
             return found

@@ -139,6 +139,17 @@ _MADE: dict[str, Callable[..., Any]] = {
 }
 
 
+def made_at_import(kind: str) -> Callable[..., Any]:
+    """The controlled ``kind`` (``Lock``, ``Event`` ...) for a twin of one made at import
+    (``patch_mp_imported``), made as in a controlled thread: ``(rt, *args)``."""
+    return _barrier if kind == "Barrier" else _MADE[kind]
+
+
+def _barrier(rt: ControlledRuntime, parties: int, action: Any, timeout: float | None) -> Any:
+    """A ``multiprocessing.Barrier``'s twin: ``threading``'s controlled one (the same class's code)."""
+    return threading.Barrier(parties, action, timeout)
+
+
 def at_patching() -> list[tuple[Any, str, Any, Any]]:
     """Where the program imported ``multiprocessing``: its ``synchronize`` classes, as controlled
     objects in a controlled thread (imported now, if not yet: a context's method imports it when
@@ -149,6 +160,10 @@ def at_patching() -> list[tuple[Any, str, Any, Any]]:
         from multiprocessing import sharedctypes, synchronize
     except ImportError:  # (no working sem_open: multiprocessing's locks are refused by CPython)
         return []
+    # those made at import stand in (``patch_imported``; imported here, once ``multiprocessing`` is)
+    from model_checks.harness import patch_mp_imported
+
+    patch_mp_imported.register(made_at_import)
     return [
         *(either(synchronize, name, made) for name, made in _MADE.items()),
         *(
