@@ -100,6 +100,7 @@ WRAPPERS = frozenset(
         "patch_fork.py",
         "patch_mp_sync.py",
         "patch_mp_imported.py",
+        "patch_mp_memory.py",
         "patch_files.py",
         "patch_identity.py",
         "patch_signals.py",

@@ -10,6 +10,18 @@ controlled ``threading`` ones, with ``multiprocessing``'s signatures (``acquire(
 timeout=None)``, ``get_value()``). They are objects of this process's threads only: sending one to
 another process is refused by name (so is forking, ``patch_fork``). Made outside a controlled
 thread they are the real ones.
+
+So is the lock ``multiprocessing`` makes for a program there (``Value``, ``Array``,
+``synchronized``: ``ctx.RLock()`` in ``sharedctypes``), and the one it is given: kept real, the OS
+thread owned it, every controlled thread held it at once, and a correct ``with v.get_lock(): v.value
++= 1`` in two threads was a data race (session 42). Their memory is a plain ``ctypes`` object of
+this process, not a block of ``multiprocessing.heap``: the heap's first block makes an arena (a
+temporary file with a random name) in the check's first execution only, which then took steps no
+later one did ("the test is not deterministic"). A ``multiprocessing.Queue`` (``JoinableQueue``)
+made there is refused by name: its feeder thread, a controlled daemon thread, outlived each
+execution, and ``multiprocessing``'s exit handlers then waited on its controlled condition; a
+``SimpleQueue`` (a pipe, written and read by the thread calling ``put``/``get``) is explored as
+the pipe it is (``patch_io_waits``).
 """
 
 from __future__ import annotations
@@ -157,7 +169,7 @@ def at_patching() -> list[tuple[Any, str, Any, Any]]:
     if "multiprocessing" not in sys.modules or sys.platform == "win32":
         return []
     try:
-        from multiprocessing import sharedctypes, synchronize
+        from multiprocessing import queues, sharedctypes, synchronize
     except ImportError:  # (no working sem_open: multiprocessing's locks are refused by CPython)
         return []
     # those made at import stand in (``patch_imported``; imported here, once ``multiprocessing`` is)
@@ -166,34 +178,23 @@ def at_patching() -> list[tuple[Any, str, Any, Any]]:
     patch_mp_imported.register(made_at_import)
     return [
         *(either(synchronize, name, made) for name, made in _MADE.items()),
-        *(
-            either(sharedctypes, name, _synchronised(getattr(sharedctypes, name), synchronize.RLock))
-            for name in ("Value", "Array")
-        ),
+        either(sharedctypes, "_new_value", _private_memory),
+        either(queues.Queue, "__init__", _refused_queue),
     ]
 
 
-_SHARED_MEMORY = (
-    "multiprocessing.{name} synchronised by a lock made in a controlled thread: the explorer does "
-    "not see the accesses of its shared memory, so it would take every order of them as the same "
-    "(a lost update between two get/set pairs would go unseen): share a plain object under a "
-    "threading.Lock between threads, or give {name} lock=True or lock=False"
+def _private_memory(rt: ControlledRuntime, type_: Any) -> Any:
+    """``sharedctypes``' memory for a ``ctypes`` type (``RawValue``, ``Value``, ``Array``, ``copy``
+    zero it or fill it next): this process's own."""
+    return type_()
+
+
+_QUEUE = (
+    "a multiprocessing {kind} made in a controlled thread: its feeder thread outlives the "
+    "execution that made it, and multiprocessing's exit handlers wait for it; between threads use "
+    "queue.Queue (or multiprocessing.SimpleQueue, which has no feeder thread)"
 )
 
 
-def _synchronised(real: Callable[..., Any], real_rlock: Callable[..., Any]) -> Callable[..., Any]:
-    """``Value``/``Array`` in a controlled thread: their own lock (``lock=True``) is the real one,
-    as before patching, which the race detector sees through (review 9, s24: two threads'
-    ``v.value += 1``, a read and a write each under the lock, are reported as a data race); a
-    controlled one would order the accesses it cannot see, and prove the lost update absent."""
-
-    def made(rt: ControlledRuntime, *args: Any, lock: Any = True, ctx: Any = None) -> Any:
-        if isinstance(lock, _Shared):
-            raise UsageError(_SHARED_MEMORY.format(name=real.__name__))
-        if lock is True or lock is None:
-            import multiprocessing  # (imported: the program did)
-
-            lock = real_rlock(ctx=ctx or multiprocessing.get_context())
-        return real(*args, lock=lock, ctx=ctx)
-
-    return made
+def _refused_queue(rt: ControlledRuntime, queue: object, *args: Any, **kwargs: Any) -> None:
+    raise UsageError(_QUEUE.format(kind=type(queue).__name__))

@@ -42,7 +42,7 @@ from collections import deque
 from collections.abc import Callable
 from typing import Any, cast
 
-from model_checks.harness import patch_logging, signal_wakeup
+from model_checks.harness import patch_logging, patch_mp_memory, signal_wakeup
 from model_checks.harness.rt import dict_versions
 from model_checks.harness.rt.heap_walk import _raw_getattr
 
@@ -113,6 +113,7 @@ def _saved(value: object, depth: int = 0) -> tuple[object, object | None]:
         if issubclass(kind, _STREAMS):
             stream = cast(io.StringIO, value)
             return value, (stream.getvalue(), stream.tell())
+        return value, patch_mp_memory.saved(value)  # ``RawValue``, a ``ctypes`` array ...
     except Exception:  # contents that cannot be copied are left as they are
         pass
     return value, None
@@ -125,6 +126,9 @@ def _restore(value: Any, contents: Any) -> None:
     if isinstance(contents, _Within):
         for part, kept in contents.parts:
             _restore(part, kept)
+        return
+    if isinstance(contents, patch_mp_memory.Memory):
+        contents.put_back(value)
         return
     if isinstance(value, _STREAMS):
         text, position = contents

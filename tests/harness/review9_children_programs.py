@@ -278,7 +278,3 @@ def mp_value_lost_update() -> None:
 
     start_and_join(bump, bump)
     assert v.value == 4, v.value
-
-
-def mp_value_under_a_controlled_lock() -> None:
-    multiprocessing.Value("i", 0, lock=multiprocessing.Lock())

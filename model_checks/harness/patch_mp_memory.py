@@ -1,0 +1,72 @@
+"""``multiprocessing``'s shared memory made at import (``RawValue``, ``RawArray``,
+``Value(lock=False)``), and a program's own ``ctypes`` data: put back as each check's first
+execution found it, before every later execution (``patch_state``).
+
+``COUNT = multiprocessing.RawValue("i", 0)`` at a module's top level is a ``ctypes`` object whose
+memory no snapshot of the module's globals copied: one execution's writes reached the next, and a
+correct program asserting an absolute count failed at the fourth execution (session 42). Its bytes
+are saved when the snapshot is taken and copied back in place (the objects holding it see them).
+Only memory of plain data: numbers, characters, arrays and structures of them. A pointer (to
+Python objects kept alive by the ``ctypes`` object, a ``c_char_p``'s bytes) put back would point
+at what may be gone; memory the object does not own (``from_address``, ``in_dll``: a library's)
+is not the program's to restore, but ``multiprocessing``'s blocks are.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import sys
+
+# ``_type_`` codes of plain data: bool, characters, integers, floating point
+_PLAIN = frozenset("?cubBhHiIlLqQfdg")
+
+
+class Memory:
+    """The bytes a ``ctypes`` object held, to put back in place."""
+
+    def __init__(self, value: ctypes._CData) -> None:
+        self.contents = ctypes.string_at(ctypes.addressof(value), ctypes.sizeof(value))
+
+    def put_back(self, value: ctypes._CData) -> None:
+        ctypes.memmove(ctypes.addressof(value), self.contents, len(self.contents))
+
+
+def saved(value: object) -> Memory | None:
+    """``value``'s memory if it is plain data the program's modules own, else None."""
+    kind = type(value)
+    if not issubclass(kind, (ctypes._SimpleCData, ctypes.Array, ctypes.Structure, ctypes.Union)):
+        return None
+    if not _plain(kind) or not (_owned(value) or _shared(value)):
+        return None
+    return Memory(value)  # type: ignore[arg-type]
+
+
+def _plain(kind: type) -> bool:
+    if issubclass(kind, ctypes._SimpleCData):
+        return getattr(kind, "_type_", None) in _PLAIN
+    if issubclass(kind, ctypes.Array):
+        element: type = getattr(kind, "_type_", type(None))
+        return _plain(element)
+    if issubclass(kind, (ctypes.Structure, ctypes.Union)):
+        fields = getattr(kind, "_fields_", ())
+        return all(_plain(field[1]) for field in fields)
+    return False
+
+
+# (read as ``object.__getattribute__`` does: a program's subclass may define its own lookup)
+def _owned(value: object) -> bool:
+    return bool(_raw(value, "_b_needsfree_", 0))
+
+
+def _shared(value: object) -> bool:
+    """Made by ``sharedctypes`` (from a ``multiprocessing.heap`` block it keeps alive)."""
+    heap = sys.modules.get("multiprocessing.heap")
+    wrapper = _raw(value, "_wrapper", None) if heap else None
+    return heap is not None and isinstance(wrapper, heap.BufferWrapper)
+
+
+def _raw(value: object, name: str, default: object) -> object:
+    try:
+        return object.__getattribute__(value, name)
+    except AttributeError:
+        return default
