@@ -557,11 +557,13 @@ lanecheck_worth(Tracer *t, _PyInterpreterFrame *fr, PyObject *entry)
         if (seq == NULL) {
             return 0;
         }
-        int owned = frame_owned(t, fr, top, it, seq);
-        if (owned != 0) {
-            return owned < 0 ? -1 : 0;
+        /* (the once-a-step test first: a long loop's later turns in one step cost no more) */
+        int first = code_read(t, entry, seq);
+        if (first <= 0) {
+            return first;
         }
-        return code_read(t, entry, seq);
+        int owned = frame_owned(t, fr, top, it, seq);
+        return owned < 0 ? -1 : !owned;
     }
     case BINARY: { /* either operand a container, or "%s" % (items,) */
         int left = is_instance(STACK(2), t->containers);
