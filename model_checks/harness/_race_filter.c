@@ -336,10 +336,21 @@ site_holds(PyObject *site, PyObject *obj)
 /* One location of ``seq`` (a ``races._Loc``): its last writer into ``*writer`` and the references
  * to ``seq`` it holds into ``*held`` (its write's site and its reads' sites). 0, or -1 on an
  * error; 1 where it is not laid out as expected (then the filter lets the handler judge). */
+static PyObject *str_w_tid, *str_w_site, *str_reads; /* interned on first use */
+
 static int
 location_of(PyObject *loc, PyObject *seq, long *writer, Py_ssize_t *held)
 {
-    PyObject *w = PyObject_GetAttrString(loc, "w_tid");
+    if (str_reads == NULL) {
+        str_w_tid = PyUnicode_InternFromString("w_tid");
+        str_w_site = PyUnicode_InternFromString("w_site");
+        str_reads = PyUnicode_InternFromString("reads");
+        if (str_w_tid == NULL || str_w_site == NULL || str_reads == NULL) {
+            Py_CLEAR(str_reads);
+            return -1;
+        }
+    }
+    PyObject *w = PyObject_GetAttr(loc, str_w_tid);
     if (w == NULL) {
         return -1;
     }
@@ -348,13 +359,13 @@ location_of(PyObject *loc, PyObject *seq, long *writer, Py_ssize_t *held)
     if (*writer == -1 && PyErr_Occurred()) {
         return -1;
     }
-    PyObject *site = PyObject_GetAttrString(loc, "w_site");
+    PyObject *site = PyObject_GetAttr(loc, str_w_site);
     if (site == NULL) {
         return -1;
     }
     *held += site_holds(site, seq);
     Py_DECREF(site);
-    PyObject *reads = PyObject_GetAttrString(loc, "reads");
+    PyObject *reads = PyObject_GetAttr(loc, str_reads);
     if (reads == NULL) {
         return -1;
     }
