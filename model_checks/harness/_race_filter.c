@@ -300,6 +300,187 @@ loop_container(PyObject *it)
     return NULL;
 }
 
+/* How many of the frame's fast locals and stack entries (``localsplus[0:top]``) hold ``obj``, and
+ * of the values of its ``f_locals`` dict where only the frame holds that (made by ``locals()``, or
+ * for a Python trace function at every event: the Python tracer's twin counts alike). */
+static Py_ssize_t
+frame_refs(_PyInterpreterFrame *fr, int top, PyObject *obj)
+{
+    Py_ssize_t n = 0;
+    for (int i = 0; i < top; i++) {
+        n += fr->localsplus[i] == obj;
+    }
+    PyObject *fields = fr->f_locals;
+    if (fields != NULL && PyDict_CheckExact(fields) && Py_REFCNT(fields) == 1) {
+        Py_ssize_t pos = 0;
+        PyObject *k, *v;
+        while (PyDict_Next(fields, &pos, &k, &v)) {
+            n += v == obj;
+        }
+    }
+    return n;
+}
+
+/* Does the access ``site`` (``races.Site``: ``(tid, code, offset, (obj, key, label), write)``)
+ * hold ``obj``? 1 or 0. */
+static int
+site_holds(PyObject *site, PyObject *obj)
+{
+    if (!PyTuple_Check(site) || PyTuple_GET_SIZE(site) < 4) {
+        return 0;
+    }
+    PyObject *where = PyTuple_GET_ITEM(site, 3);
+    return PyTuple_Check(where) && PyTuple_GET_SIZE(where) >= 1 && PyTuple_GET_ITEM(where, 0) == obj;
+}
+
+/* One location of ``seq`` (a ``races._Loc``): its last writer into ``*writer`` and the references
+ * to ``seq`` it holds into ``*held`` (its write's site and its reads' sites). 0, or -1 on an
+ * error; 1 where it is not laid out as expected (then the filter lets the handler judge). */
+static PyObject *str_w_tid, *str_w_site, *str_reads; /* interned on first use */
+
+static int
+location_of(PyObject *loc, PyObject *seq, long *writer, Py_ssize_t *held)
+{
+    if (str_reads == NULL) {
+        str_w_tid = PyUnicode_InternFromString("w_tid");
+        str_w_site = PyUnicode_InternFromString("w_site");
+        str_reads = PyUnicode_InternFromString("reads");
+        if (str_w_tid == NULL || str_w_site == NULL || str_reads == NULL) {
+            Py_CLEAR(str_reads);
+            return -1;
+        }
+    }
+    PyObject *w = PyObject_GetAttr(loc, str_w_tid);
+    if (w == NULL) {
+        return -1;
+    }
+    *writer = PyLong_AsLong(w);
+    Py_DECREF(w);
+    if (*writer == -1 && PyErr_Occurred()) {
+        return -1;
+    }
+    PyObject *site = PyObject_GetAttr(loc, str_w_site);
+    if (site == NULL) {
+        return -1;
+    }
+    *held += site_holds(site, seq);
+    Py_DECREF(site);
+    PyObject *reads = PyObject_GetAttr(loc, str_reads);
+    if (reads == NULL) {
+        return -1;
+    }
+    int odd = !PyDict_Check(reads);
+    Py_ssize_t pos = 0;
+    PyObject *k, *read;
+    while (!odd && PyDict_Next(reads, &pos, &k, &read)) {
+        if (!PyTuple_Check(read) || PyTuple_GET_SIZE(read) != 2) {
+            odd = 1;
+            break;
+        }
+        *held += site_holds(PyTuple_GET_ITEM(read, 1), seq);
+    }
+    Py_DECREF(reads);
+    return odd;
+}
+
+/* What the detector's shadow memory says of ``seq``: has a thread other than ``tid`` written it
+ * (its whole, or one of its keys) in this execution? 1 (or the memory is not laid out as
+ * expected), 0, or -1 on an error. ``*held``: the references to ``seq`` the detector holds (one
+ * in ``alive`` per location, and its sites'). A write it has not recorded (an exempt container,
+ * after the execution's race) is no access the handler would check a read against either. */
+static int
+foreign_write(Tracer *t, PyObject *seq, long tid, Py_ssize_t *held)
+{
+    PyObject *oid = PyLong_FromVoidPtr(seq);
+    if (oid == NULL) {
+        return -1;
+    }
+    int found = 0;
+    PyObject *keyed = PyDict_GetItemWithError(t->keys, oid);
+    if (keyed == NULL && PyErr_Occurred()) {
+        found = -1;
+    }
+    else if (keyed != NULL && !PyList_Check(keyed)) {
+        found = 1; /* not the detector's list: let the handler judge */
+    }
+    Py_ssize_t n = found == 0 && keyed != NULL ? PyList_GET_SIZE(keyed) : 0;
+    /* the whole container's location first, then each key's */
+    for (Py_ssize_t i = -1; found == 0 && i < n; i++) {
+        PyObject *key = PyTuple_Pack(2, oid, i < 0 ? t->whole : PyList_GET_ITEM(keyed, i));
+        if (key == NULL) {
+            found = -1;
+            break;
+        }
+        PyObject *loc = PyDict_GetItemWithError(t->shadow, key);
+        Py_DECREF(key);
+        if (loc == NULL) {
+            found = PyErr_Occurred() ? -1 : (i >= 0); /* a key listed has a location */
+            continue;
+        }
+        long writer = -1;
+        *held += 1; /* ``alive``: one per location */
+        found = location_of(loc, seq, &writer, held);
+        if (found == 0) {
+            found = writer >= 0 && writer != tid;
+        }
+    }
+    Py_DECREF(oid);
+    return found;
+}
+
+/* Is a loop's turn over ``it`` (reading ``seq``) at a container only this frame can reach, which
+ * no other thread wrote? Then the read races with nothing, now or later: another thread could
+ * write it only once this frame hands it over (a later store the detector checks, or a
+ * synchronising operation, which orders this read before that write), and an earlier write by
+ * another thread would be in the shadow memory (``foreign_write``: a thread given the list
+ * between two turns may have let go of it by the next one). Held by this frame only: every
+ * reference to the container, its iterator (and an ``enumerate`` around it) is the frame's own
+ * (its fast locals, its stack, the iterator's one reference to what it goes over) or the
+ * detector's (``foreign_write``'s ``held``: it keeps what it recorded alive): a list also in a
+ * closure's cell, an object's field, a global, another frame or another container
+ * is not. Only the exact builtin types (a subclass's object may be reached through a weak
+ * reference) and only while no racy site is interleaved (``points``: an interleaved turn is a
+ * scheduling point of its own). 1 (no access), 0 (the usual filter decides), -1 on an error. */
+static int
+frame_owned(Tracer *t, _PyInterpreterFrame *fr, int top, PyObject *it, PyObject *seq)
+{
+    if (t->shadow == NULL || (t->points != Py_None && PySet_GET_SIZE(t->points) > 0)) {
+        return 0;
+    }
+    if (!PyList_CheckExact(seq) && !PyDict_CheckExact(seq) && !PySet_CheckExact(seq)) {
+        return 0;
+    }
+    PyObject *inner = it;
+    if (Py_IS_TYPE(it, &PyEnum_Type)) {
+        inner = ((enum_iter *)it)->en_sit;
+        if (Py_REFCNT(it) != frame_refs(fr, top, it) || Py_REFCNT(inner) != 1 + frame_refs(fr, top, inner)) {
+            return 0;
+        }
+    }
+    else if (Py_REFCNT(it) != frame_refs(fr, top, it)) {
+        return 0;
+    }
+    Py_ssize_t refs = 1 + frame_refs(fr, top, seq); /* (1: the iterator's) */
+    if (Py_REFCNT(seq) < refs) {
+        return 0;
+    }
+    PyObject *current = PyObject_GetAttr(t->ex, lanecheck_str_current);
+    if (current == NULL) {
+        return -1;
+    }
+    long tid = current == Py_None ? -1 : PyLong_AsLong(current);
+    Py_DECREF(current);
+    if (tid == -1) {
+        return PyErr_Occurred() ? -1 : 0;
+    }
+    Py_ssize_t held = 0;
+    int foreign = foreign_write(t, seq, tid, &held);
+    if (foreign != 0) {
+        return foreign < 0 ? -1 : 0;
+    }
+    return Py_REFCNT(seq) == refs + held;
+}
+
 /* Could the handler record an access at this site? 0 only where ``RaceDetector._site`` is sure
  * to record nothing (the same tests on the same stack values); 1 where it may; -1 on an error.
  * Most sites are calls of anything but a container method and loads of functions and classes:
@@ -384,7 +565,16 @@ lanecheck_worth(Tracer *t, _PyInterpreterFrame *fr, PyObject *entry)
             return Py_REFCNT(it) > 1;
         }
         PyObject *seq = loop_container(it);
-        return seq == NULL ? 0 : code_read(t, entry, seq);
+        if (seq == NULL) {
+            return 0;
+        }
+        /* (the once-a-step test first: a long loop's later turns in one step cost no more) */
+        int first = code_read(t, entry, seq);
+        if (first <= 0) {
+            return first;
+        }
+        int owned = frame_owned(t, fr, top, it, seq);
+        return owned < 0 ? -1 : !owned;
     }
     case BINARY: { /* either operand a container, or "%s" % (items,) */
         int left = is_instance(STACK(2), t->containers);

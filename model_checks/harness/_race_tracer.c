@@ -191,7 +191,7 @@ Tracer_init(Tracer *self, PyObject *args, PyObject *kwds)
     return 0;
 }
 
-LANECHECK_GC_METHODS(Tracer, TRACER_MEMBERS)
+LANECHECK_GC_METHODS(Tracer, TRACER_ALL_MEMBERS)
 
 static PyObject *
 Tracer_install(Tracer *self, PyObject *Py_UNUSED(ignored))
@@ -201,6 +201,24 @@ Tracer_install(Tracer *self, PyObject *Py_UNUSED(ignored))
         return NULL;
     }
     PyEval_SetTrace(trace, (PyObject *)self);
+    Py_RETURN_NONE;
+}
+
+/* ``own_loops(shadow, keys, whole, points)``: the detector's shadow memory, read by the filter
+ * to let a loop's turn over a container only the looping frame holds go unrecorded
+ * (``lanecheck_worth``, RUN). */
+static PyObject *
+Tracer_own_loops(Tracer *self, PyObject *args)
+{
+    PyObject *shadow, *keys, *whole, *points;
+    if (!PyArg_ParseTuple(args, "O!O!OO", &PyDict_Type, &shadow, &PyDict_Type, &keys, &whole, &points)) {
+        return NULL;
+    }
+    if (points != Py_None && !PyAnySet_Check(points)) {
+        PyErr_SetString(PyExc_TypeError, "points must be a set or None");
+        return NULL;
+    }
+    TRACER_LOOP_MEMBERS(SET_MEMBER)
     Py_RETURN_NONE;
 }
 
@@ -232,6 +250,9 @@ static PyMethodDef Tracer_methods[] = {
     {"install", (PyCFunction)Tracer_install, METH_NOARGS,
      "Make this the calling OS thread's trace function (as sys.settrace; sys.settrace(None) "
      "removes it)."},
+    {"own_loops", (PyCFunction)Tracer_own_loops, METH_VARARGS,
+     "own_loops(shadow, keys, whole, points): the detector's shadow memory, its keys by container, "
+     "the whole-container key and the interleaved sites, for the loop turns' filter."},
     {NULL}};
 
 static PyTypeObject TracerType = {

@@ -20,6 +20,13 @@ typedef struct {
     PyObject *clocks;      /* the detector's vector clocks (a list of lists, by thread) */
     PyObject *subscripted; /* race_items: type -> is a subscript of it an access (no entry: ask) */
     long opcodes;          /* opcode events since the last LONG_RUN call */
+    /* the detector's shadow memory, as ``own_loops`` gave it (NULL: not given): a loop's turn over
+     * a container only this frame holds and no other thread wrote is no access to record
+     * (``lanecheck_worth``, RUN) */
+    PyObject *shadow;      /* RaceDetector.shadow: (id, key) -> _Loc */
+    PyObject *keys;        /* RaceDetector.keys: container id -> its keys with a location */
+    PyObject *whole;       /* race_sites.ALL, the key of the whole container */
+    PyObject *points;      /* RaceDetector.points: the interleaved racy sites (a set), or None */
     /* the reads of code (a function, a class, a bound method in a global, a closure variable or
      * a module's attribute) let through in the running thread's epoch (``seen_tid``,
      * ``seen_epoch``: ``clocks[tid][tid]``): a site's read of one location again in the same
@@ -37,6 +44,9 @@ typedef struct {
 #define TRACER_MEMBERS(X)                                                                  \
     X(ex) X(table_of) X(handler) X(code_types) X(containers) X(methods) X(len) X(named_calls)     \
     X(clocks) X(subscripted)
+/* the members ``own_loops`` sets (NULL until then): traversed and cleared too */
+#define TRACER_LOOP_MEMBERS(X) X(shadow) X(keys) X(whole) X(points)
+#define TRACER_ALL_MEMBERS(X) TRACER_MEMBERS(X) TRACER_LOOP_MEMBERS(X)
 
 /* The entry kinds of race_sites (``LOAD_ATTR, STORE_ATTR, ... = range(19)``; a test compares). */
 enum { LOAD_ATTR, STORE_ATTR, SUBSCR, STORE_SUBSCR, GLOBAL_NAME, STORE_GLOBAL, CONTAINS, ITER,

@@ -338,9 +338,11 @@ class _Process:
             socket.setdefaulttimeout(self.timeout)
         if self.cwd is not None and _cwd() != self.cwd:
             os.chdir(self.cwd)
-        if _umask() != self.umask:
-            _real_umask(self.umask)
-        if (gc.isenabled(), gc.get_threshold()) != self.collector:
+        # (one system call: setting the mask is the only way to read it, so it is set back to the
+        # saved one outright, changed or not, where a read and a compare took two)
+        _real_umask(self.umask)
+        enabled, thresholds = self.collector
+        if gc.isenabled() is not enabled or gc.get_threshold() != thresholds:
             (_real_gc_enable if self.collector[0] else _real_gc_disable)()
             gc.set_threshold(*self.collector[1])
         if sys.get_int_max_str_digits() != self.digits:

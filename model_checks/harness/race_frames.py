@@ -10,6 +10,7 @@ import ctypes
 import sys
 import types
 from collections.abc import Callable, Iterable
+from typing import Any, cast
 
 from model_checks.harness.rt.frames import (
     F_FRAME,
@@ -101,6 +102,84 @@ def py_sync_op(
         py_join(vc, yielded)
     vc[tid] += 1
     py_join(everything, vc)
+
+
+# ``_race_filter.c``'s ``frame_owned`` in Python, for the Python tracer (the two tracers record the
+# same accesses: test_race_tracer.py). CPython 3.11's layouts: an object's reference count and
+# type, ``_PyInterpreterFrame.f_locals``, the iterators' fields (listobject.c, dictobject.c,
+# setobject.c, enumobject.c).
+_F_LOCALS = 24
+_refcount_at = ctypes.c_ssize_t.from_address
+_NONE: list[object] = []
+_NO_KEYS: dict[object, object] = {}
+_AT_24 = frozenset(map(id, (type(iter(_NONE)), type(reversed(_NONE)))))  # it_seq
+_AT_16 = frozenset(  # di_dict, si_set
+    map(
+        id,
+        (
+            type(iter(_NO_KEYS)),
+            type(iter(_NO_KEYS.values())),
+            type(iter(_NO_KEYS.items())),
+            type(iter(set())),
+        ),
+    )
+)
+_EXACT = frozenset((id(list), id(dict), id(set)))
+
+
+def _word(addr: int) -> int:
+    return pointer_at(addr).value or 0
+
+
+def _holds(site: object, addr: int) -> int:
+    """Does the access ``site`` (``races.Site``) hold the object at ``addr``? 1 or 0."""
+    if type(site) is not tuple or len(site) < 4:
+        return 0
+    where = site[3]
+    return int(type(where) is tuple and len(where) >= 1 and id(where[0]) == addr)
+
+
+def py_owned_turn(
+    frame: types.FrameType, tid: int, shadow: dict[Any, Any], keys: dict[int, list[object]], whole: object
+) -> bool:
+    """Is the loop turn about to run in ``frame`` over a list, dict or set (through an
+    ``enumerate``) only the frame holds, which no thread but ``tid`` wrote? Then it is no access
+    (``_race_filter.c``, ``frame_owned``, which says why). Read through addresses, before the
+    caller holds the iterator or the container: its own references would be counted."""
+    base = _word(id(frame) + F_FRAME)
+    top = int_at(base + STACKTOP).value
+    if top <= _nlocalsplus(frame.f_code):
+        return False
+    slots = [_word(base + LOCALSPLUS + 8 * i) for i in range(top)]
+    it = inner = slots[-1]
+    if _word(it + 8) == id(enumerate):
+        inner = _word(it + 24)
+        if not inner:
+            return False
+    kind = _word(inner + 8)
+    seq = _word(inner + 24) if kind in _AT_24 else _word(inner + 16) if kind in _AT_16 else 0
+    if not seq or _word(seq + 8) not in _EXACT:
+        return False
+    counts = [_refcount_at(a).value for a in (it, inner, seq)]  # (before any reference of ours)
+    in_frame = {a: slots.count(a) for a in (it, inner, seq)}
+    fields = _word(base + _F_LOCALS)
+    if fields and _refcount_at(fields).value == 1 and _word(fields + 8) == id(dict):
+        names = cast(dict[str, object], object_at(base + _F_LOCALS).value)
+        values = [id(v) for v in names.values()]
+        in_frame = {a: n + values.count(a) for a, n in in_frame.items()}
+    if counts[0] != in_frame[it] or (inner != it and counts[1] != 1 + in_frame[inner]):
+        return False
+    held = 0
+    for i, key in enumerate([whole, *keys.get(seq, ())]):
+        loc = shadow.get((seq, key))
+        if loc is None:
+            if i > 0:
+                return False  # (a key listed has a location)
+            continue
+        if 0 <= loc.w_tid != tid:
+            return False
+        held += 1 + _holds(loc.w_site, seq) + sum(_holds(site, seq) for _, site in loc.reads.values())
+    return counts[2] == 1 + in_frame[seq] + held
 
 
 stack_value: Callable[[types.FrameType, int], object] = NATIVE.stack_value if NATIVE else py_stack_value

@@ -50,6 +50,7 @@ from model_checks.harness.race_frames import (
     Untraced,
     fast_local,
     join,
+    py_owned_turn,
     stack_value,
     sync_op,
 )
@@ -162,6 +163,8 @@ class RaceDetector(AttributeAccesses):
             else None
         )
         self._python_tracer = trace_function(self) if NATIVE is None else None
+        if self._tracer is not None:  # (a loop's turn over a container only its frame holds)
+            self._tracer.own_loops(self.shadow, self.keys, ALL, points)
 
     # ---------------------------------------------------------------- happens-before
     def _clock(self, tid: int) -> list[int]:
@@ -268,6 +271,12 @@ class RaceDetector(AttributeAccesses):
             elif issubclass(type(container), FILE_TYPES):  # ``for line in f:``, a regular file's
                 iterated_file(self, tid, frame, container)
         elif kind == RUN:  # each turn of a loop: it runs a generator, or reads a container
+            if (
+                self._python_tracer is not None
+                and not self.points
+                and py_owned_turn(frame, tid, self.shadow, self.keys, ALL)
+            ):
+                return  # (the C filter's ``frame_owned``: a container only the frame holds)
             it = stack_value(frame, 1)
             if type(it) is types.GeneratorType:
                 self._generator(tid, it, frame)

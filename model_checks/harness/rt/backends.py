@@ -17,7 +17,6 @@ import sys
 import traceback
 import weakref
 from collections.abc import Callable
-from dataclasses import dataclass
 from types import FrameType
 from typing import Any, Protocol
 
@@ -32,12 +31,20 @@ class Abort(BaseException):
     """Raised inside a controlled thread when its execution is abandoned."""
 
 
-@dataclass
 class Done:
-    """A thread's body returned (``error`` is None) or raised."""
+    """A thread's body returned (``error`` is None) or raised.
 
-    error: BaseException | None
-    value: object = None
+    (Not a dataclass: a dataclass's ``__init__`` is code made by ``exec`` (``<string>``), which the
+    race detector traces as a program's, so each thread's end cost two handler calls.)"""
+
+    __slots__ = ("error", "value")
+
+    def __init__(self, error: BaseException | None, value: object = None) -> None:
+        self.error = error
+        self.value = value
+
+    def __repr__(self) -> str:
+        return f"Done(error={self.error!r}, value={self.value!r})"
 
 
 ABORT = object()  # resume value: unwind with Abort
