@@ -84,8 +84,7 @@ class Model:
         }
         if self.global_lock:
             self.handlers.update(push=self.push_global, take=self.no_deque, resize=self.no_deque)
-        # Until the first step tells a deque program, every event goes through ``_first``; the
-        # readers hold this dict, so putting the handlers back costs nothing per event after it.
+        # ``_first`` until the first step tells a deque program (readers hold this dict: no cost after).
         self.steps = dict(self.handlers)
         self.handlers.update(dict.fromkeys(self.steps, self._first))
 
@@ -99,8 +98,7 @@ class Model:
             self.handlers.update(self.steps)
         self.steps[ev["event"]](ev)
 
-    def _unforked(self, ev: Event, w: int) -> None:
-        """A pool's push is a fork of the pushing worker's running task (deque programs push freely)."""
+    def _unforked(self, ev: Event, w: int) -> None:  # a pool's push forks its worker's running task
         raise Rejected(
             3,
             f"push of {show(ev['task'])} by w{w}, which runs no task: a worker pushes only what its "
