@@ -190,13 +190,15 @@ def test_a_signals_setevent_may_come_after_the_thread_timed_out() -> None:
 
 
 def test_a_signals_setevent_comes_before_the_posters_next_event() -> None:
-    """Only the search holds the SetEvent to program order; the fast engine matches wakes against
-    the signals logged before them, never their timing (docs/event-pool.md), and allows these."""
+    """Both engines hold the SetEvent to program order: a signal logged after the thread's last wake,
+    whose poster logged its next event before the thread's wait, left the event set for that wait,
+    which cannot time out (rule 6). The fast engine once matched wakes against the signals logged
+    before them and never their timing, and allowed these (the outside review's row 3)."""
     # main posts again, so its SetEvent on t0 was made: t0's wait, logged after, finds the event set.
     events = [post(0, "t0"), signal("t0"), post(1, None), wait("t0"), wake("t0", "timeout")]
-    spec = spec_verdict(trace(*events, threads=1), False)
-    assert spec.code == NOT_ALLOWED and spec.seq == 5, spec.message
-    assert validate_lines(trace(*events, threads=1)).code == ALLOWED
+    fast, spec = agree(trace(*events, threads=1))
+    assert fast.code == spec.code == NOT_ALLOWED and fast.seq == spec.seq == 5, (fast.message, spec.message)
+    assert fast.rule == spec.rule == 6 and "set before its wait at seq 4" in fast.message
     # The same two SetEvents made in a callback by a pool thread (a client inside its callback).
     inner = [
         wait("t1"),
@@ -213,8 +215,24 @@ def test_a_signals_setevent_comes_before_the_posters_next_event() -> None:
     fast, _ = agree(trace(*inner, threads=2))
     assert fast.code == ALLOWED, fast.message
     # t1's done comes after its SetEvent: t0's wait logged after that done finds the event set.
-    spec = spec_verdict(trace(*inner[:8], done("t1", 0), *inner[8:], threads=2), False)
-    assert spec.code == NOT_ALLOWED and spec.seq == 11, spec.message
+    fast, spec = agree(trace(*inner[:8], done("t1", 0), *inner[8:], threads=2))
+    assert fast.code == spec.code == NOT_ALLOWED and fast.seq == spec.seq == 11, (fast.message, spec.message)
+    # A wake between the signal and the wait may have consumed that SetEvent: no conclusion.
+    consumed = [post(0, "t0"), signal("t0"), wait("t0"), wake("t0"), take("t0", 0), run("t0", 0)]
+    consumed += [done("t0", 0), post(1, None), take("t0", 1), run("t0", 1), done("t0", 1)]
+    fast, _ = agree(trace(*consumed, take("t0", None), wait("t0"), wake("t0", "timeout"), threads=1))
+    assert fast.code == ALLOWED, fast.message
+    # Made while t0 waits: if that wait times out, the SetEvent came after it, so the next wait
+    # finds the event set and cannot time out; if it woke by the event, it consumed it.
+    during = [post(0, "t0"), signal("t0"), wait("t0"), post(1, None), wake("t0", "timeout")]
+    again = [take("t0", 0), run("t0", 0), done("t0", 0), take("t0", 1), run("t0", 1), done("t0", 1)]
+    again += [take("t0", None), wait("t0")]
+    fast, spec = agree(trace(*during, *again, wake("t0", "timeout"), threads=1))
+    assert fast.code == spec.code == NOT_ALLOWED and fast.seq == spec.seq == 14, (fast.message, spec.message)
+    assert fast.rule == 6
+    consumed_during = [*during[:4], wake("t0"), *again, wake("t0", "timeout")]
+    fast, _ = agree(trace(*consumed_during, threads=1))
+    assert fast.code == ALLOWED, fast.message
     # Logged before the done, the wait may have blocked and timed out before the SetEvent.
     fast, _ = agree(trace(*inner[:9], done("t1", 0), inner[9], threads=2))
     assert fast.code == ALLOWED, fast.message

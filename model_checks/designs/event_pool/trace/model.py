@@ -133,6 +133,7 @@ class Model(StopEvents):
             )
             raise Rejected(5, f"{ev['thread']} signals {clip(repr(to), 80)}, but {picked}")
         self.signals[t] += 1
+        self.setting[ev["thread"]] = (t, ev["seq"])
 
     def cancel(self, ev: Event) -> None:
         self._client(ev)
@@ -154,7 +155,10 @@ class Model(StopEvents):
         t = self._pool(ev)
         self._expect(ev, t, WAITING)
         result = ev["result"]
+        was_set, timed_set = self.set_for_wait[t], self.set_if_timeout[t]
+        self.set_for_wait[t] = self.set_if_timeout[t] = False
         if result == "event":
+            self.last_consume[t] = ev["seq"]
             wakes = self.wakes[t] = self.wakes[t] + 1
             if wakes > self.signals[t]:
                 raise Rejected(
@@ -165,6 +169,15 @@ class Model(StopEvents):
                 )
             self.state[t] = CHECK
         elif result == "timeout":
+            if was_set:
+                raise Rejected(
+                    6,
+                    f"t{t} wakes with timeout, but its auto-reset event was set before its wait at seq "
+                    f"{self.last_wait[t]}: a signal to t{t} that no wake event consumed had its SetEvent "
+                    "made before that wait (a SetEvent comes before its poster's next event), so the "
+                    "wait returns event at once (a lost signal)",
+                )
+            self.set_for_wait[t] = timed_set  # made during the wait, so after it timed out: still set
             self.state[t] = CHECK
         else:
             if self.stop_mode is None:

@@ -63,6 +63,16 @@ class PoolState:
         self.signals = [0] * threads  # signal to=t logged
         self.wakes = [0] * threads  # wake result=event logged
         self.last_wait = [0] * threads  # seq of the thread's last wait
+        # The SetEvent of a ``signal`` comes before its poster's next event (docs/event-pool.md): made
+        # with no ``wake event`` of t logged since the signal (nothing consumed it), it leaves t's
+        # auto-reset event set until a wait of t returns event; a wait cannot time out on it.
+        # ``setting``: poster -> (t, seq of its signal) until the poster's next event; ``set_for_wait``:
+        # t's event is surely set for its next wait; ``set_if_timeout``: made while t waits (set after
+        # that wait if it times out, else perhaps consumed by it).
+        self.last_consume = [0] * threads  # seq of the thread's last ``wake event``
+        self.setting: dict[str, tuple[int, int]] = {}
+        self.set_for_wait = [False] * threads
+        self.set_if_timeout = [False] * threads
         self.exited = 0
         self.owes: dict[str, tuple[int, int]] = {}  # thread -> (pool thread it must signal, seq of the post)
         self.posted = 0
@@ -174,7 +184,21 @@ class PoolState:
             )
         if self.owes:
             self._owing(ev)
+        if self.setting:
+            self._made(thread)
         return t
+
+    def _made(self, poster: str) -> None:
+        """``poster`` logs its next event: the SetEvent of the signal it logged last is made."""
+        signalled = self.setting.pop(poster, None)
+        if signalled is None:
+            return
+        t, seq = signalled
+        if seq > self.last_consume[t]:
+            if self.state[t] == WAITING:
+                self.set_if_timeout[t] = True
+            else:
+                self.set_for_wait[t] = True
 
     def _owing(self, ev: Event) -> None:
         owed = self.owes.get(ev["thread"])
@@ -207,3 +231,5 @@ class PoolState:
             )
         if self.owes and ev["event"] != "signal":
             self._owing(ev)
+        if self.setting:
+            self._made(thread)

@@ -19,6 +19,9 @@ deques: the injector *is* that queue and it is LIFO (a stack). ``submit`` ok and
 ``push`` (a spawned task; ``size`` = the queue's length after) add at its newest end, a
 ``steal`` from ``"injector"`` returns the newest task (rule 2), and ``take``, ``resize`` and
 a steal from a worker are refused (rule 3: there is no deque to take from).
+
+A ``push`` is a fork: its worker runs a task (rule 3, as the spec engine numbers it), except in
+deque programs (``rules.deque_programs``), which call a deque directly.
 """
 
 from __future__ import annotations
@@ -31,7 +34,7 @@ from model_checks.conformance.reader import clip
 from model_checks.conformance.verdict import Rejected
 from model_checks.conformance.wording import some_of
 from model_checks.designs.work_stealing.trace.places import Places
-from model_checks.designs.work_stealing.trace.rules import owner_rule
+from model_checks.designs.work_stealing.trace.rules import deque_programs, owner_rule
 from model_checks.designs.work_stealing.trace.shown import SHOWN, first, show, show_tasks
 
 Task = str | int
@@ -63,6 +66,7 @@ class Model:
         self.stop_seq = 0
         self.stopped = False  # a stop_end ok: the run is over
         self.stop_returned = 0  # the seq of the stop_end, ok or failed: the one Stop call returned
+        self.programs = False  # deque programs: pushes no task spawned (see the module's words)
         self.handlers = {
             "submit": self.submit,
             "push": self.push,
@@ -80,9 +84,26 @@ class Model:
         }
         if self.global_lock:
             self.handlers.update(push=self.push_global, take=self.no_deque, resize=self.no_deque)
+        # ``_first`` until the first step tells a deque program (readers hold this dict: no cost after).
+        self.steps = dict(self.handlers)
+        self.handlers.update(dict.fromkeys(self.steps, self._first))
 
     def step(self, ev: Event) -> None:
         self.handlers[ev["event"]](ev)
+
+    def _first(self, ev: Event) -> None:
+        programs = deque_programs(ev)
+        if programs is not None:
+            self.programs = programs and not self.global_lock
+            self.handlers.update(self.steps)
+        self.steps[ev["event"]](ev)
+
+    def _unforked(self, ev: Event, w: int) -> None:  # a pool's push forks its worker's running task
+        raise Rejected(
+            3,
+            f"push of {show(ev['task'])} by w{w}, which runs no task: a worker pushes only what its "
+            "running task spawns (a task cannot appear in a deque from nowhere)",
+        )
 
     # ------------------------------------------------------------------ words
 
@@ -148,6 +169,8 @@ class Model:
     def push(self, ev: Event) -> None:
         w, task = ev["worker"], ev["task"]
         self._owner(ev, w)
+        if not self.stacks.get(w) and not self.programs:
+            self._unforked(ev, w)
         self._introduce(task, f"push by w{w}")
         dq = self._deque(w)
         dq.append(task)
@@ -174,6 +197,8 @@ class Model:
         """A spawned task onto the global-lock pool's one queue (its newest end)."""
         w, task = ev["worker"], ev["task"]
         self._owner(ev, w)
+        if not self.stacks.get(w) and not self.programs:
+            self._unforked(ev, w)
         self._introduce(task, f"push by w{w}")
         inj = self.injector
         inj.append(task)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 RULES: dict[int, str] = {
     1: "a task's source is exactly one submit ok or one push: a task id is never introduced twice",
     2: "the injector is FIFO: a steal from it returns its oldest task (in a global-lock pool, whose one "
@@ -28,3 +30,14 @@ PREFIX_RULE = 9
 # number it alike.
 def owner_rule(kind: str) -> int:
     return {"run": 4, "done": 4, "park": 7}.get(kind, 3)
+
+
+def deque_programs(ev: dict[str, Any]) -> bool | None:
+    """Whether a trace whose first step is ``ev`` is of deque programs (the harness's deque scenarios
+    call a deque directly: the first step is a worker's push or a steal from a worker), or None when
+    ``ev`` is no step and decides nothing (a join, a refused submit, a failed stop_end). Both
+    engines decide by it (the spec engine's ``OpenConstants.deques``)."""
+    kind = ev["event"]
+    if kind == "join" or (kind in ("submit", "stop_end") and ev["result"] != "ok"):
+        return None
+    return kind == "push" or (kind == "steal" and bool(ev["victim"] != "injector"))

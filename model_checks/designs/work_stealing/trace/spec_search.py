@@ -32,7 +32,7 @@ from model_checks.conformance.search import NoMatch, TraceSearch
 from model_checks.conformance.streamed import DesignFormat, Event
 from model_checks.conformance.verdict import Malformed, Rejected, plain
 from model_checks.designs.work_stealing.trace.fields import EventFields
-from model_checks.designs.work_stealing.trace.rules import RULES, owner_rule
+from model_checks.designs.work_stealing.trace.rules import RULES, deque_programs, owner_rule
 from model_checks.designs.work_stealing.trace.spec_binding import (
     CLIENT,
     DEFERRED,
@@ -56,21 +56,29 @@ from spec.work_stealing_state import ASLEEP, Show
 MAX_WORKERS, MAX_CAPACITY = 8, 64
 
 
+class CannotJudge(ValueError):
+    """A well-formed trace this engine does not judge (``--engine fast`` does): not a verdict, so
+    ``lanecheck validate`` says it as a usage error (exit 2 with ``error: ...``; in a batch the file
+    is NOT VALIDATED), never as a malformed trace."""
+
+
 def header_refusal(config: dict[str, Any]) -> str | None:
-    """Why the spec engine does not judge traces under this (schema-valid) header, or None."""
-    if config["pool"] != "stealing":
-        return (
-            f"config.pool is {config['pool']!r}: the spec engine judges the stealing pool only "
-            "(spec/work_stealing_open.py has per-worker deques; the global-lock pool's one LIFO queue "
-            "is judged by --engine fast)"
-        )
+    """Why the spec engine does not judge traces under this (schema-valid) header, or None: the
+    header is malformed (for the fast engine too), or (``CannotJudge``) beyond this engine."""
     capacity = config["capacity"]
     if capacity & (capacity - 1):
         return f"config.capacity must be a power of two, not {capacity}"
+    if config["pool"] != "stealing":
+        raise CannotJudge(
+            f"the spec engine cannot judge a global-lock trace (config.pool is {config['pool']!r}); use "
+            "--engine fast. The trace is not malformed: the spec engine judges the stealing pool only "
+            "(spec/work_stealing_open.py has per-worker deques, the global-lock pool one LIFO queue)"
+        )
     if config["workers"] > MAX_WORKERS or capacity > MAX_CAPACITY:
-        return (
-            f"the spec engine holds every deque slot in each state: at most {MAX_WORKERS} workers and "
-            f"capacity {MAX_CAPACITY} (this trace: {config['workers']}, {capacity}); use --engine fast"
+        raise CannotJudge(
+            f"the spec engine cannot judge this trace: it holds every deque slot in each state, so at "
+            f"most {MAX_WORKERS} workers and capacity {MAX_CAPACITY} (this trace: {config['workers']}, "
+            f"{capacity}); use --engine fast"
         )
     return None
 
@@ -142,8 +150,19 @@ class StealingSearch:
             self._introduce(ev, ev["task"], self._parent(ev))
         elif kind == "resize":
             self._reveal_array(ev["capacity"])
+        if kind == "unpark" and not self._wakes(ev["worker"]):
+            self._observed()  # a wake before the sleep: no step (as the fast model, on purpose)
+            return
         self._take(ev)
         self._after(ev)
+
+    def _wakes(self, worker: int) -> bool:
+        """Whether the unpark of ``worker`` wakes it: it parked in some state (its ``Park`` logged and no
+        unpark since). An unpark of a worker that is not parked is a wake that came before the sleep,
+        no step, as the fast model takes it (docs/work-stealing-trace.md, "Lenient on purpose": the
+        contract allows it, and the spec's ``Unpark`` only wakes a worker asleep)."""
+        name = f"w{worker}"
+        return any(s.worker[name].pc == ASLEEP for s in self.search.states)
 
     def finish(self, complete: bool) -> None:
         if self.refused is not None:
@@ -211,8 +230,7 @@ class StealingSearch:
     def _choose_mode(self, ev: Event) -> None:
         """A trace that starts with a worker's push or steal from a worker is of deque programs."""
         self.started = True
-        kind = ev["event"]
-        if kind == "push" or (kind == "steal" and ev["victim"] != "injector"):
+        if deque_programs(ev):
             # The deque programs' steps are enabled: a search of their own, watched as this one was.
             observer = self.search.observer
             self.c = dataclasses.replace(self.c, deques=True)
@@ -295,4 +313,4 @@ SPEC_FORMAT = DesignFormat(
     header_limits=HEADER_LIMITS,
 )
 
-__all__ = ["CLIENT", "SPEC_FORMAT", "StealingSearch", "header_refusal"]
+__all__ = ["CLIENT", "SPEC_FORMAT", "CannotJudge", "StealingSearch", "header_refusal"]
