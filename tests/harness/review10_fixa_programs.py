@@ -29,8 +29,7 @@ class Box:
     """A program's own class whose repr reads its field under its lock."""
 
     def __init__(self) -> None:
-        self.lock = threading.Lock()
-        self.n = 0
+        self.lock, self.n = threading.Lock(), 0
 
     def __repr__(self) -> str:
         with self.lock:
