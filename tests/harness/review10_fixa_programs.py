@@ -4,6 +4,7 @@ an object whose repr takes a lock, ``multiprocessing.dummy``'s threads and pool,
 
 from __future__ import annotations
 
+import queue
 import select
 import selectors
 import threading
@@ -107,3 +108,19 @@ def empty_waits_clock() -> float:
     select.poll().poll(5000)
     selectors.DefaultSelector().select(5.0)
     return round(time.monotonic() - start, 1)
+
+
+def reprs_seen() -> tuple[str, ...]:
+    """Row 19: the reprs a program sees of its threads, locks, conditions, events, semaphores and
+    queues, held and free, before and after a thread ran."""
+    lock, rlock, cond, ev = threading.Lock(), threading.RLock(), threading.Condition(), threading.Event()
+    sems = (threading.Semaphore(2), threading.BoundedSemaphore(1))
+    queues: tuple[object, ...] = (queue.Queue(), queue.LifoQueue(), queue.SimpleQueue())
+    t = threading.Thread(target=ev.set, name="setter", daemon=True)
+    before = repr(t)
+    with lock, rlock, rlock:
+        held = (repr(lock), repr(rlock))
+    t.start()
+    t.join()
+    free = (repr(lock), repr(rlock), repr(cond), repr(ev), repr(t))
+    return (before, *held, *free, *map(repr, sems), *map(repr, queues), repr(threading.current_thread()))

@@ -10,7 +10,9 @@ virtual clock, not a step of real time (a poll loop pausing so was called a live
 
 from __future__ import annotations
 
+import re
 import time
+from typing import cast
 
 import pytest
 
@@ -68,3 +70,16 @@ def test_an_empty_wait_moves_the_virtual_clock_by_its_timeout() -> None:
     began = time.monotonic()
     assert_outcomes(run_with_outcomes(prog, prog.empty_waits_clock), {15.0})
     assert time.monotonic() - began < 10, "the empty waits took real time"
+
+
+def _masked(text: str) -> str:
+    """A repr without what differs between runs: addresses and thread idents."""
+    return re.sub(r"0x[0-9a-f]+|(?<=owner=)[1-9]\d*|(?<=started )\d+|(?<=daemon )\d+", "N", text)
+
+
+def test_the_controlled_objects_reprs_are_cpythons() -> None:
+    real = tuple(map(_masked, prog.reprs_seen()))  # plain threads, unpatched
+    result = run_with_outcomes(prog, prog.reprs_seen)
+    assert result.verdict == "exhaustive", result.report()
+    seen = {tuple(_masked(str(text)) for text in cast(tuple[str, ...], one)) for one in result.outcomes}
+    assert seen == {real}, (real, result.outcomes)

@@ -40,10 +40,10 @@ def lock_op_for_rendering(ex: Execution, op: Op) -> object:
     outside a controlled thread): applied for the failing thread, with no step."""
     obj = op.obj
     if not isinstance(obj, LockState) or op.kind not in ("acquire", "release"):
-        raise WouldWait(f"{op.kind} on {obj.name}")
+        raise WouldWait(f"make {op.kind} on {obj.name}, an operation of the program")
     tid = RENDERING_FOR[-1]
     if not obj.enabled(ex, op, tid):  # a blocking (or timed) acquire of a lock held elsewhere
-        raise WouldWait(f"{obj.name}, held by {ex.thread_label(obj.owner)}")
+        raise WouldWait(f"wait for {obj.name}, held by {ex.thread_label(obj.owner)}")
     out = obj.apply(ex, op, tid, NORMAL)
     if isinstance(out, Raise):
         raise out.error
@@ -59,7 +59,7 @@ def render(tid: int, error: BaseException) -> tuple[str, str]:
         try:
             text = str(error)
         except WouldWait as waits:
-            text = f"<message not shown: its str() would wait for {waits}>"
+            text = f"<message not shown: its str() would {waits}>"
         except Exception as other:  # the program's own __str__ failing: say so, as traceback does
             text = f"<message not shown: its str() raised {type(other).__name__}: {other}>"
         tb = "".join(traceback.format_exception(error))
