@@ -124,3 +124,26 @@ def reprs_seen() -> tuple[str, ...]:
     t.join()
     free = (repr(lock), repr(rlock), repr(cond), repr(ev), repr(t))
     return (before, *held, *free, *map(repr, sems), *map(repr, queues), repr(threading.current_thread()))
+
+
+class HalfRepr(Box):
+    """A repr that raises while it holds the box's lock."""
+
+    def __repr__(self) -> str:
+        self.lock.acquire()
+        raise ValueError("no repr")
+
+
+MADE: list[Box] = []  # the box of the last execution, for the test to look at afterwards
+
+
+def repr_raises_holding_a_lock() -> None:
+    """The worker's message cannot be shown: its repr raised holding the box's lock, which the
+    rendering must not leave held (it is no step of the program)."""
+    box = HalfRepr()
+    MADE[:] = [box]
+
+    def worker() -> None:
+        raise AssertionError(box)
+
+    start_and_join(worker)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 import time
-from typing import cast
+from typing import Any, cast
 
 import pytest
 
@@ -46,6 +46,15 @@ def test_a_repr_that_would_wait_for_a_held_lock_says_so() -> None:
         result, "assertion", "AssertionError: <message not shown: its str() would wait for "
     )
     assert "held by main" in failure.message, failure.message
+
+
+def test_a_repr_raising_while_it_holds_a_lock_leaves_it_free() -> None:
+    result = run_patched(prog, prog.repr_raises_holding_a_lock, options=Options(time_limit=60))
+    assert_fails(
+        result, "assertion", "AssertionError: <message not shown: its str() raised ValueError: no repr>"
+    )
+    lock: Any = prog.MADE[0].lock
+    assert lock._st.owner is None and lock._st.count == 0, (lock._st.owner, lock._st.count)
 
 
 def test_multiprocessing_dummy_processes_are_controlled_threads() -> None:

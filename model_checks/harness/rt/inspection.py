@@ -25,6 +25,9 @@ if TYPE_CHECKING:
 # the controlled thread whose failure is being rendered (a stack: rendering does not nest in
 # practice, but a repr that fails inside one must not leave it set)
 RENDERING_FOR: list[int] = []
+# each lock a rendering touched, with its owner and count before: put back when it ends, so that a
+# repr that raised between its acquire and its release leaves no lock held
+_TOUCHED: dict[int, tuple[LockState, int | None, int]] = {}
 
 
 class WouldWait(Exception):
@@ -44,6 +47,7 @@ def lock_op_for_rendering(ex: Execution, op: Op) -> object:
     tid = RENDERING_FOR[-1]
     if not obj.enabled(ex, op, tid):  # a blocking (or timed) acquire of a lock held elsewhere
         raise WouldWait(f"wait for {obj.name}, held by {ex.thread_label(obj.owner)}")
+    _TOUCHED.setdefault(id(obj), (obj, obj.owner, obj.count))
     out = obj.apply(ex, op, tid, NORMAL)
     if isinstance(out, Raise):
         raise out.error
@@ -65,5 +69,9 @@ def render(tid: int, error: BaseException) -> tuple[str, str]:
         tb = "".join(traceback.format_exception(error))
     finally:
         RENDERING_FOR.pop()
+        if not RENDERING_FOR:
+            for lock, owner, count in _TOUCHED.values():
+                lock.owner, lock.count = owner, count
+            _TOUCHED.clear()
     name = type(error).__name__
     return (f"{name}: {text}" if text else name), tb
