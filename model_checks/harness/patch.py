@@ -209,8 +209,6 @@ def _refused_pools() -> list[tuple[ModuleType, str, Any, Any]]:
     controlled thread ever writes while another runs, so a check hung past its time limit with no
     verdict (session 37's second review)."""
     module = sys.modules.get("multiprocessing.pool")
-    if module is None:
-        return []
 
     def refuse(rt: object, *args: Any, **kwargs: Any) -> Any:
         raise UsageError(
@@ -218,7 +216,28 @@ def _refused_pools() -> list[tuple[ModuleType, str, Any, Any]]:
             "check would hang): use concurrent.futures.ThreadPoolExecutor in the explored code"
         )
 
-    return [_either(module, name, refuse) for name in ("ThreadPool", "Pool")]
+    refused = [_either(module, name, refuse) for name in ("ThreadPool", "Pool")] if module else []
+    dummy = sys.modules.get("multiprocessing.dummy")
+    if dummy is not None:  # its ``Pool`` imports ``ThreadPool`` when called: refused by its own name
+
+        def refuse_dummy(rt: object, *args: Any, **kwargs: Any) -> Any:
+            raise UsageError(
+                "multiprocessing.dummy.Pool is multiprocessing.pool's ThreadPool, whose pools wait "
+                "on real pipes the explorer cannot schedule (the check would hang): use "
+                "concurrent.futures.ThreadPoolExecutor in the explored code"
+            )
+
+        refused.append(_either(dummy, "Pool", refuse_dummy))
+    return refused
+
+
+def _library_modules() -> tuple[ModuleType, ...]:
+    """The standard library's modules whose classes are defined on ``threading``'s (rebased, as a
+    program's are) and whose by-name imports of its names are replaced: ``queue``, and
+    ``multiprocessing.dummy`` where the program imported it (its ``Process``, ``DummyProcess``, a
+    ``Thread`` subclass, failed with "Thread.__init__() not called": review 10, row 12)."""
+    dummy = sys.modules.get("multiprocessing.dummy")
+    return (queue,) if dummy is None else (queue, dummy)
 
 
 @contextmanager
@@ -267,7 +286,8 @@ def patched(*modules: ModuleType) -> Iterator[None]:
         by_identity.update(patch_clock.BY_NAME)  # ``datetime``, in the program's modules only
         # ``queue`` reads the clock by name (``from time import monotonic as time``) for the timed
         # waits of the classes it defines on ``threading``'s names (``PriorityQueue``)
-        for module in (*modules, queue):
+        library = _library_modules()
+        for module in (*modules, *library):
             # its objects before its classes: rebasing a class on the controlled Thread would hide
             # that an object of it made at import is a real thread
             for name, value in sorted(vars(module).items(), key=lambda item: isinstance(item[1], type)):
@@ -275,7 +295,7 @@ def patched(*modules: ModuleType) -> Iterator[None]:
                 if fake is None and type(value) is _thread._local:
                     # a module's ``_tls = threading.local()``, made when it was imported
                     fake = patch_local.replacing(value)
-                if fake is None and module is not queue:
+                if fake is None and module not in library:
                     # a lock, condition, event, queue ... made at import (``patch_imported``)
                     fake = patch_imported.stand_in(value, f"{module.__name__}.{name}", _controlled, made)
                     # a cached function: its cache's look-up and store interleaved (``patch_cached``)
@@ -287,7 +307,7 @@ def patched(*modules: ModuleType) -> Iterator[None]:
                     setattr(module, name, fake)
                 elif isinstance(value, type):
                     _rebase(value, undo)
-                if module is not queue and getattr(value, "__module__", None) == module.__name__:
+                if module not in library and getattr(value, "__module__", None) == module.__name__:
                     # the program's own class (its body's locks) or an object of one made at import
                     _stand_in_fields(value, f"{module.__name__}.{name}", made, undo)
         stand_in_for = functools.partial(patch_imported.stand_in, running=_controlled, made=made)

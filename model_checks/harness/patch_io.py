@@ -333,8 +333,10 @@ def _select(rlist: Any, wlist: Any, xlist: Any, timeout: float | None = None) ->
     rt = _controlled()
     if rt is None:
         return _real_select(rlist, wlist, xlist, timeout)
-    _waits(rt).touch("select")
     rlist, wlist, xlist = list(rlist), list(wlist), list(xlist)
+    if not (rlist or wlist or xlist) and sleeps_for(rt, timeout):
+        return [], [], []
+    _waits(rt).touch("select")
     want = frozenset({(_fd(x), "r") for x in rlist} | {(_fd(x), "w") for x in wlist})
     if timeout == 0 or not want or not all(_modelled(fd) for fd, _ in want):
         return _real_select(rlist, wlist, xlist, timeout)
@@ -343,6 +345,18 @@ def _select(rlist: Any, wlist: Any, xlist: Any, timeout: float | None = None) ->
     if not _wait_any(rt, want, "select", timeout):
         return [], [], []
     return _real_select(rlist, wlist, xlist, 0)
+
+
+def sleeps_for(rt: Any, timeout: float | None) -> bool:
+    """A wait for no descriptor with a timeout (``select.select([], [], [], 0.01)``, an empty
+    ``poll``/``selector``'s): a sleep, as ``time.sleep`` is (the virtual clock moves, the thread
+    gives way for fairness, no real time passes). It was a step of real time: a poll loop pausing
+    so ran 2,000 x 10 ms and was called a livelock (review 10, row 14). Not with no timeout (a
+    wait for ever: the real call) nor a negative one (the real call's error)."""
+    if timeout is None or timeout < 0:
+        return False
+    rt.sleep(timeout)
+    return True
 
 
 def _modelled(fd: int, refuse_closed: bool = False) -> bool:

@@ -28,9 +28,13 @@ def waiting(real: Callable[..., Any]) -> Callable[..., Any]:
 
     def select(self: Any, timeout: float | None = None) -> Any:
         rt = _controlled()
-        if rt is None or (timeout is not None and timeout <= 0):
+        if rt is None:
             return real(self, timeout)
         keys = list(self.get_map().values())
+        if not keys and patch_io.sleeps_for(rt, None if timeout is None else max(timeout, 0)):
+            return []  # nothing registered: a sleep (``patch_io.sleeps_for``)
+        if timeout is not None and timeout <= 0:
+            return real(self, timeout)
         want: patch_io.Want = frozenset(
             {(key.fd, "r") for key in keys if key.events & selectors.EVENT_READ}
             | {(key.fd, "w") for key in keys if key.events & selectors.EVENT_WRITE}

@@ -48,6 +48,8 @@ def _waited(events: dict[int, int], read: int, write: int, what: str, seconds: f
     rt = _controlled()
     if rt is None:
         return None
+    if not events and patch_io.sleeps_for(rt, seconds):  # nothing registered: a sleep
+        return False
     patch_io._waits(rt).touch(what)
     want = _want(events, read, write)
     if seconds == 0 or not want or not all(patch_io._modelled(fd) for fd, _ in want):

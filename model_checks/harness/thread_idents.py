@@ -13,6 +13,7 @@ from __future__ import annotations
 import threading
 
 from model_checks.harness.runtime import ControlledRuntime
+from model_checks.harness.sync import reprs
 from model_checks.harness.sync.handles import ThreadHandle
 
 IDENT_BASE = 1_000_000  # ``get_ident()`` of an execution's worker: this plus its index
@@ -23,6 +24,9 @@ MAIN_NATIVE_ID: int = threading.main_thread().native_id or IDENT_BASE
 def thread_ident(tid: int) -> int:
     """``threading.get_ident()`` in the execution's thread ``tid``."""
     return MAIN_IDENT if tid == 0 else IDENT_BASE + tid
+
+
+reprs.OWNER_IDENT[0] = thread_ident  # an RLock's repr names its owner so
 
 
 def native_id(tid: int) -> int:
@@ -66,6 +70,9 @@ class _MainThread:
         if self._handle._ex.running_thread() == 0:
             raise RuntimeError("cannot join current thread")
         self._handle.join(timeout)
+
+    def __repr__(self) -> str:  # CPython's (review 10, row 19)
+        return f"<_MainThread({self.name}, started {MAIN_IDENT})>"
 
 
 MAIN_THREAD = _MainThread()

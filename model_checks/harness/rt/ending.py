@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 from model_checks.harness import ctrl_c
 from model_checks.harness.own_code import MACHINERY_DIRS, MACHINERY_FILES, SHARED_STEPS, WRAPPERS
 from model_checks.harness.rt.backends import ABORT, Abort, Done, format_frame
+from model_checks.harness.rt.inspection import render
 from model_checks.harness.rt.objects import Op
 
 if TYPE_CHECKING:
@@ -104,8 +105,8 @@ def thread_failed(ex: Execution, t: ThreadInfo, error: BaseException) -> None:
     if ex.abandoned:
         return  # (after a bound left a thread stuck for good: what follows is the bound's doing)
     kind = "assertion" if isinstance(error, AssertionError) else "exception"
-    tb = "".join(traceback.format_exception(error))
-    msg = f"{type(error).__name__}: {error}" if str(error) else type(error).__name__
+    # (a repr in the message may take a controlled lock: rendered as the failing thread would)
+    msg, tb = render(t.tid, error)
     ex.failure = ex.failure or ExecFailure(kind, f"thread {t.name} raised {msg}", tb)
 
 
@@ -119,8 +120,8 @@ def finish(ex: Execution) -> None:
             outcomes.append(final())
         except BaseException as exc:  # a failed final check is the test's assertion
             kind = "assertion" if isinstance(exc, AssertionError) else "exception"
-            msg = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
-            ex.failure = ExecFailure(kind, f"final check failed: {msg}", traceback.format_exc())
+            msg, tb = render(-1, exc)
+            ex.failure = ExecFailure(kind, f"final check failed: {msg}", tb)
             return
     vals = [o for o in outcomes if o is not None]
     ex.outcome = vals[0] if len(vals) == 1 else (tuple(vals) if vals else None)

@@ -32,6 +32,7 @@ from model_checks.harness.rt.ending import (
     thread_completed,
 )
 from model_checks.harness.rt.fairness import Fairness
+from model_checks.harness.rt.inspection import RENDERING_FOR, lock_op_for_rendering
 from model_checks.harness.rt.objects import (
     NORMAL,
     SPURIOUS,
@@ -232,6 +233,8 @@ class Execution:
                 out = op.obj.apply(self, op, -1, NORMAL)
                 assert isinstance(out, Resume)
                 return out.value
+            if RENDERING_FOR:  # a repr in a failure's message (``rt/inspection.py``)
+                return lock_op_for_rendering(self, op)
             raise UsageError(
                 f"{op.kind} on {op.obj.name} outside a controlled thread: start threads with "
                 "rt.start_thread and only read controlled objects from invariants"

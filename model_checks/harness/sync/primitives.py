@@ -17,6 +17,7 @@ from model_checks.harness.rt.objects import (
     SemaphoreState,
 )
 from model_checks.harness.rt.scheduler import Execution, UsageError
+from model_checks.harness.sync import reprs
 from model_checks.harness.sync.timeouts import (
     _blocks,
     _check_lock_timeout,
@@ -114,7 +115,7 @@ class Lock:
         return Section(self, append)
 
     def __repr__(self) -> str:
-        return f"<controlled {self._st.kind} {self._st.name}>"
+        return reprs.lock(self, self._st)
 
 
 class Section:
@@ -227,6 +228,9 @@ class Condition:
         can change: no step)."""
         return self._lock._is_owned()
 
+    def __repr__(self) -> str:
+        return reprs.condition(repr(self._lock), self._st)
+
     @property
     def _waiters(self) -> tuple[None, ...]:
         """CPython's deque of the waiters' locks, as a program reads it (``len(cond._waiters)``):
@@ -253,6 +257,9 @@ class Event:
 
     def isSet(self) -> bool:
         return self.is_set()
+
+    def __repr__(self) -> str:
+        return reprs.event(self, self._st)
 
     @property
     def _flag(self) -> bool:
@@ -287,6 +294,9 @@ class Semaphore:
             raise ValueError("semaphore initial value must be >= 0")
         self._ex = ex
         self._st = ex.new_object(lambda oid: SemaphoreState(oid, name, value, value if bounded else None))
+
+    def __repr__(self) -> str:
+        return reprs.semaphore(self, self._st)
 
     def acquire(self, blocking: bool = True, timeout: float | None = None) -> bool:
         if not blocking and timeout is not None:
@@ -358,6 +368,9 @@ class Queue:
         self._ex = ex
         self.simple = simple  # made as ``queue.SimpleQueue`` (patch mode), which has no maxsize
         self._st = cast(QueueState, ex.new_object(lambda oid: QueueState(oid, name, maxsize, lifo)))
+
+    def __repr__(self) -> str:
+        return reprs.queue(self, self._st, self.simple)
 
     @property
     def maxsize(self) -> Any:
