@@ -15,15 +15,13 @@ code it called. Not seen: ``datetime``'s local conversions (``fromtimestamp``, `
 
 from __future__ import annotations
 
-import sys
 import time
 import types
-from types import ModuleType
+from types import FrameType, ModuleType
 from typing import Any
 
 from model_checks.harness.patch_shared import Rule, _always, _from_program, _wrapped, access
-from model_checks.harness.patch_streams import module_names
-from model_checks.harness.patch_threads import _controlled
+from model_checks.harness.patch_streams import module_names, over_dict
 
 _ZONE = "the time zone"
 _READERS = ("localtime", "mktime", "ctime", "asctime", "strftime")
@@ -31,29 +29,15 @@ _ATTRIBUTES = ("timezone", "altzone", "tzname", "daylight")
 _TIME = vars(time)  # (``tzset`` stores the attributes in it: C's ``PyModule_AddObjectRef``)
 
 
-def _attribute(name: str) -> property:
-    """``time.<name>`` while patched: a read of the time zone in a controlled thread."""
-
-    def get(module: Any) -> Any:
-        try:
-            value = _TIME[name]
-        except KeyError:
-            raise AttributeError(f"module 'time' has no attribute '{name}'") from None
-        if _controlled() is not None and _from_program(sys._getframe(1)):
-            access(_ZONE, "read")
-        return value
-
-    def put(module: Any, value: Any) -> None:
-        _TIME[name] = value
-
-    def remove(module: Any) -> None:
-        del _TIME[name]
-
-    return property(get, put, remove)
+def _read(frame: FrameType) -> None:
+    if _from_program(frame):
+        access(_ZONE, "read")
 
 
 _Time = types.new_class(
-    "_Time", (types.ModuleType,), exec_body=lambda ns: ns.update({n: _attribute(n) for n in _ATTRIBUTES})
+    "_Time",
+    (types.ModuleType,),
+    exec_body=lambda ns: ns.update({n: over_dict(_TIME, "time", n, _read) for n in _ATTRIBUTES}),
 )
 
 
