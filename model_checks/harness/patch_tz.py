@@ -9,19 +9,24 @@ controlled thread writes one location per execution, "the time zone", and the co
 read it (``localtime``, ``mktime``, ``ctime``, ``asctime``, ``strftime``) and a read of
 ``time.timezone``/``altzone``/``tzname``/``daylight`` (which ``tzset`` sets: ``time``'s class
 holds them as properties over its dict while patched) read it, made by the program or by library
-code it called. Not seen: ``datetime``'s local conversions (``fromtimestamp``, ``now()``,
-``astimezone()``), made in C.
+code it called, and ``datetime``'s conversions in local time (``datetime.fromtimestamp``,
+``now()``, ``date.fromtimestamp``/``today()``, a naive ``astimezone()``/``timestamp()``: C methods,
+put in their types' dicts while patched).
 """
 
 from __future__ import annotations
 
+import datetime
 import time
 import types
+from collections.abc import Callable
 from types import FrameType, ModuleType
 from typing import Any
 
+from model_checks.harness.patch_context import TypeSlots
 from model_checks.harness.patch_shared import Rule, _always, _from_program, _wrapped, access
 from model_checks.harness.patch_streams import module_names, over_dict
+from model_checks.harness.patch_threads import _controlled
 
 _ZONE = "the time zone"
 _READERS = ("localtime", "mktime", "ctime", "asctime", "strftime")
@@ -57,6 +62,34 @@ def put_back() -> None:
         _real_tzset()
 
 
+def _naive(self: Any, tz: Any = None, *rest: Any) -> bool:
+    return tz is None or getattr(self, "tzinfo", None) is None
+
+
+# ``datetime``'s C conversions that read the zone: (type, name, is a classmethod, when)
+_LOCAL: tuple[tuple[type, str, bool, Callable[..., bool]], ...] = (
+    (datetime.datetime, "fromtimestamp", True, lambda ts=None, tz=None, *rest: tz is None),
+    (datetime.datetime, "now", True, lambda tz=None, *rest: tz is None),
+    (datetime.date, "fromtimestamp", True, lambda *args, **kwargs: True),
+    (datetime.datetime, "astimezone", False, lambda self, tz=None, *rest: _naive(self, tz)),
+    (datetime.datetime, "timestamp", False, lambda self, *rest: self.tzinfo is None),
+)
+
+
+def _local(cls: type, name: str, bound: bool, when: Callable[..., bool]) -> tuple[Any, str, Any, Any]:
+    """A ``datetime`` conversion in local time, in its C type's dict: a read of the zone in a
+    controlled thread (lanecheck's own ``now``, ``patch_clock``'s, is one for the program)."""
+    real = cls.__dict__[name]
+
+    def call(first: Any, *args: Any, **kwargs: Any) -> Any:
+        if _controlled() is not None and when(*((first, *args) if not bound else args), **kwargs):
+            access(_ZONE, "read")
+        return real.__get__(None, first)(*args, **kwargs) if bound else real(first, *args, **kwargs)
+
+    call.__name__ = call.__qualname__ = name
+    return TypeSlots(cls), name, real, classmethod(call) if bound else call
+
+
 def _names_tzset(module: ModuleType) -> bool:
     held = any(v is time.tzset for v in list(vars(module).values()))
     return held or module_names(module, frozenset({"tzset"}))
@@ -75,4 +108,5 @@ def at_patching(modules: tuple[ModuleType, ...]) -> list[tuple[Any, str, Any, An
         *(_wrapped(time, name, read) for name in _READERS),
         # (the "real" is no object a program holds: ``patch`` rebinds a global found to be it)
         (time, "__class__", object(), _Time),
+        *(_local(*row) for row in _LOCAL),
     ]

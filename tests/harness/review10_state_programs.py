@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import datetime
 import os
 import socket
 import threading
@@ -140,6 +141,16 @@ def tz_localtime_locked() -> object:
 def tz_attribute() -> object:
     """BUGGY: ``time.timezone`` (which ``tzset`` sets) read inside the window."""
     return _tz(None, lambda: time.timezone)
+
+
+def tz_datetime() -> object:
+    """BUGGY: ``datetime.fromtimestamp(0)`` (local time, in C) inside the window."""
+    return _tz(None, lambda: datetime.datetime.fromtimestamp(0).hour)
+
+
+def tz_naive_timestamp() -> object:
+    """BUGGY: a naive datetime's ``timestamp()`` (taken as local time, in C) inside the window."""
+    return _tz(None, lambda: datetime.datetime(1970, 1, 1, 9).timestamp())
 
 
 def _warnings(guard: threading.Lock | None) -> bool:

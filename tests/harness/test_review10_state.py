@@ -7,6 +7,7 @@ programs that fail in most real runs."""
 from __future__ import annotations
 
 import contextvars
+import datetime
 import socket
 import time
 import warnings
@@ -41,6 +42,8 @@ def _state() -> tuple[object, ...]:
         (prog.default_timeout, {None, 0.5}),
         (prog.tz_localtime, {0, prog.TOKYO_HOUR}),
         (prog.tz_attribute, {0, -prog.TOKYO_HOUR * 3600}),
+        (prog.tz_datetime, {0, prog.TOKYO_HOUR}),
+        (prog.tz_naive_timestamp, {prog.TOKYO_HOUR * 3600.0, 0.0}),
         (prog.warnings_recorded, {True, False}),
     ],
 )
@@ -80,6 +83,13 @@ def test_context_run_is_cpythons_again_after_patching() -> None:
     assert contextvars.Context.__dict__["run"] is real
     assert contextvars.copy_context().run(lambda: 7) == 7
     assert patch_context.CONTEXT.run is real
+
+
+def test_datetimes_local_conversions_are_cpythons_again_after_patching() -> None:
+    reals = [vars(datetime.datetime)[n] for n in ("fromtimestamp", "now", "astimezone", "timestamp")]
+    _run(prog.tz_localtime_locked)
+    assert [vars(datetime.datetime)[n] for n in ("fromtimestamp", "now", "astimezone", "timestamp")] == reals
+    assert type(vars(datetime.date)["fromtimestamp"]).__name__ == "classmethod_descriptor"
 
 
 def test_each_execution_starts_from_the_warnings_and_zone_the_check_found() -> None:
