@@ -53,6 +53,8 @@ from model_checks.harness import (
     patch_state,
     patch_streams,
     patch_types,
+    patch_tz,
+    patch_warnings,
 )
 from model_checks.harness.patch_either import either as _either
 from model_checks.harness.patch_threads import (
@@ -126,6 +128,8 @@ def start_execution() -> None:
     if start is None:
         _START[0] = first = patch_state.Snapshot(tuple(dict.fromkeys(_MODULES)))
         AT_EXECUTION_END[:] = [first.leave]  # the environment, ``sys``, ``logging``
+        # the warnings' filters, the C library's zone (after ``TZ`` was put back)
+        AT_EXECUTION_END.extend([patch_warnings.put_back, patch_tz.put_back])
         _LOADED[0] = frozenset(sys.modules)
     else:
         _forget_imported()

@@ -24,6 +24,7 @@ from types import ModuleType
 from typing import Any
 
 from model_checks.harness import (
+    patch_context,
     patch_fork,
     patch_identity,
     patch_io,
@@ -35,6 +36,8 @@ from model_checks.harness import (
     patch_sigwait,
     patch_state,
     patch_streams,
+    patch_tz,
+    patch_warnings,
 )
 from model_checks.harness.own_code import own
 from model_checks.harness.patch_signals import ProcessExit
@@ -105,12 +108,17 @@ def at_patching(modules: tuple[ModuleType, ...]) -> list[tuple[Any, str, Any, An
     ``sqlite3``'s thread check, ``asyncio``'s current loop per thread; ``patch_streams``:
     ``redirect_stdout`` is process-wide, where ``modules`` name it, or assign ``sys.stdout``;
     ``patch_shared``: the working directory and the recursion limit, where they name their
-    setters; ``patch_io_waits``: ``multiprocessing``'s connections, where it is imported;
+    setters, and ``patch_context``, ``patch_tz``, ``patch_warnings``: a context's entered flag, the
+    time zone, the warnings' filters, alike; ``patch_io_waits``: ``multiprocessing``'s
+    connections, where it is imported;
     ``patch_fork``: ``ProcessPoolExecutor``; ``patch_mp_sync``: ``multiprocessing``'s locks)."""
     return [
         *patch_identity.at_patching(),
         *patch_streams.at_patching(modules),
         *patch_shared.at_patching(modules),
+        *patch_context.at_patching(modules),
+        *patch_tz.at_patching(modules),
+        *patch_warnings.at_patching(modules),
         *patch_io_waits.at_patching(),
         *patch_fork.at_patching(),
         *patch_mp_sync.at_patching(),

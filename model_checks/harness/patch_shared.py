@@ -15,7 +15,10 @@ each controlled thread's start reads of it: the explorer runs a thread that recu
 start before and after the limit changes. Since the ninth review (session 41) the umask
 (``os.umask``; a call that may create a file reads it), the collector (``gc.disable``/``enable``/
 ``collect``; ``isenabled`` reads) and the int digit limit (``sys.set_int_max_str_digits``; its
-getter and each thread's start read it) are the same, each where the program names its setter,
+getter and each thread's start read it) are the same, and since the tenth review (session 42, t78)
+socket's default timeout (``socket.setdefaulttimeout``; ``getdefaulttimeout`` and every
+``socket.socket`` made, by ``socketpair``, ``create_connection``, ``fromfd``, ``accept``, read it),
+each where the program names its setter,
 and a call counts when a library makes it for the program too: pathlib's ``io.open``,
 ``os.path.exists``'s ``os.stat``, ``contextlib.chdir``'s ``os.chdir`` (s42, s43: one order only).
 It was the program's own calls only because ``tempfile``'s first look for its folder, made once a
@@ -33,6 +36,7 @@ import contextlib
 import gc
 import io
 import os
+import socket
 import sys
 from collections.abc import Callable
 from types import CodeType, FrameType, ModuleType
@@ -49,6 +53,7 @@ _LIMIT = "the recursion limit"
 _UMASK = "the umask"
 _GC = "the collector"
 _DIGITS = "the int digit limit"
+_TIMEOUT = "socket's default timeout"
 
 
 def access(name: str, kind: str) -> None:
@@ -190,7 +195,8 @@ _GC_SETTERS = frozenset(("disable", "enable", "set_threshold", "freeze"))
 def at_patching(modules: tuple[ModuleType, ...]) -> list[tuple[Any, str, Any, Any]]:
     """The working directory's calls where ``modules`` name ``chdir``/``fchdir`` (or hold
     ``contextlib.chdir``), the recursion limit's where they name ``setrecursionlimit``, the
-    umask's, the collector's and the int digit limit's where they name their setters."""
+    umask's, the collector's, the int digit limit's and socket's default timeout's where they name
+    their setters."""
     rules: dict[tuple[Any, str], list[Rule]] = {}
 
     def add(module: Any, name: str, location: str, kind: str, when: When = _always) -> None:
@@ -226,6 +232,10 @@ def at_patching(modules: tuple[ModuleType, ...]) -> list[tuple[Any, str, Any, An
         add(sys, "set_int_max_str_digits", _DIGITS, "write")
         add(sys, "get_int_max_str_digits", _DIGITS, "read")
         _BEGIN_READS.append(_DIGITS)
+    if any(module_names(m, frozenset({"setdefaulttimeout"})) for m in modules):
+        add(socket, "setdefaulttimeout", _TIMEOUT, "write")
+        add(socket, "getdefaulttimeout", _TIMEOUT, "read")
+        add(socket.socket, "__init__", _TIMEOUT, "read")  # (``socketpair``, ``accept``, ``fromfd``...)
     out = [_wrapped(module, name, found) for (module, name), found in rules.items()]
     if _BEGIN_READS:
         # (the "real" is no object a program holds: ``patch`` rebinds a global found to be it)

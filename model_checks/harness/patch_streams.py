@@ -32,8 +32,8 @@ import itertools
 import sys
 import types
 import weakref
-from collections.abc import Iterator
-from types import CodeType, FunctionType, ModuleType
+from collections.abc import Callable, Iterator
+from types import CodeType, FrameType, FunctionType, ModuleType
 from typing import Any
 
 from model_checks.harness import per_execution
@@ -168,6 +168,29 @@ def _writes_at(code: CodeType) -> frozenset[int]:
     return found
 
 
+def over_dict(space: dict[str, Any], owner: str, name: str, seen: Callable[[FrameType], None]) -> property:
+    """A module attribute ``name`` held in ``space`` (the module's dict, where C code stores it),
+    for the module's class while patched: ``seen(caller's frame)`` at each read by a controlled
+    thread."""
+
+    def get(module: Any) -> Any:
+        try:
+            value = space[name]
+        except KeyError:
+            raise AttributeError(f"module '{owner}' has no attribute '{name}'") from None
+        if _controlled() is not None:
+            seen(sys._getframe(1))
+        return value
+
+    def put(module: Any, value: Any) -> None:
+        space[name] = value
+
+    def remove(module: Any) -> None:
+        del space[name]
+
+    return property(get, put, remove)
+
+
 def _stream(name: str) -> property:
     """``sys.<name>`` while patched: a program's read of it in a controlled thread is a read of
     the stream, or a write where it writes through it (``sys.stdout.write("x")``), so the explorer
@@ -175,26 +198,12 @@ def _stream(name: str) -> property:
     the worker's write never put inside main's ``redirect_stdout``). The value is ``sys``'s dict's,
     which CPython's own reads (``print``'s) look in."""
 
-    def get(module: Any) -> Any:
-        try:
-            value = _SYS[name]
-        except KeyError:
-            raise AttributeError(f"module 'sys' has no attribute '{name}'") from None
-        if _controlled() is None:
-            return value
-        frame = sys._getframe(1)
+    def seen(frame: FrameType) -> None:
         code = frame.f_code
         if not own(code.co_filename) and not code.co_filename.startswith(SKIP_FILES):
             _access(name, "write" if frame.f_lasti in _writes_at(code) else "read")
-        return value
 
-    def put(module: Any, value: Any) -> None:
-        _SYS[name] = value
-
-    def remove(module: Any) -> None:
-        del _SYS[name]
-
-    return property(get, put, remove)
+    return over_dict(_SYS, "sys", name, seen)
 
 
 class _Sys(types.ModuleType):
