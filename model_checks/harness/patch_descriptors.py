@@ -7,8 +7,9 @@ table entry ``dup2`` changes was no location and ``dup2`` no operation. Here, in
 ``os.dup2(fd, n)`` and ``os.close(n)`` are writes of "descriptor n", made at the program's line that
 called them (or called the library that did: pytest's capture), and the program's ``os.read``,
 ``os.write``, ``os.pread`` and ``os.pwrite`` of ``n`` reads of it (``race_files.by_call``; a
-library's, only of a descriptor already written so). A closed descriptor's location is retired: a
-later ``os.open`` given the same number is another entry (no race with the close). Not seen:
+library's, only of a descriptor already written so). A closed descriptor's location is retired,
+and so is the one ``open`` gives out (``race_files.opened``): a number given out again is another
+entry (no race with the close). Not seen:
 ``print`` and a stream's writes to the standard streams (C code: kept cheap), ``os.closerange``,
 a descriptor closed by its file object or socket.
 """

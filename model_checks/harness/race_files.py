@@ -213,6 +213,8 @@ def opened(rt: Any, f: Any, mode: str, path: object) -> None:
     through ``pathlib`` was proved "exhaustive": the opening and reading were ``pathlib``'s)."""
     if rt is None:
         return
+    if TABLE:  # a number given out again is another entry (its close may have gone unseen)
+        TABLE.pop(f.fileno(), None)
     frame: types.FrameType | None = sys._getframe(2)
     while frame is not None and (own(frame.f_code.co_filename) or frame.f_code is _PATH_OPEN):
         frame = frame.f_back  # (patched ``open``'s wrappers; ``Path.open`` calls ``io.open``)
