@@ -18,6 +18,22 @@
 #include "_race_tracer.h"
 #include <string.h>
 
+/* The builtins' names a program (or a library on its behalf: ``mock.patch("builtins.open")``)
+ * rebound in the running check (``race_builtins.WATCHED``, the module's ``WATCHED_BUILTINS``): a
+ * ``LOAD_GLOBAL`` of one that the module's globals do not hold reads the builtins' entry. Empty
+ * for most checks: one size test per look-up of a builtin. */
+PyObject *lanecheck_watched_builtins = NULL;
+
+int
+lanecheck_add_race_filter(PyObject *module)
+{
+    lanecheck_watched_builtins = PySet_New(NULL);
+    if (lanecheck_watched_builtins == NULL) {
+        return -1;
+    }
+    return PyModule_AddObjectRef(module, "WATCHED_BUILTINS", lanecheck_watched_builtins);
+}
+
 /* Is ``obj``'s type one of ``types`` (a tuple of types) or a subclass of one? By the type's
  * method resolution order alone: ``PyObject_IsInstance`` with a tuple asks each type's
  * ``__instancecheck__`` by name, which cost more with each type the tuple gained (50 since
@@ -591,8 +607,13 @@ lanecheck_worth(Tracer *t, _PyInterpreterFrame *fr, PyObject *entry)
         if (!PyDict_CheckExact(fr->f_globals) || !PyUnicode_CheckExact(arg)) {
             return 1;
         }
+        PyObject *found = PyDict_GetItemWithError(fr->f_globals, arg);
+        if (found == NULL && !PyErr_Occurred() && PySet_GET_SIZE(lanecheck_watched_builtins) > 0) {
+            /* a builtin the program rebound in this check (``race_builtins``): a read of it */
+            return PySet_Contains(lanecheck_watched_builtins, arg);
+        }
         /* NULL: a builtin, or not defined yet: no global */
-        return value_worth(t, entry, fr->f_globals, PyDict_GetItemWithError(fr->f_globals, arg));
+        return value_worth(t, entry, fr->f_globals, found);
     }
     case CALL: {
         long argc = PyLong_AsLong(arg);

@@ -62,6 +62,10 @@ extern PyObject *lanecheck_str_current; /* "current", interned */
  * code in an object's class is a read of the object's class (once a step per site and object). */
 extern int lanecheck_class_reads;
 
+/* The builtins' names rebound in the running check (``race_builtins``); its module attribute. */
+extern PyObject *lanecheck_watched_builtins;
+int lanecheck_add_race_filter(PyObject *module);
+
 /* Could the handler record an access at the site ``entry`` of the frame about to run it? 0 only
  * where ``RaceDetector._site`` is sure to record nothing; 1 where it may; -1 on an error. */
 int lanecheck_worth(Tracer *t, struct _PyInterpreterFrame *fr, PyObject *entry);

@@ -55,6 +55,7 @@ from model_checks.harness import (
     patch_types,
     patch_tz,
     patch_warnings,
+    race_builtins,
 )
 from model_checks.harness.patch_either import either as _either
 from model_checks.harness.patch_threads import (
@@ -115,6 +116,7 @@ def new_check() -> None:
     patch_clock.new_check()  # its clocks start at the real ones' readings now
     patch_os_thread.new_check()  # per-thread CPU clocks and errno traced once its code uses them
     patch_cached.new_check()  # bounded caches' hits commute until one evicts
+    race_builtins.new_check()  # no builtin's look-up is a read until the program rebinds it
 
 
 def start_execution() -> None:

@@ -25,11 +25,13 @@ from typing import Any
 
 from model_checks.harness import (
     patch_context,
+    patch_descriptors,
     patch_fork,
     patch_identity,
     patch_io,
     patch_io_outside,
     patch_io_waits,
+    patch_mock,
     patch_mp_sync,
     patch_shared,
     patch_signals,
@@ -101,6 +103,8 @@ REPLACEMENTS += patch_io_waits.REPLACEMENTS
 # a child's exit waited for in real time (``patch_io_outside``); a fork refused (``patch_fork``)
 REPLACEMENTS += patch_io_outside.REPLACEMENTS
 REPLACEMENTS += patch_fork.REPLACEMENTS
+# the descriptor table's entries written by dup2 and close (the race detector's: ``patch_descriptors``)
+REPLACEMENTS += patch_descriptors.REPLACEMENTS
 
 
 def at_patching(modules: tuple[ModuleType, ...]) -> list[tuple[Any, str, Any, Any]]:
@@ -122,4 +126,5 @@ def at_patching(modules: tuple[ModuleType, ...]) -> list[tuple[Any, str, Any, An
         *patch_io_waits.at_patching(),
         *patch_fork.at_patching(),
         *patch_mp_sync.at_patching(),
+        *patch_mock.at_patching(),  # mock's patches: writes of what they patch (race detector)
     ]

@@ -12,6 +12,7 @@ from collections.abc import Callable
 from typing import TypeGuard, TypeVar, overload
 
 from model_checks.harness.declared import is_declared
+from model_checks.harness.race_builtins import BUILTINS, label, rebound
 from model_checks.harness.race_frames import stack_value
 from model_checks.harness.race_sites import (
     ALL,
@@ -85,7 +86,7 @@ class AttributeAccesses:
         if is_a(obj, types.ModuleType):
             g = obj.__dict__
             if self._value_read(tid, entry, g, g.get(name, MISSING)):
-                self._access(tid, g, name, False, frame, f"global {name}")
+                self._access(tid, g, name, False, frame, label(g, name))
         elif is_a(obj, type):
             self._class_data(tid, obj, name, frame)
         elif is_a(obj, types.FunctionType):
@@ -191,7 +192,10 @@ class AttributeAccesses:
         its own code writes with ``global``; ``obj.__dict__`` and ``obj.__class__`` write the
         object whole (``_whole``; ``new``: the value stored, for ``setattr``)."""
         if is_a(obj, types.ModuleType):
-            self._access(tid, obj.__dict__, name, True, frame, f"global {name}")
+            g = obj.__dict__
+            if g is BUILTINS:  # its look-ups by name are reads from now on (``race_builtins``)
+                rebound(name, frame)
+            self._access(tid, g, name, True, frame, label(g, name))
         elif is_a(obj, type):
             if not harness_class(obj):
                 self._attr(tid, obj, name, True, frame)

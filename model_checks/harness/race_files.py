@@ -71,6 +71,43 @@ class FileLocation:
 _KNOWN: dict[tuple[int, int], FileLocation] = {}
 
 
+ENTRY = "<table entry>"
+
+
+class Descriptor(FileLocation):
+    """The descriptor table's entry ``n`` (a report names it "descriptor n")."""
+
+    __slots__ = ()
+
+    def __str__(self) -> str:
+        return f"descriptor {self.name}"
+
+
+TABLE: dict[int, Descriptor] = {}  # the entries a write (or the program's read) made locations
+
+
+def descriptor(fd: int, make: bool) -> Descriptor | None:
+    """The location of the table's entry ``fd`` (``make``: made if there is none yet)."""
+    found = TABLE.get(fd)
+    if found is None and make:
+        found = TABLE[fd] = Descriptor((-1, fd), fd)
+    return found
+
+
+def descriptor_read(
+    detector: Any, tid: int, frame: Any, fd: int, name: str, known_only: bool, in_op: bool
+) -> None:
+    """``os.<name>(fd, ...)`` reads the table's entry ``fd`` (``known_only``: a library's call,
+    recorded only where the entry was written before)."""
+    if isinstance(fd, int):
+        loc = descriptor(fd, not known_only)
+        if loc is not None:
+            detector._access(tid, loc, ENTRY, False, frame, f"{name}()", in_op=in_op)
+
+
+_DESCRIPTOR_READS = frozenset({"os.read", "os.write", "os.pread", "os.pwrite"})
+
+
 def location(fd: int, name: object, known_only: bool = False) -> FileLocation | None:
     """The location of the regular file open as ``fd``, or None (not one, or a standard stream;
     ``known_only``: one no access of the program's made a location yet)."""
@@ -160,6 +197,8 @@ def by_call(rt: Any, fd: int, name: str, write: bool, in_op: bool = False, path:
     if found is None:
         return
     detector, tid, frame, known_only = found
+    if name in _DESCRIPTOR_READS:  # the descriptor table's entry read (``patch_descriptors``: dup2, close)
+        descriptor_read(detector, tid, frame, fd, name, known_only, in_op)
     loc = location(fd, fd if path is None else path, known_only)
     if loc is not None:
         write = write and (name == "open" or not _appends(fd))
@@ -174,6 +213,8 @@ def opened(rt: Any, f: Any, mode: str, path: object) -> None:
     through ``pathlib`` was proved "exhaustive": the opening and reading were ``pathlib``'s)."""
     if rt is None:
         return
+    if TABLE:  # a number given out again is another entry (its close may have gone unseen)
+        TABLE.pop(f.fileno(), None)
     frame: types.FrameType | None = sys._getframe(2)
     while frame is not None and (own(frame.f_code.co_filename) or frame.f_code is _PATH_OPEN):
         frame = frame.f_back  # (patched ``open``'s wrappers; ``Path.open`` calls ``io.open``)

@@ -114,7 +114,13 @@ def library_state() -> frozenset[int]:
         ids: set[int] = set()
         for module in TRACED_MODULES:
             ids.add(id(module.__dict__))
-            ids.update(id(v) for v in module.__dict__.values() if isinstance(v, (dict, list, set)))
+            # (not their ``__builtins__``, the builtins' dict: the program's rebinding of a
+            # builtin is no library's state, ``race_builtins``)
+            ids.update(
+                id(v)
+                for k, v in module.__dict__.items()
+                if isinstance(v, (dict, list, set)) and k != "__builtins__"
+            )
         _STATE.append(frozenset(ids))
     return _STATE[0]
 

@@ -42,6 +42,7 @@ from typing import TYPE_CHECKING, Any
 
 from model_checks.harness.busy_wait import BusyWait
 from model_checks.harness.race_attributes import MISSING, AttributeAccesses
+from model_checks.harness.race_builtins import WATCHED, label
 from model_checks.harness.race_calls import NESTED, CallSites
 from model_checks.harness.race_files import FILE_TYPES, iterated_file
 from model_checks.harness.race_frames import (
@@ -290,8 +291,12 @@ class RaceDetector(AttributeAccesses):
                 self._access(tid, container, ALL, False, frame, "")
         elif kind == GLOBAL_NAME:
             g = frame.f_globals
-            if self._value_read(tid, entry, g, g.get(arg_, MISSING)):
-                self._access(tid, g, arg_, False, frame, f"global {arg_}")
+            value = g.get(arg_, MISSING)
+            if value is MISSING and arg_ in WATCHED:  # a builtin the program rebound (``race_builtins``)
+                g = frame.f_builtins
+                value = g.get(arg_, MISSING)
+            if self._value_read(tid, entry, g, value):
+                self._access(tid, g, arg_, False, frame, label(g, arg_))
         elif kind == STORE_GLOBAL:
             self._access(tid, frame.f_globals, arg_, True, frame, f"global {arg_}")
         elif kind == BINARY:
@@ -456,7 +461,7 @@ class RaceDetector(AttributeAccesses):
         """Announce the scheduling point of a racy site before its access runs: an operation on
         the location's cell (one cell per container: its keys and its whole conflict; one per
         attribute of an object and per global, as before they were their dicts' keys)."""
-        named = owner is not None or label.startswith("global ")
+        named = owner is not None or label.startswith(("global ", "builtins."))
         where = (id(obj), ALL if issubclass(type(obj), CONTAINERS) and not named else key)
         cell = self.cells.get(where)
         if cell is None:
