@@ -258,10 +258,13 @@ call_worth(Tracer *t, PyObject *meth, PyObject *target, PyObject **args, Py_ssiz
         return is_instance(PyCFunction_GET_SELF(target), t->containers);
     }
     /* a call prepared with its arguments, or a method named for its object:
-     * ``functools.partial(xs.append, 1)()``, ``operator.methodcaller("append", 1)(xs)`` */
+     * ``functools.partial(xs.append, 1)()``, ``operator.methodcaller("append", 1)(xs)``; and
+     * fields or items named for it: ``operator.attrgetter("a", "b")(p)``, ``itemgetter(0)(xs)`` */
     if (target != NULL && !PyFunction_Check(target) &&
         (strcmp(Py_TYPE(target)->tp_name, "functools.partial") == 0 ||
-         strcmp(Py_TYPE(target)->tp_name, "operator.methodcaller") == 0)) {
+         strcmp(Py_TYPE(target)->tp_name, "operator.methodcaller") == 0 ||
+         strcmp(Py_TYPE(target)->tp_name, "operator.attrgetter") == 0 ||
+         strcmp(Py_TYPE(target)->tp_name, "operator.itemgetter") == 0)) {
         return 1;
     }
     if (target != NULL && Py_IS_TYPE(target, &_PyMethodWrapper_Type)) { /* xs.__setitem__(0, 1) */

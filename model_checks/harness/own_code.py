@@ -49,6 +49,7 @@ MACHINERY_FILES = frozenset(
         "patch_reach.py",
         "patch_state.py",
         "pytest_plugin.py",
+        "race_applied.py",
         "race_attributes.py",
         "race_builtins.py",
         "race_calls.py",

@@ -12,20 +12,41 @@ second thread waits for the first as it does in CPython, and an import-order dea
 threads is CPython's ``_DeadlockError``. An import the harness or a library makes keeps real
 locks: it is not the program's synchronisation, and the harness's own lazy imports must not
 become scheduling points.
+
+And the order an import gives (review 10's t47): the end of a module's body, run by its import,
+happens before any later import of it finds it made (CPython's second import waits on the module
+lock, or finds the module in ``sys.modules`` no longer initialising: the body is over). The first
+edge is the controlled module lock's; the second was none, so two threads that lazily import a
+module and read its globals were a data race between its body and the second thread's read.
+While the race detector runs, the thread whose ``_load_unlocked`` ran a module's body publishes
+its clock for the module's name as the body ends (a release, before the module lock's: a thread
+can find the module made before the lock is given back), and an import that finds the module
+(the ``import`` statement through ``__import__``, ``from pkg import mod``,
+``importlib.import_module``) joins it (an acquire). No scheduling point is added: the import that
+waits is the module lock's, already one. A thread that reaches the module's globals without
+importing it (through an object handed over) is not ordered.
 """
 
 from __future__ import annotations
 
 import _frozen_importlib
 import _thread
+import builtins
 import sys
 import types
+import weakref
+from typing import TYPE_CHECKING, Any, cast
 
 from model_checks.harness.patch_threads import _controlled
+from model_checks.harness.race_frames import join
 from model_checks.harness.sync import primitives
 from model_checks.harness.thread_idents import thread_ident
 
-IMPORTERS = frozenset({"importlib._bootstrap", "_frozen_importlib"})
+if TYPE_CHECKING:
+    from model_checks.harness.races import RaceDetector
+
+# (this module's wrappers of the machinery are part of it: an import they pass on is the caller's)
+IMPORTERS = frozenset({"importlib._bootstrap", "_frozen_importlib", __name__})
 _real_get_ident = _thread.get_ident
 
 
@@ -72,3 +93,89 @@ def forget_locks() -> None:
         lock = ref() if callable(ref) else None
         if isinstance(getattr(lock, "lock", None), primitives.Lock):
             locks.pop(name, None)
+
+
+_real_find_and_load = _frozen_importlib._find_and_load  # type: ignore[attr-defined]
+_real_load_unlocked = _frozen_importlib._load_unlocked  # type: ignore[attr-defined]
+_real_import = builtins.__import__
+# each execution's detector -> module name -> the clock its body's end published
+_MADE: weakref.WeakKeyDictionary[Any, dict[str, list[int]]] = weakref.WeakKeyDictionary()
+
+
+def _racing() -> tuple[RaceDetector, int] | None:
+    """The race detector and the running controlled thread, where both are."""
+    rt = _controlled()
+    if rt is None:
+        return None
+    detector = rt._ex.race
+    tid = rt._ex.running_thread()
+    if detector is None or tid is None or not hasattr(detector, "clocks"):
+        return None
+    return cast("RaceDetector", detector), tid
+
+
+def load_unlocked(spec: Any) -> Any:
+    """``importlib._bootstrap._load_unlocked``: the module's body run, and the release of its end,
+    before the module lock is (a thread that finds the module made meanwhile is ordered after it)."""
+    module = _real_load_unlocked(spec)
+    at = _racing()
+    if at is not None:
+        detector, tid = at
+        vc = detector._clock(tid)
+        _MADE.setdefault(detector, {})[spec.name] = list(vc)
+        vc[tid] += 1  # (what this thread does next is not part of the module's making)
+    return module
+
+
+def find_and_load(name: str, import_: Any) -> Any:
+    """``importlib._bootstrap._find_and_load`` (``importlib.import_module``'s): the acquire of
+    the module's making, where another thread made it."""
+    module = _real_find_and_load(name, import_)
+    at = _racing()
+    made = _MADE.get(at[0]) if at is not None else None
+    if at is not None and made:
+        _acquire(at[0], at[1], made, (name,))
+    return module
+
+
+def import_(
+    name: str,
+    globals: dict[str, Any] | None = None,
+    locals: Any = None,
+    fromlist: Any = (),
+    level: int = 0,
+) -> Any:
+    """``builtins.__import__``: CPython's, and the acquire of each module the statement finds
+    made (``import a.b``: ``a`` and ``a.b``; ``from a import b``: ``a`` and ``a.b``)."""
+    module = _real_import(name, globals, locals, fromlist, level)
+    if _controlled() is None:
+        return module
+    at = _racing()
+    made = _MADE.get(at[0]) if at is not None else None
+    if at is None or not made:
+        return module
+    if fromlist:
+        base = getattr(module, "__name__", "")
+        names = [base, *(f"{base}.{x}" for x in fromlist if isinstance(x, str))]
+    elif level == 0:
+        parts = name.split(".")
+        names = [".".join(parts[: i + 1]) for i in range(len(parts))]
+    else:
+        return module
+    _acquire(at[0], at[1], made, names)
+    return module
+
+
+def _acquire(detector: RaceDetector, tid: int, made: dict[str, list[int]], names: Any) -> None:
+    for name in names:
+        clock = made.get(name)
+        if clock is not None:
+            join(detector._clock(tid), clock)
+
+
+# installed while patched (``patch_types.REPLACEMENTS``)
+REPLACEMENTS: list[tuple[Any, str, Any, Any]] = [
+    (_frozen_importlib, "_find_and_load", _real_find_and_load, find_and_load),
+    (_frozen_importlib, "_load_unlocked", _real_load_unlocked, load_unlocked),
+    (builtins, "__import__", _real_import, import_),
+]

@@ -230,6 +230,7 @@ REPLACEMENTS: list[tuple[Any, str, Any, Any]] = [
     (_thread, "LockType", _thread.LockType, LockType),
     (_thread, "RLock", _thread.RLock, RLock),
     (sys, "_current_frames", sys._current_frames, current_frames),
+    *patch_imports.REPLACEMENTS,  # the order an import gives, for the race detector
     *(
         (threading.Barrier, name, vars(threading.Barrier)[name], _looked(vars(threading.Barrier)[name]))
         for name in ("n_waiting", "broken")

@@ -26,7 +26,7 @@ from collections import deque
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
-from model_checks.harness import race_files
+from model_checks.harness import race_applied, race_files
 from model_checks.harness.race_frames import stack_value
 from model_checks.harness.race_functions import (
     APPLIES,
@@ -42,6 +42,7 @@ from model_checks.harness.race_functions import (
     READS_ARGUMENTS,
     WRITES_ARGUMENT,
     WRITES_FIRST_ARGUMENT,
+    list_loaded,
     named_call,
 )
 from model_checks.harness.race_library import SERIALISES
@@ -95,6 +96,7 @@ class CallSites:
 
     def __init__(self, detector: RaceDetector) -> None:
         self.detector = detector
+        list_loaded()  # (before the tracer is handed ``NAMED_CALLS``)
 
     def read_arguments(
         self,
@@ -271,6 +273,9 @@ class CallSites:
             self.detector._access(tid, target.keywords, ALL, False, frame, "partial.keywords")
             self.called(tid, frame, target.func, (*target.args, *target.keywords.values(), *args))
             return
+        if isinstance(target, race_applied.GETTERS):  # ``attrgetter("a", "b")(p)``
+            race_applied.getter(self, tid, frame, target, args)
+            return
         if isinstance(target, operator.methodcaller):
             named = _method_named(target)
             if named is not None and args and isinstance(args[0], CONTAINERS):
@@ -341,6 +346,9 @@ class CallSites:
             depth = DEPTH.get(target, 1)
             if target in APPLIES:  # ``map(len, groups)``: what the C code it calls reads of each item
                 depth = max(depth, *(applied_depth(arg) for arg in args))
+                race_applied.applied(self, tid, frame, target, args)  # ``map(attrgetter("x"), objs)``
+            elif target in race_applied.SERIALISERS:  # ``json.dumps(p, default=vars)``
+                race_applied.serialised(self, tid, frame, args)
             self.read_arguments(tid, frame, args, name, written, depth, target in SERIALISES, target in PAIRS)
 
     def handed(self, tid: int, at: Where, fn: object, args: Sequence[object], kwargs: dict[str, Any]) -> None:
