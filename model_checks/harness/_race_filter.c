@@ -458,7 +458,8 @@ foreign_write(Tracer *t, PyObject *seq, long tid, Py_ssize_t *held)
  * detector's (``foreign_write``'s ``held``: it keeps what it recorded alive): a list also in a
  * closure's cell, an object's field, a global, another frame or another container
  * is not. Only the exact builtin types (a subclass's object may be reached through a weak
- * reference) and only while no racy site is interleaved (``points``: an interleaved turn is a
+ * reference, which adds no count), and a set only while no weak reference to it lives (a set,
+ * unlike a list or a dict, takes them), and only while no racy site is interleaved (``points``: an interleaved turn is a
  * scheduling point of its own). 1 (no access), 0 (the usual filter decides), -1 on an error. */
 static int
 frame_owned(Tracer *t, _PyInterpreterFrame *fr, int top, PyObject *it, PyObject *seq)
@@ -468,6 +469,9 @@ frame_owned(Tracer *t, _PyInterpreterFrame *fr, int top, PyObject *it, PyObject 
     }
     if (!PyList_CheckExact(seq) && !PyDict_CheckExact(seq) && !PySet_CheckExact(seq)) {
         return 0;
+    }
+    if (PySet_CheckExact(seq) && ((PySetObject *)seq)->weakreflist != NULL) {
+        return 0; /* a weak reference reaches it and adds no count */
     }
     PyObject *inner = it;
     if (Py_IS_TYPE(it, &PyEnum_Type)) {

@@ -125,6 +125,7 @@ _AT_16 = frozenset(  # di_dict, si_set
     )
 )
 _EXACT = frozenset((id(list), id(dict), id(set)))
+_SET_WEAKREFS = set.__weakrefoffset__  # (a set takes weak references: its list of them)
 
 
 def _word(addr: int) -> int:
@@ -160,6 +161,8 @@ def py_owned_turn(
     seq = _word(inner + 24) if kind in _AT_24 else _word(inner + 16) if kind in _AT_16 else 0
     if not seq or _word(seq + 8) not in _EXACT:
         return False
+    if _word(seq + 8) == id(set) and _word(seq + _SET_WEAKREFS):
+        return False  # (a weak reference reaches it and adds no count)
     counts = [_refcount_at(a).value for a in (it, inner, seq)]  # (before any reference of ours)
     in_frame = {a: slots.count(a) for a in (it, inner, seq)}
     fields = _word(base + _F_LOCALS)

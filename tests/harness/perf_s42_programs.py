@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import threading
 import time
+import weakref
 
 from tests.harness.program_threads import join_all
 
@@ -77,3 +78,33 @@ def own_loops() -> None:
         assert sorted(seen) == [1, 2, 3, 4, 5, 7], seen
 
     join_all([threading.Thread(target=work) for _ in range(2)])
+
+
+def weakly_handed_set() -> None:
+    """At its second turn the loop hands a weak reference to its set to a worker, which adds to
+    the set through it: a weak reference adds no count, so the set looks the frame's own at the
+    loop's last turn, which still races with the add (real runs raise "Set changed size during
+    iteration"; the code review of session 42)."""
+    box: list[weakref.ref[set[int]]] = []
+    lock = threading.Lock()
+    done = threading.Event()
+
+    def owner() -> None:
+        s = {1, 2}
+        n = 0
+        for _ in s:  # (a plain loop: an ``enumerate`` around it is held apart)
+            n += 1  # noqa: SIM113
+            if n == 2:
+                with lock:
+                    box.append(weakref.ref(s))
+        done.wait()
+
+    def writer() -> None:
+        with lock:
+            r = box[0] if box else None
+        s = None if r is None else r()
+        if s is not None:
+            s.add(4)
+        done.set()
+
+    join_all([threading.Thread(target=owner), threading.Thread(target=writer)])

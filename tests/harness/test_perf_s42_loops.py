@@ -51,6 +51,13 @@ def test_a_turn_over_a_list_also_in_a_field_races(strategy: Any, tracer: str) ->
     assert_race(result, prog, "list (whole)", "for item in xs:", "holder.items.append(4)")
 
 
+def test_a_turn_over_a_set_handed_by_a_weak_reference_races(tracer: str) -> None:
+    """A set (unlike a list or a dict) takes weak references, which add no count: with one the set
+    is not the frame's own (proved race free before the filter read the weak references)."""
+    result = run_patched(prog, prog.weakly_handed_set, options=Options(strategy="dfs"))
+    assert_race(result, prog, "set[4] and set (whole)", "for _ in s:", "s.add(4)")
+
+
 @native
 def test_turns_over_the_frames_own_containers_call_no_handler(monkeypatch: pytest.MonkeyPatch) -> None:
     """Each turn of these loops follows an operation (a new epoch): before session 42 each was a
