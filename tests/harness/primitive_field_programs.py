@@ -98,3 +98,16 @@ def barrier_count_read() -> Callable[[], object]:
     for t in threads:
         t.join()
     return lambda: (waiting, broken)
+
+
+def refused_fields_set() -> Callable[[], object]:
+    """Sets each field a controlled primitive has no counterpart of: which were refused."""
+    import queue
+
+    refused = []
+    for obj, field in ((queue.Queue(), "mutex"), (queue.Queue(), "not_empty"), (threading.Event(), "_cond")):
+        try:
+            setattr(obj, field, "X")
+        except AttributeError:
+            refused.append(field)
+    return lambda: tuple(refused)

@@ -60,6 +60,10 @@ class _Refused:
             return self
         raise obj._internal(self.name) if self.kind == "queue" else _private(self.kind, self.name)
 
+    def __set__(self, obj: Any, value: object) -> None:
+        # (as the read-only property it replaced: compiled, the class has no such attribute either)
+        raise AttributeError(f"property {self.name!r} of {type(obj).__name__!r} object has no setter")
+
 
 class Lock:
     """``threading.Lock`` (or ``RLock`` when ``reentrant``) under the scheduler."""
