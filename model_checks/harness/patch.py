@@ -56,6 +56,7 @@ from model_checks.harness import (
     patch_tz,
     patch_warnings,
     race_builtins,
+    race_files,
 )
 from model_checks.harness.patch_either import either as _either
 from model_checks.harness.patch_threads import (
@@ -117,6 +118,7 @@ def new_check() -> None:
     patch_os_thread.new_check()  # per-thread CPU clocks and errno traced once its code uses them
     patch_cached.new_check()  # bounded caches' hits commute until one evicts
     race_builtins.new_check()  # no builtin's look-up is a read until the program rebinds it
+    race_files.new_check()  # no descriptor's entry is a location until this check writes it
 
 
 def start_execution() -> None:

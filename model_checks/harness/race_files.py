@@ -16,10 +16,10 @@ point). A write to a file open for appending is a read (``_appends``: an atomic 
 regular files (``S_ISREG``), and not the standard streams (descriptors 0-2, and the file the
 streams in ``sys`` write to now: two threads printing are no race on the file the output went
 to). ``Path.read_text``/``read_bytes``/``write_text``/``write_bytes`` and ``shutil.copyfile`` (their
-``open``: ``opened``) read or write the file at the line that called them; library code's opening
-to write or ``os.read``/``os.write`` counts for a file the program's own accesses made a location
-(``_caller``). A loop over a file's lines after its start, a library's file-object calls, and a
-file written by another process are not seen.
+``open``: ``opened``) read or write the file at the line that called them; so does library code's
+opening to write or ``os.read``/``os.write`` of any regular file, at the program's line that
+called the library (``_caller``). A loop over a file's lines after its start, a library's
+file-object calls, and a file written by another process are not seen.
 """
 
 from __future__ import annotations
@@ -86,6 +86,12 @@ class Descriptor(FileLocation):
 TABLE: dict[int, Descriptor] = {}  # the entries a write (or the program's read) made locations
 
 
+def new_check() -> None:
+    """A check begins: no entry of the table is a location yet (what an earlier check wrote does
+    not decide which of this check's library reads count)."""
+    TABLE.clear()
+
+
 def descriptor(fd: int, make: bool) -> Descriptor | None:
     """The location of the table's entry ``fd`` (``make``: made if there is none yet)."""
     found = TABLE.get(fd)
@@ -108,26 +114,23 @@ def descriptor_read(
 _DESCRIPTOR_READS = frozenset({"os.read", "os.write", "os.pread", "os.pwrite"})
 
 
-def location(fd: int, name: object, known_only: bool = False) -> FileLocation | None:
-    """The location of the regular file open as ``fd``, or None (not one, or a standard stream;
-    ``known_only``: one no access of the program's made a location yet)."""
+def location(fd: int, name: object) -> FileLocation | None:
+    """The location of the regular file open as ``fd``, or None (not one, or a standard stream)."""
     if not isinstance(fd, int) or fd < 3:
         return None
     try:
         found = os.fstat(fd)
     except OSError:
         return None
-    return _located(found, name, known_only)
+    return _located(found, name)
 
 
-def _located(found: os.stat_result, name: object, known_only: bool) -> FileLocation | None:
+def _located(found: os.stat_result, name: object) -> FileLocation | None:
     if not stat.S_ISREG(found.st_mode):
         return None
     key = (found.st_dev, found.st_ino)
     loc = _KNOWN.get(key)
     if loc is None:
-        if known_only:
-            return None
         loc = _KNOWN[key] = FileLocation(key, name)
     elif not isinstance(name, int):
         loc.name = name  # (a path names it better than a descriptor; an inode is reused)
@@ -199,7 +202,7 @@ def by_call(rt: Any, fd: int, name: str, write: bool, in_op: bool = False, path:
     detector, tid, frame, known_only = found
     if name in _DESCRIPTOR_READS:  # the descriptor table's entry read (``patch_descriptors``: dup2, close)
         descriptor_read(detector, tid, frame, fd, name, known_only, in_op)
-    loc = location(fd, fd if path is None else path, known_only)
+    loc = location(fd, fd if path is None else path)
     if loc is not None:
         write = write and (name == "open" or not _appends(fd))
         detector._access(tid, loc, CONTENTS, write, frame, f"{name}()", in_op=in_op)
@@ -228,9 +231,9 @@ def opened(rt: Any, f: Any, mode: str, path: object) -> None:
     found = _caller(rt, frame)
     if found is None:
         return
-    detector, tid, at, known_only = found
+    detector, tid, at, _library = found
     fd = f.fileno()
-    loc = location(fd, path, known_only)
+    loc = location(fd, path)
     if loc is not None:
         write = "w" in mode or ("+" in mode and not _appends(fd))
         detector._access(tid, loc, CONTENTS, write, at, f"{helper or 'open'}()")
@@ -250,11 +253,15 @@ _CALLING_HELPERS = frozenset({shutil.copy.__code__, shutil.copy2.__code__})
 
 def _caller(rt: Any, frame: types.FrameType | None) -> tuple[Any, int, types.FrameType, bool] | None:
     """The race detector, the running thread, the program's frame an access is made at and
-    whether only a file the program's own accesses made a location counts: ``frame`` past the
-    harness's wrappers where it is code under test; else (library code: ``shutil``'s ``open``
-    of a file to write, a parser's ``os.read``) the nearest frame under test that called it, for a
-    file already known only, so that a library's files the program never touches cost a frame
-    walk and an ``fstat``, no location. None: no detector, or no such frame."""
+    whether the call is a library's: ``frame`` past the harness's wrappers where it is code under
+    test; else (library code: ``shutil``'s ``open`` of a file to write, a parser's ``os.read``)
+    the nearest frame under test that called it. A library's access of a regular file counts
+    whichever file it is (a frame walk and an ``fstat``): counted only for files the program's
+    own accesses had made locations, a set kept for the whole process, the same check gave
+    "exhaustive" and then a data race when run again (the session's code review: a
+    ``logging.FileHandler`` truncating the file another thread reads). Its read of a descriptor's
+    entry counts only for an entry written in this check (``descriptor_read``). None: no detector,
+    or no such frame."""
     if rt is None:
         return None
     detector: Any = rt._ex.race
@@ -267,8 +274,6 @@ def _caller(rt: Any, frame: types.FrameType | None) -> tuple[Any, int, types.Fra
         return None
     if under_test(frame.f_code.co_filename):
         return detector, tid, frame, False
-    if not _KNOWN:
-        return None
     while frame is not None and not under_test(frame.f_code.co_filename):
         frame = frame.f_back
     return None if frame is None else (detector, tid, frame, True)

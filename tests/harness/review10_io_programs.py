@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import io
 import json
+import logging
 import pathlib
 import shutil
 import socket
@@ -22,6 +23,7 @@ COUNTER = _DIR / "counter"
 SOURCE = _DIR / "source"
 COPY = _DIR / "copy"
 RECORD = _DIR / "record.json"
+LOG = _DIR / "log"  # (a test gives each check a file of its own: ``fresh_log``)
 SOURCE.write_text("new")
 
 
@@ -235,3 +237,26 @@ def dump_against_read() -> None:
     start_and_join(dump, read)
     out.close()
     assert seen == ['{"n": 1}'], seen
+
+
+def fresh_log(n: int) -> pathlib.Path:
+    """A file no check has seen yet (made now), the one ``library_truncate_against_read`` uses."""
+    global LOG
+    LOG = _DIR / f"log{n}"
+    LOG.write_text("line\n")
+    return LOG
+
+
+def library_truncate_against_read() -> None:
+    """BUGGY: ``logging.FileHandler(mode="w")`` truncates a file (its ``open``, in the library)
+    while another thread reads it."""
+    path = LOG
+
+    def truncate() -> None:
+        logging.FileHandler(path, mode="w").close()
+
+    def read() -> None:
+        with open(path) as f:
+            f.read()
+
+    start_and_join(truncate, read)

@@ -106,3 +106,13 @@ def test_two_copies_into_one_file_through_shutil_copy_are_a_race() -> None:
 def test_a_json_dump_to_a_file_another_thread_reads_is_a_race() -> None:
     result = _run(prog.dump_against_read)
     assert_race(result, prog, f"file {prog.RECORD}", 'json.dump({"n": 1}, out)', "RECORD.read_text()")
+
+
+def test_a_library_truncating_a_file_another_thread_reads_is_a_race_in_every_check() -> None:
+    """A library's ``open`` to write counts whichever file it is: counted only for files the
+    program's own accesses had made locations (a set kept for the whole process), the first check
+    of a new file said "exhaustive" and the same check again a data race (the code review)."""
+    for n in range(2):
+        path = prog.fresh_log(n)
+        result = _run(prog.library_truncate_against_read)
+        assert_race(result, prog, f"file {path}", 'logging.FileHandler(path, mode="w").close()', "f.read()")
