@@ -32,8 +32,9 @@ from model_checks.conformance.step_index import State, StepIndex, bounded, mypyc
 PLAN_CACHE_FACTOR = 16
 # Entries of ``_plan``'s first memo (state by state, ``held_renamed``): a miss costs one
 # ``relevant_chains`` and, in the second memo, mostly a hit; at 256 entries it held the most of
-# the Schedule Gate's memory that grew with its trace (docs/conformance.md, "Session 42").
-HELD_PLAN_LIMIT = 64
+# the Schedule Gate's memory that grew with its trace, at 64 its peak still came later on a
+# longer trace (docs/conformance.md, "Session 42").
+HELD_PLAN_LIMIT = 16
 
 # What an event needs of the deferred steps: the processes whose steps are taken first, with (or
 # None: every one) the actions each may take, and the processes as a set.

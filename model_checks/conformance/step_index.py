@@ -51,7 +51,7 @@ CACHE_LIMIT = 256  # entries of each memo keyed by pcs (``TraceSearch(cache_limi
 # searched designs' bench traces it missed as often at 16 entries as at 256 (a state mostly shares
 # its component with the state before, which the identity check answers), and at 256 its
 # components and steps were the second largest thing held (docs/conformance.md, "Session 42").
-PART_CACHE_LIMIT = 32
+PART_CACHE_LIMIT = 16
 
 M = TypeVar("M", bound=dict[Any, Any])
 
