@@ -39,17 +39,65 @@ Chain = tuple[Hashable, frozenset[str], Hashable]
 Taking = dict[Hashable, frozenset[str]]
 
 
-def needed(
-    held: Iterable[tuple[Chain, ...]],
+# What may come before an event by the units it may be about (``event_steps``).
+FirstSteps = tuple[set[str], dict[Hashable, set[str]], set[str]]
+
+
+def event_steps(
     procs: tuple[Hashable, ...],
     at: Hashable,
     ruled_out: frozenset[str],
     per: Mapping[Hashable, list[Labelled]],
-    *,
     units: bool,
+    hidden_names: Mapping[Hashable, frozenset[str]],
+) -> FirstSteps:
+    """What may come before an event from the event itself and the steps not deferred, by the
+    units they may be about: (about any unit, about each unit, about one unit)."""
+    anywhere: set[str] = set()
+    about: dict[Hashable, set[str]] = {}
+    some_unit: set[str] = set()
+    event_any = at is None or not units
+    for p in procs:
+        logs = [name for name, _, _ in per.get(p, ()) if name not in ruled_out]
+        if event_any:
+            anywhere.update(logs)
+        else:
+            about.setdefault(at, set()).update(logs)
+            some_unit.update(logs)
+    for hidden in hidden_names.values():
+        anywhere.update(hidden)
+    return anywhere, about, some_unit
+
+
+def _may_come_first(first: FirstSteps, u: Hashable, names: Iterable[str]) -> None:
+    """Count ``names`` among what may come before the event, about unit ``u`` (None: any)."""
+    anywhere, about, some_unit = first
+    if u is None:
+        anywhere.update(names)
+    else:
+        about.setdefault(u, set()).update(names)
+        some_unit.update(names)
+
+
+def _blocked(
+    names: frozenset[str],
+    deferred: Mapping[str, frozenset[str]],
+    blocked_of: dict[frozenset[str], frozenset[str]],
+) -> frozenset[str]:
+    """What one of ``names`` (deferred actions) does not move right past, remembered."""
+    blocked = blocked_of.get(names)
+    if blocked is None:
+        blocked = blocked_of[names] = frozenset().union(*[deferred[n] for n in names])
+    return blocked
+
+
+def needed(
+    held: Iterable[tuple[Chain, ...]],
+    procs: tuple[Hashable, ...],
+    first: FirstSteps,
+    *,
     deferred: Mapping[str, frozenset[str]],
     deferred_names: Mapping[Hashable, frozenset[str]],
-    hidden_names: Mapping[Hashable, frozenset[str]],
     blocked_of: dict[frozenset[str], frozenset[str]],
     leading: Mapping[Hashable, frozenset[str]],
     enabled_at: Mapping[str, frozenset[Hashable]],
@@ -68,28 +116,15 @@ def needed(
     it (``moves_to``, ``enabled_at``) are all that this gives. Its later steps stay deferred.
 
     ``held``: per state held, the chains of its processes whose pc lets a deferred step start
-    (``movers``: only deferred steps follow a deferred step; a chain keeps its unit). ``at``: the
-    event's unit (None: any); ``units``: the search has ``unit``; ``ruled_out``: the event's
-    actions whose ``emits`` it contradicts; ``blocked_of``: a memo of what a chain's actions do not
+    (``movers``: only deferred steps follow a deferred step; a chain keeps its unit). ``first``:
+    ``event_steps`` of the event (filled in here); ``blocked_of``: a memo of what a chain's actions do not
     move past; ``leading``: the event's one process (when the search has ``local`` and
     ``moves_to``) with ``leading_to`` of all its deferred actions, worked out once per kind of
     event by the caller: only those may come before its event; ``prefixes``: a memo of the steps
     of a chain that may lead to its conflicting ones."""
     # The steps that may come before the event (or be it), by the units they may be about:
     # ``anywhere`` about any unit, ``about[u]`` about unit ``u`` (``some_unit``: about one).
-    anywhere: set[str] = set()
-    about: dict[Hashable, set[str]] = {}
-    some_unit: set[str] = set()
-    event_any = at is None or not units
-    for p in procs:
-        logs = [name for name, _, _ in per.get(p, ()) if name not in ruled_out]
-        if event_any:
-            anywhere.update(logs)
-        else:
-            about.setdefault(at, set()).update(logs)
-            some_unit.update(logs)
-    for hidden in hidden_names.values():
-        anywhere.update(hidden)
+    anywhere, about, some_unit = first
     taking: dict[Hashable, set[str]] = {p: set() for p in procs if p in deferred_names}
     # The held processes' chains: the event's own ones widen what may come before the event; the
     # others may be pulled in.
@@ -129,9 +164,7 @@ def needed(
         changed = False
         for chain in pending:
             q, names, u = chain
-            blocked = blocked_of.get(names)
-            if blocked is None:
-                blocked = blocked_of[names] = frozenset().union(*[deferred[n] for n in names])
+            blocked = _blocked(names, deferred, blocked_of)
             seen = some_unit if u is None else about.get(u, ())
             if blocked.isdisjoint(anywhere) and blocked.isdisjoint(seen):
                 continue
@@ -143,11 +176,7 @@ def needed(
             given[chain] = conflicting
             prefix = _prefix(names, conflicting, deferred_names[q], enabled_at, moves_to, prefixes)
             taking.setdefault(q, set()).update(prefix)
-            if u is None:
-                anywhere.update(prefix)
-            else:
-                about.setdefault(u, set()).update(prefix)
-                some_unit.update(prefix)
+            _may_come_first(first, u, prefix)
             changed = True
     return {q: frozenset(names) for q, names in taking.items()}
 
@@ -202,28 +231,107 @@ def reachable_from(
     return frozenset(names)
 
 
-def units_renamed(
-    starts: Iterable[tuple[tuple[Hashable, Hashable, Hashable], ...]], at: Hashable
-) -> frozenset[tuple[tuple[Hashable, Hashable, Hashable], ...]]:
-    """What ``needed`` reads of the states held, as a memo key: per state, its deferring processes
-    whose pc lets a deferred step start, each with that pc and its unit there (``starts``:
-    ``(process, pc, unit)``), the units renamed one to one in the order met, the event's unit
-    (``at``) first. ``needed`` compares units only with each other and with ``at``, so states that
-    differ by such a renaming get one answer, and the key recurs where the units themselves
-    (actors, mailboxes) do not."""
+def relevant_chains(
+    held: Iterable[tuple[Chain, ...]],
+    procs: tuple[Hashable, ...],
+    first: FirstSteps,
+    tables: tuple[
+        Mapping[str, frozenset[str]], Mapping[Hashable, frozenset[str]], dict[frozenset[str], frozenset[str]]
+    ],
+) -> list[Chain]:
+    """The chains of ``held`` that ``needed`` can read, each once: the event's own processes', and
+    every other one that some step which may come first does not let move, by an upper bound of
+    what ``needed`` finds may come first (every chain's actions counted as if it were pulled in).
+
+    ``needed`` reads the chains held as one set (which state holds a chain does not matter), and a
+    chain it never pulls in changes nothing of its answer; so two sets of states with the same
+    relevant chains get one answer. Its memo keyed by these recurs where keys of every chain of
+    every state did not (docs/conformance.md, "Session 42"). ``first``: ``event_steps`` of the
+    event (filled in here); ``tables``: ``deferred``, ``deferred_names`` and ``blocked_of`` as
+    ``needed`` takes them."""
+    anywhere, about, some_unit = first
+    deferred, deferred_names, blocked_of = tables
+    met: dict[Chain, None] = {}  # in the order met: the renaming below follows it
+    # The event's own processes: as ``needed`` does, each one's actions over all its chains go
+    # where any of its units says (anywhere, if one of them is about any unit).
+    own_names: dict[Hashable, set[str]] = {}
+    own_units: dict[Hashable, set[Hashable]] = {}
+    for found in held:
+        for chain in found:
+            if chain not in met:
+                met[chain] = None
+                q, names, u = chain
+                if q in procs and q in deferred_names:
+                    own_names.setdefault(q, set()).update(names)
+                    own_units.setdefault(q, set()).add(u)
+                else:
+                    _may_come_first(first, u, names)
+    for q, names_of_q in own_names.items():
+        if None in own_units[q]:
+            anywhere.update(names_of_q)
+        else:
+            for u in own_units[q]:
+                about.setdefault(u, set()).update(names_of_q)
+            some_unit.update(names_of_q)
+    kept: list[Chain] = []
+    for chain in met:
+        q, names, u = chain
+        if q in own_names:
+            kept.append(chain)
+            continue
+        blocked = _blocked(names, deferred, blocked_of)
+        seen = some_unit if u is None else about.get(u, set())
+        if not (blocked.isdisjoint(anywhere) and blocked.isdisjoint(seen)):
+            kept.append(chain)
+    return kept
+
+
+Signature = tuple[Chain, ...]
+
+
+def held_renamed(held: Iterable[Signature], at: Hashable, interned: dict[Signature, Signature]) -> Hashable:
+    """What ``needed`` reads of the states held, state by state, as a memo key: each state's
+    chains (``held``) with the units renamed one to one in the order met, the event's unit (``at``)
+    first, as ``units_renamed`` does. Cheaper than ``relevant_chains`` and less often met again:
+    the first of the two memos of ``EventPlanner._plan``. The key is the set of the states'
+    signatures, or the one signature itself when one state is held (a tuple never equals a
+    frozenset); ``interned``: equal signatures kept as one object, so keys held share them."""
     names: dict[Hashable, int] = {} if at is None else {at: 0}
-    renamed: list[tuple[tuple[Hashable, Hashable, Hashable], ...]] = []
-    for triples in starts:
-        sig: list[tuple[Hashable, Hashable, Hashable]] = []
-        for q, pc, u in triples:
-            if u is not None:
-                n = names.get(u)
-                if n is None:
-                    n = names[u] = len(names)
-                u = n
-            sig.append((q, pc, u))
-        renamed.append(tuple(sig))
+    renamed: list[Signature] = []
+    for chains in held:
+        one = tuple(_renamed(chains, names))
+        renamed.append(interned.setdefault(one, one))
+    if len(renamed) == 1:
+        return renamed[0]
     return frozenset(renamed)
+
+
+def units_renamed(
+    chains: Iterable[Chain], at: Hashable, interned: dict[Chain, Chain] | None = None
+) -> frozenset[Chain]:
+    """``chains`` (``relevant_chains``') as a memo key: the units renamed one to one in the order
+    met, the event's unit (``at``) first. ``needed`` compares units only with each other and with
+    ``at``, so chains that differ by such a renaming get one answer, and the key recurs where the
+    units themselves (actors, mailboxes) do not. ``interned``: a memo in which equal chains are one
+    object, so that the keys a memo holds share them."""
+    renamed = _renamed(chains, {} if at is None else {at: 0})
+    if interned is not None:
+        renamed = [interned.setdefault(one, one) for one in renamed]
+    return frozenset(renamed)
+
+
+def _renamed(chains: Iterable[Chain], names: dict[Hashable, int]) -> list[Chain]:
+    """``chains`` with each unit renamed by ``names``, a unit not yet named taking the next number."""
+    renamed: list[Chain] = []
+    for q, pcs, u in chains:
+        renamed_unit: Hashable = u
+        if u is not None:
+            n = names.get(u)
+            if n is None:
+                n = names[u] = len(names)
+            renamed_unit = n
+        renamed.append((q, pcs, renamed_unit))
+    return renamed
 
 
 def needed_at_most(

@@ -11,11 +11,15 @@ from typing import Any
 
 from model_checks.conformance.deferral import (
     Chain,
+    Signature,
     Taking,
+    event_steps,
+    held_renamed,
     leading_to,
     may_log,
     needed,
     needed_at_most,
+    relevant_chains,
     units_renamed,
 )
 from model_checks.conformance.step_index import State, StepIndex, bounded, mypyc_attr
@@ -26,6 +30,11 @@ from model_checks.conformance.step_index import State, StepIndex, bounded, mypyc
 # hundred events and ``needed`` ran again for two events in three (the measurements:
 # docs/conformance.md, "Session 29").
 PLAN_CACHE_FACTOR = 16
+# Entries of ``_plan``'s first memo (state by state, ``held_renamed``): a miss costs one
+# ``relevant_chains`` and, in the second memo, mostly a hit; at 256 entries it held the most of
+# the Schedule Gate's memory that grew with its trace, at 64 its peak still came later on a
+# longer trace (docs/conformance.md, "Session 42").
+HELD_PLAN_LIMIT = 16
 
 # What an event needs of the deferred steps: the processes whose steps are taken first, with (or
 # None: every one) the actions each may take, and the processes as a set.
@@ -49,6 +58,16 @@ class EventPlanner(StepIndex):
         """Empty the memos: the processes or the constants changed."""
         # ``needed`` by (kind, processes, what decides it of the states held and the event).
         self._relevant: dict[tuple[Any, ...], Plan] = {}
+        # ``needed`` by what it reads of the states held, state by state (``held_renamed``): the
+        # first memo, cheap to key, bounded at ``HELD_PLAN_LIMIT``; on a miss, ``_relevant``, keyed by
+        # the chains ``needed`` can read (``relevant_chains``), which recur far more (on the
+        # Schedule Gate's bench trace 20 keys where state by state met 500 and growing).
+        self._held: dict[tuple[Any, ...], Plan] = {}
+        self._held_signatures: dict[Signature, Signature] = {}
+        # The chains in ``_relevant``'s keys, and its plans, each kept once: equal ones built
+        # apart are one object, so an entry is a few pointers (``units_renamed``).
+        self._signatures: dict[Chain, Chain] = {}
+        self._plans: dict[tuple[Any, ...], Plan] = {}
         # ``needed``'s memo of the steps of a chain that may lead to its conflicting ones.
         self._prefixes: dict[tuple[frozenset[str], frozenset[str], frozenset[str]], frozenset[str]] = {}
         # Per event (kind, its one process, ruled out): that process's deferred actions after
@@ -97,13 +116,24 @@ class EventPlanner(StepIndex):
             return bounds[2]
         live = self.live
         memo_key: tuple[Any, ...]
+        first_key: tuple[Any, ...] | None = None
         held: list[tuple[Chain, ...]] | None = None
         if self.pc_parts:
             # Only what ``needed`` reads of the states (each deferring process that can start,
             # with what it can take from its pc and its unit): far more events then find their
             # answer in the memo (docs/conformance.md, "Session 21").
             held = [self._start_chains(s) for s in live]
-            memo_key = (kind, procs, units_renamed(held, at), at is None, ruled_out)
+            signatures = bounded(self._held_signatures, HELD_PLAN_LIMIT)
+            first_key = (kind, procs, held_renamed(held, at, signatures), at is None, ruled_out)
+            found = self._held.get(first_key)
+            if found is not None:
+                return found
+            per = self._labelled.get(kind, {})
+            first = event_steps(procs, at, ruled_out, per, self.unit is not None, self._hidden_names)
+            tables = (self.deferred, self._deferred_names, self._blocked_of)
+            chains = relevant_chains(held, procs, first, tables)
+            interned = bounded(self._signatures, self.plan_cache_limit)
+            memo_key = (kind, procs, units_renamed(chains, at, interned), at is None, ruled_out)
         else:
             keys = frozenset([self._key_of(s) for s in live])
             unit = self.unit
@@ -116,18 +146,30 @@ class EventPlanner(StepIndex):
             )
             memo_key = (kind, procs, keys, at, units, ruled_out)
         found = self._relevant.get(memo_key)
-        if found is not None:
-            return found
+        if found is None:
+            found = self._needed(kind, procs, at, ruled_out, held, memo_key)
+        if first_key is not None:
+            bounded(self._held, HELD_PLAN_LIMIT)[first_key] = found
+        return found
+
+    def _needed(
+        self,
+        kind: str,
+        procs: tuple[Hashable, ...],
+        at: Hashable,
+        ruled_out: frozenset[str],
+        held: list[tuple[Chain, ...]] | None,
+        memo_key: tuple[Any, ...],
+    ) -> Plan:
+        """``deferral.needed`` for ``_plan``, remembered in ``_relevant`` under ``memo_key``."""
+        live = self.live
+        per = self._labelled.get(kind, {})
         taking = needed(
             held if held is not None else [self._chains(s) for s in live],
             procs,
-            at,
-            ruled_out,
-            self._labelled.get(kind, {}),
-            units=self.unit is not None,
+            event_steps(procs, at, ruled_out, per, self.unit is not None, self._hidden_names),
             deferred=self.deferred,
             deferred_names=self._deferred_names,
-            hidden_names=self._hidden_names,
             blocked_of=self._blocked_of,
             leading=self._leading(kind, procs, ruled_out),
             enabled_at=self.enabled_at,
@@ -137,7 +179,11 @@ class EventPlanner(StepIndex):
         # Each process's steps of the actions it may need only (with every one, nothing is
         # checked step by step).
         whole = all([names == self._deferred_names.get(p) for p, names in taking.items()])
-        found = (tuple(taking), None if whole else taking, frozenset(taking))
+        plan_key = (whole, tuple(taking.items()))
+        found = self._plans.get(plan_key)
+        if found is None:
+            found = (tuple(taking), None if whole else taking, frozenset(taking))
+            bounded(self._plans, self.cache_limit)[plan_key] = found
         bounded(self._relevant, self.plan_cache_limit)[memo_key] = found
         return found
 

@@ -47,6 +47,11 @@ PartOf = tuple[Callable[[State], Hashable], Callable[[Any], PcPart]]
 
 
 CACHE_LIMIT = 256  # entries of each memo keyed by pcs (``TraceSearch(cache_limit=...)``)
+# Entries of each part's memo by its component's value (at most ``cache_limit``): on the three
+# searched designs' bench traces it missed as often at 16 entries as at 256 (a state mostly shares
+# its component with the state before, which the identity check answers), and at 256 its
+# components and steps were the second largest thing held (docs/conformance.md, "Session 42").
+PART_CACHE_LIMIT = 16
 
 M = TypeVar("M", bound=dict[Any, Any])
 
@@ -124,6 +129,7 @@ class StepIndex:
         # combinations of pcs all along a trace: each is emptied when it reaches this many
         # entries, so memory stays bounded on any length of trace.
         self.cache_limit = cache_limit
+        self.part_cache_limit = min(cache_limit, PART_CACHE_LIMIT)
         self._deferred_by_key: dict[tuple[Hashable, tuple[Hashable, ...]], list[Instance]] = {}
         self._deferred_by_process: dict[Hashable, list[Gated]] = {}
         self._hidden_names: dict[Hashable, frozenset[str]] = {}
@@ -199,7 +205,7 @@ class StepIndex:
                 part = memo.get(component)
                 if part is None:
                     part = self._part_of(i, component, pcs_of(component))
-                    bounded(memo, self.cache_limit)[component] = part
+                    bounded(memo, self.part_cache_limit)[component] = part
                 self._part_last[i] = (component, part)
             found.append(part)
         parts = tuple(found)
