@@ -11,10 +11,11 @@ As for ``threading``'s (``patch_imported``), each such object stands in for a co
 the same kind and state, made in each execution the first time a controlled thread touches it:
 ``patch_mp_sync``'s objects, with ``multiprocessing``'s signatures. ``Value``/``Array`` made at
 import with their own lock keep their memory (views taken of it at import stay views of it), put
-back as the check's first execution found it before each later one (``patch_mp_memory``); only
-their lock stands in, so ``get_lock()``'s acquire and release are controlled operations. Outside
-a controlled thread each is the real one. What no fresh object can start as (a lock held at
-patching, a bounded semaphore below its bound, a barrier in use) is refused by name.
+back as the check's first execution found it before each later one (``patch_mp_memory``; one
+held only in a list or dict when an execution first touches it); only their lock stands in, so
+``get_lock()``'s acquire and release are controlled operations. Outside a controlled thread each
+is the real one. What no fresh object can start as (a lock held at patching, a bounded semaphore
+below its bound, a barrier in use) is refused by name.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from collections.abc import Callable
 from multiprocessing import sharedctypes, synchronize
 from typing import Any
 
-from model_checks.harness import patch_imported
+from model_checks.harness import patch_imported, patch_mp_memory
 from model_checks.harness.patch_imported import Running, StandIn
 from model_checks.harness.rt.scheduler import UsageError
 
@@ -166,8 +167,15 @@ def _shared(real: Any, name: str, running: Running, made: Made) -> StandIn:
     # review). Each execution starts from its bytes as the check's first found them
     # (``patch_mp_memory``, through ``patch_state``).
     memory: ctypes._CData = real.get_obj()
+    first: list[patch_mp_memory.Memory | None] = []
 
     def twin() -> object:
+        # (one held only in a list or dict, which no snapshot reaches: put back when an
+        # execution first touches it, as its first did find it)
+        if not first:
+            first.append(patch_mp_memory.saved(memory, snapshot=False))
+        elif first[0] is not None and not patch_mp_memory.restored_by_snapshot(memory):
+            first[0].put_back(memory)
         return sharedctypes.synchronized(memory, lock._target())
 
     kind = ImportedArray if isinstance(memory, ctypes.Array) else ImportedValue

@@ -37,8 +37,9 @@ class Memory:
         ctypes.memmove(ctypes.addressof(memory), self.contents, len(self.contents))
 
 
-def saved(value: object) -> Memory | None:
-    """``value``'s memory if it is plain data the program's modules own, else None."""
+def saved(value: object, snapshot: bool = True) -> Memory | None:
+    """``value``'s memory if it is plain data the program's modules own, else None (``snapshot``:
+    saved by a snapshot of the modules, which puts it back before each execution)."""
     memory = _memory(value)
     if memory is None:
         return None
@@ -47,7 +48,19 @@ def saved(value: object) -> Memory | None:
         return None
     if not _plain(kind) or not (_owned(memory) or _shared(memory)):
         return None
+    if snapshot:
+        _SNAPSHOT[id(memory)] = memory
     return Memory(memory)  # type: ignore[arg-type]
+
+
+# the memory a snapshot of the program's modules saved (``patch_state`` puts it back before each
+# execution): a ``Value`` made at import reached only inside a list or dict is not, and its
+# stand-in puts it back itself (``restored_by_snapshot``). (Kept alive: an id is not reused.)
+_SNAPSHOT: dict[int, object] = {}
+
+
+def restored_by_snapshot(value: object) -> bool:
+    return id(_memory(value)) in _SNAPSHOT
 
 
 def _memory(value: object) -> object | None:

@@ -16,6 +16,8 @@ RAW = V.get_obj()  # (the same memory, as in CPython)
 CELLS = multiprocessing.Array("i", 2)
 VIEW = memoryview(CELLS.get_obj()).cast("B").cast("i")
 POINTER = ctypes.pointer(V.get_obj())
+HELD = [multiprocessing.Value("i", 0)]  # (inside a list and a dict only: no snapshot reaches them)
+TABLE = {"cells": multiprocessing.Array("i", 1)}
 
 
 def two_views() -> int:
@@ -71,3 +73,18 @@ def array_and_its_views() -> int:
     start_and_join(through_array, through_view)
     assert CELLS[:] == [2, 2] and V.value == 10, (CELLS[:], V.value)
     return int(CELLS[0]) + int(V.value)
+
+
+def values_inside_containers() -> int:
+    """Under their locks: every execution starts from 0 (each kept the last one's writes)."""
+    count, cells = HELD[0], TABLE["cells"]
+
+    def bump() -> None:
+        with count.get_lock():
+            count.value += 1
+        with cells.get_lock():
+            cells[0] += 1
+
+    start_and_join(bump, bump)
+    assert count.value == cells[0] == 2, (count.value, cells[:])
+    return int(count.value)

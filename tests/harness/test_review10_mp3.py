@@ -24,6 +24,7 @@ def _zero() -> None:
     ends with its last execution's writes, as a ``RawValue``'s and a module's list do)."""
     prog.RAW.value = 0
     prog.CELLS.get_obj()[:] = [0, 0]
+    prog.HELD[0].get_obj().value = prog.TABLE["cells"].get_obj()[0] = 0
 
 
 _memory_at_zero = pytest.fixture(autouse=True)(_zero)
@@ -45,7 +46,12 @@ def test_a_write_through_a_view_is_what_the_value_reads() -> None:
 
 
 @pytest.mark.parametrize(
-    ("program", "outcome"), [(prog.two_views_under_the_lock, 2), (prog.array_and_its_views, 12)]
+    ("program", "outcome"),
+    [
+        (prog.two_views_under_the_lock, 2),
+        (prog.array_and_its_views, 12),
+        (prog.values_inside_containers, 2),
+    ],
 )
 def test_writes_through_views_reach_the_value(program: Callable[[], int], outcome: int) -> None:
     result = run(program)
