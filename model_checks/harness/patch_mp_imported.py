@@ -10,11 +10,12 @@ it let every controlled thread in at once.
 As for ``threading``'s (``patch_imported``), each such object stands in for a controlled one of
 the same kind and state, made in each execution the first time a controlled thread touches it:
 ``patch_mp_sync``'s objects, with ``multiprocessing``'s signatures. ``Value``/``Array`` made at
-import with their own lock stand in for a copy of their memory as the check found it (an
-execution's writes do not reach the next), synchronised by their lock's twin, so ``get_lock()``'s
-acquire and release are controlled operations. Outside a controlled thread each is the real one.
-What no fresh object can start as (a lock held at patching, a bounded semaphore below its bound, a
-barrier in use) is refused by name.
+import with their own lock keep their memory (views taken of it at import stay views of it), put
+back as the check's first execution found it before each later one (``patch_mp_memory``; one
+held only in a list or dict when an execution first touches it); only their lock stands in, so
+``get_lock()``'s acquire and release are controlled operations. Outside a controlled thread each
+is the real one. What no fresh object can start as (a lock held at patching, a bounded semaphore
+below its bound, a barrier in use) is refused by name.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from collections.abc import Callable
 from multiprocessing import sharedctypes, synchronize
 from typing import Any
 
-from model_checks.harness import patch_imported
+from model_checks.harness import patch_imported, patch_mp_memory
 from model_checks.harness.patch_imported import Running, StandIn
 from model_checks.harness.rt.scheduler import UsageError
 
@@ -160,14 +161,22 @@ _STAND_IN_FIELDS = frozenset({"_real", "_make", "_running", "_name", "_runtime",
 
 def _shared(real: Any, name: str, running: Running, made: Made) -> StandIn:
     lock = _part(real, real.get_lock(), "lock", name, running, made)
-    memory = real.get_obj()
-    first = type(memory).from_buffer_copy(memory)  # (as the check found it)
+    # its own memory, not a copy: what the program took from it at import (``get_obj()``, a
+    # ``memoryview``, a ``ctypes`` pointer) is the same memory, as in CPython (a copy let a
+    # locked write and an unlocked one through ``get_obj()`` be proved race-free: session 42's
+    # review). Each execution starts from its bytes as the check's first found them
+    # (``patch_mp_memory``, through ``patch_state``).
+    memory: ctypes._CData = real.get_obj()
+    first: list[patch_mp_memory.Memory | None] = []
 
     def twin() -> object:
-        # a plain ctypes copy: the twin lives in this process only (sending it is refused, as
-        # its lock's twin is, and forking in a controlled thread is)
-        fresh: ctypes._CData = type(first).from_buffer_copy(first)
-        return sharedctypes.synchronized(fresh, lock._target())
+        # (one held only in a list or dict, which no snapshot reaches: put back when an
+        # execution first touches it, as its first did find it)
+        if not first:
+            first.append(patch_mp_memory.saved(memory, snapshot=False))
+        elif first[0] is not None and not patch_mp_memory.restored_by_snapshot(memory):
+            first[0].put_back(memory)
+        return sharedctypes.synchronized(memory, lock._target())
 
     kind = ImportedArray if isinstance(memory, ctypes.Array) else ImportedValue
     return kind(real, twin, running, name)

@@ -32,6 +32,8 @@ import statistics
 import types
 from typing import Any
 
+from model_checks.harness.own_code import own
+
 # Algorithms over the caller's data, with no state of their own that threads share unguarded
 # (``functools`` is not here: ``cached_property`` guards its cache with a lock of its own).
 TRACED_MODULES: tuple[types.ModuleType, ...] = (
@@ -143,11 +145,13 @@ def generated_caller(frame: Any) -> tuple[types.CodeType, int] | None:
     """An access made in code with no file of its own (``exec``'s ``<string>``: the property
     ``multiprocessing.Value`` generates, a dataclass's ``__init__``) is reported at the innermost
     calling frame whose file is real (review 9's s24 named ``<string>:11`` and an empty line for
-    ``v.value += 1``); None where there is none, or where ``linecache`` holds the source."""
+    ``v.value += 1``) and not the harness's (a ``Value`` made at import is reached through its
+    stand-in: session 42 named ``patch_mp_imported.py``); None where there is none, or where
+    ``linecache`` holds the source."""
     if frame.f_code.co_filename in linecache.cache:
         return None
     caller = getattr(frame, "f_back", None)
-    while caller is not None and _generated(caller.f_code.co_filename):
+    while caller is not None and (_generated(caller.f_code.co_filename) or own(caller.f_code.co_filename)):
         caller = caller.f_back
     return None if caller is None else (caller.f_code, caller.f_lasti)
 
