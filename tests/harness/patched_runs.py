@@ -94,3 +94,11 @@ def assert_proved_race_free(result: Result) -> None:
     """An exhaustive verdict that says it proves the program free of data races."""
     assert result.verdict == "exhaustive", result.report()
     assert result.summary().startswith(DRF), result.summary()
+
+
+def assert_proved_returning(result: Result, outcome: object, executions: int) -> None:
+    """Proved free of data races, every execution returning ``outcome``, in at least
+    ``executions`` executions (so the threads did interleave)."""
+    assert_proved_race_free(result)
+    assert_outcomes(result, {outcome})
+    assert result.executions >= executions, result.report()

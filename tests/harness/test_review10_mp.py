@@ -17,7 +17,7 @@ from tests.harness import review10_mp_programs as prog
 from tests.harness.patched_runs import (
     assert_fails,
     assert_outcomes,
-    assert_proved_race_free,
+    assert_proved_returning,
     module_from_source,
     run_with_outcomes,
 )
@@ -51,10 +51,7 @@ def _memory_at_zero() -> None:
     ],
 )
 def test_a_correct_program_is_proved(program: Callable[[], int], outcome: int) -> None:
-    result = run(program)
-    assert_proved_race_free(result)
-    assert_outcomes(result, {outcome})
-    assert result.executions >= 2, result.report()  # the threads did interleave
+    assert_proved_returning(run(program), outcome, 2)
 
 
 @pytest.mark.parametrize(

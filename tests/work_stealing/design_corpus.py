@@ -12,6 +12,7 @@ that makes the engines agree shows)."""
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -61,3 +62,17 @@ def check_complete(folder: Path) -> None:
         else:
             assert name.startswith("malformed_"), name
     assert {e["code"] for e in entries.values()} >= {0, 1}
+
+
+def corpus_tests(folder: Path) -> tuple[Callable[[str, str], None], Callable[[], None]]:
+    """The two tests of a design's corpus test module (``test_corpus_case, test_corpus_is_complete =
+    corpus_tests(...)``): each file's verdict from both engines, and the folder complete."""
+
+    @pytest.mark.parametrize(("name", "engine"), cases(folder))
+    def test_corpus_case(name: str, engine: str) -> None:
+        check_case(folder, name, engine)
+
+    def test_corpus_is_complete() -> None:
+        check_complete(folder)
+
+    return test_corpus_case, test_corpus_is_complete

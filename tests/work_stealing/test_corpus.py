@@ -10,17 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.work_stealing.design_corpus import cases, check_case, check_complete
+from tests.work_stealing.design_corpus import corpus_tests
 
 pytestmark = pytest.mark.timeout(120)
 
-CORPUS = Path(__file__).parent / "corpus"
-
-
-@pytest.mark.parametrize(("name", "engine"), cases(CORPUS))
-def test_corpus_case(name: str, engine: str) -> None:
-    check_case(CORPUS, name, engine)
-
-
-def test_corpus_is_complete() -> None:
-    check_complete(CORPUS)
+test_corpus_case, test_corpus_is_complete = corpus_tests(Path(__file__).parent / "corpus")
