@@ -389,7 +389,7 @@ def register(app: typer.Typer) -> None:
             typer.Option(
                 "--complete",
                 help="the run that wrote the trace is over: judge it as a complete behaviour, not a prefix"
-                " (work-lane traces show this with stop_end and refuse it)",
+                " (work-lane traces show this with stop_end: one without it stays a prefix)",
             ),
         ] = False,
         jobs: Annotated[

@@ -28,6 +28,9 @@ RULE_5 = "work-lane rule 5"
 runner = CliRunner()
 
 
+WORK_STEALING_CORPUS = Path(__file__).parents[1] / "work_stealing" / "corpus"
+
+
 def run(*args: str) -> Any:
     return runner.invoke(app, ["validate", *args])
 
@@ -149,11 +152,24 @@ def test_a_file_that_cannot_be_read_is_its_own_verdict(tmp_path: Path) -> None:
     assert judged.as_json()["allowed"] is False
 
 
-def test_an_option_a_design_refuses_is_reported_per_file(batch: Path) -> None:
-    # --complete is refused by work-lane traces (they end with stop_end): one line per file, exit 2
-    doc = as_json(run(str(batch / "a1.jsonl"), str(batch / "a2.jsonl"), "--complete", "--json"))
+def test_a_trace_an_engine_cannot_judge_is_reported_per_file(batch: Path) -> None:
+    # the spec engine judges no global-lock work-stealing trace: one line per file, exit 2
+    for name in ("valid_global_lock_basic.jsonl", "invalid_r2_global_lock_pop_oldest.jsonl"):
+        shutil.copy(WORK_STEALING_CORPUS / name, batch / name)
+    files = [
+        str(batch / "valid_global_lock_basic.jsonl"),
+        str(batch / "invalid_r2_global_lock_pop_oldest.jsonl"),
+    ]
+    doc = as_json(run(*files, "--engine", "spec", "--json"))
     assert [f["verdict"] for f in doc["files"]] == [NOT_VALIDATED, NOT_VALIDATED]
-    assert "stop_end" in doc["files"][0]["message"] and doc["summary"]["code"] == 2
+    assert "--engine fast" in doc["files"][0]["message"] and doc["summary"]["code"] == 2
+
+
+def test_complete_judges_a_folder_of_work_lane_traces(batch: Path) -> None:
+    # --complete is no refusal for work-lane traces: stop_end shows their end; without it, a prefix
+    doc = as_json(run(str(batch / "a1.jsonl"), str(batch / "sub" / "a3.jsonl"), "--complete", "--json"))
+    assert [f["code"] for f in doc["files"]] == [0, 0] and doc["summary"]["code"] == 0
+    assert "judged as a prefix (rule 8)" in doc["files"][1]["message"]
 
 
 @pytest.mark.parametrize(

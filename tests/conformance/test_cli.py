@@ -81,7 +81,8 @@ def test_bench_shape() -> None:
 
 
 def test_validate_complete_flag(tmp_path: Path) -> None:
-    """--complete judges an akka trace as a finished run; a work-lane trace refuses it (it has stop_end)."""
+    """--complete judges an akka trace as a finished run; a work-lane trace shows its end with
+    stop_end, so --complete changes no verdict of one (refused until session 42: exit 2)."""
     header = {
         "trace": "lanecheck",
         "version": 1,
@@ -101,4 +102,6 @@ def test_validate_complete_flag(tmp_path: Path) -> None:
     done = runner.invoke(_app(), ["validate", "--complete", str(path)])
     assert done.exit_code == 1 and "lost wakeup" in done.output and "rule 6" in done.output, done.output
     lane = runner.invoke(_app(), ["validate", "--complete", str(CORPUS / "valid_basic_drain.jsonl")])
-    assert lane.exit_code == 2 and "stop_end" in lane.output, lane.output
+    assert lane.exit_code == 0 and "ends after stop_end" in lane.output, lane.output
+    cut = runner.invoke(_app(), ["validate", "--complete", str(CORPUS / "valid_prefix_item_pending.jsonl")])
+    assert cut.exit_code == 0 and "judged as a prefix (rule 8)" in cut.output, cut.output
