@@ -10,12 +10,16 @@ An id is *in flight* from the event that accepted it (a version-1 ``post``, a ve
 with ``result: "ok"``) until its ``invoke`` or the ``discard``/``reset`` that lists it. A second
 acceptance of an id in flight is refused, naming the first. A refused post or push
 (``capacity_exceeded``, ``invalid_state``, ``invalid_argument``) may be retried with its id: it
-was never accepted.
+was never accepted. The akka mailbox's ids are the same rule with its own events (``MAILBOX``:
+a ``send`` with ``result: "ok"`` accepts, a ``process`` or the ``dead_letter`` that lists it ends
+it; an outside review of the validators found two sends of one id in flight, processed twice,
+allowed by both engines).
 """
 
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from typing import Any
 
 from model_checks.conformance.reader import clip
@@ -23,41 +27,79 @@ from model_checks.conformance.verdict import Rejected
 
 Event = dict[str, Any]
 
-# The events that change which ids are in flight: those that may accept an item, then the others.
-ACCEPTING = frozenset({"post", "push"})
-ITEM_EVENTS = ACCEPTING | {"invoke", "discard", "reset"}
+
+@dataclass(frozen=True)
+class ItemEvents:
+    """A design's events that accept an item (with ``result: "ok"``), that end it one by one
+    (``item``) and all at once (``items``), the field naming where it went, and the words for
+    its end."""
+
+    accepting: frozenset[str]
+    used: frozenset[str]
+    dropped: frozenset[str]
+    unit: str
+    ended: str
+
+    @property
+    def all(self) -> frozenset[str]:
+        """The events that change which ids are in flight."""
+        return self.accepting | self.used | self.dropped
+
+
+LANE = ItemEvents(
+    frozenset({"post", "push"}),
+    frozenset({"invoke"}),
+    frozenset({"discard", "reset"}),
+    "lane",
+    "invoked or discarded",
+)
+MAILBOX = ItemEvents(
+    frozenset({"send"}),
+    frozenset({"process"}),
+    frozenset({"dead_letter"}),
+    "mailbox",
+    "processed or dead-lettered",
+)
+# The lane designs' events that may accept an item, and all that change which ids are in flight.
+ACCEPTING = LANE.accepting
+ITEM_EVENTS = LANE.all
 
 
 class ItemIds:
-    """The ids of the items accepted and not yet invoked or discarded (the live state only)."""
+    """The ids of the items accepted and not yet ended (invoked or discarded; the live state only)."""
 
-    __slots__ = ("live",)
+    __slots__ = ("events", "live")
 
-    def __init__(self) -> None:
-        self.live: dict[Any, tuple[int, int]] = {}  # item -> (seq, lane) of the post that accepted it
+    def __init__(self, events: ItemEvents = LANE) -> None:
+        # item -> (seq, unit) of the event that accepted it (seq: None where a caller numbers none)
+        self.live: dict[Any, tuple[int | None, int]] = {}
+        self.events = events
 
     def see(self, ev: Event) -> None:
-        """Account for ``ev`` (one of ``ITEM_EVENTS``); ``Rejected`` (rule 4) for an id reused."""
+        """Account for ``ev`` (one of ``events.all``); ``Rejected`` (rule 4) for an id reused."""
         kind = ev["event"]
-        if kind in ACCEPTING:
+        events = self.events
+        if kind in events.accepting:
             if ev["result"] != "ok":
                 return
             item = ev["item"]
             first = self.live.get(item)
             if first is not None:
-                raise Rejected(4, _reused(ev, *first))
-            self.live[item] = (ev["seq"], ev["lane"])
-        elif kind == "invoke":
+                raise Rejected(4, _reused(ev, events, *first))
+            self.live[item] = (ev.get("seq"), ev[events.unit])
+        elif kind in events.used:
             self.live.pop(ev["item"], None)
         else:
             for item in ev["items"]:
                 self.live.pop(item, None)
 
 
-def _reused(ev: Event, seq: int, lane: int) -> str:
+def _reused(ev: Event, events: ItemEvents, seq: int | None, unit: int) -> str:
     item = clip(json.dumps(ev["item"], ensure_ascii=False), 200)
+    where = events.unit
+    first = f"{where} {unit}" if seq is None else f"seq {seq}, {where} {unit}"
     return (
-        f"{ev['event']} of item {item} to lane {ev['lane']} is ok, but item {item} was already accepted "
-        f"(seq {seq}, lane {lane}) and has not been invoked or discarded yet: an item id is unique "
+        f"{ev['event']} of item {item} to {where} {ev[where]} is ok, but item {item} was already accepted "
+        f"({first}) and has not been {events.ended} yet: an item id is unique "
         "per trace, so one id cannot be in flight twice"
     )

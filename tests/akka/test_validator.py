@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
+from model_checks.conformance import ENGINES
 from model_checks.conformance.validator import validate_lines
 from model_checks.designs.akka_mailbox.configs import CONFIGS
 from model_checks.designs.akka_mailbox.trace_search import ENABLED_AT, SPEC_WITHOUT_APPEND_EVENTS
@@ -102,3 +105,48 @@ def test_an_event_before_the_execute_a_schedule_owes_names_rule_1() -> None:
     # Another thread's event is no business of p0's schedule.
     other = {"thread": "p1", "event": "send", "mailbox": 1, "item": "m1", "result": "ok"}
     assert validate_lines(_lines([*scheduled, other])).code == 0
+
+
+def _appends_logged(events: list[dict[str, object]]) -> list[str]:
+    header = {"trace": "lanecheck", "version": 1, "design": "akka-mailbox"}
+    config = {"workers": 2, "throughput": 2, "logs_append": True}
+    numbered = [{"seq": i, **e} for i, e in enumerate(events, start=1)]
+    return [json.dumps({**header, "config": config})] + [json.dumps(e) for e in numbered]
+
+
+def _send(thread: str, mailbox: int, item: str) -> list[dict[str, object]]:
+    return [
+        {"thread": thread, "event": "send", "mailbox": mailbox, "item": item, "result": "ok"},
+        {"thread": thread, "event": "append", "mailbox": mailbox, "item": item},
+    ]
+
+
+RUN_ONE = [
+    {"thread": "s0", "event": "schedule", "mailbox": 0},
+    {"thread": "s0", "event": "execute", "mailbox": 0},
+    {"thread": "w0", "event": "run_begin", "mailbox": 0},
+]
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("mailbox", [0, 1])
+def test_an_item_id_in_flight_twice_is_refused(engine: str, mailbox: int) -> None:
+    """An item id is unique per trace (docs/akka-mailbox.md): a second ok send of one still queued
+    is rule 4, whichever mailbox; both engines allowed it, sent twice and processed twice (the
+    outside review of the validators, session 42)."""
+    events = [*_send("s0", 0, "a"), *RUN_ONE[:2], *_send("s1", mailbox, "a")]
+    verdict = validate_lines(_appends_logged(events), engine=engine)
+    assert (verdict.code, verdict.seq, verdict.rule) == (1, 5, 4), verdict.message
+    assert 'item "a" was already accepted (seq 1, mailbox 0)' in verdict.message
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_an_item_id_sent_again_after_its_process_is_allowed(engine: str) -> None:
+    """As the lane designs' ids (docs/trace-format.md, "Still accepted"): unique while in flight."""
+    again = [
+        {"thread": "w0", "event": "process", "mailbox": 0, "item": "a"},
+        {"thread": "w0", "event": "run_end", "mailbox": 0, "processed": 1, "status": 0},
+    ]
+    events = [*_send("s0", 0, "a"), *RUN_ONE, *again, *_send("s1", 0, "a")]
+    verdict = validate_lines(_appends_logged(events), engine=engine)
+    assert verdict.code == 0, verdict.message

@@ -41,6 +41,7 @@ from operator import attrgetter
 from typing import Any
 
 from model_checks.conformance.header_config import HeaderConfig
+from model_checks.conformance.item_ids import MAILBOX, ItemIds
 from model_checks.conformance.search import FunctionPcs, NoMatch, TraceSearch
 from model_checks.conformance.search_binding import UnitNames, add_process, forget_read
 from model_checks.conformance.search_words import least_queued, pending_phrases
@@ -78,6 +79,9 @@ UNNAMED_MAILBOX = {
     "dead": 0,
     "closed": False,
 }
+
+
+MAILBOX_ITEM_EVENTS = MAILBOX.all
 
 
 @dataclass(frozen=True, eq=False)
@@ -168,6 +172,7 @@ class AkkaChecker:
         self._procs: dict[tuple[str, str], list[str]] = {}
         # thread -> the mailbox it logged schedule of and owes the execute of, next
         self.executes_owed: dict[str, int] = {}
+        self.ids = ItemIds(MAILBOX)  # the item ids in flight (conformance.item_ids)
         if deferred is None:
             deferred = DEFERRED if logs_append else DEFERRED_WITHOUT_APPEND_EVENTS
         self.c = TraceConstants(
@@ -296,6 +301,8 @@ class AkkaChecker:
                 f" config.{LOGS_APPEND}: true (a trace logs every accepted send's append, or none)",
             )
         thread, kind = ev["thread"], ev["event"]
+        if kind in MAILBOX_ITEM_EVENTS:
+            self.ids.see(ev)  # rule 4: an item id is unique per trace (none accepted twice in flight)
         owed = self.executes_owed.get(thread)
         if owed is not None and (kind != "execute" or ev["mailbox"] != owed):
             # Whatever role the thread logs it in: the spec's roles are processes of their own.
