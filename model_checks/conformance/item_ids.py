@@ -10,10 +10,9 @@ An id is *in flight* from the event that accepted it (a version-1 ``post``, a ve
 with ``result: "ok"``) until its ``invoke`` or the ``discard``/``reset`` that lists it. A second
 acceptance of an id in flight is refused, naming the first. A refused post or push
 (``capacity_exceeded``, ``invalid_state``, ``invalid_argument``) may be retried with its id: it
-was never accepted. The akka mailbox's ids are the same rule with its own events (``MAILBOX``:
-a ``send`` with ``result: "ok"`` accepts, a ``process`` or the ``dead_letter`` that lists it ends
-it; an outside review of the validators found two sends of one id in flight, processed twice,
-allowed by both engines).
+was never accepted. Another design gives its own events (``ItemEvents``: the akka mailbox's
+``send``, ``process`` and ``dead_letter``, in its folder; an outside review of the validators
+found two sends of one id in flight, processed twice, allowed by both engines).
 """
 
 from __future__ import annotations
@@ -52,13 +51,6 @@ LANE = ItemEvents(
     frozenset({"discard", "reset"}),
     "lane",
     "invoked or discarded",
-)
-MAILBOX = ItemEvents(
-    frozenset({"send"}),
-    frozenset({"process"}),
-    frozenset({"dead_letter"}),
-    "mailbox",
-    "processed or dead-lettered",
 )
 # The lane designs' events that may accept an item, and all that change which ids are in flight.
 ACCEPTING = LANE.accepting

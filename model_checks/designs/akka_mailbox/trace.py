@@ -41,7 +41,7 @@ from operator import attrgetter
 from typing import Any
 
 from model_checks.conformance.header_config import HeaderConfig
-from model_checks.conformance.item_ids import MAILBOX, ItemIds
+from model_checks.conformance.item_ids import ItemEvents, ItemIds
 from model_checks.conformance.search import FunctionPcs, NoMatch, TraceSearch
 from model_checks.conformance.search_binding import UnitNames, add_process, forget_read
 from model_checks.conformance.search_words import least_queued, pending_phrases
@@ -81,6 +81,14 @@ UNNAMED_MAILBOX = {
 }
 
 
+# an ok send accepts an item id, its process or the dead_letter listing it ends it (rule 4's ids)
+MAILBOX = ItemEvents(
+    frozenset({"send"}),
+    frozenset({"process"}),
+    frozenset({"dead_letter"}),
+    "mailbox",
+    "processed or dead-lettered",
+)
 MAILBOX_ITEM_EVENTS = MAILBOX.all
 
 
