@@ -84,6 +84,14 @@ BAD: dict[str, tuple[int, list[tuple[str, str, dict[str, Any]]], int, str]] = {
         "owes the submission of lane 0",
     ),
     "drain_begin without a take": (3, [*GOOD[:3], ("w", "drain_begin", {"lane": 0})], 4, "no a take"),
+    # (rule 3, "`invoked` its count", as version 1's drain_end: it was named rule 2 before the trace
+    # review of session 42)
+    "release with a wrong invoked count": (
+        3,
+        _replace(8, ("w", "cas", cas(0, "draining", "idle", True, invoked=5))),
+        8,
+        "invoked = 1",
+    ),
     "invoke of an item not popped": (4, _replace(7, ("w", "invoke", {"lane": 0, "item": "z"})), 7, "item"),
     "pop of an item not pushed": (4, _replace(6, ("w", "pop", {"lane": 0, "item": "z"})), 6, "item"),
     "recheck empty on a non-empty lane": (

@@ -318,7 +318,8 @@ class LockFreeChecker:
         """Why no behaviour takes ``ev`` (``named``: the same event in the spec's lane numbers)."""
         kind, thread = ev["event"], ev["thread"]
         head = show_event(ev)
-        rule = RULE_OF_EVENT.get(kind, 2)
+        # (a CAS Draining -> Idle is the drain's release, rule 3; the others, reservations, rule 2)
+        rule = 3 if kind == "cas" and ev.get("from") == "draining" else RULE_OF_EVENT.get(kind, 2)
         owing = _owing(none.states, procs)
         if owing is not None and kind not in ("submit", "submit_refused"):
             lane = self.units.traced(owing)
