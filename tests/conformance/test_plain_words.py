@@ -58,3 +58,19 @@ def test_the_words_name_the_line_the_field_and_what_was_expected(header: str, li
     assert (v.code, v.line) == (2, 2), v.message
     assert v.message.startswith(f"line 2: {words}"), v.message
     assert "True" not in v.message and "given schemas" not in v.message
+
+
+@pytest.mark.parametrize("engine", ["fast", "spec"])
+def test_a_second_drain_begin_by_the_drainer_says_it_is_draining(engine: str) -> None:
+    """The trace review of session 42: both engines said the worker had not taken the lane."""
+    events = [
+        {"thread": "p0", "event": "post", "lane": 0, "item": "a", "result": "ok", "submit": True},
+        {"thread": "p0", "event": "submit", "lane": 0},
+        {"thread": "w0", "event": "take", "lane": 0},
+        {"thread": "w0", "event": "drain_begin", "lane": 0},
+        {"thread": "w0", "event": "drain_begin", "lane": 0},
+    ]
+    lines = [V1, *(json.dumps({"seq": i, **e}) for i, e in enumerate(events, start=1))]
+    verdict = validate_lines(lines, engine=engine)
+    assert (verdict.code, verdict.seq, verdict.rule) == (1, 5, 3), verdict.message
+    assert "which is already draining it (one per take)" in verdict.message, verdict.message

@@ -93,12 +93,13 @@ def explain(ev: Event, states: list[wl.Vars], c: wl.Constants) -> tuple[int, str
     elif kind == "drain_begin":
         if _all(states, wl.Discarding):
             return 7, f"drain_begin of lane {lane} after stop_begin discard: no drain may begin"
+        if _all(states, lambda s: _draining(s, thread, lane)):
+            return 3, f"drain_begin of lane {lane} by {thread}, which is already draining it (one per take)"
         return 3, f"drain_begin of lane {lane} by {thread}, which did not take it"
     elif kind in ("invoke", "drain_end"):
 
         def draining(s: wl.Vars) -> bool:
-            w = s.worker.as_dict().get(thread)
-            return w is not None and w[1] == lane and w[0] in (wl.W_DRAIN, wl.W_DECIDE)
+            return _draining(s, thread, lane)
 
         if not any(draining(s) for s in states):
             return 3, f"{kind} on lane {lane} by {thread}, which is not draining it"
@@ -178,3 +179,9 @@ def explain(ev: Event, states: list[wl.Vars], c: wl.Constants) -> tuple[int, str
             ),
         )
     return 8, f"no behaviour of the spec continues with this {kind}"
+
+
+def _draining(s: wl.Vars, thread: str, lane: int) -> bool:
+    """Is ``thread`` draining ``lane`` in state ``s``?"""
+    w = s.worker.as_dict().get(thread)
+    return w is not None and w[1] == lane and w[0] in (wl.W_DRAIN, wl.W_DECIDE)

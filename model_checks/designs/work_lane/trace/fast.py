@@ -222,6 +222,10 @@ class Sim(StopSteps):
         if self.discarding():
             raise Rejected(7, f"drain_begin of lane {lane} after stop_begin discard: no drain may begin")
         w = self.workers.get(thread)
+        if w is not None and w[0] == DRAIN and w[1] == lane:
+            raise Rejected(
+                3, f"drain_begin of lane {lane} by {thread}, which is already draining it (one per take)"
+            )
         if w is None or w[0] != TOOK or w[1] != lane:
             raise Rejected(
                 3,
