@@ -20,10 +20,11 @@ from types import ModuleType
 from typing import Any
 
 from model_checks.harness import per_execution
-from model_checks.harness.patch_streams import module_names
+from model_checks.harness.patch_streams import module_refers
 from model_checks.harness.patch_threads import _controlled
 
 _NAMES = frozenset({"copy_context", "Context"})
+_HELD = (contextvars.Context, contextvars.copy_context)
 _Modified = ctypes.pythonapi.PyType_Modified
 _Modified.argtypes = [ctypes.py_object]
 _Modified.restype = None
@@ -84,13 +85,8 @@ def _leave(name: str) -> None:
 _run.__name__ = _run.__qualname__ = "run"
 
 
-def _names_context(module: ModuleType) -> bool:
-    held = any(v is contextvars.Context or v is contextvars.copy_context for v in list(vars(module).values()))
-    return held or module_names(module, _NAMES)
-
-
 def at_patching(modules: tuple[ModuleType, ...]) -> list[tuple[Any, str, Any, Any]]:
     """``Context.run`` where ``modules`` name ``copy_context`` or ``Context`` (elsewhere CPython's)."""
-    if not any(_names_context(m) for m in modules):
+    if not any(module_refers(m, _NAMES, _HELD) for m in modules):
         return []
     return [(CONTEXT, "run", _real_run, _run)]

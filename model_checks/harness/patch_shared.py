@@ -44,7 +44,7 @@ from typing import Any
 
 from model_checks.harness import patch_threads, per_execution
 from model_checks.harness.own_code import own
-from model_checks.harness.patch_streams import module_names
+from model_checks.harness.patch_streams import module_names, module_refers
 from model_checks.harness.patch_threads import _controlled
 from model_checks.harness.race_sites import SKIP_FILES
 
@@ -177,11 +177,6 @@ _GC_WRITES = ("disable", "enable", "collect", "set_threshold", "freeze", "unfree
 _GC_READS = ("isenabled", "get_threshold")
 
 
-def _names_cwd(module: ModuleType) -> bool:
-    held = any(v is _CONTEXT_CHDIR for v in list(vars(module).values()))
-    return held or module_names(module, frozenset({"chdir", "fchdir"}))
-
-
 def _names_gc(module: ModuleType) -> bool:
     held = any(id(v) in _GC_FUNCTIONS for v in list(vars(module).values()))
     return module_names(module, _GC_SETTERS) and (held or module_names(module, frozenset({"gc"})))
@@ -204,7 +199,7 @@ def at_patching(modules: tuple[ModuleType, ...]) -> list[tuple[Any, str, Any, An
             rules.setdefault((module, name), []).append((location, kind, when))
 
     _BEGIN_READS.clear()
-    if any(_names_cwd(m) for m in modules):
+    if any(module_refers(m, frozenset({"chdir", "fchdir"}), (_CONTEXT_CHDIR,)) for m in modules):
         add(os, "chdir", _CWD, "write")
         add(os, "fchdir", _CWD, "write")
         add(os, "getcwd", _CWD, "read")

@@ -86,6 +86,13 @@ def module_names(module: ModuleType, names: frozenset[str]) -> bool:
     return any(_names(code, names) for code in _module_codes(module))
 
 
+def module_refers(module: ModuleType, names: frozenset[str], objects: tuple[object, ...]) -> bool:
+    """Does ``module`` hold one of ``objects`` among its globals (``from time import tzset``), or
+    its code name one of ``names``?"""
+    held = any(v is o for v in list(vars(module).values()) for o in objects)
+    return held or module_names(module, names)
+
+
 def _module_names_redirect(module: ModuleType) -> bool:
     for value in list(vars(module).values()):
         if value is contextlib.redirect_stdout or value is contextlib.redirect_stderr:

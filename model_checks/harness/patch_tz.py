@@ -25,7 +25,7 @@ from typing import Any
 
 from model_checks.harness.patch_context import TypeSlots
 from model_checks.harness.patch_shared import Rule, _always, _from_program, _wrapped, access
-from model_checks.harness.patch_streams import module_names, over_dict
+from model_checks.harness.patch_streams import module_refers, over_dict
 from model_checks.harness.patch_threads import _controlled
 
 _ZONE = "the time zone"
@@ -90,15 +90,10 @@ def _local(cls: type, name: str, bound: bool, when: Callable[..., bool]) -> tupl
     return TypeSlots(cls), name, real, classmethod(call) if bound else call
 
 
-def _names_tzset(module: ModuleType) -> bool:
-    held = any(v is time.tzset for v in list(vars(module).values()))
-    return held or module_names(module, frozenset({"tzset"}))
-
-
 def at_patching(modules: tuple[ModuleType, ...]) -> list[tuple[Any, str, Any, Any]]:
     """``tzset`` and the readers of the zone where ``modules`` name ``tzset`` (elsewhere CPython's)."""
     _FOUND.clear()
-    if not any(_names_tzset(m) for m in modules):
+    if not any(module_refers(m, frozenset({"tzset"}), (time.tzset,)) for m in modules):
         return []
     _FOUND.append(_zone())
     write: list[Rule] = [(_ZONE, "write", _always)]
