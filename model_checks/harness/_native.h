@@ -61,5 +61,6 @@ int lanecheck_add_race_clocks(PyObject *module);      /* _race_clocks.c: join, s
 int lanecheck_add_fingerprint_hot(PyObject *module);  /* Reducer, REDUCER_KINDS */
 int lanecheck_add_fingerprint_same(PyObject *module); /* same_readings, same_versions, same_items */
 int lanecheck_add_field_reader(PyObject *module);     /* FieldReader */
+int lanecheck_add_process_watch(PyObject *module);    /* watch_arm, watch_changed, ... */
 
 #endif

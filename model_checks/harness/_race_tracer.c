@@ -331,7 +331,8 @@ PyInit__race_tracer(void)
     }
     if (lanecheck_add_frame_reader(m) < 0 || lanecheck_add_race_clocks(m) < 0 ||
         lanecheck_add_fingerprint_hot(m) < 0 || lanecheck_add_fingerprint_same(m) < 0 ||
-        lanecheck_add_field_reader(m) < 0 || lanecheck_add_race_filter(m) < 0) {
+        lanecheck_add_field_reader(m) < 0 || lanecheck_add_race_filter(m) < 0 ||
+        lanecheck_add_process_watch(m) < 0) {
         Py_DECREF(m);
         return NULL;
     }

@@ -6,7 +6,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable
 
-from model_checks.harness import patch_io_outside, patch_random, races
+from model_checks.harness import patch_io_outside, patch_random, process_watch, races
 from model_checks.harness.declared import fields_as_points
 from model_checks.harness.options import Options
 from model_checks.harness.patch import (
@@ -50,6 +50,10 @@ def execute(
     ex.keep_going = options.keep_going
     ex.sources = sources
     start_execution()  # patch mode: the program's modules as the check's first execution found them
+    # which steps change the process's state (DPOR takes them as dependent with every step), and
+    # whether the execution did (it is then put back: ``_run``)
+    ex.watch = process_watch.changed
+    process_watch.reset()
     rt = ControlledRuntime(ex)
     set_current(rt)
     main = _exiting(test_fn, rt) if patch_mode() else lambda: test_fn(rt)
@@ -57,7 +61,7 @@ def execute(
         try:
             ex.run(main)
         finally:
-            set_current(None)
+            _ended(ex)
         return ex
     ex.race = races.RaceDetector(ex, points)
     previous = sys.gettrace()
@@ -66,8 +70,14 @@ def execute(
             ex.run(main)
     finally:
         sys.settrace(previous)
-        set_current(None)
+        _ended(ex)
     return ex
+
+
+def _ended(ex: Execution) -> None:
+    set_current(None)  # (patch mode puts back the state it keeps: the zone before its names)
+    if ex.process_dirty:
+        process_watch.put_back()
 
 
 def _exiting(test_fn: TestFn, rt: ControlledRuntime) -> Callable[[], object]:
@@ -110,5 +120,6 @@ def resolved(options: Options) -> Options:
     RACES_OFF_BY_DEFAULT[0] = options.races is None and not on and races.SUPPORTED
     new_check()
     patch_random.new_check(options.seed)  # its programs' random draws: from its seed
+    process_watch.new_check()  # the modules imported now are watched
     patch_io_outside.new_check(options.time_limit)  # a real-time wait for a child ends with it
     return options if options.races is on else options.with_(races=on)

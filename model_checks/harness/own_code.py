@@ -42,6 +42,8 @@ MACHINERY_FILES = frozenset(
         "execution.py",
         "hash_seed.py",
         "loops.py",
+        "process_saved.py",
+        "process_watch.py",
         "options.py",
         "own_code.py",
         "patch_logging.py",

@@ -86,6 +86,12 @@ class Search:
         if chooser.cut:
             self.result.bounded_by.insert(0, f"preemption_bound={self.options.preemption_bound}")
         self.result.pruned = chooser.pruned
+        if chooser.process_writes:
+            changed = ", ".join(sorted(chooser.process_writes))
+            self.result.notes.append(
+                f"steps changed process-wide state ({changed}): each such step was ordered both "
+                "ways against every step of every other thread (docs/harness.md, \"Process-wide state\")"
+            )
 
     def _release_previous(self) -> None:
         """Free the previous execution now (``Execution.release``) unless a report needs it."""

@@ -111,6 +111,12 @@ class Execution:
         self.clock_read = False
         self.deadline_read = False
         self.clock_moved = False
+        # What the step that just ended changed of the process's state (the C locale, a library
+        # module's names, ...: ``process_watch``), or None: DPOR takes such a step as dependent
+        # with every step. ``watch`` is ``process_watch.changed`` where the chooser analyses steps.
+        self.watch: Callable[[], str | None] | None = None
+        self.process_written: str | None = None
+        self.process_dirty = False  # some step of this execution changed it
         self.current: int | None = None  # the thread whose code runs; None in the scheduler
         self.idle = False  # the execution ended because no thread could run
         # record each operation's source line (off while exploring; on to replay for a report)
@@ -251,6 +257,8 @@ class Execution:
         crash: _Crash | None = None
         try:
             # the step that just ended: inline ``_after_step`` (this runs at every step)
+            if self.watch is not None:
+                self._watch_step()
             if self.failure is None and self.hooks.invariants:
                 check_invariants(self)
             if self.after_step_hook and len(self.steps) > self.quiet:
@@ -339,10 +347,17 @@ class Execution:
 
     def _after_step(self) -> None:
         """The running step ended (its thread finished, or its operation parked it)."""
+        if self.watch is not None:
+            self._watch_step()
         if self.failure is None and self.hooks.invariants:
             check_invariants(self)
         if self.after_step_hook and len(self.steps) > self.quiet:
             self._chooser_after_step()
+
+    def _watch_step(self) -> None:
+        written = self.process_written = self.watch() if self.watch is not None else None
+        if written is not None:
+            self.process_dirty = True
 
     def _chooser_after_step(self) -> None:
         native = self.native

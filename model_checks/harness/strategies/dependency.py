@@ -1,11 +1,12 @@
 """What DPOR (``search.py``) and the state search (``stateful.py``) take as dependent beyond two
 operations on a common object (``objects.dependent``): which pairs can never be enabled together
 (a race needs both), and the virtual clock, which a thread's code reads and another thread's
-timeout moves though the two touch no common object (docs/harness.md, "The DPOR algorithm")."""
+timeout moves though the two touch no common object, and a step that changed the process's state
+(``as_global``) (docs/harness.md, "The DPOR algorithm")."""
 
 from __future__ import annotations
 
-from model_checks.harness.rt.objects import ConditionState, LockState, Op
+from model_checks.harness.rt.objects import GLOBAL, ConditionState, LockState, Op
 from model_checks.harness.rt.scheduler import Execution
 
 # Operations that raise unless their thread owns the condition's lock: one that ran without
@@ -39,6 +40,12 @@ def coenabled(earlier: Op, later: Op, earlier_raised: bool) -> bool:
     if earlier.kind in NEEDS_LOCK and isinstance(earlier.obj, ConditionState):
         return earlier.obj.lock is not lock
     return True
+
+
+def as_global(op: Op) -> Op:
+    """``op`` as a step whose code changed the process's state (``process_watch``): the same
+    operation (its enabledness, what it waits for) dependent with every other."""
+    return Op(op.kind, op.obj, op.args, op.timeout, False, GLOBAL, op.source, op.deadline, op.result)
 
 
 class ClockReaders:

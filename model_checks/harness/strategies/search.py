@@ -38,7 +38,13 @@ from model_checks.harness.rt.enabled import thread_actions
 from model_checks.harness.rt.objects import GLOBAL, NEVER, Action, Op, dependent
 from model_checks.harness.rt.records import NativeChooser, check_replayed
 from model_checks.harness.rt.scheduler import Execution
-from model_checks.harness.strategies.dependency import NO_THREADS, ClockReaders, clock_conflict, coenabled
+from model_checks.harness.strategies.dependency import (
+    NO_THREADS,
+    ClockReaders,
+    as_global,
+    clock_conflict,
+    coenabled,
+)
 
 Clock = list[int]
 
@@ -74,6 +80,9 @@ class Frame:
     # the step read the virtual clock (``Execution.clock_read``) or moved it (``clock_moved``)
     reads_clock: bool = False
     moves_clock: bool = False
+    # the actions taken here whose step changed the process's state (``Execution.process_written``):
+    # dependent with every step, so never asleep after another thread's step
+    wrote_process: set[Action] = field(default_factory=set)
     # ordered search only: the tree (the node this one was reached from, by ``via``) and the
     # preemptions of the path to this node, with the thread that ran last before it
     parent: Frame | None = None
@@ -112,6 +121,8 @@ class SearchChooser(NativeChooser):
         self.heads: list[int] = []
         self.bound_now = 0  # the bucket the last branch came from: the bound being explored
         self.clock_readers = ClockReaders()
+        # what the steps that changed the process's state changed, and how many did (a note)
+        self.process_writes: dict[str, int] = {}
 
     # ---------------------------------------------------------------- per execution
     def start_execution(self) -> None:
@@ -193,7 +204,15 @@ class SearchChooser(NativeChooser):
         d = len(ex.steps) - 1
         step = ex.steps[d]
         f = self.stack[d]
-        f.tid, f.op = step.tid, step.op
+        op = step.op
+        written = ex.process_written
+        if written is not None:
+            # the step's code changed the process's state, which no operation or traced access
+            # shows another thread reading: dependent with every step (``process_watch``)
+            op = as_global(op)
+            f.wrote_process.add(f.chosen)
+            self.process_writes[written] = self.process_writes.get(written, 0) + 1
+        f.tid, f.op = step.tid, op
         f.raised = isinstance(step.result, BaseException)
         f.reads_clock, f.moves_clock = self.clock_readers.saw(ex, step.tid), ex.clock_moved
         if not self.dpor:
@@ -203,8 +222,12 @@ class SearchChooser(NativeChooser):
             # only now is it known that the step's code read the clock: its races with other
             # threads' timeouts, analysed as of the state before it (the thread's clock not yet
             # advanced by it)
-            self._clock_races(d, step.tid, step.op)
-        self._clock(step.tid, step.op, d, f.reads_clock, f.moves_clock)
+            self._clock_races(d, step.tid, op)
+        if fresh and written is not None and not self.sleep_only:
+            # only now is it known that the step wrote the process's state: its races with every
+            # earlier step of another thread, as of the state before it (as for the clock)
+            self._races_of(d - 1, step.tid, op)
+        self._clock(step.tid, op, d, f.reads_clock, f.moves_clock)
         if not fresh:
             return  # a replayed prefix: its races were analysed when it was first run
         # sleep set of the next state: what slept here (or was explored here) and is independent
@@ -215,7 +238,8 @@ class SearchChooser(NativeChooser):
             for b in asleep
             if b[0] != step.tid
             and b[0] in f.ops
-            and not dependent(f.ops[b[0]], step.op)
+            and b not in f.wrote_process
+            and not dependent(f.ops[b[0]], op)
             and not clock_conflict(f.reads_clock, f.moves_clock, b[0], f.ops[b[0]], readers)
         }
         if not self.sleep_only:
@@ -266,8 +290,9 @@ class SearchChooser(NativeChooser):
         return tid_i < len(c) and c[tid_i] >= i + 1
 
     def _races(self, ex: Execution, d: int) -> None:
-        last = ex.steps[d]
         f = self.stack[d]
+        last = f.op  # (the step's operation, or its global stand-in: ``process_writes``)
+        assert last is not None
         for t in ex.threads:
             if t.finished or t.pending is None:
                 continue
@@ -284,7 +309,7 @@ class SearchChooser(NativeChooser):
                 ex.limit_cut.add(DAEMON_CUT)
                 continue
             old = f.ops.get(p)
-            if p != last.tid and old is not None and old is not nxt and any(a[0] == p for a in f.enabled):
+            if p != f.tid and old is not None and old is not nxt and any(a[0] == p for a in f.enabled):
                 # The step replaced p's pending operation without p running (a notify turns a
                 # waiter's timed wake into a reacquire): the operation it took away, enabled
                 # before the step (a timeout), races with the step itself, so p must also be
@@ -293,8 +318,8 @@ class SearchChooser(NativeChooser):
                 # p's timeout, this step" (seed 179 of test_order_ipb: 20 of 198 traces missed).
                 self._add_backtrack(f, d, p, d, old)
             if (
-                p != last.tid
-                and not dependent(last.op, nxt)
+                p != f.tid
+                and not dependent(last, nxt)
                 and not (f.reads_clock and nxt.timeout is not None)
             ):
                 continue  # nothing new to race with since the last analysis of p (nor its clock)

@@ -60,11 +60,11 @@ from model_checks.harness.rt.fingerprint import begin_search, fingerprint
 from model_checks.harness.rt.objects import Action, Op, dependent
 from model_checks.harness.rt.records import Replay, check_replayed
 from model_checks.harness.rt.scheduler import Execution
-from model_checks.harness.strategies.dependency import NO_THREADS, ClockReaders, clock_conflict
+from model_checks.harness.strategies.dependency import NO_THREADS, ClockReaders, as_global, clock_conflict
 
 
 class _Frame:
-    __slots__ = ("chosen", "enabled", "key", "ops", "sleep", "todo")
+    __slots__ = ("chosen", "enabled", "key", "ops", "sleep", "todo", "wrote")
 
     def __init__(
         self,
@@ -80,6 +80,9 @@ class _Frame:
         self.todo = awake[1:]
         self.sleep = sleep  # asleep here: on arrival, then every action explored from here
         self.ops = ops  # each live thread's pending operation (empty without sleep sets)
+        # the actions explored here whose step changed the process's state (``process_watch``):
+        # dependent with every step, so never asleep after another thread's
+        self.wrote: set[Action] = set()
 
 
 class StateCachingChooser:
@@ -143,6 +146,10 @@ class StateCachingChooser:
         step = ex.steps[d]
         f = self.stack[d]
         ops = f.ops
+        op = step.op
+        if ex.process_written is not None:
+            op = as_global(op)
+            f.wrote.add(f.chosen)
         read, moved = self.clock_readers.saw(ex, step.tid), ex.clock_moved
         readers = self.clock_readers.threads() if moved else NO_THREADS
         self.next_sleep = {
@@ -150,7 +157,8 @@ class StateCachingChooser:
             for b in f.sleep
             if b[0] != step.tid
             and b[0] in ops
-            and not dependent(ops[b[0]], step.op)
+            and b not in f.wrote
+            and not dependent(ops[b[0]], op)
             and not clock_conflict(read, moved, b[0], ops[b[0]], readers)
         }
 
@@ -175,7 +183,9 @@ class StateCachingChooser:
         if len(awake) == 1:
             self.single += 1
         else:
-            key = self.fingerprint(ex)
+            # (a state after a step that changed the process's state is not fingerprinted: the
+            # fingerprint reads no C state, such as the locale; ``process_watch``)
+            key = None if ex.process_dirty else self.fingerprint(ex)
             if key is None:
                 self.unhashed += 1
             elif key in self.on_path:

@@ -1,0 +1,279 @@
+/* The process-state watch in C (process_watch.py, docs/harness.md "Process-wide state").
+ *
+ * A step's code may change state every thread of the process shares but no traced access and
+ * no operation shows: the C locale, the collector's switch, the recursion limit, a rebound name
+ * in a library module (``threading.excepthook``, ``tempfile.tempdir``, ``sys.modules["json"]``),
+ * an entry of a list the interpreter reads (``sys.path``, the codec search functions), the
+ * environment or a resource limit (seen through audit events). The scheduler asks ``changed()``
+ * at the end of every step of an exhaustive search; DPOR then takes that step as dependent with
+ * every other step. This runs at every step, so it reads only what is cheap: each watched dict's
+ * version (PEP 509, one load), each watched list's length and item pointers, one call each for
+ * the locale, the collector and the recursion limit, and a flag the audit hook sets.
+ *
+ * One watch at a time (a check does not run inside a check): the state is the module's.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <locale.h>
+#include <stdint.h>
+#include <string.h>
+
+#define Py_BUILD_CORE 1
+#include "internal/pycore_interp.h"
+#undef Py_BUILD_CORE
+
+#include "_native.h"
+
+static PyObject *w_dicts = NULL; /* tuple of dicts */
+static PyObject *w_lists = NULL; /* tuple of lists */
+static PyObject *w_names = NULL; /* tuple of str: the dicts' names, then the lists' */
+static uint64_t *w_versions = NULL;
+static Py_ssize_t *w_sizes = NULL;
+static uintptr_t *w_sums = NULL;
+static char *w_locale = NULL;
+static int w_gc = 0;
+static int w_recursion = 0;
+static int w_armed = 0;
+static int w_hooked = 0;
+/* the audit event that changed process state since the last look (a static string), or NULL */
+static const char *w_event = NULL;
+
+/* Audit events whose call changes what every thread of the process sees. */
+static const char *const WRITES[] = {
+    "os.putenv", "os.unsetenv", "os.chdir", "os.rename", "os.remove", "os.rmdir", "os.mkdir",
+    "os.link", "os.symlink", "os.chmod", "os.chown", "os.truncate", "os.utime", "os.setxattr",
+    "os.removexattr", "os.chflags", "resource.setrlimit", "resource.prlimit", NULL};
+
+static int
+audit_hook(const char *event, PyObject *args, void *data)
+{
+    (void)data;
+    if (!w_armed || (event[0] != 'o' && event[0] != 'r')) {
+        return 0;
+    }
+    for (const char *const *w = WRITES; *w != NULL; w++) {
+        if (strcmp(event, *w) == 0) {
+            /* prlimit(pid, resource) only reads: its third argument is the new limits or None */
+            if (strcmp(event, "resource.prlimit") == 0 && PyTuple_Check(args) &&
+                (PyTuple_GET_SIZE(args) < 3 || PyTuple_GET_ITEM(args, 2) == Py_None)) {
+                return 0;
+            }
+            if (w_event == NULL) {
+                w_event = *w;
+            }
+            return 0;
+        }
+    }
+    return 0;
+}
+
+static uintptr_t
+list_sum(PyObject *list)
+{
+    /* the items' addresses, each rotated by its place: a store, an insertion, a removal or a
+     * reordering changes it (with the length) */
+    uintptr_t sum = 0;
+    Py_ssize_t n = PyList_GET_SIZE(list);
+    for (Py_ssize_t i = 0; i < n; i++) {
+        uintptr_t p = (uintptr_t)PyList_GET_ITEM(list, i);
+        unsigned r = (unsigned)(i % (8 * sizeof(uintptr_t) - 1)) + 1;
+        sum ^= (p << r) | (p >> (8 * sizeof(uintptr_t) - r));
+        sum += p;
+    }
+    return sum;
+}
+
+static const char *
+current_locale(void)
+{
+    const char *now = setlocale(LC_ALL, NULL);
+    return now == NULL ? "" : now;
+}
+
+/* Take the state now as the one compared with. */
+static int
+take(void)
+{
+    Py_ssize_t nd = PyTuple_GET_SIZE(w_dicts), nl = PyTuple_GET_SIZE(w_lists);
+    for (Py_ssize_t i = 0; i < nd; i++) {
+        w_versions[i] = ((PyDictObject *)PyTuple_GET_ITEM(w_dicts, i))->ma_version_tag;
+    }
+    for (Py_ssize_t i = 0; i < nl; i++) {
+        PyObject *list = PyTuple_GET_ITEM(w_lists, i);
+        w_sizes[i] = PyList_GET_SIZE(list);
+        w_sums[i] = list_sum(list);
+    }
+    const char *now = current_locale();
+    if (w_locale == NULL || strcmp(w_locale, now) != 0) {
+        char *copy = PyMem_RawMalloc(strlen(now) + 1);
+        if (copy == NULL) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        strcpy(copy, now);
+        PyMem_RawFree(w_locale);
+        w_locale = copy;
+    }
+    w_gc = PyGC_IsEnabled();
+    w_recursion = Py_GetRecursionLimit();
+    w_event = NULL;
+    return 0;
+}
+
+static void
+forget(void)
+{
+    w_armed = 0;
+    Py_CLEAR(w_dicts);
+    Py_CLEAR(w_lists);
+    Py_CLEAR(w_names);
+    PyMem_Free(w_versions);
+    PyMem_Free(w_sizes);
+    PyMem_Free(w_sums);
+    w_versions = NULL;
+    w_sizes = NULL;
+    w_sums = NULL;
+}
+
+static PyObject *
+watch_arm(PyObject *module, PyObject *args)
+{
+    PyObject *dicts, *lists, *names;
+    if (!PyArg_ParseTuple(args, "O!O!O!", &PyTuple_Type, &dicts, &PyTuple_Type, &lists,
+                          &PyTuple_Type, &names)) {
+        return NULL;
+    }
+    Py_ssize_t nd = PyTuple_GET_SIZE(dicts), nl = PyTuple_GET_SIZE(lists);
+    if (PyTuple_GET_SIZE(names) != nd + nl) {
+        PyErr_SetString(PyExc_ValueError, "arm(dicts, lists, names): a name for each dict and list");
+        return NULL;
+    }
+    for (Py_ssize_t i = 0; i < nd; i++) {
+        if (!PyDict_CheckExact(PyTuple_GET_ITEM(dicts, i))) {
+            PyErr_SetString(PyExc_TypeError, "arm: the watched dicts must be dicts");
+            return NULL;
+        }
+    }
+    for (Py_ssize_t i = 0; i < nl; i++) {
+        if (!PyList_CheckExact(PyTuple_GET_ITEM(lists, i))) {
+            PyErr_SetString(PyExc_TypeError, "arm: the watched lists must be lists");
+            return NULL;
+        }
+    }
+    if (!w_hooked) {
+        if (PySys_AddAuditHook(audit_hook, NULL) < 0) {
+            return NULL;
+        }
+        w_hooked = 1;
+    }
+    forget();
+    w_versions = PyMem_Calloc(nd + 1, sizeof(uint64_t));
+    w_sizes = PyMem_Calloc(nl + 1, sizeof(Py_ssize_t));
+    w_sums = PyMem_Calloc(nl + 1, sizeof(uintptr_t));
+    if (w_versions == NULL || w_sizes == NULL || w_sums == NULL) {
+        forget();
+        return PyErr_NoMemory();
+    }
+    w_dicts = Py_NewRef(dicts);
+    w_lists = Py_NewRef(lists);
+    w_names = Py_NewRef(names);
+    if (take() < 0) {
+        forget();
+        return NULL;
+    }
+    w_armed = 1;
+    Py_RETURN_NONE;
+}
+
+static PyObject *
+watch_disarm(PyObject *module, PyObject *unused)
+{
+    forget();
+    Py_RETURN_NONE;
+}
+
+static PyObject *
+watch_reset(PyObject *module, PyObject *unused)
+{
+    if (w_armed && take() < 0) {
+        return NULL;
+    }
+    Py_RETURN_NONE;
+}
+
+/* What changed since the last look, named (None: nothing); the state now is the next look's. */
+static PyObject *
+watch_changed(PyObject *module, PyObject *unused)
+{
+    if (!w_armed) {
+        Py_RETURN_NONE;
+    }
+    PyObject *found = NULL;
+    const char *what = NULL;
+    Py_ssize_t nd = PyTuple_GET_SIZE(w_dicts), nl = PyTuple_GET_SIZE(w_lists);
+    for (Py_ssize_t i = 0; i < nd && found == NULL; i++) {
+        if (((PyDictObject *)PyTuple_GET_ITEM(w_dicts, i))->ma_version_tag != w_versions[i]) {
+            found = PyTuple_GET_ITEM(w_names, i);
+        }
+    }
+    for (Py_ssize_t i = 0; i < nl && found == NULL; i++) {
+        PyObject *list = PyTuple_GET_ITEM(w_lists, i);
+        if (PyList_GET_SIZE(list) != w_sizes[i] || list_sum(list) != w_sums[i]) {
+            found = PyTuple_GET_ITEM(w_names, nd + i);
+        }
+    }
+    if (found == NULL) {
+        if (w_event != NULL) {
+            what = w_event;
+        }
+        else if (PyGC_IsEnabled() != w_gc) {
+            what = "the garbage collector's switch";
+        }
+        else if (Py_GetRecursionLimit() != w_recursion) {
+            what = "the recursion limit";
+        }
+        else if (strcmp(current_locale(), w_locale) != 0) {
+            what = "the C locale";
+        }
+    }
+    if (found == NULL && what == NULL) {
+        Py_RETURN_NONE;
+    }
+    PyObject *name = found != NULL ? Py_NewRef(found) : PyUnicode_FromString(what);
+    if (name == NULL || take() < 0) {
+        Py_XDECREF(name);
+        return NULL;
+    }
+    return name;
+}
+
+/* The interpreter's list of codec search functions (``codecs.register`` appends to it). */
+static PyObject *
+watch_codec_search_path(PyObject *module, PyObject *unused)
+{
+    PyObject *path = PyInterpreterState_Get()->codec_search_path;
+    if (path == NULL || !PyList_CheckExact(path)) {
+        Py_RETURN_NONE;
+    }
+    return Py_NewRef(path);
+}
+
+static PyMethodDef watch_methods[] = {
+    {"watch_codec_search_path", (PyCFunction)watch_codec_search_path, METH_NOARGS,
+     "watch_codec_search_path(): the interpreter's codec search functions (a list), or None."},
+    {"watch_arm", (PyCFunction)watch_arm, METH_VARARGS,
+     "watch_arm(dicts, lists, names): watch these dicts' versions, these lists' items, the C locale, "
+     "the collector's switch, the recursion limit and the audit events that change process state."},
+    {"watch_reset", (PyCFunction)watch_reset, METH_NOARGS,
+     "watch_reset(): take the state now as the one compared with (an execution starts)."},
+    {"watch_changed", (PyCFunction)watch_changed, METH_NOARGS,
+     "watch_changed(): the name of what changed since the last look, or None."},
+    {"watch_disarm", (PyCFunction)watch_disarm, METH_NOARGS, "watch_disarm(): stop watching."},
+    {NULL, NULL, 0, NULL},
+};
+
+int
+lanecheck_add_process_watch(PyObject *module)
+{
+    return PyModule_AddFunctions(module, watch_methods);
+}

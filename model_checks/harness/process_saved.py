@@ -1,0 +1,125 @@
+"""The process-wide state ``process_watch`` watches, as a check found it, put back after an
+execution that changed it (docs/harness.md, "Process-wide state").
+
+A check runs the program again and again in one process; a real run starts in a fresh one. An
+execution that sets the locale, a resource limit or an environment variable with ``os.putenv``,
+registers a codec or replaces ``sys.modules["json"]``, and does not undo it (it failed, deadlocked
+or simply never meant to) would hand that to the next execution, and to the caller of the check.
+Patch mode already puts back the program's modules, ``sys``'s and ``builtins``' names, the
+environment mapping, the working directory, the umask and the collector (``patch_state``); this
+puts back the rest of what is watched. It runs only after an execution whose steps changed some
+of it, so a program that changes none pays nothing.
+"""
+
+from __future__ import annotations
+
+import codecs
+import ctypes
+import locale
+import os
+import sys
+from typing import Any
+
+try:
+    import resource
+except ImportError:  # (not on Windows: no limits to put back)
+    resource = None  # type: ignore[assignment]
+
+_ABSENT = object()
+_LIMITS = (
+    [getattr(resource, n) for n in dir(resource) if n.startswith("RLIMIT_")] if resource is not None else []
+)
+
+
+def _c_environ() -> list[bytes]:
+    """The C library's environment as it is now (``os.putenv`` changes it, not ``os.environ``)."""
+    try:
+        entries = ctypes.POINTER(ctypes.c_char_p).in_dll(ctypes.CDLL(None), "environ")
+    except (OSError, ValueError):
+        return []
+    out: list[bytes] = []
+    while entries[len(out)] is not None:
+        out.append(entries[len(out)])
+    return out
+
+
+def _entry(line: bytes) -> tuple[bytes, bytes]:
+    name, _, value = line.partition(b"=")
+    return name, value
+
+
+def _same(d: dict[Any, Any], saved: dict[Any, Any]) -> bool:
+    # by identity: a value's ``__eq__`` may be anything (an array's raises)
+    return len(d) == len(saved) and all(d.get(k, _ABSENT) is v for k, v in saved.items())
+
+
+class Saved:
+    """What the watched state was when the check started."""
+
+    def __init__(self, dicts: tuple[dict[Any, Any], ...], lists: tuple[list[Any], ...]) -> None:
+        self.dicts = [(d, dict(d)) for d in dicts]
+        self.lists = [(items, list(items)) for items in lists]
+        self.locale = locale.setlocale(locale.LC_ALL)
+        self.environ = _c_environ()
+        self.limits = {r: resource.getrlimit(r) for r in _LIMITS}
+
+    def put_back(self) -> None:
+        for d, saved in self.dicts:
+            if not _same(d, saved):
+                _put_back_names(d, saved, keep_added=d is sys.modules)
+        for items, saved_items in self.lists:
+            if len(items) != len(saved_items) or any(a is not b for a, b in zip(items, saved_items)):
+                _put_back_list(items, saved_items)
+        if locale.setlocale(locale.LC_ALL) != self.locale:
+            locale.setlocale(locale.LC_ALL, self.locale)
+        self._environ()
+        for r, limits in self.limits.items():
+            if resource.getrlimit(r) != limits:
+                try:
+                    resource.setrlimit(r, limits)
+                except (OSError, ValueError):  # a hard limit lowered without the right to raise it
+                    pass
+
+    def _environ(self) -> None:
+        now = _c_environ()
+        if now == self.environ:
+            return
+        saved = dict(map(_entry, self.environ))
+        for name, value in map(_entry, now):
+            if name not in saved:
+                os.unsetenv(name)
+            elif saved[name] != value:
+                os.putenv(name, saved[name])
+        current = {name for name, _ in map(_entry, now)}
+        for name, value in saved.items():
+            if name not in current:
+                os.putenv(name, value)
+
+
+def _put_back_names(d: dict[Any, Any], saved: dict[Any, Any], keep_added: bool) -> None:
+    """``d`` as ``saved``: names set since removed (but in ``sys.modules``, whose modules imported
+    meanwhile stay loaded: ``patch`` unloads the program's own), names rebound or removed put back."""
+    if not keep_added:
+        for name in [n for n in d if n not in saved]:
+            del d[name]
+    for name, value in saved.items():
+        if d.get(name, _ABSENT) is not value:
+            d[name] = value
+
+
+def _put_back_list(items: list[Any], saved: list[Any]) -> None:
+    if sys.version_info >= (3, 10) and items and saved and _is_codec_path(items, saved):
+        # the interpreter's own list: its functions are changed through ``codecs`` (which clears
+        # the look-up cache a stale function would still answer from)
+        for fn in [f for f in items if not any(f is g for g in saved)]:
+            codecs.unregister(fn)
+        for fn in [f for f in saved if not any(f is g for g in items)]:
+            codecs.register(fn)
+        return
+    items[:] = saved
+
+
+def _is_codec_path(items: list[Any], saved: list[Any]) -> bool:
+    import encodings
+
+    return saved[0] is encodings.search_function

@@ -1,0 +1,237 @@
+"""The process-state watch: did a step's code change state every thread of the process shares,
+though no traced access and no operation showed it? (docs/harness.md, "Process-wide state")
+
+A program's threads share more than its objects: the C locale, the collector's switch, the
+environment, resource limits, the file names of the file system, and the names the standard
+library's modules keep (``threading.excepthook``, ``tempfile.tempdir``, ``sys.modules``,
+``builtins``, ``warnings.showwarning``...). The code that reads them is the interpreter's or the
+library's, never traced, so no access of the race detector and no operation of the scheduler
+shows a read; DPOR would order two steps that touch them in one way only, and "exhaustive"
+would be claimed of a program whose bug needs the other order (eleventh outside review: twelve
+such programs). So the scheduler asks ``changed()`` at the end of every step of an exhaustive
+search, and a step that changed any of them is taken as dependent with every step of every other
+thread (``strategies/search.py``): both orders of it and each other step are explored. A read
+needs no hook; the write is seen whoever made it (the program, a library it called, the C code
+under that).
+
+What is watched (``WATCHED``): each module dict below, the lists the interpreter reads
+(``sys.path``, ``sys.meta_path``, ``sys.path_hooks``, ``gc.callbacks``, the codec search
+functions), the C locale, the collector's switch, the recursion limit, and the audit events of
+calls that change the environment, the file system's names or a resource limit (``WRITES``).
+"""
+
+from __future__ import annotations
+
+import gc
+import locale
+import sys
+from collections.abc import Callable
+from types import ModuleType
+from typing import Any
+
+from model_checks.harness.process_saved import Saved
+from model_checks.harness.rt.dict_versions import SUPPORTED as VERSIONS_READABLE
+from model_checks.harness.rt.dict_versions import _version_view
+from model_checks.harness.rt.native import NATIVE
+
+# The modules whose names configure the process for every thread: a rebinding of one of their
+# names is a write of process state. Those imported when a check starts (or later: ``reset``
+# looks again while ``sys.modules`` grows) are watched.
+WATCHED = (
+    "builtins",
+    "sys",
+    "os",
+    "threading",
+    "warnings",
+    "tempfile",
+    "time",
+    "locale",
+    "codecs",
+    "socket",
+    "logging",
+    "copyreg",
+    "mimetypes",
+    "shutil",
+    "asyncio.events",
+    "urllib.request",
+)
+
+# The audit events of calls that change what every thread sees (the C hook's list is the same).
+WRITES = frozenset(
+    {
+        "os.putenv",
+        "os.unsetenv",
+        "os.chdir",
+        "os.rename",
+        "os.remove",
+        "os.rmdir",
+        "os.mkdir",
+        "os.link",
+        "os.symlink",
+        "os.chmod",
+        "os.chown",
+        "os.truncate",
+        "os.utime",
+        "os.setxattr",
+        "os.removexattr",
+        "os.chflags",
+        "resource.setrlimit",
+        "resource.prlimit",
+    }
+)
+
+
+_SEARCHERS: list[list[Any] | None] = []
+
+
+def _codec_search_path() -> list[Any] | None:
+    """The interpreter's list of codec search functions (``codecs.register`` appends to it): the
+    list the interpreter holds (C), or (Python) the one list holding ``encodings.search_function``,
+    which the interpreter registers first, at its head. Looked for once (in Python a walk of the
+    heap): the interpreter keeps that list for its life."""
+    if not _SEARCHERS and NATIVE is not None:
+        _SEARCHERS.append(NATIVE.watch_codec_search_path())
+    if not _SEARCHERS:
+        import encodings
+
+        found = [
+            holder
+            for holder in gc.get_referrers(encodings.search_function)
+            if type(holder) is list and holder and holder[0] is encodings.search_function
+        ]
+        _SEARCHERS.append(found[0] if len(found) == 1 else None)
+    return _SEARCHERS[0]
+
+
+def _watched() -> tuple[tuple[dict[str, Any], ...], tuple[list[Any], ...], tuple[str, ...]]:
+    dicts: list[dict[str, Any]] = [sys.modules]  # type: ignore[list-item]
+    names = ["sys.modules"]
+    for name in WATCHED:
+        module = sys.modules.get(name)
+        if isinstance(module, ModuleType):
+            dicts.append(vars(module))
+            names.append(f"module {name}'s names")
+    copyreg = sys.modules.get("copyreg")
+    if copyreg is not None:
+        dicts.append(copyreg.dispatch_table)
+        names.append("copyreg.dispatch_table")
+    lists: list[list[Any]] = [sys.path, sys.meta_path, sys.path_hooks, gc.callbacks]
+    list_names = ["sys.path", "sys.meta_path", "sys.path_hooks", "gc.callbacks"]
+    searchers = _codec_search_path()
+    if searchers is not None:
+        lists.append(searchers)
+        list_names.append("the codec search functions (codecs.register)")
+    return tuple(dicts), tuple(lists), tuple(names + list_names)
+
+
+class _InPython:
+    """The watch where the C module is not built: the same readings, made by Python calls."""
+
+    def __init__(self) -> None:
+        self.dicts: tuple[dict[str, Any], ...] = ()
+        self.lists: tuple[list[Any], ...] = ()
+        self.names: tuple[str, ...] = ()
+        self.readings: list[object] = []
+        self.event: str | None = None
+        self.armed = False
+        self.hooked = False
+        self.gc = True
+        self.recursion = 0
+        self.locale = ""
+
+    def _audit(self, event: str, args: tuple[Any, ...]) -> None:
+        if not self.armed or event not in WRITES or self.event is not None:
+            return
+        if event == "resource.prlimit" and (len(args) < 3 or args[2] is None):
+            return  # prlimit(pid, resource) reads
+        self.event = event
+
+    def _dict_reading(self, d: dict[str, Any]) -> object:
+        if VERSIONS_READABLE:
+            return _version_view(d).value
+        return [(k, id(v)) for k, v in d.items()]
+
+    def _take(self) -> None:
+        self.readings = [self._dict_reading(d) for d in self.dicts]
+        self.readings += [[id(x) for x in items] for items in self.lists]
+        self.event = None
+
+    def _others(self) -> str | None:
+        if self.event is not None:
+            return self.event
+        if gc.isenabled() != self.gc:
+            return "the garbage collector's switch"
+        if sys.getrecursionlimit() != self.recursion:
+            return "the recursion limit"
+        if locale.setlocale(locale.LC_ALL) != self.locale:
+            return "the C locale"
+        return None
+
+    def arm(self, dicts: tuple[Any, ...], lists: tuple[Any, ...], names: tuple[str, ...]) -> None:
+        if not self.hooked:
+            sys.addaudithook(self._audit)
+            self.hooked = True
+        self.dicts, self.lists, self.names = dicts, lists, names
+        self.armed = True
+        self.reset()
+
+    def reset(self) -> None:
+        self._take()
+        self.gc = gc.isenabled()
+        self.recursion = sys.getrecursionlimit()
+        self.locale = locale.setlocale(locale.LC_ALL)
+
+    def changed(self) -> str | None:
+        if not self.armed:
+            return None
+        now = [self._dict_reading(d) for d in self.dicts]
+        now += [[id(x) for x in items] for items in self.lists]
+        found = next((self.names[i] for i, (a, b) in enumerate(zip(now, self.readings)) if a != b), None)
+        found = found or self._others()
+        if found is not None:
+            self.reset()
+        return found
+
+
+_PY = _InPython()
+if NATIVE is not None:
+    _arm: Callable[..., None] = NATIVE.watch_arm
+    _reset: Callable[[], None] = NATIVE.watch_reset
+    changed: Callable[[], str | None] = NATIVE.watch_changed
+else:
+    _arm, _reset, changed = _PY.arm, _PY.reset, _PY.changed
+
+_ARMED_WITH: list[int] = [-1]  # the number of modules when the watch was last armed
+_SAVED: list[Saved | None] = [None]
+
+
+def new_check() -> None:
+    """A check starts: watch what exists now (``reset`` looks again when modules were added), and
+    keep it to put back after an execution that changed it."""
+    _ARMED_WITH[0] = -1
+    _SAVED[0] = None
+    reset()
+
+
+def put_back() -> None:
+    """An execution changed the process's state (``Execution.process_dirty``): put back what the
+    check started with, so the next execution starts where the first did, as a real run starts
+    in a fresh process (and the caller of the check goes on with its own state)."""
+    saved = _SAVED[0]
+    if saved is not None:
+        saved.put_back()
+
+
+def reset() -> None:
+    """An execution starts: the state now is the one its steps are compared with."""
+    if len(sys.modules) != _ARMED_WITH[0]:
+        _ARMED_WITH[0] = len(sys.modules)
+        dicts, lists, names = _watched()
+        if _SAVED[0] is None:
+            _SAVED[0] = Saved(dicts, lists)
+        _arm(dicts, lists, names)
+    else:
+        _reset()
+
+
+__all__ = ["WATCHED", "WRITES", "changed", "new_check", "put_back", "reset"]

@@ -1,0 +1,217 @@
+"""Programs whose threads share process-wide state that no traced access and no operation shows
+(``process_watch``; docs/harness.md, "Process-wide state"): the C locale, the collector's switch
+turned by a library, a library module's names, ``sys.modules``, the builtins' dict, the C
+environment, a resource limit, the codec registry, a file's name.
+
+Each ``window`` program: ``a`` changes the state, waits for the gate main holds, and undoes the
+change; ``b`` reads the state; main releases the gate only after starting both. The first
+schedule (main to its join, then ``a``, then ``b``) reads the state as it was; only a search that
+puts ``b`` inside ``a``'s window sees it changed. Each execution returns what ``b`` read.
+"""
+
+from __future__ import annotations
+
+import builtins
+import codecs
+import ctypes
+import gc
+import json
+import locale
+import os
+import resource
+import sys
+import tempfile
+import threading
+import timeit
+import types
+from collections.abc import Callable
+
+from tests.harness.program_threads import join_all
+
+GATE = threading.Lock()
+SEEN: list[object] = []
+WHERE = os.path.join(tempfile.gettempdir(), f"lanecheck-process-state-{os.getpid()}")
+
+
+def _wait_for_gate() -> None:
+    with GATE:
+        pass
+
+
+def window(change: Callable[[], object], undo: Callable[[], object], read: Callable[[], object]) -> Callable[[], object]:
+    def a() -> None:
+        change()
+        _wait_for_gate()
+        undo()
+
+    def b() -> None:
+        SEEN.append(read())
+
+    def main() -> object:
+        SEEN.clear()
+        GATE.acquire()
+        threads = [threading.Thread(target=a), threading.Thread(target=b)]
+        for t in threads:
+            t.start()
+        GATE.release()
+        join_all(threads)
+        return SEEN[0]
+
+    return main
+
+
+def locked(change: Callable[[], object], undo: Callable[[], object], read: Callable[[], object]) -> Callable[[], object]:
+    """The same, with ``b``'s read under the gate too: it never falls inside the window."""
+
+    def read_locked() -> object:
+        with GATE:
+            return read()
+
+    def change_locked() -> None:
+        with GATE:
+            change()
+            undo()
+
+    def main() -> object:
+        SEEN.clear()
+        threads = [threading.Thread(target=change_locked), threading.Thread(target=lambda: SEEN.append(read_locked()))]
+        for t in threads:
+            t.start()
+        join_all(threads)
+        return SEEN[0]
+
+    return main
+
+
+# the C locale: another category name than the one the process has
+_ORIGINAL_CTYPE = locale.setlocale(locale.LC_CTYPE)
+OTHER_CTYPE = "C" if _ORIGINAL_CTYPE != "C" else "C.UTF-8"
+
+
+def _ctype() -> str:
+    return locale.setlocale(locale.LC_CTYPE)
+
+
+locale_window = window(
+    lambda: locale.setlocale(locale.LC_CTYPE, OTHER_CTYPE),
+    lambda: locale.setlocale(locale.LC_CTYPE, _ORIGINAL_CTYPE),
+    _ctype,
+)
+locale_locked = locked(
+    lambda: locale.setlocale(locale.LC_CTYPE, OTHER_CTYPE),
+    lambda: locale.setlocale(locale.LC_CTYPE, _ORIGINAL_CTYPE),
+    _ctype,
+)
+
+
+def _timed_window() -> None:
+    # ``timeit`` turns the collector off around the timed call (the library's code, not ours)
+    timeit.timeit(_wait_for_gate, number=1)
+
+
+def gc_by_library() -> object:
+    SEEN.clear()
+    GATE.acquire()
+    threads = [threading.Thread(target=_timed_window), threading.Thread(target=lambda: SEEN.append(gc.isenabled()))]
+    for t in threads:
+        t.start()
+    GATE.release()
+    join_all(threads)
+    return SEEN[0]
+
+
+_DOUBLE = types.ModuleType("json")
+_SAVED_DIR = tempfile.gettempdir()
+_REAL_LEN = builtins.len
+_LIMIT = resource.getrlimit(resource.RLIMIT_NOFILE)
+
+
+def _search(name: str) -> codecs.CodecInfo | None:
+    return codecs.lookup("utf-8") if name == "lanecheck_test_codec" else None
+
+
+def _codec_found() -> bool:
+    try:
+        codecs.lookup("lanecheck_test_codec")
+    except LookupError:
+        return False
+    return True
+
+
+_GETENV = ctypes.CDLL(None).getenv  # the C library's (``os.putenv`` changes it, not ``os.environ``)
+_GETENV.restype = ctypes.c_char_p
+
+
+def _c_getenv() -> bytes | None:
+    value: bytes | None = _GETENV(b"LANECHECK_PROCESS_STATE")
+    return value
+
+
+def _swap_module(value: object) -> None:
+    sys.modules["json"] = value  # type: ignore[assignment]
+
+
+tempdir_window = window(
+    lambda: setattr(tempfile, "tempdir", WHERE), lambda: setattr(tempfile, "tempdir", _SAVED_DIR), tempfile.gettempdir
+)
+modules_window = window(lambda: _swap_module(_DOUBLE), lambda: _swap_module(json), lambda: sys.modules["json"] is _DOUBLE)
+builtins_window = window(
+    lambda: vars(builtins).__setitem__("len", lambda _x: -1),
+    lambda: vars(builtins).__setitem__("len", _REAL_LEN),
+    lambda: len([1]),
+)
+environ_window = window(
+    lambda: os.putenv("LANECHECK_PROCESS_STATE", "set"), lambda: os.unsetenv("LANECHECK_PROCESS_STATE"), _c_getenv
+)
+limit_window = window(
+    lambda: resource.setrlimit(resource.RLIMIT_NOFILE, (_LIMIT[0] - 1, _LIMIT[1])),
+    lambda: resource.setrlimit(resource.RLIMIT_NOFILE, _LIMIT),
+    lambda: resource.getrlimit(resource.RLIMIT_NOFILE)[0],
+)
+codec_window = window(lambda: codecs.register(_search), lambda: codecs.unregister(_search), _codec_found)
+rename_window = window(
+    lambda: os.rename(WHERE, WHERE + ".aside"), lambda: os.rename(WHERE + ".aside", WHERE), lambda: os.path.exists(WHERE)
+)
+
+
+def _set_ctype_for_good() -> None:  # (reads, then changes)
+    SEEN.append(_ctype())
+    locale.setlocale(locale.LC_CTYPE, OTHER_CTYPE)
+
+
+def reader_first() -> object:
+    """``b`` reads the locale, ``a`` then changes it for good; ``b`` is started first, so the first
+    schedule reads it unchanged: only running ``a``'s change before ``b``'s read (a race found
+    when the change is seen, after the read) shows the other value."""
+    SEEN.clear()
+    threads = [threading.Thread(target=lambda: SEEN.append(_ctype())), threading.Thread(target=_change_ctype)]
+    for t in threads:
+        t.start()
+    join_all(threads)
+    return SEEN[0]
+
+
+def writer_first() -> object:
+    """The same threads, ``a`` started first: the first schedule reads the changed locale; the
+    other order needs ``a`` to run after ``b``'s step, though ``a``'s step was explored first
+    there and ``b``'s operations touch nothing ``a``'s do (a sleep set must not keep ``a`` asleep)."""
+    SEEN.clear()
+    threads = [threading.Thread(target=_change_ctype), threading.Thread(target=lambda: SEEN.append(_ctype()))]
+    for t in threads:
+        t.start()
+    join_all(threads)
+    return SEEN[0]
+
+
+def _change_ctype() -> None:
+    locale.setlocale(locale.LC_CTYPE, OTHER_CTYPE)
+
+
+def each_run_starts_afresh() -> object:
+    """One thread reads the locale and changes it for good: each execution must read the one the
+    check started with (put back after each), as each real run would."""
+    SEEN.clear()
+    t = threading.Thread(target=_set_ctype_for_good)
+    t.start()
+    t.join()
+    return SEEN[0]

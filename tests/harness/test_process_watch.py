@@ -1,0 +1,187 @@
+"""The process-state watch (``process_watch``, ``process_saved``; docs/harness.md, "Process-wide
+state"): a step that changes state every thread shares but nothing traced shows (the eleventh
+outside review's twelve false proofs) is ordered both ways against every other step, in DPOR and
+in the state search, and the state is put back after an execution that changed it."""
+
+from __future__ import annotations
+
+import codecs
+import gc
+import locale
+import os
+import resource
+import sys
+import tempfile
+import threading
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import pytest
+
+from model_checks.harness import process_watch
+from model_checks.harness.rt.native import NATIVE
+from tests.harness import process_state_programs as prog
+from tests.harness.patched_runs import assert_outcomes, run_with_outcomes
+
+pytestmark = pytest.mark.timeout(240)
+
+WATCHES: list[Any] = ["python"] + (["c"] if NATIVE is not None else [])
+
+
+@pytest.fixture(params=WATCHES)
+def watch(request: pytest.FixtureRequest) -> Iterator[Callable[[], str | None]]:
+    """The watch armed on what ``process_watch`` watches, in C and in Python."""
+    dicts, lists, names = process_watch._watched()
+    if request.param == "c":
+        NATIVE.watch_arm(dicts, lists, names)  # type: ignore[union-attr]
+        yield NATIVE.watch_changed  # type: ignore[union-attr]
+    else:
+        py = process_watch._InPython()
+        py.arm(dicts, lists, names)
+        yield py.changed
+        py.armed = False
+    process_watch.new_check()  # (the module's own watch armed again, as a check would)
+
+
+def test_each_kind_of_process_state_is_seen_and_named(watch: Callable[[], str | None], tmp_path: Any) -> None:
+    assert watch() is None
+    original = locale.setlocale(locale.LC_CTYPE)
+    locale.setlocale(locale.LC_CTYPE, prog.OTHER_CTYPE)
+    assert watch() == "the C locale"
+    locale.setlocale(locale.LC_CTYPE, original)
+    assert watch() == "the C locale"
+    gc.disable()
+    assert watch() == "the garbage collector's switch"
+    gc.enable()
+    assert watch() == "the garbage collector's switch"
+    saved = tempfile.tempdir
+    tempfile.tempdir = str(tmp_path)
+    assert watch() == "module tempfile's names"
+    tempfile.tempdir = saved
+    assert watch() == "module tempfile's names"
+    hook = threading.excepthook
+    threading.excepthook = print
+    assert watch() == "module threading's names"
+    threading.excepthook = hook
+    watch()
+    sys.path.append(str(tmp_path))
+    assert watch() == "sys.path"
+    sys.path.remove(str(tmp_path))
+    assert watch() == "sys.path"
+    codecs.register(prog._search)
+    assert watch() == "the codec search functions (codecs.register)"
+    codecs.unregister(prog._search)
+    watch()
+    os.putenv("LANECHECK_WATCH_TEST", "1")
+    assert watch() == "os.putenv"
+    os.unsetenv("LANECHECK_WATCH_TEST")
+    assert watch() == "os.unsetenv"
+    (tmp_path / "f").write_text("x")
+    watch()
+    os.rename(tmp_path / "f", tmp_path / "g")
+    assert watch() == "os.rename"
+    limits = resource.getrlimit(resource.RLIMIT_NOFILE)
+    resource.setrlimit(resource.RLIMIT_NOFILE, limits)
+    assert watch() == "resource.setrlimit"
+    assert watch() is None
+
+
+def test_reads_and_private_state_are_not_changes(watch: Callable[[], str | None], tmp_path: Any) -> None:
+    watch()
+    locale.setlocale(locale.LC_CTYPE)  # (a query)
+    resource.prlimit(0, resource.RLIMIT_NOFILE)  # (a query: no new limits)
+    resource.getrlimit(resource.RLIMIT_NOFILE)
+    os.path.exists(tmp_path)
+    mine = {"a": 1}
+    mine["b"] = 2
+    (tmp_path / "h").write_text("contents")  # (a file's contents: the race detector's, not this)
+    assert watch() is None
+
+
+def _values(main: Callable[[], object], **options: object) -> set[object]:
+    result = run_with_outcomes(prog, main, **options)
+    assert result.verdict == "exhaustive", result.report()
+    return set(result.outcomes)
+
+
+@pytest.fixture
+def aside_file() -> Iterator[None]:
+    with open(prog.WHERE, "w"):
+        pass
+    yield
+    for path in (prog.WHERE, prog.WHERE + ".aside"):
+        if os.path.exists(path):
+            os.remove(path)
+
+
+WINDOWS = {
+    "locale": (prog.locale_window, prog._ORIGINAL_CTYPE, prog.OTHER_CTYPE),
+    "collector turned off by a library (timeit)": (prog.gc_by_library, True, False),
+    "tempfile.tempdir": (prog.tempdir_window, prog._SAVED_DIR, prog.WHERE),
+    "sys.modules entry": (prog.modules_window, False, True),
+    "builtins' dict": (prog.builtins_window, 1, -1),
+    "C environment (os.putenv)": (prog.environ_window, None, b"set"),
+    "resource limit": (prog.limit_window, prog._LIMIT[0], prog._LIMIT[0] - 1),
+    "codec registry": (prog.codec_window, False, True),
+    "a file's name (rename)": (prog.rename_window, True, False),
+}
+
+
+@pytest.mark.usefixtures("aside_file")
+@pytest.mark.parametrize("strategy", ["dpor-ipb", "states"])
+@pytest.mark.parametrize("what", sorted(WINDOWS))
+def test_a_read_inside_another_threads_change_is_explored(what: str, strategy: str) -> None:
+    """Before the watch, DPOR and the state search ran one order ("exhaustive") and returned only
+    the first value: the second needs the read inside the window."""
+    main, before, during = WINDOWS[what]
+    assert _values(main, strategy=strategy) == {before, during}
+
+
+def test_a_read_ordered_by_the_lock_is_proved_with_the_one_value() -> None:
+    result = run_with_outcomes(prog, prog.locale_locked)
+    assert_outcomes(result, {prog._ORIGINAL_CTYPE})
+    assert any("process-wide state (the C locale)" in n for n in result.notes), result.notes
+
+
+def test_a_change_found_after_the_read_is_raced_with_the_read_before_it() -> None:
+    """The change is seen only when its step ends, after the read ran: the race with the earlier
+    read is analysed then (``SearchChooser.after_step``)."""
+    assert _values(prog.reader_first) == {prog._ORIGINAL_CTYPE, prog.OTHER_CTYPE}
+
+
+@pytest.mark.parametrize("strategy", ["dpor-ipb", "dpor", "states"])
+def test_a_change_explored_first_is_not_kept_asleep_after_another_threads_step(strategy: str) -> None:
+    assert _values(prog.writer_first, strategy=strategy) == {prog._ORIGINAL_CTYPE, prog.OTHER_CTYPE}
+
+
+def test_each_execution_and_the_caller_start_from_the_state_the_check_found() -> None:
+    before = locale.setlocale(locale.LC_CTYPE)
+    result = run_with_outcomes(prog, prog.each_run_starts_afresh, strategy="dfs")
+    assert_outcomes(result, {before})
+    assert locale.setlocale(locale.LC_CTYPE) == before
+
+
+def test_what_an_execution_left_changed_is_put_back(tmp_path: Any) -> None:
+    process_watch.new_check()
+    limits = resource.getrlimit(resource.RLIMIT_NOFILE)
+    path = list(sys.path)
+    try:
+        import json
+
+        os.putenv("LANECHECK_PUT_BACK", "1")
+        resource.setrlimit(resource.RLIMIT_NOFILE, (limits[0] - 1, limits[1]))
+        codecs.register(prog._search)
+        sys.modules["json"] = prog._DOUBLE  # type: ignore[assignment]
+        tempfile.tempdir = str(tmp_path)
+        sys.path.insert(0, str(tmp_path))
+        process_watch.put_back()
+        assert prog._GETENV(b"LANECHECK_PUT_BACK") is None
+        assert resource.getrlimit(resource.RLIMIT_NOFILE) == limits
+        assert not prog._codec_found()
+        assert sys.modules["json"] is json
+        assert tempfile.tempdir != str(tmp_path)
+        assert sys.path == path
+    finally:
+        os.unsetenv("LANECHECK_PUT_BACK")
+        resource.setrlimit(resource.RLIMIT_NOFILE, limits)
+        sys.path[:] = path
