@@ -39,6 +39,7 @@ from model_checks.harness import (
     patch_asyncio,
     patch_cached,
     patch_clock,
+    patch_context,
     patch_exit_calls,
     patch_files,
     patch_imported,
@@ -132,8 +133,10 @@ def start_execution() -> None:
     if start is None:
         _START[0] = first = patch_state.Snapshot(tuple(dict.fromkeys(_MODULES)))
         AT_EXECUTION_END[:] = [first.leave]  # the environment, ``sys``, ``logging``
-        # the warnings' filters, the C library's zone (after ``TZ`` was put back)
-        AT_EXECUTION_END.extend([patch_warnings.put_back, patch_tz.put_back])
+        # the warnings' filters and registries, the C library's zone (after ``TZ`` was put back)
+        patch_warnings.take_registries()
+        # and the contexts its threads ran (a context made at import: its variables)
+        AT_EXECUTION_END.extend([patch_warnings.put_back, patch_tz.put_back, patch_context.put_back])
         _LOADED[0] = frozenset(sys.modules)
     else:
         _forget_imported()
