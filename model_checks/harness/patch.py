@@ -47,6 +47,7 @@ from model_checks.harness import (
     patch_local,
     patch_logging,
     patch_modules,
+    patch_numpy_random,
     patch_os_thread,
     patch_process,
     patch_random,
@@ -135,8 +136,11 @@ def start_execution() -> None:
         AT_EXECUTION_END[:] = [first.leave]  # the environment, ``sys``, ``logging``
         # the warnings' filters and registries, the C library's zone (after ``TZ`` was put back)
         patch_warnings.take_registries()
+        patch_numpy_random.take(patch_random.check_seed())  # numpy's global generator
         # and the contexts its threads ran (a context made at import: its variables)
-        AT_EXECUTION_END.extend([patch_warnings.put_back, patch_tz.put_back, patch_context.put_back])
+        AT_EXECUTION_END.extend(
+            [patch_warnings.put_back, patch_tz.put_back, patch_context.put_back, patch_numpy_random.put_back]
+        )
         _LOADED[0] = frozenset(sys.modules)
     else:
         _forget_imported()
