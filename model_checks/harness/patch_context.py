@@ -103,12 +103,10 @@ _run.__name__ = _run.__qualname__ = "run"
 class _Context(ctypes.Structure):
     """CPython's ``PyContext`` (``Include/internal/pycore_context.h``, 3.7 on)."""
 
+    _pointers = ("ob_type", "ctx_prev", "ctx_vars", "ctx_weakreflist")
     _fields_ = [
         ("ob_refcnt", ctypes.c_ssize_t),
-        ("ob_type", ctypes.c_void_p),
-        ("ctx_prev", ctypes.c_void_p),
-        ("ctx_vars", ctypes.c_void_p),
-        ("ctx_weakreflist", ctypes.c_void_p),
+        *((n, ctypes.c_void_p) for n in _pointers),
         ("ctx_entered", ctypes.c_int),
     ]
 

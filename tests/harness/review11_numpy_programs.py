@@ -8,7 +8,7 @@ import threading
 
 import numpy as np
 
-from tests.harness.program_threads import run_copies
+from tests.harness.program_threads import run_copies, start_then_release
 
 _GATE = threading.Lock()
 
@@ -34,13 +34,7 @@ def global_seeded() -> bool:
         out["b"] = float(np.random.rand())
 
     _GATE.acquire()
-    ta = threading.Thread(target=a)
-    tb = threading.Thread(target=b)
-    ta.start()
-    tb.start()
-    _GATE.release()
-    ta.join()
-    tb.join()
+    start_then_release(_GATE, a, b)
     return out["a"] == out["b"] == _first()
 
 

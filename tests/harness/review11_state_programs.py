@@ -9,9 +9,10 @@ import contextvars
 import logging
 import threading
 import warnings
+from functools import partial
 from typing import Any
 
-from tests.harness.program_threads import run_copies, start_and_join
+from tests.harness.program_threads import run_copies, start_and_join, start_then_release
 
 
 def _warn() -> None:
@@ -69,13 +70,7 @@ def captured_warning() -> bool:
     warnings.showwarning = show
     gate.acquire()
     try:
-        ta = threading.Thread(target=a)
-        tb = threading.Thread(target=_warn)
-        ta.start()
-        tb.start()
-        gate.release()
-        ta.join()
-        tb.join()
+        start_then_release(gate, a, _warn)
     finally:
         warnings.showwarning = saved
         logger.removeHandler(handler)
@@ -105,13 +100,7 @@ def context_at_import() -> int:
     gate main releases after starting both: how many got ``RuntimeError``."""
     errors: list[str] = []
     _GATE.acquire()
-    ta = threading.Thread(target=_enter, args=(True, errors))
-    tb = threading.Thread(target=_enter, args=(False, errors))
-    ta.start()
-    tb.start()
-    _GATE.release()
-    ta.join()
-    tb.join()
+    start_then_release(_GATE, partial(_enter, True, errors), partial(_enter, False, errors))
     return len(errors)
 
 

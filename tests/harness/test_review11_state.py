@@ -12,9 +12,9 @@ from functools import partial
 
 import pytest
 
-from model_checks.harness import patch_warnings
+from model_checks.harness import patch_context, patch_warnings
 from tests.harness import review11_state_programs as prog
-from tests.harness.patched_runs import assert_outcomes, run_with_outcomes
+from tests.harness.patched_runs import assert_outcomes, module_from_source, run_with_outcomes
 
 pytestmark = pytest.mark.timeout(180)
 
@@ -77,3 +77,22 @@ def test_a_context_made_at_import(
     result = _run(program, strategy=strategy)
     assert_outcomes(result, outcomes)
     assert prog._VAR not in prog.CTX
+
+
+_HELD_AT_IMPORT = {
+    "a global": "CTX = contextvars.copy_context()",
+    "in a dict": "HOLDER = {'ctx': contextvars.copy_context()}",
+    "a field of its object": "class Box:\n    pass\nBOX = Box()\nBOX.ctx = contextvars.copy_context()",
+    "a field of its class": "class Box:\n    ctx = contextvars.copy_context()",
+}
+
+
+@pytest.mark.parametrize("where", sorted(_HELD_AT_IMPORT))
+def test_a_context_held_at_import_turns_the_operation_on(where: str) -> None:
+    """The program's functions only ``run`` it (``use`` names neither ``copy_context`` nor
+    ``Context``): holding one made at import is enough; holding none, nothing is replaced."""
+    source = f"import contextvars\n{_HELD_AT_IMPORT[where]}\ndef use(c):\n    return c.run(len, [])\n"
+    held = module_from_source(source, "review11_held", "review11_held.py")
+    assert [name for _, name, _, _ in patch_context.at_patching((held,))] == ["run"]
+    none = module_from_source("import contextvars\ndef use(c):\n    return c.run(len, [])\n", "n", "n.py")
+    assert patch_context.at_patching((none,)) == []
