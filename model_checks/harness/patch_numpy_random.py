@@ -79,6 +79,12 @@ def _same(a: Any, b: Any) -> bool:
     return bool(a == b)
 
 
+def new_check() -> None:
+    """A check begins: no controlled thread of it has used the generator yet (``held``)."""
+    if _FOUND:
+        _FOUND[0].used = False
+
+
 def take(seed: int) -> None:
     """A check's first execution begins: the generator each of its executions starts from (seeded
     with ``seed`` first if it is still the OS's)."""

@@ -39,7 +39,9 @@ def test_each_execution_starts_from_the_generator_as_the_check_found_it() -> Non
     expected = float(np.random.RandomState(3).rand())
     result = _run(prog.drawn_unseeded, strategy="dfs", preemption_bound=None)
     assert_outcomes(result, {expected})
+    assert "numpy's global generator: the state the check found, in every execution" in result.draws
     assert float(np.random.rand()) == expected  # (the check's start, put back after it)
+    assert "numpy" not in _run(prog.private_seeded).draws  # (a check that did not use it)
 
 
 _NOT_IMPORTED = """
