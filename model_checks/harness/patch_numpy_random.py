@@ -9,10 +9,12 @@ not deterministic". numpy 2 imports ``numpy.random`` lazily, at the first ``np.r
 explored function, so its generator's lock was the first execution's controlled lock, and the
 draws of one execution were the next's start. As ``patch_random`` does for the ``random`` module:
 
-* where the program has imported numpy and its modules name ``random`` (or ``numpy.random`` is
-  loaded already), ``numpy.random`` is imported when patching begins, outside any execution: its
-  generator's lock is a real one, taken and given back inside one C call (no step), as in
-  CPython; the harness imports nothing of numpy for a program that did not import it;
+* where the program has imported numpy, or its functions import it, and its modules name
+  ``random`` or ``numpy.random...`` (or ``numpy.random`` is loaded already), ``numpy.random`` is
+  imported when patching begins, outside any execution: its generator's lock is a real one,
+  taken and given back inside one C call (no step), as in CPython, and the first execution's
+  draws are operations too; the harness imports nothing of numpy for a program that imports
+  none;
 * each of those functions in a controlled thread is an operation on one location per execution,
   "numpy's global generator" (a write; ``get_state`` and ``get_bit_generator`` a read), so DPOR
   orders one thread's seed or draw against another's, and a generator drawn from by one thread
@@ -33,11 +35,12 @@ from __future__ import annotations
 import _thread
 import importlib
 import sys
-from types import ModuleType
+from collections.abc import Iterator
+from types import CodeType, ModuleType
 from typing import Any
 
 from model_checks.harness import per_execution
-from model_checks.harness.patch_streams import module_names
+from model_checks.harness.patch_streams import _module_codes
 from model_checks.harness.patch_threads import _controlled
 
 _CELL = "numpy's global generator"
@@ -150,15 +153,26 @@ def _real_lock(found: _Global) -> None:
     found.rand.set_state(state)
 
 
+def _names(code: CodeType) -> Iterator[str]:
+    """The names ``code`` and the functions inside it use (an import's too: ``numpy.random``)."""
+    yield from code.co_names
+    for const in code.co_consts:
+        if isinstance(const, CodeType):
+            yield from _names(const)
+
+
 def at_patching(modules: tuple[ModuleType, ...]) -> list[tuple[Any, str, Any, Any]]:
-    """numpy.random's functions of its global generator, where the program imported numpy and
-    uses ``numpy.random`` (elsewhere numpy's own; nothing where numpy is not imported)."""
+    """numpy.random's functions of its global generator, where the program imported numpy (at
+    import, or its functions import it) and uses ``numpy.random`` (elsewhere numpy's own; nothing
+    of numpy is imported for a program whose code imports none)."""
     _FOUND.clear()
+    names = {name for m in modules for code in _module_codes(m) for name in _names(code)}
+    random = "random" in names or any(n.startswith("numpy.random") for n in names)
     if "numpy" not in sys.modules:
-        return []
-    if "numpy.random.mtrand" not in sys.modules and not any(
-        module_names(m, frozenset({"random"})) for m in modules
-    ):
+        # imported by the explored function itself (``import numpy as np`` in it): imported now
+        if not (random and any(n == "numpy" or n.startswith("numpy.") for n in names)):
+            return []
+    elif "numpy.random.mtrand" not in sys.modules and not random:
         return []
     try:
         mtrand = importlib.import_module("numpy.random.mtrand")

@@ -56,3 +56,39 @@ print(result.verdict, "numpy" in sys.modules)
 def test_the_harness_imports_no_numpy_for_a_program_that_did_not() -> None:
     out = subprocess.run([sys.executable, "-c", _NOT_IMPORTED], capture_output=True, text=True, timeout=120)
     assert out.stdout.split() == ["exhaustive", "False"], out.stdout + out.stderr
+
+
+_LAZY_PROGRAM = """
+import threading
+from tests.harness.program_threads import start_then_release
+def main():
+    import numpy as np
+    gate, out = threading.Lock(), {}
+    def a():
+        np.random.seed(7)
+        with gate:
+            pass
+        out["a"] = float(np.random.rand())
+    def b():
+        np.random.seed(7)
+        out["b"] = float(np.random.rand())
+    gate.acquire()
+    start_then_release(gate, a, b)
+    return out["a"] == out["b"] == float(np.random.RandomState(7).rand())
+"""
+_LAZY = f"""
+import sys
+from tests.harness.patched_runs import module_from_source, run_with_outcomes
+prog = module_from_source({_LAZY_PROGRAM!r}, "review11_lazy_numpy", "review11_lazy_numpy.py")
+before = "numpy" in sys.modules
+result = run_with_outcomes(prog, prog.main)
+print(before, result.verdict, sorted(result.outcomes))
+"""
+
+
+def test_numpy_imported_by_the_explored_function_itself() -> None:
+    """u01 with ``import numpy as np`` inside the functions (numpy not loaded when the check
+    begins: a fresh interpreter): found, where its first execution imported it ("not
+    deterministic")."""
+    out = subprocess.run([sys.executable, "-c", _LAZY], capture_output=True, text=True, timeout=120)
+    assert out.stdout.split() == ["False", "exhaustive", "[False,", "True]"], out.stdout + out.stderr
