@@ -95,6 +95,7 @@ WRAPPERS = frozenset(
         "patch_imported.py",
         "patch_process.py",
         "patch_random.py",
+        "patch_numpy_random.py",
         "patch_io.py",
         "patch_io_pieces.py",
         "patch_io_waits.py",

@@ -39,6 +39,7 @@ from model_checks.harness import (
     patch_asyncio,
     patch_cached,
     patch_clock,
+    patch_context,
     patch_exit_calls,
     patch_files,
     patch_imported,
@@ -46,6 +47,7 @@ from model_checks.harness import (
     patch_local,
     patch_logging,
     patch_modules,
+    patch_numpy_random,
     patch_os_thread,
     patch_process,
     patch_random,
@@ -119,6 +121,7 @@ def new_check() -> None:
     patch_cached.new_check()  # bounded caches' hits commute until one evicts
     race_builtins.new_check()  # no builtin's look-up is a read until the program rebinds it
     race_files.new_check()  # no descriptor's entry is a location until this check writes it
+    patch_numpy_random.new_check()  # numpy's global generator not used by it yet (the verdict's words)
 
 
 def start_execution() -> None:
@@ -132,8 +135,13 @@ def start_execution() -> None:
     if start is None:
         _START[0] = first = patch_state.Snapshot(tuple(dict.fromkeys(_MODULES)))
         AT_EXECUTION_END[:] = [first.leave]  # the environment, ``sys``, ``logging``
-        # the warnings' filters, the C library's zone (after ``TZ`` was put back)
-        AT_EXECUTION_END.extend([patch_warnings.put_back, patch_tz.put_back])
+        # the warnings' filters and registries, the C library's zone (after ``TZ`` was put back)
+        patch_warnings.take_registries()
+        patch_numpy_random.take(patch_random.check_seed())  # numpy's global generator
+        # and the contexts its threads ran (a context made at import: its variables)
+        AT_EXECUTION_END.extend(
+            [patch_warnings.put_back, patch_tz.put_back, patch_context.put_back, patch_numpy_random.put_back]
+        )
         _LOADED[0] = frozenset(sys.modules)
     else:
         _forget_imported()

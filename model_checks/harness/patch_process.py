@@ -33,6 +33,7 @@ from model_checks.harness import (
     patch_io_waits,
     patch_mock,
     patch_mp_sync,
+    patch_numpy_random,
     patch_shared,
     patch_signals,
     patch_sigwait,
@@ -113,7 +114,8 @@ def at_patching(modules: tuple[ModuleType, ...]) -> list[tuple[Any, str, Any, An
     ``redirect_stdout`` is process-wide, where ``modules`` name it, or assign ``sys.stdout``;
     ``patch_shared``: the working directory and the recursion limit, where they name their
     setters, and ``patch_context``, ``patch_tz``, ``patch_warnings``: a context's entered flag, the
-    time zone, the warnings' filters, alike; ``patch_io_waits``: ``multiprocessing``'s
+    time zone, the warnings' filters, alike; ``patch_numpy_random``: numpy's global generator,
+    where the program imported numpy; ``patch_io_waits``: ``multiprocessing``'s
     connections, where it is imported;
     ``patch_fork``: ``ProcessPoolExecutor``; ``patch_mp_sync``: ``multiprocessing``'s locks)."""
     return [
@@ -123,6 +125,7 @@ def at_patching(modules: tuple[ModuleType, ...]) -> list[tuple[Any, str, Any, An
         *patch_context.at_patching(modules),
         *patch_tz.at_patching(modules),
         *patch_warnings.at_patching(modules),
+        *patch_numpy_random.at_patching(modules),
         *patch_io_waits.at_patching(),
         *patch_fork.at_patching(),
         *patch_mp_sync.at_patching(),

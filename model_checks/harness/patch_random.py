@@ -50,6 +50,7 @@ from dataclasses import dataclass
 from hashlib import sha512
 from typing import Any
 
+from model_checks.harness import patch_numpy_random
 from model_checks.harness.patch_threads import _CURRENT, _running
 from model_checks.harness.rt.objects import LocationState, Op
 from model_checks.harness.strategies.randomized import PctChooser, RandomChooser
@@ -171,6 +172,11 @@ def replaying(draw_seed: int | None) -> None:
     _CHECK[0].replayed = 0 if draw_seed is None else draw_seed
 
 
+def check_seed() -> int:
+    """The running check's seed (``Options.seed``)."""
+    return _CHECK[0].seed
+
+
 def mix(seed: int, k: int) -> int:
     """The draw seed of the ``k``-th sampled execution of a check with ``seed`` (splitmix64)."""
     z = (seed * 0x9E3779B97F4A7C15 + (k + 1) * 0xBF58476D1CE4E5B9) & _MASK
@@ -255,7 +261,11 @@ def draw_seed_of(ex: object) -> int | None:
 def held() -> str:
     """What an exhaustive verdict of the check that just ran held fixed about random draws ("" if
     its program drew nothing in a controlled thread and its import, if ``seeded_import`` ran it,
-    left the module generator as seeded)."""
+    left the module generator as seeded), numpy's global generator's among them."""
+    return "; ".join(words for words in (_held(), patch_numpy_random.held()) if words)
+
+
+def _held() -> str:
     state = _CHECK[0]
     if state.start is not None:  # (named even if no controlled thread drew: r043 drew at import)
         assert state.imported is not None

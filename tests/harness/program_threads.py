@@ -27,3 +27,15 @@ def join_all(threads: Iterable[threading.Thread]) -> None:
         t.start()
     for t in started:
         t.join()
+
+
+def start_then_release(gate: threading.Lock, *targets: Callable[[], object]) -> None:
+    """One thread per target, started in order while the caller holds ``gate``; then ``gate``
+    released and the threads joined in order (the review programs' window: the explorer's first
+    order, main to its join first, passes)."""
+    started = [threading.Thread(target=t) for t in targets]
+    for t in started:
+        t.start()
+    gate.release()
+    for t in started:
+        t.join()
