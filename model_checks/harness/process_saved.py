@@ -14,8 +14,10 @@ of it, so a program that changes none pays nothing.
 from __future__ import annotations
 
 import codecs
+import contextlib
 import ctypes
 import locale
+import operator
 import os
 import sys
 from typing import Any
@@ -68,17 +70,17 @@ class Saved:
             if not _same(d, saved):
                 _put_back_names(d, saved, keep_added=d is sys.modules)
         for items, saved_items in self.lists:
-            if len(items) != len(saved_items) or any(a is not b for a, b in zip(items, saved_items)):
+            same = len(items) == len(saved_items) and all(map(operator.is_, items, saved_items))
+            if not same:
                 _put_back_list(items, saved_items)
         if locale.setlocale(locale.LC_ALL) != self.locale:
             locale.setlocale(locale.LC_ALL, self.locale)
         self._environ()
         for r, limits in self.limits.items():
             if resource.getrlimit(r) != limits:
-                try:
+                # (a hard limit lowered without the right to raise it stays lowered)
+                with contextlib.suppress(OSError, ValueError):
                     resource.setrlimit(r, limits)
-                except (OSError, ValueError):  # a hard limit lowered without the right to raise it
-                    pass
 
     def _environ(self) -> None:
         now = _c_environ()

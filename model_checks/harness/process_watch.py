@@ -104,7 +104,7 @@ def _codec_search_path() -> list[Any] | None:
 
 
 def _watched() -> tuple[tuple[dict[str, Any], ...], tuple[list[Any], ...], tuple[str, ...]]:
-    dicts: list[dict[str, Any]] = [sys.modules]  # type: ignore[list-item]
+    dicts: list[dict[str, Any]] = [sys.modules]
     names = ["sys.modules"]
     for name in WATCHED:
         module = sys.modules.get(name)
@@ -186,7 +186,9 @@ class _InPython:
             return None
         now = [self._dict_reading(d) for d in self.dicts]
         now += [[id(x) for x in items] for items in self.lists]
-        found = next((self.names[i] for i, (a, b) in enumerate(zip(now, self.readings)) if a != b), None)
+        found = next(
+            (self.names[i] for i, (a, b) in enumerate(zip(now, self.readings, strict=True)) if a != b), None
+        )
         found = found or self._others()
         if found is not None:
             self.reset()

@@ -90,7 +90,7 @@ class Search:
             changed = ", ".join(sorted(chooser.process_writes))
             self.result.notes.append(
                 f"steps changed process-wide state ({changed}): each such step was ordered both "
-                "ways against every step of every other thread (docs/harness.md, \"Process-wide state\")"
+                'ways against every step of every other thread (docs/harness.md, "Process-wide state")'
             )
 
     def _release_previous(self) -> None:

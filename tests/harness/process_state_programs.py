@@ -26,9 +26,10 @@ import timeit
 import types
 from collections.abc import Callable
 
-from tests.harness.program_threads import join_all
+from tests.harness.program_threads import start_and_join, start_then_release
 
 GATE = threading.Lock()
+INNER = threading.Lock()
 SEEN: list[object] = []
 WHERE = os.path.join(tempfile.gettempdir(), f"lanecheck-process-state-{os.getpid()}")
 
@@ -38,7 +39,12 @@ def _wait_for_gate() -> None:
         pass
 
 
-def window(change: Callable[[], object], undo: Callable[[], object], read: Callable[[], object]) -> Callable[[], object]:
+def window(
+    change: Callable[[], object],
+    undo: Callable[[], object],
+    read: Callable[[], object],
+    prepare: Callable[[], object] = lambda: None,
+) -> Callable[[], object]:
     def a() -> None:
         change()
         _wait_for_gate()
@@ -49,18 +55,17 @@ def window(change: Callable[[], object], undo: Callable[[], object], read: Calla
 
     def main() -> object:
         SEEN.clear()
+        prepare()
         GATE.acquire()
-        threads = [threading.Thread(target=a), threading.Thread(target=b)]
-        for t in threads:
-            t.start()
-        GATE.release()
-        join_all(threads)
+        start_then_release(GATE, a, b)
         return SEEN[0]
 
     return main
 
 
-def locked(change: Callable[[], object], undo: Callable[[], object], read: Callable[[], object]) -> Callable[[], object]:
+def locked(
+    change: Callable[[], object], undo: Callable[[], object], read: Callable[[], object]
+) -> Callable[[], object]:
     """The same, with ``b``'s read under the gate too: it never falls inside the window."""
 
     def read_locked() -> object:
@@ -70,14 +75,13 @@ def locked(change: Callable[[], object], undo: Callable[[], object], read: Calla
     def change_locked() -> None:
         with GATE:
             change()
+            with INNER:  # (a step ends with the change made: another thread could run here)
+                pass
             undo()
 
     def main() -> object:
         SEEN.clear()
-        threads = [threading.Thread(target=change_locked), threading.Thread(target=lambda: SEEN.append(read_locked()))]
-        for t in threads:
-            t.start()
-        join_all(threads)
+        start_and_join(change_locked, lambda: SEEN.append(read_locked()))
         return SEEN[0]
 
     return main
@@ -112,17 +116,13 @@ def _timed_window() -> None:
 def gc_by_library() -> object:
     SEEN.clear()
     GATE.acquire()
-    threads = [threading.Thread(target=_timed_window), threading.Thread(target=lambda: SEEN.append(gc.isenabled()))]
-    for t in threads:
-        t.start()
-    GATE.release()
-    join_all(threads)
+    start_then_release(GATE, _timed_window, lambda: SEEN.append(gc.isenabled()))
     return SEEN[0]
 
 
 _DOUBLE = types.ModuleType("json")
 _SAVED_DIR = tempfile.gettempdir()
-_REAL_LEN = builtins.len
+_REAL_ASCII = builtins.ascii
 _LIMIT = resource.getrlimit(resource.RLIMIT_NOFILE)
 
 
@@ -152,16 +152,22 @@ def _swap_module(value: object) -> None:
 
 
 tempdir_window = window(
-    lambda: setattr(tempfile, "tempdir", WHERE), lambda: setattr(tempfile, "tempdir", _SAVED_DIR), tempfile.gettempdir
+    lambda: setattr(tempfile, "tempdir", WHERE),
+    lambda: setattr(tempfile, "tempdir", _SAVED_DIR),
+    tempfile.gettempdir,
 )
-modules_window = window(lambda: _swap_module(_DOUBLE), lambda: _swap_module(json), lambda: sys.modules["json"] is _DOUBLE)
+modules_window = window(
+    lambda: _swap_module(_DOUBLE), lambda: _swap_module(json), lambda: __import__("json") is _DOUBLE
+)
 builtins_window = window(
-    lambda: vars(builtins).__setitem__("len", lambda _x: -1),
-    lambda: vars(builtins).__setitem__("len", _REAL_LEN),
-    lambda: len([1]),
+    lambda: vars(builtins).__setitem__("ascii", lambda _x: "double"),
+    lambda: vars(builtins).__setitem__("ascii", _REAL_ASCII),
+    lambda: ascii("x"),
 )
 environ_window = window(
-    lambda: os.putenv("LANECHECK_PROCESS_STATE", "set"), lambda: os.unsetenv("LANECHECK_PROCESS_STATE"), _c_getenv
+    lambda: os.putenv("LANECHECK_PROCESS_STATE", "set"),
+    lambda: os.unsetenv("LANECHECK_PROCESS_STATE"),
+    _c_getenv,
 )
 limit_window = window(
     lambda: resource.setrlimit(resource.RLIMIT_NOFILE, (_LIMIT[0] - 1, _LIMIT[1])),
@@ -169,8 +175,19 @@ limit_window = window(
     lambda: resource.getrlimit(resource.RLIMIT_NOFILE)[0],
 )
 codec_window = window(lambda: codecs.register(_search), lambda: codecs.unregister(_search), _codec_found)
+
+
+def _file_in_place() -> None:
+    # (an execution a search stops early leaves it aside: file names are not put back)
+    if os.path.exists(WHERE + ".aside"):
+        os.rename(WHERE + ".aside", WHERE)
+
+
 rename_window = window(
-    lambda: os.rename(WHERE, WHERE + ".aside"), lambda: os.rename(WHERE + ".aside", WHERE), lambda: os.path.exists(WHERE)
+    lambda: os.rename(WHERE, WHERE + ".aside"),
+    lambda: os.rename(WHERE + ".aside", WHERE),
+    lambda: os.path.exists(WHERE),
+    prepare=_file_in_place,
 )
 
 
@@ -184,10 +201,7 @@ def reader_first() -> object:
     schedule reads it unchanged: only running ``a``'s change before ``b``'s read (a race found
     when the change is seen, after the read) shows the other value."""
     SEEN.clear()
-    threads = [threading.Thread(target=lambda: SEEN.append(_ctype())), threading.Thread(target=_change_ctype)]
-    for t in threads:
-        t.start()
-    join_all(threads)
+    start_and_join(lambda: SEEN.append(_ctype()), _change_ctype)
     return SEEN[0]
 
 
@@ -196,10 +210,7 @@ def writer_first() -> object:
     other order needs ``a`` to run after ``b``'s step, though ``a``'s step was explored first
     there and ``b``'s operations touch nothing ``a``'s do (a sleep set must not keep ``a`` asleep)."""
     SEEN.clear()
-    threads = [threading.Thread(target=_change_ctype), threading.Thread(target=lambda: SEEN.append(_ctype()))]
-    for t in threads:
-        t.start()
-    join_all(threads)
+    start_and_join(_change_ctype, lambda: SEEN.append(_ctype()))
     return SEEN[0]
 
 
@@ -211,7 +222,5 @@ def each_run_starts_afresh() -> object:
     """One thread reads the locale and changes it for good: each execution must read the one the
     check started with (put back after each), as each real run would."""
     SEEN.clear()
-    t = threading.Thread(target=_set_ctype_for_good)
-    t.start()
-    t.join()
+    start_and_join(_set_ctype_for_good)
     return SEEN[0]

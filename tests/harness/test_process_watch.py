@@ -19,7 +19,10 @@ from typing import Any
 import pytest
 
 from model_checks.harness import process_watch
+from model_checks.harness.options import Options
+from model_checks.harness.patch import patched
 from model_checks.harness.rt.native import NATIVE
+from model_checks.harness.stateful import check_states
 from tests.harness import process_state_programs as prog
 from tests.harness.patched_runs import assert_outcomes, run_with_outcomes
 
@@ -44,6 +47,7 @@ def watch(request: pytest.FixtureRequest) -> Iterator[Callable[[], str | None]]:
 
 
 def test_each_kind_of_process_state_is_seen_and_named(watch: Callable[[], str | None], tmp_path: Any) -> None:
+    watch()  # (what the test's set-up changed since the watch was armed)
     assert watch() is None
     original = locale.setlocale(locale.LC_CTYPE)
     locale.setlocale(locale.LC_CTYPE, prog.OTHER_CTYPE)
@@ -98,8 +102,12 @@ def test_reads_and_private_state_are_not_changes(watch: Callable[[], str | None]
     assert watch() is None
 
 
-def _values(main: Callable[[], object], **options: object) -> set[object]:
-    result = run_with_outcomes(prog, main, **options)
+def _values(main: Callable[[], object], strategy: str = "dpor-ipb") -> set[object]:
+    if strategy == "states":
+        with patched(prog):
+            result = check_states(lambda rt: (lambda value: lambda: value)(main()), Options(minimize=False))
+    else:
+        result = run_with_outcomes(prog, main, strategy=strategy)
     assert result.verdict == "exhaustive", result.report()
     return set(result.outcomes)
 
@@ -119,7 +127,7 @@ WINDOWS = {
     "collector turned off by a library (timeit)": (prog.gc_by_library, True, False),
     "tempfile.tempdir": (prog.tempdir_window, prog._SAVED_DIR, prog.WHERE),
     "sys.modules entry": (prog.modules_window, False, True),
-    "builtins' dict": (prog.builtins_window, 1, -1),
+    "builtins' dict": (prog.builtins_window, "'x'", "double"),
     "C environment (os.putenv)": (prog.environ_window, None, b"set"),
     "resource limit": (prog.limit_window, prog._LIMIT[0], prog._LIMIT[0] - 1),
     "codec registry": (prog.codec_window, False, True),
@@ -171,7 +179,7 @@ def test_what_an_execution_left_changed_is_put_back(tmp_path: Any) -> None:
         os.putenv("LANECHECK_PUT_BACK", "1")
         resource.setrlimit(resource.RLIMIT_NOFILE, (limits[0] - 1, limits[1]))
         codecs.register(prog._search)
-        sys.modules["json"] = prog._DOUBLE  # type: ignore[assignment]
+        sys.modules["json"] = prog._DOUBLE
         tempfile.tempdir = str(tmp_path)
         sys.path.insert(0, str(tmp_path))
         process_watch.put_back()

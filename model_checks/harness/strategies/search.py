@@ -317,11 +317,7 @@ class SearchChooser(NativeChooser):
                 # race at an earlier lock step; sleep sets then prune the order "that lock step,
                 # p's timeout, this step" (seed 179 of test_order_ipb: 20 of 198 traces missed).
                 self._add_backtrack(f, d, p, d, old)
-            if (
-                p != f.tid
-                and not dependent(last, nxt)
-                and not (f.reads_clock and nxt.timeout is not None)
-            ):
+            if p != f.tid and not dependent(last, nxt) and not (f.reads_clock and nxt.timeout is not None):
                 continue  # nothing new to race with since the last analysis of p (nor its clock)
             if nxt.gate == NEVER and nxt.timeout is None and not ex.spurious_wakeups:
                 # a parked condition wait with no timeout or spurious alternative never runs as
