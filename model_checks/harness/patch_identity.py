@@ -9,6 +9,8 @@ real run fails):
   thread raises ``ProgrammingError``. A connection made in a controlled thread is of a subclass
   that remembers its thread and makes CPython's check in each call of the connection and of its
   cursors, in CPython's words (``connect(factory=...)``: a program's own factory is subclassed).
+  Every connection made in a controlled thread is of that subclass, checked or not, and its calls
+  and its cursors' go through ``patch_sqlite``: reads and writes of its database (session 43).
 * ``asyncio``'s event loop policy keeps the current loop per OS thread (a ``threading.local``
   made with the policy): ``asyncio.get_event_loop()`` in a worker raises ``RuntimeError`` unless
   the worker set one (the main thread gets a new loop). In a controlled thread the default
@@ -18,7 +20,8 @@ real run fails):
 A connection made at import (before patching) with the check is the main thread's: patching puts
 an ``ImportedConnection`` in its place wherever the module's data reaches it (``patch_imported``'s
 walk), which checks its calls and its cursors' against the controlled main thread (eighth review,
-r023: CPython's object, checked against the one OS thread, never failed). Outside a controlled
+r023: CPython's object, checked against the one OS thread, never failed); one made without the
+check is stood in for too, unchecked, for ``patch_sqlite``'s operations. Outside a controlled
 thread each is CPython's. Not done: the running loop
 (``asyncio.get_running_loop``, kept by C per OS thread) is still shared (``patch_asyncio``).
 """
