@@ -107,15 +107,15 @@ def two_connections_read_modify_write(path: str) -> int:
     return 2
 
 
-def two_connections_immediate(path: str) -> int:
-    """CORRECT: each thread's SELECT and UPDATE in one ``BEGIN IMMEDIATE ... COMMIT`` of its own
-    connection: the second waits for the first's lock (sqlite's busy handler)."""
+def _in_transactions(path: str, begin: str) -> int:
+    """Each of two threads its own connection to ``path``, its SELECT and UPDATE between
+    ``begin`` and ``COMMIT``: the count they leave."""
     setup = sqlite3.connect(path, isolation_level=None)
     _counter(setup)
 
     def inc() -> None:
         con = sqlite3.connect(path, isolation_level=None)
-        con.execute("begin immediate")
+        con.execute(begin)
         _increment(con)
         con.execute("commit")
         con.close()
@@ -124,26 +124,19 @@ def two_connections_immediate(path: str) -> int:
     value = _count(setup)
     setup.close()
     return value
+
+
+def two_connections_immediate(path: str) -> int:
+    """CORRECT: in ``BEGIN IMMEDIATE ... COMMIT``: the second waits for the first's lock
+    (sqlite's busy handler)."""
+    return _in_transactions(path, "begin immediate")
 
 
 def two_connections_deferred(path: str) -> int:
     """BUGGY: as ``two_connections_immediate`` with a plain ``BEGIN``: both may read, then the
     second to write gets ``database is locked`` at once (sqlite calls no busy handler for a
     connection that holds a read lock: it could deadlock)."""
-    setup = sqlite3.connect(path, isolation_level=None)
-    _counter(setup)
-
-    def inc() -> None:
-        con = sqlite3.connect(path, isolation_level=None)
-        con.execute("begin")
-        _increment(con)
-        con.execute("commit")
-        con.close()
-
-    run_copies(inc)
-    value = _count(setup)
-    setup.close()
-    return value
+    return _in_transactions(path, "begin")
 
 
 def lock_held_while_waiting(path: str) -> int:

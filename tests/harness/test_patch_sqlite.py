@@ -77,23 +77,20 @@ def test_the_read_modify_write_under_a_lock_is_proved(strategy: str) -> None:
 
 
 @pytest.mark.parametrize("strategy", ("dpor-ipb", "states"))
-def test_begin_immediate_on_two_connections_waits_for_the_lock_and_is_proved(db: str, strategy: str) -> None:
-    # the second BEGIN IMMEDIATE waits (sqlite's busy handler) until the first commits; before the
-    # controlled wait, it slept for real on the one OS thread and raised "database is locked"
-    result = _run(partial(prog.two_connections_immediate, db), strategy)
+@pytest.mark.parametrize(
+    "program", [prog.two_connections_immediate, prog.two_connections_write_first], ids=lambda p: p.__name__
+)
+def test_transactions_on_two_connections_wait_for_the_lock_and_are_proved(
+    db: str, program: Callable[[str], int], strategy: str
+) -> None:
+    # the second BEGIN IMMEDIATE (or first write: sqlite calls the busy handler for a connection
+    # holding no lock yet) waits until the first commits; before the controlled wait, it slept
+    # for real on the one OS thread and raised "database is locked"
+    result = _run(partial(program, db), strategy)
     assert result.verdict == "exhaustive", result.report()
     if strategy != "states":
         assert_outcomes(result, {2})
         assert result.executions > 2, result.report()  # (the two transactions were reordered)
-
-
-@pytest.mark.parametrize("strategy", ("dpor-ipb", "states"))
-def test_a_transaction_that_writes_first_waits_for_the_lock_and_is_proved(db: str, strategy: str) -> None:
-    # sqlite calls the busy handler for a connection holding no lock yet, in a transaction or not
-    result = _run(partial(prog.two_connections_write_first, db), strategy)
-    assert result.verdict == "exhaustive", result.report()
-    if strategy != "states":
-        assert_outcomes(result, {2})
 
 
 def test_a_cursors_rows_are_read_as_they_are_fetched() -> None:
