@@ -27,7 +27,14 @@ Not seen: a cursor made by a program's own cursor factory (``con.cursor(factory=
 ``iterdump``'s generator, a ``Blob``'s reads and writes, a database in memory shared through a URI
 (``cache=shared``: each connection's own here), a write-ahead log's readers (a ``journal_mode=WAL``
 database's reads never wait, as here, but a reader keeps its snapshot: not modelled), another
-process's connections, and a ``PRAGMA busy_timeout`` set after connecting.
+process's connections, a ``PRAGMA busy_timeout`` set after connecting, ``backup``'s target (its
+source's location is written), a read lock an unfinished ``SELECT`` holds in autocommit mode, and,
+on the threads back end, a checked connection of a worker left in a transaction by an execution the
+search stopped (CPython refuses another OS thread's ``rollback``: it keeps its lock until collected).
+
+Each execution begins as a real run would: the connections earlier ones made are closed (their
+transactions rolled back), and a connection made at import has no transaction open and its
+database in memory holds what patching found (a copy by ``backup``; a file's contents stay).
 """
 
 from __future__ import annotations
