@@ -110,6 +110,7 @@ WRAPPERS = frozenset(
         "patch_mp_memory.py",
         "patch_files.py",
         "patch_identity.py",
+        "patch_sqlite.py",
         "patch_signals.py",
         "patch_os_thread.py",
         "patch_exit_calls.py",

@@ -9,6 +9,8 @@ real run fails):
   thread raises ``ProgrammingError``. A connection made in a controlled thread is of a subclass
   that remembers its thread and makes CPython's check in each call of the connection and of its
   cursors, in CPython's words (``connect(factory=...)``: a program's own factory is subclassed).
+  Every connection made in a controlled thread is of that subclass, checked or not, and its calls
+  and its cursors' go through ``patch_sqlite``: reads and writes of its database (session 43).
 * ``asyncio``'s event loop policy keeps the current loop per OS thread (a ``threading.local``
   made with the policy): ``asyncio.get_event_loop()`` in a worker raises ``RuntimeError`` unless
   the worker set one (the main thread gets a new loop). In a controlled thread the default
@@ -18,7 +20,8 @@ real run fails):
 A connection made at import (before patching) with the check is the main thread's: patching puts
 an ``ImportedConnection`` in its place wherever the module's data reaches it (``patch_imported``'s
 walk), which checks its calls and its cursors' against the controlled main thread (eighth review,
-r023: CPython's object, checked against the one OS thread, never failed). Outside a controlled
+r023: CPython's object, checked against the one OS thread, never failed); one made without the
+check is stood in for too, unchecked, for ``patch_sqlite``'s operations. Outside a controlled
 thread each is CPython's. Not done: the running loop
 (``asyncio.get_running_loop``, kept by C per OS thread) is still shared (``patch_asyncio``).
 """
@@ -32,7 +35,7 @@ import types
 from collections.abc import Callable
 from typing import Any
 
-from model_checks.harness import patch_imported
+from model_checks.harness import patch_imported, patch_sqlite
 from model_checks.harness.patch_imported import Running, StandIn
 from model_checks.harness.patch_threads import _controlled, _current_thread
 from model_checks.harness.per_execution import per_execution
@@ -92,12 +95,18 @@ _CURSOR_CALLS = (
 )
 
 
-def _checked_call(base: type, name: str, owner_of: Callable[[Any], int | None]) -> Callable[..., Any]:
+# ``patch_sqlite``'s route of a call of a connection or a cursor: an operation on its database
+Route = Callable[[Any, str, Callable[..., Any], tuple[Any, ...], dict[str, Any]], Any]
+
+
+def _checked_call(
+    base: type, name: str, owner_of: Callable[[Any], int | None], route: Route
+) -> Callable[..., Any]:
     real = getattr(base, name)
 
     def call(self: Any, *args: Any, **kwargs: Any) -> Any:
         _check(owner_of(self))
-        return real(self, *args, **kwargs)
+        return route(self, name, real, args, kwargs)
 
     call.__name__ = call.__qualname__ = name
     return call
@@ -114,7 +123,10 @@ def _cursor_owner(cursor: Any) -> int | None:
 CheckedCursor: Any = type(
     "Cursor",
     (sqlite3.Cursor,),
-    {name: _checked_call(sqlite3.Cursor, name, _cursor_owner) for name in _CURSOR_CALLS},
+    {
+        name: _checked_call(sqlite3.Cursor, name, _cursor_owner, patch_sqlite.cursor_call)
+        for name in _CURSOR_CALLS
+    },
 )
 CheckedCursor.__module__ = "sqlite3"
 
@@ -151,10 +163,14 @@ def _connection_class(base: type) -> type:
     def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
         base.__init__(self, *args, **kwargs)  # type: ignore[misc]
         rt = _controlled()
-        self._lanecheck_thread = None if rt is None else _ident(rt)
+        checks = args[4] if len(args) > 4 else kwargs.get("check_same_thread", True)
+        self._lanecheck_thread = None if rt is None or not checks else _ident(rt)
+        patch_sqlite.opened(self)
 
     fields: dict[str, Any] = {
-        name: _checked_call(base, name, _owner) for name in _CONNECTION_CALLS if hasattr(base, name)
+        name: _checked_call(base, name, _owner, patch_sqlite.connection_call)
+        for name in _CONNECTION_CALLS
+        if hasattr(base, name)
     }
     # (``base``'s cursor, not the class's own: that is the checked one)
     fields.update(_cursor_calls(lambda _: base))
@@ -167,14 +183,18 @@ _real_connect = sqlite3.connect
 
 
 def _connect(database: Any, *args: Any, **kwargs: Any) -> Any:
-    rt = _controlled()
-    if rt is None or len(args) >= 4 or not kwargs.get("check_same_thread", True):
+    """In a controlled thread, a connection of the factory's subclass (checking its thread if made
+    with ``check_same_thread=True``; its database's calls operations: ``patch_sqlite``)."""
+    if _controlled() is None:
         return _real_connect(database, *args, **kwargs)
-    base = kwargs.get("factory", sqlite3.Connection) if len(args) < 5 else args[4]
+    base = args[4] if len(args) > 4 else kwargs.get("factory", sqlite3.Connection)
     made = _CLASSES.get(base)
     if made is None:
         made = _CLASSES[base] = _connection_class(base)
-    kwargs["factory"] = made
+    if len(args) > 4:
+        args = (*args[:4], made, *args[5:])
+    else:
+        kwargs["factory"] = made
     return _real_connect(database, *args, **kwargs)
 
 
@@ -225,13 +245,16 @@ class ImportedConnection(StandIn):
     of it (or of a cursor it made) raises CPython's ``ProgrammingError``. It stays the one
     connection (no twin: its database is its state); outside a controlled thread it is CPython's."""
 
-    def __init__(self, real: Any, running: Running, name: str) -> None:
+    def __init__(self, real: Any, running: Running, name: str, checks: bool) -> None:
         super().__init__(real, lambda: real, running, name)
-        _IMPORTED[id(real)] = thread_ident(0)
+        if checks:
+            _IMPORTED[id(real)] = thread_ident(0)
+        patch_sqlite.imported(real, name)
 
     def forget(self) -> None:
         super().forget()
         _IMPORTED.pop(id(self._real), None)
+        patch_sqlite.forgotten(self._real)
 
     def __getattr__(self, name: str) -> Any:
         real = self._real
@@ -240,7 +263,9 @@ class ImportedConnection(StandIn):
         if name in _CHECKED:
             return types.MethodType(_CHECKED[name], real)
         if name in _CONNECTION_CALLS:
-            return types.MethodType(_checked_call(type(real), name, _owner), real)
+            return types.MethodType(
+                _checked_call(type(real), name, _owner, patch_sqlite.connection_call), real
+            )
         return getattr(real, name)
 
     @property  # type: ignore[misc]
@@ -262,16 +287,16 @@ class ImportedConnection(StandIn):
     def __exit__(self, *exc: object) -> Any:
         real: Any = self._real
         _check(_owner(real))
-        return real.__exit__(*exc)
+        return patch_sqlite.connection_call(real, "__exit__", type(real).__exit__, exc, {})
 
 
 _STAND_IN_FIELDS = frozenset({"_real", "_make", "_running", "_name", "_runtime", "_twin"})
 
 
 def _imported_connection(real: Any, name: str, running: Running) -> StandIn | None:
-    if not isinstance(real, sqlite3.Connection) or not _checks_thread(real):
+    if not isinstance(real, sqlite3.Connection):
         return None
-    return ImportedConnection(real, running, name)
+    return ImportedConnection(real, running, name, _checks_thread(real))
 
 
 patch_imported.OTHER_STAND_INS.append(_imported_connection)

@@ -58,3 +58,10 @@ def access(rt: ControlledRuntime, name: str, kind: str) -> None:
         assert isinstance(made, LocationState)
         found = here.of[name] = made
     ex.perform(Op(kind, found, read=kind == "read"))
+
+
+def location_of(rt: ControlledRuntime, name: str) -> LocationState:
+    """The running execution's location of the process's ``name``, made by an ``access`` of it."""
+    here = _CURRENT[0]
+    assert here is not None and here.ex is rt._ex, name
+    return here.of[name]
