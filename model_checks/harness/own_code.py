@@ -106,6 +106,7 @@ WRAPPERS = frozenset(
         "patch_mp_imported.py",
         "patch_mp_memory.py",
         "patch_files.py",
+        "patch_flock.py",
         "patch_identity.py",
         "patch_signals.py",
         "patch_os_thread.py",

@@ -8,7 +8,8 @@ the file was one step and no access. Now, in code under test, a call of a file o
 that reads the file (``read``, ``readline``, ``readlines``, ``readinto``, ...) is a read of the
 file, one that changes it (``write``, ``writelines``, ``truncate``, and ``flush``/``close`` of a
 writable file) a write, recorded at the program's line as a container method's access is;
-``open(path, "w")`` (it truncates) is a write at the line of the ``open`` (``patch_io_waits``),
+``open(path, "w")`` (it truncates) is a write at the line of the ``open`` (``patch_io_waits``; of
+an empty file, a read: ``opened``),
 and ``os.read``/``os.write``/``os.pread``/``os.pwrite`` of a regular file's descriptor are a
 read or a write of it (``patch_io``: the first two are also an operation on the process's I/O,
 whose ordering they then carry, as a declared atomic field's access is part of its scheduling
@@ -208,9 +209,12 @@ def by_call(rt: Any, fd: int, name: str, write: bool, in_op: bool = False, path:
         detector._access(tid, loc, CONTENTS, write, frame, f"{name}()", in_op=in_op)
 
 
-def opened(rt: Any, f: Any, mode: str, path: object) -> None:
+def opened(rt: Any, f: Any, mode: str, path: object, was_empty: bool = False) -> None:
     """``open(path, mode)`` (the builtin, or ``io.open``: ``patch_io_waits``) returned ``f``,
-    called by the caller's caller. Opening to write (``"w"``) truncates: a write of the file. Opened
+    called by the caller's caller. Opening to write (``"w"``) truncates: a write of the file; of a
+    file that was empty (``was_empty``: or did not exist), a read, as it changes nothing (it races
+    with a write of the file, not with another such open: review 11's two threads opening a
+    ``flock`` lock file with ``"w"``). Opened
     by one of ``WHOLE_FILE`` (``Path.read_text``, ``shutil.copyfile``, ...), it is that call's read
     or write of the whole file, at the line that called it (review 9: a counter kept in a file
     through ``pathlib`` was proved "exhaustive": the opening and reading were ``pathlib``'s)."""
@@ -235,7 +239,7 @@ def opened(rt: Any, f: Any, mode: str, path: object) -> None:
     fd = f.fileno()
     loc = location(fd, path)
     if loc is not None:
-        write = "w" in mode or ("+" in mode and not _appends(fd))
+        write = ("w" in mode and not was_empty) or ("+" in mode and not _appends(fd))
         detector._access(tid, loc, CONTENTS, write, at, f"{helper or 'open'}()")
 
 
