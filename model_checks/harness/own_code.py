@@ -107,6 +107,7 @@ WRAPPERS = frozenset(
         "patch_mp_memory.py",
         "patch_files.py",
         "patch_flock.py",
+        "patch_renames.py",
         "patch_identity.py",
         "patch_signals.py",
         "patch_os_thread.py",

@@ -70,6 +70,17 @@ class FileLocation:
 
 
 _KNOWN: dict[tuple[int, int], FileLocation] = {}
+_RETIRED: list[FileLocation] = []  # (kept alive: the detector knows a location by its ``id``)
+
+
+def retire(key: tuple[int, int]) -> None:
+    """The file ``key`` lost its last name (a rename replaced it: ``patch_renames``): a file made
+    later may get its inode number, and is another location (review 11's atomic publish: the
+    second temporary file took the number of the version the first rename replaced, and its write
+    was a race with the reads of that version)."""
+    loc = _KNOWN.pop(key, None)
+    if loc is not None:
+        _RETIRED.append(loc)
 
 
 ENTRY = "<table entry>"
@@ -91,6 +102,7 @@ def new_check() -> None:
     """A check begins: no entry of the table is a location yet (what an earlier check wrote does
     not decide which of this check's library reads count)."""
     TABLE.clear()
+    _RETIRED.clear()
 
 
 def descriptor(fd: int, make: bool) -> Descriptor | None:
