@@ -22,11 +22,13 @@ def _bump() -> None:
     n[0] = v + 1
 
 
-def _unlocked_by_lock_un(mode: str) -> None:
+def _unlocked_by_lock_un(mode: str, lockf: bool = False, shared: bool = False) -> None:
+    # (``fcntl``'s functions looked up at the call: patched, ``flock`` is the controlled one)
+    lock = fcntl.lockf if lockf else fcntl.flock
     with open(LOCK, mode) as f:
-        fcntl.flock(f, fcntl.LOCK_EX)
+        lock(f, fcntl.LOCK_SH if shared else fcntl.LOCK_EX)
         _bump()
-        fcntl.flock(f, fcntl.LOCK_UN)
+        lock(f, fcntl.LOCK_UN)
 
 
 def mutex_truncating() -> int:
@@ -143,14 +145,7 @@ def two_readers_hold_at_once() -> str:
 def shared_holders_bump() -> int:
     """BUGGY: ``LOCK_SH`` excludes no other ``LOCK_SH`` holder: their bumps race."""
     n[0] = 0
-
-    def work() -> None:
-        with open(LOCK, "a") as f:
-            fcntl.flock(f, fcntl.LOCK_SH)
-            _bump()
-            fcntl.flock(f, fcntl.LOCK_UN)
-
-    run_copies(work, 2)
+    run_copies(lambda: _unlocked_by_lock_un("a", shared=True), 2)
     return n[0]
 
 
@@ -173,12 +168,5 @@ def two_flocks_deadlock() -> None:
 def lockf_mutex() -> int:
     """u19 BUGGY: ``lockf`` (a POSIX record lock: the process's) excludes no thread of it."""
     n[0] = 0
-
-    def work() -> None:
-        with open(LOCK, "a") as f:
-            fcntl.lockf(f, fcntl.LOCK_EX)
-            _bump()
-            fcntl.lockf(f, fcntl.LOCK_UN)
-
-    run_copies(work, 2)
+    run_copies(lambda: _unlocked_by_lock_un("a", lockf=True), 2)
     return n[0]
