@@ -9,7 +9,8 @@ ordered after the writer's writes of it under its old name, since the rename ord
 ``Path.rename``/``Path.replace`` and ``shutil.move`` call) are an operation that writes both names
 (a location per absolute path, made at the execution's first rename; the file a rename replaces, if
 that was its last name, is a location no more: a file made later may get its inode number, as the
-next temporary file did), and opening a name that an execution renamed from or onto (``open``,
+next temporary file did; so is a file ``os.remove``/``os.unlink`` removed, unless a descriptor
+still has it open), and opening a name that an execution renamed from or onto (``open``,
 ``io.open``, ``os.open``: ``patch_io_waits``) is an operation that reads it: the opener acquires
 what the renaming thread did before the rename, the temporary file's writes among them. A reader of
 ``P`` that races with a writer writing ``P`` in place is still a race (no rename orders them). Not
@@ -98,6 +99,28 @@ def _replace(src: Any, dst: Any, **kwargs: Any) -> None:
         race_files.retire(replaced)
 
 
+def _last_name(path: Any, kwargs: dict[str, Any]) -> tuple[int, int] | None:
+    """The regular file whose last name ``path`` is, in a controlled thread (no ``dir_fd``)."""
+    if _controlled() is None or kwargs.get("dir_fd") is not None or _absolute(path) is None:
+        return None
+    try:
+        found = os.lstat(path)
+    except (OSError, ValueError):
+        return None
+    return (found.st_dev, found.st_ino) if stat.S_ISREG(found.st_mode) and found.st_nlink == 1 else None
+
+
+def _removing(real: Any) -> Any:
+    def remove(path: Any, **kwargs: Any) -> None:
+        gone = _last_name(path, kwargs)
+        real(path, **kwargs)
+        if gone is not None:
+            race_files.retire(gone)
+
+    remove.__name__ = remove.__qualname__ = real.__name__
+    return remove
+
+
 def opening(path: Any) -> None:
     """A controlled thread opens ``path``: if the execution renamed from or onto it, a read of the name."""
     here = _LAST[0]
@@ -116,4 +139,7 @@ def opening(path: Any) -> None:
 REPLACEMENTS: list[tuple[Any, str, Any, Any]] = [
     (os, "rename", _real_rename, _rename),
     (os, "replace", _real_replace, _replace),
+    # a removed file's inode number may be given to a file made later: another location
+    (os, "remove", os.remove, _removing(os.remove)),
+    (os, "unlink", os.unlink, _removing(os.unlink)),
 ]

@@ -74,13 +74,31 @@ _RETIRED: list[FileLocation] = []  # (kept alive: the detector knows a location 
 
 
 def retire(key: tuple[int, int]) -> None:
-    """The file ``key`` lost its last name (a rename replaced it: ``patch_renames``): a file made
-    later may get its inode number, and is another location (review 11's atomic publish: the
-    second temporary file took the number of the version the first rename replaced, and its write
-    was a race with the reads of that version)."""
-    loc = _KNOWN.pop(key, None)
-    if loc is not None:
-        _RETIRED.append(loc)
+    """The file ``key`` lost its last name (a rename replaced it, or it was removed:
+    ``patch_renames``): a file made later may get its inode number, and is another location
+    (review 11's atomic publish: the second temporary file took the number of the version the
+    first rename replaced, and its write was a race with the reads of that version). Kept while a
+    descriptor of the process still has it open (its number is not free, and the accesses through
+    it are still of that file: an unlinked scratch file two threads share)."""
+    if key in _KNOWN and not _open_here(key):
+        _RETIRED.append(_KNOWN.pop(key))
+
+
+def _open_here(key: tuple[int, int]) -> bool:
+    """Does a descriptor of this process refer to the file ``key`` (Linux: ``/proc/self/fd``;
+    elsewhere, taken as yes)?"""
+    try:
+        fds = os.listdir("/proc/self/fd")
+    except OSError:
+        return True
+    for name in fds:
+        try:
+            found = os.fstat(int(name))
+        except (OSError, ValueError):
+            continue
+        if (found.st_dev, found.st_ino) == key:
+            return True
+    return False
 
 
 ENTRY = "<table entry>"

@@ -77,3 +77,41 @@ def written_after_publishing() -> tuple[str, ...]:
             f.write("late")
 
     return _start(writer)
+
+
+OLD = os.path.join(_DIR, "old.txt")
+NEW = os.path.join(_DIR, "new.txt")
+
+
+def removed_then_made() -> str:
+    """One thread reads a file and removes it; the other makes another file and writes it (which
+    may get the removed file's inode number): two files, no race."""
+    with open(OLD, "w") as f:
+        f.write("old")
+    got: list[str] = []
+
+    def reader() -> None:
+        with open(OLD) as f:
+            got.append(f.read())
+        os.remove(OLD)
+
+    def maker() -> None:
+        with open(NEW, "w") as f:
+            f.write("new")
+
+    start_and_join(reader, maker)
+    os.remove(NEW)
+    return got[0]
+
+
+def unlinked_scratch() -> None:
+    """BUGGY: a scratch file unlinked while open, written by one thread and read by the other
+    through its descriptor, with no lock: a race on the file (still one file after the unlink)."""
+    fd = os.open(OLD, os.O_RDWR | os.O_CREAT)
+
+    def unlinker() -> None:
+        os.unlink(OLD)
+        os.pread(fd, 1, 0)
+
+    start_and_join(lambda: os.pwrite(fd, b"x", 0), unlinker)
+    os.close(fd)

@@ -12,6 +12,7 @@ from model_checks.harness import Options
 from model_checks.harness.options import Strategy
 from tests.harness import review11_rename_programs as prog
 from tests.harness.patched_runs import (
+    assert_fails,
     assert_outcomes,
     assert_proved_race_free,
     assert_race,
@@ -47,3 +48,15 @@ def test_a_config_written_in_place_is_a_race() -> None:
 def test_a_write_after_the_rename_is_a_race() -> None:
     result = run_patched(prog, prog.written_after_publishing, options=Options(time_limit=60))
     assert_race(result, prog, f"file {prog.CONFIG}", 'f.write("late")', "seen.append(f.read())")
+
+
+@pytest.mark.parametrize("strategy", ["dpor-ipb", "dfs"])
+def test_a_file_made_after_another_was_removed_is_another_location(strategy: Strategy) -> None:
+    result = run_with_outcomes(prog, prog.removed_then_made, strategy=strategy)
+    assert_proved_race_free(result)
+    assert_outcomes(result, {"old"})
+
+
+def test_an_unlinked_file_still_open_is_the_same_location() -> None:
+    result = run_patched(prog, prog.unlinked_scratch, options=Options(time_limit=60))
+    assert_fails(result, "data_race", "data race on file ", "write (os.pwrite())", "read (os.pread())")
