@@ -13,16 +13,18 @@ holder, each a descriptor standing for its open file description. A lock not fre
 wait (a deadlock of two ``flock`` waits is reported as one), or ``BlockingIOError`` with
 ``LOCK_NB``, as the real call raises; taking it acquires what its releases published, as a
 ``Lock``'s acquire does. The real lock is not taken: the check's threads exclude one another in the
-model, not other processes. A holder lets go at ``LOCK_UN``, at ``os.close`` of its descriptor (an
-operation), and when its file object is closed (``f.close()``, the end of ``with open(...)``: seen
-by a profile function set while some descriptor holds a ``flock``; the release is no step of its
-own, only a release for the race detector), or found closed after a step (a close the profile
-function does not see: the exception path out of a ``with``, a file dropped unclosed, its number
-given out again by ``open``/``os.open``): then the lock is free from then on, but that release
-orders nothing (a race with the holder's accesses may then be reported). Not modelled: a descriptor
-made by ``os.dup`` (or ``fork``) shares its open file description, so its ``flock`` is the same
-holder's and its close releases nothing while the other is open; here each descriptor is a holder
-of its own (a ``flock`` through a duplicate of the holder's waits for it). A conversion
+model, not other processes. A holder lets go at ``LOCK_UN``, at ``os.close`` of its descriptor, and
+when its file object is closed (``f.close()``, the end of ``with open(...)``: seen by a profile
+function set while some descriptor holds a ``flock``, which performs the operation just before the
+close, its tracing guard lowered meanwhile as the race tracer does), each an operation; or when
+found closed after a step (a close the profile function does not see: a ``with`` left by an
+exception, a file dropped unclosed, its number given out again by ``open``/``os.open``): then the
+lock is free from then on, but that release is no operation: it orders nothing for the race
+detector (a race with the holder's accesses may then be reported), and DPOR may explore a
+``LOCK_NB`` try racing with it in one order only (``dfs`` explores both). Not modelled: a
+descriptor made by ``os.dup`` (or ``fork``) shares its open file description, so its ``flock`` is
+the same holder's and its close releases nothing while the other is open; here each descriptor is a
+holder of its own (a ``flock`` through a duplicate of the holder's waits for it). A conversion
 (``LOCK_SH`` to ``LOCK_EX``) is atomic here (Linux lets go of the shared lock first).
 ``fcntl.lockf`` and ``fcntl.fcntl(F_SETLK...)`` (POSIX record locks, the process's: they do not
 exclude its threads) stay real calls: one thread's never waits for another's, so a blocking one
@@ -40,12 +42,15 @@ from typing import Any, cast
 from model_checks.harness.patch_threads import _controlled
 from model_checks.harness.per_execution import per_execution
 from model_checks.harness.race_files import FILE_TYPES
+from model_checks.harness.race_frames import _TRACING, _TRACING_WHAT, SUPPORTED, _thread_state
+from model_checks.harness.rt.frames import int_at
 from model_checks.harness.rt.objects import AtomicState, EventState, Op
 from model_checks.harness.runtime import ControlledRuntime
 
 _real_flock = fcntl.flock
 _real_setprofile = sys.setprofile
 _real_getprofile = sys.getprofile
+_PY_TRACE_C_CALL = 4  # (CPython's ``PyTrace_C_CALL``: the event a profile function is inside)
 
 
 class _FileLock:
@@ -116,8 +121,8 @@ class _Flocks:
         for lock in self.of.values():
             if lock.waits:
                 lock.purge()
-                for (fd, exclusive), ev in lock.waits.items():
-                    ev.flag = lock.free_for(fd, exclusive)
+            for (fd, exclusive), ev in lock.waits.items():
+                ev.flag = lock.free_for(fd, exclusive)
 
     def anything_held(self) -> bool:
         return any(lock.held for lock in self.of.values())
@@ -189,10 +194,10 @@ def _holding(fd: int) -> _FileLock | None:
 
 def _watch(frame: Any, event: str, arg: Any) -> None:
     """The profile function while a descriptor holds a ``flock``: a file object's ``close`` or
-    ``__exit__`` called by Python code lets go of its descriptor's lock, published to the race
-    detector at the call (it cannot be a step: switching threads inside a profile function would
-    leave the others untraced). Unset at its first call once the execution is over (a holder
-    unwound by the execution's end is not seen: it would stay set, slowing every later call)."""
+    ``__exit__`` called by Python code lets go of its descriptor's lock, an operation just before
+    the call (``_InProfile``; where the thread state is not 3.11's, a release for the race
+    detector only). Unset at its first call once the execution is over (a holder unwound by the
+    execution's end is not seen: it would stay set, slowing every later call)."""
     here = _LAST[0]
     if here is None or here.ex.aborting:
         _real_setprofile(None)
@@ -208,13 +213,46 @@ def _watch(frame: Any, event: str, arg: Any) -> None:
         return
     lock = _holding(fd)
     if lock is not None:
-        race = getattr(lock.ex, "race", None)
-        tid = lock.ex.current
-        if race is not None and tid is not None:
-            race.sync(tid, lock.op(fd, "close"))
+        op = lock.op(fd, "close")
+        if _InProfile.able():
+            with _InProfile():
+                lock.ex.perform(op)
+        else:
+            race = getattr(lock.ex, "race", None)
+            tid = lock.ex.current
+            if race is not None and tid is not None:
+                race.sync(tid, op)
         lock.held.pop(fd, None)
     if not here.anything_held():
         _real_setprofile(None)
+
+
+class _InProfile:
+    """Inside the profile function: lower the thread state's tracing guard while other threads
+    run (under greenlets they share it: raised, their code would be neither traced nor profiled),
+    as ``race_frames.Untraced`` does inside the tracer, and raise it again after."""
+
+    __slots__ = ("addr",)
+
+    @staticmethod
+    def able() -> bool:
+        if not SUPPORTED:
+            return False
+        state = _thread_state()
+        return bool(
+            state is not None
+            and int_at(state + _TRACING).value == 1
+            and int_at(state + _TRACING_WHAT).value == _PY_TRACE_C_CALL
+        )
+
+    def __enter__(self) -> None:
+        state = _thread_state()
+        assert state is not None
+        self.addr = state + _TRACING
+        int_at(self.addr).value = 0
+
+    def __exit__(self, *exc: object) -> None:
+        int_at(self.addr).value = 1
 
 
 def closing(fd: object) -> None:

@@ -170,3 +170,37 @@ def lockf_mutex() -> int:
     n[0] = 0
     run_copies(lambda: _unlocked_by_lock_un("a", lockf=True), 2)
     return n[0]
+
+
+class _Leave(Exception):
+    pass
+
+
+def try_against_a_holder(by_raising: bool = False) -> str:
+    """A ``LOCK_NB`` try while another thread holds the lock (refused), or before it takes it or
+    after its ``with`` block's end has let go (taken): the search must reach both. ``by_raising``:
+    the block is left by an exception (its close is not seen as it happens)."""
+    inner = threading.Lock()
+    got: list[str] = []
+
+    def holder() -> None:
+        try:
+            with open(LOCK, "a") as f:
+                fcntl.flock(f, fcntl.LOCK_EX)
+                with inner:
+                    pass
+                if by_raising:
+                    raise _Leave
+        except _Leave:
+            pass
+
+    def trier() -> None:
+        with open(LOCK, "a") as g:
+            try:
+                fcntl.flock(g, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                got.append("taken")
+            except BlockingIOError:
+                got.append("refused")
+
+    start_and_join(holder, trier)
+    return got[0]

@@ -78,3 +78,12 @@ def test_the_profile_function_is_gone_after_the_check() -> None:
     runs.run_patched(prog, prog.two_flocks_deadlock, options=Options(time_limit=60))
     len([])  # (any call: the first event after the execution unsets it)
     assert sys.getprofile() is None
+
+
+@pytest.mark.parametrize(("strategy", "by_raising"), [("dpor-ipb", False), ("dfs", False), ("dfs", True)])
+def test_a_release_by_close_is_ordered_with_a_try(strategy: Strategy, by_raising: bool) -> None:
+    """The close at a ``with`` block's end is an operation (in the profile function), so DPOR also
+    runs the try between the holder's ``flock`` and its close. Left by an exception, the close is
+    found after its step and frees the lock then (no operation: only dfs is sure to reach both)."""
+    result = runs.run_with_outcomes(prog, lambda: prog.try_against_a_holder(by_raising), strategy=strategy)
+    runs.assert_outcomes(result, {"taken", "refused"})
