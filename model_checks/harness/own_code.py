@@ -109,6 +109,8 @@ WRAPPERS = frozenset(
         "patch_mp_imported.py",
         "patch_mp_memory.py",
         "patch_files.py",
+        "patch_flock.py",
+        "patch_renames.py",
         "patch_identity.py",
         "patch_sqlite.py",
         "patch_signals.py",

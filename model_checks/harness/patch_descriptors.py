@@ -20,6 +20,7 @@ import os
 import sys
 from typing import Any
 
+from model_checks.harness import patch_flock
 from model_checks.harness.own_code import own
 from model_checks.harness.patch_mock import detector_of_thread, program_frame
 from model_checks.harness.race_files import ENTRY, TABLE, descriptor
@@ -50,6 +51,7 @@ def _dup2(fd: int, fd2: int, inheritable: bool = True) -> int:
 
 def _close(fd: int) -> None:
     _written(fd, "os.close", True)
+    patch_flock.closing(fd)  # a holder's close lets go of its ``flock`` lock
     _real_close(fd)
 
 

@@ -23,7 +23,14 @@ import stat
 import sys
 from typing import Any, Final
 
-from model_checks.harness import patch_files, patch_io, patch_io_buffered, race_files
+from model_checks.harness import (
+    patch_files,
+    patch_flock,
+    patch_io,
+    patch_io_buffered,
+    patch_renames,
+    race_files,
+)
 from model_checks.harness.patch_threads import _controlled
 from model_checks.harness.rt.scheduler import UsageError
 
@@ -170,14 +177,29 @@ _real_os_open = os.open
 def _open(file: Any, mode: str = "r", *args: Any, **kwargs: Any) -> Any:
     if _controlled() is not None and "+" not in mode and _blocks_on_fifo(file, writing="r" not in mode):
         _refuse(file, "open()")
+    patch_renames.opening(file)  # a name the execution renamed: read (``patch_renames``)
     # a file it creates is removed when the next execution begins (``patch_files``: r047)
     name = patch_files.would_make(file, any(c in mode for c in "wxa") and kwargs.get("opener") is None)
+    was_empty = "w" in mode and _controlled() is not None and _empty(file)
     opened = _real_open(file, mode, *args, **kwargs)
     patch_files.made(name, opened.fileno() if name is not None else -1)
+    patch_flock.given_out(opened.fileno())
     # opening to write truncates: a write of the file; ``pathlib``'s and ``shutil``'s whole-file
     # reads and writes open it to read or write it (``race_files``)
-    race_files.opened(_controlled(), opened, mode, file)
+    race_files.opened(_controlled(), opened, mode, file, was_empty)
     return opened
+
+
+def _empty(path: Any) -> bool:
+    """Is the file at ``path`` empty, or missing (what truncating it leaves unchanged)?"""
+    if not isinstance(path, (str, bytes, os.PathLike)):
+        return False  # (a descriptor: opening it truncates nothing, and it is counted as before)
+    try:
+        return os.stat(path).st_size == 0
+    except FileNotFoundError:
+        return True
+    except (OSError, ValueError):
+        return False
 
 
 def _os_open(path: Any, flags: int, *args: Any, **kwargs: Any) -> int:
@@ -189,9 +211,11 @@ def _os_open(path: Any, flags: int, *args: Any, **kwargs: Any) -> int:
         and _blocks_on_fifo(path, writing=access == os.O_WRONLY)
     ):
         _refuse(path, "os.open")
+    patch_renames.opening(path)
     name = patch_files.would_make(path, bool(flags & os.O_CREAT) and kwargs.get("dir_fd") is None)
     fd = _real_os_open(path, flags, *args, **kwargs)
     patch_files.made(name, fd)
+    patch_flock.given_out(fd)
     if flags & os.O_TRUNC:
         race_files.by_call(_controlled(), fd, "os.open", True, path=path)
     return fd
@@ -243,6 +267,7 @@ REPLACEMENTS: list[tuple[Any, str, Any, Any]] = [
     (io, "open", _real_open, _open),
     (os, "open", _real_os_open, _os_open),
     *patch_files.REPLACEMENTS,  # os.mkdir: a folder it makes is removed likewise
+    *patch_renames.REPLACEMENTS,  # os.rename, os.replace: writes of both names (``patch_renames``)
     # a buffered object another controlled thread is inside: a wait for it (``patch_io_buffered``)
     *patch_io_buffered.REPLACEMENTS,
 ]

@@ -26,6 +26,7 @@ from typing import Any
 from model_checks.harness import (
     patch_context,
     patch_descriptors,
+    patch_flock,
     patch_fork,
     patch_identity,
     patch_io,
@@ -106,6 +107,8 @@ REPLACEMENTS += patch_io_outside.REPLACEMENTS
 REPLACEMENTS += patch_fork.REPLACEMENTS
 # the descriptor table's entries written by dup2 and close (the race detector's: ``patch_descriptors``)
 REPLACEMENTS += patch_descriptors.REPLACEMENTS
+# ``fcntl.flock`` between controlled threads: a controlled lock of the file (``patch_flock``)
+REPLACEMENTS += patch_flock.REPLACEMENTS
 
 
 def at_patching(modules: tuple[ModuleType, ...]) -> list[tuple[Any, str, Any, Any]]:

@@ -8,7 +8,8 @@ the file was one step and no access. Now, in code under test, a call of a file o
 that reads the file (``read``, ``readline``, ``readlines``, ``readinto``, ...) is a read of the
 file, one that changes it (``write``, ``writelines``, ``truncate``, and ``flush``/``close`` of a
 writable file) a write, recorded at the program's line as a container method's access is;
-``open(path, "w")`` (it truncates) is a write at the line of the ``open`` (``patch_io_waits``),
+``open(path, "w")`` (it truncates) is a write at the line of the ``open`` (``patch_io_waits``; of
+an empty file, a read: ``opened``),
 and ``os.read``/``os.write``/``os.pread``/``os.pwrite`` of a regular file's descriptor are a
 read or a write of it (``patch_io``: the first two are also an operation on the process's I/O,
 whose ordering they then carry, as a declared atomic field's access is part of its scheduling
@@ -69,6 +70,35 @@ class FileLocation:
 
 
 _KNOWN: dict[tuple[int, int], FileLocation] = {}
+_RETIRED: list[FileLocation] = []  # (kept alive: the detector knows a location by its ``id``)
+
+
+def retire(key: tuple[int, int]) -> None:
+    """The file ``key`` lost its last name (a rename replaced it, or it was removed:
+    ``patch_renames``): a file made later may get its inode number, and is another location
+    (review 11's atomic publish: the second temporary file took the number of the version the
+    first rename replaced, and its write was a race with the reads of that version). Kept while a
+    descriptor of the process still has it open (its number is not free, and the accesses through
+    it are still of that file: an unlinked scratch file two threads share)."""
+    if key in _KNOWN and not _open_here(key):
+        _RETIRED.append(_KNOWN.pop(key))
+
+
+def _open_here(key: tuple[int, int]) -> bool:
+    """Does a descriptor of this process refer to the file ``key`` (Linux: ``/proc/self/fd``;
+    elsewhere, taken as yes)?"""
+    try:
+        fds = os.listdir("/proc/self/fd")
+    except OSError:
+        return True
+    for name in fds:
+        try:
+            found = os.fstat(int(name))
+        except (OSError, ValueError):
+            continue
+        if (found.st_dev, found.st_ino) == key:
+            return True
+    return False
 
 
 ENTRY = "<table entry>"
@@ -90,6 +120,7 @@ def new_check() -> None:
     """A check begins: no entry of the table is a location yet (what an earlier check wrote does
     not decide which of this check's library reads count)."""
     TABLE.clear()
+    _RETIRED.clear()
 
 
 def descriptor(fd: int, make: bool) -> Descriptor | None:
@@ -208,9 +239,12 @@ def by_call(rt: Any, fd: int, name: str, write: bool, in_op: bool = False, path:
         detector._access(tid, loc, CONTENTS, write, frame, f"{name}()", in_op=in_op)
 
 
-def opened(rt: Any, f: Any, mode: str, path: object) -> None:
+def opened(rt: Any, f: Any, mode: str, path: object, was_empty: bool = False) -> None:
     """``open(path, mode)`` (the builtin, or ``io.open``: ``patch_io_waits``) returned ``f``,
-    called by the caller's caller. Opening to write (``"w"``) truncates: a write of the file. Opened
+    called by the caller's caller. Opening to write (``"w"``) truncates: a write of the file; of a
+    file that was empty (``was_empty``: or did not exist), a read, as it changes nothing (it races
+    with a write of the file, not with another such open: review 11's two threads opening a
+    ``flock`` lock file with ``"w"``). Opened
     by one of ``WHOLE_FILE`` (``Path.read_text``, ``shutil.copyfile``, ...), it is that call's read
     or write of the whole file, at the line that called it (review 9: a counter kept in a file
     through ``pathlib`` was proved "exhaustive": the opening and reading were ``pathlib``'s)."""
@@ -235,7 +269,7 @@ def opened(rt: Any, f: Any, mode: str, path: object) -> None:
     fd = f.fileno()
     loc = location(fd, path)
     if loc is not None:
-        write = "w" in mode or ("+" in mode and not _appends(fd))
+        write = ("w" in mode and not was_empty) or ("+" in mode and not _appends(fd))
         detector._access(tid, loc, CONTENTS, write, at, f"{helper or 'open'}()")
 
 
