@@ -57,6 +57,7 @@ from model_checks.harness import (
     patch_warnings,
     race_builtins,
     race_files,
+    race_methods,
 )
 from model_checks.harness.patch_either import either as _either
 from model_checks.harness.patch_threads import (
@@ -118,6 +119,7 @@ def new_check() -> None:
     patch_os_thread.new_check()  # per-thread CPU clocks and errno traced once its code uses them
     patch_cached.new_check()  # bounded caches' hits commute until one evicts
     race_builtins.new_check()  # no builtin's look-up is a read until the program rebinds it
+    race_methods.new_check()  # nor a method's (found in its class as code)
     race_files.new_check()  # no descriptor's entry is a location until this check writes it
 
 

@@ -1,0 +1,73 @@
+"""A class's method rebound (``mock.patch.object(Svc, "fetch", ...)``, ``Svc.fetch = fake``, an
+instance's field shadowing it) as the race detector's write, and the method's look-ups
+(``Svc().fetch()``, ``Svc.fetch``) as reads of it.
+
+A method found in its class as code is no read (calling a method is no access of data, and
+recording one would cost every method call of every program a call of the handler). An outside
+review (eleventh, #10) had ``patch.object`` on a class entered in one thread while another called
+the method on its own instance proved "exhaustive" by the default search: the patch's writes were
+seen, but the other thread's call, made before or after the patch when ``fetch`` was code, read
+nothing, so DPOR never reordered them (``--strategy dfs`` found a call made inside the patch, when
+the class held a mock, data). So a class attribute written by a controlled thread where the value
+replaced or stored is code is watched for the rest of the check (``watch``): its look-ups through
+the class or any object of it are reads of each class on the way to the one that holds it
+(``path``), as a data attribute's are. The C filter lets those names through (``WATCHED``, its own
+set: a check that rebinds no method pays one size test at a method's look-up). A look-up made
+before the first rebinding was not recorded, so a newly watched method has the search start again
+(``take_switched``), as a builtin's rebinding does (``race_builtins``).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from model_checks.harness.race_builtins import at_line
+from model_checks.harness.rt.native import NATIVE
+
+if TYPE_CHECKING:
+    from model_checks.harness.race_sites import Where
+
+# the names of the methods rebound in the running check: the C filter's own set where it is built
+WATCHED: set[str] = NATIVE.WATCHED_METHODS if NATIVE is not None else set()
+_CLASSES: set[tuple[type, str]] = set()  # (the class written, the name) rebound in the running check
+_SWITCHED: list[str] = []
+_MISSING = object()
+
+
+def watch(cls: type, name: str, where: Where) -> None:
+    """``cls.name`` (or an object of ``cls``'s field shadowing it) rebound at ``where``."""
+    if (cls, name) not in _CLASSES:
+        _CLASSES.add((cls, name))
+        WATCHED.add(name)
+        _SWITCHED.append(f"{cls.__qualname__}.{name} rebound at {at_line(where)}")
+
+
+def path(cls: type, name: str) -> list[type] | None:
+    """The classes of ``cls``'s method resolution order a look-up of ``cls.name`` reads (up to the
+    one that holds it) where one of them, or the object's own field, had ``name`` rebound; else
+    None."""
+    if name not in WATCHED:
+        return None
+    found: list[type] = []
+    watched = False
+    for klass in cls.__mro__:
+        found.append(klass)
+        watched = watched or (klass, name) in _CLASSES
+        if klass.__dict__.get(name, _MISSING) is not _MISSING:
+            break
+    return found if watched else None
+
+
+def new_check() -> None:
+    WATCHED.clear()
+    _CLASSES.clear()
+    _SWITCHED.clear()
+
+
+def take_switched() -> str | None:
+    """Where the last execution first rebound a method not watched before, or None."""
+    taken, _SWITCHED[:] = _SWITCHED[:1], []
+    return taken[0] if taken else None
+
+
+__all__ = ["WATCHED", "new_check", "path", "take_switched", "watch"]

@@ -1,0 +1,46 @@
+"""Review 11's row 10: ``mock.patch.object`` of a class's method (or the program's own store over
+it) in one thread while another calls it was "exhaustive, no race" under the default search: a
+method's look-up found in its class as code was no read (``race_methods``)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+
+from model_checks.harness import Options
+from tests.harness import review11_methods_programs as prog
+from tests.harness.patched_runs import assert_proved_race_free, assert_race, run_patched
+
+pytestmark = pytest.mark.timeout(120)
+
+OPTIONS = Options(time_limit=60)  # the default search (dpor-ipb)
+
+
+@pytest.mark.parametrize(
+    ("program", "what", "written", "read"),
+    [
+        (prog.class_method_patched, "Svc.fetch", "with patching:", "return Svc().fetch()"),
+        (prog.class_method_rebound_by_store, "Svc.fetch", "Svc.fetch = real", "return Svc().fetch()"),
+        (prog.object_method_patched, "Svc.fetch", "with patching:", "lambda: svc.fetch()"),
+        (prog.classmethod_patched, "Svc.create", "with patching:", "return Svc.create()"),
+    ],
+    ids=["patch-on-class", "own-store", "patch-on-object", "classmethod"],
+)
+def test_a_method_rebound_while_another_thread_calls_it_is_a_race(
+    program: Callable[[], None], what: str, written: str, read: str
+) -> None:
+    assert_race(run_patched(prog, program, options=OPTIONS), prog, what, written, read)
+
+
+def test_a_patch_seen_after_the_call_restarts_the_search() -> None:
+    result = run_patched(prog, prog.class_method_patched_reader_first, options=OPTIONS)
+    assert_race(result, prog, "Svc.fetch", "with patching:", "return Svc().fetch()")
+    assert any("Svc.fetch rebound at" in note and "search restarted" in note for note in result.notes), (
+        result.notes
+    )
+
+
+@pytest.mark.parametrize("program", [prog.class_method_patched_locked])
+def test_the_locked_twin_is_proved(program: Callable[[], None]) -> None:
+    assert_proved_race_free(run_patched(prog, program, options=OPTIONS))
