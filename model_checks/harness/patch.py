@@ -274,7 +274,12 @@ def patched(*modules: ModuleType) -> Iterator[None]:
     sys.unraisablehook = _unraisable(hook)
     try:
         # (an event loop's wait on its selector is refused: ``patch_asyncio``)
-        replacements = [*_REPLACEMENTS, *_refused_pools(), *patch_asyncio.refused_waits()]
+        replacements = [
+            *_REPLACEMENTS,
+            *_refused_pools(),
+            *patch_asyncio.refused_waits(),
+            *patch_asyncio.refused_posts(),  # (and a post it would wait for)
+        ]
         restores.append(patch_asyncio.hide_running_loop())
         for mod, attr, _real, fake in replacements:
             undo.append((mod, attr, getattr(mod, attr)))
