@@ -162,7 +162,11 @@ attr_worth(Tracer *t, PyObject *entry, PyObject *obj, PyObject *name)
         if (value == NULL) {
             return 0;
         }
-        return is_instance(value, t->code_types) ? method_watched(name) : 1;
+        if (!is_instance(value, t->code_types)) {
+            return 1;
+        }
+        int watched = method_watched(name); /* a method rebound (``race_methods``): once a step */
+        return watched > 0 ? code_read(t, entry, obj) : watched;
     }
     if (PyFunction_Check(obj)) {
         return function_attr(obj, name);
@@ -188,13 +192,17 @@ method_worth(Tracer *t, PyObject *entry, PyObject *obj, PyObject *name)
     if (found == NULL || !is_instance(found, t->code_types) || PyObject_TypeCheck(found, &PyMemberDescr_Type)) {
         return 1;
     }
+    /* the class's code: a read of it where it was rebound (``race_methods``), and of the object's
+     * class where a program stores one (only a class defined in Python may be swapped for
+     * another: ``__class__`` assignment); once a step */
     int watched = method_watched(name);
-    if (watched != 0) {
-        return watched; /* a method rebound (``race_methods``): the handler reads its class */
+    if (watched < 0) {
+        return -1;
     }
-    /* the class's code: a read of the object's class where a program stores one (only a class
-     * defined in Python may be swapped for another: ``__class__`` assignment) */
-    return lanecheck_class_reads && PyType_HasFeature(Py_TYPE(obj), Py_TPFLAGS_HEAPTYPE) ? code_read(t, entry, obj) : 0;
+    if (watched || (lanecheck_class_reads && PyType_HasFeature(Py_TYPE(obj), Py_TPFLAGS_HEAPTYPE))) {
+        return code_read(t, entry, obj);
+    }
+    return 0;
 }
 
 /* Is any of the ``argc`` arguments ``args`` of the call about to run a container (or an

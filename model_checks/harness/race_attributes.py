@@ -120,11 +120,17 @@ class AttributeAccesses:
 
     def _load_method(self, tid: int, obj: object, name: str, frame: Where, entry: object) -> None:
         """``obj.name(...)``: a read of ``obj.name`` where ``method_read`` says so; else, once a
-        program stores an object's class (``race_swaps``), a read of ``obj``'s class, once a step."""
+        step: where the method was rebound (``race_methods``), a read of it as of data, and once a
+        program stores an object's class (``race_swaps``), a read of ``obj``'s class."""
         if method_read(obj, name):
             self._load_attr(tid, obj, name, frame, entry)
-        elif CLASS_READS[0] and self._code_read(tid, entry, obj):
-            self._class_of(tid, obj, False, frame)
+            return
+        rebound = race_methods.path(type(obj), name) is not None
+        if (rebound or CLASS_READS[0]) and self._code_read(tid, entry, obj):
+            if rebound:
+                self._load_attr(tid, obj, name, frame, entry)
+            if CLASS_READS[0]:
+                self._class_of(tid, obj, False, frame)
 
     def _class_of(self, tid: int, obj: object, write: bool, frame: Where) -> None:
         """``obj``'s class read (a method looked up in it) or written (``obj.__class__ = Other``):
@@ -266,9 +272,7 @@ def method_read(obj: object, name: str) -> bool:
     for klass in type(obj).__mro__:
         found = klass.__dict__.get(name, MISSING)
         if found is not MISSING:
-            if not is_a(found, CODE_TYPES) or is_a(found, types.MemberDescriptorType):
-                return True
-            return race_methods.path(type(obj), name) is not None  # a method rebound (``race_methods``)
+            return not is_a(found, CODE_TYPES) or is_a(found, types.MemberDescriptorType)
     return True
 
 

@@ -121,3 +121,20 @@ def classmethod_patched() -> None:
     patching = mock.patch.object(Svc, "create", return_value="fake")
     _two_threads(_patcher(patching, None), _caller(_create, got, None))
     assert got == ["made"], got
+
+
+def _calls_in_a_loop(lock: threading.Lock) -> None:
+    svc = Svc()
+    for _ in range(30000):
+        svc.fetch()
+    with lock:
+        pass
+
+
+def rebound_method_called_in_loops() -> None:
+    """Correct: main rebinds ``Svc.fetch`` (to itself) before starting two threads that each call
+    it 30000 times: its look-ups are reads once a step and site, as a read of code is (each one
+    recorded made the check run past its time limit)."""
+    Svc.fetch = Svc.__dict__["fetch"]  # type: ignore[method-assign]
+    lock = threading.Lock()
+    start_and_join(lambda: _calls_in_a_loop(lock), lambda: _calls_in_a_loop(lock))

@@ -44,3 +44,10 @@ def test_a_patch_seen_after_the_call_restarts_the_search() -> None:
 @pytest.mark.parametrize("program", [prog.class_method_patched_locked])
 def test_the_locked_twin_is_proved(program: Callable[[], None]) -> None:
     assert_proved_race_free(run_patched(prog, program, options=OPTIONS))
+
+
+def test_a_rebound_methods_calls_in_a_loop_are_read_once_a_step() -> None:
+    # (each call recorded: the long steps were cut up and the search ran past its time limit)
+    result = run_patched(prog, prog.rebound_method_called_in_loops, options=Options(time_limit=20))
+    assert_proved_race_free(result)
+    assert result.steps < 200, result.report()
