@@ -195,7 +195,7 @@ class AttributeAccesses:
         """``obj.name`` is written (or deleted): a module's attribute is its global, the location
         its own code writes with ``global``; ``obj.__dict__`` and ``obj.__class__`` write the
         object whole (``_whole``; ``new``: the value stored, for ``setattr``, or, for a patch, the
-        one it replaces or puts back); a method rebound has its look-ups read (``_method_rebound``)."""
+        one it replaces or puts back); a method rebound has its look-ups read (``race_methods``)."""
         if is_a(obj, types.ModuleType):
             g = obj.__dict__
             if g is BUILTINS:  # its look-ups by name are reads from now on (``race_builtins``)

@@ -11,8 +11,10 @@ nothing, so DPOR never reordered them (``--strategy dfs`` found a call made insi
 the class held a mock, data). So a class attribute written by a controlled thread where the value
 replaced or stored is code is watched for the rest of the check (``watch``): its look-ups through
 the class or any object of it are reads of each class on the way to the one that holds it
-(``path``), as a data attribute's are. The C filter lets those names through (``WATCHED``, its own
-set: a check that rebinds no method pays one size test at a method's look-up). A look-up made
+(``path``), as a data attribute's are; a call once a step and site, as a read of code is (each
+call recorded, two threads' 30000 calls cut the steps up and ran past the time limit). The C
+filter lets those names through (``WATCHED``, its own set: a check that rebinds no method pays one
+size test at a method's look-up). A look-up made
 before the first rebinding was not recorded, so a newly watched method has the search start again
 (``take_switched``), as a builtin's rebinding does (``race_builtins``).
 """
