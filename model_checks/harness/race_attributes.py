@@ -203,10 +203,10 @@ class AttributeAccesses:
             self._access(tid, g, name, True, frame, label(g, name))
         elif is_a(obj, type):
             if not harness_class(obj):
-                if is_a(_held(obj, name), CODE_TYPES) or is_a(
-                    _stored(frame) if new is MISSING else new, CODE_TYPES
-                ):
-                    race_methods.watch(obj, name, frame)  # a method rebound: its look-ups read it
+                stored = _stored(frame) if new is MISSING else new
+                race_methods.rebinding(
+                    obj, name, frame, _held(obj, name), stored
+                )  # (a method's look-ups read it)
                 self._attr(tid, obj, name, True, frame)
         elif issubclass(type(obj), PER_THREAD):
             self._local_attr(tid, obj, name, True, frame)
@@ -221,8 +221,8 @@ class AttributeAccesses:
                 self._class_of(tid, obj, False, frame)
             if isinstance(fields, dict) and name not in fields and is_property(type(obj), name):
                 return  # its setter's own accesses are traced
-            if isinstance(fields, dict) and is_a(_held(type(obj), name), CODE_TYPES):
-                race_methods.watch(type(obj), name, frame)  # a field shadowing a method: ``svc.fetch = f``
+            if isinstance(fields, dict):  # (a field shadowing a method: ``svc.fetch = f``)
+                race_methods.rebinding(type(obj), name, frame, _held(type(obj), name), None)
             self._attr(tid, obj, name, True, frame, fields)
 
     def _attr(

@@ -138,3 +138,26 @@ def rebound_method_called_in_loops() -> None:
     Svc.fetch = Svc.__dict__["fetch"]  # type: ignore[method-assign]
     lock = threading.Lock()
     start_and_join(lambda: _calls_in_a_loop(lock), lambda: _calls_in_a_loop(lock))
+
+
+def local_class_method_patched_locked() -> None:
+    """Correct: a class the explored function makes (another object in each execution), its
+    method patched under a lock in one thread while the other calls it under the lock."""
+
+    class Local:
+        def fetch(self) -> str:
+            return "real"
+
+    got: list[str] = []
+    lock = threading.Lock()
+    patching = mock.patch.object(Local, "fetch", return_value="fake")
+    _two_threads(_patcher(patching, lock), _caller(lambda: Local().fetch(), got, lock))
+    assert got == ["real"], got
+
+
+def namedtuple_made_in_threads() -> None:
+    """Correct: ``collections.namedtuple`` made in each thread (the library stores its
+    ``__new__``'s ``__name__`` and its class's methods: no method of the program rebound)."""
+    import collections
+
+    start_and_join(lambda: collections.namedtuple("P", "x y"), lambda: collections.namedtuple("Q", "x"))

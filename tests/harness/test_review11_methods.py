@@ -51,3 +51,16 @@ def test_a_rebound_methods_calls_in_a_loop_are_read_once_a_step() -> None:
     result = run_patched(prog, prog.rebound_method_called_in_loops, options=Options(time_limit=20))
     assert_proved_race_free(result)
     assert result.steps < 200, result.report()
+
+
+def test_a_local_classs_method_patched_under_a_lock_restarts_once() -> None:
+    # (watched by the class's name: the class object differs in each execution)
+    result = run_patched(prog, prog.local_class_method_patched_locked, options=OPTIONS)
+    assert_proved_race_free(result)
+    assert len([n for n in result.notes if "rebound at" in n]) == 1, result.notes
+
+
+def test_a_librarys_own_class_making_rebinds_no_method() -> None:
+    result = run_patched(prog, prog.namedtuple_made_in_threads, options=OPTIONS)
+    assert_proved_race_free(result)
+    assert not [n for n in result.notes if "rebound at" in n], result.notes
