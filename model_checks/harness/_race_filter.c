@@ -24,14 +24,30 @@
  * for most checks: one size test per look-up of a builtin. */
 PyObject *lanecheck_watched_builtins = NULL;
 
+/* The names of the methods a program (or ``mock.patch.object`` on its behalf) rebound in a class
+ * in the running check (``race_methods.WATCHED``, the module's ``WATCHED_METHODS``): a look-up of
+ * one found as code in a class is the handler's to judge. Empty for most checks. */
+static PyObject *watched_methods = NULL;
+
 int
 lanecheck_add_race_filter(PyObject *module)
 {
     lanecheck_watched_builtins = PySet_New(NULL);
-    if (lanecheck_watched_builtins == NULL) {
+    watched_methods = PySet_New(NULL);
+    if (lanecheck_watched_builtins == NULL || watched_methods == NULL) {
+        return -1;
+    }
+    if (PyModule_AddObjectRef(module, "WATCHED_METHODS", watched_methods) < 0) {
         return -1;
     }
     return PyModule_AddObjectRef(module, "WATCHED_BUILTINS", lanecheck_watched_builtins);
+}
+
+/* Is ``name``, found as code in a class, a method rebound in the running check? 1, 0, -1. */
+static int
+method_watched(PyObject *name)
+{
+    return PySet_GET_SIZE(watched_methods) > 0 ? PySet_Contains(watched_methods, name) : 0;
 }
 
 /* Is ``obj``'s type one of ``types`` (a tuple of types) or a subclass of one? By the type's
@@ -143,7 +159,14 @@ attr_worth(Tracer *t, PyObject *entry, PyObject *obj, PyObject *name)
     }
     if (PyType_Check(obj)) {
         PyObject *value = _PyType_Lookup((PyTypeObject *)obj, name);
-        return value == NULL ? 0 : !is_instance(value, t->code_types);
+        if (value == NULL) {
+            return 0;
+        }
+        if (!is_instance(value, t->code_types)) {
+            return 1;
+        }
+        int watched = method_watched(name); /* a method rebound (``race_methods``): once a step */
+        return watched > 0 ? code_read(t, entry, obj) : watched;
     }
     if (PyFunction_Check(obj)) {
         return function_attr(obj, name);
@@ -169,9 +192,17 @@ method_worth(Tracer *t, PyObject *entry, PyObject *obj, PyObject *name)
     if (found == NULL || !is_instance(found, t->code_types) || PyObject_TypeCheck(found, &PyMemberDescr_Type)) {
         return 1;
     }
-    /* the class's code: a read of the object's class where a program stores one (only a class
-     * defined in Python may be swapped for another: ``__class__`` assignment) */
-    return lanecheck_class_reads && PyType_HasFeature(Py_TYPE(obj), Py_TPFLAGS_HEAPTYPE) ? code_read(t, entry, obj) : 0;
+    /* the class's code: a read of it where it was rebound (``race_methods``), and of the object's
+     * class where a program stores one (only a class defined in Python may be swapped for
+     * another: ``__class__`` assignment); once a step */
+    int watched = method_watched(name);
+    if (watched < 0) {
+        return -1;
+    }
+    if (watched || (lanecheck_class_reads && PyType_HasFeature(Py_TYPE(obj), Py_TPFLAGS_HEAPTYPE))) {
+        return code_read(t, entry, obj);
+    }
+    return 0;
 }
 
 /* Is any of the ``argc`` arguments ``args`` of the call about to run a container (or an

@@ -60,6 +60,7 @@ MACHINERY_FILES = frozenset(
         "race_functions.py",
         "race_items.py",
         "race_library.py",
+        "race_methods.py",
         "race_python_tracer.py",
         "race_report.py",
         "race_sites.py",

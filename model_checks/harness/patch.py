@@ -59,6 +59,7 @@ from model_checks.harness import (
     patch_warnings,
     race_builtins,
     race_files,
+    race_methods,
 )
 from model_checks.harness.patch_either import either as _either
 from model_checks.harness.patch_threads import (
@@ -120,6 +121,7 @@ def new_check() -> None:
     patch_os_thread.new_check()  # per-thread CPU clocks and errno traced once its code uses them
     patch_cached.new_check()  # bounded caches' hits commute until one evicts
     race_builtins.new_check()  # no builtin's look-up is a read until the program rebinds it
+    race_methods.new_check()  # nor a method's (found in its class as code)
     race_files.new_check()  # no descriptor's entry is a location until this check writes it
     patch_numpy_random.new_check()  # numpy's global generator not used by it yet (the verdict's words)
 
@@ -280,7 +282,12 @@ def patched(*modules: ModuleType) -> Iterator[None]:
     sys.unraisablehook = _unraisable(hook)
     try:
         # (an event loop's wait on its selector is refused: ``patch_asyncio``)
-        replacements = [*_REPLACEMENTS, *_refused_pools(), *patch_asyncio.refused_waits()]
+        replacements = [
+            *_REPLACEMENTS,
+            *_refused_pools(),
+            *patch_asyncio.refused_waits(),
+            *patch_asyncio.refused_posts(),  # (and a post it would wait for)
+        ]
         restores.append(patch_asyncio.hide_running_loop())
         for mod, attr, _real, fake in replacements:
             undo.append((mod, attr, getattr(mod, attr)))

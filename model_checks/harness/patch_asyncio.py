@@ -11,6 +11,16 @@ refused with a ``UsageError`` naming the problem and the fix. A loop that never 
 coroutines' ``asyncio.sleep(0)`` only) runs as before; so does everything else that merely
 imports ``asyncio`` or uses a selector of its own (``subprocess``).
 
+A controlled thread's ``call_soon_threadsafe`` (so ``run_coroutine_threadsafe``) to a loop that
+another controlled thread runs, or may run (one not running while another thread lives), is
+refused when it is made (``refused_posts``): the loop learns of it from its selector only, so
+such a loop waits there in some schedule. The refusal at the wait alone came too late: in the
+first order explored the loop's thread had not run yet, the poster's timed wait for the result
+(``fut.result(timeout=5)``) expired (a virtual timeout may) and the check reported the program's
+``TimeoutError`` with a replay, as if the program were wrong (eleventh review, #19). A post to the
+poster's own running loop, to a closed one, to one a thread outside the check runs, or by the
+execution's only live thread (it will run the loop itself), is made as before.
+
 Not done: modelling the wait (a controlled event that ``call_soon_threadsafe`` sets, waited on
 with the timer's timeout), which also needs each controlled thread's own running loop (CPython
 keeps one per OS thread, which the greenlets share).
@@ -26,6 +36,7 @@ from typing import Any
 from model_checks.harness import patch_io_selectors
 from model_checks.harness.patch_threads import _controlled
 from model_checks.harness.rt.scheduler import UsageError
+from model_checks.harness.thread_idents import thread_ident
 
 MESSAGE = (
     "asyncio's event loop in a controlled thread would wait on its real selector (for a timer, "
@@ -51,6 +62,72 @@ def _refusing(real: Callable[..., Any]) -> Callable[..., Any]:
 
     select.__name__ = select.__qualname__ = "select"
     return select
+
+
+def _waited_for(loop: Any) -> bool:
+    """Would ``loop`` learn of a post made now by the running controlled thread only from its
+    selector's wait? (it runs in another controlled thread, or it runs nowhere yet and another
+    thread of the execution lives, which may run it)"""
+    rt = _controlled()
+    if rt is None or loop.is_closed():
+        return False
+    ex = rt._ex
+    others = [t.tid for t in ex.live if t.tid != ex.current]
+    running = getattr(loop, "_thread_id", None)  # (``run_forever`` sets it: ``threading.get_ident()``)
+    if running is None:
+        return bool(others)
+    return running in {thread_ident(tid) for tid in others}
+
+
+def _refuse(loop: Any) -> None:
+    """Refuse the post: the check ends here. A loop no thread runs yet is closed first: left open
+    in the ended execution's reference cycles, its self-pipe's sockets were finalised before it,
+    and its ``__del__`` printed "Exception ignored ... Invalid file descriptor: -1"."""
+    if not loop.is_running():
+        loop.close()
+    raise UsageError(MESSAGE)
+
+
+def _refusing_post(real: Callable[..., Any]) -> Callable[..., Any]:
+    def call_soon_threadsafe(self: Any, callback: Callable[..., Any], *args: Any, context: Any = None) -> Any:
+        if _waited_for(self):
+            _refuse(self)
+        return real(self, callback, *args, context=context)
+
+    call_soon_threadsafe.__name__ = call_soon_threadsafe.__qualname__ = "call_soon_threadsafe"
+    return call_soon_threadsafe
+
+
+def _refusing_submit(real: Callable[..., Any]) -> Callable[..., Any]:
+    def run_coroutine_threadsafe(coro: Any, loop: Any) -> Any:
+        if _waited_for(loop):
+            close = getattr(coro, "close", None)
+            if close is not None:
+                close()  # (never to be awaited: no "was never awaited" warning at its collection)
+            _refuse(loop)
+        return real(coro, loop)
+
+    run_coroutine_threadsafe.__name__ = run_coroutine_threadsafe.__qualname__ = "run_coroutine_threadsafe"
+    return run_coroutine_threadsafe
+
+
+def refused_posts() -> list[tuple[Any, str, Any, Any]]:
+    """``BaseEventLoop.call_soon_threadsafe`` and ``asyncio.run_coroutine_threadsafe`` (in
+    ``asyncio`` and its ``tasks``), each refusing a post its loop would wait for, where the program
+    imported ``asyncio``."""
+    base: Any = sys.modules.get("asyncio.base_events")
+    tasks: Any = sys.modules.get("asyncio.tasks")
+    found: list[tuple[Any, str, Any, Any]] = []
+    if base is not None:
+        real = base.BaseEventLoop.call_soon_threadsafe
+        found.append((base.BaseEventLoop, "call_soon_threadsafe", real, _refusing_post(real)))
+    if tasks is not None:
+        submit = _refusing_submit(tasks.run_coroutine_threadsafe)
+        found.append((tasks, "run_coroutine_threadsafe", tasks.run_coroutine_threadsafe, submit))
+        asyncio: Any = sys.modules.get("asyncio")
+        if asyncio is not None and asyncio.run_coroutine_threadsafe is tasks.run_coroutine_threadsafe:
+            found.append((asyncio, "run_coroutine_threadsafe", tasks.run_coroutine_threadsafe, submit))
+    return found
 
 
 def refused_waits() -> list[tuple[Any, str, Any, Any]]:

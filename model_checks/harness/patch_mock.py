@@ -9,7 +9,8 @@ Here entering and leaving a patch (``mock.patch``, ``patch.object``, ``patch.mul
 of the patched attribute, and ``patch.dict`` a write of the dict whole, made at the program's
 line that entered or left it (the nearest frame of code under test), as the program's own store
 would be (``race_attributes``: a module's global, a class's data, an object's field; a builtin's
-rebinding, ``mock.patch("builtins.open")``, watches its look-ups, ``race_builtins``).
+rebinding, ``mock.patch("builtins.open")``, watches its look-ups, ``race_builtins``, and so does
+a method's, ``patch.object(Svc, "fetch")``, ``race_methods``).
 ``sys.stdout`` and ``os.environ`` patched are also operations (``patch_streams``, ``patch_shared``).
 """
 
@@ -53,7 +54,8 @@ def _attribute_written(patching: Any) -> None:
     frame = program_frame(sys._getframe(2))
     if frame is not None:
         detector, tid = found
-        detector._store_attr(tid, target, name, frame, None)
+        # (the value the patch replaces or puts back: a method patched has its look-ups read)
+        detector._store_attr(tid, target, name, frame, getattr(patching, "temp_original", None))
 
 
 def _dict_written(patching: Any) -> None:

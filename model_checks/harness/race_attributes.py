@@ -11,6 +11,7 @@ import types
 from collections.abc import Callable
 from typing import TypeGuard, TypeVar, overload
 
+from model_checks.harness import race_methods
 from model_checks.harness.declared import is_declared
 from model_checks.harness.race_builtins import BUILTINS, label, rebound
 from model_checks.harness.race_frames import stack_value
@@ -119,11 +120,17 @@ class AttributeAccesses:
 
     def _load_method(self, tid: int, obj: object, name: str, frame: Where, entry: object) -> None:
         """``obj.name(...)``: a read of ``obj.name`` where ``method_read`` says so; else, once a
-        program stores an object's class (``race_swaps``), a read of ``obj``'s class, once a step."""
+        step: where the method was rebound (``race_methods``), a read of it as of data, and once a
+        program stores an object's class (``race_swaps``), a read of ``obj``'s class."""
         if method_read(obj, name):
             self._load_attr(tid, obj, name, frame, entry)
-        elif CLASS_READS[0] and self._code_read(tid, entry, obj):
-            self._class_of(tid, obj, False, frame)
+            return
+        rebound = race_methods.path(type(obj), name) is not None
+        if (rebound or CLASS_READS[0]) and self._code_read(tid, entry, obj):
+            if rebound:
+                self._load_attr(tid, obj, name, frame, entry)
+            if CLASS_READS[0]:
+                self._class_of(tid, obj, False, frame)
 
     def _class_of(self, tid: int, obj: object, write: bool, frame: Where) -> None:
         """``obj``'s class read (a method looked up in it) or written (``obj.__class__ = Other``):
@@ -144,10 +151,7 @@ class AttributeAccesses:
         written, before the store (its fields whole) and, for a new ``__dict__``, after it (the
         new dict whole); a class store writes the class every method look-up reads."""
         if new is MISSING:
-            code, at = frame.f_code.co_code, frame.f_lasti
-            while code[at] == _EXTENDED_ARG:  # (the site of a prefixed store is its prefix's)
-                at += 2
-            new = stack_value(frame, 2) if code[at] == _STORE_ATTR else None  # type: ignore[arg-type]
+            new = _stored(frame)
         owner = type(obj)
         label = f"{owner.__name__}.{name}"  # the report's words for the fields written whole
         if isinstance(fields, dict):
@@ -183,14 +187,15 @@ class AttributeAccesses:
     def _class_data(self, tid: int, cls: type, name: str, frame: Where) -> None:
         """``cls.name`` is read where it is data: the class whose body holds it, and each class
         before that one in ``cls``'s method resolution order (a write there would shadow it)."""
-        for klass in class_path(cls, name) or ():
+        for klass in class_path(cls, name) or race_methods.path(cls, name) or ():
             if not harness_class(klass):
                 self._attr(tid, klass, name, False, frame)
 
     def _store_attr(self, tid: int, obj: object, name: str, frame: Where, new: object = MISSING) -> None:
         """``obj.name`` is written (or deleted): a module's attribute is its global, the location
         its own code writes with ``global``; ``obj.__dict__`` and ``obj.__class__`` write the
-        object whole (``_whole``; ``new``: the value stored, for ``setattr``)."""
+        object whole (``_whole``; ``new``: the value stored, for ``setattr``, or, for a patch, the
+        one it replaces or puts back); a method rebound has its look-ups read (``race_methods``)."""
         if is_a(obj, types.ModuleType):
             g = obj.__dict__
             if g is BUILTINS:  # its look-ups by name are reads from now on (``race_builtins``)
@@ -198,6 +203,10 @@ class AttributeAccesses:
             self._access(tid, g, name, True, frame, label(g, name))
         elif is_a(obj, type):
             if not harness_class(obj):
+                stored = _stored(frame) if new is MISSING else new
+                race_methods.rebinding(
+                    obj, name, frame, _held(obj, name), stored
+                )  # (a method's look-ups read it)
                 self._attr(tid, obj, name, True, frame)
         elif issubclass(type(obj), PER_THREAD):
             self._local_attr(tid, obj, name, True, frame)
@@ -212,6 +221,8 @@ class AttributeAccesses:
                 self._class_of(tid, obj, False, frame)
             if isinstance(fields, dict) and name not in fields and is_property(type(obj), name):
                 return  # its setter's own accesses are traced
+            if isinstance(fields, dict):  # (a field shadowing a method: ``svc.fetch = f``)
+                race_methods.rebinding(type(obj), name, frame, _held(type(obj), name), None)
             self._attr(tid, obj, name, True, frame, fields)
 
     def _attr(
@@ -263,6 +274,23 @@ def method_read(obj: object, name: str) -> bool:
         if found is not MISSING:
             return not is_a(found, CODE_TYPES) or is_a(found, types.MemberDescriptorType)
     return True
+
+
+def _stored(frame: Where) -> object:
+    """The value a ``STORE_ATTR`` about to run at ``frame`` stores (None for a ``DELETE_ATTR``)."""
+    code, at = frame.f_code.co_code, frame.f_lasti
+    while code[at] == _EXTENDED_ARG:  # (the site of a prefixed store is its prefix's)
+        at += 2
+    return stack_value(frame, 2) if code[at] == _STORE_ATTR else None  # type: ignore[arg-type]
+
+
+def _held(cls: type, name: str) -> object:
+    """What a look-up of ``cls.name`` finds in ``cls``'s method resolution order (``MISSING``: none)."""
+    for klass in cls.__mro__:
+        found = klass.__dict__.get(name, MISSING)
+        if found is not MISSING:
+            return found
+    return MISSING
 
 
 _HARNESS_NAMES: dict[type, frozenset[str]] = {}

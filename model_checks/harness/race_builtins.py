@@ -37,11 +37,16 @@ def rebound(name: str, where: Where) -> None:
     """``builtins.<name>`` written at ``where`` by a controlled thread."""
     if name not in WATCHED:
         WATCHED.add(name)
-        code, line = where.f_code, where.f_code.co_firstlineno
-        for start, end, at in code.co_lines():
-            if start <= where.f_lasti < end and at is not None:
-                line = at
-        _SWITCHED.append(f"builtins.{name} rebound at {code.co_filename}:{line}")
+        _SWITCHED.append(f"builtins.{name} rebound at {at_line(where)}")
+
+
+def at_line(where: Where) -> str:
+    """``file:line`` of the instruction ``where`` runs (a search restart's note)."""
+    code, line = where.f_code, where.f_code.co_firstlineno
+    for start, end, at in code.co_lines():
+        if start <= where.f_lasti < end and at is not None:
+            line = at
+    return f"{code.co_filename}:{line}"
 
 
 def new_check() -> None:
@@ -55,4 +60,4 @@ def take_switched() -> str | None:
     return taken[0] if taken else None
 
 
-__all__ = ["BUILTINS", "WATCHED", "label", "new_check", "rebound", "take_switched"]
+__all__ = ["BUILTINS", "WATCHED", "at_line", "label", "new_check", "rebound", "take_switched"]

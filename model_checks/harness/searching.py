@@ -6,7 +6,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
-from model_checks.harness import patch_cached, patch_random, patch_streams, race_builtins, races
+from model_checks.harness import patch_cached, patch_random, patch_streams, race_builtins, race_methods, races
 from model_checks.harness.execution import TestFn, execute
 from model_checks.harness.options import Options, Result
 from model_checks.harness.report import build_failure
@@ -135,6 +135,11 @@ class Search:
         if rebound_builtin is not None:
             # the look-ups of that name so far were no reads (``race_builtins``)
             r.notes.append(f"{rebound_builtin}: its look-ups made reads, search restarted")
+            self.restart = True
+        rebound_method = race_methods.take_switched()
+        if rebound_method is not None:
+            # the look-ups of that method so far were no reads (``race_methods``)
+            r.notes.append(f"{rebound_method}: its look-ups made reads, search restarted")
             self.restart = True
         r.executions += 1
         r.steps += len(ex.steps)
