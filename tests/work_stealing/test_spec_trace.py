@@ -2,10 +2,11 @@
 search of the spec's own actions (``trace.spec_search.SPEC_FORMAT``, over spec/work_stealing_open.py).
 
 Here, the format itself (the design names it, its search is observable, the headers it refuses);
-generated traces, allowed by both, also with failed looks and parks dropped; hand edits of a valid trace (a task run twice, a lost task, a
-steal from self, a park with work left, a wrong size, a submit after stop), refused by both with
-the reason. Traces of real threads: test_spec_trace_threads.py; every harness execution of the
-traced scenarios and each reference mutant's trace: test_spec_trace_harness.py.
+generated traces, allowed by both, also with failed looks and parks dropped; hand edits of a valid
+trace (a task run twice, a lost task, a steal from self, a park with work left, a wrong size, a
+submit after stop), refused by both with the reason. Traces of real threads:
+test_spec_trace_threads.py; every harness execution of the traced scenarios and each reference
+mutant's trace: test_spec_trace_harness.py.
 """
 
 from __future__ import annotations
