@@ -16,7 +16,9 @@ whose tasks are code, not a tree fixed in advance:
   worker whose innermost join waits for it.
 * **Looking for work**: a victim found empty, or a lost CAS, sends the thief to another victim
   (any other worker, any number of times: the reference tries each once a round and retries
-  the one that aborted), or it gives up and goes to park (``GiveUp``).
+  the one that aborted), or it gives up and goes to park (``GiveUp``). In a pool a worker may also
+  skip looks or leave failed ones unlogged (``spec/work_stealing_looks.py``: ``PopInjectorFirst``,
+  ``PassInjector``, ``QuietRound``): the contract fixes no order of the looks.
 * **Stop**, by the client: ``StopBegin(drain)`` closes admission (no ``Submit`` after it);
   ``StopBegin(discard)`` then raises the discarding flag (``RaiseFlag``): the injector's tasks are
   discarded at once (``DiscardInjector``) and a worker that took a task checks the flag before running it
@@ -45,10 +47,14 @@ from typing import Any, NamedTuple
 
 from spec import work_stealing as ws
 from spec.language import Action, Emitted, Spec, emit, variant
+
+# The looks a pool's worker may skip or leave unlogged, and the pc before its logged park.
+from spec.work_stealing_looks import PARKING as PARKING
+from spec.work_stealing_looks import PassInjector, PopInjectorFirst, QuietRound
 from spec.work_stealing_state import *  # noqa: F403
 
 # Worker program counters added here.
-BODY, ADMITTED, DISCARDS, PARKING, SETTLING = "body", "admitted", "discards", "parking", "settling"
+BODY, ADMITTED, DISCARDS, SETTLING = "body", "admitted", "discards", "settling"
 
 # The client's program counters after Submit's ("submit" / "notify"): Stop and its ends. Stop(discard)
 # goes DISCARD (began), FLAGGED (the discarding flag is up), DISCARDING (the injector is discarded).
@@ -454,6 +460,9 @@ OPEN: Spec = variant(
         _action(Done, W, "done", BODY),
         _action(Settle, W, None, SETTLING),
         _action(GiveUp, W, None, STEAL),
+        _action(PopInjectorFirst, W, "pop", FIND),
+        _action(PassInjector, W, None, INJECTOR),
+        _action(QuietRound, W, None, FIND),
         _action(RecheckFindsNothing, W, None, RECHECK),
         _action(ProgramPush, W, None, FIND),
         _action(StealFirst, W, None, FIND),

@@ -1,8 +1,9 @@
 """The work-stealing corpus (tests/work_stealing/corpus): each trace gets its verdict from both
 engines (design_corpus.py says how). The traces come from the outside review of the validators
 (/tmp/tracereview, session 42): a push by a worker that runs no task, an unpark before the park,
-global-lock traces, and the two cases where the spec engine still asks every look for work to be
-logged (docs/work-stealing-trace.md, "Where the engines still differ")."""
+global-lock traces, and the two cases where the spec engine asked every look for work to be logged
+(agreed since session 43, docs/work-stealing-trace.md, "Looks a port may skip"), each with a valid
+and an invalid near variant."""
 
 from __future__ import annotations
 

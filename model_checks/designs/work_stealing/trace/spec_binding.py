@@ -52,17 +52,29 @@ DEFERRED: dict[str, frozenset[str]] = {
     "NothingQueued": frozenset(),
     "NotifyAfterPush": frozenset({"NotifyNobodyAfterSubmit", "RecheckFindsWork", "Unpark"}),
     "NotifyAfterSubmit": frozenset({"NotifyNobody", "RecheckFindsWork", "Settle", "Unpark"}),
-    "NotifyNobody": frozenset({"Register"}),
-    "NotifyNobodyAfterSubmit": frozenset({"Register"}),
+    "NotifyNobody": frozenset({"QuietRound", "Register"}),
+    "NotifyNobodyAfterSubmit": frozenset({"QuietRound", "Register"}),
+    "PassInjector": frozenset(),
     "ProgramPush": frozenset({"Steal"}),
     "PushBegin": frozenset({"Steal"}),
     "PushWrite": frozenset(),
+    "QuietRound": frozenset(
+        {"DiscardHeld", "NotifyAfterPush", "NotifyAfterSubmit", "Push", "Settle", "Shutdown", "Submit"}
+    ),
     "RaiseFlag": frozenset({"SeesDiscarding"}),
     "RecheckFindsNothing": frozenset(
         {"DiscardHeld", "NotifyAfterPush", "NotifyAfterSubmit", "Push", "Settle", "Shutdown", "Submit"}
     ),
     "RecheckFindsWork": frozenset(
-        {"DiscardInjector", "NotifyNobody", "NotifyNobodyAfterSubmit", "PopInjector", "Steal", "TakeBegin"}
+        {
+            "DiscardInjector",
+            "NotifyNobody",
+            "NotifyNobodyAfterSubmit",
+            "PopInjector",
+            "PopInjectorFirst",
+            "Steal",
+            "TakeBegin",
+        }
     ),
     "Register": frozenset({"DiscardHeld", "NotifyAfterPush", "NotifyAfterSubmit", "Settle", "Shutdown"}),
     "Resume": frozenset(),
@@ -70,13 +82,13 @@ DEFERRED: dict[str, frozenset[str]] = {
     "Settle": frozenset(
         {"NotifyNobodyAfterSubmit", "RecheckFindsWork", "Register", "Resume", "Shutdown", "StopEnd", "Unpark"}
     ),
-    "Shutdown": frozenset({"RecheckFindsWork", "Register", "Unpark"}),
+    "Shutdown": frozenset({"QuietRound", "RecheckFindsWork", "Register", "Unpark"}),
     "SkipInjector": frozenset(),
     "StealBegin": frozenset({"TakeLast"}),
     "StealFirst": frozenset(),
     "StealRead": frozenset(),
     "StealSeesWork": frozenset({"TakeBegin"}),
-    "TakeBegin": frozenset({"DiscardHeld", "RecheckFindsNothing", "Settle", "StealEmpty"}),
+    "TakeBegin": frozenset({"DiscardHeld", "QuietRound", "RecheckFindsNothing", "Settle", "StealEmpty"}),
     "TakeContended": frozenset({"Steal"}),
     "Wait": frozenset({"DiscardHeld", "Settle"}),
 }
@@ -93,9 +105,11 @@ MOVES_TO: dict[str, frozenset[Hashable]] = {
     "NotifyAfterSubmit": frozenset({"submit"}),  # the client's pc after Submit
     "NotifyNobody": frozenset({wo.BODY}),
     "NotifyNobodyAfterSubmit": frozenset({"submit"}),
+    "PassInjector": frozenset({wo.STEAL}),
     "ProgramPush": frozenset({wo.GROW, wo.WRITE}),
     "PushBegin": frozenset({wo.GROW, wo.WRITE}),
     "PushWrite": frozenset({wo.PUBLISH}),
+    "QuietRound": frozenset({wo.PARKING}),
     "RaiseFlag": frozenset({wo.FLAGGED}),
     "RecheckFindsNothing": frozenset({wo.PARKING}),
     "RecheckFindsWork": frozenset({wo.FIND}),
@@ -114,15 +128,16 @@ MOVES_TO: dict[str, frozenset[Hashable]] = {
     "Wait": frozenset({wo.FIND}),
 }
 
-# The steps of deque programs (``OpenConstants.deques``): in a pool's trace they are enabled nowhere.
+# The steps of deque programs (``OpenConstants.deques``): in a pool's trace they are enabled nowhere;
+# and a pool's free order of looks, enabled nowhere in deque programs.
 PROGRAM_STEPS = frozenset({"ProgramPush", "StealFirst", "SkipInjector", "Keep"})
+POOL_STEPS = frozenset({"PassInjector", "QuietRound"})
 
 
 def enabled_at(deques: bool) -> dict[str, frozenset[Hashable]]:
     """``ENABLED_AT`` for a trace of deque programs or (``deques`` false) of a pool."""
-    if deques:
-        return ENABLED_AT
-    return {name: frozenset() if name in PROGRAM_STEPS else pcs for name, pcs in ENABLED_AT.items()}
+    off = POOL_STEPS if deques else PROGRAM_STEPS
+    return {name: frozenset() if name in off else pcs for name, pcs in ENABLED_AT.items()}
 
 
 def local_pc(s: Vars, process: Hashable) -> Hashable:
