@@ -31,6 +31,7 @@ CORE_FILES = [
     "model_checks/harness/sync/handles.py",
     "model_checks/harness/strategies/randomized.py",
     "model_checks/harness/strategies/dependency.py",
+    "model_checks/harness/strategies/search_tree.py",
     "model_checks/harness/strategies/search.py",
     "model_checks/harness/strategies/simple.py",
 ]

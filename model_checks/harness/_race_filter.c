@@ -383,7 +383,7 @@ site_holds(PyObject *site, PyObject *obj)
     return PyTuple_Check(where) && PyTuple_GET_SIZE(where) >= 1 && PyTuple_GET_ITEM(where, 0) == obj;
 }
 
-/* One location of ``seq`` (a ``races._Loc``): its last writer into ``*writer`` and the references
+/* One location of ``seq`` (a ``race_shadow.Loc``): its last writer into ``*writer`` and the references
  * to ``seq`` it holds into ``*held`` (its write's site and its reads' sites). 0, or -1 on an
  * error; 1 where it is not laid out as expected (then the filter lets the handler judge). */
 static PyObject *str_w_tid, *str_w_site, *str_reads; /* interned on first use */

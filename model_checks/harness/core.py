@@ -28,6 +28,7 @@ CORE = (
     "model_checks.harness.sync.handles",
     "model_checks.harness.strategies.randomized",
     "model_checks.harness.strategies.dependency",
+    "model_checks.harness.strategies.search_tree",
     "model_checks.harness.strategies.search",
     "model_checks.harness.strategies.simple",
 )

@@ -62,6 +62,7 @@ MACHINERY_FILES = frozenset(
         "race_library.py",
         "race_methods.py",
         "race_python_tracer.py",
+        "race_shadow.py",
         "race_report.py",
         "race_sites.py",
         "race_swaps.py",

@@ -60,6 +60,8 @@ from model_checks.harness.race_items import decided, key_of, loop_reads, subscri
 from model_checks.harness.race_library import TRACED_FILES, generated_caller, library_caller, library_state
 from model_checks.harness.race_python_tracer import trace_function
 from model_checks.harness.race_report import describe, race_failure
+from model_checks.harness.race_shadow import Loc as _Loc
+from model_checks.harness.race_shadow import unordered
 from model_checks.harness.race_sites import (
     ALL,
     BINARY,
@@ -104,18 +106,6 @@ if TYPE_CHECKING:
     from model_checks.harness.rt.scheduler import Execution
 
 FORMAT_VALUE = dis.opmap["FORMAT_VALUE"]
-
-
-class _Loc:
-    """Shadow memory of one location: the last write and each thread's last read since."""
-
-    __slots__ = ("reads", "w_epoch", "w_site", "w_tid")
-
-    def __init__(self) -> None:
-        self.w_tid = -1
-        self.w_epoch = 0
-        self.w_site: Site | None = None
-        self.reads: dict[int, tuple[int, Site]] = {}
 
 
 class RaceDetector(AttributeAccesses):
@@ -475,16 +465,10 @@ class RaceDetector(AttributeAccesses):
             self.ex.perform(op)
 
     def _conflict(self, loc: _Loc, tid: int, vc: list[int], write: bool, site: Site) -> bool:
-        u = loc.w_tid
-        if u >= 0 and u != tid and loc.w_site is not None and loc.w_epoch > _at(vc, u):
-            self._report(loc.w_site, site)
-            return True
-        if write:
-            for r, (epoch, rsite) in loc.reads.items():
-                if r != tid and epoch > _at(vc, r):
-                    self._report(rsite, site)
-                    return True
-        return False
+        earlier = unordered(loc, tid, vc, write)
+        if earlier is not None:
+            self._report(earlier, site)
+        return earlier is not None
 
     def _report(self, first: Site, second: Site) -> None:
         if self.found:  # the execution's first race is its report (and the sites interleaved next)
@@ -494,10 +478,6 @@ class RaceDetector(AttributeAccesses):
             self.racy = [*alike((first[1], first[2])), *alike((second[1], second[2]))]
         if self.ex.failure is None:
             self.ex.failure = race_failure(self.ex, first, second)
-
-
-def _at(vc: list[int], i: int) -> int:
-    return vc[i] if i < len(vc) else 0
 
 
 __all__ = ["ALL", "SUPPORTED", "Point", "RaceDetector"]
