@@ -209,7 +209,9 @@ _thread_state.restype = ctypes.c_void_p
 
 class Untraced:
     """Inside the tracer: lower the thread state's tracing guard for the block (other threads
-    run meanwhile) and restore it after; refuses a thread state that does not look like 3.11's."""
+    run meanwhile) and restore it after; refuses a thread state that does not look like 3.11's.
+    Outside it (the guard down: a patched call recording an access, a file's) there is nothing to
+    lower, and the block runs as it is."""
 
     __slots__ = ("addr",)
 
@@ -219,7 +221,11 @@ class Untraced:
         state = _thread_state()
         assert state is not None
         self.addr = state + _TRACING
-        if int_at(self.addr).value != 1 or int_at(state + _TRACING_WHAT).value != _PY_TRACE_OPCODE:
+        guard = int_at(self.addr).value
+        if guard == 0:
+            self.addr = 0
+            return
+        if guard != 1 or int_at(state + _TRACING_WHAT).value != _PY_TRACE_OPCODE:
             raise UsageError(
                 "interleave_races: this interpreter's thread state is not CPython 3.11's layout "
                 "(run without interleave_races)"
@@ -227,4 +233,5 @@ class Untraced:
         int_at(self.addr).value = 0
 
     def __exit__(self, *exc: object) -> None:
-        int_at(self.addr).value = 1
+        if self.addr:
+            int_at(self.addr).value = 1

@@ -45,6 +45,16 @@ def test_a_config_written_in_place_is_a_race() -> None:
     assert_race(result, prog, f"file {prog.CONFIG}", "seen.append(f.read())")
 
 
+def test_a_config_written_in_place_shows_its_torn_read_with_interleaved_races() -> None:
+    """The race is recorded by the patched file calls, outside the tracer: its scheduling point
+    has no tracing guard to lower (the check stopped with "this interpreter's thread state is not
+    CPython 3.11's layout")."""
+    result = run_with_outcomes(prog, prog.in_place, interleave_races=True, time_limit=60)
+    assert_fails(result, "data_race", f"file {prog.CONFIG}")
+    torn = {version for outcome in result.outcomes for version in outcome} - {V0, V1}  # type: ignore[attr-defined]
+    assert torn, result.outcomes  # the reads between the truncation and the last write
+
+
 def test_a_write_after_the_rename_is_a_race() -> None:
     result = run_patched(prog, prog.written_after_publishing, options=Options(time_limit=60))
     assert_race(result, prog, f"file {prog.CONFIG}", 'f.write("late")', "seen.append(f.read())")
