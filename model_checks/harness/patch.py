@@ -52,6 +52,7 @@ from model_checks.harness import (
     patch_process,
     patch_random,
     patch_reach,
+    patch_renames,
     patch_state,
     patch_streams,
     patch_types,
@@ -128,6 +129,7 @@ def new_check() -> None:
 
 def start_execution() -> None:
     """An execution begins: the program's modules as its check's first execution found them."""
+    patch_renames.start_execution()  # the previous one's renames undone (a file moved aside)
     patch_files.start_execution()  # the files and folders the previous one made are removed
     if not _MODULES:
         return

@@ -86,17 +86,47 @@ def _renaming(src: Any, dst: Any, kwargs: dict[str, Any]) -> tuple[int, int] | N
 
 
 def _rename(src: Any, dst: Any, **kwargs: Any) -> None:
-    replaced = _renaming(src, dst, kwargs)
-    _real_rename(src, dst, **kwargs)
-    if replaced is not None:
-        race_files.retire(replaced)
+    _renamed(src, dst, kwargs, _real_rename)
 
 
 def _replace(src: Any, dst: Any, **kwargs: Any) -> None:
+    _renamed(src, dst, kwargs, _real_replace)
+
+
+def _renamed(src: Any, dst: Any, kwargs: dict[str, Any], real: Any) -> None:
     replaced = _renaming(src, dst, kwargs)
-    _real_replace(src, dst, **kwargs)
+    onto_nothing = _controlled() is not None and not kwargs and not os.path.lexists(dst)
+    real(src, dst, **kwargs)
     if replaced is not None:
         race_files.retire(replaced)
+    if onto_nothing:
+        names = (_absolute(src), _absolute(dst))
+        try:
+            moved = os.lstat(dst)
+        except (OSError, ValueError):
+            return
+        if names[0] is not None and names[1] is not None:
+            _MOVED.append((names[0], names[1], moved.st_dev, moved.st_ino))
+
+
+# The renames onto a free name the running execution made (from, to, the file's device and inode),
+# undone when the next begins (``start_execution``): an execution a search stopped between moving
+# a file aside and back left it aside, and the next, starting elsewhere, was "not deterministic".
+# A rename that replaced a file is not undone (the replaced file is gone).
+_MOVED: list[tuple[str, str, int, int]] = []
+
+
+def start_execution() -> None:
+    """An execution begins: the previous one's renames onto free names undone, last first, where
+    the file is still under the name it was given and its old name is free."""
+    while _MOVED:
+        src, dst, dev, ino = _MOVED.pop()
+        try:
+            found = os.lstat(dst)
+            if (found.st_dev, found.st_ino) == (dev, ino) and not os.path.lexists(src):
+                _real_rename(dst, src)
+        except OSError:
+            continue
 
 
 def _last_name(path: Any, kwargs: dict[str, Any]) -> tuple[int, int] | None:

@@ -40,10 +40,7 @@ def _wait_for_gate() -> None:
 
 
 def window(
-    change: Callable[[], object],
-    undo: Callable[[], object],
-    read: Callable[[], object],
-    prepare: Callable[[], object] = lambda: None,
+    change: Callable[[], object], undo: Callable[[], object], read: Callable[[], object]
 ) -> Callable[[], object]:
     def a() -> None:
         change()
@@ -55,7 +52,6 @@ def window(
 
     def main() -> object:
         SEEN.clear()
-        prepare()
         GATE.acquire()
         start_then_release(GATE, a, b)
         return SEEN[0]
@@ -176,18 +172,12 @@ limit_window = window(
 )
 codec_window = window(lambda: codecs.register(_search), lambda: codecs.unregister(_search), _codec_found)
 
-
-def _file_in_place() -> None:
-    # (an execution a search stops early leaves it aside: file names are not put back)
-    if os.path.exists(WHERE + ".aside"):
-        os.rename(WHERE + ".aside", WHERE)
-
-
+# (an execution the search stops inside the window leaves the file aside: the next execution
+# starts with it back, ``patch_renames.start_execution``)
 rename_window = window(
     lambda: os.rename(WHERE, WHERE + ".aside"),
     lambda: os.rename(WHERE + ".aside", WHERE),
     lambda: os.path.exists(WHERE),
-    prepare=_file_in_place,
 )
 
 
