@@ -7,8 +7,9 @@
  * environment or a resource limit (seen through audit events). The scheduler asks ``changed()``
  * at the end of every step of an exhaustive search; DPOR then takes that step as dependent with
  * every other step. This runs at every step, so it reads only what is cheap: each watched dict's
- * version (PEP 509, one load), each watched list's length and item pointers, one call each for
- * the locale, the collector and the recursion limit, and a flag the audit hook sets.
+ * version (PEP 509, one load; where it moved, its items against a copy, since a name rebound and
+ * put back within the step is no change), each watched list's length and item pointers, one call
+ * each for the locale, the collector and the recursion limit, and a flag the audit hook sets.
  *
  * One watch at a time (a check does not run inside a check): the state is the module's.
  */
@@ -25,6 +26,7 @@
 #include "_native.h"
 
 static PyObject *w_dicts = NULL; /* tuple of dicts */
+static PyObject *w_copies = NULL; /* list: a copy of each dict as last seen */
 static PyObject *w_lists = NULL; /* tuple of lists */
 static PyObject *w_names = NULL; /* tuple of str: the dicts' names, then the lists' */
 static uint64_t *w_versions = NULL;
@@ -96,7 +98,16 @@ take(void)
 {
     Py_ssize_t nd = PyTuple_GET_SIZE(w_dicts), nl = PyTuple_GET_SIZE(w_lists);
     for (Py_ssize_t i = 0; i < nd; i++) {
-        w_versions[i] = ((PyDictObject *)PyTuple_GET_ITEM(w_dicts, i))->ma_version_tag;
+        PyObject *d = PyTuple_GET_ITEM(w_dicts, i);
+        if (((PyDictObject *)d)->ma_version_tag != w_versions[i] ||
+            PyList_GET_ITEM(w_copies, i) == Py_None) {
+            PyObject *copy = PyDict_Copy(d);
+            if (copy == NULL) {
+                return -1;
+            }
+            PyList_SetItem(w_copies, i, copy); /* (steals the copy, drops the old one) */
+            w_versions[i] = ((PyDictObject *)d)->ma_version_tag;
+        }
     }
     for (Py_ssize_t i = 0; i < nl; i++) {
         PyObject *list = PyTuple_GET_ITEM(w_lists, i);
@@ -120,10 +131,31 @@ take(void)
     return 0;
 }
 
+/* Does ``d`` hold what ``copy`` holds, value by value (by identity)? A dict written and put
+ * back within one step has a new version but no change another thread could see. */
+static int
+same_items(PyObject *d, PyObject *copy)
+{
+    if (PyDict_GET_SIZE(d) != PyDict_GET_SIZE(copy)) {
+        return 0;
+    }
+    Py_ssize_t pos = 0;
+    PyObject *key, *value;
+    while (PyDict_Next(copy, &pos, &key, &value)) {
+        PyObject *now = PyDict_GetItemWithError(d, key);
+        if (now != value) {
+            PyErr_Clear();
+            return 0;
+        }
+    }
+    return 1;
+}
+
 static void
 forget(void)
 {
     w_armed = 0;
+    Py_CLEAR(w_copies);
     Py_CLEAR(w_dicts);
     Py_CLEAR(w_lists);
     Py_CLEAR(w_names);
@@ -174,6 +206,14 @@ watch_arm(PyObject *module, PyObject *args)
         forget();
         return PyErr_NoMemory();
     }
+    w_copies = PyList_New(nd);
+    if (w_copies == NULL) {
+        forget();
+        return NULL;
+    }
+    for (Py_ssize_t i = 0; i < nd; i++) {
+        PyList_SET_ITEM(w_copies, i, Py_NewRef(Py_None));
+    }
     w_dicts = Py_NewRef(dicts);
     w_lists = Py_NewRef(lists);
     w_names = Py_NewRef(names);
@@ -212,8 +252,14 @@ watch_changed(PyObject *module, PyObject *unused)
     const char *what = NULL;
     Py_ssize_t nd = PyTuple_GET_SIZE(w_dicts), nl = PyTuple_GET_SIZE(w_lists);
     for (Py_ssize_t i = 0; i < nd && found == NULL; i++) {
-        if (((PyDictObject *)PyTuple_GET_ITEM(w_dicts, i))->ma_version_tag != w_versions[i]) {
-            found = PyTuple_GET_ITEM(w_names, i);
+        PyObject *d = PyTuple_GET_ITEM(w_dicts, i);
+        if (((PyDictObject *)d)->ma_version_tag != w_versions[i]) {
+            if (same_items(d, PyList_GET_ITEM(w_copies, i))) {
+                w_versions[i] = ((PyDictObject *)d)->ma_version_tag; /* written and put back */
+            }
+            else {
+                found = PyTuple_GET_ITEM(w_names, i);
+            }
         }
     }
     for (Py_ssize_t i = 0; i < nl && found == NULL; i++) {

@@ -137,6 +137,7 @@ def start_execution() -> None:
     patch_imports.forget_locks()
     start = _START[0]
     if start is None:
+        patch_state.warm_library()  # (before the snapshot: every execution starts with it made)
         _START[0] = first = patch_state.Snapshot(tuple(dict.fromkeys(_MODULES)))
         AT_EXECUTION_END[:] = [first.leave]  # the environment, ``sys``, ``logging``
         # the warnings' filters and registries, the C library's zone (after ``TZ`` was put back)
@@ -164,14 +165,47 @@ def _forget_imported() -> None:
         module = sys.modules.get(name)
         file = getattr(module, "__file__", None)
         # (lanecheck's own modules imported lazily stay, wherever the program's folder is)
-        if module is None or not file or not patch_modules.program_file(module):
+        if module is None or not file or name.startswith(_OURS):
             continue
-        if os.path.abspath(file).startswith(tuple(folders)):
+        # a library's Python module the execution imported (``time.strptime``'s ``_strptime``)
+        # goes too: its globals hold the execution's objects (a controlled lock), and the next
+        # execution's steps are those of a first import again, as a real run's (an extension
+        # module cannot be imported again: ``take_library_imports``)
+        library = not patch_modules.program_file(module) and file.endswith(".py")
+        if library or (
+            patch_modules.program_file(module) and os.path.abspath(file).startswith(tuple(folders))
+        ):
             del sys.modules[name]
             parent, _, child = name.rpartition(".")
             if parent and getattr(sys.modules.get(parent), child, None) is module:
                 # ``from pkg import mod`` finds a package's attribute before ``sys.modules``
                 delattr(sys.modules[parent], child)
+
+
+_OURS = ("model_checks.", "spec.", "reference.")
+
+
+def _extension(module: ModuleType | None) -> bool:
+    file = getattr(module, "__file__", None)
+    return isinstance(file, str) and not file.endswith(".py")
+
+
+def take_library_imports() -> list[str]:
+    """The extension modules the last execution imported first in this process: they stay loaded
+    (one cannot be imported again) with their packages, so no later execution imports them, and a
+    search that replayed the first's steps found other steps where the import ran ("the test is
+    not deterministic"); the caller starts its search again. Kept as loaded from now on. (Another
+    library's Python module is unloaded after each execution instead: ``_forget_imported``.)"""
+    if not _MODULES or len(sys.modules) == len(_LOADED[0]):
+        return []
+    fresh = [name for name in set(sys.modules) - _LOADED[0] if not name.startswith(_OURS)]
+    # a package with an extension module stays loaded whole: its Python modules hold its C
+    # modules' objects, and imported again beside them they break (numpy: "module 'numpy.dtypes'
+    # has no attribute 'BoolDType'")
+    tops = {name.partition(".")[0] for name in fresh if _extension(sys.modules.get(name))}
+    kept = [name for name in fresh if name.partition(".")[0] in tops]
+    _LOADED[0] = _LOADED[0] | frozenset(kept)
+    return sorted(name for name in kept if _extension(sys.modules.get(name)))
 
 
 # What a controlled thread gets instead of each name (``threading.Thread`` is a class of its own).

@@ -361,8 +361,18 @@ class _Process:
 # What the standard library makes on its first use, under a lock (``tempfile``'s folder and name
 # sequence): kept, the first execution took that lock and the next did not, and the check stopped
 # with "the test is not deterministic" (eighth review, r126: a ``mkdtemp()`` in the explored
-# function). Put back, every execution makes them again, as a real run's first use does.
+# function). Put back to None, every execution made them again under ``tempfile``'s real lock,
+# whose holder reached scheduling points (its name draws): a search that ran another thread's
+# ``gettempdir()`` there blocked the one OS thread on that lock for ever (twelfth review, c12).
+# So they are made before the check's first execution (``warm_library``), outside any controlled
+# thread, and every execution starts with them made: none takes that lock.
 _LAZY_LIBRARY = [(tempfile, "tempdir"), (tempfile, "_name_sequence")]
+
+
+def warm_library() -> None:
+    """Make what ``_LAZY_LIBRARY`` names now, as the first use would."""
+    tempfile.gettempdir()
+    tempfile._get_candidate_names()  # type: ignore[attr-defined]
 
 
 def _put_back(space: dict[str, Any], saved: dict[str, Any], owner: types.ModuleType) -> None:

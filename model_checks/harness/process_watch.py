@@ -131,7 +131,9 @@ class _InPython:
         self.dicts: tuple[dict[str, Any], ...] = ()
         self.lists: tuple[list[Any], ...] = ()
         self.names: tuple[str, ...] = ()
-        self.readings: list[object] = []
+        self.readings: list[list[int]] = []
+        self.versions: list[int] = []
+        self.items: list[dict[Any, int]] = []
         self.event: str | None = None
         self.armed = False
         self.hooked = False
@@ -146,15 +148,22 @@ class _InPython:
             return  # prlimit(pid, resource) reads
         self.event = event
 
-    def _dict_reading(self, d: dict[str, Any]) -> object:
-        if VERSIONS_READABLE:
-            return _version_view(d).value
-        return [(k, id(v)) for k, v in d.items()]
-
     def _take(self) -> None:
-        self.readings = [self._dict_reading(d) for d in self.dicts]
-        self.readings += [[id(x) for x in items] for items in self.lists]
+        # each dict's version where it can be read (a fast test) and its items by identity (a
+        # name rebound and put back within a step is no change); each list's items by identity
+        self.versions = [_version_view(d).value if VERSIONS_READABLE else -1 for d in self.dicts]
+        self.items = [{k: id(v) for k, v in d.items()} for d in self.dicts]
+        self.readings = [[id(x) for x in items] for items in self.lists]
         self.event = None
+
+    def _dict_changed(self, i: int) -> bool:
+        d = self.dicts[i]
+        if VERSIONS_READABLE:
+            version = _version_view(d).value
+            if version == self.versions[i]:
+                return False
+            self.versions[i] = version
+        return {k: id(v) for k, v in d.items()} != self.items[i]
 
     def _others(self) -> str | None:
         if self.event is not None:
@@ -184,11 +193,12 @@ class _InPython:
     def changed(self) -> str | None:
         if not self.armed:
             return None
-        now = [self._dict_reading(d) for d in self.dicts]
-        now += [[id(x) for x in items] for items in self.lists]
-        found = next(
-            (self.names[i] for i, (a, b) in enumerate(zip(now, self.readings, strict=True)) if a != b), None
-        )
+        found = next((self.names[i] for i in range(len(self.dicts)) if self._dict_changed(i)), None)
+        if found is None:
+            now = [[id(x) for x in items] for items in self.lists]
+            found = next(
+                (self.names[len(self.dicts) + i] for i, a in enumerate(now) if a != self.readings[i]), None
+            )
         found = found or self._others()
         if found is not None:
             self.reset()

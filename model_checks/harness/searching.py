@@ -9,6 +9,7 @@ from collections.abc import Callable
 from model_checks.harness import patch_cached, patch_random, patch_streams, race_builtins, race_methods, races
 from model_checks.harness.execution import TestFn, execute
 from model_checks.harness.options import Options, Result
+from model_checks.harness.patch import take_library_imports
 from model_checks.harness.report import build_failure
 from model_checks.harness.report_timing import COMPUTE_TIME_NOTE
 from model_checks.harness.rt.backends import make_backend
@@ -140,6 +141,14 @@ class Search:
         if rebound_method is not None:
             # the look-ups of that method so far were no reads (``race_methods``)
             r.notes.append(f"{rebound_method}: its look-ups made reads, search restarted")
+            self.restart = True
+        imported = take_library_imports()
+        if imported:
+            # the first execution imported them (its steps hold the import's); none later will
+            shown = ", ".join(imported[:3]) + (f" and {len(imported) - 3} more" if len(imported) > 3 else "")
+            r.notes.append(
+                f"extension modules first imported by an execution ({shown}): kept loaded, search restarted"
+            )
             self.restart = True
         r.executions += 1
         r.steps += len(ex.steps)

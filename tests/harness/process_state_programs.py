@@ -22,6 +22,7 @@ import resource
 import sys
 import tempfile
 import threading
+import time
 import timeit
 import types
 from collections.abc import Callable
@@ -214,3 +215,31 @@ def each_run_starts_afresh() -> object:
     SEEN.clear()
     start_and_join(_set_ctype_for_good)
     return SEEN[0]
+
+
+def _parse_date(n: int) -> None:
+    # ``time.strptime`` imports ``_strptime`` at its first call (C code): in the check's first
+    # execution only, unless each execution imports it afresh
+    parsed = time.strptime(f"2024-01-0{n + 1}", "%Y-%m-%d")
+    with GATE:
+        SEEN.append(parsed.tm_mday)
+
+
+def strptime_in_threads() -> object:
+    SEEN.clear()
+    start_and_join(lambda: _parse_date(0), lambda: _parse_date(1))
+    return tuple(sorted(SEEN))  # type: ignore[type-var]
+
+
+def _temp_folder() -> None:
+    folder = tempfile.gettempdir()
+    with GATE:
+        SEEN.append(folder)
+
+
+def gettempdir_in_threads() -> object:
+    """Two threads' first ``gettempdir()``: ``tempfile`` makes its folder under a real lock whose
+    holder draws names (scheduling points)."""
+    SEEN.clear()
+    start_and_join(_temp_folder, _temp_folder)
+    return len(SEEN)

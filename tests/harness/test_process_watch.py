@@ -99,6 +99,9 @@ def test_reads_and_private_state_are_not_changes(watch: Callable[[], str | None]
     mine = {"a": 1}
     mine["b"] = 2
     (tmp_path / "h").write_text("contents")  # (a file's contents: the race detector's, not this)
+    hook = threading.excepthook
+    threading.excepthook = print  # rebound and put back before anyone else could look
+    threading.excepthook = hook
     assert watch() is None
 
 
@@ -193,3 +196,21 @@ def test_what_an_execution_left_changed_is_put_back(tmp_path: Any) -> None:
         os.unsetenv("LANECHECK_PUT_BACK")
         resource.setrlimit(resource.RLIMIT_NOFILE, limits)
         sys.path[:] = path
+
+
+def test_a_library_module_imported_by_the_threads_is_imported_afresh_by_each_execution(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``_strptime``, imported by ``time.strptime`` inside the threads, first in the check's first
+    execution: kept loaded, the next replayed other steps ("the test is not deterministic")."""
+    monkeypatch.delitem(sys.modules, "_strptime", raising=False)
+    result = run_with_outcomes(prog, prog.strptime_in_threads)
+    assert_outcomes(result, {(1, 2)})
+
+
+def test_two_threads_first_gettempdir_is_proved(monkeypatch: pytest.MonkeyPatch) -> None:
+    """It hung: a thread blocked on ``tempfile``'s real lock, held by another at a name draw."""
+    monkeypatch.setattr(tempfile, "tempdir", None)
+    monkeypatch.setattr(tempfile, "_name_sequence", None)
+    result = run_with_outcomes(prog, prog.gettempdir_in_threads)
+    assert_outcomes(result, {2})
