@@ -9,7 +9,10 @@
  * every other step. This runs at every step, so it reads only what is cheap: each watched dict's
  * version (PEP 509, one load; where it moved, its items against a copy, since a name rebound and
  * put back within the step is no change), each watched list's length and item pointers, one call
- * each for the locale, the collector and the recursion limit, and a flag the audit hook sets.
+ * each for the locale, the collector and the recursion limit, the interpreter's settings that a
+ * setter changes for every thread (read from its state: the int digit limit, the switch
+ * interval, the stack size, the dlopen flags, the collector's thresholds), and a flag the audit
+ * hook sets.
  *
  * One watch at a time (a check does not run inside a check): the state is the module's.
  */
@@ -35,6 +38,29 @@ static uintptr_t *w_sums = NULL;
 static char *w_locale = NULL;
 static int w_gc = 0;
 static int w_recursion = 0;
+/* the interpreter's settings a setter in ``sys``, ``gc`` or ``threading`` changes for every
+ * thread: the int digit limit, the switch interval, the new threads' stack size, the dlopen
+ * flags and the collector's thresholds */
+#define N_SETTINGS 7
+static long long w_settings[N_SETTINGS];
+static const char *const SETTING_NAMES[N_SETTINGS] = {
+    "the int digit limit (sys.set_int_max_str_digits)", "the switch interval (sys.setswitchinterval)",
+    "the threads' stack size (threading.stack_size)", "the dlopen flags (sys.setdlopenflags)",
+    "the collector's thresholds (gc.set_threshold)", "the collector's thresholds (gc.set_threshold)",
+    "the collector's thresholds (gc.set_threshold)"};
+
+static void
+read_settings(long long *into)
+{
+    PyInterpreterState *interp = PyInterpreterState_Get();
+    into[0] = interp->int_max_str_digits;
+    into[1] = (long long)_PyEval_GetSwitchInterval();
+    into[2] = (long long)interp->threads.stacksize;
+    into[3] = interp->dlopenflags;
+    for (int g = 0; g < 3; g++) {
+        into[4 + g] = interp->gc.generations[g].threshold;
+    }
+}
 static int w_armed = 0;
 static int w_hooked = 0;
 /* the audit event that changed process state since the last look (a static string), or NULL */
@@ -127,6 +153,7 @@ take(void)
     }
     w_gc = PyGC_IsEnabled();
     w_recursion = Py_GetRecursionLimit();
+    read_settings(w_settings);
     w_event = NULL;
     return 0;
 }
@@ -280,6 +307,15 @@ watch_changed(PyObject *module, PyObject *unused)
         }
         else if (strcmp(current_locale(), w_locale) != 0) {
             what = "the C locale";
+        }
+        else {
+            long long now[N_SETTINGS];
+            read_settings(now);
+            for (int k = 0; k < N_SETTINGS && what == NULL; k++) {
+                if (now[k] != w_settings[k]) {
+                    what = SETTING_NAMES[k];
+                }
+            }
         }
     }
     if (found == NULL && what == NULL) {

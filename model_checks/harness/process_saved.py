@@ -7,8 +7,9 @@ registers a codec or replaces ``sys.modules["json"]``, and does not undo it (it 
 or simply never meant to) would hand that to the next execution, and to the caller of the check.
 Patch mode already puts back the program's modules, ``sys``'s and ``builtins``' names, the
 environment mapping, the working directory, the umask and the collector (``patch_state``); this
-puts back the rest of what is watched. It runs only after an execution whose steps changed some
-of it, so a program that changes none pays nothing.
+puts back the rest of what is watched (and the interpreter's settings, in any mode). It runs
+only after an execution whose steps changed some of it, so a program that changes none pays
+nothing.
 """
 
 from __future__ import annotations
@@ -16,10 +17,13 @@ from __future__ import annotations
 import codecs
 import contextlib
 import ctypes
+import gc
 import locale
 import operator
 import os
 import sys
+import threading
+from collections.abc import Callable
 from typing import Any
 
 try:
@@ -31,6 +35,16 @@ _ABSENT = object()
 _LIMITS = (
     [getattr(resource, n) for n in dir(resource) if n.startswith("RLIMIT_")] if resource is not None else []
 )
+
+
+# The interpreter's settings (``process_watch._SETTINGS``): how each is read and set.
+_SETTINGS: list[tuple[Callable[[], Any], Callable[[Any], object]]] = [
+    (sys.get_int_max_str_digits, sys.set_int_max_str_digits),
+    (sys.getswitchinterval, sys.setswitchinterval),
+    (lambda: threading.stack_size(), threading.stack_size),
+    (sys.getdlopenflags, sys.setdlopenflags),
+    (gc.get_threshold, lambda thresholds: gc.set_threshold(*thresholds)),
+]
 
 
 def _c_environ() -> list[bytes]:
@@ -64,6 +78,7 @@ class Saved:
         self.locale = locale.setlocale(locale.LC_ALL)
         self.environ = _c_environ()
         self.limits = {r: resource.getrlimit(r) for r in _LIMITS}
+        self.settings = [(get(), put) for get, put in _SETTINGS]
 
     def put_back(self) -> None:
         for d, saved in self.dicts:
@@ -76,6 +91,9 @@ class Saved:
         if locale.setlocale(locale.LC_ALL) != self.locale:
             locale.setlocale(locale.LC_ALL, self.locale)
         self._environ()
+        for (value, put), (get, _) in zip(self.settings, _SETTINGS, strict=True):
+            if get() != value:
+                put(value)
         for r, limits in self.limits.items():
             if resource.getrlimit(r) != limits:
                 # (a hard limit lowered without the right to raise it stays lowered)

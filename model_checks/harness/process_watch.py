@@ -25,6 +25,7 @@ from __future__ import annotations
 import gc
 import locale
 import sys
+import threading
 from collections.abc import Callable
 from types import ModuleType
 from typing import Any
@@ -54,6 +55,28 @@ WATCHED = (
     "shutil",
     "asyncio.events",
     "urllib.request",
+    "posixpath",
+    "ssl",
+    "email.charset",
+)
+
+# The registries the standard library keeps in a dict or list (or an object's fields) that its
+# functions change in place, for every thread: (module, attribute path).
+REGISTRIES = (
+    ("copyreg", "dispatch_table"),
+    ("copyreg", "_extension_registry"),
+    ("copyreg", "_inverted_registry"),
+    ("warnings", "filters"),
+    ("mimetypes", "types_map"),
+    ("mimetypes", "types_map_inv"),
+    ("shutil", "_ARCHIVE_FORMATS"),
+    ("shutil", "_UNPACK_FORMATS"),
+    ("logging", "_levelToName"),
+    ("logging", "_nameToLevel"),
+    ("logging", "root.manager"),
+    ("email.charset", "CHARSETS"),
+    ("email.charset", "ALIASES"),
+    ("email.charset", "CODEC_MAP"),
 )
 
 # The audit events of calls that change what every thread sees (the C hook's list is the same).
@@ -111,17 +134,36 @@ def _watched() -> tuple[tuple[dict[str, Any], ...], tuple[list[Any], ...], tuple
         if isinstance(module, ModuleType):
             dicts.append(vars(module))
             names.append(f"module {name}'s names")
-    copyreg = sys.modules.get("copyreg")
-    if copyreg is not None:
-        dicts.append(copyreg.dispatch_table)
-        names.append("copyreg.dispatch_table")
     lists: list[list[Any]] = [sys.path, sys.meta_path, sys.path_hooks, gc.callbacks]
     list_names = ["sys.path", "sys.meta_path", "sys.path_hooks", "gc.callbacks"]
+    for module_name, path in REGISTRIES:
+        found: Any = sys.modules.get(module_name)
+        for part in path.split("."):
+            found = getattr(found, part, None)
+        if type(found) is dict:
+            dicts.append(found)
+            names.append(f"{module_name}.{path}")
+        elif type(found) is list:
+            lists.append(found)
+            list_names.append(f"{module_name}.{path}")
+        elif found is not None and type(getattr(found, "__dict__", None)) is dict:
+            dicts.append(vars(found))  # (an object's fields: logging's manager, its ``disable``)
+            names.append(f"{module_name}.{path}'s fields")
     searchers = _codec_search_path()
     if searchers is not None:
         lists.append(searchers)
         list_names.append("the codec search functions (codecs.register)")
     return tuple(dicts), tuple(lists), tuple(names + list_names)
+
+
+# The interpreter's settings a setter changes for every thread (the C watch reads its state).
+_SETTINGS: list[tuple[str, Callable[[], object]]] = [
+    ("the int digit limit (sys.set_int_max_str_digits)", sys.get_int_max_str_digits),
+    ("the switch interval (sys.setswitchinterval)", sys.getswitchinterval),
+    ("the threads' stack size (threading.stack_size)", lambda: threading.stack_size()),
+    ("the dlopen flags (sys.setdlopenflags)", sys.getdlopenflags),
+    ("the collector's thresholds (gc.set_threshold)", gc.get_threshold),
+]
 
 
 class _InPython:
@@ -140,6 +182,7 @@ class _InPython:
         self.gc = True
         self.recursion = 0
         self.locale = ""
+        self.settings: list[object] = []
 
     def _audit(self, event: str, args: tuple[Any, ...]) -> None:
         if not self.armed or event not in WRITES or self.event is not None:
@@ -174,6 +217,9 @@ class _InPython:
             return "the recursion limit"
         if locale.setlocale(locale.LC_ALL) != self.locale:
             return "the C locale"
+        for (name, read), value in zip(_SETTINGS, self.settings, strict=True):
+            if read() != value:
+                return name
         return None
 
     def arm(self, dicts: tuple[Any, ...], lists: tuple[Any, ...], names: tuple[str, ...]) -> None:
@@ -189,6 +235,7 @@ class _InPython:
         self.gc = gc.isenabled()
         self.recursion = sys.getrecursionlimit()
         self.locale = locale.setlocale(locale.LC_ALL)
+        self.settings = [read() for _, read in _SETTINGS]
 
     def changed(self) -> str | None:
         if not self.armed:

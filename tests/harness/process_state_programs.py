@@ -17,6 +17,7 @@ import ctypes
 import gc
 import json
 import locale
+import mimetypes
 import os
 import resource
 import sys
@@ -243,3 +244,17 @@ def gettempdir_in_threads() -> object:
     SEEN.clear()
     start_and_join(_temp_folder, _temp_folder)
     return len(SEEN)
+
+
+_INTERVAL = sys.getswitchinterval()
+switch_interval_window = window(
+    lambda: sys.setswitchinterval(_INTERVAL * 2),
+    lambda: sys.setswitchinterval(_INTERVAL),
+    sys.getswitchinterval,
+)
+mimetypes.init()
+mimetype_window = window(
+    lambda: mimetypes.add_type("application/x-lanecheck", ".lcw"),
+    lambda: mimetypes.types_map.pop(".lcw"),
+    lambda: mimetypes.guess_type("f.lcw")[0],
+)

@@ -8,11 +8,13 @@ from __future__ import annotations
 import codecs
 import gc
 import locale
+import logging
 import os
 import resource
 import sys
 import tempfile
 import threading
+import warnings
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -87,6 +89,23 @@ def test_each_kind_of_process_state_is_seen_and_named(watch: Callable[[], str | 
     limits = resource.getrlimit(resource.RLIMIT_NOFILE)
     resource.setrlimit(resource.RLIMIT_NOFILE, limits)
     assert watch() == "resource.setrlimit"
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(interval * 2)
+    assert watch() == "the switch interval (sys.setswitchinterval)"
+    sys.setswitchinterval(interval)
+    watch()
+    logging.addLevelName(77, "LANECHECK_WATCH")
+    assert watch() == "logging._levelToName"
+    del logging._levelToName[77], logging._nameToLevel["LANECHECK_WATCH"]
+    watch()
+    logging.disable(logging.CRITICAL)
+    assert watch() == "logging.root.manager's fields"
+    logging.disable(logging.NOTSET)
+    watch()
+    warnings.filters.insert(0, ("ignore", None, Warning, None, 0))  # type: ignore[attr-defined]
+    assert watch() == "warnings.filters"
+    del warnings.filters[0]  # type: ignore[attr-defined]
+    watch()
     assert watch() is None
 
 
@@ -135,6 +154,12 @@ WINDOWS = {
     "resource limit": (prog.limit_window, prog._LIMIT[0], prog._LIMIT[0] - 1),
     "codec registry": (prog.codec_window, False, True),
     "a file's name (rename)": (prog.rename_window, True, False),
+    "the switch interval (an interpreter setting)": (
+        prog.switch_interval_window,
+        prog._INTERVAL,
+        prog._INTERVAL * 2,
+    ),
+    "mimetypes.add_type (a library registry)": (prog.mimetype_window, None, "application/x-lanecheck"),
 }
 
 
