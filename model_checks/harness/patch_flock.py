@@ -25,7 +25,7 @@ detector (a race with the holder's accesses may then be reported), and DPOR may 
 descriptor made by ``os.dup`` (or ``fork``) shares its open file description, so its ``flock`` is
 the same holder's and its close releases nothing while the other is open; here each descriptor is a
 holder of its own (a ``flock`` through a duplicate of the holder's waits for it). A conversion
-(``LOCK_SH`` to ``LOCK_EX``) is atomic here (Linux lets go of the shared lock first).
+(``LOCK_SH`` to ``LOCK_EX`` or back) lets go of the lock held first, as Linux's does.
 ``fcntl.lockf`` and ``fcntl.fcntl(F_SETLK...)`` (POSIX record locks, the process's: they do not
 exclude its threads) stay real calls: one thread's never waits for another's, so a blocking one
 waits only for another process.
@@ -167,6 +167,10 @@ def _take(rt: ControlledRuntime, lock: _FileLock, fd: int, exclusive: bool, bloc
     its step); else ``BlockingIOError`` (``LOCK_NB``) or a wait until the lock is free for it."""
     ex = rt._ex
     ex.perform(lock.op(fd, "LOCK_EX" if exclusive else "LOCK_SH", exclusive))
+    if lock.held.get(fd, (exclusive, 0))[0] != exclusive:
+        # a conversion lets go of the lock held first, as Linux's does (not atomic: two holders
+        # of ``LOCK_SH`` that both ask for ``LOCK_EX`` do not deadlock; twelfth review, f03)
+        del lock.held[fd]
     while True:
         lock.purge()
         if lock.free_for(fd, exclusive):

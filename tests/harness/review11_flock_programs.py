@@ -204,3 +204,21 @@ def try_against_a_holder(by_raising: bool = False) -> str:
 
     start_and_join(holder, trier)
     return got[0]
+
+
+def _upgrade() -> None:
+    fd = os.open(LOCK, os.O_RDWR | os.O_CREAT)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH)
+        fcntl.flock(fd, fcntl.LOCK_EX)  # (Linux lets go of the shared lock first: no deadlock)
+        _bump()
+        fcntl.flock(fd, fcntl.LOCK_UN)
+    finally:
+        os.close(fd)
+
+
+def two_upgrades() -> int:
+    """CORRECT (twelfth review, f03): two holders of ``LOCK_SH`` each convert to ``LOCK_EX``."""
+    n[0] = 0
+    run_copies(_upgrade, 2)
+    return n[0]

@@ -31,6 +31,11 @@ def test_a_counter_under_flock_is_proved(program: Callable[[], int], strategy: S
     runs.assert_proved_returning(runs.run_with_outcomes(prog, program, strategy=strategy), 2, 2)
 
 
+def test_two_holders_converting_shared_to_exclusive_do_not_deadlock() -> None:
+    """f03: the model kept the shared lock while waiting for the exclusive one (a deadlock)."""
+    runs.assert_proved_returning(runs.run_with_outcomes(prog, prog.two_upgrades), 2, 2)
+
+
 def test_a_counter_under_flock_is_proved_with_interleaved_races() -> None:
     """u18b with ``--interleave-races``: it hung (no verdict after 200 s), holding the real lock."""
     runs.assert_proved_returning(
