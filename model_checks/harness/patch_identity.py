@@ -174,8 +174,27 @@ def _connection_class(base: type) -> type:
     }
     # (``base``'s cursor, not the class's own: that is the checked one)
     fields.update(_cursor_calls(lambda _: base))
+    fields.update({name: _setting(base, name) for name in _SETTINGS if hasattr(base, name)})
     fields.update(__init__=__init__, __module__=base.__module__, __qualname__=base.__qualname__)
     return type(base.__name__, (base,), fields)
+
+
+# A connection's fields its later calls read (``con.row_factory = sqlite3.Row`` changes what
+# another thread's fetch returns): a store of one is a write of its database (twelfth review, s04)
+_SETTINGS = ("row_factory", "text_factory", "isolation_level")
+
+
+def _setting(base: type, name: str) -> property:
+    real = getattr(base, name)
+
+    def get(self: Any) -> Any:
+        return real.__get__(self, type(self))
+
+    def put(self: Any, value: Any) -> None:
+        patch_sqlite.setting(self)
+        real.__set__(self, value)
+
+    return property(get, put, doc=getattr(real, "__doc__", None))
 
 
 _CLASSES: dict[type, type] = {}
@@ -276,6 +295,8 @@ class ImportedConnection(StandIn):
         if name in _STAND_IN_FIELDS:
             object.__setattr__(self, name, value)
         else:
+            if name in _SETTINGS and self._running() is not None:
+                patch_sqlite.setting(self._real)
             setattr(self._real, name, value)
 
     def __enter__(self) -> Any:

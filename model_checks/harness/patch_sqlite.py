@@ -209,6 +209,15 @@ def cursor_call(
     return _call(connection, kind, ending, deferred, lambda: real(cursor, *args, **kwargs))
 
 
+def setting(connection: Any) -> None:
+    """A controlled thread stores a field of ``connection`` that its calls read (``row_factory``,
+    ``text_factory``, ``isolation_level``): a write of its database's location."""
+    rt = _controlled()
+    db = None if rt is None else _database(connection)
+    if rt is not None and db is not None:
+        access(rt, db.location, "write")
+
+
 def _call(connection: Any, kind: str, ending: bool, deferred: bool, run: Callable[[], Any]) -> Any:
     """``run()`` as a read or write (``kind``) of ``connection``'s database; on a file, waiting
     while another connection holds its lock as sqlite's busy handler does (``ending``: a COMMIT;

@@ -8,7 +8,7 @@ import sqlite3
 import threading
 from typing import Any
 
-from tests.harness.program_threads import run_copies, start_and_join
+from tests.harness.program_threads import run_copies, start_and_join, start_then_release
 
 
 def _counter(con: Any) -> None:
@@ -180,3 +180,35 @@ def two_connections_write_first(path: str) -> int:
     value = _count(setup)
     setup.close()
     return value
+
+
+def _row_type(con: Any) -> str:
+    return type(con.execute("select v from c").fetchone()).__name__
+
+
+def _row_factory_window(con: Any) -> str:
+    gate = threading.Lock()
+    seen: list[str] = []
+
+    def a() -> None:
+        con.row_factory = sqlite3.Row
+        with gate:
+            pass
+        con.row_factory = None
+
+    gate.acquire()
+    start_then_release(gate, a, lambda: seen.append(_row_type(con)))
+    return seen[0]
+
+
+def row_factory_window() -> str:
+    """BUGGY (twelfth review, s04): a thread sets the shared connection's ``row_factory`` for a
+    while; another's fetch inside that window gets a ``Row``. Returns the type fetched."""
+    con = sqlite3.connect(":memory:", check_same_thread=False, isolation_level=None)
+    _counter(con)
+    return _row_factory_window(con)
+
+
+def row_factory_window_at_import() -> str:
+    """The same on the connection made at import."""
+    return _row_factory_window(SHARED)

@@ -61,6 +61,13 @@ def test_a_lost_update_on_one_shared_connection_is_found(
     assert failure.schedule.startswith("lc1."), failure.schedule
 
 
+@pytest.mark.parametrize("program", [prog.row_factory_window, prog.row_factory_window_at_import])
+@pytest.mark.usefixtures("counter_at_import")
+def test_a_connections_field_its_fetch_reads_is_a_write_of_it(program: Callable[[], object]) -> None:
+    """s04: ``con.row_factory = sqlite3.Row`` in one thread's window; was "exhaustive"."""
+    assert_outcomes(run_with_outcomes(prog, program), {"tuple", "Row"})
+
+
 @pytest.mark.parametrize("strategy", STRATEGIES)
 def test_a_lost_update_through_two_connections_to_one_file_is_found(db: str, strategy: str) -> None:
     assert_fails(
