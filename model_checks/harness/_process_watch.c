@@ -18,7 +18,10 @@
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <locale.h>
+#include <sys/stat.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -72,11 +75,52 @@ static const char *const WRITES[] = {
     "os.link", "os.symlink", "os.chmod", "os.chown", "os.truncate", "os.utime", "os.setxattr",
     "os.removexattr", "os.chflags", "resource.setrlimit", "resource.prlimit", NULL};
 
+/* Does ``open``'s audit (path, mode, flags) make a new name: a path that does not exist yet,
+ * opened to create (a mode with w, x or a; flags with O_CREAT)? */
+static int
+creates(PyObject *args)
+{
+    if (!PyTuple_Check(args) || PyTuple_GET_SIZE(args) < 3) {
+        return 0;
+    }
+    PyObject *path = PyTuple_GET_ITEM(args, 0), *mode = PyTuple_GET_ITEM(args, 1);
+    PyObject *flags = PyTuple_GET_ITEM(args, 2);
+    int creating = 0;
+    if (PyUnicode_Check(mode)) {
+        const char *m = PyUnicode_AsUTF8(mode);
+        creating = m != NULL && strpbrk(m, "wxa") != NULL;
+    }
+    else if (PyLong_Check(flags)) {
+        long f = PyLong_AsLong(flags);
+        creating = f != -1 && (f & O_CREAT) != 0;
+    }
+    PyErr_Clear();
+    if (!creating) {
+        return 0;
+    }
+    const char *name = NULL;
+    if (PyUnicode_Check(path)) {
+        name = PyUnicode_AsUTF8(path);
+    }
+    else if (PyBytes_Check(path)) {
+        name = PyBytes_AS_STRING(path);
+    }
+    PyErr_Clear();
+    struct stat found;
+    return name != NULL && stat(name, &found) != 0 && errno == ENOENT;
+}
+
 static int
 audit_hook(const char *event, PyObject *args, void *data)
 {
     (void)data;
     if (!w_armed || (event[0] != 'o' && event[0] != 'r')) {
+        return 0;
+    }
+    if (strcmp(event, "open") == 0) {
+        if (w_event == NULL && creates(args)) {
+            w_event = "open (a new file)";
+        }
         return 0;
     }
     for (const char *const *w = WRITES; *w != NULL; w++) {

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import gc
 import locale
+import os
 import sys
 import threading
 from collections.abc import Callable
@@ -156,6 +157,20 @@ def _watched() -> tuple[tuple[dict[str, Any], ...], tuple[list[Any], ...], tuple
     return tuple(dicts), tuple(lists), tuple(names + list_names)
 
 
+def _creates(args: tuple[Any, ...]) -> bool:
+    """Does ``open``'s audit (path, mode, flags) make a new name (a path not there yet, opened to
+    create: a mode with w, x or a, or flags with ``O_CREAT``)?"""
+    if len(args) < 3 or not isinstance(args[0], (str, bytes)):
+        return False
+    path, mode, flags = args[:3]
+    creating = (
+        bool(set(mode) & set("wxa"))
+        if isinstance(mode, str)
+        else isinstance(flags, int) and bool(flags & os.O_CREAT)
+    )
+    return creating and not os.path.lexists(path)
+
+
 # The interpreter's settings a setter changes for every thread (the C watch reads its state).
 _SETTINGS: list[tuple[str, Callable[[], object]]] = [
     ("the int digit limit (sys.set_int_max_str_digits)", sys.get_int_max_str_digits),
@@ -185,7 +200,13 @@ class _InPython:
         self.settings: list[object] = []
 
     def _audit(self, event: str, args: tuple[Any, ...]) -> None:
-        if not self.armed or event not in WRITES or self.event is not None:
+        if not self.armed or self.event is not None:
+            return
+        if event == "open":
+            if _creates(args):
+                self.event = "open (a new file)"
+            return
+        if event not in WRITES:
             return
         if event == "resource.prlimit" and (len(args) < 3 or args[2] is None):
             return  # prlimit(pid, resource) reads

@@ -115,3 +115,19 @@ def unlinked_scratch() -> None:
 
     start_and_join(lambda: os.pwrite(fd, b"x", 0), unlinker)
     os.close(fd)
+
+
+RESULT = os.path.join(_DIR, "result.res")
+
+
+def made_for_good() -> str:
+    """CORRECT (twelfth review, r08): a worker makes its result file with ``open(..., "x")``; the
+    file is kept, as results are. Each execution, and the next check, must find the name free."""
+
+    def worker() -> None:
+        with open(RESULT, "x") as f:
+            f.write("r")
+
+    start_and_join(worker)
+    with open(RESULT) as f:
+        return f.read()

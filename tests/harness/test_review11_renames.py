@@ -6,6 +6,8 @@ is a location no more (``race_files.retire``)."""
 
 from __future__ import annotations
 
+import os
+
 import pytest
 
 from model_checks.harness import Options
@@ -70,3 +72,11 @@ def test_a_file_made_after_another_was_removed_is_another_location(strategy: Str
 def test_an_unlinked_file_still_open_is_the_same_location() -> None:
     result = run_patched(prog, prog.unlinked_scratch, options=Options(time_limit=60))
     assert_fails(result, "data_race", "data race on file ", "write (os.pwrite())", "read (os.pread())")
+
+
+def test_the_last_executions_files_are_removed_when_the_check_ends() -> None:
+    """r08: the files the last execution made stayed, and the same check run again found its
+    names taken (``FileExistsError``)."""
+    for _ in range(2):
+        assert_outcomes(run_with_outcomes(prog, prog.made_for_good), {"r"})
+        assert not os.path.exists(prog.RESULT)
