@@ -183,6 +183,8 @@ def _open(file: Any, mode: str = "r", *args: Any, **kwargs: Any) -> Any:
     was_empty = "w" in mode and _controlled() is not None and _empty(file)
     opened = _real_open(file, mode, *args, **kwargs)
     patch_files.made(name, opened.fileno() if name is not None else -1)
+    if name is not None:
+        race_files.created(opened.fileno())
     patch_flock.given_out(opened.fileno())
     # opening to write truncates: a write of the file; ``pathlib``'s and ``shutil``'s whole-file
     # reads and writes open it to read or write it (``race_files``)
@@ -202,6 +204,9 @@ def _empty(path: Any) -> bool:
         return False
 
 
+_TMPFILE = getattr(os, "O_TMPFILE", 0)
+
+
 def _os_open(path: Any, flags: int, *args: Any, **kwargs: Any) -> int:
     access = flags & (os.O_RDONLY | os.O_WRONLY | os.O_RDWR)
     if (
@@ -215,6 +220,8 @@ def _os_open(path: Any, flags: int, *args: Any, **kwargs: Any) -> int:
     name = patch_files.would_make(path, bool(flags & os.O_CREAT) and kwargs.get("dir_fd") is None)
     fd = _real_os_open(path, flags, *args, **kwargs)
     patch_files.made(name, fd)
+    if name is not None or (_controlled() is not None and flags & _TMPFILE == _TMPFILE != 0):
+        race_files.created(fd)  # (a new inode: ``TemporaryFile``'s is nameless)
     patch_flock.given_out(fd)
     if flags & os.O_TRUNC:
         race_files.by_call(_controlled(), fd, "os.open", True, path=path)

@@ -84,6 +84,19 @@ def retire(key: tuple[int, int]) -> None:
         _RETIRED.append(_KNOWN.pop(key))
 
 
+def created(fd: int) -> None:
+    """``fd`` is a file just created (a new name, or ``O_TMPFILE``'s nameless file): a new inode,
+    another location than any earlier file its number was given to, open or not (twelfth review:
+    two threads' ``TemporaryFile``s, the second given the freed number of the first, raced)."""
+    try:
+        found = os.fstat(fd)
+    except OSError:
+        return
+    key = (found.st_dev, found.st_ino)
+    if key in _KNOWN:
+        _RETIRED.append(_KNOWN.pop(key))
+
+
 def _open_here(key: tuple[int, int]) -> bool:
     """Does a descriptor of this process refer to the file ``key`` (Linux: ``/proc/self/fd``;
     elsewhere, taken as yes)?"""

@@ -131,3 +131,19 @@ def made_for_good() -> str:
     start_and_join(worker)
     with open(RESULT) as f:
         return f.read()
+
+
+def two_temporary_files() -> int:
+    """CORRECT (twelfth review, c10): each thread writes and reads back its own nameless
+    ``TemporaryFile``; the second may be given the inode number the first freed."""
+    bad: list[str] = []
+
+    def worker(text: str) -> None:
+        with tempfile.TemporaryFile("w+") as f:
+            f.write(text)
+            f.seek(0)
+            if f.read() != text:
+                bad.append(text)
+
+    start_and_join(lambda: worker("a"), lambda: worker("b"))
+    return len(bad)

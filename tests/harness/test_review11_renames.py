@@ -80,3 +80,12 @@ def test_the_last_executions_files_are_removed_when_the_check_ends() -> None:
     for _ in range(2):
         assert_outcomes(run_with_outcomes(prog, prog.made_for_good), {"r"})
         assert not os.path.exists(prog.RESULT)
+
+
+@pytest.mark.parametrize("strategy", ["dpor-ipb", "dfs"])
+def test_two_threads_temporary_files_are_two_locations(strategy: Strategy) -> None:
+    """c10: the second ``TemporaryFile`` took the freed inode number of the first, its location,
+    and the two threads' writes were a data race on "file /tmp"."""
+    result = run_with_outcomes(prog, prog.two_temporary_files, strategy=strategy)
+    assert_proved_race_free(result)
+    assert_outcomes(result, {0})
