@@ -51,7 +51,7 @@ def execute(
     ex.sources = sources
     start_execution()  # patch mode: the program's modules as the check's first execution found them
     # which steps change the process's state (DPOR takes them as dependent with every step), and
-    # whether the execution did (it is then put back: ``_run``)
+    # whether the execution did (it is then put back: ``_ended``)
     ex.watch = process_watch.changed
     process_watch.reset()
     rt = ControlledRuntime(ex)

@@ -8,16 +8,18 @@ library's modules keep (``threading.excepthook``, ``tempfile.tempdir``, ``sys.mo
 library's, never traced, so no access of the race detector and no operation of the scheduler
 shows a read; DPOR would order two steps that touch them in one way only, and "exhaustive"
 would be claimed of a program whose bug needs the other order (eleventh outside review: twelve
-such programs). So the scheduler asks ``changed()`` at the end of every step of an exhaustive
-search, and a step that changed any of them is taken as dependent with every step of every other
+such programs). So the scheduler asks ``changed()`` at the end of every step, and DPOR and the
+state search take a step that changed any of them as dependent with every step of every other
 thread (``strategies/search.py``): both orders of it and each other step are explored. A read
 needs no hook; the write is seen whoever made it (the program, a library it called, the C code
-under that).
+under that). After an execution that changed any of it, it is put back (``process_saved``).
 
-What is watched (``WATCHED``): each module dict below, the lists the interpreter reads
-(``sys.path``, ``sys.meta_path``, ``sys.path_hooks``, ``gc.callbacks``, the codec search
-functions), the C locale, the collector's switch, the recursion limit, and the audit events of
-calls that change the environment, the file system's names or a resource limit (``WRITES``).
+What is watched: each module dict of ``WATCHED`` and registry of ``REGISTRIES``, the lists the
+interpreter reads (``sys.path``, ``sys.meta_path``, ``sys.path_hooks``, ``gc.callbacks``, the
+codec search functions), the C locale, the collector's switch, the interpreter's settings
+(``_SETTINGS``), and the audit events of calls that change the environment, the file system's
+names or a resource limit (``WRITES``, and ``open`` of a new name). A list: what is not on it
+is not seen (docs/harness.md says what the twelfth review found missing).
 """
 
 from __future__ import annotations

@@ -113,7 +113,8 @@ class Execution:
         self.clock_moved = False
         # What the step that just ended changed of the process's state (the C locale, a library
         # module's names, ...: ``process_watch``), or None: DPOR takes such a step as dependent
-        # with every step. ``watch`` is ``process_watch.changed`` where the chooser analyses steps.
+        # with every step; after an execution that did, it is put back. ``watch`` is
+        # ``process_watch.changed`` (set by ``execution.execute``), asked at every step's end.
         self.watch: Callable[[], str | None] | None = None
         self.process_written: str | None = None
         self.process_dirty = False  # some step of this execution changed it
