@@ -108,6 +108,9 @@ _MODULES: list[ModuleType] = []
 _START: list[patch_state.Snapshot | None] = [None]
 
 
+# What ``patch_state.warm_library`` made before the first execution: given back when the block ends.
+_WARMED: list[tuple[Any, str, Any]] = []
+
 # The modules loaded when the running check's first execution began: one of the program's imported
 # later (``import helper`` inside the explored function) is imported afresh by each execution.
 _LOADED: list[frozenset[str]] = [frozenset()]
@@ -137,7 +140,7 @@ def start_execution() -> None:
     patch_imports.forget_locks()
     start = _START[0]
     if start is None:
-        patch_state.warm_library()  # (before the snapshot: every execution starts with it made)
+        _WARMED[:] = patch_state.warm_library()  # (before the snapshot: every execution starts with it)
         _START[0] = first = patch_state.Snapshot(tuple(dict.fromkeys(_MODULES)))
         AT_EXECUTION_END[:] = [first.leave]  # the environment, ``sys``, ``logging``
         # the warnings' filters and registries, the C library's zone (after ``TZ`` was put back)
@@ -386,6 +389,9 @@ def patched(*modules: ModuleType) -> Iterator[None]:
         # kept, the same check run again met them (its names are drawn alike: twelfth review, r08)
         patch_renames.start_execution()
         patch_files.start_execution()
+        for owner, name, value in _WARMED:  # (what the check found, given back)
+            setattr(owner, name, value)
+        _WARMED.clear()
         for module in modules:
             if module in _MODULES:
                 _MODULES.remove(module)

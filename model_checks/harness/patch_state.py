@@ -364,15 +364,18 @@ class _Process:
 # function). Put back to None, every execution made them again under ``tempfile``'s real lock,
 # whose holder reached scheduling points (its name draws): a search that ran another thread's
 # ``gettempdir()`` there blocked the one OS thread on that lock for ever (twelfth review, c12).
-# So they are made before the check's first execution (``warm_library``), outside any controlled
-# thread, and every execution starts with them made: none takes that lock.
+# So the folder is found before the check's first execution (``warm_library``), outside any
+# controlled thread, and every execution starts with it found: none draws under that lock. (The
+# name sequence, made under it with no draw, is still made again by each execution: its random
+# generator is then the execution's, seeded alike.) The check gives back what it found.
 _LAZY_LIBRARY = [(tempfile, "tempdir"), (tempfile, "_name_sequence")]
 
 
-def warm_library() -> None:
-    """Make what ``_LAZY_LIBRARY`` names now, as the first use would."""
+def warm_library() -> list[tuple[Any, str, Any]]:
+    """Find ``tempfile``'s folder now, as its first use would; what to give back after the check."""
+    found = [(tempfile, "tempdir", tempfile.tempdir)]
     tempfile.gettempdir()
-    tempfile._get_candidate_names()  # type: ignore[attr-defined]
+    return found
 
 
 def _put_back(space: dict[str, Any], saved: dict[str, Any], owner: types.ModuleType) -> None:

@@ -288,11 +288,11 @@ _SAVED: list[Saved | None] = [None]
 
 
 def new_check() -> None:
-    """A check starts: watch what exists now (``reset`` looks again when modules were added), and
-    keep it to put back after an execution that changed it."""
+    """A check starts: its first execution's ``reset`` watches what exists then (and looks again
+    when modules were added), and keeps it to put back after an execution that changed it (then:
+    after patch mode made what every execution starts with, ``patch_state.warm_library``)."""
     _ARMED_WITH[0] = -1
     _SAVED[0] = None
-    reset()
 
 
 def put_back() -> None:

@@ -117,6 +117,8 @@ def test_reads_and_private_state_are_not_changes(watch: Callable[[], str | None]
     os.path.exists(tmp_path)
     mine = {"a": 1}
     mine["b"] = 2
+    (tmp_path / "h").write_text("contents")  # (a new name: a change; written again, no change)
+    assert watch() == "open (a new file)"
     (tmp_path / "h").write_text("contents")  # (a file's contents: the race detector's, not this)
     hook = threading.excepthook
     threading.excepthook = print  # rebound and put back before anyone else could look
@@ -199,6 +201,7 @@ def test_each_execution_and_the_caller_start_from_the_state_the_check_found() ->
 
 def test_what_an_execution_left_changed_is_put_back(tmp_path: Any) -> None:
     process_watch.new_check()
+    process_watch.reset()  # (an execution starts: what it finds is kept to put back)
     limits = resource.getrlimit(resource.RLIMIT_NOFILE)
     path = list(sys.path)
     try:
