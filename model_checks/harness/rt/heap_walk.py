@@ -79,7 +79,8 @@ class _Canon:
             return ("t", *[self.value(v) for v in x])
         if t is types.CodeType:
             return ("a", _atom(x))
-        if t is types.ModuleType:
+        if issubclass(t, types.ModuleType):
+            # (a module whose class was swapped is still that module: patch mode's ``sys``)
             if not _program_module(x):
                 return ("a", _atom(x))
             return ("M", _atom(x), self.module_data(x.__dict__))

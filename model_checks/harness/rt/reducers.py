@@ -306,6 +306,10 @@ def _reducer(t: type) -> Any:
         return r
     if issubclass(t, ObjState):
         return _r_model
+    if issubclass(t, types.ModuleType):
+        # a module whose class was swapped is still that module (patch mode's ``sys``, whose
+        # class watches its streams: without this every state reaching ``sys`` was refused)
+        return _r_module
     return _BY_KIND[_kind(t)]
 
 

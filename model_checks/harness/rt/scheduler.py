@@ -258,8 +258,9 @@ class Execution:
         crash: _Crash | None = None
         try:
             # the step that just ended: inline ``_after_step`` (this runs at every step)
-            if self.watch is not None:
-                self._watch_step()
+            watch = self.watch
+            if watch is not None:
+                self._watch_step(watch)
             if self.failure is None and self.hooks.invariants:
                 check_invariants(self)
             if self.after_step_hook and len(self.steps) > self.quiet:
@@ -348,15 +349,16 @@ class Execution:
 
     def _after_step(self) -> None:
         """The running step ended (its thread finished, or its operation parked it)."""
-        if self.watch is not None:
-            self._watch_step()
+        watch = self.watch
+        if watch is not None:
+            self._watch_step(watch)
         if self.failure is None and self.hooks.invariants:
             check_invariants(self)
         if self.after_step_hook and len(self.steps) > self.quiet:
             self._chooser_after_step()
 
-    def _watch_step(self) -> None:
-        written = self.process_written = self.watch() if self.watch is not None else None
+    def _watch_step(self, watch: Callable[[], str | None]) -> None:
+        written = self.process_written = watch()
         if written is not None:
             self.process_dirty = True
 
