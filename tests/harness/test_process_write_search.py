@@ -14,7 +14,7 @@ from model_checks.harness.options import Options
 from model_checks.harness.patch import patched
 from model_checks.harness.stateful import StatefulResult, check_states
 from tests.harness import process_write_search_programs as prog
-from tests.harness.patched_runs import module_from_source, run_with_outcomes
+from tests.harness.patched_runs import run_with_outcomes
 
 pytestmark = pytest.mark.timeout(240)
 
@@ -48,40 +48,3 @@ def test_states_that_differ_only_in_process_state_are_not_taken_for_one() -> Non
     assert result.verdict == "exhaustive", result.report()
     assert set(result.outcomes) == BOTH
     assert result.unhashed > 0  # (the states after a change, not fingerprinted)
-
-
-_PLAIN = """
-import sys
-import threading
-
-LOCK = threading.Lock()
-COUNT = [0]
-
-
-def work():
-    for _ in range(2):
-        with LOCK:
-            COUNT[0] += 1
-
-
-def main():
-    COUNT[0] = 0
-    workers = [threading.Thread(target=work) for _ in range(2)]
-    for t in workers:
-        t.start()
-    for t in workers:
-        t.join()
-    return COUNT[0]
-"""
-
-
-def test_patch_modes_states_are_fingerprinted() -> None:
-    """Patch mode swaps ``sys``'s class (``patch_streams._SysWatch``, to see a rebinding of its
-    streams); the fingerprint took a module of another class for an object it cannot read and
-    refused every state that reached ``sys`` (every state: the threads' frames do), so the state
-    search in patch mode pruned nothing."""
-    module = module_from_source(_PLAIN, "lanecheck_plain_states", "lanecheck_plain_states.py")
-    result = _states(module, module.main)
-    assert result.verdict == "exhaustive", result.report()
-    assert set(result.outcomes) == {4}
-    assert result.unhashed == 0 and result.states > 0 and result.states_pruned > 0, result.notes

@@ -13,6 +13,7 @@ import random
 import re
 import sys
 import types
+import weakref
 from collections import deque
 from collections.abc import Hashable, Mapping
 from typing import Any
@@ -132,6 +133,8 @@ class _Canon:
             return ("rl", x.locked())
         if t is random.Random:  # its state, past patch mode's wrappers (``reducers._r_random``)
             return ("rnd", _random.Random.getstate(x), vars(x).get("gauss_next"))
+        if t is weakref.ReferenceType or t is weakref.KeyedRef:  # (``reducers._r_weakref``)
+            return ("wr", v(x()), v(x.__callback__), v(getattr(x, "key", None)))
         if t is re.Pattern:  # immutable: its source and flags say it all
             return ("re", v(x.pattern), x.flags)
         kind = _kind(t)

@@ -13,6 +13,7 @@ import operator
 import random
 import re
 import types
+import weakref
 from collections import deque
 from typing import Any
 
@@ -257,6 +258,13 @@ def _r_random(x: Any) -> Reduce:
     return (_K, ("rnd",), (_random.Random.getstate(x), vars(x).get("gauss_next")))
 
 
+def _r_weakref(x: Any) -> Reduce:
+    # a weak reference's future is what it returns (its referent, or None once that died) and the
+    # callback it will call; a ``KeyedRef`` (a ``WeakValueDictionary``'s) also holds its key.
+    # ``concurrent.futures`` hands its workers one (session 44: every state with a pool was refused)
+    return (_K, ("wr",), (x(), x.__callback__, getattr(x, "key", None)))
+
+
 def _r_opaque(x: Any) -> Reduce:
     t = type(x)
     raise Opaque(f"{t.__module__}.{t.__qualname__}")
@@ -281,6 +289,8 @@ _EXACT: dict[type, Any] = {
     itertools.count: _r_count,
     _thread.LockType: _r_real_lock,
     random.Random: _r_random,
+    weakref.ReferenceType: _r_weakref,
+    weakref.KeyedRef: _r_weakref,
     re.Pattern: _r_pattern,
 }
 
