@@ -38,3 +38,56 @@ def thread_pool() -> object:
     with ThreadPoolExecutor(max_workers=2) as pool:
         futures = [pool.submit(_add, i) for i in (1, 2)]
     return COUNT[0], tuple(f.result() for f in futures)
+
+
+TABLE = {"a": 1, "b": 2}
+MEMBERS = {"x", "y"}
+SEEN: list[str] = []
+
+
+def _walk_table() -> None:
+    for key in TABLE:  # (its iterator is in this frame at each lock step)
+        with LOCK:
+            SEEN.append(key)
+
+
+def _walk_members() -> None:
+    for name in MEMBERS:
+        with LOCK:
+            SEEN.append(name)
+
+
+def _mark() -> None:
+    with LOCK:
+        SEEN.append("mark")
+
+
+def iterators_at_each_step() -> object:
+    """Two threads iterate a dict and a set, a lock step for each item; a third marks the list
+    once. Where the mark falls among their items is the outcome, so every position of each
+    iterator must be a state of its own."""
+    SEEN.clear()
+    threads = [threading.Thread(target=f) for f in (_walk_table, _walk_members, _mark)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    return tuple(SEEN)
+
+
+def _add_member() -> None:
+    with LOCK:
+        MEMBERS.add("z")
+
+
+def iterate_while_another_adds() -> object:
+    """A set changed in size while another thread iterates it: ``RuntimeError`` in the reader."""
+    MEMBERS.clear()
+    MEMBERS.update({"x", "y"})
+    SEEN.clear()
+    threads = [threading.Thread(target=_walk_members), threading.Thread(target=_add_member)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    return len(SEEN)

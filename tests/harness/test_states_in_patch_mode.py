@@ -14,6 +14,7 @@ from model_checks.harness.patch import patched
 from model_checks.harness.stateful import StatefulResult, check_states
 from tests.harness import states_in_patch_mode_programs as prog
 from tests.harness.explore_runs import explore_command
+from tests.harness.patched_runs import run_with_outcomes
 
 pytestmark = pytest.mark.timeout(240)
 
@@ -57,3 +58,37 @@ def test_explore_reads_real_locks_when_it_imports_the_search_inside_patch_mode()
     found = [re.match(r"state pruning: (\d+) abstract states", note) for note in report["notes"]]
     states = [int(m.group(1)) for m in found if m is not None]
     assert states and states[0] > 0, report["notes"]
+
+
+def _dpor_outcomes(main: Callable[[], object]) -> set[object]:
+    result = run_with_outcomes(prog, main, strategy="dpor", races=False)
+    assert result.verdict == "exhaustive", result.report()
+    return set(result.outcomes)
+
+
+def test_a_dicts_and_a_sets_iterators_are_read_with_their_position() -> None:
+    """A thread iterating a dict or a set holds its iterator across steps; an iterator of either
+    was an object the fingerprint could not read (a pool's shutdown iterates its set of threads).
+    Read now as its container, what is left and its count: every outcome DPOR reaches, and
+    every state fingerprinted."""
+    with patched(prog):
+        result = check_states(
+            lambda rt: (lambda value: lambda: value)(prog.iterators_at_each_step()),
+            Options(minimize=False, races=False),
+        )
+    assert isinstance(result, StatefulResult)
+    assert result.verdict == "exhaustive", result.report()
+    assert set(result.outcomes) == _dpor_outcomes(prog.iterators_at_each_step)
+    assert result.unhashed == 0 and result.states > 0, result.notes
+
+
+def test_a_set_changed_during_its_iteration_is_still_found() -> None:
+    """The state whose iterator's set changed size is refused (its next step raises, which its
+    reduction cannot show), not taken for another: the reader's ``RuntimeError`` is found."""
+    with patched(prog):
+        result = check_states(
+            lambda rt: (lambda value: lambda: value)(prog.iterate_while_another_adds()),
+            Options(minimize=False, races=False),
+        )
+    assert result.verdict == "failed", result.report()
+    assert "changed size during iteration" in result.report()

@@ -8,6 +8,7 @@ from __future__ import annotations
 import _random
 import _thread
 import functools
+import gc
 import itertools
 import random
 import re
@@ -39,6 +40,34 @@ from model_checks.harness.rt.objects import ObjState, Op
 from model_checks.harness.rt.under_test import _program_file, _program_module
 
 _SCALARS = (int, str, bytes, type(None), type(Ellipsis))
+
+
+# A dict's or a set's iterator (a thread in ``for k in d`` or ``for t in threads``, a pool's
+# shutdown among them): its state is its container, what is left of it (the list its
+# ``__reduce__`` makes from a copy of it) and the count it keeps of that (``__length_hint__``).
+# The size its container had when it began is not shown; it is the size now unless the container
+# changed size since, and then ``__reduce__`` raises: such a state is refused.
+_SAMPLE_CONTAINER_ITERATORS: tuple[Any, ...] = (
+    iter({}),
+    iter({}.values()),
+    iter({}.items()),
+    reversed({}),
+    reversed({}.values()),
+    reversed({}.items()),
+    iter(set()),
+)
+CONTAINER_ITERATORS: frozenset[type] = frozenset(type(i) for i in _SAMPLE_CONTAINER_ITERATORS)
+
+
+def container_iterator_state(x: Any) -> tuple[object, list[object], int]:
+    referents = gc.get_referents(x)  # (its container first: CPython's traverse visits it first)
+    container = referents[0] if referents and isinstance(referents[0], (dict, set, frozenset)) else None
+    try:
+        rest: list[object] = x.__reduce__()[1][0]
+    except RuntimeError:  # ("changed size during iteration")
+        t = type(x)
+        raise Opaque(f"{t.__module__}.{t.__qualname__} of a container changed during the iteration") from None
+    return container, rest, x.__length_hint__()
 
 
 def machinery_class(c: type) -> bool:
@@ -133,6 +162,8 @@ class _Canon:
             return ("rl", x.locked())
         if t is random.Random:  # its state, past patch mode's wrappers (``reducers._r_random``)
             return ("rnd", _random.Random.getstate(x), vars(x).get("gauss_next"))
+        if t in CONTAINER_ITERATORS:  # (``reducers._r_container_iterator``)
+            return ("ci", _atom(t), *[v(part) for part in container_iterator_state(x)])
         if t is weakref.ReferenceType or t is weakref.KeyedRef:  # (``reducers._r_weakref``)
             return ("wr", v(x()), v(x.__callback__), v(getattr(x, "key", None)))
         if t is re.Pattern:  # immutable: its source and flags say it all

@@ -19,7 +19,13 @@ from typing import Any
 
 from model_checks.harness.rt import frames
 from model_checks.harness.rt.dict_versions import _PROXIED_AT, _VERSION_AT, _module_data
-from model_checks.harness.rt.heap_walk import _raw_getattr, class_data, machinery_class
+from model_checks.harness.rt.heap_walk import (
+    CONTAINER_ITERATORS,
+    _raw_getattr,
+    class_data,
+    container_iterator_state,
+    machinery_class,
+)
 from model_checks.harness.rt.object_kinds import (
     _BASE,
     _HEAPTYPE,
@@ -258,6 +264,11 @@ def _r_random(x: Any) -> Reduce:
     return (_K, ("rnd",), (_random.Random.getstate(x), vars(x).get("gauss_next")))
 
 
+def _r_container_iterator(x: Any) -> Reduce:
+    # its container (identity kept), what is left and its count (``container_iterator_state``)
+    return (_K, ("ci", _atom(type(x))), container_iterator_state(x))
+
+
 def _r_weakref(x: Any) -> Reduce:
     # a weak reference's future is what it returns (its referent, or None once that died) and the
     # callback it will call; a ``KeyedRef`` (a ``WeakValueDictionary``'s) also holds its key.
@@ -292,6 +303,7 @@ _EXACT: dict[type, Any] = {
     weakref.ReferenceType: _r_weakref,
     weakref.KeyedRef: _r_weakref,
     re.Pattern: _r_pattern,
+    **dict.fromkeys(CONTAINER_ITERATORS, _r_container_iterator),
 }
 
 
