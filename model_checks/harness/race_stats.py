@@ -9,13 +9,15 @@ and ``os.fstat`` of a regular file called by code under test, or by ``os.path.ge
 ``getmtime``, ``getatime``, ``getctime`` or ``Path.stat``/``Path.lstat`` called by code under
 test, read the file's contents at the program's line: a write of the file (a file object's
 ``write``/``close``, ``open(P, "w")``, ``os.write``) not ordered with it is a data race on the
-file, as a ``read()`` of it would be. A look at a name only (``os.path.exists``, ``isfile``,
-``isdir``, ``Path.exists``, ``os.access``, ``os.listdir``, ``os.scandir``: their answer does not
-follow the file's contents) reads no contents: a name made, removed or renamed is a change of
-process-wide state (``process_watch``: ``open`` of a new name, ``os.remove``, ``os.rename``,
-``os.mkdir``...), a step DPOR and the state search order against every other thread's step, so the
-look is explored on both sides of it. Not seen: a library's own ``stat`` of a file (``shutil``'s,
-``logging.WatchedFileHandler``'s) and ``os.DirEntry.stat()`` (C code of ``os.scandir``'s entries).
+file, as a ``read()`` of it would be; so does the ``stat()`` of an entry ``os.scandir`` hands
+to code under test (its entries are ours, seen as ``os.DirEntry``). A look at a name only
+(``os.path.exists``, ``isfile``, ``isdir``, ``Path.exists``, ``os.access``, ``os.listdir``,
+``os.scandir``'s names: their answer does not follow the file's contents) reads no contents: a
+name made, removed or renamed is a change of process-wide state (``process_watch``: ``open`` of a
+new name, ``os.remove``, ``os.rename``, ``os.mkdir``...), a step DPOR and the state search order
+against every other thread's step, so the look is explored on both sides of it. Not seen: a
+library's own ``stat`` of a file (``shutil``'s, ``logging.WatchedFileHandler``'s, an entry of
+``os.walk``'s).
 """
 
 from __future__ import annotations
@@ -82,7 +84,74 @@ def _reading(real: Any) -> Any:
     return look
 
 
+class _Entry:
+    """An entry of ``os.scandir`` called by code under test: the entry itself (``isinstance`` sees
+    an ``os.DirEntry``), whose ``stat()`` reads the file, as ``os.stat`` would."""
+
+    __slots__ = ("_entry",)
+
+    def __init__(self, entry: os.DirEntry[Any]) -> None:
+        self._entry = entry
+
+    @property  # type: ignore[misc]
+    def __class__(self) -> type:
+        return os.DirEntry
+
+    def stat(self, *, follow_symlinks: bool = True) -> os.stat_result:
+        found = self._entry.stat(follow_symlinks=follow_symlinks)
+        if _controlled() is not None:
+            _looked(found, self._entry.path, "DirEntry.stat")
+        return found
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._entry, name)
+
+    def __fspath__(self) -> Any:
+        return self._entry.__fspath__()
+
+    def __repr__(self) -> str:
+        return repr(self._entry)
+
+
+class _Entries:
+    """``os.scandir``'s iterator, handing out ``_Entry``s."""
+
+    __slots__ = ("_it",)
+
+    def __init__(self, it: Any) -> None:
+        self._it = it
+
+    def __iter__(self) -> _Entries:
+        return self
+
+    def __next__(self) -> _Entry:
+        return _Entry(next(self._it))
+
+    def __enter__(self) -> _Entries:
+        self._it.__enter__()
+        return self
+
+    def __exit__(self, *exc: object) -> Any:
+        return self._it.__exit__(*exc)
+
+    def close(self) -> None:
+        self._it.close()
+
+
+_real_scandir = os.scandir
+_OS_FILE = os.walk.__code__.co_filename  # (``os`` is traced as the program's: its walk is a library's)
+
+
+def _scandir(path: Any = None) -> Any:
+    it = _real_scandir() if path is None else _real_scandir(path)
+    caller = sys._getframe(1).f_code.co_filename
+    if _controlled() is None or own(caller) or not under_test(caller) or caller == _OS_FILE:
+        return it  # (a library's listing: ``os.walk``, ``glob``, ``shutil.rmtree``)
+    return _Entries(it)
+
+
 # (module, name, real, patched), as ``patch._REPLACEMENTS``
 REPLACEMENTS: list[tuple[Any, str, Any, Any]] = [
-    (os, name, getattr(os, name), _reading(getattr(os, name))) for name in ("stat", "lstat", "fstat")
+    *((os, name, getattr(os, name), _reading(getattr(os, name))) for name in ("stat", "lstat", "fstat")),
+    (os, "scandir", _real_scandir, _scandir),
 ]

@@ -67,11 +67,13 @@ LOOKS: dict[str, Callable[[], object]] = {
     "os.stat": _missing_is(-1, lambda: os.stat(P).st_size),
     "os.path.getmtime": _missing_is(-1, lambda: os.path.getmtime(P) > 0),
     "Path.stat": _missing_is(-1, lambda: pathlib.Path(P).stat().st_size),
+    "DirEntry.stat": lambda: tuple(e.stat().st_size for e in os.scandir(_DIR)),
 }
 size_window = _window(LOOKS["os.path.getsize"])
 size_after_close = _window(LOOKS["os.path.getsize"], after_close=True)
 exists_window = _window(lambda: os.path.exists(P))
 listdir_window = _window(lambda: tuple(os.listdir(_DIR)))
+scandir_window = _window(lambda: tuple(e.name for e in os.scandir(_DIR) if isinstance(e, os.DirEntry)))
 
 
 LOCK = os.path.join(tempfile.mkdtemp(prefix="lanecheck-review12-flock-"), "f02.lck")

@@ -72,7 +72,11 @@ def test_a_look_after_the_close_is_ordered(strategy: str) -> None:
 @pytest.mark.parametrize("strategy", STRATEGIES)
 @pytest.mark.parametrize(
     ("main", "outcomes"),
-    [(prog.exists_window, {False, True}), (prog.listdir_window, {(), ("data.bin",)})],
+    [
+        (prog.exists_window, {False, True}),
+        (prog.listdir_window, {(), ("data.bin",)}),
+        (prog.scandir_window, {(), ("data.bin",)}),
+    ],
 )
 def test_a_look_at_a_name_reads_no_contents(
     main: Callable[[], object], outcomes: set[object], strategy: str
