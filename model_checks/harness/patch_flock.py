@@ -27,8 +27,8 @@ detector (a race with the holder's accesses may then be reported), and DPOR may 
 (checked with real runs, twelfth review f02): a ``flock`` through a duplicate of the holder's is the
 holder's own (taken at once, or converted), ``LOCK_UN`` through either lets go, and closing one of
 them lets go of nothing while another is open (``kcmp(KCMP_FILE)`` says which descriptors share a
-description; where it is not available each descriptor is a holder of its own, as before: a
-``flock`` through a duplicate then waited for the holder, a deadlock no real run has). A holder
+description, or where it is refused their shared offset; before, each descriptor was a holder of
+its own: a ``flock`` through a duplicate waited for the holder, a deadlock no real run has). A holder
 closed unseen is held on by a duplicate that was open at its ``flock``. A conversion
 (``LOCK_SH`` to ``LOCK_EX`` or back) lets go of the lock held first, as Linux's does.
 ``fcntl.lockf`` and ``fcntl.fcntl(F_SETLK...)`` (POSIX record locks, the process's: they do not
@@ -154,13 +154,32 @@ _KCMP_FILE = 0
 
 def _same_description(a: int, b: int) -> bool:
     """Are descriptors ``a`` and ``b`` of one open file description (``os.dup``'s, or inherited)?
-    Linux's ``kcmp(KCMP_FILE)``; where it is not available, only a descriptor is its own."""
+    Linux's ``kcmp(KCMP_FILE)``; where it is refused (a container's seccomp filter) or missing,
+    their shared offset (``_same_offset``)."""
     if a == b:
         return True
-    if _KCMP is None or _LIBC is None:
+    if _KCMP is not None and _LIBC is not None:
+        pid = os.getpid()
+        found = _LIBC.syscall(_KCMP, pid, pid, _KCMP_FILE, a, b)
+        if found >= 0:
+            return bool(found == 0)
+    return _same_offset(a, b)
+
+
+def _same_offset(a: int, b: int) -> bool:
+    """Does moving ``a``'s offset move ``b``'s (one description holds one offset)? Each is put
+    back; a descriptor that cannot seek is taken as its own."""
+    try:
+        at = os.lseek(a, 0, os.SEEK_CUR)
+        if os.lseek(b, 0, os.SEEK_CUR) != at:
+            return False
+        os.lseek(a, at + 1, os.SEEK_SET)
+        try:
+            return os.lseek(b, 0, os.SEEK_CUR) == at + 1
+        finally:
+            os.lseek(a, at, os.SEEK_SET)
+    except OSError:
         return False
-    pid = os.getpid()
-    return bool(_LIBC.syscall(_KCMP, pid, pid, _KCMP_FILE, a, b) == 0)
 
 
 def _load_libc() -> Any:

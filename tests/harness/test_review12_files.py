@@ -18,7 +18,7 @@ from types import ModuleType
 
 import pytest
 
-from model_checks.harness import Options, Result
+from model_checks.harness import Options, Result, patch_flock
 from model_checks.harness.patch import patched
 from model_checks.harness.stateful import check_states
 from tests.harness import review12_files_programs as prog
@@ -105,6 +105,16 @@ def test_flock_through_a_duplicate_is_the_descriptions(
 ) -> None:
     """What real runs on Linux answer (``test_the_flock_programs_run_so_for_real``)."""
     assert_outcomes(_explore(prog, main, strategy), {outcome})
+
+
+def test_descriptions_are_told_apart_by_their_offset_where_kcmp_is_refused(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """(A container's seccomp filter may refuse ``kcmp``.)"""
+    monkeypatch.setattr(patch_flock, "_KCMP", None)
+    for main, outcome in [(prog.duplicate_shares, "taken"), (prog.one_duplicate_closed, "refused")]:
+        assert_outcomes(_explore(prog, main, "dpor-ipb"), {outcome})
+    assert_fails(_explore(prog, prog.separate_blocking, "dpor-ipb"), "deadlock")
 
 
 @pytest.mark.parametrize("strategy", STRATEGIES)
