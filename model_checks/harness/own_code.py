@@ -56,6 +56,7 @@ MACHINERY_FILES = frozenset(
         "race_builtins.py",
         "race_calls.py",
         "race_files.py",
+        "race_stats.py",
         "race_frames.py",
         "race_functions.py",
         "race_items.py",

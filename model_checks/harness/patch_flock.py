@@ -13,7 +13,8 @@ holder, each a descriptor standing for its open file description. A lock not fre
 wait (a deadlock of two ``flock`` waits is reported as one), or ``BlockingIOError`` with
 ``LOCK_NB``, as the real call raises; taking it acquires what its releases published, as a
 ``Lock``'s acquire does. The real lock is not taken: the check's threads exclude one another in the
-model, not other processes. A holder lets go at ``LOCK_UN``, at ``os.close`` of its descriptor, and
+model, not other processes. A holder lets go at ``LOCK_UN``, at ``os.close`` of its descriptor (the
+last one of its open file description: below), and
 when its file object is closed (``f.close()``, the end of ``with open(...)``: seen by a profile
 function set while some descriptor holds a ``flock``, which performs the operation just before the
 close, its tracing guard lowered meanwhile as the race tracer does), each an operation; or when
@@ -21,10 +22,14 @@ found closed after a step (a close the profile function does not see: a ``with``
 exception, a file dropped unclosed, its number given out again by ``open``/``os.open``): then the
 lock is free from then on, but that release is no operation: it orders nothing for the race
 detector (a race with the holder's accesses may then be reported), and DPOR may explore a
-``LOCK_NB`` try racing with it in one order only (``dfs`` explores both). Not modelled: a
-descriptor made by ``os.dup`` (or ``fork``) shares its open file description, so its ``flock`` is
-the same holder's and its close releases nothing while the other is open; here each descriptor is a
-holder of its own (a ``flock`` through a duplicate of the holder's waits for it). A conversion
+``LOCK_NB`` try racing with it in one order only (``dfs`` explores both). A descriptor made by
+``os.dup`` (or inherited) shares its open file description, and Linux's lock is the description's
+(checked with real runs, twelfth review f02): a ``flock`` through a duplicate of the holder's is the
+holder's own (taken at once, or converted), ``LOCK_UN`` through either lets go, and closing one of
+them lets go of nothing while another is open (``kcmp(KCMP_FILE)`` says which descriptors share a
+description, or where it is refused their shared offset; before, each descriptor was a holder of
+its own: a ``flock`` through a duplicate waited for the holder, a deadlock no real run has). A holder
+closed unseen is held on by a duplicate that was open at its ``flock``. A conversion
 (``LOCK_SH`` to ``LOCK_EX`` or back) lets go of the lock held first, as Linux's does.
 ``fcntl.lockf`` and ``fcntl.fcntl(F_SETLK...)`` (POSIX record locks, the process's: they do not
 exclude its threads) stay real calls: one thread's never waits for another's, so a blocking one
@@ -33,9 +38,11 @@ waits only for another process.
 
 from __future__ import annotations
 
+import ctypes
 import errno
 import fcntl
 import os
+import platform
 import sys
 from typing import Any, cast
 
@@ -63,15 +70,38 @@ class _FileLock:
         self.name = name
         self.key = key
         self.held: dict[int, tuple[bool, int]] = {}
+        self.twins: dict[int, set[int]] = {}  # a holder's duplicates known (``purge``)
         made = ex.new_object(lambda oid: AtomicState(oid, name, None, by_identity=True))
         assert isinstance(made, AtomicState)
         self.anchor = made
         self.waits: dict[tuple[int, bool], EventState] = {}
 
     def purge(self) -> None:
-        """Forget the holders whose descriptor is closed (or no longer this file's)."""
+        """Forget the holders whose descriptor is closed (or no longer this file's), unless a
+        duplicate of it seen at its ``flock`` still is: the description is open, the lock held."""
         for fd in [fd for fd in self.held if not _refers(fd, self.key)]:
-            del self.held[fd]
+            holder = self.held.pop(fd)
+            twins = [n for n in self.twins.pop(fd, ()) if n not in self.held and _refers(n, self.key)]
+            if twins:
+                self.held[twins[0]] = holder
+                self.twins[twins[0]] = set(twins[1:])
+
+    def holder(self, fd: int) -> int:
+        """The descriptor that holds (or will hold) the lock for ``fd``'s open file description:
+        a holder that is ``fd`` or a duplicate of it (``os.dup``: one description, one lock), or
+        ``fd`` itself."""
+        if fd in self.held:
+            return fd
+        for held in self.held:
+            if _same_description(held, fd):
+                self.twins.setdefault(held, set()).add(fd)
+                return held
+        return fd
+
+    def took(self, fd: int) -> None:
+        """``fd`` took the lock: the duplicates of its description open now stay its holders if
+        ``fd`` is closed unseen (``purge``)."""
+        self.twins[fd] = set(_duplicates(fd))
 
     def free_for(self, fd: int, exclusive: bool) -> bool:
         others = [excl for holder, (excl, _tid) in self.held.items() if holder != fd]
@@ -98,6 +128,82 @@ class _FileLock:
         """``fd`` lets go (``LOCK_UN``, ``os.close``): an operation, then the holder gone."""
         self.ex.perform(self.op(fd, what))
         self.held.pop(fd, None)
+        self.twins.pop(fd, None)
+
+    def closed(self, fd: int) -> int | None:
+        """The holder ``fd`` (a holder or a duplicate of one) is about to be closed: the holder that
+        lets go, or None where another descriptor of its open file description stays open (the
+        lock stays held, by that one now)."""
+        holder = self.holder(fd)
+        if holder not in self.held:
+            return None
+        others = _duplicates(fd)
+        if not others:
+            return holder
+        if holder == fd:  # (its duplicate holds it from now on)
+            self.held[others[0]] = self.held.pop(fd)
+            self.twins[others[0]] = set(others[1:]) | (self.twins.pop(fd, set()) - {fd})
+        else:
+            self.twins.get(holder, set()).discard(fd)
+        return None
+
+
+_KCMP = {"x86_64": 312, "aarch64": 272, "i686": 349, "armv7l": 378}.get(platform.machine())
+_KCMP_FILE = 0
+
+
+def _same_description(a: int, b: int) -> bool:
+    """Are descriptors ``a`` and ``b`` of one open file description (``os.dup``'s, or inherited)?
+    Linux's ``kcmp(KCMP_FILE)``; where it is refused (a container's seccomp filter) or missing,
+    their shared offset (``_same_offset``)."""
+    if a == b:
+        return True
+    if _KCMP is not None and _LIBC is not None:
+        pid = os.getpid()
+        found = _LIBC.syscall(_KCMP, pid, pid, _KCMP_FILE, a, b)
+        if found >= 0:
+            return bool(found == 0)
+    return _same_offset(a, b)
+
+
+def _same_offset(a: int, b: int) -> bool:
+    """Does moving ``a``'s offset move ``b``'s (one description holds one offset)? Each is put
+    back; a descriptor that cannot seek is taken as its own."""
+    try:
+        at = os.lseek(a, 0, os.SEEK_CUR)
+        if os.lseek(b, 0, os.SEEK_CUR) != at:
+            return False
+        os.lseek(a, at + 1, os.SEEK_SET)
+        try:
+            return os.lseek(b, 0, os.SEEK_CUR) == at + 1
+        finally:
+            os.lseek(a, at, os.SEEK_SET)
+    except OSError:
+        return False
+
+
+def _load_libc() -> Any:
+    try:
+        return ctypes.CDLL(None, use_errno=True)
+    except OSError:
+        return None
+
+
+_LIBC = _load_libc() if sys.platform.startswith("linux") else None
+
+
+def _duplicates(fd: int) -> list[int]:
+    """The other descriptors of the process open on ``fd``'s open file description."""
+    try:
+        names = os.listdir("/proc/self/fd")
+    except OSError:
+        return []
+    found = []
+    for name in names:
+        n = int(name)
+        if n != fd and _same_description(fd, n):
+            found.append(n)
+    return sorted(found)
 
 
 def _refers(fd: int, key: tuple[int, int]) -> bool:
@@ -153,6 +259,7 @@ def _flock(fd: Any, operation: int) -> None:
     except OSError:
         return _real_flock(fd, operation)  # (EBADF, as the real call)
     lock = _lock_of(rt, (found.st_dev, found.st_ino), getattr(fd, "name", n))
+    n = lock.holder(n)  # (a duplicate's ``flock`` is its description's: the holder's)
     if kind == fcntl.LOCK_UN:
         lock.release(n, "LOCK_UN")
         return None
@@ -176,6 +283,7 @@ def _take(rt: ControlledRuntime, lock: _FileLock, fd: int, exclusive: bool, bloc
         if lock.free_for(fd, exclusive):
             tid = ex.current
             lock.held[fd] = (exclusive, -1 if tid is None else tid)
+            lock.took(fd)
             return
         if not blocking:
             raise BlockingIOError(errno.EAGAIN, os.strerror(errno.EAGAIN))
@@ -184,15 +292,17 @@ def _take(rt: ControlledRuntime, lock: _FileLock, fd: int, exclusive: bool, bloc
         ex.perform(Op("wait", ev, (), objs=frozenset({ev.oid, lock.anchor.oid})))
 
 
-def _holding(fd: int) -> _FileLock | None:
-    """The current execution's lock that ``fd`` holds, in a controlled thread; or None."""
+def _holding(fd: int) -> tuple[_FileLock, int] | None:
+    """The current execution's lock that ``fd``'s close lets go of, in a controlled thread, and
+    its holder (``fd``, or a duplicate of it); or None (none, or another duplicate stays open)."""
     here = _LAST[0]
     rt = _controlled()
     if here is None or rt is None or here.ex is not rt._ex:
         return None
     for lock in here.of.values():
-        if fd in lock.held:
-            return lock
+        if lock.held and _refers(fd, lock.key):
+            holder = lock.closed(fd)
+            return None if holder is None else (lock, holder)
     return None
 
 
@@ -215,8 +325,9 @@ def _watch(frame: Any, event: str, arg: Any) -> None:
         fd = cast(Any, f).fileno()
     except (OSError, ValueError):
         return
-    lock = _holding(fd)
-    if lock is not None:
+    found = _holding(fd)
+    if found is not None:
+        lock, fd = found
         op = lock.op(fd, "close")
         if _InProfile.able():
             with _InProfile():
@@ -227,6 +338,7 @@ def _watch(frame: Any, event: str, arg: Any) -> None:
             if race is not None and tid is not None:
                 race.sync(tid, op)
         lock.held.pop(fd, None)
+        lock.twins.pop(fd, None)
     if not here.anything_held():
         _real_setprofile(None)
 
@@ -262,9 +374,9 @@ class _InProfile:
 def closing(fd: object) -> None:
     """``os.close(fd)`` in a controlled thread: a holder's close lets go of its lock (an operation)."""
     if isinstance(fd, int) and _LAST[0] is not None:
-        lock = _holding(fd)
-        if lock is not None:
-            lock.release(fd, "os.close")
+        found = _holding(fd)
+        if found is not None:
+            found[0].release(found[1], "os.close")
 
 
 def given_out(fd: int) -> None:
@@ -273,6 +385,8 @@ def given_out(fd: int) -> None:
     if here is not None:
         for lock in here.of.values():
             lock.held.pop(fd, None)
+            for twins in lock.twins.values():
+                twins.discard(fd)
 
 
 # (module, name, real, patched), as ``patch._REPLACEMENTS``

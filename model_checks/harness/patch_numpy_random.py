@@ -25,27 +25,45 @@ draws of one execution were the next's start. As ``patch_random`` does for the `
   seeded nor drew from it) is seeded first with the check's seed (``Options.seed``), so the
   draws, and a failure that follows them, replay in another process.
 
-Not seen: a draw through the ``RandomState`` object itself (``mtrand._rand.rand()``, as scikit-
-learn's ``check_random_state(None)`` hands it out) is no operation (the state is still put back),
-and the draw's values are not explored (another ``--seed`` draws others).
+Any other generator (a ``Generator``, a ``RandomState``, a bit generator; twelfth review, v39: a
+``default_rng(seed)`` made at import and drawn by two threads was proved with one order):
+
+* one made in a controlled thread takes, at each draw, a lock (numpy's ``with self.lock``) that
+  is here one operation, a write of its state (``_DrawLock``: numpy's ``RLock``, looked up when a
+  bit generator is made, is ours while patched): two threads' draws are explored in both orders,
+  a thread's own generator's draws commute with the rest (each is still a step: a loop of some
+  thousand scalar draws in one thread may pass ``max_steps``);
+* one a program's module held when patching began (a global, a field, a container:
+  ``patch_imported``'s stand-ins) is, in each execution, a copy of it as patching found it, made
+  in the controlled thread that first uses it (so its draws are operations, and each execution
+  draws the same values); ``isinstance`` still sees a ``Generator``; outside the check, the
+  generator itself, untouched.
+
+Not seen: a draw through the global ``RandomState`` object itself (``mtrand._rand.rand()``, as
+scikit-learn's ``check_random_state(None)`` hands it out) is no operation (the state is still put
+back), and the draws' values are not explored (another ``--seed`` draws others).
 """
 
 from __future__ import annotations
 
 import _thread
+import copy
 import importlib
 import sys
+import threading
 from collections.abc import Iterator
 from types import CodeType, ModuleType
 from typing import Any
 
-from model_checks.harness import per_execution
+from model_checks.harness import patch_imported, per_execution
 from model_checks.harness.patch_streams import _module_codes
 from model_checks.harness.patch_threads import _controlled
+from model_checks.harness.rt.objects import LocationState, Op
 
 _CELL = "numpy's global generator"
 _READS = frozenset({"get_state", "get_bit_generator"})
 _REAL_RLOCK = _thread.RLock
+_REAL_RLOCK_FUNCTION = threading.RLock  # (``threading``'s own, before any patching)
 
 
 class _Global:
@@ -184,7 +202,7 @@ def at_patching(modules: tuple[ModuleType, ...]) -> list[tuple[Any, str, Any, An
     found = _Global(mtrand)
     _real_lock(found)
     _FOUND.append(found)
-    out: list[tuple[Any, str, Any, Any]] = []
+    out: list[tuple[Any, str, Any, Any]] = _controlled_locks()
     for owner in (public, mtrand):
         for name in getattr(mtrand, "__all__", ()):
             value = vars(owner).get(name)
@@ -196,3 +214,96 @@ def at_patching(modules: tuple[ModuleType, ...]) -> list[tuple[Any, str, Any, An
             ):
                 out.append((owner, name, value, _wrapped(name, value)))
     return out
+
+
+class _DrawLock:
+    """The lock of a bit generator made in a controlled thread: numpy takes it around each draw
+    (``with self.lock``), and here taking it is one operation, a write of the generator's state,
+    so two threads' draws are two orders the search explores and a thread's own generator's
+    draws commute with the rest (twelfth review, v39: a generator of ``main`` drawn by two
+    threads was proved with one order). It excludes nothing: a draw is C code, in one step."""
+
+    __slots__ = ("ex", "loc")
+
+    def __init__(self, rt: Any) -> None:
+        self.ex = rt._ex
+        made = self.ex.new_object(lambda oid: LocationState(oid, "a numpy generator's state"))
+        assert isinstance(made, LocationState)
+        self.loc = made
+
+    def acquire(self, blocking: bool = True, timeout: float = -1) -> bool:
+        rt = _controlled()
+        if rt is not None and rt._ex is self.ex:  # (a generator kept from another execution: no op)
+            self.ex.perform(Op("write", self.loc))
+        return True
+
+    def release(self) -> None:
+        return None
+
+    def __enter__(self) -> bool:
+        return self.acquire()
+
+    def __exit__(self, *exc: object) -> None:
+        return None
+
+
+def _draw_lock(real: Any) -> Any:
+    """numpy's ``RLock`` as a bit generator looks it up when made: in a controlled thread, one
+    whose taking is the draw's operation (``_DrawLock``); elsewhere the real one."""
+
+    def make(*args: Any, **kwargs: Any) -> Any:
+        rt = _controlled()
+        return real(*args, **kwargs) if rt is None else _DrawLock(rt)
+
+    make.__name__ = make.__qualname__ = "RLock"
+    return make
+
+
+def _controlled_locks() -> list[tuple[Any, str, Any, Any]]:
+    """Each bit generator made in a controlled thread (by the program, or copied from one made at
+    import: ``_imported_generator``) gets a ``_DrawLock``."""
+    module = sys.modules.get("numpy.random.bit_generator")
+    real = None if module is None else vars(module).get("RLock")
+    if module is None or real is None:
+        return []
+    if real is threading.RLock:  # (imported while patched: ``threading``'s patched ``RLock``)
+        real = _REAL_RLOCK_FUNCTION
+    return [(module, "RLock", vars(module)["RLock"], _draw_lock(real))]
+
+
+_GENERATOR_TYPES = ("Generator", "RandomState", "BitGenerator")
+
+
+def _a_generator(value: object) -> bool:
+    """Is ``value`` a numpy generator (numpy looked up only if ``numpy.random`` is loaded)?"""
+    module = getattr(type(value), "__module__", None)
+    if not isinstance(module, str) or not module.startswith("numpy.random"):
+        return False
+    public = sys.modules.get("numpy.random")
+    kinds = tuple(getattr(public, name, None) for name in _GENERATOR_TYPES)
+    return isinstance(value, tuple(k for k in kinds if isinstance(k, type)))
+
+
+class _Generator(patch_imported.StandIn):
+    """A generator made at import (before patching), in a controlled thread: each execution's own
+    copy of it as patching found it, made there (so its bit generator's lock is controlled: its
+    draws are operations); outside one, the generator itself. ``isinstance`` sees its class."""
+
+    @property  # type: ignore[misc]
+    def __class__(self) -> type:
+        return type(self._real)
+
+
+def _imported_generator(real: object, name: str, running: patch_imported.Running) -> _Generator | None:
+    """The stand-in of a numpy ``Generator``, ``RandomState`` or bit generator a program's module
+    (a global, a field, a container) held when patching began: two threads drawing from it draw in
+    both orders (the twelfth review's v39: ``rng = default_rng(seed)`` at module level, drawn by two
+    threads, was proved with one order), and each execution starts from its state then, so an
+    execution replays the same draws."""
+    if not _a_generator(real):
+        return None
+    start = copy.deepcopy(real)  # (the real one may be drawn from between checks, outside them)
+    return _Generator(real, lambda: copy.deepcopy(start), running, name)
+
+
+patch_imported.OTHER_STAND_INS.append(_imported_generator)

@@ -42,6 +42,7 @@ from model_checks.harness import (
     patch_streams,
     patch_tz,
     patch_warnings,
+    race_stats,
 )
 from model_checks.harness.own_code import own
 from model_checks.harness.patch_signals import ProcessExit
@@ -109,6 +110,8 @@ REPLACEMENTS += patch_fork.REPLACEMENTS
 REPLACEMENTS += patch_descriptors.REPLACEMENTS
 # ``fcntl.flock`` between controlled threads: a controlled lock of the file (``patch_flock``)
 REPLACEMENTS += patch_flock.REPLACEMENTS
+# a look at a regular file's size or times: a read of the file (``race_stats``)
+REPLACEMENTS += race_stats.REPLACEMENTS
 
 
 def at_patching(modules: tuple[ModuleType, ...]) -> list[tuple[Any, str, Any, Any]]:
