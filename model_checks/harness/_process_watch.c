@@ -12,7 +12,11 @@
  * each for the locale, the collector and the recursion limit, the interpreter's settings that a
  * setter changes for every thread (read from its state: the int digit limit, the switch
  * interval, the stack size, the dlopen flags, the collector's thresholds), and a flag the audit
- * hook sets.
+ * hook sets; and the library's C state that a call changes for every thread, read through its own
+ * C reader (``faulthandler.is_enabled``, ``tracemalloc.is_tracing``, ``socket.getdefaulttimeout``:
+ * ``readers``), and objects compared byte by byte (``decimal``'s context templates: ``raws``).
+ * Writes that no reading finds cheaply (a foreign call, a library class's attribute, the ids'
+ * setters) are caught where they are made (_process_hooks.h).
  *
  * One watch at a time (a check does not run inside a check): the state is the module's.
  */
@@ -34,7 +38,15 @@
 static PyObject *w_dicts = NULL; /* tuple of dicts */
 static PyObject *w_copies = NULL; /* list: a copy of each dict as last seen */
 static PyObject *w_lists = NULL; /* tuple of lists */
-static PyObject *w_names = NULL; /* tuple of str: the dicts' names, then the lists' */
+static PyObject *w_names = NULL; /* tuple of str: the dicts' names, the lists', the readers', the raws' */
+static PyObject *w_readers = NULL; /* tuple of callables returning the state they read */
+static PyObject *w_readings = NULL; /* list: each reader's last answer */
+static PyObject *w_raws = NULL;    /* tuple of objects compared by their bytes past the header */
+static uint64_t *w_raw_copies = NULL; /* their words past the header, one object after the other */
+/* each reader's C function and its module (NULL: called through the object protocol), found at
+ * arm time: a step calls the function directly */
+static PyCFunction *w_reader_meth = NULL;
+static PyObject **w_reader_self = NULL;
 static uint64_t *w_versions = NULL;
 static Py_ssize_t *w_sizes = NULL;
 static uintptr_t *w_sums = NULL;
@@ -73,7 +85,36 @@ static const char *w_event = NULL;
 static const char *const WRITES[] = {
     "os.putenv", "os.unsetenv", "os.chdir", "os.rename", "os.remove", "os.rmdir", "os.mkdir",
     "os.link", "os.symlink", "os.chmod", "os.chown", "os.truncate", "os.utime", "os.setxattr",
-    "os.removexattr", "os.chflags", "resource.setrlimit", "resource.prlimit", NULL};
+    "os.removexattr", "os.chflags", "resource.setrlimit", "resource.prlimit",
+    "ctypes.call_function", NULL};
+
+#include "_process_hooks.h"
+
+/* The number of whole words of an object past its header (its C fields), which ``raws``
+ * compares. */
+static Py_ssize_t
+raw_words(PyObject *o)
+{
+    return (Py_TYPE(o)->tp_basicsize - (Py_ssize_t)sizeof(PyObject)) / (Py_ssize_t)sizeof(uint64_t);
+}
+
+static const uint64_t *
+raw_fields(PyObject *o)
+{
+    return (const uint64_t *)((const char *)o + sizeof(PyObject));
+}
+
+/* What reader ``i`` reads now, or NULL. */
+static PyObject *
+read_one(Py_ssize_t i)
+{
+    PyObject *now = w_reader_meth[i] != NULL ? w_reader_meth[i](w_reader_self[i], NULL)
+                                             : PyObject_CallNoArgs(PyTuple_GET_ITEM(w_readers, i));
+    if (now == NULL) {
+        PyErr_Clear();
+    }
+    return now;
+}
 
 /* Does ``open``'s audit (path, mode, flags) make a new name: a path that does not exist yet,
  * opened to create (a mode with w, x or a; flags with O_CREAT)? */
@@ -114,7 +155,7 @@ static int
 audit_hook(const char *event, PyObject *args, void *data)
 {
     (void)data;
-    if (!w_armed || (event[0] != 'o' && event[0] != 'r')) {
+    if (!w_armed || (event[0] != 'o' && event[0] != 'r' && event[0] != 'c')) {
         return 0;
     }
     if (strcmp(event, "open") == 0) {
@@ -184,6 +225,16 @@ take(void)
         w_sizes[i] = PyList_GET_SIZE(list);
         w_sums[i] = list_sum(list);
     }
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(w_readers); i++) {
+        PyObject *now = read_one(i);
+        PyList_SetItem(w_readings, i, now != NULL ? now : Py_NewRef(Py_None)); /* (steals) */
+    }
+    uint64_t *at = w_raw_copies;
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(w_raws); i++) {
+        PyObject *o = PyTuple_GET_ITEM(w_raws, i);
+        memcpy(at, raw_fields(o), raw_words(o) * sizeof(uint64_t));
+        at += raw_words(o);
+    }
     const char *now = current_locale();
     if (w_locale == NULL || strcmp(w_locale, now) != 0) {
         char *copy = PyMem_RawMalloc(strlen(now) + 1);
@@ -230,6 +281,15 @@ forget(void)
     Py_CLEAR(w_dicts);
     Py_CLEAR(w_lists);
     Py_CLEAR(w_names);
+    Py_CLEAR(w_readers);
+    Py_CLEAR(w_readings);
+    Py_CLEAR(w_raws);
+    PyMem_Free(w_raw_copies);
+    PyMem_Free(w_reader_meth);
+    PyMem_Free(w_reader_self);
+    w_raw_copies = NULL;
+    w_reader_meth = NULL;
+    w_reader_self = NULL;
     PyMem_Free(w_versions);
     PyMem_Free(w_sizes);
     PyMem_Free(w_sums);
@@ -241,14 +301,26 @@ forget(void)
 static PyObject *
 watch_arm(PyObject *module, PyObject *args)
 {
-    PyObject *dicts, *lists, *names;
-    if (!PyArg_ParseTuple(args, "O!O!O!", &PyTuple_Type, &dicts, &PyTuple_Type, &lists,
-                          &PyTuple_Type, &names)) {
+    PyObject *dicts, *lists, *names, *readers = NULL, *raws = NULL;
+    if (!PyArg_ParseTuple(args, "O!O!O!|O!O!", &PyTuple_Type, &dicts, &PyTuple_Type, &lists,
+                          &PyTuple_Type, &names, &PyTuple_Type, &readers, &PyTuple_Type, &raws)) {
         return NULL;
     }
+    static PyObject *none = NULL; /* (the empty tuple, kept) */
+    if (none == NULL && (none = PyTuple_New(0)) == NULL) {
+        return NULL;
+    }
+    readers = readers != NULL ? readers : none;
+    raws = raws != NULL ? raws : none;
     Py_ssize_t nd = PyTuple_GET_SIZE(dicts), nl = PyTuple_GET_SIZE(lists);
-    if (PyTuple_GET_SIZE(names) != nd + nl) {
-        PyErr_SetString(PyExc_ValueError, "arm(dicts, lists, names): a name for each dict and list");
+    Py_ssize_t nr = PyTuple_GET_SIZE(readers), nw = PyTuple_GET_SIZE(raws);
+    Py_ssize_t raw_bytes = 0;
+    for (Py_ssize_t i = 0; i < nw; i++) {
+        raw_bytes += raw_words(PyTuple_GET_ITEM(raws, i)) * (Py_ssize_t)sizeof(uint64_t);
+    }
+    if (PyTuple_GET_SIZE(names) != nd + nl + nr + nw) {
+        PyErr_SetString(PyExc_ValueError,
+                        "arm(dicts, lists, names, readers, raws): a name for each of them");
         return NULL;
     }
     for (Py_ssize_t i = 0; i < nd; i++) {
@@ -288,6 +360,24 @@ watch_arm(PyObject *module, PyObject *args)
     w_dicts = Py_NewRef(dicts);
     w_lists = Py_NewRef(lists);
     w_names = Py_NewRef(names);
+    w_readers = Py_NewRef(readers);
+    w_raws = Py_NewRef(raws);
+    w_readings = PyList_New(nr);
+    w_raw_copies = PyMem_Malloc(raw_bytes + sizeof(uint64_t));
+    w_reader_meth = PyMem_Calloc(nr + 1, sizeof(PyCFunction));
+    w_reader_self = PyMem_Calloc(nr + 1, sizeof(PyObject *));
+    if (w_readings == NULL || w_raw_copies == NULL || w_reader_meth == NULL || w_reader_self == NULL) {
+        forget();
+        return PyErr_NoMemory();
+    }
+    for (Py_ssize_t i = 0; i < nr; i++) {
+        PyObject *reader = PyTuple_GET_ITEM(readers, i);
+        PyList_SET_ITEM(w_readings, i, Py_NewRef(Py_None));
+        if (PyCFunction_Check(reader) && PyCFunction_GET_FLAGS(reader) == METH_NOARGS) {
+            w_reader_meth[i] = PyCFunction_GET_FUNCTION(reader);
+            w_reader_self[i] = PyCFunction_GET_SELF(reader); /* (the reader, held, holds it) */
+        }
+    }
     if (take() < 0) {
         forget();
         return NULL;
@@ -339,6 +429,24 @@ watch_changed(PyObject *module, PyObject *unused)
             found = PyTuple_GET_ITEM(w_names, nd + i);
         }
     }
+    Py_ssize_t nr = PyTuple_GET_SIZE(w_readers);
+    for (Py_ssize_t i = 0; i < nr && found == NULL; i++) {
+        PyObject *now = read_one(i);
+        PyObject *was = PyList_GET_ITEM(w_readings, i);
+        if (now != NULL && now != was && PyObject_RichCompareBool(now, was, Py_EQ) != 1) {
+            PyErr_Clear();
+            found = PyTuple_GET_ITEM(w_names, nd + nl + i);
+        }
+        Py_XDECREF(now);
+    }
+    const uint64_t *at = w_raw_copies;
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(w_raws) && found == NULL; i++) {
+        PyObject *o = PyTuple_GET_ITEM(w_raws, i);
+        if (memcmp(at, raw_fields(o), raw_words(o) * sizeof(uint64_t)) != 0) {
+            found = PyTuple_GET_ITEM(w_names, nd + nl + nr + i);
+        }
+        at += raw_words(o);
+    }
     if (found == NULL) {
         if (w_event != NULL) {
             what = w_event;
@@ -384,11 +492,34 @@ watch_codec_search_path(PyObject *module, PyObject *unused)
     return Py_NewRef(path);
 }
 
+/* The audit events counted as writes (process_watch.WRITES must hold the same). */
+static PyObject *
+watch_writes(PyObject *module, PyObject *unused)
+{
+    PyObject *out = PyList_New(0);
+    for (const char *const *w = WRITES; out != NULL && *w != NULL; w++) {
+        PyObject *name = PyUnicode_FromString(*w);
+        if (name == NULL || PyList_Append(out, name) < 0) {
+            Py_XDECREF(name);
+            Py_CLEAR(out);
+            break;
+        }
+        Py_DECREF(name);
+    }
+    PyObject *frozen = out == NULL ? NULL : PyFrozenSet_New(out);
+    Py_XDECREF(out);
+    return frozen;
+}
+
 static PyMethodDef watch_methods[] = {
+    {"watch_writes", (PyCFunction)watch_writes, METH_NOARGS,
+     "watch_writes(): the audit events counted as writes of process state (a frozenset)."},
+    LANECHECK_PROCESS_HOOK_METHODS
     {"watch_codec_search_path", (PyCFunction)watch_codec_search_path, METH_NOARGS,
      "watch_codec_search_path(): the interpreter's codec search functions (a list), or None."},
     {"watch_arm", (PyCFunction)watch_arm, METH_VARARGS,
-     "watch_arm(dicts, lists, names): watch these dicts' versions, these lists' items, the C locale, "
+     "watch_arm(dicts, lists, names, readers=(), raws=()): watch these dicts' versions, these "
+     "lists' items, what these C readers answer, these objects' bytes, the C locale, "
      "the collector's switch, the recursion limit and the audit events that change process state."},
     {"watch_reset", (PyCFunction)watch_reset, METH_NOARGS,
      "watch_reset(): take the state now as the one compared with (an execution starts)."},
