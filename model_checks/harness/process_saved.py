@@ -73,11 +73,14 @@ _CONTEXT_FIELDS = ("prec", "rounding", "Emin", "Emax", "capitals", "clamp")
 _ABSENT_ATTRIBUTE = Ellipsis  # (what the C hook hands over for an attribute the class did not have)
 
 
-def _context(context: Any) -> tuple[Any, ...]:
-    return (*[getattr(context, f) for f in _CONTEXT_FIELDS], dict(context.traps), dict(context.flags))
+def context_settings(context: Any) -> tuple[Any, ...]:
+    """A ``decimal`` context's settings (the C watch compares its C fields byte by byte)."""
+    fields = [getattr(context, f) for f in _CONTEXT_FIELDS]
+    return (*fields, tuple(dict(context.traps).items()), tuple(dict(context.flags).items()))
 
 
-def _ids() -> tuple[Any, ...]:
+def ids() -> tuple[Any, ...]:
+    """The process's user and group ids (none where they cannot be read)."""
     return (os.getresuid(), os.getresgid(), os.getgroups()) if hasattr(os, "getresuid") else ()
 
 
@@ -124,8 +127,8 @@ class Saved:
         self.limits = {r: resource.getrlimit(r) for r in _LIMITS}
         self.settings = [(get(), put) for get, put in _SETTINGS]
         self.library = [(access[0](), access) for access in map(lambda make: make(), _LIBRARY) if access]
-        self.contexts = [(c, _context(c)) for c in contexts]
-        self.ids = _ids()
+        self.contexts = [(c, context_settings(c)) for c in contexts]
+        self.ids = ids()
         self.classes: dict[tuple[type, str], object] = {}
 
     def class_written(self, cls: type, name: str, old: object) -> None:
@@ -151,11 +154,11 @@ class Saved:
                 with contextlib.suppress(OSError, ValueError, RuntimeError):
                     put(value)
         for context, fields in self.contexts:
-            if _context(context) != fields:
+            if context_settings(context) != fields:
                 for field, value in zip(_CONTEXT_FIELDS, fields, strict=False):
                     setattr(context, field, value)
-                context.traps, context.flags = fields[-2], fields[-1]
-        if self.ids and _ids() != self.ids:
+                context.traps, context.flags = dict(fields[-2]), dict(fields[-1])
+        if self.ids and ids() != self.ids:
             _put_back_ids(self.ids)
         self._classes()
         for r, limits in self.limits.items():

@@ -21,10 +21,10 @@ codec search functions), the C locale, the collector's switch, the interpreter's
 ``tracemalloc``, ``socket``'s default timeout), ``decimal``'s context templates (their C fields,
 byte by byte), and the audit events of calls that change the environment, the file system's
 names or a resource limit (``WRITES``, and ``open`` of a new name). What no cheap reading finds
-is caught where it is made (C only, ``_process_hooks.h``): a foreign call through ``ctypes``, an
-attribute of a class the library publishes set or deleted (``_library_class``), a call of one
-of the C setters of the process's ids (``ID_SETTERS``). A list: what is not on it is not seen
-(docs/harness.md says what is known missing).
+is caught where it is made (C only, the hooks of ``_process_watch.c``): a foreign call through
+``ctypes``, an attribute of a class the library publishes set or deleted (``_library_class``), a
+call of one of the C setters of the process's ids (``ID_SETTERS``). A list: what is not on it is
+not seen (docs/harness.md says what is known missing).
 """
 
 from __future__ import annotations
@@ -42,7 +42,8 @@ from collections.abc import Callable
 from types import ModuleType
 from typing import Any
 
-from model_checks.harness.process_saved import Saved
+from model_checks.harness.own_code import own
+from model_checks.harness.process_saved import Saved, context_settings, ids
 from model_checks.harness.rt.dict_versions import SUPPORTED as VERSIONS_READABLE
 from model_checks.harness.rt.dict_versions import _version_view
 from model_checks.harness.rt.native import NATIVE
@@ -205,7 +206,13 @@ def _watched() -> Watched:
         list_names.append("the codec search functions (codecs.register)")
     readers = [(getattr(sys.modules[m], f), name) for m, f, name in READERS if m in sys.modules]
     c_decimal = sys.modules.get("_decimal")
-    raws = [(getattr(c_decimal, t), f"decimal.{t}'s settings") for t in TEMPLATES if hasattr(c_decimal, t)]
+    # (a template rebound to another object is not compared byte by byte: only a C context)
+    context = getattr(c_decimal, "Context", None)
+    raws = [
+        (getattr(c_decimal, t), f"decimal.{t}'s settings")
+        for t in TEMPLATES
+        if context is not None and type(getattr(c_decimal, t, None)) is context
+    ]
     every = names + list_names + [name for _, name in readers] + [name for _, name in raws]
     return (
         tuple(dicts),
@@ -214,24 +221,6 @@ def _watched() -> Watched:
         tuple(read for read, _ in readers),
         tuple(template for template, _ in raws),
     )
-
-
-def _context_settings(context: Any) -> tuple[object, ...]:
-    """A ``decimal`` context's settings (what the C watch compares byte by byte)."""
-    return (
-        context.prec,
-        context.rounding,
-        context.Emin,
-        context.Emax,
-        context.capitals,
-        context.clamp,
-        tuple(dict(context.traps).items()),
-        tuple(dict(context.flags).items()),
-    )
-
-
-def _ids() -> tuple[object, ...]:
-    return (os.getresuid(), os.getresgid(), tuple(os.getgroups()))
 
 
 _LIBRARY_FOLDERS = tuple(
@@ -262,7 +251,7 @@ def _library_class(cls: type) -> bool:
     """Does the library publish ``cls`` by its name (``json.decoder.JSONDecoder``)? A write to it is a
     write of process state: every thread reaches it by that name. A class made for one object
     (``MagicMock``'s class of each mock, a ``namedtuple`` made in a function) is not published."""
-    module = cls.__dict__.get("__module__")
+    module = getattr(cls, "__module__", None)  # (a static type's: from its C name)
     if not isinstance(module, str) or not _library_module(module):
         return False
     found: Any = sys.modules.get(module)
@@ -273,8 +262,10 @@ def _library_class(cls: type) -> bool:
 
 def _class_written(cls: type, name: str, old: object) -> bool:
     """The C hook's question, a class's attribute set or deleted while the watch is armed: is it
-    process state (then its value before is kept, to put back)?"""
-    if not _library_class(cls):
+    process state (then its value before is kept, to put back)? Not when the harness made the
+    write (``patch_local`` hooks a library's ``threading.local`` subclass, and undoes it itself)."""
+    caller = sys._getframe(0).f_back  # (None: a C module's code set it, at its import)
+    if (caller is not None and own(caller.f_code.co_filename)) or not _library_class(cls):
         return False
     saved = _SAVED[0]
     if saved is not None:
@@ -283,7 +274,7 @@ def _class_written(cls: type, name: str, old: object) -> bool:
 
 
 def _install_hooks() -> None:
-    """The C hooks (``_process_hooks.h``), once a process: a foreign call, a library class's
+    """The C hooks (``_process_watch.c``), once a process: a foreign call, a library class's
     attribute, an id setter's call."""
     if NATIVE is None or _HOOKED:
         return
@@ -405,9 +396,9 @@ class _InPython:
             self.hooked = True
         self.dicts, self.lists, self.names = dicts, lists, names[: len(dicts) + len(lists)]
         others = names[len(self.names) :]
-        contexts = [functools.partial(_context_settings, c) for c in raws]
+        contexts = [functools.partial(context_settings, c) for c in raws]
         # (the ids read: the C watch wraps their setters, which Python cannot)
-        self.readers = [*zip(others, [*readers, *contexts], strict=True), (IDS, _ids)]
+        self.readers = [*zip(others, [*readers, *contexts], strict=True), (IDS, ids)]
         self.armed = True
         self.reset()
 

@@ -14,6 +14,7 @@ import json
 import linecache
 import locale
 import logging
+import numbers
 import os
 import resource
 import socket
@@ -172,6 +173,10 @@ def test_a_foreign_call_and_a_library_classs_attribute_are_writes(watch: Callabl
     with mock.patch.object(json.JSONDecoder, "parse", None, create=True):
         assert watch() == "a library class's attribute (set or deleted)"
     watch()
+    numbers.Number.lanecheck = 1  # type: ignore[attr-defined]  # (a class of a metaclass: ABCMeta)
+    assert watch() == "a library class's attribute (set or deleted)"
+    del numbers.Number.lanecheck  # type: ignore[attr-defined]
+    assert watch() == "a library class's attribute (set or deleted)"
 
     class Mine:
         x = 1
