@@ -270,6 +270,13 @@ def test_a_read_inside_another_threads_change_is_explored(what: str, strategy: s
     assert _values(main, strategy=strategy) == {before, during}
 
 
+HOOKED = {
+    "a chdir through ctypes",
+    "a library class's method set",
+    "a library class's method patched by mock",
+}
+
+
 @pytest.mark.usefixtures("aside_file")
 @pytest.mark.parametrize("strategy", ["dpor-ipb", "states"])
 @pytest.mark.parametrize("what", sorted(LIBRARY_WINDOWS))
@@ -279,6 +286,8 @@ def test_a_read_inside_another_threads_change_of_library_state_is_explored(what:
     main, before, during = LIBRARY_WINDOWS[what]
     if what == "os.setegid" and os.geteuid() != 0:
         pytest.skip("setegid(1) needs root")
+    if what in HOOKED and NATIVE is None:
+        pytest.skip("caught by a C hook: the Python watch has none (docs/harness.md)")
     assert _values(main, strategy=strategy) == {before, during}
 
 
