@@ -12,7 +12,11 @@
  * each for the locale, the collector and the recursion limit, the interpreter's settings that a
  * setter changes for every thread (read from its state: the int digit limit, the switch
  * interval, the stack size, the dlopen flags, the collector's thresholds), and a flag the audit
- * hook sets.
+ * hook sets; and the library's C state that a call changes for every thread, read through its own
+ * C reader (``faulthandler.is_enabled``, ``tracemalloc.is_tracing``, ``socket.getdefaulttimeout``:
+ * ``readers``), and objects compared byte by byte (``decimal``'s context templates: ``raws``).
+ * Writes that no reading finds cheaply (a foreign call, a library class's attribute, the ids'
+ * setters) are caught where they are made (the hooks, below).
  *
  * One watch at a time (a check does not run inside a check): the state is the module's.
  */
@@ -34,7 +38,15 @@
 static PyObject *w_dicts = NULL; /* tuple of dicts */
 static PyObject *w_copies = NULL; /* list: a copy of each dict as last seen */
 static PyObject *w_lists = NULL; /* tuple of lists */
-static PyObject *w_names = NULL; /* tuple of str: the dicts' names, then the lists' */
+static PyObject *w_names = NULL; /* tuple of str: the dicts' names, the lists', the readers', the raws' */
+static PyObject *w_readers = NULL; /* tuple of callables returning the state they read */
+static PyObject *w_readings = NULL; /* list: each reader's last answer */
+static PyObject *w_raws = NULL;    /* tuple of objects compared by their bytes past the header */
+static uint64_t *w_raw_copies = NULL; /* their words past the header, one object after the other */
+/* each reader's C function and its module (NULL: called through the object protocol), found at
+ * arm time: a step calls the function directly */
+static PyCFunction *w_reader_meth = NULL;
+static PyObject **w_reader_self = NULL;
 static uint64_t *w_versions = NULL;
 static Py_ssize_t *w_sizes = NULL;
 static uintptr_t *w_sums = NULL;
@@ -73,7 +85,337 @@ static const char *w_event = NULL;
 static const char *const WRITES[] = {
     "os.putenv", "os.unsetenv", "os.chdir", "os.rename", "os.remove", "os.rmdir", "os.mkdir",
     "os.link", "os.symlink", "os.chmod", "os.chown", "os.truncate", "os.utime", "os.setxattr",
-    "os.removexattr", "os.chflags", "resource.setrlimit", "resource.prlimit", NULL};
+    "os.removexattr", "os.chflags", "resource.setrlimit", "resource.prlimit",
+    "ctypes.call_function", NULL};
+
+/* ---- The hooks: writes of process state that no audit event shows and no cheap reading finds,
+ * caught where the interpreter makes them, so a step pays nothing for them (docs/harness.md,
+ * "Process-wide state").
+ *
+ * - A foreign call (``ctypes``): the C function may change anything (``libc.chdir``,
+ *   ``libc.setegid``), and CPython 3.11 raises no audit event for it (``ctypes.call_function`` is
+ *   only raised by the helper ``_ctypes.call_function``). The call slot of ``_ctypes.CFuncPtr``,
+ *   of its subclasses made so far and of its ``__call__`` descriptor (a subclass made later takes
+ *   its slot from there) is replaced by one that notes the call. Calls into the interpreter's own
+ *   API (``ctypes.pythonapi``, the flag ``FUNCFLAG_PYTHONAPI``: the harness reads thread states
+ *   through it) are not counted.
+ * - A class's attribute set or deleted (``json.JSONDecoder.decode = f``, ``mock.patch.object``):
+ *   ``type.__setattr__`` raises no audit event in 3.11 (``object.__setattr__`` is raised only for
+ *   ``__name__``, ``__module__``, ``__bases__``...). The set-attribute slot of ``type`` (and of the
+ *   metaclasses made so far, and its descriptors) is replaced by one that, when the watch is
+ *   armed and the write succeeded, asks ``process_watch`` whether the class is the library's and
+ *   hands it the old value to put back.
+ * - The C setters of the process's ids (``os.setegid``...): syscalls that read the ids cost about
+ *   0.1 us each, three a step; instead the C function of each setter's method definition is
+ *   replaced by a wrapper that notes a successful call, whoever calls it (``getattr``, an alias).
+ */
+
+/* ---- foreign calls ---- */
+
+static ternaryfunc h_call_orig = NULL;
+#define LANECHECK_FUNCFLAG_PYTHONAPI 0x4
+
+static int
+h_into_the_interpreter(PyObject *f)
+{
+    PyObject *flags = PyObject_GetAttrString((PyObject *)Py_TYPE(f), "_flags_");
+    long value = flags != NULL && PyLong_Check(flags) ? PyLong_AsLong(flags) : 0;
+    Py_XDECREF(flags);
+    PyErr_Clear();
+    return value != -1 && (value & LANECHECK_FUNCFLAG_PYTHONAPI) != 0;
+}
+
+static PyObject *
+h_call(PyObject *f, PyObject *args, PyObject *kwargs)
+{
+    if (w_armed && w_event == NULL) {
+        PyObject *type, *value, *tb;
+        PyErr_Fetch(&type, &value, &tb);
+        if (!h_into_the_interpreter(f)) {
+            w_event = "a foreign call (ctypes)";
+        }
+        PyErr_Restore(type, value, tb);
+    }
+    return h_call_orig(f, args, kwargs);
+}
+
+/* ---- a slot replaced in a type, its subclasses made so far and its descriptors ---- */
+
+/* ``type`` and each subclass (recursively) whose slot at ``offset`` holds ``orig`` now hold
+ * ``hook``. */
+static int
+h_replace_slot(PyTypeObject *type, size_t offset, void *orig, void *hook)
+{
+    void **slot = (void **)((char *)type + offset);
+    if (*slot == orig) {
+        *slot = hook;
+    }
+    /* (``type.__subclasses__`` looked up on ``type`` is unbound: it is called with the class) */
+    PyObject *subclasses = PyObject_CallMethod((PyObject *)&PyType_Type, "__subclasses__", "O", type);
+    if (subclasses == NULL) {
+        return -1;
+    }
+    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(subclasses); i++) {
+        if (h_replace_slot((PyTypeObject *)PyList_GET_ITEM(subclasses, i), offset, orig, hook) < 0) {
+            Py_DECREF(subclasses);
+            return -1;
+        }
+    }
+    Py_DECREF(subclasses);
+    return 0;
+}
+
+/* The slot wrapper ``name`` of ``type`` (``__call__``, ``__setattr__``) calls ``hook`` too: a
+ * subclass made later takes its slot from it. */
+static void
+h_replace_wrapped(PyTypeObject *type, const char *name, void *orig, void *hook)
+{
+    PyObject *descr = PyDict_GetItemString(type->tp_dict, name);
+    if (descr != NULL && Py_IS_TYPE(descr, &PyWrapperDescr_Type) &&
+        ((PyWrapperDescrObject *)descr)->d_wrapped == orig) {
+        ((PyWrapperDescrObject *)descr)->d_wrapped = hook;
+    }
+}
+
+static PyObject *
+watch_hook_foreign(PyObject *module, PyObject *type)
+{
+    if (!PyType_Check(type)) {
+        PyErr_SetString(PyExc_TypeError, "watch_hook_foreign(_ctypes.CFuncPtr)");
+        return NULL;
+    }
+    PyTypeObject *t = (PyTypeObject *)type;
+    if (t->tp_call != h_call) {
+        if (h_call_orig != NULL || t->tp_call == NULL) {
+            PyErr_SetString(PyExc_RuntimeError, "watch_hook_foreign: one type, hooked once");
+            return NULL;
+        }
+        h_call_orig = t->tp_call;
+        h_replace_wrapped(t, "__call__", (void *)h_call_orig, (void *)h_call);
+        if (h_replace_slot(t, offsetof(PyTypeObject, tp_call), (void *)h_call_orig, (void *)h_call) < 0) {
+            return NULL;
+        }
+    }
+    Py_RETURN_NONE;
+}
+
+/* ---- class attributes ---- */
+
+static setattrofunc h_setattr_orig = NULL;
+static PyObject *h_on_class_write = NULL; /* process_watch's: (cls, name, old) -> bool */
+
+static int
+h_setattr(PyObject *type, PyObject *name, PyObject *value)
+{
+    /* (a type not ready yet has no dict: mypyc sets its classes' attributes before) */
+    if (!w_armed || h_on_class_write == NULL || !PyUnicode_Check(name) || !PyType_Check(type) ||
+        ((PyTypeObject *)type)->tp_dict == NULL) {
+        return h_setattr_orig(type, name, value);
+    }
+    PyObject *old = PyDict_GetItemWithError(((PyTypeObject *)type)->tp_dict, name);
+    if (old == NULL && PyErr_Occurred()) {
+        return -1;
+    }
+    old = Py_XNewRef(old);
+    int done = h_setattr_orig(type, name, value);
+    if (done == 0) {
+        PyObject *shared = PyObject_CallFunctionObjArgs(h_on_class_write, type, name,
+                                                        old != NULL ? old : Py_Ellipsis, NULL);
+        /* (a failing callback: the write counts, the program's own call succeeded) */
+        if (shared == NULL || PyObject_IsTrue(shared) != 0) {
+            if (w_event == NULL) {
+                w_event = "a library class's attribute (set or deleted)";
+            }
+        }
+        Py_XDECREF(shared);
+        PyErr_Clear();
+    }
+    Py_XDECREF(old);
+    return done;
+}
+
+static PyObject *
+watch_hook_classes(PyObject *module, PyObject *callback)
+{
+    if (!PyCallable_Check(callback)) {
+        PyErr_SetString(PyExc_TypeError, "watch_hook_classes(callback)");
+        return NULL;
+    }
+    Py_XSETREF(h_on_class_write, Py_NewRef(callback));
+    if (PyType_Type.tp_setattro != h_setattr) {
+        h_setattr_orig = PyType_Type.tp_setattro;
+        h_replace_wrapped(&PyType_Type, "__setattr__", (void *)h_setattr_orig, (void *)h_setattr);
+        h_replace_wrapped(&PyType_Type, "__delattr__", (void *)h_setattr_orig, (void *)h_setattr);
+        if (h_replace_slot(&PyType_Type, offsetof(PyTypeObject, tp_setattro), (void *)h_setattr_orig,
+                           (void *)h_setattr) < 0) {
+            return NULL;
+        }
+    }
+    Py_RETURN_NONE;
+}
+
+/* ---- C setters ---- */
+
+#define H_SETTERS 16
+static struct {
+    PyCFunction meth; /* the original, cast back to its own signature by the wrapper of its kind */
+    char *name;
+} h_setters[H_SETTERS];
+static int h_n_setters = 0;
+
+#define H_NOTE(i, result)                                                                         \
+    if ((result) != NULL && w_armed && w_event == NULL) {                                         \
+        w_event = h_setters[i].name;                                                              \
+    }
+#define H_WRAPPERS(i)                                                                             \
+    static PyObject *h_plain_##i(PyObject *s, PyObject *a)                                        \
+    {                                                                                             \
+        PyObject *r = h_setters[i].meth(s, a);                                                    \
+        H_NOTE(i, r) return r;                                                                    \
+    }                                                                                             \
+    static PyObject *h_fast_##i(PyObject *s, PyObject *const *a, Py_ssize_t n)                    \
+    {                                                                                             \
+        PyObject *r = ((_PyCFunctionFast)(void (*)(void))h_setters[i].meth)(s, a, n);             \
+        H_NOTE(i, r) return r;                                                                    \
+    }                                                                                             \
+    static PyObject *h_fastkw_##i(PyObject *s, PyObject *const *a, Py_ssize_t n, PyObject *k)     \
+    {                                                                                             \
+        PyObject *r = ((_PyCFunctionFastWithKeywords)(void (*)(void))h_setters[i].meth)(s, a, n, k); \
+        H_NOTE(i, r) return r;                                                                    \
+    }                                                                                             \
+    static PyObject *h_kw_##i(PyObject *s, PyObject *a, PyObject *k)                              \
+    {                                                                                             \
+        PyObject *r = ((PyCFunctionWithKeywords)(void (*)(void))h_setters[i].meth)(s, a, k);      \
+        H_NOTE(i, r) return r;                                                                    \
+    }
+H_WRAPPERS(0)
+H_WRAPPERS(1)
+H_WRAPPERS(2)
+H_WRAPPERS(3)
+H_WRAPPERS(4)
+H_WRAPPERS(5)
+H_WRAPPERS(6)
+H_WRAPPERS(7)
+H_WRAPPERS(8)
+H_WRAPPERS(9)
+H_WRAPPERS(10)
+H_WRAPPERS(11)
+H_WRAPPERS(12)
+H_WRAPPERS(13)
+H_WRAPPERS(14)
+H_WRAPPERS(15)
+#define H_ROW(kind)                                                                               \
+    {                                                                                             \
+        (PyCFunction)(void (*)(void))h_##kind##_0, (PyCFunction)(void (*)(void))h_##kind##_1,     \
+            (PyCFunction)(void (*)(void))h_##kind##_2, (PyCFunction)(void (*)(void))h_##kind##_3, \
+            (PyCFunction)(void (*)(void))h_##kind##_4, (PyCFunction)(void (*)(void))h_##kind##_5, \
+            (PyCFunction)(void (*)(void))h_##kind##_6, (PyCFunction)(void (*)(void))h_##kind##_7, \
+            (PyCFunction)(void (*)(void))h_##kind##_8, (PyCFunction)(void (*)(void))h_##kind##_9, \
+            (PyCFunction)(void (*)(void))h_##kind##_10,                                           \
+            (PyCFunction)(void (*)(void))h_##kind##_11,                                           \
+            (PyCFunction)(void (*)(void))h_##kind##_12,                                           \
+            (PyCFunction)(void (*)(void))h_##kind##_13,                                           \
+            (PyCFunction)(void (*)(void))h_##kind##_14,                                           \
+            (PyCFunction)(void (*)(void))h_##kind##_15                                            \
+    }
+/* by kind: METH_O/NOARGS/VARARGS, METH_FASTCALL, METH_FASTCALL|METH_KEYWORDS, METH_VARARGS|KEYWORDS */
+static const PyCFunction H_KINDS[4][H_SETTERS] = {H_ROW(plain), H_ROW(fast), H_ROW(fastkw), H_ROW(kw)};
+
+static int
+h_is_wrapper(PyCFunction meth)
+{
+    for (int k = 0; k < 4; k++) {
+        for (int i = 0; i < H_SETTERS; i++) {
+            if (H_KINDS[k][i] == meth) {
+                return 1;
+            }
+        }
+    }
+    return 0;
+}
+
+/* watch_hook_setters(((name, builtin function), ...)): each function's C code noted when called. */
+static PyObject *
+watch_hook_setters(PyObject *module, PyObject *pairs)
+{
+    if (!PyTuple_Check(pairs)) {
+        PyErr_SetString(PyExc_TypeError, "watch_hook_setters(((name, function), ...))");
+        return NULL;
+    }
+    for (Py_ssize_t p = 0; p < PyTuple_GET_SIZE(pairs); p++) {
+        PyObject *name, *fn;
+        if (!PyArg_ParseTuple(PyTuple_GET_ITEM(pairs, p), "UO", &name, &fn)) {
+            return NULL;
+        }
+        if (!PyCFunction_Check(fn)) {
+            PyErr_Format(PyExc_TypeError, "watch_hook_setters: %R is not a C function", fn);
+            return NULL;
+        }
+        PyMethodDef *def = ((PyCFunctionObject *)fn)->m_ml;
+        if (h_is_wrapper(def->ml_meth)) {
+            continue;
+        }
+        int flags = def->ml_flags & (METH_VARARGS | METH_KEYWORDS | METH_NOARGS | METH_O |
+                                      METH_FASTCALL | METH_METHOD);
+        int kind = flags == METH_FASTCALL                       ? 1
+                   : flags == (METH_FASTCALL | METH_KEYWORDS)   ? 2
+                   : flags == (METH_VARARGS | METH_KEYWORDS)    ? 3
+                   : (flags == METH_O || flags == METH_NOARGS || flags == METH_VARARGS) ? 0
+                                                                : -1;
+        if (kind < 0 || h_n_setters == H_SETTERS) {
+            PyErr_Format(PyExc_ValueError, "watch_hook_setters: cannot wrap %R", fn);
+            return NULL;
+        }
+        const char *text = PyUnicode_AsUTF8(name);
+        char *copy = text == NULL ? NULL : PyMem_RawMalloc(strlen(text) + 1);
+        if (copy == NULL) {
+            return text == NULL ? NULL : PyErr_NoMemory();
+        }
+        strcpy(copy, text);
+        h_setters[h_n_setters].meth = def->ml_meth;
+        h_setters[h_n_setters].name = copy; /* (kept for the process's life, as the wrapper is) */
+        def->ml_meth = H_KINDS[kind][h_n_setters];
+        h_n_setters++;
+    }
+    Py_RETURN_NONE;
+}
+
+#define LANECHECK_PROCESS_HOOK_METHODS                                                             \
+    {"watch_hook_foreign", (PyCFunction)watch_hook_foreign, METH_O,                               \
+     "watch_hook_foreign(_ctypes.CFuncPtr): a foreign call (not into the interpreter's API) is a "  \
+     "write of process state."},                                                                  \
+        {"watch_hook_classes", (PyCFunction)watch_hook_classes, METH_O,                           \
+         "watch_hook_classes(callback): a class attribute set or deleted while armed calls "      \
+         "callback(cls, name, old or Ellipsis); a true answer makes it a write."},                \
+        {"watch_hook_setters", (PyCFunction)watch_hook_setters, METH_O,                           \
+         "watch_hook_setters(((name, function), ...)): a successful call of each C function "    \
+         "is a write named name."},
+
+/* The number of whole words of an object past its header (its C fields), which ``raws``
+ * compares. */
+static Py_ssize_t
+raw_words(PyObject *o)
+{
+    return (Py_TYPE(o)->tp_basicsize - (Py_ssize_t)sizeof(PyObject)) / (Py_ssize_t)sizeof(uint64_t);
+}
+
+static const uint64_t *
+raw_fields(PyObject *o)
+{
+    return (const uint64_t *)((const char *)o + sizeof(PyObject));
+}
+
+/* What reader ``i`` reads now, or NULL. */
+static PyObject *
+read_one(Py_ssize_t i)
+{
+    PyObject *now = w_reader_meth[i] != NULL ? w_reader_meth[i](w_reader_self[i], NULL)
+                                             : PyObject_CallNoArgs(PyTuple_GET_ITEM(w_readers, i));
+    if (now == NULL) {
+        PyErr_Clear();
+    }
+    return now;
+}
 
 /* Does ``open``'s audit (path, mode, flags) make a new name: a path that does not exist yet,
  * opened to create (a mode with w, x or a; flags with O_CREAT)? */
@@ -114,7 +456,7 @@ static int
 audit_hook(const char *event, PyObject *args, void *data)
 {
     (void)data;
-    if (!w_armed || (event[0] != 'o' && event[0] != 'r')) {
+    if (!w_armed || (event[0] != 'o' && event[0] != 'r' && event[0] != 'c')) {
         return 0;
     }
     if (strcmp(event, "open") == 0) {
@@ -184,6 +526,16 @@ take(void)
         w_sizes[i] = PyList_GET_SIZE(list);
         w_sums[i] = list_sum(list);
     }
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(w_readers); i++) {
+        PyObject *now = read_one(i);
+        PyList_SetItem(w_readings, i, now != NULL ? now : Py_NewRef(Py_None)); /* (steals) */
+    }
+    uint64_t *at = w_raw_copies;
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(w_raws); i++) {
+        PyObject *o = PyTuple_GET_ITEM(w_raws, i);
+        memcpy(at, raw_fields(o), raw_words(o) * sizeof(uint64_t));
+        at += raw_words(o);
+    }
     const char *now = current_locale();
     if (w_locale == NULL || strcmp(w_locale, now) != 0) {
         char *copy = PyMem_RawMalloc(strlen(now) + 1);
@@ -230,25 +582,42 @@ forget(void)
     Py_CLEAR(w_dicts);
     Py_CLEAR(w_lists);
     Py_CLEAR(w_names);
-    PyMem_Free(w_versions);
-    PyMem_Free(w_sizes);
-    PyMem_Free(w_sums);
-    w_versions = NULL;
-    w_sizes = NULL;
-    w_sums = NULL;
+    Py_CLEAR(w_readers);
+    Py_CLEAR(w_readings);
+    Py_CLEAR(w_raws);
+#define W_FREE(p) (PyMem_Free(p), (p) = NULL)
+    W_FREE(w_raw_copies);
+    W_FREE(w_reader_meth);
+    W_FREE(w_reader_self);
+    W_FREE(w_versions);
+    W_FREE(w_sizes);
+    W_FREE(w_sums);
+#undef W_FREE
 }
 
 static PyObject *
 watch_arm(PyObject *module, PyObject *args)
 {
-    PyObject *dicts, *lists, *names;
-    if (!PyArg_ParseTuple(args, "O!O!O!", &PyTuple_Type, &dicts, &PyTuple_Type, &lists,
-                          &PyTuple_Type, &names)) {
+    PyObject *dicts, *lists, *names, *readers = NULL, *raws = NULL;
+    if (!PyArg_ParseTuple(args, "O!O!O!|O!O!", &PyTuple_Type, &dicts, &PyTuple_Type, &lists,
+                          &PyTuple_Type, &names, &PyTuple_Type, &readers, &PyTuple_Type, &raws)) {
         return NULL;
     }
+    static PyObject *none = NULL; /* (the empty tuple, kept) */
+    if (none == NULL && (none = PyTuple_New(0)) == NULL) {
+        return NULL;
+    }
+    readers = readers != NULL ? readers : none;
+    raws = raws != NULL ? raws : none;
     Py_ssize_t nd = PyTuple_GET_SIZE(dicts), nl = PyTuple_GET_SIZE(lists);
-    if (PyTuple_GET_SIZE(names) != nd + nl) {
-        PyErr_SetString(PyExc_ValueError, "arm(dicts, lists, names): a name for each dict and list");
+    Py_ssize_t nr = PyTuple_GET_SIZE(readers), nw = PyTuple_GET_SIZE(raws);
+    Py_ssize_t raw_bytes = 0;
+    for (Py_ssize_t i = 0; i < nw; i++) {
+        raw_bytes += raw_words(PyTuple_GET_ITEM(raws, i)) * (Py_ssize_t)sizeof(uint64_t);
+    }
+    if (PyTuple_GET_SIZE(names) != nd + nl + nr + nw) {
+        PyErr_SetString(PyExc_ValueError,
+                        "arm(dicts, lists, names, readers, raws): a name for each of them");
         return NULL;
     }
     for (Py_ssize_t i = 0; i < nd; i++) {
@@ -288,6 +657,24 @@ watch_arm(PyObject *module, PyObject *args)
     w_dicts = Py_NewRef(dicts);
     w_lists = Py_NewRef(lists);
     w_names = Py_NewRef(names);
+    w_readers = Py_NewRef(readers);
+    w_raws = Py_NewRef(raws);
+    w_readings = PyList_New(nr);
+    w_raw_copies = PyMem_Malloc(raw_bytes + sizeof(uint64_t));
+    w_reader_meth = PyMem_Calloc(nr + 1, sizeof(PyCFunction));
+    w_reader_self = PyMem_Calloc(nr + 1, sizeof(PyObject *));
+    if (w_readings == NULL || w_raw_copies == NULL || w_reader_meth == NULL || w_reader_self == NULL) {
+        forget();
+        return PyErr_NoMemory();
+    }
+    for (Py_ssize_t i = 0; i < nr; i++) {
+        PyObject *reader = PyTuple_GET_ITEM(readers, i);
+        PyList_SET_ITEM(w_readings, i, Py_NewRef(Py_None));
+        if (PyCFunction_Check(reader) && PyCFunction_GET_FLAGS(reader) == METH_NOARGS) {
+            w_reader_meth[i] = PyCFunction_GET_FUNCTION(reader);
+            w_reader_self[i] = PyCFunction_GET_SELF(reader); /* (the reader, held, holds it) */
+        }
+    }
     if (take() < 0) {
         forget();
         return NULL;
@@ -339,6 +726,24 @@ watch_changed(PyObject *module, PyObject *unused)
             found = PyTuple_GET_ITEM(w_names, nd + i);
         }
     }
+    Py_ssize_t nr = PyTuple_GET_SIZE(w_readers);
+    for (Py_ssize_t i = 0; i < nr && found == NULL; i++) {
+        PyObject *now = read_one(i);
+        PyObject *was = PyList_GET_ITEM(w_readings, i);
+        if (now != NULL && now != was && PyObject_RichCompareBool(now, was, Py_EQ) != 1) {
+            PyErr_Clear();
+            found = PyTuple_GET_ITEM(w_names, nd + nl + i);
+        }
+        Py_XDECREF(now);
+    }
+    const uint64_t *at = w_raw_copies;
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(w_raws) && found == NULL; i++) {
+        PyObject *o = PyTuple_GET_ITEM(w_raws, i);
+        if (memcmp(at, raw_fields(o), raw_words(o) * sizeof(uint64_t)) != 0) {
+            found = PyTuple_GET_ITEM(w_names, nd + nl + nr + i);
+        }
+        at += raw_words(o);
+    }
     if (found == NULL) {
         if (w_event != NULL) {
             what = w_event;
@@ -384,11 +789,34 @@ watch_codec_search_path(PyObject *module, PyObject *unused)
     return Py_NewRef(path);
 }
 
+/* The audit events counted as writes (process_watch.WRITES must hold the same). */
+static PyObject *
+watch_writes(PyObject *module, PyObject *unused)
+{
+    PyObject *out = PyList_New(0);
+    for (const char *const *w = WRITES; out != NULL && *w != NULL; w++) {
+        PyObject *name = PyUnicode_FromString(*w);
+        if (name == NULL || PyList_Append(out, name) < 0) {
+            Py_XDECREF(name);
+            Py_CLEAR(out);
+            break;
+        }
+        Py_DECREF(name);
+    }
+    PyObject *frozen = out == NULL ? NULL : PyFrozenSet_New(out);
+    Py_XDECREF(out);
+    return frozen;
+}
+
 static PyMethodDef watch_methods[] = {
+    {"watch_writes", (PyCFunction)watch_writes, METH_NOARGS,
+     "watch_writes(): the audit events counted as writes of process state (a frozenset)."},
+    LANECHECK_PROCESS_HOOK_METHODS
     {"watch_codec_search_path", (PyCFunction)watch_codec_search_path, METH_NOARGS,
      "watch_codec_search_path(): the interpreter's codec search functions (a list), or None."},
     {"watch_arm", (PyCFunction)watch_arm, METH_VARARGS,
-     "watch_arm(dicts, lists, names): watch these dicts' versions, these lists' items, the C locale, "
+     "watch_arm(dicts, lists, names, readers=(), raws=()): watch these dicts' versions, these "
+     "lists' items, what these C readers answer, these objects' bytes, the C locale, "
      "the collector's switch, the recursion limit and the audit events that change process state."},
     {"watch_reset", (PyCFunction)watch_reset, METH_NOARGS,
      "watch_reset(): take the state now as the one compared with (an execution starts)."},

@@ -7,16 +7,20 @@ registers a codec or replaces ``sys.modules["json"]``, and does not undo it (it 
 or simply never meant to) would hand that to the next execution, and to the caller of the check.
 Patch mode already puts back the program's modules, ``sys``'s and ``builtins``' names, the
 environment mapping, the working directory, the umask and the collector (``patch_state``); this
-puts back the rest of what is watched (and the interpreter's settings, in any mode). It runs
-only after an execution whose steps changed some of it, so a program that changes none pays
-nothing.
+puts back the rest of what is watched (and the interpreter's settings, in any mode): the
+library's C state (``faulthandler``, ``tracemalloc``, ``socket``'s default timeout),
+``decimal``'s context templates, the process's ids and the library classes' attributes written
+(their values before, handed over by the C hook). It runs only after an execution whose steps
+changed some of it, so a program that changes none pays nothing.
 """
 
 from __future__ import annotations
 
+import _tracemalloc
 import codecs
 import contextlib
 import ctypes
+import faulthandler
 import gc
 import locale
 import operator
@@ -47,6 +51,47 @@ _SETTINGS: list[tuple[Callable[[], Any], Callable[[Any], object]]] = [
 ]
 
 
+def _socket_timeout() -> tuple[Callable[[], Any], Callable[[Any], object]] | None:
+    found = sys.modules.get("_socket")
+    return None if found is None else (found.getdefaulttimeout, found.setdefaulttimeout)
+
+
+def _tracing(on: tuple[bool, int]) -> None:
+    if on[0]:
+        _tracemalloc.start(on[1])
+    else:
+        _tracemalloc.stop()
+
+
+# The library's C state (``process_watch.READERS``): how each is read and set.
+_LIBRARY: list[Callable[[], tuple[Callable[[], Any], Callable[[Any], object]] | None]] = [
+    lambda: (faulthandler.is_enabled, lambda on: faulthandler.enable() if on else faulthandler.disable()),
+    lambda: ((lambda: (_tracemalloc.is_tracing(), _tracemalloc.get_traceback_limit())), _tracing),
+    _socket_timeout,
+]
+_CONTEXT_FIELDS = ("prec", "rounding", "Emin", "Emax", "capitals", "clamp")
+_ABSENT_ATTRIBUTE = Ellipsis  # (what the C hook hands over for an attribute the class did not have)
+
+
+def context_settings(context: Any) -> tuple[Any, ...]:
+    """A ``decimal`` context's settings (the C watch compares its C fields byte by byte)."""
+    fields = [getattr(context, f) for f in _CONTEXT_FIELDS]
+    return (*fields, tuple(dict(context.traps).items()), tuple(dict(context.flags).items()))
+
+
+def ids() -> tuple[Any, ...]:
+    """The process's user and group ids (none where they cannot be read)."""
+    return (os.getresuid(), os.getresgid(), os.getgroups()) if hasattr(os, "getresuid") else ()
+
+
+def _put_back_ids(saved: tuple[Any, ...]) -> None:
+    # the user ids first (back to root, where the saved ones are: it may set the others)
+    with contextlib.suppress(OSError):
+        os.setresuid(*saved[0])
+        os.setgroups(saved[2])
+        os.setresgid(*saved[1])
+
+
 def _c_environ() -> list[bytes]:
     """The C library's environment as it is now (``os.putenv`` changes it, not ``os.environ``)."""
     try:
@@ -72,13 +117,23 @@ def _same(d: dict[Any, Any], saved: dict[Any, Any]) -> bool:
 class Saved:
     """What the watched state was when the check started."""
 
-    def __init__(self, dicts: tuple[dict[Any, Any], ...], lists: tuple[list[Any], ...]) -> None:
+    def __init__(
+        self, dicts: tuple[dict[Any, Any], ...], lists: tuple[list[Any], ...], contexts: tuple[Any, ...] = ()
+    ) -> None:
         self.dicts = [(d, dict(d)) for d in dicts]
         self.lists = [(items, list(items)) for items in lists]
         self.locale = locale.setlocale(locale.LC_ALL)
         self.environ = _c_environ()
         self.limits = {r: resource.getrlimit(r) for r in _LIMITS}
         self.settings = [(get(), put) for get, put in _SETTINGS]
+        self.library = [(access[0](), access) for access in map(lambda make: make(), _LIBRARY) if access]
+        self.contexts = [(c, context_settings(c)) for c in contexts]
+        self.ids = ids()
+        self.classes: dict[tuple[type, str], object] = {}
+
+    def class_written(self, cls: type, name: str, old: object) -> None:
+        """A library class's attribute was set or deleted: its first value is the one to put back."""
+        self.classes.setdefault((cls, name), old)
 
     def put_back(self) -> None:
         for d, saved in self.dicts:
@@ -94,11 +149,33 @@ class Saved:
         for (value, put), (get, _) in zip(self.settings, _SETTINGS, strict=True):
             if get() != value:
                 put(value)
+        for value, (get, put) in self.library:
+            if get() != value:
+                with contextlib.suppress(OSError, ValueError, RuntimeError):
+                    put(value)
+        for context, fields in self.contexts:
+            if context_settings(context) != fields:
+                for field, value in zip(_CONTEXT_FIELDS, fields, strict=False):
+                    setattr(context, field, value)
+                context.traps, context.flags = dict(fields[-2]), dict(fields[-1])
+        if self.ids and ids() != self.ids:
+            _put_back_ids(self.ids)
+        self._classes()
         for r, limits in self.limits.items():
             if resource.getrlimit(r) != limits:
                 # (a hard limit lowered without the right to raise it stays lowered)
                 with contextlib.suppress(OSError, ValueError):
                     resource.setrlimit(r, limits)
+
+    def _classes(self) -> None:
+        written = list(self.classes.items())
+        for (cls, name), old in reversed(written):
+            if old is _ABSENT_ATTRIBUTE:
+                if name in cls.__dict__:
+                    delattr(cls, name)
+            elif cls.__dict__.get(name, _ABSENT) is not old:
+                setattr(cls, name, old)
+        self.classes.clear()  # (putting them back was noted too)
 
     def _environ(self) -> None:
         now = _c_environ()

@@ -17,23 +17,33 @@ under that). After an execution that changed any of it, it is put back (``proces
 What is watched: each module dict of ``WATCHED`` and registry of ``REGISTRIES``, the lists the
 interpreter reads (``sys.path``, ``sys.meta_path``, ``sys.path_hooks``, ``gc.callbacks``, the
 codec search functions), the C locale, the collector's switch, the interpreter's settings
-(``_SETTINGS``), and the audit events of calls that change the environment, the file system's
-names or a resource limit (``WRITES``, and ``open`` of a new name). A list: what is not on it
-is not seen (docs/harness.md says what the twelfth review found missing).
+(``_SETTINGS``), the library's C state read by its own C readers (``READERS``: ``faulthandler``,
+``tracemalloc``, ``socket``'s default timeout), ``decimal``'s context templates (their C fields,
+byte by byte), and the audit events of calls that change the environment, the file system's
+names or a resource limit (``WRITES``, and ``open`` of a new name). What no cheap reading finds
+is caught where it is made (C only, the hooks of ``_process_watch.c``): a foreign call through
+``ctypes``, an attribute of a class the library publishes set or deleted (``_library_class``), a
+call of one of the C setters of the process's ids (``ID_SETTERS``). A list: what is not on it is
+not seen (docs/harness.md says what is known missing).
 """
 
 from __future__ import annotations
 
+import _tracemalloc  # noqa: F401 (built in: loaded, its reader is watched before the program imports it)
+import faulthandler  # noqa: F401 (the same)
+import functools
 import gc
 import locale
 import os
 import sys
+import sysconfig
 import threading
 from collections.abc import Callable
 from types import ModuleType
 from typing import Any
 
-from model_checks.harness.process_saved import Saved
+from model_checks.harness.own_code import own
+from model_checks.harness.process_saved import Saved, context_settings, ids
 from model_checks.harness.rt.dict_versions import SUPPORTED as VERSIONS_READABLE
 from model_checks.harness.rt.dict_versions import _version_view
 from model_checks.harness.rt.native import NATIVE
@@ -61,6 +71,7 @@ WATCHED = (
     "posixpath",
     "ssl",
     "email.charset",
+    "linecache",
 )
 
 # The registries the standard library keeps in a dict or list (or an object's fields) that its
@@ -80,6 +91,7 @@ REGISTRIES = (
     ("email.charset", "CHARSETS"),
     ("email.charset", "ALIASES"),
     ("email.charset", "CODEC_MAP"),
+    ("linecache", "cache"),
 )
 
 # The audit events of calls that change what every thread sees (the C hook's list is the same).
@@ -103,8 +115,38 @@ WRITES = frozenset(
         "os.chflags",
         "resource.setrlimit",
         "resource.prlimit",
+        "ctypes.call_function",
     }
 )
+
+# The library's C state that a call changes for every thread, read by its own C function: (module,
+# reader, name). No audit event shows ``faulthandler.enable`` or ``socket.setdefaulttimeout``, and
+# ``getattr(socket, "setdefaulttimeout")`` reaches the setter by no name a patch could wrap.
+READERS = (
+    ("faulthandler", "is_enabled", "faulthandler (enable, disable)"),
+    ("_tracemalloc", "is_tracing", "tracemalloc (start, stop)"),
+    ("_socket", "getdefaulttimeout", "socket's default timeout (setdefaulttimeout)"),
+)
+
+# ``decimal``'s context templates: a new context (a thread's first ``getcontext()``, ``Context()``)
+# copies ``DefaultContext``, which ``DefaultContext.prec = 5`` changes in place.
+TEMPLATES = ("DefaultContext", "BasicContext", "ExtendedContext")
+
+# The C setters of the process's ids, wrapped where the C watch is (reading the ids takes three
+# system calls, about 0.3 us a step; the Python watch reads them).
+ID_SETTERS = (
+    "setuid",
+    "seteuid",
+    "setgid",
+    "setegid",
+    "setreuid",
+    "setregid",
+    "setresuid",
+    "setresgid",
+    "setgroups",
+    "initgroups",
+)
+IDS = "the process's user and group ids (os.setuid, os.setegid, ...)"
 
 
 _SEARCHERS: list[list[Any] | None] = []
@@ -129,7 +171,13 @@ def _codec_search_path() -> list[Any] | None:
     return _SEARCHERS[0]
 
 
-def _watched() -> tuple[tuple[dict[str, Any], ...], tuple[list[Any], ...], tuple[str, ...]]:
+Watched = tuple[
+    tuple[dict[str, Any], ...], tuple[list[Any], ...], tuple[str, ...], tuple[Any, ...], tuple[Any, ...]
+]
+
+
+def _watched() -> Watched:
+    """The dicts, the lists, the names of all, the readers and the raws (``decimal``'s templates)."""
     dicts: list[dict[str, Any]] = [sys.modules]
     names = ["sys.modules"]
     for name in WATCHED:
@@ -156,7 +204,89 @@ def _watched() -> tuple[tuple[dict[str, Any], ...], tuple[list[Any], ...], tuple
     if searchers is not None:
         lists.append(searchers)
         list_names.append("the codec search functions (codecs.register)")
-    return tuple(dicts), tuple(lists), tuple(names + list_names)
+    readers = [(getattr(sys.modules[m], f), name) for m, f, name in READERS if m in sys.modules]
+    c_decimal = sys.modules.get("_decimal")
+    # (a template rebound to another object is not compared byte by byte: only a C context)
+    context = getattr(c_decimal, "Context", None)
+    raws = [
+        (getattr(c_decimal, t), f"decimal.{t}'s settings")
+        for t in TEMPLATES
+        if context is not None and type(getattr(c_decimal, t, None)) is context
+    ]
+    every = names + list_names + [name for _, name in readers] + [name for _, name in raws]
+    return (
+        tuple(dicts),
+        tuple(lists),
+        tuple(every),
+        tuple(read for read, _ in readers),
+        tuple(template for template, _ in raws),
+    )
+
+
+_LIBRARY_FOLDERS = tuple(
+    {
+        os.path.realpath(sysconfig.get_paths()[k]) + os.sep
+        for k in ("stdlib", "platstdlib", "purelib", "platlib")
+    }
+)
+_LIBRARY_MODULES: dict[str, bool] = {}
+
+
+def _library_module(name: str) -> bool:
+    """Is module ``name`` the standard library's or an installed package's (not the program's, not
+    the harness's)? Its code is not traced: no access shows what it reads of its classes."""
+    known = _LIBRARY_MODULES.get(name)
+    if known is None:
+        top = name.partition(".")[0]
+        where = getattr(sys.modules.get(name), "__file__", None)
+        known = top != "model_checks" and (
+            top in sys.stdlib_module_names
+            or (isinstance(where, str) and os.path.realpath(where).startswith(_LIBRARY_FOLDERS))
+        )
+        _LIBRARY_MODULES[name] = known
+    return known
+
+
+def _library_class(cls: type) -> bool:
+    """Does the library publish ``cls`` by its name (``json.decoder.JSONDecoder``)? A write to it is a
+    write of process state: every thread reaches it by that name. A class made for one object
+    (``MagicMock``'s class of each mock, a ``namedtuple`` made in a function) is not published."""
+    module = getattr(cls, "__module__", None)  # (a static type's: from its C name)
+    if not isinstance(module, str) or not _library_module(module):
+        return False
+    found: Any = sys.modules.get(module)
+    for part in cls.__qualname__.split("."):
+        found = getattr(found, part, None)
+    return found is cls
+
+
+def _class_written(cls: type, name: str, old: object) -> bool:
+    """The C hook's question, a class's attribute set or deleted while the watch is armed: is it
+    process state (then its value before is kept, to put back)? Not when the harness made the
+    write (``patch_local`` hooks a library's ``threading.local`` subclass, and undoes it itself)."""
+    caller = sys._getframe(0).f_back  # (None: a C module's code set it, at its import)
+    if (caller is not None and own(caller.f_code.co_filename)) or not _library_class(cls):
+        return False
+    saved = _SAVED[0]
+    if saved is not None:
+        saved.class_written(cls, name, old)
+    return True
+
+
+def _install_hooks() -> None:
+    """The C hooks (``_process_watch.c``), once a process: a foreign call, a library class's
+    attribute, an id setter's call."""
+    if NATIVE is None or _HOOKED:
+        return
+    import _ctypes
+
+    NATIVE.watch_hook_foreign(_ctypes.CFuncPtr)
+    NATIVE.watch_hook_classes(_class_written)
+    NATIVE.watch_hook_setters(tuple((IDS, getattr(os, n)) for n in ID_SETTERS if hasattr(os, n)))
+    _HOOKED.append(True)
+
+
+_HOOKED: list[bool] = []
 
 
 def _creates(args: tuple[Any, ...]) -> bool:
@@ -200,6 +330,8 @@ class _InPython:
         self.recursion = 0
         self.locale = ""
         self.settings: list[object] = []
+        self.readers: list[tuple[str, Callable[[], object]]] = []
+        self.answers: list[object] = []
 
     def _audit(self, event: str, args: tuple[Any, ...]) -> None:
         if not self.armed or self.event is not None:
@@ -245,11 +377,28 @@ class _InPython:
                 return name
         return None
 
-    def arm(self, dicts: tuple[Any, ...], lists: tuple[Any, ...], names: tuple[str, ...]) -> None:
+    def _read(self) -> str | None:
+        for (name, read), value in zip(self.readers, self.answers, strict=True):
+            if read() != value:
+                return name
+        return None
+
+    def arm(
+        self,
+        dicts: tuple[Any, ...],
+        lists: tuple[Any, ...],
+        names: tuple[str, ...],
+        readers: tuple[Any, ...] = (),
+        raws: tuple[Any, ...] = (),
+    ) -> None:
         if not self.hooked:
             sys.addaudithook(self._audit)
             self.hooked = True
-        self.dicts, self.lists, self.names = dicts, lists, names
+        self.dicts, self.lists, self.names = dicts, lists, names[: len(dicts) + len(lists)]
+        others = names[len(self.names) :]
+        contexts = [functools.partial(context_settings, c) for c in raws]
+        # (the ids read: the C watch wraps their setters, which Python cannot)
+        self.readers = [*zip(others, [*readers, *contexts], strict=True), (IDS, ids)]
         self.armed = True
         self.reset()
 
@@ -259,6 +408,7 @@ class _InPython:
         self.recursion = sys.getrecursionlimit()
         self.locale = locale.setlocale(locale.LC_ALL)
         self.settings = [read() for _, read in _SETTINGS]
+        self.answers = [read() for _, read in self.readers]
 
     def changed(self) -> str | None:
         if not self.armed:
@@ -269,7 +419,7 @@ class _InPython:
             found = next(
                 (self.names[len(self.dicts) + i] for i, a in enumerate(now) if a != self.readings[i]), None
             )
-        found = found or self._others()
+        found = found or self._read() or self._others()
         if found is not None:
             self.reset()
         return found
@@ -308,12 +458,13 @@ def reset() -> None:
     """An execution starts: the state now is the one its steps are compared with."""
     if len(sys.modules) != _ARMED_WITH[0]:
         _ARMED_WITH[0] = len(sys.modules)
-        dicts, lists, names = _watched()
+        _install_hooks()
+        dicts, lists, names, readers, raws = _watched()
         if _SAVED[0] is None:
-            _SAVED[0] = Saved(dicts, lists)
-        _arm(dicts, lists, names)
+            _SAVED[0] = Saved(dicts, lists, raws)
+        _arm(dicts, lists, names, readers, raws)
     else:
         _reset()
 
 
-__all__ = ["WATCHED", "WRITES", "changed", "new_check", "put_back", "reset"]
+__all__ = ["ID_SETTERS", "READERS", "WATCHED", "WRITES", "changed", "new_check", "put_back", "reset"]

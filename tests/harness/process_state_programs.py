@@ -1,7 +1,9 @@
 """Programs whose threads share process-wide state that no traced access and no operation shows
 (``process_watch``; docs/harness.md, "Process-wide state"): the C locale, the collector's switch
 turned by a library, a library module's names, ``sys.modules``, the builtins' dict, the C
-environment, a resource limit, the codec registry, a file's name.
+environment, a resource limit, the codec registry, a file's name; and the twelfth review's
+(``faulthandler``, ``decimal.DefaultContext``, ``linecache.cache``, ``tracemalloc``, the effective
+group id, a ``chdir`` through ``ctypes``, a library class's method, ``socket``'s default timeout).
 
 Each ``window`` program: ``a`` changes the state, waits for the gate main holds, and undoes the
 change; ``b`` reads the state; main releases the gate only after starting both. The first
@@ -14,19 +16,25 @@ from __future__ import annotations
 import builtins
 import codecs
 import ctypes
+import decimal
+import faulthandler
 import gc
 import json
+import linecache
 import locale
 import mimetypes
 import os
 import resource
+import socket
 import sys
 import tempfile
 import threading
 import time
 import timeit
+import tracemalloc
 import types
 from collections.abc import Callable
+from unittest import mock
 
 from tests.harness.program_threads import start_and_join, start_then_release
 
@@ -257,4 +265,55 @@ mimetype_window = window(
     lambda: mimetypes.add_type("application/x-lanecheck", ".lcw"),
     lambda: mimetypes.types_map.pop(".lcw"),
     lambda: mimetypes.guess_type("f.lcw")[0],
+)
+
+
+# the twelfth review's windows, still proved before the readers, templates and hooks of the watch
+_FAULTS = faulthandler.is_enabled()  # (pytest turns it on)
+
+
+def _faults(on: bool) -> None:
+    if on:
+        faulthandler.enable()
+    else:
+        faulthandler.disable()
+
+
+faulthandler_window = window(lambda: _faults(not _FAULTS), lambda: _faults(_FAULTS), faulthandler.is_enabled)
+_PREC = decimal.DefaultContext.prec
+decimal_window = window(
+    lambda: setattr(decimal.DefaultContext, "prec", 5),
+    lambda: setattr(decimal.DefaultContext, "prec", _PREC),
+    lambda: decimal.Context().prec,  # (a new context copies the template)
+)
+_MINE = __file__
+linecache_window = window(
+    lambda: linecache.cache.__setitem__(_MINE, (1, None, ["cached\n"], _MINE)),
+    lambda: linecache.cache.pop(_MINE),
+    lambda: linecache.getline(_MINE, 1),
+)
+tracemalloc_window = window(tracemalloc.start, tracemalloc.stop, tracemalloc.is_tracing)
+egid_window = window(lambda: os.setegid(1), lambda: os.setegid(0), os.getegid)
+_CHDIR = ctypes.CDLL(None).chdir  # (looked up now: the calls raise no audit event)
+_CWD = os.getcwd()
+ctypes_chdir_window = window(lambda: _CHDIR(b"/"), lambda: _CHDIR(_CWD.encode()), os.getcwd)
+_DECODE = json.JSONDecoder.decode
+
+
+def _decode(self: json.JSONDecoder, s: str) -> object:
+    return "patched"
+
+
+json_method_window = window(
+    lambda: setattr(json.JSONDecoder, "decode", _decode),
+    lambda: setattr(json.JSONDecoder, "decode", _DECODE),
+    lambda: json.loads("1"),
+)
+_PATCHER = mock.patch.object(json.JSONDecoder, "decode", _decode)
+json_mock_window = window(_PATCHER.start, _PATCHER.stop, lambda: json.loads("1"))
+_TIMEOUT = socket.getdefaulttimeout()
+socket_timeout_window = window(
+    lambda: getattr(socket, "setdefaulttimeout")(5.0),  # noqa: B009 (the name a patch could see)
+    lambda: getattr(socket, "setdefaulttimeout")(_TIMEOUT),  # noqa: B009
+    socket.getdefaulttimeout,
 )
