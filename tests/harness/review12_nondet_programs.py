@@ -256,3 +256,26 @@ def logged_contents_of_one_temporary_name() -> None:
         log.removeHandler(handler)
         handler.close()
         shutil.rmtree(folder)
+
+
+# ------------------------------------------------- the time limit in a child's wait (left open)
+def a_child_then_a_lock_beside_a_thread() -> None:
+    """Correct: one thread runs a child that sleeps 0.2 s, then takes the lock three times; the
+    other takes it three times. With a time limit of a few of its executions, the limit is
+    reached in the child's wait while the search replays a prefix."""
+    lock = threading.Lock()
+    taken: list[int] = []
+
+    def after_a_child() -> None:
+        subprocess.run(["sleep", "0.2"], check=True)
+        for k in range(3):
+            with lock:
+                taken.append(k)
+
+    def alone() -> None:
+        for k in range(3):
+            with lock:
+                taken.append(k)
+
+    start_and_join(after_a_child, alone)
+    assert len(taken) == 6
