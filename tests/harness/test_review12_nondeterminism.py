@@ -82,9 +82,14 @@ def test_one_temporary_name_written_unlocked_is_found(program: Callable[[], None
 
 @pytest.mark.timeout(120)
 @pytest.mark.parametrize("program", CORRECT_WITH_CHILDREN + CORRECT_WITH_FILES, ids=lambda p: p.__name__)
-def test_each_correct_program_passes_twenty_real_runs(program: Callable[[], None]) -> None:
+def test_each_correct_program_passes_twenty_real_runs(
+    program: Callable[[], None], monkeypatch: pytest.MonkeyPatch
+) -> None:
     """As twenty runs of a fresh interpreter: the environment as it was before each, and each
-    run's threads ended (the interpreter's exit waits for them) before the next."""
+    run's threads ended (the interpreter's exit waits for them) before the next; an exception
+    in any thread fails it."""
+    raised: list[BaseException | None] = []
+    monkeypatch.setattr(threading, "excepthook", lambda args: raised.append(args.exc_value))
     saved = dict(os.environ)
     try:
         for _ in range(20):
@@ -95,6 +100,7 @@ def test_each_correct_program_passes_twenty_real_runs(program: Callable[[], None
     finally:
         os.environ.clear()
         os.environ.update(saved)
+    assert not raised, raised
 
 
 def join_all_but(main: threading.Thread) -> None:
