@@ -103,6 +103,7 @@ WRAPPERS = frozenset(
         "patch_io_pieces.py",
         "patch_io_waits.py",
         "patch_io_outside.py",
+        "patch_children.py",
         "patch_io_selectors.py",
         "patch_io_buffered.py",
         "patch_descriptors.py",

@@ -20,6 +20,7 @@ it when it ends. A handler made inside the explored code makes its lock on the p
 from __future__ import annotations
 
 import _thread
+import io
 import operator
 import sys
 import weakref
@@ -184,6 +185,9 @@ class Config:
         self.settings = tuple(self.module.copied.values())
         self.registry: list[Any] = logging._handlerList
         self.registered = list(self.registry)
+        self.streams = [
+            _Stream(fields) for fields in self.objects if _Stream.kept(fields.bound.get("stream"))
+        ]
 
     def _settings(self) -> Any:
         module = self.module
@@ -201,6 +205,8 @@ class Config:
             self.module.restore()
         if self.registry != self.registered:
             self._unregister()
+        for stream in self.streams:
+            stream.reopen()
 
     def _unregister(self) -> None:
         """The handlers an execution made leave ``logging._handlerList``, and with them the weak
@@ -214,3 +220,38 @@ class Config:
             if handler is not None:
                 MADE.append(weakref.ref(handler))
         self.registry[:] = self.registered
+
+
+class _Stream:
+    """The stream of a handler the check found, made again when an execution closed it
+    (``basicConfig(force=True)``, ``handler.close()``, ``logging.shutdown()``). Put back closed, the
+    next execution's first record (or ``basicConfig(force=True)``'s flush) met "I/O operation on
+    closed file", where a real run, which closes it once, never does: a correct program (review 12,
+    c02: a file configured at import, configured again in the function) failed at its second
+    execution. A file's handler opens its file again to append, where the stream found wrote; a
+    ``StringIO``'s is a new one holding what the found one held (pytest's capture)."""
+
+    def __init__(self, fields: _Fields) -> None:
+        self.fields = fields
+        self.found = fields.bound["stream"]
+        self.text = self.found.getvalue() if isinstance(self.found, io.StringIO) else None
+
+    @staticmethod
+    def kept(stream: Any) -> bool:
+        return isinstance(stream, (io.StringIO, io.TextIOWrapper)) and not stream.closed
+
+    def reopen(self) -> None:
+        found = self.found
+        if not found.closed:
+            return
+        space = self.fields.space  # (the handler's attributes)
+        if self.text is not None:
+            fresh: Any = io.StringIO(self.text)
+            fresh.seek(0, io.SEEK_END)
+        elif isinstance(space.get("baseFilename"), str) and isinstance(found, io.TextIOWrapper):
+            fresh = open(  # noqa: SIM115 (the handler's, closed by the handler as before)
+                space["baseFilename"], "a", encoding=space.get("encoding"), errors=space.get("errors")
+            )
+        else:
+            return  # (another stream cannot be made again: left as the execution left it)
+        self.found = space["stream"] = self.fields.bound["stream"] = self.fields.copied["stream"] = fresh

@@ -24,6 +24,7 @@ from types import ModuleType
 from typing import Any
 
 from model_checks.harness import (
+    patch_children,
     patch_context,
     patch_descriptors,
     patch_flock,
@@ -105,6 +106,8 @@ REPLACEMENTS += patch_io.REPLACEMENTS
 REPLACEMENTS += patch_io_waits.REPLACEMENTS
 # a child's exit waited for in real time (``patch_io_outside``); a fork refused (``patch_fork``)
 REPLACEMENTS += patch_io_outside.REPLACEMENTS
+# the child's pipes in ``communicate``: read and written with no operation (``patch_children``)
+REPLACEMENTS += patch_children.REPLACEMENTS
 REPLACEMENTS += patch_fork.REPLACEMENTS
 # the descriptor table's entries written by dup2 and close (the race detector's: ``patch_descriptors``)
 REPLACEMENTS += patch_descriptors.REPLACEMENTS

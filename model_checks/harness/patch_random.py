@@ -43,6 +43,7 @@ from __future__ import annotations
 import _random
 import os
 import random
+import tempfile
 from collections import deque
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -384,6 +385,31 @@ def _urandom(size: int) -> bytes:
     return now.bits(tid, size * 8).to_bytes(size, "little")
 
 
+_real_next_name = tempfile._RandomNameSequence.__next__  # type: ignore[attr-defined]
+
+
+def _next_name(self: Any) -> str:
+    """``tempfile``'s next candidate name in a controlled thread: eight characters of the thread's
+    own entropy sequence, no operation. CPython draws them from one generator every thread shares
+    (the name sequence's), eight draws a name, each an operation here on its cell: two threads
+    making a temporary folder each had sixteen draws on one generator to order, and a search of
+    them (review 12, c11/r05: two ``TemporaryDirectory``s) was cut by its time limit after 25,000
+    executions. Which thread gets which name is no program's to rely on (CPython: "unpredictable
+    strings", "multiple threads can safely use the same instance"), so a name is the OS's entropy,
+    as ``os.urandom``: the thread's own, and two threads' draws commute."""
+    current = _current()
+    if current is None:
+        return _real_next_name(self)  # type: ignore[no-any-return]
+    now, tid = current
+    characters: str = self.characters
+    number = now.bits(tid, 64)
+    name = []
+    for _ in range(8):
+        number, k = divmod(number, len(characters))
+        name.append(characters[k])
+    return "".join(name)
+
+
 def _replacements() -> list[tuple[Any, str, Any, Any]]:
     out: list[tuple[Any, str, Any, Any]] = []
     for name, value in sorted(vars(random).items()):
@@ -395,6 +421,7 @@ def _replacements() -> list[tuple[Any, str, Any, Any]]:
     for name in PRIMITIVES[:-1]:
         out.append((random.Random, name, _REAL[name], _primitive(name)))
     out.append((random.Random, "__init__", _REAL["__init__"], _init))
+    out.append((tempfile._RandomNameSequence, "__next__", _real_next_name, _next_name))  # type: ignore[attr-defined]
     return out
 
 

@@ -365,16 +365,20 @@ class _Process:
 # whose holder reached scheduling points (its name draws): a search that ran another thread's
 # ``gettempdir()`` there blocked the one OS thread on that lock for ever (twelfth review, c12).
 # So the folder is found before the check's first execution (``warm_library``), outside any
-# controlled thread, and every execution starts with it found: none draws under that lock. (The
-# name sequence, made under it with no draw, is still made again by each execution: its random
-# generator is then the execution's, seeded alike.) The check gives back what it found.
+# controlled thread, and every execution starts with it found: none draws under that lock. The
+# name sequence too, since review 12 (c11/r05): made again by each execution, it was a change of
+# ``tempfile``'s names, process-wide state ordered both ways against every step of every other
+# thread; a controlled thread's names come from its own entropy (``patch_random._next_name``),
+# never from the sequence's generator. The check gives back what it found.
 _LAZY_LIBRARY = [(tempfile, "tempdir"), (tempfile, "_name_sequence")]
 
 
 def warm_library() -> list[tuple[Any, str, Any]]:
-    """Find ``tempfile``'s folder now, as its first use would; what to give back after the check."""
-    found = [(tempfile, "tempdir", tempfile.tempdir)]
+    """Find ``tempfile``'s folder and make its name sequence now, as its first use would; what to
+    give back after the check."""
+    found = [(tempfile, "tempdir", tempfile.tempdir), (tempfile, "_name_sequence", tempfile._name_sequence)]  # type: ignore[attr-defined]
     tempfile.gettempdir()
+    tempfile._get_candidate_names()  # type: ignore[attr-defined]
     return found
 
 
