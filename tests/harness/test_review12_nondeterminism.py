@@ -18,7 +18,6 @@ from collections.abc import Callable
 import pytest
 
 from model_checks.harness import Result
-from model_checks.harness.rt.scheduler import UsageError
 from tests.harness import review12_nondet_programs as prog
 from tests.harness.patched_runs import assert_fails, assert_proved_race_free, run_patched
 
@@ -110,14 +109,10 @@ def join_all_but(main: threading.Thread) -> None:
 
 
 @pytest.mark.timeout(60)
-@pytest.mark.xfail(
-    strict=False,  # (where the limit comes, in a wait or between executions, is real timing)
-    raises=UsageError,
-    reason="open: the time limit reached in a real-time wait for a child (patch_io_outside.abandon) "
-    "while the search replays a prefix parks the thread, and the replay's next step finds it "
-    "not enabled: 'not deterministic' where the verdict is 'bounded' (rt/scheduler.py's _next "
-    "would end an abandoned execution before it asks for the enabled actions)",
-)
 def test_the_time_limit_in_a_childs_wait_is_a_bound() -> None:
+    """The time limit reached in a real-time wait for a child (``patch_io_outside.abandon``) while
+    the search replays a prefix parked the thread, and the replay's next step found it not
+    enabled: "not deterministic" where the verdict is "bounded" (``Execution._next`` now ends an
+    abandoned execution before it asks for the enabled actions)."""
     result = run_patched(prog, prog.a_child_then_a_lock_beside_a_thread, time_limit=0.7)
     assert result.verdict == "bounded", result.report()

@@ -386,6 +386,10 @@ class Execution:
         native = self.native
         threads = self.threads
         while self.failure is None or self.keep_going:
+            if self.abandoned:
+                # a thread's wait outside the check ran past its time limit (``patch_io_outside``):
+                # no more steps, or a replayed prefix would meet another (not deterministic)
+                return -1
             last = self.last
             action: Action | None
             if (
