@@ -183,8 +183,11 @@ def _same_offset(a: int, b: int) -> bool:
 
 
 def _load_libc() -> Any:
+    # (``PyDLL``: its functions carry ``FUNCFLAG_PYTHONAPI``, which the process watch's hook of
+    # foreign calls leaves out, as the harness's own; a ``CDLL`` call would be taken for the
+    # program's, a write of process state, and make every flock step dependent with every step)
     try:
-        return ctypes.CDLL(None, use_errno=True)
+        return ctypes.PyDLL(None, use_errno=True)
     except OSError:
         return None
 
