@@ -180,6 +180,8 @@ class AkkaChecker:
         self._procs: dict[tuple[str, str], list[str]] = {}
         # thread -> the mailbox it logged schedule of and owes the execute of, next
         self.executes_owed: dict[str, int] = {}
+        # mailbox (the trace's number) -> the seq of its close: becomeClosed's CAS succeeds once
+        self.closed_at: dict[int, int] = {}
         self.ids = ItemIds(MAILBOX)  # the item ids in flight (conformance.item_ids)
         if deferred is None:
             deferred = DEFERRED if logs_append else DEFERRED_WITHOUT_APPEND_EVENTS
@@ -291,6 +293,20 @@ class AkkaChecker:
         if len(kept) != len(states):
             self.search.states = kept
 
+    def _close_once(self, ev: Event) -> None:
+        """A mailbox is closed by one ``close``: on a Closed word ``becomeClosed`` logs nothing and
+        does no cleanUp (docs/akka-mailbox.md, *Trace events*). The spec's ``Close`` is a supervisor's
+        scripted step that never meets a Closed word in a configuration, so the binding holds it."""
+        mb = ev["mailbox"]
+        first = self.closed_at.get(mb)
+        if first is not None:
+            raise Rejected(
+                5,
+                f"{show_event(ev)} — mailbox {mb} was closed at seq {first}: a close of an"
+                " already-closed mailbox logs nothing (becomeClosed changes nothing on a Closed word)",
+            )
+        self.closed_at[mb] = ev.get("seq", 0)
+
     def _forget(self, thread: str) -> None:
         """Drop script entries no live state can read again (memory stays bounded)."""
         p, s = f"p:{thread}", f"s:{thread}"
@@ -309,6 +325,8 @@ class AkkaChecker:
                 f" config.{LOGS_APPEND}: true (a trace logs every accepted send's append, or none)",
             )
         thread, kind = ev["thread"], ev["event"]
+        if kind == "close":
+            self._close_once(ev)
         if kind in MAILBOX_ITEM_EVENTS:
             self.ids.see(ev)  # rule 4: an item id is unique per trace (none accepted twice in flight)
         owed = self.executes_owed.get(thread)
