@@ -20,7 +20,8 @@ RULES: dict[int, str] = {
     6: "push reports the deque's length and never overfills its buffer; "
     "resize grows it to a larger power of two",
     7: "no lost wakeup: a complete trace never ends with a worker parked while tasks wait in a queue",
-    8: "stop: no submit ok after stop_begin or a submit refused invalid_state; discard only in stop(discard), each task once; stop_end matches "
+    8: "stop: no submit ok after stop_begin or a submit refused invalid_state; discard only in "
+    "stop(discard), each task once; stop_end matches "
     "its stop_begin; a complete trace runs (with done) or discards every task",
     9: "a trace that ends without stop_end ok (and without --complete) is judged as a prefix",
 }
