@@ -35,7 +35,7 @@ from model_checks.designs.work_lane.trace.binding import (
 from model_checks.designs.work_lane.trace.discards import not_held, take_out
 from model_checks.designs.work_lane.trace.explain import explain
 from model_checks.designs.work_lane.trace.parse import HEADER, Config, Event
-from model_checks.designs.work_lane.trace.sim_state import in_a_drain, show_items
+from model_checks.designs.work_lane.trace.sim_state import in_a_drain, show_items, stop_phrase
 from spec import work_lane as wl
 
 # A lane the trace has not named yet: Idle and empty, nothing ever accepted, in every state.
@@ -273,4 +273,13 @@ class SpecEngine:
         items = {str(lane): queued[lane] for lane in sorted(queued)}
         owed = {p: lane for p, (pc, _, lane) in s.producer.items() if pc == wl.P_OWES}
         owed.update({w: lane for w, (pc, lane, _, _) in s.worker.items() if pc == wl.W_OWES})
-        return {"items": items, "submissions": dict(sorted(owed.items()))}
+        out: dict[str, Any] = {"items": items, "submissions": dict(sorted(owed.items()))}
+        for thread, stop in sorted(self.stop_of.items()):  # a stop_begin logged, its stop_end not
+            out["stop"] = stop_phrase(self.c.mode_of(stop), thread)
+        if (
+            "stop" not in out
+            and self.states
+            and all(st.phase in (wl.CLOSING, wl.STOPPING) for st in self.states)
+        ):
+            out["stop"] = stop_phrase(None, None)  # a Stop took effect (a refusal said so), unlogged
+        return out
