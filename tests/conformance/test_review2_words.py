@@ -6,6 +6,7 @@ the same, true, reason."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -96,3 +97,57 @@ def test_a_prefix_names_the_stop_in_progress_as_logged(name: str, engine: str) -
     assert verdict.code == 0 and verdict.prefix, verdict.message
     pending: dict[str, Any] = verdict.pending
     assert pending.get("stop") == stop and verdict.message.endswith(stop), verdict.message
+
+
+def _trace(design: str, version: int, config: dict[str, int], events: list[dict[str, Any]]) -> list[str]:
+    header = {"trace": "lanecheck", "version": version, "design": design, "config": config}
+    return [json.dumps(header)] + [json.dumps({"seq": n, **e}) for n, e in enumerate(events, start=1)]
+
+
+def _lock_free(*events: dict[str, Any]) -> list[str]:
+    return _trace("work-lane-lockfree", 2, CONFIG, list(events))
+
+
+GATE = {"actors": 2, "workers": 1, "permits": 2, "mailbox_capacity": 1, "max_per_drain": 2}
+PUSH = {"thread": "p0", "event": "push", "lane": 0, "item": "a"}
+OTHER_DESIGNS: dict[str, tuple[list[str], int, str, str]] = {
+    # lf27 (F8): the spec's refused post is no push: its invalid_state was offered as the push's result
+    "push_capacity_exceeded_on_an_empty_lane": (
+        _lock_free({**PUSH, "result": "capacity_exceeded"}),
+        6,
+        "a push is ok only below lane_capacity, capacity_exceeded only on a full queue",
+        "invalid_state",
+    ),
+    # lf12 (F11): "has logged no a take"
+    "lock_free_submit_refused_with_no_take": (
+        _lock_free(
+            {**PUSH, "result": "ok"},
+            {"thread": "p0", "event": "cas", "lane": 0, "ok": True, "from": "idle", "to": "scheduled"},
+            {"thread": "p0", "event": "submit_refused", "lane": 0},
+        ),
+        7,
+        "and p0 has logged no take before",
+        "no a ",
+    ),
+    # sg08 (F11): "has logged no a permit_acquire or admit_begin"
+    "gate_publish_without_admission": (
+        _trace(
+            "schedule-gate",
+            1,
+            GATE,
+            [{"thread": "p0", "event": "publish", "actor": 0, "item": "a", "result": "ok"}],
+        ),
+        3,
+        "and p0 has logged no permit_acquire or admit_begin before",
+        "no a ",
+    ),
+}
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("name", sorted(OTHER_DESIGNS))
+def test_the_lane_and_gate_refusals_say_what_the_trace_could_log(name: str, engine: str) -> None:
+    lines, rule, said, unsaid = OTHER_DESIGNS[name]
+    verdict = validate_lines(lines, engine=engine)
+    assert (verdict.code, verdict.rule) == (1, rule), verdict.message
+    assert said in verdict.message and unsaid not in verdict.message, verdict.message
