@@ -372,7 +372,8 @@ class Model:
             raise Rejected(
                 4,
                 f"join of {show(task)} returns on {clip(repr(ev['thread']), 80)}, "
-                f"but that task has not finished: it {self._where(task)}",
+                "but that task has not finished: it "
+                + ("is running (its done is not logged yet)" if at == RUNNING else self._where(task)),
             )
 
     def stop_begin(self, ev: Event) -> None:
