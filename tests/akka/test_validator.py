@@ -173,3 +173,18 @@ def test_a_second_close_of_one_mailbox_is_refused(engine: str, closer: str) -> N
     # Another mailbox's close is its own first.
     other = {"thread": closer, "event": "close", "mailbox": 1}
     assert validate_lines(_lines([*_CLOSED_THEN, other]), engine=engine, complete=True).code == 0
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_a_message_left_in_a_closed_mailbox_is_not_called_a_lost_wakeup(engine: str) -> None:
+    """Rule 6 has two ways to leave a message (docs/akka-mailbox.md): a lost wakeup in an open
+    mailbox, or a closed mailbox whose cleanUp is missing; both engines called the second a lost
+    wakeup (the second outside review of the validators, session 44, F10: ak16_closed_left)."""
+    closed = validate_lines(_lines(_ACCEPTED_THEN_CLOSED[:-1]), engine=engine, complete=True)
+    assert (closed.code, closed.rule) == (1, 6), closed.message
+    assert closed.message.endswith(
+        "messages {0: ['m0']} are left in a closed mailbox (no cleanUp dead-lettered them)"
+    )
+    assert "lost wakeup" not in closed.message
+    open_ = validate_lines(_send_and_run(2)[:-2], engine=engine, complete=True)
+    assert open_.message.endswith("messages {1: ['m1']} are never processed (lost wakeup)"), open_.message

@@ -366,14 +366,22 @@ class AkkaChecker:
             owed = appends_owed(c, self.units, self.search.states) if self.logs_append else ""
             if owed:
                 raise Rejected(4, f"the trace ends with the append of {owed} never logged")
-            _, items = _least_waiting(c, self.search.states)
-            raise Rejected(
-                6,
-                "the trace ends where the spec cannot stop: "
-                + (
-                    f"messages {items} are never processed (lost wakeup)" if items else "a step is still owed"
-                ),
+            s, items = _least_waiting(c, self.search.states)
+            raise Rejected(6, "the trace ends where the spec cannot stop: " + self._left(s, items))
+
+    def _left(self, s: am.Vars, items: dict[int, list[Any]]) -> str:
+        """Rule 6's two ways a message is left (docs/akka-mailbox.md): in an open mailbox nobody
+        will run (a lost wakeup), or in a closed one no cleanUp emptied (the second review, F10)."""
+        traced = self.units.traced
+        by_fate: dict[bool, dict[int, list[Any]]] = {False: {}, True: {}}
+        for mb, waiting in items.items():
+            by_fate[s.closed[mb]][traced(mb)] = waiting
+        words = [f"messages {by_fate[False]} are never processed (lost wakeup)"] if by_fate[False] else []
+        if by_fate[True]:
+            words.append(
+                f"messages {by_fate[True]} are left in a closed mailbox (no cleanUp dead-lettered them)"
             )
+        return "; ".join(words) or "a step is still owed"
 
     def pending(self) -> tuple[dict[str, Any], list[str]]:
         c = self.c
