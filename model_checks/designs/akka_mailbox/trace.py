@@ -373,13 +373,16 @@ class AkkaChecker:
         """Rule 6's two ways a message is left (docs/akka-mailbox.md): in an open mailbox nobody
         will run (a lost wakeup), or in a closed one no cleanUp emptied (the second review, F10)."""
         traced = self.units.traced
-        by_fate: dict[bool, dict[int, list[Any]]] = {False: {}, True: {}}
-        for mb, waiting in items.items():
-            by_fate[s.closed[mb]][traced(mb)] = waiting
-        words = [f"messages {by_fate[False]} are never processed (lost wakeup)"] if by_fate[False] else []
+        by_fate: dict[bool, list[str]] = {False: [], True: []}
+        for mb in self.units.in_trace_order(items):
+            by_fate[s.closed[mb]].append(f"mailbox {traced(mb)}: {items[mb]}")
+        words = (
+            [f"messages never processed (lost wakeup): {'; '.join(by_fate[False])}"] if by_fate[False] else []
+        )
         if by_fate[True]:
             words.append(
-                f"messages {by_fate[True]} are left in a closed mailbox (no cleanUp dead-lettered them)"
+                "messages left in a closed mailbox, no cleanUp dead-lettered them: "
+                + "; ".join(by_fate[True])
             )
         return "; ".join(words) or "a step is still owed"
 
