@@ -93,7 +93,7 @@ def same_verdict(lazy: DesignFormat, eager: DesignFormat, lines: list[str], comp
     got = validate_with(lazy, lines, engine="spec", complete=complete)
     want = validate_with(eager, lines, engine="spec", complete=complete)
     assert bool(got.last_states) == bool(want.last_states), lines
-    shown = {"last_states": []}
+    shown: dict[str, Any] = {"last_states": []}
     assert dataclasses.asdict(got) | shown == dataclasses.asdict(want) | shown, lines
     return got
 

@@ -15,7 +15,7 @@ from model_checks.conformance.validator import validate_lines
 
 def owed_signals(n: int) -> list[str]:
     """``n`` pool threads wait; ``n`` clients each post a work to one of them and log its signal."""
-    events = [{"thread": f"t{i}", "event": "wait"} for i in range(n)]
+    events: list[dict[str, object]] = [{"thread": f"t{i}", "event": "wait"} for i in range(n)]
     events += [
         {"thread": f"c{i}", "event": "post", "item": i, "to": f"t{i}", "result": "ok"} for i in range(n)
     ]
