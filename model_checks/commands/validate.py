@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import stat
 import sys
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
@@ -113,11 +114,25 @@ def _has_glob(text: str) -> bool:
     return not GLOB_CHARS.isdisjoint(text)
 
 
+def _matched(path: str) -> Named:
+    """A name a folder or a pattern stands for: a regular file is judged; anything else is reported
+    here, never opened (a FIFO would block the batch for ever) and never skipped (the exit code would
+    say every trace was allowed)."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError as problem:  # a dangling link: what opening it says too
+        return Named(path, f"cannot read: {problem.strerror or type(problem).__name__}")
+    return Named(path) if stat.S_ISREG(mode) else Named(path, "not a regular file")
+
+
 def _folder(path: Path) -> Iterator[Named]:
-    found = sorted(p for p in path.rglob(f"*{TRACE_SUFFIX}") if p.is_file())
+    found = sorted(path.rglob(f"*{TRACE_SUFFIX}"))
     if not found:
         yield Named(str(path), f"not a file, and no trace (*{TRACE_SUFFIX}) in this folder")
-    yield from (Named(str(p)) for p in found)
+    for p in found:
+        # A folder named *.jsonl is taken as a pattern's match is (its files again: ``expand`` keeps
+        # one of each); a link to one is not followed (it could lead back here).
+        yield from _folder(p) if p.is_dir() and not p.is_symlink() else [_matched(str(p))]
 
 
 def _expand(argument: str) -> Iterator[Named]:
@@ -133,7 +148,7 @@ def _expand(argument: str) -> Iterator[Named]:
         if not matches:
             yield Named(argument, "no file matches this pattern")
         for match in matches:
-            yield from _expand(match) if Path(match).is_dir() else [Named(match)]
+            yield from _expand(match) if Path(match).is_dir() else [_matched(match)]
     else:
         yield Named(argument, "not a file" if path.exists() else "no such file")
 

@@ -150,3 +150,41 @@ def test_an_item_id_sent_again_after_its_process_is_allowed(engine: str) -> None
     events = [*_send("s0", 0, "a"), *RUN_ONE, *again, *_send("s1", 0, "a")]
     verdict = validate_lines(_appends_logged(events), engine=engine)
     assert verdict.code == 0, verdict.message
+
+
+_CLOSED_THEN: list[dict[str, object]] = [
+    {"thread": "p0", "event": "send", "mailbox": 0, "item": "a", "result": "ok"},
+    {"thread": "s0", "event": "close", "mailbox": 0},
+    {"thread": "s0", "event": "dead_letter", "mailbox": 0, "items": ["a"]},
+]
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("closer", ["s0", "s1"])
+def test_a_second_close_of_one_mailbox_is_refused(engine: str, closer: str) -> None:
+    """``close`` is the ``becomeClosed`` CAS: on a Closed word it logs nothing (docs/akka-mailbox.md,
+    *Trace events*; ``reference.akka_actor.Mailbox.become_closed``), so no run logs two closes of
+    one mailbox, whoever logs the second. Both engines allowed it (the second outside review of
+    the validators, session 44, F5: /tmp/tracereview2/traces/akka-mailbox/ak02, ak03, ak32)."""
+    again = {"thread": closer, "event": "close", "mailbox": 0}
+    verdict = validate_lines(_lines([*_CLOSED_THEN, again]), engine=engine, complete=True)
+    assert (verdict.code, verdict.seq, verdict.rule) == (1, 4, 5), verdict.message
+    assert "mailbox 0 was closed at seq 2" in verdict.message
+    # Another mailbox's close is its own first.
+    other = {"thread": closer, "event": "close", "mailbox": 1}
+    assert validate_lines(_lines([*_CLOSED_THEN, other]), engine=engine, complete=True).code == 0
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_a_message_left_in_a_closed_mailbox_is_not_called_a_lost_wakeup(engine: str) -> None:
+    """Rule 6 has two ways to leave a message (docs/akka-mailbox.md): a lost wakeup in an open
+    mailbox, or a closed mailbox whose cleanUp is missing; both engines called the second a lost
+    wakeup (the second outside review of the validators, session 44, F10: ak16_closed_left)."""
+    closed = validate_lines(_lines(_ACCEPTED_THEN_CLOSED[:-1]), engine=engine, complete=True)
+    assert (closed.code, closed.rule) == (1, 6), closed.message
+    assert closed.message.endswith(
+        "messages left in a closed mailbox, no cleanUp dead-lettered them: mailbox 0: ['m0']"
+    )
+    assert "lost wakeup" not in closed.message
+    open_ = validate_lines(_send_and_run(2)[:-2], engine=engine, complete=True)
+    assert open_.message.endswith("messages never processed (lost wakeup): mailbox 1: ['m1']"), open_.message

@@ -86,10 +86,15 @@ class Declaration:
 
 
 def same_verdict(lazy: DesignFormat, eager: DesignFormat, lines: list[str], complete: bool) -> Verdict:
-    """The verdict of the deferred search (format ``lazy``), asserted equal to the eager one's."""
+    """The verdict of the deferred search (format ``lazy``), asserted equal to the eager one's: all but
+    which states ``last_states`` lists, where a checker may list the states its search holds, not
+    their closure under the deferred steps (the event pool and the Work Lane, since the second
+    review's F3/F4: that closure grows exponentially with the steps owed)."""
     got = validate_with(lazy, lines, engine="spec", complete=complete)
     want = validate_with(eager, lines, engine="spec", complete=complete)
-    assert dataclasses.asdict(got) == dataclasses.asdict(want), lines
+    assert bool(got.last_states) == bool(want.last_states), lines
+    shown: dict[str, Any] = {"last_states": []}
+    assert dataclasses.asdict(got) | shown == dataclasses.asdict(want) | shown, lines
     return got
 
 

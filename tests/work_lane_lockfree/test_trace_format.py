@@ -83,7 +83,12 @@ BAD: dict[str, tuple[int, list[tuple[str, str, dict[str, Any]]], int, str]] = {
         3,
         "owes the submission of lane 0",
     ),
-    "drain_begin without a take": (3, [*GOOD[:3], ("w", "drain_begin", {"lane": 0})], 4, "no a take"),
+    "drain_begin without a take": (
+        3,
+        [*GOOD[:3], ("w", "drain_begin", {"lane": 0})],
+        4,
+        "has logged no take before",
+    ),
     # (rule 3, "`invoked` its count", as version 1's drain_end: it was named rule 2 before the trace
     # review of session 42)
     "release with a wrong invoked count": (

@@ -431,3 +431,13 @@ def test_task_ids_are_typed() -> None:
 def test_only_the_fast_engine() -> None:
     with pytest.raises(ValueError, match="one engine"):
         FORMAT.validate(header(), iter([]), engine="spec", complete=False)
+
+
+def test_a_join_of_a_running_task_says_it_is_running() -> None:
+    """Not "it already ran (a task runs at most once)": its done is what is missing (the second
+    outside review of the validators, session 44, F9; the corpus's invalid_r4_join_of_a_running_task)."""
+    steal = E("w0", "steal", worker=0, victim="injector", task="a", result="ok")
+    events = [E("client", "submit", task="a", result="ok"), steal, E("w0", "run", worker=0, task="a")]
+    verdict = judge([*events, E("client", "join", task="a")])
+    assert (verdict.code, verdict.seq, verdict.rule) == (1, 4, 4), verdict.message
+    assert verdict.message.endswith("it is running (its done is not logged yet)"), verdict.message

@@ -180,6 +180,8 @@ class AkkaChecker:
         self._procs: dict[tuple[str, str], list[str]] = {}
         # thread -> the mailbox it logged schedule of and owes the execute of, next
         self.executes_owed: dict[str, int] = {}
+        # mailbox (the trace's number) -> the seq of its close: becomeClosed's CAS succeeds once
+        self.closed_at: dict[int, int] = {}
         self.ids = ItemIds(MAILBOX)  # the item ids in flight (conformance.item_ids)
         if deferred is None:
             deferred = DEFERRED if logs_append else DEFERRED_WITHOUT_APPEND_EVENTS
@@ -291,6 +293,20 @@ class AkkaChecker:
         if len(kept) != len(states):
             self.search.states = kept
 
+    def _close_once(self, ev: Event) -> None:
+        """A mailbox is closed by one ``close``: on a Closed word ``becomeClosed`` logs nothing and
+        does no cleanUp (docs/akka-mailbox.md, *Trace events*). The spec's ``Close`` is a supervisor's
+        scripted step that never meets a Closed word in a configuration, so the binding holds it."""
+        mb = ev["mailbox"]
+        first = self.closed_at.get(mb)
+        if first is not None:
+            raise Rejected(
+                5,
+                f"{show_event(ev)} — mailbox {mb} was closed at seq {first}: a close of an"
+                " already-closed mailbox logs nothing (becomeClosed changes nothing on a Closed word)",
+            )
+        self.closed_at[mb] = ev.get("seq", 0)
+
     def _forget(self, thread: str) -> None:
         """Drop script entries no live state can read again (memory stays bounded)."""
         p, s = f"p:{thread}", f"s:{thread}"
@@ -309,6 +325,8 @@ class AkkaChecker:
                 f" config.{LOGS_APPEND}: true (a trace logs every accepted send's append, or none)",
             )
         thread, kind = ev["thread"], ev["event"]
+        if kind == "close":
+            self._close_once(ev)
         if kind in MAILBOX_ITEM_EVENTS:
             self.ids.see(ev)  # rule 4: an item id is unique per trace (none accepted twice in flight)
         owed = self.executes_owed.get(thread)
@@ -348,14 +366,25 @@ class AkkaChecker:
             owed = appends_owed(c, self.units, self.search.states) if self.logs_append else ""
             if owed:
                 raise Rejected(4, f"the trace ends with the append of {owed} never logged")
-            _, items = _least_waiting(c, self.search.states)
-            raise Rejected(
-                6,
-                "the trace ends where the spec cannot stop: "
-                + (
-                    f"messages {items} are never processed (lost wakeup)" if items else "a step is still owed"
-                ),
+            s, items = _least_waiting(c, self.search.states)
+            raise Rejected(6, "the trace ends where the spec cannot stop: " + self._left(s, items))
+
+    def _left(self, s: am.Vars, items: dict[int, list[Any]]) -> str:
+        """Rule 6's two ways a message is left (docs/akka-mailbox.md): in an open mailbox nobody
+        will run (a lost wakeup), or in a closed one no cleanUp emptied (the second review, F10)."""
+        traced = self.units.traced
+        by_fate: dict[bool, list[str]] = {False: [], True: []}
+        for mb in self.units.in_trace_order(items):
+            by_fate[s.closed[mb]].append(f"mailbox {traced(mb)}: {items[mb]}")
+        words = (
+            [f"messages never processed (lost wakeup): {'; '.join(by_fate[False])}"] if by_fate[False] else []
+        )
+        if by_fate[True]:
+            words.append(
+                "messages left in a closed mailbox, no cleanUp dead-lettered them: "
+                + "; ".join(by_fate[True])
             )
+        return "; ".join(words) or "a step is still owed"
 
     def pending(self) -> tuple[dict[str, Any], list[str]]:
         c = self.c

@@ -20,7 +20,8 @@ AKKA_RULES: dict[int, str] = {
     "processes per run; `processed` is their count",
     4: "FIFO per mailbox, nothing twice, nothing invented (and with config.logs_append, each ok send's"
     " append once, by its sender before its next event, before the message is processed)",
-    5: "closed is absorbing: no send ok after close, and a logged `status` word is the spec's",
+    5: "closed is absorbing: one close per mailbox, no send ok after close, and a logged `status` word"
+    " is the spec's",
     6: "a complete trace ends with every ok message processed or dead-lettered (else a lost wakeup,"
     " or a message left in a closed mailbox)",
     7: "a trace is judged as a prefix of some behaviour of the spec",

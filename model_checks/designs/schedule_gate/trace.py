@@ -383,7 +383,7 @@ class GateChecker:
         if owing is not None and kind not in ("token_enqueue", "permit_release"):
             return 6, f"{head} — {thread} {owing} and must do that before any other event of its own"
         if not procs:
-            role = "a take" if kind in WORKER_EVENTS else "a permit_acquire or admit_begin"
+            role = "take" if kind in WORKER_EVENTS else "permit_acquire or admit_begin"
             hint = HINT.get(kind, "no behaviour takes this step")
             return RULE_OF_EVENT.get(kind, 2), f"{head} — {hint}, and {thread} has logged no {role} before"
         misses = [self.units.traced_miss(m) for m in none.misses if m.differing]

@@ -169,7 +169,7 @@ class PoolSearch:
             return
         for poster in sorted(self.late):  # the run is over: every SetEvent logged was made
             self._made(poster)
-        if not any(ep.Settled(self.c, s) for s in self.search.states):
+        if not self.search.reaches(lambda s: ep.Settled(self.c, s)):
             _, phrases = self.pending()
             raise Rejected(
                 9,
@@ -178,7 +178,10 @@ class PoolSearch:
             )
 
     def pending(self) -> tuple[dict[str, Any], list[str]]:
-        s = min(self.search.states, key=repr)
+        # The states held, not their closure under the deferred steps (SetEvents owed, waits, time-
+        # outs), which grows with each owed signal (6 owed: 10 s, 7: over a minute; the second review,
+        # F4): the works listed and taken are the logged events', the same in both.
+        s = min(self.search.live, key=repr)
         back = {v: k for k, v in self.spec_of.items()}
         listed = [back.get(i, i) for i in ep.Listed(s)]
         busy = {t: back.get(me.item, me.item) for t, me in s.thread.items() if me.pc in (ep.RUN, ep.CALLBACK)}
@@ -200,7 +203,7 @@ class PoolSearch:
         return data, phrases
 
     def describe(self) -> list[dict[str, Any]]:
-        return [plain(ep.Show(self.c, s)) for s in sorted(self.search.states, key=repr)[:8]]
+        return [plain(ep.Show(self.c, s)) for s in sorted(self.search.live, key=repr)[:8]]
 
     def _made(self, poster: str) -> None:
         """Keep the behaviours in which ``poster`` has made the SetEvent it logged: its next event

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from model_checks.designs.work_lane.trace.discards import not_held
 from model_checks.designs.work_lane.trace.parse import Event
 from model_checks.designs.work_lane.trace.sim_state import NO_GIVE_UP, show, show_items
 from spec import work_lane as wl
@@ -22,7 +23,6 @@ def explain(ev: Event, states: list[wl.Vars], c: wl.Constants) -> tuple[int, str
     kind, thread = ev["event"], ev["thread"]
     lane: Any = ev.get("lane")
     item = ev.get("item")
-    s0 = states[0] if states else None
     if kind == "post":
         result = ev["result"]
         if _all(states, lambda s: s.phase in (wl.STOPPING, wl.STOPPED)):
@@ -157,27 +157,9 @@ def explain(ev: Event, states: list[wl.Vars], c: wl.Constants) -> tuple[int, str
             return 7, "stop_begin while a post is still in flight"
         return 7, f"stop_begin {ev['mode']}, but a Stop of the other mode had already taken effect"
     elif kind == "discard":
-        if (
-            s0 is not None
-            and all(s.mode == "drain" for s in states)
-            and all(s.phase == wl.STOPPING for s in states)
-        ):
-            return 7, f"discard on lane {lane} during Stop(drain): drain mode drops nothing"
-        return (
-            7,
-            (
-                f"discard of {show_items(ev['items'])} on lane {lane} does not match what "
-                f"is queued, or no Stop(discard) of {thread} is in progress"
-            ),
-        )
+        return 7, _discard_words(ev, states)
     elif kind == "stop_end":
-        return (
-            7,
-            (
-                f"stop_end {ev['mode']} before every accepted item ran or was discarded "
-                f"and every worker is idle, or with no Stop of {thread} in progress"
-            ),
-        )
+        return 7, _stop_end_words(ev, states, c)
     return 8, f"no behaviour of the spec continues with this {kind}"
 
 
@@ -185,3 +167,73 @@ def _draining(s: wl.Vars, thread: str, lane: int) -> bool:
     """Is ``thread`` draining ``lane`` in state ``s``?"""
     w = s.worker.as_dict().get(thread)
     return w is not None and w[1] == lane and w[0] in (wl.W_DRAIN, wl.W_DECIDE)
+
+
+def _stop_words(ev: Event, states: list[wl.Vars], what: str) -> str | None:
+    """Why no state lets ``ev``'s thread act for a Stop in progress, in the fast engine's words
+    (``sim_stop``), or None when some state does."""
+    thread = ev["thread"]
+    if _all(states, lambda s: s.phase != wl.STOPPING):
+        phases = sorted({s.phase for s in states})
+        return f"{what} but no Stop is in progress (phase {' or '.join(phases)})"
+    # A Stop call is shown as the ``<thread>@<seq>`` of its stop_begin (``binding.plain``).
+    if _all(
+        states,
+        lambda s: all(t.rpartition("@")[0] != thread or v != wl.S_ACTIVE for t, v in s.stopper.items()),
+    ):
+        return f"{what} by {thread}, which has no Stop in progress"
+    return None
+
+
+def _busy(states: list[wl.Vars]) -> str | None:
+    """The workers still busy in every state (as the first state shows them), or None."""
+    if not _all(states, lambda s: not wl.WorkersIdle(s)):
+        return None
+    w = states[0].worker.as_dict()
+    return ", ".join(
+        f"{t} ({pc} lane {lane})" for t, (pc, lane, _, _) in sorted(w.items()) if pc != wl.W_IDLE
+    )
+
+
+def _discard_words(ev: Event, states: list[wl.Vars]) -> str:
+    """Why no state takes a ``discard``: the first guard of ``DiscardLane`` that fails in every state,
+    in the fast engine's order and words (it said "does not match what is queued, or no Stop(discard)
+    is in progress" whatever failed: the second outside review, F6)."""
+    lane = ev["lane"]
+    what = f"discard on lane {lane}"
+    why = _stop_words(ev, states, what)
+    if why is not None:
+        return why
+    if _all(states, lambda s: s.mode == "drain"):
+        return f"{what} during Stop(drain): drain mode drops nothing"
+    busy = _busy(states)
+    if busy is not None:
+        return f"{what} while workers are still busy: {busy}"
+    return not_held(lane, ev["items"], [item for _, item in states[0].queue[lane]])
+
+
+def _stop_end_words(ev: Event, states: list[wl.Vars], c: wl.Constants) -> str:
+    """Why no state takes a ``stop_end``, as ``_discard_words`` (``StopEndDrain``, ``StopEndDiscard``)."""
+    mode = ev["mode"]
+    what = f"stop_end {mode}"
+    if ev["result"] == "failed":
+        return (
+            f"{what} reports that the scheduler failed (its own code raised, and what it had accepted was "
+            "reported discarded): no behaviour of the spec fails"
+        )
+    why = _stop_words(ev, states, what)
+    if why is not None:
+        return why
+    if _all(states, lambda s: s.mode != mode):
+        return f"{what} for a Stop({states[0].mode})"
+    busy = _busy(states)
+    if busy is not None:
+        return f"{what} while workers are still busy: {busy}"
+    if _all(states, lambda s: any(s.queue[lane] for lane in wl.Lanes(c))):
+        lane = next(lane for lane in wl.Lanes(c) if states[0].queue[lane])
+        fate = "run" if mode == "drain" else "been run or discarded"
+        held = show_items([item for _, item in states[0].queue[lane]])
+        return f"{what} while lane {lane} still holds {held}: every accepted item must have {fate} first"
+    if mode == "drain" and _all(states, lambda s: s.ready):
+        return f"stop_end drain with work items {list(states[0].ready)} still in the ready queue"
+    return f"{what} before every accepted item ran or was discarded and every worker and lane is idle"

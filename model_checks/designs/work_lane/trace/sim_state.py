@@ -168,8 +168,17 @@ class SimState(ABC):
         owed.update({t: w[1] for t, w in self.workers.items() if w[0] == OWES})
         out: dict[str, Any] = {"items": items, "submissions": dict(sorted(owed.items()))}
         if self.phase in (CLOSING, STOPPING):
-            out["stop"] = f"Stop({self.mode}) in progress" + (f" by {self.stopper}" if self.stopper else "")
+            # Closing: a Stop took effect, its stop_begin not logged yet, its mode a branch's guess
+            out["stop"] = stop_phrase(self.mode, self.stopper)
         return out
+
+
+def stop_phrase(mode: str | None, stopper: str | None) -> str:
+    """A prefix's Stop in progress in words: its mode only once its ``stop_begin`` (by ``stopper``)
+    said it (a ``stop_rejected``'s mode is the refused call's own; the second review, F7)."""
+    if stopper is None:
+        return "a Stop in progress (its stop_begin not logged yet)"
+    return f"Stop({mode}) in progress by {stopper}"
 
 
 S = TypeVar("S", bound=SimState)

@@ -35,7 +35,7 @@ from model_checks.designs.work_lane.trace.binding import (
 from model_checks.designs.work_lane.trace.discards import not_held, take_out
 from model_checks.designs.work_lane.trace.explain import explain
 from model_checks.designs.work_lane.trace.parse import HEADER, Config, Event
-from model_checks.designs.work_lane.trace.sim_state import in_a_drain, show_items
+from model_checks.designs.work_lane.trace.sim_state import in_a_drain, show_items, stop_phrase
 from spec import work_lane as wl
 
 # A lane the trace has not named yet: Idle and empty, nothing ever accepted, in every state.
@@ -258,11 +258,20 @@ class SpecEngine:
 
     # -- words -----------------------------------------------------------------------------------
 
+    def _held(self) -> set[wl.Vars]:
+        """The states the search holds, in the trace's words: not closed under the deferred steps,
+        a closure that doubles with each producer that may have been admitted for a next post it
+        has not logged (6 x 2^N states after N producers, 12,288 after 12: the second review's F3).
+        What a prefix leaves owed reads the same in both: a deferred pop moves an item from the
+        lane to its worker's hand (both counted), an admission or a Stop call owes no item."""
+        return {self._shown(s) for s in self.search.live}
+
     def describe(self) -> list[dict[str, Any]]:
-        return shown_states(lambda s: wl.Show(self.c, s), self.states)
+        return shown_states(lambda s: wl.Show(self.c, s), self._held())
 
     def pending(self) -> dict[str, Any]:
-        s = least_queued(self.states, lambda s: s.queue.values())
+        held = self._held()
+        s = least_queued(held, lambda s: s.queue.values())
         traced = self.units.traced
         # ``s`` is in the trace's lane numbers; ``unlisted`` in the spec's.
         queued = {lane: [i for _, i in queue] for lane, queue in s.queue.items() if queue}
@@ -273,4 +282,9 @@ class SpecEngine:
         items = {str(lane): queued[lane] for lane in sorted(queued)}
         owed = {p: lane for p, (pc, _, lane) in s.producer.items() if pc == wl.P_OWES}
         owed.update({w: lane for w, (pc, lane, _, _) in s.worker.items() if pc == wl.W_OWES})
-        return {"items": items, "submissions": dict(sorted(owed.items()))}
+        out: dict[str, Any] = {"items": items, "submissions": dict(sorted(owed.items()))}
+        for thread, stop in sorted(self.stop_of.items()):  # a stop_begin logged, its stop_end not
+            out["stop"] = stop_phrase(self.c.mode_of(stop), thread)
+        if "stop" not in out and all(st.phase in (wl.CLOSING, wl.STOPPING) for st in held):
+            out["stop"] = stop_phrase(None, None)  # a Stop took effect (a refusal said so), unlogged
+        return out

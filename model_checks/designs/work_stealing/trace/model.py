@@ -34,7 +34,7 @@ from model_checks.conformance.reader import clip
 from model_checks.conformance.verdict import Rejected
 from model_checks.conformance.wording import some_of
 from model_checks.designs.work_stealing.trace.places import Places
-from model_checks.designs.work_stealing.trace.rules import deque_programs, owner_rule
+from model_checks.designs.work_stealing.trace.rules import Admission, deque_programs, owner_rule
 from model_checks.designs.work_stealing.trace.shown import SHOWN, first, show, show_tasks
 
 Task = str | int
@@ -67,6 +67,7 @@ class Model:
         self.stopped = False  # a stop_end ok: the run is over
         self.stop_returned = 0  # the seq of the stop_end, ok or failed: the one Stop call returned
         self.programs = False  # deque programs: pushes no task spawned (see the module's words)
+        self.admission = Admission()
         self.handlers = {
             "submit": self.submit,
             "push": self.push,
@@ -153,8 +154,8 @@ class Model:
     # ------------------------------------------------------------------ events
 
     def submit(self, ev: Event) -> None:
-        if ev["result"] != "ok":
-            return  # refused: the task stays with the caller
+        if self.admission.refused(ev):
+            return  # the task stays with the caller
         task = ev["task"]
         if self.stop_mode is not None:
             raise Rejected(
@@ -371,7 +372,8 @@ class Model:
             raise Rejected(
                 4,
                 f"join of {show(task)} returns on {clip(repr(ev['thread']), 80)}, "
-                f"but that task has not finished: it {self._where(task)}",
+                "but that task has not finished: it "
+                + ("is running (its done is not logged yet)" if at == RUNNING else self._where(task)),
             )
 
     def stop_begin(self, ev: Event) -> None:
@@ -408,11 +410,7 @@ class Model:
 
     def stop_end(self, ev: Event) -> None:
         if self.stop_mode is None or self.stop_returned:
-            what = (
-                "no stop_begin"
-                if self.stop_mode is None
-                else f"stop already ended at seq {self.stop_returned}"
-            )
+            what = f"stop already ended at seq {self.stop_returned}" if self.stop_mode else "no stop_begin"
             raise Rejected(8, f"stop_end with {what}")
         self.stop_returned = ev["seq"]
         if ev["mode"] != self.stop_mode:

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from model_checks.conformance.verdict import Rejected
+from model_checks.designs.work_stealing.trace.shown import show
+
 RULES: dict[int, str] = {
     1: "a task's source is exactly one submit ok or one push: a task id is never introduced twice",
     2: "the injector is FIFO: a steal from it returns its oldest task (in a global-lock pool, whose one "
@@ -17,7 +20,8 @@ RULES: dict[int, str] = {
     6: "push reports the deque's length and never overfills its buffer; "
     "resize grows it to a larger power of two",
     7: "no lost wakeup: a complete trace never ends with a worker parked while tasks wait in a queue",
-    8: "stop: no submit ok after stop_begin; discard only in stop(discard), each task once; stop_end matches "
+    8: "stop: no submit ok after stop_begin or a submit refused invalid_state; discard only in "
+    "stop(discard), each task once; stop_end matches "
     "its stop_begin; a complete trace runs (with done) or discards every task",
     9: "a trace that ends without stop_end ok (and without --complete) is judged as a prefix",
 }
@@ -41,3 +45,29 @@ def deque_programs(ev: dict[str, Any]) -> bool | None:
     if kind == "join" or (kind in ("submit", "stop_end") and ev["result"] != "ok"):
         return None
     return kind == "push" or (kind == "steal" and bool(ev["victim"] != "injector"))
+
+
+class Admission:
+    """Admission closes once: a ``submit`` refused ``invalid_state`` means Stop began or the pool failed
+    (``reference.work_stealing_base.WorkStealingPool.submit``, under the injector lock with the Stop's
+    ``stop_begin``), and neither is undone, so no ``submit`` ok follows it (rule 8; both engines)."""
+
+    def __init__(self) -> None:
+        self.refused_at = 0  # the seq of the first submit refused invalid_state
+
+    def refused(self, ev: dict[str, Any]) -> bool:
+        """Whether the submit ``ev`` was refused (no step: the task stays with the caller); an ok one
+        after an ``invalid_state`` is ``Rejected``."""
+        result = ev["result"]
+        if result == "ok":
+            if self.refused_at:
+                raise Rejected(
+                    8,
+                    f"submit of {show(ev['task'])} is ok, but the submit at seq {self.refused_at} was "
+                    "refused invalid_state: admission closed there (Stop began or the pool failed) and "
+                    "never reopens",
+                )
+            return False
+        if result == "invalid_state" and not self.refused_at:
+            self.refused_at = ev["seq"]
+        return True

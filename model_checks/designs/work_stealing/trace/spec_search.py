@@ -32,7 +32,7 @@ from model_checks.conformance.search import NoMatch, TraceSearch
 from model_checks.conformance.streamed import DesignFormat, Event
 from model_checks.conformance.verdict import Malformed, Rejected, plain
 from model_checks.designs.work_stealing.trace.fields import EventFields
-from model_checks.designs.work_stealing.trace.rules import RULES, deque_programs, owner_rule
+from model_checks.designs.work_stealing.trace.rules import RULES, Admission, deque_programs, owner_rule
 from model_checks.designs.work_stealing.trace.spec_binding import (
     CLIENT,
     DEFERRED,
@@ -105,6 +105,7 @@ class StealingSearch:
         self.stop_mode: str | None = None
         self.complete = False
         self.started = False  # an event was taken: the mode is chosen
+        self.admission = Admission()
 
     def _search(self, start: list[Any]) -> TraceSearch:
         """The search, for a pool's trace or (``c.deques``) one of deque programs: every internal
@@ -137,7 +138,7 @@ class StealingSearch:
         if kind == "join":
             self._join(ev)
             return
-        if kind == "submit" and ev["result"] != "ok":
+        if kind == "submit" and self.admission.refused(ev):
             self._observed()  # refused: no step of the spec, the task stays with the caller
             return
         if kind == "stop_end" and ev["result"] != "ok":
