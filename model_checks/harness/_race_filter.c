@@ -260,6 +260,9 @@ call_worth(Tracer *t, PyObject *meth, PyObject *target, PyObject **args, Py_ssiz
         if (named != -2) {
             return named; /* ", ".join(items), log.info("%s", xs): the containers handed */
         }
+        if (target != NULL && PyObject_TypeCheck(target, &PyMemberDescr_Type)) {
+            return 1; /* a slot's descriptor called: ``C.n.__set__(c, v)`` (``race_paths``) */
+        }
         /* a container's method: ``xs.append(x)``, or a slot's ``xs.__setitem__(0, x)`` */
         if (!PyObject_TypeCheck(meth, &PyMethodDescr_Type) && !PyObject_TypeCheck(meth, &PyWrapperDescr_Type)) {
             return 0;
@@ -282,6 +285,9 @@ call_worth(Tracer *t, PyObject *meth, PyObject *target, PyObject **args, Py_ssiz
     /* an unbound method called as a function: ``list.append(xs, 9)`` */
     if (target != NULL && argc >= 1 &&
         (PyObject_TypeCheck(target, &PyMethodDescr_Type) || PyObject_TypeCheck(target, &PyWrapperDescr_Type))) {
+        if (args[0] != NULL && PyObject_TypeCheck(args[0], &PyMemberDescr_Type)) {
+            return 1; /* ``type(C.n).__set__(C.n, c, v)`` */
+        }
         return is_instance(args[0], t->containers);
     }
     /* a bound builtin method called through a name: its __self__ a container */
@@ -303,7 +309,8 @@ call_worth(Tracer *t, PyObject *meth, PyObject *target, PyObject **args, Py_ssiz
         if (self == NULL) {
             return -1;
         }
-        int container = is_instance(self, t->containers);
+        /* (or a slot's descriptor's: ``set_n = C.n.__set__; set_n(c, v)``) */
+        int container = PyObject_TypeCheck(self, &PyMemberDescr_Type) ? 1 : is_instance(self, t->containers);
         Py_DECREF(self);
         return container;
     }

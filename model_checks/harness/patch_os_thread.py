@@ -16,19 +16,35 @@ tracing began): it never advances on another thread's work nor while it sleeps o
 proportion; its other fields are the OS thread's. On the threads back end (each controlled
 thread its own OS thread) CPython's own are used. Not done: the time before the first such use
 in a check's first execution is charged to no thread; ``time.pthread_getcpuclockid``.
+
+The OS thread's trace and profile functions are the harness's in a controlled thread (the race
+detector's tracer, the file-lock watch): ``sys.gettrace()`` and ``sys.getprofile()`` there give
+what a real run's thread would, None (a program cannot set its own: ``patch_process``), as code
+that turns its timeouts off "under a debugger" decides by them (review 13's F7: p198's timeout
+was off in every execution, and its real run's failure proved absent). A trace function the
+harness did not set (a debugger's, coverage's around the check) is given as it is.
+
+``ctypes.pythonapi.PyThreadState_SetAsyncExc(ident, exc)`` of a controlled thread is refused by
+name: the ident is the explorer's, which CPython knows no thread by (it returned 0, "no thread",
+and a program stopping its worker so failed: review 13's A5); an ident of no controlled thread
+goes to CPython.
 """
 
 from __future__ import annotations
 
 import ctypes
+import sys
 import time
 from collections.abc import Callable
 from typing import Any
 
 import greenlet
 
-from model_checks.harness.patch_either import either
-from model_checks.harness.patch_threads import ON_EXECUTION
+from model_checks.harness import thread_idents
+from model_checks.harness.own_code import own
+from model_checks.harness.patch_either import either, replacing
+from model_checks.harness.patch_threads import ON_EXECUTION, _controlled
+from model_checks.harness.rt.scheduler import UsageError
 from model_checks.harness.runtime import ControlledRuntime
 
 try:
@@ -101,6 +117,7 @@ def _on_execution(rt: ControlledRuntime | None) -> None:
 
 
 ON_EXECUTION.append(_on_execution)
+ON_EXECUTION.append(thread_idents.on_execution)  # (a finished worker's ident is given again)
 
 
 def new_check() -> None:
@@ -149,6 +166,51 @@ def _set_errno(rt: ControlledRuntime, value: int) -> int:
     return _real_set_errno(value)
 
 
+def _seen(real: Callable[[], object]) -> Callable[[], object]:
+    """``sys.gettrace`` or ``getprofile`` (``real``) as the program's code in a controlled thread
+    sees it (``_programs_hook``); the harness's own code (a check run inside a controlled thread
+    saves and restores the tracer: ``execution.py``) gets the real one."""
+
+    def replacement() -> object:
+        if _controlled() is None or own(sys._getframe(1).f_code.co_filename):
+            return real()
+        return _programs_hook(real())
+
+    return replacement
+
+
+def _programs_hook(hook: object) -> object:
+    """``hook``, the OS thread's trace or profile function, as the program would see it: None
+    where it is the harness's (a function of its code, or an object of its C extensions)."""
+    func = getattr(hook, "__func__", hook)
+    code = getattr(func, "__code__", None)
+    if code is not None and own(code.co_filename):
+        return None
+    if type(hook).__module__.startswith("model_checks."):
+        return None
+    return hook
+
+
+_real_gettrace = sys.gettrace
+_real_getprofile = sys.getprofile
+_PYTHONAPI: Any = getattr(ctypes, "pythonapi", None)
+_real_async_exc: Any = getattr(_PYTHONAPI, "PyThreadState_SetAsyncExc", None)
+ASYNC_EXC = (
+    "ctypes.pythonapi.PyThreadState_SetAsyncExc({ident}, ...) of the explored code's thread "
+    "{name}: its ident is the explorer's, no thread CPython knows (an exception raised in a thread "
+    "from another is not modelled)"
+)
+
+
+def _set_async_exc(ident: Any, exc: Any) -> Any:
+    rt = _controlled()
+    number = getattr(ident, "value", ident)
+    tid = thread_idents.thread_of(number) if rt is not None and isinstance(number, int) else None
+    if rt is None or tid is None or tid >= len(rt._ex.threads):
+        return _real_async_exc(ident, exc)
+    raise UsageError(ASYNC_EXC.format(ident=number, name=rt._ex.threads[tid].name))
+
+
 _real_getrusage: Any = getattr(resource, "getrusage", None)
 
 REPLACEMENTS: list[tuple[Any, str, Any, Any]] = [
@@ -157,4 +219,10 @@ REPLACEMENTS: list[tuple[Any, str, Any, Any]] = [
     either(ctypes, "get_errno", _get_errno),
     either(ctypes, "set_errno", _set_errno),
     *([either(resource, "getrusage", _getrusage)] if _real_getrusage is not None else []),
+    *replacing(sys, {"gettrace": _seen(_real_gettrace), "getprofile": _seen(_real_getprofile)}),
+    *(
+        [(_PYTHONAPI, "PyThreadState_SetAsyncExc", _real_async_exc, _set_async_exc)]
+        if _real_async_exc
+        else []
+    ),
 ]

@@ -33,6 +33,10 @@ masks (it trips the signal's flag, no kernel signal), waking no wait (no ``EINTR
 runs once the main thread's wait returns), doing nothing for a signal whose handler is not
 Python's (``SIG_DFL``, ``SIG_IGN``); SIGINT's default handler raises ``KeyboardInterrupt`` in the
 main thread, the program's own, never taken for the user's Ctrl-C (``ctrl_c``).
+
+``signal.getsignal(SIGINT)`` in a controlled thread gives Python's default handler where
+lanecheck's Ctrl-C watcher stands for it (review 13's A8: a library that installs its own only
+over the default took the other branch).
 """
 
 from __future__ import annotations
@@ -110,8 +114,16 @@ _pending = per_execution(_Pending)
 def _programs_handler(signum: int) -> Callable[[int, FrameType | None], Any] | int | None:
     """``signum``'s handler as the program set it: lanecheck's Ctrl-C watcher (``ctrl_c``) stands
     for Python's default SIGINT handler it replaced, whose ``KeyboardInterrupt`` is the program's."""
-    handler = signal.getsignal(signum)
+    handler = _real_getsignal(signum)
     return signal.default_int_handler if handler is ctrl_c._pressed else handler
+
+
+def _getsignal(signalnum: int) -> Any:
+    """``signal.getsignal``: the program's code in a controlled thread sees ``_programs_handler``;
+    the harness's (which puts the watcher back) the real one."""
+    if _controlled() is None or own(sys._getframe(1).f_code.co_filename):
+        return _real_getsignal(signalnum)
+    return _programs_handler(signalnum)
 
 
 def _ignored(signum: int) -> bool:
@@ -137,7 +149,7 @@ def _sent_for_real(signum: int) -> bool:
     """A SIGINT while lanecheck tells the user's Ctrl-C from the program's ``KeyboardInterrupt``
     (``ctrl_c``) is sent for real: it is the Ctrl-C, which stops the check (a test cannot press
     one otherwise)."""
-    return signum == signal.SIGINT and signal.getsignal(signal.SIGINT) is ctrl_c._pressed
+    return signum == signal.SIGINT and _real_getsignal(signal.SIGINT) is ctrl_c._pressed
 
 
 def _send(rt: ControlledRuntime, signum: int, call: str, target: int | None) -> None:
@@ -418,6 +430,7 @@ def _interrupt_main(signum: int = signal.SIGINT) -> None:
 
 
 _real_interrupt_main = _thread.interrupt_main
+_real_getsignal = signal.getsignal
 _real_kill = os.kill
 _real_raise = signal.raise_signal
 _real_pthread_kill = getattr(signal, "pthread_kill", None)
@@ -425,6 +438,8 @@ _real_sigmask = getattr(signal, "pthread_sigmask", None)
 
 REPLACEMENTS: list[tuple[Any, str, Any, Any]] = [
     *replacing(os, {"kill": _kill}),
-    *replacing(signal, {"raise_signal": _raise_signal, "pthread_kill": _pthread_kill}),
+    *replacing(
+        signal, {"raise_signal": _raise_signal, "pthread_kill": _pthread_kill, "getsignal": _getsignal}
+    ),
     *replacing(_thread, {"interrupt_main": _interrupt_main}),
 ]

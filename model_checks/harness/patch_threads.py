@@ -159,7 +159,7 @@ class Thread:
     def ident(self) -> int | None:
         # the number ``threading.get_ident()`` gives in the thread (session 37: the thread's index,
         # so ``get_ident() == current_thread().ident`` was False)
-        return None if self._handle is None else IDENT_BASE + self._handle.ident
+        return None if self._handle is None else thread_ident(self._handle.ident)
 
     @property
     def native_id(self) -> int | None:
@@ -351,7 +351,7 @@ def _start_new(function: Callable[..., object], args: tuple[Any, ...], kwargs: d
     name = f"start_new_thread-{len(rt._ex.threads)}" + (f" ({called})" if called is not None else "")
     handle = rt.start_thread(body, name, daemon=True)
     _LOW_LEVEL.add((id(rt), handle.ident))
-    return IDENT_BASE + handle.ident
+    return thread_ident(handle.ident)
 
 
 _real_current_frames = sys._current_frames

@@ -11,7 +11,7 @@ import types
 from collections.abc import Callable
 from typing import TypeGuard, TypeVar, overload
 
-from model_checks.harness import race_methods
+from model_checks.harness import race_methods, race_paths
 from model_checks.harness.declared import is_declared
 from model_checks.harness.race_builtins import BUILTINS, label, rebound
 from model_checks.harness.race_frames import stack_value
@@ -98,6 +98,9 @@ class AttributeAccesses:
             self._local_attr(tid, obj, name, False, frame)
         elif harness_owned(obj):
             self._program_field(tid, obj, name, False, frame)
+        elif is_a(obj, types.CellType):
+            if name == race_paths.CELL_CONTENTS:  # the closure's variable (``race_paths``)
+                race_paths.cell_contents(self, tid, obj, False, frame)  # type: ignore[arg-type]
         elif not is_a(obj, CODE_TYPES):
             fields = _raw_getattr(obj, "__dict__", None)
             if fields is None and CLASS_READS[0] and self._code_read(tid, entry, obj):
@@ -212,6 +215,9 @@ class AttributeAccesses:
             self._local_attr(tid, obj, name, True, frame)
         elif harness_owned(obj):
             self._program_field(tid, obj, name, True, frame)
+        elif is_a(obj, types.CellType):
+            if name == race_paths.CELL_CONTENTS:
+                race_paths.cell_contents(self, tid, obj, True, frame)  # type: ignore[arg-type]
         else:
             fields = _raw_getattr(obj, "__dict__", None)
             if name in WHOLE:

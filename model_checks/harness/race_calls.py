@@ -26,7 +26,7 @@ from collections import deque
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
-from model_checks.harness import race_applied, race_files
+from model_checks.harness import race_applied, race_files, race_paths
 from model_checks.harness.race_frames import stack_value
 from model_checks.harness.race_functions import (
     APPLIES,
@@ -199,6 +199,10 @@ class CallSites:
     def _call(self, tid: int, frame: Where, meth: object, target: object, args: list[object]) -> None:
         """``target(*args)``, or ``meth`` called on ``target`` with ``args`` (``obj.method(args)``)."""
         if meth is not None:  # obj.method(args): the method's function, then obj
+            method = getattr(meth, "__name__", None)
+            if race_paths.is_slot_call(target, method):  # C.n.__set__(c, v)
+                race_paths.slot_call(self.detector, tid, frame, target, method, args)
+                return
             if named_call(meth):
                 if meth in GENERATOR_METHODS:  # gen.send(v): it runs the generator
                     if isinstance(target, types.GeneratorType):
@@ -221,8 +225,7 @@ class CallSites:
         elif named_call(target):
             self._named(tid, frame, args, target)
         elif isinstance(target, _METHOD_TYPES) and args:  # ``list.append(xs, 9)``
-            if isinstance(args[0], CONTAINERS):
-                self._method(tid, frame, args[0], target.__name__, args[1:])
+            self._unbound(tid, frame, target, args)
         else:  # a bound builtin method called through a name: f = d.get; f(k); xs.__setitem__(0, 1)
             self.bound(tid, frame, target, args)
 
@@ -284,7 +287,9 @@ class CallSites:
         if not isinstance(target, _BOUND_TYPES):
             return
         owner = target.__self__
-        if isinstance(owner, CONTAINERS):
+        if race_paths.is_slot_call(owner, target.__name__):  # ``set_n = C.n.__set__; set_n(c, v)``
+            race_paths.slot_call(self.detector, tid, frame, owner, target.__name__, args)
+        elif isinstance(owner, CONTAINERS):
             self._method(tid, frame, owner, target.__name__, args)
         elif isinstance(owner, types.GeneratorType) and target.__name__ in ("send", "throw", "close"):
             self.detector._generator(tid, owner, frame)
@@ -295,10 +300,17 @@ class CallSites:
         if named_call(target):
             self._named(tid, frame, args, target)
         elif isinstance(target, _METHOD_TYPES) and args:  # ``partial(list.append, xs)``
-            if isinstance(args[0], CONTAINERS):
-                self._method(tid, frame, args[0], target.__name__, args[1:])
+            self._unbound(tid, frame, target, args)
         else:
             self.bound(tid, frame, target, args)
+
+    def _unbound(self, tid: int, frame: Where, target: Any, args: Sequence[object]) -> None:
+        """``target(*args)``, a method unbound: ``list.append(xs, 9)`` on a container, a slot's
+        ``type(C.n).__set__(C.n, c, v)``."""
+        if race_paths.is_slot_call(args[0], target.__name__):
+            race_paths.slot_call(self.detector, tid, frame, args[0], target.__name__, args[1:])
+        elif isinstance(args[0], CONTAINERS):
+            self._method(tid, frame, args[0], target.__name__, args[1:])
 
     def _method(self, tid: int, frame: Where, target: Any, name: str, args: Sequence[object]) -> None:
         """``target.name(*args)`` on a container."""

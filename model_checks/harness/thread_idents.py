@@ -6,12 +6,21 @@ threading.get_ident()``): with ``IDENT_BASE`` in their place its main thread was
 thread" (eighth review, session 40: r114, r116), and a fast path for the main thread known by
 that ident was never taken (r117, a race proved absent). And ``threading.main_thread()``: one
 object for every execution (``MAIN_THREAD``), which a module's ``MAIN = threading.current_thread()``
-taken at import is rebound to while patched (r115)."""
+taken at import is rebound to while patched (r115).
+
+A finished worker's ident is given to the next worker started, as CPython's (glibc's) are: the
+ident is the address of the thread's stack, which glibc caches when the thread ends and hands to
+the next thread it makes, the one freed last first (review 13's F5: sessions kept by
+``get_ident()`` and never removed were proved apart, while a real run's next thread found the
+dead one's session 30 times out of 30). Freed at the thread's end, joined or not, as a detached
+thread's stack is; ``native_id`` (the kernel's thread id) is never given again, as Linux's."""
 
 from __future__ import annotations
 
 import threading
+from typing import Any
 
+from model_checks.harness.rt.objects import ThreadState
 from model_checks.harness.runtime import ControlledRuntime
 from model_checks.harness.sync import reprs
 from model_checks.harness.sync.handles import ThreadHandle
@@ -21,9 +30,65 @@ MAIN_IDENT: int = threading.main_thread().ident or IDENT_BASE
 MAIN_NATIVE_ID: int = threading.main_thread().native_id or IDENT_BASE
 
 
+RUNNING: list[Any] = [None]  # the running execution (``patch_os_thread`` keeps it up)
+
+
+class _Idents:
+    """The idents of one execution's workers, given out in the order of its steps: a worker's
+    ``spawn`` takes the ident freed last (else a new one: ``IDENT_BASE`` plus its index), its
+    ``exit`` frees it. Read up to the execution's last step at each question."""
+
+    def __init__(self, ex: Any) -> None:
+        self.ex = ex
+        self.read = 0  # the steps taken into account
+        self.of: dict[int, int] = {}  # worker -> ident
+        self.holder: dict[int, int] = {}  # ident -> the worker given it last
+        self.freed: list[int] = []
+
+    def catch_up(self) -> None:
+        steps = self.ex.steps
+        for i in range(self.read, len(steps)):
+            step = steps[i]
+            op = step.op
+            if type(op.obj) is not ThreadState:
+                continue
+            if op.kind == "spawn":
+                tid = op.obj.tid
+                ident = self.freed.pop() if self.freed else IDENT_BASE + tid
+                self.of[tid] = ident
+                self.holder[ident] = tid
+            elif op.kind == "exit" and step.tid in self.of:
+                self.freed.append(self.of[step.tid])
+        self.read = len(steps)
+
+
+_IDENTS: list[_Idents | None] = [None]
+
+
+def _idents() -> _Idents | None:
+    ex = RUNNING[0]
+    if ex is None:
+        return None
+    found = _IDENTS[0]
+    if found is None or found.ex is not ex:
+        found = _IDENTS[0] = _Idents(ex)
+    found.catch_up()
+    return found
+
+
+def on_execution(rt: ControlledRuntime | None) -> None:
+    """An execution begins (``rt``) or ends (None)."""
+    RUNNING[0] = None if rt is None else rt._ex
+    _IDENTS[0] = None
+
+
 def thread_ident(tid: int) -> int:
     """``threading.get_ident()`` in the execution's thread ``tid``."""
-    return MAIN_IDENT if tid == 0 else IDENT_BASE + tid
+    if tid == 0:
+        return MAIN_IDENT
+    idents = _idents()
+    found = None if idents is None else idents.of.get(tid)
+    return IDENT_BASE + tid if found is None else found
 
 
 reprs.OWNER_IDENT[0] = thread_ident  # an RLock's repr names its owner so
@@ -39,6 +104,10 @@ def thread_of(ident: int) -> int | None:
     thread; a number past the execution's threads is returned as it is, for the caller to refuse)."""
     if ident == MAIN_IDENT:
         return 0
+    idents = _idents()
+    holder = None if idents is None else idents.holder.get(ident)
+    if holder is not None:
+        return holder  # (a finished worker's ident given again names its new thread)
     return ident - IDENT_BASE if ident >= IDENT_BASE else None
 
 

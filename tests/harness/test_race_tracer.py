@@ -296,6 +296,7 @@ def test_sync_op_refuses_what_is_not_a_clock() -> None:
 
 
 settrace = sys.settrace  # the real one, taken before any patching
+gettrace = sys.gettrace  # (patched, a controlled thread's gives the program's: None)
 
 
 @pytest.mark.timeout(60)
@@ -309,7 +310,7 @@ def test_a_saved_c_tracer_restored_with_settrace_traces_again(monkeypatch: pytes
 
     def program(rt: ControlledRuntime) -> None:
         counter = prog.Counter()
-        saved = sys.gettrace()
+        saved = gettrace()
         assert isinstance(saved, native.Tracer)
         # (execution.py's calls, made here in its place: patch mode refuses the program's own)
         settrace(None)
