@@ -222,7 +222,16 @@ def _bootstrap(thread: Thread) -> None:
         hook(args)
     finally:
         recursion.repay(lent)
+    _ended(thread._rt)
+
+
+def _ended(rt: ControlledRuntime) -> None:
+    """A controlled thread's code is done (not failed): what it alone held goes, in it, before
+    its end is a step (CPython clears a thread's state before ``join`` returns)."""
     patch_local.thread_ended()
+    ended = getattr(rt._ex.race, "thread_ended", None)  # (the race detector, when on)
+    if ended is not None:
+        ended()
 
 
 # what each controlled thread does first, before its code: the reads of the process's state
@@ -353,7 +362,7 @@ def _start_new(function: Callable[..., object], args: tuple[Any, ...], kwargs: d
             pass
         finally:
             recursion.repay(lent)
-        patch_local.thread_ended()
+        _ended(rt)
 
     name = f"start_new_thread-{len(rt._ex.threads)}" + (f" ({called})" if called is not None else "")
     handle = rt.start_thread(body, name, daemon=True)

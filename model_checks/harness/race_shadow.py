@@ -24,6 +24,7 @@ keys, a key with no location, which it takes so too (``foreign_write``)."""
 
 from __future__ import annotations
 
+import sys
 import weakref
 from collections.abc import Callable
 from typing import Any
@@ -90,6 +91,10 @@ def named(obj: object) -> object:
     return gone
 
 
+def _holds(site: Site | None, obj: object) -> int:
+    return int(site is not None and site[3][0] is obj)
+
+
 class Held:
     """The detector's references to the objects of its locations: strong (``alive``) or weak."""
 
@@ -97,6 +102,7 @@ class Held:
         self.shadow = shadow
         self.keys = keys
         self.alive: list[object] = []  # objects with a location that take no weak reference
+        self.strong: dict[int, list[object]] = {}  # their ids -> their locations' keys
         # id -> the weak reference keeping its locations' keys (forgotten when it is freed)
         self.weak: dict[int, tuple[weakref.ref[Any], list[object]]] = {}
 
@@ -109,12 +115,53 @@ class Held:
             return
         target = obj if holder is None else holder
         if not type(target).__weakrefoffset__:
-            self.alive.append(obj)
+            self.alive.append(obj)  # (one per location: ``_race_filter.c`` counts them)
+            self.strong.setdefault(oid, []).append(key)
             return
         ref = weakref.ref(target, self._forgetting(oid))
         self.weak[oid] = (ref, [key])
         if holder is not None:
             self.keys.setdefault(oid, []).append(WEAKLY)
+
+    def release_unheld(self) -> None:
+        """Forget the objects held strongly that nothing but the detector holds now (a thread's
+        list, cell or slotted object, which its code dropped), and let them go: called when a
+        thread's code is done, in that thread, so that what they hold is freed there, as it was
+        when the thread's function returned (review 13: a connection kept in a list). Not one
+        kept for another reason than a location of its own (a declared field's content, an
+        interleaved location's object: more references in ``alive`` than locations)."""
+        strong = self.strong
+        if not strong:
+            return
+        alive, shadow = self.alive, self.shadow
+        count: dict[int, int] = {}
+        first: dict[int, object] = {}
+        for obj in alive:
+            oid = id(obj)
+            count[oid] = count.get(oid, 0) + 1
+            first.setdefault(oid, obj)
+        gone: set[int] = set()
+        for oid, keys in strong.items():
+            n = count.get(oid, 0)
+            if n != len(keys):
+                continue
+            obj = first[oid]
+            sites = 0
+            for key in keys:
+                loc = shadow.get((oid, key))
+                if loc is not None:
+                    sites += _holds(loc.w_site, obj) + sum(_holds(site, obj) for _, site in loc.reads.values())
+            # the references of ``alive``, of the sites, of ``first``, of ``obj``, of the call's argument
+            if sys.getrefcount(obj) == n + sites + 3:
+                gone.add(oid)
+        obj = None
+        first.clear()
+        for oid in gone:
+            for key in strong.pop(oid):
+                shadow.pop((oid, key), None)
+            self.keys.pop(oid, None)
+        if gone:
+            alive[:] = [o for o in alive if id(o) not in gone]  # (their finalizers run here)
 
     def _forgetting(self, oid: int) -> Callable[[object], None]:
         def forget(_: object) -> None:

@@ -202,6 +202,11 @@ class RaceDetector(AttributeAccesses):
             self.exempt.add(id(obj))
             self.alive.append(obj)
 
+    def thread_ended(self) -> None:
+        """The running controlled thread's code is done: what only the detector holds of what it
+        dropped goes now (``race_shadow.Held.release_unheld``)."""
+        self.held.release_unheld()
+
     # ---------------------------------------------------------------- tracing
     def enter_thread(self) -> None:
         """Called at the start of every controlled thread (tracing is per OS thread)."""

@@ -188,6 +188,34 @@ def generator_finally_runs_where_it_is_dropped() -> None:
     assert WHERE in (["A"], ["B"]), WHERE
 
 
+class _Slotted:
+    """No ``__dict__``, no ``__weakref__``: the detector cannot hold it weakly."""
+
+    __slots__ = ("n",)
+
+    def __init__(self, n: int) -> None:
+        self.n = n
+
+    def __del__(self) -> None:
+        CLOSED.append(self.n)
+
+
+def slotted_and_listed_objects_freed_when_their_thread_ends() -> None:
+    """A thread's own slotted object and list (locations the detector must hold strongly) are
+    let go once the thread's code is done: what they hold is freed before ``join`` returns."""
+    CLOSED.clear()
+
+    def work() -> None:
+        token = _Slotted(1)
+        token.n += 1
+        held = [_Conn()]
+        held.append(_Conn())
+        del token, held
+
+    start_and_join(work)
+    assert sorted(CLOSED) == [1, 1, 2], CLOSED
+
+
 class _Cell:
     def __init__(self, n: int) -> None:
         self.n = n
@@ -226,5 +254,6 @@ PROVED = (
     thread_local_released_at_thread_end,
     thread_local_gives_its_pool_slot_back,
     generator_finally_runs_where_it_is_dropped,
+    slotted_and_listed_objects_freed_when_their_thread_ends,
     short_lived_objects_in_two_threads,
 )
