@@ -10,6 +10,7 @@ from __future__ import annotations
 import concurrent.futures
 import concurrent.futures.thread
 import functools
+import gc
 import sys
 import threading
 from collections.abc import Callable, Iterator
@@ -46,6 +47,17 @@ def set_current(rt: ControlledRuntime | None) -> None:
     _LOW_LEVEL.clear()
 
 
+def _collected(phase: str, info: dict[str, int]) -> None:
+    """A full collection (``gc.collect()``) began in a controlled thread's step: that step is
+    dependent with every other (``Execution.collected``; review 13, F3: a collection holding the
+    lock its garbage's ``__del__`` needs was never run after the other thread made the garbage)."""
+    rt = _CURRENT[0]
+    if phase == "start" and info["generation"] == 2 and rt is not None and rt._ex.running_thread() is not None:
+        rt._ex.collected = True
+
+
+# (for the process: a change of ``gc.callbacks`` while patched is a change of the process's state)
+gc.callbacks.append(_collected)
 _MADE = [0]  # ``Thread`` objects made in the running execution
 HOOK_OF_CHECK: list[Any] = []  # ``threading.excepthook`` when the running check began (``patch.new_check``)
 # what puts the process's state back as the running check's first execution found it, when each

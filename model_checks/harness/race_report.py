@@ -50,10 +50,10 @@ def race_failure(ex: Execution, first: Site, second: Site) -> ExecFailure:
 
 def describe(obj: object, key: object) -> str:
     if type(obj) is Gone:  # an object held weakly (``race_shadow``): its type is what names it
-        kind: type = obj.kind
-        if issubclass(kind, CONTAINERS) or subscripted(kind):
-            return f"{kind.__name__} (whole)" if key is ALL else f"{kind.__name__}[{key!r}]"
-        return f"{kind.__name__}.{key}"
+        gone: type = obj.kind
+        if issubclass(gone, CONTAINERS) or subscripted(gone):
+            return f"{gone.__name__} (whole)" if key is ALL else f"{gone.__name__}[{key!r}]"
+        return f"{gone.__name__}.{key}"
     if isinstance(obj, types.CellType):
         return f"closure variable {key}"
     if isinstance(obj, FileLocation):

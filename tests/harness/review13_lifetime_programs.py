@@ -56,6 +56,42 @@ def cycle_collected_under_the_lock_its_del_needs() -> None:
     assert not ERRORS, ERRORS
 
 
+def _collect_under_lock_while_garbage_is_made(*, collect_under_lock: bool, collector_first: bool) -> None:
+    ERRORS.clear()
+    gc.disable()
+    try:
+        lock = threading.Lock()
+
+        def make() -> None:
+            n = _Node(lock)
+            del n
+
+        def collect() -> None:
+            with lock:
+                if collect_under_lock:
+                    gc.collect()
+            if not collect_under_lock:
+                gc.collect()
+
+        start_and_join(*((collect, make) if collector_first else (make, collect)))
+        gc.collect()
+    finally:
+        gc.enable()
+    assert not ERRORS, ERRORS
+
+
+def collector_started_before_the_garbage_is_made() -> None:
+    """p36 (F3): p36b with the collecting thread started first. The order that fails (the garbage
+    made before the collection) needs the collection's step run after the other thread's: DPOR
+    took the two as independent ("exhaustive", also with the detector off)."""
+    _collect_under_lock_while_garbage_is_made(collect_under_lock=True, collector_first=True)
+
+
+def collector_lets_go_of_the_lock_first() -> None:
+    """p36's correct twin: the collection runs after the lock is released."""
+    _collect_under_lock_while_garbage_is_made(collect_under_lock=False, collector_first=True)
+
+
 class _Res:
     """A slotted resource that takes weak references, whose ``__del__`` takes its lock."""
 
@@ -248,6 +284,7 @@ def short_lived_objects_in_two_threads() -> None:
 FOUND = (
     Fails(cycle_collected_under_the_lock_its_del_needs, "assertion", "__del__ deadlocked"),
     Fails(slotted_object_dropped_under_its_lock, "assertion", "__del__ ran under the lock"),
+    Fails(collector_started_before_the_garbage_is_made, "assertion", "__del__ deadlocked"),
 )
 PROVED = (
     thread_argument_freed_after_join,
@@ -256,4 +293,5 @@ PROVED = (
     generator_finally_runs_where_it_is_dropped,
     slotted_and_listed_objects_freed_when_their_thread_ends,
     short_lived_objects_in_two_threads,
+    collector_lets_go_of_the_lock_first,
 )

@@ -10,7 +10,9 @@ import weakref
 
 import pytest
 
-from model_checks.harness import races
+from model_checks.harness import Options, Result, patched, races
+from model_checks.harness.options import STATES
+from model_checks.harness.stateful import check_states
 from tests.harness import review13_lifetime_programs as programs
 from tests.harness.expected import Fails, Program
 from tests.harness.patched_runs import assert_fails, assert_proved_race_free, run_patched
@@ -26,6 +28,24 @@ def test_a_correct_program_is_proved(program: Program) -> None:
 @pytest.mark.parametrize("case", programs.FOUND, ids=lambda c: c.name)
 def test_a_finalizer_the_detector_kept_from_running_is_found(case: Fails) -> None:
     assert_fails(run_patched(programs, case.program, time_limit=60), case.kind, case.words)
+
+
+def _explored(program: Program, strategy: str) -> Result:
+    if strategy != STATES:
+        return run_patched(programs, program, time_limit=60, races=False, strategy=strategy)
+    with patched(programs):
+        return check_states(lambda rt: program(), Options(time_limit=60, races=False))
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize("strategy", ["dpor-ipb", STATES])
+def test_a_full_collection_is_ordered_with_the_garbage_another_thread_makes(strategy: str) -> None:
+    """F3 (p36, ``--no-races``): a step that ran ``gc.collect()`` is dependent with every step
+    of every other thread (``Execution.collected``), by the strategies that prune."""
+    result = _explored(programs.collector_started_before_the_garbage_is_made, strategy)
+    assert_fails(result, "assertion", "__del__ deadlocked")
+    twin = _explored(programs.collector_lets_go_of_the_lock_first, strategy)
+    assert twin.verdict == "exhaustive", twin.report()
 
 
 def _generator_must_finish_in_b() -> None:
