@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import _thread
 import ctypes
+import gc
 import weakref
 from collections.abc import Callable
 from typing import Any
@@ -118,11 +119,35 @@ _REPLACED: weakref.WeakKeyDictionary[object, local] = weakref.WeakKeyDictionary(
 _LOCALS: weakref.WeakSet[local] = weakref.WeakSet()  # every stand-in made (``thread_ended``)
 
 
-def thread_ended() -> None:
-    """The running controlled thread's code is done: its namespaces go, as CPython clears a
-    thread's state (where ``threading.local`` keeps them) before ``join`` returns; what they held
-    is freed now, in this thread (review 13, A4: a connection kept in a thread-local was never
-    closed, and a pool slot its ``__del__`` gave back never came back: a false deadlock)."""
+def thread_ended(race: object) -> None:
+    """The running controlled thread's code is done (not failed): its namespaces go, as CPython
+    clears a thread's state (where ``threading.local`` keeps them) before ``join`` returns; what
+    they held is freed now, in this thread (review 13, A4: a connection kept in a thread-local was
+    never closed, and a pool slot its ``__del__`` gave back never came back: a false deadlock).
+    Then what only the race detector (``race``, None when off) holds of what it dropped."""
+    _drop_namespaces()
+    ended = getattr(race, "thread_ended", None)
+    if ended is not None:
+        ended()
+
+
+def collected(phase: str, info: dict[str, int]) -> None:
+    """A full collection (``gc.collect()``) began in a controlled thread's step: that step is
+    dependent with every other (``Execution.collected``; review 13, F3: a collection holding the
+    lock its garbage's ``__del__`` needs was never run after the other thread made the garbage)."""
+    if phase == "start" and info["generation"] == 2:
+        where = running[0]()
+        if where is not None:
+            where[0].collected = True  # type: ignore[attr-defined]
+
+
+# (for the process: a change of ``gc.callbacks`` while patched is a change of the process's state)
+gc.callbacks.append(collected)
+
+
+def _drop_namespaces() -> None:
+    if not _HOMES and not _LOCALS:
+        return
     where = running[0]()
     if where is None:
         return
@@ -370,4 +395,4 @@ def _hook(cls: type) -> Callable[[], None]:
 _OWN_HOOKS: dict[type, dict[str, Any]] = {}  # class -> the attribute hooks it defined itself
 
 
-__all__ = ["local", "per_thread", "replacing", "running", "thread_ended"]
+__all__ = ["collected", "local", "per_thread", "replacing", "running", "thread_ended"]

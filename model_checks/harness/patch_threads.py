@@ -10,7 +10,6 @@ from __future__ import annotations
 import concurrent.futures
 import concurrent.futures.thread
 import functools
-import gc
 import sys
 import threading
 from collections.abc import Callable, Iterator
@@ -47,17 +46,6 @@ def set_current(rt: ControlledRuntime | None) -> None:
     _LOW_LEVEL.clear()
 
 
-def _collected(phase: str, info: dict[str, int]) -> None:
-    """A full collection (``gc.collect()``) began in a controlled thread's step: that step is
-    dependent with every other (``Execution.collected``; review 13, F3: a collection holding the
-    lock its garbage's ``__del__`` needs was never run after the other thread made the garbage)."""
-    rt = _CURRENT[0]
-    if phase == "start" and info["generation"] == 2 and rt is not None and rt._ex.running_thread() is not None:
-        rt._ex.collected = True
-
-
-# (for the process: a change of ``gc.callbacks`` while patched is a change of the process's state)
-gc.callbacks.append(_collected)
 _MADE = [0]  # ``Thread`` objects made in the running execution
 HOOK_OF_CHECK: list[Any] = []  # ``threading.excepthook`` when the running check began (``patch.new_check``)
 # what puts the process's state back as the running check's first execution found it, when each
@@ -234,16 +222,7 @@ def _bootstrap(thread: Thread) -> None:
         hook(args)
     finally:
         recursion.repay(lent)
-    _ended(thread._rt)
-
-
-def _ended(rt: ControlledRuntime) -> None:
-    """A controlled thread's code is done (not failed): what it alone held goes, in it, before
-    its end is a step (CPython clears a thread's state before ``join`` returns)."""
-    patch_local.thread_ended()
-    ended = getattr(rt._ex.race, "thread_ended", None)  # (the race detector, when on)
-    if ended is not None:
-        ended()
+    patch_local.thread_ended(thread._rt._ex.race)
 
 
 # what each controlled thread does first, before its code: the reads of the process's state
@@ -374,7 +353,7 @@ def _start_new(function: Callable[..., object], args: tuple[Any, ...], kwargs: d
             pass
         finally:
             recursion.repay(lent)
-        _ended(rt)
+        patch_local.thread_ended(rt._ex.race)
 
     name = f"start_new_thread-{len(rt._ex.threads)}" + (f" ({called})" if called is not None else "")
     handle = rt.start_thread(body, name, daemon=True)

@@ -11,8 +11,8 @@ import types
 from typing import TYPE_CHECKING
 
 from model_checks.harness.race_files import FileLocation
-from model_checks.harness.race_shadow import Gone
 from model_checks.harness.race_items import subscripted
+from model_checks.harness.race_shadow import Gone
 from model_checks.harness.race_sites import ALL, CONTAINERS, Site
 from model_checks.harness.rt.ending import ExecFailure
 

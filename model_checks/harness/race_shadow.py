@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import sys
 import weakref
-from collections.abc import Callable
 from typing import Any
 
 from model_checks.harness.race_sites import Site
@@ -62,7 +61,6 @@ def unordered(loc: Loc, tid: int, vc: list[int], write: bool) -> Site | None:
     return None
 
 
-
 # a key with no location, listed with a ``__dict__``'s keys while the dict is held through its
 # object (the C filter then leaves a loop over it to the handler: it cannot count the references)
 WEAKLY = object()
@@ -91,10 +89,6 @@ def named(obj: object) -> object:
     return gone
 
 
-def _holds(site: Site | None, obj: object) -> int:
-    return int(site is not None and site[3][0] is obj)
-
-
 class Held:
     """The detector's references to the objects of its locations: strong (``alive``) or weak."""
 
@@ -103,8 +97,12 @@ class Held:
         self.keys = keys
         self.alive: list[object] = []  # objects with a location that take no weak reference
         self.strong: dict[int, list[object]] = {}  # their ids -> their locations' keys
+        self.first: dict[int, int] = {}  # their ids -> where in ``alive`` each is first
+        self.kept: set[int] = set()  # the ids of those kept for another reason (``keep``)
         # id -> the weak reference keeping its locations' keys (forgotten when it is freed)
         self.weak: dict[int, tuple[weakref.ref[Any], list[object]]] = {}
+        self.of_ref: dict[int, int] = {}  # id of such a weak reference -> its object's id
+        self.forget = self._forget  # (one bound method for every weak reference)
 
     def hold(self, obj: object, oid: int, key: object, holder: object) -> None:
         """A location ``(oid, key)`` of ``obj`` was made; ``holder``: the object whose ``__dict__``
@@ -115,62 +113,70 @@ class Held:
             return
         target = obj if holder is None else holder
         if not type(target).__weakrefoffset__:
+            keys = self.strong.get(oid)
+            if keys is None:
+                keys = self.strong[oid] = []
+                self.first.setdefault(oid, len(self.alive))
             self.alive.append(obj)  # (one per location: ``_race_filter.c`` counts them)
-            self.strong.setdefault(oid, []).append(key)
+            keys.append(key)
             return
-        ref = weakref.ref(target, self._forgetting(oid))
+        ref = weakref.ref(target, self.forget)
         self.weak[oid] = (ref, [key])
+        self.of_ref[id(ref)] = oid
         if holder is not None:
             self.keys.setdefault(oid, []).append(WEAKLY)
 
-    def release_unheld(self) -> None:
+    def keep(self, obj: object) -> None:
+        """Keep ``obj`` alive for the execution, whatever else holds it (a declared field's
+        content, an interleaved location's object: not the detector's location alone)."""
+        self.alive.append(obj)
+        self.kept.add(id(obj))
+
+    def release_unheld(self, threads: int) -> None:
         """Forget the objects held strongly that nothing but the detector holds now (a thread's
         list, cell or slotted object, which its code dropped), and let them go: called when a
         thread's code is done, in that thread, so that what they hold is freed there, as it was
-        when the thread's function returned (review 13: a connection kept in a list). Not one
-        kept for another reason than a location of its own (a declared field's content, an
-        interleaved location's object: more references in ``alive`` than locations)."""
-        strong = self.strong
-        if not strong:
-            return
-        alive, shadow = self.alive, self.shadow
-        count: dict[int, int] = {}
-        first: dict[int, object] = {}
-        for obj in alive:
-            oid = id(obj)
-            count[oid] = count.get(oid, 0) + 1
-            first.setdefault(oid, obj)
-        gone: set[int] = set()
+        when the thread's function returned (review 13: a connection kept in a list). ``threads``:
+        how many threads the execution has (a location has a write's site and a read's of each)."""
+        strong, alive, shadow, kept = self.strong, self.alive, self.shadow, self.kept
+        gone: list[int] = []
         for oid, keys in strong.items():
-            n = count.get(oid, 0)
-            if n != len(keys):
+            if oid in kept:
                 continue
-            obj = first[oid]
-            sites = 0
+            obj = alive[self.first[oid]]
+            # beside ``alive``'s (one per location): ``obj``'s and the call's argument
+            spare = sys.getrefcount(obj) - 2 - len(keys)
+            if spare > len(keys) * (threads + 1):  # (more than its sites could hold: held elsewhere)
+                continue
             for key in keys:
                 loc = shadow.get((oid, key))
                 if loc is not None:
-                    sites += _holds(loc.w_site, obj) + sum(_holds(site, obj) for _, site in loc.reads.values())
-            # the references of ``alive``, of the sites, of ``first``, of ``obj``, of the call's argument
-            if sys.getrefcount(obj) == n + sites + 3:
-                gone.add(oid)
+                    site = loc.w_site
+                    spare -= site is not None and site[3][0] is obj
+                    for _, site in loc.reads.values():
+                        spare -= site[3][0] is obj
+            if spare == 0:
+                gone.append(oid)
         obj = None
-        first.clear()
+        if not gone:
+            return
         for oid in gone:
             for key in strong.pop(oid):
                 shadow.pop((oid, key), None)
             self.keys.pop(oid, None)
-        if gone:
-            alive[:] = [o for o in alive if id(o) not in gone]  # (their finalizers run here)
+        freed = set(gone)
+        alive[:] = [o for o in alive if id(o) not in freed]  # (their finalizers run here)
+        self.first = {}
+        for i, o in enumerate(alive):
+            self.first.setdefault(id(o), i)
 
-    def _forgetting(self, oid: int) -> Callable[[object], None]:
-        def forget(_: object) -> None:
-            held = self.weak.pop(oid, None)
-            if held is None:
-                return
-            shadow = self.shadow
-            for key in held[1]:
-                shadow.pop((oid, key), None)
-            self.keys.pop(oid, None)
-
-        return forget
+    def _forget(self, ref: weakref.ref[Any]) -> None:
+        """An object held weakly was freed: its locations go (its id may be another's next)."""
+        oid = self.of_ref.pop(id(ref), None)
+        held = None if oid is None else self.weak.pop(oid, None)
+        if oid is None or held is None:
+            return
+        shadow = self.shadow
+        for key in held[1]:
+            shadow.pop((oid, key), None)
+        self.keys.pop(oid, None)

@@ -56,13 +56,12 @@ from model_checks.harness.race_frames import (
     sync_op,
 )
 from model_checks.harness.race_functions import NAMED_CALLS, NESTED_DEPTH
-from model_checks.harness.race_shadow import Held, named
 from model_checks.harness.race_items import decided, key_of, loop_reads, subscripted
 from model_checks.harness.race_library import TRACED_FILES, generated_caller, library_caller, library_state
 from model_checks.harness.race_python_tracer import trace_function
 from model_checks.harness.race_report import describe, race_failure
+from model_checks.harness.race_shadow import Held, named, unordered
 from model_checks.harness.race_shadow import Loc as _Loc
-from model_checks.harness.race_shadow import unordered
 from model_checks.harness.race_sites import (
     ALL,
     BINARY,
@@ -130,7 +129,6 @@ class RaceDetector(AttributeAccesses):
         # the objects with a location: held weakly where they can be, their locations forgotten
         # when they are freed (``race_shadow``: an id is not reused while its locations are known)
         self.held = Held(self.shadow, self.keys)
-        self.alive = self.held.alive
         self.accesses = 0
         self.busy = BusyWait(ex)  # a thread spinning on plain data is given scheduling points
         self.calls = CallSites(self)  # what a call site accesses
@@ -200,12 +198,12 @@ class RaceDetector(AttributeAccesses):
         point in the same step, so they are not checked (the object is kept alive)."""
         if id(obj) not in self.exempt:
             self.exempt.add(id(obj))
-            self.alive.append(obj)
+            self.held.keep(obj)
 
     def thread_ended(self) -> None:
         """The running controlled thread's code is done: what only the detector holds of what it
         dropped goes now (``race_shadow.Held.release_unheld``)."""
-        self.held.release_unheld()
+        self.held.release_unheld(len(self.ex.threads))
 
     # ---------------------------------------------------------------- tracing
     def enter_thread(self) -> None:
@@ -472,7 +470,7 @@ class RaceDetector(AttributeAccesses):
             made = self.ex.new_object(lambda oid: LocationState(oid, label))
             assert isinstance(made, LocationState)
             cell = self.cells[where] = made
-            self.alive.append(obj)
+            self.held.keep(obj)
         op = Op("write", cell) if write else Op("read", cell, read=True)
         with Untraced():
             self.ex.perform(op)

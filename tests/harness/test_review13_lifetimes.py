@@ -75,7 +75,7 @@ def test_a_freed_objects_locations_are_forgotten() -> None:
     def program() -> None:
         def work() -> None:
             box = _Box()
-            box.x = 1
+            box.x = 1  # type: ignore[attr-defined]
             ref = weakref.ref(box)
             detector = _detector()
             fields = id(box.__dict__)
