@@ -32,30 +32,6 @@ class _Node:
         self.lock.release()
 
 
-def cycle_collected_under_the_lock_its_del_needs() -> None:
-    """p36b: A makes cyclic garbage; B holds the lock and runs ``gc.collect()``, whose ``__del__``
-    then cannot take it (every real run). The detector kept the object's ``__dict__`` (its
-    fields' location) alive, so it was never garbage: "exhaustive"."""
-    ERRORS.clear()
-    gc.disable()
-    try:
-        lock = threading.Lock()
-
-        def make() -> None:
-            n = _Node(lock)
-            del n
-
-        def collect() -> None:
-            with lock:
-                gc.collect()
-
-        start_and_join(make, collect)
-        gc.collect()
-    finally:
-        gc.enable()
-    assert not ERRORS, ERRORS
-
-
 def _collect_under_lock_while_garbage_is_made(*, collect_under_lock: bool, collector_first: bool) -> None:
     ERRORS.clear()
     gc.disable()
@@ -78,6 +54,13 @@ def _collect_under_lock_while_garbage_is_made(*, collect_under_lock: bool, colle
     finally:
         gc.enable()
     assert not ERRORS, ERRORS
+
+
+def cycle_collected_under_the_lock_its_del_needs() -> None:
+    """p36b: A makes cyclic garbage; B holds the lock and runs ``gc.collect()``, whose ``__del__``
+    then cannot take it (every real run). The detector kept the object's ``__dict__`` (its
+    fields' location) alive, so it was never garbage: "exhaustive"."""
+    _collect_under_lock_while_garbage_is_made(collect_under_lock=True, collector_first=False)
 
 
 def collector_started_before_the_garbage_is_made() -> None:
