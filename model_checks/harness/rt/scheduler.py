@@ -111,11 +111,7 @@ class Execution:
         self.clock_read = False
         self.deadline_read = False
         self.clock_moved = False
-        # Did the step running now run a full collection of the cyclic garbage collector
-        # (``gc.collect()``: patch mode's ``patch_threads._collected``)? Which garbage it finds,
-        # and so which ``__del__`` it runs, depends on what other threads' steps made garbage
-        # before it: DPOR takes it as dependent with every step, as a process-state write.
-        self.collected = False
+        self.collected = False  # the step began ``gc.collect()`` (``patch_local.collected``): global
         # What the step that just ended changed of the process's state (the C locale, a library
         # module's names, ...: ``process_watch``), or None: DPOR takes such a step as dependent
         # with every step; after an execution that did, it is put back. ``watch`` is
@@ -448,8 +444,7 @@ class Execution:
             note_timing(self, tid, op)
         self.clock_read = False
         self.deadline_read = False
-        self.clock_moved = False
-        self.collected = False
+        self.clock_moved = self.collected = False
         self.last = tid
         fairness = self.fairness
         if fairness.waits_for or fairness.owed:
