@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import _thread
 import ctypes
+import gc
 import weakref
 from collections.abc import Callable
 from typing import Any
@@ -63,6 +64,7 @@ class local:
         if (args or kwargs) and cls.__init__ is object.__init__:
             raise TypeError("Initialization arguments are not supported")
         self = object.__new__(cls)
+        _LOCALS.add(self)
         spaces = _Namespaces((args, kwargs), None)
         object.__setattr__(self, "_local__spaces", spaces)
         # the creating thread's namespace is made now; ``__init__`` then runs in it as usual
@@ -114,6 +116,53 @@ def replacing(real: object) -> local:
 
 
 _REPLACED: weakref.WeakKeyDictionary[object, local] = weakref.WeakKeyDictionary()
+_LOCALS: weakref.WeakSet[local] = weakref.WeakSet()  # every stand-in made (``thread_ended``)
+
+
+def thread_ended(race: object) -> None:
+    """The running controlled thread's code is done (not failed): its namespaces go, as CPython
+    clears a thread's state (where ``threading.local`` keeps them) before ``join`` returns; what
+    they held is freed now, in this thread (review 13, A4: a connection kept in a thread-local was
+    never closed, and a pool slot its ``__del__`` gave back never came back: a false deadlock).
+    Then what only the race detector (``race``, None when off) holds of what it dropped."""
+    _drop_namespaces()
+    ended = getattr(race, "thread_ended", None)
+    if ended is not None:
+        ended()
+
+
+def collected(phase: str, info: dict[str, int]) -> None:
+    """A full collection (``gc.collect()``) began in a controlled thread's step: that step is
+    dependent with every other (``Execution.collected``; review 13, F3: a collection holding the
+    lock its garbage's ``__del__`` needs was never run after the other thread made the garbage)."""
+    if phase == "start" and info["generation"] == 2:
+        where = running[0]()
+        if where is not None:
+            where[0].collected = True  # type: ignore[attr-defined]
+
+
+# (for the process: a change of ``gc.callbacks`` while patched is a change of the process's state)
+gc.callbacks.append(collected)
+
+
+def _drop_namespaces() -> None:
+    if not _HOMES and not _LOCALS:
+        return
+    where = running[0]()
+    if where is None:
+        return
+    execution, tid = where
+    dropped: list[object] = []  # (freed together, once no namespace refers to the thread's)
+    for obj in list(_LOCALS):
+        spaces: _Namespaces = object.__getattribute__(obj, "_local__spaces")
+        if spaces.execution is execution and tid in spaces.of_thread:
+            mine = spaces.of_thread.pop(tid)
+            dropped.append(mine)
+            if object.__getattribute__(obj, "__dict__") is mine:  # (entered again at its next touch)
+                object.__setattr__(obj, "__dict__", {})
+    for homes in list(_HOMES.values()):
+        dropped.extend(homes.leave(execution, tid))
+    dropped.clear()
 
 
 def _enter(self: local) -> None:
@@ -211,6 +260,16 @@ class _Homes:
         else:
             tdict[self.key] = mine
         self.holder = who
+
+    def leave(self, execution: object, who: int) -> list[object]:
+        """Thread ``who`` of ``execution`` ended: its entry, to drop (its maker's stays home)."""
+        if execution is not self.execution or who in self.owners:
+            return []
+        mine = self.dummies.pop(who, None)
+        if self.holder == who:
+            mine = _thread_dict().pop(self.key, None)
+            self.holder = None
+        return [] if mine is None else [mine]
 
     def restore(self) -> None:
         """Patching ended: the OS thread's entry is the import's, as the import left it."""
@@ -336,4 +395,4 @@ def _hook(cls: type) -> Callable[[], None]:
 _OWN_HOOKS: dict[type, dict[str, Any]] = {}  # class -> the attribute hooks it defined itself
 
 
-__all__ = ["local", "per_thread", "replacing", "running"]
+__all__ = ["collected", "local", "per_thread", "replacing", "running", "thread_ended"]

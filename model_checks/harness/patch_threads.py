@@ -166,8 +166,13 @@ class Thread:
         return None if self._handle is None else native_id(self._handle.ident)
 
     def run(self) -> None:
-        if self._target is not None:
-            self._target(*self._args, **self._kwargs)
+        try:
+            if self._target is not None:
+                self._target(*self._args, **self._kwargs)
+        finally:
+            # as CPython's ``run``: what the thread was handed is released once it has run
+            # (review 13, A4: an argument stayed alive after ``join``, its finalizer never ran)
+            del self._target, self._args, self._kwargs
 
     def start(self) -> None:
         if self._handle is not None:
@@ -217,6 +222,7 @@ def _bootstrap(thread: Thread) -> None:
         hook(args)
     finally:
         recursion.repay(lent)
+    patch_local.thread_ended(thread._rt._ex.race)
 
 
 # what each controlled thread does first, before its code: the reads of the process's state
@@ -347,6 +353,7 @@ def _start_new(function: Callable[..., object], args: tuple[Any, ...], kwargs: d
             pass
         finally:
             recursion.repay(lent)
+        patch_local.thread_ended(rt._ex.race)
 
     name = f"start_new_thread-{len(rt._ex.threads)}" + (f" ({called})" if called is not None else "")
     handle = rt.start_thread(body, name, daemon=True)

@@ -144,7 +144,7 @@ class AttributeAccesses:
             return  # (only a class defined in Python may be swapped for another)
         fields = _raw_getattr(obj, "__dict__", None)
         if isinstance(fields, dict):
-            self._access(tid, fields, "__class__", write, frame, "", type(obj))
+            self._access(tid, fields, "__class__", write, frame, "", type(obj), holder=obj)
         else:
             self._access(tid, obj, "__class__", write, frame, "")
 
@@ -158,7 +158,7 @@ class AttributeAccesses:
         owner = type(obj)
         label = f"{owner.__name__}.{name}"  # the report's words for the fields written whole
         if isinstance(fields, dict):
-            self._access(tid, fields, ALL, True, frame, label, owner)
+            self._access(tid, fields, ALL, True, frame, label, owner, holder=obj)
         if name == "__class__":
             read_classes()  # (on already, unless the store was made where no scan looked)
             if not isinstance(fields, dict):
@@ -242,8 +242,9 @@ class AttributeAccesses:
             return  # a declared GIL-atomic field: a scheduling point of its own (declared.py)
         if isinstance(fields, dict):
             # named by the object's class (``Box.n``): a report's words keep the class, not the
-            # object, alive (its ``__del__`` runs when its last reference goes)
-            self._access(tid, fields, name, write, frame, "", type(obj))
+            # object, alive (its ``__del__`` runs when its last reference goes), and its fields
+            # are held through it (``race_shadow``)
+            self._access(tid, fields, name, write, frame, "", type(obj), holder=obj)
         else:  # a class's data, a slot
             self._access(tid, obj, name, write, frame, "")
 

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from model_checks.harness.race_files import FileLocation
 from model_checks.harness.race_items import subscripted
+from model_checks.harness.race_shadow import Gone
 from model_checks.harness.race_sites import ALL, CONTAINERS, Site
 from model_checks.harness.rt.ending import ExecFailure
 
@@ -48,6 +49,11 @@ def race_failure(ex: Execution, first: Site, second: Site) -> ExecFailure:
 
 
 def describe(obj: object, key: object) -> str:
+    if type(obj) is Gone:  # an object held weakly (``race_shadow``): its type is what names it
+        gone: type = obj.kind
+        if issubclass(gone, CONTAINERS) or subscripted(gone):
+            return f"{gone.__name__} (whole)" if key is ALL else f"{gone.__name__}[{key!r}]"
+        return f"{gone.__name__}.{key}"
     if isinstance(obj, types.CellType):
         return f"closure variable {key}"
     if isinstance(obj, FileLocation):

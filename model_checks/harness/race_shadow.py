@@ -1,8 +1,32 @@
 """The race detector's shadow memory of one location (``races.RaceDetector.shadow``): its last
 write and each thread's last read since, and whether an access is ordered after them (FastTrack's
-epochs against the accessing thread's vector clock). ``_race_filter.c`` reads its fields too."""
+epochs against the accessing thread's vector clock). ``_race_filter.c`` reads its fields too.
+
+What the detector keeps of the objects of its locations (``Held``).
+
+Its shadow memory knows a location by the object's ``id``, which CPython gives to another object
+once the first is freed: a location's history must not outlive its object. It used to keep every
+such object alive for the execution instead, which changed the program (review 13, F2, A3, A4,
+F4): a finalizer (``__del__``, a weak reference's callback, ``weakref.finalize``) never ran, a
+generator's ``finally`` never ran, a connection kept in an object's field was never closed, an
+``id`` was never reused. Now an object that takes weak references (most objects of a program's
+classes, a generator, a set, a deque) is held weakly, and its locations are forgotten when it is
+freed (the weak reference's callback runs before its memory can be given to another object); an
+object's ``__dict__``, whose attributes are the locations, goes with that object. Its sites name
+it by its type only (``Gone``), so that no report's words keep it either.
+
+Still kept alive for the execution (no weak reference to them can be made): a list, a dict that
+is no object's ``__dict__``, a closure's cell, an object with ``__slots__`` and no ``__weakref__``
+slot; and what they hold. ``_race_filter.c``'s ``frame_owned`` counts one reference per location
+of an exact list, dict or set, and its sites' references: a set held weakly has a weak reference,
+which it takes as "not owned"; a ``__dict__`` held through its object carries ``WEAKLY`` among its
+keys, a key with no location, which it takes so too (``foreign_write``)."""
 
 from __future__ import annotations
+
+import sys
+import weakref
+from typing import Any
 
 from model_checks.harness.race_sites import Site
 
@@ -35,3 +59,124 @@ def unordered(loc: Loc, tid: int, vc: list[int], write: bool) -> Site | None:
             if r != tid and epoch > at(vc, r):
                 return rsite
     return None
+
+
+# a key with no location, listed with a ``__dict__``'s keys while the dict is held through its
+# object (the C filter then leaves a loop over it to the handler: it cannot count the references)
+WEAKLY = object()
+
+
+class Gone:
+    """What a site keeps of an object held weakly: its type (``race_report.describe``)."""
+
+    __slots__ = ("kind",)
+
+    def __init__(self, kind: type) -> None:
+        self.kind = kind
+
+
+_GONE: dict[type, Gone] = {}
+
+
+def named(obj: object) -> object:
+    """What a site keeps of ``obj``, a location's object: a ``Gone`` if it is held weakly."""
+    kind = type(obj)
+    if not kind.__weakrefoffset__ or issubclass(kind, type):  # (a class is named by its name)
+        return obj
+    gone = _GONE.get(kind)
+    if gone is None:
+        gone = _GONE[kind] = Gone(kind)
+    return gone
+
+
+class Held:
+    """The detector's references to the objects of its locations: strong (``alive``) or weak."""
+
+    def __init__(self, shadow: dict[tuple[int, object], Any], keys: dict[int, list[object]]) -> None:
+        self.shadow = shadow
+        self.keys = keys
+        self.alive: list[object] = []  # objects with a location that take no weak reference
+        self.strong: dict[int, list[object]] = {}  # their ids -> their locations' keys
+        self.first: dict[int, int] = {}  # their ids -> where in ``alive`` each is first
+        self.kept: set[int] = set()  # the ids of those kept for another reason (``keep``)
+        # id -> the weak reference keeping its locations' keys (forgotten when it is freed)
+        self.weak: dict[int, tuple[weakref.ref[Any], list[object]]] = {}
+        self.of_ref: dict[int, int] = {}  # id of such a weak reference -> its object's id
+        self.forget = self._forget  # (one bound method for every weak reference)
+
+    def hold(self, obj: object, oid: int, key: object, holder: object) -> None:
+        """A location ``(oid, key)`` of ``obj`` was made; ``holder``: the object whose ``__dict__``
+        ``obj`` is (None for any other object)."""
+        held = self.weak.get(oid)
+        if held is not None:
+            held[1].append(key)
+            return
+        target = obj if holder is None else holder
+        if not type(target).__weakrefoffset__:
+            keys = self.strong.get(oid)
+            if keys is None:
+                keys = self.strong[oid] = []
+                self.first.setdefault(oid, len(self.alive))
+            self.alive.append(obj)  # (one per location: ``_race_filter.c`` counts them)
+            keys.append(key)
+            return
+        ref = weakref.ref(target, self.forget)
+        self.weak[oid] = (ref, [key])
+        self.of_ref[id(ref)] = oid
+        if holder is not None:
+            self.keys.setdefault(oid, []).append(WEAKLY)
+
+    def keep(self, obj: object) -> None:
+        """Keep ``obj`` alive for the execution, whatever else holds it (a declared field's
+        content, an interleaved location's object: not the detector's location alone)."""
+        self.alive.append(obj)
+        self.kept.add(id(obj))
+
+    def release_unheld(self, threads: int) -> None:
+        """Forget the objects held strongly that nothing but the detector holds now (a thread's
+        list, cell or slotted object, which its code dropped), and let them go: called when a
+        thread's code is done, in that thread, so that what they hold is freed there, as it was
+        when the thread's function returned (review 13: a connection kept in a list). ``threads``:
+        how many threads the execution has (a location has a write's site and a read's of each)."""
+        strong, alive, shadow, kept = self.strong, self.alive, self.shadow, self.kept
+        gone: list[int] = []
+        for oid, keys in strong.items():
+            if oid in kept:
+                continue
+            obj = alive[self.first[oid]]
+            # beside ``alive``'s (one per location): ``obj``'s and the call's argument
+            spare = sys.getrefcount(obj) - 2 - len(keys)
+            if spare > len(keys) * (threads + 1):  # (more than its sites could hold: held elsewhere)
+                continue
+            for key in keys:
+                loc = shadow.get((oid, key))
+                if loc is not None:
+                    site = loc.w_site
+                    spare -= site is not None and site[3][0] is obj
+                    for _, site in loc.reads.values():
+                        spare -= site[3][0] is obj
+            if spare == 0:
+                gone.append(oid)
+        obj = None
+        if not gone:
+            return
+        for oid in gone:
+            for key in strong.pop(oid):
+                shadow.pop((oid, key), None)
+            self.keys.pop(oid, None)
+        freed = set(gone)
+        alive[:] = [o for o in alive if id(o) not in freed]  # (their finalizers run here)
+        self.first = {}
+        for i, o in enumerate(alive):
+            self.first.setdefault(id(o), i)
+
+    def _forget(self, ref: weakref.ref[Any]) -> None:
+        """An object held weakly was freed: its locations go (its id may be another's next)."""
+        oid = self.of_ref.pop(id(ref), None)
+        held = None if oid is None else self.weak.pop(oid, None)
+        if oid is None or held is None:
+            return
+        shadow = self.shadow
+        for key in held[1]:
+            shadow.pop((oid, key), None)
+        self.keys.pop(oid, None)

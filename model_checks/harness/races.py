@@ -60,8 +60,8 @@ from model_checks.harness.race_items import decided, key_of, loop_reads, subscri
 from model_checks.harness.race_library import TRACED_FILES, generated_caller, library_caller, library_state
 from model_checks.harness.race_python_tracer import trace_function
 from model_checks.harness.race_report import describe, race_failure
+from model_checks.harness.race_shadow import Held, named, unordered
 from model_checks.harness.race_shadow import Loc as _Loc
-from model_checks.harness.race_shadow import unordered
 from model_checks.harness.race_sites import (
     ALL,
     BINARY,
@@ -126,7 +126,9 @@ class RaceDetector(AttributeAccesses):
         self.yielded: list[int] | None = None  # the last yield step's clock (every op acquires it)
         self.shadow: dict[tuple[int, object], _Loc] = {}
         self.keys: dict[int, list[object]] = {}  # container id -> keys with a location
-        self.alive: list[object] = []  # objects with a location: their ids are not reused
+        # the objects with a location: held weakly where they can be, their locations forgotten
+        # when they are freed (``race_shadow``: an id is not reused while its locations are known)
+        self.held = Held(self.shadow, self.keys)
         self.accesses = 0
         self.busy = BusyWait(ex)  # a thread spinning on plain data is given scheduling points
         self.calls = CallSites(self)  # what a call site accesses
@@ -196,7 +198,12 @@ class RaceDetector(AttributeAccesses):
         point in the same step, so they are not checked (the object is kept alive)."""
         if id(obj) not in self.exempt:
             self.exempt.add(id(obj))
-            self.alive.append(obj)
+            self.held.keep(obj)
+
+    def thread_ended(self) -> None:
+        """The running controlled thread's code is done: what only the detector holds of what it
+        dropped goes now (``race_shadow.Held.release_unheld``)."""
+        self.held.release_unheld(len(self.ex.threads))
 
     # ---------------------------------------------------------------- tracing
     def enter_thread(self) -> None:
@@ -384,9 +391,11 @@ class RaceDetector(AttributeAccesses):
         label: str,
         owner: type | None = None,
         in_op: bool = False,
+        holder: object = None,
     ) -> None:
         """An access to ``obj``'s ``key`` (``owner``: the class of the object whose ``__dict__``
-        ``obj`` is, for an attribute; ``in_op``: part of the operation just run, ``race_files``)."""
+        ``obj`` is, for an attribute, ``holder`` that object; ``in_op``: part of the operation just
+        run, ``race_files``)."""
         if issubclass(type(obj), DICT_VIEWS):
             obj, key = viewed(obj), ALL
         oid = id(obj)
@@ -401,8 +410,9 @@ class RaceDetector(AttributeAccesses):
             code, offset, label = library_caller(frame, label)
         elif code.co_filename[:1] == "<" and not code.co_filename.startswith("<frozen"):
             code, offset = generated_caller(frame) or (code, offset)  # ``exec``'s code: its caller's
-        # the location's words are made only for a report (``_report``): the object is kept alive
-        site: Site = (tid, code, offset, (obj if owner is None else owner, key, label), write)
+        # the location's words are made only for a report (``_report``): of an object held weakly,
+        # its type (``race_shadow.named``), so that the report's words do not keep it alive
+        site: Site = (tid, code, offset, (named(obj) if owner is None else owner, key, label), write)
         try:
             vc = self.clocks[tid]
             epoch = vc[tid]
@@ -422,9 +432,9 @@ class RaceDetector(AttributeAccesses):
         loc = shadow.get((oid, key))
         if loc is None:
             loc = shadow[(oid, key)] = _Loc()
-            self.alive.append(obj)
             if container and key is not ALL:
                 self.keys.setdefault(oid, []).append(key)
+            self.held.hold(obj, oid, key, holder)
         # the common case, the location's last write by this thread (or none) and no read of
         # another thread to overwrite, cannot conflict: no call
         if ((loc.w_tid != tid and loc.w_tid >= 0) or (write and loc.reads)) and self._conflict(
@@ -435,7 +445,8 @@ class RaceDetector(AttributeAccesses):
             # a key conflicts with the whole container; the whole container with every key
             if key is ALL:
                 for k in self.keys.get(oid, ()):
-                    if self._conflict(shadow[(oid, k)], tid, vc, write, site):
+                    keyed = shadow.get((oid, k))  # (None: ``race_shadow.WEAKLY``)
+                    if keyed is not None and self._conflict(keyed, tid, vc, write, site):
                         return
             else:
                 whole = shadow.get((oid, ALL))
@@ -459,7 +470,7 @@ class RaceDetector(AttributeAccesses):
             made = self.ex.new_object(lambda oid: LocationState(oid, label))
             assert isinstance(made, LocationState)
             cell = self.cells[where] = made
-            self.alive.append(obj)
+            self.held.keep(obj)
         op = Op("write", cell) if write else Op("read", cell, read=True)
         with Untraced():
             self.ex.perform(op)

@@ -54,10 +54,11 @@ def recorded(monkeypatch: pytest.MonkeyPatch) -> tuple[list[Record], list[str]]:
         frame: types.FrameType,
         label: str,
         owner: type | None = None,
+        **more: Any,
     ) -> None:
         named = race_report.describe(obj if owner is None else owner, key)
         accesses.append((frame.f_code.co_qualname, frame.f_lasti, write, label or named))
-        access(self, tid, obj, key, write, frame, label, owner)
+        access(self, tid, obj, key, write, frame, label, owner, **more)
 
     def spy_site(self: races.RaceDetector, frame: types.FrameType, entry: tuple[int, Any] | None) -> None:
         sites.append(frame.f_code.co_qualname)

@@ -111,6 +111,7 @@ class Execution:
         self.clock_read = False
         self.deadline_read = False
         self.clock_moved = False
+        self.collected = False  # the step began ``gc.collect()`` (``patch_local.collected``): global
         # What the step that just ended changed of the process's state (the C locale, a library
         # module's names, ...: ``process_watch``), or None: DPOR takes such a step as dependent
         # with every step; after an execution that did, it is put back. ``watch`` is
@@ -449,7 +450,7 @@ class Execution:
             note_timing(self, tid, op)
         self.clock_read = False
         self.deadline_read = False
-        self.clock_moved = False
+        self.clock_moved = self.collected = False
         self.last = tid
         fairness = self.fairness
         if fairness.waits_for or fairness.owed:

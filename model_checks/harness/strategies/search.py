@@ -179,11 +179,14 @@ class SearchChooser(NativeChooser):
         f = self.stack[d]
         op = step.op
         written = ex.process_written
-        if written is not None:
+        # (a full garbage collection: what it frees depends on every other thread's garbage)
+        global_step = written is not None or ex.collected
+        if global_step:
             # the step's code changed the process's state, which no operation or traced access
             # shows another thread reading: dependent with every step (``process_watch``)
             op = as_global(op)
             f.wrote_process.add(f.chosen)
+        if written is not None:
             self.process_writes[written] = self.process_writes.get(written, 0) + 1
         f.tid, f.op = step.tid, op
         f.raised = isinstance(step.result, BaseException)
@@ -196,7 +199,7 @@ class SearchChooser(NativeChooser):
             # threads' timeouts, analysed as of the state before it (the thread's clock not yet
             # advanced by it)
             self._clock_races(d, step.tid, op)
-        if fresh and written is not None and not self.sleep_only:
+        if fresh and global_step and not self.sleep_only:
             # only now is it known that the step wrote the process's state: its races with every
             # earlier step of another thread, as of the state before it (as for the clock)
             self._races_of(d - 1, step.tid, op)

@@ -147,7 +147,7 @@ class StateCachingChooser:
         f = self.stack[d]
         ops = f.ops
         op = step.op
-        if ex.process_written is not None:
+        if ex.process_written is not None or ex.collected:  # (a full collection: ``Execution``)
             op = as_global(op)
             f.wrote.add(f.chosen)
         read, moved = self.clock_readers.saw(ex, step.tid), ex.clock_moved
