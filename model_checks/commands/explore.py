@@ -26,6 +26,7 @@ from model_checks.commands import (
     at_least_zero,
     check_engine,
     count,
+    explore_words,
     own_program,
     seconds,
     seed,
@@ -319,12 +320,12 @@ def explore_command(
                 result = check(program, options, on_execution=on_execution)
     except UsageError as exc:
         option = "--interleave-races" if interleave_races else "--strategy" if strategy == STATES else None
-        raise CommandError(str(exc), option) from None
+        raise CommandError(explore_words.not_deterministic(str(exc)), option) from None
     except (ReplayDivergence, ValueError) as exc:
         option = "--replay" if replay is not None else None
         why = str(exc)
         if isinstance(exc, ReplayDivergence):
-            why += f"; {_HASH_SEED_HINT % process_seed.SEED}"
+            why += f"; {explore_words.DIVERGED % process_seed.SEED}"
         raise CommandError(why, option) from None
     if result.failure is not None:
         flag = (" --interleave-races" if interleave_races else "") + hash_seeds_run.replay_flag()
@@ -359,12 +360,6 @@ def _program_output_to_stderr() -> Iterator[None]:
         if saved is not None:
             os.dup2(saved, 1)
             os.close(saved)
-
-
-_HASH_SEED_HINT = (
-    "a schedule found under another str/bytes hash seed replays only under it: give the report's"
-    " --hash-seed (this run's PYTHONHASHSEED=%s)"
-)
 
 
 def _rest_of_stdout_to_stderr() -> None:

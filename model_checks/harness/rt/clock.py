@@ -56,6 +56,8 @@ def pass_time(ex: Execution, tid: int, op: Op) -> None:
     and so do their times), so a read's value is the same in every order DPOR takes as
     equivalent; a ``GLOBAL`` one (a yield, a sleep) passes nothing."""
     objs = op.objs
+    if op.timeout is not None and ex.steps[-1].alt == TIMEOUT:
+        _past(ex, tid, op.deadline)
     if objs is GLOBAL:
         return
     seen = ex.seen.get(tid)
@@ -70,6 +72,20 @@ def pass_time(ex: Execution, tid: int, op: Op) -> None:
     if not op.read:
         for o in objs:
             by_object[o] = seen
+
+
+def _past(ex: Execution, tid: int, end: float) -> None:
+    """``tid``'s timed wait timed out at ``end``: it returns a quantum past it, as a real one
+    returns some time after its deadline, never at it. Read at the very end, in floats near the
+    origin (or near ``time.time()``'s 1.8e9 s), a timed-out ``wait(0.05)`` measured
+    0.04999999999972715 s (review 13's A2). The step that moved the clock to the deadline moves
+    it a quantum further (DPOR already takes it as moving the clock); one that found the clock
+    past the deadline leaves it, and the thread's next read is a quantum past the deadline."""
+    if ex.clock_moved:
+        ex.clock += READ_QUANTUM
+    seen = ex.seen.get(tid)
+    if seen is None or seen < end:
+        ex.seen[tid] = end
 
 
 def note_timing(ex: Execution, tid: int, op: Op) -> None:
@@ -106,4 +122,7 @@ class YieldState(ObjState):
     def apply(self, ex: Execution, op: Op, tid: int, alt: int) -> Outcome:
         if op.kind == "sleep" and op.args and alt != TIMEOUT:
             ex.clock += float(op.args[0])
+        if ex.seen and op.kind == "sleep" and op.args and op.args[0] > 0:
+            # (a real sleep returns some time after its end: ``_past``)
+            ex.clock += READ_QUANTUM
         return RESUME_NONE
