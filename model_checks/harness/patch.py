@@ -86,12 +86,6 @@ from model_checks.harness.patch_threads import (
 from model_checks.harness.patch_threads import current_runtime as current_runtime
 from model_checks.harness.patch_threads import interpreter_exit as interpreter_exit
 from model_checks.harness.patch_threads import set_current as set_current
-
-# (the state search's readers name real types, ``_thread.LockType`` among them, when they are
-# imported: imported here, before anything is patched, not by the first state search started inside
-# ``patched``, which would take the controlled lock type for the real one and refuse every state
-# that reaches a real lock, ``lanecheck explore --strategy states``'s case until session 44)
-from model_checks.harness.rt import fingerprint as _fingerprint  # noqa: F401
 from model_checks.harness.rt.backends import Abort
 from model_checks.harness.rt.scheduler import UsageError
 from model_checks.harness.thread_idents import MAIN_THREAD, REAL_MAIN_THREAD, native_id, thread_ident

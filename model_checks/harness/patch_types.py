@@ -41,6 +41,11 @@ from typing import Any
 from model_checks.harness import own_code, patch_imports
 from model_checks.harness.patch_imported import StandIn
 from model_checks.harness.patch_threads import _controlled, current_frames
+
+# (the state search's readers take the real types, ``_thread.LockType`` among them, when imported:
+# imported here, before this module's stand-ins replace them; ``lanecheck explore --strategy
+# states`` imported them inside ``patched``, and every state reaching a real lock was refused)
+from model_checks.harness.rt import fingerprint as _fingerprint  # noqa: F401
 from model_checks.harness.runtime import ControlledRuntime
 from model_checks.harness.sync import primitives
 

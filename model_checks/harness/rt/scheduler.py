@@ -259,9 +259,8 @@ class Execution:
         crash: _Crash | None = None
         try:
             # the step that just ended: inline ``_after_step`` (this runs at every step)
-            watch = self.watch
-            if watch is not None:
-                self._watch_step(watch)
+            if self.watch is not None:
+                self._watch_step(self.watch)
             if self.failure is None and self.hooks.invariants:
                 check_invariants(self)
             if self.after_step_hook and len(self.steps) > self.quiet:
@@ -350,9 +349,8 @@ class Execution:
 
     def _after_step(self) -> None:
         """The running step ended (its thread finished, or its operation parked it)."""
-        watch = self.watch
-        if watch is not None:
-            self._watch_step(watch)
+        if self.watch is not None:
+            self._watch_step(self.watch)
         if self.failure is None and self.hooks.invariants:
             check_invariants(self)
         if self.after_step_hook and len(self.steps) > self.quiet:
@@ -360,8 +358,7 @@ class Execution:
 
     def _watch_step(self, watch: Callable[[], str | None]) -> None:
         written = self.process_written = watch()
-        if written is not None:
-            self.process_dirty = True
+        self.process_dirty = self.process_dirty or written is not None
 
     def _chooser_after_step(self) -> None:
         native = self.native
@@ -386,11 +383,8 @@ class Execution:
         chooser = self.chooser
         native = self.native
         threads = self.threads
-        while self.failure is None or self.keep_going:
-            if self.abandoned:
-                # a thread's wait outside the check ran past its time limit (``patch_io_outside``):
-                # no more steps, or a replayed prefix would meet another (not deterministic)
-                return -1
+        # (abandoned: a wait outside the check passed the time limit, ``patch_io_outside``)
+        while (self.failure is None or self.keep_going) and not self.abandoned:
             last = self.last
             action: Action | None
             if (
