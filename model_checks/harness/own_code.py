@@ -57,6 +57,7 @@ MACHINERY_FILES = frozenset(
         "race_calls.py",
         "race_files.py",
         "race_stats.py",
+        "race_paths.py",
         "race_frames.py",
         "race_functions.py",
         "race_items.py",

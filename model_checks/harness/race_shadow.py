@@ -112,7 +112,9 @@ class Held:
             held[1].append(key)
             return
         target = obj if holder is None else holder
-        if not type(target).__weakrefoffset__:
+        # (a set held strongly too: ``_race_filter.c`` takes a weak reference to a set as one
+        # handed to another thread, and its turns would all call the handler)
+        if not type(target).__weakrefoffset__ or type(target) is set:
             keys = self.strong.get(oid)
             if keys is None:
                 keys = self.strong[oid] = []
