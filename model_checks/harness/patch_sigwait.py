@@ -124,13 +124,18 @@ def _wait(
             return None
 
 
+def _wait_untimed(rt: ControlledRuntime, sigset: Iterable[int], call: str) -> tuple[int, int]:
+    """``_wait`` with no timeout, which returns only with a signal."""
+    got = _wait(rt, sigset, call, None)
+    assert got is not None
+    return got
+
+
 def _sigwait(sigset: Iterable[int]) -> Any:
     rt = _controlled()
     if rt is None:
         return _real_sigwait(sigset)
-    got = _wait(rt, sigset, "signal.sigwait()", None)
-    assert got is not None
-    return _enums([got[0]]).pop()
+    return _enums([_wait_untimed(rt, sigset, "signal.sigwait()")[0]]).pop()
 
 
 def _siginfo(got: tuple[int, int]) -> Any:
@@ -143,9 +148,7 @@ def _sigwaitinfo(sigset: Iterable[int]) -> Any:
     rt = _controlled()
     if rt is None:
         return _real_sigwaitinfo(sigset)
-    got = _wait(rt, sigset, "signal.sigwaitinfo()", None)
-    assert got is not None
-    return _siginfo(got)
+    return _siginfo(_wait_untimed(rt, sigset, "signal.sigwaitinfo()"))
 
 
 def _sigtimedwait(sigset: Iterable[int], timeout: float) -> Any:
