@@ -167,12 +167,17 @@ class Model:
         self.loc[task] = INJECTOR
         self.injector.append(task)
 
-    def push(self, ev: Event) -> None:
+    def _pushing(self, ev: Event) -> tuple[int, Task]:
+        """The checks either pool's push makes before the task goes onto a queue: its worker and task."""
         w, task = ev["worker"], ev["task"]
         self._owner(ev, w)
         if not self.stacks.get(w) and not self.programs:
             self._unforked(ev, w)
         self._introduce(task, f"push by w{w}")
+        return w, task
+
+    def push(self, ev: Event) -> None:
+        w, task = self._pushing(ev)
         dq = self._deque(w)
         dq.append(task)
         self.loc[task] = w
@@ -196,11 +201,7 @@ class Model:
 
     def push_global(self, ev: Event) -> None:
         """A spawned task onto the global-lock pool's one queue (its newest end)."""
-        w, task = ev["worker"], ev["task"]
-        self._owner(ev, w)
-        if not self.stacks.get(w) and not self.programs:
-            self._unforked(ev, w)
-        self._introduce(task, f"push by w{w}")
+        w, task = self._pushing(ev)
         inj = self.injector
         inj.append(task)
         self.loc[task] = INJECTOR
