@@ -6,6 +6,8 @@ from __future__ import annotations
 import threading
 import time
 
+from tests.harness.program_threads import join_all, start_and_join
+
 
 def read_against_a_timeout() -> None:
     """The reader's ``monotonic()`` and the waiter's timeout touch no common object: before
@@ -14,11 +16,7 @@ def read_against_a_timeout() -> None:
     seen: list[float] = []
     start = time.monotonic()
     waiter = threading.Thread(target=never_set.wait, args=(1.0,))
-    reader = threading.Thread(target=lambda: seen.append(time.monotonic() - start))
-    waiter.start()
-    reader.start()
-    waiter.join()
-    reader.join()
+    join_all([waiter, threading.Thread(target=lambda: seen.append(time.monotonic() - start))])
     assert seen[0] < 1.0, f"the reader ran {seen[0]} s after the start"
 
 
@@ -28,11 +26,7 @@ def deadline_against_a_timeout() -> None:
     never_set = threading.Event()
     deadlines: list[float] = []
     waiter = threading.Thread(target=never_set.wait, args=(2.0,))
-    planner = threading.Thread(target=lambda: deadlines.append(time.time() + 1.0))
-    waiter.start()
-    planner.start()
-    waiter.join()
-    planner.join()
+    join_all([waiter, threading.Thread(target=lambda: deadlines.append(time.time() + 1.0))])
     assert deadlines[0] > time.time(), "the plan's deadline had passed when both were done"
 
 
@@ -53,10 +47,5 @@ def read_under_the_waiters_lock() -> None:
         with lock:
             seen.append(time.monotonic() - start)
 
-    waiter = threading.Thread(target=wait_then_release)
-    reader = threading.Thread(target=read_after)
-    waiter.start()
-    reader.start()
-    waiter.join()
-    reader.join()
+    start_and_join(wait_then_release, read_after)
     assert seen[0] >= 1.0
