@@ -20,9 +20,10 @@ reads and writes, ``find``, ``move``, ``resize``, the whole content), and its po
 (``<position>``: ``seek`` and every read or write that moves it write it, ``tell`` reads it; a
 content access of the whole conflicts with it too, as ``find`` and ``read`` start at it). Not
 seen: a ``memoryview`` or ``numpy`` array over the ``mmap``'s memory (another object), the
-entries a ``weakref`` mapping loses when a referent is freed (the collector's, in any thread), and
-a ``WeakKeyDictionary``'s keys are kept alive by the detector while their locations are known
-(as a subscript's are).
+entries a ``weakref`` mapping loses when a referent is freed (the collector's, in any thread). A
+``WeakKeyDictionary``'s key and a ``WeakSet``'s item are located by their id (``race_items.WeakKey``),
+not held: the detector keeping them alive would keep their entries (a later object given the
+address is the same location: an unordered access of each is reported).
 """
 
 from __future__ import annotations

@@ -5,6 +5,7 @@ thread whose one step is a long local loop (C2)."""
 
 from __future__ import annotations
 
+import gc
 import mmap
 import threading
 import weakref
@@ -131,3 +132,21 @@ def long_step() -> object:
 
     run_copies(w, 1)
     return total[0]
+
+
+def weak_key_released() -> object:
+    """CORRECT: a thread reads a ``WeakKeyDictionary``'s entry (``get``, ``in``); once the key is
+    dropped the entry goes (the detector must not keep the key alive): 0 entries left."""
+    key: Obj | None = Obj()
+    counts: weakref.WeakKeyDictionary[Obj, int] = weakref.WeakKeyDictionary()
+    counts[key] = 1  # type: ignore[index]
+    seen: list[object] = []
+
+    def look() -> None:
+        seen.append(counts.get(key))  # type: ignore[arg-type]
+        seen.append(key in counts)
+
+    run_copies(look, 1)
+    key = None
+    gc.collect()
+    return len(counts)

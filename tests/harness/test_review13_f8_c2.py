@@ -57,6 +57,11 @@ def test_weak_key_counter_without_a_lock_races() -> None:
     _assert_race_on(run_with_outcomes(prog, prog.weak_key_racy), "WeakKeyDictionary")
 
 
+def test_weak_key_looked_up_is_not_kept_alive() -> None:
+    """The detector locates a weakly held key by its id: it does not keep it (or its entry)."""
+    assert_proved_returning(run_with_outcomes(prog, prog.weak_key_released), 0, 1)
+
+
 @pytest.mark.parametrize("strategy", STRATEGIES)
 @pytest.mark.parametrize("by_bytes", [True, False])
 def test_mmap_counter_without_a_lock_races(by_bytes: bool, strategy: str) -> None:
