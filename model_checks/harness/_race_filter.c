@@ -29,15 +29,22 @@ PyObject *lanecheck_watched_builtins = NULL;
  * one found as code in a class is the handler's to judge. Empty for most checks. */
 static PyObject *watched_methods = NULL;
 
+/* The types whose methods are accesses though no container's (``race_objects.TABLE``, the
+ * module's ``CALLED_TYPES``: an ``mmap``, the ``weakref`` mappings): type -> the names of its
+ * methods that are. By the exact type: one dict look-up at a call of an object's method. */
+static PyObject *called_types = NULL;
+
 int
 lanecheck_add_race_filter(PyObject *module)
 {
     lanecheck_watched_builtins = PySet_New(NULL);
     watched_methods = PySet_New(NULL);
-    if (lanecheck_watched_builtins == NULL || watched_methods == NULL) {
+    called_types = PyDict_New();
+    if (lanecheck_watched_builtins == NULL || watched_methods == NULL || called_types == NULL) {
         return -1;
     }
-    if (PyModule_AddObjectRef(module, "WATCHED_METHODS", watched_methods) < 0) {
+    if (PyModule_AddObjectRef(module, "WATCHED_METHODS", watched_methods) < 0 ||
+        PyModule_AddObjectRef(module, "CALLED_TYPES", called_types) < 0) {
         return -1;
     }
     return PyModule_AddObjectRef(module, "WATCHED_BUILTINS", lanecheck_watched_builtins);
@@ -48,6 +55,24 @@ static int
 method_watched(PyObject *name)
 {
     return PySet_GET_SIZE(watched_methods) > 0 ? PySet_Contains(watched_methods, name) : 0;
+}
+
+/* Is ``obj`` of one of ``called_types`` and (``name`` not NULL) ``name`` one of its methods that
+ * are accesses? 1, 0, or -1 on an error. */
+static int
+called(PyObject *obj, PyObject *name)
+{
+    if (obj == NULL || PyDict_GET_SIZE(called_types) == 0) {
+        return 0;
+    }
+    PyObject *names = PyDict_GetItemWithError(called_types, (PyObject *)Py_TYPE(obj));
+    if (names == NULL) {
+        return PyErr_Occurred() ? -1 : 0;
+    }
+    if (name == NULL) {
+        return 1;
+    }
+    return PyDict_Check(names) && PyUnicode_Check(name) ? PyDict_Contains(names, name) : 0;
 }
 
 /* Is ``obj``'s type one of ``types`` (a tuple of types) or a subclass of one? By the type's
@@ -263,9 +288,16 @@ call_worth(Tracer *t, PyObject *meth, PyObject *target, PyObject **args, Py_ssiz
         if (target != NULL && PyObject_TypeCheck(target, &PyMemberDescr_Type)) {
             return 1; /* a slot's descriptor called: ``C.n.__set__(c, v)`` (``race_paths``) */
         }
+        if (PyFunction_Check(meth)) { /* ``cache.get(k)`` of a ``weakref`` mapping (``race_objects``) */
+            return called(target, ((PyFunctionObject *)meth)->func_name);
+        }
         /* a container's method: ``xs.append(x)``, or a slot's ``xs.__setitem__(0, x)`` */
         if (!PyObject_TypeCheck(meth, &PyMethodDescr_Type) && !PyObject_TypeCheck(meth, &PyWrapperDescr_Type)) {
             return 0;
+        }
+        int object = called(target, PyDescr_NAME(meth)); /* ``m.read_byte()`` of an ``mmap`` */
+        if (object != 0) {
+            return object;
         }
         int container = is_instance(target, t->containers);
         if (container <= 0) {
@@ -274,7 +306,8 @@ call_worth(Tracer *t, PyObject *meth, PyObject *target, PyObject **args, Py_ssiz
         return PyDict_Contains(t->methods, PyDescr_NAME(meth));
     }
     if (target == t->len && argc == 1) {
-        return is_instance(args[0], t->containers);
+        int container = is_instance(args[0], t->containers);
+        return container != 0 ? container : called(args[0], NULL);
     }
     if (target != NULL) {
         int named = named_worth(t, target, NULL, args, argc);
@@ -292,7 +325,14 @@ call_worth(Tracer *t, PyObject *meth, PyObject *target, PyObject **args, Py_ssiz
     }
     /* a bound builtin method called through a name: its __self__ a container */
     if (PyCFunction_Check(target)) {
-        return is_instance(PyCFunction_GET_SELF(target), t->containers);
+        PyObject *self = PyCFunction_GET_SELF(target);
+        int container = is_instance(self, t->containers);
+        /* (an ``mmap``'s, ``f = m.read_byte; f()``: the handler judges its name) */
+        return container != 0 ? container : called(self, NULL);
+    }
+    if (target != NULL && PyMethod_Check(target) && PyFunction_Check(PyMethod_GET_FUNCTION(target))) {
+        /* a Python method bound (``get = cache.get; get(k)``): a ``weakref`` mapping's */
+        return called(PyMethod_GET_SELF(target), ((PyFunctionObject *)PyMethod_GET_FUNCTION(target))->func_name);
     }
     /* a call prepared with its arguments, or a method named for its object:
      * ``functools.partial(xs.append, 1)()``, ``operator.methodcaller("append", 1)(xs)``; and
@@ -604,7 +644,10 @@ lanecheck_worth(Tracer *t, _PyInterpreterFrame *fr, PyObject *entry)
         PyObject *value = PyCell_GET(cell);
         return value == NULL ? 0 : value_worth(t, entry, cell, value);
     }
-    case CONTAINS:
+    case CONTAINS: { /* ``k in cache`` of a ``weakref`` mapping too (``race_objects``) */
+        int container = is_instance(STACK(1), t->containers);
+        return container != 0 ? container : called(STACK(1), NULL);
+    }
     case TRUTH: /* ``if xs:``, ``not d``, ``xs or ys``: a container's truth is its length */
         return is_instance(STACK(1), t->containers);
     case ITER: { /* a container read whole (or its iterator moved), or a generator run */
@@ -614,7 +657,11 @@ lanecheck_worth(Tracer *t, _PyInterpreterFrame *fr, PyObject *entry)
              * before, which read ``xs``): no other thread can reach it, so no race on it */
             return 0;
         }
-        return iterated != NULL && PyGen_Check(iterated) ? 1 : is_instance(iterated, t->containers);
+        if (iterated != NULL && PyGen_Check(iterated)) {
+            return 1;
+        }
+        int container = is_instance(iterated, t->containers);
+        return container != 0 ? container : called(iterated, NULL); /* ``for k in cache`` */
     }
     case RUN: { /* a loop's turn: it runs a generator, or reads a list, dict or set (once a step
                  * per site and container: review 9's s04, a turn after an event was unseen) */

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from model_checks.harness import step_deadline
 from model_checks.harness.race_frames import Untraced
 from model_checks.harness.rt.clock import YieldState
 from model_checks.harness.rt.ending import ExecFailure
@@ -78,6 +79,10 @@ class BusyWait:
         """``LONG_RUN`` opcodes of code under test ran: with no operation among them, the running
         thread loops on its own (``while True: n += 1``) and gives way as a spin does."""
         ex = self.ex
+        if step_deadline.ENDS[0] is not None and step_deadline.passed() and ex.current is not None:
+            if not ex.aborting and not ex.abandoned:
+                step_deadline.stop(ex, ex.current)  # (C2: the check's time limit, inside a long step)
+            return
         if self.operated:
             self.operated = False
             self.idle_runs = 0

@@ -26,7 +26,7 @@ from collections import deque
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
-from model_checks.harness import race_applied, race_files, race_paths
+from model_checks.harness import race_applied, race_files, race_objects, race_paths
 from model_checks.harness.race_frames import stack_value
 from model_checks.harness.race_functions import (
     APPLIES,
@@ -71,6 +71,7 @@ WRITE_STREAMS = frozenset({"print", "dump"})
 # ``xs.__setitem__``)
 _METHOD_TYPES = (types.MethodDescriptorType, types.WrapperDescriptorType)
 _BOUND_TYPES = (types.BuiltinMethodType, types.MethodWrapperType)
+_ANY_BOUND = (types.MethodType, *_BOUND_TYPES)  # (and a Python method: a ``weakref`` mapping's)
 # what a deep read walks through: the containers, and tuples (no location, but they hold some)
 NESTED = (*CONTAINERS, tuple)
 # the iterators that yield a container's own items (a list's, a deque's, a tuple's)
@@ -218,10 +219,14 @@ class CallSites:
                 self._method(tid, frame, target, meth.__name__, args)
             elif isinstance(target, race_files.FILE_TYPES) and isinstance(meth, _METHOD_TYPES):
                 race_files.method(self.detector, tid, frame, target, meth.__name__)
+            elif type(target) in race_objects.TABLE:  # ``m.read_byte()``, ``cache.get(k)``
+                race_objects.method(self.detector, tid, frame, target, method or "", args)
         elif target is len and len(args) == 1:
             container = args[0]
             if isinstance(container, CONTAINERS):
                 self.detector._access(tid, container, ALL, False, frame, "")
+            elif type(container) in race_objects.TABLE:
+                race_objects.whole(self.detector, tid, frame, container, True)
         elif named_call(target):
             self._named(tid, frame, args, target)
         elif isinstance(target, _METHOD_TYPES) and args:  # ``list.append(xs, 9)``
@@ -283,6 +288,9 @@ class CallSites:
             named = _method_named(target)
             if named is not None and args and isinstance(args[0], CONTAINERS):
                 self._method(tid, frame, args[0], named[0], named[1])
+            return
+        if isinstance(target, _ANY_BOUND) and type(target.__self__) in race_objects.TABLE:
+            race_objects.method(self.detector, tid, frame, target.__self__, target.__name__, args)
             return
         if not isinstance(target, _BOUND_TYPES):
             return

@@ -25,6 +25,7 @@ import gc
 import mmap
 import operator
 import types
+import weakref
 from collections.abc import Callable
 from typing import Any
 
@@ -35,6 +36,7 @@ from model_checks.harness.rt.per_type import PerType
 # immutable builtins: a subscript reads what no store can change
 _IMMUTABLE: tuple[type, ...] = (tuple, str, bytes, range, type, types.GenericAlias, types.MappingProxyType)
 _BUFFERS: tuple[type, ...] = (mmap.mmap, memoryview)
+_WEAKLY_KEYED: tuple[type, ...] = (weakref.WeakKeyDictionary, weakref.WeakSet)
 _ITEM_METHODS = ("__getitem__", "__setitem__", "__delitem__")
 _BUFFER_TYPES: set[type] = set()  # the buffers among them (by position)
 
@@ -47,6 +49,8 @@ def decided() -> dict[type, bool]:
 def _decide(tp: type) -> bool:
     if issubclass(tp, _IMMUTABLE) or tp.__module__ in ("typing", "typing_extensions"):
         return False
+    if issubclass(tp, _WEAKLY_KEYED):  # (a ``WeakSet`` has no item methods: ``race_objects``')
+        return True
     if issubclass(tp, _BUFFERS) or any(
         k.__module__ == "numpy" and k.__name__ == "ndarray" for k in tp.__mro__
     ):
@@ -78,8 +82,34 @@ def _in_mro(tp: type, name: str) -> object | None:
     return None
 
 
+class WeakKey:
+    """A key a mapping holds weakly (a ``WeakKeyDictionary``'s, a ``WeakSet``'s item), as a
+    location: by the object's id, and held weakly, so that the detector does not keep it alive
+    (its entry would then never go: session 45, ``race_objects``). Named as the key while it
+    lives."""
+
+    __slots__ = ("ident", "kind", "ref")
+
+    def __init__(self, key: object) -> None:
+        self.ident = id(key)
+        self.kind = type(key).__name__
+        self.ref = weakref.ref(key)
+
+    def __hash__(self) -> int:
+        return self.ident
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is WeakKey and other.ident == self.ident
+
+    def __repr__(self) -> str:
+        key = self.ref()
+        return repr(key) if key is not None else f"<{self.kind} object at {self.ident:#x}>"
+
+
 def key_of(obj: Any, key: object) -> object:
     """The location of ``obj[key]``: the key, a buffer's position, or the whole object."""
+    if isinstance(obj, _WEAKLY_KEYED):
+        return WeakKey(key) if type(key).__weakrefoffset__ else ALL
     if type(obj) in _BUFFER_TYPES:
         shape = getattr(obj, "shape", None)
         if isinstance(obj, mmap.mmap) or (isinstance(shape, tuple) and len(shape) == 1):

@@ -40,6 +40,7 @@ import types
 from collections import defaultdict
 from typing import TYPE_CHECKING, Any
 
+from model_checks.harness import race_objects
 from model_checks.harness.busy_wait import BusyWait
 from model_checks.harness.race_attributes import MISSING, AttributeAccesses
 from model_checks.harness.race_builtins import WATCHED, label
@@ -254,6 +255,8 @@ class RaceDetector(AttributeAccesses):
                 self.calls.read_whole(tid, container, frame, "", NESTED_DEPTH)
             elif issubclass(type(container), CONTAINERS):
                 self._item(tid, container, key, False, frame)
+            elif type(container) in race_objects.TABLE:  # ``k in cache``, a ``weakref`` mapping
+                race_objects.contains(self, tid, frame, container, key)
         elif kind == ITER:
             container = stack_value(frame, 1)
             if issubclass(type(container), STREAMS):
@@ -268,6 +271,8 @@ class RaceDetector(AttributeAccesses):
                 self._iterator(tid, container, frame)
             elif issubclass(type(container), FILE_TYPES):  # ``for line in f:``, a regular file's
                 iterated_file(self, tid, frame, container)
+            elif type(container) in race_objects.TABLE:  # ``for k in cache:``
+                race_objects.whole(self, tid, frame, container, False)
         elif kind == RUN:  # each turn of a loop: it runs a generator, or reads a container
             if (
                 self._python_tracer is not None

@@ -6,7 +6,15 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
-from model_checks.harness import patch_cached, patch_random, patch_streams, race_builtins, race_methods, races
+from model_checks.harness import (
+    patch_cached,
+    patch_random,
+    patch_streams,
+    race_builtins,
+    race_methods,
+    races,
+    step_deadline,
+)
 from model_checks.harness.execution import TestFn, execute
 from model_checks.harness.options import Options, Result
 from model_checks.harness.patch import take_library_imports
@@ -108,14 +116,18 @@ class Search:
         self._release_previous()
         # Exploring records no source lines; the failing execution is replayed with them for its
         # report (``_with_sources``).
-        ex = execute(
-            make_backend(self.options.backend),
-            self.test_fn,
-            self.options,
-            chooser,
-            sources=False,
-            points=self.points,
-        )
+        step_deadline.arm(self.start, self.options.time_limit)  # (a long step stops at the limit)
+        try:
+            ex = execute(
+                make_backend(self.options.backend),
+                self.test_fn,
+                self.options,
+                chooser,
+                sources=False,
+                points=self.points,
+            )
+        finally:
+            step_deadline.disarm()
         self.previous = ex
         r = self.result
         rebound = patch_streams.take_switched()

@@ -1,0 +1,68 @@
+"""The check's time limit inside a step: a thread whose code runs on with no operation is stopped
+there when the limit passes, and the verdict is "bounded" by it.
+
+The search looks at its ``time_limit`` between executions (``Search.out_of_budget``). An outside
+review (thirteenth, C2) had ``--time-limit 5`` end after 11.9 s: one step, two threads' 3,000,000
+turns of local arithmetic, ran 8.7 s under the race detector's tracer, and nothing looked at the
+clock meanwhile. The tracer already counts a long run of opcodes with no operation
+(``busy_wait.LONG_RUN``, about a tenth of a second of traced code) and calls the detector; there
+the clock is read (``passed``), and past the limit the execution is abandoned as a real-time wait
+past it is (``patch_io_outside.abandon``): no outcome, no failure of its own, the running thread
+parked for good until teardown unwinds it, and the reason in the verdict's "bounded by". Armed only
+while the search runs an execution of its own (``Search.run``): the replay of a failing execution
+for its report, after the search, runs whole. Not seen: a long step with the race detector off
+(no tracer counts its opcodes), and a long call of C code (one opcode).
+"""
+
+from __future__ import annotations
+
+import time
+from typing import TYPE_CHECKING, Final
+
+from model_checks.harness.race_frames import Untraced
+from model_checks.harness.rt.objects import EventState, Op
+
+if TYPE_CHECKING:
+    from model_checks.harness.rt.scheduler import Execution
+
+# ``perf_counter()`` when the running search's time runs out, while it runs an execution; else None
+ENDS: list[float | None] = [None]
+LIMIT: list[float] = [0.0]
+STOPPED = "reached inside a step"  # (the reason's words: ``time_limit=2s reached inside a step ...``)
+_clock: Final = time.perf_counter  # (patched, it reads the virtual clock in a controlled thread)
+
+
+def arm(start: float, time_limit: float | None) -> None:
+    """The search that started at ``start`` runs an execution: its steps end at the time limit."""
+    if time_limit is None:
+        ENDS[0] = None
+    else:
+        ENDS[0] = start + time_limit
+        LIMIT[0] = time_limit
+
+
+def disarm() -> None:
+    ENDS[0] = None
+
+
+def passed() -> bool:
+    """Is the running search past its time limit?"""
+    ends = ENDS[0]
+    return ends is not None and _clock() >= ends
+
+
+def stop(ex: Execution, tid: int) -> None:
+    """Past the time limit in ``tid``'s step: the execution is abandoned there, ``tid`` parked for
+    good (teardown unwinds it)."""
+    ex.abandoned = True
+    ex.limit_cut.add(
+        f"time_limit={LIMIT[0]:g}s {STOPPED} of {ex.thread_label(tid)} (its code ran on with no "
+        "operation: that execution was stopped there)"
+    )
+    made = ex.new_object(lambda oid: EventState(oid, "the time limit (passed inside a step)"))
+    assert isinstance(made, EventState)
+    with Untraced():
+        ex.perform(Op("wait", made, ()))  # never enabled
+
+
+__all__ = ["ENDS", "STOPPED", "arm", "disarm", "passed", "stop"]
