@@ -52,8 +52,9 @@
         .tp_dealloc = (destructor)T##_dealloc,                                                    \
     };
 
-/* A method table's entry for the METH_FASTCALL function ``fn``, named as it is. */
-#define LANECHECK_FASTCALL(fn, doc) {#fn, (PyCFunction)(void (*)(void))fn, METH_FASTCALL, doc}
+/* A method table's entry for the function ``fn``, named as it is. */
+#define LANECHECK_METHOD(fn, flags, doc) {#fn, (PyCFunction)(void (*)(void))fn, flags, doc}
+#define LANECHECK_FASTCALL(fn, doc) LANECHECK_METHOD(fn, METH_FASTCALL, doc)
 
 /* Each adds its part to ``module``: 0, or -1 with an error set. */
 int lanecheck_add_frame_reader(PyObject *module);     /* _frame_reader.c: stack_value, ... */

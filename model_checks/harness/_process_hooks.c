@@ -408,17 +408,17 @@ watch_hook_setters(PyObject *module, PyObject *pairs)
 }
 
 static PyMethodDef hook_methods[] = {
-    {"watch_writes", (PyCFunction)watch_writes, METH_NOARGS,
-     "watch_writes(): the audit events counted as writes of process state (a frozenset)."},
-    {"watch_hook_foreign", (PyCFunction)watch_hook_foreign, METH_O,
-     "watch_hook_foreign(_ctypes.CFuncPtr): a foreign call (not into the interpreter's API) is a "
-     "write of process state."},
-    {"watch_hook_classes", (PyCFunction)watch_hook_classes, METH_O,
-     "watch_hook_classes(callback): a class attribute set or deleted while armed calls "
-     "callback(cls, name, old or Ellipsis); a true answer makes it a write."},
-    {"watch_hook_setters", (PyCFunction)watch_hook_setters, METH_O,
-     "watch_hook_setters(((name, function), ...)): a successful call of each C function "
-     "is a write named name."},
+    LANECHECK_METHOD(watch_writes, METH_NOARGS,
+        "watch_writes(): the audit events counted as writes of process state (a frozenset)."),
+    LANECHECK_METHOD(watch_hook_foreign, METH_O,
+        "watch_hook_foreign(_ctypes.CFuncPtr): a foreign call (not into the interpreter's API) "
+        "is a write of process state."),
+    LANECHECK_METHOD(watch_hook_classes, METH_O,
+        "watch_hook_classes(callback): a class attribute set or deleted while armed calls "
+        "callback(cls, name, old or Ellipsis); a true answer makes it a write."),
+    LANECHECK_METHOD(watch_hook_setters, METH_O,
+        "watch_hook_setters(((name, function), ...)): a successful call of each C function "
+        "is a write named name."),
     {NULL, NULL, 0, NULL},
 };
 

@@ -411,22 +411,25 @@ watch_codec_search_path(PyObject *module, PyObject *unused)
 }
 
 static PyMethodDef watch_methods[] = {
-    {"watch_codec_search_path", (PyCFunction)watch_codec_search_path, METH_NOARGS,
-     "watch_codec_search_path(): the interpreter's codec search functions (a list), or None."},
-    {"watch_arm", (PyCFunction)watch_arm, METH_VARARGS,
-     "watch_arm(dicts, lists, names, readers=(), raws=()): watch these dicts' versions, these "
-     "lists' items, what these C readers answer, these objects' bytes, the C locale, "
-     "the collector's switch, the recursion limit and the audit events that change process state."},
-    {"watch_reset", (PyCFunction)watch_reset, METH_NOARGS,
-     "watch_reset(): take the state now as the one compared with (an execution starts)."},
-    {"watch_changed", (PyCFunction)watch_changed, METH_NOARGS,
-     "watch_changed(): the name of what changed since the last look, or None."},
-    {"watch_disarm", (PyCFunction)watch_disarm, METH_NOARGS, "watch_disarm(): stop watching."},
+    LANECHECK_METHOD(watch_codec_search_path, METH_NOARGS,
+        "watch_codec_search_path(): the interpreter's codec search functions (a list), or None."),
+    LANECHECK_METHOD(watch_arm, METH_VARARGS,
+        "watch_arm(dicts, lists, names, readers=(), raws=()): watch these dicts' versions, these "
+        "lists' items, what these C readers answer, these objects' bytes, the C locale, the "
+        "collector's switch, the recursion limit and the writes the hooks catch."),
+    LANECHECK_METHOD(watch_reset, METH_NOARGS,
+        "watch_reset(): take the state now as the one compared with (an execution starts)."),
+    LANECHECK_METHOD(watch_changed, METH_NOARGS,
+        "watch_changed(): the name of what changed since the last look, or None."),
+    LANECHECK_METHOD(watch_disarm, METH_NOARGS, "watch_disarm(): stop watching."),
     {NULL, NULL, 0, NULL},
 };
 
 int
 lanecheck_add_process_watch(PyObject *module)
 {
-    return PyModule_AddFunctions(module, watch_methods) < 0 ? -1 : lanecheck_add_process_hooks(module);
+    if (PyModule_AddFunctions(module, watch_methods) < 0) {
+        return -1;
+    }
+    return lanecheck_add_process_hooks(module);
 }
