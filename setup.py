@@ -97,6 +97,7 @@ RACE_TRACER = Extension(
         "model_checks/harness/_fingerprint_same.c",
         "model_checks/harness/_field_reader.c",
         "model_checks/harness/_process_watch.c",
+        "model_checks/harness/_process_hooks.c",
     ],
     depends=["model_checks/harness/_native.h", "model_checks/harness/_race_tracer.h"],
 )

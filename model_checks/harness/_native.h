@@ -52,8 +52,9 @@
         .tp_dealloc = (destructor)T##_dealloc,                                                    \
     };
 
-/* A method table's entry for the METH_FASTCALL function ``fn``, named as it is. */
-#define LANECHECK_FASTCALL(fn, doc) {#fn, (PyCFunction)(void (*)(void))fn, METH_FASTCALL, doc}
+/* A method table's entry for the function ``fn``, named as it is. */
+#define LANECHECK_METHOD(fn, flags, doc) {#fn, (PyCFunction)(void (*)(void))fn, flags, doc}
+#define LANECHECK_FASTCALL(fn, doc) LANECHECK_METHOD(fn, METH_FASTCALL, doc)
 
 /* Each adds its part to ``module``: 0, or -1 with an error set. */
 int lanecheck_add_frame_reader(PyObject *module);     /* _frame_reader.c: stack_value, ... */
@@ -61,6 +62,14 @@ int lanecheck_add_race_clocks(PyObject *module);      /* _race_clocks.c: join, s
 int lanecheck_add_fingerprint_hot(PyObject *module);  /* Reducer, REDUCER_KINDS */
 int lanecheck_add_fingerprint_same(PyObject *module); /* same_readings, same_versions, same_items */
 int lanecheck_add_field_reader(PyObject *module);     /* FieldReader */
-int lanecheck_add_process_watch(PyObject *module);    /* watch_arm, watch_changed, ... */
+int lanecheck_add_process_watch(PyObject *module);    /* watch_arm, ..., and the hooks' */
+int lanecheck_add_process_hooks(PyObject *module);    /* watch_writes, watch_hook_foreign, ... */
+
+/* What the process watch (_process_watch.c: the readings, at every step) and its hooks
+ * (_process_hooks.c: the writes caught where they are made) share. */
+extern int lanecheck_watch_armed; /* is a watch armed (the hooks note nothing otherwise)? */
+/* the write the hooks caught since the watch's last look (a static string), or NULL */
+extern const char *lanecheck_watch_event;
+int lanecheck_watch_hook_audit(void); /* adds the audit hook, once a process: 0, or -1 */
 
 #endif

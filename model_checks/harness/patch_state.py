@@ -34,7 +34,6 @@ import itertools
 import os
 import random
 import signal
-import socket
 import sys
 import tempfile
 import types
@@ -295,12 +294,13 @@ class _Process:
     ``sys.tracebacklimit = 0``): one set since is removed, one rebound put back. Kept, a program
     that checks on its start that it has not run yet failed at the second execution (sixth
     review). Since the eighth review also ``builtins``'s names (``builtins._started = True``),
-    the working directory (``os.chdir``), the recursion limit, ``socket``'s default timeout and
-    the handlers the program set (``signal.signal``): each kept failed a correct program at the
-    second or third execution; since the ninth review the umask, the collector's switch and
-    thresholds (``gc.disable()``) and the int digit limit too. Not restored: what lives in
-    ``sys``'s lists and dicts (``sys.path``, ``sys.modules``: ``patch`` forgets the modules an
-    execution imported)."""
+    the working directory (``os.chdir``), the recursion limit and the handlers the program set
+    (``signal.signal``): each kept failed a correct program at the second or third execution;
+    since the ninth review the umask and the collector's switch (``gc.disable()``) too. Not
+    restored here: what lives in ``sys``'s lists and dicts (``sys.path``, ``sys.modules``:
+    ``patch`` forgets the modules an execution imported), and ``socket``'s default timeout, the
+    collector's thresholds and the int digit limit, which the process watch sees change and puts
+    back in any mode (``process_saved``: one restore each)."""
 
     def __init__(self) -> None:
         self.environ = dict(os.environ)
@@ -313,11 +313,9 @@ class _Process:
         self.seen = [read() if read is not None else None for _, read in self.versions]
         self.cwd = _cwd()
         self.limit = sys.getrecursionlimit()
-        self.timeout = socket.getdefaulttimeout()
-        # the umask, the collector's switch and thresholds, the int digit limit (review 9)
+        # the umask, the collector's switch (review 9)
         self.umask = _umask()
-        self.collector = (gc.isenabled(), gc.get_threshold())
-        self.digits = sys.get_int_max_str_digits()
+        self.collector = gc.isenabled()
         self.lazy = [(m, n, getattr(m, n)) for m, n in _LAZY_LIBRARY]
 
     def restore(self) -> None:
@@ -334,19 +332,13 @@ class _Process:
                     self.seen[i] = read()
         if sys.getrecursionlimit() != self.limit:
             sys.setrecursionlimit(self.limit)
-        if socket.getdefaulttimeout() != self.timeout:
-            socket.setdefaulttimeout(self.timeout)
         if self.cwd is not None and _cwd() != self.cwd:
             os.chdir(self.cwd)
         # (one system call: setting the mask is the only way to read it, so it is set back to the
         # saved one outright, changed or not, where a read and a compare took two)
         _real_umask(self.umask)
-        enabled, thresholds = self.collector
-        if gc.isenabled() is not enabled or gc.get_threshold() != thresholds:
-            (_real_gc_enable if self.collector[0] else _real_gc_disable)()
-            gc.set_threshold(*self.collector[1])
-        if sys.get_int_max_str_digits() != self.digits:
-            sys.set_int_max_str_digits(self.digits)
+        if gc.isenabled() is not self.collector:
+            (_real_gc_enable if self.collector else _real_gc_disable)()
         for module, name, value in self.lazy:
             if getattr(module, name) is not value:
                 setattr(module, name, value)

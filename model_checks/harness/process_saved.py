@@ -6,9 +6,10 @@ execution that sets the locale, a resource limit or an environment variable with
 registers a codec or replaces ``sys.modules["json"]``, and does not undo it (it failed, deadlocked
 or simply never meant to) would hand that to the next execution, and to the caller of the check.
 Patch mode already puts back the program's modules, ``sys``'s and ``builtins``' names, the
-environment mapping, the working directory, the umask and the collector (``patch_state``); this
-puts back the rest of what is watched (and the interpreter's settings, in any mode): the
-library's C state (``faulthandler``, ``tracemalloc``, ``socket``'s default timeout),
+environment mapping, the working directory, the umask and the collector's switch (``patch_state``);
+this puts back the rest of what is watched, in any mode, and is the only one to: the interpreter's
+settings (the int digit limit and the collector's thresholds among them), the library's C state
+(``faulthandler``, ``tracemalloc``, ``socket``'s default timeout),
 ``decimal``'s context templates, the process's ids and the library classes' attributes written
 (their values before, handed over by the C hook). It runs only after an execution whose steps
 changed some of it, so a program that changes none pays nothing.

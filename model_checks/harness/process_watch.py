@@ -21,7 +21,7 @@ codec search functions), the C locale, the collector's switch, the interpreter's
 ``tracemalloc``, ``socket``'s default timeout), ``decimal``'s context templates (their C fields,
 byte by byte), and the audit events of calls that change the environment, the file system's
 names or a resource limit (``WRITES``, and ``open`` of a new name). What no cheap reading finds
-is caught where it is made (C only, the hooks of ``_process_watch.c``): a foreign call through
+is caught where it is made (C only, the hooks of ``_process_hooks.c``): a foreign call through
 ``ctypes``, an attribute of a class the library publishes set or deleted (``_library_class``), a
 call of one of the C setters of the process's ids (``ID_SETTERS``). A list: what is not on it is
 not seen (docs/harness.md says what is known missing).
@@ -274,7 +274,7 @@ def _class_written(cls: type, name: str, old: object) -> bool:
 
 
 def _install_hooks() -> None:
-    """The C hooks (``_process_watch.c``), once a process: a foreign call, a library class's
+    """The C hooks (``_process_hooks.c``), once a process: a foreign call, a library class's
     attribute, an id setter's call."""
     if NATIVE is None or _HOOKED:
         return
