@@ -22,6 +22,7 @@ CORE_FILES = [
     "model_checks/harness/rt/fairness.py",
     "model_checks/harness/rt/enabled.py",
     "model_checks/harness/rt/clock.py",
+    "model_checks/harness/rt/repr_lists.py",
     "model_checks/harness/rt/scheduler.py",
     "model_checks/harness/runtime.py",
     "model_checks/harness/drain_watch.py",

@@ -19,6 +19,7 @@ CORE = (
     "model_checks.harness.rt.fairness",
     "model_checks.harness.rt.enabled",
     "model_checks.harness.rt.clock",
+    "model_checks.harness.rt.repr_lists",
     "model_checks.harness.rt.scheduler",
     "model_checks.harness.runtime",
     "model_checks.harness.drain_watch",

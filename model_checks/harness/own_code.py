@@ -72,6 +72,7 @@ MACHINERY_FILES = frozenset(
         "races.py",
         "reference_fields.py",
         "report.py",
+        "repr_guard.py",
         "report_timing.py",
         "runtime.py",
         "schedule.py",

@@ -30,10 +30,9 @@ import sys
 import weakref
 from typing import Any
 
-from model_checks.harness import patch_modules
+from model_checks.harness import patch_modules, repr_guard
 from model_checks.harness.patch_threads import ON_EXECUTION, _controlled
 from model_checks.harness.runtime import ControlledRuntime
-from model_checks.harness.sync import repr_guard
 
 _registry: dict[Any, Any] = weakref.finalize._registry  # type: ignore[attr-defined]
 _BEFORE: list[frozenset[Any]] = [frozenset()]  # the finalizers registered when the execution began

@@ -5,6 +5,8 @@ whose replay is made to diverge. Each returns what it saw, so a proof can be hel
 from __future__ import annotations
 
 import collections
+import os
+import signal
 import threading
 import time
 from collections.abc import Callable
@@ -67,6 +69,49 @@ def str_of_a_dict() -> tuple[str, ...]:
     """p66: the same with a dict's ``str``."""
     lock = threading.Lock()
     return _printed_by_two({"x": _Locked(lock, "Acct(0)")}, lock, str)
+
+
+class _Interrupted(Exception):
+    """A signal handler's error, raised in the main thread where the handler ran."""
+
+
+def repr_after_a_handler_raised_inside_it() -> tuple[str, str]:
+    """The main thread, parked inside a list's ``repr`` (an element's lock held by the worker),
+    is interrupted by a signal whose handler raises: the error unwinds it out of the ``repr``, and
+    after the worker's join (a switch away and back) it prints the list whole, not ``[...]``
+    (the error was thrown into it: its repr list must come back then too)."""
+    lock = threading.Lock()
+    inside = [False]
+
+    class Marked(_Locked):
+        def __repr__(self) -> str:
+            inside[0] = True
+            try:
+                return super().__repr__()
+            finally:
+                inside[0] = False
+
+    def handler(signum: int, frame: object) -> None:
+        if inside[0]:
+            raise _Interrupted
+
+    def worker() -> None:
+        with lock:
+            os.kill(os.getpid(), signal.SIGUSR1)
+
+    container = [Marked(lock, "Item")]
+    previous = signal.signal(signal.SIGUSR1, handler)
+    try:
+        t = threading.Thread(target=worker)
+        t.start()
+        try:
+            first = repr(container)
+        except _Interrupted:
+            first = "interrupted"
+        t.join()
+        return first, repr(container)
+    finally:
+        signal.signal(signal.SIGUSR1, previous)
 
 
 def _lasted(wait: Callable[[], bool], clock_name: str = "monotonic") -> bool:

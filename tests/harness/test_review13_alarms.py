@@ -12,7 +12,7 @@ import greenlet
 import pytest
 
 from model_checks.harness import Result, patch_clock
-from model_checks.harness.sync.repr_guard import KEY, _thread_dict
+from model_checks.harness.repr_guard import KEY, _thread_dict
 from tests.harness import review13_alarm_programs as programs
 from tests.harness.explore_runs import explore_command
 from tests.harness.patched_runs import assert_outcomes, run_with_outcomes
@@ -46,6 +46,13 @@ def test_the_driver_keeps_its_own_repr_guard() -> None:
 def test_the_guards_hold_under_the_thread_cpu_clocks_trace() -> None:
     """``patch_os_thread``'s greenlet trace (a thread's CPU clock read) chains to the guards'."""
     assert_outcomes(_run("repr_of_a_list_reading_cpu_time", strategy="dfs"), {("[Item]", "[Item]")})
+
+
+def test_a_thread_interrupted_inside_a_repr_gets_its_guard_back() -> None:
+    """A signal handler's error thrown into the main thread parked inside a ``repr``: once it
+    unwound, the list is no longer in its guard (a later ``repr`` of it prints it whole)."""
+    result = _run("repr_after_a_handler_raised_inside_it", strategy="dfs")
+    assert_outcomes(result, {("[Item]", "[Item]"), ("interrupted", "[Item]")})
 
 
 # Where the check's clocks start, in ns, pinned: whether a difference of two float readings falls

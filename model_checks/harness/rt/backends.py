@@ -22,6 +22,8 @@ from typing import Any, Protocol
 
 import greenlet
 
+from model_checks.harness.rt.repr_lists import DETACHED, ReprLists, hand_over
+
 # The OS thread's identity, taken before patch mode replaces ``_thread.get_ident`` (whose
 # controlled stand-in asks which controlled thread runs: this)
 _os_thread = _thread.get_ident
@@ -138,6 +140,8 @@ class GreenletBackend:
         self.ids: dict[Any, int] = {}
         self.whoami = _getcurrent
         self._pool = _pool_of(self._parent)
+        # its threads' repr lists kept apart (the execution's too: ``repr_guard.on_execution``)
+        self.reprs: ReprLists = DETACHED
 
     def spawn(self, tid: int, body: Body) -> None:
         if self._pool:
@@ -157,7 +161,7 @@ class GreenletBackend:
         return self._greenlets[tid].switch(value)
 
     def suspend(self, message: object) -> object:
-        return self._parent.switch(message)
+        return hand_over(self.reprs, self.ids[_getcurrent()], self._parent, message)
 
     def current(self) -> int | None:
         return self.ids.get(_getcurrent())

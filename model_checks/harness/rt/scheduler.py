@@ -59,6 +59,7 @@ from model_checks.harness.rt.records import (
     check_invariants,
     check_replayed,
 )
+from model_checks.harness.rt.repr_lists import DETACHED, hand_over
 
 # ``ABORT`` as a static of the compiled core (an imported name is a dictionary look-up per use,
 # and ``perform`` tests it at every step)
@@ -165,6 +166,7 @@ class Execution:
         self._value: object = None  # what the thread ``_next`` chose goes on with
         # a back end's threads that switch to themselves (``Backend.direct``: greenlets), or None
         self._direct: dict[int, Any] | None = getattr(backend, "direct", None)
+        self.reprs = DETACHED  # its threads' repr lists kept apart (``repr_guard.on_execution``)
 
     # ----------------------------------------------------------------- objects and threads
     def new_object(self, factory: Callable[[int], ObjState]) -> ObjState:
@@ -273,12 +275,10 @@ class Execution:
             answer = self._value
         elif nxt < 0:  # over (or broken): the driver takes it from here
             answer = self.backend.suspend(crash)
+        elif self._direct is not None:  # greenlets, switched to directly (``Backend.direct``)
+            answer = hand_over(self.reprs, tid, self._direct[nxt], self._value)
         else:
-            direct = self._direct
-            if direct is not None:
-                answer = direct[nxt].switch(self._value)
-            else:
-                answer = self.backend.switch(nxt, self._value)
+            answer = self.backend.switch(nxt, self._value)
         self.current = tid
         if answer is _ABORT:
             raise Abort()
