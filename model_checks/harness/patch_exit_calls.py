@@ -18,7 +18,7 @@ interpreter's is ``ThreadPoolExecutor-0``, a program checking it failed, and the
 schedule's replay (a fresh process) diverged (review 13's A6). As ``Thread-N`` is
 (``patch_threads``), each execution counts from 0; the process's counter is put back at its end.
 
-The controlled threads' repr recursion guards are kept apart here too (``sync/repr_guard.py``:
+The controlled threads' repr recursion guards are kept apart here too (``repr_guard.py``:
 this module's execution hook calls its own).
 """
 
