@@ -452,6 +452,9 @@ class RaceDetector(AttributeAccesses):
                 whole = shadow.get((oid, ALL))
                 if whole is not None and self._conflict(whole, tid, vc, write, site):
                     return
+        held = self.held
+        if oid in held.strong:  # (its sites hold it: ``Held.release_unheld`` looks at it again)
+            held.touched.add(oid)
         if write:
             loc.w_tid, loc.w_epoch, loc.w_site = tid, epoch, site
             loc.reads.clear()
