@@ -25,7 +25,9 @@ def test_an_execution_that_moved_the_module_generator_is_followed_by_one_that_st
 
 
 def _prefix_number(pool: ThreadPoolExecutor) -> int:
-    return int(pool._thread_name_prefix.rsplit("-", 1)[1])  # type: ignore[attr-defined]
+    prefix = pool._thread_name_prefix
+    assert prefix is not None
+    return int(prefix.rsplit("-", 1)[1])
 
 
 @pytest.mark.timeout(120)
@@ -34,7 +36,7 @@ def test_the_pool_counter_is_the_processs_outside_executions_and_after_the_block
     first = _prefix_number(ThreadPoolExecutor(1))
     _prefix_number(ThreadPoolExecutor(1))
     with patched(programs):
-        result = check(lambda rt: programs.pool_name() and None, races=False)  # type: ignore[arg-type]
+        result = check(lambda rt: programs.pool_name() and None, races=False)
         between = _prefix_number(ThreadPoolExecutor(1))  # (no execution runs: the process's count)
     assert result.verdict == "exhaustive", result.report()
     assert between == first + 2, (first, between)
