@@ -29,6 +29,10 @@ GENERIC_BENCHES: dict[str, tuple[str, str]] = {
         "model_checks.bench.harness",
         "harness executions/s per back end, DPOR vs plain DFS, and frontrun on a plain-threading program",
     ),
+    "harness-ab": (
+        "model_checks.bench.harness_ab",
+        "patch mode's executions per CPU second (_ours_plain(2)): two trees compared by PYTHONPATH",
+    ),
     "validate": ("model_checks.bench.validate", "trace validator events/s and memory on long traces"),
     "designs": (
         "model_checks.bench.designs",

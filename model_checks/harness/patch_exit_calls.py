@@ -16,7 +16,11 @@ A pool names its workers ``ThreadPoolExecutor-N_M`` from a class-level counter
 next, so the fifth execution's first pool was ``ThreadPoolExecutor-4`` where a fresh
 interpreter's is ``ThreadPoolExecutor-0``, a program checking it failed, and the failing
 schedule's replay (a fresh process) diverged (review 13's A6). As ``Thread-N`` is
-(``patch_threads``), each execution counts from 0; the process's counter is put back at its end.
+(``patch_threads``), each execution counts from 0: while patched, the class's counter is one of
+ours (``_PoolCounter``) that counts from 0 in each execution and calls the process's outside
+executions. (It was swapped in and out at each execution's start and end: two writes of a
+library class's attribute, each handed to Python by the process watch's class hook, cost about
+2 µs an execution of a program that never made a pool: session 45.)
 
 The controlled threads' repr recursion guards are kept apart here too (``repr_guard.py``:
 this module's execution hook calls its own).
@@ -25,26 +29,24 @@ this module's execution hook calls its own).
 from __future__ import annotations
 
 import atexit
-import itertools
 import sys
 import weakref
+from concurrent.futures.thread import ThreadPoolExecutor
 from typing import Any
 
 from model_checks.harness import patch_modules, repr_guard
-from model_checks.harness.patch_threads import ON_EXECUTION, _controlled
+from model_checks.harness.patch_threads import _CURRENT, ON_EXECUTION, _controlled
 from model_checks.harness.runtime import ControlledRuntime
 
 _registry: dict[Any, Any] = weakref.finalize._registry  # type: ignore[attr-defined]
 _BEFORE: list[frozenset[Any]] = [frozenset()]  # the finalizers registered when the execution began
 _REGISTERED: list[Any] = []  # what the program gave ``atexit.register`` in the running execution
-_POOL_MODULE = "concurrent.futures.thread"
-_POOL_COUNTER: list[Any] = []  # the process's pool counter, while an execution has its own
 
 
 def _on_execution(rt: ControlledRuntime | None) -> None:
     repr_guard.on_execution(rt)
-    _pools_from_0(rt)
     if rt is not None:
+        _POOLS.next = 0
         _BEFORE[0] = frozenset(_registry) if _registry else frozenset()
         _REGISTERED.clear()
         return
@@ -60,16 +62,26 @@ def _on_execution(rt: ControlledRuntime | None) -> None:
 ON_EXECUTION.append(_on_execution)
 
 
-def _pools_from_0(rt: ControlledRuntime | None) -> None:
-    """The process's pool counter back (an execution ended), a new one from 0 (one begins)."""
-    pool = getattr(sys.modules.get(_POOL_MODULE), "ThreadPoolExecutor", None)
-    if _POOL_COUNTER:
-        if pool is not None:
-            pool._counter = _POOL_COUNTER[0]
-        _POOL_COUNTER.clear()
-    if rt is not None and pool is not None:  # (not imported yet: the execution's import counts from 0)
-        _POOL_COUNTER.append(pool.__dict__.get("_counter"))
-        pool._counter = itertools.count().__next__
+class _PoolCounter:
+    """``ThreadPoolExecutor._counter`` while patched: the pools of each execution counted from 0
+    (``_on_execution`` starts it again), the process's counter called outside an execution."""
+
+    __slots__ = ("next", "process")
+
+    def __init__(self, process: Any) -> None:
+        self.process = process
+        self.next = 0
+
+    def __call__(self) -> int:
+        if _CURRENT[0] is None:
+            return self.process()  # type: ignore[no-any-return]
+        n = self.next
+        self.next = n + 1
+        return n
+
+
+_real_counter = ThreadPoolExecutor.__dict__["_counter"]
+_POOLS = _PoolCounter(_real_counter)
 
 
 def _register(func: Any, /, *args: Any, **kwargs: Any) -> Any:
@@ -83,4 +95,7 @@ def _register(func: Any, /, *args: Any, **kwargs: Any) -> Any:
 
 _real_register = atexit.register
 _register.__name__ = _register.__qualname__ = "register"
-REPLACEMENTS: list[tuple[Any, str, Any, Any]] = [(atexit, "register", _real_register, _register)]
+REPLACEMENTS: list[tuple[Any, str, Any, Any]] = [
+    (atexit, "register", _real_register, _register),
+    (ThreadPoolExecutor, "_counter", _real_counter, _POOLS),
+]

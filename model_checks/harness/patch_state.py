@@ -24,16 +24,19 @@ through them."""
 
 from __future__ import annotations
 
+import _random
 import array
 import builtins
 import concurrent.futures
 import copy
+import ctypes
 import gc
 import io
 import itertools
 import os
 import random
 import signal
+import struct
 import sys
 import tempfile
 import types
@@ -150,6 +153,44 @@ def _restore(value: Any, contents: Any) -> None:
             value.update(fresh)
 
 
+# ``random``'s module generator, and its Mersenne Twister's state read in place: CPython's
+# ``RandomObject`` after the object's head, ``int index`` then ``uint32_t state[624]``, one block
+# of 2,500 bytes (copied by a ctypes array's ``raw``: no foreign call, which the process watch
+# would take for one). Checked against ``getstate`` at import; None where the layout is another's
+# (then the state is always set).
+_MODULE_GENERATOR: Any = vars(random)["_inst"]
+_MT_AT = object.__basicsize__
+_MT_BLOCK = ctypes.c_char * (4 + 4 * 624)
+
+
+def _mt_view(gen: random.Random) -> Any:
+    """A live view of ``gen``'s state, if the layout is the one described above (else None)."""
+    probe = random.Random.__new__(random.Random)
+    _random.Random.seed(probe, 20261207)
+    _random.Random.getrandbits(probe, 100)  # (an index other than the seed's)
+    words = _random.Random.getstate(probe)
+    raw = _MT_BLOCK.from_address(id(probe) + _MT_AT).raw
+    if sys.implementation.name != "cpython" or struct.unpack(f"i{len(words) - 1}I", raw) != (
+        words[-1],
+        *words[:-1],
+    ):
+        return None
+    return _MT_BLOCK.from_address(id(gen) + _MT_AT)
+
+
+_MT_VIEW = _mt_view(_MODULE_GENERATOR)  # (valid while the module's generator lives: always)
+
+
+def _mt_raw() -> bytes | None:
+    """The module generator's Mersenne Twister state, as bytes (None: not readable here)."""
+    return None if _MT_VIEW is None else _MT_VIEW.raw
+
+
+def _moved_gauss(saved: object) -> bool:
+    """Is the module generator's ``gauss_next`` (part of its state) another object than ``saved``?"""
+    return _MODULE_GENERATOR.__dict__.get("gauss_next") is not saved
+
+
 class Snapshot:
     """The globals of some modules, the data of their classes and of the objects they made at
     import, the caches of their functions and the ``random`` module's state, to start each
@@ -165,6 +206,9 @@ class Snapshot:
         # machine's ``m.__class__ = Busy`` in one execution made the next start from ``Busy``
         self.kinds: list[tuple[object, type]] = []
         self.random = random.getstate()
+        self.random_raw = _mt_raw()
+        self.bindings: list[list[Any]] | None = None  # (made at the first restore: ``restore``)
+        self.held: list[list[tuple[str, object, object]]] = []
         self.process = _Process()
         self.logging = patch_logging.Config()
         for module in modules:
@@ -219,16 +263,29 @@ class Snapshot:
                 self.cells.append((cell, *_saved(value)))
 
     def restore(self) -> None:
-        for space, saved in self.modules:
-            for name in [n for n in space if n not in saved and not _dunder(n)]:
-                del space[name]
-            for name, (value, contents) in saved.items():
+        if self.bindings is None:
+            # each module dict's version (``_version_of``): its names are looked at only once the
+            # dict was written since the last restore (every name, every execution: 2 µs); what
+            # its values hold, each time
+            self.bindings = [[_version_of(space), -1] for space, _ in self.modules]
+            self.held = [
+                [(n, v, c) for n, (v, c) in saved.items() if c is not None] for _, saved in self.modules
+            ]
+        for (space, saved), version, held in zip(self.modules, self.bindings, self.held, strict=True):
+            read = version[0]
+            if read is None or read() != version[1]:
+                for name in [n for n in space if n not in saved and not _dunder(n)]:
+                    del space[name]
+                for name, (value, contents) in saved.items():
+                    if space.get(name, _ABSENT) is not value and not isinstance(contents, _Fresh):
+                        space[name] = value
+            for name, value, contents in held:
                 if isinstance(contents, _Fresh):
                     space[name] = contents.make()
-                    continue
-                if space.get(name, _ABSENT) is not value:
-                    space[name] = value
-                _restore(value, contents)
+                else:
+                    _restore(value, contents)
+            if read is not None:
+                version[1] = read()
         for obj, kind in self.kinds:  # (before its fields: its class may say where they live)
             if type(obj) is not kind:
                 object.__setattr__(obj, "__class__", kind)
@@ -249,7 +306,10 @@ class Snapshot:
                 _restore(value, contents)
         for cached in self.caches:
             cached.cache_clear()
-        random.setstate(self.random)
+        # (only when it moved: a generator's ``setstate`` cost 5 µs an execution, and most
+        # executions draw nothing from the module's generator)
+        if self.random_raw is None or _mt_raw() != self.random_raw or _moved_gauss(self.random[2]):
+            random.setstate(self.random)
 
     def leave(self) -> None:
         """The process's state and ``logging``'s configuration as the check's first execution

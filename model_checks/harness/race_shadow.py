@@ -103,6 +103,12 @@ class Held:
         self.weak: dict[int, tuple[weakref.ref[Any], list[object]]] = {}
         self.of_ref: dict[int, int] = {}  # id of such a weak reference -> its object's id
         self.forget = self._forget  # (one bound method for every weak reference)
+        # ``release_unheld``'s last look: each id of ``first`` -> its object's reference count
+        # then. Whether nothing but the detector holds an object depends only on its count, its
+        # locations and its locations' sites: one whose count is as it was and whose locations
+        # and sites are not ``touched`` since is held as it was, and is not looked at again.
+        self.counts: dict[int, int] = {}
+        self.touched: set[int] = set()  # ids of strong objects with a location or site made since
 
     def hold(self, obj: object, oid: int, key: object, holder: object) -> None:
         """A location ``(oid, key)`` of ``obj`` was made; ``holder``: the object whose ``__dict__``
@@ -121,6 +127,7 @@ class Held:
                 self.first.setdefault(oid, len(self.alive))
             self.alive.append(obj)  # (one per location: ``_race_filter.c`` counts them)
             keys.append(key)
+            self.touched.add(oid)
             return
         ref = weakref.ref(target, self.forget)
         self.weak[oid] = (ref, [key])
@@ -139,13 +146,29 @@ class Held:
         list, cell or slotted object, which its code dropped), and let them go: called when a
         thread's code is done, in that thread, so that what they hold is freed there, as it was
         when the thread's function returned (review 13: a connection kept in a list). ``threads``:
-        how many threads the execution has (a location has a write's site and a read's of each)."""
-        strong, alive, shadow, kept = self.strong, self.alive, self.shadow, self.kept
+        how many threads the execution has (a location has a write's site and a read's of each).
+        Looked at: the objects whose reference count moved since the last call, or with a location
+        or site made since (``touched``); the others are held as they were (each was looked at
+        each time before session 45: the cost grew with every object held strongly)."""
+        strong, alive, shadow, kept, first = self.strong, self.alive, self.shadow, self.kept, self.first
+        # (read in C: no reference of this frame to any of them while they are counted)
+        counts = dict(zip(first, map(sys.getrefcount, map(alive.__getitem__, first.values())), strict=True))
+        touched = self.touched
+        if not touched and counts == self.counts:
+            return
+        self.touched = set()
+        if self.counts:
+            moved = {oid for oid, _ in counts.items() - self.counts.items()}
+            moved.update(touched)
+        else:  # (the first look of the execution: each one)
+            moved = set(counts)
+        self.counts = counts
         gone: list[int] = []
-        for oid, keys in strong.items():
-            if oid in kept:
+        for oid in moved:
+            keys = strong.get(oid)
+            if keys is None or oid in kept:
                 continue
-            obj = alive[self.first[oid]]
+            obj = alive[first[oid]]
             # beside ``alive``'s (one per location): ``obj``'s and the call's argument
             spare = sys.getrefcount(obj) - 2 - len(keys)
             if spare > len(keys) * (threads + 1):  # (more than its sites could hold: held elsewhere)
@@ -163,6 +186,7 @@ class Held:
         if not gone:
             return
         for oid in gone:
+            counts.pop(oid, None)
             for key in strong.pop(oid):
                 shadow.pop((oid, key), None)
             self.keys.pop(oid, None)

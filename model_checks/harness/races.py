@@ -20,8 +20,7 @@ explored execution also runs this detector:
   access are read from the interpreter's value stack of the traced frame (``stack_value``), which
   CPython 3.11 keeps up to date while it calls the tracer.
 * **Shadow memory** per location (object, attribute or key): the last write's (thread, epoch,
-  site) and each thread's last read (FastTrack's representation). A location one thread touches
-  never reports; a read/read pair is never a race.
+  site) and each thread's last read (FastTrack's); one thread's location or two reads never race.
 
 A race is reported as an execution failure of kind ``data_race``: both sites, both threads.
 **Interleaving the racy accesses** (``Options(interleave_races=True)``): a reported race's sites
@@ -457,6 +456,8 @@ class RaceDetector(AttributeAccesses):
                 whole = shadow.get((oid, ALL))
                 if whole is not None and self._conflict(whole, tid, vc, write, site):
                     return
+        if oid in self.held.strong:  # (its sites hold it: ``Held.release_unheld`` looks again)
+            self.held.touched.add(oid)
         if write:
             loc.w_tid, loc.w_epoch, loc.w_site = tid, epoch, site
             loc.reads.clear()
