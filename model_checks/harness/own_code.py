@@ -63,6 +63,7 @@ MACHINERY_FILES = frozenset(
         "race_items.py",
         "race_library.py",
         "race_methods.py",
+        "race_objects.py",
         "race_python_tracer.py",
         "race_shadow.py",
         "race_report.py",
@@ -78,6 +79,7 @@ MACHINERY_FILES = frozenset(
         "schedule.py",
         "searching.py",
         "stateful.py",
+        "step_deadline.py",
         "swarm.py",
         "verify_rows.py",
     )

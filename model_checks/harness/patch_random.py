@@ -386,6 +386,11 @@ def _urandom(size: int) -> bytes:
 
 
 _real_next_name = tempfile._RandomNameSequence.__next__  # type: ignore[attr-defined]
+# Mixed into every name: the threads' entropy sequences are the check's (alike in every process
+# checking with that seed), and two processes checking one program at once (two pytest workers)
+# made the same names: one's ``NamedTemporaryFile`` deleted the file the other had just made
+# under it. CPython's names are unpredictable across processes; here they are the same within one.
+_PROCESS_SALT = int.from_bytes(_real_urandom(8), "little")
 
 
 def _next_name(self: Any) -> str:
@@ -402,7 +407,7 @@ def _next_name(self: Any) -> str:
         return _real_next_name(self)  # type: ignore[no-any-return]
     now, tid = current
     characters: str = self.characters
-    number = now.bits(tid, 64)
+    number = now.bits(tid, 64) ^ _PROCESS_SALT
     name = []
     for _ in range(8):
         number, k = divmod(number, len(characters))

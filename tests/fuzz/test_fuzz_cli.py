@@ -44,7 +44,10 @@ CODES: dict[tuple[str, ...], set[int]] = {
     ("link", "compare"): {0, 1, 2, 3},
     ("link", "mbt"): {0, 1, 2, 3},
     ("certificate", "check"): {0, 1, 2},
-    **{("bench", name): {0, 2} for name in ("scheduler", "explorer", "harness", "validate", "designs")},
+    **{
+        ("bench", name): {0, 2}
+        for name in ("scheduler", "explorer", "harness", "harness-ab", "validate", "designs")
+    },
 }
 BOGUS_OPTIONS = ["--bogus", "--json", "--help", "-c", "--", "-"]
 
