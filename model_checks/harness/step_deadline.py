@@ -29,7 +29,9 @@ if TYPE_CHECKING:
 ENDS: list[float | None] = [None]
 LIMIT: list[float] = [0.0]
 STOPPED = "reached inside a step"  # (the reason's words: ``time_limit=2s reached inside a step ...``)
-_clock: Final = time.perf_counter  # (patched, it reads the virtual clock in a controlled thread)
+# (taken at import, before patch mode replaces ``time.perf_counter``, whose stand-in reads the
+# virtual clock in a controlled thread: the deadline is real time, as ``Search.start`` is)
+_clock: Final = time.perf_counter
 
 
 def arm(start: float, time_limit: float | None) -> None:
