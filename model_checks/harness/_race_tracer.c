@@ -46,9 +46,9 @@ free_extra(void *extra)
 #define SET_MEMBER(m) Py_XSETREF(self->m, Py_NewRef(m));
 
 /* Opcodes of code under test between two calls of the handler with no entry (``None``): the
- * detector then asks whether the running thread made any operation meanwhile, and a thread that
- * loops over its local variables only (no access, no operation: ``while True: n += 1``) gives
- * way (``busy_wait.BusyWait.long_run``), so the time limit and the livelock watch reach it. */
+ * detector then asks what the run did (``busy_wait.BusyWait.long_run``): the time limit is
+ * looked at there, a spin's run gives way, and a thread looping over its local variables only
+ * (no access, no operation) is checked for a loop it can never leave (``endless_loops``). */
 #define LONG_RUN (1L << 21)
 
 /* The code's entries (borrowed: its co_extra slot owns them), computed on first sight. */

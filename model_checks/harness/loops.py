@@ -4,6 +4,7 @@ failure's preemptions."""
 
 from __future__ import annotations
 
+from model_checks.harness import step_deadline
 from model_checks.harness.execution import TestFn
 from model_checks.harness.options import Options, Result
 from model_checks.harness.rt.scheduler import Chooser
@@ -165,12 +166,17 @@ def minimize(test_fn: TestFn, options: Options, result: Result) -> None:
         return
     budget = options.minimize_executions
     for bound in range(failure.preemptions):
-        if budget <= 0:
+        # the search's time limit holds the shrinking too (session 46, C2: it ran unbounded)
+        left = step_deadline.remaining(options.time_limit, result.elapsed)
+        if budget <= 0 or left == 0.0:
+            if left == 0.0:
+                result.notes.append("not minimized further: the time limit was reached")
             return
         opts = options.with_(
-            strategy="dfs", preemption_bound=bound, max_executions=budget, minimize=False, time_limit=None
+            strategy="dfs", preemption_bound=bound, max_executions=budget, minimize=False, time_limit=left
         )
         found = exhaustive(test_fn, opts)
+        result.elapsed += found.elapsed
         budget -= found.executions
         result.executions += found.executions
         result.steps += found.steps

@@ -80,6 +80,7 @@ MACHINERY_FILES = frozenset(
         "searching.py",
         "stateful.py",
         "step_deadline.py",
+        "endless_loops.py",
         "swarm.py",
         "verify_rows.py",
     )

@@ -217,7 +217,7 @@ class RaceDetector(AttributeAccesses):
         """An access site (``race_sites.code_table``) is about to run in ``frame``; None: the
         tracer counted a long run of opcodes (``busy_wait.LONG_RUN``)."""
         if entry is None:
-            self.busy.long_run()
+            self.busy.long_run(frame)
             return
         if self.found and not self.points:
             # One race is the execution's report. While racy sites are interleaved (``points``)
@@ -407,7 +407,7 @@ class RaceDetector(AttributeAccesses):
             return
         self.accesses += 1
         busy = self.busy
-        if busy.again((oid, key)):
+        if busy.again((oid, key), write):
             busy.give_way()
         code, offset = frame.f_code, frame.f_lasti
         if code.co_filename in TRACED_FILES:  # inside ``statistics.mean``: the program's call of it

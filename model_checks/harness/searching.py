@@ -191,13 +191,22 @@ class Search:
         itself if the program does not repeat it (it is then reported without source lines)."""
         if ex.sources:
             return ex
-        again = execute(
-            make_backend(self.options.backend),
-            self.test_fn,
-            self.options,
-            ReplayChooser([(s.tid, s.alt) for s in ex.steps]),
-            points=self.points if points is None else points,
-        )
+        step_deadline.arm(self.start, self.options.time_limit)  # (session 46: C2, within the limit)
+        try:
+            again = execute(
+                make_backend(self.options.backend),
+                self.test_fn,
+                self.options,
+                ReplayChooser([(s.tid, s.alt) for s in ex.steps]),
+                points=self.points if points is None else points,
+            )
+        finally:
+            step_deadline.disarm()
+        if step_deadline.cut(again):
+            self.result.notes.append(
+                "the failing execution's replay for its source lines reached the time limit: "
+                "shown without them"
+            )
         same = (
             again.failure is not None
             and ex.failure is not None

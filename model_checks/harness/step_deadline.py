@@ -8,10 +8,13 @@ clock meanwhile. The tracer already counts a long run of opcodes with no operati
 (``busy_wait.LONG_RUN``, about a tenth of a second of traced code) and calls the detector; there
 the clock is read (``passed``), and past the limit the execution is abandoned as a real-time wait
 past it is (``patch_io_outside.abandon``): no outcome, no failure of its own, the running thread
-parked for good until teardown unwinds it, and the reason in the verdict's "bounded by". Armed only
-while the search runs an execution of its own (``Search.run``): the replay of a failing execution
-for its report, after the search, runs whole. Not seen: a long step with the race detector off
-(no tracer counts its opcodes), and a long call of C code (one opcode).
+parked for good until teardown unwinds it, and the reason in the verdict's "bounded by". Armed
+while the search runs an execution of its own (``Search.run``) and, since session 46, while it
+replays the failing one for its report (``Search._with_sources``: stopped, it is shown without
+source lines); a ``--replay`` stopped so is bounded, not a divergence (``cut``), and the
+shrinking of a failure gets what is left of the limit (``remaining``). Not seen: a long step with
+the race detector off (no tracer counts its opcodes), and a long call of C code (one opcode: the
+interpreter runs nothing of ours until it returns).
 """
 
 from __future__ import annotations
@@ -53,6 +56,16 @@ def passed() -> bool:
     return ends is not None and _clock() >= ends
 
 
+def cut(ex: Execution) -> bool:
+    """Was ``ex`` stopped inside a step at the time limit (``stop``)?"""
+    return ex.abandoned and any(STOPPED in reason for reason in ex.limit_cut)
+
+
+def remaining(time_limit: float | None, spent: float) -> float | None:
+    """What is left of ``time_limit`` after ``spent`` seconds (None: no limit)."""
+    return None if time_limit is None else max(0.0, time_limit - spent)
+
+
 def stop(ex: Execution, tid: int) -> None:
     """Past the time limit in ``tid``'s step: the execution is abandoned there, ``tid`` parked for
     good (teardown unwinds it)."""
@@ -67,4 +80,4 @@ def stop(ex: Execution, tid: int) -> None:
         ex.perform(Op("wait", made, ()))  # never enabled
 
 
-__all__ = ["ENDS", "STOPPED", "arm", "disarm", "passed", "stop"]
+__all__ = ["ENDS", "STOPPED", "arm", "cut", "disarm", "passed", "remaining", "stop"]
