@@ -126,10 +126,13 @@ class Search:
                 sources=False,
                 points=self.points,
             )
+            late = step_deadline.late_note()
         finally:
             step_deadline.disarm()
         self.previous = ex
         r = self.result
+        if late is not None and not any(step_deadline.OVERRUN in note for note in r.notes):
+            r.notes.append(late)
         rebound = patch_streams.take_switched()
         if rebound is not None:
             # the executions so far ran each ``print`` as no step: a search of the program whose

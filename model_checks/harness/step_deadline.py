@@ -56,6 +56,24 @@ def passed() -> bool:
     return ends is not None and _clock() >= ends
 
 
+# how far past the limit an execution must end for the verdict to say the limit could not hold
+LATE = 1.0
+OVERRUN = "could not stop it"  # (the note's words)
+
+
+def late_note() -> str | None:
+    """Said when the running execution ends ``LATE`` or more past the limit: what lanecheck could
+    not stop (measured, session 46: ``sum(range(10**9))`` ran 12 s past a 2 s limit)."""
+    ends = ENDS[0]
+    if ends is None or _clock() - ends < LATE:
+        return None
+    return (
+        f"time_limit={LIMIT[0]:g}s overrun by {_clock() - ends:.1f}s inside one execution: lanecheck "
+        f"{OVERRUN} there (a long call of C code that runs no Python, such as sum(range(10**9)), or "
+        "a long step with the race detector off: nothing counts its opcodes)"
+    )
+
+
 def cut(ex: Execution) -> bool:
     """Was ``ex`` stopped inside a step at the time limit (``stop``)?"""
     return ex.abandoned and any(STOPPED in reason for reason in ex.limit_cut)
@@ -80,4 +98,4 @@ def stop(ex: Execution, tid: int) -> None:
         ex.perform(Op("wait", made, ()))  # never enabled
 
 
-__all__ = ["ENDS", "STOPPED", "arm", "cut", "disarm", "passed", "remaining", "stop"]
+__all__ = ["ENDS", "OVERRUN", "STOPPED", "arm", "cut", "disarm", "late_note", "passed", "remaining", "stop"]

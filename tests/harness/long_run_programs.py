@@ -107,3 +107,10 @@ def split_update(turns: int) -> Callable[[], int]:
         return c[0]
 
     return main
+
+
+def long_c_call() -> int:
+    """CORRECT: one call of C code that runs no Python for seconds."""
+    out: list[int] = []
+    start_and_join(lambda: out.append(sum(range(3 * 10**8))))
+    return out[0]

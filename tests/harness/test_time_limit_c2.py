@@ -34,3 +34,10 @@ def test_shrinking_a_failure_stays_within_the_time_limit() -> None:
     wall = time.perf_counter() - started
     assert result.verdict in ("failed", "bounded"), result.report()
     assert wall < 4 + 2.5, (wall, result.report())
+
+
+def test_a_c_call_past_the_time_limit_is_said() -> None:
+    """One C call cannot be stopped (it runs no Python, so nothing of lanecheck's runs until it
+    returns): the verdict's notes say the limit was overrun and why (before: nothing said)."""
+    result = run_with_outcomes(prog, prog.long_c_call, time_limit=0.3)
+    assert any(step_deadline.OVERRUN in note and "C code" in note for note in result.notes), result.report()
