@@ -33,7 +33,7 @@ def test_shrinking_a_failure_stays_within_the_time_limit() -> None:
     result = run_with_outcomes(prog, PROGRAM, time_limit=4)
     wall = time.perf_counter() - started
     assert result.verdict in ("failed", "bounded"), result.report()
-    assert wall < 4 + 2.5, (wall, result.report())
+    assert wall < 4 + 3, (wall, result.report())  # (the deadline is looked at every ~0.1 s of code)
 
 
 def test_a_c_call_past_the_time_limit_is_said() -> None:
