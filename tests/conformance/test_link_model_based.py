@@ -10,7 +10,7 @@ from collections.abc import Callable, Iterator
 from typing import Any, ParamSpec
 
 import pytest
-from hypothesis import HealthCheck, settings
+from hypothesis import HealthCheck, Phase, settings
 from hypothesis.control import current_build_context
 from hypothesis.errors import Flaky, FlakyStrategyDefinition, InvalidArgument
 from hypothesis.stateful import run_state_machine_as_test
@@ -176,8 +176,14 @@ def test_catches_mutant_only_spurious_wakeups_show(mutant: str) -> None:
     quiet = machine_for(build, lanes=1, workers=1, producers=1)
     run_state_machine_as_test(quiet, settings=settings(SMALL, max_examples=examples))  # not seen
     machine = machine_for(build, lanes=1, workers=1, producers=1, spurious_wakeups=True)
+    # Found, not shrunk: the claim here is that only the ``wake`` rule shows the mutant, and
+    # shrinking its failure took 13 of the test's 19 CPU seconds (found at the 542nd execution,
+    # shrunk in 3,700 more). Hypothesis still replays the failing example before reporting it
+    # (``Flaky`` if the replay passes); shrinking to the failure's own words is
+    # ``test_catches_mutant_and_shrinks``'s claim.
+    found = settings(SMALL, max_examples=examples, phases=[p for p in Phase if p is not Phase.shrink])
     with pytest.raises(AssertionError) as caught:
-        run_state_machine_as_test(machine, settings=settings(SMALL, max_examples=examples))
+        run_state_machine_as_test(machine, settings=found)
     assert says in str(caught.value), str(caught.value)
 
 
