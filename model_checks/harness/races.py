@@ -174,7 +174,7 @@ class RaceDetector(AttributeAccesses):
         """``tid`` runs ``op``: acquire from its objects, publish to them, start a new epoch (the
         accesses after the operation belong to the new step, which nothing has seen yet)."""
         self.busy.synced(op)
-        vc = self._clock(tid)
+        vc = self.clocks[tid] if tid < len(self.clocks) and tid < len(self.clocks[tid]) else self._clock(tid)
         objs = op.objs
         if op.kind == "sleep":
             # A sleep synchronises nothing: it is a scheduling point (dependent with every step,

@@ -14,6 +14,7 @@ import pytest
 
 from model_checks.harness import check, patched
 from model_checks.harness.race_frames import NATIVE
+from tests.harness import session46_cost_programs as programs
 
 # A check of a racy counter in a fresh process (an audit hook cannot be removed), counting the
 # audit events raised from the race detector's own frames while it runs.
@@ -99,3 +100,142 @@ def test_a_controlled_thread_is_given_its_depth_without_ctypes_calls(
         result = check(lambda rt: deep.deep_recursion_worker(), races=False)
     assert result.verdict == "exhaustive", result.report()
     assert calls == []
+
+
+class _CountedCompares(dict):  # type: ignore[type-arg]
+    """A copy of a dict that counts the comparisons made of it."""
+
+    compared = 0
+
+    def __ne__(self, other: object) -> bool:
+        type(self).compared += 1
+        return dict.__ne__(self, other)
+
+
+def test_the_process_names_are_compared_only_once_written_and_then_put_back(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import builtins
+    import os
+    import tempfile
+
+    from model_checks.harness import patch_state
+
+    monkeypatch.setattr(os.environ, "_data", _CountedCompares(os.environ._data))  # type: ignore[attr-defined]
+    process = patch_state._Process()
+    for _ in range(5):
+        process.restore()
+    assert _CountedCompares.compared == 0  # (nothing written: nothing compared)
+    os.environ["LANECHECK_S46_WRITTEN"] = "1"
+    sys._lanecheck_s46 = True  # type: ignore[attr-defined]
+    builtins._lanecheck_s46 = True  # type: ignore[attr-defined]
+    folder = tempfile.tempdir
+    tempfile.tempdir = "/nonexistent-s46"
+    process.restore()
+    assert _CountedCompares.compared == 1
+    assert "LANECHECK_S46_WRITTEN" not in os.environ
+    assert not hasattr(sys, "_lanecheck_s46") and not hasattr(builtins, "_lanecheck_s46")
+    assert tempfile.tempdir == folder
+    process.restore()
+    assert _CountedCompares.compared == 1  # (what it put back is the state it compares with)
+
+
+def test_logging_settings_are_compared_only_once_written_and_then_put_back(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import logging
+
+    from model_checks.harness import patch_logging
+
+    config = patch_logging.Config()
+    read: list[int] = []
+    real = patch_logging.Config._settings
+
+    def counted(self: patch_logging.Config) -> object:
+        read.append(1)
+        return real(self)
+
+    monkeypatch.setattr(patch_logging.Config, "_settings", counted)
+    for _ in range(5):
+        config.restore()
+    assert read == []  # (nothing written: nothing compared)
+    logging.addLevelName(77, "S46_LEVEL")
+    config.restore()
+    assert len(read) == 1
+    assert logging.getLevelName(77) == "Level 77" and "S46_LEVEL" not in logging._nameToLevel
+    raising = logging.raiseExceptions
+    logging.raiseExceptions = not raising
+    config.restore()
+    assert logging.raiseExceptions is raising and len(read) == 2
+    config.restore()
+    assert len(read) == 2
+
+
+class _CountedItems(dict):  # type: ignore[type-arg]
+    looks = 0
+
+    def items(self):  # type: ignore[no-untyped-def]
+        type(self).looks += 1
+        return super().items()
+
+
+@pytest.mark.timeout(120)
+def test_an_execution_that_registered_no_finalizer_does_not_look_for_one(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import weakref
+
+    from model_checks.harness import patch_exit_calls
+
+    monkeypatch.setattr(patch_exit_calls, "_registry", _CountedItems())
+    with patched(programs):
+        result = check(programs.locked_counter, races=False)
+    assert result.verdict == "exhaustive" and result.executions > 1, result.report()
+    assert _CountedItems.looks == 0
+    # one that did: its finalizer, registered for the interpreter's exit, is detached at its end
+    monkeypatch.setattr(patch_exit_calls, "_registry", weakref.finalize._registry)  # type: ignore[attr-defined]
+    with patched(programs):
+        result = check(programs.finalizer_made, races=False)
+    assert result.verdict == "exhaustive", result.report()
+    assert programs.FINALIZERS and not any(f.alive for f in programs.FINALIZERS)
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.skipif(NATIVE is None, reason="the C reader of the thread state's dict")
+def test_the_repr_guard_finds_the_thread_state_dict_without_ctypes(monkeypatch: pytest.MonkeyPatch) -> None:
+    import ctypes
+
+    from model_checks.harness import repr_guard
+
+    assert repr_guard._thread_dict() is repr_guard._thread_dict_through_ctypes()
+    casts: list[str] = []
+    real_cast = ctypes.cast
+
+    def counted(obj: object, kind: object) -> object:
+        casts.append(sys._getframe(1).f_globals.get("__name__", ""))
+        return real_cast(obj, kind)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(ctypes, "cast", counted)
+    with patched(programs):
+        result = check(programs.locked_counter, races=False)
+    assert result.verdict == "exhaustive" and result.executions > 1, result.report()
+    assert "model_checks.harness.repr_guard" not in casts
+
+
+@pytest.mark.timeout(120)
+def test_an_operation_makes_a_clock_only_for_a_thread_without_one(monkeypatch: pytest.MonkeyPatch) -> None:
+    from model_checks.harness.races import RaceDetector
+
+    made: list[int] = []
+    real = RaceDetector._clock
+
+    def counted(self: RaceDetector, tid: int) -> list[int]:
+        made.append(tid)
+        return real(self, tid)
+
+    monkeypatch.setattr(RaceDetector, "_clock", counted)
+    with patched(programs):
+        result = check(programs.locked_counter, strategy="dfs")
+    assert result.verdict == "exhaustive" and result.executions > 1, result.report()
+    # (each of an execution's three threads: its first operation or access at most)
+    assert len(made) <= 3 * result.executions, (len(made), result.executions)
