@@ -239,3 +239,24 @@ def test_an_operation_makes_a_clock_only_for_a_thread_without_one(monkeypatch: p
     assert result.verdict == "exhaustive" and result.executions > 1, result.report()
     # (each of an execution's three threads: its first operation or access at most)
     assert len(made) <= 3 * result.executions, (len(made), result.executions)
+
+
+@pytest.mark.timeout(120)
+def test_an_execution_installs_the_declared_fields_without_the_context_manager(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from model_checks.harness import declared, execution
+
+    entered: list[int] = []
+    real = declared.fields_as_points
+
+    def counted() -> object:
+        entered.append(1)
+        return real()
+
+    monkeypatch.setattr(declared, "fields_as_points", counted)
+    monkeypatch.setattr(execution, "fields_as_points", counted, raising=False)
+    with patched(programs):
+        result = check(programs.locked_counter, strategy="dfs")
+    assert result.verdict == "exhaustive" and result.executions > 1, result.report()
+    assert entered == []
