@@ -15,6 +15,7 @@
 #include "internal/pycore_frame.h"
 #undef Py_BUILD_CORE
 
+#include "_native.h"
 #include "_race_tracer.h"
 #include <string.h>
 
@@ -34,9 +35,88 @@ static PyObject *watched_methods = NULL;
  * methods that are. By the exact type: one dict look-up at a call of an object's method. */
 static PyObject *called_types = NULL;
 
+/* ``frame.f_code`` and ``id(obj)`` without their audit events: read from Python, each is one
+ * (``object.__getattr__``, ``builtins.id``), and with the process watch's audit hook installed
+ * CPython builds the event's arguments (the attribute's name decoded again) and calls the hook:
+ * about 1,500 and 460 instructions, where the race detector's ``_access`` reads both at every
+ * access it records (session 46: about 2% of patch mode's instructions an execution). What the
+ * hook would be told is nothing it watches. A ``Where`` that is no frame (``race_calls.HandedAt``)
+ * answers its own ``f_code``. */
+static PyObject *
+frame_code(PyObject *module, PyObject *where)
+{
+    if (PyFrame_Check(where)) {
+        return (PyObject *)PyFrame_GetCode((PyFrameObject *)where);
+    }
+    return PyObject_GetAttrString(where, "f_code");
+}
+
+static PyObject *
+address(PyObject *module, PyObject *obj)
+{
+    return PyLong_FromVoidPtr(obj);
+}
+
+/* The running thread state's recursion counters (CPython 3.11's ``recursion_remaining`` and
+ * ``recursion_limit``, which greenlet saves and restores per greenlet), for rt/recursion.py:
+ * read through ctypes, its ``PyThreadState_Get`` call and its views cost about 3,000
+ * instructions a look, three looks a controlled thread (session 46). ``recursion_used()``: the
+ * limit less the remaining frames as this call sees them (its own call counted), or None where
+ * the limit does not read back as ``sys.getrecursionlimit()`` (a layout not read). */
+static PyObject *
+recursion_used(PyObject *module, PyObject *unused)
+{
+    PyThreadState *ts = PyThreadState_Get();
+    if (ts->recursion_limit != Py_GetRecursionLimit()) {
+        Py_RETURN_NONE;
+    }
+    return PyLong_FromLong((long)ts->recursion_limit - ts->recursion_remaining);
+}
+
+/* recursion_lend(n): ``n`` more frames left to the running thread state (negative: fewer). */
+static PyObject *
+recursion_lend(PyObject *module, PyObject *arg)
+{
+    int n = _PyLong_AsInt(arg);
+    if (n == -1 && PyErr_Occurred()) {
+        return NULL;
+    }
+    PyThreadState_Get()->recursion_remaining += n;
+    Py_RETURN_NONE;
+}
+
+/* thread_state_dict(): the running thread state's dict (``PyThreadState_GetDict``, where CPython
+ * keeps ``Py_Repr``): repr_guard.py's, once an execution; through ctypes (the call, its
+ * ``cast``) it cost about 11,000 instructions (session 46). */
+static PyObject *
+thread_state_dict(PyObject *module, PyObject *unused)
+{
+    PyObject *found = PyThreadState_GetDict();
+    if (found == NULL) {
+        if (!PyErr_Occurred()) {
+            PyErr_SetString(PyExc_RuntimeError, "no thread state dict");
+        }
+        return NULL;
+    }
+    return Py_NewRef(found);
+}
+
+static PyMethodDef filter_methods[] = {
+    LANECHECK_METHOD(thread_state_dict, METH_NOARGS, "thread_state_dict(): the thread state's dict."),
+    LANECHECK_METHOD(recursion_used, METH_NOARGS,
+                     "recursion_used(): the running thread state's limit less its remaining frames."),
+    LANECHECK_METHOD(recursion_lend, METH_O, "recursion_lend(n): n more frames remaining."),
+    LANECHECK_METHOD(frame_code, METH_O, "frame_code(where): ``where.f_code``, no audit event."),
+    LANECHECK_METHOD(address, METH_O, "address(obj): ``id(obj)``, no audit event."),
+    {NULL, NULL, 0, NULL},
+};
+
 int
 lanecheck_add_race_filter(PyObject *module)
 {
+    if (PyModule_AddFunctions(module, filter_methods) < 0) {
+        return -1;
+    }
     lanecheck_watched_builtins = PySet_New(NULL);
     watched_methods = PySet_New(NULL);
     called_types = PyDict_New();

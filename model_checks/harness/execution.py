@@ -7,7 +7,7 @@ import sys
 from collections.abc import Callable
 
 from model_checks.harness import patch_io_outside, patch_random, process_watch, races
-from model_checks.harness.declared import fields_as_points
+from model_checks.harness.declared import Installed, install_points, remove_points
 from model_checks.harness.options import Options
 from model_checks.harness.patch import (
     RACES_OFF_BY_DEFAULT,
@@ -65,10 +65,12 @@ def execute(
         return ex
     ex.race = races.RaceDetector(ex, points)
     previous = sys.gettrace()
+    fields: Installed = []  # (``declared.fields_as_points``, its halves called: no context manager)
     try:
-        with fields_as_points():
-            ex.run(main)
+        install_points(fields)
+        ex.run(main)
     finally:
+        remove_points(fields)
         sys.settrace(previous)
         _ended(ex)
     return ex

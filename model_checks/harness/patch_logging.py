@@ -28,6 +28,7 @@ from collections.abc import Callable
 from typing import Any
 
 from model_checks.harness.patch_imported import StandIn
+from model_checks.harness.rt.dict_versions import Moved
 
 # (value, its name in words) -> its stand-in, or None when it is no synchronisation object
 StandInFor = Callable[[object, str], object | None]
@@ -183,6 +184,13 @@ class Config:
         self.spaces = [fields.space for fields in self.objects]
         self.copies = [fields.copied for fields in self.objects]
         self.settings = tuple(self.module.copied.values())
+        # (compared only once one of the dicts holding them was written: ``logging``'s own, its
+        # level names'; the comparison cost about 5,000 instructions an execution: session 46)
+        values = self.module.bound.values()
+        names = [v for v in values if isinstance(v, dict)]
+        # (a list among them would change unseen: then compared each time)
+        lists = any(isinstance(v, list) for v in values)
+        self.settings_written = None if lists else Moved([self.module.space, *names])
         self.registry: list[Any] = logging._handlerList
         self.registered = list(self.registry)
         self.streams = [
@@ -201,8 +209,12 @@ class Config:
             for fields in self.objects:
                 if fields.space != fields.copied:
                     fields.restore()
-        if self._settings() != self.settings:
-            self.module.restore()
+        written = self.settings_written
+        if written is None or written.moved():
+            if self._settings() != self.settings:
+                self.module.restore()
+            if written is not None:
+                written.record()
         if self.registry != self.registered:
             self._unregister()
         for stream in self.streams:

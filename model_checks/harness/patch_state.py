@@ -46,6 +46,7 @@ from typing import Any, cast
 
 from model_checks.harness import patch_logging, patch_mp_memory, signal_wakeup
 from model_checks.harness.rt import dict_versions
+from model_checks.harness.rt.dict_versions import Moved
 from model_checks.harness.rt.heap_walk import _raw_getattr
 
 _MUTABLE = (list, dict, set, deque, bytearray, array.array)
@@ -368,28 +369,21 @@ class _Process:
         self.encoded = None if self.data is None else dict(self.data)  # compared in C
         self.sys = dict(vars(sys))
         self.builtins = dict(vars(builtins))
-        # (each dict compared only once its version moved: the comparison cost 1 µs an execution)
-        self.versions = [(vars(sys), _version_of(vars(sys))), (vars(builtins), _version_of(vars(builtins)))]
-        self.seen = [read() if read is not None else None for _, read in self.versions]
         self.cwd = _cwd()
         self.limit = sys.getrecursionlimit()
         # the umask, the collector's switch (review 9)
         self.umask = _umask()
         self.collector = gc.isenabled()
         self.lazy = [(m, n, getattr(m, n)) for m, n in _LAZY_LIBRARY]
+        # the dicts that hold the environment, ``sys``'s and ``builtins``' names and the lazy
+        # library names: compared with their copies only once one was written (PEP 509 versions,
+        # one C call; comparing them cost about 14,000 instructions an execution: session 46)
+        held = [vars(sys), vars(builtins), *{id(vars(m)): vars(m) for m, _, _ in self.lazy}.values()]
+        self.written = Moved(held if self.data is None else [self.data, *held])
 
     def restore(self) -> None:
-        if self.data is None or self.data != self.encoded:
-            for name in [n for n in os.environ if n not in self.environ]:
-                del os.environ[name]
-            for name, value in self.environ.items():
-                if os.environ.get(name) != value:
-                    os.environ[name] = value
-        for i, (space, read) in enumerate(self.versions):
-            if read is None or read() != self.seen[i]:
-                _put_back(space, self.sys if i == 0 else self.builtins, sys if i == 0 else builtins)
-                if read is not None:
-                    self.seen[i] = read()
+        if self.written.moved():
+            self._names()
         if sys.getrecursionlimit() != self.limit:
             sys.setrecursionlimit(self.limit)
         if self.cwd is not None and _cwd() != self.cwd:
@@ -399,15 +393,27 @@ class _Process:
         _real_umask(self.umask)
         if gc.isenabled() is not self.collector:
             (_real_gc_enable if self.collector else _real_gc_disable)()
-        for module, name, value in self.lazy:
-            if getattr(module, name) is not value:
-                setattr(module, name, value)
         signal_wakeup.put_back()
         if SIGNALS:
             for signalnum, handler in SIGNALS.items():
                 if handler is not None and signal.getsignal(signalnum) is not handler:
                     _real_signal(signalnum, handler)
             SIGNALS.clear()
+
+    def _names(self) -> None:
+        """The environment, ``sys``'s and ``builtins``' names and the lazy library names as found."""
+        if self.data is None or self.data != self.encoded:
+            for name in [n for n in os.environ if n not in self.environ]:
+                del os.environ[name]
+            for name, value in self.environ.items():
+                if os.environ.get(name) != value:
+                    os.environ[name] = value
+        _put_back(vars(sys), self.sys, sys)
+        _put_back(vars(builtins), self.builtins, builtins)
+        for module, name, value in self.lazy:
+            if getattr(module, name) is not value:
+                setattr(module, name, value)
+        self.written.record()  # (after: putting back writes them)
 
 
 # What the standard library makes on its first use, under a lock (``tempfile``'s folder and name

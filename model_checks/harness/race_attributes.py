@@ -14,7 +14,7 @@ from typing import TypeGuard, TypeVar, overload
 from model_checks.harness import race_methods, race_paths
 from model_checks.harness.declared import is_declared
 from model_checks.harness.race_builtins import BUILTINS, label, rebound
-from model_checks.harness.race_frames import stack_value
+from model_checks.harness.race_frames import address, stack_value
 from model_checks.harness.race_sites import (
     ALL,
     CODE_TYPES,
@@ -65,7 +65,7 @@ class AttributeAccesses:
             return True
         clocks = self.clocks
         stamp = (tid, clocks[tid][tid] if tid < len(clocks) and tid < len(clocks[tid]) else 0)
-        key = (id(entry), id(where))
+        key = (address(entry), address(where))  # (``id``: an audit event, ``race_frames``)
         if self.code_seen.get(key) == stamp:
             return False
         self.code_seen[key] = stamp

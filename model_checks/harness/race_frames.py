@@ -7,6 +7,7 @@ tracing guard (``Untraced``); and which trace function it installs (``NATIVE``: 
 from __future__ import annotations
 
 import ctypes
+import operator
 import sys
 import types
 from collections.abc import Callable, Iterable
@@ -189,6 +190,10 @@ stack_value: Callable[[types.FrameType, int], object] = NATIVE.stack_value if NA
 fast_local: Callable[[types.FrameType, int], object] = NATIVE.fast_local if NATIVE else py_fast_local
 join: Callable[[list[int], list[int]], None] = NATIVE.join if NATIVE else py_join
 sync_op: Callable[..., None] = NATIVE.sync_op if NATIVE else py_sync_op
+# ``where.f_code`` and ``id(obj)`` without their audit events (``_race_filter.c``: each cost an
+# event at every recorded access, the process watch's hook installed; session 46)
+frame_code: Callable[[Any], types.CodeType] = NATIVE.frame_code if NATIVE else operator.attrgetter("f_code")
+address: Callable[[object], int] = NATIVE.address if NATIVE else id
 
 
 def tracer_kind() -> str:

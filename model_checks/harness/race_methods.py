@@ -56,9 +56,10 @@ def rebinding(cls: type, name: str, where: Where, replaced: object, stored: obje
     """``cls.name`` (or an object of ``cls``'s field ``name``) written at ``where``, replacing
     ``replaced`` (what a look-up found) with ``stored``: a method rebound where either is one, by
     the program (a library's own class making, ``namedtuple``'s or ``dataclass``'s, is none)."""
-    if where.f_code.co_filename in TRACED_FILES:
-        return
+    # (the types first: ``f_code`` is an audit event, which the process watch's hook makes cost)
     if not (issubclass(type(replaced), METHODS) or issubclass(type(stored), METHODS)):
+        return
+    if where.f_code.co_filename in TRACED_FILES:
         return
     key = _key(cls, name)
     if key not in _CLASSES:

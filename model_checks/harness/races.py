@@ -49,7 +49,9 @@ from model_checks.harness.race_frames import (
     NATIVE,
     SUPPORTED,
     Untraced,
+    address,
     fast_local,
+    frame_code,
     join,
     py_owned_turn,
     stack_value,
@@ -165,15 +167,14 @@ class RaceDetector(AttributeAccesses):
         while len(clocks) <= tid:
             clocks.append([0] * (len(clocks) + 1))
         vc = clocks[tid]
-        if len(vc) <= tid:
-            vc.extend([0] * (tid + 1 - len(vc)))
+        vc.extend([0] * (tid + 1 - len(vc)))  # (none when it is long enough)
         return vc
 
     def sync(self, tid: int, op: Op) -> None:
         """``tid`` runs ``op``: acquire from its objects, publish to them, start a new epoch (the
         accesses after the operation belong to the new step, which nothing has seen yet)."""
         self.busy.synced(op)
-        vc = self._clock(tid)
+        vc = self.clocks[tid] if tid < len(self.clocks) and tid < len(self.clocks[tid]) else self._clock(tid)
         objs = op.objs
         if op.kind == "sleep":
             # A sleep synchronises nothing: it is a scheduling point (dependent with every step,
@@ -201,8 +202,7 @@ class RaceDetector(AttributeAccesses):
             self.held.keep(obj)
 
     def thread_ended(self) -> None:
-        """The running controlled thread's code is done: what only the detector holds of what it
-        dropped goes now (``race_shadow.Held.release_unheld``)."""
+        """The running thread's code is done: what only the detector holds of what it dropped goes."""
         self.held.release_unheld(len(self.ex.threads))
 
     # ---------------------------------------------------------------- tracing
@@ -402,14 +402,14 @@ class RaceDetector(AttributeAccesses):
         run, ``race_files``)."""
         if issubclass(type(obj), DICT_VIEWS):
             obj, key = viewed(obj), ALL
-        oid = id(obj)
+        oid = address(obj)
         if oid in self.exempt:
             return
         self.accesses += 1
         busy = self.busy
         if busy.again((oid, key), write):
             busy.give_way()
-        code, offset = frame.f_code, frame.f_lasti
+        code, offset = frame_code(frame), frame.f_lasti
         if code.co_filename in TRACED_FILES:  # inside ``statistics.mean``: the program's call of it
             code, offset, label = library_caller(frame, label)
         elif code.co_filename[:1] == "<" and not code.co_filename.startswith("<frozen"):

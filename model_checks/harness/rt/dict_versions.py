@@ -76,3 +76,24 @@ def _module_data(d: dict[str, Any]) -> dict[str, Any]:
     else:
         known.refresh()
     return known.data
+
+
+class Moved:
+    """Has any of some dicts been written since ``record``? One C call while none was (their PEP 509
+    versions), where comparing what they hold with a copy cost a few thousand instructions an
+    execution (session 46: ``patch_state``'s process state, ``patch_logging``'s settings). Always
+    True where versions cannot be read."""
+
+    def __init__(self, dicts: list[dict[Any, Any]]) -> None:
+        self.dicts = dicts
+        self.views = [_version_view(d) for d in dicts] if SUPPORTED else None
+        self.versions: list[int] = []
+        self.record()
+
+    def record(self) -> None:
+        """Their versions now: what ``moved`` compares with."""
+        if self.views is not None:
+            self.versions = list(map(_value, self.views))
+
+    def moved(self) -> bool:
+        return self.views is None or not same_versions(self.dicts, self.views, self.versions)
