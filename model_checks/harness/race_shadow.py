@@ -31,7 +31,7 @@ from typing import Any
 
 from model_checks.harness.race_sites import Site
 from model_checks.harness.rt import under_test
-from model_checks.harness.strategies.observed import LIFETIMES
+from model_checks.harness.strategies.observed import CHECKED, LIFETIMES
 
 
 class Loc:
@@ -109,17 +109,12 @@ _WEAK_API = frozenset(
         ),
     )
 )
-_FINALIZES: dict[type, bool] = {}  # a class -> has it a ``__del__`` of code under test
 
 
 def _finalizes(kind: type) -> bool:
-    known = _FINALIZES.get(kind)
-    if known is None:
-        code = getattr(getattr(kind, "__del__", None), "__code__", None)
-        known = _FINALIZES[kind] = isinstance(code, types.CodeType) and under_test._program_file(
-            code.co_filename
-        )
-    return known
+    """Has class ``kind`` a ``__del__`` of code under test?"""
+    code = getattr(getattr(kind, "__del__", None), "__code__", None)
+    return isinstance(code, types.CodeType) and under_test._program_file(code.co_filename)
 
 
 def observable(obj: object, key: object) -> None:
@@ -127,14 +122,18 @@ def observable(obj: object, key: object) -> None:
     lifetime (``strategies/observed.py``)? A look-up of one of ``weakref``'s names (a module's
     ``__dict__`` and its key) or of a class of the program's with a ``__del__``, a field of an
     object of such a class, a generator whose code has a ``try`` or ``with`` (its ``finally`` runs
-    where it is dropped). Sets ``LIFETIMES``; the harness's own code makes no location."""
+    where it is dropped). Sets ``LIFETIMES``; the harness's own code makes no location. What it
+    looked at goes into ``CHECKED`` (a search's: its executions make the same locations again)."""
     kind = type(obj)
     if kind is dict:
+        CHECKED.add((id(obj), key))
         value = obj.get(key) if type(key) is str else None  # type: ignore[attr-defined]
         found = id(value) in _WEAK_API or (type(value) is type and _finalizes(value))
     elif kind is types.GeneratorType:
+        CHECKED.add((id(obj), key))
         found = bool(obj.gi_code.co_exceptiontable)  # type: ignore[attr-defined]
     else:
+        CHECKED.add(id(kind))
         found = _finalizes(kind)
     if found:
         LIFETIMES[0] = True
@@ -169,7 +168,10 @@ class Held:
             held[1].append(key)
             return
         if not LIFETIMES[0]:
-            observable(obj, key)
+            kind = type(obj)
+            seen = id(kind) if kind is not dict and kind is not types.GeneratorType else (id(obj), key)
+            if seen not in CHECKED:
+                observable(obj, key)
         target = obj if holder is None else holder
         # (a set held strongly too: ``_race_filter.c`` takes a weak reference to a set as one
         # handed to another thread, and its turns would all call the handler)

@@ -163,3 +163,39 @@ def plain_counter() -> None:
     for t in ts:
         t.join()
     assert n[0] == 3
+
+
+def _generator() -> object:
+    try:
+        yield 1
+        yield 2
+    finally:
+        where.append(threading.current_thread().name)
+
+
+def generator_finally_in_b() -> None:
+    """An abandoned generator's ``finally`` assumed to run in B (p64): it runs where it is freed."""
+    where.clear()
+    g = _generator()
+    next(g)  # type: ignore[call-overload]
+    ta, tb = _two_droppers(g, False)
+    del g
+    _run(ta, tb)
+    assert where == ["B"], where
+
+
+def counted_alive() -> None:
+    """B counts a ``WeakSet``'s members while A may drop the last strong reference to one (p65)."""
+    live: weakref.WeakSet[Obj] = weakref.WeakSet()
+    o = Obj()
+    live.add(o)
+    box = [o]
+    del o
+    counts: list[int] = []
+    tb = threading.Thread(target=lambda: counts.append(len(live)))
+    ta = threading.Thread(target=box.clear)
+    tb.start()
+    ta.start()
+    tb.join()
+    ta.join()
+    assert counts == [1], counts

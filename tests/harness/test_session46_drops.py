@@ -43,8 +43,18 @@ def test_where_a_finalizer_runs_is_explored(program: Callable[[], object], strat
 
 
 @pytest.mark.parametrize("strategy", STRATEGIES)
-def test_a_weak_reference_found_dead_is_explored(strategy: str) -> None:
-    assert_fails(_run(prog.still_alive, strategy), "assertion", "object already collected")
+@pytest.mark.parametrize(
+    ("program", "words"),
+    [
+        (prog.still_alive, "object already collected"),  # a weak reference looked up
+        (prog.counted_alive, "[0]"),  # a ``WeakSet``'s members counted
+        (prog.generator_finally_in_b, "['A']"),  # a generator with a ``finally``
+    ],
+)
+def test_an_objects_death_seen_otherwise_is_explored(
+    program: Callable[[], object], words: str, strategy: str
+) -> None:
+    assert_fails(_run(program, strategy), "assertion", words)
 
 
 @pytest.mark.parametrize("strategy", _strategies(kept=True))

@@ -72,7 +72,11 @@ def ident_op(op: Op) -> Op:
     """``op`` of a search whose program read an ident (``observed.Observed.idents``): a spawn or
     an exit also a write of the pool of idents, so that DPOR orders a thread's start both ways
     against another's end (review 13, F5)."""
-    if (op.kind == "spawn" or op.kind == "exit") and type(op.obj) is ThreadState and op.objs is not GLOBAL:
+    obj = op.obj
+    # (the main thread's ident is the real one's, never freed: its exit is not the pool's)
+    if type(obj) is not ThreadState or op.objs is GLOBAL or (op.kind == "exit" and obj.tid == 0):
+        return op
+    if op.kind == "spawn" or op.kind == "exit":
         return Op(
             op.kind,
             op.obj,

@@ -30,6 +30,10 @@ from collections.abc import Callable, Hashable
 
 IDENTS_READ: list[bool] = [False]  # (set by ``thread_idents``; taken by ``Observed.switched``)
 LIFETIMES: list[bool] = [False]  # (set by ``race_shadow.observable``)
+# what ``race_shadow.observable`` looked at in this search: a dict's or generator's (id, key), an
+# object's class by id (no reference kept: a class made in each execution is one statement's,
+# whose answer is the same wherever its id comes again)
+CHECKED: set[object] = set()
 
 
 def _no_pool() -> Hashable:
@@ -45,6 +49,7 @@ class Observed:
 
     def __init__(self) -> None:
         IDENTS_READ[0] = LIFETIMES[0] = False
+        CHECKED.clear()
         self.idents = False
         self.lifetimes = False
 
@@ -56,4 +61,4 @@ class Observed:
         return new
 
 
-__all__ = ["IDENTS_READ", "IDENTS_STATE", "LIFETIMES", "Observed"]
+__all__ = ["CHECKED", "IDENTS_READ", "IDENTS_STATE", "LIFETIMES", "Observed"]

@@ -175,10 +175,8 @@ class SearchChooser(NativeChooser):
             # the step's code changed the process's state, which no operation or traced access
             # shows another thread reading: dependent with every step (``process_watch``)
             op = as_global(op)
-        # (wrote more than its pending operation shows: never asleep after another thread's step)
-        wider = op is not step.op
-        if wider:
             f.wrote_process.add(f.chosen)
+        wider = op is not step.op
         if written is not None:
             self.process_writes[written] = self.process_writes.get(written, 0) + 1
         f.tid, f.op = step.tid, op
@@ -209,7 +207,7 @@ class SearchChooser(NativeChooser):
             if b[0] != step.tid
             and b[0] in f.ops
             and b not in f.wrote_process
-            and not dependent(f.ops[b[0]], op)
+            and not dependent(ident_op(f.ops[b[0]]) if self.observed.idents else f.ops[b[0]], op)
             and not clock_conflict(f.reads_clock, f.moves_clock, b[0], f.ops[b[0]], readers)
         }
         if not self.sleep_only:

@@ -158,7 +158,6 @@ class StateCachingChooser:
         # (a full collection: ``Execution``; lifetimes observed: ``observed``)
         if ex.process_written is not None or ex.collected or self.observed.lifetimes:
             op = as_global(op)
-        if op is not step.op:  # (wrote more than its pending operation shows)
             f.wrote.add(f.chosen)
         read, moved = self.clock_readers.saw(ex, step.tid), ex.clock_moved
         readers = self.clock_readers.threads() if moved else NO_THREADS
@@ -168,7 +167,7 @@ class StateCachingChooser:
             if b[0] != step.tid
             and b[0] in ops
             and b not in f.wrote
-            and not dependent(ops[b[0]], op)
+            and not dependent(ident_op(ops[b[0]]) if self.observed.idents else ops[b[0]], op)
             and not clock_conflict(read, moved, b[0], ops[b[0]], readers)
         }
 
