@@ -46,7 +46,7 @@ from model_checks.harness.strategies.dependency import (
     join_clocks,
     may_go_on,
 )
-from model_checks.harness.strategies.observed import Observed
+from model_checks.harness.strategies.observed import IDENTS_READ, LIFETIMES, Observed
 from model_checks.harness.strategies.search_tree import Frame
 
 # The bound a DPOR search reports when a program ends with a daemon thread able to run.
@@ -86,6 +86,7 @@ class SearchChooser(NativeChooser):
         # what the steps that changed the process's state changed, and how many did (a note)
         self.process_writes: dict[str, int] = {}
         self.observed = Observed()  # idents read: spawns and exits ordered (``observed``)
+        self.idents = self.lifetimes = False  # (its figures, as native fields: read at every step)
 
     # ---------------------------------------------------------------- per execution
     def start_execution(self) -> None:
@@ -167,10 +168,10 @@ class SearchChooser(NativeChooser):
         d = len(ex.steps) - 1
         step = ex.steps[d]
         f = self.stack[d]
-        op = ident_op(step.op) if self.observed.idents else step.op
+        op = ident_op(step.op) if self.idents else step.op
         written = ex.process_written
         # (a full garbage collection: what it frees depends on every other thread's garbage)
-        global_step = written is not None or ex.collected or self.observed.lifetimes
+        global_step = written is not None or ex.collected or self.lifetimes
         if global_step:
             # the step's code changed the process's state, which no operation or traced access
             # shows another thread reading: dependent with every step (``process_watch``)
@@ -207,7 +208,7 @@ class SearchChooser(NativeChooser):
             if b[0] != step.tid
             and b[0] in f.ops
             and b not in f.wrote_process
-            and not dependent(ident_op(f.ops[b[0]]) if self.observed.idents else f.ops[b[0]], op)
+            and not dependent(ident_op(f.ops[b[0]]) if self.idents else f.ops[b[0]], op)
             and not clock_conflict(f.reads_clock, f.moves_clock, b[0], f.ops[b[0]], readers)
         }
         if not self.sleep_only:
@@ -422,7 +423,8 @@ class SearchChooser(NativeChooser):
     # ---------------------------------------------------------------- between executions
     def advance(self) -> bool:
         """Move to the next unexplored branch; False when the search is complete."""
-        if self.dpor and self.observed.switched():  # (a larger relation: start again)
+        if self.dpor and (IDENTS_READ[0] or LIFETIMES[0]) and self.observed.switched():
+            self.idents, self.lifetimes = self.observed.idents, self.observed.lifetimes  # start again
             self.stack, self.buckets, self.heads, self.replay_len, self.pruned = [], [], [], 0, 0
             return True
         if self.ordered:
