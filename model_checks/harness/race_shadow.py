@@ -25,10 +25,13 @@ keys, a key with no location, which it takes so too (``foreign_write``)."""
 from __future__ import annotations
 
 import sys
+import types
 import weakref
 from typing import Any
 
 from model_checks.harness.race_sites import Site
+from model_checks.harness.rt import under_test
+from model_checks.harness.strategies.observed import CHECKED, LIFETIMES
 
 
 class Loc:
@@ -89,6 +92,53 @@ def named(obj: object) -> object:
     return gone
 
 
+# what the program looks up to make a weak reference of its own, or a finalizer (by id: a weak
+# mapping's class compares by identity, but a program's dict may hold anything)
+_WEAK_API = frozenset(
+    map(
+        id,
+        (
+            weakref,
+            weakref.ref,
+            weakref.proxy,
+            weakref.finalize,
+            weakref.WeakMethod,
+            weakref.WeakSet,
+            weakref.WeakValueDictionary,
+            weakref.WeakKeyDictionary,
+        ),
+    )
+)
+
+
+def _finalizes(kind: type) -> bool:
+    """Has class ``kind`` a ``__del__`` of code under test?"""
+    code = getattr(getattr(kind, "__del__", None), "__code__", None)
+    return isinstance(code, types.CodeType) and under_test._program_file(code.co_filename)
+
+
+def observable(obj: object, key: object) -> None:
+    """A location ``(obj, key)`` was made: does it show that the program can observe an object's
+    lifetime (``strategies/observed.py``)? A look-up of one of ``weakref``'s names (a module's
+    ``__dict__`` and its key) or of a class of the program's with a ``__del__``, a field of an
+    object of such a class, a generator whose code has a ``try`` or ``with`` (its ``finally`` runs
+    where it is dropped). Sets ``LIFETIMES``; the harness's own code makes no location. What it
+    looked at goes into ``CHECKED`` (a search's: its executions make the same locations again)."""
+    kind = type(obj)
+    if kind is dict:
+        CHECKED.add((id(obj), key))
+        value = obj.get(key) if type(key) is str else None  # type: ignore[attr-defined]
+        found = id(value) in _WEAK_API or (type(value) is type and _finalizes(value))
+    elif kind is types.GeneratorType:
+        CHECKED.add((id(obj), key))
+        found = bool(obj.gi_code.co_exceptiontable)  # type: ignore[attr-defined]
+    else:
+        CHECKED.add(id(kind))
+        found = _finalizes(kind)
+    if found:
+        LIFETIMES[0] = True
+
+
 class Held:
     """The detector's references to the objects of its locations: strong (``alive``) or weak."""
 
@@ -117,6 +167,11 @@ class Held:
         if held is not None:
             held[1].append(key)
             return
+        if not LIFETIMES[0]:
+            kind = type(obj)
+            seen = id(kind) if kind is not dict and kind is not types.GeneratorType else (id(obj), key)
+            if seen not in CHECKED:
+                observable(obj, key)
         target = obj if holder is None else holder
         # (a set held strongly too: ``_race_filter.c`` takes a weak reference to a set as one
         # handed to another thread, and its turns would all call the handler)

@@ -22,6 +22,7 @@ from typing import Any
 
 from model_checks.harness.rt.objects import ThreadState
 from model_checks.harness.runtime import ControlledRuntime
+from model_checks.harness.strategies import observed
 from model_checks.harness.sync import reprs
 from model_checks.harness.sync.handles import ThreadHandle
 
@@ -86,12 +87,22 @@ def thread_ident(tid: int) -> int:
     """``threading.get_ident()`` in the execution's thread ``tid``."""
     if tid == 0:
         return MAIN_IDENT
+    observed.IDENTS_READ[0] = True  # (which one it is hangs on starts and ends: ``observed``)
     idents = _idents()
     found = None if idents is None else idents.of.get(tid)
     return IDENT_BASE + tid if found is None else found
 
 
 reprs.OWNER_IDENT[0] = thread_ident  # an RLock's repr names its owner so
+
+
+def pool() -> tuple[tuple[tuple[int, int], ...], tuple[int, ...]]:
+    """The pool of idents in the running execution: each worker's, and those freed (in order)."""
+    idents = _idents()
+    return ((), ()) if idents is None else (tuple(sorted(idents.of.items())), tuple(idents.freed))
+
+
+observed.IDENTS_STATE[0] = pool  # (a state pruned search tells states apart by it)
 
 
 def native_id(tid: int) -> int:
@@ -104,6 +115,7 @@ def thread_of(ident: int) -> int | None:
     thread; a number past the execution's threads is returned as it is, for the caller to refuse)."""
     if ident == MAIN_IDENT:
         return 0
+    observed.IDENTS_READ[0] = True
     idents = _idents()
     holder = None if idents is None else idents.holder.get(ident)
     if holder is not None:

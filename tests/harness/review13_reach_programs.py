@@ -53,7 +53,8 @@ def sessions_removed() -> None:
 def idents_given_again() -> tuple[object, ...]:
     """CORRECT: what CPython gives (checked on Linux): a worker's ident by every route is one
     number; a live thread's is its own; the next thread started takes the ident freed last (here
-    ``second``'s: it ends after ``first``, which it joins); never the native id."""
+    ``second``'s: it ends after ``first``, which it joins; ``second`` has ``first``'s where
+    ``first`` ended before ``second`` was started); never the native id."""
     natives: list[int] = []
     routes: list[bool] = []
 

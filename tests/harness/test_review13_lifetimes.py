@@ -89,7 +89,9 @@ def test_a_freed_objects_locations_are_forgotten() -> None:
         t.start()
         t.join()
 
-    assert_proved_race_free(run_patched(programs, program, time_limit=60, max_executions=1))
+    # (not one execution alone since session 46: a weak reference looked up starts the search again
+    # with every step dependent, ``strategies/observed.py``)
+    assert_proved_race_free(run_patched(programs, program, time_limit=60))
     assert seen["while"] and seen["freed"] and seen["after"] == 0, seen
 
 

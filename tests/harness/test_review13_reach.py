@@ -18,6 +18,7 @@ from model_checks.harness.rt.scheduler import UsageError
 from tests.harness import review13_reach_programs as prog
 from tests.harness.patched_runs import (
     assert_fails,
+    assert_outcomes,
     assert_proved_race_free,
     assert_proved_returning,
     assert_race,
@@ -39,7 +40,10 @@ def test_sessions_removed_at_the_threads_end_are_proved() -> None:
 
 def test_idents_are_given_again_as_cpythons_are() -> None:
     result = run_with_outcomes(prog, prog.idents_given_again)
-    assert_proved_returning(result, (True, True, True, True), 1)
+    # (session 46: where ``first`` ends before ``second`` is started, ``second`` takes its ident,
+    # as in CPython; one execution, ``second`` started first, until the starts and ends were
+    # ordered both ways)
+    assert_outcomes(result, {(True, True, True, True), (True, False, True, True)})
 
 
 def test_a_cells_contents_race_with_its_nonlocal() -> None:

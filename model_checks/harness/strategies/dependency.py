@@ -6,12 +6,27 @@ timeout moves though the two touch no common object, and a step that changed the
 
 from __future__ import annotations
 
-from model_checks.harness.rt.objects import GLOBAL, ConditionState, LockState, Op
+from model_checks.harness.rt.enabled import thread_actions
+from model_checks.harness.rt.objects import GLOBAL, ConditionState, LockState, Op, ThreadState
 from model_checks.harness.rt.scheduler import Execution
 
 # Operations that raise unless their thread owns the condition's lock: one that ran without
 # raising ran while its thread held the lock.
 NEEDS_LOCK = frozenset({"wait", "notify", "notify_all"})
+
+Clock = list[int]  # DPOR's vector clocks (``search.py``)
+
+
+def join_clocks(a: Clock, b: Clock) -> Clock:
+    if len(a) < len(b):
+        a = a + [0] * (len(b) - len(a))
+    return [max(x, b[i]) if i < len(b) else x for i, x in enumerate(a)]
+
+
+def may_go_on(ex: Execution, tid: int) -> bool:
+    """Could thread ``tid``'s pending operation run (or time out) in the state reached?"""
+    alts, idle = thread_actions(ex, tid)
+    return bool(alts) or idle
 
 
 def waits_for(later: Op) -> LockState | None:
@@ -46,6 +61,34 @@ def as_global(op: Op) -> Op:
     """``op`` as a step whose code changed the process's state (``process_watch``): the same
     operation (its enabledness, what it waits for) dependent with every other."""
     return Op(op.kind, op.obj, op.args, op.timeout, False, GLOBAL, op.source, op.deadline, op.result)
+
+
+# the pool of idents a worker's spawn takes from and its exit gives back to (``observed``): no
+# object's id (those are >= 0; ``GLOBAL`` is -1)
+IDENT_POOL = frozenset({-2})
+
+
+def ident_op(op: Op) -> Op:
+    """``op`` of a search whose program read an ident (``observed.Observed.idents``): a spawn or
+    an exit also a write of the pool of idents, so that DPOR orders a thread's start both ways
+    against another's end (review 13, F5)."""
+    obj = op.obj
+    # (the main thread's ident is the real one's, never freed: its exit is not the pool's)
+    if type(obj) is not ThreadState or op.objs is GLOBAL or (op.kind == "exit" and obj.tid == 0):
+        return op
+    if op.kind == "spawn" or op.kind == "exit":
+        return Op(
+            op.kind,
+            op.obj,
+            op.args,
+            op.timeout,
+            False,
+            op.objs | IDENT_POOL,
+            op.source,
+            op.deadline,
+            op.result,
+        )
+    return op
 
 
 class ClockReaders:

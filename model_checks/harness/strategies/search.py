@@ -32,36 +32,25 @@ unexplored action in its backtrack set becomes the branch point of the next exec
 
 from __future__ import annotations
 
-from model_checks.harness.rt.enabled import thread_actions
 from model_checks.harness.rt.objects import GLOBAL, NEVER, Action, Op, dependent
 from model_checks.harness.rt.records import NativeChooser, check_replayed
 from model_checks.harness.rt.scheduler import Execution
 from model_checks.harness.strategies.dependency import (
     NO_THREADS,
+    Clock,
     ClockReaders,
     as_global,
     clock_conflict,
     coenabled,
+    ident_op,
+    join_clocks,
+    may_go_on,
 )
+from model_checks.harness.strategies.observed import IDENTS_READ, LIFETIMES, Observed
 from model_checks.harness.strategies.search_tree import Frame
-
-Clock = list[int]
-
-
-def _join(a: Clock, b: Clock) -> Clock:
-    if len(a) < len(b):
-        a = a + [0] * (len(b) - len(a))
-    return [max(x, b[i]) if i < len(b) else x for i, x in enumerate(a)]
-
 
 # The bound a DPOR search reports when a program ends with a daemon thread able to run.
 DAEMON_CUT = "daemon threads able to run at exit (DPOR cannot interleave their later steps: --strategy dfs)"
-
-
-def _may_go_on(ex: Execution, tid: int) -> bool:
-    """Could thread ``tid``'s pending operation run (or time out) in the state reached?"""
-    alts, idle = thread_actions(ex, tid)
-    return bool(alts) or idle
 
 
 class SearchChooser(NativeChooser):
@@ -96,6 +85,8 @@ class SearchChooser(NativeChooser):
         self.clock_readers = ClockReaders()
         # what the steps that changed the process's state changed, and how many did (a note)
         self.process_writes: dict[str, int] = {}
+        self.observed = Observed()  # idents read: spawns and exits ordered (``observed``)
+        self.idents = self.lifetimes = False  # (its figures, as native fields: read at every step)
 
     # ---------------------------------------------------------------- per execution
     def start_execution(self) -> None:
@@ -177,15 +168,16 @@ class SearchChooser(NativeChooser):
         d = len(ex.steps) - 1
         step = ex.steps[d]
         f = self.stack[d]
-        op = step.op
+        op = ident_op(step.op) if self.idents else step.op
         written = ex.process_written
         # (a full garbage collection: what it frees depends on every other thread's garbage)
-        global_step = written is not None or ex.collected
+        global_step = written is not None or ex.collected or self.lifetimes
         if global_step:
             # the step's code changed the process's state, which no operation or traced access
             # shows another thread reading: dependent with every step (``process_watch``)
             op = as_global(op)
             f.wrote_process.add(f.chosen)
+        wider = op is not step.op
         if written is not None:
             self.process_writes[written] = self.process_writes.get(written, 0) + 1
         f.tid, f.op = step.tid, op
@@ -199,9 +191,10 @@ class SearchChooser(NativeChooser):
             # threads' timeouts, analysed as of the state before it (the thread's clock not yet
             # advanced by it)
             self._clock_races(d, step.tid, op)
-        if fresh and global_step and not self.sleep_only:
-            # only now is it known that the step wrote the process's state: its races with every
-            # earlier step of another thread, as of the state before it (as for the clock)
+        if fresh and wider and not self.sleep_only:
+            # only now is it known that the step wrote the process's state (or the pool of
+            # idents): its races with every earlier step of another thread, as of the state
+            # before it (as for the clock)
             self._races_of(d - 1, step.tid, op)
         self._clock(step.tid, op, d, f.reads_clock, f.moves_clock)
         if not fresh:
@@ -215,7 +208,7 @@ class SearchChooser(NativeChooser):
             if b[0] != step.tid
             and b[0] in f.ops
             and b not in f.wrote_process
-            and not dependent(f.ops[b[0]], op)
+            and not dependent(ident_op(f.ops[b[0]]) if self.idents else f.ops[b[0]], op)
             and not clock_conflict(f.reads_clock, f.moves_clock, b[0], f.ops[b[0]], readers)
         }
         if not self.sleep_only:
@@ -224,33 +217,33 @@ class SearchChooser(NativeChooser):
     def _clock(self, tid: int, op: Op, d: int, reads_clock: bool, moves_clock: bool) -> Clock:
         c = list(self.thread_clock.get(tid, []))
         if op.objs is GLOBAL:
-            c = _join(c, self.all_clock)
+            c = join_clocks(c, self.all_clock)
         else:
-            c = _join(c, self.global_clock)
+            c = join_clocks(c, self.global_clock)
             for o in op.objs:
-                c = _join(c, self.obj_write.get(o, []))
+                c = join_clocks(c, self.obj_write.get(o, []))
                 if not op.read:
-                    c = _join(c, self.obj_reads.get(o, []))
+                    c = join_clocks(c, self.obj_reads.get(o, []))
         if reads_clock:
-            c = _join(c, self.clock_moves)
+            c = join_clocks(c, self.clock_moves)
         if moves_clock:
-            c = _join(c, self.clock_reads)
+            c = join_clocks(c, self.clock_reads)
         while len(c) <= tid:
             c.append(0)
         c[tid] = d + 1
         self.thread_clock[tid] = c
         self.step_clocks.append(c)
-        self.all_clock = _join(self.all_clock, c)
+        self.all_clock = join_clocks(self.all_clock, c)
         if reads_clock:
-            self.clock_reads = _join(self.clock_reads, c)
+            self.clock_reads = join_clocks(self.clock_reads, c)
         if moves_clock:
-            self.clock_moves = _join(self.clock_moves, c)
+            self.clock_moves = join_clocks(self.clock_moves, c)
         if op.objs is GLOBAL:
             self.global_clock = c
         else:
             for o in op.objs:
                 if op.read:
-                    self.obj_reads[o] = _join(self.obj_reads.get(o, []), c)
+                    self.obj_reads[o] = join_clocks(self.obj_reads.get(o, []), c)
                 else:
                     self.obj_write[o] = c
                     self.obj_reads[o] = c
@@ -273,7 +266,7 @@ class SearchChooser(NativeChooser):
             if t.finished or t.pending is None:
                 continue
             p, nxt = t.tid, t.pending
-            if ex.only_daemons and t.daemon and _may_go_on(ex, p):
+            if ex.only_daemons and t.daemon and may_go_on(ex, p):
                 # The program ended at this step with this daemon thread able to run: the
                 # execution stops it here, so what it would do next is never seen, and no race
                 # analysis can say where it should have run earlier (a daemon that has not started
@@ -430,6 +423,10 @@ class SearchChooser(NativeChooser):
     # ---------------------------------------------------------------- between executions
     def advance(self) -> bool:
         """Move to the next unexplored branch; False when the search is complete."""
+        if self.dpor and (IDENTS_READ[0] or LIFETIMES[0]) and self.observed.switched():
+            self.idents, self.lifetimes = self.observed.idents, self.observed.lifetimes  # start again
+            self.stack, self.buckets, self.heads, self.replay_len, self.pruned = [], [], [], 0, 0
+            return True
         if self.ordered:
             return self._advance_ordered()
         while self.stack:

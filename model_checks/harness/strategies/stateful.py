@@ -60,7 +60,14 @@ from model_checks.harness.rt.fingerprint import begin_search, fingerprint
 from model_checks.harness.rt.objects import Action, Op, dependent
 from model_checks.harness.rt.records import Replay, check_replayed
 from model_checks.harness.rt.scheduler import Execution
-from model_checks.harness.strategies.dependency import NO_THREADS, ClockReaders, as_global, clock_conflict
+from model_checks.harness.strategies.dependency import (
+    NO_THREADS,
+    ClockReaders,
+    as_global,
+    clock_conflict,
+    ident_op,
+)
+from model_checks.harness.strategies.observed import IDENTS_STATE, Observed
 
 
 class _Frame:
@@ -116,6 +123,7 @@ class StateCachingChooser:
         # a cycle being confirmed: its first step, the step that came back, its choices
         self.cycle: tuple[int, int, list[Action]] | None = None
         self.conflation: str | None = None  # why a cycle did not repeat: the fingerprint's hole
+        self.observed = Observed()  # idents read: spawns and exits ordered, the pool in a state
 
     def start_execution(self) -> None:
         self.cycle = None
@@ -146,8 +154,9 @@ class StateCachingChooser:
         step = ex.steps[d]
         f = self.stack[d]
         ops = f.ops
-        op = step.op
-        if ex.process_written is not None or ex.collected:  # (a full collection: ``Execution``)
+        op = ident_op(step.op) if self.observed.idents else step.op
+        # (a full collection: ``Execution``; lifetimes observed: ``observed``)
+        if ex.process_written is not None or ex.collected or self.observed.lifetimes:
             op = as_global(op)
             f.wrote.add(f.chosen)
         read, moved = self.clock_readers.saw(ex, step.tid), ex.clock_moved
@@ -158,7 +167,7 @@ class StateCachingChooser:
             if b[0] != step.tid
             and b[0] in ops
             and b not in f.wrote
-            and not dependent(ops[b[0]], op)
+            and not dependent(ident_op(ops[b[0]]) if self.observed.idents else ops[b[0]], op)
             and not clock_conflict(read, moved, b[0], ops[b[0]], readers)
         }
 
@@ -186,6 +195,8 @@ class StateCachingChooser:
             # (a state after a step that changed the process's state is not fingerprinted: the
             # fingerprint reads no C state, such as the locale; ``process_watch``)
             key = None if ex.process_dirty else self.fingerprint(ex)
+            if key is not None and self.observed.idents:
+                key = (key, IDENTS_STATE[0]())
             if key is None:
                 self.unhashed += 1
             elif key in self.on_path:
@@ -260,6 +271,9 @@ class StateCachingChooser:
 
     def advance(self) -> bool:
         """Move to the next unexplored branch; False when the search is complete."""
+        if self.observed.switched():  # a larger relation and finer states: start again
+            self.restart()
+            return True
         while self.stack:
             f = self.stack[-1]
             if f.todo:
