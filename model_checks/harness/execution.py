@@ -78,6 +78,8 @@ def execute(
 
 def _ended(ex: Execution) -> None:
     set_current(None)  # (patch mode puts back the state it keeps: the zone before its names)
+    if isinstance(ex.race, races.RaceDetector):
+        ex.race.held.let_go()  # (finalizers run now, before what they change is put back)
     if ex.process_dirty:
         process_watch.put_back()
 

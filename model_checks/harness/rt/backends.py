@@ -104,6 +104,9 @@ class _Reusable(greenlet.greenlet):  # type: ignore[misc]
             body, self.body = self.body, None
             assert body is not None
             message = body(value)
+            # (idle, this frame would keep the body and what it holds until its next use, in a
+            # later execution: objects freed there, their finalizers run in its middle)
+            body = None
             self.idle = True
             value = self.parent.switch(message)
             self.idle = False

@@ -187,4 +187,8 @@ def encode(x: object) -> bytes:
     h = section.hashed.copy()
     with buf.getbuffer() as written:
         h.update(written)
+    # The memo holds every object the state reached: kept until the next state's dump, an object
+    # the program drops in the next step would die there, in the search's fingerprint, and its
+    # finalizer run at the wrong place or never (review 13's F1 twins under ``states``).
+    p.clear_memo()
     return h.digest()

@@ -311,8 +311,8 @@ class Execution:
         except BaseException as exc:  # every failure of a controlled thread is reported, never lost
             done = Done(exc)
         self.current = None
-        if self.aborting:
-            return done
+        if self.aborting:  # (a new ``Abort``: an idle greenlet keeps this, not the frames)
+            return done if done.error is None else Done(Abort())
         try:
             thread_completed(self, self.threads[tid], done)
             self._after_step()
