@@ -17,8 +17,6 @@ from __future__ import annotations
 
 import sys
 from collections import deque
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Any
 
 from model_checks.harness.patch import current_runtime
@@ -154,24 +152,13 @@ class _AtomicField:
             del obj.__dict__[self.attribute]
 
 
-@contextmanager
-def fields_as_points() -> Iterator[None]:
-    """Install the descriptors of every declared field of an imported class for the block."""
-    undo: Installed = []
-    try:
-        install_points(undo)
-        yield
-    finally:
-        remove_points(undo)
-
-
 Installed = list[tuple[type, str, Any, bool]]
 
 
 def install_points(undo: Installed) -> None:
-    """``fields_as_points``'s start, each descriptor installed noted in ``undo`` as it is (an
-    execution calls the two halves itself: the context manager cost it about 4,000 instructions,
-    session 46)."""
+    """Install the descriptors of every declared field of an imported class, each noted in
+    ``undo`` as it is (for ``remove_points``, called however this ends). Two calls, not a
+    context manager: one cost an execution about 4,000 instructions (session 46)."""
     for name, attribute in list(_DECLARED):
         cls = _resolve(name)
         if cls is None or isinstance(cls.__dict__.get(attribute), _AtomicField):
@@ -183,7 +170,7 @@ def install_points(undo: Installed) -> None:
 
 
 def remove_points(undo: Installed) -> None:
-    """``fields_as_points``'s end: the descriptors of ``undo`` removed, the last first."""
+    """The descriptors ``install_points`` noted in ``undo`` removed, the last first."""
     for cls, attribute, original, has in reversed(undo):
         if has:
             setattr(cls, attribute, original)
@@ -194,7 +181,6 @@ def remove_points(undo: Installed) -> None:
 __all__ = [
     "declare_atomic",
     "declared",
-    "fields_as_points",
     "install_points",
     "is_declared",
     "remove_points",

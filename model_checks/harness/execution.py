@@ -65,7 +65,7 @@ def execute(
         return ex
     ex.race = races.RaceDetector(ex, points)
     previous = sys.gettrace()
-    fields: Installed = []  # (``declared.fields_as_points``, its halves called: no context manager)
+    fields: Installed = []  # (``declared.install_points``: what ``remove_points`` takes off)
     try:
         install_points(fields)
         ex.run(main)

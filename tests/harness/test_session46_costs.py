@@ -242,21 +242,35 @@ def test_an_operation_makes_a_clock_only_for_a_thread_without_one(monkeypatch: p
 
 
 @pytest.mark.timeout(120)
-def test_an_execution_installs_the_declared_fields_without_the_context_manager(
+def test_an_execution_installs_the_declared_fields_and_takes_them_off(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    """Each execution installs the declared fields' descriptors once and takes them off once
+    (``declared.install_points``/``remove_points``, called by ``execution.execute``: no context
+    manager), and the class is as it was after the check."""
     from model_checks.harness import declared, execution
+    from tests.harness import race_programs as prog
 
-    entered: list[int] = []
-    real = declared.fields_as_points
+    calls: list[str] = []
+    install, remove = declared.install_points, declared.remove_points
 
-    def counted() -> object:
-        entered.append(1)
-        return real()
+    def installing(undo: declared.Installed) -> None:
+        calls.append("install")
+        install(undo)
 
-    monkeypatch.setattr(declared, "fields_as_points", counted)
-    monkeypatch.setattr(execution, "fields_as_points", counted, raising=False)
-    with patched(programs):
-        result = check(programs.locked_counter, strategy="dfs")
+    def removing(undo: declared.Installed) -> None:
+        calls.append(f"remove {len(undo)}")
+        remove(undo)
+
+    monkeypatch.setattr(execution, "install_points", installing)
+    monkeypatch.setattr(execution, "remove_points", removing)
+    before = prog.Flag.__dict__.get("stop")
+    declared.declare_atomic(prog.Flag, "stop", "a stop flag (test)")
+    try:
+        with patched(programs):
+            result = check(programs.locked_counter, strategy="dfs")
+    finally:
+        declared.undeclare_atomic(prog.Flag, "stop")
     assert result.verdict == "exhaustive" and result.executions > 1, result.report()
-    assert entered == []
+    assert calls == ["install", "remove 1"] * result.executions, calls[:6]
+    assert prog.Flag.__dict__.get("stop") is before
