@@ -80,12 +80,14 @@ def cwd_race_in_a_temporary_folder() -> bool:
     folder the previous execution made had to be gone when the next began."""
     home = os.getcwd()
     folder = tempfile.mkdtemp(prefix="lanecheck-review8-r126-")
-    return _marker_lands_in(folder, home, "review8_r126_marker.txt")
+    return _marker_lands_in(folder, home, f"review8_r126_marker_{os.getpid()}.txt")
 
 
 def _marker_lands_in(folder: str, home: str, name: str) -> bool:
     """A worker writes the file ``name`` by its relative path while main moves from ``home`` into
-    ``folder`` and back: whether it landed in ``folder`` (it is removed wherever it landed)."""
+    ``folder`` and back: whether it landed in ``folder`` (it is removed wherever it landed). Callers
+    put the process id in ``name``: xdist's workers share the working directory, and one worker's
+    cleanup removed the other's file between ``exists`` and ``unlink``."""
 
     def w() -> None:
         with open(name, "w") as f:
@@ -140,7 +142,7 @@ def limit_race() -> tuple[object, ...]:
 def cwd_race() -> bool:
     """r126 (BUGGY): a worker opens a relative path while main is in another folder: the file
     lands there in some runs."""
-    return _marker_lands_in(ELSEWHERE, os.getcwd(), "review8_marker.txt")
+    return _marker_lands_in(ELSEWHERE, os.getcwd(), f"review8_marker_{os.getpid()}.txt")
 
 
 def stdout_assigned() -> str:
