@@ -164,7 +164,10 @@ class FunctionPcs:
     With ``unit``, item ``unit`` of the local tuple is the process's unit (what the search's
     ``unit`` gives: tests check they agree), read with the part rather than by a call per state;
     with ``unit_at`` too, only at those pcs (at the others its unit is None: any). ``unit_at``
-    alone (``()``): no process of the part has a unit at any pc. ``by_pcs``: the component changes
+    alone (``()``): no process of the part has a unit at any pc. ``unit_of`` instead of ``unit``: a
+    process's unit is ``unit_of(process)`` wherever it is (a pool thread's own event), worked out
+    with the part's steps, once per part, not by a call of the search's ``unit`` per state and
+    process. ``by_pcs``: the component changes
     where its pcs do not (a script position moves on), so the search remembers the part's steps by
     its pcs too (only for a part whose units do not come from the component)."""
 
@@ -176,13 +179,16 @@ class FunctionPcs:
         unit: int | None = None,
         unit_at: Iterable[Hashable] | None = None,
         by_pcs: bool = False,
+        unit_of: Callable[[Hashable], Hashable] | None = None,
     ) -> None:
         self.index = index
         self.refined = frozenset(refined)
         self.refine = refine
         self.unit = unit
         self.unit_at = None if unit_at is None else frozenset(unit_at)
-        self.has_units = unit is not None or unit_at is not None
+        self.unit_of = unit_of
+        self.has_units = unit is not None or unit_at is not None or unit_of is not None
+        # A unit read off the component is not the same for equal pcs; ``unit_of``'s is.
         self.by_pcs = by_pcs and unit is None
 
     def __call__(self, component: Any) -> tuple[tuple[Hashable, Hashable], ...]:
@@ -206,6 +212,9 @@ class FunctionPcs:
         where ``unit_at`` lets it be read; else None); None without ``unit`` or ``unit_at``."""
         if not self.has_units:
             return None
+        unit_of = self.unit_of
+        if unit_of is not None:
+            return tuple([(p, unit_of(p)) for p in processes])
         unit = self.unit
         at = self.unit_at
         if at is None and unit is not None:

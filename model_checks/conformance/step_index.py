@@ -316,14 +316,16 @@ class StepIndex:
     def _start_chains(self, s: State) -> tuple[Chain, ...]:
         """With ``pc_parts``: ``_starts`` with the deferred actions each process may take from its
         pc, ``(process, actions, unit)``: all that ``deferral.needed`` reads of a state."""
-        parts = self._parts(s)
-        if self.unit is not None and all([part.started is not None for part in parts]):
-            # Read off the parts (their units too): worked out once per part.
-            return tuple([chain for part in parts for chain in self._part_chains(part)])
+        unit = self.unit
         found: list[Chain] = []
-        pcs = [pc for part in parts for pc in part.start_pcs]
-        for (q, u), pc in zip(self._starts(s), pcs, strict=True):
-            found.append((q, self.reach(q, pc), u))
+        for part in self._parts(s):
+            if unit is not None and part.started is not None:
+                # Read off the part (its units too): worked out once per part, whatever the other
+                # parts of the state are (a part without units calls ``unit`` per state).
+                found.extend(self._part_chains(part))
+                continue
+            for q, pc in zip(part.starts, part.start_pcs, strict=True):
+                found.append((q, self.reach(q, pc), unit(s, q) if unit is not None else None))
         return tuple(found)
 
     def _part_chains(self, part: PartSteps) -> tuple[Chain, ...]:

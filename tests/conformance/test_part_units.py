@@ -17,6 +17,9 @@ import pytest
 from model_checks.conformance.search import FunctionPcs
 from model_checks.designs.akka_mailbox.bench import akka_scheduled
 from model_checks.designs.akka_mailbox.trace import AkkaChecker
+from model_checks.designs.event_pool.trace import generate
+from model_checks.designs.event_pool.trace.spec_binding import local_pc
+from model_checks.designs.event_pool.trace.spec_search import PoolSearch
 from model_checks.designs.schedule_gate.bench import gate_scheduled
 from model_checks.designs.schedule_gate.trace import GateChecker
 from model_checks.designs.work_lane.bench_traces import CONFIG, synthetic_events
@@ -40,6 +43,11 @@ def _work_lane() -> tuple[Any, list[dict[str, Any]]]:
     return SpecEngine(Config(**CONFIG)), list(synthetic_events(400, 5))
 
 
+def _event_pool() -> tuple[Any, list[dict[str, Any]]]:
+    # Timeouts and late SetEvents make the threads' and the setters' deferred steps start.
+    return PoolSearch(generate.header(4)["config"]), list(generate.events(600, seed=3))
+
+
 def _disagreements(checker: Any, events: list[dict[str, Any]]) -> tuple[int, int]:
     """(starts read, of them with a unit other than ``unit``'s) over every state after every event."""
     read = wrong = 0
@@ -54,7 +62,9 @@ def _disagreements(checker: Any, events: list[dict[str, Any]]) -> tuple[int, int
 
 
 @pytest.mark.parametrize(
-    "make", [_gate, _akka, _work_lane], ids=["schedule-gate", "akka-mailbox", "work-lane"]
+    "make",
+    [_gate, _akka, _work_lane, _event_pool],
+    ids=["schedule-gate", "akka-mailbox", "work-lane", "event-pool"],
 )
 def test_the_units_read_with_the_pcs_are_the_bindings_unit(make: Callable[[], Any]) -> None:
     checker, events = make()
@@ -86,3 +96,21 @@ def test_a_unit_read_at_the_wrong_pcs_is_caught() -> None:
     search.forget_pcs(workers)
     _, wrong = _disagreements(checker, events)
     assert wrong > 0
+
+
+def test_the_event_pools_parts_are_its_pcs() -> None:
+    # Session 47: the event pool's pcs are read in parts (threads, client, setters); each part's
+    # pairs must be ``local_pc`` of every process, in every state, or the search would look up
+    # another pc's steps (a setter owing a SetEvent read at 0 would never make it).
+    checker, events = _event_pool()
+    setters_owed = 0
+    for ev in events:
+        checker.step(ev)
+        search = checker.search
+        for s in search.states:
+            pairs = [pair for part in search.part_pcs(s) for pair in part]
+            assert sorted(p for p, _ in pairs) == sorted(search._processes)
+            for p, pc in pairs:
+                assert pc == local_pc(s, p)
+                setters_owed += isinstance(pc, int) and pc > 0
+    assert setters_owed > 0  # the setters' part was read where it matters

@@ -7,15 +7,18 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable, Hashable
+from operator import attrgetter
 from typing import Any
 
-from model_checks.conformance.search import NoMatch
+from model_checks.conformance.search import FunctionPcs, NoMatch
+from model_checks.conformance.step_index import PartOf
 from model_checks.conformance.streamed import Event, FieldCheck, is_bool, one_of
 from model_checks.conformance.wording import show_event
 from model_checks.designs import internal_at
 from model_checks.designs.event_pool.trace.fields import is_item, is_items
 from model_checks.designs.event_pool.trace.late_signals import (
     MAX_LATE,
+    Late,
     LogSignal,
     MakeSetEvent,
     PoolState,
@@ -24,6 +27,7 @@ from model_checks.designs.event_pool.trace.late_signals import (
     bound,
     is_setter,
     owed_on,
+    setter_of,
     target_of,
 )
 from spec import event_pool as ep
@@ -143,6 +147,38 @@ def local_pc(s: PoolState, process: Hashable) -> Hashable:
     if is_setter(process):
         return owed_on(s, target_of(process))
     return s.client.pc if process == CLIENT else s.thread[process].pc  # type: ignore[index]
+
+
+def _own(process: Hashable) -> Hashable:
+    return process
+
+
+def _client_pcs(client: ep.Client) -> tuple[tuple[Hashable, Hashable], ...]:
+    return ((CLIENT, client.pc),)
+
+
+class SetterPcs:
+    """The setters' pcs (``local_pc``) read off the SetEvents owed (``PoolState.late``)."""
+
+    def __init__(self, threads: tuple[str, ...]) -> None:
+        self.setters = tuple((setter_of(t), t) for t in threads)
+
+    def __call__(self, late: tuple[Late, ...]) -> tuple[tuple[Hashable, Hashable], ...]:
+        if not late:
+            return tuple((setter, 0) for setter, _ in self.setters)
+        return tuple((setter, sum(1 for _, to in late if to == t)) for setter, t in self.setters)
+
+
+def pc_parts(threads: tuple[str, ...]) -> list[PartOf]:
+    """Every process's pc (``local_pc``) in three parts, each read off the one component it depends
+    on, so the search works a part's steps and chains out once per value of it
+    (``TraceSearch(pc_parts=...)``): the pool threads (each its own unit, ``thread_unit``), the
+    client, and the setters (unit: their thread, read by ``thread_unit``)."""
+    return [
+        (attrgetter("thread"), FunctionPcs(index=0, unit_of=_own)),
+        (attrgetter("client"), _client_pcs),
+        (attrgetter("late"), SetterPcs(threads)),
+    ]
 
 
 def thread_unit(s: PoolState, process: Hashable) -> Hashable:
