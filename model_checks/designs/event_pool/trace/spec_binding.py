@@ -175,7 +175,7 @@ def pc_parts(threads: tuple[str, ...]) -> list[PartOf]:
     (``TraceSearch(pc_parts=...)``): the pool threads (each its own unit, ``thread_unit``), the
     client, and the setters (unit: their thread, read by ``thread_unit``)."""
     return [
-        (attrgetter("thread"), FunctionPcs(index=0, unit_of=_own)),
+        (attrgetter("thread"), FunctionPcs(index=0, unit_of=_own, by_pcs=True)),
         (attrgetter("client"), _client_pcs),
         (attrgetter("late"), SetterPcs(threads)),
     ]
