@@ -46,6 +46,7 @@ MACHINERY_FILES = frozenset(
         "process_watch.py",
         "options.py",
         "own_code.py",
+        "own_lines.py",
         "patch_logging.py",
         "patch_modules.py",
         "patch_reach.py",

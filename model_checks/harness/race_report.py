@@ -10,6 +10,7 @@ import os
 import types
 from typing import TYPE_CHECKING
 
+from model_checks.harness.own_lines import reading_lines
 from model_checks.harness.race_files import FileLocation
 from model_checks.harness.race_items import subscripted
 from model_checks.harness.race_shadow import Gone
@@ -115,7 +116,8 @@ def where(site: Site, short: bool = False) -> str:
 
 
 def line_of(site: Site) -> str:
-    return linecache.getline(site[1].co_filename, lineno(site)).strip()
+    with reading_lines():  # (within the racing step: not the program's change of linecache)
+        return linecache.getline(site[1].co_filename, lineno(site)).strip()
 
 
 def _held_in_a_field(site: Site) -> list[str]:

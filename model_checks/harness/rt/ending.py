@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 
 from model_checks.harness import ctrl_c
 from model_checks.harness.own_code import MACHINERY_DIRS, MACHINERY_FILES, SHARED_STEPS, WRAPPERS
+from model_checks.harness.own_lines import reading_lines
 from model_checks.harness.rt.backends import ABORT, Abort, Done, format_frame
 from model_checks.harness.rt.inspection import render
 from model_checks.harness.rt.objects import Op
@@ -96,7 +97,8 @@ def thread_failed(ex: Execution, t: ThreadInfo, error: BaseException) -> None:
         # ends the program, with its status. (Raised on, it ended lanecheck itself, with the
         # program's status and no verdict: an outside review read exit 0, "holds", for a race.)
         if t.tid == 0 and error.code not in (None, 0):
-            tb = "".join(traceback.format_exception(error))
+            with reading_lines():
+                tb = "".join(traceback.format_exception(error))
             message = f"thread {t.name} ended the program with status {error.code!r} (SystemExit)"
             ex.failure = ex.failure or ExecFailure("exception", message, tb)
         return

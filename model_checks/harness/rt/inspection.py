@@ -17,6 +17,7 @@ from __future__ import annotations
 import traceback
 from typing import TYPE_CHECKING
 
+from model_checks.harness.own_lines import reading_lines
 from model_checks.harness.rt.objects import NORMAL, LockState, Op, Raise, Resume
 
 if TYPE_CHECKING:
@@ -66,7 +67,8 @@ def render(tid: int, error: BaseException) -> tuple[str, str]:
             text = f"<message not shown: its str() would {waits}>"
         except Exception as other:  # the program's own __str__ failing: say so, as traceback does
             text = f"<message not shown: its str() raised {type(other).__name__}: {other}>"
-        tb = "".join(traceback.format_exception(error))
+        with reading_lines():  # (the step's end: its lines are read for the report, not by the program)
+            tb = "".join(traceback.format_exception(error))
     finally:
         RENDERING_FOR.pop()
         if not RENDERING_FOR:
