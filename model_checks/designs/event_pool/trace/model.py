@@ -160,13 +160,8 @@ class Model(StopEvents):
         if result == "event":
             self.last_consume[t] = ev["seq"]
             wakes = self.wakes[t] = self.wakes[t] + 1
-            if wakes > self.signals[t]:
-                raise Rejected(
-                    6,
-                    f"t{t} wakes from its event for the {nth(wakes)} time, but it was signalled "
-                    f"{times(self.signals[t])}: an auto-reset event wakes one wait per SetEvent "
-                    "(a busy spin, or a wake nobody caused)",
-                )
+            if wakes > self.signals[t] - self.coalesced[t]:
+                raise Rejected(6, self._too_many_wakes(t, wakes))
             self.state[t] = CHECK
         elif result == "timeout":
             if was_set:
@@ -190,8 +185,30 @@ class Model(StopEvents):
                     f"cancelled or discarded ({self._unsettled_words()}): stop sets the stop event only "
                     "after the last of them settled",
                 )
+            if was_set:
+                raise Rejected(
+                    8,
+                    f"t{t} wakes with stop, but its own auto-reset event was set before its wait at seq "
+                    f"{self.last_wait[t]} (a signal to t{t} that no wake event consumed, its SetEvent made "
+                    "before its poster's next event): the wait returns the lowest signalled handle, its "
+                    "own event (wake event), before it can see stop",
+                )
             self.state[t] = EXITED
             self.exited += 1
+
+    def _too_many_wakes(self, t: int, wakes: int) -> str:
+        lost = self.coalesced[t]
+        merged = (
+            f", {lost} of them made while its event was still set (they coalesced: the wait after "
+            "wakes once)"
+            if lost
+            else ""
+        )
+        return (
+            f"t{t} wakes from its event for the {nth(wakes)} time, but it was signalled "
+            f"{times(self.signals[t])}{merged}: an auto-reset event wakes one wait per SetEvent "
+            "(a busy spin, or a wake nobody caused)"
+        )
 
     def take(self, ev: Event) -> None:
         t = self._pool(ev)

@@ -15,7 +15,9 @@ RULES: dict[int, str] = {
     5: "signal: a thread whose post picked t signals t as its next event of its own, and signals nobody "
     "unpicked",
     6: "one wake per signal: a thread's event (auto-reset) wakes it (wake event) at most as many times as "
-    "it was signalled",
+    "it was signalled, less the SetEvents made (before their poster's next event) on its event while it "
+    "was surely still set (they coalesce); a wait begun with its own event set returns event, not timeout "
+    "nor stop (its event is the lowest handle)",
     7: "the work index: a take hands out the oldest listed work (never a skip, a repeat or a work not "
     "posted); take null only on an empty list; cancel and discard name listed works only, each once",
     8: "stop: one stop_begin; wake stop only after it, once every accepted work settled (posted = done + "
