@@ -199,8 +199,7 @@ class Model(StopEvents):
     def _too_many_wakes(self, t: int, wakes: int) -> str:
         lost = self.coalesced[t]
         merged = (
-            f", {lost} of them made while its event was still set (they coalesced: the wait after "
-            "wakes once)"
+            f", {lost} of them made while its event was still set (they coalesced: the wait after wakes once)"
             if lost
             else ""
         )

@@ -25,7 +25,8 @@ RULES: dict[int, str] = {
     "stop(discard): when stop_begin found works listed, its stopper logs one discard of exactly the "
     "whole list, in list order, and nothing logged under the list lock (take, cancel, a post not "
     "refused for its argument) nor by the stopper comes between; none when the list was empty; "
-    "stop_end matches its stop_begin, comes after every pool thread exited, and is ok (a failed pool "
+    "stop_end matches its stop_begin (its mode, logged by its thread: a call returns where it was made), "
+    "comes after every pool thread exited, and is ok (a failed pool "
     "is no behaviour of the spec)",
     9: "a complete trace (stop_end, or --complete): no lost wakeup — it never ends with a pool thread "
     "asleep while work is in the list — and every accepted work ran to done or was cancelled or discarded",

@@ -72,6 +72,7 @@ from model_checks.designs.event_pool.trace.spec_binding import (
     why_no_step,
 )
 from model_checks.designs.event_pool.trace.spec_works import Renumbering, settled_head
+from model_checks.designs.event_pool.trace.stop import other_stopper
 from model_checks.designs.event_pool.trace.validate import DESIGN
 from spec import event_pool as ep
 from spec.language import Emitted
@@ -371,6 +372,8 @@ class PoolSearch:
         if self.stop_mode is None or self.complete or ev["mode"] != self.stop_mode:
             said = "no stop began" if self.stop_mode is None else f"stop({self.stop_mode}) began"
             raise Rejected(8, f"{show(ev)} — {said}{', and ended' if self.complete else ''}")
+        if ev["thread"] != self.stopper:
+            raise Rejected(8, f"{show(ev)} — " + other_stopper(ev, self.stopper or ""))
         if ev["result"] != "ok":
             raise Rejected(8, f"{show(ev)} — the pool failed: no behaviour of the spec fails")
         try:

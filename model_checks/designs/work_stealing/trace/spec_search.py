@@ -48,6 +48,7 @@ from model_checks.designs.work_stealing.trace.spec_binding import (
     with_generation,
     with_task,
 )
+from model_checks.designs.work_stealing.trace.stop import same_stopper
 from model_checks.designs.work_stealing.trace.validate import DESIGN, HEADER_LIMITS
 from spec import work_stealing_open as wo
 from spec.work_stealing_state import ASLEEP, Show
@@ -103,6 +104,7 @@ class StealingSearch:
         self.running: dict[str, list[Any]] = {}  # worker -> its running tasks, innermost last
         self.known: set[Any] = set()  # tasks introduced so far
         self.stop_mode: str | None = None
+        self.stopper = ("", 0)  # the thread and seq of stop_begin: its stop_end is that call's return
         self.complete = False
         self.started = False  # an event was taken: the mode is chosen
         self.admission = Admission()
@@ -143,6 +145,8 @@ class StealingSearch:
             return
         if kind == "stop_end" and ev["result"] != "ok":
             raise Rejected(8, f"{show(ev)} — the pool failed: no behaviour of the spec fails")
+        if kind == "stop_end" and self.stop_mode is not None and not self.complete:
+            same_stopper(ev, *self.stopper)
         if not self.started:
             self._choose_mode(ev)
         if kind == "submit":
@@ -225,6 +229,7 @@ class StealingSearch:
             self.running[ev["thread"]].pop()  # the spec's Done took the innermost running task
         elif kind == "stop_begin":
             self.stop_mode = ev["mode"]
+            self.stopper = ev["thread"], ev["seq"]
         elif kind == "stop_end":
             self.complete = True
 
