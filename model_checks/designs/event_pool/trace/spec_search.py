@@ -39,7 +39,7 @@ import dataclasses
 from collections.abc import Callable, Hashable, Iterable, Mapping
 from typing import Any
 
-from model_checks.conformance.reader import MAX_INDEXED
+from model_checks.conformance.reader import MAX_INDEXED, clip
 from model_checks.conformance.search import NoMatch, TraceSearch
 from model_checks.conformance.streamed import DesignFormat, Event
 from model_checks.conformance.verdict import Malformed, Rejected, plain
@@ -424,6 +424,8 @@ class PoolSearch:
                 f" ({local.target})" if local.target else " (no post of it picked one)"
             )
         if kind == "post":
+            if ev["to"] is not None and ev["to"] not in self.names:  # rule 1, as ``_client_rule`` says
+                return f"{clip(repr(ev['to']), 80)} is not a pool thread (t0 .. t{len(self.names) - 1})"
             if self.c.submits != OPEN:
                 return "admission closed at stop_begin: every later post is refused"
             if ev["item"] != self.accepted:
