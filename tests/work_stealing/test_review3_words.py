@@ -6,11 +6,18 @@ corpus's (tests/work_stealing/corpus)."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 
 from model_checks.conformance import validate_file
+from reference.results import Result
+from reference.runtime import ThreadingRuntime
+from reference.tracing import RecordingTracer
+from reference.work_stealing import WorkStealingPool
+from reference.work_stealing import header as pool_header
+from tests.work_stealing.both_engines import assert_allowed
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -36,3 +43,20 @@ def test_the_spec_engine_suggests_the_formats_fields(name: str, words: str) -> N
     v = validate_file(CORPUS / name, engine="spec")
     assert v.code == 1 and words in v.message, v.message
     assert "success" not in v.message and "lost_race" not in v.message, v.message
+
+
+def test_the_references_refused_submit_with_a_bad_name_is_well_formed() -> None:
+    """The reference logs ``task: null`` for a submit refused for its arguments (a name that is not a
+    str/int has no id to log); both engines called that line malformed until session 47 (the third
+    outside review, T8). A submit ok or invalid_state with a null task is still malformed."""
+    tracer = RecordingTracer(make_header=pool_header)
+    pool = WorkStealingPool(workers=1, capacity=2, runtime=ThreadingRuntime(), tracer=tracer)
+    assert pool.submit(lambda: None, name=2.5)[0] is Result.INVALID_ARGUMENT  # type: ignore[arg-type]
+    _, handle = pool.submit(lambda: None, name="a")
+    assert handle is not None
+    pool.join(handle)
+    assert pool.stop().name == "SUCCESS"
+    lines = list(tracer.lines())
+    refused = [json.loads(x) for x in lines[1:] if '"invalid_argument"' in x]
+    assert [(e["event"], e["task"]) for e in refused] == [("submit", None)]
+    assert_allowed(lines)
