@@ -232,6 +232,10 @@ def why_no_step(ev: Event, none: NoMatch, stopped: bool) -> tuple[int, str]:
         rule = 2
     if not none.misses:
         where = sorted({str(local_pc(s, process(ev, frozenset()))) for s in none.states})
+        if kind == "push" and wo.GROW in where:
+            # The push finds its buffer full: its grow (a logged resize) comes first (rule 6, as the
+            # fast model numbers a push that wraps its buffer; the third outside review's T4 traces).
+            return 6, f"{show(ev)} — the worker's buffer is full: a resize comes before this push"
         return rule, f"{show(ev)} — no step of the spec logs {kind} here (it could be at: {', '.join(where)})"
     # One suggestion per step the spec could take here: its fields together (result and task).
     differing = sorted(

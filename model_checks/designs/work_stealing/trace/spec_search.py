@@ -32,6 +32,7 @@ from model_checks.conformance.search import NoMatch, TraceSearch
 from model_checks.conformance.streamed import DesignFormat, Event
 from model_checks.conformance.verdict import Malformed, Rejected, plain
 from model_checks.designs.work_stealing.trace.fields import EventFields
+from model_checks.designs.work_stealing.trace.grow import SEARCHED
 from model_checks.designs.work_stealing.trace.rules import RULES, Admission, deque_programs, owner_rule
 from model_checks.designs.work_stealing.trace.spec_binding import (
     CLIENT,
@@ -113,7 +114,7 @@ class StealingSearch:
         """The search, for a pool's trace or (``c.deques``) one of deque programs: every internal
         step deferred, each taken only when an event needs it (``spec_binding.DEFERRED``)."""
         return TraceSearch(
-            wo.OPEN,
+            SEARCHED,
             self.c,
             start,
             check_invariants=False,
