@@ -18,6 +18,12 @@ Event = dict[str, Any]
 INJECTOR, HELD, RUNNING, DONE, DISCARDED = -1, -2, -3, -4, -5
 
 
+FAILED_WORDS = (
+    "stop_end reports the pool failed: no behaviour of the spec fails (the pool's own code raised; "
+    "a task that raises is a done with outcome raised)"
+)
+
+
 def same_stopper(ev: Event, stopper: str, began: int) -> None:
     """``stop_end`` is the return of the Stop call whose ``stop_begin`` came at seq ``began``: it is
     logged on the thread that called it (the contract: "the Stop call that began returns"; the
@@ -104,19 +110,12 @@ class StopEvents:
         same_stopper(ev, self.stopper, self.stop_seq)
         self.stop_returned = ev["seq"]
         if ev["mode"] != self.stop_mode:
-            raise Rejected(
-                8,
-                f"stop_end reports mode {ev['mode']}, "
-                f"but its stop_begin (seq {self.stop_seq}) was {self.stop_mode}",
-            )
+            began = f"its stop_begin (seq {self.stop_seq}) was {self.stop_mode}"
+            raise Rejected(8, f"stop_end reports mode {ev['mode']}, but {began}")
         if ev["result"] != "ok":
             # The reference fails only when its own code raised (a task's exception is its outcome):
             # no behaviour of the spec fails, as every other design's validator says.
-            raise Rejected(
-                8,
-                "stop_end reports the pool failed: no behaviour of the spec fails (the pool's own "
-                "code raised; a task that raises is a done with outcome raised)",
-            )
+            raise Rejected(8, FAILED_WORDS)
         self._all_accounted(f"stop({self.stop_mode}) returns ok")
         self.stopped = True
 
