@@ -5,7 +5,8 @@ What the trace shows exactly, because the reference logs it inside the list lock
 (posts, takes, cancels, discards) and every thread's idle flag (a post that picks a thread, a take
 of a work, a take that finds the list empty). What it shows only up to a window: ``signal`` is
 logged just before ``SetEvent``, ``wait`` just before the wait and ``wake`` just after it returned,
-so a wake is matched against the signals logged before it, never against their timing.
+so a wake is matched against the signals logged before it, and against their timing only where
+the SetEvent's program order decides it (``state.PoolState``: made before the poster's next event).
 
 ``Model.step(ev)`` applies one well-formed event or raises ``Rejected`` with the rule it breaks
 (``rules.RULES``); ``finish`` judges the end of a complete trace. The state and the checks the
