@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from model_checks.designs.work_stealing.trace.model import DISCARDED, DONE, HELD, RUNNING
 from model_checks.designs.work_stealing.trace.places import Places, Runs
+from model_checks.designs.work_stealing.trace.stop import DISCARDED, DONE, HELD, RUNNING
 from model_checks.designs.work_stealing.trace_bench import write_trace
 from tests.helpers.trace_memory import short_and_long_peaks
 

@@ -105,6 +105,34 @@ def append_words(
     return None
 
 
+# A sender's pcs from its send ok to the end of its registration: it owes a step of its own (the
+# append is one only where the trace does not log it: else ``append_words`` says it first).
+REGISTERING = frozenset({am.P_APPEND, am.P_RECHECK, am.R_CAS, am.R_EXECUTE})
+
+
+def registration_owed(units: UnitNames, ev: Event, procs: list[str], states: Iterable[am.Vars]) -> str | None:
+    """The words of a sender's next send while, in every state, its last send still owes its
+    registration (its re-read after the append found the word Open: schedule and execute follow
+    before its next event). Not a closed mailbox: the third outside review's T12."""
+    if ev["event"] != "send":
+        return None
+    mailboxes: set[int] = set()
+    for s in states:
+        for p in procs:
+            pc, mb = am.Local(s, p)
+            if pc not in REGISTERING or mb is None:
+                return None
+            mailboxes.add(mb)
+    if not mailboxes:
+        return None
+    shown = ", ".join(str(units.traced(mb)) for mb in sorted(mailboxes))
+    return (
+        f"{ev['thread']} logs another send while its last send, to mailbox {shown}, still owes its "
+        "registration: its read after the append finds the word Open and unscheduled, so it logs "
+        "schedule (setAsScheduled) and execute before any other event of its own (else a lost wakeup)"
+    )
+
+
 def why(
     c: am.Constants,
     units: UnitNames,
@@ -130,6 +158,9 @@ def why(
         if kind == "run_end" and all(m.differing == ("status",) for m in misses):
             rule = 5
         return rule, f"{head} — {misses_logged(misses, lambda m: status_word(units, m), 'status word ')}"
+    owed = registration_owed(units, ev, procs, none.states)
+    if owed is not None:
+        return 1, f"{head} — {owed}"  # rule 1: the schedule and its execute are what is missing
     mb = named["mailbox"]
     words = sorted({am.ShowWord(s.status[mb]) for s in none.states})
     hint = HINT.get(kind, "no behaviour of the spec takes this step here")

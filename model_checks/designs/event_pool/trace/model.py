@@ -5,7 +5,8 @@ What the trace shows exactly, because the reference logs it inside the list lock
 (posts, takes, cancels, discards) and every thread's idle flag (a post that picks a thread, a take
 of a work, a take that finds the list empty). What it shows only up to a window: ``signal`` is
 logged just before ``SetEvent``, ``wait`` just before the wait and ``wake`` just after it returned,
-so a wake is matched against the signals logged before it, never against their timing.
+so a wake is matched against the signals logged before it, and against their timing only where
+the SetEvent's program order decides it (``state.PoolState``: made before the poster's next event).
 
 ``Model.step(ev)`` applies one well-formed event or raises ``Rejected`` with the rule it breaks
 (``rules.RULES``); ``finish`` judges the end of a complete trace. The state and the checks the
@@ -160,13 +161,8 @@ class Model(StopEvents):
         if result == "event":
             self.last_consume[t] = ev["seq"]
             wakes = self.wakes[t] = self.wakes[t] + 1
-            if wakes > self.signals[t]:
-                raise Rejected(
-                    6,
-                    f"t{t} wakes from its event for the {nth(wakes)} time, but it was signalled "
-                    f"{times(self.signals[t])}: an auto-reset event wakes one wait per SetEvent "
-                    "(a busy spin, or a wake nobody caused)",
-                )
+            if wakes > self.signals[t] - self.coalesced[t]:
+                raise Rejected(6, self._too_many_wakes(t, wakes))
             self.state[t] = CHECK
         elif result == "timeout":
             if was_set:
@@ -190,8 +186,29 @@ class Model(StopEvents):
                     f"cancelled or discarded ({self._unsettled_words()}): stop sets the stop event only "
                     "after the last of them settled",
                 )
+            if was_set:
+                raise Rejected(
+                    8,
+                    f"t{t} wakes with stop, but its own auto-reset event was set before its wait at seq "
+                    f"{self.last_wait[t]} (a signal to t{t} that no wake event consumed, its SetEvent made "
+                    "before its poster's next event): the wait returns the lowest signalled handle, its "
+                    "own event (wake event), before it can see stop",
+                )
             self.state[t] = EXITED
             self.exited += 1
+
+    def _too_many_wakes(self, t: int, wakes: int) -> str:
+        lost = self.coalesced[t]
+        merged = (
+            f", {lost} of them made while its event was still set (they coalesced: the wait after wakes once)"
+            if lost
+            else ""
+        )
+        return (
+            f"t{t} wakes from its event for the {nth(wakes)} time, but it was signalled "
+            f"{times(self.signals[t])}{merged}: an auto-reset event wakes one wait per SetEvent "
+            "(a busy spin, or a wake nobody caused)"
+        )
 
     def take(self, ev: Event) -> None:
         t = self._pool(ev)

@@ -15,7 +15,9 @@ RULES: dict[int, str] = {
     5: "signal: a thread whose post picked t signals t as its next event of its own, and signals nobody "
     "unpicked",
     6: "one wake per signal: a thread's event (auto-reset) wakes it (wake event) at most as many times as "
-    "it was signalled",
+    "it was signalled, less the SetEvents made (before their poster's next event) on its event while it "
+    "was surely still set (they coalesce); a wait begun with its own event set returns event, not timeout "
+    "nor stop (its event is the lowest handle)",
     7: "the work index: a take hands out the oldest listed work (never a skip, a repeat or a work not "
     "posted); take null only on an empty list; cancel and discard name listed works only, each once",
     8: "stop: one stop_begin; wake stop only after it, once every accepted work settled (posted = done + "
@@ -23,7 +25,8 @@ RULES: dict[int, str] = {
     "stop(discard): when stop_begin found works listed, its stopper logs one discard of exactly the "
     "whole list, in list order, and nothing logged under the list lock (take, cancel, a post not "
     "refused for its argument) nor by the stopper comes between; none when the list was empty; "
-    "stop_end matches its stop_begin, comes after every pool thread exited, and is ok (a failed pool "
+    "stop_end matches its stop_begin (its mode, logged by its thread: a call returns where it was made), "
+    "comes after every pool thread exited, and is ok (a failed pool "
     "is no behaviour of the spec)",
     9: "a complete trace (stop_end, or --complete): no lost wakeup — it never ends with a pool thread "
     "asleep while work is in the list — and every accepted work ran to done or was cancelled or discarded",

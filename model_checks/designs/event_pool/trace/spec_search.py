@@ -39,7 +39,7 @@ import dataclasses
 from collections.abc import Callable, Hashable, Iterable, Mapping
 from typing import Any
 
-from model_checks.conformance.reader import MAX_INDEXED
+from model_checks.conformance.reader import MAX_INDEXED, clip
 from model_checks.conformance.search import NoMatch, TraceSearch
 from model_checks.conformance.streamed import DesignFormat, Event
 from model_checks.conformance.verdict import Malformed, Rejected, plain
@@ -73,6 +73,7 @@ from model_checks.designs.event_pool.trace.spec_binding import (
     why_no_step,
 )
 from model_checks.designs.event_pool.trace.spec_works import Renumbering, settled_head
+from model_checks.designs.event_pool.trace.stop import other_stopper
 from model_checks.designs.event_pool.trace.validate import DESIGN
 from spec import event_pool as ep
 from spec.language import Emitted
@@ -373,6 +374,8 @@ class PoolSearch:
         if self.stop_mode is None or self.complete or ev["mode"] != self.stop_mode:
             said = "no stop began" if self.stop_mode is None else f"stop({self.stop_mode}) began"
             raise Rejected(8, f"{show(ev)} — {said}{', and ended' if self.complete else ''}")
+        if ev["thread"] != self.stopper:
+            raise Rejected(8, f"{show(ev)} — " + other_stopper(ev, self.stopper or ""))
         if ev["result"] != "ok":
             raise Rejected(8, f"{show(ev)} — the pool failed: no behaviour of the spec fails")
         try:
@@ -423,6 +426,8 @@ class PoolSearch:
                 f" ({local.target})" if local.target else " (no post of it picked one)"
             )
         if kind == "post":
+            if ev["to"] is not None and ev["to"] not in self.names:  # rule 1, as ``_client_rule`` says
+                return f"{clip(repr(ev['to']), 80)} is not a pool thread (t0 .. t{len(self.names) - 1})"
             if self.c.submits != OPEN:
                 return "admission closed at stop_begin: every later post is refused"
             if ev["item"] != self.accepted:

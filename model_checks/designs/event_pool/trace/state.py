@@ -73,6 +73,9 @@ class PoolState:
         self.setting: dict[str, tuple[int, int]] = {}
         self.set_for_wait = [False] * threads
         self.set_if_timeout = [False] * threads
+        # SetEvents surely made on t's event while it was surely set (``set_for_wait`` and t not
+        # waiting: only t's own wait resets it): they coalesced, so they wake no wait.
+        self.coalesced = [0] * threads
         self.exited = 0
         self.owes: dict[str, tuple[int, int]] = {}  # thread -> (pool thread it must signal, seq of the post)
         self.posted = 0
@@ -197,6 +200,8 @@ class PoolState:
         if seq > self.last_consume[t]:
             if self.state[t] == WAITING:
                 self.set_if_timeout[t] = True
+            elif self.set_for_wait[t]:
+                self.coalesced[t] += 1
             else:
                 self.set_for_wait[t] = True
 

@@ -24,6 +24,17 @@ from model_checks.designs.event_pool.trace.state import (
 LOCKED = frozenset({"take", "cancel", "stop_begin", "discard", "stop_end"})
 
 
+def other_stopper(ev: Event, stopper: str, began: int | None = None) -> str:
+    """The words of a ``stop_end`` logged by another thread than its ``stop_begin``: a Stop call
+    returns on the thread that called it (the contract: "the Stop call that began returns"; the
+    reference logs both in ``stop``). Both engines refuse it (rule 8)."""
+    return (
+        f"stop_end by {clip(repr(ev['thread']), 80)}, but the Stop in progress began on "
+        f"{clip(repr(stopper), 80)}{f' (stop_begin at seq {began})' if began else ''}: a Stop call "
+        "returns on the thread that called it"
+    )
+
+
 class StopEvents(PoolState):
     """The handlers of the stop events."""
 
@@ -99,6 +110,8 @@ class StopEvents(PoolState):
             raise Rejected(
                 8, "stop_end with " + ("no stop_begin" if self.stop_mode is None else "stop already ended")
             )
+        if ev["thread"] != self.stopper:
+            raise Rejected(8, other_stopper(ev, self.stopper, self.stop_seq))
         if ev["mode"] != self.stop_mode:
             raise Rejected(
                 8,

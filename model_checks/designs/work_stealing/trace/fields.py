@@ -43,7 +43,12 @@ def checks(workers: int) -> dict[str, Check]:
         return type(v) is int and 0 <= v < workers
 
     def submit(o: dict[str, Any]) -> bool:
-        return is_task(o["task"]) and _word(o["result"], SUBMIT_RESULTS)
+        # A submit refused for its arguments may have no id to log (its name is not a str/int): null,
+        # as the reference logs it (the third outside review, T8).
+        result, task = o["result"], o["task"]
+        return _word(result, SUBMIT_RESULTS) and (
+            is_task(task) or (task is None and result == "invalid_argument")
+        )
 
     def push(o: dict[str, Any]) -> bool:
         size = o["size"]

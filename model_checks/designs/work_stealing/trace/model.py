@@ -36,15 +36,19 @@ from model_checks.conformance.wording import some_of
 from model_checks.designs.work_stealing.trace.places import Places
 from model_checks.designs.work_stealing.trace.rules import Admission, deque_programs, owner_rule
 from model_checks.designs.work_stealing.trace.shown import SHOWN, first, show, show_tasks
+from model_checks.designs.work_stealing.trace.stop import (
+    DISCARDED,
+    DONE,
+    HELD,
+    INJECTOR,
+    RUNNING,
+    Event,
+    StopEvents,
+    Task,
+)
 
-Task = str | int
-Event = dict[str, Any]
 
-# Where a task is (``Model.loc``): a worker index >= 0 means queued in that worker's deque.
-INJECTOR, HELD, RUNNING, DONE, DISCARDED = -1, -2, -3, -4, -5
-
-
-class Model:
+class Model(StopEvents):
     """The state of the sequential model after the events so far (updated in place)."""
 
     def __init__(self, workers: int, capacity: int, pool: str = "stealing") -> None:
@@ -60,10 +64,14 @@ class Model:
         self.stacks: dict[int, list[Task]] = {}  # running tasks per worker, innermost last
         self.parked: dict[int, tuple[int, int]] = {}  # worker -> (seq of its park, tasks queued then)
         self.phantom: dict[int, Task] = {}  # a deque's last task that an empty take conceded to a thief
+        # victim -> seq of the last steal ok from its deque since the victim's own last event: a take
+        # lost on a deque the model shows empty needs a thief that won its last task in that window
+        self.stolen: dict[int, int] = {}
         self.queued = 0  # tasks in the injector and the deques
         self.open = 0  # tasks introduced and neither done nor discarded
         self.stop_mode: str | None = None
         self.stop_seq = 0
+        self.stopper = ""  # the thread that logged stop_begin: its stop_end is that call's return
         self.stopped = False  # a stop_end ok: the run is over
         self.stop_returned = 0  # the seq of the stop_end, ok or failed: the one Stop call returned
         self.programs = False  # deque programs: pushes no task spawned (see the module's words)
@@ -108,20 +116,6 @@ class Model:
 
     # ------------------------------------------------------------------ words
 
-    def _where(self, task: Task) -> str:
-        at = self.loc.get(task)
-        if at is None:
-            return "was never introduced (no submit ok or push names it)"
-        if at >= 0:
-            return f"waits in w{at}'s deque (nobody took or stole it)"
-        return {
-            INJECTOR: "waits in the injector (nobody stole it from there)",
-            HELD: f"was taken by w{self.holder.get(task)}",
-            RUNNING: "already ran (a task runs at most once)",
-            DONE: "already ran and is done (a task runs at most once)",
-            DISCARDED: "was discarded by stop",
-        }[at]
-
     def _deque(self, w: int) -> deque[Task]:
         dq = self.deques.get(w)
         if dq is None:
@@ -140,6 +134,8 @@ class Model:
             )
         if self.parked:
             self.parked.pop(w, None)
+        if self.stolen:
+            self.stolen.pop(w, None)
 
     def _introduce(self, task: Task, how: str) -> None:
         if task in self.loc:
@@ -227,6 +223,7 @@ class Model:
 
     def take(self, ev: Event) -> None:
         w, result = ev["worker"], ev["result"]
+        stolen = self.stolen.get(w) if self.stolen else None  # before ``_owner`` forgets it
         self._owner(ev, w)
         dq = self._deque(w)
         if result == "ok":
@@ -241,17 +238,31 @@ class Model:
                     f"take by w{w} returns {show(task)}, but the bottom (newest) task of its deque "
                     f"{show_tasks(dq, len(dq))} is {show(dq[-1])}; {show(task)} {self._where(task)}",
                 )
+            if self.phantom.get(w) == task:
+                raise Rejected(
+                    3,
+                    f"take by w{w} returns {show(task)}, but its earlier take came back without it on the "
+                    "last element: a thief won that task (its steal ok is still to be logged)",
+                )
             dq.pop()
             self._taken(task, w, w)
         elif len(dq) >= 2:
-            if result == "empty":
-                raise Rejected(
-                    3,
-                    f"take by w{w} returns empty, but its deque holds {len(dq)} tasks "
-                    f"{show_tasks(dq, len(dq))}: Chase-Lev comes back empty only on the last element",
-                )
+            raise Rejected(
+                3,
+                f"take by w{w} returns {result}, but its deque holds {len(dq)} tasks "
+                f"{show_tasks(dq, len(dq))}: Chase-Lev comes back "
+                + ("empty" if result == "empty" else "lost (a thief won the CAS)")
+                + " only on the last element",
+            )
         elif dq:
             self.phantom[w] = dq[0]
+        elif result == "lost" and stolen is None:
+            raise Rejected(
+                3,
+                f"take by w{w} returns lost on its empty deque, and no steal from it was logged since "
+                f"w{w}'s last event: lost means a thief's CAS won the last task the take saw, and an "
+                "empty deque with no such steal comes back empty",
+            )
 
     def steal(self, ev: Event) -> None:
         w, victim, result = ev["worker"], ev["victim"], ev["result"]
@@ -280,6 +291,7 @@ class Model:
                 )
             dq.popleft()
             self._taken(task, w, victim)
+            self.stolen[victim] = ev["seq"]
         elif result == "empty" and len(dq) >= 2:
             raise Rejected(
                 3,
@@ -322,7 +334,13 @@ class Model:
             else:
                 inj.popleft()
             self._taken(task, w)
-        elif result == "empty" and inj:
+        elif result == "abort":
+            raise Rejected(
+                3,
+                f"steal by w{w} from the injector returns abort: the injector is a locked queue, with no "
+                "CAS to lose (its pop returns a task or empty)",
+            )
+        elif inj:
             raise Rejected(
                 3,
                 f"steal by w{w} from the injector returns empty, but it holds {len(inj)} tasks "
@@ -377,53 +395,6 @@ class Model:
                 + ("is running (its done is not logged yet)" if at == RUNNING else self._where(task)),
             )
 
-    def stop_begin(self, ev: Event) -> None:
-        if self.stop_mode is not None:
-            raise Rejected(8, f"a second stop_begin: stop already began at seq {self.stop_seq}")
-        self.stop_mode = ev["mode"]
-        self.stop_seq = ev["seq"]
-
-    def discard(self, ev: Event) -> None:
-        if self.stop_mode != "discard":
-            began = f"stop({self.stop_mode}) began" if self.stop_mode else "no stop began"
-            raise Rejected(
-                8, f"discard of {len(ev['tasks'])} tasks, but {began}: only stop(discard) drops tasks"
-            )
-        gone: dict[int, set[Task]] = {}
-        for task in ev["tasks"]:
-            at = self.loc.get(task)
-            if at is None or at < HELD:
-                raise Rejected(8, f"discard lists {show(task)}, which {self._where(task)}")
-            if at == HELD:
-                del self.holder[task]
-            else:
-                gone.setdefault(at, set()).add(task)
-                self.queued -= 1
-            self.loc[task] = DISCARDED
-            self.open -= 1
-        for at, tasks in gone.items():
-            if at == INJECTOR:
-                self.injector = deque(x for x in self.injector if x not in tasks)
-            else:
-                self.deques[at] = deque(x for x in self.deques[at] if x not in tasks)
-                if self.phantom.get(at) in tasks:
-                    del self.phantom[at]
-
-    def stop_end(self, ev: Event) -> None:
-        if self.stop_mode is None or self.stop_returned:
-            what = f"stop already ended at seq {self.stop_returned}" if self.stop_mode else "no stop_begin"
-            raise Rejected(8, f"stop_end with {what}")
-        self.stop_returned = ev["seq"]
-        if ev["mode"] != self.stop_mode:
-            raise Rejected(
-                8,
-                f"stop_end reports mode {ev['mode']}, "
-                f"but its stop_begin (seq {self.stop_seq}) was {self.stop_mode}",
-            )
-        if ev["result"] == "ok":
-            self._all_accounted(f"stop({self.stop_mode}) returns ok")
-            self.stopped = True
-
     # ------------------------------------------------------------------ the end
 
     def finish(self, complete: bool) -> None:
@@ -440,18 +411,6 @@ class Model:
                     f"wait: {self._waiting()} (lost wakeup)",
                 )
         self._all_accounted("the run ends")
-
-    def _all_accounted(self, when: str) -> None:
-        if not self.open:
-            return
-        left = first((x for x, at in self.loc.items() if at >= RUNNING), 3)
-        words = "; ".join(
-            f"{show(x)} " + ("runs and logged no done" if self.loc[x] == RUNNING else self._where(x))
-            for x in left
-        )
-        raise Rejected(
-            8, f"{when} while {self.open} tasks neither ran to done nor were discarded: {words} (lost)"
-        )
 
     def _waiting(self) -> str:
         parts = []

@@ -12,7 +12,9 @@ RULES: dict[int, str] = {
     2: "the injector is FIFO: a steal from it returns its oldest task (in a global-lock pool, whose one "
     "queue is LIFO, its newest)",
     3: "each worker's deque is a sequential deque: push and take at the bottom by its owner, steal at the "
-    "top; empty only on a deque of at most one task (Chase-Lev fails spuriously only on the last one); "
+    "top; empty or lost only on a deque of at most one task (Chase-Lev fails spuriously only on the last "
+    "one; lost on an empty one only after a steal from it since the owner's last event); no abort from "
+    "the injector (a locked queue); "
     "a global-lock pool has no deques (no take, resize, or steal from a worker)",
     4: "a task runs once, on the worker that took or stole it; done closes the innermost run of that "
     "worker; join returns only after the task finished",
@@ -22,7 +24,8 @@ RULES: dict[int, str] = {
     7: "no lost wakeup: a complete trace never ends with a worker parked while tasks wait in a queue",
     8: "stop: no submit ok after stop_begin or a submit refused invalid_state; discard only in "
     "stop(discard), each task once; stop_end matches "
-    "its stop_begin; a complete trace runs (with done) or discards every task",
+    "its stop_begin (its mode, logged by its thread) and is ok (a failed pool is no behaviour of the "
+    "spec); a complete trace runs (with done) or discards every task",
     9: "a trace that ends without stop_end ok (and without --complete) is judged as a prefix",
 }
 

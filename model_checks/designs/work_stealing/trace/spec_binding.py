@@ -232,11 +232,38 @@ def why_no_step(ev: Event, none: NoMatch, stopped: bool) -> tuple[int, str]:
         rule = 2
     if not none.misses:
         where = sorted({str(local_pc(s, process(ev, frozenset()))) for s in none.states})
+        if kind == "push" and wo.GROW in where:
+            # The push finds its buffer full: its grow (a logged resize) comes first (rule 6, as the
+            # fast model numbers a push that wraps its buffer; the third outside review's T4 traces).
+            return 6, f"{show(ev)} — the worker's buffer is full: a resize comes before this push"
         return rule, f"{show(ev)} — no step of the spec logs {kind} here (it could be at: {', '.join(where)})"
-    differing = sorted({f"{k} = {m.fields[k]!r}" for m in none.misses for k in m.differing})
+    # One suggestion per step the spec could take here: its fields together (result and task).
+    differing = sorted(
+        {
+            " with ".join(
+                in_trace_words(k, m.fields[k]) for k in sorted(m.differing, key=lambda k: k != "result")
+            )
+            for m in none.misses
+        }
+    )
     if kind == "push" and all(m.differing == ("size",) for m in none.misses):
         rule = 6
     return rule, f"{show(ev)} — the spec's step here logs " + "; or ".join(differing)
+
+
+TRACE_RESULT = {v: k for k, v in SPEC_RESULT.items()}
+
+
+def in_trace_words(field: str, value: Any) -> str:
+    """A spec step's field as the trace format writes it (``spec_event`` the other way): a port's
+    author reads the suggestion as a field to log (the third outside review, T10)."""
+    if field == "lost_race":  # the spec's take that comes back without a task
+        return "result = 'lost'" if value else "result = 'empty' (no race was lost: not lost)"
+    if field == "result":
+        return f"result = {TRACE_RESULT.get(value, value)!r}"
+    if field == "victim" and isinstance(value, str) and value.startswith("w"):
+        return f"victim = {value[1:]}"
+    return f"{field} = {value!r}"
 
 
 def _task_or_null(v: Any) -> bool:

@@ -32,6 +32,7 @@ from model_checks.conformance.search import NoMatch, TraceSearch
 from model_checks.conformance.streamed import DesignFormat, Event
 from model_checks.conformance.verdict import Malformed, Rejected, plain
 from model_checks.designs.work_stealing.trace.fields import EventFields
+from model_checks.designs.work_stealing.trace.grow import SEARCHED
 from model_checks.designs.work_stealing.trace.rules import RULES, Admission, deque_programs, owner_rule
 from model_checks.designs.work_stealing.trace.spec_binding import (
     CLIENT,
@@ -48,6 +49,7 @@ from model_checks.designs.work_stealing.trace.spec_binding import (
     with_generation,
     with_task,
 )
+from model_checks.designs.work_stealing.trace.stop import same_stopper
 from model_checks.designs.work_stealing.trace.validate import DESIGN, HEADER_LIMITS
 from spec import work_stealing_open as wo
 from spec.work_stealing_state import ASLEEP, Show
@@ -103,6 +105,7 @@ class StealingSearch:
         self.running: dict[str, list[Any]] = {}  # worker -> its running tasks, innermost last
         self.known: set[Any] = set()  # tasks introduced so far
         self.stop_mode: str | None = None
+        self.stopper = ("", 0)  # the thread and seq of stop_begin: its stop_end is that call's return
         self.complete = False
         self.started = False  # an event was taken: the mode is chosen
         self.admission = Admission()
@@ -111,7 +114,7 @@ class StealingSearch:
         """The search, for a pool's trace or (``c.deques``) one of deque programs: every internal
         step deferred, each taken only when an event needs it (``spec_binding.DEFERRED``)."""
         return TraceSearch(
-            wo.OPEN,
+            SEARCHED,
             self.c,
             start,
             check_invariants=False,
@@ -143,6 +146,8 @@ class StealingSearch:
             return
         if kind == "stop_end" and ev["result"] != "ok":
             raise Rejected(8, f"{show(ev)} — the pool failed: no behaviour of the spec fails")
+        if kind == "stop_end" and self.stop_mode is not None and not self.complete:
+            same_stopper(ev, *self.stopper)
         if not self.started:
             self._choose_mode(ev)
         if kind == "submit":
@@ -225,6 +230,7 @@ class StealingSearch:
             self.running[ev["thread"]].pop()  # the spec's Done took the innermost running task
         elif kind == "stop_begin":
             self.stop_mode = ev["mode"]
+            self.stopper = ev["thread"], ev["seq"]
         elif kind == "stop_end":
             self.complete = True
 
