@@ -5,6 +5,8 @@ their scheduler."""
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
+from dataclasses import dataclass
 
 
 class Box:
@@ -58,3 +60,50 @@ def flag_after_start() -> int:
     for t in threads:
         t.join()
     return len(ran)
+
+
+def _plain(x: int) -> int:
+    return x
+
+
+def _other(x: int) -> int:
+    return -x
+
+
+@dataclass(eq=False)
+class Env:
+    """A field whose default is a function (Work Lane's ``LaneEnv.label``): the class holds the
+    function, and the dataclass ``__init__`` stores each object's own over it."""
+
+    label: Callable[[int], int] = _plain
+
+
+def label_set_alone() -> int:
+    """Main makes the object alone (its ``__init__`` stores ``label``), then two threads call it."""
+    env = Env(label=_plain)
+    seen: list[int] = []
+    lock = threading.Lock()
+
+    def worker() -> None:
+        value = env.label(1)
+        with lock:
+            seen.append(value)
+
+    threads = [threading.Thread(target=worker) for _ in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    return sum(seen)
+
+
+def label_set_racing() -> int:
+    """The same object, its ``label`` stored again by main after the start while the thread calls
+    it: a race."""
+    env = Env(label=_plain)
+    seen: list[int] = []
+    t = threading.Thread(target=lambda: seen.append(env.label(1)))  # the thread's look-up
+    t.start()
+    env.label = _other  # main's store, racing with the look-up
+    t.join()
+    return len(seen)

@@ -60,6 +60,23 @@ def test_a_race_on_a_location_first_written_alone_is_still_found() -> None:
     assert_race(result, prog, "Box.value", "box.value = 2  # main's write", "seen.append(box.value)")
 
 
+@pytest.mark.timeout(60)
+def test_a_method_shadowed_by_a_thread_alone_restarts_no_search() -> None:
+    """A dataclass ``__init__`` run alone stores an object's own ``label`` over its class's
+    function: no look-up of another thread can race with that store, so the look-ups of
+    ``label`` are not made reads and the search does not start again."""
+    result = run_with_outcomes(prog, prog.label_set_alone, races=True)
+    assert_outcomes(result, {2})
+    assert not [note for note in result.notes if "rebound at" in note], result.notes
+
+
+@pytest.mark.timeout(60)
+def test_a_method_shadowed_after_the_start_is_still_a_race() -> None:
+    result = run_patched(prog, prog.label_set_racing, races=True)
+    assert any("Env.label rebound at" in note for note in result.notes), result.notes
+    assert_race(result, prog, "Env.label", "env.label = _other", "seen.append(env.label(1))")
+
+
 @pytest.mark.timeout(120)
 def test_the_state_search_keeps_the_declared_fields_installed(monkeypatch: pytest.MonkeyPatch) -> None:
     """The declared fields' descriptors go on before the search takes the objects alive and come
