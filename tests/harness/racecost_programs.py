@@ -89,11 +89,11 @@ def label_set_alone() -> int:
         with lock:
             seen.append(value)
 
-    threads = [threading.Thread(target=worker) for _ in range(2)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
+    first, second = threading.Thread(target=worker), threading.Thread(target=worker)
+    first.start()
+    second.start()
+    first.join()
+    second.join()
     return sum(seen)
 
 
