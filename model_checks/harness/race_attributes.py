@@ -9,7 +9,7 @@ from __future__ import annotations
 import dis
 import types
 from collections.abc import Callable
-from typing import TypeGuard, TypeVar, overload
+from typing import TYPE_CHECKING, TypeGuard, TypeVar, overload
 
 from model_checks.harness import race_methods, race_paths
 from model_checks.harness.declared import is_declared
@@ -27,6 +27,9 @@ from model_checks.harness.race_sites import (
 )
 from model_checks.harness.race_swaps import CLASS_READS, WHOLE, read_classes
 from model_checks.harness.rt.heap_walk import _raw_getattr
+
+if TYPE_CHECKING:
+    from model_checks.harness.rt.scheduler import Execution
 
 _STORE_ATTR, _EXTENDED_ARG = dis.opmap["STORE_ATTR"], dis.opmap["EXTENDED_ARG"]
 MISSING = object()
@@ -54,6 +57,16 @@ class AttributeAccesses:
     _access: Callable[..., None]
     code_seen: dict[tuple[int, int], tuple[int, int]]
     clocks: list[list[int]]
+    ex: Execution
+
+    def _watched_store(self) -> bool:
+        """Does a store of the running thread that rebinds a method or a builtin make its look-ups
+        reads from now on (``race_methods``, ``race_builtins``: the search starts again)? Not while
+        the thread is alone (no other made yet): every look-up of another thread follows the store
+        (program order, then the spawns), so none can race with it, and another thread's store is
+        watched itself. (Session 47: the dataclass ``__init__`` of Work Lane's ``LaneEnv`` storing
+        its ``label`` field, a function as its class's default, restarted every such search.)"""
+        return len(self.ex.threads) > 1
 
     def _code_read(self, tid: int, entry: object, where: object) -> bool:
         """Is this read of code (a function, a class, a bound method) at the site ``entry`` from
@@ -201,15 +214,14 @@ class AttributeAccesses:
         one it replaces or puts back); a method rebound has its look-ups read (``race_methods``)."""
         if is_a(obj, types.ModuleType):
             g = obj.__dict__
-            if g is BUILTINS:  # its look-ups by name are reads from now on (``race_builtins``)
+            if g is BUILTINS and self._watched_store():  # its look-ups by name are reads from now on
                 rebound(name, frame)
             self._access(tid, g, name, True, frame, label(g, name))
         elif is_a(obj, type):
             if not harness_class(obj):
-                stored = _stored(frame) if new is MISSING else new
-                race_methods.rebinding(
-                    obj, name, frame, _held(obj, name), stored
-                )  # (a method's look-ups read it)
+                if self._watched_store():  # (a method's look-ups read it)
+                    stored = _stored(frame) if new is MISSING else new
+                    race_methods.rebinding(obj, name, frame, _held(obj, name), stored)
                 self._attr(tid, obj, name, True, frame)
         elif issubclass(type(obj), PER_THREAD):
             self._local_attr(tid, obj, name, True, frame)
@@ -227,7 +239,7 @@ class AttributeAccesses:
                 self._class_of(tid, obj, False, frame)
             if isinstance(fields, dict) and name not in fields and is_property(type(obj), name):
                 return  # its setter's own accesses are traced
-            if isinstance(fields, dict):  # (a field shadowing a method: ``svc.fetch = f``)
+            if isinstance(fields, dict) and self._watched_store():  # (shadowing a method: ``svc.fetch = f``)
                 race_methods.rebinding(type(obj), name, frame, _held(type(obj), name), None)
             self._attr(tid, obj, name, True, frame, fields)
 

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from model_checks.harness.api import heap_frozen
+from model_checks.harness.declared import Installed, install_points, remove_points
 from model_checks.harness.execution import TestFn, resolved
 from model_checks.harness.options import Options, Result
 from model_checks.harness.patch_random import positions
@@ -133,8 +134,15 @@ def check_states(
     r = s.result = StatefulResult(
         verdict="exhaustive", strategy=STRATEGY, races=bool(opts.races), sleep_sets=sleep_sets
     )
-    chooser = StateCachingChooser(_with_draws(fingerprint_fn or fingerprint), sleep_sets=sleep_sets)
+    # The declared fields' descriptors stay on their classes for the whole search (an execution's
+    # ``install_points`` then finds them there), installed before the chooser takes the objects
+    # alive: the fingerprint seeds them and the classes' dicts keep their versions, where one
+    # pair installed and removed by each execution made every state rewrite the static section.
+    fields: Installed = []
     try:
+        if opts.races:
+            install_points(fields)
+        chooser = StateCachingChooser(_with_draws(fingerprint_fn or fingerprint), sleep_sets=sleep_sets)
         # Frozen once the pre-existing objects are known (the chooser took them), as ``check``
         # freezes them: every execution makes cyclic garbage, and the full collections then no
         # longer walk the rest of the process.
@@ -142,6 +150,7 @@ def check_states(
             _search(s, r, chooser)
     finally:
         end_search()  # lets go of the objects that were alive before the search
+        remove_points(fields)
     r.pruned = chooser.pruned
     r.states, r.states_pruned, r.unhashed = len(chooser.visited), chooser.states_pruned, chooser.unhashed
     r.single, r.sleep_blocked = chooser.single, chooser.sleep_blocked

@@ -311,6 +311,8 @@ def test_a_saved_c_tracer_restored_with_settrace_traces_again(monkeypatch: pytes
 
     def program(rt: ControlledRuntime) -> None:
         counter = prog.Counter()
+        # a second thread made first: the accesses of a thread alone are in no race, not recorded
+        rt.start_thread(lambda: None, "other").join()
         saved = gettrace()
         assert isinstance(saved, native.Tracer)
         # (execution.py's calls, made here in its place: patch mode refuses the program's own)
