@@ -337,12 +337,11 @@ def patched(*modules: ModuleType) -> Iterator[None]:
         # if used) is made now, around the replacements in effect: the working directory's read
         # of ``open`` made before them called CPython's, so a program that named ``chdir`` lost
         # the FIFO's refusal and the removal of the files an execution made (session 41)
-        original = {id(fake): real for _, _, real, fake in replacements}
         late = patch_process.at_patching(modules)  # (held: ``by_identity`` is keyed by ids)
-        for mod, attr, real, fake in late:
+        for mod, attr, _real, fake in late:
             undo.append((mod, attr, getattr(mod, attr)))
             setattr(mod, attr, fake)
-            by_identity[id(original.get(id(real), real))] = fake
+        patch_imported.replaced_late(by_identity, replacements, late)
         # the main thread a module took at import (``MAIN = threading.current_thread()``): the
         # controlled main thread of each execution, one object (``thread_idents.MAIN_THREAD``)
         by_identity[id(REAL_MAIN_THREAD)] = MAIN_THREAD

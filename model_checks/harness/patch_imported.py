@@ -46,6 +46,7 @@ _REAL_QUEUES = (
 _REAL_SIMPLE_QUEUE = queue.SimpleQueue
 _REAL_THREAD = threading.Thread
 _EXECUTOR = concurrent.futures.thread.ThreadPoolExecutor
+Replacements = list[tuple[Any, str, Any, Any]]  # (module or class, name, real, replacement)
 Running = Callable[[], object]  # the runtime of the controlled thread running here, or None
 
 
@@ -240,6 +241,22 @@ def _runner(real: Any, name: str) -> Callable[[], object]:
     workers, prefix = real._max_workers, real._thread_name_prefix
     initializer, initargs = real._initializer, real._initargs
     return lambda: _EXECUTOR(workers, prefix, initializer, initargs)
+
+
+def replaced_late(by_identity: dict[int, Any], replacements: Replacements, late: Replacements) -> None:
+    """``by_identity`` told of the replacements made when patching began (``late``:
+    ``patch_process.at_patching``). One of a name replaced already (the working directory's
+    ``open``, made around the first) takes the first's place; one of a real object that a library
+    holds under a name of its own does not take the program's: numpy's ``bit_generator.RLock`` is
+    ``threading.RLock`` (or, imported while patched, its replacement), and numpy's draw lock (one
+    write of a generator's state, no exclusion) became the program's ``RLock`` once numpy was
+    imported (session 47: a dataclass's ``field(default_factory=threading.RLock)``)."""
+    original = {id(fake): real for _, _, real, fake in replacements}
+    names = {(id(mod), attr) for mod, attr, _, _ in replacements}
+    for mod, attr, real, fake in late:
+        key = id(original.get(id(real), real))
+        if key not in by_identity or (id(mod), attr) in names:
+            by_identity[key] = fake
 
 
 class Factories:

@@ -108,7 +108,7 @@ def bump(idiom: str, split: bool) -> int:
 
     run_copies(add)
     assert c.n == 2, c.n
-    return c.n
+    return int(c.n)
 
 
 class Crawler:  # p95, p94
@@ -141,7 +141,8 @@ def count_in_threads(idiom: str, locked: bool) -> int:
 def captured() -> dict[str, object]:
     """Each factory where the program holds it, by where: what patching replaces and puts back."""
     init = Counter.__init__
-    cells = dict(zip(init.__code__.co_freevars, (c.cell_contents for c in init.__closure__ or ()), strict=True))
+    contents = (cell.cell_contents for cell in init.__closure__ or ())
+    cells = dict(zip(init.__code__.co_freevars, contents, strict=True))
     return {
         "dataclass cell": cells["_dflt_lock"],
         "dataclass field": Counter.__dataclass_fields__["lock"].default_factory,

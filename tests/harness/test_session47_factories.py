@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from model_checks.harness import Options, patched
+from model_checks.harness import patched
 from tests.harness import session47_factory_programs as prog
 from tests.harness.patched_runs import (
     assert_fails,
@@ -82,3 +82,14 @@ def test_every_captured_factory_is_replaced_while_patched_and_put_back_after() -
     after = prog.captured()
     for where, real in before.items():
         assert _same(after[where], real), (where, after[where], real)
+
+
+@pytest.mark.parametrize("idiom", ["dataclass_rlock", "class_attribute_rlock"])
+def test_an_rlock_factory_is_the_programs_once_numpy_random_is_imported(idiom: str) -> None:
+    # numpy's ``bit_generator.RLock`` is ``threading.RLock``: its draw lock (no exclusion) was
+    # taken for the program's, so the correct program failed and the lost update was a race
+    pytest.importorskip("numpy.random")
+    result = run_with_outcomes(prog, lambda: prog.bump(idiom, split=False), time_limit=30)
+    assert_proved_returning(result, 2, executions=2)
+    result = run_with_outcomes(prog, lambda: prog.bump(idiom, split=True), time_limit=30)
+    assert_fails(result, "assertion", "1")
