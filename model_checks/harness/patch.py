@@ -315,7 +315,8 @@ def patched(*modules: ModuleType) -> Iterator[None]:
     modules = (*modules, *patch_modules.reached(modules))
     undo: list[tuple[Any, str, Any]] = []
     restores: list[Callable[[], None]] = []  # stand-ins put inside containers, defaults, cells
-    made: dict[int, patch_imported.StandIn] = {}
+    factories = patch_imported.Factories(_controlled)  # (``made``: the stand-ins, by real's id)
+    made = factories.made
     _ACTIVE[0] += 1
     hook = sys.unraisablehook
     sys.unraisablehook = _unraisable(hook)
@@ -336,12 +337,11 @@ def patched(*modules: ModuleType) -> Iterator[None]:
         # if used) is made now, around the replacements in effect: the working directory's read
         # of ``open`` made before them called CPython's, so a program that named ``chdir`` lost
         # the FIFO's refusal and the removal of the files an execution made (session 41)
-        original = {id(fake): real for _, _, real, fake in replacements}
         late = patch_process.at_patching(modules)  # (held: ``by_identity`` is keyed by ids)
-        for mod, attr, real, fake in late:
+        for mod, attr, _real, fake in late:
             undo.append((mod, attr, getattr(mod, attr)))
             setattr(mod, attr, fake)
-            by_identity[id(original.get(id(real), real))] = fake
+        patch_imported.replaced_late(by_identity, replacements, late)
         # the main thread a module took at import (``MAIN = threading.current_thread()``): the
         # controlled main thread of each execution, one object (``thread_idents.MAIN_THREAD``)
         by_identity[id(REAL_MAIN_THREAD)] = MAIN_THREAD
@@ -372,9 +372,9 @@ def patched(*modules: ModuleType) -> Iterator[None]:
                 if module not in library and getattr(value, "__module__", None) == module.__name__:
                     # the program's own class (its body's locks) or an object of one made at import
                     _stand_in_fields(value, f"{module.__name__}.{name}", made, undo)
-        stand_in_for = functools.partial(patch_imported.stand_in, running=_controlled, made=made)
+        stand_in_for = factories.with_replaced(by_identity)  # (and a factory: ``patch_imported``)
         for module in modules:  # and what they reach: LOCKS = {"a": Lock()}, a default, a closure
-            patch_reach.stand_in_reached(module, stand_in_for, restores)
+            patch_reach.stand_in_reached(module, stand_in_for, restores, factories.factory)
         patch_logging.stand_in_locks(stand_in_for, undo)  # a handler configured at import
         _MODULES.extend(modules)
         _START[0] = None
@@ -398,9 +398,8 @@ def patched(*modules: ModuleType) -> Iterator[None]:
         _START[0] = None
         AT_EXECUTION_END.clear()
         patch_types.FAITHFUL_QUEUES[0] = patch_types.names_queue_internals(_MODULES)
-        stood_in = {id(fake): fake._real for fake in made.values()}
         for module in modules:  # (in the copies each execution put in the module's dict too)
-            patch_reach.put_back(module, lambda value, _name: stood_in.get(id(value)))
+            patch_reach.put_back(module, factories.real_of())
         for restore in reversed(restores):
             restore()
         for target, name, value in reversed(undo):

@@ -46,6 +46,7 @@ _REAL_QUEUES = (
 _REAL_SIMPLE_QUEUE = queue.SimpleQueue
 _REAL_THREAD = threading.Thread
 _EXECUTOR = concurrent.futures.thread.ThreadPoolExecutor
+Replacements = list[tuple[Any, str, Any, Any]]  # (module or class, name, real, replacement)
 Running = Callable[[], object]  # the runtime of the controlled thread running here, or None
 
 
@@ -240,3 +241,57 @@ def _runner(real: Any, name: str) -> Callable[[], object]:
     workers, prefix = real._max_workers, real._thread_name_prefix
     initializer, initargs = real._initializer, real._initargs
     return lambda: _EXECUTOR(workers, prefix, initializer, initargs)
+
+
+def replaced_late(by_identity: dict[int, Any], replacements: Replacements, late: Replacements) -> None:
+    """``by_identity`` told of the replacements made when patching began (``late``:
+    ``patch_process.at_patching``). One of a name replaced already (the working directory's
+    ``open``, made around the first) takes the first's place; one of a real object that a library
+    holds under a name of its own does not take the program's: numpy's ``bit_generator.RLock`` is
+    ``threading.RLock`` (or, imported while patched, its replacement), and numpy's draw lock (one
+    write of a generator's state, no exclusion) became the program's ``RLock`` once numpy was
+    imported (session 47: a dataclass's ``field(default_factory=threading.RLock)``)."""
+    original = {id(fake): real for _, _, real, fake in replacements}
+    names = {(id(mod), attr) for mod, attr, _, _ in replacements}
+    for mod, attr, real, fake in late:
+        key = id(original.get(id(real), real))
+        if key not in by_identity or (id(mod), attr) in names:
+            by_identity[key] = fake
+
+
+class Factories:
+    """What ``patched`` stands in for beyond a module's globals (``patch_reach``): each
+    synchronisation object (``made``, by id) and each real object it replaced by name
+    (``replaced``: ``threading.Lock``, ``threading.Thread``, ...), held by reference elsewhere as a
+    factory: ``field(default_factory=threading.Lock)`` (the dataclass's ``__init__`` keeps it in a
+    closure cell), ``defaultdict(threading.Lock)``, ``lock_factory=threading.Lock`` as a default or
+    a class attribute, ``partial(threading.Thread, daemon=True)``. Kept real, it made a real lock
+    in a controlled thread, which the explorer neither orders accesses by nor schedules: a false
+    race, or the process blocked on it past its time limit; a real thread, a false deadlock in
+    ``start`` (outside review 14)."""
+
+    def __init__(self, running: Running) -> None:
+        self.running = running
+        self.made: dict[int, StandIn] = {}
+        self.replaced: dict[int, object] = {}  # id(real) -> its replacement
+        self._reals: dict[int, object] = {}  # id(replacement put in place) -> the real
+
+    def with_replaced(self, replaced: dict[int, object]) -> Callable[[object, str], object | None]:
+        self.replaced = replaced
+        return self.stand_in_for
+
+    def factory(self, value: object) -> object | None:
+        """The replacement of ``value``, a real object replaced by name, else None."""
+        fake = self.replaced.get(id(value))
+        if fake is not None:
+            self._reals[id(fake)] = value
+        return fake
+
+    def stand_in_for(self, value: object, name: str) -> object | None:
+        fake = self.factory(value)
+        return fake if fake is not None else stand_in(value, name, self.running, self.made)
+
+    def real_of(self) -> Callable[[object, str], object | None]:
+        """The real object of each stand-in and replacement put in place, for ``put_back``."""
+        reals = {**self._reals, **{id(fake): fake._real for fake in self.made.values()}}
+        return lambda value, _name: reals.get(id(value))

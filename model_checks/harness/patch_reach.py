@@ -28,7 +28,7 @@ import _thread
 import functools
 import sys
 import types
-from collections import deque
+from collections import defaultdict, deque
 from collections.abc import Callable
 from typing import Any
 
@@ -39,6 +39,7 @@ from model_checks.harness.rt.scheduler import UsageError
 # (value, its name in words) -> its stand-in, or None when it is no synchronisation object
 StandInFor = Callable[[object, str], object | None]
 Undo = list[Callable[[], None]]
+Factory = Callable[[object], object | None]  # a real object ``patched`` replaced by name -> its replacement
 
 # How deep the walk goes below a module's global. Each container is walked once (``seen``), so
 # the depth bounds the walk's recursion, not its cost; 4 left a ``threading.local`` five dicts
@@ -47,10 +48,13 @@ DEPTH = 16
 _DEEPER = 10_000  # how many values below ``DEPTH`` are looked at for a ``threading.local``
 
 
-def stand_in_reached(module: types.ModuleType, stand_in_for: StandInFor, undo: Undo) -> None:
+def stand_in_reached(
+    module: types.ModuleType, stand_in_for: StandInFor, undo: Undo, factory: Factory = lambda _: None
+) -> None:
     """Stand-ins for the synchronisation objects that ``module``'s globals reach (not the globals
-    themselves, nor its classes' attributes and its objects' own: ``patched`` does those)."""
-    walk = _Walk(module.__name__, stand_in_for, undo)
+    themselves, nor its classes' attributes and its objects' own: ``patched`` does those), and for
+    the factories among its classes' attributes (``factory``: a replaced name's replacement)."""
+    walk = _Walk(module.__name__, stand_in_for, undo, factory=factory)
     for name, value in list(vars(module).items()):
         if not name.startswith("__"):
             walk.set_field(module, name, value, f"{module.__name__}.{name}", DEPTH + 1, stand_in=False)
@@ -77,8 +81,16 @@ def put_back(module: types.ModuleType, real_of: StandInFor) -> None:
 
 
 class _Walk:
-    def __init__(self, module: str, stand_in_for: StandInFor, undo: Undo, putting_back: bool = False) -> None:
+    def __init__(
+        self,
+        module: str,
+        stand_in_for: StandInFor,
+        undo: Undo,
+        putting_back: bool = False,
+        factory: Factory = lambda _: None,
+    ) -> None:
         self.module = module
+        self.factory = factory
         self.stand_in_for = stand_in_for
         self.undo = undo
         self.putting_back = putting_back
@@ -125,6 +137,9 @@ class _Walk:
                 self.put(value, i, item, f"{name}[{i}]", depth)
         elif isinstance(value, dict):
             self.seen.add(id(value))
+            if isinstance(value, defaultdict):  # ``defaultdict(threading.Lock)``
+                factory = value.default_factory
+                self.set_field(value, "default_factory", factory, f"{name}'s default_factory", depth)
             for key, item in list(value.items()):
                 self.put(value, key, item, f"{name}[{key!r}]", depth)
         elif isinstance(value, set):
@@ -157,8 +172,12 @@ class _Walk:
         elif isinstance(value, type) and value.__module__ == self.module:
             self.seen.add(id(value))  # its own attributes are ``patched``'s: what they hold
             for field, item in list(vars(value).items()):
-                if not field.startswith("__"):
-                    self.set_field(value, field, item, f"{name}.{field}", depth, stand_in=False)
+                if not field.startswith("__") or isinstance(item, types.FunctionType):  # __init__
+                    self.class_field(value, field, item, f"{name}.{field}", depth)
+            for spec in vars(value).get("__dataclass_fields__", {}).values():
+                factory = spec.default_factory  # (what ``dataclasses.fields`` tells; ``__init__``
+                # holds its own reference in a closure cell)
+                self.set_field(spec, "default_factory", factory, f"{name}.{spec.name}'s factory", depth)
         elif self.own(value):
             self.seen.add(id(value))
             if isinstance(value, types.FunctionType):
@@ -207,6 +226,20 @@ class _Walk:
             setattr(owner, field, new)
             self.undo.append(lambda: setattr(owner, field, value))
 
+    def class_field(self, cls: type, field: str, value: object, name: str, depth: int) -> None:
+        """A class's attribute: a factory (``lock_factory = threading.Lock``) is replaced, binding as
+        the real one did (a builtin function stored on a class does not bind, a Python one does:
+        ``self.lock_factory()`` passes no ``self`` to ``allocate_lock``); anything else is
+        ``patched``'s, so only what it holds is walked."""
+        fake = None if self.putting_back else self.factory(value)
+        if fake is None:
+            self.set_field(cls, field, value, name, depth, stand_in=False)
+            return
+        if isinstance(fake, types.FunctionType) and not isinstance(value, types.FunctionType):
+            fake = staticmethod(fake)
+        setattr(cls, field, fake)
+        self.undo.append(lambda: setattr(cls, field, value))
+
     def fields(self, obj: object, name: str, depth: int) -> None:
         """An object of the module's class: its ``__dict__`` and its slots."""
         for field, value in list(getattr(obj, "__dict__", {}).items()):
@@ -243,10 +276,11 @@ class _Walk:
         func, args, keywords, fields = state
         new_args = self.inside(args, f"{name}'s arguments", depth)
         self.inside(keywords or {}, f"{name}'s keywords", depth)
-        self.inside(func, f"{name}'s function", depth)
-        if isinstance(new_args, tuple):
+        new_func = self.replaced(func, f"{name}'s function", depth)  # ``partial(threading.Thread)``
+        if isinstance(new_args, tuple) or new_func is not None:
             setstate: Any = p.__setstate__  # type: ignore[attr-defined]  # (C partial's, untyped)
-            setstate((func, new_args, keywords, fields))
+            new_func = func if new_func is None else new_func
+            setstate((new_func, args if new_args is None else new_args, keywords, fields))
             self.undo.append(lambda: setstate(state))
 
 
