@@ -64,8 +64,8 @@ class AttributeAccesses:
         reads from now on (``race_methods``, ``race_builtins``: the search starts again)? Not while
         the thread is alone (no other made yet): every look-up of another thread follows the store
         (program order, then the spawns), so none can race with it, and another thread's store is
-        watched itself. (Session 47: the dataclass ``__init__`` of Work Lane's ``LaneEnv`` storing
-        its ``label`` field, a function as its class's default, restarted every such search.)"""
+        watched itself. (Session 47: a dataclass ``__init__`` storing a field whose class default is a
+        function, run before any thread started, restarted every such search.)"""
         return len(self.ex.threads) > 1
 
     def _code_read(self, tid: int, entry: object, where: object) -> bool:

@@ -193,10 +193,10 @@ class Held:
         """Is an access of ``(obj, key)`` one of a thread alone (``threads``: how many the execution
         has made; each is counted from its creation, before its start), so left unrecorded? Every
         later access of any thread follows it (program order, then the spawns): it is in no race
-        and needs no location. Session 47: Work Lane's scenarios build their scheduler there,
-        about 60% of an execution's accesses. What its location would show of the program is
-        still looked at (``observe``). Not while racy sites are scheduling points (``points``):
-        the detector announces their operations where it records the access."""
+        and needs no location. Session 47: a scenario that builds its scheduler before starting
+        threads makes about 60% of an execution's accesses there. What its location would show
+        of the program is still looked at (``observe``). Not while racy sites are scheduling
+        points (``points``): the detector announces their operations where it records the access."""
         if threads != 1 or points:
             return False
         self.observe(obj, key)
