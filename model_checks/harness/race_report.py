@@ -16,6 +16,7 @@ from model_checks.harness.race_items import subscripted
 from model_checks.harness.race_shadow import Gone
 from model_checks.harness.race_sites import ALL, CONTAINERS, Site
 from model_checks.harness.rt.ending import ExecFailure
+from model_checks.harness.thread_idents import given
 
 if TYPE_CHECKING:
     from model_checks.harness.rt.scheduler import Execution
@@ -30,6 +31,7 @@ def race_failure(ex: Execution, first: Site, second: Site) -> ExecFailure:
     msg = (
         f"data race on {what}: {verb(first)} by {a} at {where(first, short=True)} and "
         f"{verb(second)} by {b} at {where(second, short=True)} are not ordered by any synchronisation"
+        f"{_one_ident(ex, first, second, a, b)}"
     )
     details = "\n".join(
         [
@@ -47,6 +49,22 @@ def race_failure(ex: Execution, first: Site, second: Site) -> ExecFailure:
         ]
     )
     return ExecFailure("data_race", msg, details)
+
+
+def _one_ident(ex: Execution, first: Site, second: Site, a: str, b: str) -> str:
+    """Why two threads touched one key they meant to keep apart: it is the ``get_ident()`` both
+    had, the second given the first's when the first ended (review 14's p98: a buffer per thread
+    keyed by its ident; the report named the key and not that it was one ident twice)."""
+    key = first[3][1]
+    if type(key) is not int or key != second[3][1] or first[0] == second[0]:
+        return ""
+    idents = given(ex)
+    if idents.get(first[0]) != key or idents.get(second[0]) != key:
+        return ""
+    return (
+        f" ({key} is threading.get_ident() of both: {b} was started after {a} ended and was given "
+        "its ident, as CPython gives a finished thread's ident to the next thread started)"
+    )
 
 
 def describe(obj: object, key: object) -> str:

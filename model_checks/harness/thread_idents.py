@@ -105,6 +105,14 @@ def pool() -> tuple[tuple[tuple[int, int], ...], tuple[int, ...]]:
 observed.IDENTS_STATE[0] = pool  # (a state pruned search tells states apart by it)
 
 
+def given(ex: Any) -> dict[int, int]:
+    """Each worker's ``get_ident()`` over ``ex``'s steps so far (the main thread's is
+    ``MAIN_IDENT``): for a report, which need not be of the running execution."""
+    idents = _Idents(ex)
+    idents.catch_up()
+    return idents.of
+
+
 def native_id(tid: int) -> int:
     """``threading.get_native_id()`` in the execution's thread ``tid``."""
     return MAIN_NATIVE_ID if tid == 0 else IDENT_BASE + tid

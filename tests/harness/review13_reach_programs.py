@@ -50,6 +50,35 @@ def sessions_removed() -> None:
     _sessions(remove=True)
 
 
+def buffers_by_ident() -> None:
+    """BUG (review 14's p98): a buffer per thread keyed by ``get_ident()``; the second worker,
+    started after the first ended, is given its ident and writes over its buffer."""
+    buffers: dict[int, list[str]] = {}
+
+    def worker(words: list[str]) -> None:
+        buffers[threading.get_ident()] = [w.upper() for w in words]
+
+    ts = [threading.Thread(target=worker, args=(ws,)) for ws in (["a", "b"], ["c"])]
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join()
+
+
+def buffers_by_number() -> None:
+    """BUG: the same writes, both to the key a worker's ident would have, not taken from one."""
+    buffers: dict[int, str] = {}
+
+    def worker(word: str) -> None:
+        buffers[1_000_001] = word
+
+    ts = [threading.Thread(target=worker, args=(w,)) for w in "ab"]
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join()
+
+
 def idents_given_again() -> tuple[object, ...]:
     """CORRECT: what CPython gives (checked on Linux): a worker's ident by every route is one
     number; a live thread's is its own; the next thread started takes the ident freed last (here

@@ -38,6 +38,23 @@ def test_sessions_removed_at_the_threads_end_are_proved() -> None:
     assert_proved_race_free(run_patched(prog, prog.sessions_removed, options=Options(time_limit=60)))
 
 
+def test_a_race_on_a_key_that_is_two_threads_ident_says_it_was_given_again() -> None:
+    failure = assert_race(
+        run_patched(prog, prog.buffers_by_ident), prog, "dict[1000001]", "buffers[threading.get_ident()]"
+    )
+    assert (
+        "1000001 is threading.get_ident() of both: Thread-2 (worker) was started after Thread-1 (worker)"
+        in failure.message
+    ), failure.message
+
+
+def test_a_race_on_a_number_no_thread_had_as_ident_says_nothing_of_idents() -> None:
+    failure = assert_race(
+        run_patched(prog, prog.buffers_by_number), prog, "dict[1000001]", "buffers[1_000_001] = word"
+    )
+    assert "get_ident" not in failure.message, failure.message
+
+
 def test_idents_are_given_again_as_cpythons_are() -> None:
     result = run_with_outcomes(prog, prog.idents_given_again)
     # (session 46: where ``first`` ends before ``second`` is started, ``second`` takes its ident,
