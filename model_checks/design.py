@@ -71,6 +71,18 @@ class Scenario:
     def must_fail(self) -> bool:
         return self.expect not in ("exhaustive", "bounded")
 
+    def search_options(self, quick: bool = False) -> Mapping[str, Any]:
+        """The harness options of this scenario's run (``quick``: under ``verify --quick``). A
+        correct scenario runs the data-race detector unless its options say ``"races": False``,
+        so that its "exhaustive" covers the reference's plain shared accesses too, not only its
+        synchronisation points (a third party's scenario written with no options was proved at
+        synchronisation points only, and its row did not say so: outside review 16's F1). A
+        seeded bug's runs keep the detector off unless asked: it must be caught as its kind."""
+        fields = self.options if not quick or self.quick_options is None else self.quick_options
+        if self.must_fail or "races" in fields or fields.get("interleave_races"):
+            return fields
+        return {**fields, "races": True}
+
     def program(self, *, for_states: bool = False) -> Program:
         """The program to run; ``for_states``: the one the state search runs."""
         if for_states and self.build_for_states is not None:

@@ -164,7 +164,7 @@ def configuration(unit: Unit, quick: bool) -> dict[str, Any]:
         ]  # fmt: skip
     elif unit.part is not None:
         scenario = d.harness()[unit.part]
-        options = scenario.options if not quick or scenario.quick_options is None else scenario.quick_options
+        options = scenario.search_options(quick)
         info["scenario"] = {
             "name": unit.part,
             "expect": scenario.expect,

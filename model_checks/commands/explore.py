@@ -82,6 +82,18 @@ def build_scenario(name: str, for_states: bool = False) -> Callable[[ControlledR
     return program
 
 
+def scenario_races(name: str) -> bool | None:
+    """Whether a design's scenario runs the race detector, as its verify row does
+    (``Scenario.search_options``; outside review 16's F10: explore ran a scenario without it where
+    the row ran with it); None for the harness examples: the harness's default."""
+    design = registry.designs().get(name.partition("/")[0])
+    try:
+        found = None if design is None else design.harness().get(name.partition("/")[2])
+    except ImportError:
+        return None
+    return None if found is None else bool(found.search_options().get("races"))
+
+
 def listing(groups: dict[str, dict[str, Factory]]) -> str:
     lines: list[str] = []
     for group, table in groups.items():
@@ -198,8 +210,9 @@ def explore_command(
         bool | None,
         typer.Option(
             "--races/--no-races",
-            help="run the data-race detector in every execution (default: on in patch mode only); "
-            "without it an exhaustive verdict covers synchronisation points only",
+            help="run the data-race detector in every execution (default: on in patch mode, and for a "
+            "design's scenario as its verify row runs it); without it an exhaustive verdict covers "
+            "synchronisation points only",
         ),
     ] = None,
     interleave_races: Annotated[
@@ -269,6 +282,8 @@ def explore_command(
         raise CommandError(f"unknown scenario {scenario!r}{hint} (see lanecheck explore --list)")
     if strategy not in STRATEGIES:
         raise CommandError(f"{strategy!r} is not one of {', '.join(STRATEGIES)}", "--strategy")
+    if races is None and own is None:
+        races = scenario_races(scenario)
     if backend not in BACKENDS:
         raise CommandError(f"{backend!r} is not one of {', '.join(BACKENDS)}", "--backend")
     if replay is not None and not replay.strip():

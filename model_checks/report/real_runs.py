@@ -99,7 +99,7 @@ def event_name(event: object, names: frozenset[str]) -> str | None:
 
 
 def _options(scenario: Scenario, quick: bool) -> Options:
-    chosen = scenario.quick_options if quick and scenario.quick_options is not None else scenario.options
+    chosen = scenario.search_options(quick)
     return Options(**{k: v for k, v in chosen.items() if k not in _SEARCH_FIELDS})
 
 

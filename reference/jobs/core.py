@@ -109,13 +109,16 @@ class StoreCore(StorePrimitives):
 
     def _run(self, body: Callable[[], Any]) -> Any:
         """``body`` in one transaction; its events go to the tracer once it committed."""
-        self._events.clear()
-        try:
-            with self._transaction():
+        # The event buffer is the store's, shared by the threads using it: only the transaction
+        # (the in-memory store's lock) keeps one thread's from another's, so it is emptied inside
+        # it (emptied before the lock, a second thread's step dropped the first's events).
+        with self._transaction():
+            self._events.clear()
+            try:
                 value = body()
                 batch = self._numbered() if self._events else []
-        finally:
-            self._events.clear()
+            finally:
+                self._events.clear()
         if batch and self._tracer is not None:
             self._tracer.write(batch)
         return value

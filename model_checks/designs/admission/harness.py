@@ -16,7 +16,7 @@ from model_checks.designs.admission.reference_mutants import REFERENCE_MUTANTS
 from model_checks.designs.admission.scenarios import CLEAN_OPTIONS, MUTANT_SCENARIOS, SETUPS, jobs_program
 from reference.jobs.inmemory import InMemoryStore
 
-_EXPLORE_FIELDS = ("strategy", "time_limit", "max_executions", "preemption_bound")
+_EXPLORE_FIELDS = ("strategy", "time_limit", "max_executions", "preemption_bound", "races")
 
 
 def _options(name: str, options: object) -> dict[str, object]:

@@ -21,7 +21,7 @@ from model_checks.designs.admission.scenarios import (
     jobs_program,
 )
 from model_checks.harness.api import check
-from model_checks.harness.design_rows import mutant_row, no_failing_trace, rejected_trace_row
+from model_checks.harness.design_rows import granular, mutant_row, no_failing_trace, rejected_trace_row
 from model_checks.verify import VerifyRow
 from reference.jobs.inmemory import InMemoryStore
 
@@ -33,14 +33,14 @@ def rows(quick: bool) -> Iterator[VerifyRow]:
         if quick and name not in QUICK:
             continue
         result = check(jobs_program(InMemoryStore, setup), CLEAN_OPTIONS[name])
-        actual = "failed" if result.failure is not None else result.verdict
+        actual = granular("failed" if result.failure is not None else result.verdict, result.races)
         figures = result.figures()
         if result.failure is not None:
             figures += f"; {result.failure.kind}: {result.failure.message}"
         yield VerifyRow(
             "harness",
             f"admission reference (in-memory store), {name} (every step and trace validated)",
-            "exhaustive",
+            granular("exhaustive", bool(CLEAN_OPTIONS[name].races)),
             actual,
             figures,
             result.elapsed,

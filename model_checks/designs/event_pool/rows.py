@@ -16,7 +16,7 @@ from model_checks.designs.event_pool.reference_mutants import REFERENCE_MUTANTS
 from model_checks.designs.event_pool.trace.traced import failure_lines, traced_program
 from model_checks.designs.event_pool.trace.validate import validate_lines
 from model_checks.harness.api import check
-from model_checks.harness.design_rows import no_failing_trace, quiet_reference, rejected_trace_row
+from model_checks.harness.design_rows import granular, no_failing_trace, quiet_reference, rejected_trace_row
 from model_checks.harness.options import Options, Result
 from model_checks.verify import VerifyRow
 
@@ -37,7 +37,8 @@ def rows(quick: bool) -> Iterator[VerifyRow]:
 
 
 def _scenario_row(name: str, expect: str, result: Result) -> VerifyRow:
-    actual = "failed" if result.failure is not None else result.verdict
+    expect = granular(expect, False)  # (the searches above run without the race detector)
+    actual = granular("failed" if result.failure is not None else result.verdict, result.races)
     figures = result.figures() + (f"; {result.failure.message}" if result.failure else "")
     subject = f"event-pool scenario {name} (every trace validated)"
     return VerifyRow("conformance", subject, expect, actual, figures, result.elapsed)

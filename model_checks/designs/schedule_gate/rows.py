@@ -16,7 +16,7 @@ from model_checks.conformance.validator import validate_lines
 from model_checks.designs.schedule_gate.reference_mutants import REFERENCE_MUTANTS
 from model_checks.designs.schedule_gate.scenarios import MUTANT_SCENARIOS, failure_lines, gate_program
 from model_checks.harness.api import check
-from model_checks.harness.design_rows import mutant_row, no_failing_trace, rejected_trace_row
+from model_checks.harness.design_rows import granular, mutant_row, no_failing_trace, rejected_trace_row
 from model_checks.harness.options import Options
 from model_checks.verify import VerifyRow
 from reference.schedule_gate import GateScheduler
@@ -43,7 +43,8 @@ CLEAN: tuple[tuple[str, str, dict[str, Any], Options], ...] = (
 def rows(quick: bool) -> Iterator[VerifyRow]:
     for subject, expect, kwargs, options in CLEAN:
         result = check(gate_program(GateScheduler, validate=True, **kwargs), options)
-        actual = "failed" if result.failure is not None else result.verdict
+        expect = granular(expect, bool(options.races))
+        actual = granular("failed" if result.failure is not None else result.verdict, result.races)
         figures = result.figures()
         if expect == "bounded":
             figures += f"; bounded by {', '.join(result.bounded_by)}"

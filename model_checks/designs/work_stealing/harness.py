@@ -158,16 +158,16 @@ POOLS_2W: dict[str, tuple[type[Any], PoolScenario, str]] = {
 PROVED_BY_STATES = {"global/fork-join-2w"}
 # The state search with sleep sets, races off (pruning cuts executions: no race proof); the time
 # limit is a guard, the row must end exhaustive.
-BY_STATES = {"strategy": "states", "time_limit": 900}
+BY_STATES = {"strategy": "states", "time_limit": 900, "races": False}
 
-EXHAUSTIVE = {"strategy": "dpor", "time_limit": 120}
+EXHAUSTIVE = {"strategy": "dpor", "time_limit": 120, "races": False}
 # With the race detector (declared.py names the deliberate GIL-atomic fields): a proof for the
 # program as written, plain accesses included. `verify --quick` runs without it.
 EXHAUSTIVE_RACES = {"strategy": "dpor", "time_limit": 300, "races": True}
 # global/fork-join with races needs more than 120 s on the pure-Python harness core: races off.
 NO_RACES = {"global/fork-join"}
-SAMPLED = {"strategy": "pct", "seed": 1, "max_executions": 500}
-SAMPLED_QUICK = {"strategy": "pct", "seed": 1, "max_executions": 50}
+SAMPLED = {"strategy": "pct", "seed": 1, "max_executions": 500, "races": False}
+SAMPLED_QUICK = {"strategy": "pct", "seed": 1, "max_executions": 50, "races": False}
 
 
 def program(name: str, build: Callable[..., Any] | None = None) -> Program:

@@ -31,7 +31,7 @@ from model_checks.designs.work_stealing.scenarios import deque_program
 from model_checks.designs.work_stealing.trace import judge
 from model_checks.designs.work_stealing.trace.spec_search import SPEC_FORMAT
 from model_checks.harness.api import check
-from model_checks.harness.design_rows import quiet_reference
+from model_checks.harness.design_rows import granular, quiet_reference
 from model_checks.harness.options import Failure, Options, Result
 from model_checks.harness.runtime import ControlledRuntime
 from model_checks.verify import VerifyRow
@@ -126,7 +126,8 @@ def pool_lines(failure: Failure, workers: int, pool: str) -> list[str]:
 
 
 def _row(subject: str, expected: str, result: Result) -> VerifyRow:
-    actual = "failed" if result.failure is not None else result.verdict
+    expected = granular(expected, False)  # (the traced searches run without the race detector)
+    actual = granular("failed" if result.failure is not None else result.verdict, result.races)
     figures = result.figures() + (f"; {result.failure.message}" if result.failure else "")
     return VerifyRow("conformance", subject, expected, actual, figures, result.elapsed)
 
