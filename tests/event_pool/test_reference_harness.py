@@ -6,7 +6,7 @@ from dataclasses import replace
 
 import pytest
 
-from model_checks.designs.event_pool.harness import EXHAUSTIVE, SCENARIOS
+from model_checks.designs.event_pool.harness import EXHAUSTIVE, PROVED_RACE_FREE, SCENARIOS
 from model_checks.designs.event_pool.reference_mutants import REFERENCE_MUTANTS
 from model_checks.designs.event_pool.scenarios import PoolScenario, busy_take, pool_program
 from model_checks.harness import Options, check
@@ -23,9 +23,17 @@ def _run(name: str) -> HarnessResult:
 @pytest.mark.timeout(120)
 @pytest.mark.parametrize("name", sorted(EXHAUSTIVE))
 def test_small_scenarios_are_exhaustive_with_the_recorded_execution_counts(name: str) -> None:
-    result = _run(name)
+    scenario = SCENARIOS[name]  # (the counts are of the search without the race detector)
+    result = check(scenario.build(), Options(**{**scenario.options, "races": False}))
     assert result.verdict == "exhaustive", result.report()
     assert result.executions == EXHAUSTIVE[name][1]
+
+
+@pytest.mark.timeout(300)
+@pytest.mark.parametrize("name", sorted(PROVED_RACE_FREE))
+def test_the_race_free_proofs_run_the_race_detector(name: str) -> None:
+    result = _run(name)
+    assert result.verdict == "exhaustive" and result.races, result.report()
 
 
 @pytest.mark.timeout(120)
