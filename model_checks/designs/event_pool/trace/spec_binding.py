@@ -161,6 +161,10 @@ class SetterPcs:
     """The setters' pcs (``local_pc``) read off the SetEvents owed (``PoolState.late``)."""
 
     def __init__(self, threads: tuple[str, ...]) -> None:
+        self.name(threads)
+
+    def name(self, threads: tuple[str, ...]) -> None:
+        """The threads are these now (the search names them as the trace does: ``named``)."""
         self.setters = tuple((setter_of(t), t) for t in threads)
 
     def __call__(self, late: tuple[Late, ...]) -> tuple[tuple[Hashable, Hashable], ...]:
@@ -169,7 +173,7 @@ class SetterPcs:
         return tuple((setter, sum(1 for _, to in late if to == t)) for setter, t in self.setters)
 
 
-def pc_parts(threads: tuple[str, ...]) -> list[PartOf]:
+def pc_parts(threads: tuple[str, ...], setters: SetterPcs | None = None) -> list[PartOf]:
     """Every process's pc (``local_pc``) in three parts, each read off the one component it depends
     on, so the search works a part's steps and chains out once per value of it
     (``TraceSearch(pc_parts=...)``): the pool threads (each its own unit, ``thread_unit``), the
@@ -177,7 +181,7 @@ def pc_parts(threads: tuple[str, ...]) -> list[PartOf]:
     return [
         (attrgetter("thread"), FunctionPcs(index=0, unit_of=_own, by_pcs=True)),
         (attrgetter("client"), _client_pcs),
-        (attrgetter("late"), SetterPcs(threads)),
+        (attrgetter("late"), SetterPcs(threads) if setters is None else setters),
     ]
 
 

@@ -25,7 +25,9 @@ the waits may time out —, a SetEvent after its ``signal`` is logged, and the s
   works posted), cancelling the whole list in discard mode — the ``discard`` event it then owes
   lists exactly those works; ``stop_end`` is ``Joined`` (after the unlogged ``CallbacksDone`` and
   ``Close``); a failed stop is no behaviour of the spec;
-* the spec's constants are bound to the trace: ``raises`` is learned from each ``done``.
+* the spec's constants are bound to the trace: ``raises`` is learned from each ``done``, and the
+  pool threads are those the trace has named, in that order, and one stand-in for the others
+  (``named``: the search's size follows the trace, not the header's ``threads``).
 
 Work indices: the spec numbers the works in its list; the trace numbers accepted posts. The binding
 keeps the map for the works not yet settled and renumbers the spec's states to drop the settled
@@ -37,7 +39,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable, Hashable, Iterable, Mapping
-from typing import Any
+from typing import Any, TypeGuard
 
 from model_checks.conformance.reader import MAX_INDEXED, clip
 from model_checks.conformance.search import NoMatch, TraceSearch
@@ -52,6 +54,7 @@ from model_checks.designs.event_pool.trace.late_signals import (
     made_by,
     setter_of,
 )
+from model_checks.designs.event_pool.trace.named import first, is_pool_thread, naming, shown, with_thread
 from model_checks.designs.event_pool.trace.rules import RULES
 from model_checks.designs.event_pool.trace.spec_binding import (
     CLIENT,
@@ -63,6 +66,7 @@ from model_checks.designs.event_pool.trace.spec_binding import (
     POSTING,
     SPEC,
     STOP_EVENTS,
+    SetterPcs,
     Unknown,
     init_states,
     local_pc,
@@ -88,9 +92,10 @@ class PoolSearch:
     def __init__(self, config: dict[str, Any], *, deferred: Mapping[str, frozenset[str]] = DEFERRED) -> None:
         """``deferred``: the internal steps the search defers (``{}``: every one taken at once, the
         cross-check of tests/event_pool/test_spec_deferred.py)."""
-        threads = int(config["threads"])
-        self.c = ep.Constants(threads=threads, submits=OPEN, timeouts=True)
-        self.names = frozenset(self.c.thread_names())
+        # The threads the trace names and a spare for the others (``named``): the search's size
+        # follows the trace, not the header's count.
+        self.c = first(int(config["threads"]), submits=OPEN, timeouts=True)
+        self.setters = SetterPcs(self.c.thread_names())
         start = init_states(dataclasses.replace(self.c, submits=1))  # runs/fate: one slot, for work 0
         self.search = TraceSearch(
             SPEC,
@@ -98,7 +103,7 @@ class PoolSearch:
             start,
             check_invariants=False,
             local=local_pc,
-            pc_parts=pc_parts(self.c.thread_names()),
+            pc_parts=pc_parts(self.c.thread_names(), self.setters),
             enabled_at=ENABLED_AT,
             deferred=deferred,
             unit=thread_unit,
@@ -120,6 +125,9 @@ class PoolSearch:
         if not CHECKS[kind](ev):
             line = ev["seq"] + 1  # seq continuity is checked first: line N holds seq N - 1
             raise Malformed(line, f"line {line}: {problem(ev)}")
+        for named in (thread, ev.get("to")):
+            if self._pool_thread(named) and named not in self.c.names:
+                self._name(named)
         if thread in self.late:
             self._made(thread)
         owed = self.locals.get(thread)
@@ -139,7 +147,7 @@ class PoolSearch:
             )
         if kind in POOL_EVENTS:
             self._pool(ev)
-        elif thread in self.names and (kind in STOP_EVENTS or not self._in_callback(thread)):
+        elif self._pool_thread(thread) and (kind in STOP_EVENTS or not self._in_callback(thread)):
             where = "inside" if kind in STOP_EVENTS and self._in_callback(thread) else "outside"
             raise Rejected(
                 1,
@@ -206,7 +214,23 @@ class PoolSearch:
         return data, phrases
 
     def describe(self) -> list[dict[str, Any]]:
-        return [plain(ep.Show(self.c, s)) for s in sorted(self.search.live, key=repr)[:8]]
+        unnamed = self.c.unnamed()
+        return [shown(plain(ep.Show(self.c, s)), unnamed) for s in sorted(self.search.live, key=repr)[:8]]
+
+    # -- the threads named -------------------------------------------------------------------------
+
+    def _pool_thread(self, name: Any) -> TypeGuard[str]:
+        return is_pool_thread(name, self.c.threads)
+
+    def _order(self, name: str) -> int:
+        """Threads in the order the trace named them, the spare last."""
+        return self.c.names.index(name)
+
+    def _name(self, thread: str) -> None:
+        """The trace names pool ``thread`` first: it joins every state where ``Init`` put it."""
+        self.c = naming(self.c, thread)
+        self.setters.name(self.c.thread_names())
+        self.search.rebind(self.c, with_thread(self.c))
 
     def _made(self, poster: str) -> None:
         """Keep the behaviours in which ``poster`` has made the SetEvent it logged: its next event
@@ -224,7 +248,7 @@ class PoolSearch:
 
     def _pool(self, ev: Event) -> None:
         kind, thread = ev["event"], ev["thread"]
-        if thread not in self.names:
+        if not self._pool_thread(thread):
             raise Rejected(
                 1,
                 f"{show(ev)} — {kind} comes only from a pool thread (t0 .. t{self.c.threads - 1})",
@@ -269,7 +293,7 @@ class PoolSearch:
         thread = ev["thread"]
         constants = self.c if c is None else c
         local = self.locals.get(thread, POSTING)
-        pool = thread in self.names
+        pool = self._pool_thread(thread)
         out: set[PoolState] = set()
         locals_: set[ep.Client] = set()
         emitted: list[Any] = []
@@ -383,6 +407,8 @@ class PoolSearch:
         except NoMatch:
             _, phrases = self.pending()
             exited = all(all(me.pc == ep.EXITED for me in s.thread.values()) for s in self.search.states)
+            if self.c.unnamed():
+                phrases.append(f"{self.c.unnamed()} pool threads never named (no wake stop logged)")
             rule = 9 if exited else 8
             raise Rejected(
                 rule,
@@ -412,7 +438,7 @@ class PoolSearch:
         kind = ev["event"]
         if kind != "post":
             return {"signal": 5, "cancel": 7}.get(kind, 8)
-        if ev["to"] is not None and ev["to"] not in self.names:
+        if ev["to"] is not None and not self._pool_thread(ev["to"]):
             return 1
         closed = self.c.submits != OPEN
         return 3 if closed or ev["item"] != self.accepted else 4
@@ -426,14 +452,17 @@ class PoolSearch:
                 f" ({local.target})" if local.target else " (no post of it picked one)"
             )
         if kind == "post":
-            if ev["to"] is not None and ev["to"] not in self.names:  # rule 1, as ``_client_rule`` says
-                return f"{clip(repr(ev['to']), 80)} is not a pool thread (t0 .. t{len(self.names) - 1})"
+            if ev["to"] is not None and not self._pool_thread(ev["to"]):  # rule 1, as ``_client_rule`` says
+                return f"{clip(repr(ev['to']), 80)} is not a pool thread (t0 .. t{self.c.threads - 1})"
             if self.c.submits != OPEN:
                 return "admission closed at stop_begin: every later post is refused"
             if ev["item"] != self.accepted:
                 return f"accepted posts are numbered in order: this one is work {self.accepted}"
-            idle = sorted({t for s in self.search.states for t, i in s.idle.items() if i})
-            return f"a post picks an idle thread, none only when no thread is idle (idle: {idle or 'none'})"
+            idle = sorted({t for s in self.search.states for t, i in s.idle.items() if i}, key=self._order)
+            return (
+                "a post picks an idle thread, none only when no thread is idle "
+                f"(idle: {shown(idle, self.c.unnamed()) or 'none'})"
+            )
         return "no behaviour of the spec takes this step"
 
 

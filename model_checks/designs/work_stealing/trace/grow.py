@@ -1,5 +1,6 @@
-"""The spec the work-stealing search runs: ``spec/work_stealing_open.py`` and a grow past the next
-array.
+"""The spec the work-stealing search runs: ``spec/work_stealing_open.py``, a grow past the next
+array, and Stop(discard) dropping the injector's tasks one at a time (``discards.py``, which
+replaces the reference's ``DiscardInjector``: its one event is the same drops, one step per task).
 
 The format's rule 6 lets a ``resize`` grow a buffer to any larger power of two; the spec's ``Grow``
 (the reference's) doubles it. So a port that grows 2 → 8 was refused by the search and allowed by the
@@ -13,9 +14,21 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from model_checks.designs.work_stealing.trace.discards import DiscardQueued, Tasks
 from spec import work_stealing_open as wo
 from spec.language import Action, Spec, emit, variant
-from spec.work_stealing_state import BUFFER, GROW, WRITE, Constants, CopyInto, Vars, Workers, at, goto
+from spec.work_stealing_state import (
+    BUFFER,
+    GROW,
+    WRITE,
+    Clients,
+    Constants,
+    CopyInto,
+    Vars,
+    Workers,
+    at,
+    goto,
+)
 
 
 def Later(c: Constants) -> Iterable[int]:
@@ -34,8 +47,10 @@ def GrowPast(c: Constants, s: Vars, w: str, new: int) -> object:
 
 SEARCHED: Spec = variant(
     wo.OPEN,
-    "open, a grow past the next array",
+    "open, a grow past the next array, queued tasks discarded one at a time",
     add_actions=[
-        Action("GrowPast", GrowPast, (Workers, Later), "resize", GrowPast.__doc__ or "", frozenset({GROW}))
+        Action("GrowPast", GrowPast, (Workers, Later), "resize", GrowPast.__doc__ or "", frozenset({GROW})),
+        Action("DiscardQueued", DiscardQueued, (Clients, Tasks), "discard", DiscardQueued.__doc__ or ""),
     ],
+    drop_actions=("DiscardInjector",),
 )

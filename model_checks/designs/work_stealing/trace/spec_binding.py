@@ -7,7 +7,7 @@ behaviour takes breaks (``spec_search.StealingSearch`` uses them; docs/work-stea
 from __future__ import annotations
 
 from collections.abc import Hashable
-from typing import Any
+from typing import Any, NamedTuple
 
 from model_checks.conformance.search import NoMatch
 from model_checks.conformance.streamed import Event, FieldCheck, one_of
@@ -68,6 +68,7 @@ DEFERRED: dict[str, frozenset[str]] = {
     "RecheckFindsWork": frozenset(
         {
             "DiscardInjector",
+            "DiscardQueued",
             "NotifyNobody",
             "NotifyNobodyAfterSubmit",
             "PopInjector",
@@ -249,6 +250,36 @@ def why_no_step(ev: Event, none: NoMatch, stopped: bool) -> tuple[int, str]:
     if kind == "push" and all(m.differing == ("size",) for m in none.misses):
         rule = 6
     return rule, f"{show(ev)} — the spec's step here logs " + "; or ".join(differing)
+
+
+class DiscardContext(NamedTuple):
+    """What the words of a refused ``discard`` read: the tasks introduced, discarded, run so far,
+    and the Stop (None before one, its mode, or "ended")."""
+
+    known: frozenset[Any]
+    discarded: frozenset[Any]
+    ran: frozenset[Any]
+    stop: str | None
+
+
+def why_not_discarded(ev: Event, task: Any, at: DiscardContext) -> str:
+    """Why no behaviour drops ``task`` (None: an empty list) where the trace's ``discard`` lists it."""
+    what = "no tasks" if task is None else repr(task)
+    if task is not None and task not in at.known:
+        why = "which was never introduced (no submit ok or push names it)"
+    elif at.stop is None:
+        why = "but no stop began: only stop(discard) drops tasks"
+    elif at.stop == "drain":
+        why = "but stop(drain) began: only stop(discard) drops tasks"
+    elif at.stop == "ended":
+        why = "but the stop already ended"
+    elif task in at.discarded:
+        why = "which was discarded before (each task at most once)"
+    elif task in at.ran:
+        why = "which already ran (only a task that has not run is discarded)"
+    else:
+        why = "which is neither in the injector nor held by the worker that took it: nothing drops it here"
+    return f"{show(ev)} — discard lists {what}, {why}"
 
 
 TRACE_RESULT = {v: k for k, v in SPEC_RESULT.items()}

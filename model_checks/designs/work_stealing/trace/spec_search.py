@@ -40,12 +40,14 @@ from model_checks.designs.work_stealing.trace.spec_binding import (
     FIELDS,
     MOVES_TO,
     WORKER_EVENTS,
+    DiscardContext,
     enabled_at,
     local_pc,
     process,
     show,
     spec_event,
     why_no_step,
+    why_not_discarded,
     with_generation,
     with_task,
 )
@@ -109,6 +111,8 @@ class StealingSearch:
         self.complete = False
         self.started = False  # an event was taken: the mode is chosen
         self.admission = Admission()
+        self.holder: dict[Any, str] = {}  # task -> the worker whose take or steal returned it
+        self.discarded: set[Any] = set()
 
     def _search(self, start: list[Any]) -> TraceSearch:
         """The search, for a pool's trace or (``c.deques``) one of deque programs: every internal
@@ -158,6 +162,9 @@ class StealingSearch:
             self._reveal_array(ev["capacity"])
         if kind == "unpark" and not self._wakes(ev["worker"]):
             self._observed()  # a wake before the sleep: no step (as the fast model, on purpose)
+            return
+        if kind == "discard":
+            self._discard(ev)
             return
         self._take(ev)
         self._after(ev)
@@ -222,8 +229,33 @@ class StealingSearch:
         except NoMatch as none:
             raise Rejected(*why_no_step(ev, none, self.stop_mode is not None)) from None
 
+    def _discard(self, ev: Event) -> None:
+        """Each task a ``discard`` lists is a step of its own: the stopper's ``DiscardQueued`` of a
+        task in the injector, or the ``DiscardHeld`` of the worker that took it. Rule 8 fixes no
+        split, order or thread (the third outside review, T3); a task listed twice, run, or held
+        by nobody is no step. An empty list drops nothing: it is allowed in stop(discard) only."""
+        tasks = ev["tasks"]
+        if not tasks and (self.stop_mode != "discard" or self.complete):
+            raise Rejected(8, why_not_discarded(ev, None, self._discard_context()))
+        for x in tasks:
+            procs = [CLIENT, self.holder[x]] if x in self.holder else [CLIENT]
+            try:
+                self.search.step({"event": "discard", "tasks": [x]}, procs)
+            except NoMatch:
+                raise Rejected(8, why_not_discarded(ev, x, self._discard_context())) from None
+            self.discarded.add(x)
+        if not tasks:
+            self._observed()
+
+    def _discard_context(self) -> DiscardContext:
+        ran = {x for s in self.search.states for x, n in s.ran.items() if n}
+        stop = None if self.stop_mode is None else ("ended" if self.complete else self.stop_mode)
+        return DiscardContext(frozenset(self.known), frozenset(self.discarded), frozenset(ran), stop)
+
     def _after(self, ev: Event) -> None:
         kind = ev["event"]
+        if kind in ("take", "steal") and ev["result"] == "ok":
+            self.holder[ev["task"]] = f"w{ev['worker']}"
         if kind == "run":
             self.running.setdefault(ev["thread"], []).append(ev["task"])
         elif kind == "done":
