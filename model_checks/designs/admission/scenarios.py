@@ -117,6 +117,10 @@ def jobs_program(
     at the end, the trace closed by the store's counts is a complete run, and in ``uncontended``
     every job ran."""
     chosen = setup or SETUPS["contended-budget"]
+    # The validator's first use imports the trace formats (the registry's designs); made inside
+    # an execution, that import is a change of process-wide state (``sys.modules``), and every
+    # step that makes one is ordered both ways against every other thread's steps.
+    validate_lines(trace_lines([]))
 
     def program(rt: ControlledRuntime) -> object:
         tracer = RecordingTracer()
