@@ -107,11 +107,17 @@ def _trace_file(trace_dir: Path | None, process: str, config: dict[str, Any]) ->
     raise CommandError(f"{MAX_TRACE_SUFFIX} trace files named {stem}*.jsonl exist already", "--trace-dir")
 
 
-def _traced_set_budgets(url: str | None, budgets: Budgets, trace_dir: Path | None) -> None:
+def _change_budgets(
+    url: str | None, queues: dict[str, int], groups: dict[str, int], clear: bool, trace_dir: Path | None
+) -> Budgets:
+    """Merge the change into the store's budgets in one transaction (traced when asked to)."""
     tracer = _trace_file(trace_dir, BUDGETS_PROCESS, {"command": "budgets"})
     try:
         with _store(url, tracer=tracer, process=BUDGETS_PROCESS) as store:
-            store.set_budgets(budgets)
+            try:
+                return store.merge_budgets(queues, groups, clear=clear)
+            except (TypeError, ValueError) as problem:
+                raise CommandError(str(problem), "--queue/--group") from None
     finally:
         if tracer is not None:
             tracer.close()
@@ -128,7 +134,7 @@ def _budget_pairs(pairs: list[str], option: str) -> dict[str, int]:
     table: dict[str, int] = {}
     for pair in pairs:
         key, sep, value = pair.rpartition("=")
-        if not sep or not key or not value.isdigit():
+        if not sep or not key or not (value.isascii() and value.isdigit()):
             raise CommandError(f"expected NAME=UNITS (e.g. providers=20), got {pair!r}", option)
         table[key] = int(value)
     return table
@@ -317,17 +323,13 @@ def register(app: typer.Typer) -> None:
         json_out: JsonOption = False,
     ) -> None:
         """Show the budgets; with --queue/--group set them (merged into the current ones)."""
-        with _store(store_url) as store:
-            current = Budgets() if clear else store.budgets()
-            if queue or group or clear:
-                try:
-                    current = Budgets(
-                        {**current.queues, **_budget_pairs(queue or [], "--queue")},
-                        {**current.groups, **_budget_pairs(group or [], "--group")},
-                    )
-                except (TypeError, ValueError) as problem:
-                    raise CommandError(str(problem)) from None
-                _traced_set_budgets(store_url, current, trace_dir)
+        if queue or group or clear:
+            queues = _budget_pairs(queue or [], "--queue")
+            groups = _budget_pairs(group or [], "--group")
+            current = _change_budgets(store_url, queues, groups, clear, trace_dir)
+        else:
+            with _store(store_url) as store:
+                current = store.budgets()
         _out(current.as_json(), json_out, json.dumps(current.as_json()))
 
     @jobs_app.command("workflow")

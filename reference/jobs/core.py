@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import dataclasses
 import secrets
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
 from reference.jobs import workflow as wf
@@ -349,6 +349,22 @@ class StoreCore(StorePrimitives):
             self._emit(self._process, "budgets", **budgets.as_json())
 
         self._run(body)
+
+    def merge_budgets(
+        self, queues: Mapping[str, int], groups: Mapping[str, int], *, clear: bool = False
+    ) -> Budgets:
+        """Merge these budgets into the current ones (or into none, ``clear``) in one transaction:
+        two changes at once both hold, where a read in one step and a write in another loses one."""
+
+        def body() -> Budgets:
+            self._lock_budgets()
+            current = Budgets() if clear else self._read_budgets()
+            merged = Budgets({**current.queues, **queues}, {**current.groups, **groups})
+            self._write_budgets(merged)
+            self._emit(self._process, "budgets", **merged.as_json())
+            return merged
+
+        return self._run(body)  # type: ignore[no-any-return]
 
     def claimable(self, queues: Sequence[str] | None = None) -> int:
         return self._read(lambda: self._count_claimable(self._clock(), queues))  # type: ignore[no-any-return]

@@ -108,6 +108,12 @@ class StorePrimitives(ABC):
     @abstractmethod
     def _write_budgets(self, budgets: Budgets) -> None: ...
 
+    def _lock_budgets(self) -> None:
+        """Inside the transaction, before a read-modify-write of the budgets: hold them so that no
+        other change reads them until this one commits. A backend whose transaction already
+        excludes every other writer (SQLite's ``BEGIN IMMEDIATE``, the in-memory lock) needs nothing."""
+        return None
+
     @abstractmethod
     def _insert_run(self, flow: wf.Workflow, state: dict[str, Any], parent: int | None) -> wf.Run: ...
 

@@ -12,7 +12,7 @@ runtime seam so the controlled-interleaving harness can explore it.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -108,6 +108,12 @@ class JobStore(Protocol):
     def budgets(self) -> Budgets: ...
 
     def set_budgets(self, budgets: Budgets) -> None: ...
+
+    def merge_budgets(
+        self, queues: Mapping[str, int], groups: Mapping[str, int], *, clear: bool = False
+    ) -> Budgets:
+        """Merge into the current budgets (or none, ``clear``) in one transaction; the result."""
+        ...
 
     def start_workflow(self, flow: Workflow, state: dict[str, Any]) -> int: ...
 

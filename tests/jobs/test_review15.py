@@ -1,0 +1,84 @@
+"""Session 48: the findings of outside review 15 of `lanecheck jobs` (F01..F14), each pinned by a test."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+from reference.jobs.budgets import Budgets
+from reference.jobs.core import StoreCore
+from reference.jobs.sqlite_store import SqliteStore
+
+Opener = Callable[[], StoreCore]
+
+
+@pytest.fixture(params=("sqlite", "postgresql"))
+def open_shared(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Opener]:
+    """Opens another store on one database each call (two processes' view of one store); the
+    caller closes it, in the thread that opened it (SQLite's rule)."""
+    if request.param == "postgresql":
+        from reference.jobs.pg_store import PgStore
+
+        url: str = request.getfixturevalue("pg_url")
+
+        def make() -> StoreCore:
+            return PgStore(url, process="t")
+    else:
+
+        def make() -> StoreCore:
+            return SqliteStore(tmp_path / "jobs.db", process="t")
+
+    yield make
+
+
+def _slow_reads(store: StoreCore, pause: float) -> None:
+    """Widen the gap between reading the budgets and writing them back, as a loaded machine does."""
+    read = store._read_budgets
+
+    def slow() -> Budgets:
+        budgets = read()
+        time.sleep(pause)
+        return budgets
+
+    store._read_budgets = slow  # type: ignore[method-assign]
+
+
+@pytest.mark.timeout(60)
+def test_f01_two_budget_changes_at_once_both_hold(open_shared: Opener) -> None:
+    """Two `jobs budgets --queue/--group` at once: each merges in one transaction, so both hold."""
+    with open_shared() as checker:
+        _check_merges(open_shared, checker)
+
+
+def _change(
+    open_shared: Opener,
+    start: threading.Barrier,
+    said: dict[str, Budgets],
+    queues: dict[str, int],
+    groups: dict[str, int],
+) -> None:
+    with open_shared() as store:  # its own connection, in its own thread (SQLite's rule)
+        _slow_reads(store, 0.2)
+        start.wait()
+        said[next(iter(queues or groups))] = store.merge_budgets(queues, groups)
+
+
+def _check_merges(open_shared: Opener, checker: StoreCore) -> None:
+    for _ in range(3):
+        checker.set_budgets(Budgets())
+        start = threading.Barrier(2)
+        said: dict[str, Budgets] = {}
+        threads = [
+            threading.Thread(target=_change, args=(open_shared, start, said, {"a": 1}, {})),
+            threading.Thread(target=_change, args=(open_shared, start, said, {}, {"g": 2})),
+        ]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(30)
+        assert set(said) == {"a", "g"}
+        assert checker.budgets() == Budgets({"a": 1}, {"g": 2}), said
