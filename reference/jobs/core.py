@@ -23,7 +23,7 @@ from typing import Any
 from reference.jobs import workflow as wf
 from reference.jobs.admission import Candidate, Conditions, Decision, decide
 from reference.jobs.budgets import BudgetRefusal, Budgets, cost_refusal
-from reference.jobs.model import Job, JobSpec, JobState, encode_payload, retry_delay
+from reference.jobs.model import Job, JobSpec, JobState, encode_payload, retry_delay, storable_text
 from reference.jobs.primitives import StorePrimitives
 from reference.jobs.rows import Ready, lease, measured, ready, status_of
 from reference.jobs.store import SCAN_LIMIT, Claim, ClaimOutcome, Status
@@ -285,6 +285,7 @@ class StoreCore(StorePrimitives):
 
     def fail(self, job_id: int, token: str, error: str, duration: float, peak_memory: int) -> Job:
         measured(duration, peak_memory)
+        error = storable_text(error)  # a store refusing the text would leave the job to its lease
 
         def body() -> Job:
             job = self._leased(job_id, token)

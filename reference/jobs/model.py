@@ -116,6 +116,24 @@ class JobSpec:
         return self.handler if self.handler is not None else self.queue
 
 
+def storable_text(text: str) -> str:
+    """``text`` as every store can hold it: lone surrogates (from ``surrogateescape``d file names,
+    subprocess output) backslash-escaped, NUL (which PostgreSQL's text refuses) as ``\\x00``."""
+    safe = text.encode("utf-8", "backslashreplace").decode("utf-8")
+    return safe.replace("\x00", "\\x00")
+
+
+def describe_error(problem: BaseException) -> str:
+    """``Type: message`` of a handler's exception, storable; the type alone (and why) when the
+    exception's own ``str()`` raises: a broken message must not take the worker down with it."""
+    kind = type(problem).__name__
+    try:
+        message = str(problem)
+    except Exception as broken:
+        message = f"<str() of the exception raised {type(broken).__name__}>"
+    return storable_text(f"{kind}: {message}")
+
+
 def retry_delay(backoff: float, attempts: int) -> float:
     """The wait after the ``attempts``-th failed attempt: ``backoff * 2**(attempts-1)``, capped."""
     if backoff == 0:

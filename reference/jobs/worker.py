@@ -30,6 +30,7 @@ from typing import Any, Protocol
 
 from reference.jobs import procmem, sysmem
 from reference.jobs.admission import Conditions
+from reference.jobs.model import describe_error
 from reference.jobs.store import Claim, JobStore, StaleLease
 
 Handler = Callable[[Any], Any]
@@ -282,7 +283,7 @@ class Worker:
                 self._release(claim, "the worker was told to stop now")
                 return
             except Exception as problem:  # the handler's failure is the job's, not the worker's
-                error = f"{type(problem).__name__}: {problem}"
+                error = describe_error(problem)
         duration = time.monotonic() - began
         high = procmem.peak() if exact else procmem.lifetime_peak()
         peak = max(high - before, 0)

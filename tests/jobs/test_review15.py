@@ -9,9 +9,12 @@ from pathlib import Path
 
 import pytest
 
+from reference.jobs import JobSpec, JobState, Worker, WorkerOptions
 from reference.jobs.budgets import Budgets
 from reference.jobs.core import StoreCore
 from reference.jobs.sqlite_store import SqliteStore
+from tests.jobs.conftest import STORE_KINDS, StoreMaker
+from tests.jobs.helpers import Clock
 
 Opener = Callable[[], StoreCore]
 
@@ -82,3 +85,40 @@ def _check_merges(open_shared: Opener, checker: StoreCore) -> None:
             thread.join(30)
         assert set(said) == {"a", "g"}
         assert checker.budgets() == Budgets({"a": 1}, {"g": 2}), said
+
+
+class _NoStr(Exception):
+    def __str__(self) -> str:
+        raise RuntimeError("no str for you")
+
+
+def _surrogate(payload: object) -> None:
+    raise RuntimeError("cannot open " + b"caf\xe9.txt".decode("utf-8", "surrogateescape"))
+
+
+def _no_str(payload: object) -> None:
+    raise _NoStr()
+
+
+def _nul(payload: object) -> None:
+    raise ValueError("bad \x00 byte")
+
+
+@pytest.fixture(params=STORE_KINDS)
+def any_store(request: pytest.FixtureRequest, store_maker: StoreMaker) -> StoreCore:
+    return store_maker(str(request.param), Clock(), None)
+
+
+@pytest.mark.timeout(60)
+def test_f02_a_handler_error_that_cannot_be_stored_as_is_fails_the_job_with_it(any_store: StoreCore) -> None:
+    handlers = {"surrogate": _surrogate, "badstr": _no_str, "nul": _nul}
+    ids = {name: any_store.enqueue(JobSpec("t", handler=name, max_attempts=1)).id for name in handlers}
+    options = WorkerOptions(name="w", until_done=True, poll=0.01, system_memory=False)
+    report = Worker(any_store, handlers, options).run()
+    assert report.failed == 3 and report.stopped == "done"
+    reasons = {name: any_store.get(job_id) for name, job_id in ids.items()}
+    assert all(job is not None and job.state is JobState.FAILED for job in reasons.values())
+    text = {name: (job.reason if job is not None else None) or "" for name, job in reasons.items()}
+    assert "RuntimeError: cannot open caf\\udce9.txt" in text["surrogate"]
+    assert "_NoStr: <str() of the exception raised RuntimeError>" in text["badstr"]
+    assert "ValueError: bad \\x00 byte" in text["nul"]
