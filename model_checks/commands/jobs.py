@@ -257,8 +257,8 @@ def register(app: typer.Typer) -> None:
         try:
             with _store(store_url, tracer=tracer, process=worker_name) as store:
                 worker = Worker(store, table, options, progress=progress)
-                # A second SIGTERM calls stop again: the worker gives its job back now.
-                with jobs_pool.stopping_on((signal.SIGTERM,), worker.stop):
+                # A second SIGTERM (or Ctrl-C) calls stop again: the worker gives its job back now.
+                with jobs_pool.stopping_on((signal.SIGTERM, signal.SIGINT), worker.stop):
                     report = worker.run()
         finally:
             if tracer is not None:

@@ -282,7 +282,11 @@ class Worker:
             except GiveBack:  # also when it lands as the handler returns: the run is given up whole
                 self._release(claim, "the worker was told to stop now")
                 return
-            except Exception as problem:  # the handler's failure is the job's, not the worker's
+            except KeyboardInterrupt:  # someone wants the worker gone: the run is not the job's fault
+                self.stop_requested = True
+                self._release(claim, "KeyboardInterrupt while the handler ran: the worker stops")
+                return
+            except BaseException as problem:  # a handler's sys.exit() fails its job, not the worker
                 error = describe_error(problem)
         duration = time.monotonic() - began
         high = procmem.peak() if exact else procmem.lifetime_peak()

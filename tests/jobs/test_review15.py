@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import signal
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -122,3 +125,86 @@ def test_f02_a_handler_error_that_cannot_be_stored_as_is_fails_the_job_with_it(a
     assert "RuntimeError: cannot open caf\\udce9.txt" in text["surrogate"]
     assert "_NoStr: <str() of the exception raised RuntimeError>" in text["badstr"]
     assert "ValueError: bad \\x00 byte" in text["nul"]
+
+
+def _exits(payload: object) -> None:
+    sys.exit(3)
+
+
+def _interrupted(payload: object) -> None:
+    raise KeyboardInterrupt
+
+
+def _ok(payload: object) -> str:
+    return "ok"
+
+
+@pytest.mark.timeout(60)
+def test_f06_a_handlers_sys_exit_fails_its_job_and_the_worker_goes_on(any_store: StoreCore) -> None:
+    exits = any_store.enqueue(JobSpec("t", handler="exits", max_attempts=1))
+    ok = any_store.enqueue(JobSpec("t", handler="ok"))
+    options = WorkerOptions(name="w", until_done=True, poll=0.01, system_memory=False)
+    report = Worker(any_store, {"exits": _exits, "ok": _ok}, options).run()
+    assert (report.failed, report.done, report.stopped) == (1, 1, "done")
+    failed = any_store.get(exits.id)
+    assert failed is not None and failed.state is JobState.FAILED
+    assert failed.reason == "attempt 1 of 1 failed: SystemExit: 3"
+    done = any_store.get(ok.id)
+    assert done is not None and done.state is JobState.DONE
+
+
+@pytest.mark.timeout(60)
+def test_f06_a_keyboard_interrupt_in_a_handler_gives_the_job_back_and_stops(any_store: StoreCore) -> None:
+    job = any_store.enqueue(JobSpec("t", handler="interrupted"))
+    options = WorkerOptions(name="w", until_done=True, poll=0.01, system_memory=False)
+    report = Worker(any_store, {"interrupted": _interrupted}, options).run()
+    assert (report.released, report.stopped) == (1, "interrupted")
+    back = any_store.get(job.id)
+    assert back is not None and back.state is JobState.PENDING and back.attempts == 0
+    assert back.lease_token is None and "KeyboardInterrupt" in (back.reason or "")
+
+
+def _sleeps(payload: dict[str, str]) -> str:
+    Path(payload["marker"]).touch()
+    time.sleep(60)
+    return "slept"
+
+
+HANDLERS = {"sleeps": _sleeps}
+"""For the worker processes these tests start (``--handlers tests.jobs.test_review15``)."""
+
+
+def _cli_worker(url: str, *extra: str) -> subprocess.Popen[str]:
+    argv = [sys.executable, "-c", "from model_checks.cli import app; app()", "jobs", "worker"]
+    argv += ["--handlers", "tests.jobs.test_review15", "--store", url, "--poll", "0.05", *extra]
+    return subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def _wait_for(path: Path, seconds: float) -> None:
+    deadline = time.monotonic() + seconds
+    while not path.exists():
+        assert time.monotonic() < deadline, f"{path} never appeared"
+        time.sleep(0.02)
+
+
+@pytest.mark.timeout(60)
+def test_f06_ctrl_c_twice_on_a_foreground_worker_gives_its_job_back(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'jobs.db'}"
+    marker = tmp_path / "started"
+    with SqliteStore(tmp_path / "jobs.db", process="t") as store:
+        job = store.enqueue(JobSpec("t", {"marker": str(marker)}, handler="sleeps"))
+    proc = _cli_worker(url, "--until-done")
+    try:
+        _wait_for(marker, 30)
+        proc.send_signal(signal.SIGINT)  # the first lets the job in hand finish ...
+        time.sleep(0.3)
+        assert proc.poll() is None, proc.communicate()
+        proc.send_signal(signal.SIGINT)  # ... the second gives it back now
+        out, err = proc.communicate(timeout=30)
+    finally:
+        proc.kill()
+    assert proc.returncode == 0, err
+    assert "stopped: interrupted" in out
+    with SqliteStore(tmp_path / "jobs.db", process="t") as store:
+        back = store.get(job.id)
+    assert back is not None and back.state is JobState.PENDING and back.attempts == 0, back
