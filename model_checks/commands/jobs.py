@@ -214,7 +214,7 @@ def register(app: typer.Typer) -> None:
             bool, typer.Option("--once", help="one-shot: stop when nothing is claimable now")
         ] = False,
         until_done: Annotated[
-            bool, typer.Option("--until-done", help="stop when no job is pending or processing")
+            bool, typer.Option("--until-done", help="stop when no job (of --queue, if given) is pending or processing")
         ] = False,
         time_budget: Annotated[
             float | None,

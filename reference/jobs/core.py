@@ -16,6 +16,7 @@ jobs, and of two racing workers the first to commit is admitted.
 from __future__ import annotations
 
 import dataclasses
+import math
 import secrets
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
@@ -369,6 +370,11 @@ class StoreCore(StorePrimitives):
 
     def claimable(self, queues: Sequence[str] | None = None) -> int:
         return self._read(lambda: self._count_claimable(self._clock(), queues))  # type: ignore[no-any-return]
+
+    def unfinished(self, queues: Sequence[str] | None = None) -> int:
+        """Pending or processing jobs (of ``queues``): is there anything left for ``--until-done``?"""
+        # Claimable at the end of time: every pending job is due then and every lease has lapsed.
+        return self._read(lambda: self._count_claimable(math.inf, queues))  # type: ignore[no-any-return]
 
     def status(self, limit: int = 20) -> Status:
         limit = max(0, min(int(limit), MAX_STATUS))

@@ -121,6 +121,10 @@ class JobStore(Protocol):
         """The run's status: state, step, ``budget`` (limits and usage), reason if it failed."""
         ...
 
+    def unfinished(self, queues: Sequence[str] | None = None) -> int:
+        """Pending or processing jobs of ``queues`` (every queue: None), due or not."""
+        ...
+
     def claimable(self, queues: Sequence[str] | None = None) -> int:
         """Pending jobs available now (and expired leases): is there work for a one-shot run?"""
         ...

@@ -86,7 +86,7 @@ class WorkerOptions:
     once: bool = False
     """Stop when nothing is claimable now (deferred jobs are left for a later run)."""
     until_done: bool = False
-    """Stop when the store holds no pending or processing job."""
+    """Stop when the store holds no pending or processing job (in ``queues``, when given)."""
     time_budget: float | None = None
     max_jobs: int | None = None
     lease: float = 300.0
@@ -241,11 +241,10 @@ class Worker:
             if self.options.once and self.store.claimable(self.options.queues) == 0:
                 reason = "idle"
                 break
-            if self.options.until_done:
-                counts = self.store.status(0).counts
-                if counts.get("pending", 0) == 0 and counts.get("processing", 0) == 0:
-                    reason = "done"
-                    break
+            # Only this worker's queues: another queue's jobs are never ours to wait for.
+            if self.options.until_done and self.store.unfinished(self.options.queues) == 0:
+                reason = "done"
+                break
             self.idle()
         self.report.stopped = reason
         self._tell("stop", reason=reason, report=self.report.as_json())

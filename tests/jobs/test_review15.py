@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from reference.jobs import JobSpec, JobState, Worker, WorkerOptions
+from reference.jobs import Conditions, JobSpec, JobState, Worker, WorkerOptions
 from reference.jobs.budgets import Budgets
 from reference.jobs.core import StoreCore
 from reference.jobs.sqlite_store import SqliteStore
@@ -208,3 +208,26 @@ def test_f06_ctrl_c_twice_on_a_foreground_worker_gives_its_job_back(tmp_path: Pa
     with SqliteStore(tmp_path / "jobs.db", process="t") as store:
         back = store.get(job.id)
     assert back is not None and back.state is JobState.PENDING and back.attempts == 0, back
+
+
+@pytest.mark.timeout(60)
+def test_f04_until_done_counts_only_the_workers_queues(any_store: StoreCore) -> None:
+    mine = any_store.enqueue(JobSpec("a", handler="ok"))
+    any_store.enqueue(JobSpec("b", handler="ok"))  # pending for good: nobody here claims from b
+    # time_budget: without the fix the worker waits for b's job until it runs out (not forever)
+    options = WorkerOptions(
+        name="w", queues=["a"], until_done=True, poll=0.01, system_memory=False, time_budget=5.0
+    )
+    report = Worker(any_store, {"ok": _ok}, options).run()
+    assert (report.done, report.stopped) == (1, "done")
+    done = any_store.get(mine.id)
+    assert done is not None and done.state is JobState.DONE
+
+
+def test_f04_unfinished_counts_pending_due_or_not_and_processing_per_queue(any_store: StoreCore) -> None:
+    any_store.enqueue(JobSpec("a"))
+    any_store.enqueue(JobSpec("a", delay=3600))  # not due yet: still unfinished
+    any_store.enqueue(JobSpec("b"))
+    assert any_store.claim("w", Conditions(), ["b"]).claim is not None  # processing: unfinished
+    assert (any_store.unfinished(["a"]), any_store.unfinished(["b"]), any_store.unfinished()) == (2, 1, 3)
+    assert any_store.unfinished(["c"]) == 0
