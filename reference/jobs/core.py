@@ -22,7 +22,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
 from reference.jobs import workflow as wf
-from reference.jobs.admission import Candidate, Conditions, Decision, decide
+from reference.jobs.admission import Candidate, Conditions, Decision, Reason, decide
 from reference.jobs.budgets import BudgetRefusal, Budgets, cost_refusal
 from reference.jobs.model import Job, JobSpec, JobState, encode_payload, retry_delay, storable_text
 from reference.jobs.primitives import StorePrimitives
@@ -33,6 +33,9 @@ from reference.jobs.tracing import Event, Tracer
 PROFILE_SAMPLES = 8
 """A handler's profile is the worst of its last this-many runs: recent, and conservative."""
 MAX_STATUS = 1000
+PROFILE_PROBE_AFTER = 3
+"""Denials after which a job is no longer denied on its handler's profile (check 5): it runs as a
+probe, and its run is a new sample of the profile (the worst of 8: a one-off slow run ages out)."""
 
 # The core's steps of a claim and a finish. A store that stands in for them with a faster path of
 # its own (SQLite's hand-written claim, PostgreSQL's server-side functions) takes that path only
@@ -69,7 +72,7 @@ def steps_unchanged(store: object, base: type, steps: tuple[str, ...] = CLAIM_ST
     return all(getattr(type(store), step) is getattr(base, step) for step in steps)
 
 
-__all__ = ["MAX_STATUS", "PROFILE_SAMPLES", "Ready", "StoreCore", "lease", "ready"]
+__all__ = ["MAX_STATUS", "PROFILE_PROBE_AFTER", "PROFILE_SAMPLES", "Ready", "StoreCore", "lease", "ready"]
 
 
 def _admission_fields(job: Job | Ready) -> dict[str, Any]:
@@ -176,9 +179,12 @@ class StoreCore(StorePrimitives):
             self._emit_claim(worker, job)
             profile = self._profile(job.handler)
             candidate = Candidate(job.queue, job.concurrency_group, job.concurrency_limit, job.cost_units)
-            decision = decide(
-                candidate, self._usage(job.queue, job.concurrency_group), budgets, profile, conditions
-            )
+            usage = self._usage(job.queue, job.concurrency_group)
+            decision = decide(candidate, usage, budgets, profile, conditions)
+            if decision.reason is Reason.HANDLER_PROFILE and job.denials >= PROFILE_PROBE_AFTER:
+                # Only a run can revise the profile that denies it: deferring on it forever would
+                # starve the handler for good after one slow run (review 15, F05).
+                decision = decide(candidate, usage, budgets, profile, conditions, probe=True)
             if not decision.admitted:
                 assert decision.reason is not None
                 label = f"{decision.reason.value}: {decision.detail}"

@@ -14,7 +14,7 @@ import pytest
 
 from reference.jobs import Conditions, JobSpec, JobState, Worker, WorkerOptions
 from reference.jobs.budgets import Budgets
-from reference.jobs.core import StoreCore
+from reference.jobs.core import PROFILE_PROBE_AFTER, StoreCore
 from reference.jobs.sqlite_store import SqliteStore
 from tests.jobs.conftest import STORE_KINDS, StoreMaker
 from tests.jobs.helpers import Clock
@@ -231,3 +231,29 @@ def test_f04_unfinished_counts_pending_due_or_not_and_processing_per_queue(any_s
     assert any_store.claim("w", Conditions(), ["b"]).claim is not None  # processing: unfinished
     assert (any_store.unfinished(["a"]), any_store.unfinished(["b"]), any_store.unfinished()) == (2, 1, 3)
     assert any_store.unfinished(["c"]) == 0
+
+
+@pytest.mark.timeout(60)
+def test_f05_one_run_longer_than_the_lease_does_not_starve_its_handler(store_maker: StoreMaker) -> None:
+    for kind in STORE_KINDS:
+        clock = Clock()
+        store = store_maker(kind, clock, None)
+        conditions = Conditions(lease=3.0, retry_after=1.0)
+        store.enqueue(JobSpec("t", handler="h"))
+        slow = store.claim("w", conditions).claim
+        assert slow is not None
+        store.finish(slow.job.id, slow.token, None, 4.0, 0)  # outlasted its lease, nobody reaped it
+        later = store.enqueue(JobSpec("t", handler="h"))
+        reasons = []
+        for _ in range(10):
+            outcome = store.claim("w", conditions)
+            if outcome.claim is not None:
+                break
+            reasons += [decision.label for _, decision in outcome.denied]
+            clock.advance(1.0)
+        assert outcome.claim is not None and outcome.claim.job.id == later.id, (kind, reasons)
+        assert reasons == ["handler_profile"] * PROFILE_PROBE_AFTER, kind
+        # the probe's run is a sample; the profile is still the worst of the last 8
+        store.finish(later.id, outcome.claim.token, None, 0.1, 0)
+        again = store.get(later.id)
+        assert again is not None and again.state is JobState.DONE
