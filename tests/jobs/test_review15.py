@@ -15,9 +15,12 @@ import pytest
 from reference.jobs import Conditions, JobSpec, JobState, Worker, WorkerOptions
 from reference.jobs.budgets import Budgets
 from reference.jobs.core import PROFILE_PROBE_AFTER, StoreCore
+from reference.jobs.pool import PoolController, PoolOptions
+from reference.jobs.pool_policy import PoolPolicy
 from reference.jobs.sqlite_store import SqliteStore
 from tests.jobs.conftest import STORE_KINDS, StoreMaker
 from tests.jobs.helpers import Clock
+from tests.jobs.test_pool import counts, in_root, running, wait_for  # noqa: F401 (in_root: a fixture)
 
 Opener = Callable[[], StoreCore]
 
@@ -170,7 +173,15 @@ def _sleeps(payload: dict[str, str]) -> str:
     return "slept"
 
 
-HANDLERS = {"sleeps": _sleeps}
+def _mojibake(payload: object) -> int:
+    # Into the pipe the pool reads the worker's events from: 16 KiB of bytes UTF-8 cannot decode.
+    sys.stdout.flush()
+    sys.stdout.buffer.write(b"\xff\xfe not utf-8\n" * 1024)
+    sys.stdout.buffer.flush()
+    return 1
+
+
+HANDLERS = {"sleeps": _sleeps, "mojibake": _mojibake}
 """For the worker processes these tests start (``--handlers tests.jobs.test_review15``)."""
 
 
@@ -257,3 +268,24 @@ def test_f05_one_run_longer_than_the_lease_does_not_starve_its_handler(store_mak
         store.finish(later.id, outcome.claim.token, None, 0.1, 0)
         again = store.get(later.id)
         assert again is not None and again.state is JobState.DONE
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.usefixtures("in_root")
+def test_f03_a_handler_writing_bytes_that_are_not_utf8_does_not_wedge_the_pool(tmp_path: Path) -> None:
+    db = tmp_path / "jobs.db"
+    with SqliteStore(db, process="t") as store:
+        for n in range(12):  # ~190 KiB in all: far more than a pipe holds
+            store.enqueue(JobSpec("q", n, handler="mojibake"))
+    options = PoolOptions(
+        f"sqlite:///{db}",
+        "tests.jobs.test_review15",
+        PoolPolicy(1, 1),
+        WorkerOptions(name="p", poll=0.05, lease=30.0, system_memory=False),
+        interval=0.1,
+        status_file=None,
+    )
+    pool = PoolController(options)
+    with running(pool) as thread:
+        wait_for(lambda: counts(db)["done"] == 12, 30, "every job to be done")
+    assert not thread.is_alive(), "the pool did not stop"
