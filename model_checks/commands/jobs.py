@@ -12,7 +12,6 @@ from __future__ import annotations
 import json
 import os
 import signal
-import sqlite3
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -37,7 +36,6 @@ from model_checks.commands.jobs_pool import (
     SystemMemoryOption,
     trace_dir_option,
 )
-from reference.jobs import location
 from reference.jobs.budgets import BudgetRefusal, Budgets
 from reference.jobs.core import StoreCore
 from reference.jobs.model import MAX_ATTEMPTS, MAX_COST, MAX_PRIORITY, JobSpec
@@ -54,29 +52,9 @@ def _out(doc: Any, as_json: bool, text: str) -> None:
     sys.stdout.write((json.dumps(doc, ensure_ascii=True) if as_json else text) + "\n")
 
 
-PG_CONNECT_TIMEOUT = 10.0
-"""Seconds a command waits for a PostgreSQL server before it gives up (``--store``)."""
-
-
-def _unreachable() -> tuple[type[Exception], ...]:
-    # psycopg is imported by open_store for a postgresql:// URL only: a SQLite command never loads it.
-    psycopg = sys.modules.get("psycopg")
-    return (psycopg.OperationalError,) if psycopg is not None else ()
-
-
 @contextmanager
-def _store(url: str | None, **extra: Any) -> Iterator[StoreCore]:
-    url = url if url is not None else location.default_url()
-    if location.is_postgres(url):
-        extra.setdefault("connect_timeout", PG_CONNECT_TIMEOUT)
-    try:
-        store = location.open_store(url, **extra)
-    except ValueError as problem:
-        raise CommandError(str(problem), "--store") from None
-    except sqlite3.DatabaseError as problem:
-        raise CommandError(f"cannot open the store: {problem}", "--store") from None
-    except _unreachable() as problem:
-        raise CommandError(f"cannot reach the PostgreSQL store: {problem}", "--store") from None
+def _store(url: str | None, *, must_exist: bool = False, **extra: Any) -> Iterator[StoreCore]:
+    store = jobs_pool.open_command_store(url, must_exist=must_exist, **extra)
     try:
         yield store
     finally:
@@ -214,7 +192,10 @@ def register(app: typer.Typer) -> None:
             bool, typer.Option("--once", help="one-shot: stop when nothing is claimable now")
         ] = False,
         until_done: Annotated[
-            bool, typer.Option("--until-done", help="stop when no job (of --queue, if given) is pending or processing")
+            bool,
+            typer.Option(
+                "--until-done", help="stop when no job (of --queue, if given) is pending or processing"
+            ),
         ] = False,
         time_budget: Annotated[
             float | None,
@@ -282,7 +263,7 @@ def register(app: typer.Typer) -> None:
         json_out: JsonOption = False,
     ) -> None:
         """Counts per state, active cost against budgets, deferred jobs with their denial reasons."""
-        with _store(store_url) as store:
+        with _store(store_url, must_exist=True) as store:
             if job is not None:
                 found = store.get(job)
                 if found is None:
@@ -328,7 +309,7 @@ def register(app: typer.Typer) -> None:
             groups = _budget_pairs(group or [], "--group")
             current = _change_budgets(store_url, queues, groups, clear, trace_dir)
         else:
-            with _store(store_url) as store:
+            with _store(store_url, must_exist=True) as store:
                 current = store.budgets()
         _out(current.as_json(), json_out, json.dumps(current.as_json()))
 

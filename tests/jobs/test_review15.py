@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import signal
 import subprocess
 import sys
@@ -9,9 +10,12 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
+from typer.testing import CliRunner
 
+from model_checks.cli import app
 from reference.jobs import Conditions, JobSpec, JobState, Worker, WorkerOptions
 from reference.jobs.budgets import Budgets
 from reference.jobs.core import PROFILE_PROBE_AFTER, StoreCore
@@ -289,3 +293,36 @@ def test_f03_a_handler_writing_bytes_that_are_not_utf8_does_not_wedge_the_pool(t
     with running(pool) as thread:
         wait_for(lambda: counts(db)["done"] == 12, 30, "every job to be done")
     assert not thread.is_alive(), "the pool did not stop"
+
+
+def _cli(*args: str) -> Any:
+    return CliRunner().invoke(app, list(args))
+
+
+@pytest.mark.parametrize("command", [["status"], ["status", "--job", "1"], ["budgets"]])
+def test_f13_a_read_only_command_refuses_a_missing_sqlite_file(tmp_path: Path, command: list[str]) -> None:
+    typo = tmp_path / "mistyped.db"
+    result = _cli("jobs", *command, "--store", f"sqlite:///{typo}", "--json")
+    assert result.exit_code == 2, result.output
+    error = json.loads(result.stdout)
+    assert error["option"] == "--store" and "no store at" in error["error"]
+    assert not typo.exists()  # nothing created
+
+
+def test_f13_a_command_that_writes_still_creates_the_store(tmp_path: Path) -> None:
+    db = f"sqlite:///{tmp_path / 'new.db'}"
+    assert _cli("jobs", "budgets", "--queue", "a=1", "--store", db).exit_code == 0
+    assert _cli("jobs", "status", "--store", db).exit_code == 0
+
+
+@pytest.mark.timeout(60)
+def test_f10_pool_on_an_unreachable_postgresql_names_the_store(tmp_path: Path) -> None:
+    pytest.importorskip("psycopg")
+    missing = f"postgresql://nobody@{str(tmp_path / 'no-socket-here').replace('/', '%2F')}/db"
+    result = _cli(
+        "jobs", "pool", "--handlers", "tests.jobs.handlers", "--store", missing,
+        "--status-file", str(tmp_path / "pool.json"), "--json",
+    )  # fmt: skip
+    assert result.exit_code == 2, result.output
+    error = json.loads(result.stdout)
+    assert error["option"] == "--store" and "cannot reach the PostgreSQL store" in error["error"]
