@@ -46,6 +46,13 @@ from reference.jobs.workflow import Workflow
 ENQUEUE_PROCESS = "enqueue"
 """The process name ``jobs enqueue`` traces under (its file: trace-enqueue-PID.jsonl)."""
 BUDGETS_PROCESS = "budgets"
+WORKER_EXTRAS = (
+    ("refused", "refused"),
+    ("expired", "expired leases reaped"),
+    ("lease_lost", "leases lost"),
+    ("released", "released"),
+)
+"""The report's other counts, in the summary line when not 0 (a run that refused or lost jobs says so)."""
 
 
 def _out(doc: Any, as_json: bool, text: str) -> None:
@@ -249,7 +256,7 @@ def register(app: typer.Typer) -> None:
             report.as_json(),
             json_out,
             f"{worker_name}: {report.done} done, {report.failed} failed, {report.retried} retried,"
-            f" {denied} denials, stopped: {report.stopped}",
+            f" {denied} denials{jobs_pool.also(report, WORKER_EXTRAS)}, stopped: {report.stopped}",
         )
 
     @jobs_app.command("status")

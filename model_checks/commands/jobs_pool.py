@@ -161,6 +161,11 @@ def open_command_store(url: str | None, *, must_exist: bool = False, **extra: An
         raise CommandError(f"cannot reach the PostgreSQL store: {problem}", "--store") from None
 
 
+def also(report: object, counts: tuple[tuple[str, str], ...]) -> str:
+    """``", N words"`` for each of ``counts`` (field, words) that is not 0 in ``report``."""
+    return "".join(f", {getattr(report, f)} {words}" for f, words in counts if getattr(report, f))
+
+
 def _store_url(url: str | None) -> str:
     """The store every worker opens: a SQLite path made absolute, a PostgreSQL URL as given."""
     url = url if url is not None else location.default_url()
@@ -243,6 +248,7 @@ def register(jobs_app: typer.Typer) -> None:
         text = (
             f"{name}: {report.started} workers started, {report.stopped} stopped, {report.lost} lost,"
             f" {report.killed} killed"
+            + also(report, (("told_to_give_back", "told to give back"), ("released", "jobs released")))
         )
         sys.stdout.write((json.dumps(doc) if json_out else text) + "\n")
 

@@ -326,3 +326,13 @@ def test_f10_pool_on_an_unreachable_postgresql_names_the_store(tmp_path: Path) -
     assert result.exit_code == 2, result.output
     error = json.loads(result.stdout)
     assert error["option"] == "--store" and "cannot reach the PostgreSQL store" in error["error"]
+
+
+def test_f14_the_worker_summary_says_what_it_refused(tmp_path: Path) -> None:
+    db = f"sqlite:///{tmp_path / 'jobs.db'}"
+    assert _cli("jobs", "budgets", "--queue", "exports=8", "--store", db).exit_code == 0
+    assert _cli("jobs", "enqueue", "exports", "--cost", "5", "--store", db).exit_code == 0
+    assert _cli("jobs", "budgets", "--queue", "exports=4", "--store", db).exit_code == 0  # shrunk below it
+    result = _cli("jobs", "worker", "--handlers", "tests.jobs.handlers", "--once", "--quiet", "--store", db)
+    assert result.exit_code == 0, result.output
+    assert "0 done, 0 failed, 0 retried, 0 denials, 1 refused, stopped: idle" in result.stdout
