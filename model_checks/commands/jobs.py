@@ -38,7 +38,7 @@ from model_checks.commands.jobs_pool import (
 )
 from reference.jobs.budgets import BudgetRefusal, Budgets
 from reference.jobs.core import StoreCore
-from reference.jobs.model import MAX_ATTEMPTS, MAX_COST, MAX_PRIORITY, JobSpec
+from reference.jobs.model import MAX_ATTEMPTS, MAX_BACKOFF, MAX_COST, MAX_DELAY, MAX_PRIORITY, JobSpec
 from reference.jobs.tracing import JsonlTraceFile
 from reference.jobs.worker import Worker
 from reference.jobs.workflow import Workflow
@@ -53,6 +53,26 @@ WORKER_EXTRAS = (
     ("released", "released"),
 )
 """The report's other counts, in the summary line when not 0 (a run that refused or lost jobs says so)."""
+
+
+SPEC_OPTIONS = {
+    "queue": "QUEUE",
+    "payload": "--payload",
+    "handler": "--handler",
+    "priority": "--priority",
+    "delay": "--delay",
+    "max_attempts": "--max-attempts",
+    "backoff": "--backoff",
+    "concurrency_group": "--group",
+    "concurrency_limit": "--limit",
+    "cost_units": "--cost",
+}
+"""The ``enqueue`` option of each ``JobSpec`` field, which its refusals name first."""
+
+
+def _bounded_seconds(help: str, option: str, high: float) -> Any:
+    """``seconds`` with the bound ``JobSpec`` sets, so the help and the refusal say the same."""
+    return typer.Option(option, min=0.0, max=high, help=f"{help} [0..{high:,.0f} s]")
 
 
 def _out(doc: Any, as_json: bool, text: str) -> None:
@@ -142,11 +162,15 @@ def register(app: typer.Typer) -> None:
         priority: Annotated[
             int, count("higher runs first", "--priority", low=-MAX_PRIORITY, high=MAX_PRIORITY)
         ] = 0,
-        delay: Annotated[float, seconds("wait before the job is claimable", "--delay")] = 0.0,
+        delay: Annotated[
+            float, _bounded_seconds("wait before the job is claimable", "--delay", MAX_DELAY)
+        ] = 0.0,
         max_attempts: Annotated[
             int, count("attempts before it fails", "--max-attempts", high=MAX_ATTEMPTS)
         ] = 3,
-        backoff: Annotated[float, seconds("wait before the 2nd attempt, doubling", "--backoff")] = 1.0,
+        backoff: Annotated[
+            float, _bounded_seconds("wait before the 2nd attempt, doubling", "--backoff", MAX_BACKOFF)
+        ] = 1.0,
         group: Annotated[str | None, typer.Option("--group", help="concurrency_group")] = None,
         limit: Annotated[
             int | None, count("concurrency_limit of the group", "--limit", high=MAX_COST)
@@ -177,7 +201,8 @@ def register(app: typer.Typer) -> None:
                 cost_units=cost,
             )
         except (TypeError, ValueError) as problem:
-            raise CommandError(str(problem)) from None
+            field = str(problem).split(" ", 1)[0]
+            raise CommandError(str(problem), SPEC_OPTIONS.get(field)) from None
         tracer = _trace_file(trace_dir, ENQUEUE_PROCESS, {"command": "enqueue"})
         try:
             with _store(store_url, tracer=tracer, process=ENQUEUE_PROCESS) as store:

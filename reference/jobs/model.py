@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
@@ -38,6 +39,10 @@ class JobState(StrEnum):
 TERMINAL = frozenset({JobState.DONE, JobState.FAILED, JobState.DISCARDED})
 
 
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+"""C0 and C1 controls, DEL, and the bidi marks and overrides (which make a name print as another)."""
+
+
 def name(fieldname: str, value: object, *, optional: bool = False) -> str | None:
     """A non-empty name of at most ``MAX_NAME`` characters, without control characters."""
     checked = arguments.text(fieldname, value, optional=optional)
@@ -45,7 +50,7 @@ def name(fieldname: str, value: object, *, optional: bool = False) -> str | None
         return None
     if not checked or len(checked) > MAX_NAME:
         raise ValueError(f"{fieldname} must have 1 to {MAX_NAME} characters, got {len(checked)}")
-    if any(ord(c) < 32 for c in checked):
+    if _CONTROL.search(checked):
         raise ValueError(f"{fieldname} must not contain control characters, got {arguments.show(checked)}")
     return checked
 

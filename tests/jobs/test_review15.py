@@ -336,3 +336,40 @@ def test_f14_the_worker_summary_says_what_it_refused(tmp_path: Path) -> None:
     result = _cli("jobs", "worker", "--handlers", "tests.jobs.handlers", "--once", "--quiet", "--store", db)
     assert result.exit_code == 0, result.output
     assert "0 done, 0 failed, 0 retried, 0 denials, 1 refused, stopped: idle" in result.stdout
+
+
+def test_f11_delay_and_backoff_take_what_the_docs_and_the_help_say(tmp_path: Path) -> None:
+    db = f"sqlite:///{tmp_path / 'jobs.db'}"
+    assert _cli("jobs", "enqueue", "q", "--delay", str(30 * 24 * 3600), "--store", db).exit_code == 0
+    for option, too_much in (("--delay", 367 * 24 * 3600), ("--backoff", 86401)):
+        result = _cli("jobs", "enqueue", "q", option, str(too_much), "--store", db)
+        assert result.exit_code == 2 and option in result.output, result.output
+
+
+@pytest.mark.parametrize(
+    ("args", "option"),
+    [
+        (["q", "--payload", "NaN"], "--payload"),
+        (["q", "--limit", "2"], "--limit"),
+        (["a\x7fb"], "QUEUE"),
+        (["a\u0085b"], "QUEUE"),
+        (["a\u202eb"], "QUEUE"),
+        (["q", "--group", "g\x9b"], "--group"),
+    ],
+)
+def test_f12_enqueue_refusals_name_their_option_and_controls_are_refused(
+    tmp_path: Path, args: list[str], option: str
+) -> None:
+    db = tmp_path / "jobs.db"
+    result = _cli("jobs", "enqueue", *args, "--store", f"sqlite:///{db}", "--json")
+    assert result.exit_code == 2, result.output
+    assert json.loads(result.stdout)["option"] == option
+    with SqliteStore(db, process="t") as store:
+        assert sum(store.status(0).counts.values()) == 0  # nothing stored
+
+
+def test_f12_a_budget_of_non_ascii_digits_is_refused_naming_the_option(tmp_path: Path) -> None:
+    result = _cli(
+        "jobs", "budgets", "--queue", "x=\u00b2", "--store", f"sqlite:///{tmp_path / 'j.db'}", "--json"
+    )
+    assert result.exit_code == 2 and json.loads(result.stdout)["option"] == "--queue", result.output
