@@ -318,6 +318,9 @@ def register(app: typer.Typer) -> None:
                 lines.append(f"{kind[:-1]} {key}: active {active} / {budgets.get(key, '-')}")
         lines += [f"deferred job {d['id']} ({d['queue']}): {d['reason']}" for d in status.deferred]
         lines += [f"failed job {f['id']} ({f['queue']}): {f['reason']}" for f in status.failed]
+        lines += [
+            f"failed workflow run {r['id']} ({r['name']}): {r['reason']}" for r in status.failed_workflows
+        ]
         _out(doc, json_out, "\n".join(lines))
 
     @jobs_app.command("budgets")
@@ -352,7 +355,10 @@ def register(app: typer.Typer) -> None:
         store_url: StoreOption = None,
         json_out: JsonOption = False,
     ) -> None:
-        """Start a workflow run from a JSON definition (docs/jobs.md); prints the run's id."""
+        """Start a workflow run from a JSON definition (docs/jobs.md); prints the run's id.
+
+        Exit 1 when the run failed as it started (a budget constraint, a step over budget): the
+        run is stored, failed, with its reason (``status --workflow ID``)."""
         try:
             doc = json.loads(definition.read_text(encoding="utf-8"))
         except OSError as problem:
@@ -369,4 +375,8 @@ def register(app: typer.Typer) -> None:
         with _store(store_url) as store:
             run_id = store.start_workflow(flow, initial)
             run = store.workflow(run_id)
+        assert run is not None
+        if run["status"] == "failed":  # at start (a constraint, a step refused): said, and exit 1
+            _out(run, json_out, f"workflow run {run_id} ({flow.name}) failed at start: {run['reason']}")
+            raise typer.Exit(1)
         _out(run, json_out, f"started workflow run {run_id} ({flow.name})")

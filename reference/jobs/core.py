@@ -386,7 +386,10 @@ class StoreCore(StorePrimitives):
         limit = max(0, min(int(limit), MAX_STATUS))
 
         def body() -> Status:
-            return status_of(*self._status_rows(limit), self._read_budgets())
+            status = status_of(*self._status_rows(limit), self._read_budgets())
+            runs = [self._load_run(run_id) for run_id in self._failed_runs(limit)]
+            failed = [{"id": r.id, "name": r.flow.name, "reason": r.reason} for r in runs if r is not None]
+            return dataclasses.replace(status, failed_workflows=failed)
 
         return self._read(body)  # type: ignore[no-any-return]
 

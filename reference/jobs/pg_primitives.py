@@ -283,6 +283,10 @@ class PgPrimitives(PgSession):
         assert row is not None
         return int(row["value"]) - count + 1
 
+    def _failed_runs(self, limit: int) -> list[int]:
+        found = self._db.execute(rows.FAILED_RUNS.format(p="%s"), (limit,)).fetchall()
+        return [int(r["id"]) for r in found]
+
     def _status_rows(self, limit: int) -> tuple[dict[str, int], list[Job], list[Job], list[Job]]:
         counts = {state.value: 0 for state in JobState}
         for row in self._db.execute("SELECT state, COUNT(*) AS n FROM jobs GROUP BY state").fetchall():

@@ -135,6 +135,10 @@ class StorePrimitives(ABC):
         """Counts per state; the processing jobs; deferred pending jobs; failed jobs (newest)."""
 
     @abstractmethod
+    def _failed_runs(self, limit: int) -> list[int]:
+        """The ids of the newest ``limit`` failed workflow runs, newest first."""
+
+    @abstractmethod
     def _count_claimable(self, now: float, queues: Sequence[str] | None) -> int: ...
 
     def _leased(self, job_id: int, token: str) -> Job:

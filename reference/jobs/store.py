@@ -63,6 +63,8 @@ class Status:
     deferred: list[dict[str, Any]]
     """Pending jobs whose last claim was denied: id, queue, reason, retry at."""
     failed: list[dict[str, Any]]
+    failed_workflows: list[dict[str, Any]] = field(default_factory=list)
+    """The newest failed workflow runs: id, name, reason."""
 
     def as_json(self) -> dict[str, Any]:
         return {
@@ -72,6 +74,7 @@ class Status:
             "budgets": self.budgets.as_json(),
             "deferred": self.deferred,
             "failed": self.failed,
+            "failed_workflows": self.failed_workflows,
         }
 
 

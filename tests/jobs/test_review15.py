@@ -373,3 +373,36 @@ def test_f12_a_budget_of_non_ascii_digits_is_refused_naming_the_option(tmp_path:
         "jobs", "budgets", "--queue", "x=\u00b2", "--store", f"sqlite:///{tmp_path / 'j.db'}", "--json"
     )
     assert result.exit_code == 2 and json.loads(result.stdout)["option"] == "--queue", result.output
+
+
+FOR_EACH = {
+    "name": "fe",
+    "queue": "flows",
+    "budget": {"max_for_each_items": 2},
+    "steps": [{"kind": "for_each", "key": "tasks", "handler": "square", "into": "results", "queue": "flows"}],
+}
+
+
+def test_f08_a_workflow_failed_at_start_is_exit_1_with_its_reason_and_status_lists_it(tmp_path: Path) -> None:
+    db = f"sqlite:///{tmp_path / 'jobs.db'}"
+    flow = tmp_path / "flow.json"
+    flow.write_text(json.dumps(FOR_EACH))
+    result = _cli("jobs", "workflow", str(flow), "--state", '{"tasks": [1, 2, 3]}', "--store", db)
+    assert result.exit_code == 1, result.output
+    assert "workflow run 1 (fe) failed at start: constraint_violation: max_for_each_items 2" in result.stdout
+    assert _cli("jobs", "workflow", str(flow), "--state", '{"tasks": [1]}', "--store", db).exit_code == 0
+    status = _cli("jobs", "status", "--store", db)
+    assert "failed workflow run 1 (fe): constraint_violation" in status.stdout
+    doc = json.loads(_cli("jobs", "status", "--store", db, "--json").stdout)
+    assert [run["id"] for run in doc["failed_workflows"]] == [1]
+
+
+def test_f08_status_lists_failed_runs_on_every_store(any_store: StoreCore) -> None:
+    from reference.jobs.workflow import Workflow
+
+    flow = Workflow.from_definition(FOR_EACH)
+    failed = any_store.start_workflow(flow, {"tasks": [1, 2, 3]})
+    any_store.start_workflow(flow, {"tasks": [1]})
+    listed = any_store.status().failed_workflows
+    assert [(r["id"], r["name"]) for r in listed] == [(failed, "fe")]
+    assert "max_for_each_items" in str(listed[0]["reason"])
