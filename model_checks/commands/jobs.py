@@ -13,6 +13,7 @@ import json
 import os
 import signal
 import sys
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -316,7 +317,12 @@ def register(app: typer.Typer) -> None:
             for key in sorted(set(budgets) | set(status.active_cost[kind])):
                 active = status.active_cost[kind].get(key, 0)
                 lines.append(f"{kind[:-1]} {key}: active {active} / {budgets.get(key, '-')}")
-        lines += [f"deferred job {d['id']} ({d['queue']}): {d['reason']}" for d in status.deferred]
+        now = time.time()  # the stores' clock
+        lines += [
+            f"deferred job {d['id']} ({d['queue']}): {d['reason']} ({d['denials']} denials,"
+            f" retry in {max(d['retry_at'] - now, 0):.0f} s)"
+            for d in status.deferred
+        ]
         lines += [f"failed job {f['id']} ({f['queue']}): {f['reason']}" for f in status.failed]
         lines += [
             f"failed workflow run {r['id']} ({r['name']}): {r['reason']}" for r in status.failed_workflows

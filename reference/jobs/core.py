@@ -251,7 +251,14 @@ class StoreCore(StorePrimitives):
             self._step_failed(job, reason)
         else:
             when = now + retry_delay(job.backoff, job.attempts)
-            changes = {**lapsed, "state": JobState.PENDING, "available_at": when, "reason": "lease expired"}
+            # waiting out the backoff now, not a denial: the deferred list must not show the old one
+            changes = {
+                **lapsed,
+                "state": JobState.PENDING,
+                "available_at": when,
+                "reason": "lease expired",
+                "last_denial": None,
+            }
             self._update(job_id, changes)
             self._emit(self._process, "lease_expire", job=job_id, outcome="pending", worker=job.worker)
 
@@ -305,9 +312,13 @@ class StoreCore(StorePrimitives):
                 self._step_failed(job, reason)
             else:
                 when = self._clock() + retry_delay(job.backoff, job.attempts)
-                self._update(
-                    job_id, {**released, "state": JobState.PENDING, "available_at": when, "reason": error}
-                )
+                retry = {
+                    "state": JobState.PENDING,
+                    "available_at": when,
+                    "reason": error,
+                    "last_denial": None,
+                }
+                self._update(job_id, {**released, **retry})
                 self._emit(
                     job.worker or self._process, "retry", job=job_id, attempts=job.attempts, retry_at=when
                 )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import signal
 import subprocess
 import sys
@@ -406,3 +407,40 @@ def test_f08_status_lists_failed_runs_on_every_store(any_store: StoreCore) -> No
     listed = any_store.status().failed_workflows
     assert [(r["id"], r["name"]) for r in listed] == [(failed, "fe")]
     assert "max_for_each_items" in str(listed[0]["reason"])
+
+
+def test_f09_a_job_retrying_after_its_handler_failed_is_not_shown_deferred_by_an_old_denial(
+    store_maker: StoreMaker,
+) -> None:
+    for kind in STORE_KINDS:
+        clock = Clock()
+        store = store_maker(kind, clock, None)
+        store.set_budgets(Budgets({"t": 1}))
+        first = store.enqueue(JobSpec("t"))
+        second = store.enqueue(JobSpec("t", backoff=300.0))
+        held = store.claim("w", Conditions(retry_after=1.0)).claim
+        assert held is not None and held.job.id == first.id
+        denied = store.claim("w", Conditions(retry_after=1.0))
+        assert [job_id for job_id, _ in denied.denied] == [second.id]
+        assert [d["id"] for d in store.status().deferred] == [second.id]  # deferred by the budget
+        store.finish(first.id, held.token, None, 0.0, 0)
+        clock.advance(1.0)
+        runs = store.claim("w", Conditions(retry_after=1.0)).claim
+        assert runs is not None and runs.job.id == second.id
+        store.fail(second.id, runs.token, "RuntimeError: the real reason", 0.0, 0)
+        assert store.status().deferred == [], kind  # waiting out its backoff, not a denial
+        back = store.get(second.id)
+        assert back is not None and back.reason == "RuntimeError: the real reason" and back.denials == 1
+
+
+def test_f09_the_text_status_shows_a_deferred_jobs_denials_and_retry_time(tmp_path: Path) -> None:
+    with SqliteStore(tmp_path / "jobs.db", process="t") as store:
+        store.set_budgets(Budgets({"t": 1}))
+        store.enqueue(JobSpec("t"))
+        second = store.enqueue(JobSpec("t"))
+        assert store.claim("w", Conditions(retry_after=60.0)).claim is not None
+        assert [i for i, _ in store.claim("w", Conditions(retry_after=60.0)).denied] == [second.id]
+    text = _cli("jobs", "status", "--store", f"sqlite:///{tmp_path / 'jobs.db'}").stdout
+    assert re.search(
+        rf"deferred job {second.id} \(t\): queue_budget: .* \(1 denials, retry in (59|60) s\)", text
+    ), text
