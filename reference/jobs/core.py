@@ -279,6 +279,11 @@ class StoreCore(StorePrimitives):
     def _record(self, job: Job, duration: float, peak_memory: int) -> None:
         self._add_sample(job.handler, [float(duration), float(peak_memory)], PROFILE_SAMPLES)
 
+    def record_run(self, handler: str, duration: float, peak_memory: int) -> None:
+        measured(duration, peak_memory)
+        # Above all a run that outlived its lease: handler_profile exists to catch exactly that one.
+        self._run(lambda: self._add_sample(handler, [float(duration), float(peak_memory)], PROFILE_SAMPLES))
+
     def finish(self, job_id: int, token: str, result: Any, duration: float, peak_memory: int) -> Job:
         measured(duration, peak_memory)
         if result is not None:  # ValueError before anything changes: the caller fails the job

@@ -99,6 +99,11 @@ class JobStore(Protocol):
         """Retry after backoff, or fail for good once attempts are spent; ``StaleLease`` if not ours."""
         ...
 
+    def record_run(self, handler: str, duration: float, peak_memory: int) -> None:
+        """Add a run's duration and peak to ``handler``'s profile without touching its job: for a
+        run whose lease was lost (``finish``/``fail`` said ``StaleLease``), which they cannot record."""
+        ...
+
     def release(self, job_id: int, token: str, why: str) -> Job:
         """Give the job back unrun, pending at once, its attempt not spent (the worker must stop);
         ``StaleLease`` if not ours."""

@@ -301,9 +301,10 @@ class Worker:
                 self._tell("finish", job=job.id, seconds=round(duration, 6))
                 return
             after = self.store.fail(job.id, claim.token, error, duration, peak)
-        except StaleLease:
+        except StaleLease:  # the run outlived its lease: its result is lost, its duration is not
+            self.store.record_run(job.handler, duration, peak)
             self.report.lease_lost += 1
-            self._tell("lease_lost", job=job.id)
+            self._tell("lease_lost", job=job.id, seconds=round(duration, 6))
             return
         if after.state.value == "failed":
             self.report.failed += 1

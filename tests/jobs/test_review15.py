@@ -444,3 +444,30 @@ def test_f09_the_text_status_shows_a_deferred_jobs_denials_and_retry_time(tmp_pa
     assert re.search(
         rf"deferred job {second.id} \(t\): queue_budget: .* \(1 denials, retry in (59|60) s\)", text
     ), text
+
+
+@pytest.fixture(params=STORE_KINDS)
+def clocked(request: pytest.FixtureRequest, store_maker: StoreMaker) -> tuple[StoreCore, Clock]:
+    clock = Clock()
+    return store_maker(str(request.param), clock, None), clock
+
+
+@pytest.mark.timeout(60)
+def test_f07_a_run_that_outlived_its_lease_is_still_a_sample_of_its_handler(
+    clocked: tuple[StoreCore, Clock],
+) -> None:
+    store, clock = clocked
+    job = store.enqueue(JobSpec("t", handler="slow"))
+    reaped: list[int] = []
+
+    def slow(payload: object) -> str:
+        clock.advance(10.0)  # past the lease: another worker's claim reaps it
+        reaped.extend(store.claim("other", Conditions(lease=3.0)).expired)
+        return "late"
+
+    options = WorkerOptions(name="w", lease=3.0, max_jobs=1, system_memory=False)
+    report = Worker(store, {"slow": slow}, options).run()
+    assert report.lease_lost == 1 and reaped == [job.id], report
+    store.enqueue(JobSpec("t", handler="slow"))
+    nxt = store.claim("third", Conditions(lease=3.0)).claim
+    assert nxt is not None and nxt.job.id != job.id and nxt.profile is not None
