@@ -12,8 +12,8 @@ from __future__ import annotations
 import json
 import os
 import signal
-import sqlite3
 import sys
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -37,10 +37,9 @@ from model_checks.commands.jobs_pool import (
     SystemMemoryOption,
     trace_dir_option,
 )
-from reference.jobs import location
 from reference.jobs.budgets import BudgetRefusal, Budgets
 from reference.jobs.core import StoreCore
-from reference.jobs.model import MAX_ATTEMPTS, MAX_COST, MAX_PRIORITY, JobSpec
+from reference.jobs.model import MAX_ATTEMPTS, MAX_BACKOFF, MAX_COST, MAX_DELAY, MAX_PRIORITY, JobSpec
 from reference.jobs.tracing import JsonlTraceFile
 from reference.jobs.worker import Worker
 from reference.jobs.workflow import Workflow
@@ -48,35 +47,42 @@ from reference.jobs.workflow import Workflow
 ENQUEUE_PROCESS = "enqueue"
 """The process name ``jobs enqueue`` traces under (its file: trace-enqueue-PID.jsonl)."""
 BUDGETS_PROCESS = "budgets"
+WORKER_EXTRAS = (
+    ("refused", "refused"),
+    ("expired", "expired leases reaped"),
+    ("lease_lost", "leases lost"),
+    ("released", "released"),
+)
+"""The report's other counts, in the summary line when not 0 (a run that refused or lost jobs says so)."""
+
+
+SPEC_OPTIONS = {
+    "queue": "QUEUE",
+    "payload": "--payload",
+    "handler": "--handler",
+    "priority": "--priority",
+    "delay": "--delay",
+    "max_attempts": "--max-attempts",
+    "backoff": "--backoff",
+    "concurrency_group": "--group",
+    "concurrency_limit": "--limit",
+    "cost_units": "--cost",
+}
+"""The ``enqueue`` option of each ``JobSpec`` field, which its refusals name first."""
+
+
+def _bounded_seconds(help: str, option: str, high: float) -> Any:
+    """``seconds`` with the bound ``JobSpec`` sets, so the help and the refusal say the same."""
+    return typer.Option(option, min=0.0, max=high, help=f"{help} [0..{high:,.0f} s]")
 
 
 def _out(doc: Any, as_json: bool, text: str) -> None:
     sys.stdout.write((json.dumps(doc, ensure_ascii=True) if as_json else text) + "\n")
 
 
-PG_CONNECT_TIMEOUT = 10.0
-"""Seconds a command waits for a PostgreSQL server before it gives up (``--store``)."""
-
-
-def _unreachable() -> tuple[type[Exception], ...]:
-    # psycopg is imported by open_store for a postgresql:// URL only: a SQLite command never loads it.
-    psycopg = sys.modules.get("psycopg")
-    return (psycopg.OperationalError,) if psycopg is not None else ()
-
-
 @contextmanager
-def _store(url: str | None, **extra: Any) -> Iterator[StoreCore]:
-    url = url if url is not None else location.default_url()
-    if location.is_postgres(url):
-        extra.setdefault("connect_timeout", PG_CONNECT_TIMEOUT)
-    try:
-        store = location.open_store(url, **extra)
-    except ValueError as problem:
-        raise CommandError(str(problem), "--store") from None
-    except sqlite3.DatabaseError as problem:
-        raise CommandError(f"cannot open the store: {problem}", "--store") from None
-    except _unreachable() as problem:
-        raise CommandError(f"cannot reach the PostgreSQL store: {problem}", "--store") from None
+def _store(url: str | None, *, must_exist: bool = False, **extra: Any) -> Iterator[StoreCore]:
+    store = jobs_pool.open_command_store(url, must_exist=must_exist, **extra)
     try:
         yield store
     finally:
@@ -107,11 +113,17 @@ def _trace_file(trace_dir: Path | None, process: str, config: dict[str, Any]) ->
     raise CommandError(f"{MAX_TRACE_SUFFIX} trace files named {stem}*.jsonl exist already", "--trace-dir")
 
 
-def _traced_set_budgets(url: str | None, budgets: Budgets, trace_dir: Path | None) -> None:
+def _change_budgets(
+    url: str | None, queues: dict[str, int], groups: dict[str, int], clear: bool, trace_dir: Path | None
+) -> Budgets:
+    """Merge the change into the store's budgets in one transaction (traced when asked to)."""
     tracer = _trace_file(trace_dir, BUDGETS_PROCESS, {"command": "budgets"})
     try:
         with _store(url, tracer=tracer, process=BUDGETS_PROCESS) as store:
-            store.set_budgets(budgets)
+            try:
+                return store.merge_budgets(queues, groups, clear=clear)
+            except (TypeError, ValueError) as problem:
+                raise CommandError(str(problem), "--queue/--group") from None
     finally:
         if tracer is not None:
             tracer.close()
@@ -128,7 +140,7 @@ def _budget_pairs(pairs: list[str], option: str) -> dict[str, int]:
     table: dict[str, int] = {}
     for pair in pairs:
         key, sep, value = pair.rpartition("=")
-        if not sep or not key or not value.isdigit():
+        if not sep or not key or not (value.isascii() and value.isdigit()):
             raise CommandError(f"expected NAME=UNITS (e.g. providers=20), got {pair!r}", option)
         table[key] = int(value)
     return table
@@ -151,11 +163,15 @@ def register(app: typer.Typer) -> None:
         priority: Annotated[
             int, count("higher runs first", "--priority", low=-MAX_PRIORITY, high=MAX_PRIORITY)
         ] = 0,
-        delay: Annotated[float, seconds("wait before the job is claimable", "--delay")] = 0.0,
+        delay: Annotated[
+            float, _bounded_seconds("wait before the job is claimable", "--delay", MAX_DELAY)
+        ] = 0.0,
         max_attempts: Annotated[
             int, count("attempts before it fails", "--max-attempts", high=MAX_ATTEMPTS)
         ] = 3,
-        backoff: Annotated[float, seconds("wait before the 2nd attempt, doubling", "--backoff")] = 1.0,
+        backoff: Annotated[
+            float, _bounded_seconds("wait before the 2nd attempt, doubling", "--backoff", MAX_BACKOFF)
+        ] = 1.0,
         group: Annotated[str | None, typer.Option("--group", help="concurrency_group")] = None,
         limit: Annotated[
             int | None, count("concurrency_limit of the group", "--limit", high=MAX_COST)
@@ -186,7 +202,8 @@ def register(app: typer.Typer) -> None:
                 cost_units=cost,
             )
         except (TypeError, ValueError) as problem:
-            raise CommandError(str(problem)) from None
+            field = str(problem).split(" ", 1)[0]
+            raise CommandError(str(problem), SPEC_OPTIONS.get(field)) from None
         tracer = _trace_file(trace_dir, ENQUEUE_PROCESS, {"command": "enqueue"})
         try:
             with _store(store_url, tracer=tracer, process=ENQUEUE_PROCESS) as store:
@@ -208,7 +225,10 @@ def register(app: typer.Typer) -> None:
             bool, typer.Option("--once", help="one-shot: stop when nothing is claimable now")
         ] = False,
         until_done: Annotated[
-            bool, typer.Option("--until-done", help="stop when no job is pending or processing")
+            bool,
+            typer.Option(
+                "--until-done", help="stop when no job (of --queue, if given) is pending or processing"
+            ),
         ] = False,
         time_budget: Annotated[
             float | None,
@@ -251,8 +271,8 @@ def register(app: typer.Typer) -> None:
         try:
             with _store(store_url, tracer=tracer, process=worker_name) as store:
                 worker = Worker(store, table, options, progress=progress)
-                # A second SIGTERM calls stop again: the worker gives its job back now.
-                with jobs_pool.stopping_on((signal.SIGTERM,), worker.stop):
+                # A second SIGTERM (or Ctrl-C) calls stop again: the worker gives its job back now.
+                with jobs_pool.stopping_on((signal.SIGTERM, signal.SIGINT), worker.stop):
                     report = worker.run()
         finally:
             if tracer is not None:
@@ -262,7 +282,7 @@ def register(app: typer.Typer) -> None:
             report.as_json(),
             json_out,
             f"{worker_name}: {report.done} done, {report.failed} failed, {report.retried} retried,"
-            f" {denied} denials, stopped: {report.stopped}",
+            f" {denied} denials{jobs_pool.also(report, WORKER_EXTRAS)}, stopped: {report.stopped}",
         )
 
     @jobs_app.command("status")
@@ -276,7 +296,7 @@ def register(app: typer.Typer) -> None:
         json_out: JsonOption = False,
     ) -> None:
         """Counts per state, active cost against budgets, deferred jobs with their denial reasons."""
-        with _store(store_url) as store:
+        with _store(store_url, must_exist=True) as store:
             if job is not None:
                 found = store.get(job)
                 if found is None:
@@ -297,8 +317,16 @@ def register(app: typer.Typer) -> None:
             for key in sorted(set(budgets) | set(status.active_cost[kind])):
                 active = status.active_cost[kind].get(key, 0)
                 lines.append(f"{kind[:-1]} {key}: active {active} / {budgets.get(key, '-')}")
-        lines += [f"deferred job {d['id']} ({d['queue']}): {d['reason']}" for d in status.deferred]
+        now = time.time()  # the stores' clock
+        lines += [
+            f"deferred job {d['id']} ({d['queue']}): {d['reason']} ({d['denials']} denials,"
+            f" retry in {max(d['retry_at'] - now, 0):.0f} s)"
+            for d in status.deferred
+        ]
         lines += [f"failed job {f['id']} ({f['queue']}): {f['reason']}" for f in status.failed]
+        lines += [
+            f"failed workflow run {r['id']} ({r['name']}): {r['reason']}" for r in status.failed_workflows
+        ]
         _out(doc, json_out, "\n".join(lines))
 
     @jobs_app.command("budgets")
@@ -317,17 +345,13 @@ def register(app: typer.Typer) -> None:
         json_out: JsonOption = False,
     ) -> None:
         """Show the budgets; with --queue/--group set them (merged into the current ones)."""
-        with _store(store_url) as store:
-            current = Budgets() if clear else store.budgets()
-            if queue or group or clear:
-                try:
-                    current = Budgets(
-                        {**current.queues, **_budget_pairs(queue or [], "--queue")},
-                        {**current.groups, **_budget_pairs(group or [], "--group")},
-                    )
-                except (TypeError, ValueError) as problem:
-                    raise CommandError(str(problem)) from None
-                _traced_set_budgets(store_url, current, trace_dir)
+        if queue or group or clear:
+            queues = _budget_pairs(queue or [], "--queue")
+            groups = _budget_pairs(group or [], "--group")
+            current = _change_budgets(store_url, queues, groups, clear, trace_dir)
+        else:
+            with _store(store_url, must_exist=True) as store:
+                current = store.budgets()
         _out(current.as_json(), json_out, json.dumps(current.as_json()))
 
     @jobs_app.command("workflow")
@@ -337,7 +361,10 @@ def register(app: typer.Typer) -> None:
         store_url: StoreOption = None,
         json_out: JsonOption = False,
     ) -> None:
-        """Start a workflow run from a JSON definition (docs/jobs.md); prints the run's id."""
+        """Start a workflow run from a JSON definition (docs/jobs.md); prints the run's id.
+
+        Exit 1 when the run failed as it started (a budget constraint, a step over budget): the
+        run is stored, failed, with its reason (``status --workflow ID``)."""
         try:
             doc = json.loads(definition.read_text(encoding="utf-8"))
         except OSError as problem:
@@ -354,4 +381,8 @@ def register(app: typer.Typer) -> None:
         with _store(store_url) as store:
             run_id = store.start_workflow(flow, initial)
             run = store.workflow(run_id)
+        assert run is not None
+        if run["status"] == "failed":  # at start (a constraint, a step refused): said, and exit 1
+            _out(run, json_out, f"workflow run {run_id} ({flow.name}) failed at start: {run['reason']}")
+            raise typer.Exit(1)
         _out(run, json_out, f"started workflow run {run_id} ({flow.name})")

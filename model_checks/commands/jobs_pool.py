@@ -19,6 +19,7 @@ import typer
 
 from model_checks.commands import CommandError, at_least_zero, count, seconds
 from reference.jobs import location, pool_status
+from reference.jobs.core import StoreCore
 from reference.jobs.pool import PoolController, PoolOptions
 from reference.jobs.pool_policy import MAX_WORKERS, PoolPolicy
 from reference.jobs.worker import Handler, WorkerOptions, load_handlers
@@ -126,6 +127,45 @@ def worker_options(name: str, given: Mapping[str, Any], **limits: Any) -> Worker
     )
 
 
+PG_CONNECT_TIMEOUT = 10.0
+"""Seconds a command waits for a PostgreSQL server before it gives up (``--store``)."""
+
+
+def _unreachable() -> tuple[type[Exception], ...]:
+    # psycopg is imported by open_store for a postgresql:// URL only: a SQLite command never loads it.
+    psycopg = sys.modules.get("psycopg")
+    return (psycopg.OperationalError,) if psycopg is not None else ()
+
+
+def open_command_store(url: str | None, *, must_exist: bool = False, **extra: Any) -> StoreCore:
+    """The store ``--store`` names, or a refusal naming ``--store``. ``must_exist``: a command that
+    only reads refuses a SQLite file that is not there, where opening it would create an empty
+    store and report on that (a mistyped path read as "0 jobs")."""
+    url = url if url is not None else location.default_url()
+    if location.is_postgres(url):
+        extra.setdefault("connect_timeout", PG_CONNECT_TIMEOUT)
+    elif must_exist:
+        try:
+            path = location.sqlite_path(url)
+        except ValueError as problem:
+            raise CommandError(str(problem), "--store") from None
+        if not path.exists():
+            raise CommandError(f"no store at {path} (this command reads one; it creates none)", "--store")
+    try:
+        return location.open_store(url, **extra)
+    except ValueError as problem:
+        raise CommandError(str(problem), "--store") from None
+    except sqlite3.DatabaseError as problem:
+        raise CommandError(f"cannot open the store: {problem}", "--store") from None
+    except _unreachable() as problem:
+        raise CommandError(f"cannot reach the PostgreSQL store: {problem}", "--store") from None
+
+
+def also(report: object, counts: tuple[tuple[str, str], ...]) -> str:
+    """``", N words"`` for each of ``counts`` (field, words) that is not 0 in ``report``."""
+    return "".join(f", {getattr(report, f)} {words}" for f, words in counts if getattr(report, f))
+
+
 def _store_url(url: str | None) -> str:
     """The store every worker opens: a SQLite path made absolute, a PostgreSQL URL as given."""
     url = url if url is not None else location.default_url()
@@ -197,10 +237,7 @@ def register(jobs_app: typer.Typer) -> None:
 
         progress = progress_printer(name, quiet, "pool")
 
-        try:
-            store = location.open_store(url)
-        except (ValueError, sqlite3.DatabaseError) as problem:
-            raise CommandError(f"cannot open the store: {problem}", "--store") from None
+        store = open_command_store(url)
         controller = PoolController(options, store, progress=progress)
         try:
             with stopping_on((signal.SIGTERM, signal.SIGINT), controller.request_stop):
@@ -211,6 +248,7 @@ def register(jobs_app: typer.Typer) -> None:
         text = (
             f"{name}: {report.started} workers started, {report.stopped} stopped, {report.lost} lost,"
             f" {report.killed} killed"
+            + also(report, (("told_to_give_back", "told to give back"), ("released", "jobs released")))
         )
         sys.stdout.write((json.dumps(doc) if json_out else text) + "\n")
 

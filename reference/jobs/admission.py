@@ -108,9 +108,19 @@ def _deny(reason: Reason, detail: str, conditions: Conditions) -> Decision:
 
 
 def decide(
-    job: Candidate, usage: Usage, budgets: Budgets, profile: Profile | None, conditions: Conditions
+    job: Candidate,
+    usage: Usage,
+    budgets: Budgets,
+    profile: Profile | None,
+    conditions: Conditions,
+    *,
+    probe: bool = False,
 ) -> Decision:
-    """Admit ``job`` or name the first check it fails (the module's docstring gives the order)."""
+    """Admit ``job`` or name the first check it fails (the module's docstring gives the order).
+
+    ``probe``: skip check 5 (the handler's profile against this worker's lease and limit). That
+    denial predicts from past runs and only a run can revise it, so the store stops making it for
+    a job it has denied often enough (``core.PROFILE_PROBE_AFTER``)."""
     group = job.concurrency_group
     if (
         group is not None
@@ -133,13 +143,13 @@ def decide(
         return ADMIT
     need = profile.peak_memory + conditions.memory_margin
     limit = conditions.worker_limit
-    if limit is not None and need > limit:
+    if limit is not None and need > limit and not probe:
         detail = (
             f"recent peak {profile.peak_memory // MB} MiB + margin exceeds the worker limit {limit // MB} MiB"
         )
         # it would not fit even in an idle worker: one with a larger limit may take it
         return _deny(Reason.HANDLER_PROFILE, detail, conditions)
-    if profile.duration > conditions.lease:
+    if profile.duration > conditions.lease and not probe:
         detail = f"recent duration {profile.duration:.3g} s outlasts the lease {conditions.lease:.3g} s"
         return _deny(Reason.HANDLER_PROFILE, detail, conditions)
     available = conditions.system_available

@@ -16,14 +16,15 @@ jobs, and of two racing workers the first to commit is admitted.
 from __future__ import annotations
 
 import dataclasses
+import math
 import secrets
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
 from reference.jobs import workflow as wf
-from reference.jobs.admission import Candidate, Conditions, Decision, decide
+from reference.jobs.admission import Candidate, Conditions, Decision, Reason, decide
 from reference.jobs.budgets import BudgetRefusal, Budgets, cost_refusal
-from reference.jobs.model import Job, JobSpec, JobState, encode_payload, retry_delay
+from reference.jobs.model import Job, JobSpec, JobState, encode_payload, retry_delay, storable_text
 from reference.jobs.primitives import StorePrimitives
 from reference.jobs.rows import Ready, lease, measured, ready, status_of
 from reference.jobs.store import SCAN_LIMIT, Claim, ClaimOutcome, Status
@@ -32,6 +33,9 @@ from reference.jobs.tracing import Event, Tracer
 PROFILE_SAMPLES = 8
 """A handler's profile is the worst of its last this-many runs: recent, and conservative."""
 MAX_STATUS = 1000
+PROFILE_PROBE_AFTER = 3
+"""Denials after which a job is no longer denied on its handler's profile (check 5): it runs as a
+probe, and its run is a new sample of the profile (the worst of 8: a one-off slow run ages out)."""
 
 # The core's steps of a claim and a finish. A store that stands in for them with a faster path of
 # its own (SQLite's hand-written claim, PostgreSQL's server-side functions) takes that path only
@@ -68,7 +72,7 @@ def steps_unchanged(store: object, base: type, steps: tuple[str, ...] = CLAIM_ST
     return all(getattr(type(store), step) is getattr(base, step) for step in steps)
 
 
-__all__ = ["MAX_STATUS", "PROFILE_SAMPLES", "Ready", "StoreCore", "lease", "ready"]
+__all__ = ["MAX_STATUS", "PROFILE_PROBE_AFTER", "PROFILE_SAMPLES", "Ready", "StoreCore", "lease", "ready"]
 
 
 def _admission_fields(job: Job | Ready) -> dict[str, Any]:
@@ -178,9 +182,12 @@ class StoreCore(StorePrimitives):
             self._emit_claim(worker, job)
             profile = self._profile(job.handler)
             candidate = Candidate(job.queue, job.concurrency_group, job.concurrency_limit, job.cost_units)
-            decision = decide(
-                candidate, self._usage(job.queue, job.concurrency_group), budgets, profile, conditions
-            )
+            usage = self._usage(job.queue, job.concurrency_group)
+            decision = decide(candidate, usage, budgets, profile, conditions)
+            if decision.reason is Reason.HANDLER_PROFILE and job.denials >= PROFILE_PROBE_AFTER:
+                # Only a run can revise the profile that denies it: deferring on it forever would
+                # starve the handler for good after one slow run (review 15, F05).
+                decision = decide(candidate, usage, budgets, profile, conditions, probe=True)
             if not decision.admitted:
                 assert decision.reason is not None
                 label = f"{decision.reason.value}: {decision.detail}"
@@ -247,7 +254,14 @@ class StoreCore(StorePrimitives):
             self._step_failed(job, reason)
         else:
             when = now + retry_delay(job.backoff, job.attempts)
-            changes = {**lapsed, "state": JobState.PENDING, "available_at": when, "reason": "lease expired"}
+            # waiting out the backoff now, not a denial: the deferred list must not show the old one
+            changes = {
+                **lapsed,
+                "state": JobState.PENDING,
+                "available_at": when,
+                "reason": "lease expired",
+                "last_denial": None,
+            }
             self._update(job_id, changes)
             self._emit(self._process, "lease_expire", job=job_id, outcome="pending", worker=job.worker)
 
@@ -267,6 +281,11 @@ class StoreCore(StorePrimitives):
 
     def _record(self, job: Job, duration: float, peak_memory: int) -> None:
         self._add_sample(job.handler, [float(duration), float(peak_memory)], PROFILE_SAMPLES)
+
+    def record_run(self, handler: str, duration: float, peak_memory: int) -> None:
+        measured(duration, peak_memory)
+        # Above all a run that outlived its lease: handler_profile exists to catch exactly that one.
+        self._run(lambda: self._add_sample(handler, [float(duration), float(peak_memory)], PROFILE_SAMPLES))
 
     def finish(self, job_id: int, token: str, result: Any, duration: float, peak_memory: int) -> Job:
         measured(duration, peak_memory)
@@ -288,6 +307,7 @@ class StoreCore(StorePrimitives):
 
     def fail(self, job_id: int, token: str, error: str, duration: float, peak_memory: int) -> Job:
         measured(duration, peak_memory)
+        error = storable_text(error)  # a store refusing the text would leave the job to its lease
 
         def body() -> Job:
             job = self._leased(job_id, token)
@@ -300,9 +320,13 @@ class StoreCore(StorePrimitives):
                 self._step_failed(job, reason)
             else:
                 when = self._clock() + retry_delay(job.backoff, job.attempts)
-                self._update(
-                    job_id, {**released, "state": JobState.PENDING, "available_at": when, "reason": error}
-                )
+                retry = {
+                    "state": JobState.PENDING,
+                    "available_at": when,
+                    "reason": error,
+                    "last_denial": None,
+                }
+                self._update(job_id, {**released, **retry})
                 self._emit(
                     job.worker or self._process, "retry", job=job_id, attempts=job.attempts, retry_at=when
                 )
@@ -353,14 +377,38 @@ class StoreCore(StorePrimitives):
 
         self._run(body)
 
+    def merge_budgets(
+        self, queues: Mapping[str, int], groups: Mapping[str, int], *, clear: bool = False
+    ) -> Budgets:
+        """Merge these budgets into the current ones (or into none, ``clear``) in one transaction:
+        two changes at once both hold, where a read in one step and a write in another loses one."""
+
+        def body() -> Budgets:
+            self._lock_budgets()
+            current = Budgets() if clear else self._read_budgets()
+            merged = Budgets({**current.queues, **queues}, {**current.groups, **groups})
+            self._write_budgets(merged)
+            self._emit(self._process, "budgets", **merged.as_json())
+            return merged
+
+        return self._run(body)  # type: ignore[no-any-return]
+
     def claimable(self, queues: Sequence[str] | None = None) -> int:
         return self._read(lambda: self._count_claimable(self._clock(), queues))  # type: ignore[no-any-return]
+
+    def unfinished(self, queues: Sequence[str] | None = None) -> int:
+        """Pending or processing jobs (of ``queues``): is there anything left for ``--until-done``?"""
+        # Claimable at the end of time: every pending job is due then and every lease has lapsed.
+        return self._read(lambda: self._count_claimable(math.inf, queues))  # type: ignore[no-any-return]
 
     def status(self, limit: int = 20) -> Status:
         limit = max(0, min(int(limit), MAX_STATUS))
 
         def body() -> Status:
-            return status_of(*self._status_rows(limit), self._read_budgets())
+            status = status_of(*self._status_rows(limit), self._read_budgets())
+            runs = [self._load_run(run_id) for run_id in self._failed_runs(limit)]
+            failed = [{"id": r.id, "name": r.flow.name, "reason": r.reason} for r in runs if r is not None]
+            return dataclasses.replace(status, failed_workflows=failed)
 
         return self._read(body)  # type: ignore[no-any-return]
 

@@ -159,6 +159,9 @@ class InMemoryStore(StoreCore):
         self._seq += count
         return self._seq - count + 1
 
+    def _failed_runs(self, limit: int) -> list[int]:
+        return sorted((i for i, run in self._runs.items() if run.status == "failed"), reverse=True)[:limit]
+
     def _status_rows(self, limit: int) -> tuple[dict[str, int], list[Job], list[Job], list[Job]]:
         counts = {state.value: 0 for state in JobState}
         for job in self._jobs.values():

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
@@ -38,6 +39,10 @@ class JobState(StrEnum):
 TERMINAL = frozenset({JobState.DONE, JobState.FAILED, JobState.DISCARDED})
 
 
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+"""C0 and C1 controls, DEL, and the bidi marks and overrides (which make a name print as another)."""
+
+
 def name(fieldname: str, value: object, *, optional: bool = False) -> str | None:
     """A non-empty name of at most ``MAX_NAME`` characters, without control characters."""
     checked = arguments.text(fieldname, value, optional=optional)
@@ -45,7 +50,7 @@ def name(fieldname: str, value: object, *, optional: bool = False) -> str | None
         return None
     if not checked or len(checked) > MAX_NAME:
         raise ValueError(f"{fieldname} must have 1 to {MAX_NAME} characters, got {len(checked)}")
-    if any(ord(c) < 32 for c in checked):
+    if _CONTROL.search(checked):
         raise ValueError(f"{fieldname} must not contain control characters, got {arguments.show(checked)}")
     return checked
 
@@ -114,6 +119,24 @@ class JobSpec:
     @property
     def handler_name(self) -> str:
         return self.handler if self.handler is not None else self.queue
+
+
+def storable_text(text: str) -> str:
+    """``text`` as every store can hold it: lone surrogates (from ``surrogateescape``d file names,
+    subprocess output) backslash-escaped, NUL (which PostgreSQL's text refuses) as ``\\x00``."""
+    safe = text.encode("utf-8", "backslashreplace").decode("utf-8")
+    return safe.replace("\x00", "\\x00")
+
+
+def describe_error(problem: BaseException) -> str:
+    """``Type: message`` of a handler's exception, storable; the type alone (and why) when the
+    exception's own ``str()`` raises: a broken message must not take the worker down with it."""
+    kind = type(problem).__name__
+    try:
+        message = str(problem)
+    except Exception as broken:
+        message = f"<str() of the exception raised {type(broken).__name__}>"
+    return storable_text(f"{kind}: {message}")
 
 
 def retry_delay(backoff: float, attempts: int) -> float:

@@ -238,6 +238,12 @@ class PgPrimitives(PgSession):
         self._budgets_cache = (version, budgets)
         return budgets
 
+    def _lock_budgets(self) -> None:
+        # Exclusive before the read: two changes that each read under the shared lock and then
+        # waited for the exclusive one would deadlock, or (in separate transactions) lose one.
+        self._db.execute("SELECT pg_advisory_xact_lock(%s, %s)", (LOCK_SPACE, BUDGETS_LOCK))
+        self._budgets_cache = None
+
     def _write_budgets(self, budgets: Budgets) -> None:
         # Exclusive: waits for the claims and enqueues deciding on the old budgets to commit.
         self._db.execute("SELECT pg_advisory_xact_lock(%s, %s)", (LOCK_SPACE, BUDGETS_LOCK))
@@ -276,6 +282,10 @@ class PgPrimitives(PgSession):
         ).fetchone()
         assert row is not None
         return int(row["value"]) - count + 1
+
+    def _failed_runs(self, limit: int) -> list[int]:
+        found = self._db.execute(rows.FAILED_RUNS.format(p="%s"), (limit,)).fetchall()
+        return [int(r["id"]) for r in found]
 
     def _status_rows(self, limit: int) -> tuple[dict[str, int], list[Job], list[Job], list[Job]]:
         counts = {state.value: 0 for state in JobState}

@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from reference.jobs import location, pool_status, sysmem
+from reference.jobs.model import describe_error
 from reference.jobs.pool_policy import Actions, Observation, PoolPolicy, PoolState, decide
 from reference.jobs.store import JobStore
 from reference.jobs.worker import WorkerOptions
@@ -153,7 +154,10 @@ class PoolController:
             [self.options.python, "-m", "reference.jobs.pool_child", json.dumps(spec)],
             stdout=subprocess.PIPE,
             stdin=subprocess.DEVNULL,
-            text=True,
+            # A handler's own output shares the pipe and may be any bytes: undecodable ones must not
+            # end the listener, or the worker blocks on a full pipe (review 15, F03).
+            encoding="utf-8",
+            errors="replace",
             start_new_session=True,  # a terminal's Ctrl-C goes to the controller, which stops them in order
         )
         child = Child(name, popen, self.clock())
@@ -164,13 +168,21 @@ class PoolController:
         self._tell("start_worker", worker=name, pid=popen.pid)
 
     def _listen(self, child: Child, stream: IO[str]) -> None:
+        # Reads until the worker closes its end, whatever a line holds: while nobody reads, a
+        # worker writing to the pipe blocks for good.
         for line in stream:
             try:
-                event = json.loads(line)
-            except json.JSONDecodeError:
-                continue  # a handler printing to stdout: not ours to parse
-            if not isinstance(event, dict):
-                continue
+                self._heard(child, line)
+            except Exception as problem:  # the line is lost, never the listener
+                with contextlib.suppress(Exception):
+                    self._tell("listener_error", worker=child.name, error=describe_error(problem))
+
+    def _heard(self, child: Child, line: str) -> None:
+        try:
+            event = json.loads(line)
+        except json.JSONDecodeError:
+            return  # a handler printing to stdout: not ours to parse
+        if isinstance(event, dict):
             kind = event.get("event")
             with self._lock:
                 if kind == "release":

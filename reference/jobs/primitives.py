@@ -108,6 +108,12 @@ class StorePrimitives(ABC):
     @abstractmethod
     def _write_budgets(self, budgets: Budgets) -> None: ...
 
+    def _lock_budgets(self) -> None:
+        """Inside the transaction, before a read-modify-write of the budgets: hold them so that no
+        other change reads them until this one commits. A backend whose transaction already
+        excludes every other writer (SQLite's ``BEGIN IMMEDIATE``, the in-memory lock) needs nothing."""
+        return None
+
     @abstractmethod
     def _insert_run(self, flow: wf.Workflow, state: dict[str, Any], parent: int | None) -> wf.Run: ...
 
@@ -127,6 +133,10 @@ class StorePrimitives(ABC):
     @abstractmethod
     def _status_rows(self, limit: int) -> tuple[dict[str, int], list[Job], list[Job], list[Job]]:
         """Counts per state; the processing jobs; deferred pending jobs; failed jobs (newest)."""
+
+    @abstractmethod
+    def _failed_runs(self, limit: int) -> list[int]:
+        """The ids of the newest ``limit`` failed workflow runs, newest first."""
 
     @abstractmethod
     def _count_claimable(self, now: float, queues: Sequence[str] | None) -> int: ...

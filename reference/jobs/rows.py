@@ -42,6 +42,8 @@ CLAIMABLE = (
 )
 """How many jobs a claim could take now (pending and due, or a lapsed lease); ``{p}`` is the
 backend's placeholder (now, twice); a backend appends its queue filter."""
+FAILED_RUNS = "SELECT id FROM workflows WHERE status = 'failed' ORDER BY id DESC LIMIT {p}"
+"""The newest failed workflow runs' ids (``{p}``: the backend's placeholder, the limit)."""
 RUN_COLUMNS = (
     "id",
     "definition",

@@ -415,6 +415,9 @@ class SqliteStore(StoreCore):
         ).fetchone()
         return int(row[0]) - count + 1
 
+    def _failed_runs(self, limit: int) -> list[int]:
+        return [int(r[0]) for r in self._db.execute(rows.FAILED_RUNS.format(p="?"), (limit,))]
+
     def _status_rows(self, limit: int) -> tuple[dict[str, int], list[Job], list[Job], list[Job]]:
         counts = {state.value: 0 for state in JobState}
         for state, n in self._db.execute("SELECT state, COUNT(*) FROM jobs GROUP BY state"):

@@ -12,7 +12,7 @@ runtime seam so the controlled-interleaving harness can explore it.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -63,6 +63,8 @@ class Status:
     deferred: list[dict[str, Any]]
     """Pending jobs whose last claim was denied: id, queue, reason, retry at."""
     failed: list[dict[str, Any]]
+    failed_workflows: list[dict[str, Any]] = field(default_factory=list)
+    """The newest failed workflow runs: id, name, reason."""
 
     def as_json(self) -> dict[str, Any]:
         return {
@@ -72,6 +74,7 @@ class Status:
             "budgets": self.budgets.as_json(),
             "deferred": self.deferred,
             "failed": self.failed,
+            "failed_workflows": self.failed_workflows,
         }
 
 
@@ -96,6 +99,11 @@ class JobStore(Protocol):
         """Retry after backoff, or fail for good once attempts are spent; ``StaleLease`` if not ours."""
         ...
 
+    def record_run(self, handler: str, duration: float, peak_memory: int) -> None:
+        """Add a run's duration and peak to ``handler``'s profile without touching its job: for a
+        run whose lease was lost (``finish``/``fail`` said ``StaleLease``), which they cannot record."""
+        ...
+
     def release(self, job_id: int, token: str, why: str) -> Job:
         """Give the job back unrun, pending at once, its attempt not spent (the worker must stop);
         ``StaleLease`` if not ours."""
@@ -109,10 +117,20 @@ class JobStore(Protocol):
 
     def set_budgets(self, budgets: Budgets) -> None: ...
 
+    def merge_budgets(
+        self, queues: Mapping[str, int], groups: Mapping[str, int], *, clear: bool = False
+    ) -> Budgets:
+        """Merge into the current budgets (or none, ``clear``) in one transaction; the result."""
+        ...
+
     def start_workflow(self, flow: Workflow, state: dict[str, Any]) -> int: ...
 
     def workflow(self, run_id: int) -> dict[str, Any] | None:
         """The run's status: state, step, ``budget`` (limits and usage), reason if it failed."""
+        ...
+
+    def unfinished(self, queues: Sequence[str] | None = None) -> int:
+        """Pending or processing jobs of ``queues`` (every queue: None), due or not."""
         ...
 
     def claimable(self, queues: Sequence[str] | None = None) -> int:

@@ -30,6 +30,7 @@ from typing import Any, Protocol
 
 from reference.jobs import procmem, sysmem
 from reference.jobs.admission import Conditions
+from reference.jobs.model import describe_error
 from reference.jobs.store import Claim, JobStore, StaleLease
 
 Handler = Callable[[Any], Any]
@@ -85,7 +86,7 @@ class WorkerOptions:
     once: bool = False
     """Stop when nothing is claimable now (deferred jobs are left for a later run)."""
     until_done: bool = False
-    """Stop when the store holds no pending or processing job."""
+    """Stop when the store holds no pending or processing job (in ``queues``, when given)."""
     time_budget: float | None = None
     max_jobs: int | None = None
     lease: float = 300.0
@@ -240,11 +241,10 @@ class Worker:
             if self.options.once and self.store.claimable(self.options.queues) == 0:
                 reason = "idle"
                 break
-            if self.options.until_done:
-                counts = self.store.status(0).counts
-                if counts.get("pending", 0) == 0 and counts.get("processing", 0) == 0:
-                    reason = "done"
-                    break
+            # Only this worker's queues: another queue's jobs are never ours to wait for.
+            if self.options.until_done and self.store.unfinished(self.options.queues) == 0:
+                reason = "done"
+                break
             self.idle()
         self.report.stopped = reason
         self._tell("stop", reason=reason, report=self.report.as_json())
@@ -281,8 +281,12 @@ class Worker:
             except GiveBack:  # also when it lands as the handler returns: the run is given up whole
                 self._release(claim, "the worker was told to stop now")
                 return
-            except Exception as problem:  # the handler's failure is the job's, not the worker's
-                error = f"{type(problem).__name__}: {problem}"
+            except KeyboardInterrupt:  # someone wants the worker gone: the run is not the job's fault
+                self.stop_requested = True
+                self._release(claim, "KeyboardInterrupt while the handler ran: the worker stops")
+                return
+            except BaseException as problem:  # a handler's sys.exit() fails its job, not the worker
+                error = describe_error(problem)
         duration = time.monotonic() - began
         high = procmem.peak() if exact else procmem.lifetime_peak()
         peak = max(high - before, 0)
@@ -297,9 +301,10 @@ class Worker:
                 self._tell("finish", job=job.id, seconds=round(duration, 6))
                 return
             after = self.store.fail(job.id, claim.token, error, duration, peak)
-        except StaleLease:
+        except StaleLease:  # the run outlived its lease: its result is lost, its duration is not
+            self.store.record_run(job.handler, duration, peak)
             self.report.lease_lost += 1
-            self._tell("lease_lost", job=job.id)
+            self._tell("lease_lost", job=job.id, seconds=round(duration, 6))
             return
         if after.state.value == "failed":
             self.report.failed += 1

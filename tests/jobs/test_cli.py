@@ -91,6 +91,7 @@ def test_cost_over_budget_is_refused_with_exit_2(db: str) -> None:
 )
 def test_bad_arguments_exit_2_naming_the_option(db: str, command_line: str) -> None:
     args, option = bad_option(command_line)
+    assert run("jobs", "budgets", "--clear", "--store", db).exit_code == 0  # the store exists (status reads)
     result = run("jobs", *args, "--store", db, "--json")
     assert result.exit_code == 2, result.output
     assert option in result.stdout and "Traceback" not in result.output

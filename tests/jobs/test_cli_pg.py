@@ -86,7 +86,7 @@ def test_a_sqlite_command_never_imports_psycopg(tmp_path: Path) -> None:
 
     code = (
         "import sys\nfrom typer.testing import CliRunner\nfrom model_checks.cli import app\n"
-        f"r = CliRunner().invoke(app, ['jobs', 'status', '--store', 'sqlite:///{tmp_path}/j.db'])\n"
+        f"r = CliRunner().invoke(app, ['jobs', 'enqueue', 'q', '--store', 'sqlite:///{tmp_path}/j.db'])\n"
         "assert r.exit_code == 0, r.output\nprint('psycopg' in sys.modules)\n"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
