@@ -40,6 +40,7 @@ def exhaustive(test_fn: TestFn, options: Options) -> Result:
             stopped = True
             break
     s.take_search_figures(chooser)
+    _let_tree_go(chooser)
     if chooser.ordered and stopped and s.failed_ex is None:
         # not a bound on the executions: a race found beyond it may still add points below it
         s.result.notes.append(
@@ -47,6 +48,16 @@ def exhaustive(test_fn: TestFn, options: Options) -> Result:
             "(fewest first); not a proof for any bound"
         )
     return s.finish()
+
+
+def _let_tree_go(chooser: SearchChooser) -> None:
+    """Free the search's tree now that its figures are taken (session 48, review 14 C3). The
+    last execution keeps its chooser (a report may read that execution), and an execution is a
+    reference cycle: the tree, every node still pending under ``dpor-ipb``, hung from it until a
+    full collection, the one ``patched`` makes at its end or the process's exit, walked it all
+    (1.3 s after a 20 s limit on review 14's p102, growing with the executions). Freed here by
+    reference counting (a node refers to its parent only), inside the search's elapsed time."""
+    chooser.stack, chooser.buckets, chooser.heads = [], [], []
 
 
 def randomized(test_fn: TestFn, options: Options) -> Result:
@@ -121,6 +132,7 @@ def portfolio(test_fn: TestFn, options: Options) -> Result:
         if s.stop_for_budget():
             break
     s.take_search_figures(dpor)
+    _let_tree_go(dpor)
     part = "completed" if systematic_done else "did not complete"
     s.result.notes.append(
         f"portfolio: {s.result.executions - sampled} DPOR and {sampled} PCT executions "

@@ -117,6 +117,21 @@ def _finalizes(kind: type) -> bool:
     return isinstance(code, types.CodeType) and under_test._program_file(code.co_filename)
 
 
+def checked_as(obj: object, key: object) -> object:
+    """What ``CHECKED`` keeps of a look at location ``(obj, key)``: ids and a ``str`` key only, never
+    another object (session 48, review 14 C3: a dict keyed by futures put each execution's
+    ``Future`` there, and through it that execution's scheduler and threads, so a search of N
+    executions kept N of them to its end; the collector's full passes and the process's exit
+    walked them all, 17 s after a 30 s limit). Only a ``str`` key's look-up can find a name of
+    ``weakref`` or a class; a generator's answer is its code's, whatever the key."""
+    kind = type(obj)
+    if kind is dict:
+        return (id(obj), key if type(key) is str else None)
+    if kind is types.GeneratorType:
+        return (id(obj), None)
+    return id(kind)
+
+
 def observable(obj: object, key: object) -> None:
     """A location ``(obj, key)`` was made: does it show that the program can observe an object's
     lifetime (``strategies/observed.py``)? A look-up of one of ``weakref``'s names (a module's
@@ -125,18 +140,16 @@ def observable(obj: object, key: object) -> None:
     where it is dropped). Sets ``LIFETIMES``; the harness's own code makes no location. What it
     looked at goes into ``CHECKED`` (a search's: its executions make the same locations again)."""
     kind = type(obj)
+    CHECKED.add(checked_as(obj, key))
     if kind is dict:
-        CHECKED.add((id(obj), key))
         value = obj.get(key) if type(key) is str else None  # type: ignore[attr-defined]
         found = id(value) in _WEAK_API or (type(value) is type and _finalizes(value))
     elif kind is types.GeneratorType:
-        CHECKED.add((id(obj), key))
         code = obj.gi_code  # type: ignore[attr-defined]
         # (a library's generator does not count: ``as_completed``'s ``finally`` runs where the
         # program drops it, but does only the library's own bookkeeping)
         found = bool(code.co_exceptiontable) and under_test._program_file(code.co_filename)
     else:
-        CHECKED.add(id(kind))
         found = _finalizes(kind)
     if found:
         LIFETIMES[0] = True
@@ -206,11 +219,8 @@ class Held:
     def observe(obj: object, key: object) -> None:
         """A location ``(obj, key)`` is made, or would be (``alone``): what it shows of the program
         (``observable``), unless a look before answered."""
-        if not LIFETIMES[0]:
-            kind = type(obj)
-            seen = id(kind) if kind is not dict and kind is not types.GeneratorType else (id(obj), key)
-            if seen not in CHECKED:
-                observable(obj, key)
+        if not LIFETIMES[0] and checked_as(obj, key) not in CHECKED:
+            observable(obj, key)
 
     def keep(self, obj: object) -> None:
         """Keep ``obj`` alive for the execution, whatever else holds it (a declared field's
