@@ -73,10 +73,11 @@ def test_a_stopped_pool_leaves_no_worker_registered_or_parked() -> None:
 def test_the_two_worker_park_wake_proof_is_a_verify_row_and_a_park_without_recheck_is_caught() -> None:
     # The proof (27,045 executions, about 9 CPU s) is the `verify --quick` row "work-stealing
     # scenario pool/park-wake-2w", whose verdict tests/architecture/test_verify_rows.py requires to
-    # be "exhaustive": the same program and options as ``_explore`` (held here), run once.
+    # be "exhaustive (synchronisation points only)": the same program and options as ``_explore``
+    # (held here), run once.
     proof = SCENARIOS["pool/park-wake-2w"]
     assert (proof.verify, proof.expect, proof.quick_expect) == (True, "exhaustive", None)
-    assert proof.quick_options == {"strategy": "dpor", "time_limit": 120}
+    assert proof.quick_options == {"strategy": "dpor", "time_limit": 120, "races": False}
     assert proof.build.func is program and proof.build.args == ("pool/park-wake-2w",)  # type: ignore[attr-defined]
     caught = _explore("pool/park-wake-2w", ParkWithoutRecheckPool)
     assert caught.failure is not None and caught.failure.kind == "lost_wakeup", caught.verdict
