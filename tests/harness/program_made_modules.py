@@ -1,0 +1,36 @@
+"""A module the program makes itself, used as a namespace: its attributes are the program's state
+(outside review 17's p38)."""
+
+from __future__ import annotations
+
+import threading
+import types
+
+S = types.ModuleType("s")
+
+
+def order_kept_in_a_made_module() -> None:
+    """BUG: ``S.x`` ends 1 or 2 by which thread takes the lock first."""
+    S.x = 0
+    lock = threading.Lock()
+    ev = threading.Event()
+
+    def double() -> None:
+        with lock:
+            S.x = S.x * 2
+
+    def bump() -> None:
+        with lock:
+            S.x = S.x + 1
+
+    def flip() -> None:
+        ev.set()
+        ev.clear()
+        ev.set()
+
+    ts = [threading.Thread(target=f) for f in (double, bump, flip)]
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join()
+    assert S.x == 1, S.x
