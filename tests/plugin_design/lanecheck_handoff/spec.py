@@ -73,6 +73,6 @@ def Done(c: Constants, s: Vars) -> bool:
 
 
 Handoff.fairness(WF(Producer), WF(Consumer))
-Handoff.property(EventuallyAlways("EveryItemArrives", lambda c, s: s.got == c.items, "no lost wakeup"))
+Handoff.property(EventuallyAlways("EveryItemArrives", lambda c, s: s.got == c.items, "every item has arrived"))
 
 SPEC = Handoff.spec
