@@ -73,6 +73,8 @@ def Done(c: Constants, s: Vars) -> bool:
 
 
 Handoff.fairness(WF(Producer), WF(Consumer))
-Handoff.property(EventuallyAlways("EveryItemArrives", lambda c, s: s.got == c.items, "every item has arrived"))
+Handoff.property(
+    EventuallyAlways("EveryItemArrives", lambda c, s: s.got == c.items, "every item has arrived")
+)
 
 SPEC = Handoff.spec
