@@ -1,13 +1,24 @@
-"""Review 16 on the plug-in route: a broken plug-in is one clean line per command (F10), and
-`lanecheck diagram` on a design without projections says so (F8)."""
+"""Review 16 on the plug-in route: the walk-through's trace-binding step (F2), a broken plug-in is
+one clean line per command (F10), and `lanecheck diagram` on a design without projections says so
+(F8)."""
 
 from __future__ import annotations
 
+import json
+import threading
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from tests.architecture.test_plugin_design import ENTRY_POINTS, install_metadata, lanecheck
+from tests.architecture.test_plugin_design import ENTRY_POINTS, install_metadata, lanecheck, plugin_installed
+
+
+@pytest.fixture
+def site(tmp_path: Path) -> Iterator[Path]:
+    with plugin_installed(tmp_path) as installed:
+        yield installed
+
 
 BROKEN = ENTRY_POINTS + "broken = lanecheck_no_such_module:DESIGN\n"
 
@@ -41,3 +52,49 @@ def test_diagram_defaults_to_the_designs_first_projection(tmp_path: Path) -> Non
     result = lanecheck(tmp_path, "diagram", "job-pool")
     assert result.returncode == 0, result.stderr
     assert "title: job-pool: phase (small)" in result.stdout
+
+
+@pytest.mark.timeout(300)
+def test_the_plug_ins_traces_export_and_validate(tmp_path: Path) -> None:
+    install_metadata(tmp_path)
+    out = tmp_path / "traces"
+    exported = lanecheck(tmp_path, "traces", "export", str(out), "--design", "handoff", "-c", "standard")
+    assert exported.returncode == 0, exported.stdout + exported.stderr
+    judged = lanecheck(tmp_path, "validate", str(out), "--json")
+    assert judged.returncode == 0, judged.stdout + judged.stderr
+
+
+def _real_trace(path: Path, items: int) -> None:
+    """The plug-in's reference on real threads, traced with its own header."""
+    from lanecheck_handoff.reference import Handoff
+    from lanecheck_handoff.trace import header
+
+    from reference.tracing import RecordingTracer
+
+    tracer = RecordingTracer(make_header=header)
+    box = Handoff(tracer=tracer, items=items)
+    consumer = threading.Thread(target=lambda: [box.take() for _ in range(items)], name="consumer")
+    consumer.start()
+    for i in range(items):
+        box.put(i)
+    consumer.join()
+    tracer.write_jsonl(path)
+
+
+@pytest.mark.timeout(300)
+def test_a_real_threads_trace_of_the_plug_in_is_judged_by_its_binding(site: Path) -> None:
+    good = site / "good.jsonl"
+    _real_trace(good, 20)
+    allowed = lanecheck(site, "validate", str(good), "--complete", "--json")
+    assert allowed.returncode == 0, allowed.stdout + allowed.stderr
+    lines = good.read_text().splitlines()
+    (site / "prefix.jsonl").write_text("\n".join(lines[:4]) + "\n")
+    prefix = lanecheck(site, "validate", str(site / "prefix.jsonl"), "--complete", "--json")
+    assert prefix.returncode == 1 and json.loads(prefix.stdout)["rule"] == 4  # the prefix rule
+    take = next(i for i, line in enumerate(lines) if '"take"' in line)
+    event = json.loads(lines[take])
+    lines[take] = json.dumps({**event, "item": 99})
+    (site / "bad.jsonl").write_text("\n".join(lines) + "\n")
+    refused = lanecheck(site, "validate", str(site / "bad.jsonl"), "--json")
+    assert refused.returncode == 1, refused.stdout + refused.stderr
+    assert json.loads(refused.stdout)["rule"] == 3

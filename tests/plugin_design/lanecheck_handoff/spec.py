@@ -17,6 +17,11 @@ from spec.language import WF, EventuallyAlways, SpecBuilder, emit
 class Constants:
     items: int = 2  # how many items the producer hands over
 
+    def header(self) -> dict[str, int]:
+        """The ``config`` of a trace header: what `lanecheck traces export` writes, and what the
+        trace binding (``trace.py``) rebuilds these constants from."""
+        return {"items": self.items}
+
 
 class Vars(NamedTuple):
     box: int | None  # the slot: the item in it, or empty
