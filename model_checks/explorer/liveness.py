@@ -284,10 +284,10 @@ def check_property(inst: Instance, graph: Graph, prop: Property) -> Violation | 
 
     reason = prop.doc or f"{prop.name}: P holds but Q never follows"
     # As for <>[]: the shortest lasso, the stutter winning a tie.
-    found: tuple[int, Violation] | None = None
+    shortest: tuple[int, Violation] | None = None
     stuck = min((v for v in region if oracle.can_stutter(v)), key=lambda v: len(prefix(v)), default=None)
     if stuck is not None:
-        found = (
+        shortest = (
             len(prefix(stuck)) - 1,
             Violation(
                 "liveness",
@@ -301,7 +301,7 @@ def check_property(inst: Instance, graph: Graph, prop: Property) -> Violation | 
     for component in strongly_connected_components(n, oracle.successors, region):
         if oracle.fair_component(component):
             steps, entry, cycle = oracle.shortest_lasso(component, lambda v: len(prefix(v)) - 1)
-            if found is None or steps < found[0]:
+            if shortest is None or steps < shortest[0]:
                 why = f"{reason} — a fair loop avoids it forever"
-                found = (steps, Violation("liveness", prop.name, why, prefix(entry), cycle))
-    return found[1] if found is not None else None
+                shortest = (steps, Violation("liveness", prop.name, why, prefix(entry), cycle))
+    return shortest[1] if shortest is not None else None

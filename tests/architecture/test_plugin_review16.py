@@ -4,6 +4,7 @@ one clean line per command (F10), and `lanecheck diagram` on a design without pr
 
 from __future__ import annotations
 
+import importlib
 import json
 import threading
 from collections.abc import Iterator
@@ -66,13 +67,13 @@ def test_the_plug_ins_traces_export_and_validate(tmp_path: Path) -> None:
 
 def _real_trace(path: Path, items: int) -> None:
     """The plug-in's reference on real threads, traced with its own header."""
-    from lanecheck_handoff.reference import Handoff
-    from lanecheck_handoff.trace import header
-
     from reference.tracing import RecordingTracer
 
-    tracer = RecordingTracer(make_header=header)
-    box = Handoff(tracer=tracer, items=items)
+    # Imported by name: the package is on sys.path only while the plug-in is installed.
+    handoff = importlib.import_module("lanecheck_handoff.reference")
+    trace = importlib.import_module("lanecheck_handoff.trace")
+    tracer = RecordingTracer(make_header=trace.header)
+    box = handoff.Handoff(tracer=tracer, items=items)
     consumer = threading.Thread(target=lambda: [box.take() for _ in range(items)], name="consumer")
     consumer.start()
     for i in range(items):
