@@ -391,4 +391,7 @@ def _root() -> None:
 
 
 def main() -> None:
+    from model_checks.registry import say_load_errors_once
+
+    say_load_errors_once()
     app()

@@ -17,6 +17,8 @@ error stays in ``load_errors()``.
 from __future__ import annotations
 
 import importlib
+import os
+import sys
 import warnings
 from collections.abc import Iterator, Mapping
 from importlib.metadata import entry_points
@@ -39,6 +41,31 @@ BUILT_IN: tuple[str, ...] = (
 
 _loaded: dict[str, Design] | None = None
 _errors: list[str] = []
+# Set by `lanecheck` (``say_load_errors_once``): its own process prints each broken plug-in as one
+# line, and the worker processes it starts (which load the registry again) inherit this and stay
+# quiet, so a command says it once, not once per process.
+QUIET = "LANECHECK_PLUGIN_ERRORS_SAID"
+_say: bool = False
+
+
+class PluginNotLoaded(UserWarning):
+    """A design plug-in that failed to load (skipped; the other designs load)."""
+
+
+def say_load_errors_once() -> None:
+    """For the command line: a broken plug-in is one ``warning:`` line on stderr, in this process
+    only, instead of a Python warning with its source line in every process."""
+    global _say
+    _say = os.environ.get(QUIET) is None
+    os.environ[QUIET] = "1"
+
+
+def _report(message: str) -> None:
+    _errors.append(message)
+    if _say:
+        sys.stderr.write(f"warning: {message}\n")
+    elif os.environ.get(QUIET) is None:
+        warnings.warn(message, PluginNotLoaded, stacklevel=4)
 
 
 def _as_design(obj: object, origin: str) -> Design:
@@ -65,9 +92,7 @@ def _load() -> dict[str, Design]:
         try:
             _add(found, _as_design(ep.load(), origin), origin)
         except Exception as problem:  # a plug-in's bug must not hide the other designs
-            message = f"design plug-in not loaded: {origin}: {type(problem).__name__}: {problem}"
-            _errors.append(message)
-            warnings.warn(message, stacklevel=2)
+            _report(f"design plug-in {ep.name} not loaded: {type(problem).__name__}: {problem} [{origin}]")
     return found
 
 

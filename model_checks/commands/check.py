@@ -71,11 +71,55 @@ def run_check(
     return check(spec, constants, options, config=config)
 
 
+def refuse_without_twin(design_name: str) -> None:
+    """``--tlc`` on a design without a TLA+ twin is a usage error, found before the check runs."""
+    from model_checks.tlc.twin import twin_of
+
+    if design_name not in DESIGNS:
+        return  # the check itself names the unknown design
+    try:
+        twin_of(design_name)
+    except KeyError as problem:
+        raise CommandError(str(problem.args[0]), "--tlc") from None
+
+
+def choose_config(design_name: str, config: str | None, variant: str | None, err: Console) -> str:
+    """The configuration to check at: the user's, else the mutant's own (what `verify` checks it
+    at, so that `check D --variant M` reproduces a verify row), else ``small``."""
+    if variant is None or design_name not in DESIGNS:
+        return config or "small"
+    try:
+        meant = design(design_name).mutant(variant).config
+    except KeyError:
+        return config or "small"  # the check itself names the unknown mutant
+    if config is None:
+        if meant != "small":
+            err.print(
+                f"note: checking {variant} at its own configuration {meant!r} (SpecMutant.config)",
+                soft_wrap=True,
+            )
+        return meant
+    if config != meant:
+        err.print(
+            f"note: the mutant {variant} is meant for configuration {meant!r} (SpecMutant.config,"
+            f" what `lanecheck verify` checks it at); checking at {config!r} as asked",
+            soft_wrap=True,
+        )
+    return config
+
+
 def register(app: typer.Typer) -> None:
     @app.command("check")
     def check_command(
         design_name: Annotated[str, typer.Argument(metavar="DESIGN", help=f"one of: {', '.join(DESIGNS)}")],
-        config: Annotated[str, typer.Option("--config", "-c", help="small | standard | large")] = "small",
+        config: Annotated[
+            str | None,
+            typer.Option(
+                "--config",
+                "-c",
+                help="small | standard | large [default: small; with --variant, the mutant's own]",
+            ),
+        ] = None,
         variant: Annotated[
             str | None, typer.Option(help="check a named mutant instead of the design")
         ] = None,
@@ -125,6 +169,9 @@ def register(app: typer.Typer) -> None:
             check_workers(workers)
         output_file(mermaid, "--mermaid")
         output_file(counterexample, "--counterexample")
+        if tlc:
+            refuse_without_twin(design_name)
+        config = choose_config(design_name, config, variant, err)
         options = Options(
             symmetry=symmetry,
             liveness=liveness,

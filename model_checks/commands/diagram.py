@@ -11,8 +11,15 @@ from model_checks.explorer.diagram import mermaid_state_diagram, projected_edges
 from model_checks.registry import design
 
 
-def diagram_text(design_name: str, component: str, config: str = "small") -> str:
+def diagram_text(design_name: str, component: str | None, config: str = "small") -> str:
+    """``component`` None: the design's first projection (each design names its own parts)."""
     d = design(design_name)
+    if not d.projections:
+        raise KeyError(
+            f"{design_name} declares no projections (Design.projections), so it has no component to draw"
+        )
+    if component is None:
+        component = next(iter(d.projections))
     if component not in d.projections:
         raise KeyError(f"{design_name} has no component {component!r}; known: {', '.join(d.projections)}")
     initial, edges = projected_edges(d.spec, d.config(config), d.projections[component])
@@ -24,8 +31,9 @@ def register(app: typer.Typer) -> None:
     def diagram_command(
         design_name: Annotated[str, typer.Argument(metavar="DESIGN")],
         component: Annotated[
-            str, typer.Option(help="which part: lane, worker, producer, scheduler ...")
-        ] = "lane",
+            str | None,
+            typer.Option(help="which part (the design's Design.projections) [default: its first]"),
+        ] = None,
         config: Annotated[str, typer.Option("--config", "-c")] = "small",
     ) -> None:
         """Print the state machine of one component, as the spec allows it (Mermaid)."""

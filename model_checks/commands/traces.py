@@ -11,6 +11,7 @@ from rich.console import Console
 
 from model_checks.commands import CommandError
 from model_checks.conformance.export import ExportError, export
+from model_checks.conformance.trace_schema import SchemaUnreadable
 from model_checks.conformance.validator import default_design
 from model_checks.design import load
 from model_checks.registry import design, designs
@@ -94,6 +95,8 @@ def register(app: typer.Typer) -> None:
                 written = load(d.exporter)(target, constants, name, replace=force)
             else:
                 written = export(target, d.spec, constants, name=name, design=d.name, replace=force)
+        except SchemaUnreadable as problem:  # the design's own file, not the directory
+            raise CommandError(str(problem), "--design") from None
         except OSError as problem:  # a place that refuses files despite its permissions (/proc, a full disk)
             raise CommandError(f"cannot write in {target}: {problem.strerror or problem}", "DIR") from None
         except ExportError as problem:

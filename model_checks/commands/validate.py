@@ -210,9 +210,12 @@ def judge(file: str, *, engine: str, complete: bool, whole: bool) -> Judged:
     Runs in the batch's worker processes (a module-level function, so that it can be sent there).
     """
     from model_checks.conformance import validate_file
+    from model_checks.conformance.trace_schema import SchemaUnreadable
 
     try:
         verdict = validate_file(file, engine=engine, complete=complete)
+    except SchemaUnreadable as problem:  # the design's fault, said as such
+        return Judged(file, NOT_VALIDATED, str(problem), str(problem))
     except OSError as problem:
         why = problem.strerror or str(problem) or type(problem).__name__
         return Judged(file, NOT_VALIDATED, f"cannot read: {why}", f"cannot read: {why}")
@@ -356,6 +359,7 @@ def _single(trace: str, engine: str, complete: bool, json_out: bool) -> int:
     """One trace: its verdict printed whole, exit code its code; a file that cannot be read is a
     usage error."""
     from model_checks.conformance import validate_file, validate_stream
+    from model_checks.conformance.trace_schema import SchemaUnreadable
 
     try:
         if trace == "-":
@@ -363,6 +367,8 @@ def _single(trace: str, engine: str, complete: bool, json_out: bool) -> int:
         else:
             verdict = validate_file(trace, engine=engine, complete=complete)
     except ValueError as problem:
+        raise CommandError(_plain(str(problem), MESSAGE_CHARS)) from None
+    except SchemaUnreadable as problem:  # the design's file, not the trace: never "cannot read TRACE"
         raise CommandError(_plain(str(problem), MESSAGE_CHARS)) from None
     except OSError as problem:
         why = _plain(problem.strerror or str(problem), 200)

@@ -38,8 +38,12 @@ class TraceSchema:
     file: str = "trace-schema.json"
 
     def document(self) -> dict[str, Any]:
-        """The schema document (do not mutate)."""
-        return _document(self.package, self.file)
+        """The schema document (do not mutate); ``SchemaUnreadable`` when the design's own file
+        cannot be read (a broken design, never the user's trace)."""
+        try:
+            return _document(self.package, self.file)
+        except (OSError, ImportError, ValueError) as problem:
+            raise SchemaUnreadable(self, problem) from problem
 
     def header_problem(self, obj: object) -> str | None:
         """Why ``obj`` is not a header of this design, or None."""
@@ -70,6 +74,26 @@ class TraceSchema:
         if path == _WHOLE and isinstance(obj, dict) and isinstance(obj.get("event"), str):
             path = clip(obj["event"], 80)  # the event is named: `post: missing field "item"`
         return f"{path}: {words(error)}"
+
+
+class SchemaUnreadable(Exception):
+    """A design's trace schema that cannot be read or parsed: the design is broken (its
+    ``DesignFormat.schema_package`` / ``schema_file``), which callers must not word as "cannot
+    read" the user's trace (an ``OSError`` would be)."""
+
+    def __init__(self, schema: TraceSchema, problem: BaseException) -> None:
+        why = getattr(problem, "strerror", None) or str(problem) or type(problem).__name__
+        super().__init__(
+            f"design {schema.design} is broken: cannot read its trace schema {_where(schema)}: {why}"
+            f" (DesignFormat.schema_package {schema.package!r}, schema_file {schema.file!r})"
+        )
+
+
+def _where(schema: TraceSchema) -> str:
+    try:
+        return str(resources.files(schema.package).joinpath(schema.file))
+    except (ImportError, TypeError, ValueError):  # no such package: its name is all there is
+        return f"{schema.file} in package {schema.package!r}"
 
 
 @cache

@@ -74,6 +74,11 @@ def strongly_connected_components(
     return out
 
 
+# How many entries into a fair component are tried for the shortest lasso: the nearest ones, so
+# that a huge component costs a bounded number of cycle searches.
+ENTRIES_TRIED = 64
+
+
 class FairnessOracle:
     """Answers "does this set of states admit a fair infinite behaviour?" for one graph."""
 
@@ -109,34 +114,96 @@ class FairnessOracle:
                     taken |= 1 << g.proc[e]
         return (disabled_somewhere | taken) & self.fair_mask == self.fair_mask
 
-    def lasso_cycle(self, component: list[int], entry: int) -> list[int]:
-        """A cycle from ``entry`` through the component that is fair: it visits, per fair process,
-        a state where it is disabled or one of its steps, then returns to ``entry``."""
+    def lasso_cycle(self, component: list[int], entry: int, visit: set[int] | None = None) -> list[int]:
+        """A fair cycle from ``entry`` through the component and back: per fair process it visits a
+        state where that process is disabled or takes one of its steps, and (``visit``) it passes
+        through one of those states. Each goal is reached by the nearest way still open (greedy,
+        so short, not always the shortest)."""
         g = self.graph
         assert g.enabled is not None and g.dst is not None and g.proc is not None
         members = set(component)
-        targets: list[tuple[str, int, int]] = []  # (kind, process bit, state or edge)
-        for bit in range(len(g.processes)):
-            if not (self.fair_mask >> bit) & 1:
-                continue
-            disabled_at = next((v for v in component if not (g.enabled[v] >> bit) & 1), None)
-            if disabled_at is not None:
-                targets.append(("state", bit, disabled_at))
-                continue
-            edge = next(
-                (e for v in component for e in g.edges(v) if g.proc[e] == bit and g.dst[e] in members), None
+        # Per fair process: its bit and the states of the component where it is disabled (a visit
+        # there, or one of its steps, makes the cycle fair to it).
+        open_bits = {
+            bit: {v for v in component if not (g.enabled[v] >> bit) & 1}
+            for bit in range(len(g.processes))
+            if (self.fair_mask >> bit) & 1
+        }
+        must = set(visit) if visit else None
+
+        def reached(v: int, bit: int | None) -> None:
+            nonlocal must
+            if bit is not None:
+                open_bits.pop(bit, None)
+            for b in [b for b, where in open_bits.items() if v in where]:
+                del open_bits[b]
+            if must is not None and v in must:
+                must = None
+
+        def wanted(v: int, bit: int) -> bool:
+            return (
+                bit in open_bits
+                or any(v in where for where in open_bits.values())
+                or (must is not None and v in must)
             )
-            assert edge is not None, "fair_component() promised a step of every fair process"
-            targets.append(("edge", bit, edge))
+
+        reached(entry, None)
         cycle = [entry]
-        for kind, _, target in targets:
-            goal = target if kind == "state" else self._edge_source(target)
-            cycle.extend(self._path(cycle[-1], goal.__eq__, members)[1:])
-            if kind == "edge":
-                cycle.append(g.dst[target])
-        back = self._path(cycle[-1], lambda v: v == entry, members, allow_empty=False)
-        cycle.extend(back[1:])
+        while open_bits or must is not None:
+            steps = self._steps(cycle[-1], wanted, members)
+            assert steps, "fair_component() promised every goal inside the component"
+            for v, bit in steps:
+                cycle.append(v)
+                reached(v, bit)
+        back = self._steps(cycle[-1], lambda v, _: v == entry, members)
+        cycle.extend(v for v, _ in back)
         return cycle
+
+    def _steps(
+        self, start: int, goal: Callable[[int, int], bool], members: set[int]
+    ) -> list[tuple[int, int]]:
+        """The fewest steps (state reached, process bit) inside ``members`` from ``start`` to a step
+        ``goal(dst, bit)`` accepts; empty when there is none."""
+        g = self.graph
+        assert g.dst is not None and g.proc is not None
+        parent: dict[int, tuple[int, int]] = {start: (-1, -1)}
+        queue = deque([start])
+        while queue:
+            v = queue.popleft()
+            for e in g.edges(v):
+                w, bit = g.dst[e], g.proc[e]
+                if w not in members:
+                    continue
+                if goal(w, bit):
+                    path = [(w, bit)]
+                    at = v
+                    while at != start:
+                        before, b = parent[at]
+                        path.append((at, b))
+                        at = before
+                    path.reverse()
+                    return path
+                if w not in parent:
+                    parent[w] = (v, bit)
+                    queue.append(w)
+        return []
+
+    def shortest_lasso(
+        self, component: list[int], prefix_len: Callable[[int], int], visit: set[int] | None = None
+    ) -> tuple[int, int, list[int]]:
+        """(steps, entry, cycle): the entry into the component whose prefix plus fair cycle is the
+        shortest lasso found. Entries are tried nearest first, stopping once no nearer one can win
+        (a cycle takes two steps at least) or after ``ENTRIES_TRIED`` of them."""
+        best: tuple[int, int, list[int]] | None = None
+        for tried, entry in enumerate(sorted(component, key=prefix_len)):
+            if best is not None and (tried >= ENTRIES_TRIED or prefix_len(entry) + 2 > best[0]):
+                break
+            cycle = self.lasso_cycle(component, entry, visit)
+            total = prefix_len(entry) + len(cycle) - 1
+            if best is None or total < best[0]:
+                best = (total, entry, cycle)
+        assert best is not None, "a component has a state"
+        return best
 
     def _edge_source(self, edge: int) -> int:
         g = self.graph
@@ -152,29 +219,6 @@ class FairnessOracle:
             lo += 1
         return lo
 
-    def _path(
-        self, start: int, goal: Callable[[int], bool], members: set[int], allow_empty: bool = True
-    ) -> list[int]:
-        if allow_empty and goal(start):
-            return [start]
-        parent: dict[int, int] = {start: -1}
-        queue = deque([start])
-        while queue:
-            v = queue.popleft()
-            for w in self.successors(v):
-                if w not in members:
-                    continue
-                if goal(w):
-                    path = [w, v]
-                    while parent[path[-1]] != -1:
-                        path.append(parent[path[-1]])
-                    path.reverse()
-                    return path
-                if w not in parent:
-                    parent[w] = v
-                    queue.append(w)
-        raise AssertionError("no path inside a strongly connected component")
-
 
 def check_property(inst: Instance, graph: Graph, prop: Property) -> Violation | None:
     """Look for a fair behaviour that violates ``prop``; return it as a lasso."""
@@ -186,28 +230,32 @@ def check_property(inst: Instance, graph: Graph, prop: Property) -> Violation | 
         if not bad:
             return None
         bad_set = set(bad)
-        for v in bad:
-            if oracle.can_stutter(v):
-                return Violation(
+        held = f"{prop.name} ({prop.doc})" if prop.doc else prop.name
+        # The shortest lasso wins: stuttering in a bad state (its depth in steps) or a prefix plus a
+        # fair cycle through a bad state; on a tie, the stutter and then Tarjan's order.
+        found: tuple[int, Violation] | None = None
+        stuck = min((v for v in bad if oracle.can_stutter(v)), key=lambda v: graph.depth[v], default=None)
+        if stuck is not None:
+            found = (
+                graph.depth[stuck],
+                Violation(
                     "liveness",
                     prop.name,
-                    f"stays forever where {prop.doc or prop.name} fails",
-                    graph.path_to(v),
-                    [v],
+                    f"stays forever in a state where {held} does not hold",
+                    graph.path_to(stuck),
+                    [stuck],
                     stutter=True,
-                )
+                ),
+            )
         for component in strongly_connected_components(n, oracle.successors, range(n)):
-            entry = next((v for v in component if v in bad_set), None)
-            if entry is not None and oracle.fair_component(component):
-                cycle = oracle.lasso_cycle(component, entry)
-                return Violation(
-                    "liveness",
-                    prop.name,
-                    f"a fair loop keeps returning to a state where {prop.doc or prop.name} fails",
-                    graph.path_to(entry),
-                    cycle,
-                )
-        return None
+            visit = bad_set.intersection(component)
+            if not visit or not oracle.fair_component(component):
+                continue
+            steps, entry, cycle = oracle.shortest_lasso(component, lambda v: graph.depth[v], visit)
+            if found is None or steps < found[0]:
+                reason = f"a fair loop keeps returning to a state where {held} does not hold"
+                found = (steps, Violation("liveness", prop.name, reason, graph.path_to(entry), cycle))
+        return found[1] if found is not None else None
     assert isinstance(prop, LeadsTo)
     not_q = {v for v in range(n) if not prop.q(c, graph.states[v])}
     starts = [v for v in not_q if prop.p(c, graph.states[v])]
@@ -235,21 +283,25 @@ def check_property(inst: Instance, graph: Graph, prop: Property) -> Violation | 
         return graph.path_to(inner[0])[:-1] + inner
 
     reason = prop.doc or f"{prop.name}: P holds but Q never follows"
-    for v in sorted(region, key=lambda v: graph.depth[v]):
-        if oracle.can_stutter(v):
-            return Violation(
+    # As for <>[]: the shortest lasso, the stutter winning a tie.
+    shortest: tuple[int, Violation] | None = None
+    stuck = min((v for v in region if oracle.can_stutter(v)), key=lambda v: len(prefix(v)), default=None)
+    if stuck is not None:
+        shortest = (
+            len(prefix(stuck)) - 1,
+            Violation(
                 "liveness",
                 prop.name,
                 f"{reason} — the system stops with it unmet",
-                prefix(v),
-                [v],
+                prefix(stuck),
+                [stuck],
                 stutter=True,
-            )
+            ),
+        )
     for component in strongly_connected_components(n, oracle.successors, region):
         if oracle.fair_component(component):
-            entry = min(component, key=lambda v: len(prefix(v)))
-            cycle = oracle.lasso_cycle(component, entry)
-            return Violation(
-                "liveness", prop.name, f"{reason} — a fair loop avoids it forever", prefix(entry), cycle
-            )
-    return None
+            steps, entry, cycle = oracle.shortest_lasso(component, lambda v: len(prefix(v)) - 1)
+            if shortest is None or steps < shortest[0]:
+                why = f"{reason} — a fair loop avoids it forever"
+                shortest = (steps, Violation("liveness", prop.name, why, prefix(entry), cycle))
+    return shortest[1] if shortest is not None else None

@@ -279,7 +279,7 @@ MUTANTS: dict[str, SpecMutant] = by_name(
         "admission sums the cost of queued rows, not processing ones: two queued jobs block each other",
         BUDGET_COUNTS_QUEUED,
         expect="EveryAdmissibleJobRuns",
-        length=12,
+        length=6,
         config="livelock",
     ),
     SpecMutant(
@@ -287,7 +287,7 @@ MUTANTS: dict[str, SpecMutant] = by_name(
         "a job whose cost alone exceeds its queue budget is accepted and deferred forever",
         OVERSIZED_DEFERRED,
         expect="NoJobDeferredForever",
-        length=13,
+        length=11,
     ),
     SpecMutant(
         "claim-then-admit",
@@ -295,7 +295,7 @@ MUTANTS: dict[str, SpecMutant] = by_name(
         " two workers defer each other forever",
         CLAIM_THEN_ADMIT,
         expect="EveryAdmissibleJobRuns",
-        length=17,
+        length=9,
         config="livelock",
     ),
     SpecMutant(

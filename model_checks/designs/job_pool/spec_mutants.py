@@ -83,6 +83,6 @@ MUTANTS: dict[str, SpecMutant] = by_name(
         "an idle pool keeps its workers: never gives back what a burst started",
         _mutant("never-scale-down", NeverDown),
         expect="ScalesDownWhenIdle",
-        length=11,
+        length=10,
     ),
 )

@@ -68,6 +68,7 @@ DESIGN = Design(
         )
     },
     summary="a two-thread handoff through a one-slot box (the plug-in example)",
+    trace_format="lanecheck_handoff.trace:FORMAT",
     scenarios={
         "producer-consumer": Scenario("producer-consumer", lambda: handoff_program(reference.Handoff)),
         "check-then-wait": Scenario(

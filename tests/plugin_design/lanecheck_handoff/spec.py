@@ -17,6 +17,11 @@ from spec.language import WF, EventuallyAlways, SpecBuilder, emit
 class Constants:
     items: int = 2  # how many items the producer hands over
 
+    def header(self) -> dict[str, int]:
+        """The ``config`` of a trace header: what `lanecheck traces export` writes, and what the
+        trace binding (``trace.py``) rebuilds these constants from."""
+        return {"items": self.items}
+
 
 class Vars(NamedTuple):
     box: int | None  # the slot: the item in it, or empty
@@ -73,6 +78,8 @@ def Done(c: Constants, s: Vars) -> bool:
 
 
 Handoff.fairness(WF(Producer), WF(Consumer))
-Handoff.property(EventuallyAlways("EveryItemArrives", lambda c, s: s.got == c.items, "no lost wakeup"))
+Handoff.property(
+    EventuallyAlways("EveryItemArrives", lambda c, s: s.got == c.items, "every item has arrived")
+)
 
 SPEC = Handoff.spec
