@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import threading
 import types
+from typing import Any
 
-S = types.ModuleType("s")
+S: Any = types.ModuleType("s")
 
 
 def order_kept_in_a_made_module() -> None:
