@@ -26,7 +26,7 @@ from model_checks.harness.declared import Installed, install_points, remove_poin
 from model_checks.harness.execution import TestFn, resolved
 from model_checks.harness.options import Options, Result
 from model_checks.harness.patch_random import positions
-from model_checks.harness.rt.fingerprint import end_search, fingerprint
+from model_checks.harness.rt.fingerprint import end_search, fingerprint, timeless_fingerprint
 from model_checks.harness.rt.scheduler import Execution, UsageError
 from model_checks.harness.searching import Search
 from model_checks.harness.strategies.stateful import StateCachingChooser
@@ -142,7 +142,15 @@ def check_states(
     try:
         if opts.races:
             install_points(fields)
-        chooser = StateCachingChooser(_with_draws(fingerprint_fn or fingerprint), sleep_sets=sleep_sets)
+        chooser = StateCachingChooser(
+            _with_draws(fingerprint_fn or fingerprint),
+            sleep_sets=sleep_sets,
+            # (a caller's own state function keeps its own idea of time; without virtual
+            # timeouts the deadlines decide which wait ends first: they are state)
+            timeless_fn=_with_draws(timeless_fingerprint)
+            if fingerprint_fn is None and opts.virtual_timeouts
+            else None,
+        )
         # Frozen once the pre-existing objects are known (the chooser took them), as ``check``
         # freezes them: every execution makes cyclic garbage, and the full collections then no
         # longer walk the rest of the process.
@@ -160,8 +168,24 @@ def check_states(
         f"stopped at an explored state{slept}, {chooser.unhashed} scheduling points not "
         f"fingerprinted ({chooser.single} more with one action to take)"
     )
+    _timeout_cuts(r, opts, chooser)
     s.finish()  # fills in ``r``
     return r
+
+
+def _timeout_cuts(r: StatefulResult, opts: Options, chooser: StateCachingChooser) -> None:
+    """A search that ran every timeout ``timeout_limit`` withheld from the same state at another
+    arrival is not bounded by it (``strategies/stateful.TimeoutCuts``)."""
+    cut = f"timeout_limit={opts.timeout_limit}"
+    if cut not in r.bounded_by or not chooser.cuts.resolved():
+        return
+    r.bounded_by.remove(cut)
+    r.notes.append(
+        f"{cut}: each timeout the limit withheld was taken from the same state (clock, deadlines "
+        "and timeout counts aside: no thread read the clock) at another point of the search, so "
+        "every state reachable with any number of timeouts was explored; a loop that times out for "
+        "ever while another thread could run is not a fair execution and is not searched"
+    )
 
 
 def _search(s: Search, r: StatefulResult, chooser: StateCachingChooser) -> None:
@@ -173,6 +197,7 @@ def _search(s: Search, r: StatefulResult, chooser: StateCachingChooser) -> None:
             if ex.failure is not None or s.stop_for_budget():
                 break
             continue
+        chooser.ended(ex)
         confirmed = chooser.cycle_outcome(ex)
         if confirmed is not None:
             r.notes.append(confirmed)

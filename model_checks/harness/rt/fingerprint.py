@@ -103,10 +103,11 @@ def _times_seen(ex: Execution) -> tuple[tuple[str, int, str], ...]:
     )
 
 
-def fingerprint(ex: Execution) -> Hashable | None:
+def fingerprint(ex: Execution, timeless: bool = False) -> Hashable | None:
     """The abstract state of ``ex`` now (at a scheduling point), as a digest; None if it cannot
     be taken. Reads what ``walk_fingerprint`` reads (the module's docstring), serialised by the C
-    pickler (``_Encoder``)."""
+    pickler (``_Encoder``). ``timeless``: without the virtual clock, the pending operations'
+    deadlines and the timeout counters (``timeless_fingerprint``)."""
     if not frames.readable():
         return None
     _forget_if_machinery_changed()
@@ -116,10 +117,10 @@ def fingerprint(ex: Execution) -> Hashable | None:
     sys.setrecursionlimit(max(limit, 4_000))
     try:
         parts: list[object] = [
-            float.hex(ex.clock),
+            None if timeless else float.hex(ex.clock),
             _times_seen(ex),
             sorted(ex.spurious_used.items()),
-            sorted(ex.timeouts_used.items()),
+            None if timeless else sorted(ex.timeouts_used.items()),
             # who a sleeper still gives way to decides what may run next (``fair_sleeps``)
             ex.fairness.state(),
             [(obj.oid, _atom(type(obj)), _fields_of(obj)) for obj in ex.objects],
@@ -142,7 +143,7 @@ def fingerprint(ex: Execution) -> Hashable | None:
                     op.obj.oid if isinstance(op.obj, ObjState) else -1,
                     op.args,
                     op.timeout,
-                    op.deadline,
+                    None if timeless else op.deadline,
                     op.result,
                 )
             )
@@ -157,8 +158,22 @@ def fingerprint(ex: Execution) -> Hashable | None:
         pass
     finally:
         sys.setrecursionlimit(limit)
-    walked = walk_fingerprint(ex)
+    walked = walk_fingerprint(ex, timeless)
     return None if walked is None else ("walk", walked)
+
+
+def timeless_fingerprint(ex: Execution) -> Hashable | None:
+    """``fingerprint`` without what only time decides: the clock, the deadlines and how many
+    timeouts each thread has taken (session 48, ``strategies/stateful.py``'s timeout cuts).
+
+    Equal values, equal futures *of the unbounded model* — every blocked timed wait may time out
+    at any point, any number of times — as long as no thread reads the clock: that model enables
+    a timeout whatever its deadline, a timeout's outcome does not depend on when it comes, and a
+    sleep only moves the clock; what the clock is shows only through a read (``read_clock``). The
+    state search uses it only while no execution has read the clock, and starts again with
+    ``fingerprint`` at the first that does. Not the future of the search's own model, where
+    ``timeout_limit`` makes the counters matter: the search makes up for that itself."""
+    return fingerprint(ex, timeless=True)
 
 
 _MACHINERY_SEEN: list[object] = [under_test._machinery]
@@ -175,7 +190,7 @@ def _forget_if_machinery_changed() -> None:
         _SEEDS[0] = None
 
 
-def walk_fingerprint(ex: Execution) -> Hashable | None:
+def walk_fingerprint(ex: Execution, timeless: bool = False) -> Hashable | None:
     """``fingerprint`` computed by a walk in Python (``_Canon``): the encoder's reference in the
     tests, and its fallback for a heap deeper than the C pickler may recurse."""
     _forget_if_machinery_changed()
@@ -187,10 +202,10 @@ def walk_fingerprint(ex: Execution) -> Hashable | None:
     sys.setrecursionlimit(max(limit, 20_000))
     try:
         parts: list[Hashable] = [
-            ("clock", float.hex(ex.clock)),
+            ("clock", None if timeless else float.hex(ex.clock)),
             ("seen", _times_seen(ex)),
             ("spurious", tuple(sorted(ex.spurious_used.items()))),
-            ("timeouts", tuple(sorted(ex.timeouts_used.items()))),
+            ("timeouts", None if timeless else tuple(sorted(ex.timeouts_used.items()))),
             ("gives way", tuple((t, tuple(w), tuple(o)) for t, w, o in ex.fairness.state())),
         ]
         parts.extend(c.model(obj) for obj in ex.objects)
@@ -205,7 +220,10 @@ def walk_fingerprint(ex: Execution) -> Hashable | None:
                 if _program_file(f.f_code.co_filename):
                     name = str(f.f_globals.get("__name__", "?"))
                     modules.setdefault(name, f.f_globals)
-            parts.append((t.tid, t.born, t.finished, c.op(t.pending), tuple(frame_parts)))
+            op = c.op(t.pending)
+            if timeless and isinstance(op, tuple):  # (its deadline)
+                op = (*op[:4], None, *op[5:])
+            parts.append((t.tid, t.born, t.finished, op, tuple(frame_parts)))
         for name in sorted(modules):
             parts.append((name, c.module_data(modules[name])))
         hooks = ex.hooks

@@ -45,6 +45,11 @@ transition is taken, so a cycle is found where the search meets it on its path (
 above), and the search, like DPOR, is a proof for terminating programs. The saving is in the
 executions that plain DFS stops at a state reached by another order of the same steps.
 
+While no execution has read the clock, states are keyed without the clock, the deadlines and
+the timeout counters (``rt/fingerprint.timeless_fingerprint``), and a timeout that
+``timeout_limit`` withholds is a bound only if no other arrival at its state took it
+(``TimeoutCuts``: session 48, polling loops).
+
 A scheduling point where one action is awake is not fingerprinted (``single``): with nothing to
 choose, the state after it is met again at the next point that has a choice, so storing it saves
 no execution, and a point stored or not is sound for state caching (the cited paper stores only
@@ -56,8 +61,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Hashable
 
+from model_checks.harness.rt.enabled import can_run
 from model_checks.harness.rt.fingerprint import begin_search, fingerprint
-from model_checks.harness.rt.objects import Action, Op, dependent
+from model_checks.harness.rt.objects import TIMEOUT, Action, Op, dependent
 from model_checks.harness.rt.records import Replay, check_replayed
 from model_checks.harness.rt.scheduler import Execution
 from model_checks.harness.strategies.dependency import (
@@ -71,7 +77,7 @@ from model_checks.harness.strategies.observed import IDENTS_STATE, Observed
 
 
 class _Frame:
-    __slots__ = ("chosen", "enabled", "key", "ops", "sleep", "todo", "wrote")
+    __slots__ = ("chosen", "enabled", "exact", "key", "ops", "sleep", "todo", "wrote")
 
     def __init__(
         self,
@@ -80,9 +86,11 @@ class _Frame:
         awake: list[Action],
         sleep: set[Action],
         ops: dict[int, Op],
+        exact: Hashable | None = None,
     ) -> None:
         self.enabled = enabled
         self.key = key
+        self.exact = exact  # ``key`` with the clock, deadlines and timeout counters (cycles)
         self.chosen = awake[0]
         self.todo = awake[1:]
         self.sleep = sleep  # asleep here: on arrival, then every action explored from here
@@ -90,6 +98,118 @@ class _Frame:
         # the actions explored here whose step changed the process's state (``process_watch``):
         # dependent with every step, so never asleep after another thread's
         self.wrote: set[Action] = set()
+
+
+NONE: frozenset[Action] = frozenset()
+Used = tuple[tuple[int, int], ...]  # a thread's timeouts taken, thread by thread
+
+
+def _offers_timeout(enabled: list[Action]) -> bool:
+    # (a state where a timeout is offered, taken or asleep, may be where one withheld elsewhere
+    # is taken: stored though it has one action awake, ``TimeoutCuts``)
+    return any(action[1] == TIMEOUT for action in enabled)
+
+
+class TimeoutCuts:
+    """Where ``timeout_limit`` withheld a timeout, and whether the search ran it from the same
+    state anyway (session 48).
+
+    A thread that has timed out ``timeout_limit`` times may time out again only when no other
+    thread can run (``rt/enabled.py``): each such withheld timeout is a choice the model without
+    the limit offers and the search did not take, so it made the verdict "bounded". With
+    ``timeless_fingerprint`` the state leaves out the clock and the counters, and a poll that
+    timed out and changed nothing is back in a state the search knows — one where the same
+    timeout was offered below the limit and taken. The cut is then harmless: every state the
+    unbounded model reaches is reached. The argument, graph search over the unbounded model's
+    states: from a state, every action that model offers is run at some explored arrival, or is
+    asleep there (the sleep set's argument), or was withheld at every explored arrival — the
+    last is what ``open`` keeps; a state stored is stored with its sleep set *and* its withheld
+    timeouts, so a later arrival that is offered one runs it (``_revisit``). The search is
+    "bounded by timeout_limit" only if some state keeps one open at the end, or one was
+    withheld at a point whose state could not be taken.
+
+    An arrival stops at an explored state only if that state was explored with no more timeouts
+    taken, thread by thread (``covered``): with more left it can do what the later one can, so a
+    search that stays bounded still covers what the search with the counters in the state
+    covered (up to which wait is earliest when nothing else can run, decided by deadlines the
+    state leaves out: the unbounded model's argument above does not need them). And a state met
+    again on the current path with other counters or another clock is not pruned: it is no cycle
+    of the search's model (the counters go up), and cutting there would stop the path before the
+    limit makes the timeouts wait for an idle moment, where timeouts that fire for ever while
+    nothing else can run — a livelock — are met. A loop that only times out while another thread
+    could run is not fair to that thread and is no livelock here, as before (the limit ended it)."""
+
+    def __init__(self) -> None:
+        self.open: dict[Hashable, frozenset[Action]] = {}  # withheld at every explored arrival
+        # the timeouts each thread had taken at each explored arrival (``covered``)
+        self.budgets: dict[Hashable, list[Used]] = {}
+        self.on_path: dict[Hashable, int] = {}  # states of the current path (by ``key``)
+        self.unhashed = False  # one was withheld where the state could not be taken
+        self.seen = False  # any was withheld
+
+    def withheld(self, ex: Execution, enabled: list[Action]) -> frozenset[Action]:
+        """The timeouts the limit (or the earliest-deadline rule when nothing else can run)
+        keeps out of ``enabled``: blocked timed waits whose timeout is not offered."""
+        used = ex.timeouts_used
+        if not ex.virtual_timeouts or not used or max(used.values()) < ex.timeout_limit:
+            return NONE
+        out = []
+        for t in ex.live:
+            op = t.pending
+            if op is None or op.timeout is None or not op.timeout >= 0:
+                continue
+            action = (t.tid, TIMEOUT)
+            if action not in enabled and not can_run(ex, op, t.tid):
+                out.append(action)
+        if out:
+            self.seen = True
+        return frozenset(out)
+
+    def covered(self, key: Hashable, used: Used | None) -> bool:
+        """May an arrival at ``key`` with ``used`` timeouts taken stop there (an explored one had
+        taken no more, thread by thread)? Not one on the current path."""
+        if key in self.on_path:
+            return False
+        if used is None:
+            return True
+        mine = dict(used)
+        return any(all(n <= mine.get(tid, 0) for tid, n in other) for other in self.budgets.get(key, ()))
+
+    def arrived(
+        self,
+        key: Hashable,
+        stored: frozenset[Action] | None,
+        sleep: set[Action],
+        cut: frozenset[Action],
+        used: Used | None = None,
+    ) -> frozenset[Action]:
+        """An explored arrival at ``key``: what the state is stored with from now on."""
+        if used is not None:
+            self.budgets.setdefault(key, []).append(used)
+        withheld = cut - sleep
+        if stored is None:
+            if withheld:
+                self.open[key] = withheld
+            return frozenset(sleep | cut)
+        still = self.open.get(key)
+        if still is not None:
+            if still & withheld:
+                self.open[key] = still & withheld
+            else:
+                del self.open[key]
+        return stored & (sleep | cut)
+
+    def enter(self, key: Hashable) -> None:
+        self.on_path[key] = self.on_path.get(key, 0) + 1
+
+    def leave(self, key: Hashable) -> None:
+        n = self.on_path.pop(key)
+        if n > 1:
+            self.on_path[key] = n - 1
+
+    def resolved(self) -> bool:
+        """Every withheld timeout was run from its state at another arrival."""
+        return not self.unhashed and not self.open
 
 
 class StateCachingChooser:
@@ -101,9 +221,17 @@ class StateCachingChooser:
         self,
         fingerprint_fn: Callable[[Execution], Hashable | None] = fingerprint,
         sleep_sets: bool = False,
+        timeless_fn: Callable[[Execution], Hashable | None] | None = None,
     ) -> None:
         self.fingerprint = fingerprint_fn
         self.sleep_sets = sleep_sets
+        # the state without the clock, deadlines and timeout counters (``timeless_fingerprint``),
+        # used while no execution has read the clock (``clock_read``): then a timed-out poll
+        # that changed nothing meets a state explored before (``TimeoutCuts``)
+        self.timeless_fn = timeless_fn
+        self.timeless = timeless_fn is not None
+        self.clock_read = False  # an execution read the clock: start again with ``fingerprint``
+        self.cuts = TimeoutCuts()
         self.needs_after_step = sleep_sets
         # the objects alive before the first execution: the fingerprint writes them by reference
         # (rt/seeds.py)
@@ -137,6 +265,7 @@ class StateCachingChooser:
         self.replay_len = 0
         self.visited.clear()
         self.on_path.clear()
+        self.cuts = TimeoutCuts()
         self.start_execution()
 
     def replay_prefix(self) -> Replay:
@@ -184,58 +313,99 @@ class StateCachingChooser:
         sleep = self.next_sleep
         self.next_sleep = set()
         awake = [a for a in enabled if a not in sleep] if sleep else list(enabled)
+        if self.timeless and (ex.seen or ex.clock_read):
+            self.clock_read = True  # (``advance`` starts again with the exact state)
+        # the timeouts the limit withholds here (the unbounded model would offer them)
+        cut = self.cuts.withheld(ex, enabled)
         if not awake:
             self.sleep_blocked += 1
             self.pruned += len(enabled)
+            if cut or (self.timeless and _offers_timeout(enabled)):
+                # an arrival that runs nothing, every action offered asleep (``TimeoutCuts``)
+                self._asleep(ex, sleep, cut)
             return None
         key: Hashable | None = None
-        if len(awake) == 1:
+        exact: Hashable | None = None
+        if len(awake) == 1 and not cut and not (self.timeless and _offers_timeout(enabled)):
             self.single += 1
         else:
-            # (a state after a step that changed the process's state is not fingerprinted: the
-            # fingerprint reads no C state, such as the locale; ``process_watch``)
-            key = None if ex.process_dirty else self.fingerprint(ex)
-            if key is not None and self.observed.idents:
-                key = (key, IDENTS_STATE[0]())
+            key = self._key(ex)
             if key is None:
                 self.unhashed += 1
-            elif key in self.on_path:
+                self.cuts.unhashed = self.cuts.unhashed or bool(cut)
+            else:
+                exact = self._exact(ex, key)
+            if exact is not None and exact in self.on_path:
                 # a cycle: the plain search would go round it until max_steps (a livelock); go
                 # round it here too, so that the livelock reported is one execution really run
-                first = self.on_path[key]
+                first = self.on_path[exact]
                 self.cycle = (first, d, [(st.tid, st.alt) for st in ex.steps[first:d]])
                 return self._pump(ex, enabled)
-            else:
+            if key is not None:
                 stored = self.visited.get(key)
-                if stored is not None:
-                    again = self._revisit(stored, sleep, enabled)
+                used = tuple(sorted(ex.timeouts_used.items())) if self.timeless else None
+                if stored is not None and self.cuts.covered(key, used):
+                    again = self._revisit(stored, sleep, enabled, cut)
                     if again is None:
                         self.states_pruned += 1
                         self.pruned += len(enabled)
                         return None
                     awake, sleep = again
-                self.visited[key] = frozenset(sleep)
+                self.visited[key] = self.cuts.arrived(key, stored, sleep, cut, used)
         self.pruned += len(enabled) - len(awake)
         ops: dict[int, Op] = {}
         if self.sleep_sets:
             ops = {t.tid: t.pending for t in ex.threads if t.pending is not None and not t.finished}
-        f = _Frame(list(enabled), key, awake, sleep, ops)
-        if key is not None:
-            self.on_path[key] = d
+        f = _Frame(list(enabled), key, awake, sleep, ops, exact)
+        if exact is not None:
+            self.on_path[exact] = d
+            self.cuts.enter(key)
         self.stack.append(f)
         self.replay_len = len(self.stack)
         return f.chosen
 
+    def _asleep(self, ex: Execution, sleep: set[Action], cut: frozenset[Action]) -> None:
+        key = self._key(ex)
+        if key is None:
+            self.cuts.unhashed = self.cuts.unhashed or bool(cut)
+            return
+        used = tuple(sorted(ex.timeouts_used.items())) if self.timeless else None
+        self.visited[key] = self.cuts.arrived(key, self.visited.get(key), sleep, cut, used)
+
+    def _key(self, ex: Execution) -> Hashable | None:
+        # (a state after a step that changed the process's state is not fingerprinted: the
+        # fingerprint reads no C state, such as the locale; ``process_watch``)
+        if ex.process_dirty:
+            return None
+        timeless = self.timeless_fn
+        key = timeless(ex) if timeless is not None and self.timeless else self.fingerprint(ex)
+        if key is not None and self.observed.idents:
+            key = (key, IDENTS_STATE[0]())
+        return key
+
+    def _exact(self, ex: Execution, key: Hashable) -> Hashable:
+        """``key`` with what ``timeless_fingerprint`` leaves out: what ``fingerprint`` holds."""
+        if not self.timeless:
+            return key
+        deadlines = tuple((t.tid, t.pending.deadline) for t in ex.threads if t.pending is not None)
+        return (key, float.hex(ex.clock), tuple(sorted(ex.timeouts_used.items())), deadlines)
+
     @staticmethod
     def _revisit(
-        stored: frozenset[Action], sleep: set[Action], enabled: list[Action]
+        stored: frozenset[Action],
+        sleep: set[Action],
+        enabled: list[Action],
+        cut: frozenset[Action] = frozenset(),
     ) -> tuple[list[Action], set[Action]] | None:
         """A state explored before, met again with ``sleep``: None if nothing is left to run
         from it, else the actions to run (asleep when it was explored, awake now) and the sleep
-        set to run them with (the intersection, which the state is stored with from now on)."""
-        if stored <= sleep:
+        set to run them with (the intersection, which the state is stored with from now on).
+        ``stored`` also holds the timeouts withheld when it was explored (``TimeoutCuts``): one
+        offered now runs now; one withheld now too is still not run."""
+        if stored <= sleep or stored <= sleep | cut:
             return None
-        return [a for a in enabled if a in stored and a not in sleep], set(stored & sleep)
+        awake = [a for a in enabled if a in stored and a not in sleep]
+        return (awake, set(stored & sleep)) if awake else None
 
     def _pump(self, ex: Execution, enabled: list[Action]) -> Action | None:
         assert self.cycle is not None
@@ -249,6 +419,11 @@ class StateCachingChooser:
             )
             return None
         return action
+
+    def ended(self, ex: Execution) -> None:
+        """After an execution: did it read the clock (last, after its last choice)?"""
+        if self.timeless and (ex.seen or ex.clock_read):
+            self.clock_read = True
 
     def cycle_outcome(self, ex: Execution) -> str | None:
         """After an execution: a note if it confirmed a cycle; records a conflation if a cycle
@@ -274,6 +449,11 @@ class StateCachingChooser:
         if self.observed.switched():  # a larger relation and finer states: start again
             self.restart()
             return True
+        if self.clock_read and self.timeless:
+            # a read shows the clock: states that differ only in it may no longer be merged
+            self.timeless = False
+            self.restart()
+            return True
         while self.stack:
             f = self.stack[-1]
             if f.todo:
@@ -282,7 +462,8 @@ class StateCachingChooser:
                 f.chosen = f.todo.pop(0)
                 self.replay_len = len(self.stack)
                 return True
-            if f.key is not None:
-                del self.on_path[f.key]
+            if f.exact is not None:
+                del self.on_path[f.exact]
+                self.cuts.leave(f.key)
             self.stack.pop()
         return False
