@@ -7,6 +7,8 @@ import threading
 import types
 from typing import Any
 
+from tests.harness.program_threads import start_and_join
+
 S: Any = types.ModuleType("s")
 
 
@@ -29,9 +31,5 @@ def order_kept_in_a_made_module() -> None:
         ev.clear()
         ev.set()
 
-    ts = [threading.Thread(target=f) for f in (double, bump, flip)]
-    for t in ts:
-        t.start()
-    for t in ts:
-        t.join()
+    start_and_join(double, bump, flip)
     assert S.x == 1, S.x
