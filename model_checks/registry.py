@@ -41,9 +41,10 @@ BUILT_IN: tuple[str, ...] = (
 
 _loaded: dict[str, Design] | None = None
 _errors: list[str] = []
-# Set by `lanecheck` (``say_load_errors_once``): its own process prints each broken plug-in as one
-# line, and the worker processes it starts (which load the registry again) inherit this and stay
-# quiet, so a command says it once, not once per process.
+# Set by `lanecheck` (``say_load_errors_once``) to the id of the process that prints each broken
+# plug-in as one line; the worker processes it starts (which load the registry again) inherit it
+# and stay quiet, so a command says it once, not once per process. A process id, not a flag: the
+# command re-runs itself under its hash seed by ``os.execve``, the same process, which must speak.
 QUIET = "LANECHECK_PLUGIN_ERRORS_SAID"
 _say: bool = False
 
@@ -56,8 +57,10 @@ def say_load_errors_once() -> None:
     """For the command line: a broken plug-in is one ``warning:`` line on stderr, in this process
     only, instead of a Python warning with its source line in every process."""
     global _say
-    _say = os.environ.get(QUIET) is None
-    os.environ[QUIET] = "1"
+    speaker = os.environ.get(QUIET)
+    _say = speaker is None or speaker == str(os.getpid())
+    if _say:
+        os.environ[QUIET] = str(os.getpid())
 
 
 def _report(message: str) -> None:

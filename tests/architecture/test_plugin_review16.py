@@ -38,6 +38,17 @@ def test_a_broken_plug_in_is_one_warning_line_per_command_not_per_process(tmp_pa
     assert "UserWarning" not in result.stderr and "_load()" not in result.stderr
 
 
+@pytest.mark.timeout(300)
+def test_a_command_that_reruns_itself_under_its_hash_seed_still_says_it(tmp_path: Path) -> None:
+    # `explore` re-runs itself by os.execve (the same process): it must not take itself for a
+    # worker process told to stay quiet
+    install_metadata(tmp_path, BROKEN)
+    result = lanecheck(tmp_path, "explore", "counter-locked")
+    assert result.returncode == 0, result.stdout + result.stderr
+    said = [line for line in result.stderr.splitlines() if "not loaded" in line]
+    assert len(said) == 1 and said[0].startswith("warning: design plug-in broken not loaded"), result.stderr
+
+
 @pytest.mark.timeout(120)
 def test_diagram_of_a_design_without_projections_says_so(tmp_path: Path) -> None:
     install_metadata(tmp_path)
