@@ -83,9 +83,8 @@ def build_scenario(name: str, for_states: bool = False) -> Callable[[ControlledR
 
 
 def scenario_races(name: str) -> bool | None:
-    """Whether a design's scenario runs the race detector, as its verify row does
-    (``Scenario.search_options``; outside review 16's F10: explore ran a scenario without it where
-    the row ran with it); None for the harness examples: the harness's default."""
+    """Whether a design's scenario runs the race detector, as its verify row does (review 16's
+    F10); None for the harness examples: the harness's default."""
     design = registry.designs().get(name.partition("/")[0])
     try:
         found = None if design is None else design.harness().get(name.partition("/")[2])
